@@ -1,0 +1,157 @@
+# dsnfs: one entry point.  make | make run | make test | make deps | make fuzz
+#
+# Sources are found by wildcard, so adding a file to a module needs no edit
+# here.  Libraries (build/lib):
+#   libdsxdr.a   rpcgen output of nfsd/proto/*.x + nfsd/proto/*.c
+#   libdsrpc.a   nfsd/rpc/record.c msg.c: pure, shared with perf/dsload
+#   libdsnfsd.a  the rest of nfsd/ (not main.c, not nfsd/ctl/)
+#   libvmdk.a    vmdk/ (not dsvmdk.c)
+# A sanitizer build lives in its own tree: make BUILD=build/san SAN=1.
+
+BUILD ?= build
+SAN ?=
+CC ?= cc
+
+ifeq ($(SAN),1)
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer
+endif
+ifeq ($(FUZZ),1)
+SANFLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+endif
+
+CPPFLAGS := -D_GNU_SOURCE -I. -I$(BUILD)/gen -I/usr/include/tirpc
+WARN := -Wall -Wextra -Werror
+CFLAGS ?= -O2 -g
+ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARN) $(SANFLAGS) -MMD -MP
+GEN_CFLAGS := -std=gnu11 $(CFLAGS) -w $(SANFLAGS)
+LDFLAGS += $(SANFLAGS)
+LDLIBS := -ltirpc -lev -lxxhash -linih -lmicrohttpd -ljansson -lpthread -lm
+
+PROTO_X := $(wildcard nfsd/proto/*.x)
+GEN_H := $(PROTO_X:nfsd/proto/%.x=$(BUILD)/gen/%.h)
+GEN_C := $(PROTO_X:nfsd/proto/%.x=$(BUILD)/gen/%_xdr.c)
+
+XDR_SRC := $(wildcard nfsd/proto/*.c)
+RPC_SRC := nfsd/rpc/record.c nfsd/rpc/msg.c
+CTL_SRC := $(wildcard nfsd/ctl/*.c)
+NFSD_SRC := $(filter-out nfsd/main.c $(RPC_SRC) $(XDR_SRC) $(CTL_SRC), \
+	$(wildcard nfsd/*.c nfsd/*/*.c))
+VMDK_SRC := $(filter-out vmdk/dsvmdk.c, $(wildcard vmdk/*.c))
+DSLOAD_SRC := $(wildcard perf/dsload/*.c)
+TESTLIB_SRC := $(wildcard tests/lib/*.c)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+LIB_XDR := $(BUILD)/lib/libdsxdr.a
+LIB_RPC := $(BUILD)/lib/libdsrpc.a
+LIB_NFSD := $(BUILD)/lib/libdsnfsd.a
+LIB_VMDK := $(BUILD)/lib/libvmdk.a
+ALL_LIBS := $(LIB_NFSD) $(LIB_RPC) $(LIB_VMDK) $(LIB_XDR)
+LINK_LIBS := -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(LDLIBS)
+
+PROGS := $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsvmdk
+ifneq ($(DSLOAD_SRC),)
+PROGS += $(BUILD)/bin/dsload
+endif
+ifneq ($(CTL_SRC),)
+PROGS += $(BUILD)/bin/dsnfsctl
+endif
+UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+FUZZ_BINS := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+
+.PHONY: all run test unit integ deps fuzz fuzz-build format format-check \
+	clean nfsd vmdk lab bench soak
+.DEFAULT_GOAL := all
+
+all: deps-check $(PROGS) $(UNIT_BINS)
+
+nfsd: $(BUILD)/bin/dsnfsd
+vmdk: $(BUILD)/bin/dsvmdk
+
+# ---- generated XDR (never committed) -------------------------------------
+$(BUILD)/gen/%.h: nfsd/proto/%.x
+	@mkdir -p $(@D)
+	rm -f $@ && rpcgen -h -o $@ $<
+
+$(BUILD)/gen/%_xdr.c: nfsd/proto/%.x $(BUILD)/gen/%.h
+	@mkdir -p $(@D)
+	rm -f $@ && rpcgen -c -o $@ $<
+	sed -i 's|#include "$(BUILD)/gen/\(.*\)"|#include "\1"|; s|#include "nfsd/proto/\(.*\)"|#include "\1"|' $@
+
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(GEN_H)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(GEN_CFLAGS) -c -o $@ $<
+
+# ---- our objects ----------------------------------------------------------
+$(BUILD)/obj/%.o: %.c $(GEN_H)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+$(LIB_XDR): $(patsubst $(BUILD)/gen/%.c,$(BUILD)/obj/gen/%.o,$(GEN_C)) $(call obj,$(XDR_SRC))
+$(LIB_RPC): $(call obj,$(RPC_SRC))
+$(LIB_NFSD): $(call obj,$(NFSD_SRC))
+$(LIB_VMDK): $(call obj,$(VMDK_SRC))
+$(BUILD)/lib/%.a:
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/bin/dsnfsd: $(call obj,nfsd/main.c) $(ALL_LIBS)
+$(BUILD)/bin/dsvmdk: $(call obj,vmdk/dsvmdk.c) $(ALL_LIBS)
+$(BUILD)/bin/dsload: $(call obj,$(DSLOAD_SRC)) $(ALL_LIBS)
+$(BUILD)/bin/dsnfsctl: $(call obj,$(CTL_SRC)) $(ALL_LIBS)
+$(BUILD)/bin/%:
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LINK_LIBS)
+
+# Unit tests link tests/lib (fakes, log capture) before the libraries, so a
+# fake wins over the real module.
+$(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(call obj,$(TESTLIB_SRC)) $(ALL_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LINK_LIBS) -lcmocka
+
+$(BUILD)/fuzz/%: $(call obj,tests/fuzz/%.c) $(call obj,$(TESTLIB_SRC)) $(ALL_LIBS)
+	@mkdir -p $(@D)
+	$(CC) -fsanitize=fuzzer,address,undefined -o $@ $(filter %.o,$^) $(LINK_LIBS)
+
+# ---- entry points ---------------------------------------------------------
+deps:
+	@mk/deps.sh
+
+# Cheap check so a plain `make` on a fresh machine installs what it needs.
+deps-check:
+	@mk/deps.sh --quiet
+
+run: all
+	mkdir -p var/ds1 var/ds2 var/ds3 var/ds4 var/state
+	$(BUILD)/bin/dsnfsd -c etc/dsnfsd.conf -f
+
+test: deps
+	$(MAKE) BUILD=build/san SAN=1 all
+	$(MAKE) fuzz-build
+	tests/run.sh build/san build/fuzz
+
+unit: deps
+	$(MAKE) BUILD=build/san SAN=1 all
+	tests/run.sh --unit-only build/san
+
+fuzz-build: deps
+	$(MAKE) BUILD=build/fuzz FUZZ=1 CC=clang fuzz-bins
+
+fuzz-bins: $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	tests/fuzz/run.sh build/fuzz $${FUZZ_SECONDS:-60}
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+format-check:
+	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

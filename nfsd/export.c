@@ -1,0 +1,135 @@
+/*
+ * export: lookups in the export table and CIDR client checks.
+ */
+#include "nfsd/export.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+static size_t export_path_len(const char *path)
+{
+	size_t len = strlen(path);
+
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	return len;
+}
+
+struct export *export_find_by_path(const struct export_table *tab,
+				   const char *path)
+{
+	size_t len = export_path_len(path);
+
+	for (size_t i = 0; i < tab->count; i++) {
+		struct export *exp = &tab->exports[i];
+
+		if (strlen(exp->path) == len && memcmp(exp->path, path, len) == 0)
+			return exp;
+	}
+	return NULL;
+}
+
+struct export *export_find_by_id(const struct export_table *tab, uint32_t id)
+{
+	for (size_t i = 0; i < tab->count; i++) {
+		if (tab->exports[i].id == id)
+			return &tab->exports[i];
+	}
+	return NULL;
+}
+
+static bool export_prefix_match(const uint8_t *a, const uint8_t *b,
+				unsigned prefix_len)
+{
+	unsigned full = prefix_len / 8, rest = prefix_len % 8;
+
+	if (memcmp(a, b, full) != 0)
+		return false;
+	if (rest == 0)
+		return true;
+	uint8_t mask = (uint8_t)(0xff << (8 - rest));
+	return (a[full] & mask) == (b[full] & mask);
+}
+
+/* An IPv4 client may arrive as ::ffff:a.b.c.d on a dual-stack socket. */
+static int export_addr_bytes(const struct sockaddr *addr, uint8_t out[16])
+{
+	if (addr->sa_family == AF_INET) {
+		memcpy(out, &((const struct sockaddr_in *)addr)->sin_addr, 4);
+		return AF_INET;
+	}
+	if (addr->sa_family == AF_INET6) {
+		const struct in6_addr *a6 =
+			&((const struct sockaddr_in6 *)addr)->sin6_addr;
+		if (IN6_IS_ADDR_V4MAPPED(a6)) {
+			memcpy(out, &a6->s6_addr[12], 4);
+			return AF_INET;
+		}
+		memcpy(out, a6->s6_addr, 16);
+		return AF_INET6;
+	}
+	return AF_UNSPEC;
+}
+
+bool export_client_allowed(const struct export *exp,
+			   const struct sockaddr *addr)
+{
+	uint8_t bytes[16];
+	int family;
+
+	if (exp->nclients == 0)
+		return true;
+	family = export_addr_bytes(addr, bytes);
+	for (size_t i = 0; i < exp->nclients; i++) {
+		const struct export_client *c = &exp->clients[i];
+
+		if (c->family == family &&
+		    export_prefix_match(bytes, c->addr, c->prefix_len))
+			return true;
+	}
+	return false;
+}
+
+int export_client_parse(const char *text, struct export_client *out)
+{
+	char addr[64];
+	const char *slash = strchr(text, '/');
+	size_t len = slash ? (size_t)(slash - text) : strlen(text);
+	unsigned max_prefix;
+
+	if (len == 0 || len >= sizeof(addr))
+		return -EINVAL;
+	memcpy(addr, text, len);
+	addr[len] = '\0';
+	memset(out, 0, sizeof(*out));
+	if (inet_pton(AF_INET, addr, out->addr) == 1) {
+		out->family = AF_INET;
+		max_prefix = 32;
+	} else if (inet_pton(AF_INET6, addr, out->addr) == 1) {
+		out->family = AF_INET6;
+		max_prefix = 128;
+	} else {
+		return -EINVAL;
+	}
+	out->prefix_len = (uint8_t)max_prefix;
+	if (slash) {
+		char *end;
+		unsigned long prefix = strtoul(slash + 1, &end, 10);
+
+		if (slash[1] == '\0' || *end != '\0' || prefix > max_prefix)
+			return -EINVAL;
+		out->prefix_len = (uint8_t)prefix;
+	}
+	return 0;
+}
+
+uint32_t export_id_from_name(const char *name)
+{
+	uint32_t id = (uint32_t)XXH64(name, strlen(name), 0);
+
+	return id ? id : 1;
+}

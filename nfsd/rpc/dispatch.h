@@ -1,0 +1,122 @@
+/*
+ * dispatch: turns one decoded RPC call into one reply (RFC 5531 9, 10).
+ * Programs register a table of procedures; dispatch checks program, version,
+ * procedure and credentials, decodes the arguments with the procedure's XDR
+ * routine, calls the handler, encodes the result, calls the release hook and
+ * frees the arguments.  RPC-level errors (PROG_UNAVAIL .. AUTH_ERROR) come
+ * from here alone; handlers speak only their program's status codes.
+ */
+#ifndef DSNFS_RPC_DISPATCH_H
+#define DSNFS_RPC_DISPATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <rpc/rpc.h>
+
+#define RPC_AUTH_SYS_MAX_GROUPS 16
+#define RPC_TRACE_DETAIL_MAX 160
+
+/* What a handler tells the dispatcher to do with the request. */
+enum rpc_disposition {
+	RPC_REPLY = 0, /* encode res and send it */
+	RPC_DROP,      /* send nothing (the client will retransmit) */
+	RPC_CLOSE,     /* send nothing and close the connection */
+	RPC_PENDING,   /* work continues elsewhere; see request_defer() */
+};
+
+/* The caller's credentials as sent (before any export squashing). */
+struct rpc_cred {
+	uint32_t flavor; /* AUTH_NONE or AUTH_SYS */
+	uint32_t uid;
+	uint32_t gid;
+	uint32_t ngroups;
+	uint32_t groups[RPC_AUTH_SYS_MAX_GROUPS];
+	char machine[256];
+};
+
+struct request;
+
+/*
+ * A procedure's handler.  @args is decoded and borrowed (never freed by the
+ * handler); @res is zeroed storage the handler fills.  The handler always
+ * sets the result's status before returning RPC_REPLY.
+ */
+typedef enum rpc_disposition (*rpc_handler_fn)(struct request *req,
+					       const void *args, void *res);
+/* Frees what the handler attached to @res (READ data, READDIR entries).
+ * Called after the reply was encoded, on every path. */
+typedef void (*rpc_release_fn)(struct request *req, void *res);
+/* Appends a one-line summary of args/res for --trace ("off=0 count=4096"). */
+typedef void (*rpc_trace_fn)(const struct request *req, const void *args,
+			     const void *res, char *buf, size_t len);
+
+struct rpc_proc {
+	const char *name;
+	rpc_handler_fn handler;
+	rpc_release_fn release;
+	xdrproc_t decode;
+	xdrproc_t encode;
+	size_t args_size;
+	size_t res_size;
+	rpc_trace_fn trace_args; /* may be NULL */
+	rpc_trace_fn trace_res;  /* may be NULL */
+};
+
+struct rpc_program {
+	const char *name; /* "nfs", "mount", "portmap" */
+	uint32_t prog;
+	uint32_t vers;
+	const struct rpc_proc *procs; /* indexed by procedure number */
+	size_t nprocs;
+	void *ctx; /* the program's state, handed to handlers as req->svc */
+};
+
+/* One call in flight.  Owned by dispatch; handlers borrow it. */
+struct request {
+	uint32_t xid;
+	uint32_t prog;
+	uint32_t vers;
+	uint32_t proc;
+	struct rpc_cred cred;
+	const struct rpc_program *program;
+	const struct rpc_proc *desc;
+	void *svc; /* program->ctx */
+
+	/* The client, as the connection saw it. */
+	struct sockaddr_storage peer;
+	socklen_t peer_len;
+	char peer_str[64]; /* "127.0.0.1:811" */
+	uint64_t start_ns;
+
+	/* Set by a handler for tracing and traffic accounting: the datastore
+	 * and object the call is about, and the payload bytes it moved. */
+	const char *export_name;
+	char path_hint[96];
+	uint64_t payload_bytes;
+
+	/* Internal to dispatch. */
+	void *args;
+	void *res;
+	void *work_arg;
+	void (*work)(struct request *req);
+	enum rpc_disposition disposition;
+	struct conn *conn;
+	struct request *next;
+};
+
+/*
+ * Runs @work(req) on a blocking-work thread (fsync, directory scans, ...),
+ * then encodes and sends the reply from the request's own loop thread with
+ * the disposition @work left in req->disposition.  @work may use req, its
+ * args and res and thread-safe store calls, nothing of the loop.  Returns
+ * RPC_PENDING, which the handler returns in turn.
+ */
+enum rpc_disposition request_defer(struct request *req,
+				   void (*work)(struct request *req));
+
+/* Nanoseconds on CLOCK_MONOTONIC. */
+uint64_t rpc_now_ns(void);
+
+#endif

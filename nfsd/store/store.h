@@ -1,0 +1,214 @@
+/*
+ * store: the backend interface of a datastore.  A datastore (= one export =
+ * one volume) is a `struct store` whose ops table reaches files only through
+ * opaque, reference-counted objects resolved from file handles, so that a
+ * backend other than a local directory (e.g. Ceph RADOS) can stand behind the
+ * same NFSv3 code.  The first backend is store/local.c.
+ *
+ * Every op returns 0 or a negative errno.  Besides the errno values the ops
+ * may return the NFS-specific codes below (the Linux kernel's numbers), which
+ * nfs3/status.c maps to their nfsstat3.  All ops are thread-safe: they run on
+ * loop threads and on the blocking-work threads of rpc/dispatch.
+ */
+#ifndef DSNFS_STORE_H
+#define DSNFS_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+/* File handle bytes on the wire; ESXi refuses handles longer than 56. */
+#define STORE_FH_MAX 56
+#define STORE_NAME_MAX 255   /* NFS3ERR_NAMETOOLONG above this */
+#define STORE_PATH_MAX 1024  /* symlink target bound */
+
+#define STORE_EBADHANDLE 521 /* NFS3ERR_BADHANDLE: not one of our handles */
+#define STORE_ENOTSYNC 522   /* NFS3ERR_NOT_SYNC: SETATTR guard mismatch */
+#define STORE_EBADCOOKIE 523 /* NFS3ERR_BAD_COOKIE */
+#define STORE_ENOTSUPP 524   /* NFS3ERR_NOTSUPP */
+#define STORE_ETOOSMALL 525  /* NFS3ERR_TOOSMALL */
+#define STORE_EBADTYPE 527   /* NFS3ERR_BADTYPE */
+
+struct store_fh {
+	uint32_t len;
+	uint8_t data[STORE_FH_MAX];
+};
+
+/* Values equal ftype3 (RFC 1813 2.5). */
+enum store_ftype {
+	STORE_REG = 1,
+	STORE_DIR = 2,
+	STORE_BLK = 3,
+	STORE_CHR = 4,
+	STORE_LNK = 5,
+	STORE_SOCK = 6,
+	STORE_FIFO = 7,
+};
+
+struct store_attr {
+	enum store_ftype type;
+	uint32_t mode; /* permission bits only: 07777 */
+	uint32_t nlink;
+	uint32_t uid;
+	uint32_t gid;
+	uint64_t size_bytes;
+	uint64_t used_bytes;
+	uint32_t rdev_major;
+	uint32_t rdev_minor;
+	uint64_t fsid;
+	uint64_t fileid;
+	struct timespec atime;
+	struct timespec mtime;
+	struct timespec ctime;
+};
+
+enum store_time_how {
+	STORE_TIME_DONT_CHANGE = 0,
+	STORE_TIME_SERVER = 1,
+	STORE_TIME_CLIENT = 2,
+};
+
+/* What to change (sattr3). */
+struct store_sattr {
+	bool set_mode, set_uid, set_gid, set_size;
+	uint32_t mode;
+	uint32_t uid;
+	uint32_t gid;
+	uint64_t size_bytes;
+	enum store_time_how atime_how, mtime_how;
+	struct timespec atime, mtime;
+};
+
+/* The caller's identity (AUTH_SYS, after squashing). Borrowed by every op. */
+struct store_cred {
+	uint32_t uid;
+	uint32_t gid;
+	uint32_t ngroups;
+	const uint32_t *groups;
+};
+
+struct store_fsstat {
+	uint64_t total_bytes, free_bytes, avail_bytes;
+	uint64_t total_files, free_files, avail_files;
+};
+
+/* Values equal stable_how (RFC 1813 3.3.7). */
+enum store_stable {
+	STORE_UNSTABLE = 0,
+	STORE_DATA_SYNC = 1,
+	STORE_FILE_SYNC = 2,
+};
+
+/* Values equal createmode3 (RFC 1813 3.3.8). */
+enum store_create_how {
+	STORE_CREATE_UNCHECKED = 0,
+	STORE_CREATE_GUARDED = 1,
+	STORE_CREATE_EXCLUSIVE = 2,
+};
+
+struct store;
+struct store_obj; /* a resolved file; opaque, reference counted */
+
+/*
+ * Called by readdir for each entry after the given cookie, in order.
+ * @cookie is the value that resumes the listing after this entry.
+ * Returns 0 to go on, 1 to stop (the reply is full), or a negative errno
+ * that readdir then returns.
+ */
+typedef int (*store_readdir_fn)(void *arg, const char *name, uint64_t fileid,
+				uint64_t cookie);
+
+struct store_ops {
+	/* Resolves a handle of this store. *out returns owned (unref it).
+	 * -STORE_EBADHANDLE for a malformed or forged handle, -ESTALE for a
+	 * file that is gone. */
+	int (*resolve)(struct store *st, const struct store_fh *fh,
+		       struct store_obj **out);
+	void (*obj_ref)(struct store_obj *obj);
+	void (*obj_unref)(struct store_obj *obj);
+	/* The handle of @obj (a copy into *fh). */
+	void (*obj_fh)(const struct store_obj *obj, struct store_fh *fh);
+	/* The handle of the store's root directory. */
+	int (*root)(struct store *st, struct store_obj **out);
+
+	int (*getattr)(struct store *st, struct store_obj *obj,
+		       struct store_attr *attr);
+	int (*setattr)(struct store *st, struct store_obj *obj,
+		       const struct store_sattr *sattr,
+		       const struct store_cred *cred);
+	/* Never follows symlinks; ".." of the root is the root itself. */
+	int (*lookup)(struct store *st, struct store_obj *dir, const char *name,
+		      struct store_obj **out);
+	/* Copies the target into buf (not NUL-terminated), sets *len. */
+	int (*readlink)(struct store *st, struct store_obj *obj, char *buf,
+			size_t buflen, size_t *len);
+
+	/* *eof is true exactly when the read reached the end of the file. */
+	int (*read)(struct store *st, struct store_obj *obj, uint64_t off_bytes,
+		    void *buf, uint32_t count, uint32_t *nread, bool *eof);
+	/* Writes all of buf (short writes are looped).  With DATA_SYNC or
+	 * FILE_SYNC the data (and for FILE_SYNC the metadata) is on stable
+	 * storage when it returns: may block, call it off the loop then. */
+	int (*write)(struct store *st, struct store_obj *obj, uint64_t off_bytes,
+		     const void *buf, uint32_t count, enum store_stable stable);
+	/* Flushes the file to stable storage.  Blocks. */
+	int (*commit)(struct store *st, struct store_obj *obj, uint64_t off_bytes,
+		      uint32_t count);
+
+	/* EXCLUSIVE keeps verf with the file so that a retried CREATE with
+	 * the same verifier succeeds (-EEXIST with another verifier). */
+	int (*create)(struct store *st, struct store_obj *dir, const char *name,
+		      enum store_create_how how, const struct store_sattr *sattr,
+		      const uint8_t verf[8], const struct store_cred *cred,
+		      struct store_obj **out);
+	int (*mkdir)(struct store *st, struct store_obj *dir, const char *name,
+		     const struct store_sattr *sattr,
+		     const struct store_cred *cred, struct store_obj **out);
+	int (*symlink)(struct store *st, struct store_obj *dir, const char *name,
+		       const char *target, const struct store_sattr *sattr,
+		       const struct store_cred *cred, struct store_obj **out);
+	int (*mknod)(struct store *st, struct store_obj *dir, const char *name,
+		     enum store_ftype type, uint32_t rdev_major,
+		     uint32_t rdev_minor, const struct store_sattr *sattr,
+		     const struct store_cred *cred, struct store_obj **out);
+	int (*remove)(struct store *st, struct store_obj *dir, const char *name);
+	int (*rmdir)(struct store *st, struct store_obj *dir, const char *name);
+	int (*rename)(struct store *st, struct store_obj *from_dir,
+		      const char *from_name, struct store_obj *to_dir,
+		      const char *to_name);
+	int (*link)(struct store *st, struct store_obj *obj,
+		    struct store_obj *dir, const char *name);
+
+	/* Lists @dir from @cookie (0 = start), calling @cb for each entry
+	 * including "." and "..".  Blocks on large directories. */
+	int (*readdir)(struct store *st, struct store_obj *dir, uint64_t cookie,
+		       store_readdir_fn cb, void *arg);
+	int (*fsstat)(struct store *st, struct store_fsstat *fs);
+	/* Frees the store and everything it holds. */
+	void (*close)(struct store *st);
+};
+
+struct store {
+	const struct store_ops *ops;
+	char name[64];      /* datastore name, e.g. "ds1" */
+	uint32_t export_id; /* carried in every handle of this store */
+};
+
+/*
+ * Reads the export id out of any of our handles without resolving it, so
+ * the caller can find the store.  Returns 0, or -STORE_EBADHANDLE when fh is
+ * not in our format.
+ */
+int store_fh_export_id(const struct store_fh *fh, uint32_t *export_id);
+
+/*
+ * Opens a local-directory datastore rooted at @path.  @state_dir keeps the
+ * server secret that signs handles (created on first use).  *out returns
+ * owned: free with st->ops->close().  Errors name the path in errbuf.
+ */
+int store_local_open(const char *name, const char *path, uint32_t export_id,
+		     const char *state_dir, struct store **out, char *errbuf,
+		     size_t errlen);
+
+#endif
