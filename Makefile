@@ -49,8 +49,13 @@ LIB_XDR := $(BUILD)/lib/libdsxdr.a
 LIB_RPC := $(BUILD)/lib/libdsrpc.a
 LIB_NFSD := $(BUILD)/lib/libdsnfsd.a
 LIB_VMDK := $(BUILD)/lib/libvmdk.a
+LIB_TEST := $(BUILD)/lib/libdstest.a
 ALL_LIBS := $(LIB_NFSD) $(LIB_RPC) $(LIB_VMDK) $(LIB_XDR)
 LINK_LIBS := -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(LDLIBS)
+# tests/lib is an archive scanned first: a test pulls in only the fakes it
+# uses, and log_capture.o takes the place of nfsd/log.o.
+TEST_LINK_LIBS := -Wl,--start-group $(LIB_TEST) $(ALL_LIBS) -Wl,--end-group \
+	$(LDLIBS)
 
 PROGS := $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsvmdk
 ifneq ($(DSLOAD_SRC),)
@@ -94,6 +99,7 @@ $(LIB_XDR): $(patsubst $(BUILD)/gen/%.c,$(BUILD)/obj/gen/%.o,$(GEN_C)) $(call ob
 $(LIB_RPC): $(call obj,$(RPC_SRC))
 $(LIB_NFSD): $(call obj,$(NFSD_SRC))
 $(LIB_VMDK): $(call obj,$(VMDK_SRC))
+$(LIB_TEST): $(call obj,$(TESTLIB_SRC))
 $(BUILD)/lib/%.a:
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
@@ -106,15 +112,14 @@ $(BUILD)/bin/%:
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LINK_LIBS)
 
-# Unit tests link tests/lib (fakes, log capture) before the libraries, so a
-# fake wins over the real module.
-$(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(call obj,$(TESTLIB_SRC)) $(ALL_LIBS)
+$(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(LIB_TEST) $(ALL_LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LINK_LIBS) -lcmocka
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(TEST_LINK_LIBS) -lcmocka
 
-$(BUILD)/fuzz/%: $(call obj,tests/fuzz/%.c) $(call obj,$(TESTLIB_SRC)) $(ALL_LIBS)
+$(BUILD)/fuzz/%: $(call obj,tests/fuzz/%.c) $(LIB_TEST) $(ALL_LIBS)
 	@mkdir -p $(@D)
-	$(CC) -fsanitize=fuzzer,address,undefined -o $@ $(filter %.o,$^) $(LINK_LIBS)
+	$(CC) -fsanitize=fuzzer,address,undefined -o $@ $(filter %.o,$^) \
+		$(TEST_LINK_LIBS)
 
 # ---- entry points ---------------------------------------------------------
 deps:

@@ -116,7 +116,5 @@ struct request {
 enum rpc_disposition request_defer(struct request *req,
 				   void (*work)(struct request *req));
 
-/* Nanoseconds on CLOCK_MONOTONIC. */
-uint64_t rpc_now_ns(void);
 
 #endif
