@@ -44,8 +44,7 @@ int xdr_roundtrip_decode(xdrproc_t proc, const uint8_t *buf, size_t len,
 	return ret;
 }
 
-int xdr_roundtrip(xdrproc_t proc, const void *obj, size_t size,
-		  void **decoded)
+int xdr_roundtrip(xdrproc_t proc, const void *obj, size_t size, void **decoded)
 {
 	uint8_t *first, *second;
 	size_t first_len, second_len;
@@ -129,8 +128,8 @@ static int seed_file_write(const char *path, const uint8_t *buf, size_t len)
 	return ret;
 }
 
-int xdr_roundtrip_seed_write(const char *name, uint8_t selector,
-			     xdrproc_t proc, const void *obj)
+int xdr_roundtrip_seed_write(const char *name, uint8_t selector, xdrproc_t proc,
+			     const void *obj)
 {
 	const char *dir = getenv("DSNFS_FUZZ_SEED_DIR");
 	char path[PATH_MAX];
@@ -157,4 +156,52 @@ int xdr_roundtrip_seed_write(const char *name, uint8_t selector,
 	}
 	free(buf);
 	return ret;
+}
+
+int xdr_wire_open(struct xdr_wire *w, size_t cap)
+{
+	w->buf = malloc(cap);
+	if (!w->buf) {
+		return -ENOMEM;
+	}
+	w->cap = cap;
+	xdrmem_create(&w->xdrs, (char *)w->buf, (u_int)cap, XDR_ENCODE);
+	return 0;
+}
+
+int xdr_wire_counted(struct xdr_wire *w, u_int len)
+{
+	char *data = malloc(len ? len : 1);
+	int ret = 0;
+
+	if (!data) {
+		return -ENOMEM;
+	}
+	memset(data, 'n', len);
+	if (!xdr_bytes(&w->xdrs, &data, &len, ~0u)) {
+		ret = -EMSGSIZE;
+	}
+	free(data);
+	return ret;
+}
+
+int xdr_wire_decode(struct xdr_wire *w, xdrproc_t proc, size_t size)
+{
+	void *obj = calloc(1, size);
+	int ret;
+
+	if (!obj) {
+		return -ENOMEM;
+	}
+	ret = xdr_roundtrip_decode(proc, w->buf, xdr_getpos(&w->xdrs), obj);
+	xdr_free(proc, obj);
+	free(obj);
+	return ret;
+}
+
+void xdr_wire_close(struct xdr_wire *w)
+{
+	xdr_destroy(&w->xdrs);
+	free(w->buf);
+	w->buf = NULL;
 }

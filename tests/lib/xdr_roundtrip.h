@@ -46,8 +46,7 @@ int xdr_roundtrip_decode(xdrproc_t proc, const uint8_t *buf, size_t len,
  * -EBADMSG when decoding fails, -EPROTO when the re-encoding differs,
  * -ENOMEM.
  */
-int xdr_roundtrip(xdrproc_t proc, const void *obj, size_t size,
-		  void **decoded);
+int xdr_roundtrip(xdrproc_t proc, const void *obj, size_t size, void **decoded);
 
 /* xdr_free()s and frees what xdr_roundtrip() returned.  Takes @obj. */
 void xdr_roundtrip_release(xdrproc_t proc, void *obj);
@@ -58,7 +57,32 @@ void xdr_roundtrip_release(xdrproc_t proc, void *obj);
  * (the input format of tests/fuzz/fuzz_args.c).  Returns 0 (also when the
  * variable is unset) or a negative errno.
  */
-int xdr_roundtrip_seed_write(const char *name, uint8_t selector,
-			     xdrproc_t proc, const void *obj);
+int xdr_roundtrip_seed_write(const char *name, uint8_t selector, xdrproc_t proc,
+			     const void *obj);
+
+/*
+ * Hand-built wire bytes, for values the generated encoders refuse to
+ * produce (a length above a field's bound).  Append with the xdr_*
+ * primitives on w->xdrs or with xdr_wire_counted().
+ */
+struct xdr_wire {
+	uint8_t *buf;
+	size_t cap;
+	XDR xdrs;
+};
+
+/* Allocates @cap bytes and starts encoding.  Returns 0 or -ENOMEM. */
+int xdr_wire_open(struct xdr_wire *w, size_t cap);
+
+/* Appends a counted opaque/string of @len bytes of 'n'.  Returns 0,
+ * -EMSGSIZE (no room) or -ENOMEM. */
+int xdr_wire_counted(struct xdr_wire *w, u_int len);
+
+/* Decodes the bytes appended so far with @proc into zeroed storage of
+ * @size bytes, then xdr_free()s it.  Returns 0, -EBADMSG or -ENOMEM. */
+int xdr_wire_decode(struct xdr_wire *w, xdrproc_t proc, size_t size);
+
+/* Frees what xdr_wire_open() allocated. */
+void xdr_wire_close(struct xdr_wire *w);
 
 #endif

@@ -24,8 +24,8 @@ static const char PATTERN[] = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 static nfs_fh3 fh_make(u_int off, u_int len)
 {
-	nfs_fh3 fh = {.data = {.data_len = len,
-			       .data_val = (char *)PATTERN + off}};
+	nfs_fh3 fh = { .data = { .data_len = len,
+				 .data_val = (char *)PATTERN + off } };
 
 	return fh;
 }
@@ -40,12 +40,12 @@ static fattr3 fattr_make(uint64 seed)
 		.gid = 2000 + (gid3)seed,
 		.size = 0x100000000ULL + seed,
 		.used = 0x200000000ULL + seed,
-		.rdev = {.specdata1 = 8, .specdata2 = 1},
+		.rdev = { .specdata1 = 8, .specdata2 = 1 },
 		.fsid = 0xfeedULL << 32 | seed,
 		.fileid = 0xabcdef0123ULL + seed,
-		.atime = {.seconds = 1700000000, .nseconds = 1},
-		.mtime = {.seconds = 1700000001, .nseconds = 2},
-		.ctime = {.seconds = 1700000002, .nseconds = 999999999},
+		.atime = { .seconds = 1700000000, .nseconds = 1 },
+		.mtime = { .seconds = 1700000001, .nseconds = 2 },
+		.ctime = { .seconds = 1700000002, .nseconds = 999999999 },
 	};
 
 	return a;
@@ -53,7 +53,7 @@ static fattr3 fattr_make(uint64 seed)
 
 static post_op_attr attr_follow(uint64 seed)
 {
-	post_op_attr p = {.attributes_follow = TRUE};
+	post_op_attr p = { .attributes_follow = TRUE };
 
 	p.post_op_attr_u.attributes = fattr_make(seed);
 	return p;
@@ -61,15 +61,15 @@ static post_op_attr attr_follow(uint64 seed)
 
 static post_op_attr attr_none(void)
 {
-	post_op_attr p = {.attributes_follow = FALSE};
+	post_op_attr p = { .attributes_follow = FALSE };
 
 	return p;
 }
 
 static wcc_data wcc_make(uint64 seed)
 {
-	wcc_data w = {.before = {.attributes_follow = TRUE},
-		      .after = attr_follow(seed)};
+	wcc_data w = { .before = { .attributes_follow = TRUE },
+		       .after = attr_follow(seed) };
 
 	w.before.pre_op_attr_u.attributes.size = 4096 + seed;
 	w.before.pre_op_attr_u.attributes.mtime.seconds = 17;
@@ -80,13 +80,14 @@ static wcc_data wcc_make(uint64 seed)
 static sattr3 sattr_make(void)
 {
 	sattr3 s = {
-		.mode = {.set_it = TRUE, .set_mode3_u.mode = 0755},
-		.uid = {.set_it = TRUE, .set_uid3_u.uid = 7},
-		.gid = {.set_it = FALSE},
-		.size = {.set_it = TRUE, .set_size3_u.size = 1ULL << 40},
-		.atime = {.set_it = SET_TO_CLIENT_TIME,
-			  .set_atime_u.atime = {.seconds = 5, .nseconds = 6}},
-		.mtime = {.set_it = SET_TO_SERVER_TIME},
+		.mode = { .set_it = TRUE, .set_mode3_u.mode = 0755 },
+		.uid = { .set_it = TRUE, .set_uid3_u.uid = 7 },
+		.gid = { .set_it = FALSE },
+		.size = { .set_it = TRUE, .set_size3_u.size = 1ULL << 40 },
+		.atime = { .set_it = SET_TO_CLIENT_TIME,
+			   .set_atime_u.atime = { .seconds = 5,
+						  .nseconds = 6 } },
+		.mtime = { .set_it = SET_TO_SERVER_TIME },
 	};
 
 	return s;
@@ -94,14 +95,14 @@ static sattr3 sattr_make(void)
 
 static diropargs3 dirop_make(const char *name)
 {
-	diropargs3 d = {.dir = fh_make(1, 32), .name = (char *)name};
+	diropargs3 d = { .dir = fh_make(1, 32), .name = (char *)name };
 
 	return d;
 }
 
 static post_op_fh3 pfh_make(void)
 {
-	post_op_fh3 p = {.handle_follows = TRUE};
+	post_op_fh3 p = { .handle_follows = TRUE };
 
 	p.post_op_fh3_u.handle = fh_make(3, 40);
 	return p;
@@ -127,9 +128,9 @@ static void args_roundtrip(const char *seed, uint32_t nfsproc, xdrproc_t proc,
 
 static void test_getattr_roundtrips(void **state)
 {
-	GETATTR3args args = {.object = fh_make(0, NFS3_FHSIZE)};
-	GETATTR3res ok = {.status = NFS3_OK};
-	GETATTR3res fail = {.status = NFS3ERR_STALE};
+	GETATTR3args args = { .object = fh_make(0, NFS3_FHSIZE) };
+	GETATTR3res ok = { .status = NFS3_OK };
+	GETATTR3res fail = { .status = NFS3ERR_STALE };
 
 	(void)state;
 	ok.GETATTR3res_u.resok.obj_attributes = fattr_make(1);
@@ -141,11 +142,11 @@ static void test_getattr_roundtrips(void **state)
 
 static void test_setattr_roundtrips(void **state)
 {
-	SETATTR3args args = {.object = fh_make(2, 28),
-			     .new_attributes = sattr_make(),
-			     .guard = {.check = TRUE}};
-	SETATTR3res ok = {.status = NFS3_OK};
-	SETATTR3res fail = {.status = NFS3ERR_NOT_SYNC};
+	SETATTR3args args = { .object = fh_make(2, 28),
+			      .new_attributes = sattr_make(),
+			      .guard = { .check = TRUE } };
+	SETATTR3res ok = { .status = NFS3_OK };
+	SETATTR3res fail = { .status = NFS3ERR_NOT_SYNC };
 
 	(void)state;
 	args.guard.sattrguard3_u.obj_ctime.seconds = 99;
@@ -159,9 +160,9 @@ static void test_setattr_roundtrips(void **state)
 
 static void test_lookup_roundtrips(void **state)
 {
-	LOOKUP3args args = {.what = dirop_make("disk.vmdk")};
-	LOOKUP3res ok = {.status = NFS3_OK};
-	LOOKUP3res fail = {.status = NFS3ERR_NOENT};
+	LOOKUP3args args = { .what = dirop_make("disk.vmdk") };
+	LOOKUP3res ok = { .status = NFS3_OK };
+	LOOKUP3res fail = { .status = NFS3ERR_NOENT };
 	LOOKUP3res *decoded = NULL;
 
 	(void)state;
@@ -183,18 +184,18 @@ static void test_lookup_roundtrips(void **state)
 	assert_int_equal(decoded->LOOKUP3res_u.resok.obj_attributes
 				 .post_op_attr_u.attributes.size,
 			 0x100000004ULL);
-	assert_false(decoded->LOOKUP3res_u.resok.dir_attributes
-			     .attributes_follow);
+	assert_false(
+		decoded->LOOKUP3res_u.resok.dir_attributes.attributes_follow);
 	xdr_roundtrip_release((xdrproc_t)xdr_LOOKUP3res, decoded);
 }
 
 static void test_access_roundtrips(void **state)
 {
-	ACCESS3args args = {.object = fh_make(5, 20),
-			    .access = ACCESS3_READ | ACCESS3_MODIFY |
-				      ACCESS3_EXECUTE};
-	ACCESS3res ok = {.status = NFS3_OK};
-	ACCESS3res fail = {.status = NFS3ERR_BADHANDLE};
+	ACCESS3args args = { .object = fh_make(5, 20),
+			     .access = ACCESS3_READ | ACCESS3_MODIFY |
+				       ACCESS3_EXECUTE };
+	ACCESS3res ok = { .status = NFS3_OK };
+	ACCESS3res fail = { .status = NFS3ERR_BADHANDLE };
 
 	(void)state;
 	ok.ACCESS3res_u.resok.obj_attributes = attr_follow(6);
@@ -208,9 +209,9 @@ static void test_access_roundtrips(void **state)
 
 static void test_readlink_roundtrips(void **state)
 {
-	READLINK3args args = {.symlink = fh_make(6, 24)};
-	READLINK3res ok = {.status = NFS3_OK};
-	READLINK3res fail = {.status = NFS3ERR_INVAL};
+	READLINK3args args = { .symlink = fh_make(6, 24) };
+	READLINK3res ok = { .status = NFS3_OK };
+	READLINK3res fail = { .status = NFS3ERR_INVAL };
 
 	(void)state;
 	ok.READLINK3res_u.resok.symlink_attributes = attr_follow(7);
@@ -224,11 +225,11 @@ static void test_readlink_roundtrips(void **state)
 
 static void test_read_roundtrips(void **state)
 {
-	READ3args args = {.file = fh_make(7, 56),
-			  .offset = 0x123456789ULL,
-			  .count = 65536};
-	READ3res ok = {.status = NFS3_OK};
-	READ3res fail = {.status = NFS3ERR_IO};
+	READ3args args = { .file = fh_make(7, 56),
+			   .offset = 0x123456789ULL,
+			   .count = 65536 };
+	READ3res ok = { .status = NFS3_OK };
+	READ3res fail = { .status = NFS3ERR_IO };
 	READ3res *decoded = NULL;
 
 	(void)state;
@@ -242,8 +243,8 @@ static void test_read_roundtrips(void **state)
 		       &args, sizeof(args));
 	roundtrip((xdrproc_t)xdr_READ3res, &fail, sizeof(fail));
 
-	assert_int_equal(xdr_roundtrip((xdrproc_t)xdr_READ3res, &ok,
-				       sizeof(ok), (void **)&decoded),
+	assert_int_equal(xdr_roundtrip((xdrproc_t)xdr_READ3res, &ok, sizeof(ok),
+				       (void **)&decoded),
 			 0);
 	assert_true(decoded->READ3res_u.resok.eof);
 	assert_int_equal(decoded->READ3res_u.resok.data.data_len, 13);
@@ -254,14 +255,14 @@ static void test_read_roundtrips(void **state)
 
 static void test_write_roundtrips(void **state)
 {
-	WRITE3args args = {.file = fh_make(8, 56),
-			   .offset = 1ULL << 33,
-			   .count = 17,
-			   .stable = FILE_SYNC,
-			   .data = {.data_len = 17,
-				    .data_val = (char *)PATTERN + 9}};
-	WRITE3res ok = {.status = NFS3_OK};
-	WRITE3res fail = {.status = NFS3ERR_NOSPC};
+	WRITE3args args = { .file = fh_make(8, 56),
+			    .offset = 1ULL << 33,
+			    .count = 17,
+			    .stable = FILE_SYNC,
+			    .data = { .data_len = 17,
+				      .data_val = (char *)PATTERN + 9 } };
+	WRITE3res ok = { .status = NFS3_OK };
+	WRITE3res fail = { .status = NFS3ERR_NOSPC };
 
 	(void)state;
 	ok.WRITE3res_u.resok.file_wcc = wcc_make(10);
@@ -277,12 +278,12 @@ static void test_write_roundtrips(void **state)
 
 static void test_create_roundtrips(void **state)
 {
-	CREATE3args guarded = {.where = dirop_make("new-flat.vmdk"),
-			       .how = {.mode = GUARDED}};
-	CREATE3args exclusive = {.where = dirop_make("x.lck"),
-				 .how = {.mode = EXCLUSIVE}};
-	CREATE3res ok = {.status = NFS3_OK};
-	CREATE3res fail = {.status = NFS3ERR_EXIST};
+	CREATE3args guarded = { .where = dirop_make("new-flat.vmdk"),
+				.how = { .mode = GUARDED } };
+	CREATE3args exclusive = { .where = dirop_make("x.lck"),
+				  .how = { .mode = EXCLUSIVE } };
+	CREATE3res ok = { .status = NFS3_OK };
+	CREATE3res fail = { .status = NFS3ERR_EXIST };
 
 	(void)state;
 	guarded.how.createhow3_u.obj_attributes = sattr_make();
@@ -303,10 +304,10 @@ static void test_create_roundtrips(void **state)
 
 static void test_mkdir_roundtrips(void **state)
 {
-	MKDIR3args args = {.where = dirop_make("vm1"),
-			   .attributes = sattr_make()};
-	MKDIR3res ok = {.status = NFS3_OK};
-	MKDIR3res fail = {.status = NFS3ERR_DQUOT};
+	MKDIR3args args = { .where = dirop_make("vm1"),
+			    .attributes = sattr_make() };
+	MKDIR3res ok = { .status = NFS3_OK };
+	MKDIR3res fail = { .status = NFS3ERR_DQUOT };
 
 	(void)state;
 	ok.MKDIR3res_u.resok.obj = pfh_make();
@@ -321,11 +322,11 @@ static void test_mkdir_roundtrips(void **state)
 
 static void test_symlink_roundtrips(void **state)
 {
-	SYMLINK3args args = {.where = dirop_make("link"),
-			     .symlink = {.symlink_attributes = sattr_make(),
-					 .symlink_data = "target/file"}};
-	SYMLINK3res ok = {.status = NFS3_OK};
-	SYMLINK3res fail = {.status = NFS3ERR_NAMETOOLONG};
+	SYMLINK3args args = { .where = dirop_make("link"),
+			      .symlink = { .symlink_attributes = sattr_make(),
+					   .symlink_data = "target/file" } };
+	SYMLINK3res ok = { .status = NFS3_OK };
+	SYMLINK3res fail = { .status = NFS3ERR_NAMETOOLONG };
 
 	(void)state;
 	ok.SYMLINK3res_u.resok.obj = pfh_make();
@@ -340,14 +341,14 @@ static void test_symlink_roundtrips(void **state)
 
 static void test_mknod_roundtrips(void **state)
 {
-	MKNOD3args chr = {.where = dirop_make("tty"),
-			  .what = {.type = NF3CHR}};
-	MKNOD3args fifo = {.where = dirop_make("pipe"),
-			   .what = {.type = NF3FIFO}};
-	MKNOD3args reg = {.where = dirop_make("plain"),
-			  .what = {.type = NF3REG}};
-	MKNOD3res ok = {.status = NFS3_OK};
-	MKNOD3res fail = {.status = NFS3ERR_BADTYPE};
+	MKNOD3args chr = { .where = dirop_make("tty"),
+			   .what = { .type = NF3CHR } };
+	MKNOD3args fifo = { .where = dirop_make("pipe"),
+			    .what = { .type = NF3FIFO } };
+	MKNOD3args reg = { .where = dirop_make("plain"),
+			   .what = { .type = NF3REG } };
+	MKNOD3res ok = { .status = NFS3_OK };
+	MKNOD3res fail = { .status = NFS3ERR_BADTYPE };
 
 	(void)state;
 	chr.what.mknoddata3_u.device.dev_attributes = sattr_make();
@@ -369,12 +370,12 @@ static void test_mknod_roundtrips(void **state)
 
 static void test_remove_rmdir_roundtrip(void **state)
 {
-	REMOVE3args rm = {.object = dirop_make("old.vmdk")};
-	RMDIR3args rmdir = {.object = dirop_make("olddir")};
-	REMOVE3res rm_ok = {.status = NFS3_OK};
-	REMOVE3res rm_fail = {.status = NFS3ERR_ISDIR};
-	RMDIR3res rmdir_ok = {.status = NFS3_OK};
-	RMDIR3res rmdir_fail = {.status = NFS3ERR_NOTEMPTY};
+	REMOVE3args rm = { .object = dirop_make("old.vmdk") };
+	RMDIR3args rmdir = { .object = dirop_make("olddir") };
+	REMOVE3res rm_ok = { .status = NFS3_OK };
+	REMOVE3res rm_fail = { .status = NFS3ERR_ISDIR };
+	RMDIR3res rmdir_ok = { .status = NFS3_OK };
+	RMDIR3res rmdir_fail = { .status = NFS3ERR_NOTEMPTY };
 
 	(void)state;
 	rm_ok.REMOVE3res_u.resok.dir_wcc = wcc_make(23);
@@ -393,10 +394,10 @@ static void test_remove_rmdir_roundtrip(void **state)
 
 static void test_rename_roundtrips(void **state)
 {
-	RENAME3args args = {.from = dirop_make("a.vmdk"),
-			    .to = dirop_make("b.vmdk")};
-	RENAME3res ok = {.status = NFS3_OK};
-	RENAME3res fail = {.status = NFS3ERR_XDEV};
+	RENAME3args args = { .from = dirop_make("a.vmdk"),
+			     .to = dirop_make("b.vmdk") };
+	RENAME3res ok = { .status = NFS3_OK };
+	RENAME3res fail = { .status = NFS3ERR_XDEV };
 
 	(void)state;
 	ok.RENAME3res_u.resok.fromdir_wcc = wcc_make(27);
@@ -411,10 +412,9 @@ static void test_rename_roundtrips(void **state)
 
 static void test_link_roundtrips(void **state)
 {
-	LINK3args args = {.file = fh_make(9, 44),
-			  .link = dirop_make("hard")};
-	LINK3res ok = {.status = NFS3_OK};
-	LINK3res fail = {.status = NFS3ERR_MLINK};
+	LINK3args args = { .file = fh_make(9, 44), .link = dirop_make("hard") };
+	LINK3res ok = { .status = NFS3_OK };
+	LINK3res fail = { .status = NFS3ERR_MLINK };
 
 	(void)state;
 	ok.LINK3res_u.resok.file_attributes = attr_follow(31);
@@ -429,15 +429,16 @@ static void test_link_roundtrips(void **state)
 
 static void test_readdir_roundtrips(void **state)
 {
-	READDIR3args args = {.dir = fh_make(10, 32), .cookie = 7,
-			     .count = 4096};
+	READDIR3args args = { .dir = fh_make(10, 32),
+			      .cookie = 7,
+			      .count = 4096 };
 	entry3 e[3] = {
-		{.fileid = 1, .name = ".", .cookie = 1, .nextentry = &e[1]},
-		{.fileid = 2, .name = "..", .cookie = 2, .nextentry = &e[2]},
-		{.fileid = 3, .name = "disk.vmdk", .cookie = 3},
+		{ .fileid = 1, .name = ".", .cookie = 1, .nextentry = &e[1] },
+		{ .fileid = 2, .name = "..", .cookie = 2, .nextentry = &e[2] },
+		{ .fileid = 3, .name = "disk.vmdk", .cookie = 3 },
 	};
-	READDIR3res ok = {.status = NFS3_OK};
-	READDIR3res fail = {.status = NFS3ERR_BAD_COOKIE};
+	READDIR3res ok = { .status = NFS3_OK };
+	READDIR3res fail = { .status = NFS3ERR_BAD_COOKIE };
 	READDIR3res *decoded = NULL;
 	entry3 *last;
 
@@ -465,19 +466,26 @@ static void test_readdir_roundtrips(void **state)
 
 static void test_readdirplus_roundtrips(void **state)
 {
-	READDIRPLUS3args args = {.dir = fh_make(11, 32), .cookie = 0,
-				 .dircount = 1024, .maxcount = 8192};
+	READDIRPLUS3args args = { .dir = fh_make(11, 32),
+				  .cookie = 0,
+				  .dircount = 1024,
+				  .maxcount = 8192 };
 	entryplus3 e[2] = {
-		{.fileid = 5, .name = "a", .cookie = 10,
-		 .name_attributes = attr_follow(36), .name_handle = pfh_make(),
-		 .nextentry = &e[1]},
-		{.fileid = 6, .name = "b", .cookie = 11,
-		 .name_attributes = attr_none(),
-		 .name_handle = {.handle_follows = FALSE}},
+		{ .fileid = 5,
+		  .name = "a",
+		  .cookie = 10,
+		  .name_attributes = attr_follow(36),
+		  .name_handle = pfh_make(),
+		  .nextentry = &e[1] },
+		{ .fileid = 6,
+		  .name = "b",
+		  .cookie = 11,
+		  .name_attributes = attr_none(),
+		  .name_handle = { .handle_follows = FALSE } },
 	};
-	READDIRPLUS3res ok = {.status = NFS3_OK};
-	READDIRPLUS3res empty = {.status = NFS3_OK};
-	READDIRPLUS3res fail = {.status = NFS3ERR_TOOSMALL};
+	READDIRPLUS3res ok = { .status = NFS3_OK };
+	READDIRPLUS3res empty = { .status = NFS3_OK };
+	READDIRPLUS3res fail = { .status = NFS3ERR_TOOSMALL };
 
 	(void)state;
 	ok.READDIRPLUS3res_u.resok.dir_attributes = attr_follow(37);
@@ -493,36 +501,48 @@ static void test_readdirplus_roundtrips(void **state)
 
 static void test_fsstat_fsinfo_pathconf_roundtrip(void **state)
 {
-	FSSTAT3args fsstat = {.fsroot = fh_make(12, 16)};
-	FSINFO3args fsinfo = {.fsroot = fh_make(13, 16)};
-	PATHCONF3args pathconf = {.object = fh_make(14, 16)};
-	FSSTAT3res fsstat_ok = {.status = NFS3_OK};
-	FSSTAT3res fsstat_fail = {.status = NFS3ERR_SERVERFAULT};
-	FSINFO3res fsinfo_ok = {.status = NFS3_OK};
-	FSINFO3res fsinfo_fail = {.status = NFS3ERR_STALE};
-	PATHCONF3res pathconf_ok = {.status = NFS3_OK};
-	PATHCONF3res pathconf_fail = {.status = NFS3ERR_STALE};
+	FSSTAT3args fsstat = { .fsroot = fh_make(12, 16) };
+	FSINFO3args fsinfo = { .fsroot = fh_make(13, 16) };
+	PATHCONF3args pathconf = { .object = fh_make(14, 16) };
+	FSSTAT3res fsstat_ok = { .status = NFS3_OK };
+	FSSTAT3res fsstat_fail = { .status = NFS3ERR_SERVERFAULT };
+	FSINFO3res fsinfo_ok = { .status = NFS3_OK };
+	FSINFO3res fsinfo_fail = { .status = NFS3ERR_STALE };
+	PATHCONF3res pathconf_ok = { .status = NFS3_OK };
+	PATHCONF3res pathconf_fail = { .status = NFS3ERR_STALE };
 	FSSTAT3resok *fs = &fsstat_ok.FSSTAT3res_u.resok;
 	FSINFO3resok *fi = &fsinfo_ok.FSINFO3res_u.resok;
 	PATHCONF3resok *pc = &pathconf_ok.PATHCONF3res_u.resok;
 
 	(void)state;
-	*fs = (FSSTAT3resok){.obj_attributes = attr_follow(38),
-			     .tbytes = 1ULL << 44, .fbytes = 1ULL << 43,
-			     .abytes = 1ULL << 42, .tfiles = 1000000,
-			     .ffiles = 999, .afiles = 998, .invarsec = 0};
-	*fi = (FSINFO3resok){.obj_attributes = attr_follow(39),
-			     .rtmax = 1048576, .rtpref = 65536, .rtmult = 4096,
-			     .wtmax = 1048576, .wtpref = 65536, .wtmult = 4096,
-			     .dtpref = 8192, .maxfilesize = ~0ULL,
-			     .time_delta = {.seconds = 0, .nseconds = 1},
-			     .properties = FSF3_LINK | FSF3_SYMLINK |
-					   FSF3_HOMOGENEOUS | FSF3_CANSETTIME};
-	*pc = (PATHCONF3resok){.obj_attributes = attr_none(), .linkmax = 32000,
-			       .name_max = NFS3_MAXNAMLEN, .no_trunc = TRUE,
-			       .chown_restricted = TRUE,
-			       .case_insensitive = FALSE,
-			       .case_preserving = TRUE};
+	*fs = (FSSTAT3resok){ .obj_attributes = attr_follow(38),
+			      .tbytes = 1ULL << 44,
+			      .fbytes = 1ULL << 43,
+			      .abytes = 1ULL << 42,
+			      .tfiles = 1000000,
+			      .ffiles = 999,
+			      .afiles = 998,
+			      .invarsec = 0 };
+	*fi = (FSINFO3resok){ .obj_attributes = attr_follow(39),
+			      .rtmax = 1048576,
+			      .rtpref = 65536,
+			      .rtmult = 4096,
+			      .wtmax = 1048576,
+			      .wtpref = 65536,
+			      .wtmult = 4096,
+			      .dtpref = 8192,
+			      .maxfilesize = ~0ULL,
+			      .time_delta = { .seconds = 0, .nseconds = 1 },
+			      .properties = FSF3_LINK | FSF3_SYMLINK |
+					    FSF3_HOMOGENEOUS |
+					    FSF3_CANSETTIME };
+	*pc = (PATHCONF3resok){ .obj_attributes = attr_none(),
+				.linkmax = 32000,
+				.name_max = NFS3_MAXNAMLEN,
+				.no_trunc = TRUE,
+				.chown_restricted = TRUE,
+				.case_insensitive = FALSE,
+				.case_preserving = TRUE };
 	fsstat_fail.FSSTAT3res_u.resfail.obj_attributes = attr_none();
 	fsinfo_fail.FSINFO3res_u.resfail.obj_attributes = attr_follow(40);
 	pathconf_fail.PATHCONF3res_u.resfail.obj_attributes = attr_follow(41);
@@ -534,11 +554,9 @@ static void test_fsstat_fsinfo_pathconf_roundtrip(void **state)
 		       (xdrproc_t)xdr_PATHCONF3args, &pathconf,
 		       sizeof(pathconf));
 	roundtrip((xdrproc_t)xdr_FSSTAT3res, &fsstat_ok, sizeof(fsstat_ok));
-	roundtrip((xdrproc_t)xdr_FSSTAT3res, &fsstat_fail,
-		  sizeof(fsstat_fail));
+	roundtrip((xdrproc_t)xdr_FSSTAT3res, &fsstat_fail, sizeof(fsstat_fail));
 	roundtrip((xdrproc_t)xdr_FSINFO3res, &fsinfo_ok, sizeof(fsinfo_ok));
-	roundtrip((xdrproc_t)xdr_FSINFO3res, &fsinfo_fail,
-		  sizeof(fsinfo_fail));
+	roundtrip((xdrproc_t)xdr_FSINFO3res, &fsinfo_fail, sizeof(fsinfo_fail));
 	roundtrip((xdrproc_t)xdr_PATHCONF3res, &pathconf_ok,
 		  sizeof(pathconf_ok));
 	roundtrip((xdrproc_t)xdr_PATHCONF3res, &pathconf_fail,
@@ -547,10 +565,11 @@ static void test_fsstat_fsinfo_pathconf_roundtrip(void **state)
 
 static void test_commit_roundtrips(void **state)
 {
-	COMMIT3args args = {.file = fh_make(15, 56), .offset = 4096,
-			    .count = 0};
-	COMMIT3res ok = {.status = NFS3_OK};
-	COMMIT3res fail = {.status = NFS3ERR_IO};
+	COMMIT3args args = { .file = fh_make(15, 56),
+			     .offset = 4096,
+			     .count = 0 };
+	COMMIT3res ok = { .status = NFS3_OK };
+	COMMIT3res fail = { .status = NFS3ERR_IO };
 
 	(void)state;
 	ok.COMMIT3res_u.resok.file_wcc = wcc_make(42);
@@ -567,61 +586,18 @@ static void test_commit_roundtrips(void **state)
  * encoders (they check the same bounds), so the wire bytes are built from
  * primitives: a handle, then a length word and that many bytes.
  */
-struct wire {
-	uint8_t *buf;
-	size_t cap;
-	XDR xdrs;
-};
-
-static void wire_open(struct wire *w, size_t cap)
-{
-	w->buf = malloc(cap);
-	assert_non_null(w->buf);
-	w->cap = cap;
-	xdrmem_create(&w->xdrs, (char *)w->buf, (u_int)cap, XDR_ENCODE);
-}
-
-/* Appends a counted opaque of @len bytes (a string or opaque<> field). */
-static void wire_counted(struct wire *w, u_int len)
-{
-	char *data = malloc(len ? len : 1);
-
-	assert_non_null(data);
-	memset(data, 'n', len);
-	assert_true(xdr_bytes(&w->xdrs, &data, &len, ~0u));
-	free(data);
-}
-
-/* Decodes the bytes written so far with @proc: returns 0 or -EBADMSG. */
-static int wire_decode(struct wire *w, xdrproc_t proc, size_t size)
-{
-	void *obj = calloc(1, size);
-	int ret;
-
-	assert_non_null(obj);
-	ret = xdr_roundtrip_decode(proc, w->buf, xdr_getpos(&w->xdrs), obj);
-	xdr_free(proc, obj);
-	free(obj);
-	return ret;
-}
-
-static void wire_close(struct wire *w)
-{
-	xdr_destroy(&w->xdrs);
-	free(w->buf);
-}
-
 static int lookup_name_decode(u_int name_len)
 {
 	nfs_fh3 dir = fh_make(0, 8);
-	struct wire w;
+	struct xdr_wire w;
 	int ret;
 
-	wire_open(&w, 8192);
+	assert_int_equal(xdr_wire_open(&w, 8192), 0);
 	assert_true(xdr_nfs_fh3(&w.xdrs, &dir));
-	wire_counted(&w, name_len);
-	ret = wire_decode(&w, (xdrproc_t)xdr_LOOKUP3args, sizeof(LOOKUP3args));
-	wire_close(&w);
+	assert_int_equal(xdr_wire_counted(&w, name_len), 0);
+	ret = xdr_wire_decode(&w, (xdrproc_t)xdr_LOOKUP3args,
+			      sizeof(LOOKUP3args));
+	xdr_wire_close(&w);
 	return ret;
 }
 
@@ -636,14 +612,14 @@ static void test_filename_bound_is_1024(void **state)
 
 static int getattr_fh_decode(u_int fh_len)
 {
-	struct wire w;
+	struct xdr_wire w;
 	int ret;
 
-	wire_open(&w, 8192);
-	wire_counted(&w, fh_len);
-	ret = wire_decode(&w, (xdrproc_t)xdr_GETATTR3args,
-			  sizeof(GETATTR3args));
-	wire_close(&w);
+	assert_int_equal(xdr_wire_open(&w, 8192), 0);
+	assert_int_equal(xdr_wire_counted(&w, fh_len), 0);
+	ret = xdr_wire_decode(&w, (xdrproc_t)xdr_GETATTR3args,
+			      sizeof(GETATTR3args));
+	xdr_wire_close(&w);
 	return ret;
 }
 
@@ -657,18 +633,19 @@ static void test_handle_bound_is_64(void **state)
 
 static int symlink_path_decode(u_int path_len)
 {
-	SYMLINK3args head = {.where = dirop_make("l"),
-			     .symlink = {.symlink_attributes = sattr_make()}};
-	struct wire w;
+	SYMLINK3args head = { .where = dirop_make("l"),
+			      .symlink = { .symlink_attributes =
+						   sattr_make() } };
+	struct xdr_wire w;
 	int ret;
 
-	wire_open(&w, 16384);
+	assert_int_equal(xdr_wire_open(&w, 16384), 0);
 	assert_true(xdr_diropargs3(&w.xdrs, &head.where));
 	assert_true(xdr_sattr3(&w.xdrs, &head.symlink.symlink_attributes));
-	wire_counted(&w, path_len);
-	ret = wire_decode(&w, (xdrproc_t)xdr_SYMLINK3args,
-			  sizeof(SYMLINK3args));
-	wire_close(&w);
+	assert_int_equal(xdr_wire_counted(&w, path_len), 0);
+	ret = xdr_wire_decode(&w, (xdrproc_t)xdr_SYMLINK3args,
+			      sizeof(SYMLINK3args));
+	xdr_wire_close(&w);
 	return ret;
 }
 
@@ -677,26 +654,27 @@ static void test_path_bound_is_4096(void **state)
 	(void)state;
 	assert_int_equal(symlink_path_decode(NFS3_MAXPATHLEN + 1), 0);
 	assert_int_equal(symlink_path_decode(NFS3_PATHLEN_BOUND), 0);
-	assert_int_equal(symlink_path_decode(NFS3_PATHLEN_BOUND + 1),
-			 -EBADMSG);
+	assert_int_equal(symlink_path_decode(NFS3_PATHLEN_BOUND + 1), -EBADMSG);
 }
 
 static int write_data_decode(u_int data_len)
 {
-	WRITE3args head = {.file = fh_make(0, 16), .count = data_len,
-			   .stable = UNSTABLE};
-	struct wire w;
+	WRITE3args head = { .file = fh_make(0, 16),
+			    .count = data_len,
+			    .stable = UNSTABLE };
+	struct xdr_wire w;
 	int ret;
 
 	/* The whole payload is present: only the bound can refuse it. */
-	wire_open(&w, NFS3_DATA_BOUND + 4096);
+	assert_int_equal(xdr_wire_open(&w, NFS3_DATA_BOUND + 4096), 0);
 	assert_true(xdr_nfs_fh3(&w.xdrs, &head.file));
 	assert_true(xdr_offset3(&w.xdrs, &head.offset));
 	assert_true(xdr_count3(&w.xdrs, &head.count));
 	assert_true(xdr_stable_how(&w.xdrs, &head.stable));
-	wire_counted(&w, data_len);
-	ret = wire_decode(&w, (xdrproc_t)xdr_WRITE3args, sizeof(WRITE3args));
-	wire_close(&w);
+	assert_int_equal(xdr_wire_counted(&w, data_len), 0);
+	ret = xdr_wire_decode(&w, (xdrproc_t)xdr_WRITE3args,
+			      sizeof(WRITE3args));
+	xdr_wire_close(&w);
 	return ret;
 }
 
@@ -709,7 +687,7 @@ static void test_write_data_bound_is_1mib(void **state)
 
 static void test_read_reply_above_bound_fails_to_encode(void **state)
 {
-	READ3res res = {.status = NFS3_OK};
+	READ3res res = { .status = NFS3_OK };
 	size_t len = 0, buf_len = 2 * NFS3_DATA_BOUND;
 	uint8_t *buf = malloc(buf_len);
 	char *data = calloc(1, NFS3_DATA_BOUND + 1);
@@ -733,7 +711,7 @@ static void test_read_reply_above_bound_fails_to_encode(void **state)
 
 static void test_truncated_args_fail_to_decode(void **state)
 {
-	READ3args args = {.file = fh_make(0, 32), .offset = 1, .count = 2};
+	READ3args args = { .file = fh_make(0, 32), .offset = 1, .count = 2 };
 	uint8_t buf[128];
 	size_t len = 0, cut;
 
