@@ -37,6 +37,8 @@ struct rpc_cred {
 };
 
 struct request;
+struct rpc_transport_ops;
+struct rpc_dispatcher;
 
 /*
  * A procedure's handler.  @args is decoded and borrowed (never freed by the
@@ -99,19 +101,75 @@ struct request {
 	/* Internal to dispatch. */
 	void *args;
 	void *res;
-	void *work_arg;
 	void (*work)(struct request *req);
 	enum rpc_disposition disposition;
-	struct conn *conn;
+	struct rpc_dispatcher *dispatcher;
+	const struct rpc_transport_ops *tops;
+	void *transport;
 	struct request *next;
 };
+
+/*
+ * What dispatch needs from the connection a call came on.  All but
+ * defer_done are called on the transport's own loop thread.
+ */
+struct rpc_transport_ops {
+	/* Takes @buf (malloc'd): a whole reply of @len bytes, starting with
+	 * RPC_REPLY_MARK_ROOM bytes left free for a record mark when the
+	 * transport is a stream. */
+	void (*send)(void *transport, uint8_t *buf, size_t len);
+	/* Closes the connection after a protocol violation. */
+	void (*close)(void *transport);
+	void (*ref)(void *transport);
+	void (*unref)(void *transport);
+	/* Called on a blocking-work thread: hands @req back to the
+	 * transport's loop, which then calls rpc_request_finish(req). */
+	void (*defer_done)(void *transport, struct request *req);
+};
+
+#define RPC_REPLY_MARK_ROOM 4
+#define RPC_MAX_PROGRAMS 8
+
+struct rpc_work_pool;
+
+/* One per server: the programs it answers and where deferred work runs. */
+struct rpc_dispatcher {
+	const struct rpc_program *programs[RPC_MAX_PROGRAMS];
+	size_t nprograms;
+	struct rpc_work_pool *work_pool; /* NULL: request_defer runs inline */
+	bool trace;
+};
+
+/* Adds @prog (borrowed, must outlive the dispatcher).  Returns 0 or
+ * -ENOSPC when RPC_MAX_PROGRAMS are registered. */
+int rpc_dispatcher_add(struct rpc_dispatcher *d, const struct rpc_program *prog);
+
+/*
+ * Handles one RPC record received from @transport: decodes the call,
+ * answers RPC-level errors itself, runs the handler and sends the reply
+ * through @tops->send, possibly later (deferred work).  @rec is borrowed:
+ * the arguments are decoded out of it before this returns.  Never calls
+ * tops->defer_done before returning.
+ */
+void rpc_dispatch_record(struct rpc_dispatcher *d, const uint8_t *rec,
+			 size_t len, const struct rpc_transport_ops *tops,
+			 void *transport, const struct sockaddr *peer,
+			 socklen_t peer_len);
+
+/* "ADDR:PORT" of the caller, formatted on first use.  Borrowed from req. */
+const char *request_peer(struct request *req);
+
+/* Encodes and sends the reply of a request whose deferred work is done,
+ * and frees it.  Call on the transport's loop thread. */
+void rpc_request_finish(struct request *req);
 
 /*
  * Runs @work(req) on a blocking-work thread (fsync, directory scans, ...),
  * then encodes and sends the reply from the request's own loop thread with
  * the disposition @work left in req->disposition.  @work may use req, its
  * args and res and thread-safe store calls, nothing of the loop.  Returns
- * RPC_PENDING, which the handler returns in turn.
+ * RPC_PENDING, which the handler returns in turn.  Without a work pool (unit
+ * tests, UDP) it runs @work at once and returns req->disposition.
  */
 enum rpc_disposition request_defer(struct request *req,
 				   void (*work)(struct request *req));

@@ -1,0 +1,400 @@
+/*
+ * config: parses dsnfsd.conf with libinih and the -e NAME=DIR option into
+ * struct config.  Every error names the file, the line and the key.
+ */
+#include "nfsd/config.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define CONFIG_SECTION_DATASTORE "datastore "
+
+void config_defaults(struct config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	snprintf(cfg->listen, sizeof(cfg->listen), "127.0.0.1");
+	cfg->nfs_port = 2049;
+	cfg->mount_port = 20048;
+	cfg->portmap_port = 111;
+	cfg->workers = 0;
+	cfg->work_threads = 4;
+	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "var/state");
+	cfg->max_record_bytes = 1024 * 1024 + 4096;
+	cfg->max_inflight_per_conn = 128;
+	cfg->max_output_bytes_per_conn = 8 * 1024 * 1024;
+}
+
+/* State for one ini_parse run. */
+struct config_parse {
+	struct config *cfg;
+	char *errbuf;
+	size_t errlen;
+};
+
+static int config_parse_uint(const char *value, unsigned long max,
+			     unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (value[0] == '\0' || value[0] == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(value, &end, 0);
+	if (errno || *end != '\0' || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int config_parse_bool(const char *value, bool *out)
+{
+	if (!strcasecmp(value, "true") || !strcasecmp(value, "yes") ||
+	    !strcmp(value, "1") || !strcasecmp(value, "on")) {
+		*out = true;
+		return 0;
+	}
+	if (!strcasecmp(value, "false") || !strcasecmp(value, "no") ||
+	    !strcmp(value, "0") || !strcasecmp(value, "off")) {
+		*out = false;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int config_parse_port(const char *value, bool off_allowed, int *out)
+{
+	unsigned long v;
+
+	if (off_allowed && !strcasecmp(value, "off")) {
+		*out = CONFIG_PORT_OFF;
+		return 0;
+	}
+	if (config_parse_uint(value, 65535, &v))
+		return -EINVAL;
+	*out = (int)v;
+	return 0;
+}
+
+static int config_copy(char *dst, size_t dst_len, const char *value)
+{
+	size_t len = strlen(value);
+
+	if (len >= dst_len)
+		return -ENAMETOOLONG;
+	memcpy(dst, value, len + 1);
+	return 0;
+}
+
+static int config_server_key(struct config *cfg, const char *key,
+			     const char *value)
+{
+	unsigned long v;
+
+	if (!strcmp(key, "listen"))
+		return config_copy(cfg->listen, sizeof(cfg->listen), value);
+	if (!strcmp(key, "nfs_port"))
+		return config_parse_port(value, false, &cfg->nfs_port);
+	if (!strcmp(key, "mount_port"))
+		return config_parse_port(value, false, &cfg->mount_port);
+	if (!strcmp(key, "portmap_port"))
+		return config_parse_port(value, true, &cfg->portmap_port);
+	if (!strcmp(key, "state_dir"))
+		return config_copy(cfg->state_dir, sizeof(cfg->state_dir),
+				   value);
+	if (!strcmp(key, "trace"))
+		return config_parse_bool(value, &cfg->trace);
+	if (!strcmp(key, "workers")) {
+		if (config_parse_uint(value, 256, &v))
+			return -EINVAL;
+		cfg->workers = (unsigned)v;
+		return 0;
+	}
+	if (!strcmp(key, "work_threads")) {
+		if (config_parse_uint(value, 256, &v) || v == 0)
+			return -EINVAL;
+		cfg->work_threads = (unsigned)v;
+		return 0;
+	}
+	if (!strcmp(key, "max_record_bytes")) {
+		/* Room for a 1 MiB WRITE and its header at least. */
+		if (config_parse_uint(value, 64u << 20, &v) || v < 8192)
+			return -EINVAL;
+		cfg->max_record_bytes = (uint32_t)v;
+		return 0;
+	}
+	if (!strcmp(key, "max_inflight_per_conn")) {
+		if (config_parse_uint(value, 65536, &v) || v == 0)
+			return -EINVAL;
+		cfg->max_inflight_per_conn = (uint32_t)v;
+		return 0;
+	}
+	if (!strcmp(key, "max_output_bytes_per_conn")) {
+		if (config_parse_uint(value, 1u << 30, &v) || v < 65536)
+			return -EINVAL;
+		cfg->max_output_bytes_per_conn = (uint32_t)v;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* "10.0.0.0/8, 127.0.0.1" -> the datastore's client list. */
+static int config_parse_clients(struct config_datastore *ds, const char *value)
+{
+	char buf[1024];
+	char *save = NULL;
+
+	if (config_copy(buf, sizeof(buf), value))
+		return -EINVAL;
+	ds->nclients = 0;
+	for (char *tok = strtok_r(buf, ", \t", &save); tok;
+	     tok = strtok_r(NULL, ", \t", &save)) {
+		if (!strcmp(tok, "*"))
+			continue;
+		if (ds->nclients == EXPORT_MAX_CLIENTS)
+			return -E2BIG;
+		if (export_client_parse(tok, &ds->clients[ds->nclients]))
+			return -EINVAL;
+		ds->nclients++;
+	}
+	return 0;
+}
+
+static int config_datastore_key(struct config_datastore *ds, const char *key,
+				const char *value)
+{
+	unsigned long v;
+
+	if (!strcmp(key, "path"))
+		return config_copy(ds->path, sizeof(ds->path), value);
+	if (!strcmp(key, "clients"))
+		return config_parse_clients(ds, value);
+	if (!strcmp(key, "read_only"))
+		return config_parse_bool(value, &ds->read_only);
+	if (!strcmp(key, "squash")) {
+		if (!strcmp(value, "none"))
+			ds->squash = EXPORT_SQUASH_NONE;
+		else if (!strcmp(value, "root"))
+			ds->squash = EXPORT_SQUASH_ROOT;
+		else if (!strcmp(value, "all"))
+			ds->squash = EXPORT_SQUASH_ALL;
+		else
+			return -EINVAL;
+		return 0;
+	}
+	if (!strcmp(key, "anonuid") || !strcmp(key, "anongid")) {
+		if (config_parse_uint(value, UINT32_MAX, &v))
+			return -EINVAL;
+		if (key[4] == 'u')
+			ds->anon_uid = (uint32_t)v;
+		else
+			ds->anon_gid = (uint32_t)v;
+		return 0;
+	}
+	if (!strcmp(key, "fsid")) {
+		if (config_parse_uint(value, UINT32_MAX, &v) || v == 0)
+			return -EINVAL;
+		ds->fsid = (uint32_t)v;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static bool config_name_valid(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len == 0 || len >= sizeof(((struct config_datastore *)0)->name))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = name[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+		      c == '.'))
+			return false;
+	}
+	return true;
+}
+
+static struct config_datastore *config_datastore_get(struct config *cfg,
+						     const char *name)
+{
+	struct config_datastore *ds;
+
+	for (size_t i = 0; i < cfg->ndatastores; i++) {
+		if (!strcmp(cfg->datastores[i].name, name))
+			return &cfg->datastores[i];
+	}
+	if (cfg->ndatastores == CONFIG_MAX_DATASTORES ||
+	    !config_name_valid(name))
+		return NULL;
+	ds = &cfg->datastores[cfg->ndatastores++];
+	memset(ds, 0, sizeof(*ds));
+	snprintf(ds->name, sizeof(ds->name), "%s", name);
+	ds->squash = EXPORT_SQUASH_ROOT;
+	ds->anon_uid = EXPORT_ANON_ID;
+	ds->anon_gid = EXPORT_ANON_ID;
+	return ds;
+}
+
+static int config_ini_handler(void *user, const char *section,
+			      const char *key, const char *value)
+{
+	struct config_parse *p = user;
+	int err;
+
+	if (!strcmp(section, "server")) {
+		err = config_server_key(p->cfg, key, value);
+	} else if (!strncmp(section, CONFIG_SECTION_DATASTORE,
+			    strlen(CONFIG_SECTION_DATASTORE))) {
+		const char *name = section + strlen(CONFIG_SECTION_DATASTORE);
+		struct config_datastore *ds = config_datastore_get(p->cfg, name);
+
+		if (!ds) {
+			snprintf(p->errbuf, p->errlen,
+				 "[datastore %s]: bad name (letters, digits, "
+				 "'-', '_', '.'; at most 63) or more than %d "
+				 "datastores",
+				 name, CONFIG_MAX_DATASTORES);
+			return 0;
+		}
+		err = config_datastore_key(ds, key, value);
+	} else if (p->cfg->section_hook) {
+		char why[256] = "";
+
+		err = p->cfg->section_hook(p->cfg->section_hook_arg, section,
+					   key, value, why, sizeof(why));
+		if (err) {
+			snprintf(p->errbuf, p->errlen, "[%s] %s: %s", section,
+				 key,
+				 why[0] ? why : "invalid value");
+			return 0;
+		}
+		return 1;
+	} else {
+		snprintf(p->errbuf, p->errlen, "unknown section [%s]",
+			 section);
+		return 0;
+	}
+	if (err == -ENOENT) {
+		snprintf(p->errbuf, p->errlen, "[%s]: unknown key '%s'",
+			 section, key);
+		return 0;
+	}
+	if (err) {
+		snprintf(p->errbuf, p->errlen, "[%s] %s: invalid value '%s'",
+			 section, key, value);
+		return 0;
+	}
+	return 1;
+}
+
+/* Turns ini_parse's result into 0 / -errno and a "NAME:LINE: ..." message. */
+static int config_parse_result(int rc, const char *name, const char *detail,
+			       char *errbuf, size_t errlen)
+{
+	if (rc == 0)
+		return 0;
+	if (rc == -1) {
+		snprintf(errbuf, errlen, "%s: cannot open: %s", name,
+			 strerror(errno));
+		return -ENOENT;
+	}
+	if (rc == -2) {
+		snprintf(errbuf, errlen, "%s: out of memory", name);
+		return -ENOMEM;
+	}
+	/* ini_parse returns the line of the first error. */
+	if (detail[0])
+		snprintf(errbuf, errlen, "%s:%d: %s", name, rc, detail);
+	else
+		snprintf(errbuf, errlen, "%s:%d: syntax error", name, rc);
+	return -EINVAL;
+}
+
+int config_load_file(struct config *cfg, const char *path, char *errbuf,
+		     size_t errlen)
+{
+	char detail[512] = "";
+	struct config_parse p = { .cfg = cfg,
+				  .errbuf = detail,
+				  .errlen = sizeof(detail) };
+	int rc = ini_parse(path, config_ini_handler, &p);
+
+	return config_parse_result(rc, path, detail, errbuf, errlen);
+}
+
+int config_load_string(struct config *cfg, const char *name, const char *text,
+		       char *errbuf, size_t errlen)
+{
+	char detail[512] = "";
+	struct config_parse p = { .cfg = cfg,
+				  .errbuf = detail,
+				  .errlen = sizeof(detail) };
+	int rc = ini_parse_string(text, config_ini_handler, &p);
+
+	return config_parse_result(rc, name, detail, errbuf, errlen);
+}
+
+int config_add_export_arg(struct config *cfg, const char *arg, char *errbuf,
+			  size_t errlen)
+{
+	const char *eq = strchr(arg, '=');
+	char name[64];
+	struct config_datastore *ds;
+
+	if (!eq || eq == arg || eq[1] == '\0' ||
+	    (size_t)(eq - arg) >= sizeof(name)) {
+		snprintf(errbuf, errlen, "-e %s: expected NAME=DIR", arg);
+		return -EINVAL;
+	}
+	memcpy(name, arg, (size_t)(eq - arg));
+	name[eq - arg] = '\0';
+	ds = config_datastore_get(cfg, name);
+	if (!ds || config_copy(ds->path, sizeof(ds->path), eq + 1)) {
+		snprintf(errbuf, errlen,
+			 "-e %s: bad datastore name or path too long", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int config_validate(const struct config *cfg, char *errbuf, size_t errlen)
+{
+	if (cfg->ndatastores == 0) {
+		snprintf(errbuf, errlen,
+			 "no datastores: give -e NAME=DIR or a [datastore NAME] "
+			 "section");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < cfg->ndatastores; i++) {
+		const struct config_datastore *a = &cfg->datastores[i];
+
+		if (a->path[0] == '\0') {
+			snprintf(errbuf, errlen, "[datastore %s]: no path",
+				 a->name);
+			return -EINVAL;
+		}
+		for (size_t j = 0; j < i; j++) {
+			const struct config_datastore *b = &cfg->datastores[j];
+			uint32_t ia = a->fsid ? a->fsid :
+						export_id_from_name(a->name);
+			uint32_t ib = b->fsid ? b->fsid :
+						export_id_from_name(b->name);
+
+			if (ia == ib) {
+				snprintf(errbuf, errlen,
+					 "datastores %s and %s have the same "
+					 "fsid %u; set fsid in one of them",
+					 b->name, a->name, ia);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,86 @@
+/*
+ * config: the config file and command line -> struct config.  The file is
+ * INI (parsed by libinih):
+ *
+ *   [server]            listen, nfs_port, mount_port, portmap_port (or off),
+ *                       workers, work_threads, state_dir, trace,
+ *                       max_record_bytes, max_inflight_per_conn,
+ *                       max_output_bytes_per_conn
+ *   [datastore NAME]    path, clients (CIDR list), read_only, squash
+ *                       (none|root|all), anonuid, anongid, fsid
+ *
+ * Sections this module does not know are handed to config->section_hook
+ * (pools, traffic, admin), so their modules parse their own keys.
+ */
+#ifndef DSNFS_CONFIG_H
+#define DSNFS_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nfsd/export.h"
+
+#define CONFIG_MAX_DATASTORES 64
+#define CONFIG_PORT_OFF (-1)
+
+struct config_datastore {
+	char name[64];
+	char path[4096];
+	struct export_client clients[EXPORT_MAX_CLIENTS];
+	size_t nclients;
+	bool read_only;
+	enum export_squash squash;
+	uint32_t anon_uid, anon_gid;
+	uint32_t fsid; /* 0: derived from the name */
+};
+
+/* Called for every key of a section config.c does not know.  Returns 0,
+ * or -EINVAL with a message in errbuf. */
+typedef int (*config_section_fn)(void *arg, const char *section,
+				 const char *key, const char *value,
+				 char *errbuf, size_t errlen);
+
+struct config {
+	char listen[64];
+	int nfs_port;     /* 0: any free port, printed at start */
+	int mount_port;   /* 0: any */
+	int portmap_port; /* CONFIG_PORT_OFF: no portmapper at all */
+	unsigned workers; /* event loops; 0: one per core */
+	unsigned work_threads;
+	char state_dir[4096];
+	bool trace;
+	uint32_t max_record_bytes;
+	uint32_t max_inflight_per_conn;
+	uint32_t max_output_bytes_per_conn;
+	struct config_datastore datastores[CONFIG_MAX_DATASTORES];
+	size_t ndatastores;
+
+	config_section_fn section_hook; /* may be NULL */
+	void *section_hook_arg;
+};
+
+/* Fills @cfg with the built-in defaults (no datastores). */
+void config_defaults(struct config *cfg);
+
+/*
+ * Reads an INI file into @cfg (on top of what it holds).  Returns 0, or
+ * -EINVAL / -errno with "FILE:LINE: what is wrong" in errbuf.
+ */
+int config_load_file(struct config *cfg, const char *path, char *errbuf,
+		     size_t errlen);
+
+/* Same, from a string (tests). @name stands for the file in messages. */
+int config_load_string(struct config *cfg, const char *name, const char *text,
+		       char *errbuf, size_t errlen);
+
+/* Adds a datastore from "NAME=DIR" (the -e option).  Returns 0 or -EINVAL
+ * with the reason in errbuf. */
+int config_add_export_arg(struct config *cfg, const char *arg, char *errbuf,
+			  size_t errlen);
+
+/* Checks what single keys cannot: at least one datastore, unique names and
+ * fsids, ports in range.  Returns 0 or -EINVAL with a message. */
+int config_validate(const struct config *cfg, char *errbuf, size_t errlen);
+
+#endif

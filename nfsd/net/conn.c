@@ -1,0 +1,346 @@
+/*
+ * conn: one TCP connection on one worker loop.  It owns its input (record
+ * reassembly) and its output queue.  Back-pressure: when too many requests
+ * are in flight or too many reply bytes wait to be written, the conn stops
+ * reading until the client catches up, so a client that never reads its
+ * replies cannot make the server buffer without bound.
+ */
+#include <errno.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "nfsd/base.h"
+#include "nfsd/log.h"
+#include "nfsd/net/net_int.h"
+
+#define CONN_IOV_MAX 64
+
+static void conn_set_state(struct conn *c, enum conn_state state)
+{
+	if (c->state == state)
+		return;
+	switch (state) {
+	case CONN_OPEN:
+		ev_io_start(c->worker->loop, &c->read_watcher);
+		break;
+	case CONN_PAUSED:
+		ev_io_stop(c->worker->loop, &c->read_watcher);
+		break;
+	case CONN_CLOSED:
+		ev_io_stop(c->worker->loop, &c->read_watcher);
+		ev_io_stop(c->worker->loop, &c->write_watcher);
+		break;
+	}
+	c->state = state;
+}
+
+static void conn_ref(struct conn *c)
+{
+	c->refs++;
+}
+
+static void conn_out_free_all(struct conn *c)
+{
+	struct conn_out *o = c->out_head;
+
+	while (o) {
+		struct conn_out *next = o->next;
+		free(o->buf);
+		free(o);
+		o = next;
+	}
+	c->out_head = c->out_tail = NULL;
+	c->out_bytes = 0;
+	c->out_head_off = 0;
+}
+
+static void conn_unref(struct conn *c)
+{
+	if (--c->refs > 0)
+		return;
+	rpc_record_fini(&c->record);
+	conn_out_free_all(c);
+	free(c);
+}
+
+/* Pauses or resumes reading after anything that moves the limits. */
+static void conn_update_reading(struct conn *c)
+{
+	const struct net_limits *lim = &c->worker->net->limits;
+	bool over = c->inflight >= lim->max_inflight ||
+		    c->out_bytes >= lim->max_output_bytes;
+
+	if (c->state == CONN_OPEN && over)
+		conn_set_state(c, CONN_PAUSED);
+	else if (c->state == CONN_PAUSED && !over)
+		conn_set_state(c, CONN_OPEN);
+}
+
+void net__conn_close(struct conn *c)
+{
+	struct worker *w = c->worker;
+
+	if (c->state == CONN_CLOSED)
+		return;
+	conn_set_state(c, CONN_CLOSED);
+	close(c->fd);
+	c->fd = -1;
+	conn_out_free_all(c);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		w->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	c->prev = c->next = NULL;
+	log_debug("net: %s: closed", c->peer_str);
+	conn_unref(c);
+}
+
+/* Writes as much of the queue as the socket takes. Returns 0 or -errno. */
+static int conn_flush(struct conn *c)
+{
+	while (c->out_head) {
+		struct iovec iov[CONN_IOV_MAX];
+		int n = 0;
+		ssize_t wrote;
+
+		for (struct conn_out *o = c->out_head; o && n < CONN_IOV_MAX;
+		     o = o->next, n++) {
+			size_t off = n == 0 ? c->out_head_off : 0;
+			iov[n].iov_base = o->buf + off;
+			iov[n].iov_len = o->len - off;
+		}
+		wrote = writev(c->fd, iov, n);
+		if (wrote < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return 0;
+			return -errno;
+		}
+		c->out_bytes -= (size_t)wrote;
+		while (wrote > 0) {
+			struct conn_out *o = c->out_head;
+			size_t left = o->len - c->out_head_off;
+
+			if ((size_t)wrote < left) {
+				c->out_head_off += (size_t)wrote;
+				break;
+			}
+			wrote -= (ssize_t)left;
+			c->out_head = o->next;
+			if (!c->out_head)
+				c->out_tail = NULL;
+			c->out_head_off = 0;
+			free(o->buf);
+			free(o);
+		}
+	}
+	return 0;
+}
+
+/* Flushes, then arms or disarms the write watcher to match the queue. */
+static void conn_output_kick(struct conn *c)
+{
+	int err = conn_flush(c);
+
+	if (err) {
+		log_debug("net: %s: write failed: %s; closing", c->peer_str,
+			  strerror(-err));
+		net__conn_close(c);
+		return;
+	}
+	if (c->out_head)
+		ev_io_start(c->worker->loop, &c->write_watcher);
+	else
+		ev_io_stop(c->worker->loop, &c->write_watcher);
+	conn_update_reading(c);
+}
+
+static void conn_write_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct conn *c = container_of(w, struct conn, write_watcher);
+
+	(void)loop;
+	(void)revents;
+	conn_output_kick(c);
+}
+
+static void conn_tops_send(void *transport, uint8_t *buf, size_t len)
+{
+	struct conn *c = transport;
+	struct conn_out *o;
+
+	if (c->state == CONN_CLOSED) {
+		free(buf);
+		return;
+	}
+	o = malloc(sizeof(*o));
+	if (!o) {
+		free(buf);
+		net__conn_close(c);
+		return;
+	}
+	rpc_record_mark_encode(buf, (uint32_t)(len - RPC_REPLY_MARK_ROOM));
+	o->buf = buf;
+	o->len = len;
+	o->next = NULL;
+	if (c->out_tail)
+		c->out_tail->next = o;
+	else
+		c->out_head = o;
+	c->out_tail = o;
+	c->out_bytes += len;
+	conn_output_kick(c);
+}
+
+static void conn_tops_close(void *transport)
+{
+	net__conn_close(transport);
+}
+
+static void conn_tops_ref(void *transport)
+{
+	struct conn *c = transport;
+
+	conn_ref(c);
+	c->inflight++;
+}
+
+static void conn_tops_unref(void *transport)
+{
+	struct conn *c = transport;
+
+	c->inflight--;
+	if (c->state != CONN_CLOSED)
+		conn_update_reading(c);
+	conn_unref(c);
+}
+
+static void conn_tops_defer_done(void *transport, struct request *req)
+{
+	struct conn *c = transport;
+
+	net_worker_defer_done(c->worker, req);
+}
+
+const struct rpc_transport_ops net__conn_tops = {
+	.send = conn_tops_send,
+	.close = conn_tops_close,
+	.ref = conn_tops_ref,
+	.unref = conn_tops_unref,
+	.defer_done = conn_tops_defer_done,
+};
+
+/* Hands every complete record in @data to dispatch. */
+static void conn_consume(struct conn *c, const uint8_t *data, size_t len)
+{
+	size_t pos = 0;
+
+	while (pos < len && c->state != CONN_CLOSED) {
+		const uint8_t *rec;
+		size_t used, rec_len;
+		int rc = rpc_record_feed(&c->record, data + pos, len - pos,
+					 &used, &rec, &rec_len);
+
+		pos += used;
+		if (rc < 0) {
+			log_warn("rpc: %s: %s (limit %zu bytes); closing",
+				 c->peer_str,
+				 rc == -EMSGSIZE ? "record too large" :
+						   strerror(-rc),
+				 c->record.max_bytes);
+			net__conn_close(c);
+			return;
+		}
+		if (rc == 0)
+			return;
+		rpc_dispatch_record(c->worker->net->dispatcher, rec, rec_len,
+				    &net__conn_tops, c,
+				    (const struct sockaddr *)&c->peer,
+				    c->peer_len);
+	}
+}
+
+static void conn_read_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct conn *c = container_of(w, struct conn, read_watcher);
+	ssize_t n;
+
+	(void)loop;
+	(void)revents;
+	n = read(c->fd, c->worker->read_buf, NET_READ_CHUNK);
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EINTR || errno == EWOULDBLOCK)
+			return;
+		log_debug("net: %s: read failed: %s", c->peer_str,
+			  strerror(errno));
+		net__conn_close(c);
+		return;
+	}
+	if (n == 0) {
+		net__conn_close(c);
+		return;
+	}
+	/* Dispatch may close c; keep it alive until we are done with it. */
+	conn_ref(c);
+	conn_consume(c, c->worker->read_buf, (size_t)n);
+	if (c->state != CONN_CLOSED)
+		conn_update_reading(c);
+	conn_unref(c);
+}
+
+static void conn_format_peer(struct conn *c)
+{
+	char addr[64] = "?";
+	unsigned port = 0;
+
+	if (c->peer.ss_family == AF_INET) {
+		struct sockaddr_in *in = (struct sockaddr_in *)&c->peer;
+		inet_ntop(AF_INET, &in->sin_addr, addr, sizeof(addr));
+		port = ntohs(in->sin_port);
+	} else if (c->peer.ss_family == AF_INET6) {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&c->peer;
+		inet_ntop(AF_INET6, &in6->sin6_addr, addr, sizeof(addr));
+		port = ntohs(in6->sin6_port);
+	}
+	snprintf(c->peer_str, sizeof(c->peer_str), "%s:%u", addr, port);
+}
+
+void net__conn_open(struct worker *w, int fd, const struct sockaddr *peer,
+		    socklen_t peer_len)
+{
+	struct conn *c = calloc(1, sizeof(*c));
+	int one = 1;
+
+	if (!c) {
+		close(fd);
+		return;
+	}
+	c->worker = w;
+	c->fd = fd;
+	c->refs = 1;
+	c->state = CONN_PAUSED; /* conn_set_state(OPEN) starts reading */
+	if (peer_len > sizeof(c->peer))
+		peer_len = sizeof(c->peer);
+	memcpy(&c->peer, peer, peer_len);
+	c->peer_len = peer_len;
+	conn_format_peer(c);
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	rpc_record_init(&c->record, w->net->limits.max_record_bytes);
+	ev_io_init(&c->read_watcher, conn_read_cb, fd, EV_READ);
+	ev_io_init(&c->write_watcher, conn_write_cb, fd, EV_WRITE);
+	c->next = w->conns;
+	if (w->conns)
+		w->conns->prev = c;
+	w->conns = c;
+	conn_set_state(c, CONN_OPEN);
+	log_debug("net: %s: connected (worker %u)", c->peer_str, w->id);
+}

@@ -1,0 +1,184 @@
+/*
+ * loop: the worker threads, one libev loop each.  Other threads reach a
+ * worker only through its locked hand-off queues and its ev_async: new
+ * connections from the accepting loop, finished deferred requests from the
+ * blocking-work threads, and the stop signal.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nfsd/base.h"
+#include "nfsd/log.h"
+#include "nfsd/net/net_int.h"
+
+static void worker_wake_cb(struct ev_loop *loop, ev_async *a, int revents)
+{
+	struct worker *w = container_of(a, struct worker, wake);
+	struct net_handoff *incoming;
+	struct request *done;
+	bool stopping;
+
+	(void)revents;
+	pthread_mutex_lock(&w->lock);
+	incoming = w->incoming;
+	w->incoming = NULL;
+	done = w->done_head;
+	w->done_head = w->done_tail = NULL;
+	stopping = w->stopping;
+	pthread_mutex_unlock(&w->lock);
+
+	while (done) {
+		struct request *next = done->next;
+		rpc_request_finish(done);
+		done = next;
+	}
+	while (incoming) {
+		struct net_handoff *next = incoming->next;
+		if (stopping)
+			close(incoming->fd);
+		else
+			net__conn_open(w, incoming->fd,
+				       (struct sockaddr *)&incoming->peer,
+				       incoming->peer_len);
+		free(incoming);
+		incoming = next;
+	}
+	if (stopping) {
+		while (w->conns)
+			net__conn_close(w->conns);
+		ev_break(loop, EVBREAK_ALL);
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	ev_run(w->loop, 0);
+	return NULL;
+}
+
+void net_worker_defer_done(struct worker *w, struct request *req)
+{
+	req->next = NULL;
+	pthread_mutex_lock(&w->lock);
+	if (w->done_tail)
+		w->done_tail->next = req;
+	else
+		w->done_head = req;
+	w->done_tail = req;
+	pthread_mutex_unlock(&w->lock);
+	ev_async_send(w->loop, &w->wake);
+}
+
+/* Gives an accepted socket to the next worker (takes @fd). */
+void net__handoff(struct net *net, int fd, const struct sockaddr *peer,
+		  socklen_t peer_len)
+{
+	struct worker *w = &net->workers[net->next_worker++ % net->nworkers];
+	struct net_handoff *h = calloc(1, sizeof(*h));
+
+	if (!h) {
+		close(fd);
+		return;
+	}
+	h->fd = fd;
+	if (peer_len > sizeof(h->peer))
+		peer_len = sizeof(h->peer);
+	memcpy(&h->peer, peer, peer_len);
+	h->peer_len = peer_len;
+	pthread_mutex_lock(&w->lock);
+	h->next = w->incoming;
+	w->incoming = h;
+	pthread_mutex_unlock(&w->lock);
+	ev_async_send(w->loop, &w->wake);
+}
+
+static int worker_start(struct net *net, struct worker *w, unsigned id)
+{
+	int err;
+
+	w->net = net;
+	w->id = id;
+	w->read_buf = malloc(NET_READ_CHUNK);
+	w->loop = ev_loop_new(EVFLAG_AUTO);
+	if (!w->read_buf || !w->loop)
+		return -ENOMEM;
+	pthread_mutex_init(&w->lock, NULL);
+	ev_async_init(&w->wake, worker_wake_cb);
+	ev_async_start(w->loop, &w->wake);
+	err = pthread_create(&w->thread, NULL, worker_main, w);
+	if (err)
+		return -err;
+	return 0;
+}
+
+int net_start(struct net *net, struct ev_loop *main_loop,
+	      struct rpc_dispatcher *dispatcher,
+	      const struct net_limits *limits, unsigned nworkers)
+{
+	memset(net, 0, sizeof(*net));
+	net->main_loop = main_loop;
+	net->dispatcher = dispatcher;
+	net->limits = *limits;
+	net->workers = calloc(nworkers, sizeof(*net->workers));
+	if (!net->workers)
+		return -ENOMEM;
+	for (unsigned i = 0; i < nworkers; i++) {
+		int err = worker_start(net, &net->workers[i], i);
+
+		if (err) {
+			log_error("net: cannot start worker %u: %s", i,
+				  strerror(-err));
+			net->nworkers = i;
+			net_stop(net);
+			return err;
+		}
+		net->nworkers++;
+	}
+	return 0;
+}
+
+/* Stops and joins one worker; finishes what deferred work handed back. */
+static void worker_stop(struct worker *w)
+{
+	pthread_mutex_lock(&w->lock);
+	w->stopping = true;
+	pthread_mutex_unlock(&w->lock);
+	ev_async_send(w->loop, &w->wake);
+	pthread_join(w->thread, NULL);
+}
+
+static void worker_free(struct worker *w)
+{
+	/* The thread is gone: what blocking work handed back since is
+	 * finished here; its conns are closed, so replies are dropped. */
+	while (w->done_head) {
+		struct request *next = w->done_head->next;
+		rpc_request_finish(w->done_head);
+		w->done_head = next;
+	}
+	ev_async_stop(w->loop, &w->wake);
+	ev_loop_destroy(w->loop);
+	pthread_mutex_destroy(&w->lock);
+	free(w->read_buf);
+}
+
+void net_stop(struct net *net)
+{
+	net__listeners_close(net);
+	for (unsigned i = 0; i < net->nworkers; i++)
+		worker_stop(&net->workers[i]);
+	net->stopped = true;
+}
+
+void net_free(struct net *net)
+{
+	for (unsigned i = 0; i < net->nworkers; i++)
+		worker_free(&net->workers[i]);
+	free(net->workers);
+	net->workers = NULL;
+	net->nworkers = 0;
+}

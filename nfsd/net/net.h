@@ -1,0 +1,69 @@
+/*
+ * net: the event loops.  One main loop (listeners, signals) and N worker
+ * loops, one per thread (libev).  An accepted connection is handed to one
+ * worker for its whole life, so nothing on the per-connection path takes a
+ * lock; work crosses threads only through a queue owned by the receiving
+ * loop plus an ev_async (STYLE.md 5).
+ */
+#ifndef DSNFS_NET_H
+#define DSNFS_NET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nfsd/rpc/dispatch.h"
+
+struct ev_loop;
+struct worker;
+struct net_listener;
+
+struct net_limits {
+	uint32_t max_record_bytes;     /* larger records close the conn */
+	uint32_t max_inflight;         /* per conn; reading pauses above */
+	uint32_t max_output_bytes;     /* per conn; reading pauses above */
+};
+
+struct net {
+	struct ev_loop *main_loop;     /* borrowed: the caller's */
+	struct rpc_dispatcher *dispatcher; /* borrowed */
+	struct net_limits limits;
+	struct worker *workers;
+	unsigned nworkers;
+	unsigned next_worker;          /* round-robin for accept */
+	struct net_listener *listeners;
+	bool stopped;
+};
+
+/*
+ * Prepares @net and starts @nworkers worker threads, each running its own
+ * loop.  @main_loop and @dispatcher are borrowed and must outlive net.
+ * Returns 0 or -errno.
+ */
+int net_start(struct net *net, struct ev_loop *main_loop,
+	      struct rpc_dispatcher *dispatcher,
+	      const struct net_limits *limits, unsigned nworkers);
+
+/*
+ * Listens on @addr:@port over TCP (and over UDP too when @udp) from the
+ * main loop; port 0 picks a free port, returned in *bound_port.  UDP
+ * datagrams are answered inline with @udp_dispatcher (no deferred work).
+ * Returns 0 or -errno.
+ */
+int net_listen(struct net *net, const char *addr, int port, bool udp,
+	       struct rpc_dispatcher *udp_dispatcher, int *bound_port);
+
+/*
+ * Stops listening, closes every connection, stops and joins the workers.
+ * Call from the main thread after the main loop returned; then stop the
+ * work pool (which hands back what it still runs), then net_free().
+ */
+void net_stop(struct net *net);
+
+/* Finishes requests handed back after net_stop (their replies are dropped)
+ * and frees the workers. */
+void net_free(struct net *net);
+
+/* Called when deferred work is done; see rpc_transport_ops.defer_done. */
+void net_worker_defer_done(struct worker *w, struct request *req);
+
+#endif

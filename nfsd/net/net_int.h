@@ -1,0 +1,90 @@
+/*
+ * net_int: what the net module's files share and nothing outside uses.
+ */
+#ifndef DSNFS_NET_INT_H
+#define DSNFS_NET_INT_H
+
+#include <ev.h>
+#include <pthread.h>
+#include <sys/socket.h>
+
+#include "nfsd/net/net.h"
+#include "nfsd/rpc/record.h"
+
+#define NET_READ_CHUNK (256 * 1024)
+
+/* A connection handed from the accepting loop to a worker. */
+struct net_handoff {
+	int fd;
+	struct sockaddr_storage peer;
+	socklen_t peer_len;
+	struct net_handoff *next;
+};
+
+struct conn;
+
+struct worker {
+	struct net *net;
+	unsigned id;
+	struct ev_loop *loop;
+	pthread_t thread;
+	ev_async wake;   /* new connections, finished deferred work, stop */
+
+	pthread_mutex_t lock; /* guards the three fields below */
+	struct net_handoff *incoming;
+	struct request *done_head, *done_tail;
+	bool stopping;
+
+	struct conn *conns; /* every open conn of this loop */
+	uint8_t *read_buf;  /* NET_READ_CHUNK; shared by this loop's conns */
+};
+
+/* Output: a queue of whole replies, written with writev. */
+struct conn_out {
+	uint8_t *buf;
+	size_t len;
+	struct conn_out *next;
+};
+
+/* Life of a connection; changed only in conn_set_state(). */
+enum conn_state {
+	CONN_OPEN,    /* reading requests, writing replies */
+	CONN_PAUSED,  /* open, but not reading: too much in flight / queued */
+	CONN_CLOSED,  /* socket closed; memory lives on until the last ref */
+};
+
+struct conn {
+	struct worker *worker;
+	int fd;
+	enum conn_state state;
+	unsigned refs;     /* 1 while open + 1 per request in flight */
+	unsigned inflight; /* requests dispatched and not yet finished */
+	ev_io read_watcher;
+	ev_io write_watcher;
+	struct rpc_record record;
+	struct conn_out *out_head, *out_tail;
+	size_t out_head_off; /* bytes of out_head already written */
+	size_t out_bytes;    /* bytes queued and not yet written */
+	struct sockaddr_storage peer;
+	socklen_t peer_len;
+	char peer_str[64];
+	struct conn *prev, *next; /* worker->conns */
+};
+
+/* Creates a conn on @w for an accepted socket (takes @fd).  Worker thread. */
+void net__conn_open(struct worker *w, int fd, const struct sockaddr *peer,
+		    socklen_t peer_len);
+
+/* Closes @c (idempotent); memory goes with the last reference. */
+void net__conn_close(struct conn *c);
+
+extern const struct rpc_transport_ops net__conn_tops;
+
+/* Gives an accepted socket to the next worker (takes @fd).  Main loop. */
+void net__handoff(struct net *net, int fd, const struct sockaddr *peer,
+		  socklen_t peer_len);
+
+/* Stops and closes every listener.  Main thread. */
+void net__listeners_close(struct net *net);
+
+#endif

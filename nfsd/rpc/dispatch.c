@@ -1,0 +1,354 @@
+/*
+ * dispatch: one call in, one reply out (RFC 5531 9 and 10).  The order of
+ * checks follows the RFC: RPC version, credentials, program, version,
+ * procedure, then the arguments (GARBAGE_ARGS).  A request owns its decoded
+ * arguments and its result until the reply is encoded; then the procedure's
+ * release hook and xdr_free give everything back (STYLE.md 4).
+ */
+#include "nfsd/rpc/dispatch.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nfsd/log.h"
+#include "nfsd/rpc/auth.h"
+#include "nfsd/rpc/msg.h"
+#include "nfsd/rpc/work.h"
+
+static uint64_t dispatch_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int rpc_dispatcher_add(struct rpc_dispatcher *d, const struct rpc_program *prog)
+{
+	if (d->nprograms == RPC_MAX_PROGRAMS)
+		return -ENOSPC;
+	d->programs[d->nprograms++] = prog;
+	return 0;
+}
+
+static void dispatch_format_peer(const struct sockaddr *sa, char *buf,
+				 size_t len)
+{
+	char addr[INET6_ADDRSTRLEN] = "?";
+	unsigned port = 0;
+
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+		inet_ntop(AF_INET, &in->sin_addr, addr, sizeof(addr));
+		port = ntohs(in->sin_port);
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+		inet_ntop(AF_INET6, &in6->sin6_addr, addr, sizeof(addr));
+		port = ntohs(in6->sin6_port);
+	}
+	snprintf(buf, len, "%s:%u", addr, port);
+}
+
+const char *request_peer(struct request *req)
+{
+	if (!req->peer_str[0])
+		dispatch_format_peer((const struct sockaddr *)&req->peer,
+				     req->peer_str, sizeof(req->peer_str));
+	return req->peer_str;
+}
+
+/* Sends a reply that is only a header: RPC-level errors. */
+static void dispatch_send_header(const struct rpc_transport_ops *tops,
+				 void *transport, const uint8_t *hdr,
+				 size_t hdr_len)
+{
+	uint8_t *buf = malloc(RPC_REPLY_MARK_ROOM + hdr_len);
+
+	if (!buf)
+		return;
+	memcpy(buf + RPC_REPLY_MARK_ROOM, hdr, hdr_len);
+	tops->send(transport, buf, RPC_REPLY_MARK_ROOM + hdr_len);
+}
+
+static void dispatch_reply_accepted(const struct rpc_transport_ops *tops,
+				    void *transport, uint32_t xid,
+				    enum rpc_accept_stat stat, uint32_t low,
+				    uint32_t high)
+{
+	uint8_t hdr[32];
+	size_t n = rpc_reply_accepted_encode(hdr, sizeof(hdr), xid, stat, low,
+					     high);
+
+	dispatch_send_header(tops, transport, hdr, n);
+}
+
+static void dispatch_reply_denied(const struct rpc_transport_ops *tops,
+				  void *transport, uint32_t xid,
+				  enum rpc_reject_stat stat,
+				  enum rpc_auth_stat why)
+{
+	uint8_t hdr[24];
+	size_t n = rpc_reply_denied_encode(hdr, sizeof(hdr), xid, stat, why);
+
+	dispatch_send_header(tops, transport, hdr, n);
+}
+
+static const char *const dispatch_accept_names[] = {
+	[RPC_ACCEPT_SUCCESS] = "SUCCESS",
+	[RPC_ACCEPT_PROG_UNAVAIL] = "PROG_UNAVAIL",
+	[RPC_ACCEPT_PROG_MISMATCH] = "PROG_MISMATCH",
+	[RPC_ACCEPT_PROC_UNAVAIL] = "PROC_UNAVAIL",
+	[RPC_ACCEPT_GARBAGE_ARGS] = "GARBAGE_ARGS",
+	[RPC_ACCEPT_SYSTEM_ERR] = "SYSTEM_ERR",
+};
+
+/* Traces a call answered at the RPC level, before any handler ran. */
+static void dispatch_trace_rpc_error(const struct rpc_dispatcher *d,
+				     const struct sockaddr *peer,
+				     const struct rpc_call_header *call,
+				     const char *what)
+{
+	char peer_str[64];
+
+	if (!d->trace)
+		return;
+	dispatch_format_peer(peer, peer_str, sizeof(peer_str));
+	log_info("trace: %s xid=%#x prog=%u vers=%u proc=%u -> %s", peer_str,
+		 call->xid, call->prog, call->vers, call->proc, what);
+}
+
+/* Finds the program; on a miss says which accept_stat to answer. */
+static const struct rpc_program *
+dispatch_find_program(const struct rpc_dispatcher *d, uint32_t prog,
+		      uint32_t vers, enum rpc_accept_stat *stat, uint32_t *low,
+		      uint32_t *high)
+{
+	bool prog_seen = false;
+
+	*low = UINT32_MAX;
+	*high = 0;
+	for (size_t i = 0; i < d->nprograms; i++) {
+		const struct rpc_program *p = d->programs[i];
+
+		if (p->prog != prog)
+			continue;
+		if (p->vers == vers)
+			return p;
+		prog_seen = true;
+		if (p->vers < *low)
+			*low = p->vers;
+		if (p->vers > *high)
+			*high = p->vers;
+	}
+	*stat = prog_seen ? RPC_ACCEPT_PROG_MISMATCH : RPC_ACCEPT_PROG_UNAVAIL;
+	return NULL;
+}
+
+static struct request *dispatch_request_new(const struct rpc_proc *desc)
+{
+	size_t args_off = (sizeof(struct request) + 15) & ~(size_t)15;
+	size_t res_off = (args_off + desc->args_size + 15) & ~(size_t)15;
+	struct request *req = calloc(1, res_off + desc->res_size);
+
+	if (!req)
+		return NULL;
+	req->args = (uint8_t *)req + args_off;
+	req->res = (uint8_t *)req + res_off;
+	return req;
+}
+
+void rpc_dispatch_record(struct rpc_dispatcher *d, const uint8_t *rec,
+			 size_t len, const struct rpc_transport_ops *tops,
+			 void *transport, const struct sockaddr *peer,
+			 socklen_t peer_len)
+{
+	struct rpc_call_header call;
+	const struct rpc_program *prog;
+	const struct rpc_proc *desc;
+	enum rpc_accept_stat stat;
+	enum rpc_auth_stat auth;
+	struct rpc_cred cred;
+	struct request *req;
+	uint32_t low, high;
+	XDR xdrs;
+
+	if (rpc_call_decode(rec, len, &call) != 0) {
+		uint32_t xid, type;
+
+		/* A reply or other message type on our socket is ignored;
+		 * a record that is not a message at all ends the stream. */
+		if (rpc_msg_peek(rec, len, &xid, &type) == 0 &&
+		    type != RPC_MSG_CALL)
+			return;
+		char peer_str[64];
+		dispatch_format_peer(peer, peer_str, sizeof(peer_str));
+		log_warn("rpc: %s: record of %zu bytes is not an RPC call; closing",
+			 peer_str, len);
+		tops->close(transport);
+		return;
+	}
+	if (call.rpcvers != RPC_MSG_RPCVERS) {
+		dispatch_trace_rpc_error(d, peer, &call, "RPC_MISMATCH");
+		dispatch_reply_denied(tops, transport, call.xid,
+				      RPC_REJECT_RPC_MISMATCH, RPC_AUTH_OK);
+		return;
+	}
+	auth = rpc_auth_parse(&call, &cred);
+	if (auth != RPC_AUTH_OK) {
+		dispatch_trace_rpc_error(d, peer, &call, "AUTH_ERROR");
+		dispatch_reply_denied(tops, transport, call.xid,
+				      RPC_REJECT_AUTH_ERROR, auth);
+		return;
+	}
+	prog = dispatch_find_program(d, call.prog, call.vers, &stat, &low,
+				     &high);
+	if (!prog) {
+		dispatch_trace_rpc_error(d, peer, &call,
+					 dispatch_accept_names[stat]);
+		dispatch_reply_accepted(tops, transport, call.xid, stat, low,
+					high);
+		return;
+	}
+	if (call.proc >= prog->nprocs || !prog->procs[call.proc].handler) {
+		dispatch_trace_rpc_error(d, peer, &call, "PROC_UNAVAIL");
+		dispatch_reply_accepted(tops, transport, call.xid,
+					RPC_ACCEPT_PROC_UNAVAIL, 0, 0);
+		return;
+	}
+	desc = &prog->procs[call.proc];
+	req = dispatch_request_new(desc);
+	if (!req) {
+		dispatch_reply_accepted(tops, transport, call.xid,
+					RPC_ACCEPT_SYSTEM_ERR, 0, 0);
+		return;
+	}
+	req->xid = call.xid;
+	req->prog = call.prog;
+	req->vers = call.vers;
+	req->proc = call.proc;
+	req->cred = cred;
+	req->program = prog;
+	req->desc = desc;
+	req->svc = prog->ctx;
+	req->dispatcher = d;
+	req->tops = tops;
+	req->transport = transport;
+	req->start_ns = dispatch_now_ns();
+	if (peer_len > sizeof(req->peer))
+		peer_len = sizeof(req->peer);
+	memcpy(&req->peer, peer, peer_len);
+	req->peer_len = peer_len;
+
+	xdrmem_create(&xdrs, (char *)rec + call.args_offset,
+		      (u_int)(len - call.args_offset), XDR_DECODE);
+	if (!desc->decode(&xdrs, req->args)) {
+		xdr_free(desc->decode, req->args);
+		dispatch_trace_rpc_error(d, peer, &call, "GARBAGE_ARGS");
+		dispatch_reply_accepted(tops, transport, call.xid,
+					RPC_ACCEPT_GARBAGE_ARGS, 0, 0);
+		free(req);
+		return;
+	}
+	xdr_destroy(&xdrs);
+	tops->ref(transport);
+	req->disposition = desc->handler(req, req->args, req->res);
+	if (req->disposition == RPC_PENDING)
+		return; /* req now belongs to the work pool */
+	rpc_request_finish(req);
+}
+
+enum rpc_disposition request_defer(struct request *req,
+				   void (*work)(struct request *req))
+{
+	req->work = work;
+	if (!req->dispatcher || !req->dispatcher->work_pool) {
+		work(req);
+		return req->disposition;
+	}
+	rpc_work_pool_submit(req->dispatcher->work_pool, req);
+	return RPC_PENDING;
+}
+
+/* Encodes header + result; on an encoding failure answers SYSTEM_ERR. */
+static void dispatch_send_result(struct request *req)
+{
+	const struct rpc_proc *desc = req->desc;
+	unsigned long body = xdr_sizeof(desc->encode, req->res);
+	size_t total = RPC_REPLY_MARK_ROOM + RPC_REPLY_ACCEPTED_LEN + body;
+	uint8_t *buf = malloc(total);
+	XDR xdrs;
+
+	if (!buf) {
+		dispatch_reply_accepted(req->tops, req->transport, req->xid,
+					RPC_ACCEPT_SYSTEM_ERR, 0, 0);
+		return;
+	}
+	rpc_reply_accepted_encode(buf + RPC_REPLY_MARK_ROOM,
+				  RPC_REPLY_ACCEPTED_LEN, req->xid,
+				  RPC_ACCEPT_SUCCESS, 0, 0);
+	xdrmem_create(&xdrs, (char *)buf + RPC_REPLY_MARK_ROOM +
+				     RPC_REPLY_ACCEPTED_LEN,
+		      (u_int)body, XDR_ENCODE);
+	if (!desc->encode(&xdrs, req->res)) {
+		log_error("rpc: %s: cannot encode the %s reply of xid %#x",
+			  request_peer(req), desc->name, req->xid);
+		free(buf);
+		dispatch_reply_accepted(req->tops, req->transport, req->xid,
+					RPC_ACCEPT_SYSTEM_ERR, 0, 0);
+		return;
+	}
+	xdr_destroy(&xdrs);
+	req->tops->send(req->transport, buf, total);
+}
+
+static void dispatch_trace_reply(struct request *req)
+{
+	const struct rpc_proc *desc = req->desc;
+	char args[RPC_TRACE_DETAIL_MAX] = "", res[RPC_TRACE_DETAIL_MAX] = "";
+	uint64_t us = (dispatch_now_ns() - req->start_ns) / 1000;
+
+	if (desc->trace_args)
+		desc->trace_args(req, req->args, req->res, args, sizeof(args));
+	if (desc->trace_res)
+		desc->trace_res(req, req->args, req->res, res, sizeof(res));
+	const char *fate = req->disposition == RPC_REPLY ? "" :
+			   req->disposition == RPC_DROP	 ? "dropped " :
+							   "closed ";
+
+	log_info("trace: %s xid=%#x %s %s%s%s%s%s %s -> %s%s (%llu.%03llu ms)",
+		 request_peer(req), req->xid, req->program->name, desc->name,
+		 req->export_name ? " " : "",
+		 req->export_name ? req->export_name : "",
+		 req->path_hint[0] ? ":" : "", req->path_hint, args, fate, res,
+		 (unsigned long long)(us / 1000),
+		 (unsigned long long)(us % 1000));
+}
+
+void rpc_request_finish(struct request *req)
+{
+	const struct rpc_proc *desc = req->desc;
+
+	switch (req->disposition) {
+	case RPC_REPLY:
+		dispatch_send_result(req);
+		break;
+	case RPC_CLOSE:
+		req->tops->close(req->transport);
+		break;
+	case RPC_DROP:
+	case RPC_PENDING:
+		break;
+	}
+	if (req->dispatcher && req->dispatcher->trace)
+		dispatch_trace_reply(req);
+	if (desc->release)
+		desc->release(req, req->res);
+	xdr_free(desc->decode, req->args);
+	req->tops->unref(req->transport);
+	free(req);
+}

@@ -1,0 +1,118 @@
+/*
+ * record: reassembles RPC records from their fragments (RFC 5531 11,
+ * "Record Marking Standard").  Every length comes from the peer, so the
+ * buffer grows only up to max_bytes, checked before any allocation.
+ */
+#include "nfsd/rpc/record.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void rpc_record_init(struct rpc_record *rec, size_t max_bytes)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->max_bytes = max_bytes;
+}
+
+void rpc_record_fini(struct rpc_record *rec)
+{
+	free(rec->buf);
+	rec->buf = NULL;
+	rec->cap = 0;
+}
+
+/* Makes room for @need bytes in total; doubles to avoid quadratic copies. */
+static int rpc_record_reserve(struct rpc_record *rec, size_t need)
+{
+	size_t cap = rec->cap ? rec->cap : 4096;
+	uint8_t *buf;
+
+	if (need <= rec->cap)
+		return 0;
+	while (cap < need)
+		cap *= 2;
+	if (cap > rec->max_bytes)
+		cap = rec->max_bytes;
+	buf = realloc(rec->buf, cap);
+	if (!buf)
+		return -ENOMEM;
+	rec->buf = buf;
+	rec->cap = cap;
+	return 0;
+}
+
+/* Reads mark bytes; returns true once the whole mark is in. */
+static bool rpc_record_take_mark(struct rpc_record *rec, const uint8_t *data,
+				 size_t len, size_t *pos)
+{
+	while (rec->mark_have < 4 && *pos < len)
+		rec->mark[rec->mark_have++] = data[(*pos)++];
+	return rec->mark_have == 4;
+}
+
+int rpc_record_feed(struct rpc_record *rec, const uint8_t *data, size_t len,
+		    size_t *consumed, const uint8_t **out, size_t *out_len)
+{
+	size_t pos = 0;
+
+	if (rec->delivered) {
+		rec->len = 0;
+		rec->delivered = false;
+	}
+	for (;;) {
+		if (!rec->in_fragment) {
+			uint32_t mark;
+
+			if (!rpc_record_take_mark(rec, data, len, &pos))
+				break;
+			mark = (uint32_t)rec->mark[0] << 24 |
+			       (uint32_t)rec->mark[1] << 16 |
+			       (uint32_t)rec->mark[2] << 8 | rec->mark[3];
+			rec->mark_have = 0;
+			rec->frag_last = (mark & RPC_RECORD_LAST_FRAGMENT) != 0;
+			rec->frag_left = mark & ~RPC_RECORD_LAST_FRAGMENT;
+			if (rec->frag_left > rec->max_bytes - rec->len) {
+				*consumed = pos;
+				return -EMSGSIZE;
+			}
+			int err = rpc_record_reserve(rec, rec->len + rec->frag_left);
+			if (err) {
+				*consumed = pos;
+				return err;
+			}
+			rec->in_fragment = true;
+		}
+		size_t n = len - pos;
+		if (n > rec->frag_left)
+			n = rec->frag_left;
+		if (n) {
+			memcpy(rec->buf + rec->len, data + pos, n);
+			rec->len += n;
+			pos += n;
+			rec->frag_left -= (uint32_t)n;
+		}
+		if (rec->frag_left > 0)
+			break;
+		rec->in_fragment = false;
+		if (rec->frag_last) {
+			rec->delivered = true;
+			*consumed = pos;
+			*out = rec->buf;
+			*out_len = rec->len;
+			return 1;
+		}
+	}
+	*consumed = pos;
+	return 0;
+}
+
+void rpc_record_mark_encode(uint8_t mark[4], uint32_t len)
+{
+	uint32_t v = len | RPC_RECORD_LAST_FRAGMENT;
+
+	mark[0] = (uint8_t)(v >> 24);
+	mark[1] = (uint8_t)(v >> 16);
+	mark[2] = (uint8_t)(v >> 8);
+	mark[3] = (uint8_t)v;
+}

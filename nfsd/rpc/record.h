@@ -1,0 +1,50 @@
+/*
+ * record: ONC RPC record marking over a byte stream (RFC 5531 11).  Pure:
+ * bytes in, whole records out; it knows nothing of sockets, so a test can
+ * feed it one byte at a time.  A record is one or more fragments, each
+ * behind a 4-byte mark (high bit = last fragment, low 31 bits = length).
+ */
+#ifndef DSNFS_RPC_RECORD_H
+#define DSNFS_RPC_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RPC_RECORD_LAST_FRAGMENT 0x80000000u
+#define RPC_RECORD_DEFAULT_MAX (1024u * 1024u + 4096u)
+
+struct rpc_record {
+	size_t max_bytes;     /* a record larger than this is refused */
+	uint8_t *buf;         /* the record being assembled */
+	size_t len;           /* bytes of it assembled so far */
+	size_t cap;           /* allocated size of buf */
+	uint8_t mark[4];      /* the fragment mark being read */
+	size_t mark_have;     /* bytes of mark read so far (0..4) */
+	uint32_t frag_left;   /* payload bytes left in this fragment */
+	bool frag_last;       /* this fragment ends the record */
+	bool in_fragment;     /* past the mark, reading payload */
+	bool delivered;       /* last feed returned a record: reset next */
+};
+
+/* Prepares @rec to assemble records of at most @max_bytes. */
+void rpc_record_init(struct rpc_record *rec, size_t max_bytes);
+
+/* Frees what @rec holds. */
+void rpc_record_fini(struct rpc_record *rec);
+
+/*
+ * Consumes bytes from @data (at most @len) and stops at the end of the
+ * first complete record.  *consumed says how many bytes were used.
+ * Returns 1 with *out / *out_len set to the record (borrowed: valid until
+ * the next call), 0 when all of @data was used and no record is complete
+ * yet, -EMSGSIZE when the record would exceed max_bytes (the stream is then
+ * unusable), -ENOMEM when the buffer cannot grow.
+ */
+int rpc_record_feed(struct rpc_record *rec, const uint8_t *data, size_t len,
+		    size_t *consumed, const uint8_t **out, size_t *out_len);
+
+/* Writes the mark for a one-fragment record of @len bytes into mark[4]. */
+void rpc_record_mark_encode(uint8_t mark[4], uint32_t len);
+
+#endif

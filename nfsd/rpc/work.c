@@ -1,0 +1,95 @@
+/*
+ * work: a plain FIFO of requests under one mutex and condition variable.
+ * Blocking work is rare next to the loop's own work (syncs, directory
+ * scans), so one queue shared by a few threads is enough.
+ */
+#include "nfsd/rpc/work.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+struct rpc_work_pool {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct request *head;
+	struct request *tail;
+	bool stopping;
+	unsigned nthreads;
+	pthread_t threads[];
+};
+
+static void *rpc_work_thread(void *arg)
+{
+	struct rpc_work_pool *pool = arg;
+
+	for (;;) {
+		struct request *req;
+
+		pthread_mutex_lock(&pool->lock);
+		while (!pool->head && !pool->stopping)
+			pthread_cond_wait(&pool->wake, &pool->lock);
+		req = pool->head;
+		if (!req) {
+			pthread_mutex_unlock(&pool->lock);
+			return NULL;
+		}
+		pool->head = req->next;
+		if (!pool->head)
+			pool->tail = NULL;
+		pthread_mutex_unlock(&pool->lock);
+
+		req->next = NULL;
+		req->work(req);
+		req->tops->defer_done(req->transport, req);
+	}
+}
+
+int rpc_work_pool_new(unsigned nthreads, struct rpc_work_pool **out)
+{
+	struct rpc_work_pool *pool;
+	int err;
+
+	pool = calloc(1, sizeof(*pool) + nthreads * sizeof(pthread_t));
+	if (!pool)
+		return -ENOMEM;
+	pthread_mutex_init(&pool->lock, NULL);
+	pthread_cond_init(&pool->wake, NULL);
+	for (unsigned i = 0; i < nthreads; i++) {
+		err = pthread_create(&pool->threads[i], NULL, rpc_work_thread,
+				     pool);
+		if (err) {
+			rpc_work_pool_free(pool);
+			return -err;
+		}
+		pool->nthreads++;
+	}
+	*out = pool;
+	return 0;
+}
+
+void rpc_work_pool_free(struct rpc_work_pool *pool)
+{
+	pthread_mutex_lock(&pool->lock);
+	pool->stopping = true;
+	pthread_cond_broadcast(&pool->wake);
+	pthread_mutex_unlock(&pool->lock);
+	for (unsigned i = 0; i < pool->nthreads; i++)
+		pthread_join(pool->threads[i], NULL);
+	pthread_cond_destroy(&pool->wake);
+	pthread_mutex_destroy(&pool->lock);
+	free(pool);
+}
+
+void rpc_work_pool_submit(struct rpc_work_pool *pool, struct request *req)
+{
+	req->next = NULL;
+	pthread_mutex_lock(&pool->lock);
+	if (pool->tail)
+		pool->tail->next = req;
+	else
+		pool->head = req;
+	pool->tail = req;
+	pthread_cond_signal(&pool->wake);
+	pthread_mutex_unlock(&pool->lock);
+}
