@@ -1,0 +1,209 @@
+/*
+ * dsnfsd: argv, config, signals, the main loop; nothing else.
+ *
+ *   dsnfsd [-c FILE] [-e NAME=DIR]... [-l ADDR] [-p NFS_PORT]
+ *          [-m MOUNT_PORT] [-P PORTMAP_PORT|off] [-w WORKERS] [-f]
+ *          [--trace] [-v]
+ */
+#include <errno.h>
+#include <ev.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nfsd/config.h"
+#include "nfsd/log.h"
+#include "nfsd/server.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: dsnfsd [options]\n"
+		"  -c, --config FILE        read FILE (INI; see etc/dsnfsd.conf)\n"
+		"  -e, --export NAME=DIR    export DIR as /NAME (repeatable)\n"
+		"  -l, --listen ADDR        address to listen on (127.0.0.1)\n"
+		"  -p, --nfs-port PORT      NFS port (2049; 0 = any)\n"
+		"  -m, --mount-port PORT    MOUNT port (20048; 0 = any)\n"
+		"  -P, --portmap-port PORT  portmapper port (111; 0 = any; off)\n"
+		"  -w, --workers N          event loops (default: one per core)\n"
+		"  -s, --state-dir DIR      server state (handle secret, ledger)\n"
+		"  -f, --foreground         stay in the foreground\n"
+		"      --trace              log every call and reply\n"
+		"  -v, --verbose            debug logging\n"
+		"  -h, --help               this text\n");
+}
+
+static int parse_port(const char *arg, bool off_allowed, int *out)
+{
+	char *end;
+	long v;
+
+	if (off_allowed && !strcmp(arg, "off")) {
+		*out = CONFIG_PORT_OFF;
+		return 0;
+	}
+	v = strtol(arg, &end, 10);
+	if (*arg == '\0' || *end != '\0' || v < 0 || v > 65535)
+		return -EINVAL;
+	*out = (int)v;
+	return 0;
+}
+
+/* Command-line values win over the file, whatever their order. */
+struct cli_overrides {
+	const char *listen;
+	const char *state_dir;
+	int nfs_port, mount_port, portmap_port;
+	bool nfs_port_set, mount_port_set, portmap_port_set;
+	long workers;
+	bool trace;
+};
+
+static void apply_overrides(struct config *cfg, const struct cli_overrides *o)
+{
+	if (o->listen)
+		snprintf(cfg->listen, sizeof(cfg->listen), "%s", o->listen);
+	if (o->state_dir)
+		snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s",
+			 o->state_dir);
+	if (o->nfs_port_set)
+		cfg->nfs_port = o->nfs_port;
+	if (o->mount_port_set)
+		cfg->mount_port = o->mount_port;
+	if (o->portmap_port_set)
+		cfg->portmap_port = o->portmap_port;
+	if (o->workers > 0)
+		cfg->workers = (unsigned)o->workers;
+	if (o->trace)
+		cfg->trace = true;
+}
+
+static void stop_cb(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	(void)revents;
+	log_info("dsnfsd: %s: stopping", strsignal(w->signum));
+	ev_break(loop, EVBREAK_ALL);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "export", required_argument, NULL, 'e' },
+		{ "listen", required_argument, NULL, 'l' },
+		{ "nfs-port", required_argument, NULL, 'p' },
+		{ "mount-port", required_argument, NULL, 'm' },
+		{ "portmap-port", required_argument, NULL, 'P' },
+		{ "workers", required_argument, NULL, 'w' },
+		{ "state-dir", required_argument, NULL, 's' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "trace", no_argument, NULL, 'T' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct config cfg;
+	struct cli_overrides o = { 0 };
+	const char *config_path = NULL;
+	char err[1024];
+	bool foreground = false;
+	struct ev_loop *loop;
+	struct server *srv;
+	ev_signal sigterm, sigint;
+	int c, rc;
+
+	config_defaults(&cfg);
+	while ((c = getopt_long(argc, argv, "c:e:l:p:m:P:w:s:fvh", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			config_path = optarg;
+			break;
+		case 'e':
+			if (config_add_export_arg(&cfg, optarg, err,
+						  sizeof(err)))
+				fatal("dsnfsd: %s", err);
+			break;
+		case 'l':
+			o.listen = optarg;
+			break;
+		case 'p':
+			if (parse_port(optarg, false, &o.nfs_port))
+				fatal("dsnfsd: -p %s: not a port", optarg);
+			o.nfs_port_set = true;
+			break;
+		case 'm':
+			if (parse_port(optarg, false, &o.mount_port))
+				fatal("dsnfsd: -m %s: not a port", optarg);
+			o.mount_port_set = true;
+			break;
+		case 'P':
+			if (parse_port(optarg, true, &o.portmap_port))
+				fatal("dsnfsd: -P %s: not a port or 'off'",
+				      optarg);
+			o.portmap_port_set = true;
+			break;
+		case 'w':
+			o.workers = strtol(optarg, NULL, 10);
+			if (o.workers < 1 || o.workers > 256)
+				fatal("dsnfsd: -w %s: 1 to 256", optarg);
+			break;
+		case 's':
+			o.state_dir = optarg;
+			break;
+		case 'f':
+			foreground = true;
+			break;
+		case 'T':
+			o.trace = true;
+			break;
+		case 'v':
+			log_set_level(LOG_LEVEL_DEBUG);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (config_path && config_load_file(&cfg, config_path, err, sizeof(err)))
+		fatal("dsnfsd: %s", err);
+	apply_overrides(&cfg, &o);
+	if (config_validate(&cfg, err, sizeof(err)))
+		fatal("dsnfsd: %s", err);
+
+	/* A peer that vanishes mid-write must cost one conn, not the process. */
+	signal(SIGPIPE, SIG_IGN);
+	if (!foreground && daemon(1, 1) < 0)
+		fatal("dsnfsd: cannot detach: %s", strerror(errno));
+	loop = ev_default_loop(EVFLAG_AUTO);
+	rc = server_open(&cfg, loop, &srv, err, sizeof(err));
+	if (rc)
+		fatal("dsnfsd: %s", err);
+
+	struct server_ports ports = server_ports(srv);
+	/* One machine-readable line: tests and scripts read the ports here. */
+	printf("dsnfsd: listening on %s nfs=%d mount=%d portmap=%d%s\n",
+	       cfg.listen, ports.nfs, ports.mount, ports.portmap,
+	       ports.rpcbind ? " (rpcbind)" : "");
+	fflush(stdout);
+
+	ev_signal_init(&sigterm, stop_cb, SIGTERM);
+	ev_signal_start(loop, &sigterm);
+	ev_signal_init(&sigint, stop_cb, SIGINT);
+	ev_signal_start(loop, &sigint);
+	ev_run(loop, 0);
+
+	server_close(srv);
+	log_info("dsnfsd: stopped");
+	return 0;
+}

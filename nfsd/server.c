@@ -1,0 +1,295 @@
+/*
+ * server: assembly and teardown of a running dsnfsd.  Order matters on the
+ * way down: stop listening and the loops first, then the blocking-work
+ * threads (which hand back what they still ran), then the services and the
+ * stores they borrow.
+ */
+#include "nfsd/server.h"
+
+#include <errno.h>
+#include <ev.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nfsd/export.h"
+#include "nfsd/log.h"
+#include "nfsd/mount/mount.h"
+#include "nfsd/net/net.h"
+#include "nfsd/nfs3/nfs3.h"
+#include "nfsd/portmap/portmap.h"
+#include "nfsd/rpc/work.h"
+#include "nfsd/store/store.h"
+
+struct server {
+	struct export_table exports;
+	struct nfs3_service nfs3;
+	struct mount_service *mount;
+	struct portmap_registry *portmap;
+	struct rpc_program nfs3_prog, mount_prog, portmap_prog;
+	struct rpc_dispatcher dispatcher;     /* TCP */
+	struct rpc_dispatcher udp_dispatcher; /* UDP: MOUNT and portmap */
+	struct rpc_work_pool *work_pool;
+	struct net net;
+	bool net_started;
+	struct server_ports ports;
+};
+
+static int server_mkdir_p(const char *path)
+{
+	char buf[4096];
+	size_t len = strlen(path);
+
+	if (len == 0 || len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, path, len + 1);
+	for (size_t i = 1; i <= len; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		char saved = buf[i];
+		buf[i] = '\0';
+		if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+			return -errno;
+		buf[i] = saved;
+	}
+	return 0;
+}
+
+static int server_open_exports(struct server *srv, const struct config *cfg,
+			       char *errbuf, size_t errlen)
+{
+	int err = server_mkdir_p(cfg->state_dir);
+
+	if (err) {
+		snprintf(errbuf, errlen, "state_dir %s: %s", cfg->state_dir,
+			 strerror(-err));
+		return err;
+	}
+	srv->exports.exports = calloc(cfg->ndatastores, sizeof(struct export));
+	if (!srv->exports.exports)
+		return -ENOMEM;
+	for (size_t i = 0; i < cfg->ndatastores; i++) {
+		const struct config_datastore *ds = &cfg->datastores[i];
+		struct export *exp = &srv->exports.exports[i];
+
+		snprintf(exp->name, sizeof(exp->name), "%s", ds->name);
+		snprintf(exp->path, sizeof(exp->path), "/%s", ds->name);
+		snprintf(exp->dir, sizeof(exp->dir), "%s", ds->path);
+		exp->id = ds->fsid ? ds->fsid : export_id_from_name(ds->name);
+		exp->read_only = ds->read_only;
+		exp->squash = ds->squash;
+		exp->anon_uid = ds->anon_uid;
+		exp->anon_gid = ds->anon_gid;
+		memcpy(exp->clients, ds->clients, sizeof(exp->clients));
+		exp->nclients = ds->nclients;
+		err = store_local_open(ds->name, ds->path, exp->id,
+				       cfg->state_dir, &exp->store, errbuf,
+				       errlen);
+		if (err)
+			return err;
+		srv->exports.count++;
+		log_info("export: /%s -> %s (fsid %u%s)", ds->name, ds->path,
+			 exp->id, ds->read_only ? ", read-only" : "");
+	}
+	return 0;
+}
+
+static int server_open_services(struct server *srv, const struct config *cfg)
+{
+	int err = nfs3_service_init(&srv->nfs3, &srv->exports);
+
+	if (err)
+		return err;
+	nfs3_program_init(&srv->nfs3_prog, &srv->nfs3);
+	err = mount_service_new(&srv->exports, &srv->mount);
+	if (err)
+		return err;
+	mount_program_init(&srv->mount_prog, srv->mount);
+	err = portmap_registry_new(&srv->portmap);
+	if (err)
+		return err;
+	portmap_program_init(&srv->portmap_prog, srv->portmap);
+
+	srv->dispatcher.trace = cfg->trace;
+	srv->udp_dispatcher.trace = cfg->trace;
+	rpc_dispatcher_add(&srv->dispatcher, &srv->nfs3_prog);
+	rpc_dispatcher_add(&srv->dispatcher, &srv->mount_prog);
+	rpc_dispatcher_add(&srv->dispatcher, &srv->portmap_prog);
+	rpc_dispatcher_add(&srv->udp_dispatcher, &srv->mount_prog);
+	rpc_dispatcher_add(&srv->udp_dispatcher, &srv->portmap_prog);
+	err = rpc_work_pool_new(cfg->work_threads, &srv->work_pool);
+	if (err)
+		return err;
+	srv->dispatcher.work_pool = srv->work_pool;
+	return 0;
+}
+
+static unsigned server_worker_count(const struct config *cfg)
+{
+	long n;
+
+	if (cfg->workers)
+		return cfg->workers;
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (unsigned)n : 1;
+}
+
+/* Our own registrations, answered by the built-in portmapper or handed to
+ * a running rpcbind. */
+static void server_register_programs(struct server *srv)
+{
+	const struct {
+		uint32_t prog, vers;
+		int proto;
+		int port;
+	} regs[] = {
+		{ PORTMAP_PROG, PORTMAP_VERS, IPPROTO_TCP, srv->ports.portmap },
+		{ PORTMAP_PROG, PORTMAP_VERS, IPPROTO_UDP, srv->ports.portmap },
+		{ NFS3_SERVICE_PROG, NFS3_SERVICE_VERS, IPPROTO_TCP,
+		  srv->ports.nfs },
+		{ MOUNT_SERVICE_PROG, MOUNT_SERVICE_VERS, IPPROTO_TCP,
+		  srv->ports.mount },
+		{ MOUNT_SERVICE_PROG, MOUNT_SERVICE_VERS, IPPROTO_UDP,
+		  srv->ports.mount },
+	};
+
+	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
+		if (regs[i].port <= 0)
+			continue;
+		if (srv->ports.rpcbind) {
+			if (regs[i].prog == PORTMAP_PROG)
+				continue;
+			int err = portmap_rpcbind_register(
+				regs[i].prog, regs[i].vers, regs[i].proto,
+				(uint16_t)regs[i].port);
+			if (err)
+				log_warn("portmap: rpcbind refused program %u "
+					 "version %u: %s",
+					 regs[i].prog, regs[i].vers,
+					 strerror(-err));
+		} else {
+			portmap_registry_set(srv->portmap, regs[i].prog,
+					     regs[i].vers, regs[i].proto,
+					     (uint16_t)regs[i].port);
+		}
+	}
+}
+
+static void server_unregister_programs(struct server *srv)
+{
+	if (!srv->ports.rpcbind)
+		return;
+	portmap_rpcbind_unregister(NFS3_SERVICE_PROG, NFS3_SERVICE_VERS);
+	portmap_rpcbind_unregister(MOUNT_SERVICE_PROG, MOUNT_SERVICE_VERS);
+}
+
+static int server_listen(struct server *srv, const struct config *cfg,
+			 char *errbuf, size_t errlen)
+{
+	int err;
+
+	srv->ports.portmap = -1;
+	err = net_listen(&srv->net, cfg->listen, cfg->nfs_port, false, NULL,
+			 &srv->ports.nfs);
+	if (err) {
+		snprintf(errbuf, errlen, "nfs port %s:%d: %s", cfg->listen,
+			 cfg->nfs_port, strerror(-err));
+		return err;
+	}
+	err = net_listen(&srv->net, cfg->listen, cfg->mount_port, true,
+			 &srv->udp_dispatcher, &srv->ports.mount);
+	if (err) {
+		snprintf(errbuf, errlen, "mount port %s:%d: %s", cfg->listen,
+			 cfg->mount_port, strerror(-err));
+		return err;
+	}
+	if (cfg->portmap_port == CONFIG_PORT_OFF)
+		return 0;
+	err = net_listen(&srv->net, cfg->listen, cfg->portmap_port, true,
+			 &srv->udp_dispatcher, &srv->ports.portmap);
+	if (err == -EADDRINUSE && cfg->portmap_port == 111 &&
+	    portmap_rpcbind_present()) {
+		/* Share the machine's rpcbind rather than fight it. */
+		log_info("portmap: port 111 belongs to a running rpcbind; "
+			 "registering with it");
+		srv->ports.rpcbind = true;
+		srv->ports.portmap = 111;
+		return 0;
+	}
+	if (err) {
+		snprintf(errbuf, errlen, "portmap port %s:%d: %s", cfg->listen,
+			 cfg->portmap_port, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+int server_open(const struct config *cfg, struct ev_loop *main_loop,
+		struct server **out, char *errbuf, size_t errlen)
+{
+	struct server *srv = calloc(1, sizeof(*srv));
+	struct net_limits limits = {
+		.max_record_bytes = cfg->max_record_bytes,
+		.max_inflight = cfg->max_inflight_per_conn,
+		.max_output_bytes = cfg->max_output_bytes_per_conn,
+	};
+	int err;
+
+	if (!srv)
+		return -ENOMEM;
+	err = server_open_exports(srv, cfg, errbuf, errlen);
+	if (err)
+		goto fail;
+	err = server_open_services(srv, cfg);
+	if (err) {
+		snprintf(errbuf, errlen, "cannot start services: %s",
+			 strerror(-err));
+		goto fail;
+	}
+	err = net_start(&srv->net, main_loop, &srv->dispatcher, &limits,
+			server_worker_count(cfg));
+	if (err) {
+		snprintf(errbuf, errlen, "cannot start worker loops: %s",
+			 strerror(-err));
+		goto fail;
+	}
+	srv->net_started = true;
+	err = server_listen(srv, cfg, errbuf, errlen);
+	if (err)
+		goto fail;
+	server_register_programs(srv);
+	*out = srv;
+	return 0;
+fail:
+	server_close(srv);
+	return err;
+}
+
+struct server_ports server_ports(const struct server *srv)
+{
+	return srv->ports;
+}
+
+void server_close(struct server *srv)
+{
+	server_unregister_programs(srv);
+	if (srv->net_started)
+		net_stop(&srv->net);
+	if (srv->work_pool)
+		rpc_work_pool_free(srv->work_pool);
+	if (srv->net_started)
+		net_free(&srv->net);
+	if (srv->portmap)
+		portmap_registry_free(srv->portmap);
+	if (srv->mount)
+		mount_service_free(srv->mount);
+	for (size_t i = 0; i < srv->exports.count; i++) {
+		struct store *st = srv->exports.exports[i].store;
+		st->ops->close(st);
+	}
+	free(srv->exports.exports);
+	free(srv);
+}

@@ -1,0 +1,94 @@
+# Shared helpers for the integration tests (sourced, bash).
+#
+#   DSNFS_BIN  where dsnfsd and the tools are (default build/bin)
+#   TEST_TMP   a scratch directory; made here when unset, removed at exit
+#
+# dsnfsd_start [ARGS...]   starts dsnfsd on free loopback ports with the
+#                          datastores ds1 and ds2 under $TEST_TMP; sets
+#                          DSNFSD_PID NFS_PORT MOUNT_PORT PORTMAP_PORT
+# dsnfsd_stop              SIGTERM, wait, fail if it did not exit cleanly
+# nfs_url DS PATH          nfs:// URL with explicit ports (libnfs)
+# check DESCRIPTION CMD..  runs CMD, prints ok/FAIL, counts failures
+
+set -u
+DSNFS_BIN=${DSNFS_BIN:-build/bin}
+if [ -z "${TEST_TMP:-}" ]; then
+	TEST_TMP=$(mktemp -d /tmp/dsnfs-test.XXXXXX)
+	trap 'test_cleanup' EXIT
+fi
+FAILS=0
+DSNFSD_PID=""
+
+test_cleanup() {
+	if [ -n "$DSNFSD_PID" ] && kill -0 "$DSNFSD_PID" 2>/dev/null; then
+		kill "$DSNFSD_PID" 2>/dev/null
+		wait "$DSNFSD_PID" 2>/dev/null
+	fi
+	rm -rf "$TEST_TMP"
+}
+
+check() {
+	local what=$1
+	shift
+	if "$@"; then
+		echo "  ok   $what"
+	else
+		echo "  FAIL $what"
+		FAILS=$((FAILS + 1))
+	fi
+}
+
+# Waits for the "listening" line and reads the ports from it.
+dsnfsd_start() {
+	mkdir -p "$TEST_TMP/ds1" "$TEST_TMP/ds2" "$TEST_TMP/state"
+	: >"$TEST_TMP/dsnfsd.out"
+	"$DSNFS_BIN/dsnfsd" -f -l 127.0.0.1 -p 0 -m 0 -P off \
+		-s "$TEST_TMP/state" \
+		-e ds1="$TEST_TMP/ds1" -e ds2="$TEST_TMP/ds2" "$@" \
+		>"$TEST_TMP/dsnfsd.out" 2>"$TEST_TMP/dsnfsd.log" &
+	DSNFSD_PID=$!
+	for _ in $(seq 1 100); do
+		if grep -q '^dsnfsd: listening' "$TEST_TMP/dsnfsd.out"; then
+			local line
+			line=$(grep '^dsnfsd: listening' "$TEST_TMP/dsnfsd.out")
+			NFS_PORT=$(echo "$line" | sed 's/.* nfs=\([0-9]*\).*/\1/')
+			MOUNT_PORT=$(echo "$line" | sed 's/.* mount=\([0-9]*\).*/\1/')
+			PORTMAP_PORT=$(echo "$line" | sed 's/.* portmap=\(-\{0,1\}[0-9]*\).*/\1/')
+			return 0
+		fi
+		if ! kill -0 "$DSNFSD_PID" 2>/dev/null; then
+			echo "dsnfsd died at start:" >&2
+			cat "$TEST_TMP/dsnfsd.log" >&2
+			DSNFSD_PID=""
+			return 1
+		fi
+		sleep 0.1
+	done
+	echo "dsnfsd did not start in 10 s" >&2
+	return 1
+}
+
+dsnfsd_stop() {
+	local rc=0
+	[ -n "$DSNFSD_PID" ] || return 0
+	kill "$DSNFSD_PID"
+	wait "$DSNFSD_PID" || rc=$?
+	DSNFSD_PID=""
+	if [ $rc -ne 0 ]; then
+		echo "dsnfsd exited with $rc; its log:" >&2
+		tail -30 "$TEST_TMP/dsnfsd.log" >&2
+	fi
+	return $rc
+}
+
+nfs_url() {
+	echo "nfs://127.0.0.1/$1/$2?nfsport=$NFS_PORT&mountport=$MOUNT_PORT"
+}
+
+test_done() {
+	if [ "$FAILS" -ne 0 ]; then
+		echo "$FAILS check(s) failed"
+		exit 1
+	fi
+	exit 0
+}
