@@ -1,0 +1,390 @@
+/*
+ * procs: the procedures of MOUNT version 3 (RFC 1813 5.2: NULL, MNT, DUMP,
+ * UMNT, UMNTALL, EXPORT), their table and their --trace summaries.  MNT
+ * answers MNT3ERR_NOENT for a path that is not an export and MNT3ERR_ACCES
+ * for a client the export's rules refuse; otherwise it returns the root
+ * handle of the export's store and the flavors AUTH_SYS, AUTH_NONE.
+ */
+#include "nfsd/mount/mount_int.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nfsd/log.h"
+#include "nfsd/proto/xdr_empty.h"
+
+/* A client rule as EXPORT lists it: "10.0.0.0/8", "fd00::1". */
+#define MOUNT_GROUP_MAX (INET6_ADDRSTRLEN + sizeof("/128"))
+
+/* MNT's result with the storage its pointers point to.  res comes first:
+ * xdr_mountres3 encodes it from the start of the request's res storage. */
+struct mount_mnt_res {
+	mountres3 res;
+	char fh[FHSIZE3];
+	int flavors[2];
+};
+
+/* One EXPORT element with its groups and their names, allocated together. */
+struct mount_export_node {
+	struct exportnode node;
+	struct groupnode groups[EXPORT_MAX_CLIENTS];
+	char names[EXPORT_MAX_CLIENTS][MOUNT_GROUP_MAX];
+};
+
+static const char *mount_stat_name(mountstat3 stat)
+{
+	switch (stat) {
+	case MNT3_OK:
+		return "OK";
+	case MNT3ERR_PERM:
+		return "PERM";
+	case MNT3ERR_NOENT:
+		return "NOENT";
+	case MNT3ERR_IO:
+		return "IO";
+	case MNT3ERR_ACCES:
+		return "ACCES";
+	case MNT3ERR_NOTDIR:
+		return "NOTDIR";
+	case MNT3ERR_INVAL:
+		return "INVAL";
+	case MNT3ERR_NAMETOOLONG:
+		return "NAMETOOLONG";
+	case MNT3ERR_NOTSUPP:
+		return "NOTSUPP";
+	case MNT3ERR_SERVERFAULT:
+		return "SERVERFAULT";
+	}
+	return "?";
+}
+
+/* The caller's address without port; an IPv4-mapped IPv6 address is
+ * written as IPv4, as the export rules match it. */
+static void mount_peer_host(const struct request *req, char *buf, size_t len)
+{
+	const struct sockaddr_in *in4 = (const struct sockaddr_in *)&req->peer;
+	const struct sockaddr_in6 *in6 =
+		(const struct sockaddr_in6 *)&req->peer;
+	const char *ok = NULL;
+
+	if (req->peer.ss_family == AF_INET) {
+		ok = inet_ntop(AF_INET, &in4->sin_addr, buf, (socklen_t)len);
+	} else if (req->peer.ss_family == AF_INET6 &&
+		   IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) {
+		ok = inet_ntop(AF_INET, &in6->sin6_addr.s6_addr[12], buf,
+			       (socklen_t)len);
+	} else if (req->peer.ss_family == AF_INET6) {
+		ok = inet_ntop(AF_INET6, &in6->sin6_addr, buf, (socklen_t)len);
+	}
+	if (!ok) {
+		snprintf(buf, len, "unknown");
+	}
+}
+
+/* Copies the root handle of @exp's store into @fh. */
+static mountstat3 mount_root_fh(const struct export *exp, struct store_fh *fh)
+{
+	struct store *st = exp->store;
+	struct store_obj *root;
+	int err;
+
+	if (!st) {
+		log_error("mount: %s: export has no datastore", exp->name);
+		return MNT3ERR_SERVERFAULT;
+	}
+	err = st->ops->root(st, &root);
+	if (err) {
+		log_error("mount: %s: cannot open the datastore root: %s",
+			  exp->name, strerror(-err));
+		return err == -EIO ? MNT3ERR_IO : MNT3ERR_SERVERFAULT;
+	}
+	st->ops->obj_fh(root, fh);
+	st->ops->obj_unref(root);
+	if (fh->len == 0 || fh->len > FHSIZE3) {
+		log_error("mount: %s: root handle of %u bytes", exp->name,
+			  fh->len);
+		return MNT3ERR_SERVERFAULT;
+	}
+	return MNT3_OK;
+}
+
+static enum rpc_disposition mount_proc_null(struct request *req,
+					    const void *args, void *res)
+{
+	(void)req;
+	(void)args;
+	(void)res;
+	return RPC_REPLY;
+}
+
+static enum rpc_disposition mount_proc_mnt(struct request *req,
+					   const void *args, void *res)
+{
+	const struct mount_service *svc = req->svc;
+	const char *path = *(const dirpath *)args;
+	struct mount_mnt_res *r = res;
+	mountres3_ok *ok = &r->res.mountres3_u.mountinfo;
+	char host[MOUNT_HOST_MAX];
+	struct store_fh fh;
+	struct export *exp;
+	mountstat3 stat;
+
+	mount_peer_host(req, host, sizeof(host));
+	exp = path ? export_find_by_path(svc->exports, path) : NULL;
+	if (!exp) {
+		r->res.fhs_status = MNT3ERR_NOENT;
+		log_debug("mount: %s: MNT %s: no such export", host,
+			  path ? path : "");
+		return RPC_REPLY;
+	}
+	req->export_name = exp->name;
+	if (!export_client_allowed(exp, (const struct sockaddr *)&req->peer)) {
+		r->res.fhs_status = MNT3ERR_ACCES;
+		log_info("mount: %s: MNT %s refused by the export's client "
+			 "rules",
+			 host, exp->path);
+		return RPC_REPLY;
+	}
+	stat = mount_root_fh(exp, &fh);
+	r->res.fhs_status = stat;
+	if (stat != MNT3_OK) {
+		return RPC_REPLY;
+	}
+	memcpy(r->fh, fh.data, fh.len);
+	ok->fhandle.fhandle3_len = fh.len;
+	ok->fhandle.fhandle3_val = r->fh;
+	/* AUTH_SYS first: clients take the first flavor they support. */
+	r->flavors[0] = AUTH_SYS;
+	r->flavors[1] = AUTH_NONE;
+	ok->auth_flavors.auth_flavors_len = 2;
+	ok->auth_flavors.auth_flavors_val = r->flavors;
+	/* The list is informational: a full list costs the entry only. */
+	(void)mount__list_add(req->svc, host, exp->path);
+	log_info("mount: %s: mounted %s", host, exp->path);
+	return RPC_REPLY;
+}
+
+static enum rpc_disposition mount_proc_dump(struct request *req,
+					    const void *args, void *res)
+{
+	(void)args;
+	if (mount__list_dump(req->svc, res) < 0) {
+		/* DUMP has no error status; the client will retransmit. */
+		return RPC_DROP;
+	}
+	return RPC_REPLY;
+}
+
+static void mount_dump_release(struct request *req, void *res)
+{
+	(void)req;
+	mount__list_dump_free(*(mountlist *)res);
+	*(mountlist *)res = NULL;
+}
+
+static enum rpc_disposition mount_proc_umnt(struct request *req,
+					    const void *args, void *res)
+{
+	const struct mount_service *svc = req->svc;
+	const char *path = *(const dirpath *)args;
+	char host[MOUNT_HOST_MAX];
+	struct export *exp;
+
+	(void)res;
+	exp = path ? export_find_by_path(svc->exports, path) : NULL;
+	if (!exp) {
+		return RPC_REPLY;
+	}
+	req->export_name = exp->name;
+	mount_peer_host(req, host, sizeof(host));
+	if (mount__list_remove(req->svc, host, exp->path) == 0) {
+		log_info("mount: %s: unmounted %s", host, exp->path);
+	}
+	return RPC_REPLY;
+}
+
+static enum rpc_disposition mount_proc_umntall(struct request *req,
+					       const void *args, void *res)
+{
+	char host[MOUNT_HOST_MAX];
+	size_t n;
+
+	(void)args;
+	(void)res;
+	mount_peer_host(req, host, sizeof(host));
+	n = mount__list_remove_host(req->svc, host);
+	if (n) {
+		log_info("mount: %s: unmounted all (%zu)", host, n);
+	}
+	return RPC_REPLY;
+}
+
+/* "ADDR" for a host rule, "ADDR/PREFIX" for a network. */
+static void mount_group_format(const struct export_client *c, char *buf,
+			       size_t len)
+{
+	char addr[INET6_ADDRSTRLEN];
+	unsigned full = c->family == AF_INET ? 32 : 128;
+
+	if (!inet_ntop(c->family, c->addr, addr, sizeof(addr))) {
+		snprintf(addr, sizeof(addr), "?");
+	}
+	if (c->prefix_len >= full) {
+		snprintf(buf, len, "%s", addr);
+	} else {
+		snprintf(buf, len, "%s/%u", addr, (unsigned)c->prefix_len);
+	}
+}
+
+static enum rpc_disposition mount_proc_export(struct request *req,
+					      const void *args, void *res)
+{
+	const struct mount_service *svc = req->svc;
+	const struct export_table *tab = svc->exports;
+	struct mount_export_node *nodes;
+	exports *out = res;
+	size_t i, g;
+
+	(void)args;
+	*out = NULL;
+	if (tab->count == 0) {
+		return RPC_REPLY;
+	}
+	nodes = calloc(tab->count, sizeof(*nodes));
+	if (!nodes) {
+		/* EXPORT has no error status; the client will retransmit. */
+		return RPC_DROP;
+	}
+	for (i = 0; i < tab->count; i++) {
+		const struct export *exp = &tab->exports[i];
+		struct mount_export_node *n = &nodes[i];
+		size_t ngroups = exp->nclients;
+
+		if (ngroups > EXPORT_MAX_CLIENTS) {
+			ngroups = EXPORT_MAX_CLIENTS;
+		}
+		/* Borrowed: the export table outlives every request. */
+		n->node.ex_dir = (char *)exp->path;
+		for (g = 0; g < ngroups; g++) {
+			mount_group_format(&exp->clients[g], n->names[g],
+					   sizeof(n->names[g]));
+			n->groups[g].gr_name = n->names[g];
+			n->groups[g].gr_next =
+				g + 1 < ngroups ? &n->groups[g + 1] : NULL;
+		}
+		n->node.ex_groups = ngroups ? &n->groups[0] : NULL;
+		n->node.ex_next =
+			i + 1 < tab->count ? &nodes[i + 1].node : NULL;
+	}
+	*out = &nodes[0].node;
+	return RPC_REPLY;
+}
+
+static void mount_export_release(struct request *req, void *res)
+{
+	(void)req;
+	/* node is the first member: the list head is the allocation. */
+	free(*(exports *)res);
+	*(exports *)res = NULL;
+}
+
+static void mount_trace_path(const struct request *req, const void *args,
+			     const void *res, char *buf, size_t len)
+{
+	const char *path = *(const dirpath *)args;
+
+	(void)req;
+	(void)res;
+	snprintf(buf, len, "path=%s", path ? path : "");
+}
+
+static void mount_trace_mnt_res(const struct request *req, const void *args,
+				const void *res, char *buf, size_t len)
+{
+	const mountres3 *r = res;
+
+	(void)req;
+	(void)args;
+	snprintf(buf, len, "status=%s", mount_stat_name(r->fhs_status));
+}
+
+static void mount_trace_dump_res(const struct request *req, const void *args,
+				 const void *res, char *buf, size_t len)
+{
+	const struct mountbody *b;
+	size_t n = 0;
+
+	(void)req;
+	(void)args;
+	for (b = *(const mountlist *)res; b; b = b->ml_next) {
+		n++;
+	}
+	snprintf(buf, len, "entries=%zu", n);
+}
+
+static void mount_trace_export_res(const struct request *req, const void *args,
+				   const void *res, char *buf, size_t len)
+{
+	const struct exportnode *e;
+	size_t n = 0;
+
+	(void)req;
+	(void)args;
+	for (e = *(const exports *)res; e; e = e->ex_next) {
+		n++;
+	}
+	snprintf(buf, len, "exports=%zu", n);
+}
+
+static const struct rpc_proc mount_procs[] = {
+	[MOUNTPROC3_NULL] = { .name = "NULL",
+			      .handler = mount_proc_null,
+			      .decode = (xdrproc_t)xdr_empty,
+			      .encode = (xdrproc_t)xdr_empty },
+	[MOUNTPROC3_MNT] = { .name = "MNT",
+			     .handler = mount_proc_mnt,
+			     .decode = (xdrproc_t)xdr_dirpath,
+			     .encode = (xdrproc_t)xdr_mountres3,
+			     .args_size = sizeof(dirpath),
+			     .res_size = sizeof(struct mount_mnt_res),
+			     .trace_args = mount_trace_path,
+			     .trace_res = mount_trace_mnt_res },
+	[MOUNTPROC3_DUMP] = { .name = "DUMP",
+			      .handler = mount_proc_dump,
+			      .release = mount_dump_release,
+			      .decode = (xdrproc_t)xdr_empty,
+			      .encode = (xdrproc_t)xdr_mountlist,
+			      .res_size = sizeof(mountlist),
+			      .trace_res = mount_trace_dump_res },
+	[MOUNTPROC3_UMNT] = { .name = "UMNT",
+			      .handler = mount_proc_umnt,
+			      .decode = (xdrproc_t)xdr_dirpath,
+			      .encode = (xdrproc_t)xdr_empty,
+			      .args_size = sizeof(dirpath),
+			      .trace_args = mount_trace_path },
+	[MOUNTPROC3_UMNTALL] = { .name = "UMNTALL",
+				 .handler = mount_proc_umntall,
+				 .decode = (xdrproc_t)xdr_empty,
+				 .encode = (xdrproc_t)xdr_empty },
+	[MOUNTPROC3_EXPORT] = { .name = "EXPORT",
+				.handler = mount_proc_export,
+				.release = mount_export_release,
+				.decode = (xdrproc_t)xdr_empty,
+				.encode = (xdrproc_t)xdr_exports,
+				.res_size = sizeof(exports),
+				.trace_res = mount_trace_export_res },
+};
+
+void mount_program_init(struct rpc_program *prog, struct mount_service *svc)
+{
+	memset(prog, 0, sizeof(*prog));
+	prog->name = "mount";
+	prog->prog = MOUNT_PROGRAM;
+	prog->vers = MOUNT_V3;
+	prog->procs = mount_procs;
+	prog->nprocs = sizeof(mount_procs) / sizeof(mount_procs[0]);
+	prog->ctx = svc;
+}
