@@ -14,6 +14,10 @@
 #include "nfsd/export.h"
 #include "nfsd/rpc/dispatch.h"
 
+/* The MOUNT program and the version we serve (RFC 1813 5). */
+#define MOUNT_SERVICE_PROG 100005
+#define MOUNT_SERVICE_VERS 3
+
 /* Entries the mount list keeps; MNT past this still succeeds, unrecorded. */
 #define MOUNT_LIST_MAX 4096
 

@@ -34,6 +34,10 @@ struct mount_export_node {
 	char names[EXPORT_MAX_CLIENTS][MOUNT_GROUP_MAX];
 };
 
+_Static_assert(MOUNT_SERVICE_PROG == MOUNT_PROGRAM &&
+		       MOUNT_SERVICE_VERS == MOUNT_V3,
+	       "mount.h and mount3.x disagree");
+
 static const char *mount_stat_name(mountstat3 stat)
 {
 	switch (stat) {

@@ -1,0 +1,103 @@
+/*
+ * portmap: the portmapper, PMAP version 2 (RFC 1833 section 3).  When no
+ * rpcbind runs on the host, dsnfsd answers program 100000 itself from a
+ * registry of (program, version, protocol, port) mappings; when one runs,
+ * dsnfsd registers its programs there instead (portmap_rpcbind_*).
+ *
+ * The built-in responder answers NULL, SET, UNSET, GETPORT and DUMP.  SET
+ * and UNSET are accepted only from loopback callers.  CALLIT (procedure 5)
+ * is not implemented: it is absent from the table, so dispatch answers
+ * PROC_UNAVAIL (it is the classic amplification vector, and NFS clients
+ * never use it).
+ */
+#ifndef DSNFS_PORTMAP_H
+#define DSNFS_PORTMAP_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nfsd/rpc/dispatch.h"
+
+/* Mappings the registry holds; SET past this answers FALSE. */
+#define PORTMAP_REGISTRY_MAX 128
+
+/* The portmapper program (RFC 1833 3) and its well-known port. */
+#define PORTMAP_PROG 100000
+#define PORTMAP_VERS 2
+#define PORTMAP_PORT 111
+
+/* How long portmap_rpcbind_present() waits, for connect and for reply. */
+#define PORTMAP_PROBE_TIMEOUT_MS 500
+
+struct portmap_registry;
+
+/* Creates an empty registry.  *out returns owned: free it with
+ * portmap_registry_free().  Returns 0 or -ENOMEM. */
+int portmap_registry_new(struct portmap_registry **out);
+
+/* Frees @reg.  Takes @reg; NULL is a no-op. */
+void portmap_registry_free(struct portmap_registry *reg);
+
+/*
+ * Maps (@prog, @vers, @prot) to @port (RFC 1833 PMAPPROC_SET).  @prot is
+ * IPPROTO_TCP or IPPROTO_UDP.  Returns 0, -EEXIST when the triple is
+ * already mapped (to any port), -EINVAL for another protocol or a port of
+ * 0 or above 65535, -ENOSPC when PORTMAP_REGISTRY_MAX are held.
+ * Thread-safe.
+ */
+int portmap_registry_set(struct portmap_registry *reg, uint32_t prog,
+			 uint32_t vers, uint32_t prot, uint32_t port);
+
+/* Removes every mapping of (@prog, @vers), all protocols (PMAPPROC_UNSET).
+ * Returns 0, or -ENOENT when there was none.  Thread-safe. */
+int portmap_registry_unset(struct portmap_registry *reg, uint32_t prog,
+			   uint32_t vers);
+
+/* The port of (@prog, @vers, @prot), or 0 when unmapped (PMAPPROC_GETPORT).
+ * Thread-safe. */
+uint32_t portmap_registry_getport(struct portmap_registry *reg, uint32_t prog,
+				  uint32_t vers, uint32_t prot);
+
+/* Number of mappings held now. */
+size_t portmap_registry_count(struct portmap_registry *reg);
+
+/*
+ * Fills @prog with the PMAP v2 program (100000, version 2).  @reg is
+ * borrowed and becomes the handlers' req->svc; it must outlive every
+ * request.
+ */
+void portmap_program_init(struct rpc_program *prog,
+			  struct portmap_registry *reg);
+
+/*
+ * Asks the portmapper at @addr (borrowed; NULL = 127.0.0.1:111) for its
+ * NULL procedure over TCP, waiting at most @timeout_ms for the connection
+ * and again for the reply.  Blocks: call it before the loops start.
+ * Returns 0 when a portmapper answered, -ECONNREFUSED when nothing
+ * listens, -ETIMEDOUT, or another negative errno.
+ */
+int portmap_rpcbind_probe(const struct sockaddr_in *addr, int timeout_ms);
+
+/* True when portmap_rpcbind_probe(NULL, PORTMAP_PROBE_TIMEOUT_MS)
+ * succeeds: a portmapper answers on 127.0.0.1:111.  Blocks. */
+bool portmap_rpcbind_present(void);
+
+/*
+ * Registers (@prog, @vers, @proto, @port) with the host's rpcbind through
+ * libtirpc's pmap_set() (@proto is IPPROTO_TCP or IPPROTO_UDP; the
+ * mapping is for IPv4, any address).  rpcbind refuses a triple that is
+ * already registered, so clear stale mappings of an earlier run first with
+ * portmap_rpcbind_unregister().  Blocks.  Returns 0, or -EIO when rpcbind
+ * did not accept it.
+ */
+int portmap_rpcbind_register(uint32_t prog, uint32_t vers, int proto,
+			     uint16_t port);
+
+/* Removes every rpcbind mapping of (@prog, @vers), all protocols, through
+ * pmap_unset().  Blocks.  Returns 0, or -EIO when rpcbind refused or none
+ * existed. */
+int portmap_rpcbind_unregister(uint32_t prog, uint32_t vers);
+
+#endif
