@@ -174,6 +174,7 @@ void rpc_dispatch_record(struct rpc_dispatcher *d, const uint8_t *rec,
 	enum rpc_auth_stat auth;
 	struct rpc_cred cred;
 	struct request *req;
+	enum rpc_disposition disp;
 	uint32_t low, high;
 	XDR xdrs;
 
@@ -256,9 +257,13 @@ void rpc_dispatch_record(struct rpc_dispatcher *d, const uint8_t *rec,
 	}
 	xdr_destroy(&xdrs);
 	tops->ref(transport);
-	req->disposition = desc->handler(req, req->args, req->res);
-	if (req->disposition == RPC_PENDING)
-		return; /* req now belongs to the work pool */
+	disp = desc->handler(req, req->args, req->res);
+	/* Once deferred, req belongs to the work pool: the work may already
+	 * have set req->disposition, and the request may be on its way back,
+	 * so it is not touched again here. */
+	if (disp == RPC_PENDING)
+		return;
+	req->disposition = disp;
 	rpc_request_finish(req);
 }
 

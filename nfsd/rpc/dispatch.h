@@ -148,8 +148,8 @@ int rpc_dispatcher_add(struct rpc_dispatcher *d, const struct rpc_program *prog)
  * Handles one RPC record received from @transport: decodes the call,
  * answers RPC-level errors itself, runs the handler and sends the reply
  * through @tops->send, possibly later (deferred work).  @rec is borrowed:
- * the arguments are decoded out of it before this returns.  Never calls
- * tops->defer_done before returning.
+ * the arguments are decoded out of it before this returns.  Deferred work
+ * may call tops->defer_done from its thread before this returns.
  */
 void rpc_dispatch_record(struct rpc_dispatcher *d, const uint8_t *rec,
 			 size_t len, const struct rpc_transport_ops *tops,

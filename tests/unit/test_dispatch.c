@@ -1,0 +1,669 @@
+/*
+ * test_dispatch: one call in, one reply out (nfsd/rpc/dispatch.c, RFC 5531
+ * 9 and 10), through a fake transport that keeps what is sent and counts
+ * close/ref/unref, and a tiny test program (400000 v1: NULL, ECHO, a hole,
+ * DROP, CLOSE, DEFER, DEFER_RACE; and v3 with NULL only).  Every RPC-level
+ * error is checked word by word; deferred work runs inline without a pool
+ * and on a real rpc_work_pool otherwise.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "nfsd/rpc/dispatch.h"
+#include "nfsd/rpc/msg.h"
+#include "nfsd/proto/xdr_empty.h"
+#include "nfsd/rpc/work.h"
+#include "tests/lib/log_capture.h"
+
+#define TEST_PROG 400000
+#define TEST_SENT_MAX 8
+
+enum test_proc {
+	TEST_NULL = 0,
+	TEST_ECHO = 1,
+	TEST_HOLE = 2,
+	TEST_DROP = 3,
+	TEST_CLOSE = 4,
+	TEST_DEFER = 5,
+	TEST_DEFER_RACE = 6,
+	TEST_NPROCS
+};
+
+struct fake_transport {
+	uint8_t *sent[TEST_SENT_MAX];
+	size_t sent_len[TEST_SENT_MAX];
+	size_t nsent;
+	unsigned closes, refs, unrefs, releases;
+
+	pthread_mutex_t lock; /* guards the two below (work threads) */
+	pthread_cond_t cond;
+	struct request *deferred;
+	unsigned defer_dones;
+};
+
+struct fixture {
+	struct rpc_dispatcher d;
+	struct fake_transport t;
+	struct sockaddr_in peer;
+};
+
+static void fake_send(void *transport, uint8_t *buf, size_t len)
+{
+	struct fake_transport *t = transport;
+
+	assert_true(t->nsent < TEST_SENT_MAX);
+	assert_true(len >= RPC_REPLY_MARK_ROOM);
+	t->sent[t->nsent] = buf;
+	t->sent_len[t->nsent] = len;
+	t->nsent++;
+}
+
+static void fake_close(void *transport)
+{
+	((struct fake_transport *)transport)->closes++;
+}
+
+static void fake_ref(void *transport)
+{
+	((struct fake_transport *)transport)->refs++;
+}
+
+static void fake_unref(void *transport)
+{
+	struct fake_transport *t = transport;
+
+	t->unrefs++;
+	assert_true(t->unrefs <= t->refs);
+}
+
+static void fake_defer_done(void *transport, struct request *req)
+{
+	struct fake_transport *t = transport;
+
+	pthread_mutex_lock(&t->lock);
+	t->deferred = req;
+	t->defer_dones++;
+	pthread_cond_broadcast(&t->cond);
+	pthread_mutex_unlock(&t->lock);
+}
+
+static const struct rpc_transport_ops fake_tops = {
+	.send = fake_send,
+	.close = fake_close,
+	.ref = fake_ref,
+	.unref = fake_unref,
+	.defer_done = fake_defer_done,
+};
+
+/* Waits (no timeout: a hang is a failure the runner reports) until
+ * deferred work was handed back; returns the request. */
+static struct request *fake_wait_deferred(struct fake_transport *t)
+{
+	struct request *req;
+
+	pthread_mutex_lock(&t->lock);
+	while (!t->defer_dones)
+		pthread_cond_wait(&t->cond, &t->lock);
+	req = t->deferred;
+	pthread_mutex_unlock(&t->lock);
+	return req;
+}
+
+/* ---- the test program ---------------------------------------------- */
+
+static enum rpc_disposition proc_null(struct request *req, const void *args,
+				      void *res)
+{
+	(void)req;
+	(void)args;
+	(void)res;
+	return RPC_REPLY;
+}
+
+static enum rpc_disposition proc_echo(struct request *req, const void *args,
+				      void *res)
+{
+	(void)req;
+	*(u_int *)res = *(const u_int *)args;
+	return RPC_REPLY;
+}
+
+static enum rpc_disposition proc_drop(struct request *req, const void *args,
+				      void *res)
+{
+	(void)req;
+	(void)args;
+	(void)res;
+	return RPC_DROP;
+}
+
+static enum rpc_disposition proc_close(struct request *req, const void *args,
+				       void *res)
+{
+	(void)req;
+	(void)args;
+	(void)res;
+	return RPC_CLOSE;
+}
+
+/* Blocking work: res = args + 1. */
+static void work_add_one(struct request *req)
+{
+	*(u_int *)req->res = *(const u_int *)req->args + 1;
+	req->disposition = RPC_REPLY;
+}
+
+static enum rpc_disposition proc_defer(struct request *req, const void *args,
+				       void *res)
+{
+	(void)args;
+	(void)res;
+	return request_defer(req, work_add_one);
+}
+
+/* Defers, then returns only once the work is done and handed back: the
+ * order a preempted loop thread sees. */
+static enum rpc_disposition proc_defer_race(struct request *req,
+					    const void *args, void *res)
+{
+	enum rpc_disposition disp = request_defer(req, work_add_one);
+
+	(void)args;
+	(void)res;
+	if (disp == RPC_PENDING)
+		fake_wait_deferred(req->transport);
+	return disp;
+}
+
+static void proc_release(struct request *req, void *res)
+{
+	(void)res;
+	((struct fake_transport *)req->transport)->releases++;
+}
+
+static void trace_u_int(const struct request *req, const void *args,
+			const void *res, char *buf, size_t len)
+{
+	(void)req;
+	(void)res;
+	snprintf(buf, len, "value=%u", *(const u_int *)args);
+}
+
+static const struct rpc_proc test_procs_v1[TEST_NPROCS] = {
+	[TEST_NULL] = { .name = "NULL",
+			.handler = proc_null,
+			.decode = (xdrproc_t)xdr_empty,
+			.encode = (xdrproc_t)xdr_empty },
+	[TEST_ECHO] = { .name = "ECHO",
+			.handler = proc_echo,
+			.release = proc_release,
+			.decode = (xdrproc_t)xdr_u_int,
+			.encode = (xdrproc_t)xdr_u_int,
+			.args_size = sizeof(u_int),
+			.res_size = sizeof(u_int),
+			.trace_args = trace_u_int },
+	[TEST_HOLE] = { .name = "HOLE" },
+	[TEST_DROP] = { .name = "DROP",
+			.handler = proc_drop,
+			.release = proc_release,
+			.decode = (xdrproc_t)xdr_empty,
+			.encode = (xdrproc_t)xdr_empty },
+	[TEST_CLOSE] = { .name = "CLOSE",
+			 .handler = proc_close,
+			 .release = proc_release,
+			 .decode = (xdrproc_t)xdr_empty,
+			 .encode = (xdrproc_t)xdr_empty },
+	[TEST_DEFER] = { .name = "DEFER",
+			 .handler = proc_defer,
+			 .release = proc_release,
+			 .decode = (xdrproc_t)xdr_u_int,
+			 .encode = (xdrproc_t)xdr_u_int,
+			 .args_size = sizeof(u_int),
+			 .res_size = sizeof(u_int) },
+	[TEST_DEFER_RACE] = { .name = "DEFER_RACE",
+			      .handler = proc_defer_race,
+			      .release = proc_release,
+			      .decode = (xdrproc_t)xdr_u_int,
+			      .encode = (xdrproc_t)xdr_u_int,
+			      .args_size = sizeof(u_int),
+			      .res_size = sizeof(u_int) },
+};
+
+static const struct rpc_proc test_procs_v3[] = {
+	{ .name = "NULL",
+	  .handler = proc_null,
+	  .decode = (xdrproc_t)xdr_empty,
+	  .encode = (xdrproc_t)xdr_empty },
+};
+
+static const struct rpc_program test_prog_v1 = {
+	.name = "test",
+	.prog = TEST_PROG,
+	.vers = 1,
+	.procs = test_procs_v1,
+	.nprocs = TEST_NPROCS,
+};
+
+static const struct rpc_program test_prog_v3 = {
+	.name = "test",
+	.prog = TEST_PROG,
+	.vers = 3,
+	.procs = test_procs_v3,
+	.nprocs = 1,
+};
+
+/* ---- wire helpers ---------------------------------------------------- */
+
+struct wire {
+	uint8_t buf[1024];
+	size_t len;
+};
+
+static void wire_u32(struct wire *w, uint32_t v)
+{
+	assert_true(w->len + 4 <= sizeof(w->buf));
+	w->buf[w->len++] = (uint8_t)(v >> 24);
+	w->buf[w->len++] = (uint8_t)(v >> 16);
+	w->buf[w->len++] = (uint8_t)(v >> 8);
+	w->buf[w->len++] = (uint8_t)v;
+}
+
+/* A call header with an AUTH_SYS credential (uid 1000, gid 100, @ngroups
+ * groups), and an AUTH_NONE verifier. */
+static void wire_call(struct wire *w, uint32_t xid, uint32_t rpcvers,
+		      uint32_t vers, uint32_t proc, uint32_t ngroups)
+{
+	w->len = 0;
+	wire_u32(w, xid);
+	wire_u32(w, RPC_MSG_CALL);
+	wire_u32(w, rpcvers);
+	wire_u32(w, TEST_PROG);
+	wire_u32(w, vers);
+	wire_u32(w, proc);
+	wire_u32(w, RPC_AUTH_SYS);
+	wire_u32(w, 4 + 4 + 4 + 4 + 4 + 4 + 4 * ngroups);
+	wire_u32(w, 0); /* stamp */
+	wire_u32(w, 4); /* machine name */
+	wire_u32(w, 0x686f7374); /* "host" */
+	wire_u32(w, 1000);
+	wire_u32(w, 100);
+	wire_u32(w, ngroups);
+	for (uint32_t i = 0; i < ngroups; i++)
+		wire_u32(w, i);
+	wire_u32(w, RPC_AUTH_NONE);
+	wire_u32(w, 0);
+}
+
+static uint32_t get_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static void dispatch(struct fixture *f, const struct wire *w)
+{
+	rpc_dispatch_record(&f->d, w->buf, w->len, &fake_tops, &f->t,
+			    (const struct sockaddr *)&f->peer, sizeof(f->peer));
+}
+
+/* Asserts reply @i (after the mark room) is exactly the words @want. */
+static void assert_reply(const struct fixture *f, size_t i,
+			 const uint32_t *want, size_t nwords)
+{
+	assert_true(i < f->t.nsent);
+	assert_int_equal(f->t.sent_len[i], RPC_REPLY_MARK_ROOM + 4 * nwords);
+	for (size_t k = 0; k < nwords; k++)
+		assert_int_equal(
+			get_u32(f->t.sent[i] + RPC_REPLY_MARK_ROOM + 4 * k),
+			want[k]);
+}
+
+/* ---- fixture ----------------------------------------------------------- */
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	pthread_mutex_init(&f->t.lock, NULL);
+	pthread_cond_init(&f->t.cond, NULL);
+	if (rpc_dispatcher_add(&f->d, &test_prog_v1) ||
+	    rpc_dispatcher_add(&f->d, &test_prog_v3))
+		return -1;
+	f->peer.sin_family = AF_INET;
+	f->peer.sin_port = htons(811);
+	f->peer.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	log_capture_reset();
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	/* Every request gave back the reference it took. */
+	assert_int_equal(f->t.refs, f->t.unrefs);
+	for (size_t i = 0; i < f->t.nsent; i++)
+		free(f->t.sent[i]);
+	pthread_cond_destroy(&f->t.cond);
+	pthread_mutex_destroy(&f->t.lock);
+	free(f);
+	return 0;
+}
+
+/* ---- tests ----------------------------------------------------------- */
+
+static void test_dispatch_null_call_gets_success(void **state)
+{
+	struct fixture *f = *state;
+	struct wire w;
+	const uint32_t want[] = { 0x101, RPC_MSG_REPLY,	    0, RPC_AUTH_NONE,
+				  0,	 RPC_ACCEPT_SUCCESS };
+
+	wire_call(&w, 0x101, 2, 1, TEST_NULL, 0);
+	dispatch(f, &w);
+	assert_int_equal(f->t.nsent, 1);
+	assert_reply(f, 0, want, 6);
+	assert_int_equal(f->t.refs, 1);
+	assert_int_equal(f->t.closes, 0);
+}
+
+static void test_dispatch_echo_reply_bytes(void **state)
+{
+	struct fixture *f = *state;
+	struct wire w;
+	const uint32_t want[] = { 0x102,     RPC_MSG_REPLY,
+				  0,	     RPC_AUTH_NONE,
+				  0,	     RPC_ACCEPT_SUCCESS,
+				  0xfeedf00d };
+
+	wire_call(&w, 0x102, 2, 1, TEST_ECHO, 3);
+	wire_u32(&w, 0xfeedf00d);
+	dispatch(f, &w);
+	assert_int_equal(f->t.nsent, 1);
+	assert_reply(f, 0, want, 7);
+	assert_int_equal(f->t.releases, 1);
+}
+
+static void test_dispatch_unknown_program_is_prog_unavail(void **state)
+{
+	struct fixture *f = *state;
+	struct wire w;
+	const uint32_t want[] = { 7, RPC_MSG_REPLY,	     0, RPC_AUTH_NONE,
+				  0, RPC_ACCEPT_PROG_UNAVAIL };
+
+	wire_call(&w, 7, 2, 1, TEST_NULL, 0);
+	w.buf[12] = 0x7f; /* prog 0x7f061a80 */
+	dispatch(f, &w);
+	assert_reply(f, 0, want, 6);
+	assert_int_equal(f->t.refs, 0);
+}
+
+static void test_dispatch_unknown_version_is_prog_mismatch(void **state)
+{
+	struct fixture *f = *state;
+	struct wire w;
+	const uint32_t want[] = { 8, RPC_MSG_REPLY,
+				  0, RPC_AUTH_NONE,
+				  0, RPC_ACCEPT_PROG_MISMATCH,
+				  1, /* low */
+				  3 /* high */ };
+
+	wire_call(&w, 8, 2, 2, TEST_NULL, 0);
+	dispatch(f, &w);
+	assert_reply(f, 0, want, 8);
+	wire_call(&w, 9, 2, 3, TEST_NULL, 0);
+	dispatch(f, &w);
+	assert_int_equal(get_u32(f->t.sent[1] + RPC_REPLY_MARK_ROOM + 20),
+			 RPC_ACCEPT_SUCCESS);
+}
+
+static void test_dispatch_proc_past_table_is_proc_unavail(void **state)
+{
+	struct fixture *f = *state;
+	struct wire w;
+	const uint32_t want[] = { 10, RPC_MSG_REPLY,	      0, RPC_AUTH_NONE,
+				  0,  RPC_ACCEPT_PROC_UNAVAIL };
+
+	wire_call(&w, 10, 2, 1, TEST_NPROCS, 0);
+	dispatch(f, &w);
+	assert_reply(f, 0, want, 6);
+	wire_call(&w, 10, 2, 3, 1, 0);
+	dispatch(f, &w);
+	assert_reply(f, 1, want, 6);
+}
+
+static void test_dispatch_null_handler_row_is_proc_unavail(void **state)
+{
+	struct fixture *f = *state;
+	struct wire w;
+	const uint32_t want[] = { 11, RPC_MSG_REPLY,	      0, RPC_AUTH_NONE,
+				  0,  RPC_ACCEPT_PROC_UNAVAIL };
+
+	wire_call(&w, 11, 2, 1, TEST_HOLE, 0);
+	dispatch(f, &w);
+	assert_reply(f, 0, want, 6);
+	assert_int_equal(f->t.refs, 0);
+}
+
+static void test_dispatch_truncated_args_are_garbage(void **state)
+{
+	struct fixture *f = *state;
+	struct wire w;
+	const uint32_t want[] = { 12, RPC_MSG_REPLY,	      0, RPC_AUTH_NONE,
+				  0,  RPC_ACCEPT_GARBAGE_ARGS };
+
+	wire_call(&w, 12, 2, 1, TEST_ECHO, 0);
+	w.buf[w.len++] = 0x01; /* one byte of a four-byte u_int */
+	dispatch(f, &w);
+	assert_reply(f, 0, want, 6);
+	assert_int_equal(f->t.refs, 0);
+	assert_int_equal(f->t.releases, 0);
+}
+
+static void test_dispatch_rpcvers_3_is_rpc_mismatch(void **state)
+{
+	struct fixture *f = *state;
+	struct wire w;
+	const uint32_t want[] = { 13, RPC_MSG_REPLY,
+				  1,  RPC_REJECT_RPC_MISMATCH,
+				  2,  2 };
+
+	wire_call(&w, 13, 3, 1, TEST_NULL, 0);
+	dispatch(f, &w);
+	assert_reply(f, 0, want, 6);
+}
+
+static void test_dispatch_bad_auth_sys_is_auth_error(void **state)
+{
+	struct fixture *f = *state;
+	struct wire w;
+	const uint32_t want[] = { 14, RPC_MSG_REPLY, 1, RPC_REJECT_AUTH_ERROR,
+				  RPC_AUTH_BADCRED };
+
+	wire_call(&w, 14, 2, 1, TEST_NULL, 17);
+	dispatch(f, &w);
+	assert_reply(f, 0, want, 5);
+	assert_int_equal(f->t.refs, 0);
+}
+
+static void test_dispatch_drop_sends_nothing(void **state)
+{
+	struct fixture *f = *state;
+	struct wire w;
+
+	wire_call(&w, 15, 2, 1, TEST_DROP, 0);
+	dispatch(f, &w);
+	assert_int_equal(f->t.nsent, 0);
+	assert_int_equal(f->t.closes, 0);
+	assert_int_equal(f->t.refs, 1);
+	assert_int_equal(f->t.releases, 1);
+}
+
+static void test_dispatch_close_closes_and_sends_nothing(void **state)
+{
+	struct fixture *f = *state;
+	struct wire w;
+
+	wire_call(&w, 16, 2, 1, TEST_CLOSE, 0);
+	dispatch(f, &w);
+	assert_int_equal(f->t.nsent, 0);
+	assert_int_equal(f->t.closes, 1);
+	assert_int_equal(f->t.releases, 1);
+}
+
+static void test_dispatch_garbage_record_closes(void **state)
+{
+	struct fixture *f = *state;
+	struct wire w = { .buf = { 1, 2, 3, 4, 5 }, .len = 5 };
+
+	dispatch(f, &w);
+	assert_int_equal(f->t.closes, 1);
+	assert_int_equal(f->t.nsent, 0);
+	assert_true(log_capture_contains("rpc: 127.0.0.1:811: record of 5 "
+					 "bytes is not an RPC call; closing"));
+
+	/* A CALL whose header stops inside the credential. */
+	wire_call(&w, 17, 2, 1, TEST_NULL, 0);
+	w.len = 30;
+	dispatch(f, &w);
+	assert_int_equal(f->t.closes, 2);
+	assert_int_equal(f->t.nsent, 0);
+}
+
+static void test_dispatch_reply_message_is_ignored(void **state)
+{
+	struct fixture *f = *state;
+	struct wire w;
+
+	wire_call(&w, 18, 2, 1, TEST_NULL, 0);
+	w.buf[7] = RPC_MSG_REPLY;
+	dispatch(f, &w);
+	assert_int_equal(f->t.closes, 0);
+	assert_int_equal(f->t.nsent, 0);
+}
+
+static void test_dispatch_defer_without_pool_runs_inline(void **state)
+{
+	struct fixture *f = *state;
+	struct wire w;
+	const uint32_t want[] = { 19, RPC_MSG_REPLY,	  0, RPC_AUTH_NONE,
+				  0,  RPC_ACCEPT_SUCCESS, 42 };
+
+	wire_call(&w, 19, 2, 1, TEST_DEFER, 0);
+	wire_u32(&w, 41);
+	dispatch(f, &w);
+	assert_reply(f, 0, want, 7);
+	assert_int_equal(f->t.defer_dones, 0);
+	assert_int_equal(f->t.releases, 1);
+}
+
+/* Dispatches @proc(41) on a two-thread pool and finishes the request on
+ * this thread once the work handed it back. */
+static void defer_on_pool(struct fixture *f, uint32_t xid, uint32_t proc)
+{
+	const uint32_t want[] = { xid, RPC_MSG_REPLY,	   0, RPC_AUTH_NONE,
+				  0,   RPC_ACCEPT_SUCCESS, 42 };
+	struct rpc_work_pool *pool = NULL;
+	struct request *req;
+	struct wire w;
+
+	assert_int_equal(rpc_work_pool_new(2, &pool), 0);
+	f->d.work_pool = pool;
+	wire_call(&w, xid, 2, 1, proc, 0);
+	wire_u32(&w, 41);
+	dispatch(f, &w);
+	/* Nothing is sent until the loop thread finishes the request. */
+	assert_int_equal(f->t.nsent, 0);
+	assert_int_equal(f->t.refs, 1);
+	req = fake_wait_deferred(&f->t);
+	assert_non_null(req);
+	assert_int_equal(req->xid, xid);
+	assert_int_equal(f->t.unrefs, 0);
+	rpc_request_finish(req);
+	assert_reply(f, 0, want, 7);
+	assert_int_equal(f->t.defer_dones, 1);
+	assert_int_equal(f->t.releases, 1);
+	rpc_work_pool_free(pool);
+	f->d.work_pool = NULL;
+}
+
+static void test_dispatch_defer_on_pool_calls_defer_done(void **state)
+{
+	defer_on_pool(*state, 20, TEST_DEFER);
+}
+
+/* The work can finish (and the request come back) before the handler
+ * has returned RPC_PENDING; the disposition the work set must stand. */
+static void test_dispatch_defer_done_before_handler_returns(void **state)
+{
+	defer_on_pool(*state, 21, TEST_DEFER_RACE);
+}
+
+static void test_dispatch_trace_logs_the_call(void **state)
+{
+	struct fixture *f = *state;
+	struct wire w;
+
+	f->d.trace = true;
+	wire_call(&w, 0x22, 2, 1, TEST_ECHO, 0);
+	wire_u32(&w, 5);
+	dispatch(f, &w);
+	assert_true(log_capture_contains(
+		"trace: 127.0.0.1:811 xid=0x22 test ECHO value=5 -> "));
+	wire_call(&w, 0x23, 2, 2, TEST_NULL, 0);
+	dispatch(f, &w);
+	assert_true(log_capture_contains("trace: 127.0.0.1:811 xid=0x23 "
+					 "prog=400000 vers=2 proc=0 -> "
+					 "PROG_MISMATCH"));
+}
+
+static void test_dispatcher_add_refuses_past_max(void **state)
+{
+	struct rpc_dispatcher d = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < RPC_MAX_PROGRAMS; i++)
+		assert_int_equal(rpc_dispatcher_add(&d, &test_prog_v1), 0);
+	assert_int_equal(rpc_dispatcher_add(&d, &test_prog_v1), -ENOSPC);
+}
+
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_dispatch_null_call_gets_success),
+		T(test_dispatch_echo_reply_bytes),
+		T(test_dispatch_unknown_program_is_prog_unavail),
+		T(test_dispatch_unknown_version_is_prog_mismatch),
+		T(test_dispatch_proc_past_table_is_proc_unavail),
+		T(test_dispatch_null_handler_row_is_proc_unavail),
+		T(test_dispatch_truncated_args_are_garbage),
+		T(test_dispatch_rpcvers_3_is_rpc_mismatch),
+		T(test_dispatch_bad_auth_sys_is_auth_error),
+		T(test_dispatch_drop_sends_nothing),
+		T(test_dispatch_close_closes_and_sends_nothing),
+		T(test_dispatch_garbage_record_closes),
+		T(test_dispatch_reply_message_is_ignored),
+		T(test_dispatch_defer_without_pool_runs_inline),
+		T(test_dispatch_defer_on_pool_calls_defer_done),
+		T(test_dispatch_defer_done_before_handler_returns),
+		T(test_dispatch_trace_logs_the_call),
+		cmocka_unit_test(test_dispatcher_add_refuses_past_max),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
