@@ -1,0 +1,277 @@
+/*
+ * store_int: declarations shared by the files of nfsd/store/ and their unit
+ * tests only.  handle.c turns kernel file handles into our signed wire
+ * handles and back, secret.c keeps the key that signs them, fcache.c caches
+ * resolved objects, obj.c owns one resolved object, and local*.c are the
+ * local-directory backend behind the store_ops table.
+ */
+#ifndef DSNFS_STORE_INT_H
+#define DSNFS_STORE_INT_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "nfsd/base.h"
+#include "nfsd/store/store.h"
+
+/* ---- full-length I/O (fdio.c) ------------------------------------------ */
+
+/*
+ * Reads up to @len bytes at @off_bytes, looping over short reads until
+ * @len or the end of the file; *done is the count read (also on error).
+ * The caller keeps off_bytes + len <= INT64_MAX.  Returns 0 or -errno.
+ */
+int store__pread_full(int fd, void *buf, size_t len, uint64_t off_bytes,
+		      size_t *done);
+/* Writes all @len bytes at @off_bytes (same bound).  Returns 0 or -errno. */
+int store__pwrite_full(int fd, const void *buf, size_t len,
+		       uint64_t off_bytes);
+
+/* ---- handle.secret (secret.c) ------------------------------------------ */
+
+/* XXH3_SECRET_DEFAULT_SIZE: comfortably above XXH3_SECRET_SIZE_MIN (136). */
+#define STORE_SECRET_BYTES 192
+#define STORE_SECRET_FILE "handle.secret"
+
+struct store_secret {
+	uint8_t bytes[STORE_SECRET_BYTES];
+};
+
+/*
+ * Reads <state_dir>/handle.secret into *out, creating it on first use from
+ * getrandom() (mode 0600, written to a temporary file, fsynced, renamed into
+ * place without replacing a secret another process created meanwhile, and
+ * the directory fsynced).  A file of the wrong size, type or with group or
+ * other permission bits is refused.  Returns 0 or -errno with the file
+ * named in errbuf (optional).  Borrows state_dir.
+ */
+int store__secret_load(const char *state_dir, struct store_secret *out,
+		       char *errbuf, size_t errlen);
+
+/* ---- file handles (handle.c) ------------------------------------------- */
+
+#define STORE_FH_VERSION 1
+#define STORE_FH_HEAD_BYTES 7 /* version, export id, kernel type, length */
+#define STORE_FH_MAC_BYTES 8
+/* Longest kernel f_handle that fits: 41 bytes (ext4 and xfs use 8..16). */
+#define STORE_KFH_MAX (STORE_FH_MAX - STORE_FH_HEAD_BYTES - STORE_FH_MAC_BYTES)
+
+/* A kernel file handle as name_to_handle_at() returns it, reduced to what
+ * our wire handle carries. */
+struct store_kfh {
+	uint8_t type; /* struct file_handle.handle_type (FILEID_*) */
+	uint8_t len;  /* bytes used in f_handle: 1..STORE_KFH_MAX */
+	uint8_t f_handle[STORE_KFH_MAX];
+};
+
+/*
+ * Gets the kernel handle of @name relative to @dirfd (name_to_handle_at;
+ * @flags may hold AT_EMPTY_PATH; symlinks are never followed).  Returns 0,
+ * -EOVERFLOW when the filesystem's handle does not fit in ours, or the
+ * syscall's -errno.
+ */
+int store__kfh_get(int dirfd, const char *name, int flags,
+		   struct store_kfh *out);
+
+/*
+ * Opens the object named by @kfh on the filesystem of @mount_fd (which must
+ * not be an O_PATH descriptor) with open_by_handle_at(@flags | O_CLOEXEC).
+ * Needs CAP_DAC_READ_SEARCH.  Returns the descriptor (>= 0) or -errno.
+ */
+int store__kfh_open(int mount_fd, const struct store_kfh *kfh, int flags);
+
+/* Wraps @kfh into our wire format for @export_id, signed with @sec. */
+void store__fh_encode(const struct store_secret *sec, uint32_t export_id,
+		      const struct store_kfh *kfh, struct store_fh *out);
+
+/*
+ * Checks the layout and the MAC of @fh and unpacks it.  Returns 0 or
+ * -STORE_EBADHANDLE (wrong version, length or MAC).  Reads at most
+ * min(fh->len, STORE_FH_MAX) bytes.
+ */
+int store__fh_decode(const struct store_secret *sec, const struct store_fh *fh,
+		     uint32_t *export_id, struct store_kfh *kfh);
+
+/* ---- resolved objects (obj.c) ------------------------------------------ */
+
+/*
+ * One resolved file.  Everything but the reference count, the io
+ * descriptor and the fcache links is set before the object is published and
+ * read-only afterwards, so ops read it without a lock.
+ */
+struct store_obj {
+	atomic_uint refs;
+	/* fcache.c's, under its mutex */
+	uint64_t hash;
+	struct store_obj *hash_next;
+	struct store_obj *lru_prev, *lru_next;
+	bool cached;
+
+	struct store_fh fh;
+	enum store_ftype type;
+	dev_t dev;
+	ino_t ino;
+	/* O_PATH|O_NOFOLLOW, or O_RDWR for a regular file we created. */
+	int fd;
+	/* Read/write descriptor of a regular file, opened on first use:
+	 * -1 until then, may equal fd. */
+	atomic_int io_fd;
+	/* 0, or -errno why io_fd could only be opened read-only. */
+	atomic_int io_write_err;
+};
+
+/*
+ * Makes an object with one reference (the caller's) around @fd, which it
+ * takes (closed by the last unref), for the file described by @stat with
+ * wire handle @fh.  When @io_fd_rw is true @fd is also its read/write
+ * descriptor.  Returns 0 or -ENOMEM (fd closed then too).
+ */
+int store__obj_new(int fd, bool io_fd_rw, const struct stat *stat,
+		   const struct store_fh *fh, struct store_obj **out);
+void store__obj_ref(struct store_obj *obj);
+/* Drops one reference; the last one closes the descriptors and frees. */
+void store__obj_unref(struct store_obj *obj);
+
+/*
+ * Returns in *fd a read/write descriptor of regular file @obj (read-only
+ * when the file cannot be opened for writing; then *write_err says why,
+ * else 0).  Borrowed: valid while the caller holds its reference.  -EISDIR
+ * for a directory, -EINVAL for other types, or the open's -errno.
+ */
+int store__obj_io_fd(struct store_obj *obj, int *fd, int *write_err);
+
+/* Writes "/proc/self/fd/N" for @fd into buf: the magic link that names the
+ * open inode itself, never a path that could be swapped. */
+void store__proc_fd_path(int fd, char *buf, size_t len);
+
+/* Maps st_mode to ftype3. */
+enum store_ftype store__ftype_from_mode(mode_t mode);
+
+/* ---- object cache (fcache.c) ------------------------------------------- */
+
+#define STORE_FCACHE_DEFAULT_ENTRIES 4096
+
+struct store_fcache;
+
+/* Returns owned (free with store__fcache_free()), 0 or -ENOMEM/-EINVAL. */
+int store__fcache_new(size_t max_entries, struct store_fcache **out);
+/* Drops the cache's references; objects others still hold live on. */
+void store__fcache_free(struct store_fcache *fc);
+
+/* Returns the cached object for @fh with a new reference (owned), or NULL.
+ * Marks it most recently used. */
+struct store_obj *store__fcache_get(struct store_fcache *fc,
+				    const struct store_fh *fh);
+
+/*
+ * Caches @obj.  Takes the caller's reference on @obj and returns owned the
+ * object to use: @obj itself (now also held by the cache), or the object
+ * already cached under the same handle (then @obj is unreferenced).  Evicts
+ * the least recently used entry when full.
+ */
+struct store_obj *store__fcache_put(struct store_fcache *fc,
+				    struct store_obj *obj);
+
+/* Forgets the entry for @fh, if any (a removed name, a stale object). */
+void store__fcache_drop(struct store_fcache *fc, const struct store_fh *fh);
+
+/* Number of cached entries. */
+size_t store__fcache_count(struct store_fcache *fc);
+
+/* ---- the local backend (local*.c) -------------------------------------- */
+
+/* Bound of the ".." walk that proves a directory lies inside the export. */
+#define STORE_LOCAL_DEPTH_MAX 4096
+
+/* Extended attribute keeping the verifier of an EXCLUSIVE create. */
+#define STORE_LOCAL_VERF_XATTR "trusted.dsnfs.verf"
+
+struct store_local {
+	struct store base;
+	/* O_RDONLY|O_DIRECTORY: the mount fd of open_by_handle_at(). */
+	int root_fd;
+	dev_t root_dev;
+	ino_t root_ino;
+	/* The root as /proc/self/fd names it; empty when unknown. */
+	char root_path[4096];
+	size_t root_path_len;
+	struct store_secret secret;
+	struct store_fcache *fc;
+	struct store_obj *root; /* one reference held for the store's life */
+};
+
+static inline struct store_local *store__local(struct store *st)
+{
+	return container_of(st, struct store_local, base);
+}
+
+/* 0, or -EACCES for an empty name or one containing '/', -ENAMETOOLONG
+ * above STORE_NAME_MAX bytes. */
+int store__name_check(const char *name);
+/* True for "." and "..". */
+bool store__name_is_dot(const char *name);
+
+/*
+ * Makes the object for @fd, opened relative to a directory of the export
+ * (it lies inside by construction): checks its filesystem, builds its
+ * handle and caches it.  Takes @fd; *out returns owned.  @io_fd_rw as in
+ * store__obj_new().  -EACCES for an object on another filesystem (a mount
+ * point inside the export is not crossed).
+ */
+int store__local_obj_from_fd(struct store_local *sl, int fd, bool io_fd_rw,
+			     struct store_obj **out);
+
+/* Applies @sattr to @obj (owner, then mode, size, times).  Borrows all. */
+int store__local_sattr_apply(struct store_obj *obj,
+			     const struct store_sattr *sattr);
+
+/* The ops of local_attr.c, local_io.c, local_ns.c and local_dir.c. */
+int store__local_getattr(struct store *st, struct store_obj *obj,
+			 struct store_attr *attr);
+int store__local_setattr(struct store *st, struct store_obj *obj,
+			 const struct store_sattr *sattr,
+			 const struct store_cred *cred);
+int store__local_readlink(struct store *st, struct store_obj *obj, char *buf,
+			  size_t buflen, size_t *len);
+int store__local_fsstat(struct store *st, struct store_fsstat *fs);
+int store__local_read(struct store *st, struct store_obj *obj,
+		      uint64_t off_bytes, void *buf, uint32_t count,
+		      uint32_t *nread, bool *eof);
+int store__local_write(struct store *st, struct store_obj *obj,
+		       uint64_t off_bytes, const void *buf, uint32_t count,
+		       enum store_stable stable);
+int store__local_commit(struct store *st, struct store_obj *obj,
+			uint64_t off_bytes, uint32_t count);
+int store__local_create(struct store *st, struct store_obj *dir,
+			const char *name, enum store_create_how how,
+			const struct store_sattr *sattr, const uint8_t verf[8],
+			const struct store_cred *cred, struct store_obj **out);
+int store__local_mkdir(struct store *st, struct store_obj *dir,
+		       const char *name, const struct store_sattr *sattr,
+		       const struct store_cred *cred, struct store_obj **out);
+int store__local_symlink(struct store *st, struct store_obj *dir,
+			 const char *name, const char *target,
+			 const struct store_sattr *sattr,
+			 const struct store_cred *cred, struct store_obj **out);
+int store__local_mknod(struct store *st, struct store_obj *dir,
+		       const char *name, enum store_ftype type,
+		       uint32_t rdev_major, uint32_t rdev_minor,
+		       const struct store_sattr *sattr,
+		       const struct store_cred *cred, struct store_obj **out);
+int store__local_remove(struct store *st, struct store_obj *dir,
+			const char *name);
+int store__local_rmdir(struct store *st, struct store_obj *dir,
+		       const char *name);
+int store__local_rename(struct store *st, struct store_obj *from_dir,
+			const char *from_name, struct store_obj *to_dir,
+			const char *to_name);
+int store__local_link(struct store *st, struct store_obj *obj,
+		      struct store_obj *dir, const char *name);
+int store__local_readdir(struct store *st, struct store_obj *dir,
+			 uint64_t cookie, store_readdir_fn cb, void *arg);
+
+#endif

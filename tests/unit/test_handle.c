@@ -1,0 +1,399 @@
+/*
+ * test_handle: our file handle (nfsd/store/handle.c) and the secret that
+ * signs it (secret.c).  A handle decodes to what was encoded; any changed
+ * byte, a wrong length or version is -STORE_EBADHANDLE; the secret file is
+ * created once (0600, 192 bytes) and reused, so a handle resolves to the
+ * same file after the store is reopened and after the file was renamed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "nfsd/store/store.h"
+#include "nfsd/store/store_int.h"
+
+#define TEST_EXPORT_ID 0x11223344u
+
+struct fixture {
+	char dir[64];
+	char state[96];
+	char ds[96];
+	struct store *st;
+	struct store_secret sec;
+};
+
+static int rm_one(const char *path, const struct stat *sb, int flag,
+		  struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+static int store_reopen(struct fixture *f)
+{
+	char err[256] = "";
+
+	if (f->st != NULL) {
+		f->st->ops->close(f->st);
+		f->st = NULL;
+	}
+	return store_local_open("ds1", f->ds, TEST_EXPORT_ID, f->state, &f->st,
+				err, sizeof(err));
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (f == NULL) {
+		return -1;
+	}
+	strcpy(f->dir, "/tmp/dsnfs-handle-XXXXXX");
+	if (mkdtemp(f->dir) == NULL) {
+		return -1;
+	}
+	snprintf(f->state, sizeof(f->state), "%s/state", f->dir);
+	snprintf(f->ds, sizeof(f->ds), "%s/ds", f->dir);
+	if (mkdir(f->state, 0700) != 0 || mkdir(f->ds, 0755) != 0) {
+		return -1;
+	}
+	if (store_reopen(f) != 0) {
+		return -1;
+	}
+	if (store__secret_load(f->state, &f->sec, NULL, 0) != 0) {
+		return -1;
+	}
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	if (f->st != NULL) {
+		f->st->ops->close(f->st);
+	}
+	nftw(f->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(f);
+	return 0;
+}
+
+static void sample_kfh(struct store_kfh *kfh)
+{
+	memset(kfh, 0, sizeof(*kfh));
+	kfh->type = 1;
+	kfh->len = 8;
+	for (int i = 0; i < 8; i++) {
+		kfh->f_handle[i] = (uint8_t)(0xa0 + i);
+	}
+}
+
+static void test_handle_round_trips_with_its_export_id(void **state)
+{
+	struct fixture *f = *state;
+	struct store_kfh in, out;
+	struct store_fh fh;
+	uint32_t id = 0;
+
+	sample_kfh(&in);
+	store__fh_encode(&f->sec, TEST_EXPORT_ID, &in, &fh);
+	assert_int_equal(fh.len, 23);
+	assert_int_equal(fh.data[0], STORE_FH_VERSION);
+	assert_int_equal(store__fh_decode(&f->sec, &fh, &id, &out), 0);
+	assert_int_equal(id, TEST_EXPORT_ID);
+	assert_int_equal(out.type, 1);
+	assert_int_equal(out.len, 8);
+	assert_memory_equal(out.f_handle, in.f_handle, 8);
+	id = 0;
+	assert_int_equal(store_fh_export_id(&fh, &id), 0);
+	assert_int_equal(id, TEST_EXPORT_ID);
+}
+
+static void test_handle_longest_kernel_handle_fits_56_bytes(void **state)
+{
+	struct fixture *f = *state;
+	struct store_kfh in, out;
+	struct store_fh fh;
+	uint32_t id;
+
+	memset(&in, 0x5a, sizeof(in));
+	in.len = STORE_KFH_MAX;
+	store__fh_encode(&f->sec, 7, &in, &fh);
+	assert_int_equal(fh.len, STORE_FH_MAX);
+	assert_int_equal(store__fh_decode(&f->sec, &fh, &id, &out), 0);
+	assert_int_equal(out.len, STORE_KFH_MAX);
+}
+
+static void test_handle_any_flipped_bit_is_badhandle(void **state)
+{
+	struct fixture *f = *state;
+	struct store_kfh kfh, out;
+	struct store_fh fh, bad;
+	uint32_t id;
+
+	sample_kfh(&kfh);
+	store__fh_encode(&f->sec, TEST_EXPORT_ID, &kfh, &fh);
+	for (uint32_t i = 0; i < fh.len; i++) {
+		for (int bit = 0; bit < 8; bit++) {
+			bad = fh;
+			bad.data[i] ^= (uint8_t)(1u << bit);
+			assert_int_equal(store__fh_decode(&f->sec, &bad, &id,
+							  &out),
+					 -STORE_EBADHANDLE);
+		}
+	}
+}
+
+static void test_handle_other_secret_is_badhandle(void **state)
+{
+	struct fixture *f = *state;
+	struct store_secret other = f->sec;
+	struct store_kfh kfh, out;
+	struct store_fh fh;
+	uint32_t id;
+
+	sample_kfh(&kfh);
+	store__fh_encode(&f->sec, TEST_EXPORT_ID, &kfh, &fh);
+	/* xxh3 reads secret bytes 24..55 for a 15-byte input (ext4). */
+	other.bytes[30] ^= 1;
+	assert_int_equal(store__fh_decode(&other, &fh, &id, &out),
+			 -STORE_EBADHANDLE);
+}
+
+static void test_handle_wrong_length_or_version_is_badhandle(void **state)
+{
+	struct fixture *f = *state;
+	struct store_kfh kfh, out;
+	struct store_fh fh, bad;
+	uint32_t id;
+
+	sample_kfh(&kfh);
+	store__fh_encode(&f->sec, TEST_EXPORT_ID, &kfh, &fh);
+	for (uint32_t len = 0; len < fh.len; len++) {
+		bad = fh;
+		bad.len = len;
+		assert_int_equal(store__fh_decode(&f->sec, &bad, &id, &out),
+				 -STORE_EBADHANDLE);
+		assert_int_equal(store_fh_export_id(&bad, &id),
+				 -STORE_EBADHANDLE);
+	}
+	bad = fh;
+	bad.len = fh.len + 1;
+	assert_int_equal(store__fh_decode(&f->sec, &bad, &id, &out),
+			 -STORE_EBADHANDLE);
+	bad.len = STORE_FH_MAX + 1;
+	assert_int_equal(store_fh_export_id(&bad, &id), -STORE_EBADHANDLE);
+	bad.len = UINT32_MAX;
+	assert_int_equal(store__fh_decode(&f->sec, &bad, &id, &out),
+			 -STORE_EBADHANDLE);
+	bad = fh;
+	bad.data[0] = 2;
+	assert_int_equal(store_fh_export_id(&bad, &id), -STORE_EBADHANDLE);
+	/* A kernel length that disagrees with the handle length. */
+	bad = fh;
+	bad.data[6] = 9;
+	assert_int_equal(store_fh_export_id(&bad, &id), -STORE_EBADHANDLE);
+	bad.data[6] = 0;
+	assert_int_equal(store_fh_export_id(&bad, &id), -STORE_EBADHANDLE);
+}
+
+static void test_handle_secret_file_is_private_and_stable(void **state)
+{
+	struct fixture *f = *state;
+	struct store_secret again;
+	char path[160];
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "%s/%s", f->state, STORE_SECRET_FILE);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0600);
+	assert_int_equal(sb.st_size, STORE_SECRET_BYTES);
+	assert_int_equal(store__secret_load(f->state, &again, NULL, 0), 0);
+	assert_memory_equal(again.bytes, f->sec.bytes, STORE_SECRET_BYTES);
+}
+
+static void test_handle_secret_with_loose_mode_is_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct store_secret sec;
+	char path[160];
+	char err[256] = "";
+
+	snprintf(path, sizeof(path), "%s/%s", f->state, STORE_SECRET_FILE);
+	assert_int_equal(chmod(path, 0644), 0);
+	assert_int_equal(store__secret_load(f->state, &sec, err, sizeof(err)),
+			 -EACCES);
+	assert_non_null(strstr(err, "handle.secret"));
+	assert_int_equal(chmod(path, 0600), 0);
+	assert_int_equal(truncate(path, 10), 0);
+	assert_int_equal(store__secret_load(f->state, &sec, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "192 bytes"));
+}
+
+static void test_handle_missing_state_dir_names_it(void **state)
+{
+	struct fixture *f = *state;
+	struct store *st = NULL;
+	char bad[160];
+	char err[256] = "";
+
+	snprintf(bad, sizeof(bad), "%s/nope", f->dir);
+	assert_int_equal(store_local_open("ds9", f->ds, 9, bad, &st, err,
+					  sizeof(err)),
+			 -ENOENT);
+	assert_null(st);
+	assert_non_null(strstr(err, "nope"));
+}
+
+/* Creates file @name in the root and returns its handle. */
+static void create_file(struct fixture *f, const char *name,
+			struct store_fh *fh, uint64_t *fileid)
+{
+	struct store_cred cred = { .uid = 0, .gid = 0 };
+	struct store_obj *root, *obj;
+	struct store_attr attr;
+
+	assert_int_equal(f->st->ops->root(f->st, &root), 0);
+	assert_int_equal(f->st->ops->create(f->st, root, name,
+					    STORE_CREATE_GUARDED, NULL, NULL,
+					    &cred, &obj),
+			 0);
+	f->st->ops->obj_fh(obj, fh);
+	assert_int_equal(f->st->ops->getattr(f->st, obj, &attr), 0);
+	*fileid = attr.fileid;
+	f->st->ops->obj_unref(obj);
+	f->st->ops->obj_unref(root);
+}
+
+static uint64_t resolve_fileid(struct fixture *f, const struct store_fh *fh)
+{
+	struct store_obj *obj = NULL;
+	struct store_attr attr;
+
+	assert_int_equal(f->st->ops->resolve(f->st, fh, &obj), 0);
+	assert_int_equal(f->st->ops->getattr(f->st, obj, &attr), 0);
+	f->st->ops->obj_unref(obj);
+	return attr.fileid;
+}
+
+static void test_handle_survives_store_reopen(void **state)
+{
+	struct fixture *f = *state;
+	struct store_fh fh;
+	uint64_t fileid;
+
+	create_file(f, "disk-flat.vmdk", &fh, &fileid);
+	assert_int_equal(store_reopen(f), 0);
+	assert_int_equal(resolve_fileid(f, &fh), fileid);
+}
+
+static void test_handle_survives_rename(void **state)
+{
+	struct fixture *f = *state;
+	char from[160], to[160];
+	struct store_fh fh;
+	uint64_t fileid;
+
+	create_file(f, "a.vmdk", &fh, &fileid);
+	snprintf(from, sizeof(from), "%s/a.vmdk", f->ds);
+	snprintf(to, sizeof(to), "%s/sub", f->ds);
+	assert_int_equal(mkdir(to, 0755), 0);
+	snprintf(to, sizeof(to), "%s/sub/b.vmdk", f->ds);
+	assert_int_equal(rename(from, to), 0);
+	assert_int_equal(resolve_fileid(f, &fh), fileid);
+	assert_int_equal(store_reopen(f), 0);
+	assert_int_equal(resolve_fileid(f, &fh), fileid);
+}
+
+static void test_handle_of_other_export_is_badhandle(void **state)
+{
+	struct fixture *f = *state;
+	struct store *other = NULL;
+	struct store_obj *obj = NULL;
+	struct store_fh fh;
+	uint64_t fileid;
+	char err[256];
+
+	create_file(f, "x", &fh, &fileid);
+	/* Same directory and secret, another export id. */
+	assert_int_equal(store_local_open("ds2", f->ds, TEST_EXPORT_ID + 1,
+					  f->state, &other, err, sizeof(err)),
+			 0);
+	assert_int_equal(other->ops->resolve(other, &fh, &obj),
+			 -STORE_EBADHANDLE);
+	assert_null(obj);
+	other->ops->close(other);
+}
+
+static void test_handle_new_secret_invalidates_old_handles(void **state)
+{
+	struct fixture *f = *state;
+	struct store_obj *obj = NULL;
+	struct store_fh fh;
+	uint64_t fileid;
+	char path[160];
+
+	create_file(f, "y", &fh, &fileid);
+	snprintf(path, sizeof(path), "%s/%s", f->state, STORE_SECRET_FILE);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(store_reopen(f), 0);
+	assert_int_equal(f->st->ops->resolve(f->st, &fh, &obj),
+			 -STORE_EBADHANDLE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(
+			test_handle_round_trips_with_its_export_id, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_handle_longest_kernel_handle_fits_56_bytes, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_handle_any_flipped_bit_is_badhandle, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_handle_other_secret_is_badhandle, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_handle_wrong_length_or_version_is_badhandle, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_handle_secret_file_is_private_and_stable, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_handle_secret_with_loose_mode_is_refused, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_handle_missing_state_dir_names_it, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_handle_survives_store_reopen, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_handle_survives_rename,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_handle_of_other_export_is_badhandle, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_handle_new_secret_invalidates_old_handles, setup,
+			teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
