@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <ini.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,12 +30,57 @@ void config_defaults(struct config *cfg)
 	cfg->max_output_bytes_per_conn = 8 * 1024 * 1024;
 }
 
-/* State for one ini_parse run. */
+/* State for one ini_parse_stream run.  inih goes on after an error and
+ * reports only the line of the first, so the reader counts lines and the
+ * handler keeps the first message with its line. */
 struct config_parse {
 	struct config *cfg;
-	char *errbuf;
-	size_t errlen;
+	FILE *file; /* the input: a file, or else ... */
+	const char *text; /* ... the rest of a string */
+	int line; /* lines read so far: the one being handled */
+	int error_line; /* 0, or the line that @error is about */
+	char error[512];
 };
+
+/* inih's reader: one line (at most @num - 1 bytes) per call, like fgets. */
+static char *config_read_line(char *str, int num, void *stream)
+{
+	struct config_parse *p = stream;
+	size_t n = 0;
+
+	if (p->file) {
+		if (!fgets(str, num, p->file))
+			return NULL;
+	} else {
+		if (p->text[0] == '\0' || num < 2)
+			return NULL;
+		while (n < (size_t)num - 1 && p->text[n] != '\0') {
+			str[n] = p->text[n];
+			if (str[n++] == '\n')
+				break;
+		}
+		str[n] = '\0';
+		p->text += n;
+	}
+	p->line++;
+	return str;
+}
+
+static void config_parse_error(struct config_parse *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Keeps the first error the handler finds; later ones do not replace it. */
+static void config_parse_error(struct config_parse *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->error_line)
+		return;
+	p->error_line = p->line;
+	va_start(ap, fmt);
+	vsnprintf(p->error, sizeof(p->error), fmt, ap);
+	va_end(ap);
+}
 
 static int config_parse_uint(const char *value, unsigned long max,
 			     unsigned long *out)
@@ -248,6 +294,8 @@ static int config_ini_handler(void *user, const char *section,
 	struct config_parse *p = user;
 	int err;
 
+	if (p->error_line)
+		return 0; /* the config is not used: do not fill it further */
 	if (!strcmp(section, "server")) {
 		err = config_server_key(p->cfg, key, value);
 	} else if (!strncmp(section, CONFIG_SECTION_DATASTORE,
@@ -256,11 +304,11 @@ static int config_ini_handler(void *user, const char *section,
 		struct config_datastore *ds = config_datastore_get(p->cfg, name);
 
 		if (!ds) {
-			snprintf(p->errbuf, p->errlen,
-				 "[datastore %s]: bad name (letters, digits, "
-				 "'-', '_', '.'; at most 63) or more than %d "
-				 "datastores",
-				 name, CONFIG_MAX_DATASTORES);
+			config_parse_error(p,
+					   "[datastore %s]: bad name (letters, "
+					   "digits, '-', '_', '.'; at most 63) "
+					   "or more than %d datastores",
+					   name, CONFIG_MAX_DATASTORES);
 			return 0;
 		}
 		err = config_datastore_key(ds, key, value);
@@ -270,48 +318,43 @@ static int config_ini_handler(void *user, const char *section,
 		err = p->cfg->section_hook(p->cfg->section_hook_arg, section,
 					   key, value, why, sizeof(why));
 		if (err) {
-			snprintf(p->errbuf, p->errlen, "[%s] %s: %s", section,
-				 key,
-				 why[0] ? why : "invalid value");
+			config_parse_error(p, "[%s] %s: %s", section, key,
+					   why[0] ? why : "invalid value");
 			return 0;
 		}
 		return 1;
 	} else {
-		snprintf(p->errbuf, p->errlen, "unknown section [%s]",
-			 section);
+		config_parse_error(p, "unknown section [%s]", section);
 		return 0;
 	}
 	if (err == -ENOENT) {
-		snprintf(p->errbuf, p->errlen, "[%s]: unknown key '%s'",
-			 section, key);
+		config_parse_error(p, "[%s]: unknown key '%s'", section, key);
 		return 0;
 	}
 	if (err) {
-		snprintf(p->errbuf, p->errlen, "[%s] %s: invalid value '%s'",
-			 section, key, value);
+		config_parse_error(p, "[%s] %s: invalid value '%s'", section,
+				   key, value);
 		return 0;
 	}
 	return 1;
 }
 
-/* Turns ini_parse's result into 0 / -errno and a "NAME:LINE: ..." message. */
-static int config_parse_result(int rc, const char *name, const char *detail,
-			       char *errbuf, size_t errlen)
+/* Turns ini_parse_stream's result into 0 / -errno and a "NAME:LINE: ..."
+ * message. */
+static int config_parse_result(int rc, const char *name,
+			       const struct config_parse *p, char *errbuf,
+			       size_t errlen)
 {
 	if (rc == 0)
 		return 0;
-	if (rc == -1) {
-		snprintf(errbuf, errlen, "%s: cannot open: %s", name,
-			 strerror(errno));
-		return -ENOENT;
-	}
-	if (rc == -2) {
+	if (rc < 0) {
 		snprintf(errbuf, errlen, "%s: out of memory", name);
 		return -ENOMEM;
 	}
-	/* ini_parse returns the line of the first error. */
-	if (detail[0])
-		snprintf(errbuf, errlen, "%s:%d: %s", name, rc, detail);
+	/* rc is the line of the first error: a syntax error, or the first
+	 * line the handler refused, whose message it kept. */
+	if (p->error_line == rc)
+		snprintf(errbuf, errlen, "%s:%d: %s", name, rc, p->error);
 	else
 		snprintf(errbuf, errlen, "%s:%d: syntax error", name, rc);
 	return -EINVAL;
@@ -320,25 +363,28 @@ static int config_parse_result(int rc, const char *name, const char *detail,
 int config_load_file(struct config *cfg, const char *path, char *errbuf,
 		     size_t errlen)
 {
-	char detail[512] = "";
-	struct config_parse p = { .cfg = cfg,
-				  .errbuf = detail,
-				  .errlen = sizeof(detail) };
-	int rc = ini_parse(path, config_ini_handler, &p);
+	struct config_parse p = { .cfg = cfg };
+	int rc, err;
 
-	return config_parse_result(rc, path, detail, errbuf, errlen);
+	p.file = fopen(path, "r");
+	if (!p.file) {
+		err = -errno;
+		snprintf(errbuf, errlen, "%s: cannot open: %s", path,
+			 strerror(-err));
+		return err;
+	}
+	rc = ini_parse_stream(config_read_line, &p, config_ini_handler, &p);
+	fclose(p.file);
+	return config_parse_result(rc, path, &p, errbuf, errlen);
 }
 
 int config_load_string(struct config *cfg, const char *name, const char *text,
 		       char *errbuf, size_t errlen)
 {
-	char detail[512] = "";
-	struct config_parse p = { .cfg = cfg,
-				  .errbuf = detail,
-				  .errlen = sizeof(detail) };
-	int rc = ini_parse_string(text, config_ini_handler, &p);
+	struct config_parse p = { .cfg = cfg, .text = text };
+	int rc = ini_parse_stream(config_read_line, &p, config_ini_handler, &p);
 
-	return config_parse_result(rc, name, detail, errbuf, errlen);
+	return config_parse_result(rc, name, &p, errbuf, errlen);
 }
 
 int config_add_export_arg(struct config *cfg, const char *arg, char *errbuf,

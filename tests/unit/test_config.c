@@ -1,0 +1,416 @@
+/*
+ * test_config: dsnfsd.conf and -e NAME=DIR (nfsd/config.c).  Defaults, a
+ * full valid file, one test per kind of error (the message names the file,
+ * the line and the key), the first of several errors is the one reported,
+ * unknown sections go to the section hook, and config_validate() catches
+ * what single keys cannot.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "nfsd/config.h"
+
+struct fixture {
+	struct config cfg;
+	char err[512];
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	config_defaults(&f->cfg);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	free(*state);
+	return 0;
+}
+
+/* Loads @text as "t.conf"; returns what config_load_string returned. */
+static int load(struct fixture *f, const char *text)
+{
+	f->err[0] = '\0';
+	return config_load_string(&f->cfg, "t.conf", text, f->err,
+				  sizeof(f->err));
+}
+
+/* Asserts @text fails to load with exactly the message @want. */
+static void assert_load_error(struct fixture *f, const char *text,
+			      const char *want)
+{
+	assert_int_equal(load(f, text), -EINVAL);
+	assert_string_equal(f->err, want);
+}
+
+static void test_config_defaults(void **state)
+{
+	struct fixture *f = *state;
+	struct config *c = &f->cfg;
+
+	assert_string_equal(c->listen, "127.0.0.1");
+	assert_int_equal(c->nfs_port, 2049);
+	assert_int_equal(c->mount_port, 20048);
+	assert_int_equal(c->portmap_port, 111);
+	assert_int_equal(c->workers, 0);
+	assert_int_equal(c->work_threads, 4);
+	assert_string_equal(c->state_dir, "var/state");
+	assert_false(c->trace);
+	assert_int_equal(c->max_record_bytes, 1024 * 1024 + 4096);
+	assert_int_equal(c->max_inflight_per_conn, 128);
+	assert_int_equal(c->max_output_bytes_per_conn, 8 * 1024 * 1024);
+	assert_int_equal(c->ndatastores, 0);
+	assert_null(c->section_hook);
+}
+
+static const char full_conf[] = "; dsnfsd test configuration\n"
+				"[server]\n"
+				"listen = 0.0.0.0\n"
+				"nfs_port = 12049\n"
+				"mount_port = 0\n"
+				"portmap_port = 1111\n"
+				"workers = 2\n"
+				"work_threads = 3\n"
+				"state_dir = /tmp/dsnfs-state\n"
+				"trace = yes\n"
+				"max_record_bytes = 65536\n"
+				"max_inflight_per_conn = 16\n"
+				"max_output_bytes_per_conn = 131072\n"
+				"\n"
+				"[datastore ds1]\n"
+				"path = /srv/ds1\n"
+				"clients = 10.0.0.0/8, 127.0.0.1 ::1\n"
+				"read_only = true\n"
+				"squash = all\n"
+				"anonuid = 1001\n"
+				"anongid = 1002\n"
+				"fsid = 7\n"
+				"\n"
+				"[datastore ds-2.b_c]\n"
+				"path = /srv/ds2\n";
+
+static void test_config_full_file_loads(void **state)
+{
+	struct fixture *f = *state;
+	struct config *c = &f->cfg;
+	const struct config_datastore *a, *b;
+
+	assert_int_equal(load(f, full_conf), 0);
+	assert_string_equal(c->listen, "0.0.0.0");
+	assert_int_equal(c->nfs_port, 12049);
+	assert_int_equal(c->mount_port, 0);
+	assert_int_equal(c->portmap_port, 1111);
+	assert_int_equal(c->workers, 2);
+	assert_int_equal(c->work_threads, 3);
+	assert_string_equal(c->state_dir, "/tmp/dsnfs-state");
+	assert_true(c->trace);
+	assert_int_equal(c->max_record_bytes, 65536);
+	assert_int_equal(c->max_inflight_per_conn, 16);
+	assert_int_equal(c->max_output_bytes_per_conn, 131072);
+	assert_int_equal(c->ndatastores, 2);
+
+	a = &c->datastores[0];
+	assert_string_equal(a->name, "ds1");
+	assert_string_equal(a->path, "/srv/ds1");
+	assert_int_equal(a->nclients, 3);
+	assert_int_equal(a->clients[0].family, AF_INET);
+	assert_int_equal(a->clients[0].prefix_len, 8);
+	assert_int_equal(a->clients[0].addr[0], 10);
+	assert_int_equal(a->clients[1].prefix_len, 32);
+	assert_int_equal(a->clients[2].family, AF_INET6);
+	assert_int_equal(a->clients[2].prefix_len, 128);
+	assert_true(a->read_only);
+	assert_int_equal(a->squash, EXPORT_SQUASH_ALL);
+	assert_int_equal(a->anon_uid, 1001);
+	assert_int_equal(a->anon_gid, 1002);
+	assert_int_equal(a->fsid, 7);
+
+	b = &c->datastores[1];
+	assert_string_equal(b->name, "ds-2.b_c");
+	assert_string_equal(b->path, "/srv/ds2");
+	assert_int_equal(b->nclients, 0);
+	assert_false(b->read_only);
+	assert_int_equal(b->squash, EXPORT_SQUASH_ROOT);
+	assert_int_equal(b->anon_uid, EXPORT_ANON_ID);
+	assert_int_equal(b->anon_gid, EXPORT_ANON_ID);
+	assert_int_equal(b->fsid, 0);
+	assert_int_equal(config_validate(c, f->err, sizeof(f->err)), 0);
+}
+
+static void test_config_file_on_disk_loads(void **state)
+{
+	struct fixture *f = *state;
+	char path[] = "/tmp/test_config_XXXXXX";
+	int fd = mkstemp(path);
+	FILE *fp;
+
+	assert_true(fd >= 0);
+	fp = fdopen(fd, "w");
+	assert_non_null(fp);
+	fputs(full_conf, fp);
+	fputs("[server]\nnfs_port = x\n", fp);
+	fclose(fp);
+	assert_int_equal(
+		config_load_file(&f->cfg, path, f->err, sizeof(f->err)),
+		-EINVAL);
+	/* Line 27 of the file, named by its own path. */
+	assert_non_null(strstr(f->err, ":27: [server] nfs_port: invalid "
+				       "value 'x'"));
+	assert_memory_equal(f->err, path, strlen(path));
+	assert_int_equal(f->cfg.ndatastores, 2);
+	unlink(path);
+}
+
+static void test_config_missing_file_is_named(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(config_load_file(&f->cfg, "/nonexistent/d.conf",
+					  f->err, sizeof(f->err)),
+			 -ENOENT);
+	assert_string_equal(f->err, "/nonexistent/d.conf: cannot open: No "
+				    "such file or directory");
+}
+
+static void test_config_unknown_key_names_line_and_key(void **state)
+{
+	assert_load_error(*state, "[server]\nnfs_port = 1\nbogus = 2\n",
+			  "t.conf:3: [server]: unknown key 'bogus'");
+	assert_load_error(*state, "[datastore a]\npathh = /x\n",
+			  "t.conf:2: [datastore a]: unknown key 'pathh'");
+}
+
+static void test_config_unknown_section_names_line(void **state)
+{
+	assert_load_error(*state, "\n[pools]\nsize = 1\n",
+			  "t.conf:3: unknown section [pools]");
+}
+
+static void test_config_bad_port_names_line_and_key(void **state)
+{
+	assert_load_error(*state, "[server]\nnfs_port = 65536\n",
+			  "t.conf:2: [server] nfs_port: invalid value '65536'");
+	assert_load_error(*state, "[server]\nmount_port = -1\n",
+			  "t.conf:2: [server] mount_port: invalid value '-1'");
+	assert_load_error(*state, "[server]\nnfs_port = off\n",
+			  "t.conf:2: [server] nfs_port: invalid value 'off'");
+	assert_load_error(*state, "[server]\nnfs_port = 20x\n",
+			  "t.conf:2: [server] nfs_port: invalid value '20x'");
+}
+
+static void test_config_bad_bool_names_line_and_key(void **state)
+{
+	assert_load_error(*state, "[server]\n\ntrace = maybe\n",
+			  "t.conf:3: [server] trace: invalid value 'maybe'");
+	assert_load_error(
+		*state, "[datastore a]\nread_only = 2\n",
+		"t.conf:2: [datastore a] read_only: invalid value '2'");
+}
+
+static void test_config_bad_cidr_names_line_and_key(void **state)
+{
+	assert_load_error(
+		*state, "[datastore a]\nclients = 10.0.0.0/33\n",
+		"t.conf:2: [datastore a] clients: invalid value '10.0.0.0/33'");
+	assert_load_error(
+		*state, "[datastore a]\nclients = 127.0.0.1, host.example\n",
+		"t.conf:2: [datastore a] clients: invalid value '127.0.0.1, "
+		"host.example'");
+}
+
+static void test_config_bad_datastore_name_is_refused(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(load(f, "[datastore a/b]\npath = /x\n"), -EINVAL);
+	assert_non_null(strstr(f->err, "t.conf:2: [datastore a/b]: bad name"));
+	assert_int_equal(f->cfg.ndatastores, 0);
+}
+
+static void test_config_bad_values_of_limits(void **state)
+{
+	assert_load_error(*state, "[server]\nwork_threads = 0\n",
+			  "t.conf:2: [server] work_threads: invalid value '0'");
+	assert_load_error(
+		*state, "[server]\nmax_record_bytes = 100\n",
+		"t.conf:2: [server] max_record_bytes: invalid value '100'");
+	assert_load_error(*state, "[datastore a]\nsquash = some\n",
+			  "t.conf:2: [datastore a] squash: invalid value "
+			  "'some'");
+	assert_load_error(*state, "[datastore a]\nfsid = 0\n",
+			  "t.conf:2: [datastore a] fsid: invalid value '0'");
+}
+
+static void test_config_first_of_two_errors_is_reported(void **state)
+{
+	assert_load_error(*state, "[server]\nbogus = 1\nnfs_port = x\n",
+			  "t.conf:2: [server]: unknown key 'bogus'");
+	/* A syntax error before a bad key: the syntax error is first. */
+	assert_load_error(*state, "[server]\nno equals sign\nbogus = 1\n",
+			  "t.conf:2: syntax error");
+}
+
+static void test_config_portmap_off(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(load(f, "[server]\nportmap_port = off\n"), 0);
+	assert_int_equal(f->cfg.portmap_port, CONFIG_PORT_OFF);
+	assert_int_equal(load(f, "[server]\nportmap_port = 0\n"), 0);
+	assert_int_equal(f->cfg.portmap_port, 0);
+}
+
+static int hook_keys;
+
+static int section_hook(void *arg, const char *section, const char *key,
+			const char *value, char *errbuf, size_t errlen)
+{
+	(void)arg;
+	if (strcmp(section, "pool p1") != 0)
+		return -ENOENT;
+	if (!strcmp(key, "size") && !strcmp(value, "huge")) {
+		snprintf(errbuf, errlen, "not a size");
+		return -EINVAL;
+	}
+	hook_keys++;
+	return 0;
+}
+
+static void test_config_other_sections_go_to_the_hook(void **state)
+{
+	struct fixture *f = *state;
+
+	f->cfg.section_hook = section_hook;
+	hook_keys = 0;
+	assert_int_equal(load(f, "[pool p1]\nsize = 10G\nowner = x\n"), 0);
+	assert_int_equal(hook_keys, 2);
+	assert_load_error(f, "[pool p1]\nsize = huge\n",
+			  "t.conf:2: [pool p1] size: not a size");
+	assert_load_error(f, "[pool p2]\nsize = 1\n",
+			  "t.conf:2: [pool p2] size: invalid value");
+}
+
+static void test_config_export_arg_adds_datastore(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(config_add_export_arg(&f->cfg, "ds1=/srv/a=b", f->err,
+					       sizeof(f->err)),
+			 0);
+	assert_int_equal(f->cfg.ndatastores, 1);
+	assert_string_equal(f->cfg.datastores[0].name, "ds1");
+	assert_string_equal(f->cfg.datastores[0].path, "/srv/a=b");
+	assert_int_equal(f->cfg.datastores[0].squash, EXPORT_SQUASH_ROOT);
+	/* The same name again replaces the path, not a second datastore. */
+	assert_int_equal(config_add_export_arg(&f->cfg, "ds1=/srv/c", f->err,
+					       sizeof(f->err)),
+			 0);
+	assert_int_equal(f->cfg.ndatastores, 1);
+	assert_string_equal(f->cfg.datastores[0].path, "/srv/c");
+}
+
+static void test_config_export_arg_errors(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const no_eq[] = { "ds1", "=/srv", "ds1=", "" };
+	char long_name[80];
+
+	for (size_t i = 0; i < sizeof(no_eq) / sizeof(no_eq[0]); i++) {
+		char want[64];
+
+		assert_int_equal(config_add_export_arg(&f->cfg, no_eq[i],
+						       f->err, sizeof(f->err)),
+				 -EINVAL);
+		snprintf(want, sizeof(want), "-e %s: expected NAME=DIR",
+			 no_eq[i]);
+		assert_string_equal(f->err, want);
+	}
+	assert_int_equal(config_add_export_arg(&f->cfg, "a b=/x", f->err,
+					       sizeof(f->err)),
+			 -EINVAL);
+	assert_string_equal(f->err,
+			    "-e a b=/x: bad datastore name or path too long");
+	memset(long_name, 'n', 70);
+	memcpy(long_name + 70, "=/x", 4);
+	assert_int_equal(config_add_export_arg(&f->cfg, long_name, f->err,
+					       sizeof(f->err)),
+			 -EINVAL);
+	assert_int_equal(f->cfg.ndatastores, 0);
+}
+
+static void test_config_validate_needs_a_datastore(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(config_validate(&f->cfg, f->err, sizeof(f->err)),
+			 -EINVAL);
+	assert_non_null(strstr(f->err, "no datastores"));
+}
+
+static void test_config_validate_refuses_duplicate_fsid(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(load(f, "[datastore a]\npath = /a\nfsid = 5\n"
+				 "[datastore b]\npath = /b\nfsid = 5\n"),
+			 0);
+	assert_int_equal(config_validate(&f->cfg, f->err, sizeof(f->err)),
+			 -EINVAL);
+	assert_string_equal(f->err, "datastores a and b have the same fsid 5; "
+				    "set fsid in one of them");
+}
+
+static void test_config_validate_refuses_missing_path(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(load(f, "[datastore a]\npath = /a\n"
+				 "[datastore b]\nread_only = yes\n"),
+			 0);
+	assert_int_equal(config_validate(&f->cfg, f->err, sizeof(f->err)),
+			 -EINVAL);
+	assert_string_equal(f->err, "[datastore b]: no path");
+}
+
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_config_defaults),
+		T(test_config_full_file_loads),
+		T(test_config_file_on_disk_loads),
+		T(test_config_missing_file_is_named),
+		T(test_config_unknown_key_names_line_and_key),
+		T(test_config_unknown_section_names_line),
+		T(test_config_bad_port_names_line_and_key),
+		T(test_config_bad_bool_names_line_and_key),
+		T(test_config_bad_cidr_names_line_and_key),
+		T(test_config_bad_datastore_name_is_refused),
+		T(test_config_bad_values_of_limits),
+		T(test_config_first_of_two_errors_is_reported),
+		T(test_config_portmap_off),
+		T(test_config_other_sections_go_to_the_hook),
+		T(test_config_export_arg_adds_datastore),
+		T(test_config_export_arg_errors),
+		T(test_config_validate_needs_a_datastore),
+		T(test_config_validate_refuses_duplicate_fsid),
+		T(test_config_validate_refuses_missing_path),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
