@@ -1,0 +1,180 @@
+/*
+ * fh: from an nfs_fh3 on the wire to a checked, resolved file (RFC 1813
+ * 2.3.3, 4.1).  Every call goes through here: the handle is ours, its
+ * export exists, the client is on the export's list (checked on every call,
+ * RFC 1813 5.1 lets a server refuse any request, not only MNT), modifying
+ * calls need a writable export, and the caller's credentials are squashed
+ * the export's way.  Only then does the store resolve the handle.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "nfsd/nfs3/nfs3_int.h"
+
+/* root_squash maps uid 0 and gid 0 (primary and supplementary) to the
+ * anonymous ids; all_squash and AUTH_NONE map everybody (as knfsd). */
+static void nfs3_cred_squash(const struct export *exp,
+			     const struct rpc_cred *rc, struct nfs3_file *f)
+{
+	struct store_cred *c = &f->cred;
+	uint32_t n = rc->ngroups;
+
+	c->groups = f->groups;
+	if (rc->flavor != AUTH_SYS || exp->squash == EXPORT_SQUASH_ALL) {
+		c->uid = exp->anon_uid;
+		c->gid = exp->anon_gid;
+		c->ngroups = 0;
+		return;
+	}
+	if (n > RPC_AUTH_SYS_MAX_GROUPS)
+		n = RPC_AUTH_SYS_MAX_GROUPS;
+	c->uid = rc->uid;
+	c->gid = rc->gid;
+	c->ngroups = n;
+	memcpy(f->groups, rc->groups, n * sizeof(f->groups[0]));
+	if (exp->squash != EXPORT_SQUASH_ROOT)
+		return;
+	if (c->uid == 0)
+		c->uid = exp->anon_uid;
+	if (c->gid == 0)
+		c->gid = exp->anon_gid;
+	for (uint32_t i = 0; i < n; i++) {
+		if (f->groups[i] == 0)
+			f->groups[i] = exp->anon_gid;
+	}
+}
+
+void nfs3__fh_summary(const nfs_fh3 *fh, char *buf, size_t len)
+{
+	uint32_t h = XXH32(fh->data.data_val, fh->data.data_len, 0);
+
+	snprintf(buf, len, "%08x", h);
+}
+
+/* Copies a wire handle into a store_fh; -STORE_EBADHANDLE when it cannot
+ * be one of ours by its length alone. */
+static int nfs3_fh_copy(const nfs_fh3 *fh, struct store_fh *out)
+{
+	if (fh->data.data_len == 0 || fh->data.data_len > STORE_FH_MAX)
+		return -STORE_EBADHANDLE;
+	out->len = fh->data.data_len;
+	memcpy(out->data, fh->data.data_val, fh->data.data_len);
+	return 0;
+}
+
+static struct export *nfs3_fh_find_export(const struct nfs3_service *svc,
+					  const nfs_fh3 *fh, int *err)
+{
+	struct store_fh sfh;
+	uint32_t id;
+
+	*err = nfs3_fh_copy(fh, &sfh);
+	if (*err)
+		return NULL;
+	*err = store_fh_export_id(&sfh, &id);
+	if (*err)
+		return NULL;
+	struct export *exp = export_find_by_id(svc->exports, id);
+	/* A well-formed handle of an export that is no longer in the
+	 * config names files the client may no longer reach: STALE, so that
+	 * the client drops them (knfsd does the same). */
+	if (!exp || !exp->store)
+		*err = -ESTALE;
+	return exp;
+}
+
+const char *nfs3__fh_export_name(const struct nfs3_service *svc,
+				 const nfs_fh3 *fh)
+{
+	int err;
+	const struct export *exp = nfs3_fh_find_export(svc, fh, &err);
+
+	return err ? "?" : exp->name;
+}
+
+int nfs3__fh_export(struct request *req, const nfs_fh3 *fh, bool modify,
+		    struct nfs3_file *f)
+{
+	const struct nfs3_service *svc = req->svc;
+	struct export *exp;
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	nfs3__fh_summary(fh, req->path_hint, sizeof(req->path_hint));
+	exp = nfs3_fh_find_export(svc, fh, &err);
+	if (err)
+		return err;
+	req->export_name = exp->name;
+	if (!export_client_allowed(exp, (const struct sockaddr *)&req->peer))
+		return -EACCES;
+	if (modify && exp->read_only)
+		return -EROFS;
+	f->exp = exp;
+	f->st = exp->store;
+	nfs3_cred_squash(exp, &req->cred, f);
+	return 0;
+}
+
+int nfs3__fh_resolve(struct request *req, const nfs_fh3 *fh, bool modify,
+		     struct nfs3_file *f)
+{
+	struct store_fh sfh;
+	int err;
+
+	err = nfs3__fh_export(req, fh, modify, f);
+	if (err)
+		return err;
+	err = nfs3_fh_copy(fh, &sfh);
+	if (err)
+		return err;
+	err = f->st->ops->resolve(f->st, &sfh, &f->obj);
+	if (err)
+		f->obj = NULL;
+	return err;
+}
+
+void nfs3__file_release(struct nfs3_file *f)
+{
+	if (f->obj) {
+		f->st->ops->obj_unref(f->obj);
+		f->obj = NULL;
+	}
+}
+
+int nfs3__fh_dup(struct store *st, const struct store_obj *obj, nfs_fh3 *out)
+{
+	struct store_fh sfh;
+
+	st->ops->obj_fh(obj, &sfh);
+	out->data.data_val = malloc(sfh.len ? sfh.len : 1);
+	if (!out->data.data_val) {
+		out->data.data_len = 0;
+		return -ENOMEM;
+	}
+	memcpy(out->data.data_val, sfh.data, sfh.len);
+	out->data.data_len = sfh.len;
+	return 0;
+}
+
+void nfs3__fh_free(nfs_fh3 *fh)
+{
+	free(fh->data.data_val);
+	fh->data.data_val = NULL;
+	fh->data.data_len = 0;
+}
+
+void nfs3__hint_name(struct request *req, const char *name)
+{
+	size_t i = 0;
+
+	/* Names come from the wire: keep control bytes out of trace lines. */
+	for (; name && name[i] && i < sizeof(req->path_hint) - 1; i++) {
+		unsigned char c = (unsigned char)name[i];
+
+		req->path_hint[i] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+	}
+	req->path_hint[i] = '\0';
+}

@@ -1,0 +1,53 @@
+/*
+ * nfs3: the NFS version 3 service (RFC 1813 section 3, all 22 procedures).
+ * The service is a procedure table for rpc/dispatch plus the state the
+ * handlers share: the export table and the write verifier.  Handlers reach
+ * files only through the store interface (store/store.h), check the client
+ * list of the export on every call and squash the caller's credentials per
+ * export.  Blocking work (stable writes, COMMIT, directory scans) leaves the
+ * loop through request_defer() (rpc/dispatch.h).
+ */
+#ifndef DSNFS_NFS3_H
+#define DSNFS_NFS3_H
+
+#include <stdint.h>
+
+#include "nfsd/export.h"
+#include "nfsd/rpc/dispatch.h"
+
+#define NFS3_SERVICE_PROG 100003
+#define NFS3_SERVICE_VERS 3
+/* READ and WRITE payload ceiling: the data<> decode bound of nfs3_prot.x. */
+#define NFS3_SERVICE_IO_MAX_BYTES (1024 * 1024)
+/* Preferred READDIR size reported by FSINFO (dtpref). */
+#define NFS3_SERVICE_DIR_PREF_BYTES (64 * 1024)
+
+struct nfs3_service {
+	const struct export_table *exports; /* borrowed; outlives the service */
+	/* WRITE/COMMIT verifier: start time + random, new at every start, so
+	 * clients resend their unstable writes after a restart. */
+	uint8_t write_verf[8];
+	uint32_t max_read_bytes; /* READ count cap, FSINFO rtmax */
+	uint32_t max_write_bytes; /* WRITE count cap, FSINFO wtmax */
+	uint32_t dir_pref_bytes; /* FSINFO dtpref */
+	/* READDIR / READDIRPLUS reply cap; larger client counts are cut. */
+	uint32_t max_dir_bytes;
+};
+
+/*
+ * Fills @svc with defaults (1 MiB reads and writes, 64 KiB dtpref, 1 MiB
+ * directory pages) and a fresh write verifier (start time + getrandom()).
+ * @exports is borrowed and must outlive the service.  Returns 0, or a
+ * negative errno when no random bytes could be had.
+ */
+int nfs3_service_init(struct nfs3_service *svc,
+		      const struct export_table *exports);
+
+/*
+ * Fills @prog with the NFS program (100003, version 3): its name, numbers,
+ * the procedure table (static, const) and ctx = @svc.  @svc is borrowed and
+ * must outlive every request of the program.
+ */
+void nfs3_program_init(struct rpc_program *prog, struct nfs3_service *svc);
+
+#endif

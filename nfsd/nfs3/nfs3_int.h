@@ -1,0 +1,287 @@
+/*
+ * nfs3_int.h: declarations shared by the files of nfsd/nfs3 and nowhere
+ * else (tests include it to reach the handlers through the table).  The
+ * handlers have the rpc_handler_fn shape; procs.c puts them in the table.
+ */
+#ifndef DSNFS_NFS3_INT_H
+#define DSNFS_NFS3_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nfs3_prot.h"
+#include "nfsd/export.h"
+#include "nfsd/nfs3/nfs3.h"
+#include "nfsd/rpc/dispatch.h"
+#include "nfsd/store/store.h"
+
+/* Encoded XDR sizes used to fill READDIR pages (RFC 1813 2.5, 3.3.16). */
+#define NFS3_XDR_FATTR3_BYTES 84
+#define NFS3_XDR_POST_OP_ATTR_BYTES (4 + NFS3_XDR_FATTR3_BYTES)
+#define NFS3_XDR_POST_OP_FH_BYTES (4 + 4 + STORE_FH_MAX)
+
+/*
+ * One file a call is about: its export, its store and the caller's
+ * credentials squashed for that export.  cred.groups points into groups[],
+ * so a struct nfs3_file is never copied; it lives on the handler's stack.
+ */
+struct nfs3_file {
+	struct export *exp; /* borrowed from the export table */
+	struct store *st; /* exp->store, borrowed */
+	struct store_obj *obj; /* owned reference, NULL until resolved */
+	struct store_cred cred; /* the caller as this export sees it */
+	uint32_t groups[RPC_AUTH_SYS_MAX_GROUPS];
+};
+
+/* The READ or WRITE size limit in force for a configured one: 0 or more
+ * than the data<> decode bound means the bound. */
+static inline uint32_t nfs3__io_limit(uint32_t configured_bytes)
+{
+	if (configured_bytes == 0 ||
+	    configured_bytes > NFS3_SERVICE_IO_MAX_BYTES)
+		return NFS3_SERVICE_IO_MAX_BYTES;
+	return configured_bytes;
+}
+
+/* How a procedure uses a name (name.c). */
+enum nfs3_name_use {
+	NFS3_NAME_LOOKUP, /* "." and ".." allowed */
+	NFS3_NAME_CREATE, /* "." and ".." exist: -EEXIST */
+	NFS3_NAME_REMOVE, /* "." and ".." cannot go: -EINVAL */
+};
+
+/* ---- fh.c ---------------------------------------------------------- */
+
+/*
+ * Finds the export of @fh and checks the caller against it, without
+ * touching the store: the handle is ours (-STORE_EBADHANDLE when empty,
+ * longer than STORE_FH_MAX or not in our format), its export exists
+ * (-ESTALE when it was removed), the client is on its list (-EACCES) and,
+ * when @modify, the export is writable (-EROFS).  Fills f->exp, f->st and
+ * f->cred (squashed per export); f->obj stays NULL.  Sets req->export_name
+ * and req->path_hint (the handle summary).  @fh is borrowed.
+ */
+int nfs3__fh_export(struct request *req, const nfs_fh3 *fh, bool modify,
+		    struct nfs3_file *f);
+
+/*
+ * nfs3__fh_export() and then resolves the handle in the store: f->obj
+ * returns owned (release with nfs3__file_release()).  Returns 0 or the
+ * errors above, or the store's (-ESTALE for a file that is gone).  On
+ * failure f->obj is NULL.
+ */
+int nfs3__fh_resolve(struct request *req, const nfs_fh3 *fh, bool modify,
+		     struct nfs3_file *f);
+
+/* Drops f->obj if any.  Safe on a zeroed or failed struct nfs3_file. */
+void nfs3__file_release(struct nfs3_file *f);
+
+/*
+ * Sets @out to the handle of @obj in a new buffer: out->data.data_val
+ * returns owned (free()).  Returns 0 or -ENOMEM.
+ */
+int nfs3__fh_dup(struct store *st, const struct store_obj *obj, nfs_fh3 *out);
+
+/* Frees what nfs3__fh_dup() attached to @fh (NULL-safe) and clears it. */
+void nfs3__fh_free(nfs_fh3 *fh);
+
+/* Writes the short summary of @fh ("9a3f01c2": a hash of its bytes). */
+void nfs3__fh_summary(const nfs_fh3 *fh, char *buf, size_t len);
+
+/* The name of the export @fh belongs to, or "?".  Borrowed. */
+const char *nfs3__fh_export_name(const struct nfs3_service *svc,
+				 const nfs_fh3 *fh);
+
+/* Sets req->path_hint to @name (borrowed), cut to fit. */
+void nfs3__hint_name(struct request *req, const char *name);
+
+/* ---- name.c -------------------------------------------------------- */
+
+/*
+ * Checks a file name from the wire for @use: -EACCES when empty or when it
+ * contains '/', -ENAMETOOLONG above STORE_NAME_MAX bytes, and the
+ * "." / ".." rules of enum nfs3_name_use.  @name is borrowed (may be NULL).
+ */
+int nfs3__name_check(const char *name, enum nfs3_name_use use);
+
+/*
+ * Looks @name up in the directory f->obj; "." answers the directory
+ * itself.  *out returns owned (unref it).  The name must have passed
+ * nfs3__name_check().
+ */
+int nfs3__name_lookup(const struct nfs3_file *dir, const char *name,
+		      struct store_obj **out);
+
+/* ---- access.c ------------------------------------------------------ */
+
+/* The ACCESS3_* bits of @want that @cred is granted on a file with @a,
+ * without MODIFY/EXTEND/DELETE when @read_only (RFC 1813 3.3.4). */
+uint32_t nfs3__access_mask(const struct store_attr *a,
+			   const struct store_cred *cred, uint32_t want,
+			   bool read_only);
+
+/* 0 or -EACCES: reading the data of a file or listing a directory (the
+ * owner of a file that is not a directory always may). */
+int nfs3__may_read(const struct store_attr *a, const struct store_cred *cred);
+
+/* 0 or -EACCES: writing the data of a file (the owner of a file that is
+ * not a directory always may). */
+int nfs3__may_write(const struct store_attr *a, const struct store_cred *cred);
+
+/* 0 or -EACCES: searching a directory (execute permission). */
+int nfs3__may_lookup(const struct store_attr *dir,
+		     const struct store_cred *cred);
+
+/* 0 or -EACCES: adding or removing entries (write + execute). */
+int nfs3__may_change_dir(const struct store_attr *dir,
+			 const struct store_cred *cred);
+
+/* 0 or -EACCES: removing @victim from a sticky directory @dir (01000):
+ * only the owner of either or root may. */
+int nfs3__may_unlink_sticky(const struct store_attr *dir,
+			    const struct store_attr *victim,
+			    const struct store_cred *cred);
+
+/* 0, -EPERM or -EACCES: the VFS rules for chmod, chown, truncate and
+ * utimes (only root gives files away; only the owner sets times). */
+int nfs3__may_setattr(const struct store_attr *a,
+		      const struct store_sattr *sattr,
+		      const struct store_cred *cred);
+
+/* ---- attr.c -------------------------------------------------------- */
+
+void nfs3__fattr_from_store(const struct store_attr *a, fattr3 *out);
+void nfs3__post_op_from_attr(const struct store_attr *a, post_op_attr *out);
+void nfs3__pre_op_from_attr(const struct store_attr *a, pre_op_attr *out);
+
+/* getattr of f->obj.  Returns 0 or the store's error. */
+int nfs3__getattr(const struct nfs3_file *f, struct store_attr *a);
+
+/* Fills @out from f->obj's attributes; attributes_follow = false when
+ * f->obj is NULL or getattr fails. */
+void nfs3__post_op_fill(const struct nfs3_file *f, post_op_attr *out);
+
+/* wcc_data: the before half (pre-op) and the after half (post-op). */
+void nfs3__wcc_pre(const struct nfs3_file *f, wcc_data *out);
+void nfs3__wcc_post(const struct nfs3_file *f, wcc_data *out);
+
+/* sattr3 from the wire -> what to change in the store.  Returns 0, or
+ * -EINVAL for a time_how the RFC does not define. */
+int nfs3__sattr_to_store(const sattr3 *in, struct store_sattr *out);
+
+/* ---- status.c ------------------------------------------------------ */
+
+/* The one errno -> nfsstat3 map: 0 -> NFS3_OK, -STORE_E* -> their code,
+ * anything unknown -> NFS3ERR_IO. */
+nfsstat3 nfs3__status_from_errno(int err);
+
+/* "NFS3_OK", "NFS3ERR_NOENT", ...; static strings. */
+const char *nfs3__status_name(nfsstat3 status);
+
+/* ---- handlers: lookup.c ------------------------------------------- */
+
+enum rpc_disposition nfs3__proc_getattr(struct request *req, const void *argp,
+					void *resp);
+enum rpc_disposition nfs3__proc_setattr(struct request *req, const void *argp,
+					void *resp);
+enum rpc_disposition nfs3__proc_lookup(struct request *req, const void *argp,
+				       void *resp);
+enum rpc_disposition nfs3__proc_access(struct request *req, const void *argp,
+				       void *resp);
+enum rpc_disposition nfs3__proc_readlink(struct request *req, const void *argp,
+					 void *resp);
+void nfs3__lookup_release(struct request *req, void *resp);
+void nfs3__readlink_release(struct request *req, void *resp);
+
+/* ---- handlers: rw.c ----------------------------------------------- */
+
+enum rpc_disposition nfs3__proc_read(struct request *req, const void *argp,
+				     void *resp);
+enum rpc_disposition nfs3__proc_write(struct request *req, const void *argp,
+				      void *resp);
+enum rpc_disposition nfs3__proc_commit(struct request *req, const void *argp,
+				       void *resp);
+void nfs3__read_release(struct request *req, void *resp);
+
+/* ---- handlers: namespace.c ---------------------------------------- */
+
+enum rpc_disposition nfs3__proc_create(struct request *req, const void *argp,
+				       void *resp);
+enum rpc_disposition nfs3__proc_mkdir(struct request *req, const void *argp,
+				      void *resp);
+enum rpc_disposition nfs3__proc_symlink(struct request *req, const void *argp,
+					void *resp);
+enum rpc_disposition nfs3__proc_mknod(struct request *req, const void *argp,
+				      void *resp);
+enum rpc_disposition nfs3__proc_remove(struct request *req, const void *argp,
+				       void *resp);
+enum rpc_disposition nfs3__proc_rmdir(struct request *req, const void *argp,
+				      void *resp);
+enum rpc_disposition nfs3__proc_rename(struct request *req, const void *argp,
+				       void *resp);
+enum rpc_disposition nfs3__proc_link(struct request *req, const void *argp,
+				     void *resp);
+void nfs3__create_release(struct request *req, void *resp);
+void nfs3__mkdir_release(struct request *req, void *resp);
+void nfs3__symlink_release(struct request *req, void *resp);
+void nfs3__mknod_release(struct request *req, void *resp);
+
+/* ---- handlers: readdir.c ------------------------------------------ */
+
+enum rpc_disposition nfs3__proc_readdir(struct request *req, const void *argp,
+					void *resp);
+enum rpc_disposition nfs3__proc_readdirplus(struct request *req,
+					    const void *argp, void *resp);
+void nfs3__readdir_release(struct request *req, void *resp);
+void nfs3__readdirplus_release(struct request *req, void *resp);
+
+/* The cookie verifier of a directory with @fileid: constant, because store
+ * cookies stay valid across directory changes (readdir.c). */
+void nfs3__cookieverf(uint64_t fileid, cookieverf3 out);
+
+/* ---- handlers: fsinfo.c ------------------------------------------- */
+
+enum rpc_disposition nfs3__proc_fsstat(struct request *req, const void *argp,
+				       void *resp);
+enum rpc_disposition nfs3__proc_fsinfo(struct request *req, const void *argp,
+				       void *resp);
+enum rpc_disposition nfs3__proc_pathconf(struct request *req, const void *argp,
+					 void *resp);
+
+/* ---- trace.c: rpc_trace_fn per procedure family -------------------- */
+/* Calls about one handle alone (GETATTR, READLINK, FS*, PATHCONF) have no
+ * args trace: the dispatcher prints the handle summary as the hint. */
+
+void nfs3__trace_args_setattr(const struct request *req, const void *args,
+			      const void *res, char *buf, size_t len);
+void nfs3__trace_args_access(const struct request *req, const void *args,
+			     const void *res, char *buf, size_t len);
+void nfs3__trace_args_io(const struct request *req, const void *args,
+			 const void *res, char *buf, size_t len);
+void nfs3__trace_args_write(const struct request *req, const void *args,
+			    const void *res, char *buf, size_t len);
+void nfs3__trace_args_dirop(const struct request *req, const void *args,
+			    const void *res, char *buf, size_t len);
+void nfs3__trace_args_symlink(const struct request *req, const void *args,
+			      const void *res, char *buf, size_t len);
+void nfs3__trace_args_rename(const struct request *req, const void *args,
+			     const void *res, char *buf, size_t len);
+void nfs3__trace_args_link(const struct request *req, const void *args,
+			   const void *res, char *buf, size_t len);
+void nfs3__trace_args_readdir(const struct request *req, const void *args,
+			      const void *res, char *buf, size_t len);
+void nfs3__trace_args_readdirplus(const struct request *req, const void *args,
+				  const void *res, char *buf, size_t len);
+void nfs3__trace_res_status(const struct request *req, const void *args,
+			    const void *res, char *buf, size_t len);
+void nfs3__trace_res_read(const struct request *req, const void *args,
+			  const void *res, char *buf, size_t len);
+void nfs3__trace_res_write(const struct request *req, const void *args,
+			   const void *res, char *buf, size_t len);
+void nfs3__trace_res_readdir(const struct request *req, const void *args,
+			     const void *res, char *buf, size_t len);
+void nfs3__trace_res_readdirplus(const struct request *req, const void *args,
+				 const void *res, char *buf, size_t len);
+
+#endif

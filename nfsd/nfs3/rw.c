@@ -1,0 +1,257 @@
+/*
+ * rw: READ, WRITE and COMMIT (RFC 1813 3.3.6, 3.3.7, 3.3.21).  READ and
+ * UNSTABLE writes run on the loop; DATA_SYNC and FILE_SYNC writes and
+ * COMMIT wait for stable storage, so they run through request_defer() on a
+ * blocking-work thread.  A WRITE reply says what was done (`committed`)
+ * and carries the service's write verifier, new at every server start, so
+ * that a client resends unstable data after a restart.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nfsd/nfs3/nfs3_int.h"
+
+/* Largest offset + count a file reaches; FSINFO maxfilesize. */
+#define NFS3_MAX_FILE_BYTES ((uint64_t)INT64_MAX)
+
+static uint32_t nfs3_min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Data I/O is on regular files only; the RFC's errors for the rest. */
+static int nfs3_check_regular(const struct store_attr *a)
+{
+	if (a->type == STORE_DIR)
+		return -EISDIR;
+	return a->type == STORE_REG ? 0 : -EINVAL;
+}
+
+static int nfs3_read_run(struct request *req, const READ3args *args,
+			 struct nfs3_file *f, READ3resok *ok)
+{
+	const struct nfs3_service *svc = req->svc;
+	uint32_t count =
+		nfs3_min_u32(args->count, nfs3__io_limit(svc->max_read_bytes));
+	struct store_attr a;
+	uint32_t nread = 0;
+	bool eof = false;
+	char *buf;
+	int err;
+
+	err = nfs3__getattr(f, &a);
+	if (err)
+		return err;
+	err = nfs3_check_regular(&a);
+	if (err)
+		return err;
+	err = nfs3__may_read(&a, &f->cred);
+	if (err)
+		return err;
+	buf = malloc(count ? count : 1);
+	if (!buf)
+		return -ENOMEM;
+	err = f->st->ops->read(f->st, f->obj, args->offset, buf, count, &nread,
+			       &eof);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	ok->data.data_val = buf;
+	ok->data.data_len = nread;
+	ok->count = nread;
+	ok->eof = eof; /* exactly what the store saw, never guessed */
+	nfs3__post_op_fill(f, &ok->file_attributes);
+	req->payload_bytes = nread;
+	return 0;
+}
+
+enum rpc_disposition nfs3__proc_read(struct request *req, const void *argp,
+				     void *resp)
+{
+	const READ3args *args = argp;
+	READ3res *res = resp;
+	READ3resok ok;
+	struct nfs3_file f;
+	int err;
+
+	memset(&ok, 0, sizeof(ok));
+	err = nfs3__fh_resolve(req, &args->file, false, &f);
+	if (!err)
+		err = nfs3_read_run(req, args, &f, &ok);
+	res->status = nfs3__status_from_errno(err);
+	if (res->status == NFS3_OK)
+		res->READ3res_u.resok = ok;
+	else
+		nfs3__post_op_fill(&f,
+				   &res->READ3res_u.resfail.file_attributes);
+	nfs3__file_release(&f);
+	return RPC_REPLY;
+}
+
+void nfs3__read_release(struct request *req, void *resp)
+{
+	READ3res *res = resp;
+
+	(void)req;
+	if (res->status == NFS3_OK) {
+		free(res->READ3res_u.resok.data.data_val);
+		res->READ3res_u.resok.data.data_val = NULL;
+	}
+}
+
+static int nfs3_write_data(struct request *req, const WRITE3args *args,
+			   struct nfs3_file *f, wcc_data *wcc, uint32_t *count)
+{
+	const struct nfs3_service *svc = req->svc;
+	struct store_attr pre;
+	int err;
+
+	err = nfs3__getattr(f, &pre);
+	if (err)
+		return err;
+	nfs3__pre_op_from_attr(&pre, &wcc->before);
+	err = nfs3_check_regular(&pre);
+	if (err)
+		return err;
+	err = nfs3__may_write(&pre, &f->cred);
+	if (err)
+		return err;
+	/* The RFC lets the server write less than asked; the reply says. */
+	*count =
+		nfs3_min_u32(args->count, nfs3__io_limit(svc->max_write_bytes));
+	if (args->offset > NFS3_MAX_FILE_BYTES - *count)
+		return -EFBIG;
+	err = f->st->ops->write(f->st, f->obj, args->offset,
+				args->data.data_val, *count,
+				(enum store_stable)args->stable);
+	if (err)
+		return err;
+	req->payload_bytes = *count;
+	return 0;
+}
+
+/* The whole WRITE, on the loop (UNSTABLE) or on a work thread. */
+static void nfs3_write_run(struct request *req, const WRITE3args *args,
+			   WRITE3res *res)
+{
+	const struct nfs3_service *svc = req->svc;
+	struct nfs3_file f;
+	uint32_t count = 0;
+	wcc_data wcc;
+	int err;
+
+	memset(&wcc, 0, sizeof(wcc));
+	err = nfs3__fh_resolve(req, &args->file, true, &f);
+	if (!err)
+		err = nfs3_write_data(req, args, &f, &wcc, &count);
+	nfs3__wcc_post(&f, &wcc);
+	res->status = nfs3__status_from_errno(err);
+	if (res->status == NFS3_OK) {
+		WRITE3resok *ok = &res->WRITE3res_u.resok;
+
+		ok->file_wcc = wcc;
+		ok->count = count;
+		ok->committed = args->stable;
+		memcpy(ok->verf, svc->write_verf, sizeof(ok->verf));
+	} else {
+		res->WRITE3res_u.resfail.file_wcc = wcc;
+	}
+	nfs3__file_release(&f);
+}
+
+static void nfs3_write_work(struct request *req)
+{
+	nfs3_write_run(req, req->args, req->res);
+	req->disposition = RPC_REPLY;
+}
+
+/* Answers a WRITE or COMMIT that failed before reaching the store. */
+static enum rpc_disposition nfs3_reply_early(nfsstat3 *status, int err)
+{
+	*status = nfs3__status_from_errno(err);
+	return RPC_REPLY;
+}
+
+enum rpc_disposition nfs3__proc_write(struct request *req, const void *argp,
+				      void *resp)
+{
+	const WRITE3args *args = argp;
+	WRITE3res *res = resp;
+	struct nfs3_file f;
+	int err;
+
+	err = nfs3__fh_export(req, &args->file, true, &f);
+	if (!err && args->count != args->data.data_len)
+		err = -EINVAL;
+	if (!err && args->stable != UNSTABLE && args->stable != DATA_SYNC &&
+	    args->stable != FILE_SYNC)
+		err = -EINVAL;
+	if (err)
+		return nfs3_reply_early(&res->status, err);
+	req->payload_bytes = args->count;
+	if (args->stable == UNSTABLE) {
+		nfs3_write_run(req, args, res);
+		return RPC_REPLY;
+	}
+	return request_defer(req, nfs3_write_work);
+}
+
+static int nfs3_commit_data(struct nfs3_file *f, const COMMIT3args *args,
+			    wcc_data *wcc)
+{
+	struct store_attr pre;
+	int err;
+
+	err = nfs3__getattr(f, &pre);
+	if (err)
+		return err;
+	nfs3__pre_op_from_attr(&pre, &wcc->before);
+	err = nfs3_check_regular(&pre);
+	if (err)
+		return err;
+	return f->st->ops->commit(f->st, f->obj, args->offset, args->count);
+}
+
+static void nfs3_commit_work(struct request *req)
+{
+	const struct nfs3_service *svc = req->svc;
+	const COMMIT3args *args = req->args;
+	COMMIT3res *res = req->res;
+	struct nfs3_file f;
+	wcc_data wcc;
+	int err;
+
+	memset(&wcc, 0, sizeof(wcc));
+	err = nfs3__fh_resolve(req, &args->file, false, &f);
+	if (!err)
+		err = nfs3_commit_data(&f, args, &wcc);
+	nfs3__wcc_post(&f, &wcc);
+	res->status = nfs3__status_from_errno(err);
+	if (res->status == NFS3_OK) {
+		res->COMMIT3res_u.resok.file_wcc = wcc;
+		memcpy(res->COMMIT3res_u.resok.verf, svc->write_verf,
+		       sizeof(res->COMMIT3res_u.resok.verf));
+	} else {
+		res->COMMIT3res_u.resfail.file_wcc = wcc;
+	}
+	nfs3__file_release(&f);
+	req->disposition = RPC_REPLY;
+}
+
+enum rpc_disposition nfs3__proc_commit(struct request *req, const void *argp,
+				       void *resp)
+{
+	const COMMIT3args *args = argp;
+	COMMIT3res *res = resp;
+	struct nfs3_file f;
+	int err;
+
+	/* A read-only export has no unstable data: COMMIT is harmless
+	 * there, so it is not a modifying call. */
+	err = nfs3__fh_export(req, &args->file, false, &f);
+	if (err)
+		return nfs3_reply_early(&res->status, err);
+	return request_defer(req, nfs3_commit_work);
+}
