@@ -86,8 +86,8 @@ bool portmap_rpcbind_present(void);
 
 /*
  * Registers (@prog, @vers, @proto, @port) with the host's rpcbind through
- * libtirpc's pmap_set() (@proto is IPPROTO_TCP or IPPROTO_UDP; the
- * mapping is for IPv4, any address).  rpcbind refuses a triple that is
+ * libtirpc's rpcb_set(), as pmap_set() would (@proto is IPPROTO_TCP or
+ * IPPROTO_UDP, else -EINVAL; the mapping is for IPv4, any address).  rpcbind refuses a triple that is
  * already registered, so clear stale mappings of an earlier run first with
  * portmap_rpcbind_unregister().  Blocks.  Returns 0, or -EIO when rpcbind
  * did not accept it.

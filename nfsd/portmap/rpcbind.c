@@ -1,7 +1,7 @@
 /*
  * rpcbind: talking to the host's own portmapper when one runs (RFC 1833
  * 3).  portmap_rpcbind_probe() finds it with a NULL call bounded in time;
- * registration goes through libtirpc's pmap_set()/pmap_unset(), which
+ * registration goes through libtirpc's rpcb_set()/pmap_unset(), which
  * reach rpcbind over its local socket or loopback.  All of it blocks, so
  * it runs before the loops start and after they stop.
  */
@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <rpc/pmap_clnt.h>
 #include <rpc/pmap_prot.h>
+#include <rpc/rpcb_clnt.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -111,10 +112,27 @@ bool portmap_rpcbind_present(void)
 int portmap_rpcbind_register(uint32_t prog, uint32_t vers, int proto,
 			     uint16_t port)
 {
-	if (!pmap_set(prog, vers, proto, port)) {
-		return -EIO;
+	struct sockaddr_in any = { .sin_family = AF_INET,
+				   .sin_port = htons(port),
+				   .sin_addr.s_addr = htonl(INADDR_ANY) };
+	struct netbuf addr = { .maxlen = sizeof(any),
+			       .len = sizeof(any),
+			       .buf = &any };
+	struct netconfig *nconf;
+	bool_t ok;
+
+	if (proto != IPPROTO_TCP && proto != IPPROTO_UDP) {
+		return -EINVAL;
 	}
-	return 0;
+	/* rpcb_set() with our own address: pmap_set() leaks the one it
+	 * builds with uaddr2taddr() (libtirpc 1.3.3). */
+	nconf = getnetconfigent(proto == IPPROTO_TCP ? "tcp" : "udp");
+	if (!nconf) {
+		return -ENOENT;
+	}
+	ok = rpcb_set(prog, vers, nconf, &addr);
+	freenetconfigent(nconf);
+	return ok ? 0 : -EIO;
 }
 
 int portmap_rpcbind_unregister(uint32_t prog, uint32_t vers)

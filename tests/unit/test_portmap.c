@@ -341,6 +341,14 @@ static void test_probe_answering_portmapper(void **state)
 	close(fd);
 }
 
+static void test_rpcbind_register_rejects_other_protocols(void **state)
+{
+	(void)state;
+	/* Refused before any rpcbind is contacted. */
+	assert_int_equal(portmap_rpcbind_register(100003, 3, 132, 2049),
+			 -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -361,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_probe_refused_port),
 		cmocka_unit_test(test_probe_silent_listener_times_out),
 		cmocka_unit_test(test_probe_answering_portmapper),
+		cmocka_unit_test(test_rpcbind_register_rejects_other_protocols),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
