@@ -124,6 +124,16 @@ int export_client_parse(const char *text, struct export_client *out)
 			return -EINVAL;
 		out->prefix_len = (uint8_t)prefix;
 	}
+	/* Peers in ::ffff:a.b.c.d are matched as IPv4 (export_addr_bytes),
+	 * so a rule written that way is stored as the IPv4 rule it means. */
+	if (out->family == AF_INET6 &&
+	    IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)out->addr) &&
+	    out->prefix_len >= 96) {
+		memmove(out->addr, out->addr + 12, 4);
+		memset(out->addr + 4, 0, 12);
+		out->family = AF_INET;
+		out->prefix_len -= 96;
+	}
 	return 0;
 }
 
