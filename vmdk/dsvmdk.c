@@ -1,0 +1,340 @@
+/*
+ * dsvmdk: the command-line face of vmdk/.  Parses argv, calls the library,
+ * prints.  One function per subcommand, joined by one table; the library
+ * does the work and names what went wrong in its error buffer.
+ * Exit status: 0 done, 1 failed, 2 usage, 3 `check` found problems.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vmdk/vmdk.h"
+
+#define EXIT_USAGE 2
+#define EXIT_CORRUPT 3
+#define IO_CHUNK_BYTES (1u << 20)
+
+struct command {
+	const char *name;
+	const char *usage;
+	int (*run)(int argc, char **argv);
+};
+
+static const struct command commands[];
+
+static int usage_of(const char *name)
+{
+	for (const struct command *c = commands; c->name; c++) {
+		if (!strcmp(c->name, name)) {
+			fprintf(stderr, "usage: dsvmdk %s %s\n", c->name,
+				c->usage);
+		}
+	}
+	return EXIT_USAGE;
+}
+
+static int fail(const char *what, int err, const char *errbuf)
+{
+	if (errbuf && errbuf[0]) {
+		fprintf(stderr, "dsvmdk: %s: %s\n", what, errbuf);
+	} else {
+		fprintf(stderr, "dsvmdk: %s: %s\n", what, strerror(-err));
+	}
+	return EXIT_FAILURE;
+}
+
+/* "10G", "512M", "4096", "1T" (binary units) -> bytes. */
+static int parse_size(const char *s, uint64_t *out)
+{
+	static const char units[] = "KMGT";
+	char *end;
+	unsigned long long v;
+	const char *u;
+	unsigned shift = 0;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-') {
+		return -EINVAL;
+	}
+	if (*end) {
+		u = strchr(units, *end);
+		if (!u || (end[1] && strcmp(end + 1, "iB") &&
+			   strcmp(end + 1, "B"))) {
+			return -EINVAL;
+		}
+		shift = 10 * (unsigned)(u - units + 1);
+	}
+	if (v > (UINT64_MAX >> shift)) {
+		return -ERANGE;
+	}
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int cmd_create(int argc, char **argv)
+{
+	struct vmdk_create_opts o = { .type = VMDK_TYPE_THIN };
+	char errbuf[512] = "";
+	bool have_size = false;
+	int opt;
+	int err;
+
+	while ((opt = getopt(argc, argv, "s:t:a:")) != -1) {
+		switch (opt) {
+		case 's':
+			if (parse_size(optarg, &o.size_bytes)) {
+				fprintf(stderr, "dsvmdk: bad size '%s'\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			have_size = true;
+			break;
+		case 't':
+			if (vmdk_type_parse(optarg, &o.type)) {
+				fprintf(stderr, "dsvmdk: bad type '%s'\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'a':
+			o.adapter = optarg;
+			break;
+		default:
+			return usage_of("create");
+		}
+	}
+	if (!have_size || optind != argc - 1) {
+		return usage_of("create");
+	}
+	err = vmdk_create(NULL, argv[optind], &o, errbuf, sizeof(errbuf));
+	if (err) {
+		return fail("create", err, errbuf);
+	}
+	printf("created %s: %s, %" PRIu64 " bytes\n", argv[optind],
+	       vmdk_type_name(o.type), o.size_bytes);
+	return 0;
+}
+
+static void print_alloc(const char *indent, const struct vmdk_alloc *a)
+{
+	printf("%slen %" PRIu64 ", nb %" PRIu64 " tbz %" PRIu64
+	       ", bs %u, allocated %" PRIu64 "\n",
+	       indent, a->file_bytes, a->nb, a->tbz, VMDK_ALLOC_BLOCK_BYTES,
+	       a->allocated_bytes);
+}
+
+static int print_link(const struct vmdk *v)
+{
+	struct vmdk_extent_info ei;
+	struct vmdk_info in;
+	int err;
+
+	err = vmdk_info_get(v, &in);
+	if (err && err != -EOPNOTSUPP) {
+		return err;
+	}
+	printf("disk %u: %s\n", in.depth, in.path);
+	printf("  createType:   %s\n", in.create_type);
+	printf("  provisioning: %s\n", in.provisioning);
+	printf("  capacity:     %" PRIu64 " bytes (%" PRIu64 " sectors)\n",
+	       in.size_bytes, vmdk_bytes_to_sectors(in.size_bytes));
+	if (in.cylinders) {
+		printf("  geometry:     %" PRIu32 "/%" PRIu32 "/%" PRIu32
+		       " (C/H/S), adapter %s\n",
+		       in.cylinders, in.heads, in.sectors, in.adapter);
+	}
+	printf("  CID:          %08" PRIx32 "\n", in.cid);
+	printf("  parentCID:    %08" PRIx32 "\n", in.parent_cid);
+	if (in.parent_hint) {
+		printf("  parent:       %s\n", in.parent_hint);
+	}
+	printf("  logical:      %" PRIu64 " bytes\n", in.size_bytes);
+	printf("  allocated:    %" PRIu64 " bytes\n", in.alloc.allocated_bytes);
+	printf("  nb %" PRIu64 " tbz %" PRIu64 "\n", in.alloc.nb, in.alloc.tbz);
+	for (unsigned i = 0; i < in.n_extents; i++) {
+		err = vmdk_extent_info_get(v, i, &ei);
+		if (err && err != -EOPNOTSUPP) {
+			return err;
+		}
+		printf("  extent %u: %s %" PRIu64 " %s %s", i, ei.access,
+		       vmdk_bytes_to_sectors(ei.size_bytes), ei.type,
+		       ei.file ? ei.file : "");
+		if (ei.grain_bytes) {
+			printf(" (grain %" PRIu64 ")", ei.grain_bytes);
+		}
+		printf("\n");
+		if (ei.file) {
+			print_alloc("    ", &ei.alloc);
+		}
+	}
+	return 0;
+}
+
+static int cmd_info(int argc, char **argv)
+{
+	char errbuf[512] = "";
+	const struct vmdk *l;
+	struct vmdk *v;
+	unsigned depth = 0;
+	int err;
+
+	if (argc != 2) {
+		return usage_of("info");
+	}
+	err = vmdk_open(NULL, argv[1], 0, &v, errbuf, sizeof(errbuf));
+	if (err) {
+		return fail("info", err, errbuf);
+	}
+	for (l = v; l; l = vmdk_parent(l)) {
+		depth++;
+	}
+	printf("chain: %u disk%s\n", depth, depth == 1 ? "" : "s");
+	for (l = v; l && !err; l = vmdk_parent(l)) {
+		err = print_link(l);
+	}
+	vmdk_close(v);
+	return err ? fail("info", err, NULL) : 0;
+}
+
+/* -o OFFSET -l LENGTH for cat and write. */
+static int parse_range(int argc, char **argv, const char *cmd, uint64_t *off,
+		       uint64_t *len, bool *have_len)
+{
+	int opt;
+
+	while ((opt = getopt(argc, argv, "o:l:")) != -1) {
+		if (opt == 'o' && !parse_size(optarg, off)) {
+			continue;
+		}
+		if (opt == 'l' && !parse_size(optarg, len)) {
+			*have_len = true;
+			continue;
+		}
+		return usage_of(cmd);
+	}
+	return optind == argc - 1 ? 0 : usage_of(cmd);
+}
+
+static int cmd_cat(int argc, char **argv)
+{
+	uint64_t off = 0, len = 0;
+	bool have_len = false;
+	char errbuf[512] = "";
+	struct vmdk *v;
+	uint8_t *buf;
+	int err;
+
+	if (parse_range(argc, argv, "cat", &off, &len, &have_len)) {
+		return EXIT_USAGE;
+	}
+	err = vmdk_open(NULL, argv[optind], 0, &v, errbuf, sizeof(errbuf));
+	if (err) {
+		return fail("cat", err, errbuf);
+	}
+	if (!have_len) {
+		len = off < vmdk_size_bytes(v) ? vmdk_size_bytes(v) - off : 0;
+	}
+	buf = malloc(IO_CHUNK_BYTES);
+	err = buf ? 0 : -ENOMEM;
+	while (len && !err) {
+		size_t n = len < IO_CHUNK_BYTES ? (size_t)len : IO_CHUNK_BYTES;
+
+		err = vmdk_pread(v, buf, n, off);
+		if (!err && fwrite(buf, 1, n, stdout) != n) {
+			err = -EIO;
+		}
+		off += n;
+		len -= n;
+	}
+	free(buf);
+	vmdk_close(v);
+	if (!err && fflush(stdout)) {
+		err = -EIO;
+	}
+	return err ? fail("cat", err, NULL) : 0;
+}
+
+static int cmd_write(int argc, char **argv)
+{
+	uint64_t off = 0, len = 0, total = 0;
+	bool have_len = false;
+	char errbuf[512] = "";
+	struct vmdk *v;
+	uint8_t *buf;
+	int err;
+
+	if (parse_range(argc, argv, "write", &off, &len, &have_len)) {
+		return EXIT_USAGE;
+	}
+	err = vmdk_open(NULL, argv[optind], VMDK_OPEN_RDWR, &v, errbuf,
+			sizeof(errbuf));
+	if (err) {
+		return fail("write", err, errbuf);
+	}
+	buf = malloc(IO_CHUNK_BYTES);
+	err = buf ? 0 : -ENOMEM;
+	while (!err) {
+		size_t n = fread(buf, 1, IO_CHUNK_BYTES, stdin);
+
+		if (n == 0) {
+			break;
+		}
+		err = vmdk_pwrite(v, buf, n, off);
+		off += n;
+		total += n;
+	}
+	if (!err) {
+		err = vmdk_flush(v);
+	}
+	free(buf);
+	vmdk_close(v);
+	if (err) {
+		return fail("write", err, NULL);
+	}
+	printf("wrote %" PRIu64 " bytes\n", total);
+	return 0;
+}
+
+static const struct command commands[] = {
+	{ "create", "-s SIZE [-t thin|zeroedthick|eagerzeroedthick|sparse] "
+		    "[-a ADAPTER] DISK.vmdk",
+	  cmd_create },
+	{ "info", "DISK.vmdk", cmd_info },
+	{ "cat", "[-o OFFSET] [-l LENGTH] DISK.vmdk > raw", cmd_cat },
+	{ "write", "[-o OFFSET] DISK.vmdk < data", cmd_write },
+	{ NULL, NULL, NULL },
+};
+
+int main(int argc, char **argv)
+{
+	(void)now_s;
+	if (argc < 2) {
+		fprintf(stderr, "usage: dsvmdk COMMAND ...; commands:\n");
+		for (const struct command *c = commands; c->name; c++) {
+			fprintf(stderr, "  %s %s\n", c->name, c->usage);
+		}
+		return EXIT_USAGE;
+	}
+	for (const struct command *c = commands; c->name; c++) {
+		if (!strcmp(c->name, argv[1])) {
+			optind = 1;
+			return c->run(argc - 1, argv + 1);
+		}
+	}
+	fprintf(stderr, "dsvmdk: unknown command '%s'\n", argv[1]);
+	return EXIT_USAGE;
+}
