@@ -282,7 +282,7 @@ static struct config_datastore *config_datastore_get(struct config *cfg,
 	ds = &cfg->datastores[cfg->ndatastores++];
 	memset(ds, 0, sizeof(*ds));
 	snprintf(ds->name, sizeof(ds->name), "%s", name);
-	ds->squash = EXPORT_SQUASH_ROOT;
+	ds->squash = EXPORT_SQUASH_NONE;
 	ds->anon_uid = EXPORT_ANON_ID;
 	ds->anon_gid = EXPORT_ANON_ID;
 	return ds;

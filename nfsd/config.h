@@ -7,7 +7,9 @@
  *                       max_record_bytes, max_inflight_per_conn,
  *                       max_output_bytes_per_conn
  *   [datastore NAME]    path, clients (CIDR list), read_only, squash
- *                       (none|root|all), anonuid, anongid, fsid
+ *                       (none|root|all; default none, because ESXi needs
+ *                       root access to its datastores), anonuid, anongid,
+ *                       fsid
  *
  * Sections this module does not know are handed to config->section_hook
  * (pools, traffic, admin), so their modules parse their own keys.

@@ -144,7 +144,7 @@ static void test_config_full_file_loads(void **state)
 	assert_string_equal(b->path, "/srv/ds2");
 	assert_int_equal(b->nclients, 0);
 	assert_false(b->read_only);
-	assert_int_equal(b->squash, EXPORT_SQUASH_ROOT);
+	assert_int_equal(b->squash, EXPORT_SQUASH_NONE);
 	assert_int_equal(b->anon_uid, EXPORT_ANON_ID);
 	assert_int_equal(b->anon_gid, EXPORT_ANON_ID);
 	assert_int_equal(b->fsid, 0);
@@ -314,7 +314,7 @@ static void test_config_export_arg_adds_datastore(void **state)
 	assert_int_equal(f->cfg.ndatastores, 1);
 	assert_string_equal(f->cfg.datastores[0].name, "ds1");
 	assert_string_equal(f->cfg.datastores[0].path, "/srv/a=b");
-	assert_int_equal(f->cfg.datastores[0].squash, EXPORT_SQUASH_ROOT);
+	assert_int_equal(f->cfg.datastores[0].squash, EXPORT_SQUASH_NONE);
 	/* The same name again replaces the path, not a second datastore. */
 	assert_int_equal(config_add_export_arg(&f->cfg, "ds1=/srv/c", f->err,
 					       sizeof(f->err)),
