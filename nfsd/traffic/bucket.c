@@ -1,0 +1,96 @@
+/*
+ * bucket: token bucket arithmetic (bucket.h).  All in 128-bit integers:
+ * rate x elapsed nanoseconds cannot overflow for any 64-bit rate over any
+ * 64-bit span.
+ */
+#include "nfsd/traffic/bucket.h"
+
+#include <errno.h>
+
+static __int128 bucket_cap_nano(const struct token_bucket *b)
+{
+	return (__int128)b->burst * TOKEN_BUCKET_NS_PER_S;
+}
+
+/* Brings the level up to @now_ns at the current rate. */
+static void bucket_refill(struct token_bucket *b, int64_t now_ns)
+{
+	uint64_t dt_ns;
+	__int128 gap;
+
+	if (now_ns <= b->last_ns)
+		return;
+	dt_ns = (uint64_t)now_ns - (uint64_t)b->last_ns;
+	b->last_ns = now_ns;
+	if (!b->rate_per_s)
+		return;
+	gap = bucket_cap_nano(b) - b->level_nano;
+	/* Compare before multiplying: a long idle span times a high rate
+	 * would not fit even 128 bits. */
+	if (gap <= 0 || (__int128)dt_ns > gap / b->rate_per_s)
+		b->level_nano = bucket_cap_nano(b);
+	else
+		b->level_nano += (__int128)b->rate_per_s * dt_ns;
+}
+
+int token_bucket_init(struct token_bucket *b, uint64_t rate_per_s,
+		      uint64_t burst, int64_t now_ns)
+{
+	if (rate_per_s && !burst)
+		return -EINVAL;
+	b->rate_per_s = rate_per_s;
+	b->burst = burst;
+	b->level_nano = bucket_cap_nano(b);
+	b->last_ns = now_ns;
+	return 0;
+}
+
+int token_bucket_set_rate(struct token_bucket *b, uint64_t rate_per_s,
+			  uint64_t burst, int64_t now_ns)
+{
+	bool was_unlimited = b->rate_per_s == 0;
+
+	if (rate_per_s && !burst)
+		return -EINVAL;
+	bucket_refill(b, now_ns);
+	b->rate_per_s = rate_per_s;
+	b->burst = burst;
+	if (was_unlimited || b->level_nano > bucket_cap_nano(b))
+		b->level_nano = bucket_cap_nano(b);
+	return 0;
+}
+
+uint64_t token_bucket_time_until(struct token_bucket *b, uint64_t n,
+				 int64_t now_ns)
+{
+	if (!b->rate_per_s || !n)
+		return 0;
+	bucket_refill(b, now_ns);
+	if (b->level_nano > 0)
+		return 0;
+	/* The first nanosecond at which the level is above zero. */
+	return (uint64_t)(-b->level_nano / b->rate_per_s) + 1;
+}
+
+void token_bucket_take(struct token_bucket *b, uint64_t n, int64_t now_ns)
+{
+	if (!b->rate_per_s || !n)
+		return;
+	bucket_refill(b, now_ns);
+	b->level_nano -= (__int128)n * TOKEN_BUCKET_NS_PER_S;
+}
+
+bool token_bucket_try_take(struct token_bucket *b, uint64_t n,
+			   int64_t now_ns)
+{
+	if (token_bucket_time_until(b, n, now_ns))
+		return false;
+	token_bucket_take(b, n, now_ns);
+	return true;
+}
+
+int64_t token_bucket_tokens(struct token_bucket *b, int64_t now_ns)
+{
+	bucket_refill(b, now_ns);
+	return (int64_t)(b->level_nano / TOKEN_BUCKET_NS_PER_S);
+}

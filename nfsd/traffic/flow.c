@@ -1,0 +1,371 @@
+/*
+ * flow: one connection x one datastore, its FIFO queue, and the admission
+ * of its requests through flow -> host -> volume -> pool.  Called by the
+ * flow's loop thread only; the shared buckets are taken under their
+ * mutexes, host -> volume -> pool, for one short decision each time.
+ */
+#include "nfsd/traffic/traffic_int.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Which level made a request wait. */
+enum flow_level {
+	FLOW_LEVEL_NONE = 0,
+	FLOW_LEVEL_FLOW,
+	FLOW_LEVEL_HOST,
+	FLOW_LEVEL_VOLUME,
+	FLOW_LEVEL_POOL,
+};
+
+/* The host's name: its IP address (an IPv4-mapped IPv6 address as IPv4). */
+static int flow_peer_addr(const struct sockaddr *peer, char *buf, size_t len)
+{
+	const struct sockaddr_in6 *s6;
+	const void *addr;
+	int family = peer->sa_family;
+
+	if (family == AF_INET) {
+		addr = &((const struct sockaddr_in *)(const void *)peer)
+				->sin_addr;
+	} else if (family == AF_INET6) {
+		s6 = (const struct sockaddr_in6 *)(const void *)peer;
+		addr = &s6->sin6_addr;
+		if (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr)) {
+			family = AF_INET;
+			addr = &s6->sin6_addr.s6_addr[12];
+		}
+	} else {
+		return -EAFNOSUPPORT;
+	}
+	if (!inet_ntop(family, addr, buf, (socklen_t)len))
+		return -EAFNOSUPPORT;
+	return 0;
+}
+
+int traffic_flow_new(struct traffic *t, const struct sockaddr *peer,
+		     const char *volume, int64_t now_ns,
+		     struct traffic_flow **out)
+{
+	char addr[TRAFFIC_HOST_MAX];
+	struct traffic_flow *f;
+	int err;
+
+	err = flow_peer_addr(peer, addr, sizeof(addr));
+	if (err)
+		return err;
+	if (!volume || !volume[0] ||
+	    strnlen(volume, TRAFFIC_NAME_MAX) >= TRAFFIC_NAME_MAX)
+		return -EINVAL;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->t = t;
+	token_bucket_init(&f->bytes, 0, 0, now_ns);
+	token_bucket_init(&f->ops, 0, 0, now_ns);
+	pthread_mutex_lock(&t->lock);
+	f->host = traffic__host_get(t, addr, now_ns);
+	f->volume = f->host ? traffic__volume_get(t, volume, now_ns) : NULL;
+	if (!f->volume) {
+		if (f->host) {
+			f->host->refs++;
+			traffic__host_unref(t, f->host);
+		}
+		pthread_mutex_unlock(&t->lock);
+		free(f);
+		return -ENOMEM;
+	}
+	f->host->refs++;
+	f->volume->refs++;
+	f->id = t->next_flow_id++;
+	f->next = t->flows;
+	t->flows = f;
+	pthread_mutex_lock(&f->host->lock);
+	f->host_next = f->host->flows;
+	f->host->flows = f;
+	f->host->nflows++;
+	/* Differs from any generation: the first admission applies caps. */
+	f->applied_gen = f->host->caps_gen - 1;
+	pthread_mutex_unlock(&f->host->lock);
+	pthread_mutex_unlock(&t->lock);
+	*out = f;
+	return 0;
+}
+
+void traffic_flow_free(struct traffic_flow *flow)
+{
+	struct traffic *t;
+	struct traffic_flow **pp;
+	struct traffic_host *h;
+
+	if (!flow)
+		return;
+	t = flow->t;
+	h = flow->host;
+	pthread_mutex_lock(&t->lock);
+	for (pp = &t->flows; *pp != flow; pp = &(*pp)->next)
+		;
+	*pp = flow->next;
+	pthread_mutex_lock(&h->lock);
+	for (pp = &h->flows; *pp != flow; pp = &(*pp)->host_next)
+		;
+	*pp = flow->host_next;
+	h->nflows--;
+	pthread_mutex_unlock(&h->lock);
+	traffic__volume_unref(t, flow->volume);
+	traffic__host_unref(t, h);
+	pthread_mutex_unlock(&t->lock);
+	free(flow);
+}
+
+/* Counts the host's busy flows, at most every tenth of the window. */
+static void flow_host_recount(struct traffic_host *h, int64_t now_ns)
+{
+	size_t busy = 0;
+
+	if (h->busy && now_ns - h->recount_ns < TRAFFIC_ACTIVE_WINDOW_NS / 10)
+		return;
+	for (struct traffic_flow *f = h->flows; f; f = f->host_next) {
+		if (f->last_demand_ns &&
+		    now_ns - f->last_demand_ns < TRAFFIC_ACTIVE_WINDOW_NS)
+			busy++;
+	}
+	h->busy = busy ? busy : 1;
+	h->recount_ns = now_ns;
+}
+
+/* cap / (1 + alpha (busy - 1)): the contention term (docs/pools.md). */
+static uint64_t flow_contended(uint64_t cap, double alpha, size_t busy)
+{
+	double v;
+
+	if (!cap || alpha <= 0 || busy <= 1)
+		return cap;
+	v = (double)cap / (1.0 + alpha * (double)(busy - 1));
+	return v < 1 ? 1 : (uint64_t)v;
+}
+
+/* Brings the flow's own buckets to the host's caps, under host->lock. */
+static void flow_caps_apply(struct traffic_flow *f, struct traffic_host *h,
+			    int64_t now_ns)
+{
+	uint64_t b = flow_contended(h->flow_bytes_per_s, h->contention,
+				    h->busy);
+	uint64_t o = flow_contended(h->flow_ops_per_s, h->contention, h->busy);
+
+	(void)token_bucket_set_rate(&f->bytes, b, traffic__burst(h->burst_ms, b),
+				    now_ns);
+	(void)token_bucket_set_rate(&f->ops, o, traffic__burst(h->burst_ms, o),
+				    now_ns);
+	f->applied_gen = h->caps_gen;
+	f->applied_busy = h->busy;
+	atomic_store_explicit(&f->cap_bytes_per_s, b, memory_order_relaxed);
+	atomic_store_explicit(&f->cap_ops_per_s, o, memory_order_relaxed);
+}
+
+/* The wait of one pair of buckets, and the level to blame if it is the
+ * longest so far. */
+static void flow_wait_max(struct token_bucket *bytes, struct token_bucket *ops,
+			  uint64_t n, int64_t now_ns, enum flow_level level,
+			  uint64_t *wait, enum flow_level *who)
+{
+	uint64_t w = token_bucket_time_until(bytes, n, now_ns);
+
+	if (ops) {
+		uint64_t wo = token_bucket_time_until(ops, 1, now_ns);
+
+		w = wo > w ? wo : w;
+	}
+	if (w > *wait) {
+		*wait = w;
+		*who = level;
+	}
+}
+
+static void flow_count(struct traffic_counters_live *c,
+		       const struct traffic_req *req)
+{
+	atomic_fetch_add_explicit(&c->ops[req->op], 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&c->bytes[req->op], req->bytes,
+				  memory_order_relaxed);
+}
+
+static void flow_count_limited(struct traffic_counters_live *c)
+{
+	atomic_fetch_add_explicit(&c->limited, 1, memory_order_relaxed);
+}
+
+/*
+ * Tries @req at every level.  Admitted: pays everywhere, counts, returns 0.
+ * Else returns the wait (ns), and the first time for this request counts it
+ * as limited at the flow and at the level that made it wait.
+ */
+static uint64_t flow_try(struct traffic_flow *f, struct traffic_req *req,
+			 int64_t now_ns)
+{
+	struct traffic_host *h = f->host;
+	struct traffic_volume *v = f->volume;
+	struct traffic_counters_live *blamed = NULL;
+	enum flow_level who = FLOW_LEVEL_NONE;
+	struct traffic_pool *p;
+	uint64_t wait = 0, n = req->bytes;
+
+	pthread_mutex_lock(&h->lock);
+	f->last_demand_ns = now_ns;
+	if (h->contention > 0)
+		flow_host_recount(h, now_ns);
+	if (f->applied_gen != h->caps_gen || f->applied_busy != h->busy)
+		flow_caps_apply(f, h, now_ns);
+	flow_wait_max(&f->bytes, &f->ops, n, now_ns, FLOW_LEVEL_FLOW, &wait,
+		      &who);
+	flow_wait_max(&h->bytes, &h->ops, n, now_ns, FLOW_LEVEL_HOST, &wait,
+		      &who);
+	pthread_mutex_lock(&v->lock);
+	flow_wait_max(&v->bytes, &v->ops, n, now_ns, FLOW_LEVEL_VOLUME, &wait,
+		      &who);
+	p = v->pool;
+	if (p) {
+		pthread_mutex_lock(&p->lock);
+		flow_wait_max(&p->bytes, NULL, n, now_ns, FLOW_LEVEL_POOL,
+			      &wait, &who);
+	}
+	if (wait == 0) {
+		token_bucket_take(&f->bytes, n, now_ns);
+		token_bucket_take(&f->ops, 1, now_ns);
+		token_bucket_take(&h->bytes, n, now_ns);
+		token_bucket_take(&h->ops, 1, now_ns);
+		token_bucket_take(&v->bytes, n, now_ns);
+		token_bucket_take(&v->ops, 1, now_ns);
+		flow_count(&f->counters, req);
+		flow_count(&h->counters, req);
+		flow_count(&v->counters, req);
+		if (p) {
+			token_bucket_take(&p->bytes, n, now_ns);
+			flow_count(&p->counters, req);
+		}
+	} else if (!req->limited) {
+		req->limited = true;
+		flow_count_limited(&f->counters);
+		if (who == FLOW_LEVEL_HOST)
+			blamed = &h->counters;
+		else if (who == FLOW_LEVEL_VOLUME)
+			blamed = &v->counters;
+		else if (who == FLOW_LEVEL_POOL)
+			blamed = &p->counters;
+		if (blamed)
+			flow_count_limited(blamed);
+	}
+	if (p)
+		pthread_mutex_unlock(&p->lock);
+	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&h->lock);
+	return wait;
+}
+
+static int64_t flow_wait_clamp(uint64_t wait)
+{
+	return wait > (uint64_t)TRAFFIC_WAIT_MAX_NS ? TRAFFIC_WAIT_MAX_NS
+						    : (int64_t)wait;
+}
+
+static void flow_enqueue(struct traffic_flow *f, struct traffic_req *req)
+{
+	req->next = NULL;
+	if (f->tail)
+		f->tail->next = req;
+	else
+		f->head = req;
+	f->tail = req;
+	atomic_fetch_add_explicit(&f->queued, 1, memory_order_relaxed);
+}
+
+enum traffic_verdict traffic_admit(struct traffic_flow *flow,
+				   struct traffic_req *req, int64_t now_ns,
+				   int64_t *wait_ns)
+{
+	uint64_t wait;
+
+	if ((unsigned)req->op >= TRAFFIC_OP_COUNT)
+		req->op = TRAFFIC_OP_OTHER;
+	req->next = NULL;
+	req->arrival_ns = now_ns;
+	req->limited = false;
+	if (flow->head) {
+		/* FIFO: behind the waiting head, whose timer is armed; look
+		 * again now in case that timer is late. */
+		flow_enqueue(flow, req);
+		*wait_ns = 0;
+		return TRAFFIC_WAIT;
+	}
+	wait = flow_try(flow, req, now_ns);
+	if (wait == 0) {
+		*wait_ns = 0;
+		return TRAFFIC_START;
+	}
+	flow_enqueue(flow, req);
+	*wait_ns = flow_wait_clamp(wait);
+	return TRAFFIC_WAIT;
+}
+
+enum traffic_verdict traffic_flow_next(struct traffic_flow *flow,
+				       int64_t now_ns, struct traffic_req **req,
+				       int64_t *wait_ns)
+{
+	struct traffic_req *head = flow->head;
+	uint64_t wait;
+
+	*req = NULL;
+	*wait_ns = 0;
+	if (!head)
+		return TRAFFIC_IDLE;
+	wait = flow_try(flow, head, now_ns);
+	if (wait) {
+		*wait_ns = flow_wait_clamp(wait);
+		return TRAFFIC_WAIT;
+	}
+	flow->head = head->next;
+	if (!flow->head)
+		flow->tail = NULL;
+	head->next = NULL;
+	atomic_fetch_sub_explicit(&flow->queued, 1, memory_order_relaxed);
+	*req = head;
+	return TRAFFIC_START;
+}
+
+static void flow_count_done(struct traffic_counters_live *c,
+			    const struct traffic_req *req, uint64_t latency)
+{
+	atomic_fetch_add_explicit(&c->done[req->op], 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&c->latency_ns[req->op], latency,
+				  memory_order_relaxed);
+}
+
+void traffic_done(struct traffic_flow *flow, const struct traffic_req *req,
+		  int64_t now_ns)
+{
+	uint64_t latency = now_ns > req->arrival_ns
+				   ? (uint64_t)(now_ns - req->arrival_ns)
+				   : 0;
+
+	flow_count_done(&flow->counters, req, latency);
+	flow_count_done(&flow->host->counters, req, latency);
+	flow_count_done(&flow->volume->counters, req, latency);
+}
+
+struct traffic_req *traffic_flow_cancel(struct traffic_flow *flow)
+{
+	struct traffic_req *head = flow->head;
+
+	flow->head = NULL;
+	flow->tail = NULL;
+	atomic_store_explicit(&flow->queued, 0, memory_order_relaxed);
+	return head;
+}
+
+size_t traffic_flow_queued(const struct traffic_flow *flow)
+{
+	return atomic_load_explicit(&flow->queued, memory_order_relaxed);
+}
