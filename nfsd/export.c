@@ -33,6 +33,26 @@ struct export *export_find_by_path(const struct export_table *tab,
 	return NULL;
 }
 
+struct export *export_find_by_prefix(const struct export_table *tab,
+				     const char *path, const char **rest)
+{
+	for (size_t i = 0; i < tab->count; i++) {
+		struct export *exp = &tab->exports[i];
+		size_t len = strlen(exp->path);
+
+		if (strncmp(path, exp->path, len) != 0)
+			continue;
+		if (path[len] != '\0' && path[len] != '/')
+			continue;
+		path += len;
+		while (*path == '/')
+			path++;
+		*rest = path;
+		return exp;
+	}
+	return NULL;
+}
+
 struct export *export_find_by_id(const struct export_table *tab, uint32_t id)
 {
 	for (size_t i = 0; i < tab->count; i++) {

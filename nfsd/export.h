@@ -54,6 +54,15 @@ struct export_table {
 struct export *export_find_by_path(const struct export_table *tab,
 				   const char *path);
 
+/*
+ * Finds the export that @path lies in: "/ds1" or "/ds1/sub/dir" (clients
+ * such as libnfs mount a subdirectory of an export).  *rest returns the
+ * part after the export path, borrowed from @path, without leading
+ * slashes ("" for the export itself).  Returns borrowed, or NULL.
+ */
+struct export *export_find_by_prefix(const struct export_table *tab,
+				     const char *path, const char **rest);
+
 /* Finds an export by the id carried in a file handle. Borrowed, or NULL. */
 struct export *export_find_by_id(const struct export_table *tab, uint32_t id);
 
