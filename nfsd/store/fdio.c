@@ -34,8 +34,7 @@ int store__pread_full(int fd, void *buf, size_t len, uint64_t off_bytes,
 	return 0;
 }
 
-int store__pwrite_full(int fd, const void *buf, size_t len,
-		       uint64_t off_bytes)
+int store__pwrite_full(int fd, const void *buf, size_t len, uint64_t off_bytes)
 {
 	size_t pos = 0;
 	ssize_t n;

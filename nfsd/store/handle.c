@@ -22,10 +22,10 @@
  * The MAC covers the export id, so a handle of one export is refused by
  * every other.  xxh3 reads only part of the secret for short inputs (bytes
  * 24..55 for the 15 signed bytes of an ext4 handle), folded into two 64-bit
- * keys: 128 bits of key, more for longer handles.  Keyed xxh3 is not a cryptographic MAC: it stops clients
- * from guessing or editing handles (a random 64-bit tag), not an attacker
- * who studies many handles to recover the key.  The export-boundary checks
- * of local.c stay in force either way.
+ * keys: 128 bits of key, more for longer handles.  Keyed xxh3 is not a
+ * cryptographic MAC: it stops clients from guessing or editing handles (a
+ * random 64-bit tag), not an attacker who studies many handles to recover the
+ * key.  The export-boundary checks of local.c stay in force either way.
  */
 #include "nfsd/store/store_int.h"
 
@@ -87,8 +87,7 @@ void store__fh_encode(const struct store_secret *sec, uint32_t export_id,
 	out->data[STORE_FH_OFF_TYPE] = kfh->type;
 	out->data[STORE_FH_OFF_LEN] = kfh->len;
 	memcpy(out->data + STORE_FH_HEAD_BYTES, kfh->f_handle, kfh->len);
-	store_be64_put(out->data + body,
-		       store_fh_mac(sec, out->data, body));
+	store_be64_put(out->data + body, store_fh_mac(sec, out->data, body));
 	out->len = (uint32_t)(body + STORE_FH_MAC_BYTES);
 }
 
@@ -167,9 +166,8 @@ int store__kfh_get(int dirfd, const char *name, int flags,
 			      flags & AT_EMPTY_PATH) != 0) {
 		return -errno;
 	}
-	if (buf.fh.handle_bytes == 0 ||
-	    buf.fh.handle_bytes > STORE_KFH_MAX || buf.fh.handle_type < 0 ||
-	    buf.fh.handle_type > UINT8_MAX) {
+	if (buf.fh.handle_bytes == 0 || buf.fh.handle_bytes > STORE_KFH_MAX ||
+	    buf.fh.handle_type < 0 || buf.fh.handle_type > UINT8_MAX) {
 		return -EOVERFLOW;
 	}
 	memset(out, 0, sizeof(*out));

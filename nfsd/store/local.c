@@ -253,8 +253,7 @@ static int store_local_resolve(struct store *st, const struct store_fh *fh,
 	return 0;
 }
 
-static void store_local_obj_fh(const struct store_obj *obj,
-			       struct store_fh *fh)
+static void store_local_obj_fh(const struct store_obj *obj, struct store_fh *fh)
 {
 	*fh = obj->fh;
 }
@@ -388,9 +387,9 @@ static int store_local_root_open(struct store_local *sl, const char *path,
 	err = store__kfh_get(sl->root_fd, "", AT_EMPTY_PATH, &kfh);
 	if (err) {
 		store_local_err(errbuf, errlen, path,
-				err == -EOVERFLOW ?
-					"file handles too long for 56 bytes" :
-					"filesystem gives no file handles",
+				err == -EOVERFLOW
+					? "file handles too long for 56 bytes"
+					: "filesystem gives no file handles",
 				err);
 		return err;
 	}

@@ -142,7 +142,8 @@ static int store_local_create_existing(struct store_local *sl,
 	if (how == STORE_CREATE_EXCLUSIVE) {
 		store__proc_fd_path(fd, path, sizeof(path));
 		n = getxattr(path, STORE_LOCAL_VERF_XATTR, have, sizeof(have));
-		if (n != sizeof(have) || memcmp(have, verf, sizeof(have)) != 0) {
+		if (n != sizeof(have) ||
+		    memcmp(have, verf, sizeof(have)) != 0) {
 			close(fd);
 			return -EEXIST;
 		}
@@ -190,8 +191,8 @@ int store__local_create(struct store *st, struct store_obj *dir,
 	if (how == STORE_CREATE_EXCLUSIVE &&
 	    fsetxattr(fd, STORE_LOCAL_VERF_XATTR, verf, 8, 0) != 0) {
 		/* EPERM: no CAP_SYS_ADMIN for the trusted namespace. */
-		err = errno == EOPNOTSUPP || errno == EPERM ? -STORE_ENOTSUPP :
-							      -errno;
+		err = errno == EOPNOTSUPP || errno == EPERM ? -STORE_ENOTSUPP
+							    : -errno;
 		close(fd);
 		unlinkat(dir->fd, name, 0);
 		return err;

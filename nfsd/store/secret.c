@@ -33,8 +33,8 @@ static int store_secret_read(int dirfd, const char *dir,
 	int fd;
 	int err;
 
-	fd = openat(dirfd, STORE_SECRET_FILE, O_RDONLY | O_NOFOLLOW |
-						      O_CLOEXEC);
+	fd = openat(dirfd, STORE_SECRET_FILE,
+		    O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
 		if (err != -ENOENT) {
@@ -135,8 +135,8 @@ static int store_secret_create(int dirfd, const char *dir,
 	if (err) {
 		goto out_unlink;
 	}
-	if (renameat2(dirfd, tmp, dirfd, STORE_SECRET_FILE,
-		      RENAME_NOREPLACE) != 0) {
+	if (renameat2(dirfd, tmp, dirfd, STORE_SECRET_FILE, RENAME_NOREPLACE) !=
+	    0) {
 		err = -errno;
 		goto out_unlink;
 	}

@@ -9,6 +9,23 @@
  * may return the NFS-specific codes below (the Linux kernel's numbers), which
  * nfs3/status.c maps to their nfsstat3.  All ops are thread-safe: they run on
  * loop threads and on the blocking-work threads of rpc/dispatch.
+ *
+ * Conventions of every backend:
+ * - Ops check no permission of the caller; they act with the server's
+ *   privileges.  The nfs3 layer checks access (and squashes) before it
+ *   calls.  The cred of the create ops makes the caller the new object's
+ *   owner unless sattr sets uid/gid.
+ * - A name that is empty or contains '/' gives -EACCES (a legal reply of
+ *   every NFSv3 procedure taking a name), longer than STORE_NAME_MAX
+ *   -ENAMETOOLONG.  "." and ".." as the name to change give -EEXIST
+ *   (create, mkdir, symlink, mknod, link), -EACCES (remove) or -EINVAL
+ *   (rmdir, rename).
+ * - -ESTALE: the handle was ours but its file is gone or lies outside the
+ *   export.  -EACCES from lookup: the name is a mount point (not crossed).
+ * - -EISDIR / -EINVAL: read, write, commit or a size change on a directory
+ *   / on another non-regular file.  -EFBIG: a write or size past INT64_MAX.
+ * - -STORE_ENOTSUPP from an EXCLUSIVE create: the backend cannot keep the
+ *   verifier (the client falls back to GUARDED).
  */
 #ifndef DSNFS_STORE_H
 #define DSNFS_STORE_H

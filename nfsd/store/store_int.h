@@ -28,8 +28,7 @@
 int store__pread_full(int fd, void *buf, size_t len, uint64_t off_bytes,
 		      size_t *done);
 /* Writes all @len bytes at @off_bytes (same bound).  Returns 0 or -errno. */
-int store__pwrite_full(int fd, const void *buf, size_t len,
-		       uint64_t off_bytes);
+int store__pwrite_full(int fd, const void *buf, size_t len, uint64_t off_bytes);
 
 /* ---- handle.secret (secret.c) ------------------------------------------ */
 
@@ -64,7 +63,7 @@ int store__secret_load(const char *state_dir, struct store_secret *out,
  * our wire handle carries. */
 struct store_kfh {
 	uint8_t type; /* struct file_handle.handle_type (FILEID_*) */
-	uint8_t len;  /* bytes used in f_handle: 1..STORE_KFH_MAX */
+	uint8_t len; /* bytes used in f_handle: 1..STORE_KFH_MAX */
 	uint8_t f_handle[STORE_KFH_MAX];
 };
 

@@ -152,9 +152,9 @@ static void test_handle_any_flipped_bit_is_badhandle(void **state)
 		for (int bit = 0; bit < 8; bit++) {
 			bad = fh;
 			bad.data[i] ^= (uint8_t)(1u << bit);
-			assert_int_equal(store__fh_decode(&f->sec, &bad, &id,
-							  &out),
-					 -STORE_EBADHANDLE);
+			assert_int_equal(
+				store__fh_decode(&f->sec, &bad, &id, &out),
+				-STORE_EBADHANDLE);
 		}
 	}
 }
@@ -254,9 +254,9 @@ static void test_handle_missing_state_dir_names_it(void **state)
 	char err[256] = "";
 
 	snprintf(bad, sizeof(bad), "%s/nope", f->dir);
-	assert_int_equal(store_local_open("ds9", f->ds, 9, bad, &st, err,
-					  sizeof(err)),
-			 -ENOENT);
+	assert_int_equal(
+		store_local_open("ds9", f->ds, 9, bad, &st, err, sizeof(err)),
+		-ENOENT);
 	assert_null(st);
 	assert_non_null(strstr(err, "nope"));
 }

@@ -1,0 +1,158 @@
+/*
+ * test_store_fcache: the bounded object cache (nfsd/store/fcache.c).  It
+ * never holds more than its bound, evicts the least recently used entry,
+ * hands out references that outlive eviction, keeps the first object of a
+ * handle, and forgets on request.  Objects wrap O_PATH descriptors of
+ * /dev/null; the handles are made-up bytes (the cache does not read them).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "nfsd/store/store_int.h"
+
+static struct store_fh key(uint8_t n)
+{
+	struct store_fh fh = { .len = 23 };
+
+	memset(fh.data, 0xee, fh.len);
+	fh.data[10] = n;
+	return fh;
+}
+
+static struct store_obj *obj_make(uint8_t n)
+{
+	struct store_fh fh = key(n);
+	struct store_obj *obj = NULL;
+	struct stat sb;
+	int fd;
+
+	fd = open("/dev/null", O_PATH | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &sb), 0);
+	assert_int_equal(store__obj_new(fd, false, &sb, &fh, &obj), 0);
+	return obj;
+}
+
+/* Caches a new object for key @n and drops the caller's reference. */
+static void put_new(struct store_fcache *fc, uint8_t n)
+{
+	store__obj_unref(store__fcache_put(fc, obj_make(n)));
+}
+
+static bool cached(struct store_fcache *fc, uint8_t n)
+{
+	struct store_fh fh = key(n);
+	struct store_obj *obj = store__fcache_get(fc, &fh);
+
+	store__obj_unref(obj);
+	return obj != NULL;
+}
+
+static void test_fcache_rejects_a_zero_bound(void **state)
+{
+	struct store_fcache *fc = NULL;
+
+	(void)state;
+	assert_int_equal(store__fcache_new(0, &fc), -EINVAL);
+	assert_null(fc);
+}
+
+static void test_fcache_evicts_the_least_recently_used(void **state)
+{
+	struct store_fcache *fc;
+	struct store_fh fh = key(1);
+	struct store_obj *obj;
+
+	(void)state;
+	assert_int_equal(store__fcache_new(3, &fc), 0);
+	put_new(fc, 1);
+	put_new(fc, 2);
+	put_new(fc, 3);
+	assert_int_equal(store__fcache_count(fc), 3);
+	/* Using 1 makes 2 the oldest. */
+	obj = store__fcache_get(fc, &fh);
+	assert_non_null(obj);
+	store__obj_unref(obj);
+	put_new(fc, 4);
+	assert_int_equal(store__fcache_count(fc), 3);
+	assert_false(cached(fc, 2));
+	assert_true(cached(fc, 1));
+	assert_true(cached(fc, 3));
+	assert_true(cached(fc, 4));
+	store__fcache_free(fc);
+}
+
+static void test_fcache_reference_outlives_eviction(void **state)
+{
+	struct store_fcache *fc;
+	struct store_obj *held;
+	struct stat sb;
+
+	(void)state;
+	assert_int_equal(store__fcache_new(1, &fc), 0);
+	held = store__fcache_put(fc, obj_make(1));
+	put_new(fc, 2);
+	assert_false(cached(fc, 1));
+	/* Its descriptor is still open: ASan and fstat would tell. */
+	assert_int_equal(fstat(held->fd, &sb), 0);
+	assert_true(S_ISCHR(sb.st_mode));
+	store__obj_unref(held);
+	store__fcache_free(fc);
+}
+
+static void test_fcache_keeps_the_first_object_of_a_handle(void **state)
+{
+	struct store_fcache *fc;
+	struct store_obj *first, *second, *dup;
+
+	(void)state;
+	assert_int_equal(store__fcache_new(8, &fc), 0);
+	first = store__fcache_put(fc, obj_make(7));
+	dup = obj_make(7);
+	second = store__fcache_put(fc, dup);
+	assert_ptr_equal(second, first);
+	assert_int_equal(store__fcache_count(fc), 1);
+	store__obj_unref(second);
+	store__obj_unref(first);
+	store__fcache_free(fc);
+}
+
+static void test_fcache_drop_forgets(void **state)
+{
+	struct store_fcache *fc;
+	struct store_fh fh = key(5);
+
+	(void)state;
+	assert_int_equal(store__fcache_new(8, &fc), 0);
+	put_new(fc, 5);
+	put_new(fc, 6);
+	store__fcache_drop(fc, &fh);
+	assert_false(cached(fc, 5));
+	assert_true(cached(fc, 6));
+	store__fcache_drop(fc, &fh);
+	assert_int_equal(store__fcache_count(fc), 1);
+	store__fcache_free(fc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fcache_rejects_a_zero_bound),
+		cmocka_unit_test(test_fcache_evicts_the_least_recently_used),
+		cmocka_unit_test(test_fcache_reference_outlives_eviction),
+		cmocka_unit_test(
+			test_fcache_keeps_the_first_object_of_a_handle),
+		cmocka_unit_test(test_fcache_drop_forgets),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
