@@ -40,8 +40,8 @@ static uint64_t div_round_up(uint64_t a, uint64_t b)
 	return a / b + (a % b != 0);
 }
 
-static int read_header(const struct vmdk_io *io, int fd, void *buf,
-		       size_t len, uint64_t *file_sectors)
+static int read_header(const struct vmdk_io *io, int fd, void *buf, size_t len,
+		       uint64_t *file_sectors)
 {
 	struct stat st;
 	size_t done;
@@ -73,11 +73,12 @@ static int open_sparse_extent(struct open_ctx *c, struct vmdk_extent *e,
 		return vmdk__err_prefix(c->errbuf, c->errlen, err, e->path);
 	}
 	if (h.capacity_sectors < e->len_sectors) {
-		return vmdk__errf(c->errbuf, c->errlen, -EINVAL,
-				  "%s: capacity %" PRIu64
-				  " (sectors) is smaller than its extent line (%" PRIu64
-				  ")",
-				  e->path, h.capacity_sectors, e->len_sectors);
+		return vmdk__errf(
+			c->errbuf, c->errlen, -EINVAL,
+			"%s: capacity %" PRIu64
+			" (sectors) is smaller than its extent line (%" PRIu64
+			")",
+			e->path, h.capacity_sectors, e->len_sectors);
 	}
 	return vmdk__sparse_gmap_open(c->io, e->fd, e->path, &h, writable,
 				      &e->gmap, c->errbuf, c->errlen);
@@ -128,7 +129,8 @@ static int open_extents(struct open_ctx *c, struct vmdk *v)
 					   .access = d->access,
 					   .start_sectors = start,
 					   .len_sectors = d->len_sectors,
-					   .file_off_sectors = d->offset_sectors,
+					   .file_off_sectors =
+						   d->offset_sectors,
 					   .fd = -1 };
 		start += d->len_sectors;
 		if (d->type == VMDK_EXTENT_ZERO ||
@@ -146,8 +148,8 @@ static int open_extents(struct open_ctx *c, struct vmdk *v)
 				    &e->fd);
 		if (err) {
 			return vmdk__errf(c->errbuf, c->errlen, err,
-					  "%s: extent %zu '%s': %s", v->path,
-					  i, e->path, strerror(-err));
+					  "%s: extent %zu '%s': %s", v->path, i,
+					  e->path, strerror(-err));
 		}
 		if (d->type == VMDK_EXTENT_SPARSE) {
 			err = open_sparse_extent(c, e, rw);
@@ -307,8 +309,8 @@ static int open_parent(struct open_ctx *c, struct vmdk *v, unsigned depth)
 	return 0;
 }
 
-static int check_identity(struct open_ctx *c, const char *path,
-			  bool writable, unsigned depth)
+static int check_identity(struct open_ctx *c, const char *path, bool writable,
+			  unsigned depth)
 {
 	struct stat st;
 	int err;
@@ -333,8 +335,7 @@ static int check_identity(struct open_ctx *c, const char *path,
 		}
 	}
 	c->seen[c->n_seen++] = (struct seen_file){ st.st_dev, st.st_ino };
-	if (writable && !(st.st_mode & 0222) &&
-	    !(c->flags & VMDK_OPEN_FORCE)) {
+	if (writable && !(st.st_mode & 0222) && !(c->flags & VMDK_OPEN_FORCE)) {
 		return vmdk__errf(c->errbuf, c->errlen, -EROFS,
 				  "%s: read-only (mode %04o): the parent of a "
 				  "snapshot or linked clone",

@@ -19,9 +19,8 @@ static uint64_t div_round_up(uint64_t a, uint64_t b)
 }
 
 int vmdk__cowd_header_decode(const struct vmdk_cowd_header_disk *raw,
-			     uint64_t file_sectors,
-			     struct vmdk_cowd_header *h, char *errbuf,
-			     size_t errlen)
+			     uint64_t file_sectors, struct vmdk_cowd_header *h,
+			     char *errbuf, size_t errlen)
 {
 	uint64_t need, gd_sectors;
 	uint32_t unclean;
@@ -50,8 +49,7 @@ int vmdk__cowd_header_decode(const struct vmdk_cowd_header_disk *raw,
 				  h->flags);
 	}
 	if (h->capacity_sectors == 0) {
-		return vmdk__errf(errbuf, errlen, -EINVAL,
-				  "numSectors is 0");
+		return vmdk__errf(errbuf, errlen, -EINVAL, "numSectors is 0");
 	}
 	if (h->grain_sectors == 0 ||
 	    (h->grain_sectors & (h->grain_sectors - 1)) ||
@@ -65,12 +63,12 @@ int vmdk__cowd_header_decode(const struct vmdk_cowd_header_disk *raw,
 			    (uint64_t)VMDK_COWD_GTES * h->grain_sectors);
 	if (h->gd_entries < need || h->gd_entries > VMDK_MAX_GD_ENTRIES) {
 		return vmdk__errf(errbuf, errlen, -EINVAL,
-				  "numGDEntries %" PRIu32
-				  " is not in %" PRIu64 "..%u",
+				  "numGDEntries %" PRIu32 " is not in %" PRIu64
+				  "..%u",
 				  h->gd_entries, need, VMDK_MAX_GD_ENTRIES);
 	}
-	gd_sectors = div_round_up((uint64_t)h->gd_entries * 4,
-				  VMDK_SECTOR_SIZE);
+	gd_sectors =
+		div_round_up((uint64_t)h->gd_entries * 4, VMDK_SECTOR_SIZE);
 	if (h->gd_offset_sectors < VMDK_COWD_HEADER_SECTORS ||
 	    h->gd_offset_sectors > file_sectors ||
 	    gd_sectors > file_sectors - h->gd_offset_sectors) {
@@ -99,8 +97,8 @@ int vmdk__cowd_gmap_open(const struct vmdk_io *io, int fd, const char *path,
 			 const struct vmdk_cowd_header *h,
 			 struct vmdk_gmap **out, char *errbuf, size_t errlen)
 {
-	uint64_t gd_sectors = div_round_up((uint64_t)h->gd_entries * 4,
-					   VMDK_SECTOR_SIZE);
+	uint64_t gd_sectors =
+		div_round_up((uint64_t)h->gd_entries * 4, VMDK_SECTOR_SIZE);
 	struct vmdk_gmap_params p = {
 		.capacity_sectors = h->capacity_sectors,
 		.grain_sectors = h->grain_sectors,

@@ -35,7 +35,8 @@ static const char *const type_names[] = {
 
 /* Extent types of the format that this library does not read. */
 static const char *const unsupported_types[] = { "VMFSRDM", "VMFSRAW",
-						 "SESPARSE", "VMFSRAWDEVICEMAP" };
+						 "SESPARSE",
+						 "VMFSRAWDEVICEMAP" };
 
 const char *vmdk__access_name(enum vmdk_access access)
 {
@@ -342,10 +343,11 @@ static bool parse_hex32(const char *s, size_t n, uint32_t *out)
 		if (!isxdigit((unsigned char)s[i])) {
 			return false;
 		}
-		v = v * 16 + (uint32_t)(isdigit((unsigned char)s[i])
-						 ? s[i] - '0'
-						 : (tolower((unsigned char)s[i]) -
-						    'a' + 10));
+		v = v * 16 +
+		    (uint32_t)(isdigit((unsigned char)s[i])
+				       ? s[i] - '0'
+				       : (tolower((unsigned char)s[i]) - 'a' +
+					  10));
 	}
 	*out = v;
 	return true;
@@ -412,10 +414,10 @@ static int parse_extent(struct parser *p, const char *s, const char *end)
 	if (!next_token(&s, end, &tok, &n)) {
 		return perr(p, -EINVAL, "extent line has no size", "", 0);
 	}
-	if (!parse_u64(tok, n, &len) ||
-	    len == 0 || len > VMDK_MAX_CAPACITY_SECTORS) {
-		return perr(p, -EINVAL, "extent size (sectors) is not in 1..2^37",
-			    tok, n);
+	if (!parse_u64(tok, n, &len) || len == 0 ||
+	    len > VMDK_MAX_CAPACITY_SECTORS) {
+		return perr(p, -EINVAL,
+			    "extent size (sectors) is not in 1..2^37", tok, n);
 	}
 	if (!next_token(&s, end, &tok, &n)) {
 		return perr(p, -EINVAL, "extent line has no type", "", 0);
@@ -493,8 +495,8 @@ static int header_key(struct parser *p, const char *key, const char *v,
 		p->seen_cid = true;
 	} else if (!strcmp(key, "parentCID")) {
 		if (!parse_hex32(v, n, &p->d->parent_cid)) {
-			return perr(p, -EINVAL,
-				    "parentCID is not 8 hex digits", v, n);
+			return perr(p, -EINVAL, "parentCID is not 8 hex digits",
+				    v, n);
 		}
 		p->seen_pcid = true;
 	} else if (!strcmp(key, "createType") ||
@@ -550,8 +552,8 @@ static int parse_kv(struct parser *p, const char *s, const char *end)
 	}
 	for (const char *c = v; c < end; c++) {
 		if ((unsigned char)*c < 0x20 && *c != '\t') {
-			return perr(p, -EINVAL, "control character in value",
-				    s, (size_t)(end - s));
+			return perr(p, -EINVAL, "control character in value", s,
+				    (size_t)(end - s));
 		}
 	}
 	if (is_ddb_key(key)) {

@@ -64,8 +64,8 @@ static int parse_size(const char *s, uint64_t *out)
 	}
 	if (*end) {
 		u = strchr(units, *end);
-		if (!u || (end[1] && strcmp(end + 1, "iB") &&
-			   strcmp(end + 1, "B"))) {
+		if (!u ||
+		    (end[1] && strcmp(end + 1, "iB") && strcmp(end + 1, "B"))) {
 			return -EINVAL;
 		}
 		shift = 10 * (unsigned)(u - units + 1);
@@ -309,19 +309,201 @@ static int cmd_write(int argc, char **argv)
 	return 0;
 }
 
+static void print_stats(const char *what, const struct vmdk_copy_stats *s,
+			double secs)
+{
+	printf("%s: %.3f s, copied %" PRIu64 " bytes (%" PRIu64
+	       " by the kernel), skipped %" PRIu64 " bytes\n",
+	       what, secs, s->copied_bytes, s->offload_bytes, s->skipped_bytes);
+}
+
+static int cmd_clone(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "full", no_argument, NULL, 'f' },
+		{ "linked", no_argument, NULL, 'l' },
+		{ "type", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct vmdk_clone_opts o = { .keep_type = true };
+	struct vmdk_copy_stats st;
+	char errbuf[512] = "";
+	int mode = 0;
+	double t0;
+	int opt;
+	int err;
+
+	while ((opt = getopt_long(argc, argv, "t:", longopts, NULL)) != -1) {
+		if (opt == 'f' || opt == 'l') {
+			mode = opt;
+		} else if (opt == 't' && !vmdk_type_parse(optarg, &o.type)) {
+			o.keep_type = false;
+		} else {
+			return usage_of("clone");
+		}
+	}
+	if (!mode || optind != argc - 2 || (mode == 'l' && !o.keep_type)) {
+		return usage_of("clone");
+	}
+	t0 = now_s();
+	if (mode == 'l') {
+		err = vmdk_clone_linked(NULL, argv[optind], argv[optind + 1],
+					errbuf, sizeof(errbuf));
+		if (err) {
+			return fail("clone", err, errbuf);
+		}
+		printf("linked clone %s -> %s: %.3f s; %s is now read-only\n",
+		       argv[optind], argv[optind + 1], now_s() - t0,
+		       argv[optind]);
+		return 0;
+	}
+	err = vmdk_clone_full(NULL, argv[optind], argv[optind + 1], &o, &st,
+			      errbuf, sizeof(errbuf));
+	if (err) {
+		return fail("clone", err, errbuf);
+	}
+	print_stats("full clone", &st, now_s() - t0);
+	return 0;
+}
+
+static int cmd_convert(int argc, char **argv)
+{
+	struct vmdk_clone_opts o = { .zero_detect = true };
+	struct vmdk_copy_stats st;
+	char errbuf[512] = "";
+	bool have_type = false;
+	double t0;
+	int opt;
+	int err;
+
+	while ((opt = getopt(argc, argv, "t:")) != -1) {
+		if (opt != 't' || vmdk_type_parse(optarg, &o.type)) {
+			return usage_of("convert");
+		}
+		have_type = true;
+	}
+	if (!have_type || optind != argc - 2) {
+		return usage_of("convert");
+	}
+	t0 = now_s();
+	err = vmdk_clone_full(NULL, argv[optind], argv[optind + 1], &o, &st,
+			      errbuf, sizeof(errbuf));
+	if (err) {
+		return fail("convert", err, errbuf);
+	}
+	print_stats("convert", &st, now_s() - t0);
+	return 0;
+}
+
+static int cmd_snapshot(int argc, char **argv)
+{
+	char errbuf[512] = "";
+	char child[4096];
+	int err;
+
+	if (argc != 2) {
+		return usage_of("snapshot");
+	}
+	err = vmdk_snapshot(NULL, argv[1], child, sizeof(child), errbuf,
+			    sizeof(errbuf));
+	if (err) {
+		return fail("snapshot", err, errbuf);
+	}
+	printf("snapshot of %s: write to %s from now on\n", argv[1], child);
+	return 0;
+}
+
+static int cmd_consolidate(int argc, char **argv)
+{
+	struct vmdk_copy_stats st;
+	char errbuf[512] = "";
+	double t0 = now_s();
+	int err;
+
+	if (argc != 2) {
+		return usage_of("consolidate");
+	}
+	err = vmdk_consolidate(NULL, argv[1], &st, errbuf, sizeof(errbuf));
+	if (err) {
+		return fail("consolidate", err, errbuf);
+	}
+	print_stats("consolidate", &st, now_s() - t0);
+	printf("%s merged into its parent and removed\n", argv[1]);
+	return 0;
+}
+
+static int cmd_inflate(int argc, char **argv)
+{
+	char errbuf[512] = "";
+	double t0 = now_s();
+	int err;
+
+	if (argc != 2) {
+		return usage_of("inflate");
+	}
+	err = vmdk_inflate(NULL, argv[1], errbuf, sizeof(errbuf));
+	if (err) {
+		return fail("inflate", err, errbuf);
+	}
+	printf("inflated %s to eagerzeroedthick: %.3f s\n", argv[1],
+	       now_s() - t0);
+	return 0;
+}
+
+static void check_problem_cb(void *arg, const char *msg)
+{
+	(void)arg;
+	printf("ERROR: %s\n", msg);
+}
+
+static int cmd_check(int argc, char **argv)
+{
+	struct vmdk_check_report rep;
+	char errbuf[512] = "";
+	int err;
+
+	if (argc != 2) {
+		return usage_of("check");
+	}
+	err = vmdk_check(NULL, argv[1], check_problem_cb, NULL, &rep, errbuf,
+			 sizeof(errbuf));
+	if (err) {
+		return fail("check", err, errbuf);
+	}
+	printf("%u disk%s checked, %" PRIu64 " grains allocated, %" PRIu64
+	       " bytes leaked\n",
+	       rep.links, rep.links == 1 ? "" : "s", rep.allocated_grains,
+	       rep.leaked_bytes);
+	if (rep.errors) {
+		printf("%u error%s found\n", rep.errors,
+		       rep.errors == 1 ? "" : "s");
+		return EXIT_CORRUPT;
+	}
+	printf("No errors were found on the disk.\n");
+	return 0;
+}
+
 static const struct command commands[] = {
-	{ "create", "-s SIZE [-t thin|zeroedthick|eagerzeroedthick|sparse] "
-		    "[-a ADAPTER] DISK.vmdk",
+	{ "create",
+	  "-s SIZE [-t thin|zeroedthick|eagerzeroedthick|sparse] "
+	  "[-a ADAPTER] DISK.vmdk",
 	  cmd_create },
 	{ "info", "DISK.vmdk", cmd_info },
 	{ "cat", "[-o OFFSET] [-l LENGTH] DISK.vmdk > raw", cmd_cat },
 	{ "write", "[-o OFFSET] DISK.vmdk < data", cmd_write },
+	{ "clone", "--full [-t TYPE] SRC.vmdk DST.vmdk | --linked SRC DST",
+	  cmd_clone },
+	{ "snapshot", "DISK.vmdk", cmd_snapshot },
+	{ "consolidate", "DELTA.vmdk", cmd_consolidate },
+	{ "inflate", "DISK.vmdk", cmd_inflate },
+	{ "convert", "-t thin|zeroedthick|eagerzeroedthick|sparse SRC DST",
+	  cmd_convert },
+	{ "check", "DISK.vmdk", cmd_check },
 	{ NULL, NULL, NULL },
 };
 
 int main(int argc, char **argv)
 {
-	(void)now_s;
 	if (argc < 2) {
 		fprintf(stderr, "usage: dsvmdk COMMAND ...; commands:\n");
 		for (const struct command *c = commands; c->name; c++) {

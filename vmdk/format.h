@@ -57,9 +57,9 @@
 #define VMDK_SPARSE_FLAG_ZERO_GRAIN (1u << 2)
 #define VMDK_SPARSE_FLAG_COMPRESSED (1u << 16)
 #define VMDK_SPARSE_FLAG_MARKERS (1u << 17)
-#define VMDK_SPARSE_FLAGS_KNOWN                                     \
-	(VMDK_SPARSE_FLAG_NL_DETECT | VMDK_SPARSE_FLAG_RGD |        \
-	 VMDK_SPARSE_FLAG_ZERO_GRAIN | VMDK_SPARSE_FLAG_COMPRESSED | \
+#define VMDK_SPARSE_FLAGS_KNOWN                                                \
+	(VMDK_SPARSE_FLAG_NL_DETECT | VMDK_SPARSE_FLAG_RGD |                   \
+	 VMDK_SPARSE_FLAG_ZERO_GRAIN | VMDK_SPARSE_FLAG_COMPRESSED |           \
 	 VMDK_SPARSE_FLAG_MARKERS)
 /* streamOptimized files put the real directory offset in a footer. */
 #define VMDK_SPARSE_GD_AT_END 0xffffffffffffffffull
@@ -70,17 +70,17 @@ struct vmdk_sparse_header_disk {
 	uint32_t magic_number;
 	uint32_t version;
 	uint32_t flags;
-	uint64_t capacity;	   /* sectors */
-	uint64_t grain_size;	   /* sectors */
+	uint64_t capacity; /* sectors */
+	uint64_t grain_size; /* sectors */
 	uint64_t descriptor_offset; /* sectors, 0 = none */
-	uint64_t descriptor_size;   /* sectors */
+	uint64_t descriptor_size; /* sectors */
 	uint32_t num_gtes_per_gt;
 	uint64_t rgd_offset; /* sectors */
-	uint64_t gd_offset;  /* sectors */
-	uint64_t over_head;  /* sectors of metadata before the first grain */
+	uint64_t gd_offset; /* sectors */
+	uint64_t over_head; /* sectors of metadata before the first grain */
 	uint8_t unclean_shutdown;
 	uint8_t single_end_line_char; /* '\n' */
-	uint8_t non_end_line_char;    /* ' ' */
+	uint8_t non_end_line_char; /* ' ' */
 	uint8_t double_end_line_char1; /* '\r' */
 	uint8_t double_end_line_char2; /* '\n' */
 	uint16_t compress_algorithm;
@@ -101,9 +101,9 @@ struct vmdk_cowd_header_disk {
 	uint32_t magic_number;
 	uint32_t version;
 	uint32_t flags;
-	uint32_t num_sectors;  /* capacity */
-	uint32_t grain_size;   /* sectors */
-	uint32_t gd_offset;    /* sectors */
+	uint32_t num_sectors; /* capacity */
+	uint32_t grain_size; /* sectors */
+	uint32_t gd_offset; /* sectors */
 	uint32_t num_gd_entries;
 	uint32_t free_sector;
 	union {

@@ -21,8 +21,7 @@ static uint64_t div_round_up(uint64_t a, uint64_t b)
 	return a / b + (a % b != 0);
 }
 
-static bool ranges_overlap(uint64_t a, uint64_t alen, uint64_t b,
-			   uint64_t blen)
+static bool ranges_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 {
 	return a < b + blen && b < a + alen;
 }
@@ -106,8 +105,7 @@ int vmdk__gmap_init(struct vmdk_gmap *m, const struct vmdk_io *io, int fd,
 	    p->gtes_per_gt > VMDK_COWD_GTES || p->grain_sectors == 0 ||
 	    p->grain_sectors > VMDK_MAX_GRAIN_SECTORS) {
 		return vmdk__errf(errbuf, errlen, -EINVAL,
-				  "%s: grain map geometry out of bounds",
-				  path);
+				  "%s: grain map geometry out of bounds", path);
 	}
 	m->gt_sectors = (uint32_t)div_round_up((uint64_t)p->gtes_per_gt * 4,
 					       VMDK_SECTOR_SIZE);
@@ -264,10 +262,11 @@ static int table_new(struct vmdk_gmap *m, uint32_t gd_index, uint32_t idx,
 	}
 	free(buf);
 	if (!err && m->rgd) {
-		err = write_le32(m,
-				 vmdk_sectors_to_bytes(m->p.rgd_offset_sectors) +
-					 (uint64_t)gd_index * 4,
-				 (uint32_t)rgt);
+		err = write_le32(
+			m,
+			vmdk_sectors_to_bytes(m->p.rgd_offset_sectors) +
+				(uint64_t)gd_index * 4,
+			(uint32_t)rgt);
 		if (!err) {
 			m->rgd[gd_index] = (uint32_t)rgt;
 		}
@@ -293,10 +292,9 @@ static int entry_set(struct vmdk_gmap *m, uint64_t grain, uint32_t value)
 	if (m->gd[gd_index] == 0) {
 		return table_new(m, gd_index, idx, value);
 	}
-	err = write_le32(m,
-			 vmdk_sectors_to_bytes(m->gd[gd_index]) +
-				 (uint64_t)idx * 4,
-			 value);
+	err = write_le32(
+		m, vmdk_sectors_to_bytes(m->gd[gd_index]) + (uint64_t)idx * 4,
+		value);
 	if (!err && m->rgd && m->rgd[gd_index]) {
 		err = write_le32(m,
 				 vmdk_sectors_to_bytes(m->rgd[gd_index]) +
@@ -350,8 +348,7 @@ int vmdk__gmap_mark_zero(struct vmdk_gmap *m, uint64_t grain)
 	if (!m->p.writable) {
 		return -EROFS;
 	}
-	if (!m->p.zero_grain ||
-	    grain / m->p.gtes_per_gt >= m->p.gd_entries) {
+	if (!m->p.zero_grain || grain / m->p.gtes_per_gt >= m->p.gd_entries) {
 		return -EINVAL;
 	}
 	return entry_set(m, grain, VMDK_GTE_ZEROED);

@@ -21,7 +21,8 @@ static uint32_t ddb_u32(const struct vmdk *v, const char *key)
 static const char *provisioning(const struct vmdk *v,
 				const struct vmdk_alloc *a, bool flat)
 {
-	const char *thin = vmdk__descriptor_get(&v->desc, "ddb.thinProvisioned");
+	const char *thin =
+		vmdk__descriptor_get(&v->desc, "ddb.thinProvisioned");
 	uint64_t blocks = (vmdk_size_bytes(v) + VMDK_ALLOC_BLOCK_BYTES - 1) /
 			  VMDK_ALLOC_BLOCK_BYTES;
 

@@ -19,7 +19,7 @@
 #include "vmdk/vmdk_int.h"
 
 static int sys_open(void *ctx, const char *path, int flags, mode_t mode,
-		      int *fd_out)
+		    int *fd_out)
 {
 	int fd;
 
@@ -38,8 +38,7 @@ static int sys_close(void *ctx, int fd)
 	return close(fd) ? -errno : 0;
 }
 
-static ssize_t sys_pread(void *ctx, int fd, void *buf, size_t len,
-			   uint64_t off)
+static ssize_t sys_pread(void *ctx, int fd, void *buf, size_t len, uint64_t off)
 {
 	ssize_t n;
 
@@ -51,7 +50,7 @@ static ssize_t sys_pread(void *ctx, int fd, void *buf, size_t len,
 }
 
 static ssize_t sys_pwrite(void *ctx, int fd, const void *buf, size_t len,
-			    uint64_t off)
+			  uint64_t off)
 {
 	ssize_t n;
 
@@ -81,7 +80,7 @@ static int sys_ftruncate(void *ctx, int fd, uint64_t len)
 }
 
 static int sys_fallocate(void *ctx, int fd, int mode, uint64_t off,
-			   uint64_t len)
+			 uint64_t len)
 {
 	(void)ctx;
 	return fallocate(fd, mode, (off_t)off, (off_t)len) ? -errno : 0;
@@ -108,8 +107,8 @@ static int64_t sys_seek(void *ctx, int fd, uint64_t off, int whence)
 	return r < 0 ? -errno : (int64_t)r;
 }
 
-static ssize_t sys_copy_range(void *ctx, int fd_in, uint64_t off_in,
-				int fd_out, uint64_t off_out, size_t len)
+static ssize_t sys_copy_range(void *ctx, int fd_in, uint64_t off_in, int fd_out,
+			      uint64_t off_out, size_t len)
 {
 	loff_t in = (loff_t)off_in;
 	loff_t out = (loff_t)off_out;
@@ -183,8 +182,8 @@ void vmdk__io_close(const struct vmdk_io *io, int fd)
 	}
 }
 
-int vmdk__io_read_full(const struct vmdk_io *io, int fd, void *buf,
-		       size_t len, uint64_t off, size_t *done)
+int vmdk__io_read_full(const struct vmdk_io *io, int fd, void *buf, size_t len,
+		       uint64_t off, size_t *done)
 {
 	uint8_t *p = buf;
 	size_t got = 0;
@@ -205,8 +204,8 @@ int vmdk__io_read_full(const struct vmdk_io *io, int fd, void *buf,
 	return 0;
 }
 
-int vmdk__io_read_zfill(const struct vmdk_io *io, int fd, void *buf,
-			size_t len, uint64_t off)
+int vmdk__io_read_zfill(const struct vmdk_io *io, int fd, void *buf, size_t len,
+			uint64_t off)
 {
 	size_t done;
 	int err;
@@ -227,8 +226,7 @@ int vmdk__io_write_full(const struct vmdk_io *io, int fd, const void *buf,
 	ssize_t n;
 
 	while (put < len) {
-		n = io->ops->pwrite(io->ctx, fd, p + put, len - put,
-				    off + put);
+		n = io->ops->pwrite(io->ctx, fd, p + put, len - put, off + put);
 		if (n < 0) {
 			return (int)n;
 		}
@@ -255,8 +253,8 @@ int vmdk__io_ftruncate(const struct vmdk_io *io, int fd, uint64_t len)
 	return io->ops->ftruncate(io->ctx, fd, len);
 }
 
-int vmdk__io_fallocate(const struct vmdk_io *io, int fd, int mode,
-		       uint64_t off, uint64_t len)
+int vmdk__io_fallocate(const struct vmdk_io *io, int fd, int mode, uint64_t off,
+		       uint64_t len)
 {
 	return io->ops->fallocate(io->ctx, fd, mode, off, len);
 }
@@ -290,8 +288,7 @@ int vmdk__io_clone_file(const struct vmdk_io *io, int fd_in, int fd_out)
 	return io->ops->clone_file(io->ctx, fd_in, fd_out);
 }
 
-int vmdk__io_rename(const struct vmdk_io *io, const char *from,
-		    const char *to)
+int vmdk__io_rename(const struct vmdk_io *io, const char *from, const char *to)
 {
 	return io->ops->rename(io->ctx, from, to);
 }

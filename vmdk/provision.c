@@ -238,8 +238,7 @@ static int zfill_extent(void *arg, uint64_t off, uint64_t len, bool unwritten)
 	return err;
 }
 
-int vmdk__flat_fill_zeros(const struct vmdk_io *io, int fd,
-			  uint64_t size_bytes)
+int vmdk__flat_fill_zeros(const struct vmdk_io *io, int fd, uint64_t size_bytes)
 {
 	struct zfill z = { .io = io, .fd = fd, .size = size_bytes };
 	int err;
@@ -359,8 +358,8 @@ int vmdk_create(const struct vmdk_io *io, const char *path,
 		size_t errlen)
 {
 	const char *adapter = opts->adapter ? opts->adapter : "lsilogic";
-	uint64_t sectors = vmdk_bytes_to_sectors(opts->size_bytes +
-						 VMDK_SECTOR_BYTES - 1);
+	uint64_t sectors =
+		vmdk_bytes_to_sectors(opts->size_bytes + VMDK_SECTOR_BYTES - 1);
 	struct vmdk_descriptor d;
 	struct stat st;
 	char *flat = NULL;
@@ -433,12 +432,13 @@ int vmdk_inflate(const struct vmdk_io *io, const char *path, char *errbuf,
 	for (size_t i = 0; i < v->n_extents && !err; i++) {
 		const struct vmdk_extent *e = &v->extents[i];
 
-		if (e->type != VMDK_EXTENT_FLAT && e->type != VMDK_EXTENT_VMFS) {
-			err = vmdk__errf(errbuf, errlen, -EINVAL,
-					 "%s: extent %zu is %s: only flat disks "
-					 "inflate",
-					 path, i,
-					 vmdk__extent_type_name(e->type));
+		if (e->type != VMDK_EXTENT_FLAT &&
+		    e->type != VMDK_EXTENT_VMFS) {
+			err = vmdk__errf(
+				errbuf, errlen, -EINVAL,
+				"%s: extent %zu is %s: only flat disks "
+				"inflate",
+				path, i, vmdk__extent_type_name(e->type));
 			goto out;
 		}
 	}

@@ -123,7 +123,8 @@ static int map_sparse(struct vmdk *v, struct vmdk_extent *e, uint64_t off,
 static int map_link(struct vmdk *v, uint64_t off, uint64_t len, bool holes,
 		    struct vmdk_map *map)
 {
-	struct vmdk_extent *e = vmdk__extent_find(v, vmdk_bytes_to_sectors(off));
+	struct vmdk_extent *e =
+		vmdk__extent_find(v, vmdk_bytes_to_sectors(off));
 	uint64_t avail = extent_end_bytes(e) - off;
 	uint64_t rel = off - vmdk_sectors_to_bytes(e->start_sectors);
 
@@ -143,7 +144,8 @@ static int map_link(struct vmdk *v, uint64_t off, uint64_t len, bool holes,
 	case VMDK_EXTENT_VMFS:
 		map->status = VMDK_BLOCK_DATA;
 		map->fd = e->fd;
-		map->file_off = vmdk_sectors_to_bytes(e->file_off_sectors) + rel;
+		map->file_off =
+			vmdk_sectors_to_bytes(e->file_off_sectors) + rel;
 		if (holes) {
 			map_flat_holes(v, e, map->file_off, avail, map);
 		}
@@ -244,7 +246,8 @@ static int write_grain_new(struct vmdk *v, struct vmdk_extent *e,
 			   const uint8_t *src, uint64_t in, uint64_t n)
 {
 	uint64_t gb = grain_bytes(e);
-	uint64_t grain_off = vmdk_sectors_to_bytes(e->start_sectors) + grain * gb;
+	uint64_t grain_off =
+		vmdk_sectors_to_bytes(e->start_sectors) + grain * gb;
 	const uint8_t *data = src;
 	uint64_t sector;
 	uint8_t *buf;
@@ -292,9 +295,9 @@ static int write_sparse(struct vmdk *v, struct vmdk_extent *e,
 			return err;
 		}
 		if (st == VMDK_GRAIN_ALLOCATED) {
-			err = vmdk__io_write_full(v->io, e->fd, src, n,
-						  vmdk_sectors_to_bytes(sector) +
-							  in);
+			err = vmdk__io_write_full(
+				v->io, e->fd, src, n,
+				vmdk_sectors_to_bytes(sector) + in);
 		} else {
 			err = write_grain_new(v, e, grain, st, src, in, n);
 		}
@@ -308,8 +311,7 @@ static int write_sparse(struct vmdk *v, struct vmdk_extent *e,
 	return 0;
 }
 
-int vmdk_pwrite(struct vmdk *v, const void *buf, size_t len,
-		uint64_t off_bytes)
+int vmdk_pwrite(struct vmdk *v, const void *buf, size_t len, uint64_t off_bytes)
 {
 	const uint8_t *p = buf;
 	int err;
@@ -330,12 +332,14 @@ int vmdk_pwrite(struct vmdk *v, const void *buf, size_t len,
 		struct vmdk_extent *e =
 			vmdk__extent_find(v, vmdk_bytes_to_sectors(off_bytes));
 		uint64_t n = extent_end_bytes(e) - off_bytes;
-		uint64_t rel = off_bytes - vmdk_sectors_to_bytes(e->start_sectors);
+		uint64_t rel =
+			off_bytes - vmdk_sectors_to_bytes(e->start_sectors);
 
 		if (n > len) {
 			n = len;
 		}
-		if (e->access != VMDK_ACCESS_RW || e->type == VMDK_EXTENT_ZERO ||
+		if (e->access != VMDK_ACCESS_RW ||
+		    e->type == VMDK_EXTENT_ZERO ||
 		    e->type == VMDK_EXTENT_VMFSSPARSE) {
 			return -EROFS;
 		}
@@ -344,7 +348,8 @@ int vmdk_pwrite(struct vmdk *v, const void *buf, size_t len,
 		} else {
 			err = vmdk__io_write_full(
 				v->io, e->fd, p, n,
-				vmdk_sectors_to_bytes(e->file_off_sectors) + rel);
+				vmdk_sectors_to_bytes(e->file_off_sectors) +
+					rel);
 		}
 		if (err) {
 			return err;

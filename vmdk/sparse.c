@@ -42,16 +42,16 @@ static int check_dir(const struct vmdk_sparse_header *h, uint64_t off,
 		     uint64_t file_sectors, const char *name, char *errbuf,
 		     size_t errlen)
 {
-	uint64_t sectors = div_round_up(vmdk__sparse_gd_entries(h) * 4,
-					VMDK_SECTOR_SIZE);
+	uint64_t sectors =
+		div_round_up(vmdk__sparse_gd_entries(h) * 4, VMDK_SECTOR_SIZE);
 	uint64_t desc_end = h->desc_offset_sectors + h->desc_size_sectors;
 
 	if (off == 0 || off > file_sectors || sectors > file_sectors - off) {
-		return vmdk__errf(errbuf, errlen, -EINVAL,
-				  "%s %" PRIu64 " (sectors): directory of %" PRIu64
-				  " sectors outside the file (%" PRIu64
-				  " sectors)",
-				  name, off, sectors, file_sectors);
+		return vmdk__errf(
+			errbuf, errlen, -EINVAL,
+			"%s %" PRIu64 " (sectors): directory of %" PRIu64
+			" sectors outside the file (%" PRIu64 " sectors)",
+			name, off, sectors, file_sectors);
 	}
 	if (h->desc_size_sectors && off < desc_end &&
 	    h->desc_offset_sectors < off + sectors) {
@@ -146,11 +146,10 @@ int vmdk__sparse_header_decode(const struct vmdk_sparse_header_disk *raw,
 				  h->gtes_per_gt, VMDK_SPARSE_MAX_GTES);
 	}
 	if (vmdk__sparse_gd_entries(h) > VMDK_MAX_GD_ENTRIES) {
-		return vmdk__errf(errbuf, errlen, -EINVAL,
-				  "grain directory of %" PRIu64
-				  " entries exceeds %u",
-				  vmdk__sparse_gd_entries(h),
-				  VMDK_MAX_GD_ENTRIES);
+		return vmdk__errf(
+			errbuf, errlen, -EINVAL,
+			"grain directory of %" PRIu64 " entries exceeds %u",
+			vmdk__sparse_gd_entries(h), VMDK_MAX_GD_ENTRIES);
 	}
 	if (h->desc_offset_sectors || h->desc_size_sectors) {
 		if (h->desc_offset_sectors == 0 || h->desc_size_sectors == 0 ||
@@ -224,10 +223,9 @@ void vmdk__sparse_header_encode(const struct vmdk_sparse_header *h,
 	raw->double_end_line_char2 = '\n';
 }
 
-int vmdk__sparse_gmap_open(const struct vmdk_io *io, int fd,
-			   const char *path, const struct vmdk_sparse_header *h,
-			   bool writable, struct vmdk_gmap **out,
-			   char *errbuf, size_t errlen)
+int vmdk__sparse_gmap_open(const struct vmdk_io *io, int fd, const char *path,
+			   const struct vmdk_sparse_header *h, bool writable,
+			   struct vmdk_gmap **out, char *errbuf, size_t errlen)
 {
 	struct vmdk_gmap_params p = {
 		.capacity_sectors = h->capacity_sectors,
@@ -236,8 +234,8 @@ int vmdk__sparse_gmap_open(const struct vmdk_io *io, int fd,
 		.gd_entries = (uint32_t)vmdk__sparse_gd_entries(h),
 		.gd_offset_sectors = h->gd_offset_sectors,
 		.rgd_offset_sectors = h->rgd_offset_sectors,
-		.min_table_sector = h->desc_offset_sectors +
-				    h->desc_size_sectors,
+		.min_table_sector =
+			h->desc_offset_sectors + h->desc_size_sectors,
 		.min_data_sector = h->overhead_sectors,
 		.zero_grain = h->flags & VMDK_SPARSE_FLAG_ZERO_GRAIN,
 		.writable = writable,
@@ -303,13 +301,15 @@ int vmdk__sparse_desc_write(const struct vmdk_io *io, int fd,
 		return -ENOMEM;
 	}
 	memcpy(buf, text, len);
-	err = vmdk__io_write_full(io, fd, buf, bytes,
-				  vmdk_sectors_to_bytes(h->desc_offset_sectors));
+	err = vmdk__io_write_full(
+		io, fd, buf, bytes,
+		vmdk_sectors_to_bytes(h->desc_offset_sectors));
 	free(buf);
 	return err;
 }
 
-/* Writes directory @dir_off whose tables start at @gt_off, @gt_sectors apart. */
+/* Writes directory @dir_off whose tables start at @gt_off, @gt_sectors apart.
+ */
 static int write_dir(const struct vmdk_io *io, int fd, uint64_t dir_off,
 		     uint64_t entries, uint64_t gt_off, uint64_t gt_sectors)
 {
@@ -330,8 +330,7 @@ static int write_dir(const struct vmdk_io *io, int fd, uint64_t dir_off,
 
 int vmdk__sparse_create(const struct vmdk_io *io, const char *path,
 			const struct vmdk_descriptor *d,
-			uint64_t capacity_sectors, char *errbuf,
-			size_t errlen)
+			uint64_t capacity_sectors, char *errbuf, size_t errlen)
 {
 	struct vmdk_sparse_header h = {
 		.version = 2,
@@ -359,15 +358,15 @@ int vmdk__sparse_create(const struct vmdk_io *io, const char *path,
 	}
 	entries = vmdk__sparse_gd_entries(&h);
 	dir_sectors = div_round_up(entries * 4, VMDK_SECTOR_SIZE);
-	gt_sectors = div_round_up((uint64_t)h.gtes_per_gt * 4, VMDK_SECTOR_SIZE);
+	gt_sectors =
+		div_round_up((uint64_t)h.gtes_per_gt * 4, VMDK_SECTOR_SIZE);
 	h.rgd_offset_sectors = h.desc_offset_sectors + h.desc_size_sectors;
 	h.gd_offset_sectors =
 		h.rgd_offset_sectors + dir_sectors + entries * gt_sectors;
-	h.overhead_sectors =
-		div_round_up(h.gd_offset_sectors + dir_sectors +
-				     entries * gt_sectors,
-			     h.grain_sectors) *
-		h.grain_sectors;
+	h.overhead_sectors = div_round_up(h.gd_offset_sectors + dir_sectors +
+						  entries * gt_sectors,
+					  h.grain_sectors) *
+			     h.grain_sectors;
 	vmdk__sparse_header_encode(&h, &raw);
 
 	err = vmdk__io_open(io, path, O_RDWR | O_CREAT | O_EXCL, 0644, &fd);

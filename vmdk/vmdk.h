@@ -67,8 +67,8 @@ struct vmdk_io_ops {
 	/* lseek(2) with SEEK_DATA / SEEK_HOLE: the new offset. */
 	int64_t (*seek)(void *ctx, int fd, uint64_t off, int whence);
 	/* One copy_file_range(2): bytes copied. */
-	ssize_t (*copy_range)(void *ctx, int fd_in, uint64_t off_in,
-			      int fd_out, uint64_t off_out, size_t len);
+	ssize_t (*copy_range)(void *ctx, int fd_in, uint64_t off_in, int fd_out,
+			      uint64_t off_out, size_t len);
 	/* FICLONE: make @fd_out share all blocks of @fd_in (reflink). */
 	int (*clone_file)(void *ctx, int fd_in, int fd_out);
 	int (*rename)(void *ctx, const char *from, const char *to);
@@ -92,10 +92,10 @@ const struct vmdk_io *vmdk_io_posix(void);
  * hosted monolithicSparse file.
  */
 enum vmdk_type {
-	VMDK_TYPE_THIN,		    /* sparse flat file */
-	VMDK_TYPE_ZEROEDTHICK,	    /* fallocated, to be zeroed */
+	VMDK_TYPE_THIN, /* sparse flat file */
+	VMDK_TYPE_ZEROEDTHICK, /* fallocated, to be zeroed */
 	VMDK_TYPE_EAGERZEROEDTHICK, /* fallocated and zeroed */
-	VMDK_TYPE_SPARSE,	    /* monolithicSparse (KDMV) */
+	VMDK_TYPE_SPARSE, /* monolithicSparse (KDMV) */
 };
 
 /* "thin" ... "sparse" -> @out.  Returns 0 or -EINVAL. */
@@ -181,10 +181,10 @@ int vmdk_block_status(struct vmdk *v, uint64_t off_bytes, uint64_t len_bytes,
 
 /* Allocation of one file, read from the file system (FIEMAP). */
 struct vmdk_alloc {
-	uint64_t nb;		  /* 1 MiB blocks with any space allocated */
-	uint64_t tbz;		  /* of those, blocks never written */
+	uint64_t nb; /* 1 MiB blocks with any space allocated */
+	uint64_t tbz; /* of those, blocks never written */
 	uint64_t allocated_bytes; /* st_blocks * 512 */
-	uint64_t file_bytes;	  /* st_size */
+	uint64_t file_bytes; /* st_size */
 };
 
 /*
@@ -194,11 +194,11 @@ struct vmdk_alloc {
 int vmdk_alloc_get(const struct vmdk_io *io, int fd, struct vmdk_alloc *a);
 
 struct vmdk_info {
-	const char *path;	 /* borrowed from @v */
+	const char *path; /* borrowed from @v */
 	const char *create_type; /* borrowed from @v */
 	const char *provisioning; /* thin, zeroedthick, ... (static) */
-	const char *adapter;	  /* borrowed; "" when absent */
-	const char *parent_hint;  /* borrowed; NULL for a base disk */
+	const char *adapter; /* borrowed; "" when absent */
+	const char *parent_hint; /* borrowed; NULL for a base disk */
 	uint32_t cid;
 	uint32_t parent_cid;
 	uint64_t size_bytes;
@@ -216,8 +216,8 @@ int vmdk_info_get(const struct vmdk *v, struct vmdk_info *info);
 
 struct vmdk_extent_info {
 	const char *access; /* RW, RDONLY, NOACCESS (static) */
-	const char *type;   /* FLAT, VMFS, SPARSE, VMFSSPARSE, ZERO (static) */
-	const char *file;   /* borrowed; NULL for ZERO */
+	const char *type; /* FLAT, VMFS, SPARSE, VMFSSPARSE, ZERO (static) */
+	const char *file; /* borrowed; NULL for ZERO */
 	uint64_t size_bytes;
 	uint64_t grain_bytes; /* 0 for flat and zero extents */
 	struct vmdk_alloc alloc;
@@ -244,13 +244,13 @@ struct vmdk_clone_opts {
 
 /* Statistics of a full clone, convert or consolidate. */
 struct vmdk_copy_stats {
-	uint64_t copied_bytes;	/* data read from the source and written */
+	uint64_t copied_bytes; /* data read from the source and written */
 	uint64_t offload_bytes; /* of those, moved by the kernel */
 	uint64_t skipped_bytes; /* zero runs never read */
 };
 
-int vmdk_clone_full(const struct vmdk_io *io, const char *src,
-		    const char *dst, const struct vmdk_clone_opts *opts,
+int vmdk_clone_full(const struct vmdk_io *io, const char *src, const char *dst,
+		    const struct vmdk_clone_opts *opts,
 		    struct vmdk_copy_stats *stats, char *errbuf, size_t errlen);
 
 /*
@@ -287,10 +287,10 @@ int vmdk_inflate(const struct vmdk_io *io, const char *path, char *errbuf,
 
 /* Result of vmdk_check(). */
 struct vmdk_check_report {
-	unsigned links;		  /* disks in the chain checked */
-	unsigned errors;	  /* problems found */
+	unsigned links; /* disks in the chain checked */
+	unsigned errors; /* problems found */
 	uint64_t allocated_grains; /* grains the tables point at */
-	uint64_t leaked_bytes;	  /* file space no table points at */
+	uint64_t leaked_bytes; /* file space no table points at */
 };
 
 typedef void (*vmdk_check_problem_fn)(void *arg, const char *msg);

@@ -46,20 +46,19 @@ int vmdk__io_open(const struct vmdk_io *io, const char *path, int flags,
 		  mode_t mode, int *fd_out);
 void vmdk__io_close(const struct vmdk_io *io, int fd);
 /* Reads until @len or end of file; *done = bytes read. */
-int vmdk__io_read_full(const struct vmdk_io *io, int fd, void *buf,
-		       size_t len, uint64_t off, size_t *done);
+int vmdk__io_read_full(const struct vmdk_io *io, int fd, void *buf, size_t len,
+		       uint64_t off, size_t *done);
 /* Reads @len bytes; bytes past end of file read as zeros. */
-int vmdk__io_read_zfill(const struct vmdk_io *io, int fd, void *buf,
-			size_t len, uint64_t off);
+int vmdk__io_read_zfill(const struct vmdk_io *io, int fd, void *buf, size_t len,
+			uint64_t off);
 /* Writes all @len bytes (loops on short writes). */
 int vmdk__io_write_full(const struct vmdk_io *io, int fd, const void *buf,
 			size_t len, uint64_t off);
 int vmdk__io_fstat(const struct vmdk_io *io, int fd, struct stat *st);
-int vmdk__io_stat(const struct vmdk_io *io, const char *path,
-		  struct stat *st);
+int vmdk__io_stat(const struct vmdk_io *io, const char *path, struct stat *st);
 int vmdk__io_ftruncate(const struct vmdk_io *io, int fd, uint64_t len);
-int vmdk__io_fallocate(const struct vmdk_io *io, int fd, int mode,
-		       uint64_t off, uint64_t len);
+int vmdk__io_fallocate(const struct vmdk_io *io, int fd, int mode, uint64_t off,
+		       uint64_t len);
 int vmdk__io_fsync(const struct vmdk_io *io, int fd);
 int vmdk__io_fiemap(const struct vmdk_io *io, int fd, struct fiemap *fm);
 int64_t vmdk__io_seek(const struct vmdk_io *io, int fd, uint64_t off,
@@ -68,8 +67,7 @@ ssize_t vmdk__io_copy_range(const struct vmdk_io *io, int fd_in,
 			    uint64_t off_in, int fd_out, uint64_t off_out,
 			    size_t len);
 int vmdk__io_clone_file(const struct vmdk_io *io, int fd_in, int fd_out);
-int vmdk__io_rename(const struct vmdk_io *io, const char *from,
-		    const char *to);
+int vmdk__io_rename(const struct vmdk_io *io, const char *from, const char *to);
 int vmdk__io_unlink(const struct vmdk_io *io, const char *path);
 int vmdk__io_chmod(const struct vmdk_io *io, const char *path, mode_t mode);
 /* Writes @len bytes to a new file @path (O_EXCL), fsync()ed. */
@@ -106,7 +104,7 @@ struct vmdk_desc_extent {
 };
 
 struct vmdk_kv {
-	char *key;   /* owned */
+	char *key; /* owned */
 	char *value; /* owned, without quotes */
 	bool quoted;
 };
@@ -189,8 +187,8 @@ uint32_t vmdk__cid_random(void);
 
 enum vmdk_grain_state {
 	VMDK_GRAIN_UNALLOCATED, /* read from the parent, or zeros */
-	VMDK_GRAIN_ALLOCATED,	/* stored at *sector in this file */
-	VMDK_GRAIN_ZEROED,	/* reads as zeros (KDMV zeroed-grain entry) */
+	VMDK_GRAIN_ALLOCATED, /* stored at *sector in this file */
+	VMDK_GRAIN_ZEROED, /* reads as zeros (KDMV zeroed-grain entry) */
 };
 
 #define VMDK_GT_CACHE_SLOTS 16u
@@ -208,9 +206,9 @@ struct vmdk_gmap_params {
 	uint32_t gd_entries;
 	uint64_t gd_offset_sectors;
 	uint64_t rgd_offset_sectors; /* 0: no redundant directory */
-	uint64_t min_table_sector;   /* tables start here or later */
-	uint64_t min_data_sector;    /* grains start here or later */
-	bool zero_grain;	     /* entry 1 = zeroed grain */
+	uint64_t min_table_sector; /* tables start here or later */
+	uint64_t min_data_sector; /* grains start here or later */
+	bool zero_grain; /* entry 1 = zeroed grain */
 	bool writable;
 };
 
@@ -219,10 +217,10 @@ struct vmdk_gmap {
 	int fd;
 	const char *path; /* borrowed, for messages */
 	struct vmdk_gmap_params p;
-	uint32_t gt_sectors;	/* sectors one table occupies */
-	uint64_t end_sector;	/* end of file: where the next grain goes */
-	uint32_t *gd;		/* host order, validated */
-	uint32_t *rgd;		/* NULL without a redundant directory */
+	uint32_t gt_sectors; /* sectors one table occupies */
+	uint64_t end_sector; /* end of file: where the next grain goes */
+	uint32_t *gd; /* host order, validated */
+	uint32_t *rgd; /* NULL without a redundant directory */
 	struct vmdk_gt_slot cache[VMDK_GT_CACHE_SLOTS];
 	unsigned next_slot;
 };
@@ -287,10 +285,9 @@ void vmdk__sparse_header_encode(const struct vmdk_sparse_header *h,
 uint64_t vmdk__sparse_gd_entries(const struct vmdk_sparse_header *h);
 
 /* Opens the grain map of a KDMV extent whose header is @h. */
-int vmdk__sparse_gmap_open(const struct vmdk_io *io, int fd,
-			   const char *path, const struct vmdk_sparse_header *h,
-			   bool writable, struct vmdk_gmap **out,
-			   char *errbuf, size_t errlen);
+int vmdk__sparse_gmap_open(const struct vmdk_io *io, int fd, const char *path,
+			   const struct vmdk_sparse_header *h, bool writable,
+			   struct vmdk_gmap **out, char *errbuf, size_t errlen);
 
 /* Reads the embedded descriptor of @h.  *text returned owned. */
 int vmdk__sparse_desc_read(const struct vmdk_io *io, int fd,
@@ -304,8 +301,7 @@ int vmdk__sparse_desc_read(const struct vmdk_io *io, int fd,
  */
 int vmdk__sparse_create(const struct vmdk_io *io, const char *path,
 			const struct vmdk_descriptor *d,
-			uint64_t capacity_sectors, char *errbuf,
-			size_t errlen);
+			uint64_t capacity_sectors, char *errbuf, size_t errlen);
 
 /* Rewrites the embedded descriptor of the KDMV file @fd.  -ENOSPC if big. */
 int vmdk__sparse_desc_write(const struct vmdk_io *io, int fd,
@@ -324,9 +320,8 @@ struct vmdk_cowd_header {
 
 /* Converts and validates a COWD header, as the KDMV one. */
 int vmdk__cowd_header_decode(const struct vmdk_cowd_header_disk *raw,
-			     uint64_t file_sectors,
-			     struct vmdk_cowd_header *h, char *errbuf,
-			     size_t errlen);
+			     uint64_t file_sectors, struct vmdk_cowd_header *h,
+			     char *errbuf, size_t errlen);
 
 /* Opens the grain map of a COWD extent (always read-only). */
 int vmdk__cowd_gmap_open(const struct vmdk_io *io, int fd, const char *path,
@@ -341,21 +336,21 @@ struct vmdk_extent {
 	uint64_t start_sectors; /* first sector of the disk it holds */
 	uint64_t len_sectors;
 	uint64_t file_off_sectors; /* FLAT / VMFS */
-	char *path;		   /* owned; NULL for ZERO */
-	int fd;			   /* -1 for ZERO */
-	struct vmdk_gmap *gmap;	   /* owned; SPARSE and VMFSSPARSE */
+	char *path; /* owned; NULL for ZERO */
+	int fd; /* -1 for ZERO */
+	struct vmdk_gmap *gmap; /* owned; SPARSE and VMFSSPARSE */
 };
 
 enum vmdk_desc_home {
-	VMDK_DESC_TEXT,	    /* a descriptor file of its own */
+	VMDK_DESC_TEXT, /* a descriptor file of its own */
 	VMDK_DESC_EMBEDDED, /* inside a KDMV file */
-	VMDK_DESC_NONE,	    /* a bare extent opened directly */
+	VMDK_DESC_NONE, /* a bare extent opened directly */
 };
 
 struct vmdk {
 	const struct vmdk_io *io; /* borrowed */
-	char *path;		  /* owned */
-	char *dir;		  /* owned */
+	char *path; /* owned */
+	char *dir; /* owned */
 	bool writable;
 	bool cid_updated;
 	enum vmdk_desc_home desc_home;
@@ -365,8 +360,8 @@ struct vmdk {
 	size_t n_extents;
 	uint64_t size_sectors;
 	struct vmdk *parent; /* owned, read-only */
-	unsigned depth;	     /* 0 for the disk opened */
-	uint8_t *grain_buf;  /* scratch for copy-on-write, one grain */
+	unsigned depth; /* 0 for the disk opened */
+	uint8_t *grain_buf; /* scratch for copy-on-write, one grain */
 	size_t grain_buf_len;
 };
 
@@ -385,7 +380,7 @@ int vmdk__cid_update(struct vmdk *v);
 struct vmdk_map {
 	enum vmdk_block status;
 	uint64_t run_bytes;
-	int fd;		   /* DATA in a file: its fd, else -1 */
+	int fd; /* DATA in a file: its fd, else -1 */
 	uint64_t file_off; /* and the offset there */
 };
 

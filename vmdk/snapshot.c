@@ -1,0 +1,257 @@
+/*
+ * vmdk/snapshot.c: snapshots and their consolidation.  A snapshot is a
+ * linked clone named after its parent ("disk-000001.vmdk", ESXi's naming);
+ * consolidating writes every grain the delta stores into its parent, then
+ * removes the delta, the way deleting a snapshot does in vSphere.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "vmdk/vmdk_int.h"
+
+/* ESXi numbers deltas with six digits. */
+#define SNAPSHOT_MAX 999999u
+
+/* "disk-000002" -> "disk": a snapshot of a snapshot keeps the base name. */
+static void strip_number(char *stem)
+{
+	size_t len = strlen(stem);
+
+	if (len < 8 || stem[len - 7] != '-') {
+		return;
+	}
+	for (size_t i = len - 6; i < len; i++) {
+		if (!isdigit((unsigned char)stem[i])) {
+			return;
+		}
+	}
+	stem[len - 7] = '\0';
+}
+
+int vmdk_snapshot(const struct vmdk_io *io, const char *path, char *child,
+		  size_t child_len, char *errbuf, size_t errlen)
+{
+	char *stem = vmdk__path_stem(path);
+	char *name = NULL;
+	struct stat st;
+	int err = -EEXIST;
+
+	if (!io) {
+		io = vmdk_io_posix();
+	}
+	if (!stem) {
+		return vmdk__errf(errbuf, errlen, -EINVAL,
+				  "%s: name must end in .vmdk", path);
+	}
+	strip_number(stem);
+	for (unsigned n = 1; n <= SNAPSHOT_MAX; n++) {
+		free(name);
+		if (asprintf(&name, "%s-%06u.vmdk", stem, n) < 0) {
+			name = NULL;
+			err = -ENOMEM;
+			break;
+		}
+		if (vmdk__io_stat(io, name, &st) == -ENOENT) {
+			err = 0;
+			break;
+		}
+	}
+	if (!err && strlen(name) >= child_len) {
+		err = -ENAMETOOLONG;
+	}
+	if (!err) {
+		err = vmdk_clone_linked(io, path, name, errbuf, errlen);
+	}
+	if (!err) {
+		memcpy(child, name, strlen(name) + 1);
+	} else if (err == -EEXIST) {
+		vmdk__errf(errbuf, errlen, err,
+			   "%s: all %u snapshot names used", path,
+			   SNAPSHOT_MAX);
+	}
+	free(name);
+	free(stem);
+	return err;
+}
+
+/* Gives the owner the write bit back on the files of @v. */
+static int make_writable(const struct vmdk *v)
+{
+	struct stat st;
+	int err;
+
+	for (size_t i = 0; i <= v->n_extents; i++) {
+		const char *p = i < v->n_extents ? v->extents[i].path : v->path;
+
+		if (!p) {
+			continue;
+		}
+		err = vmdk__io_stat(v->io, p, &st);
+		if (!err && !(st.st_mode & 0200)) {
+			err = vmdk__io_chmod(v->io, p,
+					     (st.st_mode & 07777) | 0200);
+		}
+		if (err) {
+			return err;
+		}
+	}
+	return 0;
+}
+
+struct merge {
+	struct vmdk *child;
+	struct vmdk *parent;
+	uint8_t *buf;
+	size_t buf_len;
+	struct vmdk_copy_stats *stats;
+};
+
+static int merge_run(struct merge *m, int fd, uint64_t file_off,
+		     uint64_t disk_off, uint64_t len)
+{
+	int err;
+
+	while (len) {
+		size_t n = len < m->buf_len ? (size_t)len : m->buf_len;
+
+		if (fd >= 0) {
+			err = vmdk__io_read_zfill(m->child->io, fd, m->buf, n,
+						  file_off);
+		} else {
+			memset(m->buf, 0, n);
+			err = 0;
+		}
+		if (!err) {
+			err = vmdk_pwrite(m->parent, m->buf, n, disk_off);
+		}
+		if (err) {
+			return err;
+		}
+		m->stats->copied_bytes += n;
+		file_off += n;
+		disk_off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int merge_sparse(struct merge *m, struct vmdk_extent *e)
+{
+	uint64_t gb = vmdk_sectors_to_bytes(e->gmap->p.grain_sectors);
+	uint64_t start = vmdk_sectors_to_bytes(e->start_sectors);
+	uint64_t len = vmdk_sectors_to_bytes(e->len_sectors);
+	enum vmdk_grain_state st;
+	uint64_t sector = 0;
+	int err;
+
+	for (uint64_t g = 0; g * gb < len; g++) {
+		uint64_t n = len - g * gb < gb ? len - g * gb : gb;
+
+		err = vmdk__gmap_lookup(e->gmap, g, &st, &sector);
+		if (err) {
+			return err;
+		}
+		if (st == VMDK_GRAIN_ALLOCATED) {
+			err = merge_run(m, e->fd, vmdk_sectors_to_bytes(sector),
+					start + g * gb, n);
+		} else if (st == VMDK_GRAIN_ZEROED) {
+			err = merge_run(m, -1, 0, start + g * gb, n);
+		}
+		if (err) {
+			return err;
+		}
+	}
+	return 0;
+}
+
+static int merge_all(struct merge *m)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < m->child->n_extents && !err; i++) {
+		struct vmdk_extent *e = &m->child->extents[i];
+		uint64_t start = vmdk_sectors_to_bytes(e->start_sectors);
+		uint64_t len = vmdk_sectors_to_bytes(e->len_sectors);
+
+		if (e->gmap) {
+			err = merge_sparse(m, e);
+		} else if (e->type == VMDK_EXTENT_ZERO) {
+			err = merge_run(m, -1, 0, start, len);
+		} else {
+			err = merge_run(
+				m, e->fd,
+				vmdk_sectors_to_bytes(e->file_off_sectors),
+				start, len);
+		}
+	}
+	return err;
+}
+
+/* Unlinks the descriptor and every extent file of @v (each once). */
+static void remove_files(struct vmdk *v)
+{
+	for (size_t i = 0; i < v->n_extents; i++) {
+		const char *p = v->extents[i].path;
+		bool dup = !p || !strcmp(p, v->path);
+
+		for (size_t j = 0; j < i && !dup; j++) {
+			dup = v->extents[j].path &&
+			      !strcmp(v->extents[j].path, p);
+		}
+		if (!dup) {
+			vmdk__io_unlink(v->io, p);
+		}
+	}
+	vmdk__io_unlink(v->io, v->path);
+}
+
+int vmdk_consolidate(const struct vmdk_io *io, const char *path,
+		     struct vmdk_copy_stats *stats, char *errbuf, size_t errlen)
+{
+	struct vmdk_copy_stats local;
+	struct merge m = { .buf_len = 1u << 20 };
+	int err;
+
+	if (!io) {
+		io = vmdk_io_posix();
+	}
+	m.stats = stats ? stats : &local;
+	memset(m.stats, 0, sizeof(*m.stats));
+	err = vmdk_open(io, path, 0, &m.child, errbuf, errlen);
+	if (err) {
+		return err;
+	}
+	if (!m.child->parent) {
+		err = vmdk__errf(errbuf, errlen, -EINVAL,
+				 "%s: not a delta: it has no parent", path);
+		goto out;
+	}
+	err = make_writable(m.child->parent);
+	if (!err) {
+		err = vmdk_open(io, m.child->parent->path, VMDK_OPEN_RDWR,
+				&m.parent, errbuf, errlen);
+	}
+	if (err) {
+		goto out;
+	}
+	m.buf = malloc(m.buf_len);
+	err = m.buf ? merge_all(&m) : -ENOMEM;
+	if (!err) {
+		err = vmdk_flush(m.parent);
+	}
+	if (err) {
+		vmdk__errf(errbuf, errlen, err, "%s: merging into %s: %s", path,
+			   m.parent->path, strerror(-err));
+	} else {
+		remove_files(m.child);
+	}
+out:
+	free(m.buf);
+	vmdk_close(m.parent);
+	vmdk_close(m.child);
+	return err;
+}
