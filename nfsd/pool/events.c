@@ -33,9 +33,9 @@ int pool_event_apply(const struct pool_event *ev, bool *alive,
 	const char *why = NULL;
 
 	if (ev->type == POOL_EVENT_CREATED && *alive)
-		why = "created while it exists";
+		why = "while it already exists";
 	else if (ev->type != POOL_EVENT_CREATED && !*alive)
-		why = "changed or deleted while it does not exist";
+		why = "while it does not exist";
 	if (why) {
 		if (errbuf && errlen)
 			snprintf(errbuf, errlen, "pool %s: %s %s", ev->pool,
