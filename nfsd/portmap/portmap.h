@@ -87,10 +87,11 @@ bool portmap_rpcbind_present(void);
 /*
  * Registers (@prog, @vers, @proto, @port) with the host's rpcbind through
  * libtirpc's rpcb_set(), as pmap_set() would (@proto is IPPROTO_TCP or
- * IPPROTO_UDP, else -EINVAL; the mapping is for IPv4, any address).  rpcbind refuses a triple that is
- * already registered, so clear stale mappings of an earlier run first with
- * portmap_rpcbind_unregister().  Blocks.  Returns 0, or -EIO when rpcbind
- * did not accept it.
+ * IPPROTO_UDP; the mapping is for IPv4, any address).  rpcbind refuses a
+ * triple that is already registered, so clear stale mappings of an earlier
+ * run first with portmap_rpcbind_unregister().  Blocks.  Returns 0,
+ * -EINVAL for another protocol, -ENOENT when /etc/netconfig lacks it, or
+ * -EIO when rpcbind did not accept the mapping.
  */
 int portmap_rpcbind_register(uint32_t prog, uint32_t vers, int proto,
 			     uint16_t port);
