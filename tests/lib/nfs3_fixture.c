@@ -236,9 +236,26 @@ nfs_fh3 nfs3_fixture_symlink(struct nfs3_fixture *fx, int exp,
 	return nfs3_fixture_take(fx, exp, obj);
 }
 
+/* Encodes @res as dispatch would: every reply a test sees must encode. */
+static void nfs3_fixture_encode(const struct rpc_proc *desc, void *res)
+{
+	unsigned long len = xdr_sizeof(desc->encode, res);
+	char *buf = malloc(len ? len : 1);
+	XDR xdrs;
+
+	assert_non_null(buf);
+	xdrmem_create(&xdrs, buf, (u_int)len, XDR_ENCODE);
+	assert_true(desc->encode(&xdrs, res));
+	assert_int_equal(xdr_getpos(&xdrs), len);
+	xdr_destroy(&xdrs);
+	free(buf);
+}
+
 enum rpc_disposition nfs3_fixture_call(struct nfs3_fixture *fx, uint32_t proc,
 				       const void *args, void *res)
 {
+	enum rpc_disposition disp;
+
 	struct request *req = &fx->req;
 	const struct rpc_proc *desc;
 
@@ -255,7 +272,11 @@ enum rpc_disposition nfs3_fixture_call(struct nfs3_fixture *fx, uint32_t proc,
 	req->work = NULL;
 	req->disposition = RPC_REPLY;
 	memset(res, 0, desc->res_size);
-	return desc->handler(req, args, res);
+	disp = desc->handler(req, args, res);
+	if (disp == RPC_REPLY ||
+	    (disp == RPC_PENDING && req->disposition == RPC_REPLY))
+		nfs3_fixture_encode(desc, res);
+	return disp;
 }
 
 void nfs3_fixture_release(struct nfs3_fixture *fx, uint32_t proc, void *res)

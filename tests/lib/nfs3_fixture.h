@@ -89,7 +89,8 @@ nfs_fh3 nfs3_fixture_symlink(struct nfs3_fixture *fx, int exp,
 
 /* Calls procedure @proc's handler with @args (borrowed) and zeroed @res,
  * as dispatch would: sets req.proc/desc/args/res and clears the fields a
- * handler sets.  Returns the handler's disposition. */
+ * handler sets, then asserts that the reply encodes with the procedure's
+ * XDR routine.  Returns the handler's disposition. */
 enum rpc_disposition nfs3_fixture_call(struct nfs3_fixture *fx, uint32_t proc,
 				       const void *args, void *res);
 
