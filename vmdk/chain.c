@@ -253,8 +253,9 @@ static int read_desc(struct open_ctx *c, struct vmdk *v, int fd)
 	}
 	if (file_sectors > VMDK_MAX_DESCRIPTOR_BYTES / VMDK_SECTOR_SIZE) {
 		return vmdk__errf(c->errbuf, c->errlen, -EFBIG,
-				  "%s: descriptor file over %u bytes", v->path,
-				  VMDK_MAX_DESCRIPTOR_BYTES);
+				  "%s: not a VMDK: no KDMV or COWD magic, and "
+				  "over %u bytes for a descriptor",
+				  v->path, VMDK_MAX_DESCRIPTOR_BYTES);
 	}
 	text = malloc(vmdk_sectors_to_bytes(file_sectors) + 1);
 	if (!text) {
@@ -262,7 +263,12 @@ static int read_desc(struct open_ctx *c, struct vmdk *v, int fd)
 	}
 	err = vmdk__io_read_full(c->io, fd, text,
 				 vmdk_sectors_to_bytes(file_sectors), 0, &len);
-	if (!err) {
+	if (!err && memchr(text, '\0', len)) {
+		err = vmdk__errf(c->errbuf, c->errlen, -EINVAL,
+				 "%s: not a VMDK: no KDMV or COWD magic, and "
+				 "binary data where a descriptor should be",
+				 v->path);
+	} else if (!err) {
 		text[len] = '\0';
 		v->desc_home = VMDK_DESC_TEXT;
 		err = parse_text(c, v, text, len);

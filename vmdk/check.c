@@ -6,6 +6,8 @@
  * of the metadata, no two grains or tables overlapping), the redundant
  * directory and tables against the primary ones, flat files long enough for
  * their extents, and the space no table points at (leaks, not errors).
+ * A redundant copy that lags the primary one is what a crash between their
+ * two writes leaves: a warning, since reads use the primary.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -36,27 +38,53 @@ struct region {
 	bool table;
 };
 
-static void problem(struct checker *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void problem(struct checker *c, const char *fmt, ...)
+static void report(struct checker *c, bool error, const char *fmt, va_list ap)
 {
 	char msg[512];
-	va_list ap;
+	int n;
 
-	c->rep->errors++;
+	if (error) {
+		c->rep->errors++;
+	} else {
+		c->rep->warnings++;
+	}
 	if (++c->in_extent > CHECK_REPORT_MAX) {
 		return;
 	}
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (c->rep->errors == 1 && c->errbuf && c->errlen) {
+	n = snprintf(msg, sizeof(msg), "%s", error ? "" : "warning: ");
+	vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
+	if (error && c->rep->errors == 1 && c->errbuf && c->errlen) {
 		snprintf(c->errbuf, c->errlen, "%s", msg);
 	}
 	if (c->cb) {
 		c->cb(c->arg, msg);
 	}
+}
+
+static void problem(struct checker *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Corruption: data may be lost or misread. */
+static void problem(struct checker *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(c, true, fmt, ap);
+	va_end(ap);
+}
+
+static void warning(struct checker *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Harmless for reads: a redundant copy behind the primary (a crash). */
+static void warning(struct checker *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(c, false, fmt, ap);
+	va_end(ap);
 }
 
 static int region_cmp(const void *a, const void *b)
@@ -120,7 +148,7 @@ static int check_tables(struct checker *c, struct vmdk_extent *e,
 			if (!m->gd[i] ||
 			    vmdk__gmap_read_table(m, m->gd[i], other) ||
 			    memcmp(gte, other, m->p.gtes_per_gt * 4)) {
-				problem(c,
+				warning(c,
 					"%s: %s table %" PRIu32
 					" differs from the primary one",
 					e->path, name, i);
@@ -203,7 +231,7 @@ static int check_sparse(struct checker *c, struct vmdk_extent *e)
 	if (m->rgd) {
 		for (uint32_t i = 0; i < m->p.gd_entries; i++) {
 			if (!m->gd[i] != !m->rgd[i]) {
-				problem(c,
+				warning(c,
 					"%s: grain directory entry %" PRIu32
 					" is %" PRIu32
 					" but its redundant copy is %" PRIu32,

@@ -474,6 +474,10 @@ static int cmd_check(int argc, char **argv)
 	       " bytes leaked\n",
 	       rep.links, rep.links == 1 ? "" : "s", rep.allocated_grains,
 	       rep.leaked_bytes);
+	if (rep.warnings) {
+		printf("%u warning%s (redundant tables lagging; harmless)\n",
+		       rep.warnings, rep.warnings == 1 ? "" : "s");
+	}
 	if (rep.errors) {
 		printf("%u error%s found\n", rep.errors,
 		       rep.errors == 1 ? "" : "s");

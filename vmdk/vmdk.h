@@ -289,6 +289,7 @@ int vmdk_inflate(const struct vmdk_io *io, const char *path, char *errbuf,
 struct vmdk_check_report {
 	unsigned links; /* disks in the chain checked */
 	unsigned errors; /* problems found */
+	unsigned warnings; /* redundant copies lagging the primary */
 	uint64_t allocated_grains; /* grains the tables point at */
 	uint64_t leaked_bytes; /* file space no table points at */
 };
@@ -300,8 +301,10 @@ typedef void (*vmdk_check_problem_fn)(void *arg, const char *msg);
  * directories (and their redundant copies), every grain table entry (inside
  * the file, outside metadata, no two grains overlapping), extent file
  * sizes, CIDs.  Each problem goes to @cb (may be NULL) as one message naming
- * the file and the field, and is counted in @rep.  Returns 0 when the check
- * ran (rep->errors == 0: no problem), or -errno when it could not start
+ * the file and the field ("warning: " first for a redundant table that lags
+ * its primary, as a crash leaves it), and is counted in @rep.  Returns 0 when
+ * the check ran (rep->errors == 0: no problem), or -errno when it could not
+ * start
  * (@path missing, out of memory; @cb is not called then).
  */
 int vmdk_check(const struct vmdk_io *io, const char *path,
