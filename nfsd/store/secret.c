@@ -110,8 +110,9 @@ static int store_secret_create(int dirfd, const char *dir,
 				 strerror(-err));
 		return err;
 	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", STORE_SECRET_FILE,
-		 (long)getpid());
+	/* Per thread: stores may be opened from several threads at once. */
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%ld", STORE_SECRET_FILE,
+		 (long)getpid(), (long)gettid());
 	fd = openat(dirfd, tmp,
 		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
 		    0600);

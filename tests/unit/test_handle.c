@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -227,6 +228,45 @@ static void test_handle_secret_file_is_private_and_stable(void **state)
 	assert_memory_equal(again.bytes, f->sec.bytes, STORE_SECRET_BYTES);
 }
 
+struct loader {
+	const char *dir;
+	struct store_secret sec;
+	int err;
+};
+
+static void *loader_run(void *arg)
+{
+	struct loader *l = arg;
+
+	l->err = store__secret_load(l->dir, &l->sec, NULL, 0);
+	return NULL;
+}
+
+static void test_handle_racing_first_starts_agree_on_one_secret(void **state)
+{
+	struct fixture *f = *state;
+	struct loader l[8];
+	pthread_t t[8];
+	char dir[160];
+
+	snprintf(dir, sizeof(dir), "%s/fresh", f->dir);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	for (int i = 0; i < 8; i++) {
+		l[i] = (struct loader){ .dir = dir };
+		assert_int_equal(pthread_create(&t[i], NULL, loader_run, &l[i]),
+				 0);
+	}
+	for (int i = 0; i < 8; i++) {
+		pthread_join(t[i], NULL);
+		assert_int_equal(l[i].err, 0);
+		assert_memory_equal(l[i].sec.bytes, l[0].sec.bytes,
+				    STORE_SECRET_BYTES);
+	}
+	/* The new secret is not the fixture's: each state dir has its own. */
+	assert_memory_not_equal(l[0].sec.bytes, f->sec.bytes,
+				STORE_SECRET_BYTES);
+}
+
 static void test_handle_secret_with_loose_mode_is_refused(void **state)
 {
 	struct fixture *f = *state;
@@ -377,6 +417,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_handle_secret_file_is_private_and_stable, setup,
 			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_handle_racing_first_starts_agree_on_one_secret,
+			setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_handle_secret_with_loose_mode_is_refused, setup,
 			teardown),

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "tests/lib/log_capture.h"
 #include "tests/unit/test_store_fixture.h"
 
 static void test_local_root_attrs_name_the_export(void **state)
@@ -186,8 +187,11 @@ static void test_local_signed_handle_outside_export_is_refused(void **state)
 	int fd;
 
 	/* Same filesystem (the test dir is on /tmp): a file... */
+	log_capture_reset();
 	forge_handle(f, "/etc/passwd", &fh);
 	assert_int_equal(f->ops->resolve(f->st, &fh, &obj), -ESTALE);
+	assert_true(log_capture_contains(
+		"store: ds1: a signed handle names a file outside the export"));
 	/* ...a directory, and the directory right above the export. */
 	forge_handle(f, "/etc", &fh);
 	assert_int_equal(f->ops->resolve(f->st, &fh, &obj), -ESTALE);
