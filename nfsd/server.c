@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nfsd/base.h"
 #include "nfsd/export.h"
 #include "nfsd/log.h"
 #include "nfsd/mount/mount.h"
@@ -141,6 +142,13 @@ static unsigned server_worker_count(const struct config *cfg)
  * a running rpcbind. */
 static void server_register_programs(struct server *srv)
 {
+	/* rpcbind refuses a mapping that exists: clear what a crashed run
+	 * of ours may have left. */
+	if (srv->ports.rpcbind) {
+		portmap_rpcbind_unregister(NFS3_SERVICE_PROG, NFS3_SERVICE_VERS);
+		portmap_rpcbind_unregister(MOUNT_SERVICE_PROG,
+					   MOUNT_SERVICE_VERS);
+	}
 	const struct {
 		uint32_t prog, vers;
 		int proto;
@@ -156,7 +164,7 @@ static void server_register_programs(struct server *srv)
 		  srv->ports.mount },
 	};
 
-	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(regs); i++) {
 		if (regs[i].port <= 0)
 			continue;
 		if (srv->ports.rpcbind) {

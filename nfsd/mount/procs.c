@@ -89,27 +89,81 @@ static void mount_peer_host(const struct request *req, char *buf, size_t len)
 }
 
 /* Copies the root handle of @exp's store into @fh. */
-static mountstat3 mount_root_fh(const struct export *exp, struct store_fh *fh)
+static mountstat3 mount_errno_stat(int err)
+{
+	switch (err) {
+	case -ENOENT:
+	case -ESTALE:
+		return MNT3ERR_NOENT;
+	case -ENOTDIR:
+		return MNT3ERR_NOTDIR;
+	case -EACCES:
+	case -EPERM:
+		return MNT3ERR_ACCES;
+	case -ENAMETOOLONG:
+		return MNT3ERR_NAMETOOLONG;
+	case -EIO:
+		return MNT3ERR_IO;
+	default:
+		return MNT3ERR_SERVERFAULT;
+	}
+}
+
+/*
+ * The handle of @rest ("" or "sub/dir") inside @exp, walked one name at a
+ * time with the store's lookup, which never follows a symlink and keeps
+ * ".." at the root: a mount cannot leave its export.
+ */
+static mountstat3 mount_dir_fh(const struct export *exp, const char *rest,
+			       struct store_fh *fh)
 {
 	struct store *st = exp->store;
-	struct store_obj *root;
+	struct store_obj *obj, *next;
+	struct store_attr attr;
+	char name[STORE_NAME_MAX + 1];
+	bool walked = false;
 	int err;
 
 	if (!st) {
 		log_error("mount: %s: export has no datastore", exp->name);
 		return MNT3ERR_SERVERFAULT;
 	}
-	err = st->ops->root(st, &root);
+	err = st->ops->root(st, &obj);
 	if (err) {
 		log_error("mount: %s: cannot open the datastore root: %s",
 			  exp->name, strerror(-err));
-		return err == -EIO ? MNT3ERR_IO : MNT3ERR_SERVERFAULT;
+		return mount_errno_stat(err);
 	}
-	st->ops->obj_fh(root, fh);
-	st->ops->obj_unref(root);
+	while (*rest) {
+		size_t len = strcspn(rest, "/");
+
+		if (len > STORE_NAME_MAX) {
+			st->ops->obj_unref(obj);
+			return MNT3ERR_NAMETOOLONG;
+		}
+		memcpy(name, rest, len);
+		name[len] = '\0';
+		rest += len;
+		while (*rest == '/')
+			rest++;
+		err = st->ops->lookup(st, obj, name, &next);
+		st->ops->obj_unref(obj);
+		if (err)
+			return mount_errno_stat(err);
+		obj = next;
+		walked = true;
+	}
+	/* The root is a directory; a walked path must end at one. */
+	err = walked ? st->ops->getattr(st, obj, &attr) : 0;
+	if (!err && walked && attr.type != STORE_DIR)
+		err = -ENOTDIR;
+	if (!err)
+		st->ops->obj_fh(obj, fh);
+	st->ops->obj_unref(obj);
+	if (err)
+		return mount_errno_stat(err);
 	if (fh->len == 0 || fh->len > FHSIZE3) {
-		log_error("mount: %s: root handle of %u bytes", exp->name,
-			  fh->len);
+		log_error("mount: %s: handle of %u bytes", exp->name, fh->len);
 		return MNT3ERR_SERVERFAULT;
 	}
 	return MNT3_OK;
@@ -134,10 +188,11 @@ static enum rpc_disposition mount_proc_mnt(struct request *req,
 	char host[MOUNT_HOST_MAX];
 	struct store_fh fh;
 	struct export *exp;
+	const char *rest = "";
 	mountstat3 stat;
 
 	mount_peer_host(req, host, sizeof(host));
-	exp = path ? export_find_by_path(svc->exports, path) : NULL;
+	exp = path ? export_find_by_prefix(svc->exports, path, &rest) : NULL;
 	if (!exp) {
 		r->res.fhs_status = MNT3ERR_NOENT;
 		log_debug("mount: %s: MNT %s: no such export", host,
@@ -152,7 +207,7 @@ static enum rpc_disposition mount_proc_mnt(struct request *req,
 			 host, exp->path);
 		return RPC_REPLY;
 	}
-	stat = mount_root_fh(exp, &fh);
+	stat = mount_dir_fh(exp, rest, &fh);
 	r->res.fhs_status = stat;
 	if (stat != MNT3_OK) {
 		return RPC_REPLY;
@@ -166,8 +221,8 @@ static enum rpc_disposition mount_proc_mnt(struct request *req,
 	ok->auth_flavors.auth_flavors_len = 2;
 	ok->auth_flavors.auth_flavors_val = r->flavors;
 	/* The list is informational: a full list costs the entry only. */
-	(void)mount__list_add(req->svc, host, exp->path);
-	log_info("mount: %s: mounted %s", host, exp->path);
+	(void)mount__list_add(req->svc, host, path);
+	log_info("mount: %s: mounted %s", host, path);
 	return RPC_REPLY;
 }
 
@@ -195,17 +250,18 @@ static enum rpc_disposition mount_proc_umnt(struct request *req,
 	const struct mount_service *svc = req->svc;
 	const char *path = *(const dirpath *)args;
 	char host[MOUNT_HOST_MAX];
+	const char *rest;
 	struct export *exp;
 
 	(void)res;
-	exp = path ? export_find_by_path(svc->exports, path) : NULL;
+	exp = path ? export_find_by_prefix(svc->exports, path, &rest) : NULL;
 	if (!exp) {
 		return RPC_REPLY;
 	}
 	req->export_name = exp->name;
 	mount_peer_host(req, host, sizeof(host));
-	if (mount__list_remove(req->svc, host, exp->path) == 0) {
-		log_info("mount: %s: unmounted %s", host, exp->path);
+	if (mount__list_remove(req->svc, host, path) == 0) {
+		log_info("mount: %s: unmounted %s", host, path);
 	}
 	return RPC_REPLY;
 }
