@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "nfsd/config.h"
@@ -79,6 +80,20 @@ static void apply_overrides(struct config *cfg, const struct cli_overrides *o)
 		cfg->workers = (unsigned)o->workers;
 	if (o->trace)
 		cfg->trace = true;
+}
+
+/* Every cached file holds descriptors, and so does every connection: use
+ * all the descriptors the hard limit allows. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			log_warn("dsnfsd: cannot raise the descriptor limit: %s",
+				 strerror(errno));
+	}
 }
 
 static void stop_cb(struct ev_loop *loop, ev_signal *w, int revents)
@@ -183,6 +198,7 @@ int main(int argc, char **argv)
 
 	/* A peer that vanishes mid-write must cost one conn, not the process. */
 	signal(SIGPIPE, SIG_IGN);
+	raise_fd_limit();
 	if (!foreground && daemon(1, 1) < 0)
 		fatal("dsnfsd: cannot detach: %s", strerror(errno));
 	loop = ev_default_loop(EVFLAG_AUTO);

@@ -89,6 +89,28 @@ static void mount_peer_host(const struct request *req, char *buf, size_t len)
 }
 
 /* Copies the root handle of @exp's store into @fh. */
+/* "/ds1" + "sub//dir/" -> "/ds1/sub/dir": one spelling per directory in
+ * the mount list, whatever slashes the client sent. */
+static void mount_canonical_path(const struct export *exp, const char *rest,
+				 char *buf, size_t len)
+{
+	size_t pos = (size_t)snprintf(buf, len, "%s", exp->path);
+
+	while (*rest && pos + 1 < len) {
+		size_t n = strcspn(rest, "/");
+
+		if (n > 0) {
+			pos += (size_t)snprintf(buf + pos, len - pos, "/%.*s",
+						(int)n, rest);
+			if (pos >= len)
+				pos = len - 1;
+		}
+		rest += n;
+		while (*rest == '/')
+			rest++;
+	}
+}
+
 static mountstat3 mount_errno_stat(int err)
 {
 	switch (err) {
@@ -189,6 +211,7 @@ static enum rpc_disposition mount_proc_mnt(struct request *req,
 	struct store_fh fh;
 	struct export *exp;
 	const char *rest = "";
+	char canon[MNTPATHLEN + 1];
 	mountstat3 stat;
 
 	mount_peer_host(req, host, sizeof(host));
@@ -221,8 +244,9 @@ static enum rpc_disposition mount_proc_mnt(struct request *req,
 	ok->auth_flavors.auth_flavors_len = 2;
 	ok->auth_flavors.auth_flavors_val = r->flavors;
 	/* The list is informational: a full list costs the entry only. */
-	(void)mount__list_add(req->svc, host, path);
-	log_info("mount: %s: mounted %s", host, path);
+	mount_canonical_path(exp, rest, canon, sizeof(canon));
+	(void)mount__list_add(req->svc, host, canon);
+	log_info("mount: %s: mounted %s", host, canon);
 	return RPC_REPLY;
 }
 
@@ -250,6 +274,7 @@ static enum rpc_disposition mount_proc_umnt(struct request *req,
 	const struct mount_service *svc = req->svc;
 	const char *path = *(const dirpath *)args;
 	char host[MOUNT_HOST_MAX];
+	char canon[MNTPATHLEN + 1];
 	const char *rest;
 	struct export *exp;
 
@@ -260,8 +285,9 @@ static enum rpc_disposition mount_proc_umnt(struct request *req,
 	}
 	req->export_name = exp->name;
 	mount_peer_host(req, host, sizeof(host));
-	if (mount__list_remove(req->svc, host, path) == 0) {
-		log_info("mount: %s: unmounted %s", host, path);
+	mount_canonical_path(exp, rest, canon, sizeof(canon));
+	if (mount__list_remove(req->svc, host, canon) == 0) {
+		log_info("mount: %s: unmounted %s", host, canon);
 	}
 	return RPC_REPLY;
 }

@@ -55,6 +55,17 @@ static void fake_root_obj_fh(const struct store_obj *obj, struct store_fh *fh)
 	*fh = obj->owner->fh;
 }
 
+/* The fake root is empty: every name is missing. */
+static int fake_root_lookup(struct store *st, struct store_obj *dir,
+			    const char *name, struct store_obj **out)
+{
+	(void)st;
+	(void)dir;
+	(void)name;
+	(void)out;
+	return -ENOENT;
+}
+
 static void fake_root_close(struct store *st)
 {
 	free(fake_root_of(st));
@@ -64,6 +75,7 @@ static const struct store_ops fake_root_ops = {
 	.root = fake_root_root,
 	.obj_unref = fake_root_obj_unref,
 	.obj_fh = fake_root_obj_fh,
+	.lookup = fake_root_lookup,
 	.close = fake_root_close,
 };
 
