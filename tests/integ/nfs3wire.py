@@ -246,6 +246,7 @@ class RpcClient:
         self.timeout = timeout
         self.xid = (os.getpid() << 16 ^ int(time.time() * 1000)) & 0x7FFFFFFF
         self.sock = None
+        self.last_result_bytes = 0  # size of the last reply's results
         self.connect()
 
     def connect(self, addr=None):
@@ -320,7 +321,10 @@ class RpcClient:
             data = self.recv_message()
             # A stale reply (UDP retransmission) has another xid: skip it.
             if len(data) >= 4 and struct.unpack(">I", data[:4])[0] == xid:
-                return parse_reply(data, xid)
+                u = parse_reply(data, xid)
+                # READDIR's count bounds these bytes (RFC 1813 3.3.16).
+                self.last_result_bytes = u.rest()
+                return u
 
 
 # ---------------------------------------------------------------------------
@@ -591,11 +595,12 @@ def decode_write(u, status):
     return out
 
 
-def encode_create(p, dir_fh, name, mode=UNCHECKED, verf=None, **sattr):
-    """mode UNCHECKED/GUARDED take sattr keywords; EXCLUSIVE a verf."""
+def encode_create(p, dir_fh, name, how=UNCHECKED, verf=None, **sattr):
+    """createhow3: UNCHECKED and GUARDED take sattr keywords (mode=...),
+    EXCLUSIVE an 8-byte verf."""
     pack_diropargs3(p, dir_fh, name)
-    p.u32(mode)
-    if mode == EXCLUSIVE:
+    p.u32(how)
+    if how == EXCLUSIVE:
         p.fixed(verf, NFS3_CREATEVERFSIZE)
     else:
         pack_sattr3(p, **sattr)
@@ -831,8 +836,8 @@ class Nfs3Client(RpcClient):
     def write(self, fh, offset, data, stable=FILE_SYNC, count=None):
         return self._proc(7, fh, offset, data, stable, count)
 
-    def create(self, dir_fh, name, mode=UNCHECKED, verf=None, **sattr):
-        return self._proc(8, dir_fh, name, mode, verf, **sattr)
+    def create(self, dir_fh, name, how=UNCHECKED, verf=None, **sattr):
+        return self._proc(8, dir_fh, name, how, verf, **sattr)
 
     def mkdir(self, dir_fh, name, **sattr):
         return self._proc(9, dir_fh, name, **sattr)
