@@ -67,8 +67,8 @@ endif
 UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_BINS := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
-.PHONY: all run test unit integ deps fuzz fuzz-build format format-check \
-	clean nfsd vmdk lab bench soak
+.PHONY: all run test unit deps deps-check fuzz fuzz-build fuzz-bins format \
+	format-check clean nfsd vmdk
 .DEFAULT_GOAL := all
 
 all: deps-check $(PROGS) $(UNIT_BINS)
@@ -77,6 +77,9 @@ nfsd: $(BUILD)/bin/dsnfsd
 vmdk: $(BUILD)/bin/dsvmdk
 
 # ---- generated XDR (never committed) -------------------------------------
+# Kept after the build: they are what a reader compares the .x with.
+.SECONDARY: $(GEN_H) $(GEN_C)
+
 $(BUILD)/gen/%.h: nfsd/proto/%.x
 	@mkdir -p $(@D)
 	rm -f $@ && rpcgen -h -o $@ $<
@@ -129,7 +132,7 @@ deps:
 deps-check:
 	@mk/deps.sh --quiet
 
-run: all
+run: deps-check $(BUILD)/bin/dsnfsd
 	mkdir -p var/ds1 var/ds2 var/ds3 var/ds4 var/state
 	$(BUILD)/bin/dsnfsd -c etc/dsnfsd.conf -f
 
