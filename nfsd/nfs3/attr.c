@@ -78,16 +78,6 @@ void nfs3__post_op_fill(const struct nfs3_file *f, post_op_attr *out)
 	nfs3__post_op_from_attr(&a, out);
 }
 
-void nfs3__wcc_pre(const struct nfs3_file *f, wcc_data *out)
-{
-	struct store_attr a;
-
-	memset(&out->before, 0, sizeof(out->before));
-	if (!f->obj || nfs3__getattr(f, &a) != 0)
-		return;
-	nfs3__pre_op_from_attr(&a, &out->before);
-}
-
 void nfs3__wcc_post(const struct nfs3_file *f, wcc_data *out)
 {
 	nfs3__post_op_fill(f, &out->after);

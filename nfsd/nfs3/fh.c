@@ -86,15 +86,6 @@ static struct export *nfs3_fh_find_export(const struct nfs3_service *svc,
 	return exp;
 }
 
-const char *nfs3__fh_export_name(const struct nfs3_service *svc,
-				 const nfs_fh3 *fh)
-{
-	int err;
-	const struct export *exp = nfs3_fh_find_export(svc, fh, &err);
-
-	return err ? "?" : exp->name;
-}
-
 int nfs3__fh_export(struct request *req, const nfs_fh3 *fh, bool modify,
 		    struct nfs3_file *f)
 {

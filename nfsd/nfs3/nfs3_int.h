@@ -89,10 +89,6 @@ void nfs3__fh_free(nfs_fh3 *fh);
 /* Writes the short summary of @fh ("9a3f01c2": a hash of its bytes). */
 void nfs3__fh_summary(const nfs_fh3 *fh, char *buf, size_t len);
 
-/* The name of the export @fh belongs to, or "?".  Borrowed. */
-const char *nfs3__fh_export_name(const struct nfs3_service *svc,
-				 const nfs_fh3 *fh);
-
 /* Sets req->path_hint to @name (borrowed), cut to fit. */
 void nfs3__hint_name(struct request *req, const char *name);
 
@@ -151,19 +147,20 @@ int nfs3__may_setattr(const struct store_attr *a,
 
 /* ---- attr.c -------------------------------------------------------- */
 
+/* Store attributes as the wire has them (times cut to 32-bit seconds). */
 void nfs3__fattr_from_store(const struct store_attr *a, fattr3 *out);
+/* post_op_attr / pre_op_attr (the wcc "before" half) that follow. */
 void nfs3__post_op_from_attr(const struct store_attr *a, post_op_attr *out);
 void nfs3__pre_op_from_attr(const struct store_attr *a, pre_op_attr *out);
 
 /* getattr of f->obj.  Returns 0 or the store's error. */
 int nfs3__getattr(const struct nfs3_file *f, struct store_attr *a);
 
-/* Fills @out from f->obj's attributes; attributes_follow = false when
+/* Fills @out from f->obj's attributes now; attributes_follow = FALSE when
  * f->obj is NULL or getattr fails. */
 void nfs3__post_op_fill(const struct nfs3_file *f, post_op_attr *out);
 
-/* wcc_data: the before half (pre-op) and the after half (post-op). */
-void nfs3__wcc_pre(const struct nfs3_file *f, wcc_data *out);
+/* The "after" half of a wcc_data, as nfs3__post_op_fill(). */
 void nfs3__wcc_post(const struct nfs3_file *f, wcc_data *out);
 
 /* sattr3 from the wire -> what to change in the store.  Returns 0, or

@@ -247,6 +247,8 @@ static const struct rpc_proc nfs3_procs[] = {
 
 _Static_assert(ARRAY_SIZE(nfs3_procs) == NFSPROC3_COMMIT + 1,
 	       "one row per NFSv3 procedure");
+_Static_assert(NFS3_SERVICE_PROG == NFS_PROGRAM && NFS3_SERVICE_VERS == NFS_V3,
+	       "nfs3.h names the program of nfs3_prot.x");
 
 int nfs3_service_init(struct nfs3_service *svc,
 		      const struct export_table *exports)
@@ -275,8 +277,8 @@ void nfs3_program_init(struct rpc_program *prog, struct nfs3_service *svc)
 {
 	memset(prog, 0, sizeof(*prog));
 	prog->name = "nfs";
-	prog->prog = NFS_PROGRAM;
-	prog->vers = NFS_V3;
+	prog->prog = NFS3_SERVICE_PROG;
+	prog->vers = NFS3_SERVICE_VERS;
 	prog->procs = nfs3_procs;
 	prog->nprocs = ARRAY_SIZE(nfs3_procs);
 	prog->ctx = svc;
