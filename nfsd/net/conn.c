@@ -28,6 +28,11 @@ static void conn_set_state(struct conn *c, enum conn_state state)
 	switch (state) {
 	case CONN_OPEN:
 		ev_io_start(c->worker->loop, &c->read_watcher);
+		/* Held input is consumed from the read callback, on the next
+		 * loop iteration: the socket may have nothing new to read. */
+		if (c->in_held_len)
+			ev_feed_event(c->worker->loop, &c->read_watcher,
+				      EV_READ);
 		break;
 	case CONN_PAUSED:
 		ev_io_stop(c->worker->loop, &c->read_watcher);
@@ -66,15 +71,23 @@ static void conn_unref(struct conn *c)
 		return;
 	rpc_record_fini(&c->record);
 	conn_out_free_all(c);
+	free(c->in_held);
 	free(c);
+}
+
+/* True when no further request may be dispatched on @c for now. */
+static bool conn_over_limits(const struct conn *c)
+{
+	const struct net_limits *lim = &c->worker->net->limits;
+
+	return c->inflight >= lim->max_inflight ||
+	       c->out_bytes >= lim->max_output_bytes;
 }
 
 /* Pauses or resumes reading after anything that moves the limits. */
 static void conn_update_reading(struct conn *c)
 {
-	const struct net_limits *lim = &c->worker->net->limits;
-	bool over = c->inflight >= lim->max_inflight ||
-		    c->out_bytes >= lim->max_output_bytes;
+	bool over = conn_over_limits(c);
 
 	if (c->state == CONN_OPEN && over)
 		conn_set_state(c, CONN_PAUSED);
@@ -239,12 +252,17 @@ const struct rpc_transport_ops net__conn_tops = {
 	.defer_done = conn_tops_defer_done,
 };
 
-/* Hands every complete record in @data to dispatch. */
-static void conn_consume(struct conn *c, const uint8_t *data, size_t len)
+/*
+ * Hands complete records in @data to dispatch while @c is under its limits,
+ * checked before every record: one read can hold thousands of calls, and
+ * each may queue a large reply.  Returns the bytes used; the caller keeps
+ * the rest for when the client has caught up.
+ */
+static size_t conn_consume(struct conn *c, const uint8_t *data, size_t len)
 {
 	size_t pos = 0;
 
-	while (pos < len && c->state != CONN_CLOSED) {
+	while (pos < len && c->state != CONN_CLOSED && !conn_over_limits(c)) {
 		const uint8_t *rec;
 		size_t used, rec_len;
 		int rc = rpc_record_feed(&c->record, data + pos, len - pos,
@@ -258,40 +276,79 @@ static void conn_consume(struct conn *c, const uint8_t *data, size_t len)
 						   strerror(-rc),
 				 c->record.max_bytes);
 			net__conn_close(c);
-			return;
+			return len;
 		}
 		if (rc == 0)
-			return;
+			break;
 		rpc_dispatch_record(c->worker->net->dispatcher, rec, rec_len,
 				    &net__conn_tops, c,
 				    (const struct sockaddr *)&c->peer,
 				    c->peer_len);
 	}
+	return pos;
+}
+
+/* Consumes held input; keeps what is still left. */
+static void conn_consume_held(struct conn *c)
+{
+	size_t used = conn_consume(c, c->in_held, c->in_held_len);
+
+	c->in_held_len -= used;
+	if (c->in_held_len == 0) {
+		free(c->in_held);
+		c->in_held = NULL;
+		return;
+	}
+	memmove(c->in_held, c->in_held + used, c->in_held_len);
+}
+
+/* Consumes what was just read; holds what must wait.  0 or -ENOMEM. */
+static int conn_consume_read(struct conn *c, const uint8_t *data, size_t len)
+{
+	size_t used = conn_consume(c, data, len);
+
+	if (used == len || c->state == CONN_CLOSED)
+		return 0;
+	c->in_held = malloc(len - used);
+	if (!c->in_held)
+		return -ENOMEM;
+	memcpy(c->in_held, data + used, len - used);
+	c->in_held_len = len - used;
+	return 0;
 }
 
 static void conn_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct conn *c = container_of(w, struct conn, read_watcher);
-	ssize_t n;
+	ssize_t n = 0;
+	int err = 0;
 
 	(void)loop;
 	(void)revents;
-	n = read(c->fd, c->worker->read_buf, NET_READ_CHUNK);
-	if (n < 0) {
-		if (errno == EAGAIN || errno == EINTR || errno == EWOULDBLOCK)
+	if (!c->in_held_len) {
+		n = read(c->fd, c->worker->read_buf, NET_READ_CHUNK);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR ||
+			    errno == EWOULDBLOCK)
+				return;
+			log_debug("net: %s: read failed: %s", c->peer_str,
+				  strerror(errno));
+			net__conn_close(c);
 			return;
-		log_debug("net: %s: read failed: %s", c->peer_str,
-			  strerror(errno));
-		net__conn_close(c);
-		return;
-	}
-	if (n == 0) {
-		net__conn_close(c);
-		return;
+		}
+		if (n == 0) {
+			net__conn_close(c);
+			return;
+		}
 	}
 	/* Dispatch may close c; keep it alive until we are done with it. */
 	conn_ref(c);
-	conn_consume(c, c->worker->read_buf, (size_t)n);
+	if (c->in_held_len)
+		conn_consume_held(c);
+	else
+		err = conn_consume_read(c, c->worker->read_buf, (size_t)n);
+	if (err)
+		net__conn_close(c);
 	if (c->state != CONN_CLOSED)
 		conn_update_reading(c);
 	conn_unref(c);

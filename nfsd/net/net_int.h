@@ -65,6 +65,8 @@ struct conn {
 	struct conn_out *out_head, *out_tail;
 	size_t out_head_off; /* bytes of out_head already written */
 	size_t out_bytes;    /* bytes queued and not yet written */
+	uint8_t *in_held;    /* input read while over the limits: it is */
+	size_t in_held_len;  /* consumed before the socket is read again */
 	struct sockaddr_storage peer;
 	socklen_t peer_len;
 	char peer_str[64];
