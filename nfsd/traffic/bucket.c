@@ -72,6 +72,24 @@ uint64_t token_bucket_time_until(struct token_bucket *b, uint64_t n,
 	return (uint64_t)(-b->level_nano / b->rate_per_s) + 1;
 }
 
+uint64_t token_bucket_time_to_earn(const struct token_bucket *b, uint64_t n)
+{
+	__int128 need = (__int128)n * TOKEN_BUCKET_NS_PER_S;
+
+	if (!b->rate_per_s || !n)
+		return 0;
+	need = (need + b->rate_per_s - 1) / b->rate_per_s;
+	return need > INT64_MAX ? INT64_MAX : (uint64_t)need;
+}
+
+bool token_bucket_full(struct token_bucket *b, int64_t now_ns)
+{
+	if (!b->rate_per_s)
+		return true;
+	bucket_refill(b, now_ns);
+	return b->level_nano >= bucket_cap_nano(b);
+}
+
 void token_bucket_take(struct token_bucket *b, uint64_t n, int64_t now_ns)
 {
 	if (!b->rate_per_s || !n)

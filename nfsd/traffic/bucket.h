@@ -48,6 +48,14 @@ int token_bucket_set_rate(struct token_bucket *b, uint64_t rate_per_s,
 uint64_t token_bucket_time_until(struct token_bucket *b, uint64_t n,
 				 int64_t now_ns);
 
+/* Nanoseconds the bucket needs to earn @n tokens at its rate, whatever its
+ * level (0 when unlimited). */
+uint64_t token_bucket_time_to_earn(const struct token_bucket *b, uint64_t n);
+
+/* True when the bucket holds its whole burst (always, when unlimited):
+ * tokens earned from now on are lost unless someone takes some. */
+bool token_bucket_full(struct token_bucket *b, int64_t now_ns);
+
 /* Takes @n tokens if token_bucket_time_until() is 0; returns whether. */
 bool token_bucket_try_take(struct token_bucket *b, uint64_t n,
 			   int64_t now_ns);

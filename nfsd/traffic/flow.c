@@ -12,15 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Which level made a request wait. */
-enum flow_level {
-	FLOW_LEVEL_NONE = 0,
-	FLOW_LEVEL_FLOW,
-	FLOW_LEVEL_HOST,
-	FLOW_LEVEL_VOLUME,
-	FLOW_LEVEL_POOL,
-};
-
 /* The host's name: its IP address (an IPv4-mapped IPv6 address as IPv4). */
 static int flow_peer_addr(const struct sockaddr *peer, char *buf, size_t len)
 {
@@ -95,32 +86,6 @@ int traffic_flow_new(struct traffic *t, const struct sockaddr *peer,
 	return 0;
 }
 
-void traffic_flow_free(struct traffic_flow *flow)
-{
-	struct traffic *t;
-	struct traffic_flow **pp;
-	struct traffic_host *h;
-
-	if (!flow)
-		return;
-	t = flow->t;
-	h = flow->host;
-	pthread_mutex_lock(&t->lock);
-	for (pp = &t->flows; *pp != flow; pp = &(*pp)->next)
-		;
-	*pp = flow->next;
-	pthread_mutex_lock(&h->lock);
-	for (pp = &h->flows; *pp != flow; pp = &(*pp)->host_next)
-		;
-	*pp = flow->host_next;
-	h->nflows--;
-	pthread_mutex_unlock(&h->lock);
-	traffic__volume_unref(t, flow->volume);
-	traffic__host_unref(t, h);
-	pthread_mutex_unlock(&t->lock);
-	free(flow);
-}
-
 /* Counts the host's busy flows, at most every tenth of the window. */
 static void flow_host_recount(struct traffic_host *h, int64_t now_ns)
 {
@@ -166,30 +131,98 @@ static void flow_caps_apply(struct traffic_flow *f, struct traffic_host *h,
 	atomic_store_explicit(&f->cap_ops_per_s, o, memory_order_relaxed);
 }
 
-/* The wait of one pair of buckets, and the level to blame if it is the
- * longest so far. */
-static void flow_wait_max(struct token_bucket *bytes, struct token_bucket *ops,
-			  uint64_t n, int64_t now_ns, enum flow_level level,
-			  uint64_t *wait, enum flow_level *who)
-{
-	uint64_t w = token_bucket_time_until(bytes, n, now_ns);
+/* One level of the hierarchy as one admission sees it. */
+struct flow_level {
+	struct token_bucket *bytes;
+	struct token_bucket *ops;      /* NULL for pools */
+	struct traffic_ticket *ticket; /* NULL for the flow's own level */
+	struct traffic_counters_live *counters;
+};
 
-	if (ops) {
-		uint64_t wo = token_bucket_time_until(ops, 1, now_ns);
+/* A blocked request's place in the age order of tickets. */
+struct flow_key {
+	int64_t since_ns;
+	uint64_t flow_id;
+};
+
+static bool flow_key_older(int64_t since_a, uint64_t flow_a,
+			   const struct flow_key *b)
+{
+	return since_a < b->since_ns ||
+	       (since_a == b->since_ns && flow_a < b->flow_id);
+}
+
+/* True when an older request than @key holds @t. */
+static bool flow_ticket_blocks(const struct traffic_ticket *t,
+			       const struct flow_key *key, int64_t now_ns)
+{
+	return t->flow_id && t->flow_id != key->flow_id &&
+	       now_ns < t->expires_ns &&
+	       flow_key_older(t->since_ns, t->flow_id, key);
+}
+
+/* @key takes @t unless an older request holds it. */
+static void flow_ticket_claim(struct traffic_ticket *t,
+			      const struct flow_key *key, int64_t now_ns)
+{
+	if (t->flow_id && t->flow_id != key->flow_id &&
+	    now_ns < t->expires_ns &&
+	    !flow_key_older(key->since_ns, key->flow_id,
+			    &(struct flow_key){ t->since_ns, t->flow_id }))
+		return;
+	t->flow_id = key->flow_id;
+	t->since_ns = key->since_ns;
+	t->expires_ns = now_ns + 2 * TRAFFIC_WAIT_MAX_NS;
+}
+
+static void flow_ticket_drop(struct traffic_ticket *t, uint64_t flow_id)
+{
+	if (t->flow_id == flow_id)
+		t->flow_id = 0;
+}
+
+/* How long @lv makes a request of @n bytes wait.  A level whose tokens an
+ * older request waits for refuses, for about the time its own request
+ * would need: by then the older one has started.  The loss is bounded:
+ * once the level is full, the ticket no longer holds anyone back. */
+static uint64_t flow_level_wait(const struct flow_level *lv, uint64_t n,
+				const struct flow_key *key, int64_t now_ns)
+{
+	uint64_t w = token_bucket_time_until(lv->bytes, n, now_ns);
+	uint64_t e;
+
+	if (lv->ops) {
+		uint64_t wo = token_bucket_time_until(lv->ops, 1, now_ns);
 
 		w = wo > w ? wo : w;
 	}
-	if (w > *wait) {
-		*wait = w;
-		*who = level;
+	if (w || !lv->ticket || !flow_ticket_blocks(lv->ticket, key, now_ns))
+		return w;
+	/* A holder slow to come back (its loop is busy) may keep the tokens
+	 * only until the level is full: after that they would be lost. */
+	if (token_bucket_full(lv->bytes, now_ns) &&
+	    (!lv->ops || token_bucket_full(lv->ops, now_ns)))
+		return 0;
+	w = token_bucket_time_to_earn(lv->bytes, n);
+	if (lv->ops) {
+		e = token_bucket_time_to_earn(lv->ops, 1);
+		w = e > w ? e : w;
 	}
+	return w;
 }
 
-static void flow_count(struct traffic_counters_live *c,
-		       const struct traffic_req *req)
+static void flow_level_take(const struct flow_level *lv,
+			    const struct traffic_req *req, uint64_t flow_id,
+			    int64_t now_ns)
 {
-	atomic_fetch_add_explicit(&c->ops[req->op], 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&c->bytes[req->op], req->bytes,
+	token_bucket_take(lv->bytes, req->bytes, now_ns);
+	if (lv->ops)
+		token_bucket_take(lv->ops, 1, now_ns);
+	if (lv->ticket)
+		flow_ticket_drop(lv->ticket, flow_id);
+	atomic_fetch_add_explicit(&lv->counters->ops[req->op], 1,
+				  memory_order_relaxed);
+	atomic_fetch_add_explicit(&lv->counters->bytes[req->op], req->bytes,
 				  memory_order_relaxed);
 }
 
@@ -198,20 +231,57 @@ static void flow_count_limited(struct traffic_counters_live *c)
 	atomic_fetch_add_explicit(&c->limited, 1, memory_order_relaxed);
 }
 
-/*
- * Tries @req at every level.  Admitted: pays everywhere, counts, returns 0.
- * Else returns the wait (ns), and the first time for this request counts it
- * as limited at the flow and at the level that made it wait.
- */
+/* Decides with the levels' locks held: admitted (paid everywhere, returns
+ * 0) or the wait.  The first refusal of a request counts it as limited at
+ * its flow and at the level that made it wait longest, which it then asks
+ * the ticket of. */
+static uint64_t flow_decide(struct traffic_flow *f, struct traffic_req *req,
+			    const struct flow_level *lv, size_t nlv,
+			    int64_t now_ns)
+{
+	struct flow_key key = {
+		.since_ns = req->limited ? req->blocked_ns : now_ns,
+		.flow_id = f->id,
+	};
+	const struct flow_level *blamed = NULL;
+	uint64_t wait = 0;
+
+	for (size_t i = 0; i < nlv; i++) {
+		uint64_t w = flow_level_wait(&lv[i], req->bytes, &key, now_ns);
+
+		if (w > wait) {
+			wait = w;
+			blamed = &lv[i];
+		}
+	}
+	if (!wait) {
+		for (size_t i = 0; i < nlv; i++)
+			flow_level_take(&lv[i], req, f->id, now_ns);
+		return 0;
+	}
+	if (!req->limited) {
+		req->limited = true;
+		req->blocked_ns = now_ns;
+		flow_count_limited(&f->counters);
+		if (blamed->counters != &f->counters)
+			flow_count_limited(blamed->counters);
+	}
+	if (blamed->ticket)
+		flow_ticket_claim(blamed->ticket, &key, now_ns);
+	return wait;
+}
+
+/* Tries @req at every level, host -> volume -> pool locks held together
+ * for one decision.  Returns 0 (admitted) or the wait in ns. */
 static uint64_t flow_try(struct traffic_flow *f, struct traffic_req *req,
 			 int64_t now_ns)
 {
 	struct traffic_host *h = f->host;
 	struct traffic_volume *v = f->volume;
-	struct traffic_counters_live *blamed = NULL;
-	enum flow_level who = FLOW_LEVEL_NONE;
+	struct flow_level lv[4];
 	struct traffic_pool *p;
-	uint64_t wait = 0, n = req->bytes;
+	size_t nlv = 0;
+	uint64_t wait;
 
 	pthread_mutex_lock(&h->lock);
 	f->last_demand_ns = now_ns;
@@ -219,50 +289,71 @@ static uint64_t flow_try(struct traffic_flow *f, struct traffic_req *req,
 		flow_host_recount(h, now_ns);
 	if (f->applied_gen != h->caps_gen || f->applied_busy != h->busy)
 		flow_caps_apply(f, h, now_ns);
-	flow_wait_max(&f->bytes, &f->ops, n, now_ns, FLOW_LEVEL_FLOW, &wait,
-		      &who);
-	flow_wait_max(&h->bytes, &h->ops, n, now_ns, FLOW_LEVEL_HOST, &wait,
-		      &who);
+	lv[nlv++] = (struct flow_level){ &f->bytes, &f->ops, NULL,
+					 &f->counters };
+	lv[nlv++] = (struct flow_level){ &h->bytes, &h->ops, &h->ticket,
+					 &h->counters };
 	pthread_mutex_lock(&v->lock);
-	flow_wait_max(&v->bytes, &v->ops, n, now_ns, FLOW_LEVEL_VOLUME, &wait,
-		      &who);
+	lv[nlv++] = (struct flow_level){ &v->bytes, &v->ops, &v->ticket,
+					 &v->counters };
 	p = v->pool;
 	if (p) {
 		pthread_mutex_lock(&p->lock);
-		flow_wait_max(&p->bytes, NULL, n, now_ns, FLOW_LEVEL_POOL,
-			      &wait, &who);
+		lv[nlv++] = (struct flow_level){ &p->bytes, NULL, &p->ticket,
+						 &p->counters };
 	}
-	if (wait == 0) {
-		token_bucket_take(&f->bytes, n, now_ns);
-		token_bucket_take(&f->ops, 1, now_ns);
-		token_bucket_take(&h->bytes, n, now_ns);
-		token_bucket_take(&h->ops, 1, now_ns);
-		token_bucket_take(&v->bytes, n, now_ns);
-		token_bucket_take(&v->ops, 1, now_ns);
-		flow_count(&f->counters, req);
-		flow_count(&h->counters, req);
-		flow_count(&v->counters, req);
-		if (p) {
-			token_bucket_take(&p->bytes, n, now_ns);
-			flow_count(&p->counters, req);
-		}
-	} else if (!req->limited) {
-		req->limited = true;
-		flow_count_limited(&f->counters);
-		if (who == FLOW_LEVEL_HOST)
-			blamed = &h->counters;
-		else if (who == FLOW_LEVEL_VOLUME)
-			blamed = &v->counters;
-		else if (who == FLOW_LEVEL_POOL)
-			blamed = &p->counters;
-		if (blamed)
-			flow_count_limited(blamed);
-	}
+	wait = flow_decide(f, req, lv, nlv, now_ns);
 	if (p)
 		pthread_mutex_unlock(&p->lock);
 	pthread_mutex_unlock(&v->lock);
 	pthread_mutex_unlock(&h->lock);
 	return wait;
+}
+
+/* A flow going away leaves no ticket for others to wait out. */
+static void flow_tickets_release(struct traffic_flow *f)
+{
+	struct traffic_host *h = f->host;
+	struct traffic_volume *v = f->volume;
+
+	pthread_mutex_lock(&h->lock);
+	flow_ticket_drop(&h->ticket, f->id);
+	pthread_mutex_lock(&v->lock);
+	flow_ticket_drop(&v->ticket, f->id);
+	if (v->pool) {
+		pthread_mutex_lock(&v->pool->lock);
+		flow_ticket_drop(&v->pool->ticket, f->id);
+		pthread_mutex_unlock(&v->pool->lock);
+	}
+	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&h->lock);
+}
+
+void traffic_flow_free(struct traffic_flow *flow)
+{
+	struct traffic *t;
+	struct traffic_flow **pp;
+	struct traffic_host *h;
+
+	if (!flow)
+		return;
+	t = flow->t;
+	h = flow->host;
+	flow_tickets_release(flow);
+	pthread_mutex_lock(&t->lock);
+	for (pp = &t->flows; *pp != flow; pp = &(*pp)->next)
+		;
+	*pp = flow->next;
+	pthread_mutex_lock(&h->lock);
+	for (pp = &h->flows; *pp != flow; pp = &(*pp)->host_next)
+		;
+	*pp = flow->host_next;
+	h->nflows--;
+	pthread_mutex_unlock(&h->lock);
+	traffic__volume_unref(t, flow->volume);
+	traffic__host_unref(t, h);
+	pthread_mutex_unlock(&t->lock);
+	free(flow);
 }
 
 static int64_t flow_wait_clamp(uint64_t wait)
@@ -292,6 +383,7 @@ enum traffic_verdict traffic_admit(struct traffic_flow *flow,
 		req->op = TRAFFIC_OP_OTHER;
 	req->next = NULL;
 	req->arrival_ns = now_ns;
+	req->blocked_ns = 0;
 	req->limited = false;
 	if (flow->head) {
 		/* FIFO: behind the waiting head, whose timer is armed; look
@@ -359,6 +451,7 @@ struct traffic_req *traffic_flow_cancel(struct traffic_flow *flow)
 {
 	struct traffic_req *head = flow->head;
 
+	flow_tickets_release(flow);
 	flow->head = NULL;
 	flow->tail = NULL;
 	atomic_store_explicit(&flow->queued, 0, memory_order_relaxed);

@@ -14,7 +14,11 @@
  *
  * A request starts only when every level admits it, and then pays at every
  * level; one that must wait pays nothing until it starts, so a throttled
- * flow never takes tokens that other flows could use.
+ * flow never takes tokens that other flows could use.  Among flows waiting
+ * for one shared level, the request that has been blocked longest goes
+ * first: it holds the level's ticket, and younger requests may not take the
+ * tokens it waits for (fair, and free of starvation and deadlock because
+ * the age order is the same at every level).
  *
  * Threads: a flow belongs to one event loop thread, which alone calls
  * traffic_admit(), traffic_flow_next(), traffic_done() and
@@ -67,6 +71,7 @@ struct traffic_req {
 	enum traffic_op op;
 	struct traffic_req *next; /* the flow's FIFO */
 	int64_t arrival_ns;
+	int64_t blocked_ns; /* when a limit first made it wait */
 	bool limited;
 };
 

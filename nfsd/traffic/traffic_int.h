@@ -28,6 +28,16 @@ struct traffic_counters_live {
 	_Atomic uint64_t limited;
 };
 
+/* The oldest request blocked at one shared level (traffic.h).  Ordered by
+ * (since_ns, flow_id); flow_id 0 means none.  It lapses at expires_ns if
+ * its holder stops asking (the holder asks again at least every
+ * TRAFFIC_WAIT_MAX_NS). */
+struct traffic_ticket {
+	uint64_t flow_id;
+	int64_t since_ns;
+	int64_t expires_ns;
+};
+
 struct traffic_pool {
 	struct traffic_pool *next; /* t->pools */
 	unsigned refs;
@@ -36,6 +46,7 @@ struct traffic_pool {
 	uint64_t throughput_bytes_per_s; /* unscaled */
 	pthread_mutex_t lock;
 	struct token_bucket bytes;
+	struct traffic_ticket ticket;
 	struct traffic_counters_live counters;
 };
 
@@ -49,6 +60,7 @@ struct traffic_volume {
 	struct traffic_pool *pool; /* may be NULL */
 	struct token_bucket bytes;
 	struct token_bucket ops;
+	struct traffic_ticket ticket;
 	struct traffic_counters_live counters;
 };
 
@@ -59,6 +71,7 @@ struct traffic_host {
 	pthread_mutex_t lock;
 	struct token_bucket bytes;
 	struct token_bucket ops;
+	struct traffic_ticket ticket;
 	/* A copy of the flow caps (scaled) and contention, and a generation
 	 * bumped when they change, so flows re-read them under this lock. */
 	uint64_t flow_bytes_per_s;
