@@ -3,9 +3,10 @@
  * worker, the main loop on its own thread, stopped through an ev_async)
  * serves a tiny test program on 127.0.0.1, port 0; the test is the client.
  * A call split across many writes is answered; 100 pipelined calls get 100
- * replies, and so do calls whose work is deferred to the work pool; a 2 GiB
- * record mark closes only its own connection; a client that never reads
- * cannot make the server queue more than one reply past its output limit.
+ * replies, and so do calls whose work is deferred to the work pool, and a
+ * UDP datagram (answered inline on the main loop); a 2 GiB record mark
+ * closes only its own connection; a client that never reads cannot make
+ * the server queue more than one reply past its output limit.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -60,11 +61,13 @@ struct server {
 	ev_async stop;
 	pthread_t thread;
 	struct rpc_dispatcher d;
+	struct rpc_dispatcher d_udp; /* no work pool: UDP runs inline */
 	struct rpc_program prog;
 	struct fill_stats stats;
 	struct rpc_work_pool *pool;
 	struct net net;
 	int port;
+	int udp_port;
 };
 
 /* ---- the test program ---------------------------------------------- */
@@ -191,6 +194,7 @@ static int setup(void **state)
 					.nprocs = TEST_NPROCS,
 					.ctx = &s->stats };
 	if (rpc_dispatcher_add(&s->d, &s->prog) ||
+	    rpc_dispatcher_add(&s->d_udp, &s->prog) ||
 	    rpc_work_pool_new(2, &s->pool))
 		return -1;
 	s->d.work_pool = s->pool;
@@ -200,7 +204,8 @@ static int setup(void **state)
 	ev_async_init(&s->stop, server_stop_cb);
 	ev_async_start(s->main_loop, &s->stop);
 	if (net_start(&s->net, s->main_loop, &s->d, &limits, 1) ||
-	    net_listen(&s->net, "127.0.0.1", 0, false, NULL, &s->port))
+	    net_listen(&s->net, "127.0.0.1", 0, false, NULL, &s->port) ||
+	    net_listen(&s->net, "127.0.0.1", 0, true, &s->d_udp, &s->udp_port))
 		return -1;
 	if (pthread_create(&s->thread, NULL, server_main, s))
 		return -1;
@@ -424,6 +429,36 @@ static void test_conn_deferred_calls_are_answered(void **state)
 	close(fd);
 }
 
+static void test_conn_udp_call_is_answered_inline(void **state)
+{
+	struct server *s = *state;
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons((uint16_t)s->udp_port) };
+	struct timeval tv = { .tv_sec = TEST_IO_TIMEOUT_S };
+	uint8_t call[TEST_CALL_LEN], rep[64];
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	uint32_t xid = 0, stat = 99;
+	size_t off = 0;
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	call_build(call, 0x55, TEST_DEFER, 9);
+	/* A datagram is one record, without a record mark. */
+	assert_int_equal(sendto(fd, call + 4, TEST_CALL_LEN - 4, 0,
+				(struct sockaddr *)&sin, sizeof(sin)),
+			 TEST_CALL_LEN - 4);
+	n = recv(fd, rep, sizeof(rep), 0);
+	assert_true(n > 0);
+	assert_int_equal(rpc_reply_decode(rep, (size_t)n, &xid, &stat, &off),
+			 0);
+	assert_int_equal(xid, 0x55);
+	assert_int_equal(stat, RPC_ACCEPT_SUCCESS);
+	assert_int_equal(get_u32(rep + off), 10);
+	close(fd);
+}
+
 static void test_conn_2gib_mark_closes_only_that_conn(void **state)
 {
 	struct server *s = *state;
@@ -611,6 +646,7 @@ int main(void)
 		T(test_conn_call_in_two_fragments_is_answered),
 		T(test_conn_100_pipelined_calls_get_100_replies),
 		T(test_conn_deferred_calls_are_answered),
+		T(test_conn_udp_call_is_answered_inline),
 		T(test_conn_2gib_mark_closes_only_that_conn),
 		T(test_conn_client_that_never_reads_is_bounded),
 		T(test_conn_stop_with_open_conns_is_clean),
