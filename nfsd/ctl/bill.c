@@ -60,8 +60,8 @@ static void bill_print(const struct billing_bill *bill, const char *prices)
 
 		billing_line_format(l, bill->currency, line, sizeof(line));
 		printf("  %s\n", line);
-		if (i + 1 < bill->nlines && bill->lines[i + 1].pool_order ==
-						    l->pool_order)
+		if (i + 1 < bill->nlines &&
+		    bill->lines[i + 1].pool_order == l->pool_order)
 			continue;
 		billing_amount_format(billing_bill_pool_total(bill, l->pool),
 				      amount, sizeof(amount));

@@ -19,7 +19,8 @@ static const struct ctl_command ctl_commands[] = {
 	{ .name = "bill",
 	  .usage = "bill --ledger FILE [--prices FILE] --from TIME --to TIME"
 		   "\n      the explained cost of every pool in [from, to);"
-		   "\n      TIME is UTC: 2024-01-31, 2024-01-31T12:00:00Z, @EPOCH",
+		   "\n      TIME is UTC: 2024-01-31, 2024-01-31T12:00:00Z, "
+		   "@EPOCH",
 	  .run = ctl_bill_main },
 	{ .name = "ledger",
 	  .usage = "ledger --ledger FILE\n      the capacity events, oldest "

@@ -68,8 +68,8 @@ int ctl_ledger_main(int argc, char **argv)
 		       pool_event_type_name(ev->type), ev->pool,
 		       pool_level_name(ev->level), ev->size_tib);
 		if (ev->level == POOL_LEVEL_FLEXIBLE)
-			printf(" %d+%" PRIu32 " MiB/s", POOL_FLEX_BASELINE_MIBPS,
-			       ev->purchased_mibps);
+			printf(" %d+%" PRIu32 " MiB/s",
+			       POOL_FLEX_BASELINE_MIBPS, ev->purchased_mibps);
 		putchar('\n');
 	}
 	free(evs);

@@ -70,16 +70,16 @@ static int billing_period(struct billing_run *run, size_t order,
 	line.item = BILLING_ITEM_CAPACITY;
 	line.quantity = (uint64_t)st->size_tib * POOL_GIB_PER_TIB;
 	line.unit_price_pico = run->prices->capacity_pico[st->level];
-	line.amount_quanta = (unsigned __int128)line.quantity * secs *
-			     line.unit_price_pico;
+	line.amount_quanta =
+		(unsigned __int128)line.quantity * secs * line.unit_price_pico;
 	err = billing_line_push(run, &line);
 	if (err || st->level != POOL_LEVEL_FLEXIBLE || !st->purchased_mibps)
 		return err;
 	line.item = BILLING_ITEM_THROUGHPUT;
 	line.quantity = st->purchased_mibps;
 	line.unit_price_pico = run->prices->throughput_pico;
-	line.amount_quanta = (unsigned __int128)line.quantity * secs *
-			     line.unit_price_pico;
+	line.amount_quanta =
+		(unsigned __int128)line.quantity * secs * line.unit_price_pico;
 	return billing_line_push(run, &line);
 }
 
@@ -100,8 +100,8 @@ static struct billing_track *billing_track_get(struct billing_run *run,
 }
 
 static int billing_walk(struct billing_run *run,
-			const struct pool_event *events, size_t n,
-			char *errbuf, size_t errlen)
+			const struct pool_event *events, size_t n, char *errbuf,
+			size_t errlen)
 {
 	char why[160];
 	int err;
@@ -117,8 +117,7 @@ static int billing_walk(struct billing_run *run,
 			return -EINVAL;
 		}
 		if ((unsigned)ev->level >= POOL_LEVEL_COUNT) {
-			snprintf(errbuf, errlen, "event %zu: unknown level",
-				 i);
+			snprintf(errbuf, errlen, "event %zu: unknown level", i);
 			return -EINVAL;
 		}
 		tr = billing_track_get(run, ev->pool, &order);
@@ -168,9 +167,9 @@ int billing_compute(const struct pool_event *events, size_t n,
 		    int64_t to_s, struct billing_bill *out, char *errbuf,
 		    size_t errlen)
 {
-	struct billing_run run = {
-		.prices = prices, .from_s = from_s, .to_s = to_s
-	};
+	struct billing_run run = { .prices = prices,
+				   .from_s = from_s,
+				   .to_s = to_s };
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -236,8 +235,8 @@ void billing_amount_format(unsigned __int128 quanta, char *buf, size_t len)
 		 (uint64_t)(micro % 1000000));
 }
 
-int billing_line_format(const struct billing_line *line,
-			const char *currency, char *buf, size_t len)
+int billing_line_format(const struct billing_line *line, const char *currency,
+			char *buf, size_t len)
 {
 	uint64_t secs = (uint64_t)(line->to_s - line->from_s);
 	/* Hours to 6 decimals, rounded half up, for reading only. */
@@ -251,8 +250,8 @@ int billing_line_format(const struct billing_line *line,
 	billing_price_format(line->unit_price_pico, price, sizeof(price));
 	billing_amount_format(line->amount_quanta, amount, sizeof(amount));
 	return snprintf(buf, len,
-			"%s %s .. %s %s %" PRIu32 " TiB: %" PRIu64
-			".%06" PRIu64 " h x %" PRIu64 " %s x %s %s per %s = "
+			"%s %s .. %s %s %" PRIu32 " TiB: %" PRIu64 ".%06" PRIu64
+			" h x %" PRIu64 " %s x %s %s per %s = "
 			"%s %s",
 			line->pool, from, to, pool_level_name(line->level),
 			line->size_tib, micro_h / 1000000, micro_h % 1000000,

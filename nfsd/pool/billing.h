@@ -22,7 +22,8 @@
 
 #define BILLING_PICO_PER_UNIT UINT64_C(1000000000000)
 #define BILLING_SECONDS_PER_HOUR 3600
-#define BILLING_QUANTA_PER_UNIT (BILLING_SECONDS_PER_HOUR * BILLING_PICO_PER_UNIT)
+#define BILLING_QUANTA_PER_UNIT                                                \
+	(BILLING_SECONDS_PER_HOUR * BILLING_PICO_PER_UNIT)
 /* A price is below this many currency units per GiB-hour or MiB/s-hour. */
 #define BILLING_PRICE_MAX_UNITS 1000000
 #define BILLING_CURRENCY_MAX 8
@@ -35,7 +36,7 @@ struct billing_prices {
 
 enum billing_item {
 	BILLING_ITEM_CAPACITY = 0, /* provisioned GiB */
-	BILLING_ITEM_THROUGHPUT,   /* Flexible purchased MiB/s */
+	BILLING_ITEM_THROUGHPUT, /* Flexible purchased MiB/s */
 };
 
 /* One explained line: one pool, one period in which nothing changed, one
@@ -119,8 +120,8 @@ void billing_amount_format(unsigned __int128 quanta, char *buf, size_t len);
  * Premium 80 TiB: 720.000000 h x 81920 GiB x 0.000403 USD per GiB-hour =
  * 23773.409280 USD".  Returns the length snprintf would write.
  */
-int billing_line_format(const struct billing_line *line,
-			const char *currency, char *buf, size_t len);
+int billing_line_format(const struct billing_line *line, const char *currency,
+			char *buf, size_t len);
 
 /* ---- time (isotime.c) -------------------------------------------------- */
 

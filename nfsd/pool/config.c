@@ -42,9 +42,9 @@ int pool_size_parse(const char *text, uint64_t *bytes)
 		const char *suffix;
 		unsigned shift;
 	} units[] = {
-		{ "", 0 },     { "k", 10 },   { "kib", 10 }, { "m", 20 },
-		{ "mib", 20 }, { "g", 30 },   { "gib", 30 }, { "t", 40 },
-		{ "tib", 40 },
+		{ "", 0 },     { "k", 10 },   { "kib", 10 },
+		{ "m", 20 },   { "mib", 20 }, { "g", 30 },
+		{ "gib", 30 }, { "t", 40 },   { "tib", 40 },
 	};
 	unsigned long long v;
 	char *end;
@@ -176,8 +176,8 @@ static bool config_is_volume_key(const char *key)
 }
 
 static int config_volume_key(struct pool_config *cfg, const char *name,
-			     const char *key, const char *value,
-			     char *errbuf, size_t errlen)
+			     const char *key, const char *value, char *errbuf,
+			     size_t errlen)
 {
 	struct pool_volume *v;
 	unsigned *keys;
@@ -217,8 +217,8 @@ int pool_config_section(void *arg, const char *section, const char *key,
 	struct pool_config *cfg = arg;
 
 	if (!strncmp(section, POOL_SECTION, strlen(POOL_SECTION)))
-		return config_pool_key(cfg, section + strlen(POOL_SECTION),
-				       key, value, errbuf, errlen);
+		return config_pool_key(cfg, section + strlen(POOL_SECTION), key,
+				       value, errbuf, errlen);
 	if (!strncmp(section, DATASTORE_SECTION, strlen(DATASTORE_SECTION)))
 		return config_volume_key(cfg,
 					 section + strlen(DATASTORE_SECTION),

@@ -56,8 +56,7 @@ int pool_event_apply(const struct pool_event *ev, bool *alive,
 	return 0;
 }
 
-static struct pool *events_find(struct pool *pools, size_t n,
-				const char *name)
+static struct pool *events_find(struct pool *pools, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (!strcmp(pools[i].name, name))
@@ -67,8 +66,8 @@ static struct pool *events_find(struct pool *pools, size_t n,
 }
 
 int pool_events_replay(const struct pool_event *events, size_t n,
-		       struct pool *out, size_t max, size_t *nout,
-		       char *errbuf, size_t errlen)
+		       struct pool *out, size_t max, size_t *nout, char *errbuf,
+		       size_t errlen)
 {
 	size_t count = 0;
 	char why[160];
@@ -129,8 +128,8 @@ static int events_push(struct pool_event *out, size_t max, size_t *nout,
 	return 0;
 }
 
-static const struct pool *events_find_const(const struct pool *pools,
-					    size_t n, const char *name)
+static const struct pool *events_find_const(const struct pool *pools, size_t n,
+					    const char *name)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (!strcmp(pools[i].name, name))
@@ -160,8 +159,8 @@ static int events_diff_one(const struct pool *a, const struct pool *b,
 	}
 	if (!err && cur.purchased_mibps != b->purchased_mibps) {
 		cur.purchased_mibps = b->purchased_mibps;
-		err = events_push(out, max, nout,
-				  POOL_EVENT_THROUGHPUT_CHANGED, &cur, now_s);
+		err = events_push(out, max, nout, POOL_EVENT_THROUGHPUT_CHANGED,
+				  &cur, now_s);
 	}
 	return err;
 }
@@ -179,15 +178,14 @@ int pool_events_diff(const struct pool *from, size_t nfrom,
 					  &from[i], now_s);
 	}
 	for (size_t i = 0; i < nto && !err; i++) {
-		const struct pool *a = events_find_const(from, nfrom,
-							 to[i].name);
+		const struct pool *a =
+			events_find_const(from, nfrom, to[i].name);
 
 		if (!a)
 			err = events_push(out, max, nout, POOL_EVENT_CREATED,
 					  &to[i], now_s);
 		else
-			err = events_diff_one(a, &to[i], now_s, out, max,
-					      nout);
+			err = events_diff_one(a, &to[i], now_s, out, max, nout);
 	}
 	return err;
 }

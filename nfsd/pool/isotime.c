@@ -44,8 +44,8 @@ int billing_time_parse(const char *text, int64_t *out_s)
 	if (text[0] == '@')
 		return isotime_epoch(text + 1, out_s);
 	memset(&tm, 0, sizeof(tm));
-	if (sscanf(text, "%4d-%2d-%2d%n", &tm.tm_year, &tm.tm_mon,
-		   &tm.tm_mday, &date_len) != 3 ||
+	if (sscanf(text, "%4d-%2d-%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+		   &date_len) != 3 ||
 	    date_len != 10)
 		return -EINVAL;
 	p = text + date_len;

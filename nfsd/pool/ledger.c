@@ -21,8 +21,8 @@
 #include <xxhash.h>
 
 #define LEDGER_VERSION 1
-#define LEDGER_MAX_FILE_BYTES                   \
-	(POOL_LEDGER_HEADER_BYTES +             \
+#define LEDGER_MAX_FILE_BYTES                                                  \
+	(POOL_LEDGER_HEADER_BYTES +                                            \
 	 (uint64_t)POOL_LEDGER_MAX_EVENTS * POOL_LEDGER_RECORD_MAX_BYTES)
 
 struct pool_ledger {
@@ -90,8 +90,7 @@ static bool ledger_event_valid(const struct pool_event *ev)
 	       pool_name_valid(ev->pool);
 }
 
-int pool_ledger_encode(const struct pool_event *ev, uint8_t *buf,
-		       size_t len)
+int pool_ledger_encode(const struct pool_event *ev, uint8_t *buf, size_t len)
 {
 	size_t name_len = strnlen(ev->pool, POOL_NAME_MAX);
 	size_t plen = POOL_LEDGER_PAYLOAD_FIXED_BYTES + name_len;
@@ -188,9 +187,9 @@ static bool ledger_bad_is_last(const uint8_t *buf, size_t len, size_t off,
 }
 
 int pool_ledger_decode(const uint8_t *buf, size_t len,
-		       struct pool_event **events, size_t *n,
-		       size_t *valid_len, struct pool_ledger_recovery *rec,
-		       char *errbuf, size_t errlen)
+		       struct pool_event **events, size_t *n, size_t *valid_len,
+		       struct pool_ledger_recovery *rec, char *errbuf,
+		       size_t errlen)
 {
 	const size_t hdr = POOL_LEDGER_HEADER_BYTES;
 	struct pool_event *evs = NULL, ev;
@@ -364,8 +363,7 @@ static int ledger_open_fd(const char *path, bool writable, int *fd_out,
 	if (writable && flock(fd, LOCK_EX | LOCK_NB)) {
 		err = errno == EWOULDBLOCK ? -EBUSY : -errno;
 		close(fd);
-		return ledger_fail(errbuf, errlen, err,
-				   "%s: %s", path,
+		return ledger_fail(errbuf, errlen, err, "%s: %s", path,
 				   err == -EBUSY ? "locked by another process"
 						 : strerror(-err));
 	}
@@ -410,9 +408,8 @@ static int ledger_repair(struct pool_ledger *l, size_t valid_len,
 }
 
 int pool_ledger_open(const char *path, enum pool_ledger_mode mode,
-		     struct pool_ledger **out,
-		     struct pool_ledger_recovery *rec, char *errbuf,
-		     size_t errlen)
+		     struct pool_ledger **out, struct pool_ledger_recovery *rec,
+		     char *errbuf, size_t errlen)
 {
 	struct pool_ledger_recovery local;
 	struct pool_ledger *l;
@@ -437,8 +434,8 @@ int pool_ledger_open(const char *path, enum pool_ledger_mode mode,
 			    strerror(-err));
 		goto fail_fd;
 	}
-	err = pool_ledger_decode(buf, len, &l->events, &l->nevents,
-				 &valid_len, rec, why, sizeof(why));
+	err = pool_ledger_decode(buf, len, &l->events, &l->nevents, &valid_len,
+				 rec, why, sizeof(why));
 	free(buf);
 	if (err) {
 		ledger_fail(errbuf, errlen, err, "%s: %s", path, why);
@@ -524,8 +521,7 @@ static int ledger_append_locked(struct pool_ledger *l,
 	}
 	err = ledger_encode_batch(l, events, n, buf, &len, stamped);
 	if (err) {
-		ledger_fail(errbuf, errlen, err, "%s: invalid event",
-			    l->path);
+		ledger_fail(errbuf, errlen, err, "%s: invalid event", l->path);
 		goto out;
 	}
 	err = ledger_write_all(l->fd, buf, len, l->size_bytes);
@@ -555,8 +551,8 @@ out:
 }
 
 int pool_ledger_append(struct pool_ledger *ledger,
-		       const struct pool_event *events, size_t n,
-		       char *errbuf, size_t errlen)
+		       const struct pool_event *events, size_t n, char *errbuf,
+		       size_t errlen)
 {
 	int err;
 

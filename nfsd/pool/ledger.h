@@ -27,7 +27,7 @@
 #define POOL_LEDGER_MAGIC "DSNFSLD1"
 #define POOL_LEDGER_HEADER_BYTES 8
 #define POOL_LEDGER_PAYLOAD_FIXED_BYTES 20
-#define POOL_LEDGER_PAYLOAD_MAX_BYTES \
+#define POOL_LEDGER_PAYLOAD_MAX_BYTES                                          \
 	(POOL_LEDGER_PAYLOAD_FIXED_BYTES + POOL_NAME_MAX - 1)
 #define POOL_LEDGER_RECORD_MAX_BYTES (4 + POOL_LEDGER_PAYLOAD_MAX_BYTES + 8)
 #define POOL_LEDGER_MAX_EVENTS (1u << 20)
@@ -53,15 +53,15 @@ struct pool_event {
 
 /* What a replay found at the end of the file. */
 struct pool_ledger_recovery {
-	bool torn;              /* a torn or corrupt last record was dropped */
-	uint64_t offset;        /* where the dropped bytes started */
+	bool torn; /* a torn or corrupt last record was dropped */
+	uint64_t offset; /* where the dropped bytes started */
 	uint64_t dropped_bytes;
-	char why[128];          /* "record cut short", "checksum mismatch" */
+	char why[128]; /* "record cut short", "checksum mismatch" */
 };
 
 enum pool_ledger_mode {
 	POOL_LEDGER_READ_ONLY = 0, /* replay only; the file is not changed */
-	POOL_LEDGER_READ_WRITE,    /* created if missing, locked, appendable */
+	POOL_LEDGER_READ_WRITE, /* created if missing, locked, appendable */
 };
 
 struct pool_ledger;
@@ -79,9 +79,8 @@ const char *pool_event_type_name(enum pool_event_type type);
  * a file that is not a ledger.
  */
 int pool_ledger_open(const char *path, enum pool_ledger_mode mode,
-		     struct pool_ledger **out,
-		     struct pool_ledger_recovery *rec, char *errbuf,
-		     size_t errlen);
+		     struct pool_ledger **out, struct pool_ledger_recovery *rec,
+		     char *errbuf, size_t errlen);
 
 /* Closes @ledger (takes). */
 void pool_ledger_close(struct pool_ledger *ledger);
@@ -95,8 +94,8 @@ void pool_ledger_close(struct pool_ledger *ledger);
  * POOL_LEDGER_MAX_EVENTS.  Thread-safe.
  */
 int pool_ledger_append(struct pool_ledger *ledger,
-		       const struct pool_event *events, size_t n,
-		       char *errbuf, size_t errlen);
+		       const struct pool_event *events, size_t n, char *errbuf,
+		       size_t errlen);
 
 /* A copy of every event so far, in order.  Returns 0 and *out (owned,
  * free()) with *n, or -ENOMEM.  *out is NULL when *n is 0.  Thread-safe. */
@@ -110,15 +109,14 @@ int pool_ledger_events(struct pool_ledger *ledger, struct pool_event **out,
  * @rec filled, or -EILSEQ / -ENOMEM with the offset and reason in errbuf.
  */
 int pool_ledger_decode(const uint8_t *buf, size_t len,
-		       struct pool_event **events, size_t *n,
-		       size_t *valid_len, struct pool_ledger_recovery *rec,
-		       char *errbuf, size_t errlen);
+		       struct pool_event **events, size_t *n, size_t *valid_len,
+		       struct pool_ledger_recovery *rec, char *errbuf,
+		       size_t errlen);
 
 /* Encodes one event as a record into @buf (room for
  * POOL_LEDGER_RECORD_MAX_BYTES).  Returns the record's length, or -EINVAL
  * for an invalid event. */
-int pool_ledger_encode(const struct pool_event *ev, uint8_t *buf,
-		       size_t len);
+int pool_ledger_encode(const struct pool_event *ev, uint8_t *buf, size_t len);
 
 /* ---- events (events.c) ------------------------------------------------- */
 
@@ -130,8 +128,8 @@ int pool_ledger_encode(const struct pool_event *ev, uint8_t *buf,
  * with the event's index and the reason in errbuf.
  */
 int pool_events_replay(const struct pool_event *events, size_t n,
-		       struct pool *out, size_t max, size_t *nout,
-		       char *errbuf, size_t errlen);
+		       struct pool *out, size_t max, size_t *nout, char *errbuf,
+		       size_t errlen);
 
 /*
  * The events that turn the billable state of pools @from into @to, stamped

@@ -39,15 +39,15 @@
 
 enum pool_level {
 	POOL_LEVEL_STANDARD = 0, /* 16 MiB/s per TiB */
-	POOL_LEVEL_PREMIUM,      /* 64 MiB/s per TiB */
-	POOL_LEVEL_ULTRA,        /* 128 MiB/s per TiB */
-	POOL_LEVEL_FLEXIBLE,     /* 128 MiB/s + purchased, manual QoS only */
+	POOL_LEVEL_PREMIUM, /* 64 MiB/s per TiB */
+	POOL_LEVEL_ULTRA, /* 128 MiB/s per TiB */
+	POOL_LEVEL_FLEXIBLE, /* 128 MiB/s + purchased, manual QoS only */
 	POOL_LEVEL_COUNT,
 };
 
 enum pool_qos {
 	POOL_QOS_AUTO = 0, /* volume limit follows its quota */
-	POOL_QOS_MANUAL,   /* volume limits assigned one by one */
+	POOL_QOS_MANUAL, /* volume limits assigned one by one */
 };
 
 struct pool {
@@ -142,8 +142,7 @@ void pool_state_limits(const struct pool_state *st, struct pool_limits *out);
  * broken rule in errbuf ("pool p1: volume quotas sum to 5 TiB, more than
  * the pool's 4 TiB").  errbuf may be NULL.
  */
-int pool_state_check(const struct pool_state *st, char *errbuf,
-		     size_t errlen);
+int pool_state_check(const struct pool_state *st, char *errbuf, size_t errlen);
 
 /* ---- the live registry (registry.c) ------------------------------------ */
 
@@ -246,8 +245,8 @@ int pool_registry_volume_move(struct pool_registry *reg, const char *name,
 			      struct pool_limits *limits, char *errbuf,
 			      size_t errlen);
 /* Manual QoS pools only. */
-int pool_registry_volume_set_limit(struct pool_registry *reg,
-				   const char *name, uint32_t manual_mibps,
+int pool_registry_volume_set_limit(struct pool_registry *reg, const char *name,
+				   uint32_t manual_mibps,
 				   struct pool_limits *limits, char *errbuf,
 				   size_t errlen);
 
@@ -270,7 +269,7 @@ int pool_registry_volume_set_limit(struct pool_registry *reg,
  */
 struct pool_config {
 	struct pool_state *state; /* owned */
-	unsigned pool_keys[POOL_MAX_POOLS];     /* keys seen, per pool */
+	unsigned pool_keys[POOL_MAX_POOLS]; /* keys seen, per pool */
 	unsigned volume_keys[POOL_MAX_VOLUMES]; /* keys seen, per volume */
 };
 

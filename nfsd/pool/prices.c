@@ -89,8 +89,8 @@ static uint64_t *prices_slot(struct billing_prices *pr, const char *key)
 	return NULL;
 }
 
-static int prices_ini_handler(void *user, const char *section,
-			      const char *key, const char *value)
+static int prices_ini_handler(void *user, const char *section, const char *key,
+			      const char *value)
 {
 	struct prices_parse *p = user;
 	uint64_t *slot;
@@ -114,8 +114,8 @@ static int prices_ini_handler(void *user, const char *section,
 	}
 	slot = prices_slot(p->prices, key);
 	if (!slot) {
-		snprintf(p->why, sizeof(p->why), "[prices]: unknown key '%.64s'",
-			 key);
+		snprintf(p->why, sizeof(p->why),
+			 "[prices]: unknown key '%.64s'", key);
 		return 0;
 	}
 	if (billing_price_parse(value, slot)) {

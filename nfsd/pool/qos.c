@@ -39,8 +39,8 @@ static void qos_bytes_format(uint64_t bytes, char *buf, size_t len)
 		snprintf(buf, len, "%" PRIu64 " bytes", bytes);
 }
 
-static int qos_check_pool(const struct pool_state *st, size_t idx,
-			  char *errbuf, size_t errlen)
+static int qos_check_pool(const struct pool_state *st, size_t idx, char *errbuf,
+			  size_t errlen)
 {
 	const struct pool *p = &st->pools[idx];
 	uint64_t max_mibps;
@@ -87,14 +87,13 @@ static int qos_check_pool(const struct pool_state *st, size_t idx,
 				  p->name);
 	max_mibps = (uint64_t)POOL_FLEX_MAX_MIBPS_PER_TIB * p->size_tib;
 	if (pool_throughput_mibps(p) > max_mibps)
-		return qos_refuse(errbuf, errlen,
-				  "pool %s: Flexible throughput %d + %" PRIu32
-				  " MiB/s is above %d MiB/s per TiB x %" PRIu32
-				  " TiB = %" PRIu64 " MiB/s",
-				  p->name, POOL_FLEX_BASELINE_MIBPS,
-				  p->purchased_mibps,
-				  POOL_FLEX_MAX_MIBPS_PER_TIB, p->size_tib,
-				  max_mibps);
+		return qos_refuse(
+			errbuf, errlen,
+			"pool %s: Flexible throughput %d + %" PRIu32
+			" MiB/s is above %d MiB/s per TiB x %" PRIu32
+			" TiB = %" PRIu64 " MiB/s",
+			p->name, POOL_FLEX_BASELINE_MIBPS, p->purchased_mibps,
+			POOL_FLEX_MAX_MIBPS_PER_TIB, p->size_tib, max_mibps);
 	return 0;
 }
 
@@ -182,16 +181,15 @@ static int qos_check_sums(const struct pool_state *st, const struct pool *p,
 				  p->name, q, s);
 	}
 	if (p->qos == POOL_QOS_MANUAL && manual > pool_throughput_mibps(p))
-		return qos_refuse(errbuf, errlen,
-				  "pool %s: manual volume limits sum to %" PRIu64
-				  " MiB/s, more than the pool's %" PRIu64
-				  " MiB/s",
-				  p->name, manual, pool_throughput_mibps(p));
+		return qos_refuse(
+			errbuf, errlen,
+			"pool %s: manual volume limits sum to %" PRIu64
+			" MiB/s, more than the pool's %" PRIu64 " MiB/s",
+			p->name, manual, pool_throughput_mibps(p));
 	return 0;
 }
 
-int pool_state_check(const struct pool_state *st, char *errbuf,
-		     size_t errlen)
+int pool_state_check(const struct pool_state *st, char *errbuf, size_t errlen)
 {
 	int err;
 

@@ -32,12 +32,11 @@ struct pool_registry {
 	struct pool_ledger *ledger; /* borrowed, may be NULL */
 };
 
-static int registry_fail(char *errbuf, size_t errlen, int err,
-			 const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+static int registry_fail(char *errbuf, size_t errlen, int err, const char *fmt,
+			 ...) __attribute__((format(printf, 4, 5)));
 
-static int registry_fail(char *errbuf, size_t errlen, int err,
-			 const char *fmt, ...)
+static int registry_fail(char *errbuf, size_t errlen, int err, const char *fmt,
+			 ...)
 {
 	va_list ap;
 
@@ -131,9 +130,8 @@ static int registry_commit(struct pool_registry *reg,
 
 	err = pool_state_check(st, errbuf, errlen);
 	if (!err)
-		err = registry_record(reg, reg->live->pools,
-				      reg->live->npools, st->pools,
-				      st->npools, errbuf, errlen);
+		err = registry_record(reg, reg->live->pools, reg->live->npools,
+				      st->pools, st->npools, errbuf, errlen);
 	if (!err) {
 		reg->scratch = reg->live;
 		reg->live = st;
@@ -232,10 +230,10 @@ int pool_registry_pool_create(struct pool_registry *reg,
 	struct pool_state *st = registry_begin(reg);
 
 	if (pool_state_find_pool(st, spec->name))
-		return registry_abort(
-			reg, registry_fail(errbuf, errlen, -EEXIST,
-					   "pool %.63s already exists",
-					   spec->name));
+		return registry_abort(reg,
+				      registry_fail(errbuf, errlen, -EEXIST,
+						    "pool %.63s already exists",
+						    spec->name));
 	if (st->npools == POOL_MAX_POOLS)
 		return registry_abort(
 			reg, registry_fail(errbuf, errlen, -ENOSPC,
@@ -349,8 +347,8 @@ int pool_registry_pool_delete(struct pool_registry *reg, const char *name,
 					   "volume(s); delete or move them "
 					   "first",
 					   name, held));
-	memmove(p, p + 1, (size_t)(st->pools + st->npools - (p + 1)) *
-				  sizeof(*p));
+	memmove(p, p + 1,
+		(size_t)(st->pools + st->npools - (p + 1)) * sizeof(*p));
 	st->npools--;
 	return registry_commit(reg, limits, errbuf, errlen);
 }
@@ -407,8 +405,8 @@ int pool_registry_volume_delete(struct pool_registry *reg, const char *name,
 
 	if (!v)
 		return registry_abort(reg, err);
-	memmove(v, v + 1, (size_t)(st->volumes + st->nvolumes - (v + 1)) *
-				  sizeof(*v));
+	memmove(v, v + 1,
+		(size_t)(st->volumes + st->nvolumes - (v + 1)) * sizeof(*v));
 	st->nvolumes--;
 	return registry_commit(reg, limits, errbuf, errlen);
 }
@@ -439,8 +437,8 @@ int pool_registry_volume_move(struct pool_registry *reg, const char *name,
 	return registry_commit(reg, limits, errbuf, errlen);
 }
 
-int pool_registry_volume_set_limit(struct pool_registry *reg,
-				   const char *name, uint32_t manual_mibps,
+int pool_registry_volume_set_limit(struct pool_registry *reg, const char *name,
+				   uint32_t manual_mibps,
 				   struct pool_limits *limits, char *errbuf,
 				   size_t errlen)
 {

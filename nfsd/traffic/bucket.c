@@ -98,8 +98,7 @@ void token_bucket_take(struct token_bucket *b, uint64_t n, int64_t now_ns)
 	b->level_nano -= (__int128)n * TOKEN_BUCKET_NS_PER_S;
 }
 
-bool token_bucket_try_take(struct token_bucket *b, uint64_t n,
-			   int64_t now_ns)
+bool token_bucket_try_take(struct token_bucket *b, uint64_t n, int64_t now_ns)
 {
 	if (token_bucket_time_until(b, n, now_ns))
 		return false;

@@ -23,9 +23,9 @@
 
 struct token_bucket {
 	uint64_t rate_per_s; /* tokens per second; 0: unlimited */
-	uint64_t burst;      /* the most tokens it holds */
+	uint64_t burst; /* the most tokens it holds */
 	__int128 level_nano; /* tokens x 1e9; below zero: debt */
-	int64_t last_ns;     /* when level_nano was last brought up to date */
+	int64_t last_ns; /* when level_nano was last brought up to date */
 };
 
 /* Starts a full bucket.  @rate_per_s 0 makes it unlimited.  Returns 0, or
@@ -57,8 +57,7 @@ uint64_t token_bucket_time_to_earn(const struct token_bucket *b, uint64_t n);
 bool token_bucket_full(struct token_bucket *b, int64_t now_ns);
 
 /* Takes @n tokens if token_bucket_time_until() is 0; returns whether. */
-bool token_bucket_try_take(struct token_bucket *b, uint64_t n,
-			   int64_t now_ns);
+bool token_bucket_try_take(struct token_bucket *b, uint64_t n, int64_t now_ns);
 
 /* Takes @n tokens unconditionally (may deepen a debt): for a hierarchy
  * whose every level said 0 to token_bucket_time_until(). */

@@ -117,12 +117,12 @@ static uint64_t flow_contended(uint64_t cap, double alpha, size_t busy)
 static void flow_caps_apply(struct traffic_flow *f, struct traffic_host *h,
 			    int64_t now_ns)
 {
-	uint64_t b = flow_contended(h->flow_bytes_per_s, h->contention,
-				    h->busy);
+	uint64_t b =
+		flow_contended(h->flow_bytes_per_s, h->contention, h->busy);
 	uint64_t o = flow_contended(h->flow_ops_per_s, h->contention, h->busy);
 
-	(void)token_bucket_set_rate(&f->bytes, b, traffic__burst(h->burst_ms, b),
-				    now_ns);
+	(void)token_bucket_set_rate(&f->bytes, b,
+				    traffic__burst(h->burst_ms, b), now_ns);
 	(void)token_bucket_set_rate(&f->ops, o, traffic__burst(h->burst_ms, o),
 				    now_ns);
 	f->applied_gen = h->caps_gen;
@@ -134,7 +134,7 @@ static void flow_caps_apply(struct traffic_flow *f, struct traffic_host *h,
 /* One level of the hierarchy as one admission sees it. */
 struct flow_level {
 	struct token_bucket *bytes;
-	struct token_bucket *ops;      /* NULL for pools */
+	struct token_bucket *ops; /* NULL for pools */
 	struct traffic_ticket *ticket; /* NULL for the flow's own level */
 	struct traffic_counters_live *counters;
 };
@@ -289,8 +289,8 @@ static uint64_t flow_try(struct traffic_flow *f, struct traffic_req *req,
 		flow_host_recount(h, now_ns);
 	if (f->applied_gen != h->caps_gen || f->applied_busy != h->busy)
 		flow_caps_apply(f, h, now_ns);
-	lv[nlv++] = (struct flow_level){ &f->bytes, &f->ops, NULL,
-					 &f->counters };
+	lv[nlv++] =
+		(struct flow_level){ &f->bytes, &f->ops, NULL, &f->counters };
 	lv[nlv++] = (struct flow_level){ &h->bytes, &h->ops, &h->ticket,
 					 &h->counters };
 	pthread_mutex_lock(&v->lock);

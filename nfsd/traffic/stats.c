@@ -21,11 +21,11 @@ void traffic__counters_read(const struct traffic_counters_live *live,
 						     memory_order_relaxed);
 		out->done[i] = atomic_load_explicit(&live->done[i],
 						    memory_order_relaxed);
-		out->latency_ns[i] = atomic_load_explicit(
-			&live->latency_ns[i], memory_order_relaxed);
+		out->latency_ns[i] = atomic_load_explicit(&live->latency_ns[i],
+							  memory_order_relaxed);
 	}
-	out->limited = atomic_load_explicit(&live->limited,
-					    memory_order_relaxed);
+	out->limited =
+		atomic_load_explicit(&live->limited, memory_order_relaxed);
 }
 
 static size_t stats_count_flows(const struct traffic *t)
@@ -45,10 +45,10 @@ static void stats_flows(struct traffic *t, struct traffic_stats *out)
 		s->id = f->id;
 		snprintf(s->host, sizeof(s->host), "%s", f->host->addr);
 		snprintf(s->volume, sizeof(s->volume), "%s", f->volume->name);
-		s->queued = atomic_load_explicit(&f->queued,
-						 memory_order_relaxed);
-		s->cap_bytes_per_s = atomic_load_explicit(
-			&f->cap_bytes_per_s, memory_order_relaxed);
+		s->queued =
+			atomic_load_explicit(&f->queued, memory_order_relaxed);
+		s->cap_bytes_per_s = atomic_load_explicit(&f->cap_bytes_per_s,
+							  memory_order_relaxed);
 		s->cap_ops_per_s = atomic_load_explicit(&f->cap_ops_per_s,
 							memory_order_relaxed);
 		traffic__counters_read(&f->counters, &s->counters);
@@ -74,8 +74,7 @@ static void stats_hosts(struct traffic *t, struct traffic_stats *out)
 static void stats_volumes(struct traffic *t, struct traffic_stats *out)
 {
 	for (struct traffic_volume *v = t->volumes; v; v = v->next) {
-		struct traffic_volume_stats *s =
-			&out->volumes[out->nvolumes++];
+		struct traffic_volume_stats *s = &out->volumes[out->nvolumes++];
 
 		pthread_mutex_lock(&v->lock);
 		snprintf(s->name, sizeof(s->name), "%s", v->name);

@@ -21,8 +21,8 @@ void traffic_caps_default(struct traffic_caps *caps)
 static bool traffic_caps_valid(const struct traffic_caps *caps)
 {
 	return caps->scale > 0 && isfinite(caps->scale) &&
-	       caps->host_contention >= 0 &&
-	       isfinite(caps->host_contention) && caps->burst_ms > 0;
+	       caps->host_contention >= 0 && isfinite(caps->host_contention) &&
+	       caps->burst_ms > 0;
 }
 
 uint64_t traffic__scale(const struct traffic_caps *caps, uint64_t published)
@@ -53,9 +53,8 @@ static void traffic_bucket_set(struct token_bucket *b, uint32_t burst_ms,
 			       uint64_t rate_per_s, int64_t now_ns)
 {
 	/* Cannot fail: the burst is never 0. */
-	(void)token_bucket_set_rate(b, rate_per_s,
-				    traffic__burst(burst_ms, rate_per_s),
-				    now_ns);
+	(void)token_bucket_set_rate(
+		b, rate_per_s, traffic__burst(burst_ms, rate_per_s), now_ns);
 }
 
 int traffic_new(const struct traffic_caps *caps, struct traffic **out)
@@ -218,8 +217,8 @@ void traffic__host_unref(struct traffic *t, struct traffic_host *h)
 	free(h);
 }
 
-struct traffic_volume *traffic__volume_get(struct traffic *t,
-					   const char *name, int64_t now_ns)
+struct traffic_volume *traffic__volume_get(struct traffic *t, const char *name,
+					   int64_t now_ns)
 {
 	struct traffic_volume *v;
 
@@ -351,9 +350,8 @@ static int traffic_volume_set_locked(struct traffic *t, const char *volume,
 	return 0;
 }
 
-int traffic_volume_set(struct traffic *t, const char *volume,
-		       const char *pool, uint64_t limit_bytes_per_s,
-		       int64_t now_ns)
+int traffic_volume_set(struct traffic *t, const char *volume, const char *pool,
+		       uint64_t limit_bytes_per_s, int64_t now_ns)
 {
 	int err;
 

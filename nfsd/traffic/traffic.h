@@ -60,14 +60,14 @@ enum traffic_op {
 /* What the caller must do with a request, or with its flow's queue. */
 enum traffic_verdict {
 	TRAFFIC_START = 0, /* the request may start now; it has paid */
-	TRAFFIC_WAIT,      /* queued: call traffic_flow_next() after wait_ns */
-	TRAFFIC_IDLE,      /* the flow's queue is empty: nothing to wait for */
+	TRAFFIC_WAIT, /* queued: call traffic_flow_next() after wait_ns */
+	TRAFFIC_IDLE, /* the flow's queue is empty: nothing to wait for */
 };
 
 /* A request as traffic sees it, embedded in the caller's request.  The
  * caller sets bytes and op; the rest is private to traffic. */
 struct traffic_req {
-	uint64_t bytes;     /* payload to pay for (READ/WRITE count), or 0 */
+	uint64_t bytes; /* payload to pay for (READ/WRITE count), or 0 */
 	enum traffic_op op;
 	struct traffic_req *next; /* the flow's FIFO */
 	int64_t arrival_ns;
@@ -77,14 +77,14 @@ struct traffic_req {
 
 /* Published (unscaled) caps; 0 means none.  From the [traffic] section. */
 struct traffic_caps {
-	double scale;             /* every rate x scale; 1: as published */
+	double scale; /* every rate x scale; 1: as published */
 	uint64_t flow_bytes_per_s;
 	uint64_t flow_ops_per_s;
 	uint64_t host_bytes_per_s;
 	uint64_t host_ops_per_s;
 	uint64_t volume_ops_per_s;
-	double host_contention;   /* alpha in cap / (1 + alpha (busy - 1)) */
-	uint32_t burst_ms;        /* bucket depth: this many ms of rate */
+	double host_contention; /* alpha in cap / (1 + alpha (busy - 1)) */
+	uint32_t burst_ms; /* bucket depth: this many ms of rate */
 };
 
 /* Counters of one flow, host, volume or pool.  ops and bytes count
@@ -121,7 +121,7 @@ struct traffic_host_stats {
 struct traffic_volume_stats {
 	char name[TRAFFIC_NAME_MAX];
 	char pool[TRAFFIC_NAME_MAX]; /* "" when in no pool */
-	uint64_t limit_bytes_per_s;  /* effective (scaled); 0: none */
+	uint64_t limit_bytes_per_s; /* effective (scaled); 0: none */
 	uint64_t limit_ops_per_s;
 	struct traffic_counters counters;
 };
@@ -172,9 +172,8 @@ int traffic_caps_set(struct traffic *t, const struct traffic_caps *caps,
  * Creates the volume if unknown.  In effect for the next admission.
  * Returns 0, -EINVAL (bad name) or -ENOMEM.
  */
-int traffic_volume_set(struct traffic *t, const char *volume,
-		       const char *pool, uint64_t limit_bytes_per_s,
-		       int64_t now_ns);
+int traffic_volume_set(struct traffic *t, const char *volume, const char *pool,
+		       uint64_t limit_bytes_per_s, int64_t now_ns);
 
 /* Sets pool @pool's throughput (unscaled bytes/s; 0: none), creating it if
  * unknown.  Returns 0, -EINVAL or -ENOMEM. */

@@ -88,7 +88,7 @@ struct traffic_host {
 
 struct traffic_flow {
 	struct traffic *t;
-	struct traffic_flow *next;      /* t->flows */
+	struct traffic_flow *next; /* t->flows */
 	struct traffic_flow *host_next; /* host->flows */
 	uint64_t id;
 	struct traffic_host *host;
@@ -129,8 +129,8 @@ uint64_t traffic__burst(uint32_t burst_ms, uint64_t rate_per_s);
  * refs 0: the caller takes its reference. */
 struct traffic_host *traffic__host_get(struct traffic *t, const char *addr,
 				       int64_t now_ns);
-struct traffic_volume *traffic__volume_get(struct traffic *t,
-					   const char *name, int64_t now_ns);
+struct traffic_volume *traffic__volume_get(struct traffic *t, const char *name,
+					   int64_t now_ns);
 
 /* Drops one reference, under t->lock; frees the object at zero. */
 void traffic__host_unref(struct traffic *t, struct traffic_host *h);

@@ -79,8 +79,7 @@ static void open_world(struct fixture *fx, const char *name)
 					  sizeof(fx->err)),
 			 0);
 	assert_int_equal(pool_registry_ledger_attach(fx->reg, fx->ledger,
-						     fx->err,
-						     sizeof(fx->err)),
+						     fx->err, sizeof(fx->err)),
 			 0);
 }
 
@@ -109,8 +108,7 @@ static void volume_add(struct fixture *fx, const char *name, const char *pool,
 	snprintf(v.name, sizeof(v.name), "%s", name);
 	snprintf(v.pool, sizeof(v.pool), "%s", pool);
 	v.quota_bytes = quota;
-	assert_int_equal(pool_registry_volume_create(fx->reg, &v, NULL,
-						     fx->err,
+	assert_int_equal(pool_registry_volume_create(fx->reg, &v, NULL, fx->err,
 						     sizeof(fx->err)),
 			 0);
 }
@@ -167,8 +165,8 @@ static void test_volume_layout_never_changes_the_bill(void **state)
 
 	assert_u128_equal(four_by_twenty, twenty_by_four);
 	/* 81,920 GiB x 720 h x 0.000403 USD. */
-	assert_u128_equal(four_by_twenty, (unsigned __int128)81920 *
-						  (30 * DAY) * 403000000);
+	assert_u128_equal(four_by_twenty,
+			  (unsigned __int128)81920 * (30 * DAY) * 403000000);
 }
 
 static void test_a_month_on_ultra_costs_exactly_the_difference(void **state)
@@ -185,19 +183,16 @@ static void test_a_month_on_ultra_costs_exactly_the_difference(void **state)
 	fx->now_s = T0 + 30 * DAY;
 	assert_int_equal(pool_registry_pool_set_level(fx->reg, "p",
 						      POOL_LEVEL_ULTRA, NULL,
-						      fx->err,
-						      sizeof(fx->err)),
+						      fx->err, sizeof(fx->err)),
 			 0);
 	fx->now_s = T0 + 60 * DAY;
 	assert_int_equal(pool_registry_pool_set_level(fx->reg, "p",
 						      POOL_LEVEL_PREMIUM, NULL,
-						      fx->err,
-						      sizeof(fx->err)),
+						      fx->err, sizeof(fx->err)),
 			 0);
 	raised = bill_total(fx, T0, T0 + 90 * DAY, NULL);
 
-	assert_u128_equal(raised - flat, (unsigned __int128)10240 *
-						 (30 * DAY) *
+	assert_u128_equal(raised - flat, (unsigned __int128)10240 * (30 * DAY) *
 						 (538000000 - 403000000));
 }
 
@@ -364,9 +359,9 @@ static void test_broken_life_cycle_is_refused(void **state)
 			 -EINVAL);
 	assert_string_equal(err, "event 0: pool ghost: resized while it does "
 				 "not exist");
-	assert_int_equal(billing_compute(NULL, 0, &pr, T0, T0, &bill, err,
-					 sizeof(err)),
-			 -EINVAL);
+	assert_int_equal(
+		billing_compute(NULL, 0, &pr, T0, T0, &bill, err, sizeof(err)),
+		-EINVAL);
 }
 
 static void test_prices_parse_exactly(void **state)
@@ -414,9 +409,9 @@ static void test_prices_file_in_the_tree_parses(void **state)
 	char err[200];
 
 	(void)state;
-	assert_int_equal(billing_prices_load("etc/prices.conf", &pr, err,
-					     sizeof(err)),
-			 0);
+	assert_int_equal(
+		billing_prices_load("etc/prices.conf", &pr, err, sizeof(err)),
+		0);
 	billing_prices_default(&def);
 	/* The file and the built-in defaults agree. */
 	assert_memory_equal(&pr, &def, sizeof(pr));
@@ -461,8 +456,7 @@ int main(void)
 			test_flexible_bills_throughput_above_baseline, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(
-			test_torn_ledger_record_is_not_billed, setup,
-			teardown),
+			test_torn_ledger_record_is_not_billed, setup, teardown),
 		cmocka_unit_test(test_broken_life_cycle_is_refused),
 		cmocka_unit_test(test_prices_parse_exactly),
 		cmocka_unit_test(test_prices_file_in_the_tree_parses),

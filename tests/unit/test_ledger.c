@@ -85,12 +85,10 @@ static void write_three(struct fixture *fx)
 	assert_int_equal(pool_ledger_open(fx->path, POOL_LEDGER_READ_WRITE, &l,
 					  NULL, fx->err, sizeof(fx->err)),
 			 0);
-	assert_int_equal(pool_ledger_append(l, evs, 1, fx->err,
-					    sizeof(fx->err)),
-			 0);
-	assert_int_equal(pool_ledger_append(l, evs + 1, 2, fx->err,
-					    sizeof(fx->err)),
-			 0);
+	assert_int_equal(
+		pool_ledger_append(l, evs, 1, fx->err, sizeof(fx->err)), 0);
+	assert_int_equal(
+		pool_ledger_append(l, evs + 1, 2, fx->err, sizeof(fx->err)), 0);
 	pool_ledger_close(l);
 }
 
@@ -165,9 +163,8 @@ static void test_ledger_torn_last_record_is_dropped(void **state)
 	assert_true(rec.torn);
 	assert_int_equal(rec.dropped_bytes, (uint64_t)(full - 5 - rec.offset));
 	assert_int_equal(file_size(fx->path), (off_t)rec.offset);
-	assert_int_equal(pool_ledger_append(l, &more, 1, fx->err,
-					    sizeof(fx->err)),
-			 0);
+	assert_int_equal(
+		pool_ledger_append(l, &more, 1, fx->err, sizeof(fx->err)), 0);
 	pool_ledger_close(l);
 
 	assert_int_equal(pool_ledger_open(fx->path, POOL_LEDGER_READ_ONLY, &l,
@@ -277,9 +274,9 @@ static void test_ledger_one_writer(void **state)
 	assert_int_equal(pool_ledger_open(fx->path, POOL_LEDGER_READ_ONLY, &r,
 					  NULL, fx->err, sizeof(fx->err)),
 			 0);
-	assert_int_equal(pool_ledger_append(r, &ev, 1, fx->err,
-					    sizeof(fx->err)),
-			 -EBADF);
+	assert_int_equal(
+		pool_ledger_append(r, &ev, 1, fx->err, sizeof(fx->err)),
+		-EBADF);
 	pool_ledger_close(r);
 	pool_ledger_close(a);
 }
@@ -298,9 +295,8 @@ static void test_ledger_time_never_goes_back(void **state)
 	assert_int_equal(pool_ledger_open(fx->path, POOL_LEDGER_READ_WRITE, &l,
 					  NULL, fx->err, sizeof(fx->err)),
 			 0);
-	assert_int_equal(pool_ledger_append(l, two, 2, fx->err,
-					    sizeof(fx->err)),
-			 0);
+	assert_int_equal(
+		pool_ledger_append(l, two, 2, fx->err, sizeof(fx->err)), 0);
 	assert_int_equal(pool_ledger_events(l, &evs, &n), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(evs[1].time_s, 500);
@@ -317,15 +313,13 @@ static void test_ledger_decode_torn_header(void **state)
 
 	(void)state;
 	assert_int_equal(pool_ledger_decode((const uint8_t *)"DSNF", 4, &evs,
-					    &n, &valid, &rec, err,
-					    sizeof(err)),
+					    &n, &valid, &rec, err, sizeof(err)),
 			 0);
 	assert_true(rec.torn);
 	assert_int_equal(valid, 0);
 	assert_int_equal(n, 0);
 	assert_int_equal(pool_ledger_decode((const uint8_t *)"XSNF", 4, &evs,
-					    &n, &valid, &rec, err,
-					    sizeof(err)),
+					    &n, &valid, &rec, err, sizeof(err)),
 			 -EILSEQ);
 }
 
@@ -349,9 +343,9 @@ static void test_registry_writes_capacity_events(void **state)
 	assert_int_equal(pool_ledger_open(fx->path, POOL_LEDGER_READ_WRITE, &l,
 					  NULL, fx->err, sizeof(fx->err)),
 			 0);
-	assert_int_equal(pool_registry_ledger_attach(reg, l, fx->err,
-						     sizeof(fx->err)),
-			 0);
+	assert_int_equal(
+		pool_registry_ledger_attach(reg, l, fx->err, sizeof(fx->err)),
+		0);
 	memset(&p, 0, sizeof(p));
 	strcpy(p.name, "p1");
 	p.level = POOL_LEVEL_PREMIUM;
@@ -368,17 +362,16 @@ static void test_registry_writes_capacity_events(void **state)
 			 0);
 	fx->now_s += 60;
 	/* Refused (quota): no event. */
-	assert_int_equal(pool_registry_pool_resize(reg, "p1", 3, NULL,
-						   fx->err, sizeof(fx->err)),
+	assert_int_equal(pool_registry_pool_resize(reg, "p1", 3, NULL, fx->err,
+						   sizeof(fx->err)),
 			 -EINVAL);
-	assert_int_equal(pool_registry_pool_resize(reg, "p1", 6, NULL,
-						   fx->err, sizeof(fx->err)),
+	assert_int_equal(pool_registry_pool_resize(reg, "p1", 6, NULL, fx->err,
+						   sizeof(fx->err)),
 			 0);
 	fx->now_s += 60;
 	assert_int_equal(pool_registry_pool_set_level(reg, "p1",
 						      POOL_LEVEL_ULTRA, NULL,
-						      fx->err,
-						      sizeof(fx->err)),
+						      fx->err, sizeof(fx->err)),
 			 0);
 	assert_int_equal(pool_ledger_events(l, &evs, &n), 0);
 	assert_int_equal(n, 3);
@@ -416,30 +409,28 @@ static void test_registry_attach_records_config_changes(void **state)
 
 	/* First start: both pools are created. */
 	assert_int_equal(pool_registry_new(fake_clock, &fx->now_s, &reg), 0);
-	assert_int_equal(pool_registry_load(reg, st, NULL, fx->err,
-					    sizeof(fx->err)),
-			 0);
+	assert_int_equal(
+		pool_registry_load(reg, st, NULL, fx->err, sizeof(fx->err)), 0);
 	assert_int_equal(pool_ledger_open(fx->path, POOL_LEDGER_READ_WRITE, &l,
 					  NULL, fx->err, sizeof(fx->err)),
 			 0);
-	assert_int_equal(pool_registry_ledger_attach(reg, l, fx->err,
-						     sizeof(fx->err)),
-			 0);
+	assert_int_equal(
+		pool_registry_ledger_attach(reg, l, fx->err, sizeof(fx->err)),
+		0);
 	pool_registry_free(reg);
 	pool_ledger_close(l);
 
 	/* Same config again: nothing to write. */
 	fx->now_s += 3600;
 	assert_int_equal(pool_registry_new(fake_clock, &fx->now_s, &reg), 0);
-	assert_int_equal(pool_registry_load(reg, st, NULL, fx->err,
-					    sizeof(fx->err)),
-			 0);
+	assert_int_equal(
+		pool_registry_load(reg, st, NULL, fx->err, sizeof(fx->err)), 0);
 	assert_int_equal(pool_ledger_open(fx->path, POOL_LEDGER_READ_WRITE, &l,
 					  NULL, fx->err, sizeof(fx->err)),
 			 0);
-	assert_int_equal(pool_registry_ledger_attach(reg, l, fx->err,
-						     sizeof(fx->err)),
-			 0);
+	assert_int_equal(
+		pool_registry_ledger_attach(reg, l, fx->err, sizeof(fx->err)),
+		0);
 	assert_int_equal(pool_ledger_events(l, &evs, &n), 0);
 	assert_int_equal(n, 2);
 	free(evs);
@@ -451,15 +442,14 @@ static void test_registry_attach_records_config_changes(void **state)
 	st->npools = 1;
 	st->pools[0].size_tib = 12;
 	assert_int_equal(pool_registry_new(fake_clock, &fx->now_s, &reg), 0);
-	assert_int_equal(pool_registry_load(reg, st, NULL, fx->err,
-					    sizeof(fx->err)),
-			 0);
+	assert_int_equal(
+		pool_registry_load(reg, st, NULL, fx->err, sizeof(fx->err)), 0);
 	assert_int_equal(pool_ledger_open(fx->path, POOL_LEDGER_READ_WRITE, &l,
 					  NULL, fx->err, sizeof(fx->err)),
 			 0);
-	assert_int_equal(pool_registry_ledger_attach(reg, l, fx->err,
-						     sizeof(fx->err)),
-			 0);
+	assert_int_equal(
+		pool_registry_ledger_attach(reg, l, fx->err, sizeof(fx->err)),
+		0);
 	assert_int_equal(pool_ledger_events(l, &evs, &n), 0);
 	assert_int_equal(n, 4);
 	assert_int_equal(evs[2].type, POOL_EVENT_DELETED);
@@ -487,8 +477,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_ledger_zeroed_tail_is_dropped, setup, teardown),
 		cmocka_unit_test_setup_teardown(
-			test_ledger_middle_damage_is_an_error, setup,
-			teardown),
+			test_ledger_middle_damage_is_an_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_ledger_refuses_a_foreign_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ledger_one_writer, setup,

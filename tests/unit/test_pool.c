@@ -96,8 +96,7 @@ static void add_volume(struct fixture *fx, const char *name, const char *pool,
 	struct pool_volume v = volume_spec(name, pool, quota, manual);
 
 	assert_int_equal(pool_registry_volume_create(fx->reg, &v, &fx->limits,
-						     fx->err,
-						     sizeof(fx->err)),
+						     fx->err, sizeof(fx->err)),
 			 0);
 }
 
@@ -141,8 +140,7 @@ static void test_auto_limit_is_quota_times_level_prorated(void **state)
 	assert_int_equal(pool_volume_limit_bytes_per_s(&ultra, &v), 192 * MIB);
 	/* 50 TiB at Ultra would be 6,400: the regular volume cap is 4,500. */
 	v.quota_bytes = 50 * TIB;
-	assert_int_equal(pool_volume_limit_bytes_per_s(&ultra, &v),
-			 4500 * MIB);
+	assert_int_equal(pool_volume_limit_bytes_per_s(&ultra, &v), 4500 * MIB);
 	/* 101 TiB at Standard would be 1,616: Standard's cap is 1,600. */
 	v.quota_bytes = 100 * TIB + 1 * TIB;
 	assert_int_equal(pool_volume_limit_bytes_per_s(&std, &v), 1600 * MIB);
@@ -277,8 +275,8 @@ static void test_registry_refusal_changes_nothing(void **state)
 						     NULL, fx->err,
 						     sizeof(fx->err)),
 			 -EINVAL);
-	assert_int_equal(pool_registry_pool_delete(fx->reg, "p1", NULL,
-						   fx->err, sizeof(fx->err)),
+	assert_int_equal(pool_registry_pool_delete(fx->reg, "p1", NULL, fx->err,
+						   sizeof(fx->err)),
 			 -EINVAL);
 	assert_string_equal(fx->err, "pool p1: still holds 1 volume(s); "
 				     "delete or move them first");
@@ -308,8 +306,7 @@ static void test_registry_ops_return_new_limits(void **state)
 	assert_int_equal(limit_of(&fx->limits, "ds1")->limit_bytes_per_s,
 			 128 * MIB);
 	assert_int_equal(fx->limits.npools, 1);
-	assert_int_equal(fx->limits.pools[0].throughput_bytes_per_s,
-			 512 * MIB);
+	assert_int_equal(fx->limits.pools[0].throughput_bytes_per_s, 512 * MIB);
 
 	assert_int_equal(pool_registry_volume_resize(fx->reg, "ds1", 4 * TIB,
 						     &fx->limits, fx->err,
@@ -319,10 +316,9 @@ static void test_registry_ops_return_new_limits(void **state)
 			 256 * MIB);
 	assert_int_equal(limit_of(&fx->limits, "ds1")->quota_bytes, 4 * TIB);
 
-	assert_int_equal(pool_registry_pool_set_level(fx->reg, "p1",
-						      POOL_LEVEL_ULTRA,
-						      &fx->limits, fx->err,
-						      sizeof(fx->err)),
+	assert_int_equal(pool_registry_pool_set_level(
+				 fx->reg, "p1", POOL_LEVEL_ULTRA, &fx->limits,
+				 fx->err, sizeof(fx->err)),
 			 0);
 	assert_int_equal(limit_of(&fx->limits, "ds1")->limit_bytes_per_s,
 			 512 * MIB);
@@ -366,11 +362,10 @@ static void test_registry_auto_to_manual_keeps_limits(void **state)
 
 	add_pool(fx, "p1", POOL_LEVEL_STANDARD, 4, POOL_QOS_AUTO);
 	add_volume(fx, "a", "p1", 100 * GIB, 0); /* 1.5625 MiB/s */
-	add_volume(fx, "b", "p1", 3 * TIB, 0);   /* 48 MiB/s */
-	assert_int_equal(pool_registry_pool_set_qos(fx->reg, "p1",
-						    POOL_QOS_MANUAL,
-						    &fx->limits, fx->err,
-						    sizeof(fx->err)),
+	add_volume(fx, "b", "p1", 3 * TIB, 0); /* 48 MiB/s */
+	assert_int_equal(pool_registry_pool_set_qos(
+				 fx->reg, "p1", POOL_QOS_MANUAL, &fx->limits,
+				 fx->err, sizeof(fx->err)),
 			 0);
 	assert_int_equal(limit_of(&fx->limits, "a")->limit_bytes_per_s,
 			 1 * MIB);
@@ -390,17 +385,15 @@ static void test_registry_flexible_throughput(void **state)
 
 	add_pool(fx, "f", POOL_LEVEL_FLEXIBLE, 1, POOL_QOS_MANUAL);
 	add_volume(fx, "v", "f", 500 * GIB, 128);
-	assert_int_equal(pool_registry_volume_set_limit(fx->reg, "v", 129,
-							NULL, fx->err,
+	assert_int_equal(pool_registry_volume_set_limit(fx->reg, "v", 129, NULL,
+							fx->err,
 							sizeof(fx->err)),
 			 -EINVAL);
 	assert_int_equal(pool_registry_pool_set_throughput(fx->reg, "f", 512,
-							   &fx->limits,
-							   fx->err,
+							   &fx->limits, fx->err,
 							   sizeof(fx->err)),
 			 0);
-	assert_int_equal(fx->limits.pools[0].throughput_bytes_per_s,
-			 640 * MIB);
+	assert_int_equal(fx->limits.pools[0].throughput_bytes_per_s, 640 * MIB);
 	assert_int_equal(pool_registry_volume_set_limit(fx->reg, "v", 640,
 							&fx->limits, fx->err,
 							sizeof(fx->err)),
@@ -437,22 +430,22 @@ static void test_config_builds_state(void **state)
 	assert_int_equal(pool_config_section(&cfg, "server", "workers", "2",
 					     err, sizeof(err)),
 			 -ENOENT);
-	assert_int_equal(pool_config_section(&cfg, "pool anf", "level",
-					     "ultra", err, sizeof(err)),
+	assert_int_equal(pool_config_section(&cfg, "pool anf", "level", "ultra",
+					     err, sizeof(err)),
 			 0);
-	assert_int_equal(pool_config_section(&cfg, "pool anf", "size_tib",
-					     "80", err, sizeof(err)),
+	assert_int_equal(pool_config_section(&cfg, "pool anf", "size_tib", "80",
+					     err, sizeof(err)),
 			 0);
-	assert_int_equal(pool_config_section(&cfg, "pool anf", "colour",
-					     "red", err, sizeof(err)),
+	assert_int_equal(pool_config_section(&cfg, "pool anf", "colour", "red",
+					     err, sizeof(err)),
 			 -ENOENT);
-	assert_int_equal(pool_config_section(&cfg, "pool anf", "level",
-					     "gold", err, sizeof(err)),
+	assert_int_equal(pool_config_section(&cfg, "pool anf", "level", "gold",
+					     err, sizeof(err)),
 			 -EINVAL);
 	assert_string_equal(err, "level is standard, premium, ultra or "
 				 "flexible");
-	assert_int_equal(pool_config_section(&cfg, "pool anf", "level",
-					     "Ultra", err, sizeof(err)),
+	assert_int_equal(pool_config_section(&cfg, "pool anf", "level", "Ultra",
+					     err, sizeof(err)),
 			 0);
 	assert_int_equal(pool_config_finish(&cfg, &st, err, sizeof(err)), 0);
 	assert_int_equal(st->npools, 1);
@@ -519,8 +512,7 @@ static void test_size_parse(void **state)
 	assert_int_equal(pool_size_parse("0", &b), -EINVAL);
 	assert_int_equal(pool_size_parse("-1G", &b), -EINVAL);
 	assert_int_equal(pool_size_parse("4PB", &b), -EINVAL);
-	assert_int_equal(pool_size_parse("99999999999999999TiB", &b),
-			 -ERANGE);
+	assert_int_equal(pool_size_parse("99999999999999999TiB", &b), -ERANGE);
 }
 
 int main(void)
@@ -532,8 +524,7 @@ int main(void)
 		cmocka_unit_test(test_check_volume_caps),
 		cmocka_unit_test(test_check_flexible_rules),
 		cmocka_unit_test_setup_teardown(
-			test_registry_refusal_changes_nothing, setup,
-			teardown),
+			test_registry_refusal_changes_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_registry_ops_return_new_limits, setup, teardown),
 		cmocka_unit_test_setup_teardown(

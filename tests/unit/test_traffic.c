@@ -77,8 +77,8 @@ static struct sim_flow *sim_add(struct sim *s, const char *ip,
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
 	assert_int_equal(inet_pton(AF_INET, ip, &sin.sin_addr), 1);
-	assert_int_equal(traffic_flow_new(s->t, (struct sockaddr *)&sin,
-					  volume, s->now, &f->flow),
+	assert_int_equal(traffic_flow_new(s->t, (struct sockaddr *)&sin, volume,
+					  s->now, &f->flow),
 			 0);
 	f->req.bytes = size;
 	f->req.op = op;
@@ -242,8 +242,7 @@ static void test_throttled_flow_does_not_delay_another(void **state)
 
 	/* A throttled hard on another volume of the same host, beside B. */
 	s = sim_new(&caps);
-	assert_int_equal(traffic_volume_set(s->t, "slow", NULL, 1 * MIB, 0),
-			 0);
+	assert_int_equal(traffic_volume_set(s->t, "slow", NULL, 1 * MIB, 0), 0);
 	assert_int_equal(traffic_volume_set(s->t, "fast", NULL, 80 * MIB, 0),
 			 0);
 	sim_add(s, "10.0.0.1", "slow", 65536, TRAFFIC_OP_WRITE);
@@ -263,24 +262,20 @@ static void test_live_limit_change_reaches_a_waiting_flow(void **state)
 	(void)state;
 	caps_plain(&caps);
 	s = sim_new(&caps);
-	assert_int_equal(traffic_volume_set(s->t, "ds1", NULL, 1 * MIB, 0),
-			 0);
+	assert_int_equal(traffic_volume_set(s->t, "ds1", NULL, 1 * MIB, 0), 0);
 	sim_add(s, "10.0.0.1", "ds1", 1 * MIB, TRAFFIC_OP_READ);
 	sim_run(s, 5 * S);
 	/* Raised while the flow waits a second for its next 1 MiB: in
 	 * effect within TRAFFIC_WAIT_MAX_NS. */
-	assert_int_equal(traffic_volume_set(s->t, "ds1", NULL, 100 * MIB,
-					    s->now),
-			 0);
+	assert_int_equal(
+		traffic_volume_set(s->t, "ds1", NULL, 100 * MIB, s->now), 0);
 	sim_run(s, 5 * S + TRAFFIC_WAIT_MAX_NS);
 	sim_window(s);
 	sim_run(s, 10 * S);
-	assert_within((double)sim_bytes(s),
-		      100.0 * MIB * (5.0 - 0.05), 0.05);
+	assert_within((double)sim_bytes(s), 100.0 * MIB * (5.0 - 0.05), 0.05);
 	/* Lowered: the next second already runs at the new rate. */
-	assert_int_equal(traffic_volume_set(s->t, "ds1", NULL, 10 * MIB,
-					    s->now),
-			 0);
+	assert_int_equal(
+		traffic_volume_set(s->t, "ds1", NULL, 10 * MIB, s->now), 0);
 	sim_run(s, 11 * S);
 	sim_window(s);
 	sim_run(s, 15 * S);
@@ -355,21 +350,18 @@ static void test_limits_follow_the_pool_registry(void **state)
 	strcpy(p.name, "prem");
 	p.level = POOL_LEVEL_PREMIUM;
 	p.size_tib = 4;
-	assert_int_equal(pool_registry_pool_create(reg, &p, NULL, err,
-						   sizeof(err)),
-			 0);
+	assert_int_equal(
+		pool_registry_pool_create(reg, &p, NULL, err, sizeof(err)), 0);
 	strcpy(p.name, "ultra");
 	p.level = POOL_LEVEL_ULTRA;
-	assert_int_equal(pool_registry_pool_create(reg, &p, NULL, err,
-						   sizeof(err)),
-			 0);
+	assert_int_equal(
+		pool_registry_pool_create(reg, &p, NULL, err, sizeof(err)), 0);
 	memset(&v, 0, sizeof(v));
 	strcpy(v.name, "ds1");
 	strcpy(v.pool, "prem");
 	v.quota_bytes = 2 * POOL_TIB_BYTES;
-	assert_int_equal(pool_registry_volume_create(reg, &v, lim, err,
-						     sizeof(err)),
-			 0);
+	assert_int_equal(
+		pool_registry_volume_create(reg, &v, lim, err, sizeof(err)), 0);
 
 	caps_plain(&caps);
 	s = sim_new(&caps);
@@ -389,9 +381,9 @@ static void test_limits_follow_the_pool_registry(void **state)
 	assert_within((double)sim_bytes(s), 512.0 * MIB, 0.05);
 
 	/* Deleted from the registry: no limit any more, the flow lives on. */
-	assert_int_equal(pool_registry_volume_delete(reg, "ds1", lim, err,
-						     sizeof(err)),
-			 0);
+	assert_int_equal(
+		pool_registry_volume_delete(reg, "ds1", lim, err, sizeof(err)),
+		0);
 	assert_int_equal(traffic_limits_apply(s->t, lim, s->now), 0);
 	assert_int_equal(traffic_flow_queued(s->flows[0].flow) <= 1, 1);
 	sim_free(s);
@@ -443,12 +435,10 @@ static void test_fifo_order_counters_and_cancel(void **state)
 	assert_int_equal(traffic_volume_set(t, "ds1", "p", 1000, 0), 0);
 	memset(&sin6, 0, sizeof(sin6));
 	sin6.sin6_family = AF_INET6;
-	assert_int_equal(inet_pton(AF_INET6, "::ffff:192.0.2.7",
-				   &sin6.sin6_addr),
-			 1);
-	assert_int_equal(traffic_flow_new(t, (struct sockaddr *)&sin6, "ds1",
-					  0, &f),
-			 0);
+	assert_int_equal(
+		inet_pton(AF_INET6, "::ffff:192.0.2.7", &sin6.sin6_addr), 1);
+	assert_int_equal(
+		traffic_flow_new(t, (struct sockaddr *)&sin6, "ds1", 0, &f), 0);
 	assert_int_equal(traffic_admit(f, &r[0], 0, &wait), TRAFFIC_START);
 	/* 990 bytes of debt: about a second to wait. */
 	assert_int_equal(traffic_admit(f, &r[1], 0, &wait), TRAFFIC_WAIT);
@@ -535,15 +525,15 @@ static void test_traffic_config_keys(void **state)
 						"2148", err, sizeof(err)),
 			 0);
 	assert_int_equal(caps.flow_bytes_per_s, 2148 * MIB);
-	assert_int_equal(traffic_config_section(&caps, "traffic", "scale",
-						"0", err, sizeof(err)),
+	assert_int_equal(traffic_config_section(&caps, "traffic", "scale", "0",
+						err, sizeof(err)),
 			 -EINVAL);
 	assert_string_equal(err, "scale: a number above 0");
 	assert_int_equal(traffic_config_section(&caps, "traffic", "host_iops",
 						"-5", err, sizeof(err)),
 			 -EINVAL);
-	assert_int_equal(traffic_config_section(&caps, "traffic", "speed",
-						"1", err, sizeof(err)),
+	assert_int_equal(traffic_config_section(&caps, "traffic", "speed", "1",
+						err, sizeof(err)),
 			 -ENOENT);
 	assert_int_equal(traffic_config_section(&caps, "server", "scale", "1",
 						err, sizeof(err)),
@@ -589,14 +579,11 @@ static void test_anf_avs_profile_reproduces_the_model(void **state)
 	assert_non_null(lim);
 	traffic_caps_default(&p.caps);
 	assert_int_equal(pool_config_init(&p.pools), 0);
-	assert_int_equal(ini_parse("etc/lab/anf-avs.conf", profile_key, &p),
-			 0);
-	assert_int_equal(pool_config_finish(&p.pools, &st, p.err,
-					    sizeof(p.err)),
-			 0);
+	assert_int_equal(ini_parse("etc/lab/anf-avs.conf", profile_key, &p), 0);
+	assert_int_equal(
+		pool_config_finish(&p.pools, &st, p.err, sizeof(p.err)), 0);
 	assert_int_equal(pool_registry_new(NULL, NULL, &reg), 0);
-	assert_int_equal(pool_registry_load(reg, st, lim, p.err,
-					    sizeof(p.err)),
+	assert_int_equal(pool_registry_load(reg, st, lim, p.err, sizeof(p.err)),
 			 0);
 	assert_int_equal(lim->nvolumes, 8);
 	assert_int_equal(lim->volumes[0].limit_bytes_per_s, 4500 * MIB);
@@ -604,10 +591,8 @@ static void test_anf_avs_profile_reproduces_the_model(void **state)
 	/* 8K random, one host: D1, D2 (+76%), D4 (+163%). */
 	d1 = profile_run(&p, lim, 1, 1, 8192, false);
 	assert_within(d1, 76000.0 / 32 * 2, 0.05);
-	assert_within(profile_run(&p, lim, 1, 2, 8192, false) / d1, 1.76,
-		      0.05);
-	assert_within(profile_run(&p, lim, 1, 4, 8192, false) / d1, 2.63,
-		      0.05);
+	assert_within(profile_run(&p, lim, 1, 2, 8192, false) / d1, 1.76, 0.05);
+	assert_within(profile_run(&p, lim, 1, 4, 8192, false) / d1, 2.63, 0.05);
 	/* 4 hosts on one datastore: M2, the volume's 195,000 IOPS. */
 	assert_within(profile_run(&p, lim, 4, 1, 8192, true) / d1, 2.57, 0.05);
 
@@ -617,10 +602,8 @@ static void test_anf_avs_profile_reproduces_the_model(void **state)
 	assert_within(s1, 2148.0 / 32 * MIB * 2, 0.05);
 	assert_within(profile_run(&p, lim, 1, 8, 65536, false) / s1, 1.30,
 		      0.05);
-	assert_within(profile_run(&p, lim, 4, 1, 65536, true) / s1, 2.09,
-		      0.05);
-	assert_within(profile_run(&p, lim, 4, 1, 65536, false) / s1, 4.0,
-		      0.05);
+	assert_within(profile_run(&p, lim, 4, 1, 65536, true) / s1, 2.09, 0.05);
+	assert_within(profile_run(&p, lim, 4, 1, 65536, false) / s1, 4.0, 0.05);
 	pool_registry_free(reg);
 	pool_config_fini(&p.pools);
 	free(lim);
@@ -687,9 +670,8 @@ static void test_threads_share_a_volume(void **state)
 				 0);
 	}
 	for (int i = 0; i < 4; i++)
-		assert_int_equal(pthread_create(&th[i], NULL, thread_main,
-						&args[i]),
-				 0);
+		assert_int_equal(
+			pthread_create(&th[i], NULL, thread_main, &args[i]), 0);
 	for (int i = 0; i < 4; i++) {
 		pthread_join(th[i], NULL);
 		sum += args[i].bytes;
