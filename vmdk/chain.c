@@ -28,6 +28,7 @@ struct open_ctx {
 	unsigned flags;
 	struct seen_file seen[VMDK_MAX_CHAIN_DEPTH + 1];
 	unsigned n_seen;
+	bool err_named; /* the message names the disk that failed */
 	char *errbuf;
 	size_t errlen;
 };
@@ -293,8 +294,14 @@ static int open_parent(struct open_ctx *c, struct vmdk *v, unsigned depth)
 	err = open_link(c, ppath, false, depth + 1, &v->parent);
 	free(ppath);
 	if (err) {
-		return vmdk__err_prefix(c->errbuf, c->errlen, err, v->path);
+		/* Only the child of the failing disk adds its name. */
+		if (!c->err_named) {
+			c->err_named = true;
+			vmdk__err_prefix(c->errbuf, c->errlen, err, v->path);
+		}
+		return err;
 	}
+	c->err_named = true;
 	if (v->parent->desc.cid != v->desc.parent_cid) {
 		return vmdk__errf(c->errbuf, c->errlen, -EINVAL,
 				  "%s: parentCID %08" PRIx32

@@ -7,11 +7,15 @@
  * it unallocated, a delta marks it zeroed when its format allows.
  */
 #include <errno.h>
+#include <linux/fiemap.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "vmdk/vmdk_int.h"
+
+/* Extents asked per FIEMAP call of a block status query. */
+#define FLAT_FIEMAP_EXTENTS 32u
 
 static uint64_t extent_end_bytes(const struct vmdk_extent *e)
 {
@@ -35,16 +39,15 @@ static bool all_zero(const uint8_t *p, size_t len)
 	return len == 0 || (p[0] == 0 && !memcmp(p, p + 1, len - 1));
 }
 
-/* Flat extent: holes (and unwritten extents) become ZERO runs. */
-static void map_flat_holes(struct vmdk *v, const struct vmdk_extent *e,
-			   uint64_t pos, uint64_t avail, struct vmdk_map *map)
+/* SEEK_DATA / SEEK_HOLE: for file systems without FIEMAP. */
+static void map_flat_seek(struct vmdk *v, const struct vmdk_extent *e,
+			  uint64_t pos, uint64_t avail, struct vmdk_map *map)
 {
 	int64_t data = vmdk__io_seek(v->io, e->fd, pos, SEEK_DATA);
 	int64_t hole;
 
 	if (data == -ENXIO) {
 		map->status = VMDK_BLOCK_ZERO;
-		map->run_bytes = avail;
 		return;
 	}
 	if (data < 0) {
@@ -52,14 +55,64 @@ static void map_flat_holes(struct vmdk *v, const struct vmdk_extent *e,
 	}
 	if ((uint64_t)data > pos) {
 		map->status = VMDK_BLOCK_ZERO;
-		map->run_bytes = (uint64_t)data - pos < avail
-					 ? (uint64_t)data - pos
-					 : avail;
+		if ((uint64_t)data - pos < avail) {
+			map->run_bytes = (uint64_t)data - pos;
+		}
 		return;
 	}
 	hole = vmdk__io_seek(v->io, e->fd, pos, SEEK_HOLE);
 	if (hole > 0 && (uint64_t)hole > pos && (uint64_t)hole - pos < avail) {
 		map->run_bytes = (uint64_t)hole - pos;
+	}
+}
+
+/*
+ * Flat extent: holes and unwritten (fallocated, never written) extents read
+ * as zeros.  FIEMAP tells them apart after a sync; SEEK_DATA cannot, since
+ * pages cached by a read of an unwritten extent count as data.
+ */
+static void map_flat_holes(struct vmdk *v, const struct vmdk_extent *e,
+			   uint64_t pos, uint64_t avail, struct vmdk_map *map)
+{
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent fe[FLAT_FIEMAP_EXTENTS];
+	} q;
+	uint64_t end = pos;
+	bool zero;
+
+	memset(&q, 0, sizeof(q));
+	q.fm.fm_start = pos;
+	q.fm.fm_length = avail;
+	q.fm.fm_flags = FIEMAP_FLAG_SYNC;
+	q.fm.fm_extent_count = FLAT_FIEMAP_EXTENTS;
+	if (vmdk__io_fiemap(v->io, e->fd, &q.fm)) {
+		map_flat_seek(v, e, pos, avail, map);
+		return;
+	}
+	if (q.fm.fm_mapped_extents == 0 || q.fe[0].fe_logical > pos) {
+		map->status = VMDK_BLOCK_ZERO;
+		if (q.fm.fm_mapped_extents &&
+		    q.fe[0].fe_logical - pos < avail) {
+			map->run_bytes = q.fe[0].fe_logical - pos;
+		}
+		return;
+	}
+	zero = q.fe[0].fe_flags & FIEMAP_EXTENT_UNWRITTEN;
+	for (uint32_t i = 0; i < q.fm.fm_mapped_extents; i++) {
+		const struct fiemap_extent *fe = &q.fe[i];
+
+		if (fe->fe_logical != end && i) {
+			break; /* a hole follows */
+		}
+		if (!!(fe->fe_flags & FIEMAP_EXTENT_UNWRITTEN) != zero) {
+			break;
+		}
+		end = fe->fe_logical + fe->fe_length;
+	}
+	map->status = zero ? VMDK_BLOCK_ZERO : VMDK_BLOCK_DATA;
+	if (end > pos && end - pos < avail) {
+		map->run_bytes = end - pos;
 	}
 }
 

@@ -130,6 +130,7 @@ enum fault_op {
 	FAULT_FSYNC = 1u << 3,
 	FAULT_FSTAT = 1u << 4,
 	FAULT_OTHER = 1u << 5,
+	FAULT_COPY = 1u << 6, /* copy_file_range, FICLONE */
 };
 
 #define FAULT_LOG_MAX 64
@@ -251,15 +252,15 @@ static int64_t f_seek(void *c, int fd, uint64_t o, int whence)
 static ssize_t f_copy_range(void *c, int in, uint64_t oi, int out, uint64_t oo,
 			    size_t len)
 {
-	return fault_hit(c, FAULT_OTHER)
+	return fault_hit(c, FAULT_COPY)
 		       ? -((struct fault_io *)c)->err
 		       : sys()->copy_range(NULL, in, oi, out, oo, len);
 }
 
 static int f_clone_file(void *c, int in, int out)
 {
-	return fault_hit(c, FAULT_OTHER) ? -((struct fault_io *)c)->err
-					 : sys()->clone_file(NULL, in, out);
+	return fault_hit(c, FAULT_COPY) ? -((struct fault_io *)c)->err
+					: sys()->clone_file(NULL, in, out);
 }
 
 static int f_rename(void *c, const char *a, const char *b)
