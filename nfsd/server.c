@@ -22,6 +22,7 @@
 #include "nfsd/net/net.h"
 #include "nfsd/nfs3/nfs3.h"
 #include "nfsd/portmap/portmap.h"
+#include "nfsd/rpc/drc.h"
 #include "nfsd/rpc/work.h"
 #include "nfsd/store/store.h"
 
@@ -34,6 +35,7 @@ struct server {
 	struct rpc_dispatcher dispatcher;     /* TCP */
 	struct rpc_dispatcher udp_dispatcher; /* UDP: MOUNT and portmap */
 	struct rpc_work_pool *work_pool;
+	struct drc *drc;
 	struct net net;
 	bool net_started;
 	struct server_ports ports;
@@ -125,6 +127,10 @@ static int server_open_services(struct server *srv, const struct config *cfg)
 	if (err)
 		return err;
 	srv->dispatcher.work_pool = srv->work_pool;
+	err = drc_new(DRC_DEFAULT_MAX_ENTRIES, DRC_DEFAULT_MAX_BYTES, &srv->drc);
+	if (err)
+		return err;
+	srv->dispatcher.drc = srv->drc;
 	return 0;
 }
 
@@ -290,6 +296,8 @@ void server_close(struct server *srv)
 		rpc_work_pool_free(srv->work_pool);
 	if (srv->net_started)
 		net_free(&srv->net);
+	if (srv->drc)
+		drc_free(srv->drc);
 	if (srv->portmap)
 		portmap_registry_free(srv->portmap);
 	if (srv->mount)

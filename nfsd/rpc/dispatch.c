@@ -14,9 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <xxhash.h>
 
 #include "nfsd/log.h"
 #include "nfsd/rpc/auth.h"
+#include "nfsd/rpc/drc.h"
 #include "nfsd/rpc/msg.h"
 #include "nfsd/rpc/work.h"
 
@@ -149,6 +151,39 @@ dispatch_find_program(const struct rpc_dispatcher *d, uint32_t prog,
 	return NULL;
 }
 
+/*
+ * Asks the duplicate request cache about a non-idempotent call.  Returns
+ * true when the call is answered (a replayed reply) or dropped (its first
+ * copy still runs); false when it is to run, with req->drc_entry set.
+ */
+static bool dispatch_drc_check(struct rpc_dispatcher *d, struct request *req,
+			       const uint8_t *args, size_t args_len)
+{
+	struct drc_key key;
+	uint8_t *reply;
+	size_t reply_len;
+	enum drc_verdict verdict;
+
+	memset(&key, 0, sizeof(key));
+	drc_key_addr(&key, (const struct sockaddr *)&req->peer);
+	key.xid = req->xid;
+	key.prog = req->prog;
+	key.vers = req->vers;
+	key.proc = req->proc;
+	key.args_hash = XXH3_64bits(args, args_len);
+	verdict = drc_lookup(d->drc, &key, &req->drc_entry, &reply, &reply_len);
+	if (verdict == DRC_NEW)
+		return false;
+	if (d->trace)
+		log_info("trace: %s xid=%#x %s %s -> %s", request_peer(req),
+			 req->xid, req->program->name, req->desc->name,
+			 verdict == DRC_REPLAY ? "replayed from the DRC" :
+						 "dropped: first copy runs");
+	if (verdict == DRC_REPLAY)
+		req->tops->send(req->transport, reply, reply_len);
+	return true;
+}
+
 static struct request *dispatch_request_new(const struct rpc_proc *desc)
 {
 	size_t args_off = (sizeof(struct request) + 15) & ~(size_t)15;
@@ -245,10 +280,18 @@ void rpc_dispatch_record(struct rpc_dispatcher *d, const uint8_t *rec,
 	memcpy(&req->peer, peer, peer_len);
 	req->peer_len = peer_len;
 
+	if (desc->non_idempotent && d->drc &&
+	    dispatch_drc_check(d, req, rec + call.args_offset,
+			       len - call.args_offset)) {
+		free(req);
+		return;
+	}
 	xdrmem_create(&xdrs, (char *)rec + call.args_offset,
 		      (u_int)(len - call.args_offset), XDR_DECODE);
 	if (!desc->decode(&xdrs, req->args)) {
 		xdr_free(desc->decode, req->args);
+		if (req->drc_entry)
+			drc_forget(d->drc, req->drc_entry);
 		dispatch_trace_rpc_error(d, peer, &call, "GARBAGE_ARGS");
 		dispatch_reply_accepted(tops, transport, call.xid,
 					RPC_ACCEPT_GARBAGE_ARGS, 0, 0);
@@ -308,6 +351,10 @@ static void dispatch_send_result(struct request *req)
 		return;
 	}
 	xdr_destroy(&xdrs);
+	if (req->drc_entry) {
+		drc_finish(req->dispatcher->drc, req->drc_entry, buf, total);
+		req->drc_entry = NULL;
+	}
 	req->tops->send(req->transport, buf, total);
 }
 
@@ -349,6 +396,9 @@ void rpc_request_finish(struct request *req)
 	case RPC_PENDING:
 		break;
 	}
+	/* Not replied (dropped, closed, failed to encode): not cached. */
+	if (req->drc_entry)
+		drc_forget(req->dispatcher->drc, req->drc_entry);
 	if (req->dispatcher && req->dispatcher->trace)
 		dispatch_trace_reply(req);
 	if (desc->release)

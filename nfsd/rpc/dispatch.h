@@ -64,6 +64,9 @@ struct rpc_proc {
 	size_t res_size;
 	rpc_trace_fn trace_args; /* may be NULL */
 	rpc_trace_fn trace_res;  /* may be NULL */
+	/* Not idempotent: a retransmission gets the cached first reply
+	 * (rpc/drc.h) instead of a second execution. */
+	bool non_idempotent;
 };
 
 struct rpc_program {
@@ -103,6 +106,7 @@ struct request {
 	void *res;
 	void (*work)(struct request *req);
 	enum rpc_disposition disposition;
+	struct drc_entry *drc_entry; /* set while a cached call runs */
 	struct rpc_dispatcher *dispatcher;
 	const struct rpc_transport_ops *tops;
 	void *transport;
@@ -131,12 +135,15 @@ struct rpc_transport_ops {
 #define RPC_MAX_PROGRAMS 8
 
 struct rpc_work_pool;
+struct drc;
+struct drc_entry;
 
 /* One per server: the programs it answers and where deferred work runs. */
 struct rpc_dispatcher {
 	const struct rpc_program *programs[RPC_MAX_PROGRAMS];
 	size_t nprograms;
 	struct rpc_work_pool *work_pool; /* NULL: request_defer runs inline */
+	struct drc *drc;                 /* NULL: no duplicate request cache */
 	bool trace;
 };
 

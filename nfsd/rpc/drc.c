@@ -1,0 +1,238 @@
+/*
+ * drc: a chained hash table of entries plus an LRU list of the finished
+ * ones.  In-progress entries are never evicted (their reply is coming);
+ * finished ones leave from the cold end when either bound is passed.
+ */
+#include "nfsd/rpc/drc.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+enum drc_state {
+	DRC_ENTRY_RUNNING,
+	DRC_ENTRY_DONE,
+};
+
+struct drc_entry {
+	struct drc_key key;
+	enum drc_state state;
+	uint8_t *reply;
+	size_t reply_len;
+	struct drc_entry *hash_next;
+	struct drc_entry *lru_prev, *lru_next; /* DONE entries only */
+};
+
+struct drc {
+	pthread_mutex_t lock;
+	struct drc_entry **buckets;
+	size_t nbuckets; /* a power of two */
+	size_t max_entries, max_bytes;
+	size_t entries, bytes;
+	struct drc_entry *lru_head, *lru_tail; /* head = most recent */
+	struct drc_stats stats;
+};
+
+int drc_new(size_t max_entries, size_t max_bytes, struct drc **out)
+{
+	struct drc *drc = calloc(1, sizeof(*drc));
+	size_t n = 64;
+
+	if (!drc)
+		return -ENOMEM;
+	while (n < max_entries)
+		n *= 2;
+	drc->buckets = calloc(n, sizeof(*drc->buckets));
+	if (!drc->buckets) {
+		free(drc);
+		return -ENOMEM;
+	}
+	drc->nbuckets = n;
+	drc->max_entries = max_entries;
+	drc->max_bytes = max_bytes;
+	pthread_mutex_init(&drc->lock, NULL);
+	*out = drc;
+	return 0;
+}
+
+void drc_free(struct drc *drc)
+{
+	for (size_t i = 0; i < drc->nbuckets; i++) {
+		struct drc_entry *e = drc->buckets[i];
+
+		while (e) {
+			struct drc_entry *next = e->hash_next;
+			free(e->reply);
+			free(e);
+			e = next;
+		}
+	}
+	free(drc->buckets);
+	pthread_mutex_destroy(&drc->lock);
+	free(drc);
+}
+
+void drc_key_addr(struct drc_key *key, const struct sockaddr *addr)
+{
+	memset(key->addr, 0, sizeof(key->addr));
+	if (addr->sa_family == AF_INET) {
+		key->addr[10] = 0xff;
+		key->addr[11] = 0xff;
+		memcpy(&key->addr[12],
+		       &((const struct sockaddr_in *)addr)->sin_addr, 4);
+	} else if (addr->sa_family == AF_INET6) {
+		memcpy(key->addr,
+		       &((const struct sockaddr_in6 *)addr)->sin6_addr, 16);
+	}
+}
+
+static size_t drc_bucket(const struct drc *drc, const struct drc_key *key)
+{
+	return (size_t)XXH3_64bits(key, sizeof(*key)) & (drc->nbuckets - 1);
+}
+
+static bool drc_key_equal(const struct drc_key *a, const struct drc_key *b)
+{
+	return memcmp(a, b, sizeof(*a)) == 0;
+}
+
+static void drc_lru_unlink(struct drc *drc, struct drc_entry *e)
+{
+	if (e->lru_prev)
+		e->lru_prev->lru_next = e->lru_next;
+	else
+		drc->lru_head = e->lru_next;
+	if (e->lru_next)
+		e->lru_next->lru_prev = e->lru_prev;
+	else
+		drc->lru_tail = e->lru_prev;
+	e->lru_prev = e->lru_next = NULL;
+}
+
+static void drc_lru_push(struct drc *drc, struct drc_entry *e)
+{
+	e->lru_prev = NULL;
+	e->lru_next = drc->lru_head;
+	if (drc->lru_head)
+		drc->lru_head->lru_prev = e;
+	drc->lru_head = e;
+	if (!drc->lru_tail)
+		drc->lru_tail = e;
+}
+
+/* Unlinks @e from its bucket and frees it. */
+static void drc_remove(struct drc *drc, struct drc_entry *e)
+{
+	struct drc_entry **pp = &drc->buckets[drc_bucket(drc, &e->key)];
+
+	while (*pp != e)
+		pp = &(*pp)->hash_next;
+	*pp = e->hash_next;
+	if (e->state == DRC_ENTRY_DONE)
+		drc_lru_unlink(drc, e);
+	drc->entries--;
+	drc->bytes -= e->reply_len;
+	free(e->reply);
+	free(e);
+}
+
+/* Evicts finished entries until both bounds hold (or none is left). */
+static void drc_trim(struct drc *drc)
+{
+	while ((drc->entries > drc->max_entries ||
+		drc->bytes > drc->max_bytes) &&
+	       drc->lru_tail) {
+		drc_remove(drc, drc->lru_tail);
+		drc->stats.evictions++;
+	}
+}
+
+enum drc_verdict drc_lookup(struct drc *drc, const struct drc_key *key,
+			    struct drc_entry **entry, uint8_t **reply,
+			    size_t *reply_len)
+{
+	size_t b = drc_bucket(drc, key);
+	struct drc_entry *e;
+	enum drc_verdict verdict = DRC_NEW;
+
+	*entry = NULL;
+	pthread_mutex_lock(&drc->lock);
+	for (e = drc->buckets[b]; e; e = e->hash_next) {
+		if (drc_key_equal(&e->key, key))
+			break;
+	}
+	if (e && e->state == DRC_ENTRY_RUNNING) {
+		drc->stats.in_progress++;
+		verdict = DRC_IN_PROGRESS;
+	} else if (e) {
+		*reply = malloc(e->reply_len);
+		if (*reply) {
+			memcpy(*reply, e->reply, e->reply_len);
+			*reply_len = e->reply_len;
+			drc_lru_unlink(drc, e);
+			drc_lru_push(drc, e);
+			drc->stats.hits++;
+			verdict = DRC_REPLAY;
+		} else {
+			/* Cannot copy: drop, the client will ask again. */
+			verdict = DRC_IN_PROGRESS;
+		}
+	} else {
+		drc->stats.misses++;
+		drc_trim(drc);
+		if (drc->entries < drc->max_entries) {
+			e = calloc(1, sizeof(*e));
+			if (e) {
+				e->key = *key;
+				e->state = DRC_ENTRY_RUNNING;
+				e->hash_next = drc->buckets[b];
+				drc->buckets[b] = e;
+				drc->entries++;
+				*entry = e;
+			}
+		}
+	}
+	pthread_mutex_unlock(&drc->lock);
+	return verdict;
+}
+
+void drc_finish(struct drc *drc, struct drc_entry *entry,
+		const uint8_t *reply, size_t reply_len)
+{
+	uint8_t *copy = malloc(reply_len);
+
+	pthread_mutex_lock(&drc->lock);
+	if (!copy) {
+		drc_remove(drc, entry);
+		pthread_mutex_unlock(&drc->lock);
+		return;
+	}
+	memcpy(copy, reply, reply_len);
+	entry->reply = copy;
+	entry->reply_len = reply_len;
+	entry->state = DRC_ENTRY_DONE;
+	drc->bytes += reply_len;
+	drc_lru_push(drc, entry);
+	drc_trim(drc);
+	pthread_mutex_unlock(&drc->lock);
+}
+
+void drc_forget(struct drc *drc, struct drc_entry *entry)
+{
+	pthread_mutex_lock(&drc->lock);
+	drc_remove(drc, entry);
+	pthread_mutex_unlock(&drc->lock);
+}
+
+void drc_stats_get(struct drc *drc, struct drc_stats *out)
+{
+	pthread_mutex_lock(&drc->lock);
+	*out = drc->stats;
+	out->entries = drc->entries;
+	out->bytes = drc->bytes;
+	pthread_mutex_unlock(&drc->lock);
+}

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Duplicate request cache: retransmissions on a new connection are
+# answered from the cache, not executed twice.
+. "$(dirname "$0")/lib.sh"
+
+dsnfsd_start || exit 1
+check "retransmitted calls are replayed" python3 "$(dirname "$0")/t8101-drc-replay.py" "$NFS_PORT" "$MOUNT_PORT"
+check "server exits cleanly" dsnfsd_stop
+test_done
