@@ -209,8 +209,10 @@ void traffic_flow_free(struct traffic_flow *flow);
  * A request arrives on @flow (@req borrowed until it starts or is
  * cancelled; the caller has set req->bytes and req->op).  TRAFFIC_START:
  * it may start now.  TRAFFIC_WAIT: it is queued behind the flow's earlier
- * requests; call traffic_flow_next() in *wait_ns (one timer per flow
- * suffices: re-arm it to the latest *wait_ns).  Never TRAFFIC_IDLE.
+ * requests; call traffic_flow_next() in *wait_ns.  One timer per flow
+ * suffices: *wait_ns is 0 when the request queued behind a waiting one,
+ * whose timer is already armed (calling traffic_flow_next() at once is
+ * harmless).  Never TRAFFIC_IDLE.
  */
 enum traffic_verdict traffic_admit(struct traffic_flow *flow,
 				   struct traffic_req *req, int64_t now_ns,
