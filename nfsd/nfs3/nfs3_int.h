@@ -281,4 +281,22 @@ void nfs3__trace_res_readdir(const struct request *req, const void *args,
 void nfs3__trace_res_readdirplus(const struct request *req, const void *args,
 				 const void *res, char *buf, size_t len);
 
+/* ---- args.c ------------------------------------------------------- */
+
+/*
+ * The argument decoders of the procedures that take a name or a path: the
+ * generated routines, except that on XDR_DECODE a filename3 or nfspath3
+ * holding a NUL byte fails (the call gets GARBAGE_ARGS).  Encode and free
+ * as the generated ones.  Return TRUE or FALSE as any xdrproc_t.
+ */
+bool_t nfs3__xdr_LOOKUP3args(XDR *xdrs, LOOKUP3args *objp);
+bool_t nfs3__xdr_CREATE3args(XDR *xdrs, CREATE3args *objp);
+bool_t nfs3__xdr_MKDIR3args(XDR *xdrs, MKDIR3args *objp);
+bool_t nfs3__xdr_SYMLINK3args(XDR *xdrs, SYMLINK3args *objp);
+bool_t nfs3__xdr_MKNOD3args(XDR *xdrs, MKNOD3args *objp);
+bool_t nfs3__xdr_REMOVE3args(XDR *xdrs, REMOVE3args *objp);
+bool_t nfs3__xdr_RMDIR3args(XDR *xdrs, RMDIR3args *objp);
+bool_t nfs3__xdr_RENAME3args(XDR *xdrs, RENAME3args *objp);
+bool_t nfs3__xdr_LINK3args(XDR *xdrs, LINK3args *objp);
+
 #endif
