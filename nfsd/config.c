@@ -8,6 +8,8 @@
 #include <ini.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,12 @@ void config_defaults(struct config *cfg)
 	cfg->max_record_bytes = 1024 * 1024 + 4096;
 	cfg->max_inflight_per_conn = 128;
 	cfg->max_output_bytes_per_conn = 8 * 1024 * 1024;
+	cfg->max_conns = 4096;
+	cfg->max_conns_per_host = 1024;
+	/* As knfsd: idle TCP clients are dropped after 6 minutes and simply
+	 * reconnect; ESXi's heartbeats keep a mounted datastore busy. */
+	cfg->idle_timeout_ms = 360000;
+	cfg->record_timeout_ms = 30000;
 }
 
 /* State for one ini_parse_stream run.  inih goes on after an error and
@@ -42,34 +50,10 @@ struct config_parse {
 	char error[512];
 };
 
-/* inih's reader: one line (at most @num - 1 bytes) per call, like fgets. */
-static char *config_read_line(char *str, int num, void *stream)
-{
-	struct config_parse *p = stream;
-	size_t n = 0;
-
-	if (p->file) {
-		if (!fgets(str, num, p->file))
-			return NULL;
-	} else {
-		if (p->text[0] == '\0' || num < 2)
-			return NULL;
-		while (n < (size_t)num - 1 && p->text[n] != '\0') {
-			str[n] = p->text[n];
-			if (str[n++] == '\n')
-				break;
-		}
-		str[n] = '\0';
-		p->text += n;
-	}
-	p->line++;
-	return str;
-}
-
 static void config_parse_error(struct config_parse *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* Keeps the first error the handler finds; later ones do not replace it. */
+/* Keeps the first error found; later ones do not replace it. */
 static void config_parse_error(struct config_parse *p, const char *fmt, ...)
 {
 	va_list ap;
@@ -80,6 +64,51 @@ static void config_parse_error(struct config_parse *p, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(p->error, sizeof(p->error), fmt, ap);
 	va_end(ap);
+}
+
+/*
+ * inih's reader: one line (at most @num - 1 bytes) per call, like fgets,
+ * without its newline when it fills the buffer.  inih would parse the rest
+ * of a longer line as a line of its own, cutting a long value short and
+ * reading its tail as a key: that is an error here.
+ */
+static char *config_read_line(char *str, int num, void *stream)
+{
+	struct config_parse *p = stream;
+	bool more = false;
+	size_t n = 0;
+	int ch;
+
+	if (p->file) {
+		if (!fgets(str, num, p->file))
+			return NULL;
+		n = strlen(str);
+		if (n > 0 && str[n - 1] != '\n') {
+			ch = getc(p->file);
+			more = ch != EOF && ch != '\n';
+			if (more)
+				ungetc(ch, p->file);
+		}
+	} else {
+		if (p->text[0] == '\0' || num < 2)
+			return NULL;
+		while (n < (size_t)num - 1 && p->text[n] != '\0') {
+			str[n] = p->text[n];
+			if (str[n++] == '\n')
+				break;
+		}
+		str[n] = '\0';
+		p->text += n;
+		if (str[n - 1] != '\n' && p->text[0] == '\n')
+			p->text++; /* the line ends right here */
+		else if (str[n - 1] != '\n' && p->text[0] != '\0')
+			more = true;
+	}
+	p->line++;
+	if (more)
+		config_parse_error(p, "line longer than %d characters",
+				   num - 1);
+	return str;
 }
 
 static int config_parse_uint(const char *value, unsigned long max,
@@ -137,6 +166,37 @@ static int config_copy(char *dst, size_t dst_len, const char *value)
 	return 0;
 }
 
+/* The connection limits of [server]; -ENOENT for another key. */
+static int config_server_limit_key(struct config *cfg, const char *key,
+				   const char *value)
+{
+	static const struct {
+		const char *key;
+		size_t offset;
+		unsigned long min, max;
+	} limits[] = {
+		{ "max_conns", offsetof(struct config, max_conns), 1, 1000000 },
+		{ "max_conns_per_host",
+		  offsetof(struct config, max_conns_per_host), 1, 1000000 },
+		{ "idle_timeout_ms", offsetof(struct config, idle_timeout_ms), 0,
+		  86400000 },
+		{ "record_timeout_ms",
+		  offsetof(struct config, record_timeout_ms), 0, 3600000 },
+	};
+	unsigned long v;
+
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		if (strcmp(key, limits[i].key) != 0)
+			continue;
+		if (config_parse_uint(value, limits[i].max, &v) ||
+		    v < limits[i].min)
+			return -EINVAL;
+		*(uint32_t *)((char *)cfg + limits[i].offset) = (uint32_t)v;
+		return 0;
+	}
+	return -ENOENT;
+}
+
 static int config_server_key(struct config *cfg, const char *key,
 			     const char *value)
 {
@@ -186,7 +246,7 @@ static int config_server_key(struct config *cfg, const char *key,
 		cfg->max_output_bytes_per_conn = (uint32_t)v;
 		return 0;
 	}
-	return -ENOENT;
+	return config_server_limit_key(cfg, key, value);
 }
 
 /* "10.0.0.0/8, 127.0.0.1" -> the datastore's client list. */
@@ -345,18 +405,20 @@ static int config_parse_result(int rc, const char *name,
 			       const struct config_parse *p, char *errbuf,
 			       size_t errlen)
 {
-	if (rc == 0)
-		return 0;
 	if (rc < 0) {
 		snprintf(errbuf, errlen, "%s: out of memory", name);
 		return -ENOMEM;
 	}
-	/* rc is the line of the first error: a syntax error, or the first
-	 * line the handler refused, whose message it kept. */
-	if (p->error_line == rc)
-		snprintf(errbuf, errlen, "%s:%d: %s", name, rc, p->error);
-	else
-		snprintf(errbuf, errlen, "%s:%d: syntax error", name, rc);
+	/* rc is the line of inih's first error: a syntax error, or the first
+	 * line the handler refused.  Ours may come first (a long line). */
+	if (p->error_line && (rc == 0 || p->error_line <= rc)) {
+		snprintf(errbuf, errlen, "%s:%d: %s", name, p->error_line,
+			 p->error);
+		return -EINVAL;
+	}
+	if (rc == 0)
+		return 0;
+	snprintf(errbuf, errlen, "%s:%d: syntax error", name, rc);
 	return -EINVAL;
 }
 

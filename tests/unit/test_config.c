@@ -49,6 +49,24 @@ static int load(struct fixture *f, const char *text)
 				  sizeof(f->err));
 }
 
+/* Loads @text from a temporary file. */
+static int load_file(struct fixture *f, const char *text)
+{
+	char path[] = "/tmp/test_config_XXXXXX";
+	int fd = mkstemp(path), rc;
+	FILE *fp;
+
+	assert_true(fd >= 0);
+	fp = fdopen(fd, "w");
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+	f->err[0] = '\0';
+	rc = config_load_file(&f->cfg, path, f->err, sizeof(f->err));
+	unlink(path);
+	return rc;
+}
+
 /* Asserts @text fails to load with exactly the message @want. */
 static void assert_load_error(struct fixture *f, const char *text,
 			      const char *want)
@@ -154,25 +172,16 @@ static void test_config_full_file_loads(void **state)
 static void test_config_file_on_disk_loads(void **state)
 {
 	struct fixture *f = *state;
-	char path[] = "/tmp/test_config_XXXXXX";
-	int fd = mkstemp(path);
-	FILE *fp;
+	char text[sizeof(full_conf) + 64];
 
-	assert_true(fd >= 0);
-	fp = fdopen(fd, "w");
-	assert_non_null(fp);
-	fputs(full_conf, fp);
-	fputs("[server]\nnfs_port = x\n", fp);
-	fclose(fp);
-	assert_int_equal(
-		config_load_file(&f->cfg, path, f->err, sizeof(f->err)),
-		-EINVAL);
+	snprintf(text, sizeof(text), "%s[server]\nnfs_port = x\n", full_conf);
+	assert_int_equal(load_file(f, text), -EINVAL);
 	/* Line 27 of the file, named by its own path. */
 	assert_non_null(strstr(f->err, ":27: [server] nfs_port: invalid "
 				       "value 'x'"));
-	assert_memory_equal(f->err, path, strlen(path));
+	assert_memory_equal(f->err, "/tmp/test_config_", 17);
 	assert_int_equal(f->cfg.ndatastores, 2);
-	unlink(path);
+	assert_int_equal(f->cfg.nfs_port, 12049);
 }
 
 static void test_config_missing_file_is_named(void **state)
@@ -262,6 +271,44 @@ static void test_config_first_of_two_errors_is_reported(void **state)
 	/* A syntax error before a bad key: the syntax error is first. */
 	assert_load_error(*state, "[server]\nno equals sign\nbogus = 1\n",
 			  "t.conf:2: syntax error");
+}
+
+/* "[datastore a]\npath = /DIGITS\n" with a path line of @line_len bytes;
+ * @tail follows. */
+static void long_path_conf(char *text, size_t len, int line_len,
+			   const char *tail)
+{
+	snprintf(text, len, "[datastore a]\npath = /%0*d\n%s", line_len - 8, 0,
+		 tail);
+}
+
+static void test_config_long_line_is_refused_not_cut(void **state)
+{
+	struct fixture *f = *state;
+	char text[512];
+
+	/* 199 characters fit: "path = /" and 191 digits. */
+	long_path_conf(text, sizeof(text), 199, "read_only = 1\n");
+	assert_int_equal(load(f, text), 0);
+	assert_int_equal(strlen(f->cfg.datastores[0].path), 192);
+	assert_true(f->cfg.datastores[0].read_only);
+	/* 200 do not: not cut to 199, nor the rest read as a line. */
+	long_path_conf(text, sizeof(text), 200, "read_only = 1\n");
+	assert_load_error(f, text, "t.conf:2: line longer than 199 characters");
+	long_path_conf(text, sizeof(text), 200, "");
+	assert_load_error(f, text, "t.conf:2: line longer than 199 characters");
+	/* The same from a file. */
+	long_path_conf(text, sizeof(text), 199, "");
+	assert_int_equal(load_file(f, text), 0);
+	long_path_conf(text, sizeof(text), 200, "");
+	assert_int_equal(load_file(f, text), -EINVAL);
+	assert_non_null(strstr(f->err, ":2: line longer than 199 characters"));
+	/* A long comment must not hide a key in its tail. */
+	memset(text, 0, sizeof(text));
+	text[0] = ';';
+	memset(text + 1, 'c', 198);
+	memcpy(text + 199, "x = 1\n", 6);
+	assert_load_error(f, text, "t.conf:1: line longer than 199 characters");
 }
 
 static void test_config_portmap_off(void **state)
@@ -403,6 +450,7 @@ int main(void)
 		T(test_config_bad_datastore_name_is_refused),
 		T(test_config_bad_values_of_limits),
 		T(test_config_first_of_two_errors_is_reported),
+		T(test_config_long_line_is_refused_not_cut),
 		T(test_config_portmap_off),
 		T(test_config_other_sections_go_to_the_hook),
 		T(test_config_export_arg_adds_datastore),
