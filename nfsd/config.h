@@ -5,7 +5,9 @@
  *   [server]            listen, nfs_port, mount_port, portmap_port (or off),
  *                       workers, work_threads, state_dir, trace,
  *                       max_record_bytes, max_inflight_per_conn,
- *                       max_output_bytes_per_conn
+ *                       max_output_bytes_per_conn, max_conns,
+ *                       max_conns_per_host, idle_timeout_ms,
+ *                       record_timeout_ms
  *   [datastore NAME]    path, clients (CIDR list), read_only, squash
  *                       (none|root|all; default none, because ESXi needs
  *                       root access to its datastores), anonuid, anongid,
@@ -55,6 +57,10 @@ struct config {
 	uint32_t max_record_bytes;
 	uint32_t max_inflight_per_conn;
 	uint32_t max_output_bytes_per_conn;
+	uint32_t max_conns;
+	uint32_t max_conns_per_host;
+	uint32_t idle_timeout_ms;   /* 0: idle connections stay */
+	uint32_t record_timeout_ms; /* a started record must end by then */
 	struct config_datastore datastores[CONFIG_MAX_DATASTORES];
 	size_t ndatastores;
 

@@ -249,6 +249,10 @@ int server_open(const struct config *cfg, struct ev_loop *main_loop,
 		.max_record_bytes = cfg->max_record_bytes,
 		.max_inflight = cfg->max_inflight_per_conn,
 		.max_output_bytes = cfg->max_output_bytes_per_conn,
+		.max_conns = cfg->max_conns,
+		.max_conns_per_host = cfg->max_conns_per_host,
+		.idle_timeout_ms = cfg->idle_timeout_ms,
+		.record_timeout_ms = cfg->record_timeout_ms,
 	};
 	int err;
 

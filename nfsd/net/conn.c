@@ -40,6 +40,7 @@ static void conn_set_state(struct conn *c, enum conn_state state)
 	case CONN_CLOSED:
 		ev_io_stop(c->worker->loop, &c->read_watcher);
 		ev_io_stop(c->worker->loop, &c->write_watcher);
+		ev_timer_stop(c->worker->loop, &c->timer);
 		break;
 	}
 	c->state = state;
@@ -112,6 +113,7 @@ void net__conn_close(struct conn *c)
 	if (c->next)
 		c->next->prev = c->prev;
 	c->prev = c->next = NULL;
+	net__release_conn(w->net, (const struct sockaddr *)&c->peer);
 	log_debug("net: %s: closed", c->peer_str);
 	conn_unref(c);
 }
@@ -317,6 +319,73 @@ static int conn_consume_read(struct conn *c, const uint8_t *data, size_t len)
 	return 0;
 }
 
+/*
+ * The next deadline: the idle timeout counts from the last byte read while
+ * nothing is in flight; the record timeout from the first byte of a record
+ * that has not ended.  One ev_timer re-armed with ev_timer_again serves both
+ * (libev, "Be smart about timeouts").
+ */
+static void conn_timer_arm(struct conn *c, ev_tstamp now)
+{
+	const struct net_limits *lim = &c->worker->net->limits;
+	ev_tstamp next = 0;
+
+	if (lim->idle_timeout_ms)
+		next = c->last_activity + lim->idle_timeout_ms / 1000.0 - now;
+	if (lim->record_timeout_ms && c->partial_since > 0) {
+		ev_tstamp rec = c->partial_since +
+				lim->record_timeout_ms / 1000.0 - now;
+		if (next <= 0 || rec < next)
+			next = rec;
+	}
+	if (!lim->idle_timeout_ms && c->partial_since == 0) {
+		ev_timer_stop(c->worker->loop, &c->timer);
+		return;
+	}
+	c->timer.repeat = next > 0.01 ? next : 0.01;
+	ev_timer_again(c->worker->loop, &c->timer);
+}
+
+static void conn_timer_cb(struct ev_loop *loop, ev_timer *t, int revents)
+{
+	struct conn *c = container_of(t, struct conn, timer);
+	const struct net_limits *lim = &c->worker->net->limits;
+	ev_tstamp now = ev_now(loop);
+
+	(void)revents;
+	if (lim->record_timeout_ms && c->partial_since > 0 &&
+	    now - c->partial_since >= lim->record_timeout_ms / 1000.0) {
+		log_warn("net: %s: a record stayed incomplete for %u ms; "
+			 "closing",
+			 c->peer_str, lim->record_timeout_ms);
+		net__conn_close(c);
+		return;
+	}
+	if (lim->idle_timeout_ms && c->inflight == 0 && !c->out_head &&
+	    now - c->last_activity >= lim->idle_timeout_ms / 1000.0) {
+		log_debug("net: %s: idle for %u ms; closing", c->peer_str,
+			  lim->idle_timeout_ms);
+		net__conn_close(c);
+		return;
+	}
+	if (c->inflight > 0 || c->out_head)
+		c->last_activity = now; /* busy is not idle */
+	conn_timer_arm(c, now);
+}
+
+/* Notes that bytes arrived, and whether a record is left half-read. */
+static void conn_note_input(struct conn *c)
+{
+	ev_tstamp now = ev_now(c->worker->loop);
+
+	c->last_activity = now;
+	if (!rpc_record_partial(&c->record))
+		c->partial_since = 0;
+	else if (c->partial_since == 0)
+		c->partial_since = now;
+	conn_timer_arm(c, now);
+}
+
 static void conn_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct conn *c = container_of(w, struct conn, read_watcher);
@@ -349,8 +418,10 @@ static void conn_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 		err = conn_consume_read(c, c->worker->read_buf, (size_t)n);
 	if (err)
 		net__conn_close(c);
-	if (c->state != CONN_CLOSED)
+	if (c->state != CONN_CLOSED) {
+		conn_note_input(c);
 		conn_update_reading(c);
+	}
 	conn_unref(c);
 }
 
@@ -379,6 +450,7 @@ void net__conn_open(struct worker *w, int fd, const struct sockaddr *peer,
 
 	if (!c) {
 		close(fd);
+		net__release_conn(w->net, peer);
 		return;
 	}
 	c->worker = w;
@@ -394,10 +466,12 @@ void net__conn_open(struct worker *w, int fd, const struct sockaddr *peer,
 	rpc_record_init(&c->record, w->net->limits.max_record_bytes);
 	ev_io_init(&c->read_watcher, conn_read_cb, fd, EV_READ);
 	ev_io_init(&c->write_watcher, conn_write_cb, fd, EV_WRITE);
+	ev_init(&c->timer, conn_timer_cb);
 	c->next = w->conns;
 	if (w->conns)
 		w->conns->prev = c;
 	w->conns = c;
 	conn_set_state(c, CONN_OPEN);
+	conn_note_input(c);
 	log_debug("net: %s: connected (worker %u)", c->peer_str, w->id);
 }

@@ -36,9 +36,11 @@ static void worker_wake_cb(struct ev_loop *loop, ev_async *a, int revents)
 	}
 	while (incoming) {
 		struct net_handoff *next = incoming->next;
-		if (stopping)
+		if (stopping) {
 			close(incoming->fd);
-		else
+			net__release_conn(w->net,
+					  (struct sockaddr *)&incoming->peer);
+		} else
 			net__conn_open(w, incoming->fd,
 				       (struct sockaddr *)&incoming->peer,
 				       incoming->peer_len);
@@ -78,10 +80,27 @@ void net__handoff(struct net *net, int fd, const struct sockaddr *peer,
 		  socklen_t peer_len)
 {
 	struct worker *w = &net->workers[net->next_worker++ % net->nworkers];
-	struct net_handoff *h = calloc(1, sizeof(*h));
+	struct net_handoff *h;
 
+	if (!net__admit_conn(net, peer)) {
+		ev_tstamp now = ev_now(net->main_loop);
+
+		close(fd);
+		/* One line a second at most: a flood must not flood the log. */
+		if (now - net->last_refusal_log >= 1.0) {
+			log_warn("net: connection refused: limit of %u in total "
+				 "or %u per host reached (%llu refused so far)",
+				 net->limits.max_conns,
+				 net->limits.max_conns_per_host,
+				 (unsigned long long)net->refused_conns);
+			net->last_refusal_log = now;
+		}
+		return;
+	}
+	h = calloc(1, sizeof(*h));
 	if (!h) {
 		close(fd);
+		net__release_conn(net, peer);
 		return;
 	}
 	h->fd = fd;
@@ -123,6 +142,7 @@ int net_start(struct net *net, struct ev_loop *main_loop,
 	net->main_loop = main_loop;
 	net->dispatcher = dispatcher;
 	net->limits = *limits;
+	pthread_mutex_init(&net->admit_lock, NULL);
 	net->workers = calloc(nworkers, sizeof(*net->workers));
 	if (!net->workers)
 		return -ENOMEM;
@@ -181,4 +201,5 @@ void net_free(struct net *net)
 	free(net->workers);
 	net->workers = NULL;
 	net->nworkers = 0;
+	net__admit_fini(net);
 }

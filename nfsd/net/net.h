@@ -9,6 +9,7 @@
 #define DSNFS_NET_H
 
 #include <stdbool.h>
+#include <pthread.h>
 #include <stdint.h>
 
 #include "nfsd/rpc/dispatch.h"
@@ -21,7 +22,13 @@ struct net_limits {
 	uint32_t max_record_bytes;     /* larger records close the conn */
 	uint32_t max_inflight;         /* per conn; reading pauses above */
 	uint32_t max_output_bytes;     /* per conn; reading pauses above */
+	uint32_t max_conns;            /* in total; more are refused */
+	uint32_t max_conns_per_host;   /* per client address */
+	uint32_t idle_timeout_ms;      /* 0: never; nothing in flight */
+	uint32_t record_timeout_ms;    /* a started record must end by then */
 };
+
+struct net_host_count;
 
 struct net {
 	struct ev_loop *main_loop;     /* borrowed: the caller's */
@@ -32,6 +39,13 @@ struct net {
 	unsigned next_worker;          /* round-robin for accept */
 	struct net_listener *listeners;
 	bool stopped;
+
+	/* Connection admission (net/admit.c); shared by all loops. */
+	pthread_mutex_t admit_lock;
+	uint32_t nconns;
+	struct net_host_count *hosts[256];
+	uint64_t refused_conns;
+	double last_refusal_log;
 };
 
 /*

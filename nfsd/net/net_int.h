@@ -61,6 +61,9 @@ struct conn {
 	unsigned inflight; /* requests dispatched and not yet finished */
 	ev_io read_watcher;
 	ev_io write_watcher;
+	ev_timer timer;          /* idle and incomplete-record deadlines */
+	ev_tstamp last_activity; /* last byte read */
+	ev_tstamp partial_since; /* a record started arriving; 0: none */
 	struct rpc_record record;
 	struct conn_out *out_head, *out_tail;
 	size_t out_head_off; /* bytes of out_head already written */
@@ -85,6 +88,16 @@ extern const struct rpc_transport_ops net__conn_tops;
 /* Gives an accepted socket to the next worker (takes @fd).  Main loop. */
 void net__handoff(struct net *net, int fd, const struct sockaddr *peer,
 		  socklen_t peer_len);
+
+/* Counts a new connection from @peer, or refuses it (false) when the
+ * total or the per-host limit is reached.  Any thread. */
+bool net__admit_conn(struct net *net, const struct sockaddr *peer);
+
+/* Uncounts a connection admitted by net__admit_conn.  Any thread. */
+void net__release_conn(struct net *net, const struct sockaddr *peer);
+
+/* Frees the per-host counters. */
+void net__admit_fini(struct net *net);
 
 /* Stops and closes every listener.  Main thread. */
 void net__listeners_close(struct net *net);

@@ -107,6 +107,12 @@ int rpc_record_feed(struct rpc_record *rec, const uint8_t *data, size_t len,
 	return 0;
 }
 
+bool rpc_record_partial(const struct rpc_record *rec)
+{
+	return rec->mark_have > 0 || rec->in_fragment ||
+	       (rec->len > 0 && !rec->delivered);
+}
+
 void rpc_record_mark_encode(uint8_t mark[4], uint32_t len)
 {
 	uint32_t v = len | RPC_RECORD_LAST_FRAGMENT;

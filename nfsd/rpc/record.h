@@ -44,6 +44,9 @@ void rpc_record_fini(struct rpc_record *rec);
 int rpc_record_feed(struct rpc_record *rec, const uint8_t *data, size_t len,
 		    size_t *consumed, const uint8_t **out, size_t *out_len);
 
+/* True when part of a record has arrived and the rest has not. */
+bool rpc_record_partial(const struct rpc_record *rec);
+
 /* Writes the mark for a one-fragment record of @len bytes into mark[4]. */
 void rpc_record_mark_encode(uint8_t mark[4], uint32_t len);
 
