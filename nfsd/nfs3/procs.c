@@ -39,6 +39,7 @@ static const struct rpc_proc nfs3_procs[] = {
 		.trace_res = nfs3__trace_res_status,
 	},
 	[NFSPROC3_SETATTR] = {
+		.non_idempotent = true,
 		.name = "SETATTR",
 		.handler = nfs3__proc_setattr,
 		.decode = (xdrproc_t)xdr_SETATTR3args,
@@ -91,6 +92,7 @@ static const struct rpc_proc nfs3_procs[] = {
 		.trace_res = nfs3__trace_res_read,
 	},
 	[NFSPROC3_WRITE] = {
+		.non_idempotent = true,
 		.name = "WRITE",
 		.handler = nfs3__proc_write,
 		.decode = (xdrproc_t)xdr_WRITE3args,
@@ -101,6 +103,7 @@ static const struct rpc_proc nfs3_procs[] = {
 		.trace_res = nfs3__trace_res_write,
 	},
 	[NFSPROC3_CREATE] = {
+		.non_idempotent = true,
 		.name = "CREATE",
 		.handler = nfs3__proc_create,
 		.release = nfs3__create_release,
@@ -112,6 +115,7 @@ static const struct rpc_proc nfs3_procs[] = {
 		.trace_res = nfs3__trace_res_status,
 	},
 	[NFSPROC3_MKDIR] = {
+		.non_idempotent = true,
 		.name = "MKDIR",
 		.handler = nfs3__proc_mkdir,
 		.release = nfs3__mkdir_release,
@@ -123,6 +127,7 @@ static const struct rpc_proc nfs3_procs[] = {
 		.trace_res = nfs3__trace_res_status,
 	},
 	[NFSPROC3_SYMLINK] = {
+		.non_idempotent = true,
 		.name = "SYMLINK",
 		.handler = nfs3__proc_symlink,
 		.release = nfs3__symlink_release,
@@ -134,6 +139,7 @@ static const struct rpc_proc nfs3_procs[] = {
 		.trace_res = nfs3__trace_res_status,
 	},
 	[NFSPROC3_MKNOD] = {
+		.non_idempotent = true,
 		.name = "MKNOD",
 		.handler = nfs3__proc_mknod,
 		.release = nfs3__mknod_release,
@@ -145,6 +151,7 @@ static const struct rpc_proc nfs3_procs[] = {
 		.trace_res = nfs3__trace_res_status,
 	},
 	[NFSPROC3_REMOVE] = {
+		.non_idempotent = true,
 		.name = "REMOVE",
 		.handler = nfs3__proc_remove,
 		.decode = (xdrproc_t)nfs3__xdr_REMOVE3args,
@@ -155,6 +162,7 @@ static const struct rpc_proc nfs3_procs[] = {
 		.trace_res = nfs3__trace_res_status,
 	},
 	[NFSPROC3_RMDIR] = {
+		.non_idempotent = true,
 		.name = "RMDIR",
 		.handler = nfs3__proc_rmdir,
 		.decode = (xdrproc_t)nfs3__xdr_RMDIR3args,
@@ -165,6 +173,7 @@ static const struct rpc_proc nfs3_procs[] = {
 		.trace_res = nfs3__trace_res_status,
 	},
 	[NFSPROC3_RENAME] = {
+		.non_idempotent = true,
 		.name = "RENAME",
 		.handler = nfs3__proc_rename,
 		.decode = (xdrproc_t)nfs3__xdr_RENAME3args,
@@ -175,6 +184,7 @@ static const struct rpc_proc nfs3_procs[] = {
 		.trace_res = nfs3__trace_res_status,
 	},
 	[NFSPROC3_LINK] = {
+		.non_idempotent = true,
 		.name = "LINK",
 		.handler = nfs3__proc_link,
 		.decode = (xdrproc_t)nfs3__xdr_LINK3args,
@@ -234,6 +244,7 @@ static const struct rpc_proc nfs3_procs[] = {
 		.trace_res = nfs3__trace_res_status,
 	},
 	[NFSPROC3_COMMIT] = {
+		.non_idempotent = true,
 		.name = "COMMIT",
 		.handler = nfs3__proc_commit,
 		.decode = (xdrproc_t)xdr_COMMIT3args,
