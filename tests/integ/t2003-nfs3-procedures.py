@@ -152,6 +152,15 @@ def test_access(x):
                  r.status == NFS3_OK and r.access == 0, "access %#x" % r.access)
         ck.status("READ of root's 0600 file as uid 1000", u.read(x.fh("secret.txt"), 0, 10),
                   NFS3ERR_ACCES)
+        priv = x.fh("private")
+        ck.status("LOOKUP in root's 0700 directory as uid 1000", u.lookup(priv, "inner.txt"),
+                  NFS3ERR_ACCES)
+        ck.status("READDIR of root's 0700 directory as uid 1000", u.readdir(priv), NFS3ERR_ACCES)
+        ck.status("CREATE in root's 0755 directory as uid 1000",
+                  u.create(x.root, "by-1000", GUARDED), NFS3ERR_ACCES)
+        ck.status("REMOVE in root's 0755 directory as uid 1000",
+                  u.remove(x.root, "data.bin"), NFS3ERR_ACCES)
+        ck.check("... data.bin is still there", os.path.exists(x.disk("data.bin")))
 
 
 def test_readlink(x):
@@ -452,6 +461,33 @@ def test_readdir(x):
     r = c.readdir(fh, 0, ZERO_VERF, 1024)
     ck.check("READDIR from cookie 0 again gives the same first page",
              r.status == NFS3_OK and r.cookieverf == good and r.entries[-1].cookie == cookie)
+    # Cookies stay valid while the directory changes: list half, remove
+    # every third name (seen or not), list the rest.
+    seen, cookie, verf = [], 0, ZERO_VERF
+    for _ in range(40):
+        r = c.readdir(fh, cookie, verf, 1024)
+        seen += [e.name for e in r.entries]
+        cookie, verf = r.entries[-1].cookie, r.cookieverf
+    names = sorted(n for n in want if n not in (".", ".."))
+    gone = set(names[::3])
+    for n in gone:
+        os.unlink(os.path.join(x.disk("bigdir"), n))
+    errs = []
+    while True:
+        r = c.readdir(fh, cookie, verf, 1024)
+        if r.status != NFS3_OK:
+            errs.append(status_name(r.status))
+            break
+        seen += [e.name for e in r.entries]
+        if r.eof:
+            break
+        cookie, verf = r.entries[-1].cookie, r.cookieverf
+    kept = set(want) - gone
+    ck.check("READDIR goes on after names are removed mid-listing: no error, no name "
+             "twice, every kept name seen",
+             not errs and len(seen) == len(set(seen)) and kept <= set(seen),
+             "errors %s, %d names, %d distinct, %d kept missing" %
+             (errs, len(seen), len(set(seen)), len(kept - set(seen))))
 
 
 def test_fs(x):
