@@ -61,6 +61,7 @@ int pool_registry_new(pool_clock_fn clock, void *clock_arg,
 
 	if (!reg)
 		return -ENOMEM;
+	pthread_mutex_init(&reg->lock, NULL);
 	reg->live = calloc(1, sizeof(*reg->live));
 	reg->scratch = calloc(1, sizeof(*reg->scratch));
 	reg->events = calloc(REGISTRY_MAX_EVENTS, sizeof(*reg->events));
@@ -70,7 +71,6 @@ int pool_registry_new(pool_clock_fn clock, void *clock_arg,
 	}
 	reg->clock = clock ? clock : pool_clock_realtime;
 	reg->clock_arg = clock_arg;
-	pthread_mutex_init(&reg->lock, NULL);
 	*out = reg;
 	return 0;
 }
@@ -79,8 +79,7 @@ void pool_registry_free(struct pool_registry *reg)
 {
 	if (!reg)
 		return;
-	if (reg->live && reg->scratch && reg->events)
-		pthread_mutex_destroy(&reg->lock);
+	pthread_mutex_destroy(&reg->lock);
 	free(reg->events);
 	free(reg->scratch);
 	free(reg->live);
