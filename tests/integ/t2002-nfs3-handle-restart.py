@@ -15,6 +15,7 @@ import json
 import os
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nfs3wire import (FILE_SYNC, NFS3_OK, NFS3ERR_STALE, UNSTABLE,  # noqa: E402
                       Checks, MountClient, Nfs3Client)
