@@ -282,6 +282,8 @@ static int config_datastore_key(struct config_datastore *ds, const char *key,
 		return config_parse_clients(ds, value);
 	if (!strcmp(key, "read_only"))
 		return config_parse_bool(value, &ds->read_only);
+	if (!strcmp(key, "secure"))
+		return config_parse_bool(value, &ds->secure);
 	if (!strcmp(key, "squash")) {
 		if (!strcmp(value, "none"))
 			ds->squash = EXPORT_SQUASH_NONE;

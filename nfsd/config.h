@@ -8,7 +8,7 @@
  *                       max_output_bytes_per_conn, max_conns,
  *                       max_conns_per_host, idle_timeout_ms,
  *                       record_timeout_ms
- *   [datastore NAME]    path, clients (CIDR list), read_only, squash
+ *   [datastore NAME]    path, clients (CIDR list), read_only, secure, squash
  *                       (none|root|all; default none, because ESXi needs
  *                       root access to its datastores), anonuid, anongid,
  *                       fsid
@@ -34,6 +34,7 @@ struct config_datastore {
 	struct export_client clients[EXPORT_MAX_CLIENTS];
 	size_t nclients;
 	bool read_only;
+	bool secure; /* privileged client ports only */
 	enum export_squash squash;
 	uint32_t anon_uid, anon_gid;
 	uint32_t fsid; /* 0: derived from the name */

@@ -95,12 +95,24 @@ static int export_addr_bytes(const struct sockaddr *addr, uint8_t out[16])
 	return AF_UNSPEC;
 }
 
+/* The peer's port; 0 for an address family without ports. */
+static unsigned export_addr_port(const struct sockaddr *addr)
+{
+	if (addr->sa_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)addr)->sin_port);
+	if (addr->sa_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)addr)->sin6_port);
+	return 0;
+}
+
 bool export_client_allowed(const struct export *exp,
 			   const struct sockaddr *addr)
 {
 	uint8_t bytes[16];
 	int family;
 
+	if (exp->secure && export_addr_port(addr) >= 1024)
+		return false;
 	if (exp->nclients == 0)
 		return true;
 	family = export_addr_bytes(addr, bytes);

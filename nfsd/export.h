@@ -37,6 +37,7 @@ struct export {
 	char dir[4096]; /* the directory on our disk */
 	uint32_t id;
 	bool read_only;
+	bool secure; /* clients must use a privileged port (< 1024) */
 	enum export_squash squash;
 	uint32_t anon_uid, anon_gid;
 	struct export_client clients[EXPORT_MAX_CLIENTS];
@@ -66,7 +67,8 @@ struct export *export_find_by_prefix(const struct export_table *tab,
 /* Finds an export by the id carried in a file handle. Borrowed, or NULL. */
 struct export *export_find_by_id(const struct export_table *tab, uint32_t id);
 
-/* True when a client at @addr may use @exp. */
+/* True when a client at @addr may use @exp: its address is on the list,
+ * and with `secure` its port is privileged (below 1024). */
 bool export_client_allowed(const struct export *exp,
 			   const struct sockaddr *addr);
 

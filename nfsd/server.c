@@ -83,6 +83,7 @@ static int server_open_exports(struct server *srv, const struct config *cfg,
 		snprintf(exp->dir, sizeof(exp->dir), "%s", ds->path);
 		exp->id = ds->fsid ? ds->fsid : export_id_from_name(ds->name);
 		exp->read_only = ds->read_only;
+		exp->secure = ds->secure;
 		exp->squash = ds->squash;
 		exp->anon_uid = ds->anon_uid;
 		exp->anon_gid = ds->anon_gid;
