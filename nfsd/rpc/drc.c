@@ -140,10 +140,11 @@ static void drc_remove(struct drc *drc, struct drc_entry *e)
 	free(e);
 }
 
-/* Evicts finished entries until both bounds hold (or none is left). */
-static void drc_trim(struct drc *drc)
+/* Evicts finished entries until both bounds hold with room for @spare more
+ * entries (or no finished entry is left). */
+static void drc_trim(struct drc *drc, size_t spare)
 {
-	while ((drc->entries > drc->max_entries ||
+	while ((drc->entries + spare > drc->max_entries ||
 		drc->bytes > drc->max_bytes) &&
 	       drc->lru_tail) {
 		drc_remove(drc, drc->lru_tail);
@@ -183,7 +184,7 @@ enum drc_verdict drc_lookup(struct drc *drc, const struct drc_key *key,
 		}
 	} else {
 		drc->stats.misses++;
-		drc_trim(drc);
+		drc_trim(drc, 1);
 		if (drc->entries < drc->max_entries) {
 			e = calloc(1, sizeof(*e));
 			if (e) {
@@ -217,7 +218,7 @@ void drc_finish(struct drc *drc, struct drc_entry *entry,
 	entry->state = DRC_ENTRY_DONE;
 	drc->bytes += reply_len;
 	drc_lru_push(drc, entry);
-	drc_trim(drc);
+	drc_trim(drc, 0);
 	pthread_mutex_unlock(&drc->lock);
 }
 
