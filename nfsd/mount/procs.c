@@ -6,6 +6,7 @@
  * handle of the export's store and the flavors AUTH_SYS, AUTH_NONE.
  */
 #include "nfsd/mount/mount_int.h"
+#include "nfsd/proto/xdr_cstring.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -189,6 +190,12 @@ static mountstat3 mount_dir_fh(const struct export *exp, const char *rest,
 		return MNT3ERR_SERVERFAULT;
 	}
 	return MNT3_OK;
+}
+
+/* dirpath with no NUL inside: "/ds1\0junk" must not mount /ds1. */
+static bool_t mount_xdr_dirpath(XDR *xdrs, dirpath *objp)
+{
+	return xdr_cstring(xdrs, objp, MNTPATHLEN);
 }
 
 static enum rpc_disposition mount_proc_null(struct request *req,
@@ -432,7 +439,7 @@ static const struct rpc_proc mount_procs[] = {
 			      .encode = (xdrproc_t)xdr_empty },
 	[MOUNTPROC3_MNT] = { .name = "MNT",
 			     .handler = mount_proc_mnt,
-			     .decode = (xdrproc_t)xdr_dirpath,
+			     .decode = (xdrproc_t)mount_xdr_dirpath,
 			     .encode = (xdrproc_t)xdr_mountres3,
 			     .args_size = sizeof(dirpath),
 			     .res_size = sizeof(struct mount_mnt_res),
@@ -447,7 +454,7 @@ static const struct rpc_proc mount_procs[] = {
 			      .trace_res = mount_trace_dump_res },
 	[MOUNTPROC3_UMNT] = { .name = "UMNT",
 			      .handler = mount_proc_umnt,
-			      .decode = (xdrproc_t)xdr_dirpath,
+			      .decode = (xdrproc_t)mount_xdr_dirpath,
 			      .encode = (xdrproc_t)xdr_empty,
 			      .args_size = sizeof(dirpath),
 			      .trace_args = mount_trace_path },

@@ -8,31 +8,13 @@
  * as a C string, so "a\0b" would be taken for "a": REMOVE would remove "a".
  * Encoding and freeing are the generated routines' own.
  */
-#include <string.h>
-
 #include "nfsd/nfs3/nfs3_int.h"
-
-/* xdr_string(), refusing on decode a string whose wire length is not its
- * C length.  Peeks at the length word, then decodes as usual. */
-static bool_t nfs3_xdr_cstring(XDR *xdrs, char **sp, u_int bound)
-{
-	uint32_t wire_len;
-	u_int pos;
-
-	if (xdrs->x_op != XDR_DECODE)
-		return xdr_string(xdrs, sp, bound);
-	pos = xdr_getpos(xdrs);
-	if (!xdr_uint32_t(xdrs, &wire_len) || !xdr_setpos(xdrs, pos))
-		return FALSE;
-	if (!xdr_string(xdrs, sp, bound))
-		return FALSE;
-	return strlen(*sp) == wire_len;
-}
+#include "nfsd/proto/xdr_cstring.h"
 
 static bool_t nfs3_xdr_diropargs3(XDR *xdrs, diropargs3 *objp)
 {
 	return xdr_nfs_fh3(xdrs, &objp->dir) &&
-	       nfs3_xdr_cstring(xdrs, &objp->name, NFS3_NAMELEN_BOUND);
+	       xdr_cstring(xdrs, &objp->name, NFS3_NAMELEN_BOUND);
 }
 
 bool_t nfs3__xdr_LOOKUP3args(XDR *xdrs, LOOKUP3args *objp)
@@ -56,7 +38,7 @@ bool_t nfs3__xdr_SYMLINK3args(XDR *xdrs, SYMLINK3args *objp)
 {
 	return nfs3_xdr_diropargs3(xdrs, &objp->where) &&
 	       xdr_sattr3(xdrs, &objp->symlink.symlink_attributes) &&
-	       nfs3_xdr_cstring(xdrs, &objp->symlink.symlink_data,
+	       xdr_cstring(xdrs, &objp->symlink.symlink_data,
 				NFS3_PATHLEN_BOUND);
 }
 

@@ -244,9 +244,7 @@ def test_mount(ck, mount_port, nfs_port):
         except RpcError as e:
             got = ACCEPT_STAT_NAMES.get(e.stat, str(e))
         ck.check("MNT '/ds1\\0junk' -> MNT3ERR_NOENT or GARBAGE_ARGS",
-                 got in (MNT3ERR_NOENT, "GARBAGE_ARGS"), "got %s" % got,
-                 known_bug="mount/procs.c: xdr_dirpath decodes a C string; "
-                           "the NUL ends it and /ds1 is mounted")
+                 got in (MNT3ERR_NOENT, "GARBAGE_ARGS"), "got %s" % got)
         m.umntall()
     ck.check("a fresh NFS connection is answered", fresh_null(nfs_port))
 
