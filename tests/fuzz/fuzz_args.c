@@ -2,7 +2,8 @@
  * fuzz_args: libFuzzer target for the argument decoders of NFSv3 (RFC 1813
  * 3) and MOUNT v3 (RFC 1813 5), the code that reads untrusted bytes first.
  * Input: one selector byte (mod 64; 0..21 = NFSv3 procedure, 32..37 =
- * MOUNT procedure, see FUZZ_ARGS_SEL_MOUNT_BASE), then XDR arguments.
+ * MOUNT procedure, 48.. = portmapper procedure, see
+ * FUZZ_ARGS_SEL_MOUNT_BASE / _PMAP_BASE), then XDR arguments.
  * Each input is decoded and released with xdr_free(); a value that
  * decodes must re-encode to the bytes it was decoded from, modulo the
  * non-canonical inputs XDR accepts (nonzero booleans, padding), so the
@@ -18,7 +19,10 @@
 
 #include "mount3.h"
 #include "nfs3_prot.h"
-#include "nfsd/proto/xdr_empty.h"
+#include "pmap.h"
+#include "nfsd/mount/mount.h"
+#include "nfsd/nfs3/nfs3.h"
+#include "nfsd/portmap/portmap.h"
 #include "tests/lib/xdr_roundtrip.h"
 
 struct fuzz_args_decoder {
@@ -40,63 +44,58 @@ union fuzz_args_storage {
 	READDIR3args readdir;
 	READDIRPLUS3args readdirplus;
 	dirpath path;
+	pmap2_mapping mapping;
 };
 
-static const struct fuzz_args_decoder nfs3_decoders[] = {
-	[NFSPROC3_NULL] = { (xdrproc_t)xdr_empty, 0 },
-	[NFSPROC3_GETATTR] = { (xdrproc_t)xdr_GETATTR3args,
-			       sizeof(GETATTR3args) },
-	[NFSPROC3_SETATTR] = { (xdrproc_t)xdr_SETATTR3args,
-			       sizeof(SETATTR3args) },
-	[NFSPROC3_LOOKUP] = { (xdrproc_t)xdr_LOOKUP3args, sizeof(LOOKUP3args) },
-	[NFSPROC3_ACCESS] = { (xdrproc_t)xdr_ACCESS3args, sizeof(ACCESS3args) },
-	[NFSPROC3_READLINK] = { (xdrproc_t)xdr_READLINK3args,
-				sizeof(READLINK3args) },
-	[NFSPROC3_READ] = { (xdrproc_t)xdr_READ3args, sizeof(READ3args) },
-	[NFSPROC3_WRITE] = { (xdrproc_t)xdr_WRITE3args, sizeof(WRITE3args) },
-	[NFSPROC3_CREATE] = { (xdrproc_t)xdr_CREATE3args, sizeof(CREATE3args) },
-	[NFSPROC3_MKDIR] = { (xdrproc_t)xdr_MKDIR3args, sizeof(MKDIR3args) },
-	[NFSPROC3_SYMLINK] = { (xdrproc_t)xdr_SYMLINK3args,
-			       sizeof(SYMLINK3args) },
-	[NFSPROC3_MKNOD] = { (xdrproc_t)xdr_MKNOD3args, sizeof(MKNOD3args) },
-	[NFSPROC3_REMOVE] = { (xdrproc_t)xdr_REMOVE3args, sizeof(REMOVE3args) },
-	[NFSPROC3_RMDIR] = { (xdrproc_t)xdr_RMDIR3args, sizeof(RMDIR3args) },
-	[NFSPROC3_RENAME] = { (xdrproc_t)xdr_RENAME3args, sizeof(RENAME3args) },
-	[NFSPROC3_LINK] = { (xdrproc_t)xdr_LINK3args, sizeof(LINK3args) },
-	[NFSPROC3_READDIR] = { (xdrproc_t)xdr_READDIR3args,
-			       sizeof(READDIR3args) },
-	[NFSPROC3_READDIRPLUS] = { (xdrproc_t)xdr_READDIRPLUS3args,
-				   sizeof(READDIRPLUS3args) },
-	[NFSPROC3_FSSTAT] = { (xdrproc_t)xdr_FSSTAT3args, sizeof(FSSTAT3args) },
-	[NFSPROC3_FSINFO] = { (xdrproc_t)xdr_FSINFO3args, sizeof(FSINFO3args) },
-	[NFSPROC3_PATHCONF] = { (xdrproc_t)xdr_PATHCONF3args,
-				sizeof(PATHCONF3args) },
-	[NFSPROC3_COMMIT] = { (xdrproc_t)xdr_COMMIT3args, sizeof(COMMIT3args) },
-};
+/*
+ * The decoders come from the programs' own procedure tables, so the fuzzer
+ * exercises exactly what dispatch runs (nfs3/args.c's name checks too).
+ */
+static struct rpc_program fuzz_nfs3_prog, fuzz_mount_prog, fuzz_pmap_prog;
+static struct portmap_registry *fuzz_pmap_reg;
+static struct nfs3_service fuzz_nfs3_svc;
+static struct mount_service *fuzz_mount_svc;
+static struct export_table fuzz_exports;
 
-static const struct fuzz_args_decoder mount_decoders[] = {
-	[MOUNTPROC3_NULL] = { (xdrproc_t)xdr_empty, 0 },
-	[MOUNTPROC3_MNT] = { (xdrproc_t)xdr_dirpath, sizeof(dirpath) },
-	[MOUNTPROC3_DUMP] = { (xdrproc_t)xdr_empty, 0 },
-	[MOUNTPROC3_UMNT] = { (xdrproc_t)xdr_dirpath, sizeof(dirpath) },
-	[MOUNTPROC3_UMNTALL] = { (xdrproc_t)xdr_empty, 0 },
-	[MOUNTPROC3_EXPORT] = { (xdrproc_t)xdr_empty, 0 },
-};
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 
-static const struct fuzz_args_decoder *fuzz_args_pick(uint8_t selector)
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	nfs3_program_init(&fuzz_nfs3_prog, &fuzz_nfs3_svc);
+	if (mount_service_new(&fuzz_exports, &fuzz_mount_svc) != 0) {
+		abort();
+	}
+	mount_program_init(&fuzz_mount_prog, fuzz_mount_svc);
+	if (portmap_registry_new(&fuzz_pmap_reg) != 0) {
+		abort();
+	}
+	portmap_program_init(&fuzz_pmap_prog, fuzz_pmap_reg);
+	return 0;
+}
+
+static bool fuzz_args_pick(uint8_t selector, struct fuzz_args_decoder *d)
 {
 	unsigned sel = selector % 64u;
-	size_t n_nfs3 = sizeof(nfs3_decoders) / sizeof(nfs3_decoders[0]);
-	size_t n_mount = sizeof(mount_decoders) / sizeof(mount_decoders[0]);
+	const struct rpc_proc *proc = NULL;
 
-	if (sel < n_nfs3) {
-		return &nfs3_decoders[sel];
+	if (sel < fuzz_nfs3_prog.nprocs) {
+		proc = &fuzz_nfs3_prog.procs[sel];
+	} else if (sel >= FUZZ_ARGS_SEL_MOUNT_BASE &&
+		   sel - FUZZ_ARGS_SEL_MOUNT_BASE < fuzz_mount_prog.nprocs) {
+		proc = &fuzz_mount_prog.procs[sel - FUZZ_ARGS_SEL_MOUNT_BASE];
+	} else if (sel >= FUZZ_ARGS_SEL_PMAP_BASE &&
+		   sel - FUZZ_ARGS_SEL_PMAP_BASE < fuzz_pmap_prog.nprocs) {
+		proc = &fuzz_pmap_prog.procs[sel - FUZZ_ARGS_SEL_PMAP_BASE];
 	}
-	if (sel >= FUZZ_ARGS_SEL_MOUNT_BASE &&
-	    sel - FUZZ_ARGS_SEL_MOUNT_BASE < n_mount) {
-		return &mount_decoders[sel - FUZZ_ARGS_SEL_MOUNT_BASE];
+	if (!proc || !proc->decode ||
+	    proc->args_size > sizeof(union fuzz_args_storage)) {
+		return false;
 	}
-	return NULL;
+	d->decode = proc->decode;
+	d->size = proc->args_size;
+	return true;
 }
 
 /* Decodes @len bytes into zeroed *obj; sets *used.  Returns false when
@@ -147,21 +146,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const struct fuzz_args_decoder *d;
+	struct fuzz_args_decoder d;
 	union fuzz_args_storage args;
 	size_t used;
 
 	if (size < 1 || size > XDR_ROUNDTRIP_BUF_MAX) {
 		return 0;
 	}
-	d = fuzz_args_pick(data[0]);
-	if (!d) {
+	if (!fuzz_args_pick(data[0], &d)) {
 		return 0;
 	}
-	if (fuzz_args_decode(d, data + 1, size - 1, &args, &used)) {
+	if (fuzz_args_decode(&d, data + 1, size - 1, &args, &used)) {
 		/* A value re-encodes into no more bytes than it came from. */
-		fuzz_args_check_fixed_point(d, &args, size);
+		fuzz_args_check_fixed_point(&d, &args, size);
 	}
-	xdr_free(d->decode, (char *)&args);
+	xdr_free(d.decode, (char *)&args);
 	return 0;
 }

@@ -18,6 +18,7 @@
  * MOUNT v3 procedure n.
  */
 #define FUZZ_ARGS_SEL_MOUNT_BASE 32
+#define FUZZ_ARGS_SEL_PMAP_BASE 48
 
 /* Largest encoding the helpers handle. */
 #define XDR_ROUNDTRIP_BUF_MAX (2u * 1024 * 1024)
