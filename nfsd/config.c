@@ -120,7 +120,7 @@ static int config_parse_uint(const char *value, unsigned long max,
 	if (value[0] == '\0' || value[0] == '-')
 		return -EINVAL;
 	errno = 0;
-	v = strtoul(value, &end, 0);
+	v = strtoul(value, &end, 10);
 	if (errno || *end != '\0' || v > max)
 		return -EINVAL;
 	*out = v;
