@@ -111,10 +111,52 @@ static int open_cowd_extent(struct open_ctx *c, struct vmdk_extent *e)
 				    c->errbuf, c->errlen);
 }
 
+/* An extent file stays in (or below) its descriptor's directory. */
+static bool extent_name_ok(const char *name)
+{
+	const char *p = name;
+
+	if (name[0] == '/') {
+		return false;
+	}
+	while (p) {
+		if (!strncmp(p, "..", 2) && (p[2] == '/' || p[2] == '\0')) {
+			return false;
+		}
+		p = strchr(p, '/');
+		p = p ? p + 1 : NULL;
+	}
+	return true;
+}
+
+/*
+ * The extent of a monolithicSparse file is the file itself, whatever name
+ * its embedded descriptor gives (the file may have been copied or renamed).
+ */
+static int check_embedded(struct open_ctx *c, const struct vmdk *v)
+{
+	const struct vmdk_descriptor *d = &v->desc;
+
+	if (d->n_extents != 1 || d->extents[0].type != VMDK_EXTENT_SPARSE) {
+		return vmdk__errf(c->errbuf, c->errlen, -EINVAL,
+				  "%s: an embedded descriptor must describe "
+				  "one SPARSE extent (the file itself)",
+				  v->path);
+	}
+	return 0;
+}
+
 static int open_extents(struct open_ctx *c, struct vmdk *v)
 {
 	uint64_t start = 0;
 	int err;
+
+	if (v->desc_home == VMDK_DESC_EMBEDDED) {
+		err = check_embedded(c, v);
+		if (err) {
+			return err;
+		}
+	}
 
 	v->extents = calloc(v->desc.n_extents, sizeof(*v->extents));
 	if (!v->extents) {
@@ -141,7 +183,17 @@ static int open_extents(struct open_ctx *c, struct vmdk *v)
 		if (d->type == VMDK_EXTENT_VMFSSPARSE) {
 			rw = false;
 		}
-		e->path = vmdk__path_join(v->dir, d->file);
+		if (v->desc_home != VMDK_DESC_TEXT) {
+			e->path = strdup(v->path);
+		} else if (!extent_name_ok(d->file)) {
+			return vmdk__errf(c->errbuf, c->errlen, -EINVAL,
+					  "%s: extent %zu '%s': absolute or "
+					  "'..' path leaves the descriptor's "
+					  "directory",
+					  v->path, i, d->file);
+		} else {
+			e->path = vmdk__path_join(v->dir, d->file);
+		}
 		if (!e->path) {
 			return -ENOMEM;
 		}
@@ -220,6 +272,19 @@ static int read_kdmv_desc(struct open_ctx *c, struct vmdk *v, int fd,
 	return err;
 }
 
+/* Text, then only NULs: QEMU pads descriptor files to a sector. */
+static bool nul_padded_text(const char *text, size_t len)
+{
+	size_t n = strnlen(text, len);
+
+	for (size_t i = n; i < len; i++) {
+		if (text[i]) {
+			return false;
+		}
+	}
+	return true;
+}
+
 static int read_desc(struct open_ctx *c, struct vmdk *v, int fd)
 {
 	union {
@@ -264,7 +329,7 @@ static int read_desc(struct open_ctx *c, struct vmdk *v, int fd)
 	}
 	err = vmdk__io_read_full(c->io, fd, text,
 				 vmdk_sectors_to_bytes(file_sectors), 0, &len);
-	if (!err && memchr(text, '\0', len)) {
+	if (!err && !nul_padded_text(text, len)) {
 		err = vmdk__errf(c->errbuf, c->errlen, -EINVAL,
 				 "%s: not a VMDK: no KDMV or COWD magic, and "
 				 "binary data where a descriptor should be",

@@ -4,6 +4,7 @@
  * does the work and names what went wrong in its error buffer.
  * Exit status: 0 done, 1 failed, 2 usage, 3 `check` found problems.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -48,7 +49,7 @@ static int fail(const char *what, int err, const char *errbuf)
 	return EXIT_FAILURE;
 }
 
-/* "10G", "512M", "4096", "1T" (binary units) -> bytes. */
+/* "10G", "512m", "4096", "1TiB" (binary units) -> bytes. */
 static int parse_size(const char *s, uint64_t *out)
 {
 	static const char units[] = "KMGT";
@@ -63,7 +64,7 @@ static int parse_size(const char *s, uint64_t *out)
 		return -EINVAL;
 	}
 	if (*end) {
-		u = strchr(units, *end);
+		u = strchr(units, toupper((unsigned char)*end));
 		if (!u ||
 		    (end[1] && strcmp(end + 1, "iB") && strcmp(end + 1, "B"))) {
 			return -EINVAL;
@@ -453,7 +454,11 @@ static int cmd_inflate(int argc, char **argv)
 static void check_problem_cb(void *arg, const char *msg)
 {
 	(void)arg;
-	printf("ERROR: %s\n", msg);
+	if (strncmp(msg, "warning: ", 9)) {
+		printf("ERROR: %s\n", msg);
+	} else {
+		printf("%s\n", msg);
+	}
 }
 
 static int cmd_check(int argc, char **argv)

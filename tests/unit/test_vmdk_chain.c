@@ -357,6 +357,35 @@ static void test_chain_consolidate_merges_and_removes(void **state)
 	assert_non_null(strstr(err, "not a delta"));
 }
 
+static void test_chain_extent_may_not_leave_its_directory(void **state)
+{
+	struct tdir *t = *state;
+	static const char *const names[] = { "/etc/passwd", "../x-flat.vmdk",
+					     "sub/../../x", ".." };
+	char text[256], err[512];
+	struct vmdk *v;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "version=1\nCID=1\ncreateType=\"vmfs\"\n"
+			 "RW 8 VMFS \"%s\"\n",
+			 names[i]);
+		write_text(tp(t, "x.vmdk"), text);
+		assert_int_equal(vmdk_open(NULL, tp(t, "x.vmdk"),
+					   VMDK_OPEN_RDWR, &v, err,
+					   sizeof(err)),
+				 -EINVAL);
+		assert_non_null(
+			strstr(err, "leaves the descriptor's directory"));
+	}
+	/* a name that merely starts with two dots is fine */
+	write_text(tp(t, "..x-flat.vmdk"), "");
+	write_text(tp(t, "x.vmdk"), "version=1\nCID=1\ncreateType=\"vmfs\"\n"
+				    "RW 8 VMFS \"..x-flat.vmdk\"\n");
+	v = open_disk(tp(t, "x.vmdk"), 0);
+	vmdk_close(v);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, tdir_setup, tdir_teardown)
@@ -373,6 +402,7 @@ int main(void)
 		T(test_chain_size_mismatch_is_refused),
 		T(test_chain_cowd_write_and_zero_extent_are_rofs),
 		T(test_chain_consolidate_merges_and_removes),
+		T(test_chain_extent_may_not_leave_its_directory),
 	};
 #undef T
 

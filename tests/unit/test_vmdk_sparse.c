@@ -429,6 +429,45 @@ static void test_sparse_truncated_file_is_refused(void **state)
 	assert_non_null(strstr(err, "no version line"));
 }
 
+static void test_sparse_copied_file_is_its_own_extent(void **state)
+{
+	struct tdir *t = *state;
+	uint8_t w[100], r[100];
+	char cmd[1200];
+	struct vmdk *v;
+
+	make_sparse(t, "a.vmdk", 10 * MIB);
+	snprintf(cmd, sizeof(cmd), "cp %s %s", tp(t, "a.vmdk"),
+		 tp(t, "b.vmdk"));
+	assert_int_equal(system(cmd), 0);
+	fill_pattern(w, sizeof(w), 2);
+	v = open_rw(NULL, tp(t, "b.vmdk"));
+	assert_int_equal(vmdk_pwrite(v, w, sizeof(w), 0), 0);
+	vmdk_close(v);
+	assert_int_equal(file_size(tp(t, "a.vmdk")), GRAIN);
+	assert_int_equal(file_size(tp(t, "b.vmdk")), 2 * GRAIN);
+	v = open_rw(NULL, tp(t, "b.vmdk"));
+	assert_int_equal(vmdk_pread(v, r, sizeof(r), 0), 0);
+	assert_memory_equal(r, w, sizeof(r));
+	vmdk_close(v);
+}
+
+static void test_sparse_embedded_descriptor_of_two_extents_refused(void **state)
+{
+	struct tdir *t = *state;
+	const char *p = tp(t, "s.vmdk");
+	const char text[] =
+		"version=1\nCID=1\ncreateType=\"monolithicSparse\"\n"
+		"RW 10 SPARSE \"s.vmdk\"\nRW 10 FLAT \"x\" 0\n";
+	struct vmdk *v;
+	char err[512];
+
+	make_sparse(t, "s.vmdk", 10 * MIB);
+	poke(p, 512, text, sizeof(text));
+	assert_int_equal(vmdk_open(NULL, p, 0, &v, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "must describe one SPARSE extent"));
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, tdir_setup, tdir_teardown)
@@ -447,6 +486,8 @@ int main(void)
 		T(test_sparse_directory_entry_past_eof_is_refused),
 		T(test_sparse_bad_table_entry_fails_io_without_writing),
 		T(test_sparse_truncated_file_is_refused),
+		T(test_sparse_copied_file_is_its_own_extent),
+		T(test_sparse_embedded_descriptor_of_two_extents_refused),
 	};
 #undef T
 

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Disks written by QEMU open and read identically in dsvmdk: qemu-img create
+# -f vmdk, and qemu-img convert -O vmdk with each subformat (monolithicSparse,
+# monolithicFlat, twoGbMaxExtentSparse, twoGbMaxExtentFlat, zeroed grains),
+# and a QEMU delta over a parent.  dsvmdk then writes into them, and QEMU
+# finds them clean and reads dsvmdk's bytes.  streamOptimized (compressed
+# grains) is refused with a clear message.
+. "$(dirname "$0")/lib.sh"
+D=$(realpath "$DSNFS_BIN")/dsvmdk
+cd "$TEST_TMP" || exit 1
+
+# A 64 MiB raw disk: random data at 0, 20 MiB and 63 MiB, zeros elsewhere.
+truncate -s 64M src.raw
+for at in 0 20 63; do
+	dd if=/dev/urandom of=src.raw bs=1M seek=$at count=1 conv=notrunc status=none
+done
+head -c 200000 /dev/urandom >w.bin
+
+# dsvmdk writes w.bin at an unaligned offset; expect.raw mirrors it.
+write_both() {
+	cp --sparse=always src.raw expect.raw
+	dd if=w.bin of=expect.raw bs=1 seek=$2 conv=notrunc status=none
+	"$D" write -o "$2" "$1" <w.bin >/dev/null
+}
+
+check "qemu-img create -f vmdk 64M" qemu-img create -q -f vmdk created.vmdk 64M
+check "qemu-io writes three patterns" qemu-io -f vmdk -c 'write -P 0x61 0 1M' -c 'write -P 0x62 20M 1M' -c 'write -P 0x63 63M 1M' created.vmdk
+check "dsvmdk cat = qemu-img convert (qemu-img create)" bash -c "'$D' cat created.vmdk | cmp - <(qemu-img convert -O raw created.vmdk c.raw && cat c.raw)"
+
+for sub in monolithicSparse monolithicFlat twoGbMaxExtentSparse twoGbMaxExtentFlat; do
+	check "qemu-img convert -o subformat=$sub" qemu-img convert -f raw -O vmdk -o subformat=$sub src.raw $sub.vmdk
+	check "dsvmdk reads $sub identically" bash -c "'$D' cat $sub.vmdk | cmp - src.raw"
+	check "dsvmdk check: $sub clean" "$D" check $sub.vmdk
+	write_both $sub.vmdk 12345678
+	check "qemu-img check after dsvmdk writes: $sub" qemu-img check -q $sub.vmdk
+	check "QEMU reads dsvmdk's writes: $sub" qemu-img compare -q -f vmdk -F raw $sub.vmdk expect.raw
+done
+
+check "qemu-img convert -o zeroed_grain=on" qemu-img convert -f raw -O vmdk -o zeroed_grain=on src.raw zg.vmdk
+check "dsvmdk reads zeroed grains identically" bash -c "'$D' cat zg.vmdk | cmp - src.raw"
+write_both zg.vmdk 40000000
+check "QEMU reads dsvmdk's writes: zeroed grains" qemu-img compare -q -f vmdk -F raw zg.vmdk expect.raw
+
+# Two extents: a 2.5 GiB disk in 2 GiB pieces, read across the boundary.
+truncate -s 2560M big.raw
+dd if=/dev/urandom of=big.raw bs=1M seek=2047 count=2 conv=notrunc status=none
+for sub in twoGbMaxExtentSparse twoGbMaxExtentFlat; do
+	check "qemu-img convert 2.5 GiB to $sub" qemu-img convert -f raw -O vmdk -o subformat=$sub big.raw big-$sub.vmdk
+	check "$sub has two extents" [ "$(grep -c '^RW ' big-$sub.vmdk)" = 2 ]
+	check "dsvmdk reads across the extent boundary: $sub" bash -c "'$D' cat -o 2046M -l 4M big-$sub.vmdk | cmp - <(dd if=big.raw bs=1M skip=2046 count=4 status=none)"
+done
+
+check "qemu-img create a delta (-b)" qemu-img create -q -f vmdk -b monolithicSparse.vmdk -F vmdk qdelta.vmdk
+check "qemu-io writes into the delta" qemu-io -f vmdk -c 'write -P 0x5a 1000 70000' qdelta.vmdk
+check "dsvmdk reads QEMU's delta through its parent" bash -c "'$D' cat qdelta.vmdk | cmp - <(qemu-img convert -O raw qdelta.vmdk d.raw && cat d.raw)"
+check "dsvmdk check: QEMU's chain clean" "$D" check qdelta.vmdk
+
+check "qemu-img convert -o subformat=streamOptimized" qemu-img convert -f raw -O vmdk -o subformat=streamOptimized src.raw so.vmdk
+check "streamOptimized is refused, not misread" bash -c "! '$D' cat so.vmdk >/dev/null 2>&1"
+check "...with a message naming the file and the reason" bash -c "'$D' info so.vmdk 2>&1 | grep -q 'so.vmdk: flags 0x00030003: compressed grains (streamOptimized) are not supported'"
+test_done
