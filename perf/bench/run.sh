@@ -1,0 +1,236 @@
+#!/bin/bash
+# perf/bench/run.sh [BUILD_DIR]: dsnfsd against nfs-ganesha, side by side,
+# on loopback, with the same clients and the same data; the loopback
+# ceiling measured in the same run.  `make bench` runs it.  Needs root.
+# docs/bench.md says what it does and what each column means.
+#
+# Environment (defaults in brackets):
+#   BENCH_SECONDS  [4]    length of one measured run
+#   BENCH_REPS     [2]    measured runs per server and cell, alternated
+#                         dsnfsd, ganesha, dsnfsd, ganesha ...
+#   BENCH_FLOWS    [1 4 16]
+#   BENCH_FILE_MIB [1024] size of the test file (a power of two)
+#   BENCH_DIR      [/tmp] where the scratch directory is made
+#   BENCH_OUT      [BUILD_DIR/bench] where results-*.tsv and table-*.txt go
+#   BENCH_DSLOAD   [auto] 0 skips dsload even when BUILD_DIR/bin/dsload exists
+#   BENCH_KEEP_TMP [0]    1 keeps the scratch directory (server logs)
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. perf/bench/lib.sh
+
+BUILD=${1:-build}
+SECONDS_RUN=${BENCH_SECONDS:-4}
+REPS=${BENCH_REPS:-2}
+FLOWS=${BENCH_FLOWS:-1 4 16}
+FILE_MIB=${BENCH_FILE_MIB:-1024}
+OUT=${BENCH_OUT:-$BUILD/bench}
+DSNFSD=$BUILD/bin/dsnfsd
+DSLOAD=$BUILD/bin/dsload
+RPCPING=$BUILD/bench/rpcping
+URL=nfs://127.0.0.1/bench/disk.raw
+
+if [ "${BENCH_IN_MOUNT_NS:-0}" != 1 ]; then
+	[ "$(id -u)" = 0 ] || bench_die "needs root (namespaces, apt-get)"
+	[ -x "$DSNFSD" ] || bench_die "no $DSNFSD: make BUILD=$BUILD $DSNFSD"
+	[ $((FILE_MIB & (FILE_MIB - 1))) = 0 ] ||
+		bench_die "BENCH_FILE_MIB must be a power of two"
+	bench_install_packages nfs-ganesha nfs-ganesha-vfs rpcbind iperf3 \
+		qemu-utils qemu-block-extra python3
+	bench_build_rpcping "$BUILD"
+	mkdir -p "$OUT"
+	bench_enter_mount_ns "$0" "$@"
+fi
+
+bench_private_run
+BENCH_TMP=$(mktemp -d "${BENCH_DIR:-/tmp}/dsnfs-bench.XXXXXX") ||
+	bench_die "cannot make a scratch directory"
+trap bench_cleanup EXIT
+trap 'exit 130' INT TERM
+
+STAMP=$(date -u +%Y%m%d-%H%M%S)
+TSV=$OUT/results-$STAMP.tsv
+TABLE=$OUT/table-$STAMP.txt
+T_START=$(date +%s)
+printf 'kind\tcorner\tflows\tserver\trep\tops\tbytes\tseconds\tcpu_ticks\tp99_us\n' >"$TSV"
+
+# ---- data: one file, two identical copies ---------------------------------
+mkdir -p "$BENCH_TMP/dsnfsd-export" "$BENCH_TMP/ganesha-export"
+dd if=/dev/urandom of="$BENCH_TMP/dsnfsd-export/disk.raw" bs=1M \
+	count="$FILE_MIB" status=none || bench_die "cannot write the test file"
+cp --sparse=never "$BENCH_TMP/dsnfsd-export/disk.raw" \
+	"$BENCH_TMP/ganesha-export/disk.raw" || bench_die "cannot copy it"
+
+# ---- three loopback-only network namespaces --------------------------------
+# qemu-img finds a server only through the portmapper on port 111, and one
+# portmapper maps NFS v3 over TCP to one port; so each server gets its own
+# namespace (and portmapper), and the clients run in one or the other.
+bench_ns_new NS_DSNFSD
+bench_ns_new NS_GANESHA
+bench_ns_new NS_CEIL
+bench_start_dsnfsd "$NS_DSNFSD" "$BENCH_TMP/dsnfsd-export" "$DSNFSD"
+bench_start_ganesha "$NS_GANESHA" "$BENCH_TMP/ganesha-export"
+
+ns_of() {
+	case $1 in
+	dsnfsd) echo "$NS_DSNFSD" ;;
+	ganesha) echo "$NS_GANESHA" ;;
+	esac
+}
+
+pid_of() {
+	case $1 in
+	dsnfsd) echo "$DSNFSD_PID" ;;
+	ganesha) echo "$GANESHA_PID" ;;
+	esac
+}
+
+record() {
+	local IFS=$'\t'
+	echo "$*" >>"$TSV"
+}
+
+HOST_CPU=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+{
+echo "dsnfs bench $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPU ($HOST_CPU)," \
+	"$(free -g | awk '/^Mem:/ { print $2 }') GiB, Linux $(uname -r)"
+echo "dsnfsd $(git rev-parse --short HEAD 2>/dev/null) ($DSNFSD)," \
+	"nfs-ganesha $(dpkg-query -W -f '${Version}' nfs-ganesha) FSAL VFS," \
+	"$(qemu-img --version | head -1)," \
+	"libnfs $(dpkg-query -W -f '${Version}' libnfs13 2>/dev/null || echo '?')"
+echo "file ${FILE_MIB} MiB on $(df --output=fstype "$BENCH_TMP" | tail -1)" \
+	"($BENCH_TMP), runs of ${SECONDS_RUN} s, ${REPS} per server, flows: $FLOWS"
+echo
+} | tee "$TABLE"
+
+# ---- the ceiling -----------------------------------------------------------
+echo "ceiling: TCP stream (iperf3) and RPC NULL round trips (rpcping)" >&2
+bench_bg iperf3 "$NS_CEIL" iperf3 -s -B 127.0.0.1 -p 5201 --forceflush
+bench_wait_line "$BENCH_TMP/iperf3.out" 'Server listening' "$BENCH_BG_PID" ||
+	bench_die "iperf3 -s did not start"
+bench_bg rpcping "$NS_CEIL" "$RPCPING" serve 127.0.0.1 7000
+bench_wait_line "$BENCH_TMP/rpcping.out" 'listening' "$BENCH_BG_PID" ||
+	bench_die "rpcping serve did not start"
+for f in $FLOWS; do
+	read -r bytes secs < <(bench_in_ns "$NS_CEIL" iperf3 -c 127.0.0.1 \
+		-p 5201 -l 64K -P "$f" -t "$SECONDS_RUN" -J |
+		python3 -c 'import json,sys
+s = json.load(sys.stdin)["end"]["sum_received"]
+print(s["bytes"], s["seconds"])')
+	record ceiling tcp-stream "$f" loopback 1 0 "${bytes:-0}" \
+		"${secs:-0}" 0 -
+	# One connection with F calls in flight, as qemu-img's depth F.
+	line=$(bench_in_ns "$NS_CEIL" "$RPCPING" call 127.0.0.1 7000 \
+		100003 3 1 "$f" "$SECONDS_RUN")
+	calls=$(echo "$line" | sed 's/.*calls=\([0-9]*\).*/\1/')
+	secs=$(echo "$line" | sed 's/.*seconds=\([0-9.]*\).*/\1/')
+	p99=$(echo "$line" | sed 's/.*p99_us=\([0-9.]*\).*/\1/')
+	record ceiling rpc-null-depth "$f" loopback 1 "$calls" 0 "$secs" 0 \
+		"$p99"
+	# F connections with one call in flight each, as F dsload flows.
+	line=$(bench_in_ns "$NS_CEIL" "$RPCPING" call 127.0.0.1 7000 \
+		100003 3 "$f" 1 "$SECONDS_RUN")
+	calls=$(echo "$line" | sed 's/.*calls=\([0-9]*\).*/\1/')
+	secs=$(echo "$line" | sed 's/.*seconds=\([0-9.]*\).*/\1/')
+	p99=$(echo "$line" | sed 's/.*p99_us=\([0-9.]*\).*/\1/')
+	record ceiling rpc-null-conns "$f" loopback 1 "$calls" 0 "$secs" 0 \
+		"$p99"
+done
+
+# ---- RPC NULL against each server ------------------------------------------
+echo "RPC NULL against each server" >&2
+for f in $FLOWS; do
+	for rep in $(seq 1 "$REPS"); do
+		for srv in dsnfsd ganesha; do
+			pid=$(pid_of $srv)
+			t0=$(bench_cpu_ticks "$pid")
+			line=$(bench_in_ns "$(ns_of $srv)" "$RPCPING" call \
+				127.0.0.1 2049 100003 3 1 "$f" 2)
+			t1=$(bench_cpu_ticks "$pid")
+			calls=$(echo "$line" | sed -n 's/.*calls=\([0-9]*\).*/\1/p')
+			secs=$(echo "$line" | sed -n 's/.*seconds=\([0-9.]*\).*/\1/p')
+			p99=$(echo "$line" | sed -n 's/.*p99_us=\([0-9.]*\).*/\1/p')
+			record rpc NULL "$f" $srv "$rep" "${calls:-0}" 0 \
+				"${secs:-0}" $((t1 - t0)) "${p99:--}"
+		done
+	done
+done
+
+# ---- qemu-img bench over nfs:// --------------------------------------------
+# Random corners: qemu-img bench only steps (offset += step, modulo the
+# file size), so a step of an odd number of 8 KiB blocks near 0.618 of the
+# file (the file has a power-of-two number of blocks) visits every block
+# once per pass, consecutive requests ~0.62 of the file apart, in the same
+# order on both servers.
+BLOCKS8K=$((FILE_MIB * 128))
+SCATTER=$((BLOCKS8K * 618 / 1000 | 1))
+
+# qemu_run SERVER COUNT DEPTH SIZE WRITE STEP -> "seconds ticks" or "fail"
+qemu_run() {
+	local srv=$1 count=$2 depth=$3 size=$4 write=$5 step=$6
+	local pid t0 t1 out secs
+	local args=(-f raw -c "$count" -d "$depth" -s "$size" -S "$step")
+	[ "$write" = 1 ] && args+=(-w --pattern=165)
+	pid=$(pid_of "$srv")
+	t0=$(bench_cpu_ticks "$pid")
+	out=$(bench_in_ns "$(ns_of "$srv")" qemu-img bench "${args[@]}" \
+		"$URL" 2>&1)
+	t1=$(bench_cpu_ticks "$pid")
+	secs=$(echo "$out" | sed -n 's/^Run completed in \([0-9.]*\) seconds.*/\1/p')
+	if [ -z "$secs" ]; then
+		echo "bench: $srv: qemu-img bench ${args[*]}: $out" >&2
+		echo fail
+		return
+	fi
+	echo "$secs $((t1 - t0))"
+}
+
+CORNERS="seq-read:65536:0:65536 seq-write:65536:1:65536 \
+rand-read:8192:0:$((SCATTER * 8192)) rand-write:8192:1:$((SCATTER * 8192))"
+
+for c in $CORNERS; do
+	IFS=: read -r corner size write step <<<"$c"
+	for f in $FLOWS; do
+		echo "qemu-img bench $corner depth $f" >&2
+		# Warm-up, one per server; it also sizes the measured runs so
+		# that each lasts about BENCH_SECONDS (same count on both).
+		rates=()
+		for srv in dsnfsd ganesha; do
+			r=$(qemu_run $srv 2000 "$f" "$size" "$write" "$step")
+			if [ "$r" = fail ]; then
+				rates+=(0)
+			else
+				rates+=("$(echo "$r" | awk '{ print ($1 > 0) ? 2000 / $1 : 0 }')")
+			fi
+		done
+		count=$(python3 -c "import math,sys
+a, b, s = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
+r = math.sqrt(a * b) if a > 0 and b > 0 else max(a, b)
+print(int(min(max(r * s, 1000), 5000000)))" "${rates[0]}" "${rates[1]}" \
+			"$SECONDS_RUN")
+		for rep in $(seq 1 "$REPS"); do
+			for srv in dsnfsd ganesha; do
+				r=$(qemu_run $srv "$count" "$f" "$size" \
+					"$write" "$step")
+				if [ "$r" = fail ]; then
+					record qemu "$corner" "$f" $srv "$rep" \
+						0 0 0 0 -
+					continue
+				fi
+				read -r secs ticks <<<"$r"
+				record qemu "$corner" "$f" $srv "$rep" "$count" \
+					$((count * size)) "$secs" "$ticks" -
+			done
+		done
+	done
+done
+
+# ---- dsload, caps off ------------------------------------------------------
+if [ "${BENCH_DSLOAD:-auto}" != 0 ] && [ -x "$DSLOAD" ]; then
+	. perf/bench/dsload.sh
+	bench_dsload_all
+fi
+
+T_END=$(date +%s)
+python3 perf/bench/table.py "$TSV" | tee -a "$TABLE"
+echo
+echo "total $((T_END - T_START)) s; raw results $TSV, table $TABLE"
