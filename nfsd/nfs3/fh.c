@@ -122,9 +122,16 @@ int nfs3__fh_resolve(struct request *req, const nfs_fh3 *fh, bool modify,
 	if (err)
 		return err;
 	err = f->st->ops->resolve(f->st, &sfh, &f->obj);
-	if (err)
+	if (err) {
 		f->obj = NULL;
-	return err;
+		return err;
+	}
+	/* --trace names the file, not its handle: only when tracing, since
+	 * the path costs the backend a system call. */
+	if (req->dispatcher && req->dispatcher->trace && f->st->ops->path)
+		(void)f->st->ops->path(f->st, f->obj, req->path_hint,
+				       sizeof(req->path_hint));
+	return 0;
 }
 
 void nfs3__file_release(struct nfs3_file *f)
@@ -159,11 +166,18 @@ void nfs3__fh_free(nfs_fh3 *fh)
 
 void nfs3__hint_name(struct request *req, const char *name)
 {
-	size_t i = 0;
+	size_t i = 0, len = sizeof(req->path_hint);
 
+	/* With --trace the directory's path is already there: add the name
+	 * to it ("/sub" + "disk.vmdk"). */
+	if (req->path_hint[0] == '/') {
+		i = strlen(req->path_hint);
+		if (i > 1 && i < len - 1)
+			req->path_hint[i++] = '/';
+	}
 	/* Names come from the wire: keep control bytes out of trace lines. */
-	for (; name && name[i] && i < sizeof(req->path_hint) - 1; i++) {
-		unsigned char c = (unsigned char)name[i];
+	for (; name && *name && i < len - 1; i++, name++) {
+		unsigned char c = (unsigned char)*name;
 
 		req->path_hint[i] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
 	}

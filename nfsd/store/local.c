@@ -166,6 +166,33 @@ static int store_local_path_inside(struct store_local *sl, int fd)
 	return -ESTALE;
 }
 
+/* The kernel's name for the object, less the datastore's root. */
+static int store_local_path(struct store *st, const struct store_obj *obj,
+			    char *buf, size_t len)
+{
+	struct store_local *sl = store__local(st);
+	char link[32];
+	char path[sizeof(sl->root_path)];
+	ssize_t n;
+
+	store__proc_fd_path(obj->fd, link, sizeof(link));
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n <= 0 || len == 0)
+		return -ENOENT;
+	path[n] = '\0';
+	if ((size_t)n == sl->root_path_len &&
+	    memcmp(path, sl->root_path, (size_t)n) == 0) {
+		snprintf(buf, len, "/");
+		return 0;
+	}
+	if ((size_t)n <= sl->root_path_len ||
+	    memcmp(path, sl->root_path, sl->root_path_len) != 0 ||
+	    path[sl->root_path_len] != '/')
+		return -ENOENT;
+	snprintf(buf, len, "%s", path + sl->root_path_len);
+	return 0;
+}
+
 /* Checks a freshly opened @fd of a handle of this export. */
 static int store_local_check_new(struct store_local *sl, int fd,
 				 struct stat *st)
@@ -337,6 +364,7 @@ static const struct store_ops store_local_ops = {
 	.link = store__local_link,
 	.readdir = store__local_readdir,
 	.fsstat = store__local_fsstat,
+	.path = store_local_path,
 	.close = store_local_close,
 };
 

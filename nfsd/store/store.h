@@ -202,6 +202,11 @@ struct store_ops {
 	int (*readdir)(struct store *st, struct store_obj *dir, uint64_t cookie,
 		       store_readdir_fn cb, void *arg);
 	int (*fsstat)(struct store *st, struct store_fsstat *fs);
+	/* Optional (may be NULL): the object's path inside the datastore
+	 * ("/dir/disk.vmdk") for trace lines; best effort, -ENOENT when
+	 * the backend cannot tell. */
+	int (*path)(struct store *st, const struct store_obj *obj, char *buf,
+		    size_t len);
 	/* Frees the store and everything it holds. */
 	void (*close)(struct store *st);
 };
