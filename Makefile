@@ -6,6 +6,7 @@
 #   libdsrpc.a   nfsd/rpc/record.c msg.c: pure, shared with perf/dsload
 #   libdsnfsd.a  the rest of nfsd/ (not main.c, not nfsd/ctl/)
 #   libvmdk.a    vmdk/ (not dsvmdk.c)
+#   libdsload.a  perf/dsload/ (not main.c): dsload and its unit tests
 # A sanitizer build lives in its own tree: make BUILD=build/san SAN=1.
 
 BUILD ?= build
@@ -39,6 +40,7 @@ NFSD_SRC := $(filter-out nfsd/main.c $(RPC_SRC) $(XDR_SRC) $(CTL_SRC), \
 	$(wildcard nfsd/*.c nfsd/*/*.c))
 VMDK_SRC := $(filter-out vmdk/dsvmdk.c, $(wildcard vmdk/*.c))
 DSLOAD_SRC := $(wildcard perf/dsload/*.c)
+DSLOAD_LIB_SRC := $(filter-out perf/dsload/main.c, $(DSLOAD_SRC))
 TESTLIB_SRC := $(wildcard tests/lib/*.c)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
@@ -50,12 +52,13 @@ LIB_RPC := $(BUILD)/lib/libdsrpc.a
 LIB_NFSD := $(BUILD)/lib/libdsnfsd.a
 LIB_VMDK := $(BUILD)/lib/libvmdk.a
 LIB_TEST := $(BUILD)/lib/libdstest.a
+LIB_DSLOAD := $(if $(DSLOAD_LIB_SRC),$(BUILD)/lib/libdsload.a)
 ALL_LIBS := $(LIB_NFSD) $(LIB_RPC) $(LIB_VMDK) $(LIB_XDR)
 LINK_LIBS := -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(LDLIBS)
 # tests/lib is an archive scanned first: a test pulls in only the fakes it
 # uses, and log_capture.o takes the place of nfsd/log.o.
-TEST_LINK_LIBS := -Wl,--start-group $(LIB_TEST) $(ALL_LIBS) -Wl,--end-group \
-	$(LDLIBS)
+TEST_LINK_LIBS := -Wl,--start-group $(LIB_TEST) $(ALL_LIBS) $(LIB_DSLOAD) \
+	-Wl,--end-group $(LDLIBS)
 
 PROGS := $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsvmdk
 ifneq ($(DSLOAD_SRC),)
@@ -103,19 +106,23 @@ $(LIB_RPC): $(call obj,$(RPC_SRC))
 $(LIB_NFSD): $(call obj,$(NFSD_SRC))
 $(LIB_VMDK): $(call obj,$(VMDK_SRC))
 $(LIB_TEST): $(call obj,$(TESTLIB_SRC))
+$(BUILD)/lib/libdsload.a: $(call obj,$(DSLOAD_LIB_SRC))
 $(BUILD)/lib/%.a:
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/bin/dsnfsd: $(call obj,nfsd/main.c) $(ALL_LIBS)
 $(BUILD)/bin/dsvmdk: $(call obj,vmdk/dsvmdk.c) $(ALL_LIBS)
-$(BUILD)/bin/dsload: $(call obj,$(DSLOAD_SRC)) $(ALL_LIBS)
+$(BUILD)/bin/dsload: $(call obj,perf/dsload/main.c) $(LIB_DSLOAD) $(ALL_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) -Wl,--start-group \
+		$(LIB_DSLOAD) $(ALL_LIBS) -Wl,--end-group $(LDLIBS)
 $(BUILD)/bin/dsnfsctl: $(call obj,$(CTL_SRC)) $(ALL_LIBS)
 $(BUILD)/bin/%:
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LINK_LIBS)
 
-$(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(LIB_TEST) $(ALL_LIBS)
+$(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(LIB_TEST) $(ALL_LIBS) $(LIB_DSLOAD)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(TEST_LINK_LIBS) -lcmocka
 

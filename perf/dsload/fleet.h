@@ -1,0 +1,129 @@
+/*
+ * fleet: the emulated ESXi fleet.  H hosts, each with its own loopback
+ * source address (127.0.1.N, N = host index + 1), mount every datastore
+ * and keep one TCP connection per datastore (nconnect: more, for
+ * comparison); each host runs V VMs of K VMDKs, placed on the datastores
+ * by a policy (placement.h), created over NFS as ESXi creates them
+ * (vdisk.h).  A run is a list of phases (workloads) over the same fleet:
+ * VMDKs, verification state and connections carry over from one phase
+ * to the next, so a read phase checks what a write phase wrote.
+ *
+ * Threads: the hosts are dealt round-robin to `threads` libev loops, one
+ * thread each, started per phase; the caller's thread prints progress.
+ */
+#ifndef DSLOAD_FLEET_H
+#define DSLOAD_FLEET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nfs3_prot.h"
+#include "perf/dsload/clnt.h"
+#include "perf/dsload/placement.h"
+#include "perf/dsload/stats.h"
+
+#define FLEET_DS_MAX 16
+#define FLEET_NAME_MAX 64
+#define FLEET_HOSTS_MAX 254
+#define FLEET_THREADS_MAX 64
+#define FLEET_VMDK_MIN (1024u * 1024u) /* and its unit */
+
+struct fleet_spec {
+	char server[FLEET_NAME_MAX]; /* IPv4 address of dsnfsd */
+	uint16_t portmap_port; /* where to ask for the ports */
+	uint16_t nfs_port; /* 0: ask the portmapper */
+	uint16_t mount_port; /* 0: ask the portmapper */
+	unsigned hosts, vms, vmdks; /* vms per host, vmdks per VM */
+	unsigned ndatastores;
+	char datastores[FLEET_DS_MAX][FLEET_NAME_MAX]; /* export names */
+	enum place_policy policy;
+	unsigned nconnect; /* connections per (host, datastore) */
+	unsigned threads; /* event loops */
+	uint64_t vmdk_bytes; /* size of each flat file (thin) */
+	int timeout_ms; /* setup calls; connect */
+	int call_timeout_ms; /* an unanswered I/O: reconnect */
+	int reconnect_ms; /* give up after this long down */
+	double lck_refresh_s; /* .lck files rewritten this often */
+	double heartbeat_s; /* GETATTR of each datastore root */
+	bool progress; /* one line per second on stderr */
+};
+
+struct workload {
+	char name[48];
+	uint32_t bs_bytes;
+	unsigned read_pct, random_pct;
+	unsigned iodepth; /* per VMDK */
+	double ramp_s, run_s;
+	enum stable_how stable; /* FILE_SYNC, or UNSTABLE + COMMIT */
+	unsigned commit_every; /* UNSTABLE: COMMIT after this many */
+	bool verify;
+	bool one_pass; /* stop after bs-sized blocks covered once */
+	uint64_t seed;
+};
+
+/* Connection events summed over the fleet during one phase. */
+struct fleet_conn_counters {
+	uint64_t breaks, reconnects, resent, timeouts;
+	uint64_t heartbeats, heartbeat_failures, lck_refreshes;
+};
+
+/* What one phase measured.  The arrays are owned (fleet_result_fini()). */
+struct phase_result {
+	struct workload w;
+	struct place_shape shape;
+	unsigned nconnect;
+	unsigned flows; /* (host, datastore) pairs with I/O */
+	char ds_names[FLEET_DS_MAX][FLEET_NAME_MAX];
+	double window_s; /* the measured window, ramp excluded */
+	size_t njobs;
+	struct dstats *jobs; /* one per VMDK */
+	struct dstats_key *keys;
+	unsigned *job_disk; /* VMDK index in its VM */
+	struct fleet_conn_counters conn;
+	int fatal; /* 0, or the first job-stopping error */
+	char fatal_msg[512];
+};
+
+struct fleet;
+
+/* Defaults: 127.0.0.1:111, 1 host x 1 VM x 1 VMDK on "ds1", one loop,
+ * 256 MiB VMDKs, 5 s setup timeout, 30 s call timeout, 60 s reconnect,
+ * .lck every 10 s, heartbeat every 12 s (ESXi's NFS.HeartbeatFrequency). */
+void fleet_spec_default(struct fleet_spec *spec);
+
+/* Defaults: 8 KiB, 100 % random, 50 % read, iodepth 16, 1 s ramp, 5 s
+ * run, FILE_SYNC, commit every 64 writes when UNSTABLE, no verification. */
+void workload_default(struct workload *w);
+
+/* A name for @w ("8k-rand-r50"), written into w->name. */
+void workload_name_set(struct workload *w);
+
+/*
+ * Builds the fleet of @spec (borrowed): finds the ports, mounts every
+ * datastore from every host, opens the connections, creates every VMDK.
+ * Returns 0 and *out (owned: fleet_free()), or -errno with the reason in
+ * @errbuf (for example "127.0.0.1:111: portmapper: Connection refused").
+ */
+int fleet_new(const struct fleet_spec *spec, struct fleet **out, char *errbuf,
+	      size_t errlen);
+
+/*
+ * Runs one phase of @w (borrowed) on every VMDK.  Returns 0 with @res
+ * filled (its arrays owned: fleet_result_fini()), or -errno for a phase
+ * that could not start (bad workload, with the reason in @errbuf).  Job
+ * failures (NFS errors, lost connections, mismatches) are results, not
+ * return values: see res->fatal and the counters.
+ */
+int fleet_run(struct fleet *f, const struct workload *w,
+	      struct phase_result *res, char *errbuf, size_t errlen);
+
+void fleet_result_fini(struct phase_result *res);
+
+/* Removes the .lck files, closes every connection, frees @f (takes). */
+void fleet_free(struct fleet *f);
+
+/* The server's WRITE verifier changes this fleet saw, over all phases. */
+uint64_t fleet_verf_changes(const struct fleet *f);
+
+#endif

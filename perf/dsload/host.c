@@ -1,0 +1,323 @@
+/*
+ * host: one emulated ESXi host.  It has its own source address, asks the
+ * portmapper for the MOUNT and NFS ports (RFC 1833 3, GETPORT), mounts
+ * every datastore (RFC 1813 5.2.1, MNT), reads FSINFO as ESXi does after
+ * a mount, and keeps one connection per datastore.  Two timers imitate
+ * ESXi's background traffic: a GETATTR heartbeat of every datastore root
+ * (NFS.HeartbeatFrequency, 12 s) and the rewrite of every .lck file
+ * (10 s).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nfsd/base.h"
+#include "perf/dsload/fleet_int.h"
+
+static void host_clnt_opts(const struct host *h, const struct sockaddr_in *dst,
+			   struct clnt_opts *o)
+{
+	const struct fleet_spec *spec = h->spec;
+
+	clnt_opts_default(o);
+	o->src = h->src;
+	o->dst = *dst;
+	o->machine = h->machine;
+	o->connect_timeout_ms = spec->timeout_ms;
+	o->call_timeout_ms = spec->call_timeout_ms;
+	o->reconnect_ms = spec->reconnect_ms;
+}
+
+static int host_getport(struct host *h, struct clnt *pm, uint32_t prog,
+			uint32_t vers, uint16_t *port, char *errbuf,
+			size_t errlen)
+{
+	pmap2_mapping m = {
+		.prog = prog, .vers = vers, .prot = PMAP2_IPPROTO_TCP, .port = 0
+	};
+	u_int res = 0;
+	int err;
+
+	err = nfsc_call_sync(pm, PMAP2_PROG, PMAP2_VERS, PMAP2PROC_GETPORT,
+			     (xdrproc_t)xdr_pmap2_mapping, &m,
+			     (xdrproc_t)xdr_u_int, &res, h->spec->timeout_ms);
+	if (err) {
+		snprintf(errbuf, errlen, "%s:%u: portmapper GETPORT: %s",
+			 h->spec->server, h->spec->portmap_port,
+			 strerror(-err));
+		return err;
+	}
+	if (res == 0 || res > 65535) {
+		snprintf(errbuf, errlen,
+			 "%s:%u: portmapper: program %u version %u over TCP "
+			 "is not registered",
+			 h->spec->server, h->spec->portmap_port, prog, vers);
+		return -EPROTONOSUPPORT;
+	}
+	*port = (uint16_t)res;
+	return 0;
+}
+
+/* Fills h->nfs and h->mount, through the portmapper where not given. */
+static int host_ports(struct host *h, char *errbuf, size_t errlen)
+{
+	const struct fleet_spec *spec = h->spec;
+	uint16_t nfs_port = spec->nfs_port, mount_port = spec->mount_port;
+	struct sockaddr_in pm_addr = h->nfs;
+	struct clnt_opts o;
+	struct clnt pm;
+	int err = 0;
+
+	if (!nfs_port || !mount_port) {
+		pm_addr.sin_port = htons(spec->portmap_port);
+		host_clnt_opts(h, &pm_addr, &o);
+		err = clnt_open(&pm, h->lp->loop, &o);
+		if (err) {
+			snprintf(errbuf, errlen, "%s:%u: portmapper: %s",
+				 spec->server, spec->portmap_port,
+				 strerror(-err));
+			return err;
+		}
+		if (!mount_port)
+			err = host_getport(h, &pm, MOUNT_PROGRAM, MOUNT_V3,
+					   &mount_port, errbuf, errlen);
+		if (!err && !nfs_port)
+			err = host_getport(h, &pm, NFS_PROGRAM, NFS_V3,
+					   &nfs_port, errbuf, errlen);
+		clnt_close(&pm);
+		if (err)
+			return err;
+	}
+	h->nfs.sin_port = htons(nfs_port);
+	h->mount = h->nfs;
+	h->mount.sin_port = htons(mount_port);
+	return 0;
+}
+
+static int host_mnt(struct host *h, struct clnt *mc, struct dsmount *m,
+		    char *errbuf, size_t errlen)
+{
+	char path[FLEET_NAME_MAX + 2];
+	char *dirpath = path;
+	mountres3 res;
+	int err;
+
+	snprintf(path, sizeof(path), "/%s", m->name);
+	memset(&res, 0, sizeof(res));
+	err = nfsc_call_sync(mc, MOUNT_PROGRAM, MOUNT_V3, MOUNTPROC3_MNT,
+			     (xdrproc_t)xdr_dirpath, &dirpath,
+			     (xdrproc_t)xdr_mountres3, &res,
+			     h->spec->timeout_ms);
+	if (err) {
+		snprintf(errbuf, errlen, "%s: MNT %s: %s", h->addr, path,
+			 strerror(-err));
+		return err;
+	}
+	if (res.fhs_status != MNT3_OK) {
+		snprintf(errbuf, errlen, "%s: MNT %s: refused, status %d",
+			 h->addr, path, (int)res.fhs_status);
+		err = -EACCES;
+	} else {
+		fhandle3 *fh = &res.mountres3_u.mountinfo.fhandle;
+
+		err = nfsc_fh_set(&m->root, fh->fhandle3_val, fh->fhandle3_len);
+		if (err)
+			snprintf(errbuf, errlen, "%s: MNT %s: handle too long",
+				 h->addr, path);
+	}
+	xdr_free((xdrproc_t)xdr_mountres3, (char *)&res);
+	return err;
+}
+
+static int host_fsinfo(struct host *h, struct dsmount *m, char *errbuf,
+		       size_t errlen)
+{
+	FSINFO3args a = { .fsroot = nfsc_fh3(&m->root) };
+	FSINFO3res res;
+	int err;
+
+	memset(&res, 0, sizeof(res));
+	err = nfsc_call_sync(&m->conns[0], NFS_PROGRAM, NFS_V3, NFSPROC3_FSINFO,
+			     (xdrproc_t)xdr_FSINFO3args, &a,
+			     (xdrproc_t)xdr_FSINFO3res, &res,
+			     h->spec->timeout_ms);
+	if (err) {
+		snprintf(errbuf, errlen, "%s: FSINFO /%s: %s", h->addr, m->name,
+			 strerror(-err));
+		return err;
+	}
+	if (res.status != NFS3_OK) {
+		snprintf(errbuf, errlen, "%s: FSINFO /%s: %s", h->addr, m->name,
+			 nfsc_status_name(res.status));
+		err = -EIO;
+	} else {
+		m->rtmax = res.FSINFO3res_u.resok.rtmax;
+		m->wtmax = res.FSINFO3res_u.resok.wtmax;
+	}
+	xdr_free((xdrproc_t)xdr_FSINFO3res, (char *)&res);
+	return err;
+}
+
+static int host_conns_open(struct host *h, struct dsmount *m, char *errbuf,
+			   size_t errlen)
+{
+	struct clnt_opts o;
+	int err;
+
+	m->conns = calloc(h->spec->nconnect, sizeof(*m->conns));
+	if (!m->conns)
+		return -ENOMEM;
+	host_clnt_opts(h, &h->nfs, &o);
+	for (unsigned i = 0; i < h->spec->nconnect; i++) {
+		err = clnt_open(&m->conns[i], h->lp->loop, &o);
+		if (err) {
+			snprintf(errbuf, errlen, "%s -> %s:%u: NFS: %s",
+				 h->addr, h->spec->server,
+				 ntohs(h->nfs.sin_port), strerror(-err));
+			return err;
+		}
+		m->nconns++;
+	}
+	return 0;
+}
+
+int host_setup(struct host *h, char *errbuf, size_t errlen)
+{
+	const struct fleet_spec *spec = h->spec;
+	struct clnt_opts o;
+	struct clnt mc;
+	int err;
+
+	snprintf(h->addr, sizeof(h->addr), "127.0.1.%u", h->idx + 1);
+	snprintf(h->machine, sizeof(h->machine), "esx%u", h->idx + 1);
+	h->src.sin_family = AF_INET;
+	inet_pton(AF_INET, h->addr, &h->src.sin_addr);
+	h->nfs.sin_family = AF_INET;
+	if (inet_pton(AF_INET, spec->server, &h->nfs.sin_addr) != 1) {
+		snprintf(errbuf, errlen, "%s: not an IPv4 address",
+			 spec->server);
+		return -EINVAL;
+	}
+	err = host_ports(h, errbuf, errlen);
+	if (err)
+		return err;
+	h->mounts = calloc(spec->ndatastores, sizeof(*h->mounts));
+	if (!h->mounts)
+		return -ENOMEM;
+	host_clnt_opts(h, &h->mount, &o);
+	err = clnt_open(&mc, h->lp->loop, &o);
+	if (err) {
+		snprintf(errbuf, errlen, "%s -> %s:%u: MOUNT: %s", h->addr,
+			 spec->server, ntohs(h->mount.sin_port),
+			 strerror(-err));
+		return err;
+	}
+	for (unsigned d = 0; d < spec->ndatastores && !err; d++) {
+		h->mounts[d].host = h;
+		h->mounts[d].ds = d;
+		h->mounts[d].name = spec->datastores[d];
+		err = host_mnt(h, &mc, &h->mounts[d], errbuf, errlen);
+	}
+	clnt_close(&mc);
+	for (unsigned d = 0; d < spec->ndatastores && !err; d++) {
+		err = host_conns_open(h, &h->mounts[d], errbuf, errlen);
+		if (!err)
+			err = host_fsinfo(h, &h->mounts[d], errbuf, errlen);
+	}
+	return err;
+}
+
+struct clnt *host_mount_conn(struct dsmount *m)
+{
+	struct clnt *c = &m->conns[m->rr];
+
+	m->rr = m->rr + 1 == m->nconns ? 0 : m->rr + 1;
+	return c;
+}
+
+/* ---- background traffic ------------------------------------------------- */
+
+static void host_hb_done(struct clnt_call *call, int err, const uint8_t *body,
+			 size_t len)
+{
+	struct dsmount *m = container_of(call, struct dsmount, hb_call);
+	GETATTR3res res;
+
+	memset(&res, 0, sizeof(res));
+	if (!err)
+		err = nfsc_decode(body, len, (xdrproc_t)xdr_GETATTR3res, &res);
+	if (!err && res.status != NFS3_OK)
+		err = -EIO;
+	if (err)
+		m->heartbeat_failures++;
+	else
+		m->heartbeats++;
+}
+
+static void host_hb_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct host *h = container_of(w, struct host, hb_timer);
+
+	(void)loop;
+	(void)revents;
+	for (unsigned d = 0; d < h->spec->ndatastores; d++) {
+		struct dsmount *m = &h->mounts[d];
+		GETATTR3args a = { .object = nfsc_fh3(&m->root) };
+		int len;
+
+		if (m->hb_call.state != CLNT_CALL_IDLE || !m->nconns)
+			continue;
+		m->hb_call.buf = m->hb_buf;
+		m->hb_call.cap = sizeof(m->hb_buf);
+		len = nfsc_encode(&m->conns[0], &m->hb_call, NFS_PROGRAM,
+				  NFS_V3, NFSPROC3_GETATTR,
+				  (xdrproc_t)xdr_GETATTR3args, &a);
+		if (len > 0)
+			clnt_submit(&m->conns[0], &m->hb_call, (size_t)len,
+				    host_hb_done);
+	}
+}
+
+static void host_lck_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct host *h = container_of(w, struct host, lck_timer);
+
+	(void)loop;
+	(void)revents;
+	for (size_t i = 0; i < h->njobs; i++)
+		vdisk_lck_refresh(h->jobs[i]);
+	h->lck_refreshes++;
+}
+
+void host_timers_start(struct host *h)
+{
+	ev_timer_init(&h->hb_timer, host_hb_timer_cb, 0.0,
+		      h->spec->heartbeat_s);
+	ev_timer_init(&h->lck_timer, host_lck_timer_cb, h->spec->lck_refresh_s,
+		      h->spec->lck_refresh_s);
+	ev_timer_start(h->lp->loop, &h->hb_timer);
+	ev_timer_start(h->lp->loop, &h->lck_timer);
+}
+
+void host_timers_stop(struct host *h)
+{
+	ev_timer_stop(h->lp->loop, &h->hb_timer);
+	ev_timer_stop(h->lp->loop, &h->lck_timer);
+}
+
+void host_fini(struct host *h)
+{
+	if (!h->mounts)
+		return;
+	for (unsigned d = 0; d < h->spec->ndatastores; d++) {
+		struct dsmount *m = &h->mounts[d];
+
+		for (unsigned i = 0; i < m->nconns; i++)
+			clnt_close(&m->conns[i]);
+		free(m->conns);
+	}
+	free(h->mounts);
+	h->mounts = NULL;
+}

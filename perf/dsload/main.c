@@ -1,0 +1,30 @@
+/*
+ * dsload: an emulated fleet of ESXi hosts driving NFSv3 datastores
+ * (docs/dsload.md).  main parses argv and hands over to a command.
+ */
+#include <stdio.h>
+
+#include "perf/dsload/opts.h"
+#include "perf/dsload/run.h"
+
+int main(int argc, char **argv)
+{
+	struct dsload_opts o;
+	char errbuf[512];
+
+	if (opts_parse(argc, argv, &o, errbuf, sizeof(errbuf))) {
+		fprintf(stderr, "dsload: %s (see dsload --help)\n", errbuf);
+		return DSLOAD_EXIT_USAGE;
+	}
+	switch (o.cmd) {
+	case DSLOAD_CMD_HELP:
+		opts_usage(stdout);
+		return DSLOAD_EXIT_OK;
+	case DSLOAD_CMD_SWEEP:
+	case DSLOAD_CMD_PROFILE:
+		return 2;
+	case DSLOAD_CMD_RUN:
+		break;
+	}
+	return run_main(&o);
+}
