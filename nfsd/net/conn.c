@@ -46,7 +46,7 @@ static void conn_set_state(struct conn *c, enum conn_state state)
 	c->state = state;
 }
 
-static void conn_ref(struct conn *c)
+void net__conn_ref(struct conn *c)
 {
 	c->refs++;
 }
@@ -66,10 +66,11 @@ static void conn_out_free_all(struct conn *c)
 	c->out_head_off = 0;
 }
 
-static void conn_unref(struct conn *c)
+void net__conn_unref(struct conn *c)
 {
 	if (--c->refs > 0)
 		return;
+	net__flows_free(c);
 	rpc_record_fini(&c->record);
 	conn_out_free_all(c);
 	free(c->in_held);
@@ -115,7 +116,10 @@ void net__conn_close(struct conn *c)
 	c->prev = c->next = NULL;
 	net__release_conn(w->net, (const struct sockaddr *)&c->peer);
 	log_debug("net: %s: closed", c->peer_str);
-	conn_unref(c);
+	/* Calls waiting for admission hold references: give them back
+	 * before the conn's own. */
+	net__flows_cancel(c);
+	net__conn_unref(c);
 }
 
 /* Writes as much of the queue as the socket takes. Returns 0 or -errno. */
@@ -225,7 +229,7 @@ static void conn_tops_ref(void *transport)
 {
 	struct conn *c = transport;
 
-	conn_ref(c);
+	net__conn_ref(c);
 	c->inflight++;
 }
 
@@ -236,7 +240,7 @@ static void conn_tops_unref(void *transport)
 	c->inflight--;
 	if (c->state != CONN_CLOSED)
 		conn_update_reading(c);
-	conn_unref(c);
+	net__conn_unref(c);
 }
 
 static void conn_tops_defer_done(void *transport, struct request *req)
@@ -411,7 +415,7 @@ static void conn_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 		}
 	}
 	/* Dispatch may close c; keep it alive until we are done with it. */
-	conn_ref(c);
+	net__conn_ref(c);
 	if (c->in_held_len)
 		conn_consume_held(c);
 	else
@@ -422,7 +426,7 @@ static void conn_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 		conn_note_input(c);
 		conn_update_reading(c);
 	}
-	conn_unref(c);
+	net__conn_unref(c);
 }
 
 static void conn_format_peer(struct conn *c)

@@ -29,6 +29,7 @@ struct net_limits {
 };
 
 struct net_host_count;
+struct traffic;
 
 struct net {
 	struct ev_loop *main_loop;     /* borrowed: the caller's */
@@ -46,6 +47,10 @@ struct net {
 	struct net_host_count *hosts[256];
 	uint64_t refused_conns;
 	double last_refusal_log;
+
+	/* Admission of the TCP connections' calls (net/flow.c). */
+	struct traffic *traffic; /* borrowed; NULL: no admission */
+	struct rpc_admission admission;
 };
 
 /*
@@ -76,6 +81,18 @@ void net_stop(struct net *net);
 /* Finishes requests handed back after net_stop (their replies are dropped)
  * and frees the workers. */
 void net_free(struct net *net);
+
+/*
+ * Charges the calls of every TCP connection to its flows, one per
+ * connection x datastore, in @t (borrowed; must outlive net, and every
+ * connection), and admits them through @t (traffic.h): a call that must
+ * wait is queued in its flow, whose ev_timer on the connection's loop runs
+ * it when its turn comes; the loop never sleeps.  Returns the hook to set
+ * as the TCP dispatcher's admission (it lives as long as @net).  Call
+ * after net_start() and before the first connection.
+ */
+const struct rpc_admission *net_admission_init(struct net *net,
+					       struct traffic *t);
 
 /* Called when deferred work is done; see rpc_transport_ops.defer_done. */
 void net_worker_defer_done(struct worker *w, struct request *req);

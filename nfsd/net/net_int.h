@@ -22,6 +22,7 @@ struct net_handoff {
 };
 
 struct conn;
+struct net_flow;
 
 struct worker {
 	struct net *net;
@@ -74,6 +75,7 @@ struct conn {
 	socklen_t peer_len;
 	char peer_str[64];
 	struct conn *prev, *next; /* worker->conns */
+	struct net_flow *flows; /* one per datastore its calls were for */
 };
 
 /* Creates a conn on @w for an accepted socket (takes @fd).  Worker thread. */
@@ -84,6 +86,18 @@ void net__conn_open(struct worker *w, int fd, const struct sockaddr *peer,
 void net__conn_close(struct conn *c);
 
 extern const struct rpc_transport_ops net__conn_tops;
+
+/* A reference that keeps @c's memory (not its socket) alive. */
+void net__conn_ref(struct conn *c);
+void net__conn_unref(struct conn *c);
+
+/* Closing @c: stops its flows' timers and cancels the calls waiting in
+ * their queues (rpc_request_cancel).  Loop thread. */
+void net__flows_cancel(struct conn *c);
+
+/* @c's memory goes: frees its flows, whose queues are empty and whose
+ * calls have all finished. */
+void net__flows_free(struct conn *c);
 
 /* Gives an accepted socket to the next worker (takes @fd).  Main loop. */
 void net__handoff(struct net *net, int fd, const struct sockaddr *peer,

@@ -92,6 +92,16 @@ void nfs3__fh_summary(const nfs_fh3 *fh, char *buf, size_t len);
 /* Sets req->path_hint to @name (borrowed), cut to fit. */
 void nfs3__hint_name(struct request *req, const char *name);
 
+/* ---- charge.c ------------------------------------------------------ */
+
+/*
+ * The program's rpc_charge_fn: names the datastore of a decoded call from
+ * its handle (every procedure but NULL starts with one) and its cost:
+ * READ/WRITE their count (capped as the handlers cap it), others 0 bytes,
+ * one op each.  False for NULL and for handles of no export of ours.
+ */
+bool nfs3__charge(struct request *req, const void *args);
+
 /* ---- name.c -------------------------------------------------------- */
 
 /*

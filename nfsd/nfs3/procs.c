@@ -293,4 +293,5 @@ void nfs3_program_init(struct rpc_program *prog, struct nfs3_service *svc)
 	prog->procs = nfs3_procs;
 	prog->nprocs = ARRAY_SIZE(nfs3_procs);
 	prog->ctx = svc;
+	prog->charge = nfs3__charge;
 }

@@ -209,7 +209,6 @@ void rpc_dispatch_record(struct rpc_dispatcher *d, const uint8_t *rec,
 	enum rpc_auth_stat auth;
 	struct rpc_cred cred;
 	struct request *req;
-	enum rpc_disposition disp;
 	uint32_t low, high;
 	XDR xdrs;
 
@@ -300,7 +299,17 @@ void rpc_dispatch_record(struct rpc_dispatcher *d, const uint8_t *rec,
 	}
 	xdr_destroy(&xdrs);
 	tops->ref(transport);
-	disp = desc->handler(req, req->args, req->res);
+	if (d->admission && prog->charge && prog->charge(req, req->args) &&
+	    d->admission->admit(d->admission->arg, req) == RPC_ADMIT_QUEUED)
+		return;
+	rpc_request_run(req);
+}
+
+void rpc_request_run(struct request *req)
+{
+	enum rpc_disposition disp = req->desc->handler(req, req->args,
+						       req->res);
+
 	/* Once deferred, req belongs to the work pool: the work may already
 	 * have set req->disposition, and the request may be on its way back,
 	 * so it is not touched again here. */
@@ -381,6 +390,18 @@ static void dispatch_trace_reply(struct request *req)
 		 (unsigned long long)(us % 1000));
 }
 
+/* The end of every request: what it still holds goes back. */
+static void dispatch_request_free(struct request *req)
+{
+	/* Not replied (dropped, closed, failed to encode, cancelled): not
+	 * cached. */
+	if (req->drc_entry)
+		drc_forget(req->dispatcher->drc, req->drc_entry);
+	xdr_free(req->desc->decode, req->args);
+	req->tops->unref(req->transport);
+	free(req);
+}
+
 void rpc_request_finish(struct request *req)
 {
 	const struct rpc_proc *desc = req->desc;
@@ -396,14 +417,22 @@ void rpc_request_finish(struct request *req)
 	case RPC_PENDING:
 		break;
 	}
-	/* Not replied (dropped, closed, failed to encode): not cached. */
-	if (req->drc_entry)
-		drc_forget(req->dispatcher->drc, req->drc_entry);
 	if (req->dispatcher && req->dispatcher->trace)
 		dispatch_trace_reply(req);
 	if (desc->release)
 		desc->release(req, req->res);
-	xdr_free(desc->decode, req->args);
-	req->tops->unref(req->transport);
-	free(req);
+	if (req->admit_ctx && req->dispatcher->admission)
+		req->dispatcher->admission->done(
+			req->dispatcher->admission->arg, req);
+	dispatch_request_free(req);
+}
+
+void rpc_request_cancel(struct request *req)
+{
+	if (req->dispatcher && req->dispatcher->trace)
+		log_info("trace: %s xid=%#x %s %s %s -> cancelled in its queue",
+			 request_peer(req), req->xid, req->program->name,
+			 req->desc->name,
+			 req->export_name ? req->export_name : "");
+	dispatch_request_free(req);
 }

@@ -5,6 +5,11 @@
  * routine, calls the handler, encodes the result, calls the release hook and
  * frees the arguments.  RPC-level errors (PROG_UNAVAIL .. AUTH_ERROR) come
  * from here alone; handlers speak only their program's status codes.
+ *
+ * Between decoding and the handler, a call its program charges to a
+ * datastore (rpc_charge_fn) goes through the dispatcher's admission hook
+ * (struct rpc_admission: the traffic model, traffic.h), which may keep it
+ * waiting in its flow's queue and run it later with rpc_request_run().
  */
 #ifndef DSNFS_RPC_DISPATCH_H
 #define DSNFS_RPC_DISPATCH_H
@@ -14,6 +19,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include <rpc/rpc.h>
+
+#include "nfsd/traffic/traffic.h"
 
 #define RPC_AUTH_SYS_MAX_GROUPS 16
 #define RPC_TRACE_DETAIL_MAX 160
@@ -69,6 +76,15 @@ struct rpc_proc {
 	bool non_idempotent;
 };
 
+/*
+ * What a decoded call costs in the traffic model: sets req->export_name
+ * (the datastore, borrowed for the life of the program), req->tr.bytes
+ * (READ/WRITE payload, else 0) and req->tr.op, and returns true; false
+ * when the call is charged to no datastore (NULL, a handle that is not
+ * ours).  Runs on the loop thread before the handler; changes nothing else.
+ */
+typedef bool (*rpc_charge_fn)(struct request *req, const void *args);
+
 struct rpc_program {
 	const char *name; /* "nfs", "mount", "portmap" */
 	uint32_t prog;
@@ -76,6 +92,7 @@ struct rpc_program {
 	const struct rpc_proc *procs; /* indexed by procedure number */
 	size_t nprocs;
 	void *ctx; /* the program's state, handed to handlers as req->svc */
+	rpc_charge_fn charge; /* NULL: its calls are never admitted/queued */
 };
 
 /* One call in flight.  Owned by dispatch; handlers borrow it. */
@@ -100,6 +117,12 @@ struct request {
 	const char *export_name;
 	char path_hint[96];
 	uint64_t payload_bytes;
+
+	/* Admission: the cost the program's charge hook named (and the
+	 * flow's queue link), and the admission hook's own pointer (its
+	 * flow), set while it holds or has started the request. */
+	struct traffic_req tr;
+	void *admit_ctx;
 
 	/* Internal to dispatch. */
 	void *args;
@@ -138,12 +161,38 @@ struct rpc_work_pool;
 struct drc;
 struct drc_entry;
 
+/* What the admission hook does with a charged request. */
+enum rpc_admit_verdict {
+	RPC_ADMIT_RUN = 0, /* dispatch runs it now */
+	RPC_ADMIT_QUEUED,  /* the hook keeps it (see struct rpc_admission) */
+};
+
+/*
+ * Admission of charged calls (the traffic model), called on the
+ * transport's loop thread.
+ */
+struct rpc_admission {
+	/* A call its program charged (req->export_name, req->tr set), its
+	 * arguments decoded and a transport reference taken.  RUN: dispatch
+	 * runs it at once.  QUEUED: the hook keeps it and later, on the same
+	 * thread, calls rpc_request_run() or rpc_request_cancel() on it. */
+	enum rpc_admit_verdict (*admit)(void *arg, struct request *req);
+	/* A request with req->admit_ctx set has run and is finished (its
+	 * reply sent or dropped); called just before it is freed, on the
+	 * thread that finishes it.  Not called for cancelled requests. */
+	void (*done)(void *arg, struct request *req);
+	void *arg;
+};
+
 /* One per server: the programs it answers and where deferred work runs. */
 struct rpc_dispatcher {
 	const struct rpc_program *programs[RPC_MAX_PROGRAMS];
 	size_t nprograms;
 	struct rpc_work_pool *work_pool; /* NULL: request_defer runs inline */
 	struct drc *drc;                 /* NULL: no duplicate request cache */
+	/* Borrowed, must outlive the dispatcher; NULL: every call runs as
+	 * soon as it is decoded. */
+	const struct rpc_admission *admission;
 	bool trace;
 };
 
@@ -169,6 +218,22 @@ const char *request_peer(struct request *req);
 /* Encodes and sends the reply of a request whose deferred work is done,
  * and frees it.  Call on the transport's loop thread. */
 void rpc_request_finish(struct request *req);
+
+/*
+ * Runs the handler of a request the admission hook queued, and replies
+ * (or defers, as rpc_dispatch_record() would have).  Takes @req.  Call on
+ * the transport's loop thread; the transport may be closed by the time
+ * this returns (a handler's RPC_CLOSE).
+ */
+void rpc_request_run(struct request *req);
+
+/*
+ * Drops a request the admission hook queued and will never run (its
+ * connection closed): no reply, no release hook, no done hook; its
+ * duplicate-cache entry is forgotten and the transport reference dropped.
+ * Takes @req.  Call on the transport's loop thread.
+ */
+void rpc_request_cancel(struct request *req);
 
 /*
  * Runs @work(req) on a blocking-work thread (fsync, directory scans, ...),

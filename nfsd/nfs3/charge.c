@@ -1,0 +1,78 @@
+/*
+ * charge: what an NFSv3 call costs in the traffic model (traffic.h), named
+ * before its handler runs so that it can wait in its flow's queue.  Every
+ * procedure but NULL carries the handle it is about as the first member
+ * of its arguments (diropargs3 starts with its directory's), so the
+ * datastore comes from that handle's export id alone, without the store.
+ * READ and WRITE pay their byte count; every call pays one op.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "nfsd/nfs3/nfs3_int.h"
+
+_Static_assert(offsetof(GETATTR3args, object) == 0 &&
+		       offsetof(SETATTR3args, object) == 0 &&
+		       offsetof(LOOKUP3args, what) == 0 &&
+		       offsetof(ACCESS3args, object) == 0 &&
+		       offsetof(READLINK3args, symlink) == 0 &&
+		       offsetof(READ3args, file) == 0 &&
+		       offsetof(WRITE3args, file) == 0 &&
+		       offsetof(CREATE3args, where) == 0 &&
+		       offsetof(MKDIR3args, where) == 0 &&
+		       offsetof(SYMLINK3args, where) == 0 &&
+		       offsetof(MKNOD3args, where) == 0 &&
+		       offsetof(REMOVE3args, object) == 0 &&
+		       offsetof(RMDIR3args, object) == 0 &&
+		       offsetof(RENAME3args, from) == 0 &&
+		       offsetof(LINK3args, file) == 0 &&
+		       offsetof(READDIR3args, dir) == 0 &&
+		       offsetof(READDIRPLUS3args, dir) == 0 &&
+		       offsetof(FSSTAT3args, fsroot) == 0 &&
+		       offsetof(FSINFO3args, fsroot) == 0 &&
+		       offsetof(PATHCONF3args, object) == 0 &&
+		       offsetof(COMMIT3args, file) == 0 &&
+		       offsetof(diropargs3, dir) == 0,
+	       "the arguments of every procedure but NULL start with a handle");
+
+static uint32_t nfs3_charge_min(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+bool nfs3__charge(struct request *req, const void *args)
+{
+	const struct nfs3_service *svc = req->svc;
+	const nfs_fh3 *fh = args;
+	struct store_fh sfh;
+	struct export *exp;
+	uint32_t id;
+
+	if (req->proc == NFSPROC3_NULL || fh->data.data_len == 0 ||
+	    fh->data.data_len > STORE_FH_MAX)
+		return false;
+	sfh.len = fh->data.data_len;
+	memcpy(sfh.data, fh->data.data_val, sfh.len);
+	if (store_fh_export_id(&sfh, &id))
+		return false;
+	exp = export_find_by_id(svc->exports, id);
+	if (!exp || !exp->store)
+		return false;
+	req->export_name = exp->name;
+	req->tr.bytes = 0;
+	req->tr.op = TRAFFIC_OP_OTHER;
+	if (req->proc == NFSPROC3_READ) {
+		const READ3args *a = args;
+
+		req->tr.op = TRAFFIC_OP_READ;
+		req->tr.bytes = nfs3_charge_min(
+			a->count, nfs3__io_limit(svc->max_read_bytes));
+	} else if (req->proc == NFSPROC3_WRITE) {
+		const WRITE3args *a = args;
+
+		req->tr.op = TRAFFIC_OP_WRITE;
+		req->tr.bytes = nfs3_charge_min(
+			a->count, nfs3__io_limit(svc->max_write_bytes));
+	}
+	return true;
+}
