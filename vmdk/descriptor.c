@@ -549,6 +549,9 @@ static int parse_kv(struct parser *p, const char *s, const char *end)
 		v++;
 		end--;
 		quoted = true;
+	} else if (memchr(v, '"', (size_t)(end - v))) {
+		return perr(p, -EINVAL, "unbalanced quotes", s,
+			    (size_t)(end - s));
 	}
 	for (const char *c = v; c < end; c++) {
 		if ((unsigned char)*c < 0x20 && *c != '\t') {

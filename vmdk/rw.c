@@ -74,33 +74,37 @@ static void map_flat_seek(struct vmdk *v, const struct vmdk_extent *e,
 static void map_flat_holes(struct vmdk *v, const struct vmdk_extent *e,
 			   uint64_t pos, uint64_t avail, struct vmdk_map *map)
 {
-	struct {
-		struct fiemap fm;
-		struct fiemap_extent fe[FLAT_FIEMAP_EXTENTS];
-	} q;
+	struct fiemap *fm;
+	const struct fiemap_extent *fe0;
 	uint64_t end = pos;
 	bool zero;
 
-	memset(&q, 0, sizeof(q));
-	q.fm.fm_start = pos;
-	q.fm.fm_length = avail;
-	q.fm.fm_flags = FIEMAP_FLAG_SYNC;
-	q.fm.fm_extent_count = FLAT_FIEMAP_EXTENTS;
-	if (vmdk__io_fiemap(v->io, e->fd, &q.fm)) {
+	fm = calloc(1, sizeof(*fm) + FLAT_FIEMAP_EXTENTS *
+					     sizeof(struct fiemap_extent));
+	if (!fm) {
+		return; /* all data: slower, never wrong */
+	}
+	fm->fm_start = pos;
+	fm->fm_length = avail;
+	fm->fm_flags = FIEMAP_FLAG_SYNC;
+	fm->fm_extent_count = FLAT_FIEMAP_EXTENTS;
+	if (vmdk__io_fiemap(v->io, e->fd, fm)) {
+		free(fm);
 		map_flat_seek(v, e, pos, avail, map);
 		return;
 	}
-	if (q.fm.fm_mapped_extents == 0 || q.fe[0].fe_logical > pos) {
+	fe0 = &fm->fm_extents[0];
+	if (fm->fm_mapped_extents == 0 || fe0->fe_logical > pos) {
 		map->status = VMDK_BLOCK_ZERO;
-		if (q.fm.fm_mapped_extents &&
-		    q.fe[0].fe_logical - pos < avail) {
-			map->run_bytes = q.fe[0].fe_logical - pos;
+		if (fm->fm_mapped_extents && fe0->fe_logical - pos < avail) {
+			map->run_bytes = fe0->fe_logical - pos;
 		}
+		free(fm);
 		return;
 	}
-	zero = q.fe[0].fe_flags & FIEMAP_EXTENT_UNWRITTEN;
-	for (uint32_t i = 0; i < q.fm.fm_mapped_extents; i++) {
-		const struct fiemap_extent *fe = &q.fe[i];
+	zero = fe0->fe_flags & FIEMAP_EXTENT_UNWRITTEN;
+	for (uint32_t i = 0; i < fm->fm_mapped_extents; i++) {
+		const struct fiemap_extent *fe = &fm->fm_extents[i];
 
 		if (fe->fe_logical != end && i) {
 			break; /* a hole follows */
@@ -110,6 +114,7 @@ static void map_flat_holes(struct vmdk *v, const struct vmdk_extent *e,
 		}
 		end = fe->fe_logical + fe->fe_length;
 	}
+	free(fm);
 	map->status = zero ? VMDK_BLOCK_ZERO : VMDK_BLOCK_DATA;
 	if (end > pos && end - pos < avail) {
 		map->run_bytes = end - pos;

@@ -177,6 +177,7 @@ static const struct bad_case bad_cases[] = {
 	  "line 2: key defined twice" },
 	{ "createType=\"vm\"fs\"\n", -EINVAL, "line 1: unbalanced quotes" },
 	{ "createType=\"vmfs\n", -EINVAL, "line 1: unbalanced quotes" },
+	{ "ddb.a =2\" 5s\"\n", -EINVAL, "line 1: unbalanced quotes" },
 	{ "this is not a descriptor\n", -EINVAL,
 	  "line 1: neither key=value nor extent line" },
 	{ "bad key!=1\n", -EINVAL, "line 1: bad key" },
