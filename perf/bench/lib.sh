@@ -13,6 +13,7 @@
 #                          $BENCH_TMP/NAME.out and NAME.log; sets BENCH_BG_PID
 #   bench_wait_line FILE PATTERN PID   waits (30 s) for PATTERN in FILE
 #   bench_cpu_ticks PID    utime+stime of a process (all threads), in ticks
+#   bench_stop_pid PID     TERM, wait (KILL after 10 s), forget PID
 #   bench_cleanup          stops what was started, removes $BENCH_TMP
 
 BENCH_PIDS=()
@@ -130,7 +131,19 @@ bench_stop_pid() {
 		kill -KILL "$pid" 2>/dev/null
 	fi
 	wait "$pid" 2>/dev/null
+	bench_forget "$pid"
 	return 0
+}
+
+# Drops PID from BENCH_PIDS once it is gone, so that cleanup never signals
+# a process that later reuses the number.
+bench_forget() {
+	local keep=()
+	local p
+	for p in "${BENCH_PIDS[@]}"; do
+		[ "$p" = "$1" ] || keep+=("$p")
+	done
+	BENCH_PIDS=("${keep[@]}")
 }
 
 bench_cleanup() {
@@ -173,7 +186,7 @@ bench_build_rpcping() {
 	[ $stale = 1 ] || return 0
 	mkdir -p "$1/bench"
 	cc -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -I. \
-		-o "$out" "${src[@]}" -lpthread ||
+		-o "$out" "${src[@]}" ||
 		bench_die "cannot build rpcping"
 }
 

@@ -3,9 +3,10 @@
  *
  *   rpcping serve ADDR PORT
  *     answers every ONC RPC call (RFC 5531) on TCP with an empty accepted
- *     SUCCESS reply: the least work a server can do per call.  One thread
- *     per connection, blocking I/O.  Prints "rpcping: listening on
- *     ADDR:PORT" once ready (PORT 0 picks a free one).  Runs until killed.
+ *     SUCCESS reply: the least work a server can do per call.  One thread,
+ *     one epoll set, one read and one write per batch of calls.  Prints
+ * "rpcping: listening on ADDR:PORT" once ready (PORT 0 picks a free one).  Runs
+ * until killed.
  *
  *   rpcping call ADDR PORT PROG VERS CONNS DEPTH SECONDS
  *     opens CONNS TCP connections and keeps DEPTH NULL calls (procedure 0,
@@ -27,7 +28,6 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -159,44 +159,115 @@ static int serve_feed(struct rpc_record *rec, const uint8_t *buf, size_t len,
 	return 0;
 }
 
-/* Serves one connection until EOF or error; takes the descriptor. */
-static void *serve_conn_thread(void *arg)
-{
-	int fd = (int)(intptr_t)arg;
+/* A server connection; the listener has none (epoll data NULL). */
+struct serve_conn {
+	int fd;
 	struct rpc_record rec;
-	uint8_t *in = malloc(RPCPING_IO_BYTES);
+};
+
+static void serve_conn_free(struct serve_conn *c)
+{
+	close(c->fd);
+	rpc_record_fini(&c->rec);
+	free(c);
+}
+
+static int serve_accept(int lfd, int epfd)
+{
+	struct serve_conn *c;
+	struct epoll_event ev = { .events = EPOLLIN };
+	int one = 1;
+	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+
+	if (fd < 0) {
+		return errno == EINTR || errno == ECONNABORTED ? 0 : -errno;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		close(fd);
+		return 0;
+	}
+	c->fd = fd;
+	rpc_record_init(&c->rec, RPCPING_MAX_RECORD);
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	ev.data.ptr = c;
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		serve_conn_free(c);
+	}
+	return 0;
+}
+
+/* One read on @c and the replies to what it completed; 0 or -errno. */
+static int serve_conn_read(struct serve_conn *c, uint8_t *in, uint8_t *out,
+			   size_t out_cap)
+{
+	size_t out_len = 0;
+	ssize_t n = read(c->fd, in, RPCPING_IO_BYTES);
+	int rc;
+
+	if (n < 0) {
+		return errno == EINTR ? 0 : -errno;
+	}
+	if (n == 0) {
+		return -ECONNRESET;
+	}
+	rc = serve_feed(&c->rec, in, (size_t)n, out, out_cap, &out_len);
+	if (rc < 0) {
+		return rc;
+	}
+	return out_len > 0 ? fd_write_all(c->fd, out, out_len) : 0;
+}
+
+/* The server loop: one thread, one epoll set, as small as a server gets. */
+static int serve_loop(int lfd)
+{
+	struct epoll_event evs[RPCPING_MAX_CONNS];
+	struct epoll_event lev = { .events = EPOLLIN, .data.ptr = NULL };
 	/* A read of RPCPING_IO_BYTES holds at most that many / 44 calls. */
 	size_t out_cap = (RPCPING_IO_BYTES / 40 + 2) * RPCPING_REPLY_MAX;
+	uint8_t *in = malloc(RPCPING_IO_BYTES);
 	uint8_t *out = malloc(out_cap);
+	int epfd = epoll_create1(EPOLL_CLOEXEC);
+	int rc = 0;
 
-	rpc_record_init(&rec, RPCPING_MAX_RECORD);
-	if (!in || !out) {
+	if (!in || !out || epfd < 0 ||
+	    epoll_ctl(epfd, EPOLL_CTL_ADD, lfd, &lev) < 0) {
+		rc = -ENOMEM;
 		goto cleanup;
 	}
 	for (;;) {
-		size_t out_len = 0;
-		ssize_t n = read(fd, in, RPCPING_IO_BYTES);
+		int n = epoll_wait(epfd, evs, RPCPING_MAX_CONNS, -1);
 
 		if (n < 0 && errno == EINTR) {
 			continue;
 		}
-		if (n <= 0) {
-			break;
+		if (n < 0) {
+			rc = -errno;
+			goto cleanup;
 		}
-		if (serve_feed(&rec, in, (size_t)n, out, out_cap, &out_len) <
-		    0) {
-			break;
-		}
-		if (out_len > 0 && fd_write_all(fd, out, out_len) < 0) {
-			break;
+		for (int i = 0; i < n; i++) {
+			struct serve_conn *c = evs[i].data.ptr;
+
+			if (!c) {
+				rc = serve_accept(lfd, epfd);
+				if (rc < 0) {
+					goto cleanup;
+				}
+				continue;
+			}
+			if (serve_conn_read(c, in, out, out_cap) < 0) {
+				/* close() drops it from the epoll set */
+				serve_conn_free(c);
+			}
 		}
 	}
 cleanup:
-	rpc_record_fini(&rec);
+	if (epfd >= 0) {
+		close(epfd);
+	}
 	free(out);
 	free(in);
-	close(fd);
-	return NULL;
+	return rc;
 }
 
 static int serve_main(const char *addr, const char *port)
@@ -224,26 +295,10 @@ static int serve_main(const char *addr, const char *port)
 	}
 	printf("rpcping: listening on %s:%u\n", addr, ntohs(sa.sin_port));
 	fflush(stdout);
-	for (;;) {
-		pthread_t tid;
-		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-
-		if (fd < 0 && (errno == EINTR || errno == ECONNABORTED)) {
-			continue;
-		}
-		if (fd < 0) {
-			fprintf(stderr, "rpcping: accept: %s\n",
-				strerror(errno));
-			return 1;
-		}
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if (pthread_create(&tid, NULL, serve_conn_thread,
-				   (void *)(intptr_t)fd) != 0) {
-			close(fd);
-			continue;
-		}
-		pthread_detach(tid);
-	}
+	rc = serve_loop(lfd);
+	fprintf(stderr, "rpcping: serve: %s\n", strerror(-rc));
+	close(lfd);
+	return 1;
 }
 
 /* Queues the call of @slot on @c; the xid carries the slot and its gen. */

@@ -99,6 +99,8 @@ echo "dsnfsd $(git rev-parse --short HEAD 2>/dev/null) ($DSNFSD)," \
 	"libnfs $(dpkg-query -W -f '${Version}' libnfs13 2>/dev/null || echo '?')"
 echo "file ${FILE_MIB} MiB on $(df --output=fstype "$BENCH_TMP" | tail -1)" \
 	"($BENCH_TMP), runs of ${SECONDS_RUN} s, ${REPS} per server, flows: $FLOWS"
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)" \
+	"(other work on the machine shares its CPUs with the benchmark)"
 echo
 } | tee "$TABLE"
 
@@ -233,4 +235,6 @@ fi
 T_END=$(date +%s)
 python3 perf/bench/table.py "$TSV" | tee -a "$TABLE"
 echo
-echo "total $((T_END - T_START)) s; raw results $TSV, table $TABLE"
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg);" \
+	"total $((T_END - T_START)) s" | tee -a "$TABLE"
+echo "raw results $TSV, table $TABLE"
