@@ -15,6 +15,8 @@
 
 #include "nfsd/store/store.h"
 
+struct quota;
+
 #define EXPORT_MAX_CLIENTS 32
 #define EXPORT_ANON_ID 65534
 
@@ -43,6 +45,9 @@ struct export {
 	struct export_client clients[EXPORT_MAX_CLIENTS];
 	size_t nclients; /* 0 = everyone */
 	struct store *store;
+	/* What the datastore allocated, and its quota (quota.h); NULL when
+	 * nothing is counted (tests).  Owned by whoever built the table. */
+	struct quota *quota;
 };
 
 struct export_table {

@@ -1,7 +1,8 @@
 /*
  * fsinfo: FSSTAT, FSINFO and PATHCONF (RFC 1813 3.3.18 to 3.3.20): what a
- * datastore holds and what the server accepts.  FSINFO reports the
- * service's READ/WRITE limits; the rest is fixed by the local store's
+ * datastore holds and what the server accepts.  FSSTAT of a datastore
+ * with a quota reports the quota as its size (usage.c).  FSINFO reports
+ * the service's READ/WRITE limits; the rest is fixed by the local store's
  * POSIX semantics (names of 255 bytes, case preserved, no truncation).
  */
 #include <errno.h>
@@ -24,6 +25,8 @@ enum rpc_disposition nfs3__proc_fsstat(struct request *req, const void *argp,
 	err = nfs3__fh_resolve(req, &args->fsroot, false, &f);
 	if (!err)
 		err = f.st->ops->fsstat(f.st, &fs);
+	if (!err)
+		nfs3__usage_fsstat(&f, &fs);
 	res->status = nfs3__status_from_errno(err);
 	if (res->status == NFS3_OK) {
 		FSSTAT3resok *ok = &res->FSSTAT3res_u.resok;

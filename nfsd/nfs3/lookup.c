@@ -61,7 +61,12 @@ static int nfs3_setattr_run(const SETATTR3args *args, struct nfs3_file *f,
 		return -EISDIR;
 	if (sa.set_size && pre.type != STORE_REG)
 		return -EINVAL;
-	return f->st->ops->setattr(f->st, f->obj, &sa, &f->cred);
+	err = f->st->ops->setattr(f->st, f->obj, &sa, &f->cred);
+	/* A size change allocates nothing when it grows (the new part is a
+	 * hole) but frees what a shrink cuts off. */
+	if (sa.set_size)
+		nfs3__usage_note(f, f->obj, pre.fileid);
+	return err;
 }
 
 enum rpc_disposition nfs3__proc_setattr(struct request *req, const void *argp,

@@ -87,9 +87,12 @@ static int nfs3_new_sattr(const sattr3 *in, const struct store_cred *cred,
 
 /* Finishes a create: takes @obj (may be NULL), fills n->obj and n->attr
  * when @err is 0 (either may be left out, as the RFC allows) and the
- * directory's post-op attributes. */
-static void nfs3_new_finish(const struct nfs3_file *dir, struct store_obj *obj,
-			    int err, struct nfs3_new_obj *n)
+ * directory's post-op attributes; counts what the new object and the
+ * directory (@dir_pre, set when @err is 0) now allocate. */
+static void nfs3_new_finish(const struct nfs3_file *dir,
+			    const struct store_attr *dir_pre,
+			    struct store_obj *obj, int err,
+			    struct nfs3_new_obj *n)
 {
 	struct store_attr a;
 
@@ -97,9 +100,13 @@ static void nfs3_new_finish(const struct nfs3_file *dir, struct store_obj *obj,
 		if (nfs3__fh_dup(dir->st, obj, &n->obj.post_op_fh3_u.handle) ==
 		    0)
 			n->obj.handle_follows = TRUE;
-		if (dir->st->ops->getattr(dir->st, obj, &a) == 0)
+		if (dir->st->ops->getattr(dir->st, obj, &a) == 0) {
 			nfs3__post_op_from_attr(&a, &n->attr);
+			nfs3__usage_note(dir, obj, a.fileid);
+		}
 	}
+	if (!err)
+		nfs3__usage_note(dir, dir->obj, dir_pre->fileid);
 	if (obj)
 		dir->st->ops->obj_unref(obj);
 	nfs3__wcc_post(dir, &n->dir_wcc);
@@ -159,7 +166,7 @@ enum rpc_disposition nfs3__proc_create(struct request *req, const void *argp,
 			    &n.dir_wcc);
 	if (!err)
 		err = nfs3_create_run(args, &dir, &obj);
-	nfs3_new_finish(&dir, obj, err, &n);
+	nfs3_new_finish(&dir, &pre, obj, err, &n);
 	res->status = nfs3__status_from_errno(err);
 	if (res->status == NFS3_OK) {
 		res->CREATE3res_u.resok.obj = n.obj;
@@ -194,7 +201,7 @@ enum rpc_disposition nfs3__proc_mkdir(struct request *req, const void *argp,
 		err = dir.st->ops->mkdir(dir.st, dir.obj, args->where.name, &sa,
 					 &dir.cred, &obj);
 	}
-	nfs3_new_finish(&dir, obj, err, &n);
+	nfs3_new_finish(&dir, &pre, obj, err, &n);
 	res->status = nfs3__status_from_errno(err);
 	if (res->status == NFS3_OK) {
 		res->MKDIR3res_u.resok.obj = n.obj;
@@ -245,7 +252,7 @@ enum rpc_disposition nfs3__proc_symlink(struct request *req, const void *argp,
 			    &n.dir_wcc);
 	if (!err)
 		err = nfs3_symlink_run(args, &dir, &obj);
-	nfs3_new_finish(&dir, obj, err, &n);
+	nfs3_new_finish(&dir, &pre, obj, err, &n);
 	res->status = nfs3__status_from_errno(err);
 	if (res->status == NFS3_OK) {
 		res->SYMLINK3res_u.resok.obj = n.obj;
@@ -308,7 +315,7 @@ enum rpc_disposition nfs3__proc_mknod(struct request *req, const void *argp,
 			    &n.dir_wcc);
 	if (!err)
 		err = nfs3_mknod_run(args, &dir, &obj);
-	nfs3_new_finish(&dir, obj, err, &n);
+	nfs3_new_finish(&dir, &pre, obj, err, &n);
 	res->status = nfs3__status_from_errno(err);
 	if (res->status == NFS3_OK) {
 		res->MKNOD3res_u.resok.obj = n.obj;
@@ -361,6 +368,7 @@ void nfs3__mknod_release(struct request *req, void *resp)
 static int nfs3_unlink_run(struct request *req, const diropargs3 *what,
 			   bool rmdir, wcc_data *wcc)
 {
+	struct nfs3_victim victim;
 	struct nfs3_file dir;
 	struct store_attr pre;
 	int err;
@@ -368,10 +376,16 @@ static int nfs3_unlink_run(struct request *req, const diropargs3 *what,
 	err = nfs3_dir_open(req, what, NFS3_NAME_REMOVE, &dir, &pre, wcc);
 	if (!err)
 		err = nfs3_sticky_check(&dir, &pre, what->name);
+	if (!err)
+		nfs3__usage_victim(&dir, what->name, &victim);
 	if (!err && rmdir)
 		err = dir.st->ops->rmdir(dir.st, dir.obj, what->name);
 	else if (!err)
 		err = dir.st->ops->remove(dir.st, dir.obj, what->name);
+	if (!err) {
+		nfs3__usage_gone(&dir, &victim);
+		nfs3__usage_note(&dir, dir.obj, pre.fileid);
+	}
 	nfs3__wcc_post(&dir, wcc);
 	nfs3__file_release(&dir);
 	return err;
@@ -418,6 +432,7 @@ static int nfs3_rename_run(struct request *req, const RENAME3args *args,
 			   wcc_data *from_wcc, wcc_data *to_wcc)
 {
 	struct store_attr from_pre, to_pre;
+	struct nfs3_victim victim;
 	int err;
 
 	err = nfs3_dir_open(req, &args->from, NFS3_NAME_REMOVE, from, &from_pre,
@@ -436,8 +451,17 @@ static int nfs3_rename_run(struct request *req, const RENAME3args *args,
 	err = nfs3_sticky_check(to, &to_pre, args->to.name);
 	if (err)
 		return err;
-	return from->st->ops->rename(from->st, from->obj, args->from.name,
-				     to->obj, args->to.name);
+	/* Renaming over a file unlinks it. */
+	nfs3__usage_victim(to, args->to.name, &victim);
+	err = from->st->ops->rename(from->st, from->obj, args->from.name,
+				    to->obj, args->to.name);
+	if (err)
+		return err;
+	nfs3__usage_gone(to, &victim);
+	nfs3__usage_note(from, from->obj, from_pre.fileid);
+	if (to->obj != from->obj)
+		nfs3__usage_note(to, to->obj, to_pre.fileid);
+	return 0;
 }
 
 enum rpc_disposition nfs3__proc_rename(struct request *req, const void *argp,
@@ -485,7 +509,10 @@ static int nfs3_link_run(struct request *req, const LINK3args *args,
 		return err;
 	if (f->exp != dir->exp)
 		return -EXDEV;
-	return f->st->ops->link(f->st, f->obj, dir->obj, args->link.name);
+	err = f->st->ops->link(f->st, f->obj, dir->obj, args->link.name);
+	if (!err)
+		nfs3__usage_note(dir, dir->obj, pre.fileid);
+	return err;
 }
 
 enum rpc_disposition nfs3__proc_link(struct request *req, const void *argp,

@@ -102,6 +102,48 @@ void nfs3__hint_name(struct request *req, const char *name);
  */
 bool nfs3__charge(struct request *req, const void *args);
 
+/* ---- usage.c ------------------------------------------------------- */
+
+/* A file a REMOVE, RMDIR or RENAME is about to unlink. */
+struct nfs3_victim {
+	bool found;
+	bool last_link; /* its allocation goes with this name */
+	uint64_t fileid;
+};
+
+/*
+ * Before a WRITE of @count at @off_bytes into f->obj (attributes @pre):
+ * reserves what it may allocate in the export's quota.  Returns 0 with
+ * *reserved_bytes (0 when nothing can grow or nothing is counted), or
+ * -ENOSPC: the write would pass the quota and must not happen.
+ */
+int nfs3__usage_write_reserve(const struct nfs3_file *f,
+			      const struct store_attr *pre, uint64_t off_bytes,
+			      uint32_t count, uint64_t *reserved_bytes);
+
+/* After that WRITE, done or failed: counts what it allocated and gives
+ * the reservation back. */
+void nfs3__usage_write_end(const struct nfs3_file *f,
+			   const struct store_attr *pre,
+			   uint64_t reserved_bytes);
+
+/* @obj (file @fileid, in f's export; borrowed, may be NULL) may have
+ * allocated or freed space: re-measures it for the export's quota. */
+void nfs3__usage_note(const struct nfs3_file *f, struct store_obj *obj,
+		      uint64_t fileid);
+
+/* Before unlinking @name from dir->obj: what the name is (v->found false
+ * when it does not exist or nothing is counted). */
+void nfs3__usage_victim(const struct nfs3_file *dir, const char *name,
+			struct nfs3_victim *v);
+
+/* The unlink succeeded: a last link's allocation leaves the count. */
+void nfs3__usage_gone(const struct nfs3_file *dir, const struct nfs3_victim *v);
+
+/* FSSTAT of a datastore with a quota: the quota is the size, and the
+ * room left under it caps free and available bytes. */
+void nfs3__usage_fsstat(const struct nfs3_file *f, struct store_fsstat *fs);
+
 /* ---- name.c -------------------------------------------------------- */
 
 /*

@@ -4,7 +4,9 @@
  * COMMIT wait for stable storage, so they run through request_defer() on a
  * blocking-work thread.  A WRITE reply says what was done (`committed`)
  * and carries the service's write verifier, new at every server start, so
- * that a client resends unstable data after a restart.
+ * that a client resends unstable data after a restart.  A write that
+ * would pass the datastore's quota is refused with NOSPC before it
+ * touches the file (usage.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -106,6 +108,7 @@ static int nfs3_write_data(struct request *req, const WRITE3args *args,
 {
 	const struct nfs3_service *svc = req->svc;
 	struct store_attr pre;
+	uint64_t reserved;
 	int err;
 
 	err = nfs3__getattr(f, &pre);
@@ -123,9 +126,15 @@ static int nfs3_write_data(struct request *req, const WRITE3args *args,
 		nfs3_min_u32(args->count, nfs3__io_limit(svc->max_write_bytes));
 	if (args->offset > NFS3_MAX_FILE_BYTES - *count)
 		return -EFBIG;
+	/* Past the datastore's quota: NOSPC, and the file stays as it was. */
+	err = nfs3__usage_write_reserve(f, &pre, args->offset, *count,
+					&reserved);
+	if (err)
+		return err;
 	err = f->st->ops->write(f->st, f->obj, args->offset,
 				args->data.data_val, *count,
 				(enum store_stable)args->stable);
+	nfs3__usage_write_end(f, &pre, reserved);
 	if (err)
 		return err;
 	req->payload_bytes = *count;
