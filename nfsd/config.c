@@ -178,8 +178,8 @@ static int config_server_limit_key(struct config *cfg, const char *key,
 		{ "max_conns", offsetof(struct config, max_conns), 1, 1000000 },
 		{ "max_conns_per_host",
 		  offsetof(struct config, max_conns_per_host), 1, 1000000 },
-		{ "idle_timeout_ms", offsetof(struct config, idle_timeout_ms), 0,
-		  86400000 },
+		{ "idle_timeout_ms", offsetof(struct config, idle_timeout_ms),
+		  0, 86400000 },
 		{ "record_timeout_ms",
 		  offsetof(struct config, record_timeout_ms), 0, 3600000 },
 	};
@@ -350,10 +350,29 @@ static struct config_datastore *config_datastore_get(struct config *cfg,
 	return ds;
 }
 
-static int config_ini_handler(void *user, const char *section,
-			      const char *key, const char *value)
+/* Hands a key no part of config.c took to the section hook; keeps the
+ * hook's message.  Returns its 0, -ENOENT or -EINVAL. */
+static int config_hook_key(struct config_parse *p, const char *section,
+			   const char *key, const char *value)
+{
+	char why[256] = "";
+	int err;
+
+	if (!p->cfg->section_hook)
+		return -ENOENT;
+	err = p->cfg->section_hook(p->cfg->section_hook_arg, section, key,
+				   value, why, sizeof(why));
+	if (err && err != -ENOENT)
+		config_parse_error(p, "[%s] %s: %s", section, key,
+				   why[0] ? why : "invalid value");
+	return err;
+}
+
+static int config_ini_handler(void *user, const char *section, const char *key,
+			      const char *value)
 {
 	struct config_parse *p = user;
+	bool ours = true;
 	int err;
 
 	if (p->error_line)
@@ -363,7 +382,8 @@ static int config_ini_handler(void *user, const char *section,
 	} else if (!strncmp(section, CONFIG_SECTION_DATASTORE,
 			    strlen(CONFIG_SECTION_DATASTORE))) {
 		const char *name = section + strlen(CONFIG_SECTION_DATASTORE);
-		struct config_datastore *ds = config_datastore_get(p->cfg, name);
+		struct config_datastore *ds =
+			config_datastore_get(p->cfg, name);
 
 		if (!ds) {
 			config_parse_error(p,
@@ -374,23 +394,23 @@ static int config_ini_handler(void *user, const char *section,
 			return 0;
 		}
 		err = config_datastore_key(ds, key, value);
-	} else if (p->cfg->section_hook) {
-		char why[256] = "";
-
-		err = p->cfg->section_hook(p->cfg->section_hook_arg, section,
-					   key, value, why, sizeof(why));
-		if (err) {
-			config_parse_error(p, "[%s] %s: %s", section, key,
-					   why[0] ? why : "invalid value");
-			return 0;
-		}
-		return 1;
 	} else {
-		config_parse_error(p, "unknown section [%s]", section);
-		return 0;
+		ours = false;
+		err = -ENOENT;
+	}
+	/* Keys of other modules: [pool NAME], [traffic], [admin], and the
+	 * pool keys of [datastore NAME] (pool, quota, throughput_mibps). */
+	if (err == -ENOENT) {
+		err = config_hook_key(p, section, key, value);
+		if (err && err != -ENOENT)
+			return 0;
 	}
 	if (err == -ENOENT) {
-		config_parse_error(p, "[%s]: unknown key '%s'", section, key);
+		if (ours || p->cfg->section_hook)
+			config_parse_error(p, "[%s]: unknown key '%s'", section,
+					   key);
+		else
+			config_parse_error(p, "unknown section [%s]", section);
 		return 0;
 	}
 	if (err) {
@@ -477,9 +497,10 @@ int config_add_export_arg(struct config *cfg, const char *arg, char *errbuf,
 int config_validate(const struct config *cfg, char *errbuf, size_t errlen)
 {
 	if (cfg->ndatastores == 0) {
-		snprintf(errbuf, errlen,
-			 "no datastores: give -e NAME=DIR or a [datastore NAME] "
-			 "section");
+		snprintf(
+			errbuf, errlen,
+			"no datastores: give -e NAME=DIR or a [datastore NAME] "
+			"section");
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < cfg->ndatastores; i++) {
@@ -492,10 +513,10 @@ int config_validate(const struct config *cfg, char *errbuf, size_t errlen)
 		}
 		for (size_t j = 0; j < i; j++) {
 			const struct config_datastore *b = &cfg->datastores[j];
-			uint32_t ia = a->fsid ? a->fsid :
-						export_id_from_name(a->name);
-			uint32_t ib = b->fsid ? b->fsid :
-						export_id_from_name(b->name);
+			uint32_t ia = a->fsid ? a->fsid
+					      : export_id_from_name(a->name);
+			uint32_t ib = b->fsid ? b->fsid
+					      : export_id_from_name(b->name);
 
 			if (ia == ib) {
 				snprintf(errbuf, errlen,

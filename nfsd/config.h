@@ -13,8 +13,10 @@
  *                       root access to its datastores), anonuid, anongid,
  *                       fsid
  *
- * Sections this module does not know are handed to config->section_hook
- * (pools, traffic, admin), so their modules parse their own keys.
+ * Sections this module does not know, and the keys of [datastore NAME] it
+ * does not know (pool, quota, throughput_mibps), are handed to
+ * config->section_hook (pools, traffic, admin), so their modules parse
+ * their own keys.  A key nobody takes is an error naming its line.
  */
 #ifndef DSNFS_CONFIG_H
 #define DSNFS_CONFIG_H
@@ -40,8 +42,9 @@ struct config_datastore {
 	uint32_t fsid; /* 0: derived from the name */
 };
 
-/* Called for every key of a section config.c does not know.  Returns 0,
- * or -EINVAL with a message in errbuf. */
+/* Called for every key config.c does not know.  Returns 0 (taken),
+ * -ENOENT (not a key of any module: "unknown key"), or -EINVAL with a
+ * message in errbuf. */
 typedef int (*config_section_fn)(void *arg, const char *section,
 				 const char *key, const char *value,
 				 char *errbuf, size_t errlen);

@@ -2,8 +2,8 @@
  * test_config: dsnfsd.conf and -e NAME=DIR (nfsd/config.c).  Defaults, a
  * full valid file, one test per kind of error (the message names the file,
  * the line and the key), the first of several errors is the one reported,
- * unknown sections go to the section hook, and config_validate() catches
- * what single keys cannot.
+ * unknown sections and unknown [datastore] keys go to the section hook,
+ * and config_validate() catches what single keys cannot.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -327,6 +327,10 @@ static int section_hook(void *arg, const char *section, const char *key,
 			const char *value, char *errbuf, size_t errlen)
 {
 	(void)arg;
+	if (!strcmp(section, "datastore a") && !strcmp(key, "quota")) {
+		hook_keys++;
+		return 0;
+	}
 	if (strcmp(section, "pool p1") != 0)
 		return -ENOENT;
 	if (!strcmp(key, "size") && !strcmp(value, "huge")) {
@@ -348,7 +352,22 @@ static void test_config_other_sections_go_to_the_hook(void **state)
 	assert_load_error(f, "[pool p1]\nsize = huge\n",
 			  "t.conf:2: [pool p1] size: not a size");
 	assert_load_error(f, "[pool p2]\nsize = 1\n",
-			  "t.conf:2: [pool p2] size: invalid value");
+			  "t.conf:2: [pool p2]: unknown key 'size'");
+}
+
+/* [datastore NAME] keys config.c does not know go to the hook (the pool
+ * keys); a key nobody takes is still an error naming its line. */
+static void test_config_unknown_datastore_keys_go_to_the_hook(void **state)
+{
+	struct fixture *f = *state;
+
+	f->cfg.section_hook = section_hook;
+	hook_keys = 0;
+	assert_int_equal(load(f, "[datastore a]\npath = /x\nquota = 1G\n"), 0);
+	assert_int_equal(hook_keys, 1);
+	assert_string_equal(f->cfg.datastores[0].path, "/x");
+	assert_load_error(f, "[datastore a]\npath = /x\n\npathh = /y\n",
+			  "t.conf:4: [datastore a]: unknown key 'pathh'");
 }
 
 static void test_config_export_arg_adds_datastore(void **state)
@@ -453,6 +472,7 @@ int main(void)
 		T(test_config_long_line_is_refused_not_cut),
 		T(test_config_portmap_off),
 		T(test_config_other_sections_go_to_the_hook),
+		T(test_config_unknown_datastore_keys_go_to_the_hook),
 		T(test_config_export_arg_adds_datastore),
 		T(test_config_export_arg_errors),
 		T(test_config_validate_needs_a_datastore),
