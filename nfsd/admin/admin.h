@@ -1,0 +1,100 @@
+/*
+ * admin: dsnfsd's admin and metrics endpoint, HTTP/1.1 on a loopback port
+ * of its own (libmicrohttpd, one internal thread; JSON through jansson).
+ *
+ *   GET    /pools  /pools/NAME  /volumes  /volumes/NAME  /flows  /hosts
+ *          /caps  /alarms  /metrics (Prometheus text format 0.0.4)
+ *   POST   /pools  /volumes
+ *   PATCH  /pools/NAME  /volumes/NAME  /caps
+ *   DELETE /pools/NAME  /volumes/NAME
+ *
+ * Every change goes through the pool registry (pool.h), which checks it
+ * and appends its capacity events to the ledger, and then the new limits
+ * are applied (to the traffic buckets and the quotas).  Errors are JSON,
+ * {"error": "..."}, naming the rule broken.  The reference is README.md,
+ * "Admin API".
+ *
+ * The endpoint also watches thin provisioning: every alarm_interval_s it
+ * scans each datastore's directory for VMDK flat extents and raises an
+ * alarm (logged once at warn as it is crossed) when a datastore's usage or
+ * overallocation passes its threshold.
+ */
+#ifndef DSNFS_ADMIN_H
+#define DSNFS_ADMIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nfsd/export.h"
+#include "nfsd/pool/pool.h"
+#include "nfsd/traffic/traffic.h"
+
+#define ADMIN_DEFAULT_PORT 8049
+/* Request bodies above this get 413. */
+#define ADMIN_BODY_MAX_BYTES (64 * 1024)
+
+/* The [admin] section: thresholds of the thin-provisioning alarms. */
+struct admin_config {
+	uint32_t usage_alarm_percent; /* used / quota; default 80 */
+	uint32_t overallocation_alarm_percent; /* provisioned / quota; 150 */
+	uint32_t alarm_interval_s; /* between datastore scans; 60 */
+};
+
+/* Bytes of @volume in use (its quota accounting).  Returns 0 or -ENOENT
+ * when the volume is not known.  Called from the admin threads. */
+typedef int (*admin_usage_fn)(void *arg, const char *volume,
+			      uint64_t *used_bytes);
+
+/* Makes @limits (borrowed; every pool's throughput, every volume's limit
+ * and quota, fresh from the registry) effective.  Returns 0 or -errno. */
+typedef int (*admin_limits_apply_fn)(void *arg,
+				     const struct pool_limits *limits);
+
+/* What the endpoint works on; every pointer is borrowed and must outlive
+ * the endpoint. */
+struct admin_ctx {
+	struct pool_registry *pools;
+	struct traffic *traffic;
+	const struct export_table *exports; /* may be NULL: no datastores */
+	/* May be NULL: a datastore's usage is then the allocated bytes of
+	 * its directory, as the last scan found them. */
+	admin_usage_fn usage;
+	/* May be NULL: traffic_limits_apply() on @traffic. */
+	admin_limits_apply_fn limits_apply;
+	void *cb_arg; /* for both callbacks */
+	struct admin_config config;
+};
+
+struct admin;
+
+/* usage 80%, overallocation 150%, a scan every 60 s. */
+void admin_config_default(struct admin_config *cfg);
+
+/*
+ * One key of the [admin] section; the signature of config.h's
+ * config_section_fn, @arg being a struct admin_config (start it with
+ * admin_config_default()).  Keys: usage_alarm_percent (1..1000),
+ * overallocation_alarm_percent (1..100000), alarm_interval_s (1..86400).
+ * Returns 0, -ENOENT (not an admin key) or -EINVAL with the reason.
+ */
+int admin_config_section(void *arg, const char *section, const char *key,
+			 const char *value, char *errbuf, size_t errlen);
+
+/*
+ * Listens on @listen (an IPv4 or IPv6 address) port @port (0: any free
+ * port; the one bound is returned in *bound_port) and serves the admin API
+ * from a thread of its own; starts the alarm thread, which scans the
+ * datastores once at once.  @ctx is copied; what it points to is borrowed.
+ * Returns 0 and *out (owned: admin_stop()), or -errno with the reason in
+ * errbuf (-EINVAL for a bad address, -EADDRINUSE, ...) and nothing
+ * running.
+ */
+int admin_start(const struct admin_ctx *ctx, const char *listen, int port,
+		int *bound_port, struct admin **out, char *errbuf,
+		size_t errlen);
+
+/* Stops serving (requests under way finish first), stops the alarm
+ * thread and frees @adm (takes).  NULL is fine. */
+void admin_stop(struct admin *adm);
+
+#endif

@@ -1,0 +1,393 @@
+/*
+ * admin_int: the admin module's own declarations.  The layers, bottom up:
+ * buf.c (text), scan.c and alarms.c (thin provisioning), view.c (one
+ * consistent picture of pools, volumes, traffic and alarms for a GET),
+ * json_out.c / json_in.c (the JSON shapes), metrics.c (Prometheus text),
+ * pools.c volumes.c traffic_api.c (the resources), patch.c (multi-field
+ * changes), api.c (routing, replies) and http.c (libmicrohttpd).  Nothing
+ * below http.c knows about HTTP connections, so the tests drive api.c
+ * directly.
+ */
+#ifndef DSNFS_ADMIN_INT_H
+#define DSNFS_ADMIN_INT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nfsd/admin/admin.h"
+
+/* ---- text buffer (buf.c) ----------------------------------------------- */
+
+/* Replies are built in memory; /metrics of thousands of flows stays far
+ * below this. */
+#define ADMIN_BUF_MAX_BYTES (64u << 20)
+
+/* A growing string.  A failed append (-ENOMEM, -E2BIG past
+ * ADMIN_BUF_MAX_BYTES) is remembered in err and later appends do nothing,
+ * so a writer checks once, at the end. */
+struct admin_buf {
+	char *data; /* owned; NUL-terminated when not NULL */
+	size_t len;
+	size_t cap;
+	int err;
+};
+
+void admin__buf_init(struct admin_buf *b);
+void admin__buf_fini(struct admin_buf *b);
+void admin__buf_append(struct admin_buf *b, const char *s, size_t n);
+void admin__buf_puts(struct admin_buf *b, const char *s);
+void admin__buf_printf(struct admin_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ---- datastore scan (scan.c) ------------------------------------------- */
+
+/* Directory levels a scan descends (a datastore holds VM folders). */
+#define ADMIN_SCAN_MAX_DEPTH 8
+/* Entries a scan looks at before it gives up with -E2BIG. */
+#define ADMIN_SCAN_MAX_ENTRIES 1000000
+
+/* What one datastore's directory holds. */
+struct admin_scan {
+	uint64_t provisioned_bytes; /* logical sizes of all *-flat.vmdk */
+	uint64_t thin_provisioned_bytes; /* of those with holes (thin) */
+	uint64_t allocated_bytes; /* blocks of every regular file */
+	uint32_t disks; /* flat extents */
+	uint32_t thin_disks;
+	uint64_t files;
+};
+
+/*
+ * Walks @dir (borrowed) without following symlinks or leaving its file
+ * system, ADMIN_SCAN_MAX_DEPTH levels deep.  A flat extent is thin when
+ * fewer bytes are allocated than its logical size.  Returns 0 and fills
+ * @out, or -errno (-E2BIG past ADMIN_SCAN_MAX_ENTRIES).  Blocks: run it
+ * off any event loop.
+ */
+int admin__scan_dir(const char *dir, struct admin_scan *out);
+
+/* ---- thin-provisioning alarms (alarms.c) ------------------------------- */
+
+enum admin_alarm_kind {
+	ADMIN_ALARM_USAGE = 0, /* used / quota */
+	ADMIN_ALARM_OVERALLOCATION, /* provisioned / quota */
+	ADMIN_ALARM_COUNT,
+};
+
+/* One datastore as last evaluated. */
+struct admin_alarm_view {
+	char volume[POOL_NAME_MAX];
+	bool scanned; /* scan holds a result */
+	int scan_err; /* the last scan's error, 0 if it worked */
+	int64_t scan_time_s; /* UTC, of the last good scan */
+	struct admin_scan scan;
+	uint64_t quota_bytes; /* 0: not pooled, no alarms */
+	bool used_known;
+	uint64_t used_bytes;
+	double percent[ADMIN_ALARM_COUNT]; /* valid with a quota */
+	bool valid[ADMIN_ALARM_COUNT]; /* percent computed */
+	bool raised[ADMIN_ALARM_COUNT];
+};
+
+struct admin_alarms;
+
+/* "usage", "overallocation". */
+const char *admin__alarm_kind_name(enum admin_alarm_kind kind);
+
+/* One alarm per export of ctx->exports.  @ctx is borrowed for the life
+ * of the object.  Returns 0 and *out (owned: admin__alarms_free()), or
+ * -ENOMEM. */
+int admin__alarms_new(const struct admin_ctx *ctx, struct admin_alarms **out);
+
+/* Starts the thread that calls admin__alarms_scan() at once and then
+ * every config.alarm_interval_s.  Returns 0 or -errno. */
+int admin__alarms_start(struct admin_alarms *al);
+
+/* Stops the thread, if started, and frees @al (takes).  NULL is fine. */
+void admin__alarms_free(struct admin_alarms *al);
+
+/* Scans every datastore, then evaluates (blocks for the scans). */
+void admin__alarms_scan(struct admin_alarms *al);
+
+/*
+ * Evaluates every alarm against the last scans and the current quotas and
+ * usage; an alarm that is raised is logged at warn, one that clears at
+ * info, each once per crossing.  Returns 0 and a copy of every datastore
+ * in *out (owned, free()) with *n, or -ENOMEM.
+ */
+int admin__alarms_evaluate(struct admin_alarms *al,
+			   struct admin_alarm_view **out, size_t *n);
+
+/* ---- one picture for a GET (view.c) ------------------------------------ */
+
+struct admin_api;
+
+/* A datastore or pool volume: exported, pooled, or both. */
+struct admin_volume_view {
+	char name[POOL_NAME_MAX];
+	const struct export *export; /* borrowed from ctx; NULL: none */
+	const struct pool_volume *pooled; /* into view->state; NULL: none */
+	uint64_t limit_bytes_per_s; /* QoS limit as configured; 0: none */
+	bool used_known;
+	uint64_t used_bytes;
+	const struct admin_alarm_view *alarm; /* NULL: not watched */
+	const struct traffic_volume_stats *traffic; /* NULL: no traffic */
+};
+
+struct admin_view {
+	struct pool_state *state; /* owned */
+	struct pool_limits *limits; /* owned; of state */
+	struct traffic_stats traffic; /* owned */
+	struct traffic_caps caps;
+	struct admin_config config;
+	struct admin_alarm_view *alarms; /* owned */
+	size_t nalarms;
+	struct admin_volume_view *volumes; /* owned; exports, then others */
+	size_t nvolumes;
+};
+
+/* Gathers the registry, traffic and alarms at once.  Returns 0 and fills
+ * @out (owned: admin__view_fini()), or -ENOMEM. */
+int admin__view_get(struct admin_api *api, struct admin_view *out);
+void admin__view_fini(struct admin_view *view);
+
+/* The volume named @name, or NULL.  Borrowed from @view. */
+const struct admin_volume_view *
+admin__view_volume(const struct admin_view *view, const char *name);
+
+/* The sums over @pool's volumes: quotas, limits, used bytes. */
+struct admin_pool_sums {
+	uint64_t quota_bytes;
+	uint64_t limit_bytes_per_s;
+	uint64_t used_bytes;
+	size_t volumes;
+};
+void admin__view_pool_sums(const struct admin_view *view, const char *pool,
+			   struct admin_pool_sums *out);
+
+/* The traffic stats of pool @name, or NULL.  Borrowed from @view. */
+const struct traffic_pool_stats *
+admin__view_traffic_pool(const struct admin_view *view, const char *name);
+
+/* ---- JSON out (json_out.c) --------------------------------------------- */
+
+/* Each returns a new reference (owned: json_decref()), or NULL on
+ * allocation failure.  Arguments are borrowed. */
+json_t *admin__json_counters(const struct traffic_counters *c);
+json_t *admin__json_pool(const struct admin_view *view, const struct pool *p);
+json_t *admin__json_volume(const struct admin_view *view,
+			   const struct admin_volume_view *vol);
+json_t *admin__json_flow(const struct traffic_flow_stats *f);
+json_t *admin__json_host(const struct traffic_host_stats *h);
+json_t *admin__json_caps(const struct traffic_caps *caps);
+json_t *admin__json_alarm(const struct admin_view *view,
+			  const struct admin_alarm_view *a);
+
+/* ---- JSON in (json_in.c) ----------------------------------------------- */
+
+/* A PATCH /pools/NAME body: which fields it sets. */
+struct admin_pool_patch {
+	bool has_size, has_level, has_throughput, has_qos;
+	uint32_t size_tib;
+	enum pool_level level;
+	uint32_t purchased_mibps;
+	enum pool_qos qos;
+};
+
+/* A PATCH /volumes/NAME body. */
+struct admin_volume_patch {
+	bool has_pool, has_quota, has_limit;
+	char pool[POOL_NAME_MAX];
+	uint64_t quota_bytes;
+	uint32_t limit_mibps;
+};
+
+/*
+ * Parses a request body: one JSON object, no duplicate keys, no NUL in
+ * strings, nothing after it.  Returns 0 and *out (owned: json_decref()),
+ * or -EINVAL with "body: line L column C: why" in errbuf.
+ */
+int admin__json_parse(const char *body, size_t len, json_t **out, char *errbuf,
+		      size_t errlen);
+
+/*
+ * Each reads one body (borrowed) into its struct: unknown fields, missing
+ * required ones, wrong types and values out of the type's range are
+ * -EINVAL with the field named in errbuf.  The rules of pools (sizes,
+ * levels, sums) are left to the registry.
+ *
+ *   pool spec     {"name", "level", "size_tib", ["qos"], ["purchased_mibps"]}
+ *                 (qos defaults to auto, and to manual for Flexible)
+ *   pool patch    any of {"size_tib", "level", "purchased_mibps", "qos"}
+ *   volume spec   {"name", "pool", "quota_bytes", ["limit_mibps"]}
+ *   volume patch  any of {"pool", "quota_bytes", "limit_mibps"}
+ *   caps patch    any of {"scale", "flow_mibps", "flow_iops", "host_mibps",
+ *                 "host_iops", "volume_iops", "host_contention",
+ *                 "burst_ms"}, applied to *caps (in and out)
+ */
+int admin__json_pool_spec(const json_t *in, struct pool *out, char *errbuf,
+			  size_t errlen);
+int admin__json_pool_patch(const json_t *in, struct admin_pool_patch *out,
+			   char *errbuf, size_t errlen);
+int admin__json_volume_spec(const json_t *in, struct pool_volume *out,
+			    char *errbuf, size_t errlen);
+int admin__json_volume_patch(const json_t *in, struct admin_volume_patch *out,
+			     char *errbuf, size_t errlen);
+int admin__json_caps_patch(const json_t *in, struct traffic_caps *caps,
+			   char *errbuf, size_t errlen);
+
+/* ---- Prometheus text (metrics.c) --------------------------------------- */
+
+#define ADMIN_METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+
+/* Appends the exposition of @view (borrowed) to @out.  Returns 0 or the
+ * buffer's error. */
+int admin__metrics_write(const struct admin_view *view, struct admin_buf *out);
+
+/* Appends @value as a label value: backslash, double quote and newline
+ * escaped. */
+void admin__metrics_label_escape(struct admin_buf *out, const char *value);
+
+/* ---- requests and replies (api.c) -------------------------------------- */
+
+enum admin_method {
+	ADMIN_METHOD_GET = 0,
+	ADMIN_METHOD_POST,
+	ADMIN_METHOD_PATCH,
+	ADMIN_METHOD_DELETE,
+	ADMIN_METHOD_COUNT,
+};
+
+struct admin_api {
+	struct admin_ctx ctx;
+	struct admin_alarms *alarms; /* borrowed; may be NULL */
+};
+
+struct admin_reply {
+	unsigned status;
+	const char *content_type; /* static */
+	char *body; /* owned */
+	size_t len;
+	char location[96]; /* "" or the Location of a 201 */
+	char allow[48]; /* "" or the Allow of a 405 */
+};
+
+/* One routed request: the resource's NAME (borrowed, NULL for a
+ * collection) and its parsed body (borrowed, NULL without one). */
+struct admin_request {
+	enum admin_method method;
+	const char *name;
+	const json_t *body;
+};
+
+typedef void admin_handler_fn(struct admin_api *api,
+			      const struct admin_request *req,
+			      struct admin_reply *reply);
+
+/*
+ * Serves one request: @method and @url (borrowed; the path, already
+ * percent-decoded) with @body (borrowed, @len bytes, may be NULL) of type
+ * @content_type (borrowed, may be NULL).  A body must be
+ * application/json: a browser cannot send that cross-site without asking
+ * first (CORS), which this endpoint never allows.  Always fills @reply
+ * (release: admin__reply_fini()); a reply that could not be built is a
+ * 500 with an empty body.
+ */
+void admin__api_handle(struct admin_api *api, const char *method,
+		       const char *url, const char *content_type,
+		       const char *body, size_t len, struct admin_reply *reply);
+
+void admin__reply_fini(struct admin_reply *reply);
+
+/* {"error": "..."} with @status. */
+void admin__reply_error(struct admin_reply *reply, unsigned status,
+			const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* @doc (takes) as the body, with @status. */
+void admin__reply_json(struct admin_reply *reply, unsigned status, json_t *doc);
+
+/* @text's data (taken: @text is left empty) as the body; a buffer that
+ * failed is a 500. */
+void admin__reply_text(struct admin_reply *reply, unsigned status,
+		       const char *content_type, struct admin_buf *text);
+
+/* No body (204). */
+void admin__reply_empty(struct admin_reply *reply, unsigned status);
+
+/* A copy of the registry's state (owned: free()), or NULL. */
+struct pool_state *admin__state_get(struct admin_api *api);
+
+/* A registry error (-EINVAL, -ENOENT, ...) as 400/404/409/500. */
+unsigned admin__status_from_err(int err);
+
+/* Makes @limits (borrowed) effective: ctx->limits_apply or the traffic
+ * buckets.  Returns 0 or -errno. */
+int admin__limits_apply(struct admin_api *api,
+			const struct pool_limits *limits);
+
+/* ---- resources (resource.c; pools.c volumes.c traffic_api.c) ----------- */
+
+/* A collection as seen in a view: its items, their names and JSON. */
+struct admin_resource {
+	const char *what; /* "pool": for messages */
+	const char *key; /* "pools": the list's key and the URL's */
+	size_t (*count)(const struct admin_view *view);
+	const char *(*name)(const struct admin_view *view, size_t i);
+	json_t *(*item)(const struct admin_view *view, size_t i);
+};
+
+/* Replies {"KEY": [every item]} of a fresh view. */
+void admin__reply_list(struct admin_api *api, const struct admin_resource *r,
+		       struct admin_reply *reply);
+
+/* Replies item @name (borrowed) of a fresh view with @status, or 404. */
+void admin__reply_one(struct admin_api *api, const struct admin_resource *r,
+		      const char *name, unsigned status,
+		      struct admin_reply *reply);
+
+/*
+ * After the registry took a change of item @name: applies @limits
+ * (borrowed) and replies @status: 204 without a body, or the item as it
+ * is now (201 with its Location).  A failure to apply is a 500 saying
+ * that the change was made but is not in effect.
+ */
+void admin__reply_changed(struct admin_api *api, const struct admin_resource *r,
+			  const char *name, const struct pool_limits *limits,
+			  unsigned status, struct admin_reply *reply);
+
+admin_handler_fn admin__pools_list, admin__pool_get, admin__pool_create,
+	admin__pool_patch, admin__pool_delete;
+admin_handler_fn admin__volumes_list, admin__volume_get, admin__volume_create,
+	admin__volume_patch, admin__volume_delete;
+admin_handler_fn admin__flows_list, admin__hosts_list, admin__caps_get,
+	admin__caps_patch, admin__alarms_list, admin__metrics_get;
+
+/* ---- multi-field changes (patch.c) ------------------------------------- */
+
+/* One step of a change, applied to @reg (the live registry or a scratch
+ * one).  Returns 0 or the registry's -errno with the reason in errbuf. */
+typedef int admin_step_fn(struct pool_registry *reg, int step, void *arg,
+			  struct pool_limits *limits, char *errbuf,
+			  size_t errlen);
+
+#define ADMIN_PATCH_MAX_STEPS 4
+
+/*
+ * Applies @n steps (distinct small integers, at most
+ * ADMIN_PATCH_MAX_STEPS) as one change.  The registry checks each step on
+ * its own, and some changes are valid only in one order (a pool becomes
+ * Flexible before it buys throughput; it buys it before its volumes' limits
+ * grow), so the steps are first tried, in each order, on a scratch copy of
+ * the registry; the first order in which every step passes is applied to
+ * the live one.  Returns 0 with @limits filled, or the first order's error
+ * (nothing changed).  A live step that fails even so (the ledger) returns
+ * its error with "(applied before: ...)" naming the steps that stayed.
+ */
+int admin__patch_apply(struct admin_api *api, const int *steps, size_t n,
+		       admin_step_fn *fn, void *arg,
+		       const char *const *step_names,
+		       struct pool_limits *limits, char *errbuf, size_t errlen);
+
+#endif

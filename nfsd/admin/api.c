@@ -1,0 +1,297 @@
+/*
+ * api: routes a request to its resource's handler and turns results into
+ * replies.  A path is /COLLECTION or /COLLECTION/NAME; an unknown one is
+ * 404, a known one with a method it does not take 405 with Allow.  A
+ * request body is parsed here, once, for the handlers.
+ */
+#include "nfsd/admin/admin_int.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "nfsd/base.h"
+
+#define API_CONTENT_JSON "application/json"
+
+struct api_route {
+	const char *collection;
+	bool named; /* /COLLECTION/NAME */
+	admin_handler_fn *handlers[ADMIN_METHOD_COUNT];
+};
+
+static const struct api_route api_routes[] = {
+	{ .collection = "pools",
+	  .handlers = { [ADMIN_METHOD_GET] = admin__pools_list,
+			[ADMIN_METHOD_POST] = admin__pool_create } },
+	{ .collection = "pools",
+	  .named = true,
+	  .handlers = { [ADMIN_METHOD_GET] = admin__pool_get,
+			[ADMIN_METHOD_PATCH] = admin__pool_patch,
+			[ADMIN_METHOD_DELETE] = admin__pool_delete } },
+	{ .collection = "volumes",
+	  .handlers = { [ADMIN_METHOD_GET] = admin__volumes_list,
+			[ADMIN_METHOD_POST] = admin__volume_create } },
+	{ .collection = "volumes",
+	  .named = true,
+	  .handlers = { [ADMIN_METHOD_GET] = admin__volume_get,
+			[ADMIN_METHOD_PATCH] = admin__volume_patch,
+			[ADMIN_METHOD_DELETE] = admin__volume_delete } },
+	{ .collection = "flows",
+	  .handlers = { [ADMIN_METHOD_GET] = admin__flows_list } },
+	{ .collection = "hosts",
+	  .handlers = { [ADMIN_METHOD_GET] = admin__hosts_list } },
+	{ .collection = "caps",
+	  .handlers = { [ADMIN_METHOD_GET] = admin__caps_get,
+			[ADMIN_METHOD_PATCH] = admin__caps_patch } },
+	{ .collection = "alarms",
+	  .handlers = { [ADMIN_METHOD_GET] = admin__alarms_list } },
+	{ .collection = "metrics",
+	  .handlers = { [ADMIN_METHOD_GET] = admin__metrics_get } },
+};
+
+static const char *const api_method_names[ADMIN_METHOD_COUNT] = {
+	[ADMIN_METHOD_GET] = "GET",
+	[ADMIN_METHOD_POST] = "POST",
+	[ADMIN_METHOD_PATCH] = "PATCH",
+	[ADMIN_METHOD_DELETE] = "DELETE",
+};
+
+void admin__reply_fini(struct admin_reply *reply)
+{
+	free(reply->body);
+	reply->body = NULL;
+	reply->len = 0;
+}
+
+/* Replaces the reply's body with @body (takes). */
+static void reply_set(struct admin_reply *reply, unsigned status,
+		      const char *content_type, char *body, size_t len)
+{
+	free(reply->body);
+	reply->status = body ? status : 500;
+	reply->content_type = content_type;
+	reply->body = body;
+	reply->len = body ? len : 0;
+}
+
+void admin__reply_json(struct admin_reply *reply, unsigned status, json_t *doc)
+{
+	char *text =
+		doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(10))
+		    : NULL;
+	char *body = NULL;
+	size_t len = 0;
+
+	json_decref(doc);
+	if (text) {
+		len = strlen(text);
+		body = malloc(len + 2);
+		if (body) {
+			memcpy(body, text, len);
+			body[len++] = '\n';
+			body[len] = '\0';
+		}
+		free(text);
+	}
+	reply_set(reply, status, API_CONTENT_JSON, body, len);
+}
+
+void admin__reply_error(struct admin_reply *reply, unsigned status,
+			const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	admin__reply_json(reply, status, json_pack("{s:s}", "error", msg));
+}
+
+void admin__reply_text(struct admin_reply *reply, unsigned status,
+		       const char *content_type, struct admin_buf *text)
+{
+	if (text->err) {
+		admin__buf_fini(text);
+		admin__reply_error(reply, 500, "reply: %s",
+				   strerror(-text->err));
+		return;
+	}
+	reply_set(reply, status, content_type,
+		  text->data ? text->data : strdup(""), text->len);
+	memset(text, 0, sizeof(*text));
+}
+
+void admin__reply_empty(struct admin_reply *reply, unsigned status)
+{
+	reply_set(reply, status, NULL, strdup(""), 0);
+}
+
+struct pool_state *admin__state_get(struct admin_api *api)
+{
+	struct pool_state *st = malloc(sizeof(*st));
+
+	if (st)
+		pool_registry_snapshot(api->ctx.pools, st);
+	return st;
+}
+
+unsigned admin__status_from_err(int err)
+{
+	switch (err) {
+	case -EINVAL:
+		return 400;
+	case -ENOENT:
+		return 404;
+	case -EEXIST:
+	case -ENOSPC:
+	case -EBUSY:
+		return 409;
+	default:
+		return 500;
+	}
+}
+
+int admin__limits_apply(struct admin_api *api, const struct pool_limits *limits)
+{
+	const struct admin_ctx *ctx = &api->ctx;
+	struct timespec now;
+
+	if (ctx->limits_apply)
+		return ctx->limits_apply(ctx->cb_arg, limits);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return traffic_limits_apply(ctx->traffic, limits,
+				    (int64_t)now.tv_sec * 1000000000 +
+					    now.tv_nsec);
+}
+
+static int api_method_parse(const char *method, enum admin_method *out)
+{
+	/* HEAD is a GET whose body libmicrohttpd leaves out. */
+	if (!strcmp(method, "HEAD")) {
+		*out = ADMIN_METHOD_GET;
+		return 0;
+	}
+	for (int m = 0; m < ADMIN_METHOD_COUNT; m++) {
+		if (!strcmp(method, api_method_names[m])) {
+			*out = (enum admin_method)m;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* "/pools/p1" -> "pools" and "p1"; "/pools" or "/pools/" -> no name.
+ * Returns -ENOENT for any other shape. */
+static int api_path_split(const char *url, char *collection, size_t clen,
+			  char *name, size_t nlen, bool *named)
+{
+	const char *p = url, *slash;
+	size_t len;
+
+	if (*p++ != '/')
+		return -ENOENT;
+	slash = strchr(p, '/');
+	len = slash ? (size_t)(slash - p) : strlen(p);
+	if (len == 0 || len >= clen)
+		return -ENOENT;
+	memcpy(collection, p, len);
+	collection[len] = '\0';
+	*named = false;
+	if (!slash || slash[1] == '\0')
+		return 0;
+	p = slash + 1;
+	len = strlen(p);
+	if (p[len - 1] == '/')
+		len--;
+	if (len == 0 || len >= nlen || memchr(p, '/', len))
+		return -ENOENT;
+	memcpy(name, p, len);
+	name[len] = '\0';
+	*named = true;
+	return 0;
+}
+
+static void api_allow(const struct api_route *r, struct admin_reply *reply)
+{
+	size_t used = 0;
+
+	reply->allow[0] = '\0';
+	for (int m = 0; m < ADMIN_METHOD_COUNT; m++) {
+		if (!r->handlers[m])
+			continue;
+		used += (size_t)snprintf(reply->allow + used,
+					 sizeof(reply->allow) - used, "%s%s",
+					 used ? ", " : "", api_method_names[m]);
+	}
+}
+
+static bool api_content_json(const char *content_type)
+{
+	size_t n = strlen(API_CONTENT_JSON);
+
+	return content_type &&
+	       !strncasecmp(content_type, API_CONTENT_JSON, n) &&
+	       (content_type[n] == '\0' || content_type[n] == ';' ||
+		content_type[n] == ' ');
+}
+
+void admin__api_handle(struct admin_api *api, const char *method,
+		       const char *url, const char *content_type,
+		       const char *body, size_t len, struct admin_reply *reply)
+{
+	char collection[16], name[POOL_NAME_MAX + 1], err[300];
+	const struct api_route *route = NULL;
+	struct admin_request req = { 0 };
+	json_t *doc = NULL;
+	bool named;
+
+	memset(reply, 0, sizeof(*reply));
+	if (api_path_split(url, collection, sizeof(collection), name,
+			   sizeof(name), &named)) {
+		admin__reply_error(reply, 404, "no resource %.200s", url);
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(api_routes) && !route; i++) {
+		if (!strcmp(api_routes[i].collection, collection) &&
+		    api_routes[i].named == named)
+			route = &api_routes[i];
+	}
+	if (!route) {
+		admin__reply_error(reply, 404, "no resource %.200s", url);
+		return;
+	}
+	if (api_method_parse(method, &req.method) ||
+	    !route->handlers[req.method]) {
+		api_allow(route, reply);
+		admin__reply_error(reply, 405, "%.16s is not allowed on %.200s",
+				   method, url);
+		return;
+	}
+	if (req.method == ADMIN_METHOD_POST ||
+	    req.method == ADMIN_METHOD_PATCH) {
+		if (!api_content_json(content_type)) {
+			admin__reply_error(reply, 415,
+					   "body: Content-Type must be %s",
+					   API_CONTENT_JSON);
+			return;
+		}
+		if (admin__json_parse(body, len, &doc, err, sizeof(err))) {
+			admin__reply_error(reply, 400, "%s", err);
+			return;
+		}
+	} else if (len) {
+		admin__reply_error(reply, 400, "body: %s takes no body",
+				   api_method_names[req.method]);
+		return;
+	}
+	req.name = named ? name : NULL;
+	req.body = doc;
+	route->handlers[req.method](api, &req, reply);
+	json_decref(doc);
+}

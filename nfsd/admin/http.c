@@ -1,0 +1,295 @@
+/*
+ * http: the admin endpoint's HTTP server, libmicrohttpd with one internal
+ * thread (MHD_USE_INTERNAL_POLLING_THREAD, epoll or poll: dsnfsd's
+ * descriptors run past select()'s FD_SETSIZE).  Request bodies are
+ * collected up to ADMIN_BODY_MAX_BYTES (413 past it) and handed whole to
+ * api.c; changes are logged at info, reads not at all.
+ */
+#include "nfsd/admin/admin_int.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "nfsd/log.h"
+
+#define HTTP_CONNECTIONS_MAX 64
+#define HTTP_TIMEOUT_S 30
+
+struct admin {
+	struct MHD_Daemon *mhd;
+	struct admin_api api;
+	struct admin_alarms *alarms;
+};
+
+/* One request's body, as it arrives. */
+struct http_request {
+	char *body;
+	size_t len;
+	bool too_large;
+};
+
+static void http_log_cb(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+	size_t n;
+
+	(void)cls;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
+		msg[--n] = '\0';
+	log_warn("admin: libmicrohttpd: %s", msg);
+}
+
+static enum MHD_Result http_queue(struct MHD_Connection *conn,
+				  struct admin_reply *reply)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	resp = MHD_create_response_from_buffer(reply->len, reply->body,
+					       MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		admin__reply_fini(reply);
+		return MHD_NO;
+	}
+	reply->body = NULL; /* the response frees it */
+	if (reply->content_type)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+					reply->content_type);
+	if (reply->location[0])
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION,
+					reply->location);
+	if (reply->allow[0])
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW,
+					reply->allow);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
+				"no-store");
+	ret = MHD_queue_response(conn, reply->status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+/* Keeps @n more bytes of body, or marks the request too large. */
+static void http_body_add(struct http_request *r, const char *data, size_t n)
+{
+	char *p;
+
+	if (r->too_large)
+		return;
+	if (n > ADMIN_BODY_MAX_BYTES - r->len) {
+		r->too_large = true;
+		free(r->body);
+		r->body = NULL;
+		r->len = 0;
+		return;
+	}
+	p = realloc(r->body, r->len + n + 1);
+	if (!p) {
+		r->too_large = true; /* answered 413 too: we cannot hold it */
+		return;
+	}
+	memcpy(p + r->len, data, n);
+	r->len += n;
+	p[r->len] = '\0';
+	r->body = p;
+}
+
+static void http_log_change(struct MHD_Connection *conn, const char *method,
+			    const char *url, const struct admin_reply *reply)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+		conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	char addr[INET6_ADDRSTRLEN] = "?";
+
+	if (!strcmp(method, "GET") || !strcmp(method, "HEAD"))
+		return;
+	if (ci && ci->client_addr->sa_family == AF_INET)
+		inet_ntop(AF_INET,
+			  &((const struct sockaddr_in *)(const void *)
+				    ci->client_addr)
+				   ->sin_addr,
+			  addr, sizeof(addr));
+	else if (ci && ci->client_addr->sa_family == AF_INET6)
+		inet_ntop(AF_INET6,
+			  &((const struct sockaddr_in6 *)(const void *)
+				    ci->client_addr)
+				   ->sin6_addr,
+			  addr, sizeof(addr));
+	log_info("admin: %s: %.16s %.200s -> %u", addr, method, url,
+		 reply->status);
+}
+
+static enum MHD_Result http_access_cb(void *cls, struct MHD_Connection *conn,
+				      const char *url, const char *method,
+				      const char *version,
+				      const char *upload_data,
+				      size_t *upload_data_size, void **con_cls)
+{
+	struct admin *adm = cls;
+	struct http_request *r = *con_cls;
+	struct admin_reply reply;
+	const char *ctype;
+
+	(void)version;
+	if (!r) {
+		r = calloc(1, sizeof(*r));
+		if (!r)
+			return MHD_NO;
+		*con_cls = r;
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		http_body_add(r, upload_data, *upload_data_size);
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	if (r->too_large) {
+		memset(&reply, 0, sizeof(reply));
+		admin__reply_error(&reply, 413, "body: larger than %d bytes",
+				   ADMIN_BODY_MAX_BYTES);
+	} else {
+		ctype = MHD_lookup_connection_value(
+			conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+		admin__api_handle(&adm->api, method, url, ctype, r->body,
+				  r->len, &reply);
+	}
+	http_log_change(conn, method, url, &reply);
+	return http_queue(conn, &reply);
+}
+
+static void http_completed_cb(void *cls, struct MHD_Connection *conn,
+			      void **con_cls,
+			      enum MHD_RequestTerminationCode toe)
+{
+	struct http_request *r = *con_cls;
+
+	(void)cls;
+	(void)conn;
+	(void)toe;
+	if (r) {
+		free(r->body);
+		free(r);
+	}
+	*con_cls = NULL;
+}
+
+/* @listen:@port as a socket address; -EINVAL if not an IP address. */
+static int http_addr(const char *listen, int port, struct sockaddr_storage *ss,
+		     socklen_t *len)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, listen, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons((uint16_t)port);
+		*len = sizeof(*sin);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, listen, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons((uint16_t)port);
+		*len = sizeof(*sin6);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* libmicrohttpd does not say why it could not start: a bind of our own
+ * finds the usual reason. */
+static int http_bind_error(const struct sockaddr_storage *ss, socklen_t len)
+{
+	int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int one = 1, err = -EIO;
+
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (const struct sockaddr *)ss, len) < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+void admin_stop(struct admin *adm)
+{
+	if (!adm)
+		return;
+	if (adm->mhd)
+		MHD_stop_daemon(adm->mhd);
+	admin__alarms_free(adm->alarms);
+	free(adm);
+}
+
+int admin_start(const struct admin_ctx *ctx, const char *listen, int port,
+		int *bound_port, struct admin **out, char *errbuf,
+		size_t errlen)
+{
+	const union MHD_DaemonInfo *info;
+	struct sockaddr_storage ss;
+	struct admin *adm;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO |
+			 MHD_USE_ERROR_LOG;
+	socklen_t len;
+	int err;
+
+	if (port < 0 || port > 65535 || http_addr(listen, port, &ss, &len)) {
+		snprintf(errbuf, errlen,
+			 "admin: %s:%d: not an IP address "
+			 "and port",
+			 listen, port);
+		return -EINVAL;
+	}
+	adm = calloc(1, sizeof(*adm));
+	if (!adm)
+		return -ENOMEM;
+	adm->api.ctx = *ctx;
+	err = admin__alarms_new(&adm->api.ctx, &adm->alarms);
+	if (err) {
+		snprintf(errbuf, errlen, "admin: out of memory");
+		goto fail;
+	}
+	adm->api.alarms = adm->alarms;
+	if (ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	adm->mhd = MHD_start_daemon(
+		flags, (uint16_t)port, NULL, NULL, http_access_cb, adm,
+		MHD_OPTION_EXTERNAL_LOGGER, http_log_cb, adm,
+		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+		MHD_OPTION_NOTIFY_COMPLETED, http_completed_cb, adm,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_CONNECTIONS_MAX,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S,
+		MHD_OPTION_END);
+	if (!adm->mhd) {
+		err = http_bind_error(&ss, len);
+		snprintf(errbuf, errlen, "admin port %s:%d: %s", listen, port,
+			 err == -EIO ? "libmicrohttpd could not start"
+				     : strerror(-err));
+		goto fail;
+	}
+	info = MHD_get_daemon_info(adm->mhd, MHD_DAEMON_INFO_BIND_PORT);
+	*bound_port = info ? info->port : port;
+	err = admin__alarms_start(adm->alarms);
+	if (err) {
+		snprintf(errbuf, errlen,
+			 "admin: cannot start the alarm "
+			 "thread: %s",
+			 strerror(-err));
+		goto fail;
+	}
+	*out = adm;
+	return 0;
+fail:
+	admin_stop(adm);
+	return err;
+}
