@@ -125,6 +125,8 @@ struct job {
 	char lck_name[32]; /* .lck-<fileid> */
 	struct nfsc_fh dir_fh, desc_fh, flat_fh, lck_fh;
 	uint64_t file_id;
+	bool fresh; /* the flat file was created by this fleet: holes are zeros
+		     */
 	uint64_t size_bytes;
 	uint32_t *unit_gen; /* per VTAG unit, when verifying */
 	size_t nunits;

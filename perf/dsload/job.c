@@ -513,6 +513,10 @@ int job_start(struct job *j, const struct workload *w, int64_t t0_ns)
 		j->unit_gen = calloc(j->nunits, sizeof(*j->unit_gen));
 		if (!j->unit_gen)
 			return -ENOMEM;
+		/* A flat file kept from an earlier run holds data this run
+		 * did not write: its units are checked once written. */
+		for (size_t u = 0; !j->fresh && u < j->nunits; u++)
+			j->unit_gen[u] = VTAG_GEN_UNKNOWN;
 	}
 	j->nios = w->iodepth + 1;
 	j->ios = calloc(j->nios, sizeof(*j->ios));

@@ -5,7 +5,9 @@
 #include <stdio.h>
 
 #include "perf/dsload/opts.h"
+#include "perf/dsload/profile.h"
 #include "perf/dsload/run.h"
+#include "perf/dsload/sweep.h"
 
 int main(int argc, char **argv)
 {
@@ -21,8 +23,9 @@ int main(int argc, char **argv)
 		opts_usage(stdout);
 		return DSLOAD_EXIT_OK;
 	case DSLOAD_CMD_SWEEP:
+		return sweep_main(&o);
 	case DSLOAD_CMD_PROFILE:
-		return 2;
+		return profile_main(&o);
 	case DSLOAD_CMD_RUN:
 		break;
 	}

@@ -385,8 +385,10 @@ static int opts_one(struct dsload_opts *o, int c, const char *arg)
 	case OPT_NCONNECT:
 		return opts_uint(arg, 1, 16, &o->spec.nconnect);
 	case OPT_THREADS:
+		o->threads_set = true;
 		return opts_uint(arg, 1, FLEET_THREADS_MAX, &o->spec.threads);
 	case OPT_VMDK_SIZE:
+		o->vmdk_size_set = true;
 		return opts_size_parse(arg, &o->spec.vmdk_bytes);
 	case OPT_TIMEOUT:
 		return opts_ms(arg, 1, &o->spec.timeout_ms);
@@ -409,10 +411,13 @@ static int opts_one(struct dsload_opts *o, int c, const char *arg)
 	case OPT_RANDOM_PCT:
 		return opts_uint(arg, 0, 100, &o->w.random_pct);
 	case OPT_IODEPTH:
+		o->iodepth_set = true;
 		return opts_uint(arg, 1, 1024, &o->w.iodepth);
 	case OPT_RAMP:
+		o->ramp_set = true;
 		return opts_seconds(arg, &o->w.ramp_s);
 	case OPT_RUNTIME:
+		o->runtime_set = true;
 		return opts_positive_seconds(arg, &o->w.run_s);
 	case OPT_STABLE:
 		if (!strcmp(arg, "file_sync"))

@@ -3,10 +3,12 @@
  * a folder per VM, a text descriptor `vmN-diskK.vmdk` (createType "vmfs",
  * one extent line naming the flat file), the flat extent
  * `vmN-diskK-flat.vmdk` created empty and then sized with SETATTR (thin:
- * no data is written), and a lock file `.lck-<fileid>` beside it, which
- * ESXi rewrites every NFS.DiskFileLockUpdateFreq (10 s) while the disk is
- * open and removes when it closes.  RFC 1813 3.3.3 LOOKUP, 3.3.9 MKDIR,
- * 3.3.8 CREATE, 3.3.2 SETATTR, 3.3.7 WRITE, 3.3.12 REMOVE.
+ * no data is written; a flat file left by an earlier run is kept as it
+ * is, since emptying it costs the server seconds), and a lock file
+ * `.lck-<fileid>` beside it, which ESXi rewrites every
+ * NFS.DiskFileLockUpdateFreq (10 s) while the disk is open and removes when it
+ * closes.  RFC 1813 3.3.3 LOOKUP, 3.3.9 MKDIR, 3.3.8 CREATE, 3.3.2
+ * SETATTR, 3.3.7 WRITE, 3.3.12 REMOVE.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -126,43 +128,26 @@ static int vdisk_dir_ensure(struct vdisk_ctx *x, const struct nfsc_fh *root,
 	return err ? err : vdisk_lookup(x, root, name, out);
 }
 
-/* CREATE UNCHECKED with size 0: makes the file, or empties an old one. */
-static int vdisk_file_create(struct vdisk_ctx *x, const struct nfsc_fh *dir,
-			     const char *name, struct nfsc_fh *out,
-			     uint64_t *file_id)
+/* How vdisk_file_create() treats a file that exists already. */
+enum vdisk_create_how {
+	VDISK_EMPTY, /* UNCHECKED with size 0: emptied */
+	VDISK_KEEP, /* GUARDED, then LOOKUP: kept as it is */
+};
+
+/* What vdisk_file_create() found or made. */
+struct vdisk_file {
+	uint64_t file_id;
+	uint64_t size_bytes;
+	bool fresh; /* created by this call */
+};
+
+static int vdisk_getattr(struct vdisk_ctx *x, const struct nfsc_fh *fh,
+			 const char *name, struct vdisk_file *out)
 {
-	CREATE3args a;
-	CREATE3res r;
-	CREATE3resok *ok = &r.CREATE3res_u.resok;
-	GETATTR3args ga;
+	GETATTR3args ga = { .object = nfsc_fh3(fh) };
 	GETATTR3res gr;
 	int err;
 
-	memset(&a, 0, sizeof(a));
-	a.where.dir = nfsc_fh3(dir);
-	a.where.name = (char *)name;
-	a.how.mode = UNCHECKED;
-	a.how.createhow3_u.obj_attributes.mode.set_it = TRUE;
-	a.how.createhow3_u.obj_attributes.mode.set_mode3_u.mode = 0600;
-	a.how.createhow3_u.obj_attributes.size.set_it = TRUE;
-	a.how.createhow3_u.obj_attributes.size.set_size3_u.size = 0;
-	memset(&r, 0, sizeof(r));
-	err = vdisk_call(x, NFSPROC3_CREATE, "CREATE", name,
-			 (xdrproc_t)xdr_CREATE3args, &a,
-			 (xdrproc_t)xdr_CREATE3res, &r);
-	if (err)
-		return err;
-	err = vdisk_status(x, r.status, "CREATE", name, false);
-	if (!err && ok->obj.handle_follows)
-		err = nfsc_fh_set(out,
-				  ok->obj.post_op_fh3_u.handle.data.data_val,
-				  ok->obj.post_op_fh3_u.handle.data.data_len);
-	else if (!err)
-		err = vdisk_lookup(x, dir, name, out);
-	xdr_free((xdrproc_t)xdr_CREATE3res, (char *)&r);
-	if (err)
-		return err;
-	ga.object = nfsc_fh3(out);
 	memset(&gr, 0, sizeof(gr));
 	err = vdisk_call(x, NFSPROC3_GETATTR, "GETATTR", name,
 			 (xdrproc_t)xdr_GETATTR3args, &ga,
@@ -170,10 +155,58 @@ static int vdisk_file_create(struct vdisk_ctx *x, const struct nfsc_fh *dir,
 	if (err)
 		return err;
 	err = vdisk_status(x, gr.status, "GETATTR", name, false);
-	if (!err)
-		*file_id = gr.GETATTR3res_u.resok.obj_attributes.fileid;
+	if (!err) {
+		out->file_id = gr.GETATTR3res_u.resok.obj_attributes.fileid;
+		out->size_bytes = gr.GETATTR3res_u.resok.obj_attributes.size;
+	}
 	xdr_free((xdrproc_t)xdr_GETATTR3res, (char *)&gr);
 	return err;
+}
+
+/*
+ * Makes @name in @dir.  VDISK_EMPTY empties a file that exists (small
+ * files: descriptor, lock).  VDISK_KEEP keeps it: emptying a large flat
+ * file frees every block it holds, which can take the server seconds.
+ */
+static int vdisk_file_create(struct vdisk_ctx *x, const struct nfsc_fh *dir,
+			     const char *name, enum vdisk_create_how how,
+			     struct nfsc_fh *out, struct vdisk_file *file)
+{
+	CREATE3args a;
+	CREATE3res r;
+	CREATE3resok *ok = &r.CREATE3res_u.resok;
+	sattr3 *attr = &a.how.createhow3_u.obj_attributes;
+	int err;
+
+	memset(&a, 0, sizeof(a));
+	a.where.dir = nfsc_fh3(dir);
+	a.where.name = (char *)name;
+	a.how.mode = how == VDISK_KEEP ? GUARDED : UNCHECKED;
+	attr->mode.set_it = TRUE;
+	attr->mode.set_mode3_u.mode = 0600;
+	attr->size.set_it = how == VDISK_EMPTY;
+	attr->size.set_size3_u.size = 0;
+	memset(&r, 0, sizeof(r));
+	err = vdisk_call(x, NFSPROC3_CREATE, "CREATE", name,
+			 (xdrproc_t)xdr_CREATE3args, &a,
+			 (xdrproc_t)xdr_CREATE3res, &r);
+	if (err)
+		return err;
+	file->fresh = r.status == NFS3_OK;
+	if (how == VDISK_KEEP && r.status == NFS3ERR_EXIST)
+		err = vdisk_lookup(x, dir, name, out);
+	else
+		err = vdisk_status(x, r.status, "CREATE", name, false);
+	if (!err && file->fresh && ok->obj.handle_follows)
+		err = nfsc_fh_set(out,
+				  ok->obj.post_op_fh3_u.handle.data.data_val,
+				  ok->obj.post_op_fh3_u.handle.data.data_len);
+	else if (!err && file->fresh)
+		err = vdisk_lookup(x, dir, name, out);
+	xdr_free((xdrproc_t)xdr_CREATE3res, (char *)&r);
+	if (err)
+		return err;
+	return vdisk_getattr(x, out, name, file);
 }
 
 static int vdisk_size_set(struct vdisk_ctx *x, const struct nfsc_fh *fh,
@@ -285,14 +318,15 @@ int vdisk_create(struct job *j, char *errbuf, size_t errlen)
 			       .errlen = errlen,
 			       .ds = m->name };
 	uint8_t rec[VDISK_LCK_RECORD_BYTES];
+	struct vdisk_file file;
 	char desc[1024];
-	uint64_t id;
 	int err, n;
 
 	err = vdisk_dir_ensure(&x, &m->root, j->vm_name, &j->dir_fh);
 	if (err)
 		return err;
-	err = vdisk_file_create(&x, &j->dir_fh, j->disk_name, &j->desc_fh, &id);
+	err = vdisk_file_create(&x, &j->dir_fh, j->disk_name, VDISK_EMPTY,
+				&j->desc_fh, &file);
 	if (err)
 		return err;
 	n = vdisk_descriptor_format(desc, sizeof(desc), j->flat_name,
@@ -303,16 +337,23 @@ int vdisk_create(struct job *j, char *errbuf, size_t errlen)
 	err = vdisk_write(&x, &j->desc_fh, j->disk_name, desc, (uint32_t)n);
 	if (err)
 		return err;
-	err = vdisk_file_create(&x, &j->dir_fh, j->flat_name, &j->flat_fh,
-				&j->file_id);
+	err = vdisk_file_create(&x, &j->dir_fh, j->flat_name, VDISK_KEEP,
+				&j->flat_fh, &file);
 	if (err)
 		return err;
-	err = vdisk_size_set(&x, &j->flat_fh, j->flat_name, j->size_bytes);
-	if (err)
-		return err;
+	j->file_id = file.file_id;
+	j->fresh = file.fresh;
+	/* Thin: the size is set, no block is written. */
+	if (file.size_bytes != j->size_bytes) {
+		err = vdisk_size_set(&x, &j->flat_fh, j->flat_name,
+				     j->size_bytes);
+		if (err)
+			return err;
+	}
 	snprintf(j->lck_name, sizeof(j->lck_name), ".lck-%016" PRIx64,
 		 j->file_id);
-	err = vdisk_file_create(&x, &j->dir_fh, j->lck_name, &j->lck_fh, &id);
+	err = vdisk_file_create(&x, &j->dir_fh, j->lck_name, VDISK_EMPTY,
+				&j->lck_fh, &file);
 	if (err)
 		return err;
 	n = vdisk_lck_record(j, rec);

@@ -12,10 +12,11 @@
  * content is a function of (file id, offset, generation) alone: a write
  * can be regenerated for a resend without keeping its buffer.
  *
- * Generation 0 (VTAG_GEN_NONE) means never written in this run: the unit
- * must read as zeros (dsload creates every flat file empty, then sizes it,
- * so unwritten ranges are holes).  VTAG_GEN_UNKNOWN marks a unit whose
- * last write failed: its content is undefined and it is not checked.
+ * Generation 0 (VTAG_GEN_NONE) means never written: the unit must read
+ * as zeros.  That holds for a flat file the fleet created (a hole); in a
+ * flat file kept from an earlier run, units start as VTAG_GEN_UNKNOWN,
+ * like a unit whose last write failed: undefined, not checked, until
+ * written.
  */
 #ifndef DSLOAD_VERIFY_H
 #define DSLOAD_VERIFY_H
