@@ -151,8 +151,10 @@ static int print_link(const struct vmdk *v)
 	printf("disk %u: %s\n", in.depth, in.path);
 	printf("  createType:   %s\n", in.create_type);
 	printf("  provisioning: %s\n", in.provisioning);
-	printf("  capacity:     %" PRIu64 " bytes (%" PRIu64 " sectors)\n",
+	printf("  logical:      %" PRIu64 " bytes (%" PRIu64 " sectors)\n",
 	       in.size_bytes, vmdk_bytes_to_sectors(in.size_bytes));
+	printf("  allocated:    %" PRIu64 " bytes\n", in.alloc.allocated_bytes);
+	printf("  nb %" PRIu64 " tbz %" PRIu64 "\n", in.alloc.nb, in.alloc.tbz);
 	if (in.cylinders) {
 		printf("  geometry:     %" PRIu32 "/%" PRIu32 "/%" PRIu32
 		       " (C/H/S), adapter %s\n",
@@ -163,9 +165,6 @@ static int print_link(const struct vmdk *v)
 	if (in.parent_hint) {
 		printf("  parent:       %s\n", in.parent_hint);
 	}
-	printf("  logical:      %" PRIu64 " bytes\n", in.size_bytes);
-	printf("  allocated:    %" PRIu64 " bytes\n", in.alloc.allocated_bytes);
-	printf("  nb %" PRIu64 " tbz %" PRIu64 "\n", in.alloc.nb, in.alloc.tbz);
 	for (unsigned i = 0; i < in.n_extents; i++) {
 		err = vmdk_extent_info_get(v, i, &ei);
 		if (err && err != -EOPNOTSUPP) {
