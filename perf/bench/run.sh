@@ -5,7 +5,7 @@
 # docs/bench.md says what it does and what each column means.
 #
 # Environment (defaults in brackets):
-#   BENCH_SECONDS  [4]    length of one measured run
+#   BENCH_SECONDS  [3]    length of one measured run
 #   BENCH_REPS     [2]    measured runs per server and cell, alternated
 #                         dsnfsd, ganesha, dsnfsd, ganesha ...
 #   BENCH_FLOWS    [1 4 16]
@@ -19,7 +19,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . perf/bench/lib.sh
 
 BUILD=${1:-build}
-SECONDS_RUN=${BENCH_SECONDS:-4}
+SECONDS_RUN=${BENCH_SECONDS:-3}
 REPS=${BENCH_REPS:-2}
 FLOWS=${BENCH_FLOWS:-1 4 16}
 FILE_MIB=${BENCH_FILE_MIB:-1024}
