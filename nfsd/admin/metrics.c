@@ -139,29 +139,33 @@ static const struct {
 	enum metrics_counter_kind kind;
 	int op;
 	const char *help;
+	const char *anf; /* the ANF metric it stands for, if any */
 } metrics_counters[] = {
 	{ "read_ops_total", "counter", METRICS_OPS, TRAFFIC_OP_READ,
-	  "READ requests started; ANF ReadIops is its rate" },
+	  "READ requests started", "; ANF ReadIops is its rate" },
 	{ "write_ops_total", "counter", METRICS_OPS, TRAFFIC_OP_WRITE,
-	  "WRITE requests started; ANF WriteIops is its rate" },
+	  "WRITE requests started", "; ANF WriteIops is its rate" },
 	{ "other_ops_total", "counter", METRICS_OPS, TRAFFIC_OP_OTHER,
-	  "Other (metadata) requests started; ANF OtherIops is its rate" },
+	  "Other (metadata) requests started", "; ANF OtherIops is its rate" },
 	{ "read_bytes_total", "counter", METRICS_BYTES, TRAFFIC_OP_READ,
-	  "Bytes of READ requests started; ANF ReadThroughput is its rate" },
+	  "Bytes of READ requests started",
+	  "; ANF ReadThroughput is its rate" },
 	{ "write_bytes_total", "counter", METRICS_BYTES, TRAFFIC_OP_WRITE,
-	  "Bytes of WRITE requests started; ANF WriteThroughput is its rate" },
+	  "Bytes of WRITE requests started",
+	  "; ANF WriteThroughput is its rate" },
 	{ "read_latency_seconds", "summary", METRICS_LATENCY, TRAFFIC_OP_READ,
-	  "READ latency from arrival to reply, queueing included; ANF "
-	  "AverageReadLatency is rate(_sum) / rate(_count)" },
+	  "READ latency from arrival to reply, queueing included",
+	  "; ANF AverageReadLatency is rate(_sum) / rate(_count)" },
 	{ "write_latency_seconds", "summary", METRICS_LATENCY, TRAFFIC_OP_WRITE,
-	  "WRITE latency from arrival to reply, queueing included; ANF "
-	  "AverageWriteLatency is rate(_sum) / rate(_count)" },
+	  "WRITE latency from arrival to reply, queueing included",
+	  "; ANF AverageWriteLatency is rate(_sum) / rate(_count)" },
 	{ "other_latency_seconds", "summary", METRICS_LATENCY, TRAFFIC_OP_OTHER,
 	  "Latency of other requests from arrival to reply, queueing "
-	  "included" },
+	  "included",
+	  "" },
 	{ "throughput_limit_reached_total", "counter", METRICS_LIMITED, 0,
-	  "Requests a throughput or IOPS limit made wait (ANF: throughput "
-	  "limit reached)" },
+	  "Requests a throughput or IOPS limit made wait",
+	  "; ANF: throughput limit reached" },
 };
 
 /* The traffic counter families of @n entities named dsnfs_@object_...;
@@ -184,8 +188,9 @@ static void metrics_counter_families(struct admin_buf *out, const char *object,
 			continue;
 		snprintf(name, sizeof(name), "dsnfs_%s_%s", object,
 			 metrics_counters[k].suffix);
-		snprintf(help, sizeof(help), "%s, per %s",
-			 metrics_counters[k].help, object);
+		snprintf(help, sizeof(help), "%s, per %s%s",
+			 metrics_counters[k].help, object,
+			 metrics_counters[k].anf);
 		for (size_t i = 0; i < n; i++) {
 			const struct metrics_entity *e = &ents[i];
 

@@ -1,0 +1,192 @@
+/*
+ * test_admin_http: the admin endpoint over real loopback sockets
+ * (nfsd/admin/http.c, libmicrohttpd): status lines, headers, a body past
+ * ADMIN_BODY_MAX_BYTES refused with 413, bad addresses and ports in use.
+ */
+#include "tests/lib/admin_fixture.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+struct http_fixture {
+	struct admin_fixture *fx;
+	struct admin *adm;
+	int port;
+};
+
+static int setup(void **state)
+{
+	struct http_fixture *h = calloc(1, sizeof(*h));
+	char err[300];
+
+	assert_non_null(h);
+	h->fx = admin_fixture_new();
+	assert_int_equal(admin_start(&h->fx->api.ctx, "127.0.0.1", 0, &h->port,
+				     &h->adm, err, sizeof(err)),
+			 0);
+	assert_true(h->port > 0);
+	*state = h;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct http_fixture *h = *state;
+
+	admin_stop(h->adm);
+	admin_fixture_free(h->fx);
+	free(h);
+	return 0;
+}
+
+static int connect_to(int port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons((uint16_t)port) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	return fd;
+}
+
+/* Sends @head then @body_len bytes of @body (or of 'x' when NULL); reads
+ * the whole answer (the server closes).  Returns it, owned. */
+static char *http(int port, const char *head, const char *body, size_t body_len)
+{
+	static const char xs[4096] = { [0 ... 4095] = 'x' };
+	size_t cap = 65536, len = 0;
+	char *out = malloc(cap);
+	int fd = connect_to(port);
+	ssize_t n;
+
+	assert_non_null(out);
+	assert_int_equal(write(fd, head, strlen(head)), (ssize_t)strlen(head));
+	for (size_t sent = 0; sent < body_len; sent += (size_t)n) {
+		size_t chunk = body_len - sent;
+
+		if (chunk > sizeof(xs))
+			chunk = sizeof(xs);
+		n = write(fd, body ? body + sent : xs, chunk);
+		if (n <= 0)
+			break; /* the server may answer and close early */
+	}
+	while ((n = read(fd, out + len, cap - len - 1)) > 0)
+		len += (size_t)n;
+	out[len] = '\0';
+	close(fd);
+	return out;
+}
+
+static void assert_has(const char *text, const char *needle)
+{
+	if (!strstr(text, needle))
+		fail_msg("'%s' not in:\n%s", needle, text);
+}
+
+static void test_get_and_post_over_http(void **state)
+{
+	struct http_fixture *h = *state;
+	static const char body[] =
+		"{\"name\": \"p1\", \"level\": \"ultra\", \"size_tib\": 2}";
+	char head[512], *r;
+
+	r = http(h->port,
+		 "GET /pools HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+		 NULL, 0);
+	assert_has(r, "HTTP/1.1 200 OK\r\n");
+	assert_has(r, "Content-Type: application/json\r\n");
+	assert_has(r, "\r\n\r\n{\"pools\":[]}\n");
+	free(r);
+
+	snprintf(head, sizeof(head),
+		 "POST /pools HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+		 "Content-Type: application/json\r\nContent-Length: %zu\r\n"
+		 "\r\n",
+		 strlen(body));
+	r = http(h->port, head, body, strlen(body));
+	assert_has(r, "HTTP/1.1 201 Created\r\n");
+	assert_has(r, "Location: /pools/p1\r\n");
+	free(r);
+
+	r = http(h->port,
+		 "DELETE /pools HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+		 "\r\n",
+		 NULL, 0);
+	assert_has(r, "HTTP/1.1 405 Method Not Allowed\r\n");
+	assert_has(r, "Allow: GET, POST\r\n");
+	free(r);
+
+	r = http(h->port,
+		 "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+		 "\r\n",
+		 NULL, 0);
+	assert_has(r, "Content-Type: text/plain; version=0.0.4; "
+		      "charset=utf-8\r\n");
+	assert_has(r, "dsnfs_pool_info{pool=\"p1\",level=\"Ultra\","
+		      "qos=\"auto\"} 1\n");
+	free(r);
+}
+
+static void test_body_too_large_is_413(void **state)
+{
+	struct http_fixture *h = *state;
+	size_t len = ADMIN_BODY_MAX_BYTES + 1;
+	char head[512], *r;
+
+	snprintf(head, sizeof(head),
+		 "POST /pools HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+		 "Content-Type: application/json\r\nContent-Length: %zu\r\n"
+		 "\r\n",
+		 len);
+	r = http(h->port, head, NULL, len);
+	assert_has(r, "HTTP/1.1 413 ");
+	assert_has(r, "body: larger than 65536 bytes");
+	free(r);
+}
+
+static void test_start_refuses_bad_address_and_busy_port(void **state)
+{
+	struct http_fixture *h = *state;
+	struct admin *other = NULL;
+	char err[300];
+	int port;
+
+	assert_int_equal(admin_start(&h->fx->api.ctx, "localhost", 0, &port,
+				     &other, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "not an IP address"));
+	assert_int_equal(admin_start(&h->fx->api.ctx, "127.0.0.1", h->port,
+				     &port, &other, err, sizeof(err)),
+			 -EADDRINUSE);
+	assert_non_null(strstr(err, "Address already in use"));
+	assert_null(other);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_get_and_post_over_http,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_body_too_large_is_413,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_start_refuses_bad_address_and_busy_port, setup,
+			teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
