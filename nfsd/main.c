@@ -1,5 +1,7 @@
 /*
- * dsnfsd: argv, config, signals, the main loop; nothing else.
+ * dsnfsd: argv, config, signals, the main loop; nothing else.  SIGTERM and
+ * SIGINT stop the server; SIGHUP reads the config again and swaps in its
+ * pools, quotas and [traffic] caps (server_reconfigure()).
  *
  *   dsnfsd [-c FILE] [-e NAME=DIR]... [-l ADDR] [-p NFS_PORT]
  *          [-m MOUNT_PORT] [-P PORTMAP_PORT|off] [-w WORKERS] [-f]
@@ -15,6 +17,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "nfsd/base.h"
 #include "nfsd/config.h"
 #include "nfsd/log.h"
 #include "nfsd/server.h"
@@ -23,14 +26,18 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: dsnfsd [options]\n"
-		"  -c, --config FILE        read FILE (INI; see etc/dsnfsd.conf)\n"
+		"  -c, --config FILE        read FILE (INI; see "
+		"etc/dsnfsd.conf)\n"
 		"  -e, --export NAME=DIR    export DIR as /NAME (repeatable)\n"
 		"  -l, --listen ADDR        address to listen on (127.0.0.1)\n"
 		"  -p, --nfs-port PORT      NFS port (2049; 0 = any)\n"
 		"  -m, --mount-port PORT    MOUNT port (20048; 0 = any)\n"
-		"  -P, --portmap-port PORT  portmapper port (111; 0 = any; off)\n"
-		"  -w, --workers N          event loops (default: one per core)\n"
-		"  -s, --state-dir DIR      server state (handle secret, ledger)\n"
+		"  -P, --portmap-port PORT  portmapper port (111; 0 = any; "
+		"off)\n"
+		"  -w, --workers N          event loops (default: one per "
+		"core)\n"
+		"  -s, --state-dir DIR      server state (handle secret, "
+		"ledger)\n"
 		"  -f, --foreground         stay in the foreground\n"
 		"      --trace              log every call and reply\n"
 		"  -v, --verbose            debug logging\n"
@@ -55,6 +62,8 @@ static int parse_port(const char *arg, bool off_allowed, int *out)
 
 /* Command-line values win over the file, whatever their order. */
 struct cli_overrides {
+	const char *exports[CONFIG_MAX_DATASTORES]; /* -e NAME=DIR, argv's */
+	size_t nexports;
 	const char *listen;
 	const char *state_dir;
 	int nfs_port, mount_port, portmap_port;
@@ -91,9 +100,76 @@ static void raise_fd_limit(void)
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
 		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
-			log_warn("dsnfsd: cannot raise the descriptor limit: %s",
-				 strerror(errno));
+			log_warn(
+				"dsnfsd: cannot raise the descriptor limit: %s",
+				strerror(errno));
 	}
+}
+
+/*
+ * The whole config, as at start and at every SIGHUP: defaults, -e, the
+ * file, the other options; checked.  @sections must be finished with
+ * server_sections_fini() even on failure.  Returns 0 or -errno with the
+ * reason in errbuf.
+ */
+static int load_config(struct config *cfg, struct server_sections *sections,
+		       const char *path, const struct cli_overrides *o,
+		       char *errbuf, size_t errlen)
+{
+	int err;
+
+	config_defaults(cfg);
+	err = server_sections_init(sections, cfg);
+	if (err) {
+		snprintf(errbuf, errlen, "%s", strerror(-err));
+		return err;
+	}
+	for (size_t i = 0; i < o->nexports; i++) {
+		err = config_add_export_arg(cfg, o->exports[i], errbuf, errlen);
+		if (err)
+			return err;
+	}
+	if (path) {
+		err = config_load_file(cfg, path, errbuf, errlen);
+		if (err)
+			return err;
+	}
+	apply_overrides(cfg, o);
+	return config_validate(cfg, errbuf, errlen);
+}
+
+/* What SIGHUP needs to read the config again. */
+struct reload {
+	ev_signal watcher;
+	struct server *srv;
+	const char *path;
+	const struct cli_overrides *o;
+};
+
+static void reload_cb(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	struct reload *r = container_of(w, struct reload, watcher);
+	struct server_sections sections;
+	struct config *cfg = malloc(sizeof(*cfg));
+	char err[1024];
+	int rc;
+
+	(void)loop;
+	(void)revents;
+	if (!cfg) {
+		log_error("dsnfsd: SIGHUP: out of memory; config not reloaded");
+		return;
+	}
+	log_info("dsnfsd: SIGHUP: reading %s again",
+		 r->path ? r->path : "the command line");
+	rc = load_config(cfg, &sections, r->path, r->o, err, sizeof(err));
+	if (!rc)
+		rc = server_reconfigure(r->srv, cfg, &sections, err,
+					sizeof(err));
+	if (rc)
+		log_error("dsnfsd: SIGHUP: %s; the running config stays", err);
+	server_sections_fini(&sections);
+	free(cfg);
 }
 
 static void stop_cb(struct ev_loop *loop, ev_signal *w, int revents)
@@ -121,7 +197,9 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct config cfg;
-	struct cli_overrides o = { 0 };
+	static struct cli_overrides o;
+	struct server_sections sections;
+	struct reload reload;
 	const char *config_path = NULL;
 	char err[1024];
 	bool foreground = false;
@@ -130,7 +208,6 @@ int main(int argc, char **argv)
 	ev_signal sigterm, sigint;
 	int c, rc;
 
-	config_defaults(&cfg);
 	while ((c = getopt_long(argc, argv, "c:e:l:p:m:P:w:s:fvh", longopts,
 				NULL)) != -1) {
 		switch (c) {
@@ -138,9 +215,10 @@ int main(int argc, char **argv)
 			config_path = optarg;
 			break;
 		case 'e':
-			if (config_add_export_arg(&cfg, optarg, err,
-						  sizeof(err)))
-				fatal("dsnfsd: %s", err);
+			if (o.nexports == CONFIG_MAX_DATASTORES)
+				fatal("dsnfsd: more than %d datastores",
+				      CONFIG_MAX_DATASTORES);
+			o.exports[o.nexports++] = optarg;
 			break;
 		case 'l':
 			o.listen = optarg;
@@ -190,19 +268,18 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (config_path && config_load_file(&cfg, config_path, err, sizeof(err)))
-		fatal("dsnfsd: %s", err);
-	apply_overrides(&cfg, &o);
-	if (config_validate(&cfg, err, sizeof(err)))
+	if (load_config(&cfg, &sections, config_path, &o, err, sizeof(err)))
 		fatal("dsnfsd: %s", err);
 
-	/* A peer that vanishes mid-write must cost one conn, not the process. */
+	/* A peer that vanishes mid-write must cost one conn, not the process.
+	 */
 	signal(SIGPIPE, SIG_IGN);
 	raise_fd_limit();
 	if (!foreground && daemon(1, 1) < 0)
 		fatal("dsnfsd: cannot detach: %s", strerror(errno));
 	loop = ev_default_loop(EVFLAG_AUTO);
-	rc = server_open(&cfg, loop, &srv, err, sizeof(err));
+	rc = server_open(&cfg, &sections, loop, &srv, err, sizeof(err));
+	server_sections_fini(&sections);
 	if (rc)
 		fatal("dsnfsd: %s", err);
 
@@ -217,6 +294,11 @@ int main(int argc, char **argv)
 	ev_signal_start(loop, &sigterm);
 	ev_signal_init(&sigint, stop_cb, SIGINT);
 	ev_signal_start(loop, &sigint);
+	reload.srv = srv;
+	reload.path = config_path;
+	reload.o = &o;
+	ev_signal_init(&reload.watcher, reload_cb, SIGHUP);
+	ev_signal_start(loop, &reload.watcher);
 	ev_run(loop, 0);
 
 	server_close(srv);

@@ -2,7 +2,8 @@
  * server: assembly and teardown of a running dsnfsd.  Order matters on the
  * way down: stop listening and the loops first, then the blocking-work
  * threads (which hand back what they still ran), then the services and the
- * stores they borrow.
+ * stores they borrow, then the traffic model and the pools (the flows of
+ * the last connections report to them until the loops' memory is gone).
  */
 #include "nfsd/server.h"
 
@@ -18,28 +19,11 @@
 #include "nfsd/base.h"
 #include "nfsd/export.h"
 #include "nfsd/log.h"
-#include "nfsd/mount/mount.h"
-#include "nfsd/net/net.h"
-#include "nfsd/nfs3/nfs3.h"
 #include "nfsd/portmap/portmap.h"
 #include "nfsd/rpc/drc.h"
 #include "nfsd/rpc/work.h"
+#include "nfsd/server_int.h"
 #include "nfsd/store/store.h"
-
-struct server {
-	struct export_table exports;
-	struct nfs3_service nfs3;
-	struct mount_service *mount;
-	struct portmap_registry *portmap;
-	struct rpc_program nfs3_prog, mount_prog, portmap_prog;
-	struct rpc_dispatcher dispatcher;     /* TCP */
-	struct rpc_dispatcher udp_dispatcher; /* UDP: MOUNT and portmap */
-	struct rpc_work_pool *work_pool;
-	struct drc *drc;
-	struct net net;
-	bool net_started;
-	struct server_ports ports;
-};
 
 static int server_mkdir_p(const char *path)
 {
@@ -128,7 +112,8 @@ static int server_open_services(struct server *srv, const struct config *cfg)
 	if (err)
 		return err;
 	srv->dispatcher.work_pool = srv->work_pool;
-	err = drc_new(DRC_DEFAULT_MAX_ENTRIES, DRC_DEFAULT_MAX_BYTES, &srv->drc);
+	err = drc_new(DRC_DEFAULT_MAX_ENTRIES, DRC_DEFAULT_MAX_BYTES,
+		      &srv->drc);
 	if (err)
 		return err;
 	srv->dispatcher.drc = srv->drc;
@@ -152,7 +137,8 @@ static void server_register_programs(struct server *srv)
 	/* rpcbind refuses a mapping that exists: clear what a crashed run
 	 * of ours may have left. */
 	if (srv->ports.rpcbind) {
-		portmap_rpcbind_unregister(NFS3_SERVICE_PROG, NFS3_SERVICE_VERS);
+		portmap_rpcbind_unregister(NFS3_SERVICE_PROG,
+					   NFS3_SERVICE_VERS);
 		portmap_rpcbind_unregister(MOUNT_SERVICE_PROG,
 					   MOUNT_SERVICE_VERS);
 	}
@@ -242,8 +228,9 @@ static int server_listen(struct server *srv, const struct config *cfg,
 	return 0;
 }
 
-int server_open(const struct config *cfg, struct ev_loop *main_loop,
-		struct server **out, char *errbuf, size_t errlen)
+int server_open(const struct config *cfg, struct server_sections *sections,
+		struct ev_loop *main_loop, struct server **out, char *errbuf,
+		size_t errlen)
 {
 	struct server *srv = calloc(1, sizeof(*srv));
 	struct net_limits limits = {
@@ -262,6 +249,12 @@ int server_open(const struct config *cfg, struct ev_loop *main_loop,
 	err = server_open_exports(srv, cfg, errbuf, errlen);
 	if (err)
 		goto fail;
+	err = server__quotas_open(srv, errbuf, errlen);
+	if (err)
+		goto fail;
+	err = server__pools_open(srv, cfg->state_dir, sections, errbuf, errlen);
+	if (err)
+		goto fail;
 	err = server_open_services(srv, cfg);
 	if (err) {
 		snprintf(errbuf, errlen, "cannot start services: %s",
@@ -276,6 +269,8 @@ int server_open(const struct config *cfg, struct ev_loop *main_loop,
 		goto fail;
 	}
 	srv->net_started = true;
+	/* Every NFS call over TCP is admitted by the traffic model. */
+	srv->dispatcher.admission = net_admission_init(&srv->net, srv->traffic);
 	err = server_listen(srv, cfg, errbuf, errlen);
 	if (err)
 		goto fail;
@@ -311,6 +306,7 @@ void server_close(struct server *srv)
 		struct store *st = srv->exports.exports[i].store;
 		st->ops->close(st);
 	}
+	server__pools_close(srv);
 	free(srv->exports.exports);
 	free(srv);
 }

@@ -1,16 +1,34 @@
 /*
  * server: puts dsnfsd together from a struct config: the datastores and
  * their export table, the NFS, MOUNT and portmapper programs, the
- * dispatcher, the blocking-work threads and the event loops.  main.c only
- * parses argv and runs the main loop.
+ * dispatcher, the blocking-work threads and the event loops, and the
+ * capacity pools, their ledger, the traffic model and the quotas that
+ * admit every NFS call (docs/pools.md).  main.c only parses argv and runs
+ * the main loop.
  */
 #ifndef DSNFS_SERVER_H
 #define DSNFS_SERVER_H
 
+#include <stdint.h>
+
 #include "nfsd/config.h"
+#include "nfsd/pool/pool.h"
+#include "nfsd/traffic/traffic.h"
 
 struct server;
 struct ev_loop;
+
+/*
+ * The config keys the server's modules parse themselves, through the
+ * config's section hook: [traffic] (traffic.h), [pool NAME] and the pool
+ * keys of [datastore NAME] (pool, quota, throughput_mibps; pool.h).  A
+ * datastore without `pool` is in no pool: no quota, no QoS limit (the
+ * [traffic] caps still apply to its flows and hosts).
+ */
+struct server_sections {
+	struct traffic_caps caps;
+	struct pool_config pools;
+};
 
 /* The ports actually bound (after "0 = any"); -1 where nothing listens. */
 struct server_ports {
@@ -21,12 +39,71 @@ struct server_ports {
 };
 
 /*
- * Opens every datastore, starts the worker loops and listens, attached to
- * @main_loop (borrowed).  *out returns owned: server_close().  On failure
- * returns -errno with the reason in errbuf and nothing left running.
+ * Starts @s with the modules' defaults and sets @cfg's section hook to
+ * fill it: call before loading the config file.  Returns 0 or -ENOMEM.
  */
-int server_open(const struct config *cfg, struct ev_loop *main_loop,
-		struct server **out, char *errbuf, size_t errlen);
+int server_sections_init(struct server_sections *s, struct config *cfg);
+void server_sections_fini(struct server_sections *s);
+
+/*
+ * Opens every datastore (and scans what each has allocated, for its
+ * quota), the capacity pools of @sections (checked as a whole) and their
+ * ledger STATE_DIR/capacity.ledger, the traffic model, starts the worker
+ * loops and listens, attached to @main_loop (borrowed).  @cfg and
+ * @sections are borrowed.  *out returns owned: server_close().  On
+ * failure returns -errno with the reason in errbuf and nothing left
+ * running.
+ */
+int server_open(const struct config *cfg, struct server_sections *sections,
+		struct ev_loop *main_loop, struct server **out, char *errbuf,
+		size_t errlen);
+
+/*
+ * Swaps in the pools, volumes and traffic caps of a new config (SIGHUP),
+ * live: [pool NAME] and the pool keys of [datastore NAME] replace the
+ * registry's state as at start (the difference goes to the ledger; pools
+ * made through the admin API and not in the file are deleted), [traffic]
+ * replaces the caps.  Running flows follow within TRAFFIC_WAIT_MAX_NS;
+ * no connection is dropped.  The rest of the config takes effect at the
+ * next start (a changed datastore list is logged).  A refused config
+ * changes nothing: returns -errno with the reason in errbuf.  Main thread;
+ * @cfg and @sections are borrowed.
+ */
+int server_reconfigure(struct server *srv, const struct config *cfg,
+		       struct server_sections *sections, char *errbuf,
+		       size_t errlen);
+
+/* ---- for the admin API (any thread) ----------------------------------- */
+
+/* The live pool registry (pool.h; thread-safe), borrowed from @srv. */
+struct pool_registry *server_pools(struct server *srv);
+
+/* The traffic model (traffic.h; thread-safe), borrowed from @srv. */
+struct traffic *server_traffic(struct server *srv);
+
+/* The datastores, borrowed from @srv (read-only). */
+const struct export_table *server_exports(struct server *srv);
+
+/*
+ * Makes @limits effective (borrowed; what a pool_registry_*() operation
+ * or pool_registry_limits() returned): every volume's and pool's
+ * throughput limit in the traffic model, for running flows within
+ * TRAFFIC_WAIT_MAX_NS, and every datastore's quota (a datastore not in
+ * @limits has none).  Calls are serialised.  Returns 0 or -ENOMEM
+ * (traffic_limits_apply(): calling again finishes it).
+ */
+int server_limits_apply(struct server *srv, const struct pool_limits *limits);
+
+struct server_volume_usage {
+	uint64_t used_bytes; /* allocated under the datastore's directory */
+	uint64_t quota_bytes; /* 0: none */
+	uint64_t reserved_bytes; /* writes under way */
+};
+
+/* What datastore @name has allocated against its quota.  Returns 0, or
+ * -ENOENT when no datastore has that name. */
+int server_volume_usage(struct server *srv, const char *name,
+			struct server_volume_usage *out);
 
 /* The ports bound by server_open. */
 struct server_ports server_ports(const struct server *srv);

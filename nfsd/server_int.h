@@ -1,0 +1,63 @@
+/*
+ * server_int: struct server, shared by server.c (assembly and teardown)
+ * and server_pools.c (pools, ledger, traffic, quotas) and nothing else.
+ */
+#ifndef DSNFS_SERVER_INT_H
+#define DSNFS_SERVER_INT_H
+
+#include <pthread.h>
+
+#include "nfsd/export.h"
+#include "nfsd/mount/mount.h"
+#include "nfsd/net/net.h"
+#include "nfsd/nfs3/nfs3.h"
+#include "nfsd/quota/quota.h"
+#include "nfsd/server.h"
+
+struct portmap_registry;
+struct pool_ledger;
+
+struct server {
+	struct export_table exports;
+	struct quota *quotas; /* one per export: exports[i].quota */
+	size_t nquotas; /* initialised ones */
+	struct nfs3_service nfs3;
+	struct mount_service *mount;
+	struct portmap_registry *portmap;
+	struct rpc_program nfs3_prog, mount_prog, portmap_prog;
+	struct rpc_dispatcher dispatcher; /* TCP */
+	struct rpc_dispatcher udp_dispatcher; /* UDP: MOUNT and portmap */
+	struct rpc_work_pool *work_pool;
+	struct drc *drc;
+	struct net net;
+	bool net_started;
+	struct server_ports ports;
+
+	/* Capacity (server_pools.c). */
+	struct pool_registry *pools;
+	struct pool_ledger *ledger;
+	struct traffic *traffic;
+	pthread_mutex_t apply_lock; /* serialises server_limits_apply() */
+	bool apply_lock_init;
+};
+
+/*
+ * Scans what every export has allocated into srv->quotas (blocking;
+ * before the loops start).  Returns 0 or -errno with the reason.
+ */
+int server__quotas_open(struct server *srv, char *errbuf, size_t errlen);
+
+/*
+ * Opens the registry with the pools of @sections, its ledger in
+ * @state_dir and the traffic model with its caps, and applies the limits.
+ * Returns 0 or -errno with the reason in errbuf.
+ */
+int server__pools_open(struct server *srv, const char *state_dir,
+		       struct server_sections *sections, char *errbuf,
+		       size_t errlen);
+
+/* Frees what server__pools_open() and server__quotas_open() made; after
+ * the loops are gone (flows hold the traffic model). */
+void server__pools_close(struct server *srv);
+
+#endif
