@@ -409,7 +409,8 @@ static int fleet_collect(struct fleet *f, const struct workload *w,
 	res->jobs = calloc(f->njobs, sizeof(*res->jobs));
 	res->keys = calloc(f->njobs, sizeof(*res->keys));
 	res->job_disk = calloc(f->njobs, sizeof(*res->job_disk));
-	if (!res->jobs || !res->keys || !res->job_disk)
+	res->job_stop = calloc(f->njobs, sizeof(*res->job_stop));
+	if (!res->jobs || !res->keys || !res->job_disk || !res->job_stop)
 		return -ENOMEM;
 	for (size_t i = 0; i < f->njobs; i++) {
 		struct job *j = &f->jobs[i];
@@ -422,6 +423,9 @@ static int fleet_collect(struct fleet *f, const struct workload *w,
 			t0 = j->t0_ns;
 		if (j->done_ns > t1)
 			t1 = j->done_ns;
+		if (j->fatal)
+			snprintf(res->job_stop[i], sizeof(res->job_stop[i]),
+				 "%s", j->fatal_msg);
 		if (j->fatal && !res->fatal) {
 			res->fatal = j->fatal;
 			snprintf(res->fatal_msg, sizeof(res->fatal_msg),
@@ -511,6 +515,8 @@ void fleet_result_fini(struct phase_result *res)
 	free(res->jobs);
 	free(res->keys);
 	free(res->job_disk);
+	free(res->job_stop);
+	res->job_stop = NULL;
 	res->jobs = NULL;
 	res->keys = NULL;
 	res->job_disk = NULL;

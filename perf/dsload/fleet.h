@@ -27,6 +27,7 @@
 #define FLEET_NAME_MAX 64
 #define FLEET_HOSTS_MAX 254
 #define FLEET_THREADS_MAX 64
+#define FLEET_STOP_MAX 160
 #define FLEET_VMDK_MIN (1024u * 1024u) /* and its unit */
 
 struct fleet_spec {
@@ -83,6 +84,9 @@ struct phase_result {
 	struct fleet_conn_counters conn;
 	int fatal; /* 0, or the first job-stopping error */
 	char fatal_msg[512];
+	/* per job: why its generator stopped ("" when it did not), as
+	 * "WRITE at 8388608: NFS3ERR_NOSPC" */
+	char (*job_stop)[FLEET_STOP_MAX];
 };
 
 struct fleet;

@@ -156,7 +156,7 @@ struct job {
 	unsigned writes_since_commit;
 	unsigned final_commits;
 	int fatal;
-	char fatal_msg[160];
+	char fatal_msg[FLEET_STOP_MAX];
 	unsigned mismatch_prints;
 	/* .lck refresh */
 	struct clnt_call lck_call;

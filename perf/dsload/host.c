@@ -96,6 +96,23 @@ static int host_ports(struct host *h, char *errbuf, size_t errlen)
 	return 0;
 }
 
+static const char *host_mountstat_name(mountstat3 st)
+{
+	switch (st) {
+	case MNT3ERR_NOENT:
+		return "no such export (MNT3ERR_NOENT)";
+	case MNT3ERR_ACCES:
+		return "this host may not mount it (MNT3ERR_ACCES)";
+	case MNT3ERR_PERM:
+		return "MNT3ERR_PERM";
+	case MNT3ERR_NOTDIR:
+		return "MNT3ERR_NOTDIR";
+	default:
+		break;
+	}
+	return "MNT3ERR (other)";
+}
+
 static int host_mnt(struct host *h, struct clnt *mc, struct dsmount *m,
 		    char *errbuf, size_t errlen)
 {
@@ -116,8 +133,8 @@ static int host_mnt(struct host *h, struct clnt *mc, struct dsmount *m,
 		return err;
 	}
 	if (res.fhs_status != MNT3_OK) {
-		snprintf(errbuf, errlen, "%s: MNT %s: refused, status %d",
-			 h->addr, path, (int)res.fhs_status);
+		snprintf(errbuf, errlen, "%s: MNT %s: refused: %s", h->addr,
+			 path, host_mountstat_name(res.fhs_status));
 		err = -EACCES;
 	} else {
 		fhandle3 *fh = &res.mountres3_u.mountinfo.fhandle;
@@ -197,6 +214,15 @@ int host_setup(struct host *h, char *errbuf, size_t errlen)
 	h->nfs.sin_family = AF_INET;
 	if (inet_pton(AF_INET, spec->server, &h->nfs.sin_addr) != 1) {
 		snprintf(errbuf, errlen, "%s: not an IPv4 address",
+			 spec->server);
+		return -EINVAL;
+	}
+	/* The hosts' source addresses are loopback ones: so must be the
+	 * server's, or connect() fails with a puzzling EINVAL. */
+	if ((ntohl(h->nfs.sin_addr.s_addr) >> 24) != 127) {
+		snprintf(errbuf, errlen,
+			 "%s: dsload emulates hosts as loopback addresses "
+			 "127.0.1.N; the server must listen on 127.0.0.0/8",
 			 spec->server);
 		return -EINVAL;
 	}

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define REPORT_STOPS_SHOWN 16
+
 void report_group_name(const struct phase_result *r,
 		       const struct dstats_group *g, char *buf, size_t len)
 {
@@ -94,6 +96,27 @@ static void report_dir_line(FILE *out, const char *what, const struct dstats *s,
 		ms(lat_hist_percentile_ns(h, 99.9)), ms(h->max_ns), s->ops[d]);
 }
 
+/* One line per VMDK whose generator stopped (a VM ESXi would pause). */
+static void report_stops(FILE *out, const struct phase_result *r)
+{
+	struct dstats_group g = { .level = DSTATS_LEVEL_JOB };
+	unsigned shown = 0, stopped = 0;
+	char name[96];
+
+	for (size_t i = 0; i < r->njobs; i++) {
+		if (!r->job_stop[i][0])
+			continue;
+		if (stopped++ >= REPORT_STOPS_SHOWN)
+			continue;
+		g.id = (unsigned)i;
+		report_group_name(r, &g, name, sizeof(name));
+		fprintf(out, "  STOPPED %s: %s\n", name, r->job_stop[i]);
+		shown++;
+	}
+	if (stopped > shown)
+		fprintf(out, "  STOPPED: %u more VMDK(s)\n", stopped - shown);
+}
+
 void report_text(FILE *out, const struct phase_result *r, bool show_jobs)
 {
 	const struct workload *w = &r->w;
@@ -140,8 +163,7 @@ void report_text(FILE *out, const struct phase_result *r, bool show_jobs)
 		r->conn.heartbeat_failures, r->conn.lck_refreshes);
 	fprintf(out, "  server view: not available (dsnfsd has no metrics "
 		     "endpoint yet)\n");
-	if (r->fatal)
-		fprintf(out, "  STOPPED: %s\n", r->fatal_msg);
+	report_stops(out, r);
 	fprintf(out, "%-9s %-20s %10s %10s %10s %9s %8s %8s %8s %8s %6s %6s\n",
 		"level", "name", "IOPS", "r-IOPS", "w-IOPS", "MiB/s", "mean-ms",
 		"p50-ms", "p99-ms", "p99.9-ms", "errors", "mism");

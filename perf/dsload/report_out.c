@@ -46,7 +46,8 @@ static json_t *report_json_group(const struct phase_result *r,
 	dstats_lat_all(s, &all);
 	report_group_name(r, g, name, sizeof(name));
 	return json_pack(
-		"{s:s, s:s, s:I, s:f, s:f, s:o, s:o, s:o, s:I, s:I, s:I, s:I}",
+		"{s:s, s:s, s:I, s:f, s:f, s:o, s:o, s:o, s:I, s:I, s:I, s:I, "
+		"s:s?}",
 		"level", dstats_level_name(g->level), "name", name, "vmdks",
 		(json_int_t)g->njobs, "iops",
 		dstats_iops(s, DSTATS_DIRS, r->window_s), "mib_per_s",
@@ -56,7 +57,10 @@ static json_t *report_json_group(const struct phase_result *r,
 		report_json_dir(s, DSTATS_WRITE, r->window_s), "errors",
 		(json_int_t)s->errors, "nospc", (json_int_t)s->nospc,
 		"mismatches", (json_int_t)s->mismatches, "verified_units",
-		(json_int_t)s->verified);
+		(json_int_t)s->verified, "stopped",
+		g->level == DSTATS_LEVEL_JOB && r->job_stop[g->id][0]
+			? r->job_stop[g->id]
+			: NULL);
 }
 
 int report_json_phase(json_t *phases, const struct phase_result *r)

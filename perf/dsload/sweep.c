@@ -86,7 +86,7 @@ static void sweep_row_fill(struct sweep_row *row, const struct phase_result *r)
 
 static void sweep_table(FILE *out, const struct sweep_row *rows, size_t n)
 {
-	fprintf(out, "\n== sweep: %zu point(s)\n", n);
+	fprintf(out, "\n== sweep: %zu row(s)\n", n);
 	fprintf(out, "%5s %5s %4s %5s %5s  %-9s %10s %9s %8s %8s %6s %6s\n",
 		"hosts", "ds", "vms", "vmdks", "flows", "corner", "IOPS",
 		"MiB/s", "mean-ms", "p99-ms", "errors", "mism");
