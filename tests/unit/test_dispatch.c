@@ -4,7 +4,9 @@
  * close/ref/unref, and a tiny test program (400000 v1: NULL, ECHO, a hole,
  * DROP, CLOSE, DEFER, DEFER_RACE; and v3 with NULL only).  Every RPC-level
  * error is checked word by word; deferred work runs inline without a pool
- * and on a real rpc_work_pool otherwise.
+ * and on a real rpc_work_pool otherwise.  Program 400001 charges its calls
+ * to a datastore: a fake admission hook runs them, or keeps them until the
+ * test runs or cancels them.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -26,7 +28,9 @@
 #include "tests/lib/log_capture.h"
 
 #define TEST_PROG 400000
+#define TEST_PROG_CHARGED 400001
 #define TEST_SENT_MAX 8
+#define TEST_QUEUE_MAX 4
 
 enum test_proc {
 	TEST_NULL = 0,
@@ -51,10 +55,21 @@ struct fake_transport {
 	unsigned defer_dones;
 };
 
+/* The admission hook's side: what it was asked, what it keeps. */
+struct fake_admission {
+	enum rpc_admit_verdict verdict; /* what admit answers */
+	unsigned admits, dones;
+	uint64_t last_bytes;
+	struct request *queue[TEST_QUEUE_MAX];
+	size_t nqueued;
+};
+
 struct fixture {
 	struct rpc_dispatcher d;
 	struct fake_transport t;
 	struct sockaddr_in peer;
+	struct fake_admission adm;
+	struct rpc_admission admission;
 };
 
 static void fake_send(void *transport, uint8_t *buf, size_t len)
@@ -254,6 +269,49 @@ static const struct rpc_program test_prog_v1 = {
 	.nprocs = TEST_NPROCS,
 };
 
+/* Charges ECHO and DEFER, with their argument as the bytes. */
+static bool test_charge(struct request *req, const void *args)
+{
+	if (req->proc != TEST_ECHO && req->proc != TEST_DEFER)
+		return false;
+	req->export_name = "ds-test";
+	req->tr.bytes = *(const u_int *)args;
+	req->tr.op = TRAFFIC_OP_READ;
+	return true;
+}
+
+static const struct rpc_program test_prog_charged = {
+	.name = "charged",
+	.prog = TEST_PROG_CHARGED,
+	.vers = 1,
+	.procs = test_procs_v1,
+	.nprocs = TEST_NPROCS,
+	.charge = test_charge,
+};
+
+static enum rpc_admit_verdict fake_admit(void *arg, struct request *req)
+{
+	struct fake_admission *a = arg;
+
+	a->admits++;
+	a->last_bytes = req->tr.bytes;
+	assert_string_equal(req->export_name, "ds-test");
+	req->admit_ctx = a;
+	if (a->verdict == RPC_ADMIT_QUEUED) {
+		assert_true(a->nqueued < TEST_QUEUE_MAX);
+		a->queue[a->nqueued++] = req;
+	}
+	return a->verdict;
+}
+
+static void fake_done(void *arg, struct request *req)
+{
+	struct fake_admission *a = arg;
+
+	assert_ptr_equal(req->admit_ctx, a);
+	a->dones++;
+}
+
 static const struct rpc_program test_prog_v3 = {
 	.name = "test",
 	.prog = TEST_PROG,
@@ -339,8 +397,12 @@ static int setup(void **state)
 	pthread_mutex_init(&f->t.lock, NULL);
 	pthread_cond_init(&f->t.cond, NULL);
 	if (rpc_dispatcher_add(&f->d, &test_prog_v1) ||
-	    rpc_dispatcher_add(&f->d, &test_prog_v3))
+	    rpc_dispatcher_add(&f->d, &test_prog_v3) ||
+	    rpc_dispatcher_add(&f->d, &test_prog_charged))
 		return -1;
+	f->admission.admit = fake_admit;
+	f->admission.done = fake_done;
+	f->admission.arg = &f->adm;
 	f->peer.sin_family = AF_INET;
 	f->peer.sin_port = htons(811);
 	f->peer.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -640,6 +702,118 @@ static void test_dispatcher_add_refuses_past_max(void **state)
 	assert_int_equal(rpc_dispatcher_add(&d, &test_prog_v1), -ENOSPC);
 }
 
+/* A call of the charged program with one u_int argument. */
+static void wire_charged(struct wire *w, uint32_t xid, uint32_t proc,
+			 uint32_t arg)
+{
+	wire_call(w, xid, 2, 1, proc, 0);
+	w->buf[12] = (uint8_t)(TEST_PROG_CHARGED >> 24);
+	w->buf[13] = (uint8_t)(TEST_PROG_CHARGED >> 16);
+	w->buf[14] = (uint8_t)(TEST_PROG_CHARGED >> 8);
+	w->buf[15] = (uint8_t)TEST_PROG_CHARGED;
+	wire_u32(w, arg);
+}
+
+static void test_dispatch_admitted_call_runs_at_once(void **state)
+{
+	struct fixture *f = *state;
+	const uint32_t want[] = { 30, RPC_MSG_REPLY,	  0,   RPC_AUTH_NONE,
+				  0,  RPC_ACCEPT_SUCCESS, 4096 };
+	struct wire w;
+
+	f->d.admission = &f->admission;
+	f->adm.verdict = RPC_ADMIT_RUN;
+	wire_charged(&w, 30, TEST_ECHO, 4096);
+	dispatch(f, &w);
+	assert_int_equal(f->adm.admits, 1);
+	assert_int_equal(f->adm.last_bytes, 4096);
+	assert_reply(f, 0, want, 7);
+	assert_int_equal(f->adm.dones, 1);
+	assert_int_equal(f->t.releases, 1);
+}
+
+static void test_dispatch_queued_call_runs_later(void **state)
+{
+	struct fixture *f = *state;
+	const uint32_t want[] = { 31, RPC_MSG_REPLY,	  0, RPC_AUTH_NONE,
+				  0,  RPC_ACCEPT_SUCCESS, 7 };
+	struct wire w;
+
+	f->d.admission = &f->admission;
+	f->adm.verdict = RPC_ADMIT_QUEUED;
+	wire_charged(&w, 31, TEST_ECHO, 7);
+	dispatch(f, &w);
+	/* Kept: decoded, holding its transport reference, not run. */
+	assert_int_equal(f->adm.nqueued, 1);
+	assert_int_equal(f->t.nsent, 0);
+	assert_int_equal(f->t.refs, 1);
+	assert_int_equal(f->t.unrefs, 0);
+	assert_int_equal(f->t.releases, 0);
+	rpc_request_run(f->adm.queue[0]);
+	assert_reply(f, 0, want, 7);
+	assert_int_equal(f->adm.dones, 1);
+	assert_int_equal(f->t.unrefs, 1);
+}
+
+static void test_dispatch_cancelled_call_gives_everything_back(void **state)
+{
+	struct fixture *f = *state;
+	struct wire w;
+
+	f->d.admission = &f->admission;
+	f->adm.verdict = RPC_ADMIT_QUEUED;
+	wire_charged(&w, 32, TEST_ECHO, 7);
+	dispatch(f, &w);
+	wire_charged(&w, 33, TEST_DEFER, 9);
+	dispatch(f, &w);
+	assert_int_equal(f->adm.nqueued, 2);
+	rpc_request_cancel(f->adm.queue[1]);
+	rpc_request_cancel(f->adm.queue[0]);
+	/* No reply, no release hook (no handler ran), no done; the
+	 * references are back (teardown checks) and ASan sees no leak. */
+	assert_int_equal(f->t.nsent, 0);
+	assert_int_equal(f->t.releases, 0);
+	assert_int_equal(f->adm.dones, 0);
+	assert_int_equal(f->t.unrefs, 2);
+}
+
+static void test_dispatch_uncharged_calls_skip_admission(void **state)
+{
+	struct fixture *f = *state;
+	struct wire w;
+
+	f->d.admission = &f->admission;
+	f->adm.verdict = RPC_ADMIT_QUEUED;
+	/* The charged program's NULL, and a program with no charge hook. */
+	wire_charged(&w, 34, TEST_NULL, 0);
+	w.len -= 4;
+	dispatch(f, &w);
+	wire_call(&w, 35, 2, 1, TEST_ECHO, 0);
+	wire_u32(&w, 5);
+	dispatch(f, &w);
+	assert_int_equal(f->adm.admits, 0);
+	assert_int_equal(f->t.nsent, 2);
+	assert_int_equal(f->adm.dones, 0);
+}
+
+static void test_dispatch_queued_deferred_call_finishes(void **state)
+{
+	struct fixture *f = *state;
+	const uint32_t want[] = { 36, RPC_MSG_REPLY,	  0, RPC_AUTH_NONE,
+				  0,  RPC_ACCEPT_SUCCESS, 42 };
+	struct wire w;
+
+	/* Without a work pool the work runs inline, from rpc_request_run. */
+	f->d.admission = &f->admission;
+	f->adm.verdict = RPC_ADMIT_QUEUED;
+	wire_charged(&w, 36, TEST_DEFER, 41);
+	dispatch(f, &w);
+	assert_int_equal(f->t.nsent, 0);
+	rpc_request_run(f->adm.queue[0]);
+	assert_reply(f, 0, want, 7);
+	assert_int_equal(f->adm.dones, 1);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -662,6 +836,11 @@ int main(void)
 		T(test_dispatch_defer_on_pool_calls_defer_done),
 		T(test_dispatch_defer_done_before_handler_returns),
 		T(test_dispatch_trace_logs_the_call),
+		T(test_dispatch_admitted_call_runs_at_once),
+		T(test_dispatch_queued_call_runs_later),
+		T(test_dispatch_cancelled_call_gives_everything_back),
+		T(test_dispatch_uncharged_calls_skip_admission),
+		T(test_dispatch_queued_deferred_call_finishes),
 		cmocka_unit_test(test_dispatcher_add_refuses_past_max),
 	};
 
