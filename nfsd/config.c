@@ -36,6 +36,8 @@ void config_defaults(struct config *cfg)
 	 * reconnect; ESXi's heartbeats keep a mounted datastore busy. */
 	cfg->idle_timeout_ms = 360000;
 	cfg->record_timeout_ms = 30000;
+	snprintf(cfg->admin_listen, sizeof(cfg->admin_listen), "127.0.0.1");
+	cfg->admin_port = 8049; /* ADMIN_DEFAULT_PORT */
 }
 
 /* State for one ini_parse_stream run.  inih goes on after an error and
@@ -210,6 +212,11 @@ static int config_server_key(struct config *cfg, const char *key,
 		return config_parse_port(value, false, &cfg->mount_port);
 	if (!strcmp(key, "portmap_port"))
 		return config_parse_port(value, true, &cfg->portmap_port);
+	if (!strcmp(key, "admin_listen"))
+		return config_copy(cfg->admin_listen, sizeof(cfg->admin_listen),
+				   value);
+	if (!strcmp(key, "admin_port"))
+		return config_parse_port(value, true, &cfg->admin_port);
 	if (!strcmp(key, "state_dir"))
 		return config_copy(cfg->state_dir, sizeof(cfg->state_dir),
 				   value);

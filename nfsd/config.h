@@ -7,7 +7,8 @@
  *                       max_record_bytes, max_inflight_per_conn,
  *                       max_output_bytes_per_conn, max_conns,
  *                       max_conns_per_host, idle_timeout_ms,
- *                       record_timeout_ms
+ *                       record_timeout_ms, admin_listen, admin_port (or
+ *                       off: the admin and metrics endpoint, admin.h)
  *   [datastore NAME]    path, clients (CIDR list), read_only, secure, squash
  *                       (none|root|all; default none, because ESXi needs
  *                       root access to its datastores), anonuid, anongid,
@@ -51,8 +52,8 @@ typedef int (*config_section_fn)(void *arg, const char *section,
 
 struct config {
 	char listen[64];
-	int nfs_port;     /* 0: any free port, printed at start */
-	int mount_port;   /* 0: any */
+	int nfs_port; /* 0: any free port, printed at start */
+	int mount_port; /* 0: any */
 	int portmap_port; /* CONFIG_PORT_OFF: no portmapper at all */
 	unsigned workers; /* event loops; 0: one per core */
 	unsigned work_threads;
@@ -63,8 +64,10 @@ struct config {
 	uint32_t max_output_bytes_per_conn;
 	uint32_t max_conns;
 	uint32_t max_conns_per_host;
-	uint32_t idle_timeout_ms;   /* 0: idle connections stay */
+	uint32_t idle_timeout_ms; /* 0: idle connections stay */
 	uint32_t record_timeout_ms; /* a started record must end by then */
+	char admin_listen[64]; /* the admin endpoint: loopback by default */
+	int admin_port; /* 0: any; CONFIG_PORT_OFF: no endpoint */
 	struct config_datastore datastores[CONFIG_MAX_DATASTORES];
 	size_t ndatastores;
 

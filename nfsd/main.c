@@ -4,8 +4,8 @@
  * pools, quotas and [traffic] caps (server_reconfigure()).
  *
  *   dsnfsd [-c FILE] [-e NAME=DIR]... [-l ADDR] [-p NFS_PORT]
- *          [-m MOUNT_PORT] [-P PORTMAP_PORT|off] [-w WORKERS] [-f]
- *          [--trace] [-v]
+ *          [-m MOUNT_PORT] [-P PORTMAP_PORT|off] [-A ADMIN_PORT|off]
+ *          [-w WORKERS] [-f] [--trace] [-v]
  */
 #include <errno.h>
 #include <ev.h>
@@ -34,6 +34,8 @@ static void usage(FILE *out)
 		"  -m, --mount-port PORT    MOUNT port (20048; 0 = any)\n"
 		"  -P, --portmap-port PORT  portmapper port (111; 0 = any; "
 		"off)\n"
+		"  -A, --admin-port PORT    admin and metrics HTTP port "
+		"(8049; 0 = any; off)\n"
 		"  -w, --workers N          event loops (default: one per "
 		"core)\n"
 		"  -s, --state-dir DIR      server state (handle secret, "
@@ -66,8 +68,8 @@ struct cli_overrides {
 	size_t nexports;
 	const char *listen;
 	const char *state_dir;
-	int nfs_port, mount_port, portmap_port;
-	bool nfs_port_set, mount_port_set, portmap_port_set;
+	int nfs_port, mount_port, portmap_port, admin_port;
+	bool nfs_port_set, mount_port_set, portmap_port_set, admin_port_set;
 	long workers;
 	bool trace;
 };
@@ -85,6 +87,8 @@ static void apply_overrides(struct config *cfg, const struct cli_overrides *o)
 		cfg->mount_port = o->mount_port;
 	if (o->portmap_port_set)
 		cfg->portmap_port = o->portmap_port;
+	if (o->admin_port_set)
+		cfg->admin_port = o->admin_port;
 	if (o->workers > 0)
 		cfg->workers = (unsigned)o->workers;
 	if (o->trace)
@@ -188,6 +192,7 @@ int main(int argc, char **argv)
 		{ "nfs-port", required_argument, NULL, 'p' },
 		{ "mount-port", required_argument, NULL, 'm' },
 		{ "portmap-port", required_argument, NULL, 'P' },
+		{ "admin-port", required_argument, NULL, 'A' },
 		{ "workers", required_argument, NULL, 'w' },
 		{ "state-dir", required_argument, NULL, 's' },
 		{ "foreground", no_argument, NULL, 'f' },
@@ -208,7 +213,7 @@ int main(int argc, char **argv)
 	ev_signal sigterm, sigint;
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "c:e:l:p:m:P:w:s:fvh", longopts,
+	while ((c = getopt_long(argc, argv, "c:e:l:p:m:P:A:w:s:fvh", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -238,6 +243,12 @@ int main(int argc, char **argv)
 				fatal("dsnfsd: -P %s: not a port or 'off'",
 				      optarg);
 			o.portmap_port_set = true;
+			break;
+		case 'A':
+			if (parse_port(optarg, true, &o.admin_port))
+				fatal("dsnfsd: -A %s: not a port or 'off'",
+				      optarg);
+			o.admin_port_set = true;
 			break;
 		case 'w':
 			o.workers = strtol(optarg, NULL, 10);
@@ -285,8 +296,9 @@ int main(int argc, char **argv)
 
 	struct server_ports ports = server_ports(srv);
 	/* One machine-readable line: tests and scripts read the ports here. */
-	printf("dsnfsd: listening on %s nfs=%d mount=%d portmap=%d%s\n",
-	       cfg.listen, ports.nfs, ports.mount, ports.portmap,
+	printf("dsnfsd: listening on %s nfs=%d mount=%d portmap=%d "
+	       "admin=%d%s\n",
+	       cfg.listen, ports.nfs, ports.mount, ports.portmap, ports.admin,
 	       ports.rpcbind ? " (rpcbind)" : "");
 	fflush(stdout);
 

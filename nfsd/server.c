@@ -275,6 +275,9 @@ int server_open(const struct config *cfg, struct server_sections *sections,
 	if (err)
 		goto fail;
 	server_register_programs(srv);
+	err = server__admin_start(srv, cfg, sections, errbuf, errlen);
+	if (err)
+		goto fail;
 	*out = srv;
 	return 0;
 fail:
@@ -289,6 +292,7 @@ struct server_ports server_ports(const struct server *srv)
 
 void server_close(struct server *srv)
 {
+	server__admin_stop(srv);
 	server_unregister_programs(srv);
 	if (srv->net_started)
 		net_stop(&srv->net);

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "nfsd/admin/admin.h"
 #include "nfsd/config.h"
 #include "nfsd/pool/pool.h"
 #include "nfsd/traffic/traffic.h"
@@ -21,13 +22,15 @@ struct ev_loop;
 /*
  * The config keys the server's modules parse themselves, through the
  * config's section hook: [traffic] (traffic.h), [pool NAME] and the pool
- * keys of [datastore NAME] (pool, quota, throughput_mibps; pool.h).  A
+ * keys of [datastore NAME] (pool, quota, throughput_mibps; pool.h), [admin]
+ * (the thin-provisioning alarm thresholds; admin.h).  A
  * datastore without `pool` is in no pool: no quota, no QoS limit (the
  * [traffic] caps still apply to its flows and hosts).
  */
 struct server_sections {
 	struct traffic_caps caps;
 	struct pool_config pools;
+	struct admin_config admin;
 };
 
 /* The ports actually bound (after "0 = any"); -1 where nothing listens. */
@@ -35,6 +38,7 @@ struct server_ports {
 	int nfs;
 	int mount;
 	int portmap;
+	int admin; /* the admin and metrics endpoint (HTTP) */
 	bool rpcbind; /* registered with a running rpcbind instead */
 };
 

@@ -39,6 +39,8 @@ struct server {
 	struct traffic *traffic;
 	pthread_mutex_t apply_lock; /* serialises server_limits_apply() */
 	bool apply_lock_init;
+
+	struct admin *admin; /* server_admin.c; NULL when off */
 };
 
 /*
@@ -59,5 +61,20 @@ int server__pools_open(struct server *srv, const char *state_dir,
 /* Frees what server__pools_open() and server__quotas_open() made; after
  * the loops are gone (flows hold the traffic model). */
 void server__pools_close(struct server *srv);
+
+/*
+ * Starts the admin and metrics endpoint on cfg->admin_listen:admin_port
+ * (nothing when the port is off) over the registry, traffic model and
+ * datastores of @srv, with the alarm thresholds of @sections.  Sets
+ * srv->ports.admin (-1: off).  A port that cannot be bound is logged and
+ * leaves the endpoint off; returns 0, or -EINVAL (admin_listen is not an
+ * IP address) with the reason in errbuf.
+ */
+int server__admin_start(struct server *srv, const struct config *cfg,
+			const struct server_sections *sections, char *errbuf,
+			size_t errlen);
+
+/* Stops it (before anything it reads goes away). */
+void server__admin_stop(struct server *srv);
 
 #endif

@@ -26,8 +26,8 @@ static int64_t server_now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* config_section_fn over both modules: [traffic] first, then the pool
- * keys; -ENOENT when neither takes the key. */
+/* config_section_fn over the modules: [traffic] first, then the pool
+ * keys, then [admin]; -ENOENT when none takes the key. */
 static int server_sections_hook(void *arg, const char *section, const char *key,
 				const char *value, char *errbuf, size_t errlen)
 {
@@ -37,8 +37,12 @@ static int server_sections_hook(void *arg, const char *section, const char *key,
 
 	if (err != -ENOENT)
 		return err;
-	return pool_config_section(&s->pools, section, key, value, errbuf,
-				   errlen);
+	err = pool_config_section(&s->pools, section, key, value, errbuf,
+				  errlen);
+	if (err != -ENOENT)
+		return err;
+	return admin_config_section(&s->admin, section, key, value, errbuf,
+				    errlen);
 }
 
 int server_sections_init(struct server_sections *s, struct config *cfg)
@@ -46,6 +50,7 @@ int server_sections_init(struct server_sections *s, struct config *cfg)
 	int err;
 
 	traffic_caps_default(&s->caps);
+	admin_config_default(&s->admin);
 	err = pool_config_init(&s->pools);
 	if (err)
 		return err;

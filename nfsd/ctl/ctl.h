@@ -7,7 +7,10 @@
 #ifndef DSNFS_CTL_H
 #define DSNFS_CTL_H
 
+#include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct pool_event;
 
@@ -28,5 +31,116 @@ int ctl_ledger_main(int argc, char **argv);
  * warning on stderr about a torn last record.  Returns 0 or prints the
  * error and returns -errno. */
 int ctl_ledger_read(const char *path, struct pool_event **events, size_t *n);
+
+/* ---- the admin API (http.c, api.c) -------------------------------------- */
+
+/* "127.0.0.1:8049" unless -s or DSNFSCTL_SERVER say otherwise. */
+#define CTL_DEFAULT_SERVER "127.0.0.1:8049"
+/* Replies larger than this are refused (a /metrics of many flows fits). */
+#define CTL_REPLY_MAX_BYTES (64u << 20)
+
+/* Where the admin endpoint is and how to print, from the global options:
+ * dsnfsctl [-s HOST:PORT] [--json] COMMAND ... */
+struct ctl_remote {
+	const char *server;
+	bool json;
+};
+
+/* A subcommand that talks to the admin endpoint. */
+typedef int ctl_remote_fn(const struct ctl_remote *r, int argc, char **argv);
+
+struct ctl_http_reply {
+	unsigned status;
+	char content_type[128];
+	char *body; /* owned, NUL-terminated */
+	size_t len;
+};
+
+/*
+ * One HTTP/1.1 request to @server ("HOST:PORT", "[V6]:PORT" or "HOST" for
+ * port 8049) over a plain socket: @method @path with @body (borrowed, may be
+ * NULL) as application/json.  Returns 0 with @out filled (release:
+ * ctl_http_reply_fini()), or -errno with the reason in errbuf.
+ */
+int ctl_http_request(const char *server, const char *method, const char *path,
+		     const char *body, struct ctl_http_reply *out, char *errbuf,
+		     size_t errlen);
+void ctl_http_reply_fini(struct ctl_http_reply *reply);
+
+/*
+ * Calls the admin API: @body (takes; may be NULL) as the request.  On a
+ * 2xx reply returns 0 and *doc (owned; NULL for an empty reply; @doc may be
+ * NULL); otherwise prints "dsnfsctl: STATUS: the error" to stderr and
+ * returns -EIO (or the transport's -errno).
+ */
+int ctl_api_call(const struct ctl_remote *r, const char *method,
+		 const char *path, json_t *body, json_t **doc);
+
+/*
+ * An item's verb: "create" (POST /@collection), "set" (PATCH), "show"
+ * (GET) or "delete" (DELETE /@collection/@name), with @body (takes; may
+ * be NULL).  Returns as ctl_api_call(), or -EOPNOTSUPP for another
+ * verb.
+ */
+int ctl_item_call(const struct ctl_remote *r, const char *collection,
+		  const char *verb, const char *name, json_t *body,
+		  json_t **doc);
+
+/* Prints @doc (borrowed) as indented JSON on stdout. */
+void ctl_json_print(const json_t *doc);
+
+/* ---- tables (table.c) -------------------------------------------------- */
+
+#define CTL_TABLE_MAX_COLS 12
+
+/* Rows of text under a header, printed with aligned columns. */
+struct ctl_table {
+	size_t ncols;
+	const char *header[CTL_TABLE_MAX_COLS];
+	char **cells; /* owned; nrows x ncols */
+	size_t nrows;
+	size_t cap;
+	bool failed; /* out of memory: print says so */
+};
+
+/* @header: ncols column names, then NULL. */
+void ctl_table_init(struct ctl_table *t, const char *const *header);
+
+/* Adds a row of ncols cells, printf-formatted one by one: each argument is
+ * a string (borrowed). */
+void ctl_table_row(struct ctl_table *t, ...);
+
+/* Prints and frees.  Returns 0, or -ENOMEM (reported on stderr). */
+int ctl_table_print(struct ctl_table *t);
+
+/* "4 TiB", "1.5 GiB", "512 B" into @buf. */
+const char *ctl_fmt_bytes(uint64_t bytes, char *buf, size_t len);
+
+/* "256 MiB/s" (whole MiB/s), "1.5 MiB/s", or "-" for 0 (none). */
+const char *ctl_fmt_rate(uint64_t bytes_per_s, char *buf, size_t len);
+
+/* An integer or real member of @obj as text, "-" when null or missing;
+ * with @bytes, through ctl_fmt_bytes(). */
+const char *ctl_fmt_member(const json_t *obj, const char *key, bool bytes,
+			   char *buf, size_t len);
+
+/* Parses a whole non-negative decimal number up to @max.  Returns 0 or
+ * -EINVAL. */
+int ctl_parse_uint(const char *text, uint64_t max, uint64_t *out);
+
+/* ---- remote commands (pools.c volumes.c traffic.c) --------------------- */
+
+/* `pools`, `pool create|set|show|delete NAME ...` */
+int ctl_pools_main(const struct ctl_remote *r, int argc, char **argv);
+int ctl_pool_main(const struct ctl_remote *r, int argc, char **argv);
+/* `volumes`, `volume create|set|show|delete NAME ...` */
+int ctl_volumes_main(const struct ctl_remote *r, int argc, char **argv);
+int ctl_volume_main(const struct ctl_remote *r, int argc, char **argv);
+/* `flows`, `hosts`, `alarms`, `caps [set ...]`, `metrics` */
+int ctl_flows_main(const struct ctl_remote *r, int argc, char **argv);
+int ctl_hosts_main(const struct ctl_remote *r, int argc, char **argv);
+int ctl_alarms_main(const struct ctl_remote *r, int argc, char **argv);
+int ctl_caps_main(const struct ctl_remote *r, int argc, char **argv);
+int ctl_metrics_main(const struct ctl_remote *r, int argc, char **argv);
 
 #endif

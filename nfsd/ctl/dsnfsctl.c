@@ -1,9 +1,13 @@
 /*
- * dsnfsctl: the command line tool for dsnfs operators.  argv[1] names a
- * subcommand from the table below; everything after it is the
- * subcommand's (ctl.h).
+ * dsnfsctl: the command line tool for dsnfs operators.  Global options
+ * come first, then a subcommand from the table below; everything after
+ * it is the subcommand's (ctl.h).  Offline commands read files; the
+ * others talk to dsnfsd's admin endpoint (-s HOST:PORT, or
+ * DSNFSCTL_SERVER, or 127.0.0.1:8049).  --json anywhere prints the API's
+ * JSON instead of a table.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nfsd/base.h"
@@ -12,10 +16,45 @@
 struct ctl_command {
 	const char *name;
 	const char *usage;
-	ctl_command_fn *run;
+	ctl_command_fn *run; /* offline */
+	ctl_remote_fn *remote; /* over the admin API */
 };
 
 static const struct ctl_command ctl_commands[] = {
+	{ .name = "pools",
+	  .usage = "pools                     capacity pools",
+	  .remote = ctl_pools_main },
+	{ .name = "pool",
+	  .usage = "pool create NAME --level L --size TIB [--qos auto|manual]"
+		   " [--throughput MIBPS]\n"
+		   "      pool set NAME [--level L] [--size TIB] [--throughput "
+		   "MIBPS] [--qos manual]\n"
+		   "      pool show|delete NAME",
+	  .remote = ctl_pool_main },
+	{ .name = "volumes",
+	  .usage = "volumes                   datastores, quotas, QoS limits",
+	  .remote = ctl_volumes_main },
+	{ .name = "volume",
+	  .usage = "volume create NAME --pool P --quota SIZE [--limit MIBPS]\n"
+		   "      volume set NAME [--pool P] [--quota SIZE] [--limit "
+		   "MIBPS]\n"
+		   "      volume show|delete NAME",
+	  .remote = ctl_volume_main },
+	{ .name = "flows",
+	  .usage = "flows                     connection x datastore traffic",
+	  .remote = ctl_flows_main },
+	{ .name = "hosts",
+	  .usage = "hosts                     traffic per client address",
+	  .remote = ctl_hosts_main },
+	{ .name = "alarms",
+	  .usage = "alarms                    thin-provisioning alarms",
+	  .remote = ctl_alarms_main },
+	{ .name = "caps",
+	  .usage = "caps [set --scale X --flow-mibps N ...]  traffic caps",
+	  .remote = ctl_caps_main },
+	{ .name = "metrics",
+	  .usage = "metrics                   the Prometheus text",
+	  .remote = ctl_metrics_main },
 	{ .name = "bill",
 	  .usage = "bill --ledger FILE [--prices FILE] --from TIME --to TIME"
 		   "\n      the explained cost of every pool in [from, to);"
@@ -30,25 +69,68 @@ static const struct ctl_command ctl_commands[] = {
 
 static void ctl_usage(FILE *out)
 {
-	fprintf(out, "usage: dsnfsctl COMMAND [OPTIONS]\n");
+	fprintf(out, "usage: dsnfsctl [-s HOST:PORT] [--json] COMMAND "
+		     "[OPTIONS]\n");
 	for (size_t i = 0; i < ARRAY_SIZE(ctl_commands); i++)
 		fprintf(out, "  dsnfsctl %s\n", ctl_commands[i].usage);
 }
 
+/* Takes the global options off the front of argv, and --json from
+ * anywhere.  Returns how many leading arguments were options, or -1. */
+static int ctl_globals(int *argc, char **argv, struct ctl_remote *r)
+{
+	int i = 1, n = 1;
+
+	r->server = getenv("DSNFSCTL_SERVER");
+	if (!r->server || !r->server[0])
+		r->server = CTL_DEFAULT_SERVER;
+	for (int j = 1; j < *argc; j++) {
+		if (!strcmp(argv[j], "--json") || !strcmp(argv[j], "-j"))
+			r->json = true;
+		else
+			argv[n++] = argv[j];
+	}
+	*argc = n;
+	while (i < *argc && argv[i][0] == '-') {
+		if ((!strcmp(argv[i], "-s") || !strcmp(argv[i], "--server")) &&
+		    i + 1 < *argc) {
+			r->server = argv[i + 1];
+			i += 2;
+		} else if (!strncmp(argv[i], "--server=", 9)) {
+			r->server = argv[i] + 9;
+			i++;
+		} else {
+			return -1;
+		}
+	}
+	return i - 1;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		ctl_usage(stderr);
-		return CTL_EXIT_USAGE;
-	}
-	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
-	    !strcmp(argv[1], "-h")) {
+	struct ctl_remote r = { 0 };
+	int skip;
+
+	if (argc >= 2 &&
+	    (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
+	     !strcmp(argv[1], "-h"))) {
 		ctl_usage(stdout);
 		return CTL_EXIT_OK;
 	}
+	skip = ctl_globals(&argc, argv, &r);
+	if (skip < 0 || argc - skip < 2) {
+		ctl_usage(stderr);
+		return CTL_EXIT_USAGE;
+	}
+	argc -= skip;
+	argv += skip;
 	for (size_t i = 0; i < ARRAY_SIZE(ctl_commands); i++) {
-		if (!strcmp(argv[1], ctl_commands[i].name))
-			return ctl_commands[i].run(argc - 1, argv + 1);
+		const struct ctl_command *c = &ctl_commands[i];
+
+		if (strcmp(argv[1], c->name))
+			continue;
+		return c->run ? c->run(argc - 1, argv + 1)
+			      : c->remote(&r, argc - 1, argv + 1);
 	}
 	fprintf(stderr, "dsnfsctl: unknown command '%s'\n", argv[1]);
 	ctl_usage(stderr);

@@ -6,6 +6,7 @@
 # dsnfsd_start [ARGS...]   starts dsnfsd on free loopback ports with the
 #                          datastores ds1 and ds2 under $TEST_TMP; sets
 #                          DSNFSD_PID NFS_PORT MOUNT_PORT PORTMAP_PORT
+#                          ADMIN_PORT (-1 when ARGS turn it off)
 # dsnfsd_stop              SIGTERM, wait, fail if it did not exit cleanly
 # nfs_url DS PATH          nfs:// URL with explicit ports (libnfs)
 # check DESCRIPTION CMD..  runs CMD, prints ok/FAIL, counts failures
@@ -42,7 +43,7 @@ check() {
 dsnfsd_start() {
 	mkdir -p "$TEST_TMP/ds1" "$TEST_TMP/ds2" "$TEST_TMP/state"
 	: >"$TEST_TMP/dsnfsd.out"
-	"$DSNFS_BIN/dsnfsd" -f -l 127.0.0.1 -p 0 -m 0 -P off \
+	"$DSNFS_BIN/dsnfsd" -f -l 127.0.0.1 -p 0 -m 0 -P off -A 0 \
 		-s "$TEST_TMP/state" \
 		-e ds1="$TEST_TMP/ds1" -e ds2="$TEST_TMP/ds2" "$@" \
 		>"$TEST_TMP/dsnfsd.out" 2>"$TEST_TMP/dsnfsd.log" &
@@ -54,6 +55,7 @@ dsnfsd_start() {
 			NFS_PORT=$(echo "$line" | sed 's/.* nfs=\([0-9]*\).*/\1/')
 			MOUNT_PORT=$(echo "$line" | sed 's/.* mount=\([0-9]*\).*/\1/')
 			PORTMAP_PORT=$(echo "$line" | sed 's/.* portmap=\(-\{0,1\}[0-9]*\).*/\1/')
+			ADMIN_PORT=$(echo "$line" | sed 's/.* admin=\(-\{0,1\}[0-9]*\).*/\1/')
 			return 0
 		fi
 		if ! kill -0 "$DSNFSD_PID" 2>/dev/null; then

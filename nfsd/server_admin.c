@@ -1,0 +1,73 @@
+/*
+ * server_admin: the admin and metrics endpoint of a running dsnfsd
+ * (admin.h), given the server's registry, traffic model and datastores,
+ * and callbacks for what only the server knows: a datastore's usage (its
+ * quota accounting) and how new limits reach the traffic model and the
+ * quotas.
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include "nfsd/log.h"
+#include "nfsd/server_int.h"
+
+static int server_admin_usage(void *arg, const char *volume,
+			      uint64_t *used_bytes)
+{
+	struct server_volume_usage u;
+	int err = server_volume_usage(arg, volume, &u);
+
+	if (!err)
+		*used_bytes = u.used_bytes;
+	return err;
+}
+
+static int server_admin_limits_apply(void *arg,
+				     const struct pool_limits *limits)
+{
+	return server_limits_apply(arg, limits);
+}
+
+int server__admin_start(struct server *srv, const struct config *cfg,
+			const struct server_sections *sections, char *errbuf,
+			size_t errlen)
+{
+	struct admin_ctx ctx = {
+		.pools = srv->pools,
+		.traffic = srv->traffic,
+		.exports = &srv->exports,
+		.usage = server_admin_usage,
+		.limits_apply = server_admin_limits_apply,
+		.cb_arg = srv,
+		.config = sections->admin,
+	};
+	int err;
+
+	srv->ports.admin = -1;
+	if (cfg->admin_port == CONFIG_PORT_OFF)
+		return 0;
+	err = admin_start(&ctx, cfg->admin_listen, cfg->admin_port,
+			  &srv->ports.admin, &srv->admin, errbuf, errlen);
+	if (err == -EINVAL)
+		return err; /* admin_listen is not an address: the config */
+	if (err) {
+		/* NFS clients must not depend on the metrics port: a port in
+		 * use costs the endpoint, not the server. */
+		log_error("%s; the admin endpoint is off", errbuf);
+		srv->ports.admin = -1;
+		return 0;
+	}
+	log_info("admin: http://%s:%d/ (alarms at %u%% usage, %u%% "
+		 "overallocation, every %u s)",
+		 cfg->admin_listen, srv->ports.admin,
+		 ctx.config.usage_alarm_percent,
+		 ctx.config.overallocation_alarm_percent,
+		 ctx.config.alarm_interval_s);
+	return 0;
+}
+
+void server__admin_stop(struct server *srv)
+{
+	admin_stop(srv->admin);
+	srv->admin = NULL;
+}
