@@ -25,7 +25,7 @@ throughput_mibps = 1
 [datastore ds2]
 pool = fast
 quota = 1GiB
-throughput_mibps = 32
+throughput_mibps = 12
 CONF
 
 dsnfsd_start -c "$TEST_TMP/pools.conf" || exit 1
