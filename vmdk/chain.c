@@ -41,18 +41,30 @@ static uint64_t div_round_up(uint64_t a, uint64_t b)
 	return a / b + (a % b != 0);
 }
 
-static int read_header(const struct vmdk_io *io, int fd, void *buf, size_t len,
-		       uint64_t *file_sectors)
+static int file_sectors_get(const struct vmdk_io *io, int fd,
+			    uint64_t *file_sectors)
 {
 	struct stat st;
-	size_t done;
 	int err;
 
 	err = vmdk__io_fstat(io, fd, &st);
+	if (!err) {
+		*file_sectors =
+			div_round_up((uint64_t)st.st_size, VMDK_SECTOR_SIZE);
+	}
+	return err;
+}
+
+static int read_header(const struct vmdk_io *io, int fd, void *buf, size_t len,
+		       uint64_t *file_sectors)
+{
+	size_t done;
+	int err;
+
+	err = file_sectors_get(io, fd, file_sectors);
 	if (err) {
 		return err;
 	}
-	*file_sectors = div_round_up((uint64_t)st.st_size, VMDK_SECTOR_SIZE);
 	memset(buf, 0, len);
 	return vmdk__io_read_full(io, fd, buf, len, 0, &done);
 }
@@ -60,15 +72,14 @@ static int read_header(const struct vmdk_io *io, int fd, void *buf, size_t len,
 static int open_sparse_extent(struct open_ctx *c, struct vmdk_extent *e,
 			      bool writable)
 {
-	struct vmdk_sparse_header_disk raw;
 	struct vmdk_sparse_header h;
 	uint64_t file_sectors;
 	int err;
 
-	err = read_header(c->io, e->fd, &raw, sizeof(raw), &file_sectors);
+	err = file_sectors_get(c->io, e->fd, &file_sectors);
 	if (!err) {
-		err = vmdk__sparse_header_decode(&raw, file_sectors, &h,
-						 c->errbuf, c->errlen);
+		err = vmdk__sparse_header_read(c->io, e->fd, file_sectors, &h,
+					       c->errbuf, c->errlen);
 	}
 	if (err) {
 		return vmdk__err_prefix(c->errbuf, c->errlen, err, e->path);
@@ -245,7 +256,6 @@ static int parse_text(struct open_ctx *c, struct vmdk *v, const char *text,
 }
 
 static int read_kdmv_desc(struct open_ctx *c, struct vmdk *v, int fd,
-			  const struct vmdk_sparse_header_disk *raw,
 			  uint64_t file_sectors)
 {
 	struct vmdk_sparse_header *h = &v->embed_hdr;
@@ -253,8 +263,8 @@ static int read_kdmv_desc(struct open_ctx *c, struct vmdk *v, int fd,
 	char *text;
 	int err;
 
-	err = vmdk__sparse_header_decode(raw, file_sectors, h, c->errbuf,
-					 c->errlen);
+	err = vmdk__sparse_header_read(c->io, fd, file_sectors, h, c->errbuf,
+				       c->errlen);
 	if (err) {
 		return vmdk__err_prefix(c->errbuf, c->errlen, err, v->path);
 	}
@@ -305,7 +315,7 @@ static int read_desc(struct open_ctx *c, struct vmdk *v, int fd)
 	memcpy(&magic, &raw, sizeof(magic));
 	magic = le32toh(magic);
 	if (magic == VMDK_SPARSE_MAGIC) {
-		return read_kdmv_desc(c, v, fd, &raw.kdmv, file_sectors);
+		return read_kdmv_desc(c, v, fd, file_sectors);
 	}
 	if (magic == VMDK_COWD_MAGIC) {
 		err = vmdk__cowd_header_decode(&raw.cowd, file_sectors, &ch,

@@ -90,6 +90,26 @@ struct vmdk_sparse_header_disk {
 _Static_assert(sizeof(struct vmdk_sparse_header_disk) == 512,
 	       "KDMV header is one sector");
 
+/*
+ * streamOptimized: a grain table entry points at this marker, followed by
+ * @size bytes of zlib (RFC 1950) deflate data that inflate to one grain.
+ */
+#define VMDK_COMPRESS_DEFLATE 1u
+struct vmdk_grain_marker_disk {
+	uint64_t lba; /* first sector of the grain in the extent */
+	uint32_t size; /* bytes of compressed data that follow */
+} __attribute__((packed));
+
+_Static_assert(sizeof(struct vmdk_grain_marker_disk) == 12,
+	       "grain marker header is 12 bytes");
+
+/*
+ * With gdOffset == VMDK_SPARSE_GD_AT_END, the header that counts is the
+ * footer copy, two sectors before the end of file (footer marker, footer
+ * header, end-of-stream marker).
+ */
+#define VMDK_SPARSE_FOOTER_BACK_SECTORS 2u
+
 /* ---- ESX vmfsSparse redo log (COWD) ------------------------------------ */
 
 #define VMDK_COWD_MAGIC 0x44574f43u /* "COWD" */

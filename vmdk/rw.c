@@ -3,8 +3,9 @@
  * delta chain.  A sparse extent's unallocated grains read from the parent
  * (or as zeros for a base disk); a write to such a grain first copies the
  * rest of the grain from below (copy-on-write at grain size) and allocates it
- * through grain.c.  A whole grain of zeros is not stored: a base disk leaves
- * it unallocated, a delta marks it zeroed when its format allows.
+ * through grain.c; compressed (streamOptimized) grains are inflated by
+ * stream.c and never written.  A whole grain of zeros is not stored: a base
+ * disk leaves it unallocated, a delta marks it zeroed when its format allows.
  */
 #include <errno.h>
 #include <linux/fiemap.h>
@@ -145,7 +146,9 @@ static int map_sparse(struct vmdk *v, struct vmdk_extent *e, uint64_t off,
 	}
 	first = sector;
 	run = gb - in;
-	while (run < avail) {
+	/* Compressed grains are inflated one at a time. */
+	while (run < avail &&
+	       !(st == VMDK_GRAIN_ALLOCATED && e->gmap->p.compressed)) {
 		err = vmdk__gmap_lookup(e->gmap, grain + 1, &next_st,
 					&next_sector);
 		if (err || next_st != st ||
@@ -162,6 +165,13 @@ static int map_sparse(struct vmdk *v, struct vmdk_extent *e, uint64_t off,
 	switch (st) {
 	case VMDK_GRAIN_ALLOCATED:
 		map->status = VMDK_BLOCK_DATA;
+		if (e->gmap->p.compressed) {
+			map->zext = e;
+			map->zgrain = rel / gb;
+			map->zsector = first;
+			map->zin = in;
+			return 0;
+		}
 		map->fd = e->fd;
 		map->file_off = vmdk_sectors_to_bytes(first) + in;
 		return 0;
@@ -239,6 +249,25 @@ int vmdk_block_status(struct vmdk *v, uint64_t off_bytes, uint64_t len_bytes,
 	return 0;
 }
 
+static int grain_buf_get(struct vmdk *v, size_t bytes, uint8_t **out);
+
+/* A run inside one compressed grain: inflate it, copy the run out. */
+static int read_compressed(struct vmdk *v, const struct vmdk_map *m, uint8_t *p)
+{
+	uint8_t *g;
+	int err;
+
+	err = grain_buf_get(v, grain_bytes(m->zext), &g);
+	if (!err) {
+		err = vmdk__stream_grain_read(v->io, m->zext, m->zgrain,
+					      m->zsector, g);
+	}
+	if (!err) {
+		memcpy(p, g + m->zin, m->run_bytes);
+	}
+	return err;
+}
+
 int vmdk_pread(struct vmdk *v, void *buf, size_t len, uint64_t off_bytes)
 {
 	uint8_t *p = buf;
@@ -253,7 +282,12 @@ int vmdk_pread(struct vmdk *v, void *buf, size_t len, uint64_t off_bytes)
 		if (err) {
 			return err;
 		}
-		if (map.fd >= 0) {
+		if (map.zext) {
+			err = read_compressed(v, &map, p);
+			if (err) {
+				return err;
+			}
+		} else if (map.fd >= 0) {
 			err = vmdk__io_read_zfill(v->io, map.fd, p,
 						  map.run_bytes, map.file_off);
 			if (err) {
@@ -398,7 +432,8 @@ int vmdk_pwrite(struct vmdk *v, const void *buf, size_t len, uint64_t off_bytes)
 		}
 		if (e->access != VMDK_ACCESS_RW ||
 		    e->type == VMDK_EXTENT_ZERO ||
-		    e->type == VMDK_EXTENT_VMFSSPARSE) {
+		    e->type == VMDK_EXTENT_VMFSSPARSE ||
+		    (e->gmap && e->gmap->p.compressed)) {
 			return -EROFS;
 		}
 		if (e->type == VMDK_EXTENT_SPARSE) {

@@ -110,35 +110,29 @@ struct merge {
 	struct vmdk_copy_stats *stats;
 };
 
-static int merge_run(struct merge *m, int fd, uint64_t file_off,
-		     uint64_t disk_off, uint64_t len)
+/* Copies [@off, @off + @len) as the child reads it into the parent. */
+static int merge_run(struct merge *m, uint64_t off, uint64_t len)
 {
 	int err;
 
 	while (len) {
 		size_t n = len < m->buf_len ? (size_t)len : m->buf_len;
 
-		if (fd >= 0) {
-			err = vmdk__io_read_zfill(m->child->io, fd, m->buf, n,
-						  file_off);
-		} else {
-			memset(m->buf, 0, n);
-			err = 0;
-		}
+		err = vmdk_pread(m->child, m->buf, n, off);
 		if (!err) {
-			err = vmdk_pwrite(m->parent, m->buf, n, disk_off);
+			err = vmdk_pwrite(m->parent, m->buf, n, off);
 		}
 		if (err) {
 			return err;
 		}
 		m->stats->copied_bytes += n;
-		file_off += n;
-		disk_off += n;
+		off += n;
 		len -= n;
 	}
 	return 0;
 }
 
+/* The grains the delta stores (or marks zeroed), never its parent's. */
 static int merge_sparse(struct merge *m, struct vmdk_extent *e)
 {
 	uint64_t gb = vmdk_sectors_to_bytes(e->gmap->p.grain_sectors);
@@ -152,14 +146,8 @@ static int merge_sparse(struct merge *m, struct vmdk_extent *e)
 		uint64_t n = len - g * gb < gb ? len - g * gb : gb;
 
 		err = vmdk__gmap_lookup(e->gmap, g, &st, &sector);
-		if (err) {
-			return err;
-		}
-		if (st == VMDK_GRAIN_ALLOCATED) {
-			err = merge_run(m, e->fd, vmdk_sectors_to_bytes(sector),
-					start + g * gb, n);
-		} else if (st == VMDK_GRAIN_ZEROED) {
-			err = merge_run(m, -1, 0, start + g * gb, n);
+		if (!err && st != VMDK_GRAIN_UNALLOCATED) {
+			err = merge_run(m, start + g * gb, n);
 		}
 		if (err) {
 			return err;
@@ -174,18 +162,13 @@ static int merge_all(struct merge *m)
 
 	for (size_t i = 0; i < m->child->n_extents && !err; i++) {
 		struct vmdk_extent *e = &m->child->extents[i];
-		uint64_t start = vmdk_sectors_to_bytes(e->start_sectors);
-		uint64_t len = vmdk_sectors_to_bytes(e->len_sectors);
 
 		if (e->gmap) {
 			err = merge_sparse(m, e);
-		} else if (e->type == VMDK_EXTENT_ZERO) {
-			err = merge_run(m, -1, 0, start, len);
 		} else {
-			err = merge_run(
-				m, e->fd,
-				vmdk_sectors_to_bytes(e->file_off_sectors),
-				start, len);
+			err = merge_run(m,
+					vmdk_sectors_to_bytes(e->start_sectors),
+					vmdk_sectors_to_bytes(e->len_sectors));
 		}
 	}
 	return err;

@@ -2,9 +2,8 @@
  * vmdk/sparse.c: hosted sparse extents (KDMV; VMware "Virtual Disk Format
  * 5.0", "Hosted Sparse Extent Header"): the one function that converts and
  * validates the header, the embedded descriptor of monolithicSparse files,
- * and the creation of new sparse files.  The grain map itself is grain.c.
- * streamOptimized files (compressed grains, a footer) are refused with
- * -ENOTSUP.
+ * and the creation of new sparse files.  The grain map itself is grain.c;
+ * the compressed grains of streamOptimized files (read-only) are stream.c.
  */
 #include <endian.h>
 #include <errno.h>
@@ -65,14 +64,17 @@ static int check_dir(const struct vmdk_sparse_header *h, uint64_t off,
 static int check_flags(const struct vmdk_sparse_header_disk *raw,
 		       uint32_t flags, char *errbuf, size_t errlen)
 {
+	bool compressed = flags & VMDK_SPARSE_FLAG_COMPRESSED;
+	uint16_t algo = le16toh(raw->compress_algorithm);
+
 	if (flags & ~VMDK_SPARSE_FLAGS_KNOWN) {
 		return vmdk__errf(errbuf, errlen, -EINVAL,
 				  "flags 0x%08" PRIx32 ": unknown bits", flags);
 	}
-	if (flags & (VMDK_SPARSE_FLAG_COMPRESSED | VMDK_SPARSE_FLAG_MARKERS)) {
+	if (compressed && !(flags & VMDK_SPARSE_FLAG_MARKERS)) {
 		return vmdk__errf(errbuf, errlen, -ENOTSUP,
 				  "flags 0x%08" PRIx32
-				  ": compressed grains (streamOptimized) are "
+				  ": compressed grains without markers are "
 				  "not supported",
 				  flags);
 	}
@@ -85,10 +87,11 @@ static int check_flags(const struct vmdk_sparse_header_disk *raw,
 				  "newline detection characters: damaged by a "
 				  "text-mode transfer");
 	}
-	if (le16toh(raw->compress_algorithm) != 0) {
+	if (algo != (compressed ? VMDK_COMPRESS_DEFLATE : 0)) {
 		return vmdk__errf(errbuf, errlen, -EINVAL,
-				  "compressAlgorithm %u without compression",
-				  le16toh(raw->compress_algorithm));
+				  "compressAlgorithm %u %s", algo,
+				  compressed ? "is not deflate (1)"
+					     : "without compression");
 	}
 	return 0;
 }
@@ -166,14 +169,20 @@ int vmdk__sparse_header_decode(const struct vmdk_sparse_header_disk *raw,
 					  h->desc_size_sectors);
 		}
 	}
-	if (h->gd_offset_sectors == VMDK_SPARSE_GD_AT_END) {
-		return vmdk__errf(errbuf, errlen, -ENOTSUP,
-				  "gdOffset: directory in a footer "
-				  "(streamOptimized) is not supported");
+	if (h->gd_offset_sectors == VMDK_SPARSE_GD_AT_END &&
+	    !(h->flags & VMDK_SPARSE_FLAG_COMPRESSED)) {
+		return vmdk__errf(errbuf, errlen, -EINVAL,
+				  "gdOffset: directory in a footer without "
+				  "compressed grains");
 	}
-	err = check_dir(h, h->gd_offset_sectors, file_sectors, "gdOffset",
-			errbuf, errlen);
-	if (!err && (h->flags & VMDK_SPARSE_FLAG_RGD)) {
+	if (h->gd_offset_sectors == VMDK_SPARSE_GD_AT_END) {
+		err = 0; /* the footer copy holds the real offsets */
+	} else {
+		err = check_dir(h, h->gd_offset_sectors, file_sectors,
+				"gdOffset", errbuf, errlen);
+	}
+	if (!err && h->gd_offset_sectors != VMDK_SPARSE_GD_AT_END &&
+	    (h->flags & VMDK_SPARSE_FLAG_RGD)) {
 		err = check_dir(h, h->rgd_offset_sectors, file_sectors,
 				"rgdOffset", errbuf, errlen);
 	}
@@ -201,6 +210,42 @@ int vmdk__sparse_header_decode(const struct vmdk_sparse_header_disk *raw,
 	return 0;
 }
 
+int vmdk__sparse_header_read(const struct vmdk_io *io, int fd,
+			     uint64_t file_sectors,
+			     struct vmdk_sparse_header *h, char *errbuf,
+			     size_t errlen)
+{
+	struct vmdk_sparse_header_disk raw;
+	uint64_t at = 0;
+	size_t done;
+	int err;
+
+	for (int copy = 0; copy < 2; copy++) {
+		memset(&raw, 0, sizeof(raw));
+		err = vmdk__io_read_full(io, fd, &raw, sizeof(raw),
+					 vmdk_sectors_to_bytes(at), &done);
+		if (!err) {
+			err = vmdk__sparse_header_decode(&raw, file_sectors, h,
+							 errbuf, errlen);
+		}
+		if (err && copy) {
+			return vmdk__err_prefix(errbuf, errlen, err,
+						"footer (gdOffset at the end)");
+		}
+		if (err || h->gd_offset_sectors != VMDK_SPARSE_GD_AT_END) {
+			return err;
+		}
+		if (copy ||
+		    file_sectors < VMDK_SPARSE_FOOTER_BACK_SECTORS + 1) {
+			break;
+		}
+		at = file_sectors - VMDK_SPARSE_FOOTER_BACK_SECTORS;
+	}
+	return vmdk__errf(errbuf, errlen, -EINVAL,
+			  "gdOffset: no footer with the grain directory at "
+			  "the end of the file");
+}
+
 void vmdk__sparse_header_encode(const struct vmdk_sparse_header *h,
 				struct vmdk_sparse_header_disk *raw)
 {
@@ -217,6 +262,9 @@ void vmdk__sparse_header_encode(const struct vmdk_sparse_header *h,
 	raw->gd_offset = htole64(h->gd_offset_sectors);
 	raw->over_head = htole64(h->overhead_sectors);
 	raw->unclean_shutdown = h->unclean_shutdown;
+	if (h->flags & VMDK_SPARSE_FLAG_COMPRESSED) {
+		raw->compress_algorithm = htole16(VMDK_COMPRESS_DEFLATE);
+	}
 	raw->single_end_line_char = '\n';
 	raw->non_end_line_char = ' ';
 	raw->double_end_line_char1 = '\r';
@@ -238,7 +286,9 @@ int vmdk__sparse_gmap_open(const struct vmdk_io *io, int fd, const char *path,
 			h->desc_offset_sectors + h->desc_size_sectors,
 		.min_data_sector = h->overhead_sectors,
 		.zero_grain = h->flags & VMDK_SPARSE_FLAG_ZERO_GRAIN,
-		.writable = writable,
+		.compressed = h->flags & VMDK_SPARSE_FLAG_COMPRESSED,
+		.writable =
+			writable && !(h->flags & VMDK_SPARSE_FLAG_COMPRESSED),
 	};
 	struct vmdk_gmap *m;
 	int err;

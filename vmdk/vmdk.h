@@ -4,8 +4,9 @@
  * reads and writes it through its whole delta chain, creates thin, thick and
  * sparse disks, reports their allocation the way `vmkfstools -D` does
  * (nb / tbz), and clones, snapshots, consolidates, inflates, converts and
- * checks them.  Extents: FLAT and VMFS (flat files), SPARSE (hosted KDMV),
- * VMFSSPARSE (ESX COWD redo logs, read-only) and ZERO.
+ * checks them.  Extents: FLAT and VMFS (flat files), SPARSE (hosted KDMV;
+ * streamOptimized compressed grains read-only), VMFSSPARSE (ESX COWD redo
+ * logs, read-only) and ZERO.
  *
  * The library depends on nothing else of dsnfs and never logs.  Every
  * function returns 0 or a negative errno; calls whose failure needs words
@@ -154,10 +155,10 @@ int vmdk_pread(struct vmdk *v, void *buf, size_t len, uint64_t off_bytes);
 /*
  * Writes @len bytes at @off_bytes; unwritten grains of a delta are first
  * copied from the parent (copy-on-write at grain size).  The first write
- * after open gives the disk a new CID.  Returns 0, -EROFS (opened read-only,
- * or a COWD / ZERO extent), -ENOSPC, -EFBIG (a sparse extent outgrew 2 TiB),
- * -EINVAL or an I/O error.  A failed write may leave a leaked grain, never a
- * table entry pointing at unwritten data.
+ * after open gives the disk a new CID.  Returns 0, -EROFS (opened
+ * read-only, or a COWD, compressed or ZERO extent), -ENOSPC, -EFBIG (a
+ * sparse extent outgrew 2 TiB), -EINVAL or an I/O error.  A failed write may
+ * leave a leaked grain, never a table entry pointing at unwritten data.
  */
 int vmdk_pwrite(struct vmdk *v, const void *buf, size_t len,
 		uint64_t off_bytes);

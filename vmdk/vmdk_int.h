@@ -209,6 +209,7 @@ struct vmdk_gmap_params {
 	uint64_t min_table_sector; /* tables start here or later */
 	uint64_t min_data_sector; /* grains start here or later */
 	bool zero_grain; /* entry 1 = zeroed grain */
+	bool compressed; /* entries point at grain markers */
 	bool writable;
 };
 
@@ -280,6 +281,15 @@ int vmdk__sparse_header_decode(const struct vmdk_sparse_header_disk *raw,
 			       size_t errlen);
 void vmdk__sparse_header_encode(const struct vmdk_sparse_header *h,
 				struct vmdk_sparse_header_disk *raw);
+
+/*
+ * Reads and decodes the KDMV header of @fd (@file_sectors long); for a
+ * streamOptimized file whose header defers to its footer, the footer's.
+ */
+int vmdk__sparse_header_read(const struct vmdk_io *io, int fd,
+			     uint64_t file_sectors,
+			     struct vmdk_sparse_header *h, char *errbuf,
+			     size_t errlen);
 
 /* Grain directory entries of a KDMV header. */
 uint64_t vmdk__sparse_gd_entries(const struct vmdk_sparse_header *h);
@@ -382,11 +392,31 @@ struct vmdk_map {
 	uint64_t run_bytes;
 	int fd; /* DATA in a file: its fd, else -1 */
 	uint64_t file_off; /* and the offset there */
+	struct vmdk_extent *zext; /* DATA in a compressed grain of zext */
+	uint64_t zgrain; /* that grain */
+	uint64_t zsector; /* its marker */
+	uint64_t zin; /* offset of the run in the grain */
 };
 
 /* Maps the run at @off_bytes (at most @len_bytes) through the chain. */
 int vmdk__map(struct vmdk *v, uint64_t off_bytes, uint64_t len_bytes,
 	      struct vmdk_map *map);
+
+/* ---- stream.c: compressed grains (streamOptimized) --------------------- */
+
+/*
+ * Inflates grain @grain of extent @e, whose marker is at @sector, into @out
+ * (one grain).  Returns 0, -EINVAL (bad marker or data), -ENOMEM or an
+ * I/O error.
+ */
+int vmdk__stream_grain_read(const struct vmdk_io *io,
+			    const struct vmdk_extent *e, uint64_t grain,
+			    uint64_t sector, uint8_t *out);
+
+/* Sectors the marker at @sector and its data occupy; checks its lba. */
+int vmdk__stream_grain_sectors(const struct vmdk_io *io,
+			       const struct vmdk_extent *e, uint64_t grain,
+			       uint64_t sector, uint64_t *sectors);
 
 /* ---- provision.c ------------------------------------------------------- */
 

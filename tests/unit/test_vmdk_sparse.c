@@ -4,6 +4,8 @@
  * (grain, then table entry, then directory), ENOSPC, crash points, and one
  * corrupted field at a time with the exact error (qemu-iotests 059 style).
  */
+#include <zlib.h>
+
 #include "tests/unit/test_vmdk.h"
 #include "vmdk/vmdk_int.h"
 
@@ -305,7 +307,8 @@ struct corrupt {
 static const struct corrupt corrupts[] = {
 	{ 0, 4, 0x12345678, -EINVAL, "not a VMDK" },
 	{ 4, 4, 9, -ENOTSUP, "version 9 is not 1, 2 or 3" },
-	{ 8, 4, 0x10003, -ENOTSUP, "compressed grains" },
+	{ 8, 4, 0x10003, -ENOTSUP, "compressed grains without markers" },
+	{ 8, 4, 0x30003, -EINVAL, "compressAlgorithm 0 is not deflate" },
 	{ 8, 4, 0x103, -EINVAL, "flags 0x00000103: unknown bits" },
 	{ 12, 8, 0, -EINVAL, "capacity 0" },
 	{ 12, 8, 1ull << 40, -EINVAL, "capacity 1099511627776" },
@@ -320,7 +323,7 @@ static const struct corrupt corrupts[] = {
 	{ 56, 8, 1ull << 30, -EINVAL, "gdOffset 1073741824" },
 	{ 56, 8, 0, -EINVAL, "gdOffset 0" },
 	{ 56, 8, 2, -EINVAL, "gdOffset 2: overlaps the descriptor" },
-	{ 56, 8, ~0ull, -ENOTSUP, "footer (streamOptimized)" },
+	{ 56, 8, ~0ull, -EINVAL, "footer without compressed grains" },
 	{ 64, 8, 1ull << 30, -EINVAL, "overHead 1073741824" },
 	{ 64, 8, 5, -EINVAL, "overHead 5" },
 	{ 72, 1, 2, -EINVAL, "uncleanShutdown 2" },
@@ -468,6 +471,140 @@ static void test_sparse_embedded_descriptor_of_two_extents_refused(void **state)
 	assert_non_null(strstr(err, "must describe one SPARSE extent"));
 }
 
+/*
+ * A streamOptimized file as VMware writes it: header (gdOffset at the end
+ * when @footer), descriptor, compressed grains 1 and 5 (4 KiB grains of
+ * 'a' and 'e'), the grain table and directory, then the footer.
+ */
+static void make_stream(const char *path, bool footer)
+{
+	struct vmdk_sparse_header h = {
+		.version = 3,
+		.flags = VMDK_SPARSE_FLAG_NL_DETECT |
+			 VMDK_SPARSE_FLAG_COMPRESSED | VMDK_SPARSE_FLAG_MARKERS,
+		.capacity_sectors = 64,
+		.grain_sectors = 8,
+		.desc_offset_sectors = 1,
+		.desc_size_sectors = 1,
+		.gtes_per_gt = 512,
+		.overhead_sectors = 2,
+	};
+	const char desc[] = "version=1\nCID=1\nparentCID=ffffffff\n"
+			    "createType=\"streamOptimized\"\n"
+			    "RW 64 SPARSE \"x.vmdk\"\n";
+	uint8_t sec[512], grain[4096], z[4096 + 64];
+	struct vmdk_sparse_header_disk raw;
+	uint32_t gt[512] = { 0 }, gd = 0;
+	uint64_t at = 2;
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+
+	assert_true(fd >= 0);
+	for (unsigned g = 1; g <= 5; g += 4) {
+		uLongf zlen = sizeof(z) - 12;
+		uint64_t lba = g * 8;
+		uint32_t size;
+
+		memset(grain, 'a' + (int)g - 1, sizeof(grain));
+		assert_int_equal(
+			compress2(z + 12, &zlen, grain, sizeof(grain), 9),
+			Z_OK);
+		size = (uint32_t)zlen;
+		memcpy(z, &lba, 8);
+		memcpy(z + 8, &size, 4);
+		assert_int_equal(pwrite(fd, z, 12 + zlen, (off_t)at * 512),
+				 (ssize_t)(12 + zlen));
+		gt[g] = (uint32_t)at;
+		at += (12 + zlen + 511) / 512;
+	}
+	assert_int_equal(pwrite(fd, gt, sizeof(gt), (off_t)at * 512),
+			 sizeof(gt));
+	gd = (uint32_t)at;
+	at += 4;
+	assert_int_equal(pwrite(fd, &gd, 4, (off_t)at * 512), 4);
+	h.gd_offset_sectors = at;
+	at += 1;
+	memset(sec, 0, sizeof(sec));
+	memcpy(sec, desc, sizeof(desc));
+	assert_int_equal(pwrite(fd, sec, 512, 512), 512);
+	if (footer) {
+		uint32_t type = 3; /* footer marker */
+
+		memset(sec, 0, sizeof(sec));
+		memcpy(sec + 12, &type, 4);
+		assert_int_equal(pwrite(fd, sec, 512, (off_t)at * 512), 512);
+		vmdk__sparse_header_encode(&h, &raw);
+		assert_int_equal(pwrite(fd, &raw, 512, (off_t)(at + 1) * 512),
+				 512);
+		memset(sec, 0, sizeof(sec)); /* end-of-stream marker */
+		assert_int_equal(pwrite(fd, sec, 512, (off_t)(at + 2) * 512),
+				 512);
+		h.gd_offset_sectors = VMDK_SPARSE_GD_AT_END;
+	} else {
+		assert_int_equal(ftruncate(fd, (off_t)at * 512), 0);
+	}
+	vmdk__sparse_header_encode(&h, &raw);
+	assert_int_equal(pwrite(fd, &raw, 512, 0), 512);
+	close(fd);
+}
+
+static void test_sparse_stream_optimized_reads_grains(void **state)
+{
+	struct tdir *t = *state;
+	struct vmdk_check_report rep;
+	uint8_t buf[64 * 512];
+	struct vmdk *v;
+
+	for (int footer = 0; footer < 2; footer++) {
+		const char *p = tp(t, footer ? "f.vmdk" : "s.vmdk");
+
+		make_stream(p, footer);
+		v = open_rw(NULL, p);
+		assert_int_equal(vmdk_pread(v, buf, sizeof(buf), 0), 0);
+		for (unsigned g = 0; g < 8; g++) {
+			uint8_t want = g == 1 ? 'a' : g == 5 ? 'e' : 0;
+
+			assert_int_equal(buf[g * 4096], want);
+			assert_int_equal(buf[g * 4096 + 4095], want);
+		}
+		/* a run inside one grain */
+		assert_int_equal(vmdk_pread(v, buf, 10, 5 * 4096 + 100), 0);
+		assert_int_equal(buf[9], 'e');
+		assert_int_equal(vmdk_pwrite(v, buf, 1, 0), -EROFS);
+		assert_int_equal(vmdk_pwrite(v, buf, 1, 4096), -EROFS);
+		vmdk_close(v);
+		assert_int_equal(vmdk_check(NULL, p, NULL, NULL, &rep, NULL, 0),
+				 0);
+		assert_int_equal(rep.errors, 0);
+		assert_int_equal(rep.allocated_grains, 2);
+	}
+}
+
+static void test_sparse_stream_bad_marker_fails_read(void **state)
+{
+	struct tdir *t = *state;
+	const char *p = tp(t, "s.vmdk");
+	struct vmdk_check_report rep;
+	uint8_t buf[4096];
+	struct vmdk *v;
+	char err[512];
+
+	make_stream(p, false);
+	poke64(p, 2 * 512, 16); /* grain 1's marker claims lba 16 */
+	poke32(p, 2 * 512 + 14, 0xffffffff); /* and grain 1's data is junk */
+	v = open_rw(NULL, p);
+	assert_int_equal(vmdk_pread(v, buf, 512, 4096), -EINVAL);
+	assert_int_equal(vmdk_pread(v, buf, 512, 5 * 4096), 0);
+	vmdk_close(v);
+	assert_int_equal(vmdk_check(NULL, p, NULL, NULL, &rep, NULL, 0), 0);
+	assert_int_equal(rep.errors, 1);
+	/* a footer that is not there */
+	make_stream(p, true);
+	assert_int_equal(truncate(p, (off_t)file_size(p) - 1024), 0);
+	assert_int_equal(vmdk_open(NULL, p, 0, &v, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "s.vmdk: footer (gdOffset at the end): "
+				    "magicNumber"));
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, tdir_setup, tdir_teardown)
@@ -488,6 +625,8 @@ int main(void)
 		T(test_sparse_truncated_file_is_refused),
 		T(test_sparse_copied_file_is_its_own_extent),
 		T(test_sparse_embedded_descriptor_of_two_extents_refused),
+		T(test_sparse_stream_optimized_reads_grains),
+		T(test_sparse_stream_bad_marker_fails_read),
 	};
 #undef T
 
