@@ -27,7 +27,7 @@ CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARN) $(SANFLAGS) -MMD -MP
 GEN_CFLAGS := -std=gnu11 $(CFLAGS) -w $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
-LDLIBS := -ltirpc -lev -lxxhash -linih -lmicrohttpd -ljansson -lpthread -lm
+LDLIBS := -ltirpc -lev -lxxhash -linih -lmicrohttpd -ljansson -lpthread -lm -lz
 
 PROTO_X := $(wildcard nfsd/proto/*.x)
 GEN_H := $(PROTO_X:nfsd/proto/%.x=$(BUILD)/gen/%.h)
