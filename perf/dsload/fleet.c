@@ -139,15 +139,24 @@ static int fleet_layout(struct fleet *f)
 		host->lp->hosts[host->lp->nhosts++] = host;
 		host->jobs =
 			calloc((size_t)s->vms * s->vmdks, sizeof(*host->jobs));
-		if (!host->jobs)
+		host->vms = calloc(s->vms, sizeof(*host->vms));
+		if (!host->jobs || !host->vms)
 			return -ENOMEM;
 		for (unsigned v = 0; v < s->vms; v++) {
+			struct dvm *vm = &host->vms[v];
+
+			vm->host = host;
+			vm->jobs = calloc(s->vmdks, sizeof(*vm->jobs));
+			if (!vm->jobs)
+				return -ENOMEM;
 			for (unsigned k = 0; k < s->vmdks; k++, i++) {
 				struct job *j = &f->jobs[i];
 				unsigned g = h * s->vms + v;
 
 				j->idx = i;
 				j->host = host;
+				j->vm = vm;
+				vm->jobs[vm->njobs++] = j;
 				j->disk = k;
 				j->key.host = h;
 				j->key.vm = g;
@@ -273,6 +282,11 @@ static void *fleet_phase_main(void *arg)
 
 	pthread_barrier_wait(&f->barrier);
 	t0 = dsload_now_ns();
+	for (size_t i = 0; i < lp->nhosts; i++) {
+		for (unsigned v = 0; v < f->spec.vms; v++)
+			vm_phase_start(&lp->hosts[i]->vms[v], f->spec.vm_iops,
+				       t0);
+	}
 	lp->active_jobs = lp->njobs;
 	for (size_t i = 0; i < lp->njobs; i++) {
 		struct job *j = lp->jobs[i];
@@ -297,8 +311,11 @@ static void *fleet_phase_main(void *arg)
 	if (lp->active_jobs > 0)
 		ev_run(lp->loop, 0);
 	ev_timer_stop(lp->loop, &lp->end_timer);
-	for (size_t i = 0; i < lp->nhosts; i++)
+	for (size_t i = 0; i < lp->nhosts; i++) {
 		host_timers_stop(lp->hosts[i]);
+		for (unsigned v = 0; v < f->spec.vms; v++)
+			vm_phase_stop(&lp->hosts[i]->vms[v]);
+	}
 	atomic_fetch_sub(&f->running, 1);
 	return NULL;
 }
@@ -534,6 +551,9 @@ void fleet_free(struct fleet *f)
 	for (unsigned h = 0; f->hosts && h < f->spec.hosts; h++) {
 		host_fini(&f->hosts[h]);
 		free(f->hosts[h].jobs);
+		for (unsigned v = 0; f->hosts[h].vms && v < f->spec.vms; v++)
+			free(f->hosts[h].vms[v].jobs);
+		free(f->hosts[h].vms);
 	}
 	for (size_t i = 0; f->jobs && i < f->njobs; i++)
 		job_fini(&f->jobs[i]);

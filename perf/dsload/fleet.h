@@ -47,6 +47,7 @@ struct fleet_spec {
 	int reconnect_ms; /* give up after this long down */
 	double lck_refresh_s; /* .lck files rewritten this often */
 	double heartbeat_s; /* GETATTR of each datastore root */
+	double vm_iops; /* ceiling of one VM, ops/s; 0: none */
 	bool progress; /* one line per second on stderr */
 };
 

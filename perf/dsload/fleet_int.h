@@ -70,6 +70,7 @@ struct host {
 	struct sockaddr_in src;
 	struct sockaddr_in nfs, mount;
 	struct dsmount *mounts; /* one per datastore */
+	struct dvm *vms; /* spec.vms of them */
 	struct job **jobs;
 	size_t njobs;
 	ev_timer hb_timer, lck_timer;
@@ -112,12 +113,32 @@ enum job_state {
 	JOB_DONE,
 };
 
+/*
+ * One VM: the VMDKs that share its ceiling.  A guest's vCPUs and virtual
+ * SCSI adapter cap what one VM can issue whatever the storage does (the
+ * source's V3: one 16-vCPU VM over 8 datastores stops at 147,000 IOPS
+ * while a host reaches 200,000).  With spec.vm_iops set, each new I/O of
+ * the VM's VMDKs takes a token from this bucket first.
+ */
+struct dvm {
+	struct host *host;
+	double rate_per_ns; /* tokens per ns; 0: no ceiling */
+	double burst; /* bucket depth, at least one token */
+	double tokens;
+	int64_t last_ns;
+	ev_timer wake; /* a token is due: kick the VMDKs again */
+	struct job **jobs;
+	size_t njobs;
+	size_t rr; /* whom the next wake-up kicks first */
+};
+
 /* One VMDK and its I/O engine. */
 struct job {
 	size_t idx;
 	struct dstats_key key;
 	unsigned disk;
 	struct host *host;
+	struct dvm *vm;
 	struct dsmount *mnt;
 	char vm_name[32];
 	char disk_name[64]; /* descriptor: vmN-diskK.vmdk */
@@ -220,6 +241,22 @@ void job_phase_fini(struct job *j);
 
 /* Frees what @j holds. */
 void job_fini(struct job *j);
+
+/* Issues what @j may issue now (after a VM token became due). */
+void job_kick(struct job *j);
+
+/* ---- vm.c -------------------------------------------------------------------
+ */
+
+/* Fills @vm's bucket for a phase: @iops per second (0: no ceiling). */
+void vm_phase_start(struct dvm *vm, double iops, int64_t now_ns);
+
+/* Stops @vm's wake-up timer. */
+void vm_phase_stop(struct dvm *vm);
+
+/* Takes a token for one new I/O: true, or false with the wake-up timer
+ * armed for when the next one is due. */
+bool vm_admit(struct dvm *vm, int64_t now_ns);
 
 /* Called by job.c when @j reaches JOB_DONE. */
 void dloop_job_done(struct dloop *lp, struct job *j);

@@ -471,6 +471,8 @@ static void job_fill(struct job *j)
 		if (j->unit_gen &&
 		    job_overlaps(j, j->next_op.off_bytes, j->w->bs_bytes))
 			break;
+		if (!vm_admit(j->vm, dsload_now_ns()))
+			break;
 		j->have_next_op = false;
 		j->issued++;
 		if (j->next_op.is_read) {
@@ -485,6 +487,11 @@ static void job_fill(struct job *j)
 		}
 	}
 	job_check_done(j);
+}
+
+void job_kick(struct job *j)
+{
+	job_fill(j);
 }
 
 /* ---- phase life -------------------------------------------------------------

@@ -24,6 +24,7 @@ enum {
 	OPT_RECONNECT,
 	OPT_HEARTBEAT,
 	OPT_LCK,
+	OPT_VM_IOPS,
 	OPT_BS,
 	OPT_READ_PCT,
 	OPT_RANDOM_PCT,
@@ -69,6 +70,7 @@ static const struct option opts_long[] = {
 	{ "reconnect-timeout", required_argument, NULL, OPT_RECONNECT },
 	{ "heartbeat", required_argument, NULL, OPT_HEARTBEAT },
 	{ "lck-refresh", required_argument, NULL, OPT_LCK },
+	{ "vm-iops", required_argument, NULL, OPT_VM_IOPS },
 	{ "bs", required_argument, NULL, OPT_BS },
 	{ "read-pct", required_argument, NULL, OPT_READ_PCT },
 	{ "random-pct", required_argument, NULL, OPT_RANDOM_PCT },
@@ -131,6 +133,8 @@ void opts_usage(FILE *out)
 	      "      --heartbeat S          GETATTR of each datastore root "
 	      "(12)\n"
 	      "      --lck-refresh S        .lck rewrite period (10)\n"
+	      "      --vm-iops N            ceiling of one VM, ops/s (0: "
+	      "none)\n"
 	      "workload (per VMDK):\n"
 	      "      --bs SIZE              block size (8k)\n"
 	      "      --read-pct P[,P..]     reads in percent; one phase per "
@@ -238,6 +242,20 @@ static int opts_seconds(const char *s, double *out)
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || *end || end == s || !(v >= 0) || v > 86400)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* A rate (ops/s): 0 (none) up to 1e9. */
+static int opts_rate(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || end == s || !(v >= 0) || v > 1e9)
 		return -EINVAL;
 	*out = v;
 	return 0;
@@ -398,6 +416,9 @@ static int opts_one(struct dsload_opts *o, int c, const char *arg)
 		return opts_ms(arg, 0, &o->spec.reconnect_ms);
 	case OPT_HEARTBEAT:
 		return opts_positive_seconds(arg, &o->spec.heartbeat_s);
+	case OPT_VM_IOPS:
+		o->vm_iops_set = true;
+		return opts_rate(arg, &o->spec.vm_iops);
 	case OPT_LCK:
 		return opts_positive_seconds(arg, &o->spec.lck_refresh_s);
 	case OPT_BS:

@@ -42,6 +42,7 @@ struct dsload_opts {
 	bool show_jobs; /* per-VMDK rows in the summary */
 	/* given on the command line: a profile's own values yield to them */
 	bool runtime_set, ramp_set, iodepth_set, vmdk_size_set, threads_set;
+	bool vm_iops_set;
 	char json_path[OPTS_PATH_MAX];
 	char csv_path[OPTS_PATH_MAX];
 	char out_dir[OPTS_PATH_MAX];

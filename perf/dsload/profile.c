@@ -37,6 +37,7 @@ struct profile_ctx {
 	FILE *csv;
 	json_t *phases;
 	struct run_outcome oc;
+	bool uncapped; /* running the ceiling */
 	struct profile_result r[PROFILE_SCENARIOS_MAX];
 	char ds_args[FLEET_DS_MAX][SERVER_PATH_MAX + 80]; /* -e NAME=DIR */
 };
@@ -87,6 +88,10 @@ static int profile_scenario_run(struct profile_ctx *c,
 	spec.vmdk_bytes =
 		c->o->vmdk_size_set ? c->o->spec.vmdk_bytes : c->p->vmdk_bytes;
 	spec.threads = c->o->threads_set ? c->o->spec.threads : c->p->threads;
+	/* The VM ceiling is part of the published shape; the uncapped
+	 * ceiling runs measure the machine, without it. */
+	if (!c->o->vm_iops_set)
+		spec.vm_iops = c->uncapped ? 0 : c->p->vm_iops * c->scale;
 	for (unsigned m = 0; m < s->read_pcts.n; m++)
 		profile_workload(c, s, m, &ws[m]);
 	snprintf(run, sizeof(run), "%s%s", s->id, tag);
@@ -134,8 +139,8 @@ static unsigned profile_table(FILE *out, const struct profile_ctx *c)
 	unsigned failed = 0;
 
 	fprintf(out,
-		"\n== profile %s (%s): scale %g, %.0f s per phase after a "
-		"%.0f s ramp\n",
+		"\n== profile %s (%s): scale %g, %g s per phase after a "
+		"%g s ramp\n",
 		p->name, p->source, c->scale,
 		c->o->runtime_set ? c->o->w.run_s : p->run_s,
 		c->o->ramp_set ? c->o->w.ramp_s : p->ramp_s);
@@ -251,6 +256,7 @@ static void profile_csv_write(const char *path, const struct profile_ctx *c)
  * c->base. */
 static void profile_ceiling_run(struct profile_ctx *c)
 {
+	c->uncapped = true;
 	for (size_t i = 0; i < c->p->n; i++) {
 		if (!c->p->s[i].ceiling)
 			continue;
@@ -330,6 +336,10 @@ int profile_main(const struct dsload_opts *o)
 	if (o->server_config[0]) {
 		if (server_config_read(o->server_config, &cfg, errbuf,
 				       sizeof(errbuf))) {
+			fprintf(stderr, "dsload: %s\n", errbuf);
+			goto out;
+		}
+		if (server_dirs_make(&cfg, errbuf, sizeof(errbuf))) {
 			fprintf(stderr, "dsload: %s\n", errbuf);
 			goto out;
 		}

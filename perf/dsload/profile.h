@@ -44,6 +44,7 @@ struct profile {
 	unsigned iodepth;
 	uint64_t vmdk_bytes;
 	unsigned threads;
+	double vm_iops; /* one VM's ceiling, as published (scaled at run) */
 	size_t n;
 	struct profile_scenario s[PROFILE_SCENARIOS_MAX];
 };

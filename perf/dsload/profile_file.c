@@ -3,7 +3,8 @@
  * parsed with libinih:
  *
  *   [profile]            name, source, ramp, runtime, iodepth, vmdk_size,
- *                        threads
+ *                        threads, vm_iops (one VM's ceiling, published
+ *                        units: scaled like the server's caps)
  *   [scenario ID]        hosts, vms, vmdks, datastores, placement,
  *                        bs, random_pct, read_pcts (comma list),
  *                        metric (iops | mibps), published (a number),
@@ -99,6 +100,8 @@ static int profile_key_general(struct profile *p, const char *key,
 	}
 	if (!strcmp(key, "iodepth"))
 		return profile_unsigned(value, 1024, &p->iodepth);
+	if (!strcmp(key, "vm_iops"))
+		return profile_double(value, &p->vm_iops);
 	if (!strcmp(key, "threads"))
 		return profile_unsigned(value, FLEET_THREADS_MAX, &p->threads);
 	if (!strcmp(key, "vmdk_size")) {

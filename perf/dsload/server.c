@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -80,6 +81,39 @@ int server_config_read(const char *path, struct server_config *cfg,
 		snprintf(errbuf, errlen, "%s: no [datastore NAME] with a path",
 			 path);
 		return -EINVAL;
+	}
+	return 0;
+}
+
+static int server_mkdir_p(const char *path)
+{
+	char buf[SERVER_PATH_MAX];
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int server_dirs_make(const struct server_config *cfg, char *errbuf,
+		     size_t errlen)
+{
+	for (unsigned d = 0; d < cfg->ndatastores; d++) {
+		int err = server_mkdir_p(cfg->paths[d]);
+
+		if (err) {
+			snprintf(errbuf, errlen, "%s: %s", cfg->paths[d],
+				 strerror(-err));
+			return err;
+		}
 	}
 	return 0;
 }

@@ -46,6 +46,11 @@ int server_start(const char *dsnfsd, const char *const *argv,
 		 const char *log_path, struct server_proc *sp, char *errbuf,
 		 size_t errlen);
 
+/* Creates every datastore directory of @cfg that is missing (mkdir -p):
+ * a fresh checkout has no var/.  Returns 0 or -errno with @errbuf. */
+int server_dirs_make(const struct server_config *cfg, char *errbuf,
+		     size_t errlen);
+
 /* SIGTERM, then waits (SIGKILL after 10 s).  Returns its exit status. */
 int server_stop(struct server_proc *sp);
 

@@ -1,0 +1,65 @@
+/*
+ * vm: the ceiling of one emulated VM (see struct dvm in fleet_int.h), a
+ * token bucket refilled at spec.vm_iops.  Its VMDKs live on one host,
+ * hence on one loop: no lock.  A VMDK that finds the bucket empty stops
+ * issuing; the wake-up timer kicks every VMDK of the VM, round-robin, when
+ * the next token is due.
+ */
+#include <math.h>
+
+#include "nfsd/base.h"
+#include "perf/dsload/clock.h"
+#include "perf/dsload/fleet_int.h"
+
+/* Bucket depth: 10 ms of rate, as the server's buckets (burst_ms). */
+#define VM_BURST_NS (10 * DSLOAD_NS_PER_MS)
+
+static void vm_wake_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct dvm *vm = container_of(w, struct dvm, wake);
+	size_t first = vm->rr;
+
+	(void)loop;
+	(void)revents;
+	vm->rr = vm->njobs ? (vm->rr + 1) % vm->njobs : 0;
+	for (size_t i = 0; i < vm->njobs; i++)
+		job_kick(vm->jobs[(first + i) % vm->njobs]);
+}
+
+void vm_phase_start(struct dvm *vm, double iops, int64_t now_ns)
+{
+	vm->rate_per_ns = iops / (double)DSLOAD_NS_PER_S;
+	vm->burst = fmax(1.0, vm->rate_per_ns * VM_BURST_NS);
+	vm->tokens = vm->burst;
+	vm->last_ns = now_ns;
+	ev_timer_init(&vm->wake, vm_wake_cb, 0.0, 0.0);
+}
+
+void vm_phase_stop(struct dvm *vm)
+{
+	ev_timer_stop(vm->host->lp->loop, &vm->wake);
+}
+
+bool vm_admit(struct dvm *vm, int64_t now_ns)
+{
+	double wait_ns;
+
+	if (vm->rate_per_ns <= 0)
+		return true;
+	if (now_ns > vm->last_ns) {
+		vm->tokens = fmin(vm->burst,
+				  vm->tokens + (double)(now_ns - vm->last_ns) *
+						       vm->rate_per_ns);
+		vm->last_ns = now_ns;
+	}
+	if (vm->tokens >= 1.0) {
+		vm->tokens -= 1.0;
+		return true;
+	}
+	if (!ev_is_active(&vm->wake)) {
+		wait_ns = (1.0 - vm->tokens) / vm->rate_per_ns;
+		ev_timer_set(&vm->wake, wait_ns / (double)DSLOAD_NS_PER_S, 0.0);
+		ev_timer_start(vm->host->lp->loop, &vm->wake);
+	}
+	return false;
+}
