@@ -505,6 +505,16 @@ static int opts_one(struct dsload_opts *o, int c, const char *arg)
 	return -EINVAL;
 }
 
+/* The long name of option @c, for messages. */
+static const char *opts_name(int c)
+{
+	for (const struct option *opt = opts_long; opt->name; opt++) {
+		if (opt->val == c)
+			return opt->name;
+	}
+	return "?";
+}
+
 int opts_parse(int argc, char **argv, struct dsload_opts *o, char *errbuf,
 	       size_t errlen)
 {
@@ -546,8 +556,8 @@ int opts_parse(int argc, char **argv, struct dsload_opts *o, char *errbuf,
 			return -EINVAL;
 		}
 		if (opts_one(o, c, optarg)) {
-			snprintf(errbuf, errlen, "bad value '%s' for '%s'",
-				 optarg ? optarg : "", argv[optind - 1]);
+			snprintf(errbuf, errlen, "bad value '%s' for '--%s'",
+				 optarg ? optarg : "", opts_name(c));
 			return -EINVAL;
 		}
 	}
