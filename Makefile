@@ -126,7 +126,7 @@ $(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(LIB_TEST) $(ALL_LIBS) $(LIB_DSLOA
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(TEST_LINK_LIBS) -lcmocka
 
-$(BUILD)/fuzz/%: $(call obj,tests/fuzz/%.c) $(LIB_TEST) $(ALL_LIBS)
+$(BUILD)/fuzz/%: $(call obj,tests/fuzz/%.c) $(LIB_TEST) $(ALL_LIBS) $(LIB_DSLOAD)
 	@mkdir -p $(@D)
 	$(CC) -fsanitize=fuzzer,address,undefined -o $@ $(filter %.o,$^) \
 		$(TEST_LINK_LIBS)
