@@ -28,6 +28,8 @@
 #define CLNT_BACKOFF_MIN_MS 50
 #define CLNT_BACKOFF_MAX_MS 1000
 #define CLNT_HASH_MIN 64
+#define CLNT_RESVPORT_LOW 512
+#define CLNT_RESVPORT_HIGH 1023
 
 void clnt_opts_default(struct clnt_opts *o)
 {
@@ -174,6 +176,28 @@ static void clnt_fd_close(struct clnt *c)
 	c->fd = -1;
 }
 
+/*
+ * Binds the host's source address; with resvport, a port below 1024 as
+ * ESXi and the Linux client use (bindresvport's range, 512..1023, each
+ * host address having its own).  Returns 0 or -1 with errno set.
+ */
+static int clnt_bind(struct clnt *c, int fd)
+{
+	struct sockaddr_in src = c->opts.src;
+
+	if (!c->opts.resvport)
+		return bind(fd, (const struct sockaddr *)&src, sizeof(src));
+	for (int port = CLNT_RESVPORT_HIGH; port >= CLNT_RESVPORT_LOW; port--) {
+		src.sin_port = htons((uint16_t)port);
+		if (bind(fd, (const struct sockaddr *)&src, sizeof(src)) == 0)
+			return 0;
+		if (errno != EADDRINUSE)
+			return -1;
+	}
+	errno = EADDRINUSE;
+	return -1;
+}
+
 /* Starts one connect attempt.  Returns 0 (connected or in progress) or
  * -errno. */
 static int clnt_connect_start(struct clnt *c)
@@ -184,8 +208,7 @@ static int clnt_connect_start(struct clnt *c)
 	if (fd < 0)
 		return -errno;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (bind(fd, (const struct sockaddr *)&c->opts.src,
-		 sizeof(c->opts.src)) < 0)
+	if (clnt_bind(c, fd) < 0)
 		goto fail;
 	if (connect(fd, (const struct sockaddr *)&c->opts.dst,
 		    sizeof(c->opts.dst)) < 0 &&

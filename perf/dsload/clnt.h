@@ -75,6 +75,7 @@ struct clnt_opts {
 	int connect_timeout_ms; /* one attempt */
 	int call_timeout_ms; /* unanswered this long: reconnect */
 	int reconnect_ms; /* give up after this long down */
+	bool resvport; /* bind a privileged source port (< 1024), as ESXi */
 };
 
 /* Counters of one connection's life. */

@@ -40,6 +40,7 @@ struct fleet_spec {
 	char datastores[FLEET_DS_MAX][FLEET_NAME_MAX]; /* export names */
 	enum place_policy policy;
 	unsigned nconnect; /* connections per (host, datastore) */
+	bool resvport; /* privileged source ports, as ESXi */
 	unsigned threads; /* event loops */
 	uint64_t vmdk_bytes; /* size of each flat file (thin) */
 	int timeout_ms; /* setup calls; connect */

@@ -28,6 +28,7 @@ static void host_clnt_opts(const struct host *h, const struct sockaddr_in *dst,
 	o->connect_timeout_ms = spec->timeout_ms;
 	o->call_timeout_ms = spec->call_timeout_ms;
 	o->reconnect_ms = spec->reconnect_ms;
+	o->resvport = spec->resvport;
 }
 
 static int host_getport(struct host *h, struct clnt *pm, uint32_t prog,

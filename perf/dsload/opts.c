@@ -25,6 +25,7 @@ enum {
 	OPT_HEARTBEAT,
 	OPT_LCK,
 	OPT_VM_IOPS,
+	OPT_RESVPORT,
 	OPT_BS,
 	OPT_READ_PCT,
 	OPT_RANDOM_PCT,
@@ -71,6 +72,7 @@ static const struct option opts_long[] = {
 	{ "heartbeat", required_argument, NULL, OPT_HEARTBEAT },
 	{ "lck-refresh", required_argument, NULL, OPT_LCK },
 	{ "vm-iops", required_argument, NULL, OPT_VM_IOPS },
+	{ "resvport", no_argument, NULL, OPT_RESVPORT },
 	{ "bs", required_argument, NULL, OPT_BS },
 	{ "read-pct", required_argument, NULL, OPT_READ_PCT },
 	{ "random-pct", required_argument, NULL, OPT_RANDOM_PCT },
@@ -135,6 +137,7 @@ void opts_usage(FILE *out)
 	      "      --lck-refresh S        .lck rewrite period (10)\n"
 	      "      --vm-iops N            ceiling of one VM, ops/s (0: "
 	      "none)\n"
+	      "      --resvport             source ports below 1024, as ESXi\n"
 	      "workload (per VMDK):\n"
 	      "      --bs SIZE              block size (8k)\n"
 	      "      --read-pct P[,P..]     reads in percent; one phase per "
@@ -416,6 +419,9 @@ static int opts_one(struct dsload_opts *o, int c, const char *arg)
 		return opts_ms(arg, 0, &o->spec.reconnect_ms);
 	case OPT_HEARTBEAT:
 		return opts_positive_seconds(arg, &o->spec.heartbeat_s);
+	case OPT_RESVPORT:
+		o->spec.resvport = true;
+		return 0;
 	case OPT_VM_IOPS:
 		o->vm_iops_set = true;
 		return opts_rate(arg, &o->spec.vm_iops);
