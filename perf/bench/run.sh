@@ -93,7 +93,9 @@ HOST_CPU=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 {
 echo "dsnfs bench $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPU ($HOST_CPU)," \
 	"$(free -g | awk '/^Mem:/ { print $2 }') GiB, Linux $(uname -r)"
-echo "dsnfsd $(git rev-parse --short HEAD 2>/dev/null) ($DSNFSD)," \
+REV=$(git rev-parse --short HEAD 2>/dev/null)
+git status --porcelain nfsd 2>/dev/null | grep -q . && REV="$REV+uncommitted"
+echo "dsnfsd $REV ($DSNFSD built $(date -u -r "$DSNFSD" '+%H:%M UTC'))," \
 	"nfs-ganesha $(dpkg-query -W -f '${Version}' nfs-ganesha) FSAL VFS," \
 	"$(qemu-img --version | head -1)," \
 	"libnfs $(dpkg-query -W -f '${Version}' libnfs13 2>/dev/null || echo '?')"
