@@ -3,8 +3,9 @@
  * buf.c (text), scan.c and alarms.c (thin provisioning), view.c (one
  * consistent picture of pools, volumes, traffic and alarms for a GET),
  * json_out.c / json_in.c (the JSON shapes), metrics.c (Prometheus text),
- * pools.c volumes.c traffic_api.c (the resources), patch.c (multi-field
- * changes), api.c (routing, replies) and http.c (libmicrohttpd).  Nothing
+ * resource.c pools.c volumes.c traffic_api.c (the resources), patch.c
+ * (multi-field changes), api.c (routing, replies), config.c ([admin]) and
+ * http.c (libmicrohttpd).  Nothing
  * below http.c knows about HTTP connections, so the tests drive api.c
  * directly.
  */
@@ -224,7 +225,8 @@ int admin__json_parse(const char *body, size_t len, json_t **out, char *errbuf,
  *   volume patch  any of {"pool", "quota_bytes", "limit_mibps"}
  *   caps patch    any of {"scale", "flow_mibps", "flow_iops", "host_mibps",
  *                 "host_iops", "volume_iops", "host_contention",
- *                 "burst_ms"}, applied to *caps (in and out)
+ *                 "burst_ms"}, applied to *caps (in and out; on an
+ *                 error it may be partly changed: pass a copy)
  */
 int admin__json_pool_spec(const json_t *in, struct pool *out, char *errbuf,
 			  size_t errlen);

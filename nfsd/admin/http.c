@@ -128,6 +128,31 @@ static void http_log_change(struct MHD_Connection *conn, const char *method,
 		 reply->status);
 }
 
+static bool http_announced_too_large(struct MHD_Connection *conn)
+{
+	const char *len = MHD_lookup_connection_value(
+		conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	unsigned long long n;
+	char *end;
+
+	if (!len)
+		return false;
+	n = strtoull(len, &end, 10);
+	return *end == '\0' && n > ADMIN_BODY_MAX_BYTES;
+}
+
+static enum MHD_Result http_reply_too_large(struct MHD_Connection *conn,
+					    const char *method, const char *url)
+{
+	struct admin_reply reply;
+
+	memset(&reply, 0, sizeof(reply));
+	admin__reply_error(&reply, 413, "body: larger than %d bytes",
+			   ADMIN_BODY_MAX_BYTES);
+	http_log_change(conn, method, url, &reply);
+	return http_queue(conn, &reply);
+}
+
 static enum MHD_Result http_access_cb(void *cls, struct MHD_Connection *conn,
 				      const char *url, const char *method,
 				      const char *version,
@@ -145,6 +170,12 @@ static enum MHD_Result http_access_cb(void *cls, struct MHD_Connection *conn,
 		if (!r)
 			return MHD_NO;
 		*con_cls = r;
+		/* A body announced too large is refused before it is read;
+		 * libmicrohttpd then closes the connection. */
+		if (http_announced_too_large(conn)) {
+			r->too_large = true;
+			return http_reply_too_large(conn, method, url);
+		}
 		return MHD_YES;
 	}
 	if (*upload_data_size) {
@@ -152,16 +183,12 @@ static enum MHD_Result http_access_cb(void *cls, struct MHD_Connection *conn,
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
-	if (r->too_large) {
-		memset(&reply, 0, sizeof(reply));
-		admin__reply_error(&reply, 413, "body: larger than %d bytes",
-				   ADMIN_BODY_MAX_BYTES);
-	} else {
-		ctype = MHD_lookup_connection_value(
-			conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
-		admin__api_handle(&adm->api, method, url, ctype, r->body,
-				  r->len, &reply);
-	}
+	if (r->too_large)
+		return http_reply_too_large(conn, method, url);
+	ctype = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+					    MHD_HTTP_HEADER_CONTENT_TYPE);
+	admin__api_handle(&adm->api, method, url, ctype, r->body, r->len,
+			  &reply);
 	http_log_change(conn, method, url, &reply);
 	return http_queue(conn, &reply);
 }

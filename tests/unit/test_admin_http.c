@@ -158,6 +158,31 @@ static void test_body_too_large_is_413(void **state)
 	free(r);
 }
 
+/* Without a Content-Length the body is counted as it comes. */
+static void test_chunked_body_too_large_is_413(void **state)
+{
+	struct http_fixture *h = *state;
+	size_t chunk = 16384, n = 5, len = 0;
+	char *body = malloc(n * (chunk + 16) + 16), *r;
+
+	assert_non_null(body);
+	for (size_t i = 0; i < n; i++) {
+		len += (size_t)sprintf(body + len, "%zx\r\n", chunk);
+		memset(body + len, 'x', chunk);
+		len += chunk;
+		len += (size_t)sprintf(body + len, "\r\n");
+	}
+	len += (size_t)sprintf(body + len, "0\r\n\r\n");
+	r = http(h->port,
+		 "POST /pools HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+		 "Content-Type: application/json\r\n"
+		 "Transfer-Encoding: chunked\r\n\r\n",
+		 body, len);
+	assert_has(r, "HTTP/1.1 413 ");
+	free(r);
+	free(body);
+}
+
 static void test_start_refuses_bad_address_and_busy_port(void **state)
 {
 	struct http_fixture *h = *state;
@@ -183,6 +208,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_body_too_large_is_413,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_chunked_body_too_large_is_413, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_start_refuses_bad_address_and_busy_port, setup,
 			teardown),
