@@ -372,8 +372,8 @@ int vmdk_check(const struct vmdk_io *io, const char *path,
 	}
 	vmdk_close(v);
 	if (err) {
-		return vmdk__errf(errbuf, errlen, err, "%s: check: %s", path,
-				  strerror(-err));
+		/* The callback may have run: a failure is one more finding. */
+		problem(&c, "%s: check stopped: %s", path, strerror(-err));
 	}
 	return 0;
 }

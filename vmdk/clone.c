@@ -221,13 +221,13 @@ static int clone_into(struct copier *c, const char *dst, enum vmdk_type type,
 	struct vmdk_create_opts o = {
 		.size_bytes = vmdk_size_bytes(c->src),
 		.type = type,
-		.adapter =
-			adapter && strcmp(adapter, "pvscsi") ? adapter : NULL,
+		.adapter = adapter,
 	};
 	int err;
 
 	err = vmdk_create(io, dst, &o, errbuf, errlen);
 	if (err == -EINVAL && o.adapter) {
+		/* An adapter VMware writes that we do not create: default. */
 		o.adapter = NULL;
 		err = vmdk_create(io, dst, &o, errbuf, errlen);
 	}

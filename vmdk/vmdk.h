@@ -212,7 +212,11 @@ struct vmdk_info {
 /* The parent of @v, borrowed; NULL for a base disk. */
 const struct vmdk *vmdk_parent(const struct vmdk *v);
 
-/* Describes @v alone (not its parents).  Returns 0 or an I/O error. */
+/*
+ * Describes @v alone (not its parents).  Returns 0, -EOPNOTSUPP when the
+ * file system has no FIEMAP (all else filled, nb and tbz 0), or an I/O
+ * error.
+ */
 int vmdk_info_get(const struct vmdk *v, struct vmdk_info *info);
 
 struct vmdk_extent_info {
@@ -304,9 +308,9 @@ typedef void (*vmdk_check_problem_fn)(void *arg, const char *msg);
  * sizes, CIDs.  Each problem goes to @cb (may be NULL) as one message naming
  * the file and the field ("warning: " first for a redundant table that lags
  * its primary, as a crash leaves it), and is counted in @rep.  Returns 0 when
- * the check ran (rep->errors == 0: no problem), or -errno when it could not
- * start
- * (@path missing, out of memory; @cb is not called then).
+ * the check ran (rep->errors == 0: no problem; an I/O error on the way is
+ * one more problem), or -errno when it could not start (@path missing, out
+ * of memory; @cb is not called then).
  */
 int vmdk_check(const struct vmdk_io *io, const char *path,
 	       vmdk_check_problem_fn cb, void *arg,
