@@ -116,7 +116,7 @@ $(BUILD)/bin/dsvmdk: $(call obj,vmdk/dsvmdk.c) $(ALL_LIBS)
 $(BUILD)/bin/dsload: $(call obj,perf/dsload/main.c) $(LIB_DSLOAD) $(ALL_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) -Wl,--start-group \
-		$(LIB_DSLOAD) $(ALL_LIBS) -Wl,--end-group $(LDLIBS)
+		$(LIB_DSLOAD) $(ALL_LIBS) -Wl,--end-group $(LDLIBS) -lcurl
 $(BUILD)/bin/dsnfsctl: $(call obj,$(CTL_SRC)) $(ALL_LIBS)
 $(BUILD)/bin/%:
 	@mkdir -p $(@D)
@@ -159,6 +159,13 @@ fuzz-bins: $(FUZZ_BINS)
 
 fuzz: fuzz-build
 	tests/fuzz/run.sh build/fuzz $${FUZZ_SECONDS:-60}
+
+# The anf-avs lab profile end to end (docs/dsload.md): dsload starts dsnfsd
+# with the calibrated config, runs the scenarios of shared/CONTEXT.md
+# section 1, then an uncapped dsnfsd for the ceiling.  Results: var/lab/.
+lab: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsload
+	$(BUILD)/bin/dsload profile anf-avs --server-config etc/lab/anf-avs.conf \
+		--dsnfsd $(BUILD)/bin/dsnfsd --out var/lab
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

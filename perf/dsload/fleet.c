@@ -342,34 +342,64 @@ static void fleet_sample(const struct fleet *f, struct progress_sample *s)
 	}
 }
 
-/* Waits for the phase threads, printing a progress line each second. */
-static void fleet_watch(struct fleet *f, int64_t t0)
+/* Tells @obs about a window edge, once. */
+static void fleet_edge(const struct fleet_observer *obs, bool end, bool *told)
 {
+	if (*told)
+		return;
+	*told = true;
+	if (obs && obs->window)
+		obs->window(obs->arg, end, dsload_now_ns());
+}
+
+/*
+ * Waits for the phase threads, printing a progress line each second and
+ * telling @obs when the window starts (after the ramp) and ends (after
+ * the runtime, before the drain).
+ */
+static void fleet_watch(struct fleet *f, int64_t t0,
+			const struct fleet_observer *obs)
+{
+	const struct workload *w = f->w;
+	int64_t start = t0 + (w->one_pass ? 0 : (int64_t)(w->ramp_s * 1e9));
+	int64_t stop =
+		w->one_pass ? INT64_MAX : start + (int64_t)(w->run_s * 1e9);
 	struct progress_sample prev, cur;
-	bool tty = isatty(STDERR_FILENO);
-	int64_t next = t0 + DSLOAD_NS_PER_S;
-	bool printed = false;
+	bool tty = isatty(STDERR_FILENO), printed = false;
+	bool started = false, stopped = false;
+	int64_t next = t0 + DSLOAD_NS_PER_S, now, wake;
 	char line[256];
 
 	fleet_sample(f, &prev);
 	while (atomic_load(&f->running) > 0) {
-		struct timespec ts = { 0, FLEET_POLL_NS };
+		now = dsload_now_ns();
+		if (now >= start)
+			fleet_edge(obs, false, &started);
+		if (now >= stop)
+			fleet_edge(obs, true, &stopped);
+		wake = now + FLEET_POLL_NS;
+		if (!started && start < wake)
+			wake = start;
+		if (!stopped && stop < wake)
+			wake = stop;
+		if (f->spec.progress && now >= next) {
+			fleet_sample(f, &cur);
+			progress_format(line, sizeof(line), w->name,
+					dsload_ns_to_s(cur.at_ns - t0),
+					!started, &prev, &cur);
+			fprintf(stderr, tty ? "\r%s\033[K" : "%s\n", line);
+			printed = true;
+			prev = cur;
+			next += DSLOAD_NS_PER_S;
+		}
+		if (wake > now) {
+			struct timespec ts = { 0, wake - now };
 
-		nanosleep(&ts, NULL);
-		if (!f->spec.progress || dsload_now_ns() < next)
-			continue;
-		fleet_sample(f, &cur);
-		progress_format(line, sizeof(line), f->w->name,
-				dsload_ns_to_s(cur.at_ns - t0),
-				!f->w->one_pass &&
-					dsload_ns_to_s(cur.at_ns - t0) <
-						f->w->ramp_s,
-				&prev, &cur);
-		fprintf(stderr, tty ? "\r%s\033[K" : "%s\n", line);
-		printed = true;
-		prev = cur;
-		next += DSLOAD_NS_PER_S;
+			nanosleep(&ts, NULL);
+		}
 	}
+	fleet_edge(obs, false, &started);
+	fleet_edge(obs, true, &stopped);
 	if (printed && tty)
 		fputc('\n', stderr);
 }
@@ -457,7 +487,8 @@ static int fleet_collect(struct fleet *f, const struct workload *w,
 }
 
 int fleet_run(struct fleet *f, const struct workload *w,
-	      struct phase_result *res, char *errbuf, size_t errlen)
+	      const struct fleet_observer *obs, struct phase_result *res,
+	      char *errbuf, size_t errlen)
 {
 	struct fleet_conn_counters before;
 	unsigned started = 0;
@@ -511,7 +542,7 @@ int fleet_run(struct fleet *f, const struct workload *w,
 	}
 	pthread_barrier_wait(&f->barrier);
 	t0 = dsload_now_ns();
-	fleet_watch(f, t0);
+	fleet_watch(f, t0, obs);
 	for (unsigned l = 0; l < f->nloops; l++)
 		pthread_join(f->loops[l].thread, NULL);
 	pthread_barrier_destroy(&f->barrier);

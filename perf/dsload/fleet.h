@@ -21,6 +21,7 @@
 #include "nfs3_prot.h"
 #include "perf/dsload/clnt.h"
 #include "perf/dsload/placement.h"
+#include "perf/dsload/srvview.h"
 #include "perf/dsload/stats.h"
 
 #define FLEET_DS_MAX 16
@@ -89,9 +90,19 @@ struct phase_result {
 	/* per job: why its generator stopped ("" when it did not), as
 	 * "WRITE at 8388608: NFS3ERR_NOSPC" */
 	char (*job_stop)[FLEET_STOP_MAX];
+	struct srv_view server; /* the server's view; filled by the caller */
 };
 
 struct fleet;
+
+/* Told, on the caller's thread, when the measured window of a phase
+ * starts (@end false) and ends (@end true): for a --one-pass phase, when
+ * it starts and when its last VMDK finishes.  It may block (an HTTP
+ * request); the loops run on meanwhile. */
+struct fleet_observer {
+	void (*window)(void *arg, bool end, int64_t now_ns);
+	void *arg;
+};
 
 /* Defaults: 127.0.0.1:111, 1 host x 1 VM x 1 VMDK on "ds1", one loop,
  * 256 MiB VMDKs, 5 s setup timeout, 30 s call timeout, 60 s reconnect,
@@ -115,14 +126,16 @@ int fleet_new(const struct fleet_spec *spec, struct fleet **out, char *errbuf,
 	      size_t errlen);
 
 /*
- * Runs one phase of @w (borrowed) on every VMDK.  Returns 0 with @res
+ * Runs one phase of @w (borrowed) on every VMDK, telling @obs (borrowed,
+ * may be NULL) the edges of its window.  Returns 0 with @res
  * filled (its arrays owned: fleet_result_fini()), or -errno for a phase
  * that could not start (bad workload, with the reason in @errbuf).  Job
  * failures (NFS errors, lost connections, mismatches) are results, not
  * return values: see res->fatal and the counters.
  */
 int fleet_run(struct fleet *f, const struct workload *w,
-	      struct phase_result *res, char *errbuf, size_t errlen);
+	      const struct fleet_observer *obs, struct phase_result *res,
+	      char *errbuf, size_t errlen);
 
 void fleet_result_fini(struct phase_result *res);
 

@@ -2,6 +2,7 @@
  * dsload: an emulated fleet of ESXi hosts driving NFSv3 datastores
  * (docs/dsload.md).  main parses argv and hands over to a command.
  */
+#include <curl/curl.h>
 #include <stdio.h>
 
 #include "perf/dsload/opts.h"
@@ -9,7 +10,7 @@
 #include "perf/dsload/run.h"
 #include "perf/dsload/sweep.h"
 
-int main(int argc, char **argv)
+static int dsload_main(int argc, char **argv)
 {
 	struct dsload_opts o;
 	char errbuf[512];
@@ -30,4 +31,15 @@ int main(int argc, char **argv)
 		break;
 	}
 	return run_main(&o);
+}
+
+int main(int argc, char **argv)
+{
+	int status;
+
+	/* Before any thread: curl_global_init() is not thread-safe. */
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	status = dsload_main(argc, argv);
+	curl_global_cleanup();
+	return status;
 }

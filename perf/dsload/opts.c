@@ -26,6 +26,7 @@ enum {
 	OPT_LCK,
 	OPT_VM_IOPS,
 	OPT_RESVPORT,
+	OPT_ADMIN_PORT,
 	OPT_BS,
 	OPT_READ_PCT,
 	OPT_RANDOM_PCT,
@@ -73,6 +74,7 @@ static const struct option opts_long[] = {
 	{ "lck-refresh", required_argument, NULL, OPT_LCK },
 	{ "vm-iops", required_argument, NULL, OPT_VM_IOPS },
 	{ "resvport", no_argument, NULL, OPT_RESVPORT },
+	{ "admin-port", required_argument, NULL, OPT_ADMIN_PORT },
 	{ "bs", required_argument, NULL, OPT_BS },
 	{ "read-pct", required_argument, NULL, OPT_READ_PCT },
 	{ "random-pct", required_argument, NULL, OPT_RANDOM_PCT },
@@ -115,6 +117,9 @@ void opts_usage(FILE *out)
 	      "      --portmap-port PORT    where to ask for the ports (111)\n"
 	      "      --nfs-port PORT        skip the portmapper for NFS\n"
 	      "      --mount-port PORT      skip the portmapper for MOUNT\n"
+	      "      --admin-port PORT      dsnfsd's admin endpoint: the "
+	      "server's "
+	      "view\n"
 	      "fleet:\n"
 	      "  -H, --hosts N[,N..]        emulated hosts, 127.0.1.1 ... (1)\n"
 	      "  -D, --datastores LIST      names (ds1,ds2) or a count N = "
@@ -419,6 +424,8 @@ static int opts_one(struct dsload_opts *o, int c, const char *arg)
 		return opts_ms(arg, 0, &o->spec.reconnect_ms);
 	case OPT_HEARTBEAT:
 		return opts_positive_seconds(arg, &o->spec.heartbeat_s);
+	case OPT_ADMIN_PORT:
+		return opts_port(arg, &o->admin_port);
 	case OPT_RESVPORT:
 		o->spec.resvport = true;
 		return 0;

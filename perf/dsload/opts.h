@@ -43,6 +43,7 @@ struct dsload_opts {
 	/* given on the command line: a profile's own values yield to them */
 	bool runtime_set, ramp_set, iodepth_set, vmdk_size_set, threads_set;
 	bool vm_iops_set;
+	uint16_t admin_port; /* dsnfsd's admin endpoint: the server view */
 	char json_path[OPTS_PATH_MAX];
 	char csv_path[OPTS_PATH_MAX];
 	char out_dir[OPTS_PATH_MAX];

@@ -34,9 +34,8 @@ struct profile_ctx {
 	const struct profile *p;
 	struct fleet_spec base; /* server, ports, datastore names */
 	double scale;
-	FILE *csv;
-	json_t *phases;
-	struct run_outcome oc;
+	struct run_sink sink; /* runs.csv, profile.json, the outcome */
+	uint16_t admin_port; /* the server's view; 0: none */
 	bool uncapped; /* running the ceiling */
 	struct profile_result r[PROFILE_SCENARIOS_MAX];
 	char ds_args[FLEET_DS_MAX][SERVER_PATH_MAX + 80]; /* -e NAME=DIR */
@@ -105,8 +104,9 @@ static int profile_scenario_run(struct profile_ctx *c,
 		fprintf(stderr, "dsload: %s: %s\n", run, errbuf);
 		return err;
 	}
-	err = run_fleet_phases(f, ws, s->read_pcts.n, false, c->o->show_jobs,
-			       stdout, c->phases, c->csv, run, &c->oc, res);
+	c->sink.run_name = run;
+	c->sink.admin_port = c->admin_port;
+	err = run_fleet_phases(f, ws, s->read_pcts.n, &c->sink, res);
 	fleet_free(f);
 	if (err)
 		return err;
@@ -286,9 +286,13 @@ static void profile_server_argv_uncapped(const struct server_config *cfg,
 	argv[n] = NULL;
 }
 
-static void profile_base_from_server(struct fleet_spec *base,
+static void profile_base_from_server(struct profile_ctx *c,
 				     const struct server_proc *sp)
 {
+	struct fleet_spec *base = &c->base;
+
+	c->admin_port = sp->admin_port;
+	c->sink.admin_host = "127.0.0.1";
 	snprintf(base->server, sizeof(base->server), "127.0.0.1");
 	base->portmap_port = sp->portmap_port;
 	base->nfs_port = sp->portmap_port ? 0 : sp->nfs_port;
@@ -326,12 +330,16 @@ int profile_main(const struct dsload_opts *o)
 		 o->out_dir[0] ? o->out_dir : "dsload-profile");
 	mkdir(dir, 0755);
 	snprintf(log, sizeof(log), "%s/runs.csv", dir);
-	c->csv = fopen(log, "w");
-	if (c->csv)
-		report_csv_header(c->csv);
-	c->phases = json_array();
+	c->sink.out = stdout;
+	c->sink.show_jobs = o->show_jobs;
+	c->sink.admin_host = o->spec.server;
+	c->admin_port = o->admin_port;
+	c->sink.csv = fopen(log, "w");
+	if (c->sink.csv)
+		report_csv_header(c->sink.csv);
+	c->sink.json = json_array();
 	root = json_pack("{s:s, s:s, s:o}", "command", "profile", "profile",
-			 p->name, "phases", c->phases);
+			 p->name, "phases", c->sink.json);
 	c->scale = o->scale > 0 ? o->scale : 1.0;
 	if (o->server_config[0]) {
 		if (server_config_read(o->server_config, &cfg, errbuf,
@@ -361,7 +369,7 @@ int profile_main(const struct dsload_opts *o)
 			fprintf(stderr, "dsload: %s\n", errbuf);
 			goto out;
 		}
-		profile_base_from_server(&c->base, &sp);
+		profile_base_from_server(c, &sp);
 	} else if (!o->datastores_named) {
 		opts_datastores_count(&c->base, FLEET_DS_MAX);
 	}
@@ -381,7 +389,7 @@ int profile_main(const struct dsload_opts *o)
 		snprintf(log, sizeof(log), "%s/dsnfsd-uncapped.log", dir);
 		if (server_start(dsnfsd, argv, log, &sp, errbuf,
 				 sizeof(errbuf)) == 0) {
-			profile_base_from_server(&c->base, &sp);
+			profile_base_from_server(c, &sp);
 			profile_ceiling_run(c);
 			server_stop(&sp);
 		} else {
@@ -399,7 +407,7 @@ int profile_main(const struct dsload_opts *o)
 	report_json_write(path, root);
 	printf("dsload: results in %s/ (profile.csv runs.csv profile.json)\n",
 	       dir);
-	status = run_outcome_report(stdout, &c->oc);
+	status = run_outcome_report(stdout, &c->sink.oc);
 	if (failed) {
 		printf("dsload: profile %s: %u of %zu ratio(s) outside 15%% of "
 		       "the published ones\n",
@@ -413,8 +421,8 @@ out:
 	if (sp.pid)
 		server_stop(&sp);
 	json_decref(root);
-	if (c && c->csv)
-		fclose(c->csv);
+	if (c && c->sink.csv)
+		fclose(c->sink.csv);
 	free(c);
 	free(p);
 	return status;

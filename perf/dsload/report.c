@@ -161,8 +161,6 @@ void report_text(FILE *out, const struct phase_result *r, bool show_jobs)
 		r->conn.breaks, r->conn.reconnects, r->conn.resent,
 		r->conn.timeouts, r->conn.heartbeats,
 		r->conn.heartbeat_failures, r->conn.lck_refreshes);
-	fprintf(out, "  server view: not available (dsnfsd has no metrics "
-		     "endpoint yet)\n");
 	report_stops(out, r);
 	fprintf(out, "%-9s %-20s %10s %10s %10s %9s %8s %8s %8s %8s %6s %6s\n",
 		"level", "name", "IOPS", "r-IOPS", "w-IOPS", "MiB/s", "mean-ms",
@@ -173,4 +171,5 @@ void report_text(FILE *out, const struct phase_result *r, bool show_jobs)
 	report_level(out, r, DSTATS_LEVEL_VM);
 	if (show_jobs)
 		report_level(out, r, DSTATS_LEVEL_JOB);
+	report_server_text(out, r);
 }

@@ -5,9 +5,9 @@
  * and per VMDK (job), each with IOPS, MiB/s and latency (mean, p50, p99,
  * p99.9) by direction and in all.
  *
- * The server's own view (its per-datastore counters) belongs beside the
- * client's; dsnfsd has no metrics endpoint yet, so the summary says so and
- * the JSON carries "server": null rather than a number made up here.
+ * Beside the client's rows go the server's (srvview.h), when dsnfsd's
+ * admin endpoint was sampled: per datastore, per host and in total, with
+ * their ratio to the client's figures.
  */
 #ifndef DSLOAD_REPORT_H
 #define DSLOAD_REPORT_H
@@ -36,5 +36,19 @@ int report_json_write(const char *path, json_t *root);
 /* The CSV header line, then one line per row of @r under run name @run. */
 void report_csv_header(FILE *out);
 int report_csv_phase(FILE *out, const char *run, const struct phase_result *r);
+
+/* ---- the server's view (report_server.c) ------------------------------ */
+
+/* The server rows of @r, or why there are none. */
+void report_server_text(FILE *out, const struct phase_result *r);
+
+/* @r's server view as JSON: null when not sampled, {"unavailable": why}
+ * when sampling failed.  Returns a new reference. */
+json_t *report_server_json(const struct phase_result *r);
+
+/* The server rows as CSV lines (levels server-total, server-datastore,
+ * server-host; the client-only columns empty). */
+void report_server_csv(FILE *out, const char *run,
+		       const struct phase_result *r);
 
 #endif

@@ -89,7 +89,7 @@ int report_json_phase(json_t *phases, const struct phase_result *r)
 	phase = json_pack(
 		"{s:s, s:{s:I, s:I, s:I, s:I, s:f, s:f, s:s, s:I, s:b, s:b},"
 		" s:{s:I, s:I, s:I, s:o, s:s, s:I, s:I}, s:f, s:o,"
-		" s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:s?, s:n}",
+		" s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:s?, s:o}",
 		"phase", w->name, "workload", "bs", (json_int_t)w->bs_bytes,
 		"read_pct", (json_int_t)w->read_pct, "random_pct",
 		(json_int_t)w->random_pct, "iodepth", (json_int_t)w->iodepth,
@@ -110,7 +110,8 @@ int report_json_phase(json_t *phases, const struct phase_result *r)
 		(json_int_t)r->conn.heartbeats, "heartbeat_failures",
 		(json_int_t)r->conn.heartbeat_failures, "lck_refreshes",
 		(json_int_t)r->conn.lck_refreshes, "stopped",
-		r->fatal ? r->fatal_msg : NULL, "server");
+		r->fatal ? r->fatal_msg : NULL, "server",
+		report_server_json(r));
 	if (!phase)
 		return -ENOMEM;
 	return json_array_append_new(phases, phase) ? -ENOMEM : 0;
@@ -181,5 +182,6 @@ int report_csv_phase(FILE *out, const char *run, const struct phase_result *r)
 		}
 		free(groups);
 	}
+	report_server_csv(out, run, r);
 	return 0;
 }

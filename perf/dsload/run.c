@@ -12,9 +12,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "perf/dsload/admin.h"
 #include "perf/dsload/report.h"
 
 #define RUN_PREFILL_BS (256u * 1024u)
+#define RUN_ADMIN_TIMEOUT_MS 2000
 
 void run_signals_block(void)
 {
@@ -77,38 +79,97 @@ int run_outcome_report(FILE *out, const struct run_outcome *o)
 	return DSLOAD_EXIT_OK;
 }
 
-int run_fleet_phases(struct fleet *f, const struct workload *ws, size_t n,
-		     bool pause, bool show_jobs, FILE *out, json_t *json,
-		     FILE *csv, const char *run_name, struct run_outcome *oc,
-		     struct phase_result *results)
+static void run_admin_window(void *arg, bool end, int64_t now_ns)
 {
+	struct run_admin *ra = arg;
+	char *vols = NULL, *hosts = NULL;
+	int err;
+
+	if (ra->err)
+		return;
+	err = admin_get(ra->host, ra->port, "/volumes", RUN_ADMIN_TIMEOUT_MS,
+			&vols, ra->errmsg, sizeof(ra->errmsg));
+	if (!err)
+		err = admin_get(ra->host, ra->port, "/hosts",
+				RUN_ADMIN_TIMEOUT_MS, &hosts, ra->errmsg,
+				sizeof(ra->errmsg));
+	if (!err)
+		err = srv_sample_parse(vols, hosts, now_ns,
+				       end ? &ra->b : &ra->a, ra->errmsg,
+				       sizeof(ra->errmsg));
+	free(vols);
+	free(hosts);
+	ra->err = err;
+}
+
+void run_admin_observer(struct run_admin *ra, struct fleet_observer *obs)
+{
+	obs->window = run_admin_window;
+	obs->arg = ra;
+}
+
+/* The server's view of phase @r from @ra's samples. */
+static void run_admin_view(const struct run_admin *ra, struct phase_result *r)
+{
+	if (ra->err) {
+		memset(&r->server, 0, sizeof(r->server));
+		r->server.sampled = true;
+		snprintf(r->server.why, sizeof(r->server.why), "%s",
+			 ra->errmsg);
+		return;
+	}
+	srv_view_compute(&ra->a, &ra->b,
+			 (const char(*)[SRV_NAME_MAX])r->ds_names,
+			 r->shape.datastores, "127.0.1.", &r->server);
+}
+
+int run_fleet_phases(struct fleet *f, const struct workload *ws, size_t n,
+		     struct run_sink *sink, struct phase_result *results)
+{
+	struct run_admin *ra = NULL;
+	struct fleet_observer obs = { 0 };
 	char errbuf[512];
+	int err = 0;
 
-	for (size_t i = 0; i < n; i++) {
+	if (sink->admin_port) {
+		ra = calloc(1, sizeof(*ra));
+		if (!ra)
+			return -ENOMEM;
+		run_admin_observer(ra, &obs);
+	}
+	for (size_t i = 0; i < n && !err; i++) {
 		struct phase_result r;
-		int err;
 
-		if (pause && i > 0)
+		if (sink->pause && i > 0)
 			run_pause(ws[i].name);
-		err = fleet_run(f, &ws[i], &r, errbuf, sizeof(errbuf));
+		if (ra) {
+			memset(ra, 0, sizeof(*ra));
+			ra->port = sink->admin_port;
+			ra->host = sink->admin_host;
+		}
+		err = fleet_run(f, &ws[i], ra ? &obs : NULL, &r, errbuf,
+				sizeof(errbuf));
 		if (err) {
 			fprintf(stderr, "dsload: phase %s: %s\n", ws[i].name,
 				errbuf);
-			return err;
+			break;
 		}
-		report_text(out, &r, show_jobs);
-		fflush(out);
-		if (json)
-			report_json_phase(json, &r);
-		if (csv)
-			report_csv_phase(csv, run_name, &r);
-		run_outcome_add(oc, &r);
+		if (ra)
+			run_admin_view(ra, &r);
+		report_text(sink->out, &r, sink->show_jobs);
+		fflush(sink->out);
+		if (sink->json)
+			report_json_phase(sink->json, &r);
+		if (sink->csv)
+			report_csv_phase(sink->csv, sink->run_name, &r);
+		run_outcome_add(&sink->oc, &r);
 		if (results)
 			results[i] = r;
 		else
 			fleet_result_fini(&r);
 	}
-	return 0;
+	free(ra);
+	return err;
 }
 
 /* The phases of `dsload run`: the prefill, then one per read %. */
@@ -150,12 +211,16 @@ static FILE *run_csv_open(const char *path)
 int run_main(const struct dsload_opts *o)
 {
 	struct workload ws[OPTS_LIST_MAX + 1];
-	struct run_outcome oc = { 0 };
+	struct run_sink sink = { .out = stdout,
+				 .run_name = "run",
+				 .show_jobs = o->show_jobs,
+				 .pause = o->pause_between_phases,
+				 .admin_host = o->spec.server,
+				 .admin_port = o->admin_port };
 	char errbuf[512], json_path[OPTS_PATH_MAX + 16];
 	char csv_path[OPTS_PATH_MAX + 16];
 	struct fleet *f = NULL;
-	json_t *root = NULL, *phases = NULL;
-	FILE *csv = NULL;
+	json_t *root = NULL;
 	size_t n = run_workloads(o, ws);
 	int err, status;
 
@@ -170,12 +235,12 @@ int run_main(const struct dsload_opts *o)
 			snprintf(csv_path, sizeof(csv_path), "%s/run.csv",
 				 o->out_dir);
 	}
-	if (csv_path[0] && !(csv = run_csv_open(csv_path)))
+	if (csv_path[0] && !(sink.csv = run_csv_open(csv_path)))
 		return DSLOAD_EXIT_USAGE;
 	if (json_path[0]) {
-		phases = json_array();
+		sink.json = json_array();
 		root = json_pack("{s:s, s:s, s:o}", "command", "run", "server",
-				 o->spec.server, "phases", phases);
+				 o->spec.server, "phases", sink.json);
 	}
 	run_signals_block();
 	err = fleet_new(&o->spec, &f, errbuf, sizeof(errbuf));
@@ -184,19 +249,18 @@ int run_main(const struct dsload_opts *o)
 		status = DSLOAD_EXIT_USAGE;
 		goto out;
 	}
-	err = run_fleet_phases(f, ws, n, o->pause_between_phases, o->show_jobs,
-			       stdout, phases, csv, "run", &oc, NULL);
+	err = run_fleet_phases(f, ws, n, &sink, NULL);
 	fleet_free(f);
 	if (err) {
 		status = DSLOAD_EXIT_USAGE;
 		goto out;
 	}
-	status = run_outcome_report(stdout, &oc);
+	status = run_outcome_report(stdout, &sink.oc);
 	if (root && report_json_write(json_path, root))
 		fprintf(stderr, "dsload: %s: cannot write\n", json_path);
 out:
 	json_decref(root);
-	if (csv)
-		fclose(csv);
+	if (sink.csv)
+		fclose(sink.csv);
 	return status;
 }

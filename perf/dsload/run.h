@@ -32,18 +32,41 @@ void run_outcome_add(struct run_outcome *out, const struct phase_result *r);
 /* Prints "dsload: ok" or what failed; returns the exit status. */
 int run_outcome_report(FILE *out, const struct run_outcome *o);
 
+/* Where the phases of one run report to, and what they add up. */
+struct run_sink {
+	FILE *out; /* the text summaries */
+	json_t *json; /* an array to append phases to, or NULL */
+	FILE *csv; /* or NULL */
+	const char *run_name; /* the CSV's run column */
+	bool show_jobs; /* per-VMDK rows in the text */
+	bool pause; /* SIGUSR1 before every phase but the first */
+	const char *admin_host; /* dsnfsd's admin endpoint, for the */
+	uint16_t admin_port; /* server's view; 0: none */
+	struct run_outcome oc;
+};
+
 /*
- * Runs @n workloads @ws (borrowed) on @f in order, printing each summary
- * to @out and appending it to @json (may be NULL) and @csv (may be NULL)
- * under @run_name; with @pause, waits for SIGUSR1 before every phase but
- * the first.  Each result is kept in @results[i] when @results is not
- * NULL (owned by the caller: fleet_result_fini()).  Returns 0, or -errno
- * when a phase could not start (message printed).
+ * Runs @n workloads @ws (borrowed) on @f in order, reporting each to
+ * @sink, with the server's view when sink->admin_port is set.  Each
+ * result is kept in @results[i] when @results is not NULL (owned by the
+ * caller: fleet_result_fini()).  Returns 0, or -errno when a phase could
+ * not start (message printed).
  */
 int run_fleet_phases(struct fleet *f, const struct workload *ws, size_t n,
-		     bool pause, bool show_jobs, FILE *out, json_t *json,
-		     FILE *csv, const char *run_name, struct run_outcome *oc,
-		     struct phase_result *results);
+		     struct run_sink *sink, struct phase_result *results);
+
+/* The server's view of one window: samples @host:@port's /volumes and
+ * /hosts at each edge (a struct fleet_observer), then computes. */
+struct run_admin {
+	const char *host;
+	uint16_t port;
+	struct srv_sample a, b;
+	int err;
+	char errmsg[192];
+};
+
+/* The observer that fills @ra; reset @ra before each phase. */
+void run_admin_observer(struct run_admin *ra, struct fleet_observer *obs);
 
 /* Blocks SIGUSR1 in the calling thread (and the threads it starts), so
  * --pause-between-phases can sigwait() for it. */

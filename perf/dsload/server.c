@@ -176,15 +176,16 @@ int server_start(const char *dsnfsd, const char *const *argv,
 		 const char *log_path, struct server_proc *sp, char *errbuf,
 		 size_t errlen)
 {
-	static const char *const listen_args[] = { "-f", "-l", "127.0.0.1",
-						   "-p", "0",  "-m",
-						   "0",	 "-P", "0" };
+	static const char *const listen_args[] = {
+		"-f", "-l", "127.0.0.1", "-p", "0", "-m",
+		"0",  "-P", "0",	 "-A", "0",
+	};
 	const char *args[SERVER_ARGV_MAX];
 	char line[512];
 	size_t n = 0;
 	int pipefd[2], err;
 
-	for (; argv[n] && n + 10 < SERVER_ARGV_MAX; n++)
+	for (; argv[n] && n + 12 < SERVER_ARGV_MAX; n++)
 		args[n] = argv[n];
 	for (size_t i = 0; i < sizeof(listen_args) / sizeof(*listen_args); i++)
 		args[n++] = listen_args[i];
@@ -216,6 +217,8 @@ int server_start(const char *dsnfsd, const char *const *argv,
 		err = -EPROTO;
 	if (!err && server_port(line, "portmap=", &sp->portmap_port))
 		sp->portmap_port = 0;
+	if (!err && server_port(line, "admin=", &sp->admin_port))
+		sp->admin_port = 0;
 	if (err) {
 		snprintf(errbuf, errlen, "%s did not start (%s); see %s",
 			 dsnfsd, strerror(-err), log_path);

@@ -1,8 +1,8 @@
 /*
  * server: a dsnfsd that dsload starts and stops itself, for the profile
- * runner: `dsnfsd -f -c CONFIG -l 127.0.0.1 -p 0 -m 0 -P 0` (the calibrated
- * server) or `dsnfsd -f -e NAME=DIR ... -s STATE` (the same datastores,
- * no traffic caps: the machine's ceiling).  The ports come from the
+ * runner: `dsnfsd -f -c CONFIG -l 127.0.0.1 -p 0 -m 0 -P 0 -A 0` (the
+ * calibrated server) or `dsnfsd -f -e NAME=DIR ... -s STATE` (the same
+ * datastores, no traffic caps: the machine's ceiling).  The ports come from the
  * first line dsnfsd prints ("dsnfsd: listening on ... nfs=N mount=M
  * portmap=P").  Also reads what the runner needs from a server config:
  * the datastores and the [traffic] scale.
@@ -20,6 +20,7 @@
 struct server_proc {
 	pid_t pid;
 	uint16_t nfs_port, mount_port, portmap_port;
+	uint16_t admin_port; /* 0: none */
 };
 
 /* What the profile runner reads from a dsnfsd config file. */

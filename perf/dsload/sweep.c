@@ -214,8 +214,8 @@ static void sweep_plot(const char *script)
 /* One fleet shape: the corners as phases.  Returns 0 or -errno. */
 static int sweep_point(const struct dsload_opts *o, struct fleet_spec *spec,
 		       const struct sweep_corner **corners, size_t ncorners,
-		       json_t *phases, FILE *csv, struct run_outcome *oc,
-		       struct sweep_row *rows, size_t *nrows)
+		       struct run_sink *sink, struct sweep_row *rows,
+		       size_t *nrows)
 {
 	struct workload ws[SWEEP_CORNERS_MAX];
 	struct phase_result res[SWEEP_CORNERS_MAX];
@@ -238,8 +238,8 @@ static int sweep_point(const struct dsload_opts *o, struct fleet_spec *spec,
 		fprintf(stderr, "dsload: %s: %s\n", run, errbuf);
 		return err;
 	}
-	err = run_fleet_phases(f, ws, ncorners, false, o->show_jobs, stdout,
-			       phases, csv, run, oc, res);
+	sink->run_name = run;
+	err = run_fleet_phases(f, ws, ncorners, sink, res);
 	fleet_free(f);
 	if (err)
 		return err;
@@ -262,12 +262,14 @@ int sweep_main(const struct dsload_opts *o)
 	const struct sweep_corner *corners[SWEEP_CORNERS_MAX];
 	char dir[OPTS_PATH_MAX], path[SWEEP_PATH_MAX], dat[SWEEP_PATH_MAX];
 	char svg[SWEEP_PATH_MAX];
-	struct run_outcome oc = { 0 };
+	struct run_sink sink = { .out = stdout,
+				 .show_jobs = o->show_jobs,
+				 .admin_host = o->spec.server,
+				 .admin_port = o->admin_port };
 	struct fleet_spec spec = o->spec;
 	struct sweep_row *rows;
 	size_t nrows = 0;
-	json_t *root, *phases;
-	FILE *csv;
+	json_t *root;
 	int n, err = 0, status;
 
 	n = sweep_corners_parse(o->corners, corners, SWEEP_CORNERS_MAX);
@@ -283,17 +285,17 @@ int sweep_main(const struct dsload_opts *o)
 		return DSLOAD_EXIT_USAGE;
 	}
 	snprintf(path, sizeof(path), "%s/sweep.csv", dir);
-	csv = fopen(path, "w");
+	sink.csv = fopen(path, "w");
 	rows = calloc(SWEEP_ROWS_MAX, sizeof(*rows));
-	phases = json_array();
+	sink.json = json_array();
 	root = json_pack("{s:s, s:s, s:o}", "command", "sweep", "server",
-			 o->spec.server, "phases", phases);
-	if (!csv || !rows || !root) {
+			 o->spec.server, "phases", sink.json);
+	if (!sink.csv || !rows || !root) {
 		fprintf(stderr, "dsload: %s: cannot write\n", path);
 		status = DSLOAD_EXIT_USAGE;
 		goto out;
 	}
-	report_csv_header(csv);
+	report_csv_header(sink.csv);
 	if (!o->placement_set)
 		spec.policy = PLACE_SPREAD;
 	run_signals_block();
@@ -312,9 +314,9 @@ int sweep_main(const struct dsload_opts *o)
 					spec.vmdks = o->vmdks_auto
 							     ? spec.ndatastores
 							     : o->vmdks.v[k];
-					err = sweep_point(
-						o, &spec, corners, (size_t)n,
-						phases, csv, &oc, rows, &nrows);
+					err = sweep_point(o, &spec, corners,
+							  (size_t)n, &sink,
+							  rows, &nrows);
 				}
 			}
 		}
@@ -331,11 +333,11 @@ int sweep_main(const struct dsload_opts *o)
 	printf("dsload: results in %s/ (sweep.csv sweep.json sweep.dat "
 	       "sweep.gp sweep.svg)\n",
 	       dir);
-	status = err ? DSLOAD_EXIT_USAGE : run_outcome_report(stdout, &oc);
+	status = err ? DSLOAD_EXIT_USAGE : run_outcome_report(stdout, &sink.oc);
 out:
 	json_decref(root);
 	free(rows);
-	if (csv)
-		fclose(csv);
+	if (sink.csv)
+		fclose(sink.csv);
 	return status;
 }

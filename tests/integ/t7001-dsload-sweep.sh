@@ -2,14 +2,16 @@
 # dsload sweep against dsnfsd: 1-2 hosts x 1-2 datastores, the four
 # corners, one second each, every block verified.  Exit status 0, zero
 # mismatches, every read checked something, one flow per host and
-# datastore as the server saw it, ESXi-shaped VMDKs left on the datastores.
+# datastore as the server saw it, the server's own counters (admin
+# endpoint) agreeing with the client's, ESXi-shaped VMDKs left on the
+# datastores.
 . "$(dirname "$0")/lib.sh"
 
 dsnfsd_start || exit 1
 out="$TEST_TMP/sweep"
 "$DSNFS_BIN/dsload" sweep --nfs-port "$NFS_PORT" --mount-port "$MOUNT_PORT" \
 	-H 1,2 -D 1,2 --runtime 1 --ramp 0.2 --iodepth 8 --vmdk-size 32m \
-	--verify --quiet --out "$out" >"$TEST_TMP/sweep.out" 2>"$TEST_TMP/sweep.err"
+	--admin-port "$ADMIN_PORT" --verify --quiet --out "$out" >"$TEST_TMP/sweep.out" 2>"$TEST_TMP/sweep.err"
 rc=$?
 sed -n '/^== sweep/,$p' "$TEST_TMP/sweep.out"
 check "dsload sweep exits 0" [ $rc -eq 0 ]
@@ -28,6 +30,22 @@ d = json.load(open('$out/sweep.json'))
 reads = [p for p in d['phases'] if p['workload']['read_pct'] == 100]
 tot = [[r for r in p['rows'] if r['level'] == 'total'][0] for p in reads]
 sys.exit(not (len(tot) == 8 and all(t['verified_units'] > 0 and t['mismatches'] == 0 for t in tot)))"
+check "server view: its IOPS within 15% of the client's, every phase" python3 -c "
+import json, sys
+d = json.load(open('$out/sweep.json'))
+bad = 0
+for p in d['phases']:
+    client = [r for r in p['rows'] if r['level'] == 'total'][0]['iops']
+    srv = p['server']
+    if not srv or 'total' not in srv:
+        bad += 1
+        continue
+    if abs(srv['total']['iops'] / client - 1) > 0.15:
+        print(p['phase'], client, srv['total']['iops'])
+        bad += 1
+    if len(srv['hosts']) != p['fleet']['hosts']:
+        bad += 1
+sys.exit(bad != 0)"
 check "plot written" grep -q '<svg' "$out/sweep.svg"
 check "server saw host 127.0.1.2 mount ds2" \
 	grep -q '127.0.1.2: mounted /ds2' "$TEST_TMP/dsnfsd.log"

@@ -1,0 +1,92 @@
+/*
+ * admin: HTTP GET with libcurl's easy interface (see admin.h).  One easy
+ * handle per request: a few requests per phase, so reuse buys nothing.
+ */
+#include "perf/dsload/admin.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct admin_buf {
+	char *data;
+	size_t len;
+	bool too_big;
+};
+
+static size_t admin_write_cb(char *ptr, size_t size, size_t nmemb, void *arg)
+{
+	struct admin_buf *b = arg;
+	size_t n = size * nmemb;
+	char *grown;
+
+	if (n > ADMIN_BODY_MAX - b->len) {
+		b->too_big = true;
+		return 0;
+	}
+	grown = realloc(b->data, b->len + n + 1);
+	if (!grown)
+		return 0;
+	b->data = grown;
+	memcpy(b->data + b->len, ptr, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+	return n;
+}
+
+static int admin_curl_errno(CURLcode rc)
+{
+	switch (rc) {
+	case CURLE_COULDNT_CONNECT:
+		return -ECONNREFUSED;
+	case CURLE_OPERATION_TIMEDOUT:
+		return -ETIMEDOUT;
+	case CURLE_WRITE_ERROR:
+		return -EMSGSIZE;
+	default:
+		break;
+	}
+	return -EIO;
+}
+
+int admin_get(const char *host, uint16_t port, const char *path, int timeout_ms,
+	      char **body, char *errbuf, size_t errlen)
+{
+	struct admin_buf b = { 0 };
+	char url[256];
+	long status = 0;
+	CURLcode rc;
+	CURL *curl;
+	int err = 0;
+
+	snprintf(url, sizeof(url), "http://%s:%u%s", host, port, path);
+	curl = curl_easy_init();
+	if (!curl)
+		return -ENOMEM;
+	curl_easy_setopt(curl, CURLOPT_URL, url);
+	curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, (long)timeout_ms);
+	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, admin_write_cb);
+	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &b);
+	rc = curl_easy_perform(curl);
+	if (rc != CURLE_OK) {
+		err = b.too_big ? -EMSGSIZE : admin_curl_errno(rc);
+		snprintf(errbuf, errlen, "%s: %s", url, curl_easy_strerror(rc));
+		goto out;
+	}
+	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+	if (status != 200 || !b.data) {
+		snprintf(errbuf, errlen, "%s: HTTP status %ld", url, status);
+		err = -EPROTO;
+		goto out;
+	}
+	*body = b.data;
+	b.data = NULL;
+out:
+	free(b.data);
+	curl_easy_cleanup(curl);
+	return err;
+}
