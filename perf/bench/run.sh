@@ -89,6 +89,14 @@ record() {
 	echo "$*" >>"$TSV"
 }
 
+# CPU pressure (PSI): the share of the last 60 s in which a runnable task
+# waited for a CPU; well above what the benchmark makes itself means other
+# work competed for the machine.
+psi_cpu() {
+	awk '/^some/ { sub("avg60=", "", $3); print "CPU pressure " $3 "% (avg60)" }' \
+		/proc/pressure/cpu 2>/dev/null
+}
+
 HOST_CPU=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 {
 echo "dsnfs bench $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPU ($HOST_CPU)," \
@@ -101,7 +109,7 @@ echo "dsnfsd $REV ($DSNFSD built $(date -u -r "$DSNFSD" '+%H:%M UTC'))," \
 	"libnfs $(dpkg-query -W -f '${Version}' libnfs13 2>/dev/null || echo '?')"
 echo "file ${FILE_MIB} MiB on $(df --output=fstype "$BENCH_TMP" | tail -1)" \
 	"($BENCH_TMP), runs of ${SECONDS_RUN} s, ${REPS} per server, flows: $FLOWS"
-echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)" \
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg); $(psi_cpu)" \
 	"(other work on the machine shares its CPUs with the benchmark)"
 echo
 } | tee "$TABLE"
@@ -244,6 +252,6 @@ ceiling_measure 2
 T_END=$(date +%s)
 python3 perf/bench/table.py "$TSV" | tee -a "$TABLE"
 echo
-echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg);" \
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg); $(psi_cpu);" \
 	"total $((T_END - T_START)) s" | tee -a "$TABLE"
 echo "raw results $TSV, table $TABLE"
