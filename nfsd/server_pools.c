@@ -85,7 +85,7 @@ int server__quotas_open(struct server *srv, char *errbuf, size_t errlen)
 		exp->quota = q;
 		quota_get(q, &u);
 		log_info("quota: %s: %" PRIu64 " bytes allocated in %" PRIu64
-			 " files (scanned in %" PRId64 " ms)",
+			 " inodes (scanned in %" PRId64 " ms)",
 			 exp->name, u.used_bytes, u.files,
 			 (server_now_ns() - start) / 1000000);
 	}
