@@ -26,7 +26,8 @@ static void admit_addr_bytes(const struct sockaddr *sa, uint8_t out[16])
 	memset(out, 0, 16);
 	if (sa->sa_family == AF_INET) {
 		out[10] = out[11] = 0xff;
-		memcpy(&out[12], &((const struct sockaddr_in *)sa)->sin_addr, 4);
+		memcpy(&out[12], &((const struct sockaddr_in *)sa)->sin_addr,
+		       4);
 	} else if (sa->sa_family == AF_INET6) {
 		memcpy(out, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
 	}

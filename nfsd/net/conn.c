@@ -278,8 +278,8 @@ static size_t conn_consume(struct conn *c, const uint8_t *data, size_t len)
 		if (rc < 0) {
 			log_warn("rpc: %s: %s (limit %zu bytes); closing",
 				 c->peer_str,
-				 rc == -EMSGSIZE ? "record too large" :
-						   strerror(-rc),
+				 rc == -EMSGSIZE ? "record too large"
+						 : strerror(-rc),
 				 c->record.max_bytes);
 			net__conn_close(c);
 			return len;

@@ -144,9 +144,9 @@ static int listener_socket(const char *addr, int port, bool udp,
 	}
 	len = sizeof(ss);
 	getsockname(fd, (struct sockaddr *)&ss, &len);
-	*bound_port = ntohs(ss.ss_family == AF_INET ?
-				    ((struct sockaddr_in *)&ss)->sin_port :
-				    ((struct sockaddr_in6 *)&ss)->sin6_port);
+	*bound_port = ntohs(ss.ss_family == AF_INET
+				    ? ((struct sockaddr_in *)&ss)->sin_port
+				    : ((struct sockaddr_in6 *)&ss)->sin6_port);
 	return fd;
 }
 

@@ -88,11 +88,12 @@ void net__handoff(struct net *net, int fd, const struct sockaddr *peer,
 		close(fd);
 		/* One line a second at most: a flood must not flood the log. */
 		if (now - net->last_refusal_log >= 1.0) {
-			log_warn("net: connection refused: limit of %u in total "
-				 "or %u per host reached (%llu refused so far)",
-				 net->limits.max_conns,
-				 net->limits.max_conns_per_host,
-				 (unsigned long long)net->refused_conns);
+			log_warn(
+				"net: connection refused: limit of %u in total "
+				"or %u per host reached (%llu refused so far)",
+				net->limits.max_conns,
+				net->limits.max_conns_per_host,
+				(unsigned long long)net->refused_conns);
 			net->last_refusal_log = now;
 		}
 		return;

@@ -19,25 +19,25 @@ struct worker;
 struct net_listener;
 
 struct net_limits {
-	uint32_t max_record_bytes;     /* larger records close the conn */
-	uint32_t max_inflight;         /* per conn; reading pauses above */
-	uint32_t max_output_bytes;     /* per conn; reading pauses above */
-	uint32_t max_conns;            /* in total; more are refused */
-	uint32_t max_conns_per_host;   /* per client address */
-	uint32_t idle_timeout_ms;      /* 0: never; nothing in flight */
-	uint32_t record_timeout_ms;    /* a started record must end by then */
+	uint32_t max_record_bytes; /* larger records close the conn */
+	uint32_t max_inflight; /* per conn; reading pauses above */
+	uint32_t max_output_bytes; /* per conn; reading pauses above */
+	uint32_t max_conns; /* in total; more are refused */
+	uint32_t max_conns_per_host; /* per client address */
+	uint32_t idle_timeout_ms; /* 0: never; nothing in flight */
+	uint32_t record_timeout_ms; /* a started record must end by then */
 };
 
 struct net_host_count;
 struct traffic;
 
 struct net {
-	struct ev_loop *main_loop;     /* borrowed: the caller's */
+	struct ev_loop *main_loop; /* borrowed: the caller's */
 	struct rpc_dispatcher *dispatcher; /* borrowed */
 	struct net_limits limits;
 	struct worker *workers;
 	unsigned nworkers;
-	unsigned next_worker;          /* round-robin for accept */
+	unsigned next_worker; /* round-robin for accept */
 	struct net_listener *listeners;
 	bool stopped;
 

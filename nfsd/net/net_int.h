@@ -29,7 +29,7 @@ struct worker {
 	unsigned id;
 	struct ev_loop *loop;
 	pthread_t thread;
-	ev_async wake;   /* new connections, finished deferred work, stop */
+	ev_async wake; /* new connections, finished deferred work, stop */
 
 	pthread_mutex_t lock; /* guards the three fields below */
 	struct net_handoff *incoming;
@@ -37,7 +37,7 @@ struct worker {
 	bool stopping;
 
 	struct conn *conns; /* every open conn of this loop */
-	uint8_t *read_buf;  /* NET_READ_CHUNK; shared by this loop's conns */
+	uint8_t *read_buf; /* NET_READ_CHUNK; shared by this loop's conns */
 };
 
 /* Output: a queue of whole replies, written with writev. */
@@ -49,28 +49,28 @@ struct conn_out {
 
 /* Life of a connection; changed only in conn_set_state(). */
 enum conn_state {
-	CONN_OPEN,    /* reading requests, writing replies */
-	CONN_PAUSED,  /* open, but not reading: too much in flight / queued */
-	CONN_CLOSED,  /* socket closed; memory lives on until the last ref */
+	CONN_OPEN, /* reading requests, writing replies */
+	CONN_PAUSED, /* open, but not reading: too much in flight / queued */
+	CONN_CLOSED, /* socket closed; memory lives on until the last ref */
 };
 
 struct conn {
 	struct worker *worker;
 	int fd;
 	enum conn_state state;
-	unsigned refs;     /* 1 while open + 1 per request in flight */
+	unsigned refs; /* 1 while open + 1 per request in flight */
 	unsigned inflight; /* requests dispatched and not yet finished */
 	ev_io read_watcher;
 	ev_io write_watcher;
-	ev_timer timer;          /* idle and incomplete-record deadlines */
+	ev_timer timer; /* idle and incomplete-record deadlines */
 	ev_tstamp last_activity; /* last byte read */
 	ev_tstamp partial_since; /* a record started arriving; 0: none */
 	struct rpc_record record;
 	struct conn_out *out_head, *out_tail;
 	size_t out_head_off; /* bytes of out_head already written */
-	size_t out_bytes;    /* bytes queued and not yet written */
-	uint8_t *in_held;    /* input read while over the limits: it is */
-	size_t in_held_len;  /* consumed before the socket is read again */
+	size_t out_bytes; /* bytes queued and not yet written */
+	uint8_t *in_held; /* input read while over the limits: it is */
+	size_t in_held_len; /* consumed before the socket is read again */
 	struct sockaddr_storage peer;
 	socklen_t peer_len;
 	char peer_str[64];

@@ -49,7 +49,8 @@ static void dispatch_format_peer(const struct sockaddr *sa, char *buf,
 		inet_ntop(AF_INET, &in->sin_addr, addr, sizeof(addr));
 		port = ntohs(in->sin_port);
 	} else if (sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+		const struct sockaddr_in6 *in6 =
+			(const struct sockaddr_in6 *)sa;
 		inet_ntop(AF_INET6, &in6->sin6_addr, addr, sizeof(addr));
 		port = ntohs(in6->sin6_port);
 	}
@@ -177,8 +178,8 @@ static bool dispatch_drc_check(struct rpc_dispatcher *d, struct request *req,
 	if (d->trace)
 		log_info("trace: %s xid=%#x %s %s -> %s", request_peer(req),
 			 req->xid, req->program->name, req->desc->name,
-			 verdict == DRC_REPLAY ? "replayed from the DRC" :
-						 "dropped: first copy runs");
+			 verdict == DRC_REPLAY ? "replayed from the DRC"
+					       : "dropped: first copy runs");
 	if (verdict == DRC_REPLAY)
 		req->tops->send(req->transport, reply, reply_len);
 	return true;
@@ -222,7 +223,8 @@ void rpc_dispatch_record(struct rpc_dispatcher *d, const uint8_t *rec,
 			return;
 		char peer_str[64];
 		dispatch_format_peer(peer, peer_str, sizeof(peer_str));
-		log_warn("rpc: %s: record of %zu bytes is not an RPC call; closing",
+		log_warn("rpc: %s: record of %zu bytes is not an RPC call; "
+			 "closing",
 			 peer_str, len);
 		tops->close(transport);
 		return;
@@ -307,8 +309,8 @@ void rpc_dispatch_record(struct rpc_dispatcher *d, const uint8_t *rec,
 
 void rpc_request_run(struct request *req)
 {
-	enum rpc_disposition disp = req->desc->handler(req, req->args,
-						       req->res);
+	enum rpc_disposition disp =
+		req->desc->handler(req, req->args, req->res);
 
 	/* Once deferred, req belongs to the work pool: the work may already
 	 * have set req->disposition, and the request may be on its way back,
@@ -348,8 +350,9 @@ static void dispatch_send_result(struct request *req)
 	rpc_reply_accepted_encode(buf + RPC_REPLY_MARK_ROOM,
 				  RPC_REPLY_ACCEPTED_LEN, req->xid,
 				  RPC_ACCEPT_SUCCESS, 0, 0);
-	xdrmem_create(&xdrs, (char *)buf + RPC_REPLY_MARK_ROOM +
-				     RPC_REPLY_ACCEPTED_LEN,
+	xdrmem_create(&xdrs,
+		      (char *)buf + RPC_REPLY_MARK_ROOM +
+			      RPC_REPLY_ACCEPTED_LEN,
 		      (u_int)body, XDR_ENCODE);
 	if (!desc->encode(&xdrs, req->res)) {
 		log_error("rpc: %s: cannot encode the %s reply of xid %#x",
@@ -377,9 +380,9 @@ static void dispatch_trace_reply(struct request *req)
 		desc->trace_args(req, req->args, req->res, args, sizeof(args));
 	if (desc->trace_res)
 		desc->trace_res(req, req->args, req->res, res, sizeof(res));
-	const char *fate = req->disposition == RPC_REPLY ? "" :
-			   req->disposition == RPC_DROP	 ? "dropped " :
-							   "closed ";
+	const char *fate = req->disposition == RPC_REPLY  ? ""
+			   : req->disposition == RPC_DROP ? "dropped "
+							  : "closed ";
 
 	log_info("trace: %s xid=%#x %s %s%s%s%s%s %s -> %s%s (%llu.%03llu ms)",
 		 request_peer(req), req->xid, req->program->name, desc->name,

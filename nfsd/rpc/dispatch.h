@@ -28,9 +28,9 @@
 /* What a handler tells the dispatcher to do with the request. */
 enum rpc_disposition {
 	RPC_REPLY = 0, /* encode res and send it */
-	RPC_DROP,      /* send nothing (the client will retransmit) */
-	RPC_CLOSE,     /* send nothing and close the connection */
-	RPC_PENDING,   /* work continues elsewhere; see request_defer() */
+	RPC_DROP, /* send nothing (the client will retransmit) */
+	RPC_CLOSE, /* send nothing and close the connection */
+	RPC_PENDING, /* work continues elsewhere; see request_defer() */
 };
 
 /* The caller's credentials as sent (before any export squashing). */
@@ -70,7 +70,7 @@ struct rpc_proc {
 	size_t args_size;
 	size_t res_size;
 	rpc_trace_fn trace_args; /* may be NULL */
-	rpc_trace_fn trace_res;  /* may be NULL */
+	rpc_trace_fn trace_res; /* may be NULL */
 	/* Not idempotent: a retransmission gets the cached first reply
 	 * (rpc/drc.h) instead of a second execution. */
 	bool non_idempotent;
@@ -164,7 +164,7 @@ struct drc_entry;
 /* What the admission hook does with a charged request. */
 enum rpc_admit_verdict {
 	RPC_ADMIT_RUN = 0, /* dispatch runs it now */
-	RPC_ADMIT_QUEUED,  /* the hook keeps it (see struct rpc_admission) */
+	RPC_ADMIT_QUEUED, /* the hook keeps it (see struct rpc_admission) */
 };
 
 /*
@@ -189,7 +189,7 @@ struct rpc_dispatcher {
 	const struct rpc_program *programs[RPC_MAX_PROGRAMS];
 	size_t nprograms;
 	struct rpc_work_pool *work_pool; /* NULL: request_defer runs inline */
-	struct drc *drc;                 /* NULL: no duplicate request cache */
+	struct drc *drc; /* NULL: no duplicate request cache */
 	/* Borrowed, must outlive the dispatcher; NULL: every call runs as
 	 * soon as it is decoded. */
 	const struct rpc_admission *admission;
@@ -198,7 +198,8 @@ struct rpc_dispatcher {
 
 /* Adds @prog (borrowed, must outlive the dispatcher).  Returns 0 or
  * -ENOSPC when RPC_MAX_PROGRAMS are registered. */
-int rpc_dispatcher_add(struct rpc_dispatcher *d, const struct rpc_program *prog);
+int rpc_dispatcher_add(struct rpc_dispatcher *d,
+		       const struct rpc_program *prog);
 
 /*
  * Handles one RPC record received from @transport: decodes the call,
@@ -245,6 +246,5 @@ void rpc_request_cancel(struct request *req);
  */
 enum rpc_disposition request_defer(struct request *req,
 				   void (*work)(struct request *req));
-
 
 #endif
