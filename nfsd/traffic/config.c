@@ -39,11 +39,11 @@ static int config_number(const char *text, double max, double *out)
 	return 0;
 }
 
-static int config_fail(char *errbuf, size_t errlen, const char *key,
-		       const char *what)
+/* The caller (config.c) puts "[section] key:" before the words. */
+static int config_fail(char *errbuf, size_t errlen, const char *what)
 {
 	if (errbuf && errlen)
-		snprintf(errbuf, errlen, "%s: %s", key, what);
+		snprintf(errbuf, errlen, "%s", what);
 	return -EINVAL;
 }
 
@@ -58,21 +58,20 @@ int traffic_config_section(void *arg, const char *section, const char *key,
 		return -ENOENT;
 	if (!strcmp(key, "scale")) {
 		if (config_number(value, 1e6, &v) || v <= 0)
-			return config_fail(errbuf, errlen, key,
-					   "a number above 0");
+			return config_fail(errbuf, errlen, "a number above 0");
 		caps->scale = v;
 		return 0;
 	}
 	if (!strcmp(key, "host_contention")) {
 		if (config_number(value, 1e6, &v))
-			return config_fail(errbuf, errlen, key,
+			return config_fail(errbuf, errlen,
 					   "a number, 0 or more");
 		caps->host_contention = v;
 		return 0;
 	}
 	if (!strcmp(key, "burst_ms")) {
 		if (config_number(value, 60000, &v) || v < 1 || v != floor(v))
-			return config_fail(errbuf, errlen, key,
+			return config_fail(errbuf, errlen,
 					   "whole milliseconds, 1 to 60000");
 		caps->burst_ms = (uint32_t)v;
 		return 0;
@@ -93,8 +92,7 @@ int traffic_config_section(void *arg, const char *section, const char *key,
 		return -ENOENT;
 	}
 	if (config_number(value, TRAFFIC_RATE_MAX / unit, &v))
-		return config_fail(errbuf, errlen, key,
-				   "a rate, 0 (none) or more");
+		return config_fail(errbuf, errlen, "a rate, 0 (none) or more");
 	*rate = (uint64_t)llround(v * unit);
 	return 0;
 }
