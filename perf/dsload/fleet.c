@@ -34,6 +34,7 @@ struct fleet {
 	/* the phase being run */
 	const struct workload *w;
 	pthread_barrier_t barrier;
+	int64_t t0_ns; /* the phase's start, for every loop */
 	_Atomic unsigned running;
 };
 
@@ -281,7 +282,12 @@ static void *fleet_phase_main(void *arg)
 	int64_t t0;
 
 	pthread_barrier_wait(&f->barrier);
-	t0 = dsload_now_ns();
+	/* One start time for every loop and for the watcher, taken before
+	 * the barrier: a thread the scheduler wakes late starts late, but
+	 * measures the same window.  The loop's cached time is from the last
+	 * phase: refresh it before arming timers. */
+	t0 = f->t0_ns;
+	ev_now_update(lp->loop);
 	for (size_t i = 0; i < lp->nhosts; i++) {
 		for (unsigned v = 0; v < f->spec.vms; v++)
 			vm_phase_start(&lp->hosts[i]->vms[v], f->spec.vm_iops,
@@ -304,8 +310,12 @@ static void *fleet_phase_main(void *arg)
 	for (size_t i = 0; i < lp->nhosts; i++)
 		host_timers_start(lp->hosts[i]);
 	if (!w->one_pass) {
+		double left_s = dsload_ns_to_s(
+			t0 + (int64_t)((w->ramp_s + w->run_s) * 1e9) -
+			dsload_now_ns());
+
 		ev_timer_init(&lp->end_timer, fleet_end_timer_cb,
-			      w->ramp_s + w->run_s, 0.0);
+			      left_s > 0 ? left_s : 0.0, 0.0);
 		ev_timer_start(lp->loop, &lp->end_timer);
 	}
 	if (lp->active_jobs > 0)
@@ -320,7 +330,7 @@ static void *fleet_phase_main(void *arg)
 	return NULL;
 }
 
-static void fleet_sample(const struct fleet *f, struct progress_sample *s)
+void fleet_progress_sample(const struct fleet *f, struct progress_sample *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->at_ns = dsload_now_ns();
@@ -370,7 +380,7 @@ static void fleet_watch(struct fleet *f, int64_t t0,
 	int64_t next = t0 + DSLOAD_NS_PER_S, now, wake;
 	char line[256];
 
-	fleet_sample(f, &prev);
+	fleet_progress_sample(f, &prev);
 	while (atomic_load(&f->running) > 0) {
 		now = dsload_now_ns();
 		if (now >= start)
@@ -383,7 +393,7 @@ static void fleet_watch(struct fleet *f, int64_t t0,
 		if (!stopped && stop < wake)
 			wake = stop;
 		if (f->spec.progress && now >= next) {
-			fleet_sample(f, &cur);
+			fleet_progress_sample(f, &cur);
 			progress_format(line, sizeof(line), w->name,
 					dsload_ns_to_s(cur.at_ns - t0),
 					!started, &prev, &cur);
@@ -540,8 +550,9 @@ int fleet_run(struct fleet *f, const struct workload *w,
 		fprintf(stderr, "dsload: pthread_create: %s\n", strerror(-err));
 		abort();
 	}
-	pthread_barrier_wait(&f->barrier);
 	t0 = dsload_now_ns();
+	f->t0_ns = t0;
+	pthread_barrier_wait(&f->barrier);
 	fleet_watch(f, t0, obs);
 	for (unsigned l = 0; l < f->nloops; l++)
 		pthread_join(f->loops[l].thread, NULL);

@@ -21,6 +21,7 @@
 #include "nfs3_prot.h"
 #include "perf/dsload/clnt.h"
 #include "perf/dsload/placement.h"
+#include "perf/dsload/progress.h"
 #include "perf/dsload/srvview.h"
 #include "perf/dsload/stats.h"
 
@@ -141,6 +142,10 @@ void fleet_result_fini(struct phase_result *res);
 
 /* Removes the .lck files, closes every connection, frees @f (takes). */
 void fleet_free(struct fleet *f);
+
+/* The client's running totals (all loops, ramp included), from any
+ * thread: what the progress line and the server view compare with. */
+void fleet_progress_sample(const struct fleet *f, struct progress_sample *s);
 
 /* The server's WRITE verifier changes this fleet saw, over all phases. */
 uint64_t fleet_verf_changes(const struct fleet *f);

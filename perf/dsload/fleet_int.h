@@ -214,8 +214,8 @@ int vdisk_create(struct job *j, char *errbuf, size_t errlen);
  * wire). */
 void vdisk_lck_refresh(struct job *j);
 
-/* Removes @j's .lck file (synchronous; errors are ignored: the fleet is
- * going away). */
+/* Removes @j's .lck file (synchronous; skipped when the connection is
+ * not up; errors are ignored: the fleet is going away). */
 void vdisk_lck_remove(struct job *j);
 
 /*

@@ -109,6 +109,8 @@ int nfsc_call_sync(struct clnt *c, uint32_t prog, uint32_t vers, uint32_t proc,
 	err = clnt_submit(c, &s->call, (size_t)len, nfsc_sync_done);
 	if (err)
 		goto out_buf;
+	/* The loop's cached time may be old (between phases). */
+	ev_now_update(c->loop);
 	ev_timer_init(&s->timer, nfsc_sync_timer_cb, timeout_ms / 1000.0, 0.0);
 	ev_timer_start(c->loop, &s->timer);
 	while (!s->done && !s->timed_out)

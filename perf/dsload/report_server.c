@@ -37,15 +37,6 @@ static void report_server_row(FILE *out, const char *level,
 		rate_mibps(r), rate_lat_ms(r));
 }
 
-/* The client's totals over the window. */
-static void report_client_total(const struct phase_result *r,
-				struct dstats *total)
-{
-	dstats_init(total);
-	for (size_t i = 0; i < r->njobs; i++)
-		dstats_merge(total, &r->jobs[i]);
-}
-
 static double ratio(double server, double client)
 {
 	return client > 0 ? server / client : 0.0;
@@ -54,7 +45,6 @@ static double ratio(double server, double client)
 void report_server_text(FILE *out, const struct phase_result *r)
 {
 	const struct srv_view *v = &r->server;
-	struct dstats *c;
 
 	if (!v->sampled) {
 		fprintf(out, "  server view: not sampled (--admin-port: "
@@ -65,22 +55,19 @@ void report_server_text(FILE *out, const struct phase_result *r)
 		fprintf(out, "  server view: unavailable: %s\n", v->why);
 		return;
 	}
-	c = malloc(sizeof(*c));
-	if (!c)
-		return;
-	report_client_total(r, c);
+	/* Ratios against the client's counts over the same interval as the
+	 * server's samples, not over the client's window: sampling late (a
+	 * busy machine) then costs nothing. */
 	fprintf(out,
 		"  server view (dsnfsd /volumes and /hosts over %.2f s): "
-		"server/client IOPS %.2f, MiB/s %.2f, write bytes %.2f "
-		"(write amplification)\n",
-		v->seconds,
-		ratio(rate_iops(&v->total),
-		      dstats_iops(c, DSTATS_DIRS, r->window_s)),
-		ratio(rate_mibps(&v->total),
-		      dstats_mibps(c, DSTATS_DIRS, r->window_s)),
-		ratio(v->total.mibps[SRV_WRITE],
-		      dstats_mibps(c, DSTATS_WRITE, r->window_s)));
-	free(c);
+		"server/client IOPS %.2f, MiB/s %.2f",
+		v->seconds, ratio(rate_iops(&v->total), v->client_iops),
+		ratio(rate_mibps(&v->total), v->client_mibps));
+	if (v->client_write_mibps > 0)
+		fprintf(out, ", write bytes %.2f (write amplification)",
+			ratio(v->total.mibps[SRV_WRITE],
+			      v->client_write_mibps));
+	fputc('\n', out);
 	fprintf(out, "%-11s %-18s %10s %10s %10s %9s %8s\n", "level", "name",
 		"IOPS", "r-IOPS", "w-IOPS", "MiB/s", "mean-ms");
 	report_server_row(out, "server", &v->total);
@@ -121,9 +108,12 @@ json_t *report_server_json(const struct phase_result *r)
 		json_array_append_new(vols, report_server_rate(&v->vol[i]));
 	for (size_t i = 0; i < v->nhost; i++)
 		json_array_append_new(hosts, report_server_rate(&v->host[i]));
-	o = json_pack("{s:f, s:o, s:o, s:o}", "seconds", v->seconds, "total",
-		      report_server_rate(&v->total), "datastores", vols,
-		      "hosts", hosts);
+	o = json_pack("{s:f, s:o, s:o, s:o, s:{s:f, s:f, s:f}}", "seconds",
+		      v->seconds, "total", report_server_rate(&v->total),
+		      "datastores", vols, "hosts", hosts,
+		      "client_same_interval", "iops", v->client_iops,
+		      "mib_per_s", v->client_mibps, "write_mib_per_s",
+		      v->client_write_mibps);
 	return o ? o : json_null();
 }
 

@@ -13,10 +13,13 @@
 #include <unistd.h>
 
 #include "perf/dsload/admin.h"
+#include "perf/dsload/clock.h"
 #include "perf/dsload/report.h"
 
 #define RUN_PREFILL_BS (256u * 1024u)
 #define RUN_ADMIN_TIMEOUT_MS 2000
+#define RUN_ADMIN_TRIES 3
+#define RUN_ADMIN_FAST_NS (20 * DSLOAD_NS_PER_MS)
 
 void run_signals_block(void)
 {
@@ -79,22 +82,74 @@ int run_outcome_report(FILE *out, const struct run_outcome *o)
 	return DSLOAD_EXIT_OK;
 }
 
+/* The client's totals halfway between @x and @y. */
+static void run_progress_mid(const struct progress_sample *x,
+			     const struct progress_sample *y,
+			     struct progress_sample *mid)
+{
+	*mid = *y;
+	mid->at_ns = x->at_ns + (y->at_ns - x->at_ns) / 2;
+	for (int d = 0; d < DSTATS_DIRS; d++) {
+		mid->ops[d] = x->ops[d] + (y->ops[d] - x->ops[d]) / 2;
+		mid->bytes[d] = x->bytes[d] + (y->bytes[d] - x->bytes[d]) / 2;
+	}
+}
+
+/*
+ * GETs @path and dates it: the server reads its counters somewhere
+ * inside the request, so the middle of the request is the sample's time,
+ * within half its duration, and the client's totals are taken for the
+ * same instant (halfway between before and after).  A slow request is
+ * asked again, up to RUN_ADMIN_TRIES times, and the fastest one kept.
+ */
+static int run_admin_dated_get(struct run_admin *ra, const char *path,
+			       char **body, struct progress_sample *client)
+{
+	int64_t best = INT64_MAX;
+	int err = 0;
+
+	*body = NULL;
+	for (int i = 0; i < RUN_ADMIN_TRIES && best > RUN_ADMIN_FAST_NS; i++) {
+		struct progress_sample before, after;
+		char *b = NULL;
+
+		fleet_progress_sample(ra->fleet, &before);
+		err = admin_get(ra->host, ra->port, path, RUN_ADMIN_TIMEOUT_MS,
+				&b, ra->errmsg, sizeof(ra->errmsg));
+		if (err)
+			break;
+		fleet_progress_sample(ra->fleet, &after);
+		if (after.at_ns - before.at_ns < best) {
+			free(*body);
+			*body = b;
+			best = after.at_ns - before.at_ns;
+			run_progress_mid(&before, &after, client);
+		} else {
+			free(b);
+		}
+	}
+	if (err) {
+		free(*body);
+		*body = NULL;
+	}
+	return err;
+}
+
 static void run_admin_window(void *arg, bool end, int64_t now_ns)
 {
 	struct run_admin *ra = arg;
+	struct progress_sample *client = end ? &ra->cb : &ra->ca, unused;
 	char *vols = NULL, *hosts = NULL;
 	int err;
 
+	(void)now_ns;
 	if (ra->err)
 		return;
-	err = admin_get(ra->host, ra->port, "/volumes", RUN_ADMIN_TIMEOUT_MS,
-			&vols, ra->errmsg, sizeof(ra->errmsg));
+	err = run_admin_dated_get(ra, "/volumes", &vols, client);
 	if (!err)
-		err = admin_get(ra->host, ra->port, "/hosts",
-				RUN_ADMIN_TIMEOUT_MS, &hosts, ra->errmsg,
-				sizeof(ra->errmsg));
+		err = run_admin_dated_get(ra, "/hosts", &hosts, &unused);
 	if (!err)
-		err = srv_sample_parse(vols, hosts, now_ns,
+		err = srv_sample_parse(vols, hosts, client->at_ns,
 				       end ? &ra->b : &ra->a, ra->errmsg,
 				       sizeof(ra->errmsg));
 	free(vols);
@@ -111,6 +166,9 @@ void run_admin_observer(struct run_admin *ra, struct fleet_observer *obs)
 /* The server's view of phase @r from @ra's samples. */
 static void run_admin_view(const struct run_admin *ra, struct phase_result *r)
 {
+	double sec = dsload_ns_to_s(ra->cb.at_ns - ra->ca.at_ns);
+	uint64_t ops = 0, bytes = 0;
+
 	if (ra->err) {
 		memset(&r->server, 0, sizeof(r->server));
 		r->server.sampled = true;
@@ -121,6 +179,17 @@ static void run_admin_view(const struct run_admin *ra, struct phase_result *r)
 	srv_view_compute(&ra->a, &ra->b,
 			 (const char(*)[SRV_NAME_MAX])r->ds_names,
 			 r->shape.datastores, "127.0.1.", &r->server);
+	if (sec <= 0)
+		return;
+	for (int d = 0; d < DSTATS_DIRS; d++) {
+		ops += ra->cb.ops[d] - ra->ca.ops[d];
+		bytes += ra->cb.bytes[d] - ra->ca.bytes[d];
+	}
+	r->server.client_iops = (double)ops / sec;
+	r->server.client_mibps = (double)bytes / (1024.0 * 1024.0) / sec;
+	r->server.client_write_mibps = (double)(ra->cb.bytes[DSTATS_WRITE] -
+						ra->ca.bytes[DSTATS_WRITE]) /
+				       (1024.0 * 1024.0) / sec;
 }
 
 int run_fleet_phases(struct fleet *f, const struct workload *ws, size_t n,
@@ -146,6 +215,7 @@ int run_fleet_phases(struct fleet *f, const struct workload *ws, size_t n,
 			memset(ra, 0, sizeof(*ra));
 			ra->port = sink->admin_port;
 			ra->host = sink->admin_host;
+			ra->fleet = f;
 		}
 		err = fleet_run(f, &ws[i], ra ? &obs : NULL, &r, errbuf,
 				sizeof(errbuf));

@@ -60,7 +60,9 @@ int run_fleet_phases(struct fleet *f, const struct workload *ws, size_t n,
 struct run_admin {
 	const char *host;
 	uint16_t port;
+	const struct fleet *fleet; /* the client's totals, at each sample */
 	struct srv_sample a, b;
+	struct progress_sample ca, cb;
 	int err;
 	char errmsg[192];
 };

@@ -64,6 +64,8 @@ struct srv_view {
 	struct srv_rate vol[SRV_ENTRIES_MAX];
 	struct srv_rate host[SRV_ENTRIES_MAX];
 	struct srv_rate total; /* over the listed volumes */
+	/* the client's own totals over the same interval, for the ratios */
+	double client_iops, client_mibps, client_write_mibps;
 };
 
 /*

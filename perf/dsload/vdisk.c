@@ -407,6 +407,9 @@ void vdisk_lck_remove(struct job *j)
 		return;
 	if (j->lck_call.state != CLNT_CALL_IDLE)
 		clnt_cancel(x.c, &j->lck_call);
+	/* A server that went away would cost a timeout per VMDK. */
+	if (x.c->state != CLNT_UP)
+		return;
 	memset(&a, 0, sizeof(a));
 	a.object.dir = nfsc_fh3(&j->dir_fh);
 	a.object.name = j->lck_name;

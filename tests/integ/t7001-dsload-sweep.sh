@@ -30,17 +30,17 @@ d = json.load(open('$out/sweep.json'))
 reads = [p for p in d['phases'] if p['workload']['read_pct'] == 100]
 tot = [[r for r in p['rows'] if r['level'] == 'total'][0] for p in reads]
 sys.exit(not (len(tot) == 8 and all(t['verified_units'] > 0 and t['mismatches'] == 0 for t in tot)))"
-check "server view: its IOPS within 15% of the client's, every phase" python3 -c "
+check "server view: its IOPS within 5% of the client's, every phase" python3 -c "
 import json, sys
 d = json.load(open('$out/sweep.json'))
 bad = 0
 for p in d['phases']:
-    client = [r for r in p['rows'] if r['level'] == 'total'][0]['iops']
     srv = p['server']
     if not srv or 'total' not in srv:
         bad += 1
         continue
-    if abs(srv['total']['iops'] / client - 1) > 0.15:
+    client = srv['client_same_interval']['iops']
+    if abs(srv['total']['iops'] / client - 1) > 0.05:
         print(p['phase'], client, srv['total']['iops'])
         bad += 1
     if len(srv['hosts']) != p['fleet']['hosts']:
