@@ -11,7 +11,8 @@
 #   LOAD.syscalls.txt  perf stat of every syscall tracepoint, per NFS op
 #   LOAD.callgrind.txt valgrind --tool=callgrind on a shorter run, the
 #                      user-space instruction profile, inclusive and self
-# Environment: BENCH_DEPTH [16], BENCH_SECONDS [5], BENCH_FILE_MIB [1024],
+# Environment: BENCH_LOADS ["seq-read rand-write"; also seq-write and
+# rand-read], BENCH_DEPTH [16], BENCH_SECONDS [5], BENCH_FILE_MIB [1024],
 # BENCH_DIR [/tmp], BENCH_OUT [BUILD_DIR/bench], BENCH_CALLGRIND [1].
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -51,6 +52,8 @@ SCATTER=$((FILE_MIB * 128 * 618 / 1000 | 1))
 load_args() {
 	case $1 in
 	seq-read) echo "-f raw -c $2 -d $DEPTH -s 65536" ;;
+	seq-write) echo "-f raw -c $2 -d $DEPTH -s 65536 -w --pattern=165" ;;
+	rand-read) echo "-f raw -c $2 -d $DEPTH -s 8192 -S $((SCATTER * 8192))" ;;
 	rand-write)
 		echo "-f raw -c $2 -d $DEPTH -s 8192 -S $((SCATTER * 8192))" \
 			"-w --pattern=165"
@@ -96,7 +99,7 @@ perf_report() {
 		grep -v '^#' | grep -v '^$'
 }
 
-for load in seq-read rand-write; do
+for load in ${BENCH_LOADS:-seq-read rand-write}; do
 	echo "profile: $load, perf" >&2
 	bench_start_dsnfsd "$NS" "$BENCH_TMP/export" "$DSNFSD"
 	secs=$(qemu_bench $load 5000)
