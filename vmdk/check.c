@@ -226,7 +226,10 @@ static void check_overlaps(struct checker *c, struct vmdk_extent *e,
 	uint64_t used = 0;
 	uint64_t end = 0;
 
-	qsort(rs->r, rs->n, sizeof(*rs->r), region_cmp);
+	/* qsort() may not be given a NULL array, even an empty one. */
+	if (rs->n > 1) {
+		qsort(rs->r, rs->n, sizeof(*rs->r), region_cmp);
+	}
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct region *r = &rs->r[i];
 
