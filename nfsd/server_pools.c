@@ -135,6 +135,14 @@ int server__pools_open(struct server *srv, const char *state_dir,
 		snprintf(errbuf, errlen, "[traffic]: %s", strerror(-err));
 		goto out;
 	}
+	for (size_t i = 0; i < srv->exports.count && !err; i++)
+		err = traffic_volume_keep(srv->traffic,
+					  srv->exports.exports[i].name,
+					  server_now_ns());
+	if (err) {
+		snprintf(errbuf, errlen, "traffic volumes: %s", strerror(-err));
+		goto out;
+	}
 	err = server_limits_apply(srv, limits);
 	if (err) {
 		snprintf(errbuf, errlen, "traffic limits: %s", strerror(-err));

@@ -277,7 +277,7 @@ static void traffic_volume_release(struct traffic *t, struct traffic_volume *v)
 {
 	struct traffic_volume **pp;
 
-	if (v->refs || v->configured)
+	if (v->refs || v->configured || v->kept)
 		return;
 	traffic_volume_repoint(t, v, NULL);
 	for (pp = &t->volumes; *pp != v; pp = &(*pp)->next)
@@ -409,6 +409,20 @@ static bool traffic_limits_has_pool(const struct pool_limits *l,
 			return true;
 	}
 	return false;
+}
+
+int traffic_volume_keep(struct traffic *t, const char *volume, int64_t now_ns)
+{
+	struct traffic_volume *v;
+
+	if (!traffic_name_valid(volume))
+		return -EINVAL;
+	pthread_mutex_lock(&t->lock);
+	v = traffic__volume_get(t, volume, now_ns);
+	if (v)
+		v->kept = true;
+	pthread_mutex_unlock(&t->lock);
+	return v ? 0 : -ENOMEM;
 }
 
 int traffic_limits_apply(struct traffic *t, const struct pool_limits *limits,

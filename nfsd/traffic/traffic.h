@@ -175,6 +175,14 @@ int traffic_caps_set(struct traffic *t, const struct traffic_caps *caps,
 int traffic_volume_set(struct traffic *t, const char *volume, const char *pool,
 		       uint64_t limit_bytes_per_s, int64_t now_ns);
 
+/*
+ * Keeps volume @volume (creating it, unlimited, if unknown) for the life of
+ * @t, pooled or not, with or without flows, so its counters are
+ * cumulative: the server keeps every datastore.  Returns 0, -EINVAL (bad
+ * name) or -ENOMEM.
+ */
+int traffic_volume_keep(struct traffic *t, const char *volume, int64_t now_ns);
+
 /* Sets pool @pool's throughput (unscaled bytes/s; 0: none), creating it if
  * unknown.  Returns 0, -EINVAL or -ENOMEM. */
 int traffic_pool_set(struct traffic *t, const char *pool,

@@ -54,6 +54,7 @@ struct traffic_volume {
 	struct traffic_volume *next; /* t->volumes */
 	unsigned refs;
 	bool configured;
+	bool kept; /* a datastore: its counters live as long as the server */
 	char name[TRAFFIC_NAME_MAX];
 	uint64_t limit_bytes_per_s; /* unscaled */
 	pthread_mutex_t lock;

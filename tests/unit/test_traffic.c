@@ -491,6 +491,47 @@ static void test_fifo_order_counters_and_cancel(void **state)
 	traffic_free(t);
 }
 
+/* A kept volume (a datastore) keeps its counters after its flows close and
+ * after it leaves every pool. */
+static void test_kept_volume_counters_outlive_flows(void **state)
+{
+	struct traffic_req r = { .bytes = 4096, .op = TRAFFIC_OP_READ };
+	struct pool_limits none;
+	struct traffic_caps caps;
+	struct traffic_stats st;
+	struct sockaddr_in sin;
+	struct traffic_flow *f;
+	struct traffic *t;
+	int64_t wait;
+
+	(void)state;
+	caps_plain(&caps);
+	assert_int_equal(traffic_new(&caps, &t), 0);
+	assert_int_equal(traffic_volume_keep(t, "ds1", 0), 0);
+	assert_int_equal(traffic_volume_keep(t, "", 0), -EINVAL);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	assert_int_equal(inet_pton(AF_INET, "192.0.2.8", &sin.sin_addr), 1);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(traffic_flow_new(t, (struct sockaddr *)&sin,
+						  "ds1", 0, &f),
+				 0);
+		assert_int_equal(traffic_admit(f, &r, 0, &wait), TRAFFIC_START);
+		traffic_done(f, &r, MS);
+		traffic_flow_free(f);
+	}
+	memset(&none, 0, sizeof(none));
+	assert_int_equal(traffic_limits_apply(t, &none, S), 0);
+	assert_int_equal(traffic_stats_get(t, &st), 0);
+	assert_int_equal(st.nflows, 0);
+	assert_int_equal(st.nvolumes, 1);
+	assert_string_equal(st.volumes[0].name, "ds1");
+	assert_int_equal(st.volumes[0].counters.done[TRAFFIC_OP_READ], 2);
+	assert_int_equal(st.volumes[0].counters.bytes[TRAFFIC_OP_READ], 8192);
+	traffic_stats_fini(&st);
+	traffic_free(t);
+}
+
 /* The [traffic] keys and the whole lab profile as dsnfsd would read it. */
 struct profile {
 	struct traffic_caps caps;
@@ -698,6 +739,7 @@ int main(void)
 		cmocka_unit_test(test_limits_follow_the_pool_registry),
 		cmocka_unit_test(test_scale_factor_shrinks_every_rate),
 		cmocka_unit_test(test_fifo_order_counters_and_cancel),
+		cmocka_unit_test(test_kept_volume_counters_outlive_flows),
 		cmocka_unit_test(test_traffic_config_keys),
 		cmocka_unit_test(test_anf_avs_profile_reproduces_the_model),
 		cmocka_unit_test(test_threads_share_a_volume),
