@@ -71,7 +71,7 @@ UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_BINS := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 .PHONY: all run test unit deps deps-check fuzz fuzz-build fuzz-bins format \
-	format-check clean nfsd vmdk
+	format-check clean nfsd vmdk lab bench bench-vmdk soak
 .DEFAULT_GOAL := all
 
 all: deps-check $(PROGS) $(UNIT_BINS)
@@ -166,6 +166,19 @@ fuzz: fuzz-build
 lab: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsload
 	$(BUILD)/bin/dsload profile anf-avs --server-config etc/lab/anf-avs.conf \
 		--dsnfsd $(BUILD)/bin/dsnfsd --out var/lab
+
+# Benchmarks and the soak print their figures; none is part of `make test`.
+# dsnfsd against nfs-ganesha, side by side (docs/bench.md).
+bench: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsload
+	perf/bench/run.sh $(BUILD)
+
+# VMDK provisioning and clones (docs/dsvmdk.md); needs ~14 GiB in /var/tmp.
+bench-vmdk: deps-check $(BUILD)/bin/dsvmdk
+	perf/vmdk/bench.sh $(BUILD)/bin/dsvmdk
+
+# 64 flows of verified mixed traffic for 30 minutes (SOAK_SECONDS).
+soak: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsload
+	perf/soak/soak.sh $(BUILD)/bin
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
