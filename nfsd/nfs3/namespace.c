@@ -119,10 +119,41 @@ static void nfs3_new_free(post_op_fh3 *obj)
 	obj->handle_follows = FALSE;
 }
 
-static int nfs3_create_run(const CREATE3args *args, struct nfs3_file *dir,
+/* Makes the new object named by the procedure's arguments @argp in the
+ * directory @dir, which it borrows; *obj returns owned on success. */
+typedef int nfs3_new_make_fn(const void *argp, struct nfs3_file *dir,
+			     struct store_obj **obj);
+
+/*
+ * The create family's common course: opens the directory of @where, lets
+ * @make add the object there and fills *n (zeroed first) with its handle,
+ * attributes and the directory's wcc_data, on failure too.  Returns 0 or
+ * -errno, for the caller's status.
+ */
+static int nfs3_new_obj_make(struct request *req, const diropargs3 *where,
+			     nfs3_new_make_fn *make, const void *argp,
+			     struct nfs3_new_obj *n)
+{
+	struct store_obj *obj = NULL;
+	struct nfs3_file dir;
+	struct store_attr pre;
+	int err;
+
+	memset(n, 0, sizeof(*n));
+	err = nfs3_dir_open(req, where, NFS3_NAME_CREATE, &dir, &pre,
+			    &n->dir_wcc);
+	if (!err)
+		err = make(argp, &dir, &obj);
+	nfs3_new_finish(&dir, &pre, obj, err, n);
+	nfs3__file_release(&dir);
+	return err;
+}
+
+static int nfs3_create_run(const void *argp, struct nfs3_file *dir,
 			   struct store_obj **obj)
 {
 	static const uint8_t no_verf[NFS3_CREATEVERFSIZE];
+	const CREATE3args *args = argp;
 	const createhow3 *how = &args->how;
 	const uint8_t *verf = no_verf;
 	struct store_sattr sa;
@@ -155,18 +186,10 @@ enum rpc_disposition nfs3__proc_create(struct request *req, const void *argp,
 {
 	const CREATE3args *args = argp;
 	CREATE3res *res = resp;
-	struct store_obj *obj = NULL;
 	struct nfs3_new_obj n;
-	struct nfs3_file dir;
-	struct store_attr pre;
 	int err;
 
-	memset(&n, 0, sizeof(n));
-	err = nfs3_dir_open(req, &args->where, NFS3_NAME_CREATE, &dir, &pre,
-			    &n.dir_wcc);
-	if (!err)
-		err = nfs3_create_run(args, &dir, &obj);
-	nfs3_new_finish(&dir, &pre, obj, err, &n);
+	err = nfs3_new_obj_make(req, &args->where, nfs3_create_run, argp, &n);
 	res->status = nfs3__status_from_errno(err);
 	if (res->status == NFS3_OK) {
 		res->CREATE3res_u.resok.obj = n.obj;
@@ -175,8 +198,22 @@ enum rpc_disposition nfs3__proc_create(struct request *req, const void *argp,
 	} else {
 		res->CREATE3res_u.resfail.dir_wcc = n.dir_wcc;
 	}
-	nfs3__file_release(&dir);
 	return RPC_REPLY;
+}
+
+static int nfs3_mkdir_run(const void *argp, struct nfs3_file *dir,
+			  struct store_obj **obj)
+{
+	const MKDIR3args *args = argp;
+	struct store_sattr sa;
+	int err;
+
+	err = nfs3_new_sattr(&args->attributes, &dir->cred, &sa);
+	if (err)
+		return err;
+	sa.set_size = false; /* a directory has no size to set */
+	return dir->st->ops->mkdir(dir->st, dir->obj, args->where.name, &sa,
+				   &dir->cred, obj);
 }
 
 enum rpc_disposition nfs3__proc_mkdir(struct request *req, const void *argp,
@@ -184,24 +221,10 @@ enum rpc_disposition nfs3__proc_mkdir(struct request *req, const void *argp,
 {
 	const MKDIR3args *args = argp;
 	MKDIR3res *res = resp;
-	struct store_obj *obj = NULL;
 	struct nfs3_new_obj n;
-	struct nfs3_file dir;
-	struct store_sattr sa;
-	struct store_attr pre;
 	int err;
 
-	memset(&n, 0, sizeof(n));
-	err = nfs3_dir_open(req, &args->where, NFS3_NAME_CREATE, &dir, &pre,
-			    &n.dir_wcc);
-	if (!err)
-		err = nfs3_new_sattr(&args->attributes, &dir.cred, &sa);
-	if (!err) {
-		sa.set_size = false; /* a directory has no size to set */
-		err = dir.st->ops->mkdir(dir.st, dir.obj, args->where.name, &sa,
-					 &dir.cred, &obj);
-	}
-	nfs3_new_finish(&dir, &pre, obj, err, &n);
+	err = nfs3_new_obj_make(req, &args->where, nfs3_mkdir_run, argp, &n);
 	res->status = nfs3__status_from_errno(err);
 	if (res->status == NFS3_OK) {
 		res->MKDIR3res_u.resok.obj = n.obj;
@@ -210,13 +233,13 @@ enum rpc_disposition nfs3__proc_mkdir(struct request *req, const void *argp,
 	} else {
 		res->MKDIR3res_u.resfail.dir_wcc = n.dir_wcc;
 	}
-	nfs3__file_release(&dir);
 	return RPC_REPLY;
 }
 
-static int nfs3_symlink_run(const SYMLINK3args *args, struct nfs3_file *dir,
+static int nfs3_symlink_run(const void *argp, struct nfs3_file *dir,
 			    struct store_obj **obj)
 {
+	const SYMLINK3args *args = argp;
 	const char *target = args->symlink.symlink_data;
 	struct store_sattr sa;
 	int err;
@@ -241,18 +264,10 @@ enum rpc_disposition nfs3__proc_symlink(struct request *req, const void *argp,
 {
 	const SYMLINK3args *args = argp;
 	SYMLINK3res *res = resp;
-	struct store_obj *obj = NULL;
 	struct nfs3_new_obj n;
-	struct nfs3_file dir;
-	struct store_attr pre;
 	int err;
 
-	memset(&n, 0, sizeof(n));
-	err = nfs3_dir_open(req, &args->where, NFS3_NAME_CREATE, &dir, &pre,
-			    &n.dir_wcc);
-	if (!err)
-		err = nfs3_symlink_run(args, &dir, &obj);
-	nfs3_new_finish(&dir, &pre, obj, err, &n);
+	err = nfs3_new_obj_make(req, &args->where, nfs3_symlink_run, argp, &n);
 	res->status = nfs3__status_from_errno(err);
 	if (res->status == NFS3_OK) {
 		res->SYMLINK3res_u.resok.obj = n.obj;
@@ -261,13 +276,13 @@ enum rpc_disposition nfs3__proc_symlink(struct request *req, const void *argp,
 	} else {
 		res->SYMLINK3res_u.resfail.dir_wcc = n.dir_wcc;
 	}
-	nfs3__file_release(&dir);
 	return RPC_REPLY;
 }
 
-static int nfs3_mknod_run(const MKNOD3args *args, struct nfs3_file *dir,
+static int nfs3_mknod_run(const void *argp, struct nfs3_file *dir,
 			  struct store_obj **obj)
 {
+	const MKNOD3args *args = argp;
 	const mknoddata3 *what = &args->what;
 	uint32_t major = 0, minor = 0;
 	const sattr3 *attrs;
@@ -304,18 +319,10 @@ enum rpc_disposition nfs3__proc_mknod(struct request *req, const void *argp,
 {
 	const MKNOD3args *args = argp;
 	MKNOD3res *res = resp;
-	struct store_obj *obj = NULL;
 	struct nfs3_new_obj n;
-	struct nfs3_file dir;
-	struct store_attr pre;
 	int err;
 
-	memset(&n, 0, sizeof(n));
-	err = nfs3_dir_open(req, &args->where, NFS3_NAME_CREATE, &dir, &pre,
-			    &n.dir_wcc);
-	if (!err)
-		err = nfs3_mknod_run(args, &dir, &obj);
-	nfs3_new_finish(&dir, &pre, obj, err, &n);
+	err = nfs3_new_obj_make(req, &args->where, nfs3_mknod_run, argp, &n);
 	res->status = nfs3__status_from_errno(err);
 	if (res->status == NFS3_OK) {
 		res->MKNOD3res_u.resok.obj = n.obj;
@@ -324,7 +331,6 @@ enum rpc_disposition nfs3__proc_mknod(struct request *req, const void *argp,
 	} else {
 		res->MKNOD3res_u.resfail.dir_wcc = n.dir_wcc;
 	}
-	nfs3__file_release(&dir);
 	return RPC_REPLY;
 }
 
