@@ -78,6 +78,18 @@ void nfs3__post_op_fill(const struct nfs3_file *f, post_op_attr *out)
 	nfs3__post_op_from_attr(&a, out);
 }
 
+int nfs3__wcc_pre(const struct nfs3_file *f, struct store_attr *pre,
+		  wcc_data *out)
+{
+	int err;
+
+	err = nfs3__getattr(f, pre);
+	if (err)
+		return err;
+	nfs3__pre_op_from_attr(pre, &out->before);
+	return 0;
+}
+
 void nfs3__wcc_post(const struct nfs3_file *f, wcc_data *out)
 {
 	nfs3__post_op_fill(f, &out->after);

@@ -134,6 +134,17 @@ int nfs3__fh_resolve(struct request *req, const nfs_fh3 *fh, bool modify,
 	return 0;
 }
 
+int nfs3__fh_resolve_attr(struct request *req, const nfs_fh3 *fh, bool modify,
+			  struct nfs3_file *f, struct store_attr *a)
+{
+	int err;
+
+	err = nfs3__fh_resolve(req, fh, modify, f);
+	if (err)
+		return err;
+	return nfs3__getattr(f, a);
+}
+
 void nfs3__file_release(struct nfs3_file *f)
 {
 	if (f->obj) {

@@ -18,9 +18,7 @@ enum rpc_disposition nfs3__proc_getattr(struct request *req, const void *argp,
 	struct store_attr a;
 	int err;
 
-	err = nfs3__fh_resolve(req, &args->object, false, &f);
-	if (!err)
-		err = nfs3__getattr(&f, &a);
+	err = nfs3__fh_resolve_attr(req, &args->object, false, &f, &a);
 	if (!err)
 		nfs3__fattr_from_store(
 			&a, &res->GETATTR3res_u.resok.obj_attributes);
@@ -43,10 +41,9 @@ static int nfs3_setattr_run(const SETATTR3args *args, struct nfs3_file *f,
 	struct store_attr pre;
 	int err;
 
-	err = nfs3__getattr(f, &pre);
+	err = nfs3__wcc_pre(f, &pre, wcc);
 	if (err)
 		return err;
-	nfs3__pre_op_from_attr(&pre, &wcc->before);
 	err = nfs3__sattr_to_store(&args->new_attributes, &sa);
 	if (err)
 		return err;
@@ -181,9 +178,7 @@ enum rpc_disposition nfs3__proc_access(struct request *req, const void *argp,
 	struct store_attr a;
 	int err;
 
-	err = nfs3__fh_resolve(req, &args->object, false, &f);
-	if (!err)
-		err = nfs3__getattr(&f, &a);
+	err = nfs3__fh_resolve_attr(req, &args->object, false, &f, &a);
 	res->status = nfs3__status_from_errno(err);
 	if (res->status == NFS3_OK) {
 		ACCESS3resok *ok = &res->ACCESS3res_u.resok;

@@ -33,10 +33,9 @@ static int nfs3_dir_open(struct request *req, const diropargs3 *where,
 	nfs3__hint_name(req, where->name);
 	if (err)
 		return err;
-	err = nfs3__getattr(dir, pre);
+	err = nfs3__wcc_pre(dir, pre, wcc);
 	if (err)
 		return err;
-	nfs3__pre_op_from_attr(pre, &wcc->before);
 	if (pre->type != STORE_DIR)
 		return -ENOTDIR;
 	err = nfs3__name_check(where->name, use);

@@ -74,6 +74,11 @@ int nfs3__fh_export(struct request *req, const nfs_fh3 *fh, bool modify,
 int nfs3__fh_resolve(struct request *req, const nfs_fh3 *fh, bool modify,
 		     struct nfs3_file *f);
 
+/* nfs3__fh_resolve() and then the file's attributes into *a.  Returns 0,
+ * the errors above or the store's; f->obj returns owned even on failure. */
+int nfs3__fh_resolve_attr(struct request *req, const nfs_fh3 *fh, bool modify,
+			  struct nfs3_file *f, struct store_attr *a);
+
 /* Drops f->obj if any.  Safe on a zeroed or failed struct nfs3_file. */
 void nfs3__file_release(struct nfs3_file *f);
 
@@ -211,6 +216,11 @@ int nfs3__getattr(const struct nfs3_file *f, struct store_attr *a);
 /* Fills @out from f->obj's attributes now; attributes_follow = FALSE when
  * f->obj is NULL or getattr fails. */
 void nfs3__post_op_fill(const struct nfs3_file *f, post_op_attr *out);
+
+/* The "before" half of a wcc_data: reads f->obj's attributes into *pre
+ * and fills out->before from them.  Returns 0 or the store's error. */
+int nfs3__wcc_pre(const struct nfs3_file *f, struct store_attr *pre,
+		  wcc_data *out);
 
 /* The "after" half of a wcc_data, as nfs3__post_op_fill(). */
 void nfs3__wcc_post(const struct nfs3_file *f, wcc_data *out);

@@ -150,10 +150,7 @@ static int nfs3_dirpage_scan(struct request *req, const nfs_fh3 *fh,
 	struct store_attr a;
 	int err;
 
-	err = nfs3__fh_resolve(req, fh, false, dir);
-	if (err)
-		return err;
-	err = nfs3__getattr(dir, &a);
+	err = nfs3__fh_resolve_attr(req, fh, false, dir, &a);
 	if (err)
 		return err;
 	if (a.type != STORE_DIR)

@@ -30,6 +30,19 @@ static int nfs3_check_regular(const struct store_attr *a)
 	return a->type == STORE_REG ? 0 : -EINVAL;
 }
 
+/* WRITE and COMMIT: fills wcc->before and *pre, then checks that the file
+ * is regular (the wcc data goes back on that failure too). */
+static int nfs3_regular_wcc_pre(const struct nfs3_file *f,
+				struct store_attr *pre, wcc_data *wcc)
+{
+	int err;
+
+	err = nfs3__wcc_pre(f, pre, wcc);
+	if (err)
+		return err;
+	return nfs3_check_regular(pre);
+}
+
 static int nfs3_read_run(struct request *req, const READ3args *args,
 			 struct nfs3_file *f, READ3resok *ok)
 {
@@ -111,11 +124,7 @@ static int nfs3_write_data(struct request *req, const WRITE3args *args,
 	uint64_t reserved;
 	int err;
 
-	err = nfs3__getattr(f, &pre);
-	if (err)
-		return err;
-	nfs3__pre_op_from_attr(&pre, &wcc->before);
-	err = nfs3_check_regular(&pre);
+	err = nfs3_regular_wcc_pre(f, &pre, wcc);
 	if (err)
 		return err;
 	err = nfs3__may_write(&pre, &f->cred);
@@ -213,11 +222,7 @@ static int nfs3_commit_data(struct nfs3_file *f, const COMMIT3args *args,
 	struct store_attr pre;
 	int err;
 
-	err = nfs3__getattr(f, &pre);
-	if (err)
-		return err;
-	nfs3__pre_op_from_attr(&pre, &wcc->before);
-	err = nfs3_check_regular(&pre);
+	err = nfs3_regular_wcc_pre(f, &pre, wcc);
 	if (err)
 		return err;
 	return f->st->ops->commit(f->st, f->obj, args->offset, args->count);
