@@ -5,7 +5,8 @@
 #   bench_enter_mount_ns SCRIPT ARGS...  re-execs SCRIPT in a private mount
 #                          namespace (once): /run there is a private tmpfs,
 #                          so rpcbind's socket, lock and state and Ganesha's
-#                          run files never meet the host's
+#                          run files never meet the host's; under
+#                          nice -n $BENCH_NICE when that is set
 #   bench_ns_new VAR       a new network namespace with only loopback up,
 #                          held by a sleeping process; VAR gets its PID
 #   bench_in_ns NS CMD...  runs CMD in the network namespace held by NS
@@ -32,6 +33,10 @@ bench_enter_mount_ns() {
 		return 0
 	fi
 	export BENCH_IN_MOUNT_NS=1
+	if [ -n "${BENCH_NICE:-}" ]; then
+		exec nice -n "$BENCH_NICE" unshare --mount \
+			--propagation private -- bash "$script" "$@"
+	fi
 	exec unshare --mount --propagation private -- bash "$script" "$@"
 }
 

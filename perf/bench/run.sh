@@ -14,6 +14,8 @@
 #   BENCH_OUT      [BUILD_DIR/bench] where results-*.tsv and table-*.txt go
 #   BENCH_DSLOAD   [auto] 0 skips dsload even when BUILD_DIR/bin/dsload exists
 #   BENCH_KEEP_TMP [0]    1 keeps the scratch directory (server logs)
+#   BENCH_NICE     []     e.g. -10: run everything (servers and clients)
+#                         at that nice level, on a machine others load
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . perf/bench/lib.sh
@@ -108,7 +110,8 @@ echo "dsnfsd $REV ($DSNFSD built $(date -u -r "$DSNFSD" '+%H:%M UTC'))," \
 	"$(qemu-img --version | head -1)," \
 	"libnfs $(dpkg-query -W -f '${Version}' libnfs13 2>/dev/null || echo '?')"
 echo "file ${FILE_MIB} MiB on $(df --output=fstype "$BENCH_TMP" | tail -1)" \
-	"($BENCH_TMP), runs of ${SECONDS_RUN} s, ${REPS} per server, flows: $FLOWS"
+	"($BENCH_TMP), runs of ${SECONDS_RUN} s, ${REPS} per server, flows: $FLOWS," \
+	"nice $(nice)"
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg); $(psi_cpu)" \
 	"(other work on the machine shares its CPUs with the benchmark)"
 echo
