@@ -128,6 +128,49 @@ const char *ctl_fmt_member(const json_t *obj, const char *key, bool bytes,
  * -EINVAL. */
 int ctl_parse_uint(const char *text, uint64_t max, uint64_t *out);
 
+/* ---- lists and items of the admin API (items.c) ------------------------ */
+
+/* Adds the table row of one item of a list (@item borrowed). */
+typedef void ctl_row_fn(struct ctl_table *t, const json_t *item);
+
+/* Prints @doc (borrowed) as JSON (--json) or as a table under @header:
+ * one @row per element of its array @list_key, or of @doc itself when
+ * @list_key is NULL.  Returns CTL_EXIT_OK or CTL_EXIT_FAIL. */
+int ctl_items_print(const struct ctl_remote *r, const json_t *doc,
+		    const char *list_key, const char *const *header,
+		    ctl_row_fn *row);
+
+/* `dsnfsctl KEY` (no arguments): GETs @path and prints its list @key as
+ * ctl_items_print().  Returns the exit status. */
+int ctl_list_main(const struct ctl_remote *r, int argc, const char *path,
+		  const char *key, const char *const *header, ctl_row_fn *row);
+
+/* After getopt: the VERB NAME operands left in @argv, NAME a valid pool
+ * or volume name (borrowed from @argv).  Returns 0 or -EINVAL. */
+int ctl_item_operands(int argc, char **argv, const char **verb,
+		      const char **name);
+
+/* What `dsnfsctl pool|volume VERB NAME` differs in. */
+struct ctl_item_cmd {
+	const char *kind; /* "pool": the item in messages */
+	const char *collection; /* "pools": its path in the admin API */
+	const char *gone; /* printed after "KIND NAME " when deleted */
+	const char *const *header;
+	ctl_row_fn *row;
+	int (*usage)(void); /* prints the usage, returns CTL_EXIT_USAGE */
+};
+
+/*
+ * Runs @verb on the item @name: "create" (needs @complete: its required
+ * options were given), "set" (needs a field), "show" or "delete" (take
+ * none).  @fields (takes; NULL when out of memory) holds the options
+ * given, as the API names them; a create sends them after "name".
+ * Prints the item, or that it is gone, and returns the exit status.
+ */
+int ctl_item_main(const struct ctl_remote *r, const struct ctl_item_cmd *cmd,
+		  const char *verb, const char *name, json_t *fields,
+		  bool complete);
+
 /* ---- remote commands (pools.c volumes.c traffic.c) --------------------- */
 
 /* `pools`, `pool create|set|show|delete NAME ...` */

@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "nfsd/ctl/ctl.h"
-#include "nfsd/pool/pool.h"
 
 static const char *const pool_header[] = { "NAME", "LEVEL",	 "QOS",
 					   "SIZE", "THROUGHPUT", "ALLOCATED",
@@ -45,42 +44,10 @@ static void pool_row(struct ctl_table *t, const json_t *p)
 		      n ? vols : "-");
 }
 
-/* Prints one pool, or the list of "pools", as a table or JSON. */
-static int pools_print(const struct ctl_remote *r, const json_t *doc, bool list)
-{
-	const json_t *p;
-	struct ctl_table t;
-	size_t i;
-
-	if (r->json) {
-		ctl_json_print(doc);
-		return CTL_EXIT_OK;
-	}
-	ctl_table_init(&t, pool_header);
-	if (list) {
-		json_array_foreach(json_object_get(doc, "pools"), i, p)
-			pool_row(&t, p);
-	} else {
-		pool_row(&t, doc);
-	}
-	return ctl_table_print(&t) ? CTL_EXIT_FAIL : CTL_EXIT_OK;
-}
-
 int ctl_pools_main(const struct ctl_remote *r, int argc, char **argv)
 {
-	json_t *doc;
-	int rc;
-
-	if (argc != 1) {
-		fprintf(stderr, "usage: dsnfsctl pools\n");
-		return CTL_EXIT_USAGE;
-	}
 	(void)argv;
-	if (ctl_api_call(r, "GET", "/pools", NULL, &doc))
-		return CTL_EXIT_FAIL;
-	rc = pools_print(r, doc, true);
-	json_decref(doc);
-	return rc;
+	return ctl_list_main(r, argc, "/pools", "pools", pool_header, pool_row);
 }
 
 struct pool_args {
@@ -130,22 +97,16 @@ static int pool_parse(int argc, char **argv, struct pool_args *a)
 			return -EINVAL;
 		}
 	}
-	if (argc - optind != 2 || !pool_name_valid(argv[optind + 1]))
-		return -EINVAL;
-	a->verb = argv[optind];
-	a->name = argv[optind + 1];
-	return 0;
+	return ctl_item_operands(argc, argv, &a->verb, &a->name);
 }
 
-/* The body of a create or set: the fields given. */
-static json_t *pool_body(const struct pool_args *a, bool create)
+/* The fields given, as the API names them. */
+static json_t *pool_fields(const struct pool_args *a)
 {
 	json_t *b = json_object();
 
 	if (!b)
 		return NULL;
-	if (create)
-		json_object_set_new(b, "name", json_string(a->name));
 	if (a->level)
 		json_object_set_new(b, "level", json_string(a->level));
 	if (a->has_size)
@@ -159,33 +120,21 @@ static json_t *pool_body(const struct pool_args *a, bool create)
 	return b;
 }
 
+static const struct ctl_item_cmd pool_cmd = {
+	.kind = "pool",
+	.collection = "pools",
+	.gone = "deleted",
+	.header = pool_header,
+	.row = pool_row,
+	.usage = pool_usage,
+};
+
 int ctl_pool_main(const struct ctl_remote *r, int argc, char **argv)
 {
 	struct pool_args a;
-	bool changes, create, set;
-	json_t *doc, *body = NULL;
-	int rc;
 
 	if (pool_parse(argc, argv, &a))
 		return pool_usage();
-	create = !strcmp(a.verb, "create");
-	set = !strcmp(a.verb, "set");
-	changes = a.level || a.qos || a.has_size || a.has_mibps;
-	if ((create && (!a.level || !a.has_size)) || (set && !changes) ||
-	    (!create && !set && changes))
-		return pool_usage();
-	if (create || set)
-		body = pool_body(&a, create);
-	rc = ctl_item_call(r, "pools", a.verb, a.name, body, &doc);
-	if (rc == -EOPNOTSUPP)
-		return pool_usage();
-	if (rc)
-		return CTL_EXIT_FAIL;
-	if (!doc) {
-		printf("pool %s deleted\n", a.name);
-		return CTL_EXIT_OK;
-	}
-	rc = pools_print(r, doc, false);
-	json_decref(doc);
-	return rc;
+	return ctl_item_main(r, &pool_cmd, a.verb, a.name, pool_fields(&a),
+			     a.level && a.has_size);
 }

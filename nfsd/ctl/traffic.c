@@ -22,36 +22,6 @@ static const char *counter(const json_t *obj, const char *op, const char *field,
 	return ctl_fmt_member(c, field, bytes, buf, len);
 }
 
-/* GETs @path and prints its list @key as JSON or through @row. */
-static int traffic_list(const struct ctl_remote *r, int argc, const char *path,
-			const char *key, const char *const *header,
-			void (*row)(struct ctl_table *t, const json_t *item))
-{
-	struct ctl_table t;
-	const json_t *item;
-	json_t *doc;
-	size_t i;
-	int rc = CTL_EXIT_OK;
-
-	if (argc != 1) {
-		fprintf(stderr, "usage: dsnfsctl %s\n", key);
-		return CTL_EXIT_USAGE;
-	}
-	if (ctl_api_call(r, "GET", path, NULL, &doc) || !doc)
-		return CTL_EXIT_FAIL;
-	if (r->json) {
-		ctl_json_print(doc);
-	} else {
-		ctl_table_init(&t, header);
-		json_array_foreach(json_object_get(doc, key), i, item)
-			row(&t, item);
-		if (ctl_table_print(&t))
-			rc = CTL_EXIT_FAIL;
-	}
-	json_decref(doc);
-	return rc;
-}
-
 static void flow_row(struct ctl_table *t, const json_t *f)
 {
 	char id[24], q[24], cap[32], rops[24], wops[24], rb[32], wb[32],
@@ -81,7 +51,7 @@ int ctl_flows_main(const struct ctl_remote *r, int argc, char **argv)
 					      "LIMITED",   NULL };
 
 	(void)argv;
-	return traffic_list(r, argc, "/flows", "flows", header, flow_row);
+	return ctl_list_main(r, argc, "/flows", "flows", header, flow_row);
 }
 
 static void host_row(struct ctl_table *t, const json_t *h)
@@ -107,7 +77,7 @@ int ctl_hosts_main(const struct ctl_remote *r, int argc, char **argv)
 					      "WRITTEN",  "LIMITED",   NULL };
 
 	(void)argv;
-	return traffic_list(r, argc, "/hosts", "hosts", header, host_row);
+	return ctl_list_main(r, argc, "/hosts", "hosts", header, host_row);
 }
 
 /* "87.9% (ALARM)" or "12.0%" or "-". */
@@ -149,7 +119,7 @@ int ctl_alarms_main(const struct ctl_remote *r, int argc, char **argv)
 					      "OVERALLOCATION", NULL };
 
 	(void)argv;
-	return traffic_list(r, argc, "/alarms", "alarms", header, alarm_row);
+	return ctl_list_main(r, argc, "/alarms", "alarms", header, alarm_row);
 }
 
 static int caps_usage(void)

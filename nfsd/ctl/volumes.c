@@ -43,42 +43,11 @@ static void volume_row(struct ctl_table *t, const json_t *v)
 			       false, hit, sizeof(hit)));
 }
 
-static int volumes_print(const struct ctl_remote *r, const json_t *doc,
-			 bool list)
-{
-	struct ctl_table t;
-	const json_t *v;
-	size_t i;
-
-	if (r->json) {
-		ctl_json_print(doc);
-		return CTL_EXIT_OK;
-	}
-	ctl_table_init(&t, volume_header);
-	if (list) {
-		json_array_foreach(json_object_get(doc, "volumes"), i, v)
-			volume_row(&t, v);
-	} else {
-		volume_row(&t, doc);
-	}
-	return ctl_table_print(&t) ? CTL_EXIT_FAIL : CTL_EXIT_OK;
-}
-
 int ctl_volumes_main(const struct ctl_remote *r, int argc, char **argv)
 {
-	json_t *doc;
-	int rc;
-
 	(void)argv;
-	if (argc != 1) {
-		fprintf(stderr, "usage: dsnfsctl volumes\n");
-		return CTL_EXIT_USAGE;
-	}
-	if (ctl_api_call(r, "GET", "/volumes", NULL, &doc))
-		return CTL_EXIT_FAIL;
-	rc = volumes_print(r, doc, true);
-	json_decref(doc);
-	return rc;
+	return ctl_list_main(r, argc, "/volumes", "volumes", volume_header,
+			     volume_row);
 }
 
 struct volume_args {
@@ -125,21 +94,16 @@ static int volume_parse(int argc, char **argv, struct volume_args *a)
 			return -EINVAL;
 		}
 	}
-	if (argc - optind != 2 || !pool_name_valid(argv[optind + 1]))
-		return -EINVAL;
-	a->verb = argv[optind];
-	a->name = argv[optind + 1];
-	return 0;
+	return ctl_item_operands(argc, argv, &a->verb, &a->name);
 }
 
-static json_t *volume_body(const struct volume_args *a, bool create)
+/* The fields given, as the API names them. */
+static json_t *volume_fields(const struct volume_args *a)
 {
 	json_t *b = json_object();
 
 	if (!b)
 		return NULL;
-	if (create)
-		json_object_set_new(b, "name", json_string(a->name));
 	if (a->pool)
 		json_object_set_new(b, "pool", json_string(a->pool));
 	if (a->has_quota)
@@ -151,33 +115,21 @@ static json_t *volume_body(const struct volume_args *a, bool create)
 	return b;
 }
 
+static const struct ctl_item_cmd volume_cmd = {
+	.kind = "volume",
+	.collection = "volumes",
+	.gone = "taken out of its pool",
+	.header = volume_header,
+	.row = volume_row,
+	.usage = volume_usage,
+};
+
 int ctl_volume_main(const struct ctl_remote *r, int argc, char **argv)
 {
 	struct volume_args a;
-	bool changes, create, set;
-	json_t *doc, *body = NULL;
-	int rc;
 
 	if (volume_parse(argc, argv, &a))
 		return volume_usage();
-	create = !strcmp(a.verb, "create");
-	set = !strcmp(a.verb, "set");
-	changes = a.pool || a.has_quota || a.has_mibps;
-	if ((create && (!a.pool || !a.has_quota)) || (set && !changes) ||
-	    (!create && !set && changes))
-		return volume_usage();
-	if (create || set)
-		body = volume_body(&a, create);
-	rc = ctl_item_call(r, "volumes", a.verb, a.name, body, &doc);
-	if (rc == -EOPNOTSUPP)
-		return volume_usage();
-	if (rc)
-		return CTL_EXIT_FAIL;
-	if (!doc) {
-		printf("volume %s taken out of its pool\n", a.name);
-		return CTL_EXIT_OK;
-	}
-	rc = volumes_print(r, doc, false);
-	json_decref(doc);
-	return rc;
+	return ctl_item_main(r, &volume_cmd, a.verb, a.name, volume_fields(&a),
+			     a.pool && a.has_quota);
 }
