@@ -217,6 +217,11 @@ static void conn_tops_send(void *transport, uint8_t *buf, size_t len)
 		c->out_head = o;
 	c->out_tail = o;
 	c->out_bytes += len;
+	/* While a read's calls are dispatched, replies gather and leave in
+	 * one writev at the end (docs/bench.md: one writev per call was the
+	 * cost of pipelined NULLs and small READs). */
+	if (c->batching)
+		return;
 	conn_output_kick(c);
 }
 
@@ -416,15 +421,17 @@ static void conn_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 	}
 	/* Dispatch may close c; keep it alive until we are done with it. */
 	net__conn_ref(c);
+	c->batching = true;
 	if (c->in_held_len)
 		conn_consume_held(c);
 	else
 		err = conn_consume_read(c, c->worker->read_buf, (size_t)n);
+	c->batching = false;
 	if (err)
 		net__conn_close(c);
 	if (c->state != CONN_CLOSED) {
 		conn_note_input(c);
-		conn_update_reading(c);
+		conn_output_kick(c);
 	}
 	net__conn_unref(c);
 }

@@ -63,6 +63,7 @@ struct conn {
 	ev_io read_watcher;
 	ev_io write_watcher;
 	ev_timer timer; /* idle and incomplete-record deadlines */
+	bool batching; /* replies wait for the end of the read */
 	ev_tstamp last_activity; /* last byte read */
 	ev_tstamp partial_since; /* a record started arriving; 0: none */
 	struct rpc_record record;

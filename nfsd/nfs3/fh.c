@@ -86,6 +86,12 @@ static struct export *nfs3_fh_find_export(const struct nfs3_service *svc,
 	return exp;
 }
 
+/* Trace hints cost a format or a system call: only when tracing. */
+static bool nfs3_tracing(const struct request *req)
+{
+	return req->dispatcher && req->dispatcher->trace;
+}
+
 int nfs3__fh_export(struct request *req, const nfs_fh3 *fh, bool modify,
 		    struct nfs3_file *f)
 {
@@ -94,7 +100,8 @@ int nfs3__fh_export(struct request *req, const nfs_fh3 *fh, bool modify,
 	int err;
 
 	memset(f, 0, sizeof(*f));
-	nfs3__fh_summary(fh, req->path_hint, sizeof(req->path_hint));
+	if (nfs3_tracing(req))
+		nfs3__fh_summary(fh, req->path_hint, sizeof(req->path_hint));
 	exp = nfs3_fh_find_export(svc, fh, &err);
 	if (err)
 		return err;
@@ -128,7 +135,7 @@ int nfs3__fh_resolve(struct request *req, const nfs_fh3 *fh, bool modify,
 	}
 	/* --trace names the file, not its handle: only when tracing, since
 	 * the path costs the backend a system call. */
-	if (req->dispatcher && req->dispatcher->trace && f->st->ops->path)
+	if (nfs3_tracing(req) && f->st->ops->path)
 		(void)f->st->ops->path(f->st, f->obj, req->path_hint,
 				       sizeof(req->path_hint));
 	return 0;
@@ -178,6 +185,9 @@ void nfs3__fh_free(nfs_fh3 *fh)
 void nfs3__hint_name(struct request *req, const char *name)
 {
 	size_t i = 0, len = sizeof(req->path_hint);
+
+	if (!nfs3_tracing(req))
+		return;
 
 	/* With --trace the directory's path is already there: add the name
 	 * to it ("/sub" + "disk.vmdk"). */

@@ -352,6 +352,7 @@ void nfs3__trace_res_readdirplus(const struct request *req, const void *args,
  * as the generated ones.  Return TRUE or FALSE as any xdrproc_t.
  */
 bool_t nfs3__xdr_LOOKUP3args(XDR *xdrs, LOOKUP3args *objp);
+bool_t nfs3__xdr_WRITE3args(XDR *xdrs, WRITE3args *objp);
 bool_t nfs3__xdr_CREATE3args(XDR *xdrs, CREATE3args *objp);
 bool_t nfs3__xdr_MKDIR3args(XDR *xdrs, MKDIR3args *objp);
 bool_t nfs3__xdr_SYMLINK3args(XDR *xdrs, SYMLINK3args *objp);

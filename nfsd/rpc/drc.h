@@ -6,8 +6,9 @@
  * REMOVE says NOENT), so the first reply is kept and sent again.
  *
  * An entry is keyed by the client's address (not its port), the XID, the
- * program, version and procedure, and an xxh3 of the argument bytes, so an
- * XID reused for other work is not mistaken for a retransmission.  Memory
+ * program, version and procedure, and an xxh3 of the argument length and
+ * first 256 bytes (as knfsd's RC_CSUMLEN), so an XID reused for other work
+ * is not mistaken for a retransmission.  Memory
  * is bounded by an entry count and a byte budget; the least recently used
  * finished entries go first.  Thread-safe (one mutex): every worker loop
  * shares the cache, since a retransmission may arrive on any of them.

@@ -52,6 +52,8 @@ int nfs3_fixture_setup(void **state)
 	fx->table.count = NFS3_FIXTURE_EXPORTS;
 	assert_int_equal(nfs3_service_init(&fx->svc, &fx->table), 0);
 	nfs3_program_init(&fx->prog, &fx->svc);
+	fx->dispatcher.trace = true;
+	fx->req.dispatcher = &fx->dispatcher;
 	fx->req.svc = &fx->svc;
 	fx->req.program = &fx->prog;
 	fx->req.prog = fx->prog.prog;

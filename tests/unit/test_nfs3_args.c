@@ -183,6 +183,63 @@ static void test_empty_name_still_decodes(void **state)
 	xdr_roundtrip_release((xdrproc_t)nfs3__xdr_LOOKUP3args, decoded);
 }
 
+/* nfs3__xdr_WRITE3args decodes what xdr_WRITE3args encodes, and refuses
+ * data over the 1 MiB bound or cut short. */
+static void test_write_args_decode_without_zeroing(void **state)
+{
+	static char data[5000];
+	static char fh_bytes[8] = "handle!";
+	WRITE3args in = { 0 }, out;
+	uint8_t *buf = malloc(2 * 1024 * 1024);
+	size_t len;
+	XDR xdrs;
+
+	(void)state;
+	assert_non_null(buf);
+	memset(data, 0x5a, sizeof(data));
+	in.file.data.data_len = sizeof(fh_bytes);
+	in.file.data.data_val = fh_bytes;
+	in.offset = 1ull << 40;
+	in.count = sizeof(data);
+	in.stable = FILE_SYNC;
+	in.data.data_len = sizeof(data);
+	in.data.data_val = data;
+	assert_int_equal(xdr_roundtrip_encode((xdrproc_t)xdr_WRITE3args, &in,
+					      buf, 2 * 1024 * 1024, &len),
+			 0);
+	memset(&out, 0, sizeof(out));
+	xdrmem_create(&xdrs, (char *)buf, (u_int)len, XDR_DECODE);
+	assert_true(nfs3__xdr_WRITE3args(&xdrs, &out));
+	assert_int_equal(xdr_getpos(&xdrs), len);
+	xdr_destroy(&xdrs);
+	assert_int_equal(out.offset, in.offset);
+	assert_int_equal(out.stable, FILE_SYNC);
+	assert_int_equal(out.data.data_len, sizeof(data));
+	assert_memory_equal(out.data.data_val, data, sizeof(data));
+	xdr_free((xdrproc_t)nfs3__xdr_WRITE3args, (char *)&out);
+
+	/* Cut short: the data is not all there. */
+	memset(&out, 0, sizeof(out));
+	xdrmem_create(&xdrs, (char *)buf, (u_int)(len - 8), XDR_DECODE);
+	assert_false(nfs3__xdr_WRITE3args(&xdrs, &out));
+	xdr_destroy(&xdrs);
+	xdr_free((xdrproc_t)nfs3__xdr_WRITE3args, (char *)&out);
+
+	/* A data length over the bound fails before any allocation. */
+	size_t len_pos = len - sizeof(data) - 4;
+	buf[len_pos] = 0x00;
+	buf[len_pos + 1] = 0x10;
+	buf[len_pos + 2] = 0x00;
+	buf[len_pos + 3] = 0x01;
+	memset(&out, 0, sizeof(out));
+	xdrmem_create(&xdrs, (char *)buf, (u_int)len, XDR_DECODE);
+	assert_false(nfs3__xdr_WRITE3args(&xdrs, &out));
+	xdr_destroy(&xdrs);
+	assert_null(out.data.data_val);
+	xdr_free((xdrproc_t)nfs3__xdr_WRITE3args, (char *)&out);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -191,6 +248,7 @@ int main(void)
 		cmocka_unit_test_setup(test_name_with_nul_fails_to_decode,
 				       cases_setup),
 		cmocka_unit_test(test_empty_name_still_decodes),
+		cmocka_unit_test(test_write_args_decode_without_zeroing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
