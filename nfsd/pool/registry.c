@@ -209,16 +209,32 @@ static struct pool *registry_pool(struct pool_state *st, const char *name,
 	return p;
 }
 
-static struct pool_volume *registry_volume(struct pool_state *st,
-					   const char *name, int *err,
-					   char *errbuf, size_t errlen)
+/* Starts an operation on pool @name: *st returns the scratch copy and *p
+ * the pool in it.  Returns 0, or -ENOENT (the reason in errbuf) with the
+ * operation over. */
+static int registry_begin_pool(struct pool_registry *reg, const char *name,
+			       struct pool_state **st, struct pool **p,
+			       char *errbuf, size_t errlen)
 {
-	struct pool_volume *v = pool_state_find_volume(st, name);
+	int err = 0;
 
-	if (!v)
-		*err = registry_fail(errbuf, errlen, -ENOENT,
-				     "volume '%.63s' does not exist", name);
-	return v;
+	*st = registry_begin(reg);
+	*p = registry_pool(*st, name, &err, errbuf, errlen);
+	return *p ? 0 : registry_abort(reg, err);
+}
+
+/* As registry_begin_pool(), for volume @name. */
+static int registry_begin_volume(struct pool_registry *reg, const char *name,
+				 struct pool_state **st, struct pool_volume **v,
+				 char *errbuf, size_t errlen)
+{
+	*st = registry_begin(reg);
+	*v = pool_state_find_volume(*st, name);
+	if (*v)
+		return 0;
+	return registry_abort(
+		reg, registry_fail(errbuf, errlen, -ENOENT,
+				   "volume '%.63s' does not exist", name));
 }
 
 int pool_registry_pool_create(struct pool_registry *reg,
@@ -246,12 +262,13 @@ int pool_registry_pool_resize(struct pool_registry *reg, const char *name,
 			      uint32_t size_tib, struct pool_limits *limits,
 			      char *errbuf, size_t errlen)
 {
-	struct pool_state *st = registry_begin(reg);
-	int err = 0;
-	struct pool *p = registry_pool(st, name, &err, errbuf, errlen);
+	struct pool_state *st;
+	struct pool *p;
+	int err;
 
-	if (!p)
-		return registry_abort(reg, err);
+	err = registry_begin_pool(reg, name, &st, &p, errbuf, errlen);
+	if (err)
+		return err;
 	p->size_tib = size_tib;
 	return registry_commit(reg, limits, errbuf, errlen);
 }
@@ -261,12 +278,13 @@ int pool_registry_pool_set_level(struct pool_registry *reg, const char *name,
 				 struct pool_limits *limits, char *errbuf,
 				 size_t errlen)
 {
-	struct pool_state *st = registry_begin(reg);
-	int err = 0;
-	struct pool *p = registry_pool(st, name, &err, errbuf, errlen);
+	struct pool_state *st;
+	struct pool *p;
+	int err;
 
-	if (!p)
-		return registry_abort(reg, err);
+	err = registry_begin_pool(reg, name, &st, &p, errbuf, errlen);
+	if (err)
+		return err;
 	if (level != POOL_LEVEL_FLEXIBLE)
 		p->purchased_mibps = 0;
 	p->level = level;
@@ -279,12 +297,13 @@ int pool_registry_pool_set_throughput(struct pool_registry *reg,
 				      struct pool_limits *limits, char *errbuf,
 				      size_t errlen)
 {
-	struct pool_state *st = registry_begin(reg);
-	int err = 0;
-	struct pool *p = registry_pool(st, name, &err, errbuf, errlen);
+	struct pool_state *st;
+	struct pool *p;
+	int err;
 
-	if (!p)
-		return registry_abort(reg, err);
+	err = registry_begin_pool(reg, name, &st, &p, errbuf, errlen);
+	if (err)
+		return err;
 	p->purchased_mibps = purchased_mibps;
 	return registry_commit(reg, limits, errbuf, errlen);
 }
@@ -302,12 +321,13 @@ int pool_registry_pool_set_qos(struct pool_registry *reg, const char *name,
 			       enum pool_qos qos, struct pool_limits *limits,
 			       char *errbuf, size_t errlen)
 {
-	struct pool_state *st = registry_begin(reg);
-	int err = 0;
-	struct pool *p = registry_pool(st, name, &err, errbuf, errlen);
+	struct pool_state *st;
+	struct pool *p;
+	int err;
 
-	if (!p)
-		return registry_abort(reg, err);
+	err = registry_begin_pool(reg, name, &st, &p, errbuf, errlen);
+	if (err)
+		return err;
 	if (p->qos == qos)
 		return registry_commit(reg, limits, errbuf, errlen);
 	if (qos != POOL_QOS_MANUAL)
@@ -330,13 +350,14 @@ int pool_registry_pool_delete(struct pool_registry *reg, const char *name,
 			      struct pool_limits *limits, char *errbuf,
 			      size_t errlen)
 {
-	struct pool_state *st = registry_begin(reg);
-	int err = 0;
-	struct pool *p = registry_pool(st, name, &err, errbuf, errlen);
+	struct pool_state *st;
+	struct pool *p;
 	size_t held = 0;
+	int err;
 
-	if (!p)
-		return registry_abort(reg, err);
+	err = registry_begin_pool(reg, name, &st, &p, errbuf, errlen);
+	if (err)
+		return err;
 	for (size_t i = 0; i < st->nvolumes; i++)
 		held += !strcmp(st->volumes[i].pool, name);
 	if (held)
@@ -384,12 +405,13 @@ int pool_registry_volume_resize(struct pool_registry *reg, const char *name,
 				struct pool_limits *limits, char *errbuf,
 				size_t errlen)
 {
-	struct pool_state *st = registry_begin(reg);
-	int err = 0;
-	struct pool_volume *v = registry_volume(st, name, &err, errbuf, errlen);
+	struct pool_state *st;
+	struct pool_volume *v;
+	int err;
 
-	if (!v)
-		return registry_abort(reg, err);
+	err = registry_begin_volume(reg, name, &st, &v, errbuf, errlen);
+	if (err)
+		return err;
 	v->quota_bytes = quota_bytes;
 	return registry_commit(reg, limits, errbuf, errlen);
 }
@@ -398,12 +420,13 @@ int pool_registry_volume_delete(struct pool_registry *reg, const char *name,
 				struct pool_limits *limits, char *errbuf,
 				size_t errlen)
 {
-	struct pool_state *st = registry_begin(reg);
-	int err = 0;
-	struct pool_volume *v = registry_volume(st, name, &err, errbuf, errlen);
+	struct pool_state *st;
+	struct pool_volume *v;
+	int err;
 
-	if (!v)
-		return registry_abort(reg, err);
+	err = registry_begin_volume(reg, name, &st, &v, errbuf, errlen);
+	if (err)
+		return err;
 	memmove(v, v + 1,
 		(size_t)(st->volumes + st->nvolumes - (v + 1)) * sizeof(*v));
 	st->nvolumes--;
@@ -415,13 +438,14 @@ int pool_registry_volume_move(struct pool_registry *reg, const char *name,
 			      struct pool_limits *limits, char *errbuf,
 			      size_t errlen)
 {
-	struct pool_state *st = registry_begin(reg);
-	int err = 0;
-	struct pool_volume *v = registry_volume(st, name, &err, errbuf, errlen);
+	struct pool_state *st;
+	struct pool_volume *v;
 	struct pool *from, *dest;
+	int err;
 
-	if (!v)
-		return registry_abort(reg, err);
+	err = registry_begin_volume(reg, name, &st, &v, errbuf, errlen);
+	if (err)
+		return err;
 	dest = registry_pool(st, to, &err, errbuf, errlen);
 	if (!dest)
 		return registry_abort(reg, err);
@@ -441,13 +465,14 @@ int pool_registry_volume_set_limit(struct pool_registry *reg, const char *name,
 				   struct pool_limits *limits, char *errbuf,
 				   size_t errlen)
 {
-	struct pool_state *st = registry_begin(reg);
-	int err = 0;
-	struct pool_volume *v = registry_volume(st, name, &err, errbuf, errlen);
+	struct pool_state *st;
+	struct pool_volume *v;
 	const struct pool *p;
+	int err;
 
-	if (!v)
-		return registry_abort(reg, err);
+	err = registry_begin_volume(reg, name, &st, &v, errbuf, errlen);
+	if (err)
+		return err;
 	p = pool_state_pool(st, v->pool);
 	if (p && p->qos != POOL_QOS_MANUAL)
 		return registry_abort(
