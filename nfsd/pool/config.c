@@ -92,6 +92,15 @@ static int config_fail(char *errbuf, size_t errlen, const char *what)
 	return -EINVAL;
 }
 
+/* Ends one key: notes @key_bit (0 for an optional key) in *keys for
+ * pool_config_finish() and turns a failed parse, @parse_err, into @why. */
+static int config_key_end(unsigned *keys, unsigned key_bit, int parse_err,
+			  const char *why, char *errbuf, size_t errlen)
+{
+	*keys |= key_bit;
+	return parse_err ? config_fail(errbuf, errlen, why) : 0;
+}
+
 static struct pool *config_pool_get(struct pool_config *cfg, const char *name,
 				    unsigned **keys)
 {
@@ -137,35 +146,26 @@ static int config_pool_key(struct pool_config *cfg, const char *name,
 		return config_fail(errbuf, errlen,
 				   "bad pool name (1 to 63 letters, digits, "
 				   "'-', '_', '.') or too many pools");
-	if (!strcmp(key, "level")) {
-		*keys |= KEY_LEVEL;
-		if (pool_level_parse(value, &p->level))
-			return config_fail(errbuf, errlen,
-					   "level is standard, premium, ultra "
-					   "or flexible");
-		return 0;
-	}
-	if (!strcmp(key, "size_tib")) {
-		*keys |= KEY_SIZE;
-		if (config_u32(value, &p->size_tib))
-			return config_fail(errbuf, errlen,
-					   "size_tib is a whole number of TiB");
-		return 0;
-	}
-	if (!strcmp(key, "qos")) {
-		*keys |= KEY_QOS;
-		if (pool_qos_parse(value, &p->qos))
-			return config_fail(errbuf, errlen,
-					   "qos is auto or manual");
-		return 0;
-	}
-	if (!strcmp(key, "purchased_mibps")) {
-		if (config_u32(value, &p->purchased_mibps))
-			return config_fail(errbuf, errlen,
-					   "purchased_mibps is a whole number "
-					   "of MiB/s");
-		return 0;
-	}
+	if (!strcmp(key, "level"))
+		return config_key_end(keys, KEY_LEVEL,
+				      pool_level_parse(value, &p->level),
+				      "level is standard, premium, ultra or "
+				      "flexible",
+				      errbuf, errlen);
+	if (!strcmp(key, "size_tib"))
+		return config_key_end(
+			keys, KEY_SIZE, config_u32(value, &p->size_tib),
+			"size_tib is a whole number of TiB", errbuf, errlen);
+	if (!strcmp(key, "qos"))
+		return config_key_end(keys, KEY_QOS,
+				      pool_qos_parse(value, &p->qos),
+				      "qos is auto or manual", errbuf, errlen);
+	if (!strcmp(key, "purchased_mibps"))
+		return config_key_end(keys, 0,
+				      config_u32(value, &p->purchased_mibps),
+				      "purchased_mibps is a whole number of "
+				      "MiB/s",
+				      errbuf, errlen);
 	return -ENOENT;
 }
 
@@ -196,14 +196,12 @@ static int config_volume_key(struct pool_config *cfg, const char *name,
 		snprintf(v->pool, sizeof(v->pool), "%s", value);
 		return 0;
 	}
-	if (!strcmp(key, "quota")) {
-		*keys |= KEY_QUOTA;
-		if (pool_size_parse(value, &v->quota_bytes))
-			return config_fail(errbuf, errlen,
-					   "quota is a size above 0: bytes, "
-					   "or N with KiB, MiB, GiB or TiB");
-		return 0;
-	}
+	if (!strcmp(key, "quota"))
+		return config_key_end(keys, KEY_QUOTA,
+				      pool_size_parse(value, &v->quota_bytes),
+				      "quota is a size above 0: bytes, or N "
+				      "with KiB, MiB, GiB or TiB",
+				      errbuf, errlen);
 	if (config_u32(value, &v->manual_mibps) || v->manual_mibps == 0)
 		return config_fail(errbuf, errlen,
 				   "throughput_mibps is a whole number of "
