@@ -36,6 +36,17 @@ static bool portmap_peer_is_loopback(const struct request *req)
 	return false;
 }
 
+/* SET and UNSET: whether the caller may change the registry (@proc names
+ * the procedure in the refusal). */
+static bool portmap_caller_may_change(struct request *req, const char *proc)
+{
+	if (portmap_peer_is_loopback(req))
+		return true;
+	log_debug("portmap: %s: %s refused: not a loopback caller",
+		  request_peer(req), proc);
+	return false;
+}
+
 static enum rpc_disposition portmap_proc_null(struct request *req,
 					      const void *args, void *res)
 {
@@ -53,11 +64,8 @@ static enum rpc_disposition portmap_proc_set(struct request *req,
 	int err;
 
 	*ok = FALSE;
-	if (!portmap_peer_is_loopback(req)) {
-		log_debug("portmap: %s: SET refused: not a loopback caller",
-			  request_peer(req));
+	if (!portmap_caller_may_change(req, "SET"))
 		return RPC_REPLY;
-	}
 	err = portmap_registry_set(req->svc, m->prog, m->vers, m->prot,
 				   m->port);
 	*ok = err == 0;
@@ -71,11 +79,8 @@ static enum rpc_disposition portmap_proc_unset(struct request *req,
 	bool_t *ok = res;
 
 	*ok = FALSE;
-	if (!portmap_peer_is_loopback(req)) {
-		log_debug("portmap: %s: UNSET refused: not a loopback caller",
-			  request_peer(req));
+	if (!portmap_caller_may_change(req, "UNSET"))
 		return RPC_REPLY;
-	}
 	*ok = portmap_registry_unset(req->svc, m->prog, m->vers) == 0;
 	return RPC_REPLY;
 }
