@@ -102,13 +102,13 @@ perf_report() {
 for load in ${BENCH_LOADS:-seq-read rand-write}; do
 	echo "profile: $load, perf" >&2
 	bench_start_dsnfsd "$NS" "$BENCH_TMP/export" "$DSNFSD"
-	secs=$(qemu_bench $load 5000)
+	secs=$(qemu_bench "$load" 5000)
 	count=$(awk -v s="$secs" -v t="$SECONDS_RUN" \
 		'BEGIN { print int(5000 / s * t) }')
-	measure $load "$count" perf record -q -e cpu-clock -F 1999 -g \
+	measure "$load" "$count" perf record -q -e cpu-clock -F 1999 -g \
 		-o "$DIR/$load.perf.data"
 	{
-		echo "# $load: qemu-img bench $(load_args $load "$count") $URL"
+		echo "# $load: qemu-img bench $(load_args "$load" "$count") $URL"
 		echo "# perf record -e cpu-clock -F 1999 -g -p DSNFSD_PID:" \
 			"$count ops in $SECS s, $(awk -v c="$count" -v s="$SECS" \
 			'BEGIN { printf "%.0f", c / s }') IOPS; dsnfsd CPU" \
@@ -125,7 +125,7 @@ for load in ${BENCH_LOADS:-seq-read rand-write}; do
 			head -30
 	} >"$DIR/$load.perf.txt"
 
-	measure $load "$count" perf stat -x, -e 'syscalls:sys_enter_*' \
+	measure "$load" "$count" perf stat -x, -e 'syscalls:sys_enter_*' \
 		-o "$DIR/$load.syscalls.csv"
 	{
 		echo "# $load: syscalls of dsnfsd (perf stat of the syscall" \
@@ -143,8 +143,8 @@ for load in ${BENCH_LOADS:-seq-read rand-write}; do
 			valgrind --tool=callgrind -q \
 			--callgrind-out-file="$DIR/$load.callgrind.out" \
 			"$DSNFSD"
-		qemu_bench $load 200 >/dev/null
-		secs=$(qemu_bench $load 20000)
+		qemu_bench "$load" 200 >/dev/null
+		secs=$(qemu_bench "$load" 20000)
 		bench_stop_pid "$DSNFSD_PID"
 		{
 			echo "# $load under callgrind: 20000 ops in $secs s" \
