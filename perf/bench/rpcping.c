@@ -453,6 +453,11 @@ static int ping_run_loop(struct ping_run *run, int epfd, double seconds,
 			if (run->calls + run->errors >= expected) {
 				break;
 			}
+			/* Calls still unanswered 5 s after the end: give up. */
+			if (dsload_now_ns() - stop > 5 * DSLOAD_NS_PER_S) {
+				rc = -ETIMEDOUT;
+				goto cleanup;
+			}
 		}
 	}
 cleanup:
