@@ -58,6 +58,7 @@ static void conn_out_free_all(struct conn *c)
 	while (o) {
 		struct conn_out *next = o->next;
 		free(o->buf);
+		free(o->payload);
 		free(o);
 		o = next;
 	}
@@ -122,6 +123,38 @@ void net__conn_close(struct conn *c)
 	net__conn_unref(c);
 }
 
+static size_t conn_out_total(const struct conn_out *o)
+{
+	return o->len + o->payload_len + o->pad;
+}
+
+/* Adds @o's segments past @off to iov; returns how many (at most 3). */
+static int conn_out_iov(const struct conn_out *o, size_t off, struct iovec *iov)
+{
+	static uint8_t zeros[4];
+	const struct {
+		uint8_t *base;
+		size_t len;
+	} seg[3] = {
+		{ o->buf, o->len },
+		{ o->payload, o->payload_len },
+		{ zeros, o->pad },
+	};
+	int n = 0;
+
+	for (int i = 0; i < 3; i++) {
+		if (off >= seg[i].len) {
+			off -= seg[i].len;
+			continue;
+		}
+		iov[n].iov_base = seg[i].base + off;
+		iov[n].iov_len = seg[i].len - off;
+		off = 0;
+		n++;
+	}
+	return n;
+}
+
 /* Writes as much of the queue as the socket takes. Returns 0 or -errno. */
 static int conn_flush(struct conn *c)
 {
@@ -130,11 +163,11 @@ static int conn_flush(struct conn *c)
 		int n = 0;
 		ssize_t wrote;
 
-		for (struct conn_out *o = c->out_head; o && n < CONN_IOV_MAX;
-		     o = o->next, n++) {
-			size_t off = n == 0 ? c->out_head_off : 0;
-			iov[n].iov_base = o->buf + off;
-			iov[n].iov_len = o->len - off;
+		for (struct conn_out *o = c->out_head;
+		     o && n + 3 <= CONN_IOV_MAX; o = o->next) {
+			n += conn_out_iov(
+				o, o == c->out_head ? c->out_head_off : 0,
+				&iov[n]);
 		}
 		wrote = writev(c->fd, iov, n);
 		if (wrote < 0) {
@@ -147,7 +180,7 @@ static int conn_flush(struct conn *c)
 		c->out_bytes -= (size_t)wrote;
 		while (wrote > 0) {
 			struct conn_out *o = c->out_head;
-			size_t left = o->len - c->out_head_off;
+			size_t left = conn_out_total(o) - c->out_head_off;
 
 			if ((size_t)wrote < left) {
 				c->out_head_off += (size_t)wrote;
@@ -159,6 +192,7 @@ static int conn_flush(struct conn *c)
 				c->out_tail = NULL;
 			c->out_head_off = 0;
 			free(o->buf);
+			free(o->payload);
 			free(o);
 		}
 	}
@@ -192,37 +226,50 @@ static void conn_write_cb(struct ev_loop *loop, ev_io *w, int revents)
 	conn_output_kick(c);
 }
 
-static void conn_tops_send(void *transport, uint8_t *buf, size_t len)
+static void conn_tops_send_payload(void *transport, uint8_t *buf, size_t len,
+				   uint8_t *payload, size_t payload_len)
 {
 	struct conn *c = transport;
+	size_t pad = (4 - payload_len % 4) % 4;
 	struct conn_out *o;
 
 	if (c->state == CONN_CLOSED) {
 		free(buf);
+		free(payload);
 		return;
 	}
 	o = malloc(sizeof(*o));
 	if (!o) {
 		free(buf);
+		free(payload);
 		net__conn_close(c);
 		return;
 	}
-	rpc_record_mark_encode(buf, (uint32_t)(len - RPC_REPLY_MARK_ROOM));
+	rpc_record_mark_encode(
+		buf, (uint32_t)(len - RPC_REPLY_MARK_ROOM + payload_len + pad));
 	o->buf = buf;
 	o->len = len;
+	o->payload = payload;
+	o->payload_len = payload_len;
+	o->pad = pad;
 	o->next = NULL;
 	if (c->out_tail)
 		c->out_tail->next = o;
 	else
 		c->out_head = o;
 	c->out_tail = o;
-	c->out_bytes += len;
+	c->out_bytes += conn_out_total(o);
 	/* While a read's calls are dispatched, replies gather and leave in
 	 * one writev at the end (docs/bench.md: one writev per call was the
 	 * cost of pipelined NULLs and small READs). */
 	if (c->batching)
 		return;
 	conn_output_kick(c);
+}
+
+static void conn_tops_send(void *transport, uint8_t *buf, size_t len)
+{
+	conn_tops_send_payload(transport, buf, len, NULL, 0);
 }
 
 static void conn_tops_close(void *transport)
@@ -257,6 +304,7 @@ static void conn_tops_defer_done(void *transport, struct request *req)
 
 const struct rpc_transport_ops net__conn_tops = {
 	.send = conn_tops_send,
+	.send_payload = conn_tops_send_payload,
 	.close = conn_tops_close,
 	.ref = conn_tops_ref,
 	.unref = conn_tops_unref,

@@ -40,10 +40,15 @@ struct worker {
 	uint8_t *read_buf; /* NET_READ_CHUNK; shared by this loop's conns */
 };
 
-/* Output: a queue of whole replies, written with writev. */
+/* Output: a queue of whole replies, written with writev.  A reply is a
+ * head (record mark, RPC header, result) and an optional payload (READ
+ * data) sent from its own buffer, then the XDR padding. */
 struct conn_out {
 	uint8_t *buf;
 	size_t len;
+	uint8_t *payload; /* may be NULL */
+	size_t payload_len;
+	size_t pad; /* 0..3 zero bytes after the payload */
 	struct conn_out *next;
 };
 

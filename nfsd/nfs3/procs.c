@@ -10,6 +10,7 @@
 
 #include "nfsd/base.h"
 #include "nfsd/nfs3/nfs3_int.h"
+#include "nfsd/proto/xdr_fast.h"
 #include "nfsd/proto/xdr_empty.h"
 
 /* RFC 1813 3.3.0: does nothing, answers nothing but success. */
@@ -86,6 +87,8 @@ static const struct rpc_proc nfs3_procs[] = {
 		.release = nfs3__read_release,
 		.decode = (xdrproc_t)xdr_READ3args,
 		.encode = (xdrproc_t)xdr_READ3res,
+		.encode_head = (xdrproc_t)xdr_READ3res_head,
+		.take_payload = xdr_READ3res_take_data,
 		.args_size = sizeof(READ3args),
 		.res_size = sizeof(READ3res),
 		.trace_args = nfs3__trace_args_io,

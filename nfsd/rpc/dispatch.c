@@ -342,16 +342,36 @@ enum rpc_disposition request_defer(struct request *req,
 	return RPC_PENDING;
 }
 
+/*
+ * Hands the procedure's payload over when the transport can send it from
+ * its own buffer and the reply is not to be cached.  Returns its length
+ * (0: none, encode the whole result).
+ */
+static size_t dispatch_take_payload(struct request *req, uint8_t **payload)
+{
+	const struct rpc_proc *desc = req->desc;
+
+	*payload = NULL;
+	if (!desc->take_payload || !desc->encode_head ||
+	    !req->tops->send_payload || req->drc_entry)
+		return 0;
+	return desc->take_payload(req->res, payload);
+}
+
 /* Encodes header + result; on an encoding failure answers SYSTEM_ERR. */
 static void dispatch_send_result(struct request *req)
 {
 	const struct rpc_proc *desc = req->desc;
-	unsigned long body = xdr_sizeof(desc->encode, req->res);
+	uint8_t *payload;
+	size_t payload_len = dispatch_take_payload(req, &payload);
+	xdrproc_t encode = payload ? desc->encode_head : desc->encode;
+	unsigned long body = xdr_sizeof(encode, req->res);
 	size_t total = RPC_REPLY_MARK_ROOM + RPC_REPLY_ACCEPTED_LEN + body;
 	uint8_t *buf = malloc(total);
 	XDR xdrs;
 
 	if (!buf) {
+		free(payload);
 		dispatch_reply_accepted(req->tops, req->transport, req->xid,
 					RPC_ACCEPT_SYSTEM_ERR, 0, 0);
 		return;
@@ -363,15 +383,21 @@ static void dispatch_send_result(struct request *req)
 		      (char *)buf + RPC_REPLY_MARK_ROOM +
 			      RPC_REPLY_ACCEPTED_LEN,
 		      (u_int)body, XDR_ENCODE);
-	if (!desc->encode(&xdrs, req->res)) {
+	if (!encode(&xdrs, req->res)) {
 		log_error("rpc: %s: cannot encode the %s reply of xid %#x",
 			  request_peer(req), desc->name, req->xid);
 		free(buf);
+		free(payload);
 		dispatch_reply_accepted(req->tops, req->transport, req->xid,
 					RPC_ACCEPT_SYSTEM_ERR, 0, 0);
 		return;
 	}
 	xdr_destroy(&xdrs);
+	if (payload) {
+		req->tops->send_payload(req->transport, buf, total, payload,
+					payload_len);
+		return;
+	}
 	if (req->drc_entry) {
 		drc_finish(req->dispatcher->drc, req->drc_entry, buf, total);
 		req->drc_entry = NULL;

@@ -74,6 +74,13 @@ struct rpc_proc {
 	/* Not idempotent: a retransmission gets the cached first reply
 	 * (rpc/drc.h) instead of a second execution. */
 	bool non_idempotent;
+	/* Optional zero-copy reply (STYLE.md 6, xdr_READ3res_zc): when
+	 * take_payload hands over a buffer (returns owned; 0 bytes = none),
+	 * the result is encoded with encode_head, which stops after the
+	 * payload's length word, and the payload follows from its own buffer.
+	 */
+	xdrproc_t encode_head;
+	size_t (*take_payload)(void *res, uint8_t **payload);
 };
 
 /*
@@ -145,6 +152,10 @@ struct rpc_transport_ops {
 	 * RPC_REPLY_MARK_ROOM bytes left free for a record mark when the
 	 * transport is a stream. */
 	void (*send)(void *transport, uint8_t *buf, size_t len);
+	/* Optional: as send, then @payload (taken, malloc'd) of @payload_len
+	 * bytes and its XDR padding, without copying it into @buf. */
+	void (*send_payload)(void *transport, uint8_t *buf, size_t len,
+			     uint8_t *payload, size_t payload_len);
 	/* Closes the connection after a protocol violation. */
 	void (*close)(void *transport);
 	void (*ref)(void *transport);
