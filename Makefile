@@ -71,7 +71,7 @@ UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_BINS := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 .PHONY: all run test unit deps deps-check fuzz fuzz-build fuzz-bins format \
-	format-check clean nfsd vmdk lab bench bench-vmdk soak
+	format-check clean nfsd vmdk lab bench bench-profile bench-vmdk soak
 .DEFAULT_GOAL := all
 
 all: deps-check $(PROGS) $(UNIT_BINS)
@@ -171,6 +171,10 @@ lab: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsload
 # dsnfsd against nfs-ganesha, side by side (docs/bench.md).
 bench: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsload
 	perf/bench/run.sh $(BUILD)
+
+# Where dsnfsd's time goes under two loads (perf, syscalls, callgrind).
+bench-profile: deps-check $(BUILD)/bin/dsnfsd
+	perf/bench/profile.sh $(BUILD)
 
 # VMDK provisioning and clones (docs/dsvmdk.md); needs ~14 GiB in /var/tmp.
 bench-vmdk: deps-check $(BUILD)/bin/dsvmdk
