@@ -36,11 +36,6 @@ struct open_ctx {
 static int open_link(struct open_ctx *c, const char *path, bool writable,
 		     unsigned depth, struct vmdk **out);
 
-static uint64_t div_round_up(uint64_t a, uint64_t b)
-{
-	return a / b + (a % b != 0);
-}
-
 static int file_sectors_get(const struct vmdk_io *io, int fd,
 			    uint64_t *file_sectors)
 {
@@ -49,8 +44,8 @@ static int file_sectors_get(const struct vmdk_io *io, int fd,
 
 	err = vmdk__io_fstat(io, fd, &st);
 	if (!err) {
-		*file_sectors =
-			div_round_up((uint64_t)st.st_size, VMDK_SECTOR_SIZE);
+		*file_sectors = vmdk__div_round_up((uint64_t)st.st_size,
+						   VMDK_SECTOR_SIZE);
 	}
 	return err;
 }
@@ -510,10 +505,7 @@ void vmdk_close(struct vmdk *v)
 	}
 	vmdk_close(v->parent);
 	for (size_t i = 0; i < v->n_extents; i++) {
-		if (v->extents[i].gmap) {
-			vmdk__gmap_fini(v->extents[i].gmap);
-			free(v->extents[i].gmap);
-		}
+		vmdk__gmap_free(v->extents[i].gmap);
 		vmdk__io_close(v->io, v->extents[i].fd);
 		free(v->extents[i].path);
 	}

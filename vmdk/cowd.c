@@ -8,15 +8,9 @@
 #include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "vmdk/vmdk_int.h"
-
-static uint64_t div_round_up(uint64_t a, uint64_t b)
-{
-	return a / b + (a % b != 0);
-}
 
 int vmdk__cowd_header_decode(const struct vmdk_cowd_header_disk *raw,
 			     uint64_t file_sectors, struct vmdk_cowd_header *h,
@@ -59,16 +53,16 @@ int vmdk__cowd_header_decode(const struct vmdk_cowd_header_disk *raw,
 				  " (sectors) is not a power of 2 up to %u",
 				  h->grain_sectors, VMDK_MAX_GRAIN_SECTORS);
 	}
-	need = div_round_up(h->capacity_sectors,
-			    (uint64_t)VMDK_COWD_GTES * h->grain_sectors);
+	need = vmdk__div_round_up(h->capacity_sectors,
+				  (uint64_t)VMDK_COWD_GTES * h->grain_sectors);
 	if (h->gd_entries < need || h->gd_entries > VMDK_MAX_GD_ENTRIES) {
 		return vmdk__errf(errbuf, errlen, -EINVAL,
 				  "numGDEntries %" PRIu32 " is not in %" PRIu64
 				  "..%u",
 				  h->gd_entries, need, VMDK_MAX_GD_ENTRIES);
 	}
-	gd_sectors =
-		div_round_up((uint64_t)h->gd_entries * 4, VMDK_SECTOR_SIZE);
+	gd_sectors = vmdk__div_round_up((uint64_t)h->gd_entries * 4,
+					VMDK_SECTOR_SIZE);
 	if (h->gd_offset_sectors < VMDK_COWD_HEADER_SECTORS ||
 	    h->gd_offset_sectors > file_sectors ||
 	    gd_sectors > file_sectors - h->gd_offset_sectors) {
@@ -97,8 +91,8 @@ int vmdk__cowd_gmap_open(const struct vmdk_io *io, int fd, const char *path,
 			 const struct vmdk_cowd_header *h,
 			 struct vmdk_gmap **out, char *errbuf, size_t errlen)
 {
-	uint64_t gd_sectors =
-		div_round_up((uint64_t)h->gd_entries * 4, VMDK_SECTOR_SIZE);
+	uint64_t gd_sectors = vmdk__div_round_up((uint64_t)h->gd_entries * 4,
+						 VMDK_SECTOR_SIZE);
 	struct vmdk_gmap_params p = {
 		.capacity_sectors = h->capacity_sectors,
 		.grain_sectors = h->grain_sectors,
@@ -110,18 +104,6 @@ int vmdk__cowd_gmap_open(const struct vmdk_io *io, int fd, const char *path,
 		.zero_grain = false,
 		.writable = false,
 	};
-	struct vmdk_gmap *m;
-	int err;
 
-	m = calloc(1, sizeof(*m));
-	if (!m) {
-		return -ENOMEM;
-	}
-	err = vmdk__gmap_init(m, io, fd, path, &p, errbuf, errlen);
-	if (err) {
-		free(m);
-		return err;
-	}
-	*out = m;
-	return 0;
+	return vmdk__gmap_new(io, fd, path, &p, out, errbuf, errlen);
 }

@@ -16,11 +16,6 @@
 
 #include "vmdk/vmdk_int.h"
 
-static uint64_t div_round_up(uint64_t a, uint64_t b)
-{
-	return a / b + (a % b != 0);
-}
-
 static bool ranges_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 {
 	return a < b + blen && b < a + alen;
@@ -28,7 +23,8 @@ static bool ranges_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 
 static uint64_t dir_sectors(const struct vmdk_gmap *m)
 {
-	return div_round_up((uint64_t)m->p.gd_entries * 4, VMDK_SECTOR_SIZE);
+	return vmdk__div_round_up((uint64_t)m->p.gd_entries * 4,
+				  VMDK_SECTOR_SIZE);
 }
 
 static int load_dir(struct vmdk_gmap *m, uint64_t off_sectors, uint32_t **out,
@@ -89,9 +85,9 @@ static int load_dir(struct vmdk_gmap *m, uint64_t off_sectors, uint32_t **out,
 	return 0;
 }
 
-int vmdk__gmap_init(struct vmdk_gmap *m, const struct vmdk_io *io, int fd,
-		    const char *path, const struct vmdk_gmap_params *p,
-		    char *errbuf, size_t errlen)
+static int gmap_init(struct vmdk_gmap *m, const struct vmdk_io *io, int fd,
+		     const char *path, const struct vmdk_gmap_params *p,
+		     char *errbuf, size_t errlen)
 {
 	struct stat st;
 	int err;
@@ -107,13 +103,14 @@ int vmdk__gmap_init(struct vmdk_gmap *m, const struct vmdk_io *io, int fd,
 		return vmdk__errf(errbuf, errlen, -EINVAL,
 				  "%s: grain map geometry out of bounds", path);
 	}
-	m->gt_sectors = (uint32_t)div_round_up((uint64_t)p->gtes_per_gt * 4,
-					       VMDK_SECTOR_SIZE);
+	m->gt_sectors = (uint32_t)vmdk__div_round_up(
+		(uint64_t)p->gtes_per_gt * 4, VMDK_SECTOR_SIZE);
 	err = vmdk__io_fstat(io, fd, &st);
 	if (err) {
 		return err;
 	}
-	m->end_sector = div_round_up((uint64_t)st.st_size, VMDK_SECTOR_SIZE);
+	m->end_sector =
+		vmdk__div_round_up((uint64_t)st.st_size, VMDK_SECTOR_SIZE);
 	err = load_dir(m, p->gd_offset_sectors, &m->gd, "grain directory",
 		       errbuf, errlen);
 	if (err) {
@@ -131,14 +128,37 @@ int vmdk__gmap_init(struct vmdk_gmap *m, const struct vmdk_io *io, int fd,
 	return 0;
 }
 
-void vmdk__gmap_fini(struct vmdk_gmap *m)
+int vmdk__gmap_new(const struct vmdk_io *io, int fd, const char *path,
+		   const struct vmdk_gmap_params *p, struct vmdk_gmap **out,
+		   char *errbuf, size_t errlen)
 {
+	struct vmdk_gmap *m;
+	int err;
+
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		return -ENOMEM;
+	}
+	err = gmap_init(m, io, fd, path, p, errbuf, errlen);
+	if (err) {
+		free(m);
+		return err;
+	}
+	*out = m;
+	return 0;
+}
+
+void vmdk__gmap_free(struct vmdk_gmap *m)
+{
+	if (!m) {
+		return;
+	}
 	for (unsigned i = 0; i < VMDK_GT_CACHE_SLOTS; i++) {
 		free(m->cache[i].gte);
 	}
 	free(m->gd);
 	free(m->rgd);
-	memset(m, 0, sizeof(*m));
+	free(m);
 }
 
 int vmdk__gmap_read_table(struct vmdk_gmap *m, uint64_t table_sector,

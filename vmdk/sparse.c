@@ -21,11 +21,6 @@
 /* An embedded descriptor never exceeds 1 MiB (VMDK_MAX_DESCRIPTOR_BYTES). */
 #define SPARSE_MAX_DESC_SECTORS (VMDK_MAX_DESCRIPTOR_BYTES / VMDK_SECTOR_SIZE)
 
-static uint64_t div_round_up(uint64_t a, uint64_t b)
-{
-	return a / b + (a % b != 0);
-}
-
 static bool is_pow2(uint64_t v)
 {
 	return v && !(v & (v - 1));
@@ -33,16 +28,16 @@ static bool is_pow2(uint64_t v)
 
 uint64_t vmdk__sparse_gd_entries(const struct vmdk_sparse_header *h)
 {
-	return div_round_up(h->capacity_sectors,
-			    h->grain_sectors * h->gtes_per_gt);
+	return vmdk__div_round_up(h->capacity_sectors,
+				  h->grain_sectors * h->gtes_per_gt);
 }
 
 static int check_dir(const struct vmdk_sparse_header *h, uint64_t off,
 		     uint64_t file_sectors, const char *name, char *errbuf,
 		     size_t errlen)
 {
-	uint64_t sectors =
-		div_round_up(vmdk__sparse_gd_entries(h) * 4, VMDK_SECTOR_SIZE);
+	uint64_t sectors = vmdk__div_round_up(vmdk__sparse_gd_entries(h) * 4,
+					      VMDK_SECTOR_SIZE);
 	uint64_t desc_end = h->desc_offset_sectors + h->desc_size_sectors;
 
 	if (off == 0 || off > file_sectors || sectors > file_sectors - off) {
@@ -290,23 +285,11 @@ int vmdk__sparse_gmap_open(const struct vmdk_io *io, int fd, const char *path,
 		.writable =
 			writable && !(h->flags & VMDK_SPARSE_FLAG_COMPRESSED),
 	};
-	struct vmdk_gmap *m;
-	int err;
 
 	if (p.min_table_sector < 1) {
 		p.min_table_sector = 1;
 	}
-	m = calloc(1, sizeof(*m));
-	if (!m) {
-		return -ENOMEM;
-	}
-	err = vmdk__gmap_init(m, io, fd, path, &p, errbuf, errlen);
-	if (err) {
-		free(m);
-		return err;
-	}
-	*out = m;
-	return 0;
+	return vmdk__gmap_new(io, fd, path, &p, out, errbuf, errlen);
 }
 
 int vmdk__sparse_desc_read(const struct vmdk_io *io, int fd,
@@ -402,21 +385,23 @@ int vmdk__sparse_create(const struct vmdk_io *io, const char *path,
 	if (err) {
 		return err;
 	}
-	h.desc_size_sectors = div_round_up(text_len + 1, VMDK_SECTOR_SIZE);
+	h.desc_size_sectors =
+		vmdk__div_round_up(text_len + 1, VMDK_SECTOR_SIZE);
 	if (h.desc_size_sectors < SPARSE_DESC_SECTORS) {
 		h.desc_size_sectors = SPARSE_DESC_SECTORS;
 	}
 	entries = vmdk__sparse_gd_entries(&h);
-	dir_sectors = div_round_up(entries * 4, VMDK_SECTOR_SIZE);
-	gt_sectors =
-		div_round_up((uint64_t)h.gtes_per_gt * 4, VMDK_SECTOR_SIZE);
+	dir_sectors = vmdk__div_round_up(entries * 4, VMDK_SECTOR_SIZE);
+	gt_sectors = vmdk__div_round_up((uint64_t)h.gtes_per_gt * 4,
+					VMDK_SECTOR_SIZE);
 	h.rgd_offset_sectors = h.desc_offset_sectors + h.desc_size_sectors;
 	h.gd_offset_sectors =
 		h.rgd_offset_sectors + dir_sectors + entries * gt_sectors;
-	h.overhead_sectors = div_round_up(h.gd_offset_sectors + dir_sectors +
-						  entries * gt_sectors,
-					  h.grain_sectors) *
-			     h.grain_sectors;
+	h.overhead_sectors =
+		vmdk__div_round_up(h.gd_offset_sectors + dir_sectors +
+					   entries * gt_sectors,
+				   h.grain_sectors) *
+		h.grain_sectors;
 	vmdk__sparse_header_encode(&h, &raw);
 
 	err = vmdk__io_open(io, path, O_RDWR | O_CREAT | O_EXCL, 0644, &fd);

@@ -15,6 +15,13 @@
 #include "vmdk/format.h"
 #include "vmdk/vmdk.h"
 
+/* @a / @b rounded up (@b > 0): the sectors @a bytes take, the tables @a
+ * grains need. */
+static inline uint64_t vmdk__div_round_up(uint64_t a, uint64_t b)
+{
+	return a / b + (a % b != 0);
+}
+
 /* ---- err.c ------------------------------------------------------------- */
 
 /* Formats into @errbuf (may be NULL) and returns @err, for `return` chains. */
@@ -228,13 +235,15 @@ struct vmdk_gmap {
 
 /*
  * Loads and validates the directories of the extent open as @fd (borrowed,
- * with @io and @path, for the life of @m).  Returns 0 or -EINVAL (message in
- * @errbuf), -ENOMEM, an I/O error.
+ * with @io and @path, for the life of the map): *out returns owned (free
+ * with vmdk__gmap_free()).  Returns 0 or -EINVAL (message in @errbuf),
+ * -ENOMEM, an I/O error.
  */
-int vmdk__gmap_init(struct vmdk_gmap *m, const struct vmdk_io *io, int fd,
-		    const char *path, const struct vmdk_gmap_params *p,
-		    char *errbuf, size_t errlen);
-void vmdk__gmap_fini(struct vmdk_gmap *m);
+int vmdk__gmap_new(const struct vmdk_io *io, int fd, const char *path,
+		   const struct vmdk_gmap_params *p, struct vmdk_gmap **out,
+		   char *errbuf, size_t errlen);
+/* Frees @m (may be NULL) and its tables. */
+void vmdk__gmap_free(struct vmdk_gmap *m);
 
 /* Where grain @grain is.  *sector is set for VMDK_GRAIN_ALLOCATED only. */
 int vmdk__gmap_lookup(struct vmdk_gmap *m, uint64_t grain,
