@@ -594,3 +594,28 @@ int vmdk__cid_update(struct vmdk *v)
 	v->cid_updated = true;
 	return 0;
 }
+
+int vmdk__files_set_writable(const struct vmdk *v, bool writable)
+{
+	struct stat st;
+	int err;
+
+	for (size_t i = 0; i <= v->n_extents; i++) {
+		const char *p = i < v->n_extents ? v->extents[i].path : v->path;
+
+		if (!p) {
+			continue;
+		}
+		err = vmdk__io_stat(v->io, p, &st);
+		if (!err && !writable) {
+			err = vmdk__io_chmod(v->io, p, st.st_mode & 07555);
+		} else if (!err && !(st.st_mode & 0200)) {
+			err = vmdk__io_chmod(v->io, p,
+					     (st.st_mode & 07777) | 0200);
+		}
+		if (err) {
+			return err;
+		}
+	}
+	return 0;
+}

@@ -292,29 +292,6 @@ int vmdk_clone_full(const struct vmdk_io *io, const char *src, const char *dst,
 	return err;
 }
 
-/* Removes every write bit of the descriptor and the extent files of @v. */
-static int make_read_only(struct vmdk *v)
-{
-	struct stat st;
-	int err;
-
-	for (size_t i = 0; i <= v->n_extents; i++) {
-		const char *p = i < v->n_extents ? v->extents[i].path : v->path;
-
-		if (!p) {
-			continue;
-		}
-		err = vmdk__io_stat(v->io, p, &st);
-		if (!err) {
-			err = vmdk__io_chmod(v->io, p, st.st_mode & 07555);
-		}
-		if (err) {
-			return err;
-		}
-	}
-	return 0;
-}
-
 static int delta_desc(const struct vmdk *parent, const char *dst,
 		      struct vmdk_descriptor *d)
 {
@@ -394,7 +371,7 @@ int vmdk_clone_linked(const struct vmdk_io *io, const char *src,
 	err = vmdk__sparse_create(io, dst, &d, p->size_sectors, errbuf, errlen);
 	vmdk__descriptor_fini(&d);
 	if (!err) {
-		err = make_read_only(p);
+		err = vmdk__files_set_writable(p, false);
 		if (err) {
 			vmdk__errf(errbuf, errlen, err, "%s: chmod: %s", src,
 				   strerror(-err));

@@ -78,30 +78,6 @@ int vmdk_snapshot(const struct vmdk_io *io, const char *path, char *child,
 	return err;
 }
 
-/* Gives the owner the write bit back on the files of @v. */
-static int make_writable(const struct vmdk *v)
-{
-	struct stat st;
-	int err;
-
-	for (size_t i = 0; i <= v->n_extents; i++) {
-		const char *p = i < v->n_extents ? v->extents[i].path : v->path;
-
-		if (!p) {
-			continue;
-		}
-		err = vmdk__io_stat(v->io, p, &st);
-		if (!err && !(st.st_mode & 0200)) {
-			err = vmdk__io_chmod(v->io, p,
-					     (st.st_mode & 07777) | 0200);
-		}
-		if (err) {
-			return err;
-		}
-	}
-	return 0;
-}
-
 struct merge {
 	struct vmdk *child;
 	struct vmdk *parent;
@@ -213,7 +189,7 @@ int vmdk_consolidate(const struct vmdk_io *io, const char *path,
 				 "%s: not a delta: it has no parent", path);
 		goto out;
 	}
-	err = make_writable(m.child->parent);
+	err = vmdk__files_set_writable(m.child->parent, true);
 	if (!err) {
 		err = vmdk_open(io, m.child->parent->path, VMDK_OPEN_RDWR,
 				&m.parent, errbuf, errlen);

@@ -393,6 +393,11 @@ int vmdk__desc_save(struct vmdk *v);
 /* Rewrites the descriptor of @v with a new CID (once per open). */
 int vmdk__cid_update(struct vmdk *v);
 
+/* Takes every write bit off the descriptor and extent files of @v, or with
+ * @writable gives the owner's back to those that lack it.  Returns 0 or
+ * the first error. */
+int vmdk__files_set_writable(const struct vmdk *v, bool writable);
+
 /* ---- rw.c -------------------------------------------------------------- */
 
 /* Where a run of the disk is stored. */
