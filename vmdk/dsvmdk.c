@@ -317,6 +317,24 @@ static void print_stats(const char *what, const struct vmdk_copy_stats *s,
 	       what, secs, s->copied_bytes, s->offload_bytes, s->skipped_bytes);
 }
 
+/* `clone --full` and `convert`: the copy of @src to @dst with @o, timed;
+ * @cmd names it in an error, @label in the figures. */
+static int full_copy(const char *cmd, const char *label, const char *src,
+		     const char *dst, const struct vmdk_clone_opts *o)
+{
+	struct vmdk_copy_stats st;
+	char errbuf[512] = "";
+	double t0 = now_s();
+	int err;
+
+	err = vmdk_clone_full(NULL, src, dst, o, &st, errbuf, sizeof(errbuf));
+	if (err) {
+		return fail(cmd, err, errbuf);
+	}
+	print_stats(label, &st, now_s() - t0);
+	return 0;
+}
+
 static int cmd_clone(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -326,7 +344,6 @@ static int cmd_clone(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct vmdk_clone_opts o = { .keep_type = true };
-	struct vmdk_copy_stats st;
 	char errbuf[512] = "";
 	int mode = 0;
 	double t0;
@@ -345,8 +362,8 @@ static int cmd_clone(int argc, char **argv)
 	if (!mode || optind != argc - 2 || (mode == 'l' && !o.keep_type)) {
 		return usage_of("clone");
 	}
-	t0 = now_s();
 	if (mode == 'l') {
+		t0 = now_s();
 		err = vmdk_clone_linked(NULL, argv[optind], argv[optind + 1],
 					errbuf, sizeof(errbuf));
 		if (err) {
@@ -357,24 +374,15 @@ static int cmd_clone(int argc, char **argv)
 		       argv[optind]);
 		return 0;
 	}
-	err = vmdk_clone_full(NULL, argv[optind], argv[optind + 1], &o, &st,
-			      errbuf, sizeof(errbuf));
-	if (err) {
-		return fail("clone", err, errbuf);
-	}
-	print_stats("full clone", &st, now_s() - t0);
-	return 0;
+	return full_copy("clone", "full clone", argv[optind], argv[optind + 1],
+			 &o);
 }
 
 static int cmd_convert(int argc, char **argv)
 {
 	struct vmdk_clone_opts o = { .zero_detect = true };
-	struct vmdk_copy_stats st;
-	char errbuf[512] = "";
 	bool have_type = false;
-	double t0;
 	int opt;
-	int err;
 
 	while ((opt = getopt(argc, argv, "t:")) != -1) {
 		if (opt != 't' || vmdk_type_parse(optarg, &o.type)) {
@@ -385,14 +393,8 @@ static int cmd_convert(int argc, char **argv)
 	if (!have_type || optind != argc - 2) {
 		return usage_of("convert");
 	}
-	t0 = now_s();
-	err = vmdk_clone_full(NULL, argv[optind], argv[optind + 1], &o, &st,
-			      errbuf, sizeof(errbuf));
-	if (err) {
-		return fail("convert", err, errbuf);
-	}
-	print_stats("convert", &st, now_s() - t0);
-	return 0;
+	return full_copy("convert", "convert", argv[optind], argv[optind + 1],
+			 &o);
 }
 
 static int cmd_snapshot(int argc, char **argv)
