@@ -8,27 +8,13 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "nfsd/errbuf.h"
+
 /* A rate far above any link, as the [traffic] config allows. */
 #define JSON_RATE_MAX 1e12
-
-static int json_fail(char *errbuf, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int json_fail(char *errbuf, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (errbuf && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(errbuf, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
 
 int admin__json_parse(const char *body, size_t len, json_t **out, char *errbuf,
 		      size_t errlen)
@@ -37,16 +23,17 @@ int admin__json_parse(const char *body, size_t len, json_t **out, char *errbuf,
 	json_t *doc;
 
 	if (!body || len == 0)
-		return json_fail(errbuf, errlen,
-				 "body: a JSON object is required");
+		return errbuf_printf(errbuf, errlen, -EINVAL,
+				     "body: a JSON object is required");
 	doc = json_loadb(body, len, JSON_REJECT_DUPLICATES, &e);
 	if (!doc)
-		return json_fail(errbuf, errlen, "body: line %d column %d: %s",
-				 e.line, e.column, e.text);
+		return errbuf_printf(errbuf, errlen, -EINVAL,
+				     "body: line %d column %d: %s", e.line,
+				     e.column, e.text);
 	if (!json_is_object(doc)) {
 		json_decref(doc);
-		return json_fail(errbuf, errlen,
-				 "body: a JSON object is expected");
+		return errbuf_printf(errbuf, errlen, -EINVAL,
+				     "body: a JSON object is expected");
 	}
 	*out = doc;
 	return 0;
@@ -66,8 +53,8 @@ static int json_keys_check(const json_t *in, const char *const *known,
 		used += (size_t)snprintf(list + used, sizeof(list) - used,
 					 "%s%s", i ? ", " : "", known[i]);
 	if (json_object_size(in) == 0)
-		return json_fail(errbuf, errlen,
-				 "body: no field given (known: %s)", list);
+		return errbuf_printf(errbuf, errlen, -EINVAL,
+				     "body: no field given (known: %s)", list);
 	json_object_foreach((json_t *)in, key, value)
 	{
 		size_t i = 0;
@@ -75,10 +62,10 @@ static int json_keys_check(const json_t *in, const char *const *known,
 		while (known[i] && strcmp(known[i], key))
 			i++;
 		if (!known[i])
-			return json_fail(errbuf, errlen,
-					 "body: unknown field '%.64s' "
-					 "(known: %s)",
-					 key, list);
+			return errbuf_printf(errbuf, errlen, -EINVAL,
+					     "body: unknown field '%.64s' "
+					     "(known: %s)",
+					     key, list);
 	}
 	return 0;
 }
@@ -89,8 +76,8 @@ static int json_missing(const char *key, bool required, bool *present,
 	if (present)
 		*present = false;
 	if (required)
-		return json_fail(errbuf, errlen, "body: field '%s' is missing",
-				 key);
+		return errbuf_printf(errbuf, errlen, -EINVAL,
+				     "body: field '%s' is missing", key);
 	return 0;
 }
 
@@ -106,10 +93,11 @@ static int json_get_uint(const json_t *in, const char *key, uint64_t max,
 		return json_missing(key, required, present, errbuf, errlen);
 	i = json_is_integer(v) ? json_integer_value(v) : -1;
 	if (i < 0 || (uint64_t)i > max)
-		return json_fail(errbuf, errlen,
-				 "body: '%s' must be a whole number from 0 to "
-				 "%llu",
-				 key, (unsigned long long)max);
+		return errbuf_printf(
+			errbuf, errlen, -EINVAL,
+			"body: '%s' must be a whole number from 0 to "
+			"%llu",
+			key, (unsigned long long)max);
 	*out = (uint64_t)i;
 	if (present)
 		*present = true;
@@ -139,10 +127,10 @@ static int json_get_name(const json_t *in, const char *key, bool required,
 		return json_missing(key, required, present, errbuf, errlen);
 	s = json_is_string(v) ? json_string_value(v) : NULL;
 	if (!s || !pool_name_valid(s))
-		return json_fail(errbuf, errlen,
-				 "body: '%s' must be a name of 1 to 63 "
-				 "letters, digits, '-', '_' or '.'",
-				 key);
+		return errbuf_printf(errbuf, errlen, -EINVAL,
+				     "body: '%s' must be a name of 1 to 63 "
+				     "letters, digits, '-', '_' or '.'",
+				     key);
 	snprintf(out, POOL_NAME_MAX, "%s", s);
 	if (present)
 		*present = true;
@@ -157,9 +145,9 @@ static int json_get_level(const json_t *in, bool required, enum pool_level *out,
 	if (!v)
 		return json_missing("level", required, present, errbuf, errlen);
 	if (!json_is_string(v) || pool_level_parse(json_string_value(v), out))
-		return json_fail(errbuf, errlen,
-				 "body: 'level' must be standard, premium, "
-				 "ultra or flexible");
+		return errbuf_printf(errbuf, errlen, -EINVAL,
+				     "body: 'level' must be standard, premium, "
+				     "ultra or flexible");
 	if (present)
 		*present = true;
 	return 0;
@@ -173,8 +161,8 @@ static int json_get_qos(const json_t *in, enum pool_qos *out, bool *present,
 	if (!v)
 		return json_missing("qos", false, present, errbuf, errlen);
 	if (!json_is_string(v) || pool_qos_parse(json_string_value(v), out))
-		return json_fail(errbuf, errlen,
-				 "body: 'qos' must be auto or manual");
+		return errbuf_printf(errbuf, errlen, -EINVAL,
+				     "body: 'qos' must be auto or manual");
 	*present = true;
 	return 0;
 }
@@ -295,9 +283,9 @@ static int json_get_number(const json_t *in, const char *key, double max,
 		return 0;
 	d = json_is_number(v) ? json_number_value(v) : -1;
 	if (!isfinite(d) || d < 0 || d > max)
-		return json_fail(errbuf, errlen,
-				 "body: '%s' must be a number from 0 to %g",
-				 key, max);
+		return errbuf_printf(errbuf, errlen, -EINVAL,
+				     "body: '%s' must be a number from 0 to %g",
+				     key, max);
 	*out = d;
 	*present = true;
 	return 0;
@@ -345,8 +333,8 @@ int admin__json_caps_patch(const json_t *in, struct traffic_caps *caps,
 		err = json_get_number(in, "scale", 1e6, &v, &present, errbuf,
 				      errlen);
 	if (!err && present && v <= 0)
-		err = json_fail(errbuf, errlen,
-				"body: 'scale' must be above 0");
+		err = errbuf_printf(errbuf, errlen, -EINVAL,
+				    "body: 'scale' must be above 0");
 	if (!err && present)
 		caps->scale = v;
 	if (!err)
@@ -358,8 +346,8 @@ int admin__json_caps_patch(const json_t *in, struct traffic_caps *caps,
 		err = json_get_u32(in, "burst_ms", false, &burst, &present,
 				   errbuf, errlen);
 	if (!err && present && (burst < 1 || burst > 60000))
-		err = json_fail(errbuf, errlen,
-				"body: 'burst_ms' must be 1 to 60000");
+		err = errbuf_printf(errbuf, errlen, -EINVAL,
+				    "body: 'burst_ms' must be 1 to 60000");
 	if (!err && present)
 		caps->burst_ms = burst;
 	return err;

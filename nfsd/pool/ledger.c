@@ -11,7 +11,6 @@
 #include <libgen.h>
 #include <limits.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
+
+#include "nfsd/errbuf.h"
 
 #define LEDGER_VERSION 1
 #define LEDGER_MAX_FILE_BYTES                                                  \
@@ -35,22 +36,6 @@ struct pool_ledger {
 	size_t nevents;
 	size_t cap;
 };
-
-static int ledger_fail(char *errbuf, size_t errlen, int err, const char *fmt,
-		       ...) __attribute__((format(printf, 4, 5)));
-
-static int ledger_fail(char *errbuf, size_t errlen, int err, const char *fmt,
-		       ...)
-{
-	va_list ap;
-
-	if (errbuf && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(errbuf, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return err;
-}
 
 static void ledger_put_le32(uint8_t *p, uint32_t v)
 {
@@ -203,8 +188,8 @@ int pool_ledger_decode(const uint8_t *buf, size_t len,
 	if (len < hdr) {
 		/* A crash while the header was written: empty ledger. */
 		if (memcmp(buf, POOL_LEDGER_MAGIC, len))
-			return ledger_fail(errbuf, errlen, -EILSEQ,
-					   "offset 0: not a dsnfs ledger");
+			return errbuf_printf(errbuf, errlen, -EILSEQ,
+					     "offset 0: not a dsnfs ledger");
 		*valid_len = 0;
 		if (len) {
 			rec->torn = true;
@@ -215,8 +200,8 @@ int pool_ledger_decode(const uint8_t *buf, size_t len,
 		return 0;
 	}
 	if (memcmp(buf, POOL_LEDGER_MAGIC, hdr))
-		return ledger_fail(errbuf, errlen, -EILSEQ,
-				   "offset 0: not a dsnfs ledger");
+		return errbuf_printf(errbuf, errlen, -EILSEQ,
+				     "offset 0: not a dsnfs ledger");
 	while (off < len) {
 		size_t left = len - off;
 		uint32_t plen;
@@ -251,19 +236,19 @@ int pool_ledger_decode(const uint8_t *buf, size_t len,
 		err = ledger_events_push(&evs, &count, &cap, &ev);
 		if (err) {
 			free(evs);
-			return ledger_fail(errbuf, errlen, err,
-					   "offset %zu: %s", off,
-					   strerror(-err));
+			return errbuf_printf(errbuf, errlen, err,
+					     "offset %zu: %s", off,
+					     strerror(-err));
 		}
 		off += rec_len;
 		why = NULL;
 	}
 	if (why && !ledger_bad_is_last(buf, len, off, rec_len)) {
 		free(evs);
-		return ledger_fail(errbuf, errlen, -EILSEQ,
-				   "offset %zu, record %zu: %s, and records "
-				   "follow: the ledger is damaged",
-				   off, count, why);
+		return errbuf_printf(errbuf, errlen, -EILSEQ,
+				     "offset %zu, record %zu: %s, and records "
+				     "follow: the ledger is damaged",
+				     off, count, why);
 	}
 	if (why) {
 		rec->torn = true;
@@ -358,22 +343,22 @@ static int ledger_open_fd(const char *path, bool writable, int *fd_out,
 		created = fd >= 0;
 	}
 	if (fd < 0)
-		return ledger_fail(errbuf, errlen, -errno, "%s: %s", path,
-				   strerror(errno));
+		return errbuf_printf(errbuf, errlen, -errno, "%s: %s", path,
+				     strerror(errno));
 	if (writable && flock(fd, LOCK_EX | LOCK_NB)) {
 		err = errno == EWOULDBLOCK ? -EBUSY : -errno;
 		close(fd);
-		return ledger_fail(errbuf, errlen, err, "%s: %s", path,
-				   err == -EBUSY ? "locked by another process"
-						 : strerror(-err));
+		return errbuf_printf(errbuf, errlen, err, "%s: %s", path,
+				     err == -EBUSY ? "locked by another process"
+						   : strerror(-err));
 	}
 	if (created) {
 		err = ledger_sync_dir(path);
 		if (err) {
 			close(fd);
-			return ledger_fail(errbuf, errlen, err,
-					   "%s: syncing its directory: %s",
-					   path, strerror(-err));
+			return errbuf_printf(errbuf, errlen, err,
+					     "%s: syncing its directory: %s",
+					     path, strerror(-err));
 		}
 	}
 	*fd_out = fd;
@@ -387,22 +372,22 @@ static int ledger_repair(struct pool_ledger *l, size_t valid_len,
 	int err;
 
 	if (valid_len < file_len && ftruncate(l->fd, (off_t)valid_len))
-		return ledger_fail(errbuf, errlen, -errno,
-				   "%s: truncating a torn record: %s", l->path,
-				   strerror(errno));
+		return errbuf_printf(errbuf, errlen, -errno,
+				     "%s: truncating a torn record: %s",
+				     l->path, strerror(errno));
 	if (valid_len == 0) {
 		err = ledger_write_all(l->fd,
 				       (const uint8_t *)POOL_LEDGER_MAGIC,
 				       POOL_LEDGER_HEADER_BYTES, 0);
 		if (err)
-			return ledger_fail(errbuf, errlen, err,
-					   "%s: writing the header: %s",
-					   l->path, strerror(-err));
+			return errbuf_printf(errbuf, errlen, err,
+					     "%s: writing the header: %s",
+					     l->path, strerror(-err));
 		valid_len = POOL_LEDGER_HEADER_BYTES;
 	}
 	if (valid_len != file_len && fsync(l->fd))
-		return ledger_fail(errbuf, errlen, -errno, "%s: fsync: %s",
-				   l->path, strerror(errno));
+		return errbuf_printf(errbuf, errlen, -errno, "%s: fsync: %s",
+				     l->path, strerror(errno));
 	l->size_bytes = valid_len;
 	return 0;
 }
@@ -422,7 +407,7 @@ int pool_ledger_open(const char *path, enum pool_ledger_mode mode,
 		rec = &local;
 	l = calloc(1, sizeof(*l));
 	if (!l)
-		return ledger_fail(errbuf, errlen, -ENOMEM, "out of memory");
+		return errbuf_printf(errbuf, errlen, -ENOMEM, "out of memory");
 	l->writable = mode == POOL_LEDGER_READ_WRITE;
 	snprintf(l->path, sizeof(l->path), "%s", path);
 	err = ledger_open_fd(path, l->writable, &l->fd, errbuf, errlen);
@@ -430,15 +415,15 @@ int pool_ledger_open(const char *path, enum pool_ledger_mode mode,
 		goto fail_alloc;
 	err = ledger_read_all(l->fd, &buf, &len);
 	if (err) {
-		ledger_fail(errbuf, errlen, err, "%s: reading: %s", path,
-			    strerror(-err));
+		errbuf_printf(errbuf, errlen, err, "%s: reading: %s", path,
+			      strerror(-err));
 		goto fail_fd;
 	}
 	err = pool_ledger_decode(buf, len, &l->events, &l->nevents, &valid_len,
 				 rec, why, sizeof(why));
 	free(buf);
 	if (err) {
-		ledger_fail(errbuf, errlen, err, "%s: %s", path, why);
+		errbuf_printf(errbuf, errlen, err, "%s: %s", path, why);
 		goto fail_fd;
 	}
 	l->cap = l->nevents;
@@ -507,29 +492,30 @@ static int ledger_append_locked(struct pool_ledger *l,
 	int err;
 
 	if (!l->writable)
-		return ledger_fail(errbuf, errlen, -EBADF,
-				   "%s: opened read-only", l->path);
+		return errbuf_printf(errbuf, errlen, -EBADF,
+				     "%s: opened read-only", l->path);
 	if (n > POOL_LEDGER_MAX_EVENTS - l->nevents)
-		return ledger_fail(errbuf, errlen, -ENOSPC,
-				   "%s: more than %u events", l->path,
-				   POOL_LEDGER_MAX_EVENTS);
+		return errbuf_printf(errbuf, errlen, -ENOSPC,
+				     "%s: more than %u events", l->path,
+				     POOL_LEDGER_MAX_EVENTS);
 	buf = malloc(n * POOL_LEDGER_RECORD_MAX_BYTES);
 	stamped = malloc(n * sizeof(*stamped));
 	if (!buf || !stamped) {
-		err = ledger_fail(errbuf, errlen, -ENOMEM, "out of memory");
+		err = errbuf_printf(errbuf, errlen, -ENOMEM, "out of memory");
 		goto out;
 	}
 	err = ledger_encode_batch(l, events, n, buf, &len, stamped);
 	if (err) {
-		ledger_fail(errbuf, errlen, err, "%s: invalid event", l->path);
+		errbuf_printf(errbuf, errlen, err, "%s: invalid event",
+			      l->path);
 		goto out;
 	}
 	err = ledger_write_all(l->fd, buf, len, l->size_bytes);
 	if (!err && fsync(l->fd))
 		err = -errno;
 	if (err) {
-		ledger_fail(errbuf, errlen, err, "%s: appending: %s", l->path,
-			    strerror(-err));
+		errbuf_printf(errbuf, errlen, err, "%s: appending: %s", l->path,
+			      strerror(-err));
 		/* Best effort: leave no partial record behind.  A failure
 		 * here is handled by the torn-tail replay on next open. */
 		if (ftruncate(l->fd, (off_t)l->size_bytes) == 0)
@@ -541,9 +527,9 @@ static int ledger_append_locked(struct pool_ledger *l,
 		err = ledger_events_push(&l->events, &l->nevents, &l->cap,
 					 &stamped[i]);
 	if (err)
-		ledger_fail(errbuf, errlen, err,
-			    "%s: appended, but no memory to keep the events",
-			    l->path);
+		errbuf_printf(errbuf, errlen, err,
+			      "%s: appended, but no memory to keep the events",
+			      l->path);
 out:
 	free(stamped);
 	free(buf);

@@ -10,13 +10,13 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "nfsd/pool/ledger.h"
+#include "nfsd/errbuf.h"
 
 /* Enough for any diff of two states: a delete and a create, or up to three
  * changes, per pool of either side. */
@@ -31,22 +31,6 @@ struct pool_registry {
 	void *clock_arg;
 	struct pool_ledger *ledger; /* borrowed, may be NULL */
 };
-
-static int registry_fail(char *errbuf, size_t errlen, int err, const char *fmt,
-			 ...) __attribute__((format(printf, 4, 5)));
-
-static int registry_fail(char *errbuf, size_t errlen, int err, const char *fmt,
-			 ...)
-{
-	va_list ap;
-
-	if (errbuf && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(errbuf, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return err;
-}
 
 int64_t pool_clock_realtime(void *arg)
 {
@@ -114,7 +98,7 @@ static int registry_record(struct pool_registry *reg, const struct pool *from,
 	err = pool_events_diff(from, nfrom, to, nto, reg->clock(reg->clock_arg),
 			       reg->events, REGISTRY_MAX_EVENTS, &n);
 	if (err)
-		return registry_fail(errbuf, errlen, err,
+		return errbuf_printf(errbuf, errlen, err,
 				     "ledger: too many events at once");
 	return pool_ledger_append(reg->ledger, reg->events, n, errbuf, errlen);
 }
@@ -166,7 +150,7 @@ int pool_registry_ledger_attach(struct pool_registry *reg,
 	known = calloc(POOL_MAX_POOLS, sizeof(*known));
 	err = known ? pool_ledger_events(ledger, &events, &nevents) : -ENOMEM;
 	if (err) {
-		registry_fail(errbuf, errlen, err, "ledger: out of memory");
+		errbuf_printf(errbuf, errlen, err, "ledger: out of memory");
 		goto out;
 	}
 	err = pool_events_replay(events, nevents, known, POOL_MAX_POOLS,
@@ -204,7 +188,7 @@ static struct pool *registry_pool(struct pool_state *st, const char *name,
 	struct pool *p = pool_state_find_pool(st, name);
 
 	if (!p)
-		*err = registry_fail(errbuf, errlen, -ENOENT,
+		*err = errbuf_printf(errbuf, errlen, -ENOENT,
 				     "pool '%.63s' does not exist", name);
 	return p;
 }
@@ -233,7 +217,7 @@ static int registry_begin_volume(struct pool_registry *reg, const char *name,
 	if (*v)
 		return 0;
 	return registry_abort(
-		reg, registry_fail(errbuf, errlen, -ENOENT,
+		reg, errbuf_printf(errbuf, errlen, -ENOENT,
 				   "volume '%.63s' does not exist", name));
 }
 
@@ -246,12 +230,12 @@ int pool_registry_pool_create(struct pool_registry *reg,
 
 	if (pool_state_find_pool(st, spec->name))
 		return registry_abort(reg,
-				      registry_fail(errbuf, errlen, -EEXIST,
+				      errbuf_printf(errbuf, errlen, -EEXIST,
 						    "pool %.63s already exists",
 						    spec->name));
 	if (st->npools == POOL_MAX_POOLS)
 		return registry_abort(
-			reg, registry_fail(errbuf, errlen, -ENOSPC,
+			reg, errbuf_printf(errbuf, errlen, -ENOSPC,
 					   "pool %.63s: already %d pools",
 					   spec->name, POOL_MAX_POOLS));
 	st->pools[st->npools++] = *spec;
@@ -332,7 +316,7 @@ int pool_registry_pool_set_qos(struct pool_registry *reg, const char *name,
 		return registry_commit(reg, limits, errbuf, errlen);
 	if (qos != POOL_QOS_MANUAL)
 		return registry_abort(
-			reg, registry_fail(errbuf, errlen, -EINVAL,
+			reg, errbuf_printf(errbuf, errlen, -EINVAL,
 					   "pool %s: QoS changes only from "
 					   "auto to manual",
 					   name));
@@ -362,7 +346,7 @@ int pool_registry_pool_delete(struct pool_registry *reg, const char *name,
 		held += !strcmp(st->volumes[i].pool, name);
 	if (held)
 		return registry_abort(
-			reg, registry_fail(errbuf, errlen, -EINVAL,
+			reg, errbuf_printf(errbuf, errlen, -EINVAL,
 					   "pool %s: still holds %zu "
 					   "volume(s); delete or move them "
 					   "first",
@@ -382,18 +366,18 @@ int pool_registry_volume_create(struct pool_registry *reg,
 
 	if (pool_state_find_volume(st, spec->name))
 		return registry_abort(
-			reg, registry_fail(errbuf, errlen, -EEXIST,
+			reg, errbuf_printf(errbuf, errlen, -EEXIST,
 					   "volume %.63s already exists",
 					   spec->name));
 	if (!pool_state_find_pool(st, spec->pool))
 		return registry_abort(
-			reg, registry_fail(errbuf, errlen, -ENOENT,
+			reg, errbuf_printf(errbuf, errlen, -ENOENT,
 					   "volume %.63s: pool '%.63s' does "
 					   "not exist",
 					   spec->name, spec->pool));
 	if (st->nvolumes == POOL_MAX_VOLUMES)
 		return registry_abort(
-			reg, registry_fail(errbuf, errlen, -ENOSPC,
+			reg, errbuf_printf(errbuf, errlen, -ENOSPC,
 					   "volume %.63s: already %d volumes",
 					   spec->name, POOL_MAX_VOLUMES));
 	st->volumes[st->nvolumes++] = *spec;
@@ -476,7 +460,7 @@ int pool_registry_volume_set_limit(struct pool_registry *reg, const char *name,
 	p = pool_state_pool(st, v->pool);
 	if (p && p->qos != POOL_QOS_MANUAL)
 		return registry_abort(
-			reg, registry_fail(errbuf, errlen, -EINVAL,
+			reg, errbuf_printf(errbuf, errlen, -EINVAL,
 					   "volume %s: pool %s has auto QoS; "
 					   "a throughput limit is set only in "
 					   "manual QoS pools",
