@@ -12,6 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "nfsd/errbuf.h"
+
 #define POOL_SECTION "pool "
 #define DATASTORE_SECTION "datastore "
 
@@ -85,20 +87,14 @@ static int config_u32(const char *text, uint32_t *out)
 	return 0;
 }
 
-static int config_fail(char *errbuf, size_t errlen, const char *what)
-{
-	if (errbuf && errlen)
-		snprintf(errbuf, errlen, "%s", what);
-	return -EINVAL;
-}
-
 /* Ends one key: notes @key_bit (0 for an optional key) in *keys for
  * pool_config_finish() and turns a failed parse, @parse_err, into @why. */
 static int config_key_end(unsigned *keys, unsigned key_bit, int parse_err,
 			  const char *why, char *errbuf, size_t errlen)
 {
 	*keys |= key_bit;
-	return parse_err ? config_fail(errbuf, errlen, why) : 0;
+	return parse_err ? errbuf_printf(errbuf, errlen, -EINVAL, "%s", why)
+			 : 0;
 }
 
 static struct pool *config_pool_get(struct pool_config *cfg, const char *name,
@@ -143,9 +139,9 @@ static int config_pool_key(struct pool_config *cfg, const char *name,
 	struct pool *p = config_pool_get(cfg, name, &keys);
 
 	if (!p)
-		return config_fail(errbuf, errlen,
-				   "bad pool name (1 to 63 letters, digits, "
-				   "'-', '_', '.') or too many pools");
+		return errbuf_printf(errbuf, errlen, -EINVAL,
+				     "bad pool name (1 to 63 letters, digits, "
+				     "'-', '_', '.') or too many pools");
 	if (!strcmp(key, "level"))
 		return config_key_end(keys, KEY_LEVEL,
 				      pool_level_parse(value, &p->level),
@@ -186,13 +182,14 @@ static int config_volume_key(struct pool_config *cfg, const char *name,
 		return -ENOENT;
 	v = config_volume_get(cfg, name, &keys);
 	if (!v)
-		return config_fail(errbuf, errlen,
-				   "bad datastore name or too many pooled "
-				   "datastores");
+		return errbuf_printf(errbuf, errlen, -EINVAL,
+				     "bad datastore name or too many pooled "
+				     "datastores");
 	if (!strcmp(key, "pool")) {
 		*keys |= KEY_POOL;
 		if (!pool_name_valid(value))
-			return config_fail(errbuf, errlen, "bad pool name");
+			return errbuf_printf(errbuf, errlen, -EINVAL,
+					     "bad pool name");
 		snprintf(v->pool, sizeof(v->pool), "%s", value);
 		return 0;
 	}
@@ -203,9 +200,9 @@ static int config_volume_key(struct pool_config *cfg, const char *name,
 				      "with KiB, MiB, GiB or TiB",
 				      errbuf, errlen);
 	if (config_u32(value, &v->manual_mibps) || v->manual_mibps == 0)
-		return config_fail(errbuf, errlen,
-				   "throughput_mibps is a whole number of "
-				   "MiB/s above 0");
+		return errbuf_printf(errbuf, errlen, -EINVAL,
+				     "throughput_mibps is a whole number of "
+				     "MiB/s above 0");
 	return 0;
 }
 

@@ -16,9 +16,10 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "nfsd/errbuf.h"
 
 #define TRAFFIC_SECTION "traffic"
 /* Far above any link: 1 TiB/s or 1e12 ops/s. */
@@ -39,14 +40,8 @@ static int config_number(const char *text, double max, double *out)
 	return 0;
 }
 
-/* The caller (config.c) puts "[section] key:" before the words. */
-static int config_fail(char *errbuf, size_t errlen, const char *what)
-{
-	if (errbuf && errlen)
-		snprintf(errbuf, errlen, "%s", what);
-	return -EINVAL;
-}
-
+/* Its messages are the words only: the caller (config.c) puts "[section]
+ * key:" before them. */
 int traffic_config_section(void *arg, const char *section, const char *key,
 			   const char *value, char *errbuf, size_t errlen)
 {
@@ -58,21 +53,22 @@ int traffic_config_section(void *arg, const char *section, const char *key,
 		return -ENOENT;
 	if (!strcmp(key, "scale")) {
 		if (config_number(value, 1e6, &v) || v <= 0)
-			return config_fail(errbuf, errlen, "a number above 0");
+			return errbuf_printf(errbuf, errlen, -EINVAL,
+					     "a number above 0");
 		caps->scale = v;
 		return 0;
 	}
 	if (!strcmp(key, "host_contention")) {
 		if (config_number(value, 1e6, &v))
-			return config_fail(errbuf, errlen,
-					   "a number, 0 or more");
+			return errbuf_printf(errbuf, errlen, -EINVAL,
+					     "a number, 0 or more");
 		caps->host_contention = v;
 		return 0;
 	}
 	if (!strcmp(key, "burst_ms")) {
 		if (config_number(value, 60000, &v) || v < 1 || v != floor(v))
-			return config_fail(errbuf, errlen,
-					   "whole milliseconds, 1 to 60000");
+			return errbuf_printf(errbuf, errlen, -EINVAL,
+					     "whole milliseconds, 1 to 60000");
 		caps->burst_ms = (uint32_t)v;
 		return 0;
 	}
@@ -92,7 +88,8 @@ int traffic_config_section(void *arg, const char *section, const char *key,
 		return -ENOENT;
 	}
 	if (config_number(value, TRAFFIC_RATE_MAX / unit, &v))
-		return config_fail(errbuf, errlen, "a rate, 0 (none) or more");
+		return errbuf_printf(errbuf, errlen, -EINVAL,
+				     "a rate, 0 (none) or more");
 	*rate = (uint64_t)llround(v * unit);
 	return 0;
 }
