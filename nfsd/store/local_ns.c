@@ -83,22 +83,17 @@ static int store_local_init_attrs(struct store_obj *obj,
 	return store__local_sattr_apply(obj, &s);
 }
 
-/* Makes the object of a new @name in @dir and gives it its attributes. */
-static int store_local_new_obj(struct store_local *sl, struct store_obj *dir,
-			       const char *name,
-			       const struct store_sattr *sattr,
-			       const struct store_cred *cred,
-			       struct store_obj **out)
+/* Makes the object of the new file open as @fd (takes it; @io_fd_rw as in
+ * store__local_obj_from_fd()) and gives it its attributes. */
+static int store_local_obj_init(struct store_local *sl, int fd, bool io_fd_rw,
+				const struct store_sattr *sattr,
+				const struct store_cred *cred,
+				struct store_obj **out)
 {
 	struct store_obj *obj;
 	int err;
-	int fd;
 
-	fd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		return -errno;
-	}
-	err = store__local_obj_from_fd(sl, fd, false, &obj);
+	err = store__local_obj_from_fd(sl, fd, io_fd_rw, &obj);
 	if (err) {
 		return err;
 	}
@@ -109,6 +104,22 @@ static int store_local_new_obj(struct store_local *sl, struct store_obj *dir,
 	}
 	*out = obj;
 	return 0;
+}
+
+/* Makes the object of a new @name in @dir and gives it its attributes. */
+static int store_local_new_obj(struct store_local *sl, struct store_obj *dir,
+			       const char *name,
+			       const struct store_sattr *sattr,
+			       const struct store_cred *cred,
+			       struct store_obj **out)
+{
+	int fd;
+
+	fd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		return -errno;
+	}
+	return store_local_obj_init(sl, fd, false, sattr, cred, out);
 }
 
 /* CREATE of a name that exists: the UNCHECKED and EXCLUSIVE retry cases. */
@@ -171,7 +182,6 @@ int store__local_create(struct store *st, struct store_obj *dir,
 			const struct store_cred *cred, struct store_obj **out)
 {
 	struct store_local *sl = store__local(st);
-	struct store_obj *obj;
 	int err;
 	int fd;
 
@@ -197,17 +207,7 @@ int store__local_create(struct store *st, struct store_obj *dir,
 		unlinkat(dir->fd, name, 0);
 		return err;
 	}
-	err = store__local_obj_from_fd(sl, fd, true, &obj);
-	if (err) {
-		return err;
-	}
-	err = store_local_init_attrs(obj, sattr, cred);
-	if (err) {
-		store__obj_unref(obj);
-		return err;
-	}
-	*out = obj;
-	return 0;
+	return store_local_obj_init(sl, fd, true, sattr, cred, out);
 }
 
 int store__local_mkdir(struct store *st, struct store_obj *dir,
