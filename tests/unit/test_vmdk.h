@@ -121,6 +121,20 @@ static TV_UNUSED void write_text(const char *path, const char *text)
 	fclose(f);
 }
 
+/* Opens @path with @flags (no io: the system's), failing the test with
+ * vmdk_open()'s message when it fails. */
+static TV_UNUSED struct vmdk *open_ok(const char *path, unsigned flags)
+{
+	struct vmdk *v = NULL;
+	char err[512];
+	int r = vmdk_open(NULL, path, flags, &v, err, sizeof(err));
+
+	if (r) {
+		fail_msg("open %s: %d %s", path, r, err);
+	}
+	return v;
+}
+
 /* ---- fault-injecting I/O ---------------------------------------------- */
 
 enum fault_op {

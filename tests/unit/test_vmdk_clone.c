@@ -19,18 +19,6 @@ static int make(struct tdir *t, const char *name, uint64_t size,
 	return vmdk_create(NULL, tp(t, name), &o, err, sizeof(err));
 }
 
-static struct vmdk *open_ok(const char *path, unsigned flags)
-{
-	struct vmdk *v = NULL;
-	char err[512];
-	int r = vmdk_open(NULL, path, flags, &v, err, sizeof(err));
-
-	if (r) {
-		fail_msg("open %s: %d %s", path, r, err);
-	}
-	return v;
-}
-
 static void put(const char *path, uint64_t off, size_t len, unsigned seed)
 {
 	uint8_t *b = malloc(len);

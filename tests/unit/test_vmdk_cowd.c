@@ -47,18 +47,6 @@ static void make_cowd(const char *path, uint32_t capacity)
 	close(fd);
 }
 
-static struct vmdk *open_ok(const char *path, unsigned flags)
-{
-	struct vmdk *v = NULL;
-	char err[512];
-	int r = vmdk_open(NULL, path, flags, &v, err, sizeof(err));
-
-	if (r) {
-		fail_msg("open %s: %d %s", path, r, err);
-	}
-	return v;
-}
-
 static void test_cowd_bare_file_reads_its_grains(void **state)
 {
 	struct tdir *t = *state;
