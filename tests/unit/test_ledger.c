@@ -72,6 +72,20 @@ static off_t file_size(const char *path)
 	return st.st_size;
 }
 
+/* Opens the fixture's ledger in @mode; the open must succeed.  @rec may be
+ * NULL. */
+static struct pool_ledger *ledger_open_ok(struct fixture *fx,
+					  enum pool_ledger_mode mode,
+					  struct pool_ledger_recovery *rec)
+{
+	struct pool_ledger *l = NULL;
+
+	assert_int_equal(pool_ledger_open(fx->path, mode, &l, rec, fx->err,
+					  sizeof(fx->err)),
+			 0);
+	return l;
+}
+
 /* Writes three events: created, resized, level-changed. */
 static void write_three(struct fixture *fx)
 {
@@ -82,9 +96,7 @@ static void write_three(struct fixture *fx)
 		event(POOL_EVENT_LEVEL_CHANGED, 300, "p1", POOL_LEVEL_ULTRA, 8),
 	};
 
-	assert_int_equal(pool_ledger_open(fx->path, POOL_LEDGER_READ_WRITE, &l,
-					  NULL, fx->err, sizeof(fx->err)),
-			 0);
+	l = ledger_open_ok(fx, POOL_LEDGER_READ_WRITE, NULL);
 	assert_int_equal(
 		pool_ledger_append(l, evs, 1, fx->err, sizeof(fx->err)), 0);
 	assert_int_equal(
@@ -113,9 +125,7 @@ static void test_ledger_replays_what_was_appended(void **state)
 	size_t n;
 
 	write_three(fx);
-	assert_int_equal(pool_ledger_open(fx->path, POOL_LEDGER_READ_ONLY, &l,
-					  &rec, fx->err, sizeof(fx->err)),
-			 0);
+	l = ledger_open_ok(fx, POOL_LEDGER_READ_ONLY, &rec);
 	assert_false(rec.torn);
 	assert_int_equal(pool_ledger_events(l, &evs, &n), 0);
 	assert_int_equal(n, 3);
@@ -145,9 +155,7 @@ static void test_ledger_torn_last_record_is_dropped(void **state)
 	assert_int_equal(truncate(fx->path, full - 5), 0);
 
 	/* A reader skips it and leaves the file alone. */
-	assert_int_equal(pool_ledger_open(fx->path, POOL_LEDGER_READ_ONLY, &l,
-					  &rec, fx->err, sizeof(fx->err)),
-			 0);
+	l = ledger_open_ok(fx, POOL_LEDGER_READ_ONLY, &rec);
 	assert_true(rec.torn);
 	assert_string_equal(rec.why, "record cut short");
 	assert_int_equal(pool_ledger_events(l, &evs, &n), 0);
@@ -157,9 +165,7 @@ static void test_ledger_torn_last_record_is_dropped(void **state)
 	assert_int_equal(file_size(fx->path), full - 5);
 
 	/* A writer truncates it away and appends after the good records. */
-	assert_int_equal(pool_ledger_open(fx->path, POOL_LEDGER_READ_WRITE, &l,
-					  &rec, fx->err, sizeof(fx->err)),
-			 0);
+	l = ledger_open_ok(fx, POOL_LEDGER_READ_WRITE, &rec);
 	assert_true(rec.torn);
 	assert_int_equal(rec.dropped_bytes, (uint64_t)(full - 5 - rec.offset));
 	assert_int_equal(file_size(fx->path), (off_t)rec.offset);
@@ -167,9 +173,7 @@ static void test_ledger_torn_last_record_is_dropped(void **state)
 		pool_ledger_append(l, &more, 1, fx->err, sizeof(fx->err)), 0);
 	pool_ledger_close(l);
 
-	assert_int_equal(pool_ledger_open(fx->path, POOL_LEDGER_READ_ONLY, &l,
-					  &rec, fx->err, sizeof(fx->err)),
-			 0);
+	l = ledger_open_ok(fx, POOL_LEDGER_READ_ONLY, &rec);
 	assert_false(rec.torn);
 	assert_int_equal(pool_ledger_events(l, &evs, &n), 0);
 	assert_int_equal(n, 3);
@@ -189,9 +193,7 @@ static void test_ledger_corrupt_last_record_is_dropped(void **state)
 	write_three(fx);
 	/* One bit of the last record's payload (its size field). */
 	flip_byte(fx->path, file_size(fx->path) - 8 - 3);
-	assert_int_equal(pool_ledger_open(fx->path, POOL_LEDGER_READ_WRITE, &l,
-					  &rec, fx->err, sizeof(fx->err)),
-			 0);
+	l = ledger_open_ok(fx, POOL_LEDGER_READ_WRITE, &rec);
 	assert_true(rec.torn);
 	assert_string_equal(rec.why, "checksum mismatch");
 	assert_int_equal(pool_ledger_events(l, &evs, &n), 0);
@@ -211,9 +213,7 @@ static void test_ledger_zeroed_tail_is_dropped(void **state)
 	full = file_size(fx->path);
 	/* Blocks allocated but never written show up as zeros. */
 	assert_int_equal(truncate(fx->path, full + 4096), 0);
-	assert_int_equal(pool_ledger_open(fx->path, POOL_LEDGER_READ_WRITE, &l,
-					  &rec, fx->err, sizeof(fx->err)),
-			 0);
+	l = ledger_open_ok(fx, POOL_LEDGER_READ_WRITE, &rec);
 	assert_true(rec.torn);
 	assert_int_equal(rec.offset, (uint64_t)full);
 	assert_int_equal(file_size(fx->path), full);
@@ -264,16 +264,12 @@ static void test_ledger_one_writer(void **state)
 	struct pool_event ev =
 		event(POOL_EVENT_CREATED, 10, "p", POOL_LEVEL_ULTRA, 1);
 
-	assert_int_equal(pool_ledger_open(fx->path, POOL_LEDGER_READ_WRITE, &a,
-					  NULL, fx->err, sizeof(fx->err)),
-			 0);
+	a = ledger_open_ok(fx, POOL_LEDGER_READ_WRITE, NULL);
 	assert_int_equal(pool_ledger_open(fx->path, POOL_LEDGER_READ_WRITE, &b,
 					  NULL, fx->err, sizeof(fx->err)),
 			 -EBUSY);
 	assert_null(b);
-	assert_int_equal(pool_ledger_open(fx->path, POOL_LEDGER_READ_ONLY, &r,
-					  NULL, fx->err, sizeof(fx->err)),
-			 0);
+	r = ledger_open_ok(fx, POOL_LEDGER_READ_ONLY, NULL);
 	assert_int_equal(
 		pool_ledger_append(r, &ev, 1, fx->err, sizeof(fx->err)),
 		-EBADF);
@@ -292,9 +288,7 @@ static void test_ledger_time_never_goes_back(void **state)
 	};
 	size_t n;
 
-	assert_int_equal(pool_ledger_open(fx->path, POOL_LEDGER_READ_WRITE, &l,
-					  NULL, fx->err, sizeof(fx->err)),
-			 0);
+	l = ledger_open_ok(fx, POOL_LEDGER_READ_WRITE, NULL);
 	assert_int_equal(
 		pool_ledger_append(l, two, 2, fx->err, sizeof(fx->err)), 0);
 	assert_int_equal(pool_ledger_events(l, &evs, &n), 0);
@@ -340,9 +334,7 @@ static void test_registry_writes_capacity_events(void **state)
 	size_t n;
 
 	assert_int_equal(pool_registry_new(fake_clock, &fx->now_s, &reg), 0);
-	assert_int_equal(pool_ledger_open(fx->path, POOL_LEDGER_READ_WRITE, &l,
-					  NULL, fx->err, sizeof(fx->err)),
-			 0);
+	l = ledger_open_ok(fx, POOL_LEDGER_READ_WRITE, NULL);
 	assert_int_equal(
 		pool_registry_ledger_attach(reg, l, fx->err, sizeof(fx->err)),
 		0);
@@ -411,9 +403,7 @@ static void test_registry_attach_records_config_changes(void **state)
 	assert_int_equal(pool_registry_new(fake_clock, &fx->now_s, &reg), 0);
 	assert_int_equal(
 		pool_registry_load(reg, st, NULL, fx->err, sizeof(fx->err)), 0);
-	assert_int_equal(pool_ledger_open(fx->path, POOL_LEDGER_READ_WRITE, &l,
-					  NULL, fx->err, sizeof(fx->err)),
-			 0);
+	l = ledger_open_ok(fx, POOL_LEDGER_READ_WRITE, NULL);
 	assert_int_equal(
 		pool_registry_ledger_attach(reg, l, fx->err, sizeof(fx->err)),
 		0);
@@ -425,9 +415,7 @@ static void test_registry_attach_records_config_changes(void **state)
 	assert_int_equal(pool_registry_new(fake_clock, &fx->now_s, &reg), 0);
 	assert_int_equal(
 		pool_registry_load(reg, st, NULL, fx->err, sizeof(fx->err)), 0);
-	assert_int_equal(pool_ledger_open(fx->path, POOL_LEDGER_READ_WRITE, &l,
-					  NULL, fx->err, sizeof(fx->err)),
-			 0);
+	l = ledger_open_ok(fx, POOL_LEDGER_READ_WRITE, NULL);
 	assert_int_equal(
 		pool_registry_ledger_attach(reg, l, fx->err, sizeof(fx->err)),
 		0);
@@ -444,9 +432,7 @@ static void test_registry_attach_records_config_changes(void **state)
 	assert_int_equal(pool_registry_new(fake_clock, &fx->now_s, &reg), 0);
 	assert_int_equal(
 		pool_registry_load(reg, st, NULL, fx->err, sizeof(fx->err)), 0);
-	assert_int_equal(pool_ledger_open(fx->path, POOL_LEDGER_READ_WRITE, &l,
-					  NULL, fx->err, sizeof(fx->err)),
-			 0);
+	l = ledger_open_ok(fx, POOL_LEDGER_READ_WRITE, NULL);
 	assert_int_equal(
 		pool_registry_ledger_attach(reg, l, fx->err, sizeof(fx->err)),
 		0);
