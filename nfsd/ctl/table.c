@@ -41,7 +41,10 @@ void ctl_table_row(struct ctl_table *t, ...)
 	p = &t->cells[t->nrows * t->ncols];
 	va_start(ap, t);
 	for (size_t c = 0; c < t->ncols; c++) {
-		p[c] = strdup(va_arg(ap, const char *));
+		const char *cell = va_arg(ap, const char *);
+
+		/* A field missing from the server's reply shows as "-". */
+		p[c] = strdup(cell ? cell : "-");
 		if (!p[c])
 			t->failed = true;
 	}
