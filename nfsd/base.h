@@ -9,7 +9,7 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The struct that embeds *ptr as its member @member (libev watchers). */
-#define container_of(ptr, type, member) \
+#define container_of(ptr, type, member)                                        \
 	((type *)(void *)((char *)(ptr)-offsetof(type, member)))
 
 #endif

@@ -27,7 +27,8 @@ struct export *export_find_by_path(const struct export_table *tab,
 	for (size_t i = 0; i < tab->count; i++) {
 		struct export *exp = &tab->exports[i];
 
-		if (strlen(exp->path) == len && memcmp(exp->path, path, len) == 0)
+		if (strlen(exp->path) == len &&
+		    memcmp(exp->path, path, len) == 0)
 			return exp;
 	}
 	return NULL;

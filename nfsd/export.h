@@ -33,9 +33,10 @@ enum export_squash {
 	EXPORT_SQUASH_ALL,
 };
 
-struct export {
-	char name[64];  /* "ds1" */
-	char path[80];  /* what MNT asks for: "/ds1" */
+struct export
+{
+	char name[64]; /* "ds1" */
+	char path[80]; /* what MNT asks for: "/ds1" */
 	char dir[4096]; /* the directory on our disk */
 	uint32_t id;
 	bool read_only;

@@ -41,8 +41,9 @@ static void log_vwrite(enum log_level level, const char *fmt, va_list ap)
 	clock_gettime(CLOCK_REALTIME, &now);
 	gmtime_r(&now.tv_sec, &tm);
 	n = strftime(line, sizeof(line), "%Y-%m-%dT%H:%M:%S", &tm);
-	len = snprintf(line + n, sizeof(line) - n, ".%03ldZ %s: ",
-		       now.tv_nsec / 1000000, log_level_names[level]);
+	len = snprintf(line + n, sizeof(line) - n,
+		       ".%03ldZ %s: ", now.tv_nsec / 1000000,
+		       log_level_names[level]);
 	if (len > 0)
 		n += (size_t)len;
 	len = vsnprintf(line + n, sizeof(line) - n, fmt, ap);

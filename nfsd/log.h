@@ -20,7 +20,8 @@ enum log_level {
 /* Sets the most verbose level that is printed (default LOG_LEVEL_INFO). */
 void log_set_level(enum log_level level);
 
-/* True when messages of @level are printed; test it before costly formatting. */
+/* True when messages of @level are printed; test it before costly formatting.
+ */
 bool log_enabled(enum log_level level);
 
 /* Prints one line at @level.  Thread-safe: one write(2) per line. */
@@ -28,15 +29,16 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* Prints one error line and exits(1).  Only before the loops start. */
-void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void fatal(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
 
 #define log_error(...) log_msg(LOG_LEVEL_ERROR, __VA_ARGS__)
 #define log_warn(...) log_msg(LOG_LEVEL_WARN, __VA_ARGS__)
 #define log_info(...) log_msg(LOG_LEVEL_INFO, __VA_ARGS__)
-#define log_debug(...)                                      \
-	do {                                                \
-		if (log_enabled(LOG_LEVEL_DEBUG))           \
-			log_msg(LOG_LEVEL_DEBUG, __VA_ARGS__); \
+#define log_debug(...)                                                         \
+	do {                                                                   \
+		if (log_enabled(LOG_LEVEL_DEBUG))                              \
+			log_msg(LOG_LEVEL_DEBUG, __VA_ARGS__);                 \
 	} while (0)
 
 #endif

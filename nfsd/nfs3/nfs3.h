@@ -46,8 +46,8 @@ int nfs3_service_init(struct nfs3_service *svc,
 /*
  * Fills @prog with the NFS program (100003, version 3): its name, numbers,
  * the procedure table (static, const), ctx = @svc and the charge hook that
- * names each call's datastore for admission (rpc_charge_fn).  @svc is borrowed and
- * must outlive every request of the program.
+ * names each call's datastore for admission (rpc_charge_fn).  @svc is borrowed
+ * and must outlive every request of the program.
  */
 void nfs3_program_init(struct rpc_program *prog, struct nfs3_service *svc);
 

@@ -201,8 +201,8 @@ enum drc_verdict drc_lookup(struct drc *drc, const struct drc_key *key,
 	return verdict;
 }
 
-void drc_finish(struct drc *drc, struct drc_entry *entry,
-		const uint8_t *reply, size_t reply_len)
+void drc_finish(struct drc *drc, struct drc_entry *entry, const uint8_t *reply,
+		size_t reply_len)
 {
 	uint8_t *copy = malloc(reply_len);
 

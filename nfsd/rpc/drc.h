@@ -34,9 +34,9 @@ struct drc_key {
 };
 
 enum drc_verdict {
-	DRC_NEW,         /* first time: run it, then drc_finish() */
+	DRC_NEW, /* first time: run it, then drc_finish() */
 	DRC_IN_PROGRESS, /* the original still runs: drop this copy */
-	DRC_REPLAY,      /* done before: send the copy in *reply */
+	DRC_REPLAY, /* done before: send the copy in *reply */
 };
 
 struct drc_stats {
@@ -63,8 +63,8 @@ enum drc_verdict drc_lookup(struct drc *drc, const struct drc_key *key,
 			    size_t *reply_len);
 
 /* Stores a copy of the reply (borrowed) in @entry and marks it done. */
-void drc_finish(struct drc *drc, struct drc_entry *entry,
-		const uint8_t *reply, size_t reply_len);
+void drc_finish(struct drc *drc, struct drc_entry *entry, const uint8_t *reply,
+		size_t reply_len);
 
 /* Drops @entry: the call was dropped or failed before a reply. */
 void drc_forget(struct drc *drc, struct drc_entry *entry);

@@ -76,7 +76,8 @@ int rpc_record_feed(struct rpc_record *rec, const uint8_t *data, size_t len,
 				*consumed = pos;
 				return -EMSGSIZE;
 			}
-			int err = rpc_record_reserve(rec, rec->len + rec->frag_left);
+			int err = rpc_record_reserve(rec,
+						     rec->len + rec->frag_left);
 			if (err) {
 				*consumed = pos;
 				return err;

@@ -15,16 +15,16 @@
 #define RPC_RECORD_DEFAULT_MAX (1024u * 1024u + 4096u)
 
 struct rpc_record {
-	size_t max_bytes;     /* a record larger than this is refused */
-	uint8_t *buf;         /* the record being assembled */
-	size_t len;           /* bytes of it assembled so far */
-	size_t cap;           /* allocated size of buf */
-	uint8_t mark[4];      /* the fragment mark being read */
-	size_t mark_have;     /* bytes of mark read so far (0..4) */
-	uint32_t frag_left;   /* payload bytes left in this fragment */
-	bool frag_last;       /* this fragment ends the record */
-	bool in_fragment;     /* past the mark, reading payload */
-	bool delivered;       /* last feed returned a record: reset next */
+	size_t max_bytes; /* a record larger than this is refused */
+	uint8_t *buf; /* the record being assembled */
+	size_t len; /* bytes of it assembled so far */
+	size_t cap; /* allocated size of buf */
+	uint8_t mark[4]; /* the fragment mark being read */
+	size_t mark_have; /* bytes of mark read so far (0..4) */
+	uint32_t frag_left; /* payload bytes left in this fragment */
+	bool frag_last; /* this fragment ends the record */
+	bool in_fragment; /* past the mark, reading payload */
+	bool delivered; /* last feed returned a record: reset next */
 };
 
 /* Prepares @rec to assemble records of at most @max_bytes. */

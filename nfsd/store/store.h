@@ -37,15 +37,15 @@
 
 /* File handle bytes on the wire; ESXi refuses handles longer than 56. */
 #define STORE_FH_MAX 56
-#define STORE_NAME_MAX 255   /* NFS3ERR_NAMETOOLONG above this */
-#define STORE_PATH_MAX 1024  /* symlink target bound */
+#define STORE_NAME_MAX 255 /* NFS3ERR_NAMETOOLONG above this */
+#define STORE_PATH_MAX 1024 /* symlink target bound */
 
 #define STORE_EBADHANDLE 521 /* NFS3ERR_BADHANDLE: not one of our handles */
-#define STORE_ENOTSYNC 522   /* NFS3ERR_NOT_SYNC: SETATTR guard mismatch */
+#define STORE_ENOTSYNC 522 /* NFS3ERR_NOT_SYNC: SETATTR guard mismatch */
 #define STORE_EBADCOOKIE 523 /* NFS3ERR_BAD_COOKIE */
-#define STORE_ENOTSUPP 524   /* NFS3ERR_NOTSUPP */
-#define STORE_ETOOSMALL 525  /* NFS3ERR_TOOSMALL */
-#define STORE_EBADTYPE 527   /* NFS3ERR_BADTYPE */
+#define STORE_ENOTSUPP 524 /* NFS3ERR_NOTSUPP */
+#define STORE_ETOOSMALL 525 /* NFS3ERR_TOOSMALL */
+#define STORE_EBADTYPE 527 /* NFS3ERR_BADTYPE */
 
 struct store_fh {
 	uint32_t len;
@@ -167,29 +167,32 @@ struct store_ops {
 	/* Writes all of buf (short writes are looped).  With DATA_SYNC or
 	 * FILE_SYNC the data (and for FILE_SYNC the metadata) is on stable
 	 * storage when it returns: may block, call it off the loop then. */
-	int (*write)(struct store *st, struct store_obj *obj, uint64_t off_bytes,
-		     const void *buf, uint32_t count, enum store_stable stable);
+	int (*write)(struct store *st, struct store_obj *obj,
+		     uint64_t off_bytes, const void *buf, uint32_t count,
+		     enum store_stable stable);
 	/* Flushes the file to stable storage.  Blocks. */
-	int (*commit)(struct store *st, struct store_obj *obj, uint64_t off_bytes,
-		      uint32_t count);
+	int (*commit)(struct store *st, struct store_obj *obj,
+		      uint64_t off_bytes, uint32_t count);
 
 	/* EXCLUSIVE keeps verf with the file so that a retried CREATE with
 	 * the same verifier succeeds (-EEXIST with another verifier). */
 	int (*create)(struct store *st, struct store_obj *dir, const char *name,
-		      enum store_create_how how, const struct store_sattr *sattr,
-		      const uint8_t verf[8], const struct store_cred *cred,
-		      struct store_obj **out);
+		      enum store_create_how how,
+		      const struct store_sattr *sattr, const uint8_t verf[8],
+		      const struct store_cred *cred, struct store_obj **out);
 	int (*mkdir)(struct store *st, struct store_obj *dir, const char *name,
 		     const struct store_sattr *sattr,
 		     const struct store_cred *cred, struct store_obj **out);
-	int (*symlink)(struct store *st, struct store_obj *dir, const char *name,
-		       const char *target, const struct store_sattr *sattr,
+	int (*symlink)(struct store *st, struct store_obj *dir,
+		       const char *name, const char *target,
+		       const struct store_sattr *sattr,
 		       const struct store_cred *cred, struct store_obj **out);
 	int (*mknod)(struct store *st, struct store_obj *dir, const char *name,
 		     enum store_ftype type, uint32_t rdev_major,
 		     uint32_t rdev_minor, const struct store_sattr *sattr,
 		     const struct store_cred *cred, struct store_obj **out);
-	int (*remove)(struct store *st, struct store_obj *dir, const char *name);
+	int (*remove)(struct store *st, struct store_obj *dir,
+		      const char *name);
 	int (*rmdir)(struct store *st, struct store_obj *dir, const char *name);
 	int (*rename)(struct store *st, struct store_obj *from_dir,
 		      const char *from_name, struct store_obj *to_dir,
@@ -213,7 +216,7 @@ struct store_ops {
 
 struct store {
 	const struct store_ops *ops;
-	char name[64];      /* datastore name, e.g. "ds1" */
+	char name[64]; /* datastore name, e.g. "ds1" */
 	uint32_t export_id; /* carried in every handle of this store */
 };
 

@@ -44,8 +44,7 @@ static void test_drc_replays_a_finished_call_from_another_port(void **state)
 	assert_int_equal(drc_lookup(drc, &first, &e, &reply, &len), DRC_NEW);
 	assert_non_null(e);
 	drc_finish(drc, e, (const uint8_t *)"reply-1", 7);
-	assert_int_equal(drc_lookup(drc, &again, &e, &reply, &len),
-			 DRC_REPLAY);
+	assert_int_equal(drc_lookup(drc, &again, &e, &reply, &len), DRC_REPLAY);
 	assert_int_equal(len, 7);
 	assert_memory_equal(reply, "reply-1", 7);
 	free(reply);
