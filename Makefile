@@ -71,7 +71,7 @@ UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_BINS := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 .PHONY: all run test unit deps deps-check fuzz fuzz-build fuzz-bins format \
-	format-check clean nfsd vmdk lab bench bench-profile bench-vmdk soak
+	format-check clean nfsd vmdk lab bench bench-profile bench-vmdk soak abuse
 .DEFAULT_GOAL := all
 
 all: deps-check $(PROGS) $(UNIT_BINS)
@@ -179,6 +179,11 @@ bench-profile: deps-check $(BUILD)/bin/dsnfsd
 # VMDK provisioning and clones (docs/dsvmdk.md); needs ~14 GiB in /var/tmp.
 bench-vmdk: deps-check $(BUILD)/bin/dsvmdk
 	perf/vmdk/bench.sh $(BUILD)/bin/dsvmdk
+
+# A well-behaved client alone and beside 1,000 idle connections, clients
+# that never read their replies and 10,000 connects (ABUSE_SECONDS).
+abuse: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsload
+	perf/abuse/abuse.sh $(BUILD)/bin
 
 # 64 flows of verified mixed traffic for 30 minutes (SOAK_SECONDS).
 soak: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsload
