@@ -40,13 +40,15 @@
 #include "nfsd/rpc/work.h"
 #include "nfsd/traffic/traffic.h"
 #include "tests/lib/log_capture.h"
+#include "tests/lib/rpc_test_prog.h"
+#include "tests/lib/rpc_wire.h"
 
 #define TEST_PROG 400000
 #define TEST_OUT_LIMIT (32 * 1024)
 #define TEST_FILL_BYTES 4096
 #define TEST_CALL_LEN (4 + 40 + 4) /* mark, AUTH_NONE header, one u_int */
 #define TEST_IO_TIMEOUT_S 20
-#define TEST_VOLUME "ds-test"
+#define TEST_VOLUME RPC_TEST_VOLUME
 #define TEST_MIB (1024 * 1024)
 
 enum test_proc {
@@ -81,23 +83,6 @@ struct server {
 
 /* ---- the test program ---------------------------------------------- */
 
-static enum rpc_disposition proc_null(struct request *req, const void *args,
-				      void *res)
-{
-	(void)req;
-	(void)args;
-	(void)res;
-	return RPC_REPLY;
-}
-
-static enum rpc_disposition proc_echo(struct request *req, const void *args,
-				      void *res)
-{
-	(void)req;
-	*(u_int *)res = *(const u_int *)args;
-	return RPC_REPLY;
-}
-
 static enum rpc_disposition proc_fill(struct request *req, const void *args,
 				      void *res)
 {
@@ -112,21 +97,6 @@ static enum rpc_disposition proc_fill(struct request *req, const void *args,
 		st->max_out_bytes = c->out_bytes;
 	pthread_mutex_unlock(&st->lock);
 	return RPC_REPLY;
-}
-
-/* Blocking work: res = args + 1. */
-static void work_add_one(struct request *req)
-{
-	*(u_int *)req->res = *(const u_int *)req->args + 1;
-	req->disposition = RPC_REPLY;
-}
-
-static enum rpc_disposition proc_defer(struct request *req, const void *args,
-				       void *res)
-{
-	(void)args;
-	(void)res;
-	return request_defer(req, work_add_one);
 }
 
 /* FILL's result: TEST_FILL_BYTES of zeros. */
@@ -144,11 +114,11 @@ static bool_t xdr_fill_res(XDR *xdrs, void *res)
 
 static const struct rpc_proc test_procs[TEST_NPROCS] = {
 	[TEST_NULL] = { .name = "NULL",
-			.handler = proc_null,
+			.handler = rpc_test_proc_null,
 			.decode = (xdrproc_t)xdr_empty,
 			.encode = (xdrproc_t)xdr_empty },
 	[TEST_ECHO] = { .name = "ECHO",
-			.handler = proc_echo,
+			.handler = rpc_test_proc_echo,
 			.decode = (xdrproc_t)xdr_u_int,
 			.encode = (xdrproc_t)xdr_u_int,
 			.args_size = sizeof(u_int),
@@ -159,23 +129,12 @@ static const struct rpc_proc test_procs[TEST_NPROCS] = {
 			.encode = (xdrproc_t)xdr_fill_res,
 			.args_size = sizeof(u_int) },
 	[TEST_DEFER] = { .name = "DEFER",
-			 .handler = proc_defer,
+			 .handler = rpc_test_proc_defer,
 			 .decode = (xdrproc_t)xdr_u_int,
 			 .encode = (xdrproc_t)xdr_u_int,
 			 .args_size = sizeof(u_int),
 			 .res_size = sizeof(u_int) },
 };
-
-/* ECHO and DEFER cost their argument in bytes on TEST_VOLUME. */
-static bool test_charge(struct request *req, const void *args)
-{
-	if (req->proc != TEST_ECHO && req->proc != TEST_DEFER)
-		return false;
-	req->export_name = TEST_VOLUME;
-	req->tr.bytes = *(const u_int *)args;
-	req->tr.op = TRAFFIC_OP_READ;
-	return true;
-}
 
 /* ---- the server ------------------------------------------------------ */
 
@@ -214,7 +173,7 @@ static int setup(void **state)
 					.procs = test_procs,
 					.nprocs = TEST_NPROCS,
 					.ctx = &s->stats,
-					.charge = test_charge };
+					.charge = rpc_test_charge };
 	traffic_caps_default(&caps);
 	if (rpc_dispatcher_add(&s->d, &s->prog) ||
 	    rpc_dispatcher_add(&s->d_udp, &s->prog) ||
@@ -319,12 +278,6 @@ static bool client_read_all(int fd, uint8_t *buf, size_t len)
 	return true;
 }
 
-static uint32_t get_u32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
 /* Reads one single-fragment reply record into @buf; returns its length. */
 static size_t client_read_reply(int fd, uint8_t *buf, size_t cap)
 {
@@ -332,7 +285,7 @@ static size_t client_read_reply(int fd, uint8_t *buf, size_t cap)
 	uint32_t len;
 
 	assert_true(client_read_all(fd, mark, 4));
-	len = get_u32(mark);
+	len = rpc_wire_get_u32(mark);
 	assert_true(len & RPC_RECORD_LAST_FRAGMENT);
 	len &= ~RPC_RECORD_LAST_FRAGMENT;
 	assert_true(len <= cap);
@@ -367,7 +320,7 @@ static uint32_t client_read_echo(int fd, uint32_t *xid)
 	assert_int_equal(rpc_reply_decode(rep, len, xid, &stat, &off), 0);
 	assert_int_equal(stat, RPC_ACCEPT_SUCCESS);
 	assert_int_equal(len, off + 4);
-	return get_u32(rep + off);
+	return rpc_wire_get_u32(rep + off);
 }
 
 /* ---- tests ----------------------------------------------------------- */
@@ -481,7 +434,7 @@ static void test_conn_udp_call_is_answered_inline(void **state)
 			 0);
 	assert_int_equal(xid, 0x55);
 	assert_int_equal(stat, RPC_ACCEPT_SUCCESS);
-	assert_int_equal(get_u32(rep + off), 10);
+	assert_int_equal(rpc_wire_get_u32(rep + off), 10);
 	close(fd);
 }
 

@@ -26,6 +26,8 @@
 #include "nfsd/proto/xdr_empty.h"
 #include "nfsd/rpc/work.h"
 #include "tests/lib/log_capture.h"
+#include "tests/lib/rpc_test_prog.h"
+#include "tests/lib/rpc_wire.h"
 
 #define TEST_PROG 400000
 #define TEST_PROG_CHARGED 400001
@@ -136,23 +138,6 @@ static struct request *fake_wait_deferred(struct fake_transport *t)
 
 /* ---- the test program ---------------------------------------------- */
 
-static enum rpc_disposition proc_null(struct request *req, const void *args,
-				      void *res)
-{
-	(void)req;
-	(void)args;
-	(void)res;
-	return RPC_REPLY;
-}
-
-static enum rpc_disposition proc_echo(struct request *req, const void *args,
-				      void *res)
-{
-	(void)req;
-	*(u_int *)res = *(const u_int *)args;
-	return RPC_REPLY;
-}
-
 static enum rpc_disposition proc_drop(struct request *req, const void *args,
 				      void *res)
 {
@@ -171,27 +156,12 @@ static enum rpc_disposition proc_close(struct request *req, const void *args,
 	return RPC_CLOSE;
 }
 
-/* Blocking work: res = args + 1. */
-static void work_add_one(struct request *req)
-{
-	*(u_int *)req->res = *(const u_int *)req->args + 1;
-	req->disposition = RPC_REPLY;
-}
-
-static enum rpc_disposition proc_defer(struct request *req, const void *args,
-				       void *res)
-{
-	(void)args;
-	(void)res;
-	return request_defer(req, work_add_one);
-}
-
 /* Defers, then returns only once the work is done and handed back: the
  * order a preempted loop thread sees. */
 static enum rpc_disposition proc_defer_race(struct request *req,
 					    const void *args, void *res)
 {
-	enum rpc_disposition disp = request_defer(req, work_add_one);
+	enum rpc_disposition disp = request_defer(req, rpc_test_work_add_one);
 
 	(void)args;
 	(void)res;
@@ -216,11 +186,11 @@ static void trace_u_int(const struct request *req, const void *args,
 
 static const struct rpc_proc test_procs_v1[TEST_NPROCS] = {
 	[TEST_NULL] = { .name = "NULL",
-			.handler = proc_null,
+			.handler = rpc_test_proc_null,
 			.decode = (xdrproc_t)xdr_empty,
 			.encode = (xdrproc_t)xdr_empty },
 	[TEST_ECHO] = { .name = "ECHO",
-			.handler = proc_echo,
+			.handler = rpc_test_proc_echo,
 			.release = proc_release,
 			.decode = (xdrproc_t)xdr_u_int,
 			.encode = (xdrproc_t)xdr_u_int,
@@ -239,7 +209,7 @@ static const struct rpc_proc test_procs_v1[TEST_NPROCS] = {
 			 .decode = (xdrproc_t)xdr_empty,
 			 .encode = (xdrproc_t)xdr_empty },
 	[TEST_DEFER] = { .name = "DEFER",
-			 .handler = proc_defer,
+			 .handler = rpc_test_proc_defer,
 			 .release = proc_release,
 			 .decode = (xdrproc_t)xdr_u_int,
 			 .encode = (xdrproc_t)xdr_u_int,
@@ -256,7 +226,7 @@ static const struct rpc_proc test_procs_v1[TEST_NPROCS] = {
 
 static const struct rpc_proc test_procs_v3[] = {
 	{ .name = "NULL",
-	  .handler = proc_null,
+	  .handler = rpc_test_proc_null,
 	  .decode = (xdrproc_t)xdr_empty,
 	  .encode = (xdrproc_t)xdr_empty },
 };
@@ -269,24 +239,15 @@ static const struct rpc_program test_prog_v1 = {
 	.nprocs = TEST_NPROCS,
 };
 
-/* Charges ECHO and DEFER, with their argument as the bytes. */
-static bool test_charge(struct request *req, const void *args)
-{
-	if (req->proc != TEST_ECHO && req->proc != TEST_DEFER)
-		return false;
-	req->export_name = "ds-test";
-	req->tr.bytes = *(const u_int *)args;
-	req->tr.op = TRAFFIC_OP_READ;
-	return true;
-}
-
+/* Charges ECHO and DEFER (rpc_test_charge), with their argument as the
+ * bytes. */
 static const struct rpc_program test_prog_charged = {
 	.name = "charged",
 	.prog = TEST_PROG_CHARGED,
 	.vers = 1,
 	.procs = test_procs_v1,
 	.nprocs = TEST_NPROCS,
-	.charge = test_charge,
+	.charge = rpc_test_charge,
 };
 
 static enum rpc_admit_verdict fake_admit(void *arg, struct request *req)
@@ -322,53 +283,7 @@ static const struct rpc_program test_prog_v3 = {
 
 /* ---- wire helpers ---------------------------------------------------- */
 
-struct wire {
-	uint8_t buf[1024];
-	size_t len;
-};
-
-static void wire_u32(struct wire *w, uint32_t v)
-{
-	assert_true(w->len + 4 <= sizeof(w->buf));
-	w->buf[w->len++] = (uint8_t)(v >> 24);
-	w->buf[w->len++] = (uint8_t)(v >> 16);
-	w->buf[w->len++] = (uint8_t)(v >> 8);
-	w->buf[w->len++] = (uint8_t)v;
-}
-
-/* A call header with an AUTH_SYS credential (uid 1000, gid 100, @ngroups
- * groups), and an AUTH_NONE verifier. */
-static void wire_call(struct wire *w, uint32_t xid, uint32_t rpcvers,
-		      uint32_t vers, uint32_t proc, uint32_t ngroups)
-{
-	w->len = 0;
-	wire_u32(w, xid);
-	wire_u32(w, RPC_MSG_CALL);
-	wire_u32(w, rpcvers);
-	wire_u32(w, TEST_PROG);
-	wire_u32(w, vers);
-	wire_u32(w, proc);
-	wire_u32(w, RPC_AUTH_SYS);
-	wire_u32(w, 4 + 4 + 4 + 4 + 4 + 4 + 4 * ngroups);
-	wire_u32(w, 0); /* stamp */
-	wire_u32(w, 4); /* machine name */
-	wire_u32(w, 0x686f7374); /* "host" */
-	wire_u32(w, 1000);
-	wire_u32(w, 100);
-	wire_u32(w, ngroups);
-	for (uint32_t i = 0; i < ngroups; i++)
-		wire_u32(w, i);
-	wire_u32(w, RPC_AUTH_NONE);
-	wire_u32(w, 0);
-}
-
-static uint32_t get_u32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static void dispatch(struct fixture *f, const struct wire *w)
+static void dispatch(struct fixture *f, const struct rpc_wire *w)
 {
 	rpc_dispatch_record(&f->d, w->buf, w->len, &fake_tops, &f->t,
 			    (const struct sockaddr *)&f->peer, sizeof(f->peer));
@@ -381,9 +296,9 @@ static void assert_reply(const struct fixture *f, size_t i,
 	assert_true(i < f->t.nsent);
 	assert_int_equal(f->t.sent_len[i], RPC_REPLY_MARK_ROOM + 4 * nwords);
 	for (size_t k = 0; k < nwords; k++)
-		assert_int_equal(
-			get_u32(f->t.sent[i] + RPC_REPLY_MARK_ROOM + 4 * k),
-			want[k]);
+		assert_int_equal(rpc_wire_get_u32(f->t.sent[i] +
+						  RPC_REPLY_MARK_ROOM + 4 * k),
+				 want[k]);
 }
 
 /* ---- fixture ----------------------------------------------------------- */
@@ -430,11 +345,11 @@ static int teardown(void **state)
 static void test_dispatch_null_call_gets_success(void **state)
 {
 	struct fixture *f = *state;
-	struct wire w;
+	struct rpc_wire w;
 	const uint32_t want[] = { 0x101, RPC_MSG_REPLY,	    0, RPC_AUTH_NONE,
 				  0,	 RPC_ACCEPT_SUCCESS };
 
-	wire_call(&w, 0x101, 2, 1, TEST_NULL, 0);
+	rpc_wire_call(&w, 0x101, 2, TEST_PROG, 1, TEST_NULL, 0);
 	dispatch(f, &w);
 	assert_int_equal(f->t.nsent, 1);
 	assert_reply(f, 0, want, 6);
@@ -445,14 +360,14 @@ static void test_dispatch_null_call_gets_success(void **state)
 static void test_dispatch_echo_reply_bytes(void **state)
 {
 	struct fixture *f = *state;
-	struct wire w;
+	struct rpc_wire w;
 	const uint32_t want[] = { 0x102,     RPC_MSG_REPLY,
 				  0,	     RPC_AUTH_NONE,
 				  0,	     RPC_ACCEPT_SUCCESS,
 				  0xfeedf00d };
 
-	wire_call(&w, 0x102, 2, 1, TEST_ECHO, 3);
-	wire_u32(&w, 0xfeedf00d);
+	rpc_wire_call(&w, 0x102, 2, TEST_PROG, 1, TEST_ECHO, 3);
+	rpc_wire_u32(&w, 0xfeedf00d);
 	dispatch(f, &w);
 	assert_int_equal(f->t.nsent, 1);
 	assert_reply(f, 0, want, 7);
@@ -462,11 +377,11 @@ static void test_dispatch_echo_reply_bytes(void **state)
 static void test_dispatch_unknown_program_is_prog_unavail(void **state)
 {
 	struct fixture *f = *state;
-	struct wire w;
+	struct rpc_wire w;
 	const uint32_t want[] = { 7, RPC_MSG_REPLY,	     0, RPC_AUTH_NONE,
 				  0, RPC_ACCEPT_PROG_UNAVAIL };
 
-	wire_call(&w, 7, 2, 1, TEST_NULL, 0);
+	rpc_wire_call(&w, 7, 2, TEST_PROG, 1, TEST_NULL, 0);
 	w.buf[12] = 0x7f; /* prog 0x7f061a80 */
 	dispatch(f, &w);
 	assert_reply(f, 0, want, 6);
@@ -476,33 +391,34 @@ static void test_dispatch_unknown_program_is_prog_unavail(void **state)
 static void test_dispatch_unknown_version_is_prog_mismatch(void **state)
 {
 	struct fixture *f = *state;
-	struct wire w;
+	struct rpc_wire w;
 	const uint32_t want[] = { 8, RPC_MSG_REPLY,
 				  0, RPC_AUTH_NONE,
 				  0, RPC_ACCEPT_PROG_MISMATCH,
 				  1, /* low */
 				  3 /* high */ };
 
-	wire_call(&w, 8, 2, 2, TEST_NULL, 0);
+	rpc_wire_call(&w, 8, 2, TEST_PROG, 2, TEST_NULL, 0);
 	dispatch(f, &w);
 	assert_reply(f, 0, want, 8);
-	wire_call(&w, 9, 2, 3, TEST_NULL, 0);
+	rpc_wire_call(&w, 9, 2, TEST_PROG, 3, TEST_NULL, 0);
 	dispatch(f, &w);
-	assert_int_equal(get_u32(f->t.sent[1] + RPC_REPLY_MARK_ROOM + 20),
-			 RPC_ACCEPT_SUCCESS);
+	assert_int_equal(
+		rpc_wire_get_u32(f->t.sent[1] + RPC_REPLY_MARK_ROOM + 20),
+		RPC_ACCEPT_SUCCESS);
 }
 
 static void test_dispatch_proc_past_table_is_proc_unavail(void **state)
 {
 	struct fixture *f = *state;
-	struct wire w;
+	struct rpc_wire w;
 	const uint32_t want[] = { 10, RPC_MSG_REPLY,	      0, RPC_AUTH_NONE,
 				  0,  RPC_ACCEPT_PROC_UNAVAIL };
 
-	wire_call(&w, 10, 2, 1, TEST_NPROCS, 0);
+	rpc_wire_call(&w, 10, 2, TEST_PROG, 1, TEST_NPROCS, 0);
 	dispatch(f, &w);
 	assert_reply(f, 0, want, 6);
-	wire_call(&w, 10, 2, 3, 1, 0);
+	rpc_wire_call(&w, 10, 2, TEST_PROG, 3, 1, 0);
 	dispatch(f, &w);
 	assert_reply(f, 1, want, 6);
 }
@@ -510,11 +426,11 @@ static void test_dispatch_proc_past_table_is_proc_unavail(void **state)
 static void test_dispatch_null_handler_row_is_proc_unavail(void **state)
 {
 	struct fixture *f = *state;
-	struct wire w;
+	struct rpc_wire w;
 	const uint32_t want[] = { 11, RPC_MSG_REPLY,	      0, RPC_AUTH_NONE,
 				  0,  RPC_ACCEPT_PROC_UNAVAIL };
 
-	wire_call(&w, 11, 2, 1, TEST_HOLE, 0);
+	rpc_wire_call(&w, 11, 2, TEST_PROG, 1, TEST_HOLE, 0);
 	dispatch(f, &w);
 	assert_reply(f, 0, want, 6);
 	assert_int_equal(f->t.refs, 0);
@@ -523,11 +439,11 @@ static void test_dispatch_null_handler_row_is_proc_unavail(void **state)
 static void test_dispatch_truncated_args_are_garbage(void **state)
 {
 	struct fixture *f = *state;
-	struct wire w;
+	struct rpc_wire w;
 	const uint32_t want[] = { 12, RPC_MSG_REPLY,	      0, RPC_AUTH_NONE,
 				  0,  RPC_ACCEPT_GARBAGE_ARGS };
 
-	wire_call(&w, 12, 2, 1, TEST_ECHO, 0);
+	rpc_wire_call(&w, 12, 2, TEST_PROG, 1, TEST_ECHO, 0);
 	w.buf[w.len++] = 0x01; /* one byte of a four-byte u_int */
 	dispatch(f, &w);
 	assert_reply(f, 0, want, 6);
@@ -538,12 +454,12 @@ static void test_dispatch_truncated_args_are_garbage(void **state)
 static void test_dispatch_rpcvers_3_is_rpc_mismatch(void **state)
 {
 	struct fixture *f = *state;
-	struct wire w;
+	struct rpc_wire w;
 	const uint32_t want[] = { 13, RPC_MSG_REPLY,
 				  1,  RPC_REJECT_RPC_MISMATCH,
 				  2,  2 };
 
-	wire_call(&w, 13, 3, 1, TEST_NULL, 0);
+	rpc_wire_call(&w, 13, 3, TEST_PROG, 1, TEST_NULL, 0);
 	dispatch(f, &w);
 	assert_reply(f, 0, want, 6);
 }
@@ -551,11 +467,11 @@ static void test_dispatch_rpcvers_3_is_rpc_mismatch(void **state)
 static void test_dispatch_bad_auth_sys_is_auth_error(void **state)
 {
 	struct fixture *f = *state;
-	struct wire w;
+	struct rpc_wire w;
 	const uint32_t want[] = { 14, RPC_MSG_REPLY, 1, RPC_REJECT_AUTH_ERROR,
 				  RPC_AUTH_BADCRED };
 
-	wire_call(&w, 14, 2, 1, TEST_NULL, 17);
+	rpc_wire_call(&w, 14, 2, TEST_PROG, 1, TEST_NULL, 17);
 	dispatch(f, &w);
 	assert_reply(f, 0, want, 5);
 	assert_int_equal(f->t.refs, 0);
@@ -564,9 +480,9 @@ static void test_dispatch_bad_auth_sys_is_auth_error(void **state)
 static void test_dispatch_drop_sends_nothing(void **state)
 {
 	struct fixture *f = *state;
-	struct wire w;
+	struct rpc_wire w;
 
-	wire_call(&w, 15, 2, 1, TEST_DROP, 0);
+	rpc_wire_call(&w, 15, 2, TEST_PROG, 1, TEST_DROP, 0);
 	dispatch(f, &w);
 	assert_int_equal(f->t.nsent, 0);
 	assert_int_equal(f->t.closes, 0);
@@ -577,9 +493,9 @@ static void test_dispatch_drop_sends_nothing(void **state)
 static void test_dispatch_close_closes_and_sends_nothing(void **state)
 {
 	struct fixture *f = *state;
-	struct wire w;
+	struct rpc_wire w;
 
-	wire_call(&w, 16, 2, 1, TEST_CLOSE, 0);
+	rpc_wire_call(&w, 16, 2, TEST_PROG, 1, TEST_CLOSE, 0);
 	dispatch(f, &w);
 	assert_int_equal(f->t.nsent, 0);
 	assert_int_equal(f->t.closes, 1);
@@ -589,7 +505,7 @@ static void test_dispatch_close_closes_and_sends_nothing(void **state)
 static void test_dispatch_garbage_record_closes(void **state)
 {
 	struct fixture *f = *state;
-	struct wire w = { .buf = { 1, 2, 3, 4, 5 }, .len = 5 };
+	struct rpc_wire w = { .buf = { 1, 2, 3, 4, 5 }, .len = 5 };
 
 	dispatch(f, &w);
 	assert_int_equal(f->t.closes, 1);
@@ -598,7 +514,7 @@ static void test_dispatch_garbage_record_closes(void **state)
 					 "bytes is not an RPC call; closing"));
 
 	/* A CALL whose header stops inside the credential. */
-	wire_call(&w, 17, 2, 1, TEST_NULL, 0);
+	rpc_wire_call(&w, 17, 2, TEST_PROG, 1, TEST_NULL, 0);
 	w.len = 30;
 	dispatch(f, &w);
 	assert_int_equal(f->t.closes, 2);
@@ -608,9 +524,9 @@ static void test_dispatch_garbage_record_closes(void **state)
 static void test_dispatch_reply_message_is_ignored(void **state)
 {
 	struct fixture *f = *state;
-	struct wire w;
+	struct rpc_wire w;
 
-	wire_call(&w, 18, 2, 1, TEST_NULL, 0);
+	rpc_wire_call(&w, 18, 2, TEST_PROG, 1, TEST_NULL, 0);
 	w.buf[7] = RPC_MSG_REPLY;
 	dispatch(f, &w);
 	assert_int_equal(f->t.closes, 0);
@@ -620,12 +536,12 @@ static void test_dispatch_reply_message_is_ignored(void **state)
 static void test_dispatch_defer_without_pool_runs_inline(void **state)
 {
 	struct fixture *f = *state;
-	struct wire w;
+	struct rpc_wire w;
 	const uint32_t want[] = { 19, RPC_MSG_REPLY,	  0, RPC_AUTH_NONE,
 				  0,  RPC_ACCEPT_SUCCESS, 42 };
 
-	wire_call(&w, 19, 2, 1, TEST_DEFER, 0);
-	wire_u32(&w, 41);
+	rpc_wire_call(&w, 19, 2, TEST_PROG, 1, TEST_DEFER, 0);
+	rpc_wire_u32(&w, 41);
 	dispatch(f, &w);
 	assert_reply(f, 0, want, 7);
 	assert_int_equal(f->t.defer_dones, 0);
@@ -640,12 +556,12 @@ static void defer_on_pool(struct fixture *f, uint32_t xid, uint32_t proc)
 				  0,   RPC_ACCEPT_SUCCESS, 42 };
 	struct rpc_work_pool *pool = NULL;
 	struct request *req;
-	struct wire w;
+	struct rpc_wire w;
 
 	assert_int_equal(rpc_work_pool_new(2, &pool), 0);
 	f->d.work_pool = pool;
-	wire_call(&w, xid, 2, 1, proc, 0);
-	wire_u32(&w, 41);
+	rpc_wire_call(&w, xid, 2, TEST_PROG, 1, proc, 0);
+	rpc_wire_u32(&w, 41);
 	dispatch(f, &w);
 	/* Nothing is sent until the loop thread finishes the request. */
 	assert_int_equal(f->t.nsent, 0);
@@ -677,15 +593,15 @@ static void test_dispatch_defer_done_before_handler_returns(void **state)
 static void test_dispatch_trace_logs_the_call(void **state)
 {
 	struct fixture *f = *state;
-	struct wire w;
+	struct rpc_wire w;
 
 	f->d.trace = true;
-	wire_call(&w, 0x22, 2, 1, TEST_ECHO, 0);
-	wire_u32(&w, 5);
+	rpc_wire_call(&w, 0x22, 2, TEST_PROG, 1, TEST_ECHO, 0);
+	rpc_wire_u32(&w, 5);
 	dispatch(f, &w);
 	assert_true(log_capture_contains(
 		"trace: 127.0.0.1:811 xid=0x22 test ECHO value=5 -> "));
-	wire_call(&w, 0x23, 2, 2, TEST_NULL, 0);
+	rpc_wire_call(&w, 0x23, 2, TEST_PROG, 2, TEST_NULL, 0);
 	dispatch(f, &w);
 	assert_true(log_capture_contains("trace: 127.0.0.1:811 xid=0x23 "
 					 "prog=400000 vers=2 proc=0 -> "
@@ -703,15 +619,11 @@ static void test_dispatcher_add_refuses_past_max(void **state)
 }
 
 /* A call of the charged program with one u_int argument. */
-static void wire_charged(struct wire *w, uint32_t xid, uint32_t proc,
+static void wire_charged(struct rpc_wire *w, uint32_t xid, uint32_t proc,
 			 uint32_t arg)
 {
-	wire_call(w, xid, 2, 1, proc, 0);
-	w->buf[12] = (uint8_t)(TEST_PROG_CHARGED >> 24);
-	w->buf[13] = (uint8_t)(TEST_PROG_CHARGED >> 16);
-	w->buf[14] = (uint8_t)(TEST_PROG_CHARGED >> 8);
-	w->buf[15] = (uint8_t)TEST_PROG_CHARGED;
-	wire_u32(w, arg);
+	rpc_wire_call(w, xid, 2, TEST_PROG_CHARGED, 1, proc, 0);
+	rpc_wire_u32(w, arg);
 }
 
 static void test_dispatch_admitted_call_runs_at_once(void **state)
@@ -719,7 +631,7 @@ static void test_dispatch_admitted_call_runs_at_once(void **state)
 	struct fixture *f = *state;
 	const uint32_t want[] = { 30, RPC_MSG_REPLY,	  0,   RPC_AUTH_NONE,
 				  0,  RPC_ACCEPT_SUCCESS, 4096 };
-	struct wire w;
+	struct rpc_wire w;
 
 	f->d.admission = &f->admission;
 	f->adm.verdict = RPC_ADMIT_RUN;
@@ -737,7 +649,7 @@ static void test_dispatch_queued_call_runs_later(void **state)
 	struct fixture *f = *state;
 	const uint32_t want[] = { 31, RPC_MSG_REPLY,	  0, RPC_AUTH_NONE,
 				  0,  RPC_ACCEPT_SUCCESS, 7 };
-	struct wire w;
+	struct rpc_wire w;
 
 	f->d.admission = &f->admission;
 	f->adm.verdict = RPC_ADMIT_QUEUED;
@@ -758,7 +670,7 @@ static void test_dispatch_queued_call_runs_later(void **state)
 static void test_dispatch_cancelled_call_gives_everything_back(void **state)
 {
 	struct fixture *f = *state;
-	struct wire w;
+	struct rpc_wire w;
 
 	f->d.admission = &f->admission;
 	f->adm.verdict = RPC_ADMIT_QUEUED;
@@ -780,7 +692,7 @@ static void test_dispatch_cancelled_call_gives_everything_back(void **state)
 static void test_dispatch_uncharged_calls_skip_admission(void **state)
 {
 	struct fixture *f = *state;
-	struct wire w;
+	struct rpc_wire w;
 
 	f->d.admission = &f->admission;
 	f->adm.verdict = RPC_ADMIT_QUEUED;
@@ -788,8 +700,8 @@ static void test_dispatch_uncharged_calls_skip_admission(void **state)
 	wire_charged(&w, 34, TEST_NULL, 0);
 	w.len -= 4;
 	dispatch(f, &w);
-	wire_call(&w, 35, 2, 1, TEST_ECHO, 0);
-	wire_u32(&w, 5);
+	rpc_wire_call(&w, 35, 2, TEST_PROG, 1, TEST_ECHO, 0);
+	rpc_wire_u32(&w, 5);
 	dispatch(f, &w);
 	assert_int_equal(f->adm.admits, 0);
 	assert_int_equal(f->t.nsent, 2);
@@ -801,7 +713,7 @@ static void test_dispatch_queued_deferred_call_finishes(void **state)
 	struct fixture *f = *state;
 	const uint32_t want[] = { 36, RPC_MSG_REPLY,	  0, RPC_AUTH_NONE,
 				  0,  RPC_ACCEPT_SUCCESS, 42 };
-	struct wire w;
+	struct rpc_wire w;
 
 	/* Without a work pool the work runs inline, from rpc_request_run. */
 	f->d.admission = &f->admission;
