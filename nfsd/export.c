@@ -2,6 +2,7 @@
  * export: lookups in the export table and CIDR client checks.
  */
 #include "nfsd/export.h"
+#include "nfsd/sockaddr.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -76,34 +77,21 @@ static bool export_prefix_match(const uint8_t *a, const uint8_t *b,
 	return (a[full] & mask) == (b[full] & mask);
 }
 
-/* An IPv4 client may arrive as ::ffff:a.b.c.d on a dual-stack socket. */
+/* The address bytes to match rules with: an IPv4 client arriving as
+ * ::ffff:a.b.c.d is matched as IPv4. */
 static int export_addr_bytes(const struct sockaddr *addr, uint8_t out[16])
 {
-	if (addr->sa_family == AF_INET) {
-		memcpy(out, &((const struct sockaddr_in *)addr)->sin_addr, 4);
+	uint8_t key[16];
+
+	if (addr->sa_family != AF_INET && addr->sa_family != AF_INET6)
+		return AF_UNSPEC;
+	sockaddr_key(addr, key);
+	if (IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)key)) {
+		memcpy(out, &key[12], 4);
 		return AF_INET;
 	}
-	if (addr->sa_family == AF_INET6) {
-		const struct in6_addr *a6 =
-			&((const struct sockaddr_in6 *)addr)->sin6_addr;
-		if (IN6_IS_ADDR_V4MAPPED(a6)) {
-			memcpy(out, &a6->s6_addr[12], 4);
-			return AF_INET;
-		}
-		memcpy(out, a6->s6_addr, 16);
-		return AF_INET6;
-	}
-	return AF_UNSPEC;
-}
-
-/* The peer's port; 0 for an address family without ports. */
-static unsigned export_addr_port(const struct sockaddr *addr)
-{
-	if (addr->sa_family == AF_INET)
-		return ntohs(((const struct sockaddr_in *)addr)->sin_port);
-	if (addr->sa_family == AF_INET6)
-		return ntohs(((const struct sockaddr_in6 *)addr)->sin6_port);
-	return 0;
+	memcpy(out, key, 16);
+	return AF_INET6;
 }
 
 bool export_client_allowed(const struct export *exp,
@@ -112,7 +100,7 @@ bool export_client_allowed(const struct export *exp,
 	uint8_t bytes[16];
 	int family;
 
-	if (exp->secure && export_addr_port(addr) >= 1024)
+	if (exp->secure && sockaddr_port(addr) >= 1024)
 		return false;
 	if (exp->nclients == 0)
 		return true;

@@ -6,6 +6,7 @@
  * api.c; changes are logged at info, reads not at all.
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/sockaddr.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -108,22 +109,12 @@ static void http_log_change(struct MHD_Connection *conn, const char *method,
 {
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
 		conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	char addr[INET6_ADDRSTRLEN] = "?";
+	char addr[SOCKADDR_TEXT_MAX] = "?";
 
 	if (!strcmp(method, "GET") || !strcmp(method, "HEAD"))
 		return;
-	if (ci && ci->client_addr->sa_family == AF_INET)
-		inet_ntop(AF_INET,
-			  &((const struct sockaddr_in *)(const void *)
-				    ci->client_addr)
-				   ->sin_addr,
-			  addr, sizeof(addr));
-	else if (ci && ci->client_addr->sa_family == AF_INET6)
-		inet_ntop(AF_INET6,
-			  &((const struct sockaddr_in6 *)(const void *)
-				    ci->client_addr)
-				   ->sin6_addr,
-			  addr, sizeof(addr));
+	if (ci)
+		sockaddr_format_host(ci->client_addr, addr, sizeof(addr));
 	log_info("admin: %s: %.16s %.200s -> %u", addr, method, url,
 		 reply->status);
 }

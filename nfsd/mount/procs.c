@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "nfsd/log.h"
+#include "nfsd/sockaddr.h"
 #include "nfsd/proto/xdr_empty.h"
 
 /* A client rule as EXPORT lists it: "10.0.0.0/8", "fd00::1". */
@@ -66,27 +67,11 @@ static const char *mount_stat_name(mountstat3 stat)
 	return "?";
 }
 
-/* The caller's address without port; an IPv4-mapped IPv6 address is
- * written as IPv4, as the export rules match it. */
+/* The caller's address without port (sockaddr.h: v4-mapped as IPv4, as
+ * the export rules match it). */
 static void mount_peer_host(const struct request *req, char *buf, size_t len)
 {
-	const struct sockaddr_in *in4 = (const struct sockaddr_in *)&req->peer;
-	const struct sockaddr_in6 *in6 =
-		(const struct sockaddr_in6 *)&req->peer;
-	const char *ok = NULL;
-
-	if (req->peer.ss_family == AF_INET) {
-		ok = inet_ntop(AF_INET, &in4->sin_addr, buf, (socklen_t)len);
-	} else if (req->peer.ss_family == AF_INET6 &&
-		   IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) {
-		ok = inet_ntop(AF_INET, &in6->sin6_addr.s6_addr[12], buf,
-			       (socklen_t)len);
-	} else if (req->peer.ss_family == AF_INET6) {
-		ok = inet_ntop(AF_INET6, &in6->sin6_addr, buf, (socklen_t)len);
-	}
-	if (!ok) {
-		snprintf(buf, len, "unknown");
-	}
+	sockaddr_format_host((const struct sockaddr *)&req->peer, buf, len);
 }
 
 /* Copies the root handle of @exp's store into @fh. */

@@ -13,25 +13,13 @@
 #include "nfsd/base.h"
 #include "nfsd/log.h"
 #include "nfsd/net/net_int.h"
+#include "nfsd/sockaddr.h"
 
 struct net_host_count {
 	uint8_t addr[16];
 	uint32_t conns;
 	struct net_host_count *next;
 };
-
-/* The address alone (no port), IPv4 in its v4-mapped IPv6 form. */
-static void admit_addr_bytes(const struct sockaddr *sa, uint8_t out[16])
-{
-	memset(out, 0, 16);
-	if (sa->sa_family == AF_INET) {
-		out[10] = out[11] = 0xff;
-		memcpy(&out[12], &((const struct sockaddr_in *)sa)->sin_addr,
-		       4);
-	} else if (sa->sa_family == AF_INET6) {
-		memcpy(out, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
-	}
-}
 
 static struct net_host_count **admit_slot(struct net *net,
 					  const uint8_t addr[16])
@@ -51,7 +39,7 @@ bool net__admit_conn(struct net *net, const struct sockaddr *peer)
 	uint8_t addr[16];
 	bool ok = false;
 
-	admit_addr_bytes(peer, addr);
+	sockaddr_key(peer, addr);
 	pthread_mutex_lock(&net->admit_lock);
 	pp = admit_slot(net, addr);
 	h = *pp;
@@ -82,7 +70,7 @@ void net__release_conn(struct net *net, const struct sockaddr *peer)
 	struct net_host_count **pp, *h;
 	uint8_t addr[16];
 
-	admit_addr_bytes(peer, addr);
+	sockaddr_key(peer, addr);
 	pthread_mutex_lock(&net->admit_lock);
 	pp = admit_slot(net, addr);
 	h = *pp;

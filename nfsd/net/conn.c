@@ -17,6 +17,7 @@
 
 #include "nfsd/base.h"
 #include "nfsd/log.h"
+#include "nfsd/sockaddr.h"
 #include "nfsd/net/net_int.h"
 
 #define CONN_IOV_MAX 64
@@ -484,23 +485,6 @@ static void conn_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 	net__conn_unref(c);
 }
 
-static void conn_format_peer(struct conn *c)
-{
-	char addr[64] = "?";
-	unsigned port = 0;
-
-	if (c->peer.ss_family == AF_INET) {
-		struct sockaddr_in *in = (struct sockaddr_in *)&c->peer;
-		inet_ntop(AF_INET, &in->sin_addr, addr, sizeof(addr));
-		port = ntohs(in->sin_port);
-	} else if (c->peer.ss_family == AF_INET6) {
-		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&c->peer;
-		inet_ntop(AF_INET6, &in6->sin6_addr, addr, sizeof(addr));
-		port = ntohs(in6->sin6_port);
-	}
-	snprintf(c->peer_str, sizeof(c->peer_str), "%s:%u", addr, port);
-}
-
 void net__conn_open(struct worker *w, int fd, const struct sockaddr *peer,
 		    socklen_t peer_len)
 {
@@ -520,7 +504,8 @@ void net__conn_open(struct worker *w, int fd, const struct sockaddr *peer,
 		peer_len = sizeof(c->peer);
 	memcpy(&c->peer, peer, peer_len);
 	c->peer_len = peer_len;
-	conn_format_peer(c);
+	sockaddr_format((const struct sockaddr *)&c->peer, c->peer_str,
+			sizeof(c->peer_str));
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	rpc_record_init(&c->record, w->net->limits.max_record_bytes);
 	ev_io_init(&c->read_watcher, conn_read_cb, fd, EV_READ);

@@ -17,6 +17,7 @@
 #include <xxhash.h>
 
 #include "nfsd/log.h"
+#include "nfsd/sockaddr.h"
 #include "nfsd/rpc/auth.h"
 #include "nfsd/rpc/drc.h"
 #include "nfsd/rpc/msg.h"
@@ -40,30 +41,11 @@ int rpc_dispatcher_add(struct rpc_dispatcher *d, const struct rpc_program *prog)
 	return 0;
 }
 
-static void dispatch_format_peer(const struct sockaddr *sa, char *buf,
-				 size_t len)
-{
-	char addr[INET6_ADDRSTRLEN] = "?";
-	unsigned port = 0;
-
-	if (sa->sa_family == AF_INET) {
-		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
-		inet_ntop(AF_INET, &in->sin_addr, addr, sizeof(addr));
-		port = ntohs(in->sin_port);
-	} else if (sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *in6 =
-			(const struct sockaddr_in6 *)sa;
-		inet_ntop(AF_INET6, &in6->sin6_addr, addr, sizeof(addr));
-		port = ntohs(in6->sin6_port);
-	}
-	snprintf(buf, len, "%s:%u", addr, port);
-}
-
 const char *request_peer(struct request *req)
 {
 	if (!req->peer_str[0])
-		dispatch_format_peer((const struct sockaddr *)&req->peer,
-				     req->peer_str, sizeof(req->peer_str));
+		sockaddr_format((const struct sockaddr *)&req->peer,
+				req->peer_str, sizeof(req->peer_str));
 	return req->peer_str;
 }
 
@@ -118,11 +100,11 @@ static void dispatch_trace_rpc_error(const struct rpc_dispatcher *d,
 				     const struct rpc_call_header *call,
 				     const char *what)
 {
-	char peer_str[64];
+	char peer_str[SOCKADDR_TEXT_MAX];
 
 	if (!d->trace)
 		return;
-	dispatch_format_peer(peer, peer_str, sizeof(peer_str));
+	sockaddr_format(peer, peer_str, sizeof(peer_str));
 	log_info("trace: %s xid=%#x prog=%u vers=%u proc=%u -> %s", peer_str,
 		 call->xid, call->prog, call->vers, call->proc, what);
 }
@@ -230,8 +212,8 @@ void rpc_dispatch_record(struct rpc_dispatcher *d, const uint8_t *rec,
 		if (rpc_msg_peek(rec, len, &xid, &type) == 0 &&
 		    type != RPC_MSG_CALL)
 			return;
-		char peer_str[64];
-		dispatch_format_peer(peer, peer_str, sizeof(peer_str));
+		char peer_str[SOCKADDR_TEXT_MAX];
+		sockaddr_format(peer, peer_str, sizeof(peer_str));
 		log_warn("rpc: %s: record of %zu bytes is not an RPC call; "
 			 "closing",
 			 peer_str, len);

@@ -4,6 +4,7 @@
  * finished ones leave from the cold end when either bound is passed.
  */
 #include "nfsd/rpc/drc.h"
+#include "nfsd/sockaddr.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -78,16 +79,7 @@ void drc_free(struct drc *drc)
 
 void drc_key_addr(struct drc_key *key, const struct sockaddr *addr)
 {
-	memset(key->addr, 0, sizeof(key->addr));
-	if (addr->sa_family == AF_INET) {
-		key->addr[10] = 0xff;
-		key->addr[11] = 0xff;
-		memcpy(&key->addr[12],
-		       &((const struct sockaddr_in *)addr)->sin_addr, 4);
-	} else if (addr->sa_family == AF_INET6) {
-		memcpy(key->addr,
-		       &((const struct sockaddr_in6 *)addr)->sin6_addr, 16);
-	}
+	sockaddr_key(addr, key->addr);
 }
 
 static size_t drc_bucket(const struct drc *drc, const struct drc_key *key)

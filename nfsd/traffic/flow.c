@@ -5,37 +5,13 @@
  * mutexes, host -> volume -> pool, for one short decision each time.
  */
 #include "nfsd/traffic/traffic_int.h"
+#include "nfsd/sockaddr.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The host's name: its IP address (an IPv4-mapped IPv6 address as IPv4). */
-static int flow_peer_addr(const struct sockaddr *peer, char *buf, size_t len)
-{
-	const struct sockaddr_in6 *s6;
-	const void *addr;
-	int family = peer->sa_family;
-
-	if (family == AF_INET) {
-		addr = &((const struct sockaddr_in *)(const void *)peer)
-				->sin_addr;
-	} else if (family == AF_INET6) {
-		s6 = (const struct sockaddr_in6 *)(const void *)peer;
-		addr = &s6->sin6_addr;
-		if (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr)) {
-			family = AF_INET;
-			addr = &s6->sin6_addr.s6_addr[12];
-		}
-	} else {
-		return -EAFNOSUPPORT;
-	}
-	if (!inet_ntop(family, addr, buf, (socklen_t)len))
-		return -EAFNOSUPPORT;
-	return 0;
-}
 
 int traffic_flow_new(struct traffic *t, const struct sockaddr *peer,
 		     const char *volume, int64_t now_ns,
@@ -45,7 +21,7 @@ int traffic_flow_new(struct traffic *t, const struct sockaddr *peer,
 	struct traffic_flow *f;
 	int err;
 
-	err = flow_peer_addr(peer, addr, sizeof(addr));
+	err = sockaddr_format_host(peer, addr, sizeof(addr));
 	if (err)
 		return err;
 	if (!volume || !volume[0] ||

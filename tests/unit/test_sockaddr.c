@@ -1,0 +1,80 @@
+/*
+ * Unit tests for nfsd/sockaddr.c: one client, one spelling, one key.
+ */
+#include "nfsd/sockaddr.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+static struct sockaddr_in v4(const char *ip, unsigned port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons((uint16_t)port) };
+
+	assert_int_equal(inet_pton(AF_INET, ip, &sin.sin_addr), 1);
+	return sin;
+}
+
+static struct sockaddr_in6 v6(const char *ip, unsigned port)
+{
+	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6,
+				     .sin6_port = htons((uint16_t)port) };
+
+	assert_int_equal(inet_pton(AF_INET6, ip, &sin6.sin6_addr), 1);
+	return sin6;
+}
+
+static void test_v4_mapped_client_is_the_ipv4_client(void **state)
+{
+	struct sockaddr_in a = v4("10.1.2.3", 811);
+	struct sockaddr_in6 b = v6("::ffff:10.1.2.3", 900);
+	uint8_t ka[16], kb[16];
+	char text[SOCKADDR_TEXT_MAX];
+
+	(void)state;
+	sockaddr_key((struct sockaddr *)&a, ka);
+	sockaddr_key((struct sockaddr *)&b, kb);
+	assert_memory_equal(ka, kb, 16);
+	sockaddr_format((struct sockaddr *)&b, text, sizeof(text));
+	assert_string_equal(text, "10.1.2.3:900");
+	assert_int_equal(
+		sockaddr_format_host((struct sockaddr *)&a, text, sizeof(text)),
+		0);
+	assert_string_equal(text, "10.1.2.3");
+	assert_int_equal(sockaddr_port((struct sockaddr *)&a), 811);
+}
+
+static void test_ipv6_and_unknown_families(void **state)
+{
+	struct sockaddr_in6 a = v6("fd00::7", 2049);
+	struct sockaddr other = { .sa_family = AF_UNIX };
+	uint8_t key[16], zeros[16] = { 0 };
+	char text[SOCKADDR_TEXT_MAX];
+
+	(void)state;
+	sockaddr_format((struct sockaddr *)&a, text, sizeof(text));
+	assert_string_equal(text, "fd00::7:2049");
+	assert_int_equal(sockaddr_format_host(&other, text, sizeof(text)),
+			 -EAFNOSUPPORT);
+	assert_string_equal(text, "?");
+	assert_int_equal(sockaddr_port(&other), 0);
+	sockaddr_key(&other, key);
+	assert_memory_equal(key, zeros, 16);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_v4_mapped_client_is_the_ipv4_client),
+		cmocka_unit_test(test_ipv6_and_unknown_families),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
