@@ -4,8 +4,12 @@
 # GETATTR SETATTR ACCESS MKDIR RENAME LINK SYMLINK READLINK MKNOD REMOVE
 # RMDIR READDIR(PLUS) FSSTAT FSINFO PATHCONF.
 . "$(dirname "$0")/lib.sh"
-KCLIENT=${KCLIENT:-$(cd "$(dirname "$0")/../../.." && pwd)/shared/kclient}
-[ -d "$KCLIENT" ] || KCLIENT=$(cd "$(dirname "$0")/../.." && pwd)/../shared/kclient
+# shared/ stands beside the repository (here and in CI).
+KCLIENT=${KCLIENT:-$(cd "$(dirname "$0")/../.." && pwd)/../shared/kclient}
+[ -x "$KCLIENT/run-guest.sh" ] || {
+	echo "no kclient at $KCLIENT (set KCLIENT=.../shared/kclient)" >&2
+	exit 1
+}
 
 if [ ! -e "${KCLIENT_OUT:-/var/tmp/kclient/out}/vmlinuz" ]; then
 	"$KCLIENT/build.sh" >"$TEST_TMP/kbuild.log" 2>&1 || {
