@@ -30,6 +30,7 @@ void config_defaults(struct config *cfg)
 	cfg->max_record_bytes = 1024 * 1024 + 4096;
 	cfg->max_inflight_per_conn = 128;
 	cfg->max_output_bytes_per_conn = 8 * 1024 * 1024;
+	cfg->read_zero_copy = true;
 	cfg->max_conns = 4096;
 	cfg->max_conns_per_host = 1024;
 	/* As knfsd: idle TCP clients are dropped after 6 minutes and simply
@@ -222,6 +223,8 @@ static int config_server_key(struct config *cfg, const char *key,
 				   value);
 	if (!strcmp(key, "trace"))
 		return config_parse_bool(value, &cfg->trace);
+	if (!strcmp(key, "read_zero_copy"))
+		return config_parse_bool(value, &cfg->read_zero_copy);
 	if (!strcmp(key, "workers")) {
 		if (config_parse_uint(value, 256, &v))
 			return -EINVAL;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include "nfsd/net/net_int.h"
 
 #define CONN_IOV_MAX 64
+#define CONN_ZERO_CHUNK 65536 /* zeros sent at once for a short file */
 
 static void conn_set_state(struct conn *c, enum conn_state state)
 {
@@ -52,15 +54,21 @@ void net__conn_ref(struct conn *c)
 	c->refs++;
 }
 
+/* Frees one reply: its head, its buffer or its file reference. */
+static void conn_out_free(struct conn_out *o)
+{
+	free(o->buf);
+	rpc_payload_release(&o->payload);
+	free(o);
+}
+
 static void conn_out_free_all(struct conn *c)
 {
 	struct conn_out *o = c->out_head;
 
 	while (o) {
 		struct conn_out *next = o->next;
-		free(o->buf);
-		free(o->payload);
-		free(o);
+		conn_out_free(o);
 		o = next;
 	}
 	c->out_head = c->out_tail = NULL;
@@ -126,19 +134,23 @@ void net__conn_close(struct conn *c)
 
 static size_t conn_out_total(const struct conn_out *o)
 {
-	return o->len + o->payload_len + o->pad;
+	return o->len + o->payload.len + o->pad;
 }
 
-/* Adds @o's segments past @off to iov; returns how many (at most 3). */
-static int conn_out_iov(const struct conn_out *o, size_t off, struct iovec *iov)
+/*
+ * Adds @o's in-memory segments past @off to iov; returns how many (at most
+ * 3).  Stops at a file payload not yet sent, and sets *at_file then.
+ */
+static int conn_out_iov(const struct conn_out *o, size_t off, struct iovec *iov,
+			bool *at_file)
 {
-	static uint8_t zeros[4];
+	static const uint8_t zeros[4];
 	const struct {
-		uint8_t *base;
+		const uint8_t *base;
 		size_t len;
 	} seg[3] = {
 		{ o->buf, o->len },
-		{ o->payload, o->payload_len },
+		{ o->payload.buf, o->payload.len },
 		{ zeros, o->pad },
 	};
 	int n = 0;
@@ -148,7 +160,11 @@ static int conn_out_iov(const struct conn_out *o, size_t off, struct iovec *iov)
 			off -= seg[i].len;
 			continue;
 		}
-		iov[n].iov_base = seg[i].base + off;
+		if (i == 1 && !seg[i].base) {
+			*at_file = true;
+			break;
+		}
+		iov[n].iov_base = (void *)(seg[i].base + off);
 		iov[n].iov_len = seg[i].len - off;
 		off = 0;
 		n++;
@@ -156,46 +172,100 @@ static int conn_out_iov(const struct conn_out *o, size_t off, struct iovec *iov)
 	return n;
 }
 
-/* Writes as much of the queue as the socket takes. Returns 0 or -errno. */
+/* Sends @n iovecs; MSG_MORE when a file's data follows at once, so that
+ * the head and the data share packets.  Returns bytes sent or -errno. */
+static ssize_t conn_send_iov(int fd, struct iovec *iov, int n, bool more)
+{
+	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = (size_t)n };
+	ssize_t wrote;
+
+	wrote = sendmsg(fd, &msg, MSG_NOSIGNAL | (more ? MSG_MORE : 0));
+	return wrote < 0 ? -errno : wrote;
+}
+
+/*
+ * Sends what is left of the head reply's file payload: from the page cache
+ * with sendfile(2), or, once the file has ended before the promised length
+ * (it shrank after the reply was sized), zeros: the record mark is out, and
+ * the stream must carry exactly what it announced.  Returns bytes sent or
+ * -errno.
+ */
+static ssize_t conn_send_file(struct conn *c)
+{
+	static const uint8_t zeros[CONN_ZERO_CHUNK];
+	struct conn_out *o = c->out_head;
+	size_t done = c->out_head_off - o->len;
+	size_t left = o->payload.len - done;
+	ssize_t n;
+
+	if (!o->file_short) {
+		off_t pos = (off_t)(o->payload.off_bytes + done);
+
+		n = sendfile(c->fd, o->payload.fd, &pos, left);
+		if (n != 0)
+			return n < 0 ? -errno : n;
+		o->file_short = true;
+		log_debug("net: %s: file ended %zu bytes short of a reply; "
+			  "zeros follow",
+			  c->peer_str, left);
+	}
+	n = send(c->fd, zeros, left < sizeof(zeros) ? left : sizeof(zeros),
+		 MSG_NOSIGNAL);
+	return n < 0 ? -errno : n;
+}
+
+/* Drops @wrote sent bytes from the front of the queue. */
+static void conn_out_advance(struct conn *c, size_t wrote)
+{
+	c->out_bytes -= wrote;
+	while (wrote > 0) {
+		struct conn_out *o = c->out_head;
+		size_t left = conn_out_total(o) - c->out_head_off;
+
+		if (wrote < left) {
+			c->out_head_off += wrote;
+			break;
+		}
+		wrote -= left;
+		c->out_head = o->next;
+		if (!c->out_head)
+			c->out_tail = NULL;
+		c->out_head_off = 0;
+		conn_out_free(o);
+	}
+}
+
+/*
+ * Writes as much of the queue as the socket takes: the in-memory parts of
+ * consecutive replies in one sendmsg, up to the next file payload, which
+ * goes with sendfile.  Returns 0 (all sent, or the socket is full) or
+ * -errno.
+ */
 static int conn_flush(struct conn *c)
 {
 	while (c->out_head) {
 		struct iovec iov[CONN_IOV_MAX];
+		bool at_file = false;
 		int n = 0;
 		ssize_t wrote;
 
 		for (struct conn_out *o = c->out_head;
-		     o && n + 3 <= CONN_IOV_MAX; o = o->next) {
+		     o && !at_file && n + 3 <= CONN_IOV_MAX; o = o->next) {
 			n += conn_out_iov(
 				o, o == c->out_head ? c->out_head_off : 0,
-				&iov[n]);
+				&iov[n], &at_file);
 		}
-		wrote = writev(c->fd, iov, n);
-		if (wrote < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				return 0;
-			return -errno;
-		}
-		c->out_bytes -= (size_t)wrote;
-		while (wrote > 0) {
-			struct conn_out *o = c->out_head;
-			size_t left = conn_out_total(o) - c->out_head_off;
-
-			if ((size_t)wrote < left) {
-				c->out_head_off += (size_t)wrote;
-				break;
-			}
-			wrote -= (ssize_t)left;
-			c->out_head = o->next;
-			if (!c->out_head)
-				c->out_tail = NULL;
-			c->out_head_off = 0;
-			free(o->buf);
-			free(o->payload);
-			free(o);
-		}
+		if (n > 0)
+			wrote = conn_send_iov(c->fd, iov, n, at_file);
+		else
+			wrote = conn_send_file(c);
+		if (wrote == -EINTR)
+			continue;
+		if (wrote == -EAGAIN || wrote == -EWOULDBLOCK)
+			return 0;
+		if (wrote < 0)
+			return (int)wrote;
+		conn_out_advance(c, (size_t)wrote);
 	}
 	return 0;
 }
@@ -228,31 +298,33 @@ static void conn_write_cb(struct ev_loop *loop, ev_io *w, int revents)
 }
 
 static void conn_tops_send_payload(void *transport, uint8_t *buf, size_t len,
-				   uint8_t *payload, size_t payload_len)
+				   struct rpc_payload *payload)
 {
 	struct conn *c = transport;
-	size_t pad = (4 - payload_len % 4) % 4;
+	size_t pad = (4 - payload->len % 4) % 4;
 	struct conn_out *o;
 
 	if (c->state == CONN_CLOSED) {
 		free(buf);
-		free(payload);
+		rpc_payload_release(payload);
 		return;
 	}
 	o = malloc(sizeof(*o));
 	if (!o) {
 		free(buf);
-		free(payload);
+		rpc_payload_release(payload);
 		net__conn_close(c);
 		return;
 	}
-	rpc_record_mark_encode(
-		buf, (uint32_t)(len - RPC_REPLY_MARK_ROOM + payload_len + pad));
+	rpc_record_mark_encode(buf, (uint32_t)(len - RPC_REPLY_MARK_ROOM +
+					       payload->len + pad));
 	o->buf = buf;
 	o->len = len;
-	o->payload = payload;
-	o->payload_len = payload_len;
+	o->payload = *payload;
+	memset(payload, 0, sizeof(*payload));
+	payload->fd = -1;
 	o->pad = pad;
+	o->file_short = false;
 	o->next = NULL;
 	if (c->out_tail)
 		c->out_tail->next = o;
@@ -270,7 +342,9 @@ static void conn_tops_send_payload(void *transport, uint8_t *buf, size_t len,
 
 static void conn_tops_send(void *transport, uint8_t *buf, size_t len)
 {
-	conn_tops_send_payload(transport, buf, len, NULL, 0);
+	struct rpc_payload none = { .fd = -1 };
+
+	conn_tops_send_payload(transport, buf, len, &none);
 }
 
 static void conn_tops_close(void *transport)

@@ -40,15 +40,17 @@ struct worker {
 	uint8_t *read_buf; /* NET_READ_CHUNK; shared by this loop's conns */
 };
 
-/* Output: a queue of whole replies, written with writev.  A reply is a
- * head (record mark, RPC header, result) and an optional payload (READ
- * data) sent from its own buffer, then the XDR padding. */
+/* Output: a queue of whole replies.  A reply is a head (record mark, RPC
+ * header, result) and an optional payload (READ data) sent from its own
+ * buffer (writev) or from its file (sendfile), then the XDR padding.  Its
+ * length is in its record mark before anything of it is sent, so a file
+ * that ends early is followed by zeros up to the promised length. */
 struct conn_out {
 	uint8_t *buf;
 	size_t len;
-	uint8_t *payload; /* may be NULL */
-	size_t payload_len;
+	struct rpc_payload payload; /* len 0: none */
 	size_t pad; /* 0..3 zero bytes after the payload */
+	bool file_short; /* the file ended: the rest of it goes as zeros */
 	struct conn_out *next;
 };
 

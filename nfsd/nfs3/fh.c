@@ -116,10 +116,14 @@ int nfs3__fh_export(struct request *req, const nfs_fh3 *fh, bool modify,
 	return 0;
 }
 
-int nfs3__fh_resolve(struct request *req, const nfs_fh3 *fh, bool modify,
-		     struct nfs3_file *f)
+/* Resolves @fh into f->obj; with @a, its attributes too, from one stat
+ * when the store can (resolve_attr). */
+static int nfs3_fh_resolve_obj(struct request *req, const nfs_fh3 *fh,
+			       bool modify, struct nfs3_file *f,
+			       struct store_attr *a)
 {
 	struct store_fh sfh;
+	bool have_attr = false;
 	int err;
 
 	err = nfs3__fh_export(req, fh, modify, f);
@@ -128,7 +132,12 @@ int nfs3__fh_resolve(struct request *req, const nfs_fh3 *fh, bool modify,
 	err = nfs3_fh_copy(fh, &sfh);
 	if (err)
 		return err;
-	err = f->st->ops->resolve(f->st, &sfh, &f->obj);
+	if (a && f->st->ops->resolve_attr) {
+		err = f->st->ops->resolve_attr(f->st, &sfh, &f->obj, a);
+		have_attr = true;
+	} else {
+		err = f->st->ops->resolve(f->st, &sfh, &f->obj);
+	}
 	if (err) {
 		f->obj = NULL;
 		return err;
@@ -138,18 +147,21 @@ int nfs3__fh_resolve(struct request *req, const nfs_fh3 *fh, bool modify,
 	if (nfs3_tracing(req) && f->st->ops->path)
 		(void)f->st->ops->path(f->st, f->obj, req->path_hint,
 				       sizeof(req->path_hint));
+	if (a && !have_attr)
+		return nfs3__getattr(f, a);
 	return 0;
+}
+
+int nfs3__fh_resolve(struct request *req, const nfs_fh3 *fh, bool modify,
+		     struct nfs3_file *f)
+{
+	return nfs3_fh_resolve_obj(req, fh, modify, f, NULL);
 }
 
 int nfs3__fh_resolve_attr(struct request *req, const nfs_fh3 *fh, bool modify,
 			  struct nfs3_file *f, struct store_attr *a)
 {
-	int err;
-
-	err = nfs3__fh_resolve(req, fh, modify, f);
-	if (err)
-		return err;
-	return nfs3__getattr(f, a);
+	return nfs3_fh_resolve_obj(req, fh, modify, f, a);
 }
 
 void nfs3__file_release(struct nfs3_file *f)

@@ -32,11 +32,16 @@ struct nfs3_service {
 	uint32_t dir_pref_bytes; /* FSINFO dtpref */
 	/* READDIR / READDIRPLUS reply cap; larger client counts are cut. */
 	uint32_t max_dir_bytes;
+	/* READ data goes from the file to the socket (sendfile) where the
+	 * transport can send it ([server] read_zero_copy); false: it is
+	 * read into a buffer first. */
+	bool read_zero_copy;
 };
 
 /*
  * Fills @svc with defaults (1 MiB reads and writes, 64 KiB dtpref, 1 MiB
- * directory pages) and a fresh write verifier (start time + getrandom()).
+ * directory pages, zero-copy READ) and a fresh write verifier (start time +
+ * getrandom()).
  * @exports is borrowed and must outlive the service.  Returns 0, or a
  * negative errno when no random bytes could be had.
  */

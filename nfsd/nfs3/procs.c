@@ -276,6 +276,7 @@ int nfs3_service_init(struct nfs3_service *svc,
 	svc->max_write_bytes = NFS3_SERVICE_IO_MAX_BYTES;
 	svc->dir_pref_bytes = NFS3_SERVICE_DIR_PREF_BYTES;
 	svc->max_dir_bytes = NFS3_SERVICE_IO_MAX_BYTES;
+	svc->read_zero_copy = true;
 	/* Start time in the first half, so two starts in the same second
 	 * still differ by the random half, and vice versa. */
 	memcpy(svc->write_verf, &start, sizeof(start));

@@ -43,27 +43,24 @@ static int nfs3_regular_wcc_pre(const struct nfs3_file *f,
 	return nfs3_check_regular(pre);
 }
 
-static int nfs3_read_run(struct request *req, const READ3args *args,
-			 struct nfs3_file *f, READ3resok *ok)
+/* The bytes of a READ of @count at @off that a file of @size_bytes has. */
+static uint32_t nfs3_read_avail(uint64_t off, uint32_t count,
+				uint64_t size_bytes)
 {
-	const struct nfs3_service *svc = req->svc;
-	uint32_t count =
-		nfs3_min_u32(args->count, nfs3__io_limit(svc->max_read_bytes));
-	struct store_attr a;
+	if (off >= size_bytes)
+		return 0;
+	return size_bytes - off < count ? (uint32_t)(size_bytes - off) : count;
+}
+
+/* A store without read_ref: its read op copies and says eof itself. */
+static int nfs3_read_store(struct request *req, const READ3args *args,
+			   struct nfs3_file *f, uint32_t count, READ3resok *ok)
+{
 	uint32_t nread = 0;
 	bool eof = false;
 	char *buf;
 	int err;
 
-	err = nfs3__getattr(f, &a);
-	if (err)
-		return err;
-	err = nfs3_check_regular(&a);
-	if (err)
-		return err;
-	err = nfs3__may_read(&a, &f->cred);
-	if (err)
-		return err;
 	buf = malloc(count ? count : 1);
 	if (!buf)
 		return -ENOMEM;
@@ -77,9 +74,85 @@ static int nfs3_read_run(struct request *req, const READ3args *args,
 	ok->data.data_len = nread;
 	ok->count = nread;
 	ok->eof = eof; /* exactly what the store saw, never guessed */
-	nfs3__post_op_fill(f, &ok->file_attributes);
 	req->payload_bytes = nread;
 	return 0;
+}
+
+/*
+ * The data of a READ from the file's descriptor, sized by the attributes
+ * taken when the handle was resolved (one stat per READ): at most
+ * size - offset bytes, eof when offset + count reaches that size.  With
+ * zero copy the transport sends them from the page cache later (a file
+ * that shrinks meanwhile is padded with zeros to the promised count:
+ * rpc_payload); otherwise they are read into a buffer now.
+ */
+static int nfs3_read_fd(struct request *req, const READ3args *args,
+			struct nfs3_file *f, const struct store_attr *a,
+			uint32_t count, READ3resok *ok)
+{
+	const struct nfs3_service *svc = req->svc;
+	struct store_file_ref ref;
+	uint32_t nread = 0;
+	char *buf;
+	int err;
+
+	count = nfs3_read_avail(args->offset, count, a->size_bytes);
+	err = f->st->ops->read_ref(f->st, f->obj, &ref);
+	if (err)
+		return err;
+	if (count > 0 && svc->read_zero_copy && request_payload_file_ok(req)) {
+		req->file_payload.len = count;
+		req->file_payload.buf = NULL;
+		req->file_payload.fd = ref.fd;
+		req->file_payload.off_bytes = args->offset;
+		req->file_payload.unref = ref.unref;
+		req->file_payload.ref = ref.ref;
+		/* No buffer: READ3res_head encodes the length alone. */
+		ok->data.data_val = NULL;
+		ok->data.data_len = count;
+		ok->count = count;
+		ok->eof = args->offset + count >= a->size_bytes;
+		req->payload_bytes = count;
+		return 0;
+	}
+	buf = malloc(count ? count : 1);
+	if (!buf) {
+		ref.unref(ref.ref);
+		return -ENOMEM;
+	}
+	err = store_file_ref_pread(&ref, args->offset, buf, count, &nread);
+	ref.unref(ref.ref);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	ok->data.data_val = buf;
+	ok->data.data_len = nread;
+	ok->count = nread;
+	/* A short read met the end of a file that shrank since the stat. */
+	ok->eof = nread < count || args->offset + nread >= a->size_bytes;
+	req->payload_bytes = nread;
+	return 0;
+}
+
+static int nfs3_read_run(struct request *req, const READ3args *args,
+			 struct nfs3_file *f, const struct store_attr *a,
+			 READ3resok *ok)
+{
+	const struct nfs3_service *svc = req->svc;
+	uint32_t count =
+		nfs3_min_u32(args->count, nfs3__io_limit(svc->max_read_bytes));
+	int err;
+
+	err = nfs3_check_regular(a);
+	if (err)
+		return err;
+	err = nfs3__may_read(a, &f->cred);
+	if (err)
+		return err;
+	if (f->st->ops->read_ref)
+		return nfs3_read_fd(req, args, f, a, count, ok);
+	return nfs3_read_store(req, args, f, count, ok);
 }
 
 enum rpc_disposition nfs3__proc_read(struct request *req, const void *argp,
@@ -87,20 +160,26 @@ enum rpc_disposition nfs3__proc_read(struct request *req, const void *argp,
 {
 	const READ3args *args = argp;
 	READ3res *res = resp;
+	struct store_attr a;
 	READ3resok ok;
 	struct nfs3_file f;
 	int err;
 
 	memset(&ok, 0, sizeof(ok));
-	err = nfs3__fh_resolve(req, &args->file, false, &f);
+	err = nfs3__fh_resolve_attr(req, &args->file, false, &f, &a);
 	if (!err)
-		err = nfs3_read_run(req, args, &f, &ok);
+		err = nfs3_read_run(req, args, &f, &a, &ok);
 	res->status = nfs3__status_from_errno(err);
-	if (res->status == NFS3_OK)
+	if (res->status == NFS3_OK) {
+		/* The attributes the count and eof came from (RFC 1813
+		 * 3.3.6 asks for post-op attributes; these are the file's
+		 * as the data was read, bar the atime the read may move). */
+		nfs3__post_op_from_attr(&a, &ok.file_attributes);
 		res->READ3res_u.resok = ok;
-	else
+	} else {
 		nfs3__post_op_fill(&f,
 				   &res->READ3res_u.resfail.file_attributes);
+	}
 	nfs3__file_release(&f);
 	return RPC_REPLY;
 }

@@ -325,35 +325,44 @@ enum rpc_disposition request_defer(struct request *req,
 }
 
 /*
- * Hands the procedure's payload over when the transport can send it from
- * its own buffer and the reply is not to be cached.  Returns its length
- * (0: none, encode the whole result).
+ * Hands the reply's payload over when the transport can send it from its
+ * own buffer or file and the reply is not to be cached: the handler's file
+ * segment, or the procedure's buffer.  Returns false when there is none
+ * (encode the whole result).
  */
-static size_t dispatch_take_payload(struct request *req, uint8_t **payload)
+static bool dispatch_take_payload(struct request *req,
+				  struct rpc_payload *payload)
 {
 	const struct rpc_proc *desc = req->desc;
 
-	*payload = NULL;
-	if (!desc->take_payload || !desc->encode_head ||
-	    !req->tops->send_payload || req->drc_entry)
-		return 0;
-	return desc->take_payload(req->res, payload);
+	memset(payload, 0, sizeof(*payload));
+	payload->fd = -1;
+	if (!desc->encode_head || !req->tops->send_payload || req->drc_entry)
+		return false;
+	if (req->file_payload.len > 0) {
+		*payload = req->file_payload;
+		memset(&req->file_payload, 0, sizeof(req->file_payload));
+		return true;
+	}
+	if (desc->take_payload)
+		payload->len = desc->take_payload(req->res, &payload->buf);
+	return payload->len > 0;
 }
 
 /* Encodes header + result; on an encoding failure answers SYSTEM_ERR. */
 static void dispatch_send_result(struct request *req)
 {
 	const struct rpc_proc *desc = req->desc;
-	uint8_t *payload;
-	size_t payload_len = dispatch_take_payload(req, &payload);
-	xdrproc_t encode = payload ? desc->encode_head : desc->encode;
+	struct rpc_payload payload;
+	bool has_payload = dispatch_take_payload(req, &payload);
+	xdrproc_t encode = has_payload ? desc->encode_head : desc->encode;
 	unsigned long body = xdr_sizeof(encode, req->res);
 	size_t total = RPC_REPLY_MARK_ROOM + RPC_REPLY_ACCEPTED_LEN + body;
 	uint8_t *buf = malloc(total);
 	XDR xdrs;
 
 	if (!buf) {
-		free(payload);
+		rpc_payload_release(&payload);
 		dispatch_reply_accepted(req->tops, req->transport, req->xid,
 					RPC_ACCEPT_SYSTEM_ERR, 0, 0);
 		return;
@@ -369,15 +378,14 @@ static void dispatch_send_result(struct request *req)
 		log_error("rpc: %s: cannot encode the %s reply of xid %#x",
 			  request_peer(req), desc->name, req->xid);
 		free(buf);
-		free(payload);
+		rpc_payload_release(&payload);
 		dispatch_reply_accepted(req->tops, req->transport, req->xid,
 					RPC_ACCEPT_SYSTEM_ERR, 0, 0);
 		return;
 	}
 	xdr_destroy(&xdrs);
-	if (payload) {
-		req->tops->send_payload(req->transport, buf, total, payload,
-					payload_len);
+	if (has_payload) {
+		req->tops->send_payload(req->transport, buf, total, &payload);
 		return;
 	}
 	if (req->drc_entry) {
@@ -418,6 +426,7 @@ static void dispatch_request_free(struct request *req)
 	if (req->drc_entry)
 		drc_forget(req->dispatcher->drc, req->drc_entry);
 	xdr_free(req->desc->decode, req->args);
+	rpc_payload_release(&req->file_payload);
 	req->tops->unref(req->transport);
 	free(req);
 }

@@ -17,6 +17,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <rpc/rpc.h>
 
@@ -48,6 +50,35 @@ struct rpc_transport_ops;
 struct rpc_dispatcher;
 
 /*
+ * A reply's payload, sent after the encoded head without being copied into
+ * it, then its XDR padding: @len bytes from @buf (malloc'd), or, when @buf
+ * is NULL, @len bytes of the file open as @fd from @off_bytes (sendfile:
+ * page cache to socket).  @unref(@ref), when set, is called once when the
+ * payload is done with (sent, dropped or released), on the transport's
+ * loop thread; until then it keeps @fd open.  A file that is shorter by
+ * then is sent as far as it goes and the rest as zeros: the record mark
+ * already promised @len bytes.
+ */
+struct rpc_payload {
+	size_t len;
+	uint8_t *buf;
+	int fd;
+	uint64_t off_bytes;
+	void (*unref)(void *ref);
+	void *ref;
+};
+
+/* Frees @p's buffer and drops its file reference; leaves it empty. */
+static inline void rpc_payload_release(struct rpc_payload *p)
+{
+	free(p->buf);
+	if (p->unref)
+		p->unref(p->ref);
+	memset(p, 0, sizeof(*p));
+	p->fd = -1;
+}
+
+/*
  * A procedure's handler.  @args is decoded and borrowed (never freed by the
  * handler); @res is zeroed storage the handler fills.  The handler always
  * sets the result's status before returning RPC_REPLY.
@@ -76,8 +107,9 @@ struct rpc_proc {
 	bool non_idempotent;
 	/* Optional zero-copy reply (STYLE.md 6, xdr_READ3res_zc): when
 	 * take_payload hands over a buffer (returns owned; 0 bytes = none),
-	 * the result is encoded with encode_head, which stops after the
-	 * payload's length word, and the payload follows from its own buffer.
+	 * or the handler set req->file_payload, the result is encoded with
+	 * encode_head, which stops after the payload's length word, and the
+	 * payload follows from its own buffer or file.
 	 */
 	xdrproc_t encode_head;
 	size_t (*take_payload)(void *res, uint8_t **payload);
@@ -131,6 +163,12 @@ struct request {
 	struct traffic_req tr;
 	void *admit_ctx;
 
+	/* Set by a handler whose reply's payload goes from a file, when
+	 * request_payload_file_ok() allows it (len 0: none): dispatch hands
+	 * it to the transport after the head encode_head wrote, or releases
+	 * it when the request ends without that reply. */
+	struct rpc_payload file_payload;
+
 	/* Internal to dispatch. */
 	void *args;
 	void *res;
@@ -152,10 +190,12 @@ struct rpc_transport_ops {
 	 * RPC_REPLY_MARK_ROOM bytes left free for a record mark when the
 	 * transport is a stream. */
 	void (*send)(void *transport, uint8_t *buf, size_t len);
-	/* Optional: as send, then @payload (taken, malloc'd) of @payload_len
-	 * bytes and its XDR padding, without copying it into @buf. */
+	/* Optional: as send, then @payload (its contents taken: buffer and
+	 * file reference, on every path) and its XDR padding, without
+	 * copying it into @buf.  A transport that has it takes both kinds,
+	 * buffers and file segments. */
 	void (*send_payload)(void *transport, uint8_t *buf, size_t len,
-			     uint8_t *payload, size_t payload_len);
+			     struct rpc_payload *payload);
 	/* Closes the connection after a protocol violation. */
 	void (*close)(void *transport);
 	void (*ref)(void *transport);
@@ -223,6 +263,15 @@ void rpc_dispatch_record(struct rpc_dispatcher *d, const uint8_t *rec,
 			 size_t len, const struct rpc_transport_ops *tops,
 			 void *transport, const struct sockaddr *peer,
 			 socklen_t peer_len);
+
+/* True when the reply of @req may carry a payload sent from a file: its
+ * transport sends payloads and the reply is not kept in the duplicate
+ * request cache (which stores whole replies). */
+static inline bool request_payload_file_ok(const struct request *req)
+{
+	return req->tops && req->tops->send_payload && !req->drc_entry &&
+	       req->desc && req->desc->encode_head;
+}
 
 /* "ADDR:PORT" of the caller, formatted on first use.  Borrowed from req. */
 const char *request_peer(struct request *req);

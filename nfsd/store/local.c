@@ -234,13 +234,19 @@ static int store_local_open_err(int err)
 	}
 }
 
-static int store_local_resolve(struct store *st, const struct store_fh *fh,
-			       struct store_obj **out)
+/*
+ * Resolves @fh; *sb returns the object's stat.  A cached object is looked
+ * at once (fstat of its O_PATH descriptor): an unlinked file must not be
+ * served from the cache (-ESTALE, as a fresh open_by_handle_at() would
+ * say), and the same stat gives the caller its attributes, so a cached
+ * file costs one stat per call.
+ */
+static int store_local_resolve_stat(struct store *st, const struct store_fh *fh,
+				    struct store_obj **out, struct stat *sb)
 {
 	struct store_local *sl = store__local(st);
 	struct store_kfh kfh;
 	struct store_obj *obj;
-	struct stat sb;
 	uint32_t export_id;
 	int err;
 	int fd;
@@ -254,8 +260,7 @@ static int store_local_resolve(struct store *st, const struct store_fh *fh,
 	}
 	obj = store__fcache_get(sl->fc, fh);
 	if (obj != NULL) {
-		/* An unlinked file must not be served from the cache. */
-		if (fstat(obj->fd, &sb) == 0 && sb.st_nlink > 0) {
+		if (fstat(obj->fd, sb) == 0 && sb->st_nlink > 0) {
 			*out = obj;
 			return 0;
 		}
@@ -267,16 +272,39 @@ static int store_local_resolve(struct store *st, const struct store_fh *fh,
 	if (fd < 0) {
 		return store_local_open_err(fd);
 	}
-	err = store_local_check_new(sl, fd, &sb);
+	err = store_local_check_new(sl, fd, sb);
 	if (err) {
 		close(fd);
 		return err;
 	}
-	err = store__obj_new(fd, false, &sb, fh, &obj);
+	err = store__obj_new(fd, false, sb, fh, &obj);
 	if (err) {
 		return err;
 	}
 	*out = store__fcache_put(sl->fc, obj);
+	return 0;
+}
+
+static int store_local_resolve(struct store *st, const struct store_fh *fh,
+			       struct store_obj **out)
+{
+	struct stat sb;
+
+	return store_local_resolve_stat(st, fh, out, &sb);
+}
+
+static int store_local_resolve_attr(struct store *st, const struct store_fh *fh,
+				    struct store_obj **out,
+				    struct store_attr *attr)
+{
+	struct stat sb;
+	int err;
+
+	err = store_local_resolve_stat(st, fh, out, &sb);
+	if (err) {
+		return err;
+	}
+	store__local_attr_from_stat(st, &sb, attr);
 	return 0;
 }
 
@@ -366,6 +394,8 @@ static const struct store_ops store_local_ops = {
 	.fsstat = store__local_fsstat,
 	.path = store_local_path,
 	.close = store_local_close,
+	.resolve_attr = store_local_resolve_attr,
+	.read_ref = store__local_read_ref,
 };
 
 static void store_local_err(char *errbuf, size_t errlen, const char *path,

@@ -19,6 +19,26 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+void store__local_attr_from_stat(const struct store *st, const struct stat *sb,
+				 struct store_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->type = store__ftype_from_mode(sb->st_mode);
+	attr->mode = sb->st_mode & 07777;
+	attr->nlink = (uint32_t)sb->st_nlink;
+	attr->uid = sb->st_uid;
+	attr->gid = sb->st_gid;
+	attr->size_bytes = (uint64_t)sb->st_size;
+	attr->used_bytes = (uint64_t)sb->st_blocks * 512;
+	attr->rdev_major = major(sb->st_rdev);
+	attr->rdev_minor = minor(sb->st_rdev);
+	attr->fsid = st->export_id;
+	attr->fileid = sb->st_ino;
+	attr->atime = sb->st_atim;
+	attr->mtime = sb->st_mtim;
+	attr->ctime = sb->st_ctim;
+}
+
 int store__local_getattr(struct store *st, struct store_obj *obj,
 			 struct store_attr *attr)
 {
@@ -27,21 +47,7 @@ int store__local_getattr(struct store *st, struct store_obj *obj,
 	if (fstat(obj->fd, &sb) != 0) {
 		return -errno;
 	}
-	memset(attr, 0, sizeof(*attr));
-	attr->type = store__ftype_from_mode(sb.st_mode);
-	attr->mode = sb.st_mode & 07777;
-	attr->nlink = (uint32_t)sb.st_nlink;
-	attr->uid = sb.st_uid;
-	attr->gid = sb.st_gid;
-	attr->size_bytes = (uint64_t)sb.st_size;
-	attr->used_bytes = (uint64_t)sb.st_blocks * 512;
-	attr->rdev_major = major(sb.st_rdev);
-	attr->rdev_minor = minor(sb.st_rdev);
-	attr->fsid = st->export_id;
-	attr->fileid = sb.st_ino;
-	attr->atime = sb.st_atim;
-	attr->mtime = sb.st_mtim;
-	attr->ctime = sb.st_ctim;
+	store__local_attr_from_stat(st, &sb, attr);
 	return 0;
 }
 

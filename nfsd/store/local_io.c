@@ -3,7 +3,11 @@
  * 3.3.7, 3.3.21) on the object's read/write descriptor (see obj.c).
  *
  * READ sets eof when off + nread reaches the size fstat(2) reports after
- * the read, so a read at or past the end returns 0 bytes with eof.  WRITE
+ * the read, so a read at or past the end returns 0 bytes with eof.  The
+ * nfs3 READ uses read_ref instead when it can: the object's own descriptor
+ * and a reference on the object, which keeps that descriptor open while a
+ * reply is sent from it (sendfile) or read into a buffer, and no stat (the
+ * caller has the attributes from resolve_attr).  WRITE
  * writes everything; DATA_SYNC adds fdatasync(2), FILE_SYNC fsync(2).
  * COMMIT uses fdatasync(2) on the whole file: it makes the data and the
  * metadata needed to read it back (the size) stable, which is what COMMIT
@@ -46,6 +50,51 @@ int store__local_read(struct store *st, struct store_obj *obj,
 	*nread = (uint32_t)done;
 	*eof = off_bytes + done >= (uint64_t)sb.st_size;
 	return 0;
+}
+
+/* store_file_ref.unref of the local backend: the object's reference. */
+static void store_local_file_unref(void *ref)
+{
+	store__obj_unref(ref);
+}
+
+int store__local_read_ref(struct store *st, struct store_obj *obj,
+			  struct store_file_ref *ref)
+{
+	int write_err;
+	int err;
+	int fd;
+
+	(void)st;
+	err = store__obj_io_fd(obj, &fd, &write_err);
+	if (err) {
+		return err;
+	}
+	/* The descriptor lives as long as the object (closed by its last
+	 * unref, never replaced): a reference keeps it open, no dup. */
+	store__obj_ref(obj);
+	ref->fd = fd;
+	ref->unref = store_local_file_unref;
+	ref->ref = obj;
+	return 0;
+}
+
+int store_file_ref_pread(const struct store_file_ref *ref, uint64_t off_bytes,
+			 void *buf, uint32_t count, uint32_t *nread)
+{
+	size_t done = 0;
+	int err;
+
+	*nread = 0;
+	if (off_bytes >= INT64_MAX) {
+		return 0;
+	}
+	if (count > INT64_MAX - off_bytes) {
+		count = (uint32_t)(INT64_MAX - off_bytes);
+	}
+	err = store__pread_full(ref->fd, buf, count, off_bytes, &done);
+	*nread = (uint32_t)done;
+	return err;
 }
 
 int store__local_write(struct store *st, struct store_obj *obj,

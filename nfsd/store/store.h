@@ -128,6 +128,18 @@ struct store;
 struct store_obj; /* a resolved file; opaque, reference counted */
 
 /*
+ * A descriptor that a regular file's data can be read from (pread(2),
+ * sendfile(2)) and the reference that keeps it open: call unref(ref) once,
+ * on any thread, when done with it.  The descriptor is the store's own
+ * (never dup'ed): do not close it, seek it or change its flags.
+ */
+struct store_file_ref {
+	int fd;
+	void (*unref)(void *ref);
+	void *ref;
+};
+
+/*
  * Called by readdir for each entry after the given cookie, in order.
  * @cookie is the value that resumes the listing after this entry.
  * Returns 0 to go on, 1 to stop (the reply is full), or a negative errno
@@ -212,6 +224,18 @@ struct store_ops {
 		    size_t len);
 	/* Frees the store and everything it holds. */
 	void (*close)(struct store *st);
+
+	/* Optional (may be NULL: use resolve, then getattr): resolve, and
+	 * the object's attributes from the same look at the file, so that
+	 * a call that needs both costs one stat. */
+	int (*resolve_attr)(struct store *st, const struct store_fh *fh,
+			    struct store_obj **out, struct store_attr *attr);
+	/* Optional (may be NULL: READ uses read): the descriptor of regular
+	 * file @obj to read its data from, without a copy (sendfile) and
+	 * without a stat.  *ref returns owned.  -EISDIR / -EINVAL for a
+	 * directory / another non-regular file. */
+	int (*read_ref)(struct store *st, struct store_obj *obj,
+			struct store_file_ref *ref);
 };
 
 struct store {
@@ -226,6 +250,14 @@ struct store {
  * not in our format.
  */
 int store_fh_export_id(const struct store_fh *fh, uint32_t *export_id);
+
+/*
+ * Reads up to @count bytes at @off_bytes from @ref's descriptor (borrowed),
+ * looping over short reads until @count or the end of the file; *nread is
+ * the count read.  Returns 0 or -errno (-EFBIG past INT64_MAX).
+ */
+int store_file_ref_pread(const struct store_file_ref *ref, uint64_t off_bytes,
+			 void *buf, uint32_t count, uint32_t *nread);
 
 /*
  * Opens a local-directory datastore rooted at @path.  @state_dir keeps the

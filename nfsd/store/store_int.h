@@ -231,6 +231,11 @@ int store__local_sattr_apply(struct store_obj *obj,
 /* The ops of local_attr.c, local_io.c, local_ns.c and local_dir.c. */
 int store__local_getattr(struct store *st, struct store_obj *obj,
 			 struct store_attr *attr);
+/* Fills @attr of store @st from @sb (borrowed), as getattr does. */
+void store__local_attr_from_stat(const struct store *st, const struct stat *sb,
+				 struct store_attr *attr);
+int store__local_read_ref(struct store *st, struct store_obj *obj,
+			  struct store_file_ref *ref);
 int store__local_setattr(struct store *st, struct store_obj *obj,
 			 const struct store_sattr *sattr,
 			 const struct store_cred *cred);
