@@ -195,18 +195,21 @@ void nfs3__read_release(struct request *req, void *resp)
 	}
 }
 
+/* @pre: the attributes from resolving the handle (one stat for them and
+ * the cache's check); the post-op attributes need a stat of their own. */
 static int nfs3_write_data(struct request *req, const WRITE3args *args,
-			   struct nfs3_file *f, wcc_data *wcc, uint32_t *count)
+			   struct nfs3_file *f, const struct store_attr *pre,
+			   wcc_data *wcc, uint32_t *count)
 {
 	const struct nfs3_service *svc = req->svc;
-	struct store_attr pre;
 	uint64_t reserved;
 	int err;
 
-	err = nfs3_regular_wcc_pre(f, &pre, wcc);
+	nfs3__pre_op_from_attr(pre, &wcc->before);
+	err = nfs3_check_regular(pre);
 	if (err)
 		return err;
-	err = nfs3__may_write(&pre, &f->cred);
+	err = nfs3__may_write(pre, &f->cred);
 	if (err)
 		return err;
 	/* The RFC lets the server write less than asked; the reply says. */
@@ -215,14 +218,14 @@ static int nfs3_write_data(struct request *req, const WRITE3args *args,
 	if (args->offset > NFS3_MAX_FILE_BYTES - *count)
 		return -EFBIG;
 	/* Past the datastore's quota: NOSPC, and the file stays as it was. */
-	err = nfs3__usage_write_reserve(f, &pre, args->offset, *count,
+	err = nfs3__usage_write_reserve(f, pre, args->offset, *count,
 					&reserved);
 	if (err)
 		return err;
 	err = f->st->ops->write(f->st, f->obj, args->offset,
 				args->data.data_val, *count,
 				(enum store_stable)args->stable);
-	nfs3__usage_write_end(f, &pre, reserved);
+	nfs3__usage_write_end(f, pre, reserved);
 	if (err)
 		return err;
 	req->payload_bytes = *count;
@@ -234,15 +237,16 @@ static void nfs3_write_run(struct request *req, const WRITE3args *args,
 			   WRITE3res *res)
 {
 	const struct nfs3_service *svc = req->svc;
+	struct store_attr pre;
 	struct nfs3_file f;
 	uint32_t count = 0;
 	wcc_data wcc;
 	int err;
 
 	memset(&wcc, 0, sizeof(wcc));
-	err = nfs3__fh_resolve(req, &args->file, true, &f);
+	err = nfs3__fh_resolve_attr(req, &args->file, true, &f, &pre);
 	if (!err)
-		err = nfs3_write_data(req, args, &f, &wcc, &count);
+		err = nfs3_write_data(req, args, &f, &pre, &wcc, &count);
 	nfs3__wcc_post(&f, &wcc);
 	res->status = nfs3__status_from_errno(err);
 	if (res->status == NFS3_OK) {

@@ -16,6 +16,13 @@
 #   BENCH_KEEP_TMP [0]    1 keeps the scratch directory (server logs)
 #   BENCH_NICE     []     e.g. -10: run everything (servers and clients)
 #                         at that nice level, on a machine others load
+#   BENCH_CORNERS  [seq-read seq-write rand-read rand-write] the corners
+#                         of qemu-img and dsload to run
+#   BENCH_NULL     [1]    0 skips the RPC NULL rows
+#   BENCH_DSNFSD_VARIANTS ["KEY=VALUE ..."] compare dsnfsd with dsnfsd
+#                         instead of Ganesha: the second server ("variant",
+#                         the g columns) is the same dsnfsd with these
+#                         [server] keys, e.g. "read_zero_copy=false"
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . perf/bench/lib.sh
@@ -30,6 +37,23 @@ DSNFSD=$BUILD/bin/dsnfsd
 DSLOAD=$BUILD/bin/dsload
 RPCPING=$BUILD/bench/rpcping
 URL=nfs://127.0.0.1/bench/disk.raw
+CORNERS_WANTED=${BENCH_CORNERS:-seq-read seq-write rand-read rand-write}
+VARIANT=${BENCH_DSNFSD_VARIANTS:-}
+if [ -n "$VARIANT" ]; then
+	SRV_B=variant
+	export BENCH_B_LABEL="dsnfsd with $VARIANT"
+else
+	SRV_B=ganesha
+fi
+SERVERS="dsnfsd $SRV_B"
+
+# corner_wanted CORNER: whether BENCH_CORNERS names it.
+corner_wanted() {
+	case " $CORNERS_WANTED " in
+	*" $1 "*) return 0 ;;
+	esac
+	return 1
+}
 
 if [ "${BENCH_IN_MOUNT_NS:-0}" != 1 ]; then
 	[ "$(id -u)" = 0 ] || bench_die "needs root (namespaces, apt-get)"
@@ -70,12 +94,24 @@ bench_ns_new NS_DSNFSD
 bench_ns_new NS_GANESHA
 bench_ns_new NS_CEIL
 bench_start_dsnfsd "$NS_DSNFSD" "$BENCH_TMP/dsnfsd-export" "$DSNFSD"
-bench_start_ganesha "$NS_GANESHA" "$BENCH_TMP/ganesha-export"
+if [ -n "$VARIANT" ]; then
+	# The variant: the same binary, its own copy of the file, in the
+	# namespace Ganesha would have, with the [server] keys given.
+	echo "[server]" >"$BENCH_TMP/variant.conf"
+	for kv in $VARIANT; do
+		echo "${kv%%=*} = ${kv#*=}" >>"$BENCH_TMP/variant.conf"
+	done
+	bench_start_dsnfsd_as variant "$NS_GANESHA" \
+		"$BENCH_TMP/ganesha-export" "$BENCH_TMP/variant.conf" "$DSNFSD"
+	VARIANT_PID=$BENCH_BG_PID
+else
+	bench_start_ganesha "$NS_GANESHA" "$BENCH_TMP/ganesha-export"
+fi
 
 ns_of() {
 	case $1 in
 	dsnfsd) echo "$NS_DSNFSD" ;;
-	ganesha) echo "$NS_GANESHA" ;;
+	ganesha | variant) echo "$NS_GANESHA" ;;
 	esac
 }
 
@@ -83,6 +119,7 @@ pid_of() {
 	case $1 in
 	dsnfsd) echo "$DSNFSD_PID" ;;
 	ganesha) echo "$GANESHA_PID" ;;
+	variant) echo "$VARIANT_PID" ;;
 	esac
 }
 
@@ -105,8 +142,13 @@ echo "dsnfs bench $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPU ($HOST_CPU)," \
 	"$(free -g | awk '/^Mem:/ { print $2 }') GiB, Linux $(uname -r)"
 REV=$(git rev-parse --short HEAD 2>/dev/null)
 git status --porcelain nfsd 2>/dev/null | grep -q . && REV="$REV+uncommitted"
+if [ -n "$VARIANT" ]; then
+	PEER="against itself with [server] $VARIANT (the g columns)"
+else
+	PEER="nfs-ganesha $(dpkg-query -W -f '${Version}' nfs-ganesha) FSAL VFS"
+fi
 echo "dsnfsd $REV ($DSNFSD built $(date -u -r "$DSNFSD" '+%H:%M UTC'))," \
-	"nfs-ganesha $(dpkg-query -W -f '${Version}' nfs-ganesha) FSAL VFS," \
+	"$PEER," \
 	"$(qemu-img --version | head -1)," \
 	"libnfs $(dpkg-query -W -f '${Version}' libnfs13 2>/dev/null || echo '?')"
 echo "file ${FILE_MIB} MiB on $(df --output=fstype "$BENCH_TMP" | tail -1)" \
@@ -166,9 +208,9 @@ ceiling_measure 1
 
 # ---- RPC NULL against each server ------------------------------------------
 echo "RPC NULL against each server" >&2
-for f in $FLOWS; do
+[ "${BENCH_NULL:-1}" = 0 ] || for f in $FLOWS; do
 	for rep in $(seq 1 "$REPS"); do
-		for srv in dsnfsd ganesha; do
+		for srv in $SERVERS; do
 			rpcping_record rpc NULL "$f" $srv "$rep" \
 				"$(ns_of $srv)" 2049 1 "$f" 2 "$(pid_of $srv)"
 		done
@@ -209,12 +251,13 @@ rand-read:8192:0:$((SCATTER * 8192)) rand-write:8192:1:$((SCATTER * 8192))"
 
 for c in $CORNERS; do
 	IFS=: read -r corner size write step <<<"$c"
+	corner_wanted "$corner" || continue
 	for f in $FLOWS; do
 		echo "qemu-img bench $corner depth $f" >&2
 		# Warm-up, one per server; it also sizes the measured runs so
 		# that each lasts about BENCH_SECONDS (same count on both).
 		rates=()
-		for srv in dsnfsd ganesha; do
+		for srv in $SERVERS; do
 			r=$(qemu_run $srv 2000 "$f" "$size" "$write" "$step")
 			if [ "$r" = fail ]; then
 				rates+=(0)
@@ -228,7 +271,7 @@ r = math.sqrt(a * b) if a > 0 and b > 0 else max(a, b)
 print(int(min(max(r * s, 1000), 5000000)))" "${rates[0]}" "${rates[1]}" \
 			"$SECONDS_RUN")
 		for rep in $(seq 1 "$REPS"); do
-			for srv in dsnfsd ganesha; do
+			for srv in $SERVERS; do
 				r=$(qemu_run $srv "$count" "$f" "$size" \
 					"$write" "$step")
 				if [ "$r" = fail ]; then

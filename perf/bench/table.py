@@ -12,7 +12,11 @@ import sys
 MIB = 1 << 20
 GIB = 1 << 30
 TICKS = os.sysconf("SC_CLK_TCK")
-SERVERS = ("dsnfsd", "ganesha")
+# The second server: Ganesha, or dsnfsd itself with other [server] keys
+# (BENCH_DSNFSD_VARIANTS; run.sh names it in BENCH_B_LABEL).
+B_LABEL = os.environ.get("BENCH_B_LABEL", "nfs-ganesha")
+SERVERS = ("dsnfsd", "variant" if "BENCH_B_LABEL" in os.environ
+           else "ganesha")
 CORNER_ORDER = ("NULL", "seq-read", "seq-write", "rand-read", "rand-write")
 KIND_ORDER = ("rpc", "qemu", "dsload")
 
@@ -161,7 +165,7 @@ def main():
     rows = []
     for key in sorted(cells, key=order):
         kind, corner, flows = key
-        d, g = cells[key]["dsnfsd"], cells[key]["ganesha"]
+        d, g = cells[key][SERVERS[0]], cells[key][SERVERS[1]]
         per_op = corner == "NULL"
         c, is_mib = ceiling_of(ceil, kind, corner, flows)
         di, gi = d.iops(), g.iops()
@@ -185,7 +189,7 @@ def main():
             fmt(g.cpu(per_op), ".2f") + ("us/op" if per_op else ""),
             fmt(max(sp) * 100 if sp else None, ".0f") + "%",
         ])
-    print("dsnfsd (d) against nfs-ganesha (g); IOPS and MiB/s are means "
+    print("dsnfsd (d) against %s (g); IOPS and MiB/s are means " % B_LABEL +
           "over the runs; ratio = d/g IOPS;")
     print("ceil = fraction of the ceiling (64 KiB: the best TCP stream "
           "MiB/s; 8 KiB and NULL: RPC NULL calls/s at the same flows); "
