@@ -31,6 +31,7 @@ void config_defaults(struct config *cfg)
 	cfg->max_inflight_per_conn = 128;
 	cfg->max_output_bytes_per_conn = 8 * 1024 * 1024;
 	cfg->read_zero_copy = true;
+	cfg->read_zero_copy_min_bytes = 32 * 1024; /* as nfs3_service_init */
 	cfg->max_conns = 4096;
 	cfg->max_conns_per_host = 1024;
 	/* As knfsd: idle TCP clients are dropped after 6 minutes and simply
@@ -225,6 +226,12 @@ static int config_server_key(struct config *cfg, const char *key,
 		return config_parse_bool(value, &cfg->trace);
 	if (!strcmp(key, "read_zero_copy"))
 		return config_parse_bool(value, &cfg->read_zero_copy);
+	if (!strcmp(key, "read_zero_copy_min_bytes")) {
+		if (config_parse_uint(value, 1u << 20, &v))
+			return -EINVAL;
+		cfg->read_zero_copy_min_bytes = (uint32_t)v;
+		return 0;
+	}
 	if (!strcmp(key, "workers")) {
 		if (config_parse_uint(value, 256, &v))
 			return -EINVAL;

@@ -9,7 +9,8 @@
  *                       max_conns_per_host, idle_timeout_ms,
  *                       record_timeout_ms, admin_listen, admin_port (or
  *                       off: the admin and metrics endpoint, admin.h),
- *                       read_zero_copy (READ data by sendfile; at start)
+ *                       read_zero_copy (READ data by sendfile; at start),
+ *                       read_zero_copy_min_bytes (smaller READs copy)
  *   [datastore NAME]    path, clients (CIDR list), read_only, secure, squash
  *                       (none|root|all; default none, because ESXi needs
  *                       root access to its datastores), anonuid, anongid,
@@ -68,6 +69,7 @@ struct config {
 	uint32_t idle_timeout_ms; /* 0: idle connections stay */
 	uint32_t record_timeout_ms; /* a started record must end by then */
 	bool read_zero_copy; /* READ data from the file to the socket */
+	uint32_t read_zero_copy_min_bytes; /* smaller READs are copied */
 	char admin_listen[64]; /* the admin endpoint: loopback by default */
 	int admin_port; /* 0: any; CONFIG_PORT_OFF: no endpoint */
 	struct config_datastore datastores[CONFIG_MAX_DATASTORES];

@@ -92,6 +92,7 @@ static int server_open_services(struct server *srv, const struct config *cfg)
 	if (err)
 		return err;
 	srv->nfs3.read_zero_copy = cfg->read_zero_copy;
+	srv->nfs3.read_zero_copy_min_bytes = cfg->read_zero_copy_min_bytes;
 	nfs3_program_init(&srv->nfs3_prog, &srv->nfs3);
 	err = mount_service_new(&srv->exports, &srv->mount);
 	if (err)

@@ -3,7 +3,10 @@
  * reassembly) and its output queue.  Back-pressure: when too many requests
  * are in flight or too many reply bytes wait to be written, the conn stops
  * reading until the client catches up, so a client that never reads its
- * replies cannot make the server buffer without bound.
+ * replies cannot make the server buffer without bound.  A reply's payload
+ * may be a segment of a file (READ zero copy): it goes from the page cache
+ * to the socket with sendfile(2), and its bytes count against the output
+ * limit like buffered ones (they pin the file and its pages).
  */
 #include <errno.h>
 #include <arpa/inet.h>
@@ -333,8 +336,9 @@ static void conn_tops_send_payload(void *transport, uint8_t *buf, size_t len,
 	c->out_tail = o;
 	c->out_bytes += conn_out_total(o);
 	/* While a read's calls are dispatched, replies gather and leave in
-	 * one writev at the end (docs/bench.md: one writev per call was the
-	 * cost of pipelined NULLs and small READs). */
+	 * one sendmsg at the end, up to the first file payload (docs/bench.md:
+	 * one writev per call was the cost of pipelined NULLs and small
+	 * READs). */
 	if (c->batching)
 		return;
 	conn_output_kick(c);

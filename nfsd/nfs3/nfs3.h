@@ -21,6 +21,8 @@
 #define NFS3_SERVICE_IO_MAX_BYTES (1024 * 1024)
 /* Preferred READDIR size reported by FSINFO (dtpref). */
 #define NFS3_SERVICE_DIR_PREF_BYTES (64 * 1024)
+/* READs from this size on go by sendfile (read_zero_copy_min_bytes). */
+#define NFS3_SERVICE_ZERO_COPY_MIN_BYTES (32 * 1024)
 
 struct nfs3_service {
 	const struct export_table *exports; /* borrowed; outlives the service */
@@ -36,6 +38,11 @@ struct nfs3_service {
 	 * transport can send it ([server] read_zero_copy); false: it is
 	 * read into a buffer first. */
 	bool read_zero_copy;
+	/* Smaller READs are copied all the same: a file payload costs a
+	 * sendfile of its own and ends the batch of replies that one
+	 * sendmsg sends, which costs more than copying 8 KiB
+	 * (docs/bench.md). */
+	uint32_t read_zero_copy_min_bytes;
 };
 
 /*

@@ -277,6 +277,7 @@ int nfs3_service_init(struct nfs3_service *svc,
 	svc->dir_pref_bytes = NFS3_SERVICE_DIR_PREF_BYTES;
 	svc->max_dir_bytes = NFS3_SERVICE_IO_MAX_BYTES;
 	svc->read_zero_copy = true;
+	svc->read_zero_copy_min_bytes = NFS3_SERVICE_ZERO_COPY_MIN_BYTES;
 	/* Start time in the first half, so two starts in the same second
 	 * still differ by the random half, and vice versa. */
 	memcpy(svc->write_verf, &start, sizeof(start));

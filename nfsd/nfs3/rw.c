@@ -100,7 +100,8 @@ static int nfs3_read_fd(struct request *req, const READ3args *args,
 	err = f->st->ops->read_ref(f->st, f->obj, &ref);
 	if (err)
 		return err;
-	if (count > 0 && svc->read_zero_copy && request_payload_file_ok(req)) {
+	if (count > 0 && count >= svc->read_zero_copy_min_bytes &&
+	    svc->read_zero_copy && request_payload_file_ok(req)) {
 		req->file_payload.len = count;
 		req->file_payload.buf = NULL;
 		req->file_payload.fd = ref.fd;

@@ -12,9 +12,10 @@
 
 /*
  * Encodes a READ3res up to and including the data's length word: the data
- * bytes and their padding are sent from their own buffer (READ zero copy:
- * the reply no longer copies the file data).  A failed READ encodes whole.
- * Encode only.
+ * bytes and their padding are sent from their own buffer or straight from
+ * the file (READ zero copy: the reply no longer copies the file data; with
+ * a file, data_val is NULL and data_len the count).  A failed READ encodes
+ * whole.  Encode only.
  */
 bool_t xdr_READ3res_head(XDR *xdrs, READ3res *objp);
 

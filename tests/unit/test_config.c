@@ -91,6 +91,8 @@ static void test_config_defaults(void **state)
 	assert_int_equal(c->max_record_bytes, 1024 * 1024 + 4096);
 	assert_int_equal(c->max_inflight_per_conn, 128);
 	assert_int_equal(c->max_output_bytes_per_conn, 8 * 1024 * 1024);
+	assert_true(c->read_zero_copy);
+	assert_int_equal(c->read_zero_copy_min_bytes, 32 * 1024);
 	assert_int_equal(c->ndatastores, 0);
 	assert_null(c->section_hook);
 }
@@ -108,6 +110,8 @@ static const char full_conf[] = "; dsnfsd test configuration\n"
 				"max_record_bytes = 65536\n"
 				"max_inflight_per_conn = 16\n"
 				"max_output_bytes_per_conn = 131072\n"
+				"read_zero_copy = false\n"
+				"read_zero_copy_min_bytes = 0\n"
 				"\n"
 				"[datastore ds1]\n"
 				"path = /srv/ds1\n"
@@ -139,6 +143,8 @@ static void test_config_full_file_loads(void **state)
 	assert_int_equal(c->max_record_bytes, 65536);
 	assert_int_equal(c->max_inflight_per_conn, 16);
 	assert_int_equal(c->max_output_bytes_per_conn, 131072);
+	assert_false(c->read_zero_copy);
+	assert_int_equal(c->read_zero_copy_min_bytes, 0);
 	assert_int_equal(c->ndatastores, 2);
 
 	a = &c->datastores[0];
@@ -176,8 +182,8 @@ static void test_config_file_on_disk_loads(void **state)
 
 	snprintf(text, sizeof(text), "%s[server]\nnfs_port = x\n", full_conf);
 	assert_int_equal(load_file(f, text), -EINVAL);
-	/* Line 27 of the file, named by its own path. */
-	assert_non_null(strstr(f->err, ":27: [server] nfs_port: invalid "
+	/* Line 29 of the file, named by its own path. */
+	assert_non_null(strstr(f->err, ":29: [server] nfs_port: invalid "
 				       "value 'x'"));
 	assert_memory_equal(f->err, "/tmp/test_config_", 17);
 	assert_int_equal(f->cfg.ndatastores, 2);
@@ -257,6 +263,10 @@ static void test_config_bad_values_of_limits(void **state)
 	assert_load_error(
 		*state, "[server]\nmax_record_bytes = 100\n",
 		"t.conf:2: [server] max_record_bytes: invalid value '100'");
+	assert_load_error(*state,
+			  "[server]\nread_zero_copy_min_bytes = 2097152\n",
+			  "t.conf:2: [server] read_zero_copy_min_bytes: "
+			  "invalid value '2097152'");
 	assert_load_error(*state, "[datastore a]\nsquash = some\n",
 			  "t.conf:2: [datastore a] squash: invalid value "
 			  "'some'");
