@@ -231,39 +231,41 @@ void server__exports_commit(struct server *srv, const struct config *cfg,
 	struct export_table *tab = &srv->exports;
 	size_t base = tab->count;
 
-	export_table_write_lock(tab);
 	for (size_t i = 0; i < base; i++) {
 		struct export *exp = &tab->exports[i];
 		const struct config_datastore *ds = NULL;
+		const char *what = NULL;
 
 		for (size_t j = 0; j < cfg->ndatastores && !ds; j++) {
 			if (!strcmp(cfg->datastores[j].name, exp->name))
 				ds = &cfg->datastores[j];
 		}
+		/* One export at a time, and the log written after: readers
+		 * wait for a copy of a few fields, never for I/O. */
+		export_table_write_lock(tab);
 		if (!ds) {
 			if (export_is_live(exp))
-				server_export_log("removed (its handles are "
-						  "now stale):",
-						  exp);
+				what = "removed (its handles are now stale):";
 			export_table_set_removed(exp, true);
-			continue;
-		}
-		if (!export_is_live(exp)) {
+		} else if (!export_is_live(exp)) {
 			server_export_options_set(exp, ds);
 			export_table_set_removed(exp, false);
-			server_export_log("back:", exp);
+			what = "back:";
 		} else if (!server_export_options_same(exp, ds)) {
 			server_export_options_set(exp, ds);
-			server_export_log("options changed:", exp);
+			what = "options changed:";
 		}
+		export_table_write_unlock(tab);
+		if (what)
+			server_export_log(what, exp);
 	}
-	export_table_write_unlock(tab);
 	pthread_mutex_lock(&srv->apply_lock);
 	for (size_t i = 0; i < nadd; i++) {
 		/* The capacity was checked in server__exports_prepare(). */
 		(void)export_table_publish(tab);
-		server_export_log("added", &tab->exports[base + i]);
 	}
 	__atomic_store_n(&srv->nquotas, tab->count, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&srv->apply_lock);
+	for (size_t i = 0; i < nadd; i++)
+		server_export_log("added", &tab->exports[base + i]);
 }
