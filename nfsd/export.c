@@ -1,5 +1,7 @@
 /*
- * export: lookups in the export table and CIDR client checks.
+ * export: lookups in the export table, CIDR client checks, and the lock
+ * and publication rules that let a SIGHUP change the table while calls
+ * run (export.h).
  */
 #include "nfsd/export.h"
 #include "nfsd/sockaddr.h"
@@ -20,14 +22,29 @@ static size_t export_path_len(const char *path)
 	return len;
 }
 
+size_t export_table_count(const struct export_table *tab)
+{
+	/* Pairs with the release in export_table_publish(): a slot below
+	 * the count is complete. */
+	return __atomic_load_n(&tab->count, __ATOMIC_ACQUIRE);
+}
+
+bool export_is_live(const struct export *exp)
+{
+	return !__atomic_load_n(&exp->removed, __ATOMIC_RELAXED);
+}
+
 struct export *export_find_by_path(const struct export_table *tab,
 				   const char *path)
 {
 	size_t len = export_path_len(path);
+	size_t count = export_table_count(tab);
 
-	for (size_t i = 0; i < tab->count; i++) {
+	for (size_t i = 0; i < count; i++) {
 		struct export *exp = &tab->exports[i];
 
+		if (!export_is_live(exp))
+			continue;
 		if (strlen(exp->path) == len &&
 		    memcmp(exp->path, path, len) == 0)
 			return exp;
@@ -38,10 +55,14 @@ struct export *export_find_by_path(const struct export_table *tab,
 struct export *export_find_by_prefix(const struct export_table *tab,
 				     const char *path, const char **rest)
 {
-	for (size_t i = 0; i < tab->count; i++) {
+	size_t count = export_table_count(tab);
+
+	for (size_t i = 0; i < count; i++) {
 		struct export *exp = &tab->exports[i];
 		size_t len = strlen(exp->path);
 
+		if (!export_is_live(exp))
+			continue;
 		if (strncmp(path, exp->path, len) != 0)
 			continue;
 		if (path[len] != '\0' && path[len] != '/')
@@ -57,8 +78,11 @@ struct export *export_find_by_prefix(const struct export_table *tab,
 
 struct export *export_find_by_id(const struct export_table *tab, uint32_t id)
 {
-	for (size_t i = 0; i < tab->count; i++) {
-		if (tab->exports[i].id == id)
+	size_t count = export_table_count(tab);
+
+	for (size_t i = 0; i < count; i++) {
+		if (tab->exports[i].id == id &&
+		    export_is_live(&tab->exports[i]))
 			return &tab->exports[i];
 	}
 	return NULL;
@@ -113,6 +137,57 @@ bool export_client_allowed(const struct export *exp,
 			return true;
 	}
 	return false;
+}
+
+int export_access_get(const struct export_table *tab, const struct export *exp,
+		      const struct sockaddr *addr, struct export_access *out)
+{
+	int err = 0;
+
+	export_table_read_lock(tab);
+	if (export_client_allowed(exp, addr)) {
+		out->read_only = exp->read_only;
+		out->squash = exp->squash;
+		out->anon_uid = exp->anon_uid;
+		out->anon_gid = exp->anon_gid;
+	} else {
+		err = -EACCES;
+	}
+	export_table_read_unlock(tab);
+	return err;
+}
+
+void export_table_read_lock(const struct export_table *tab)
+{
+	pthread_rwlock_rdlock((pthread_rwlock_t *)&tab->lock);
+}
+
+void export_table_read_unlock(const struct export_table *tab)
+{
+	pthread_rwlock_unlock((pthread_rwlock_t *)&tab->lock);
+}
+
+void export_table_write_lock(struct export_table *tab)
+{
+	pthread_rwlock_wrlock(&tab->lock);
+}
+
+void export_table_write_unlock(struct export_table *tab)
+{
+	pthread_rwlock_unlock(&tab->lock);
+}
+
+int export_table_publish(struct export_table *tab)
+{
+	if (tab->count >= tab->cap)
+		return -ENOSPC;
+	__atomic_store_n(&tab->count, tab->count + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void export_table_set_removed(struct export *exp, bool removed)
+{
+	__atomic_store_n(&exp->removed, removed, __ATOMIC_RELAXED);
 }
 
 int export_client_parse(const char *text, struct export_client *out)

@@ -2,14 +2,30 @@
  * export: the table of datastores this server exports, and who may use
  * them.  An export is a path ("/ds1"), a store, and a client list of CIDR
  * rules, checked at MNT and again on every NFS call (RFC 1813 5.1: the
- * server may refuse any request, not only MNT).  The table is built from
- * the config before the loops start and read-only afterwards.
+ * server may refuse any request, not only MNT).
+ *
+ * The table is built from the config before the loops start; a SIGHUP
+ * (server_reconfigure(), main thread) may then change it while calls run
+ * on the worker loops:
+ *   - an export's options (read_only, secure, squash, anon ids, clients)
+ *     change in place under the table's lock: readers on other threads
+ *     read them only through export_access_get() or between
+ *     export_table_read_lock() and _unlock();
+ *   - an export leaves by being marked removed (lookups no longer find it,
+ *     so its handles answer STALE); its slot and store stay until the
+ *     server closes, because calls in flight may still use them;
+ *   - an export arrives in the next free slot, published by
+ *     export_table_publish() once complete.  Slots never move (the array
+ *     is allocated at its full capacity), so a borrowed struct export
+ *     stays valid for the life of the table.
+ * name, path, dir, id, store and quota never change once published.
  */
 #ifndef DSNFS_EXPORT_H
 #define DSNFS_EXPORT_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
@@ -39,12 +55,15 @@ struct export
 	char path[80]; /* what MNT asks for: "/ds1" */
 	char dir[4096]; /* the directory on our disk */
 	uint32_t id;
+	/* Options: see the head of this file for who may read them. */
 	bool read_only;
 	bool secure; /* clients must use a privileged port (< 1024) */
 	enum export_squash squash;
 	uint32_t anon_uid, anon_gid;
 	struct export_client clients[EXPORT_MAX_CLIENTS];
 	size_t nclients; /* 0 = everyone */
+	/* No longer in the config (atomic; export_table_remove()). */
+	bool removed;
 	struct store *store;
 	/* What the datastore allocated, and its quota (quota.h); NULL when
 	 * nothing is counted (tests).  Owned by whoever built the table. */
@@ -52,12 +71,27 @@ struct export
 };
 
 struct export_table {
-	struct export *exports;
-	size_t count;
+	struct export *exports; /* room for cap; slots never move */
+	size_t count; /* published slots (atomic), removed ones included */
+	size_t cap;
+	/* Guards the options of every export.  A zeroed lock is a valid,
+	 * unlocked one (glibc), so a table in a test needs no init. */
+	pthread_rwlock_t lock;
 };
 
-/* Finds an export by its MNT path ("/ds1", trailing slashes ignored).
- * Returns borrowed, or NULL. */
+/* What a call may do in an export, copied out under the table's lock. */
+struct export_access {
+	bool read_only;
+	enum export_squash squash;
+	uint32_t anon_uid, anon_gid;
+};
+
+/* The number of published slots (removed exports included): slots below
+ * it may be read, whatever thread publishes more. */
+size_t export_table_count(const struct export_table *tab);
+
+/* Finds an export by its MNT path ("/ds1", trailing slashes ignored),
+ * removed ones skipped.  Returns borrowed, or NULL. */
 struct export *export_find_by_path(const struct export_table *tab,
 				   const char *path);
 
@@ -70,13 +104,49 @@ struct export *export_find_by_path(const struct export_table *tab,
 struct export *export_find_by_prefix(const struct export_table *tab,
 				     const char *path, const char **rest);
 
-/* Finds an export by the id carried in a file handle. Borrowed, or NULL. */
+/* Finds an export by the id carried in a file handle, removed ones
+ * skipped (their handles are STALE).  Borrowed, or NULL. */
 struct export *export_find_by_id(const struct export_table *tab, uint32_t id);
 
 /* True when a client at @addr may use @exp: its address is on the list,
- * and with `secure` its port is privileged (below 1024). */
+ * and with `secure` its port is privileged (below 1024).  Reads the
+ * options without the lock: for a table no other thread changes (tests),
+ * or inside export_table_read_lock(). */
 bool export_client_allowed(const struct export *exp,
 			   const struct sockaddr *addr);
+
+/*
+ * export_client_allowed() and what the call may do, read under @tab's
+ * lock (a SIGHUP may be changing @exp's options on another thread).
+ * @exp is borrowed from @tab.  Returns 0 with *out filled, or -EACCES
+ * when the client may not use the export.
+ */
+int export_access_get(const struct export_table *tab, const struct export *exp,
+		      const struct sockaddr *addr, struct export_access *out);
+
+/* Shared lock on the options of every export of @tab (held briefly: no
+ * blocking call inside).  The lock is not part of the table's value, so
+ * a const table can be locked. */
+void export_table_read_lock(const struct export_table *tab);
+void export_table_read_unlock(const struct export_table *tab);
+
+/* Exclusive lock, to change options (main thread, SIGHUP). */
+void export_table_write_lock(struct export_table *tab);
+void export_table_write_unlock(struct export_table *tab);
+
+/*
+ * Makes tab->exports[tab->count], filled by the caller (options, store,
+ * quota), visible to lookups on every thread.  Returns 0, or -ENOSPC when
+ * the table is at its capacity.
+ */
+int export_table_publish(struct export_table *tab);
+
+/* False once @exp was removed (export_table_set_removed()). */
+bool export_is_live(const struct export *exp);
+
+/* Marks @exp removed (or back, with @removed false): lookups skip it
+ * from now on.  Its slot and store stay. */
+void export_table_set_removed(struct export *exp, bool removed);
 
 /* Parses "ADDR[/PREFIX]" into *out.  Returns 0 or -EINVAL. */
 int export_client_parse(const char *text, struct export_client *out);

@@ -1,7 +1,8 @@
 /*
  * dsnfsd: argv, config, signals, the main loop; nothing else.  SIGTERM and
  * SIGINT stop the server; SIGHUP reads the config again and swaps in its
- * pools, quotas and [traffic] caps (server_reconfigure()).
+ * datastores and their options, pools, quotas, [traffic] caps and trace
+ * flag (server_reconfigure()); --trace on the command line stays on.
  *
  *   dsnfsd [-c FILE] [-e NAME=DIR]... [-l ADDR] [-p NFS_PORT]
  *          [-m MOUNT_PORT] [-P PORTMAP_PORT|off] [-A ADMIN_PORT|off]

@@ -55,34 +55,8 @@ static int server_open_exports(struct server *srv, const struct config *cfg,
 			 strerror(-err));
 		return err;
 	}
-	srv->exports.exports = calloc(cfg->ndatastores, sizeof(struct export));
-	if (!srv->exports.exports)
-		return -ENOMEM;
-	for (size_t i = 0; i < cfg->ndatastores; i++) {
-		const struct config_datastore *ds = &cfg->datastores[i];
-		struct export *exp = &srv->exports.exports[i];
-
-		snprintf(exp->name, sizeof(exp->name), "%s", ds->name);
-		snprintf(exp->path, sizeof(exp->path), "/%s", ds->name);
-		snprintf(exp->dir, sizeof(exp->dir), "%s", ds->path);
-		exp->id = ds->fsid ? ds->fsid : export_id_from_name(ds->name);
-		exp->read_only = ds->read_only;
-		exp->secure = ds->secure;
-		exp->squash = ds->squash;
-		exp->anon_uid = ds->anon_uid;
-		exp->anon_gid = ds->anon_gid;
-		memcpy(exp->clients, ds->clients, sizeof(exp->clients));
-		exp->nclients = ds->nclients;
-		err = store_local_open(ds->name, ds->path, exp->id,
-				       cfg->state_dir, &exp->store, errbuf,
-				       errlen);
-		if (err)
-			return err;
-		srv->exports.count++;
-		log_info("export: /%s -> %s (fsid %u%s)", ds->name, ds->path,
-			 exp->id, ds->read_only ? ", read-only" : "");
-	}
-	return 0;
+	snprintf(srv->state_dir, sizeof(srv->state_dir), "%s", cfg->state_dir);
+	return server__exports_open(srv, cfg, errbuf, errlen);
 }
 
 static int server_open_services(struct server *srv, const struct config *cfg)
@@ -103,8 +77,7 @@ static int server_open_services(struct server *srv, const struct config *cfg)
 		return err;
 	portmap_program_init(&srv->portmap_prog, srv->portmap);
 
-	srv->dispatcher.trace = cfg->trace;
-	srv->udp_dispatcher.trace = cfg->trace;
+	server__trace_set(srv, cfg->trace);
 	rpc_dispatcher_add(&srv->dispatcher, &srv->nfs3_prog);
 	rpc_dispatcher_add(&srv->dispatcher, &srv->mount_prog);
 	rpc_dispatcher_add(&srv->dispatcher, &srv->portmap_prog);
@@ -287,6 +260,14 @@ fail:
 	return err;
 }
 
+void server__trace_set(struct server *srv, bool on)
+{
+	/* The loops read the flag at every call, without a lock: one byte,
+	 * stored atomically, is seen at their next call. */
+	__atomic_store_n(&srv->dispatcher.trace, on, __ATOMIC_RELAXED);
+	__atomic_store_n(&srv->udp_dispatcher.trace, on, __ATOMIC_RELAXED);
+}
+
 struct server_ports server_ports(const struct server *srv)
 {
 	return srv->ports;
@@ -308,11 +289,7 @@ void server_close(struct server *srv)
 		portmap_registry_free(srv->portmap);
 	if (srv->mount)
 		mount_service_free(srv->mount);
-	for (size_t i = 0; i < srv->exports.count; i++) {
-		struct store *st = srv->exports.exports[i].store;
-		st->ops->close(st);
-	}
 	server__pools_close(srv);
-	free(srv->exports.exports);
+	server__exports_close(srv);
 	free(srv);
 }

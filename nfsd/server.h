@@ -63,15 +63,20 @@ int server_open(const struct config *cfg, struct server_sections *sections,
 		size_t errlen);
 
 /*
- * Swaps in the pools, volumes and traffic caps of a new config (SIGHUP),
- * live: [pool NAME] and the pool keys of [datastore NAME] replace the
- * registry's state as at start (the difference goes to the ledger; pools
- * made through the admin API and not in the file are deleted), [traffic]
- * replaces the caps.  Running flows follow within TRAFFIC_WAIT_MAX_NS;
- * no connection is dropped.  The rest of the config takes effect at the
- * next start (a changed datastore list is logged).  A refused config
- * changes nothing: returns -errno with the reason in errbuf.  Main thread;
- * @cfg and @sections are borrowed.
+ * Swaps in a new config (SIGHUP), live: [pool NAME] and the pool keys of
+ * [datastore NAME] replace the registry's state as at start (the
+ * difference goes to the ledger; pools made through the admin API and not
+ * in the file are deleted), [traffic] replaces the caps, `trace` turns
+ * the trace lines on or off, and the datastores follow the file: changed
+ * options (clients, read_only, secure, squash, anonuid, anongid) rule the
+ * next call, a datastore no longer in the file is removed (its handles
+ * answer NFS3ERR_STALE, MOUNT refuses it), a new one is opened and
+ * mounts at once.  Running flows follow within TRAFFIC_WAIT_MAX_NS; no
+ * connection is dropped.  A datastore's path and fsid, the ports, the
+ * workers and the limits of [server] take effect at the next start (a new
+ * path or fsid is refused).  A refused config changes nothing: returns
+ * -errno with the reason in errbuf.  Main thread; @cfg and @sections are
+ * borrowed.
  */
 int server_reconfigure(struct server *srv, const struct config *cfg,
 		       struct server_sections *sections, char *errbuf,
@@ -85,7 +90,8 @@ struct pool_registry *server_pools(struct server *srv);
 /* The traffic model (traffic.h; thread-safe), borrowed from @srv. */
 struct traffic *server_traffic(struct server *srv);
 
-/* The datastores, borrowed from @srv (read-only). */
+/* The datastores, borrowed from @srv: a SIGHUP may publish more or mark
+ * some removed (export.h says how to read them). */
 const struct export_table *server_exports(struct server *srv);
 
 /*

@@ -18,9 +18,14 @@ struct portmap_registry;
 struct pool_ledger;
 
 struct server {
-	struct export_table exports;
-	struct quota *quotas; /* one per export: exports[i].quota */
-	size_t nquotas; /* initialised ones */
+	struct export_table exports; /* server_exports.c */
+	bool exports_lock_init;
+	char state_dir[4096]; /* of the start: a reload keeps it */
+	/* One per export slot (CONFIG_MAX_DATASTORES): exports[i].quota. */
+	struct quota *quotas;
+	/* Initialised ones = published exports (atomic; changed under
+	 * apply_lock). */
+	size_t nquotas;
 	struct nfs3_service nfs3;
 	struct mount_service *mount;
 	struct portmap_registry *portmap;
@@ -42,6 +47,37 @@ struct server {
 
 	struct admin *admin; /* server_admin.c; NULL when off */
 };
+
+/*
+ * Opens the datastores of @cfg into srv->exports (room for
+ * CONFIG_MAX_DATASTORES, so that a reload can add exports without moving
+ * any).  Returns 0 or -errno with the reason in errbuf; what was opened is
+ * closed by server__exports_close().
+ */
+int server__exports_open(struct server *srv, const struct config *cfg,
+			 char *errbuf, size_t errlen);
+
+/* Closes every export's store (removed ones too) and frees the table;
+ * after the loops and the threads are gone. */
+void server__exports_close(struct server *srv);
+
+/*
+ * The export half of a reload, in two steps so that a refused config
+ * changes nothing.  _prepare() checks @cfg's datastores against the table
+ * (a path or fsid change takes a restart) and opens the new ones (store,
+ * quota scan) in unpublished slots: returns 0 with *nadd, or -errno with
+ * the reason in errbuf and nothing left open.  Then either _commit()
+ * applies options, removals and the *nadd new exports (they answer from
+ * the next call on), or _abort() closes them.  Main thread.
+ */
+int server__exports_prepare(struct server *srv, const struct config *cfg,
+			    size_t *nadd, char *errbuf, size_t errlen);
+void server__exports_commit(struct server *srv, const struct config *cfg,
+			    size_t nadd);
+void server__exports_abort(struct server *srv, size_t nadd);
+
+/* Sets the --trace flag of both dispatchers, live. */
+void server__trace_set(struct server *srv, bool on);
 
 /*
  * Scans what every export has allocated into srv->quotas (blocking;

@@ -66,7 +66,8 @@ void server_sections_fini(struct server_sections *s)
 
 int server__quotas_open(struct server *srv, char *errbuf, size_t errlen)
 {
-	srv->quotas = calloc(srv->exports.count ? srv->exports.count : 1,
+	/* A slot per export slot: a reload adds quotas without moving. */
+	srv->quotas = calloc(srv->exports.cap ? srv->exports.cap : 1,
 			     sizeof(*srv->quotas));
 	if (!srv->quotas)
 		return -ENOMEM;
@@ -212,7 +213,9 @@ const struct export_table *server_exports(struct server *srv)
 int server_volume_usage(struct server *srv, const char *name,
 			struct server_volume_usage *out)
 {
-	for (size_t i = 0; i < srv->nquotas; i++) {
+	size_t n = __atomic_load_n(&srv->nquotas, __ATOMIC_ACQUIRE);
+
+	for (size_t i = 0; i < n; i++) {
 		struct quota_usage u;
 
 		if (strcmp(srv->exports.exports[i].name, name))
@@ -226,29 +229,13 @@ int server_volume_usage(struct server *srv, const char *name,
 	return -ENOENT;
 }
 
-/* Logs what a reload cannot change: the datastores themselves. */
-static void server_datastores_compare(struct server *srv,
-				      const struct config *cfg)
-{
-	bool same = cfg->ndatastores == srv->exports.count;
-
-	for (size_t i = 0; same && i < cfg->ndatastores; i++) {
-		const struct export *exp = &srv->exports.exports[i];
-
-		same = !strcmp(cfg->datastores[i].name, exp->name) &&
-		       !strcmp(cfg->datastores[i].path, exp->dir);
-	}
-	if (!same)
-		log_warn("config: the datastores changed; that takes a "
-			 "restart (pools, quotas and [traffic] were applied)");
-}
-
 int server_reconfigure(struct server *srv, const struct config *cfg,
 		       struct server_sections *sections, char *errbuf,
 		       size_t errlen)
 {
 	struct pool_limits *limits = malloc(sizeof(*limits));
 	const struct pool_state *st;
+	size_t nadd = 0;
 	int err;
 
 	if (!limits)
@@ -256,10 +243,28 @@ int server_reconfigure(struct server *srv, const struct config *cfg,
 	err = pool_config_finish(&sections->pools, &st, errbuf, errlen);
 	if (err)
 		goto out;
-	/* Checked as a whole and written to the ledger, or nothing. */
-	err = pool_registry_load(srv->pools, st, limits, errbuf, errlen);
+	/* New datastores are opened (not yet published) before the pools
+	 * change, so that either both happen or neither. */
+	err = server__exports_prepare(srv, cfg, &nadd, errbuf, errlen);
 	if (err)
 		goto out;
+	/* Checked as a whole and written to the ledger, or nothing. */
+	err = pool_registry_load(srv->pools, st, limits, errbuf, errlen);
+	if (err) {
+		server__exports_abort(srv, nadd);
+		goto out;
+	}
+	for (size_t i = 0; i < nadd; i++) {
+		const char *name =
+			srv->exports.exports[srv->exports.count + i].name;
+
+		if (traffic_volume_keep(srv->traffic, name, server_now_ns()))
+			log_error("config: datastore %s: no memory for its "
+				  "traffic counters",
+				  name);
+	}
+	server__exports_commit(srv, cfg, nadd);
+	server__trace_set(srv, cfg->trace);
 	err = server_limits_apply(srv, limits);
 	if (err) {
 		snprintf(errbuf, errlen, "traffic limits: %s", strerror(-err));
@@ -270,9 +275,10 @@ int server_reconfigure(struct server *srv, const struct config *cfg,
 		snprintf(errbuf, errlen, "[traffic]: %s", strerror(-err));
 		goto out;
 	}
-	server_datastores_compare(srv, cfg);
-	log_info("config: reloaded: %zu pools, %zu pooled datastores",
-		 limits->npools, limits->nvolumes);
+	log_info("config: reloaded: %zu datastores (%zu new), %zu pools, "
+		 "%zu pooled datastores, trace %s",
+		 cfg->ndatastores, nadd, limits->npools, limits->nvolumes,
+		 cfg->trace ? "on" : "off");
 out:
 	free(limits);
 	return err;

@@ -45,7 +45,7 @@ int admin__alarms_new(const struct admin_ctx *ctx, struct admin_alarms **out)
 {
 	struct admin_alarms *al = calloc(1, sizeof(*al));
 	pthread_condattr_t attr;
-	size_t n = ctx->exports ? ctx->exports->count : 0;
+	size_t n = ctx->exports ? export_table_count(ctx->exports) : 0;
 
 	if (!al)
 		return -ENOMEM;

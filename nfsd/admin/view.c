@@ -77,7 +77,7 @@ static bool view_exported(const struct admin_ctx *ctx, const char *name)
 {
 	if (!ctx->exports)
 		return false;
-	for (size_t i = 0; i < ctx->exports->count; i++) {
+	for (size_t i = 0; i < export_table_count(ctx->exports); i++) {
 		if (!strcmp(ctx->exports->exports[i].name, name))
 			return true;
 	}
@@ -87,7 +87,7 @@ static bool view_exported(const struct admin_ctx *ctx, const char *name)
 static int view_volumes(struct admin_api *api, struct admin_view *v)
 {
 	const struct admin_ctx *ctx = &api->ctx;
-	size_t nexp = ctx->exports ? ctx->exports->count : 0;
+	size_t nexp = ctx->exports ? export_table_count(ctx->exports) : 0;
 
 	v->volumes = calloc(nexp + v->state->nvolumes + 1, sizeof(*v->volumes));
 	if (!v->volumes)

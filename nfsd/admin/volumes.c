@@ -71,7 +71,7 @@ static bool volumes_exported(const struct admin_ctx *ctx, const char *name)
 {
 	if (!ctx->exports)
 		return true; /* nothing to check against */
-	for (size_t i = 0; i < ctx->exports->count; i++) {
+	for (size_t i = 0; i < export_table_count(ctx->exports); i++) {
 		if (!strcmp(ctx->exports->exports[i].name, name))
 			return true;
 	}

@@ -200,6 +200,7 @@ static enum rpc_disposition mount_proc_mnt(struct request *req,
 	struct mount_mnt_res *r = res;
 	mountres3_ok *ok = &r->res.mountres3_u.mountinfo;
 	char host[MOUNT_HOST_MAX];
+	struct export_access acc;
 	struct store_fh fh;
 	struct export *exp;
 	const char *rest = "";
@@ -215,7 +216,8 @@ static enum rpc_disposition mount_proc_mnt(struct request *req,
 		return RPC_REPLY;
 	}
 	req->export_name = exp->name;
-	if (!export_client_allowed(exp, (const struct sockaddr *)&req->peer)) {
+	if (export_access_get(svc->exports, exp,
+			      (const struct sockaddr *)&req->peer, &acc)) {
 		r->res.fhs_status = MNT3ERR_ACCES;
 		log_info("mount: %s: MNT %s refused by the export's client "
 			 "rules",
@@ -322,29 +324,37 @@ static enum rpc_disposition mount_proc_export(struct request *req,
 {
 	const struct mount_service *svc = req->svc;
 	const struct export_table *tab = svc->exports;
+	size_t count = export_table_count(tab);
 	struct mount_export_node *nodes;
 	exports *out = res;
-	size_t i, g;
+	size_t i, g, live = 0;
 
 	(void)args;
 	*out = NULL;
-	if (tab->count == 0) {
+	if (count == 0) {
 		return RPC_REPLY;
 	}
-	nodes = calloc(tab->count, sizeof(*nodes));
+	nodes = calloc(count, sizeof(*nodes));
 	if (!nodes) {
 		/* EXPORT has no error status; the client will retransmit. */
 		return RPC_DROP;
 	}
-	for (i = 0; i < tab->count; i++) {
+	/* The client lists are options a SIGHUP may change: copied out
+	 * under the table's lock. */
+	export_table_read_lock(tab);
+	for (i = 0; i < count; i++) {
 		const struct export *exp = &tab->exports[i];
-		struct mount_export_node *n = &nodes[i];
+		struct mount_export_node *n = &nodes[live];
 		size_t ngroups = exp->nclients;
 
+		if (!export_is_live(exp)) {
+			continue;
+		}
 		if (ngroups > EXPORT_MAX_CLIENTS) {
 			ngroups = EXPORT_MAX_CLIENTS;
 		}
-		/* Borrowed: the export table outlives every request. */
+		/* Borrowed: a path never changes and its slot outlives
+		 * every request. */
 		n->node.ex_dir = (char *)exp->path;
 		for (g = 0; g < ngroups; g++) {
 			mount_group_format(&exp->clients[g], n->names[g],
@@ -354,9 +364,17 @@ static enum rpc_disposition mount_proc_export(struct request *req,
 				g + 1 < ngroups ? &n->groups[g + 1] : NULL;
 		}
 		n->node.ex_groups = ngroups ? &n->groups[0] : NULL;
-		n->node.ex_next =
-			i + 1 < tab->count ? &nodes[i + 1].node : NULL;
+		if (live) {
+			nodes[live - 1].node.ex_next = &n->node;
+		}
+		live++;
 	}
+	export_table_read_unlock(tab);
+	if (live == 0) {
+		free(nodes);
+		return RPC_REPLY;
+	}
+	/* Live exports fill nodes[0..live): the head is the allocation. */
 	*out = &nodes[0].node;
 	return RPC_REPLY;
 }

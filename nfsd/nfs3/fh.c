@@ -16,7 +16,7 @@
 
 /* root_squash maps uid 0 and gid 0 (primary and supplementary) to the
  * anonymous ids; all_squash and AUTH_NONE map everybody (as knfsd). */
-static void nfs3_cred_squash(const struct export *exp,
+static void nfs3_cred_squash(const struct export_access *exp,
 			     const struct rpc_cred *rc, struct nfs3_file *f)
 {
 	struct store_cred *c = &f->cred;
@@ -96,6 +96,7 @@ int nfs3__fh_export(struct request *req, const nfs_fh3 *fh, bool modify,
 		    struct nfs3_file *f)
 {
 	const struct nfs3_service *svc = req->svc;
+	struct export_access acc;
 	struct export *exp;
 	int err;
 
@@ -106,13 +107,18 @@ int nfs3__fh_export(struct request *req, const nfs_fh3 *fh, bool modify,
 	if (err)
 		return err;
 	req->export_name = exp->name;
-	if (!export_client_allowed(exp, (const struct sockaddr *)&req->peer))
-		return -EACCES;
-	if (modify && exp->read_only)
+	/* One copy of the options, taken under the table's lock: a SIGHUP
+	 * may change them meanwhile on the main thread. */
+	err = export_access_get(svc->exports, exp,
+				(const struct sockaddr *)&req->peer, &acc);
+	if (err)
+		return err;
+	if (modify && acc.read_only)
 		return -EROFS;
 	f->exp = exp;
 	f->st = exp->store;
-	nfs3_cred_squash(exp, &req->cred, f);
+	f->read_only = acc.read_only;
+	nfs3_cred_squash(&acc, &req->cred, f);
 	return 0;
 }
 

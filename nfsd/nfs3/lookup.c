@@ -184,7 +184,7 @@ enum rpc_disposition nfs3__proc_access(struct request *req, const void *argp,
 		ACCESS3resok *ok = &res->ACCESS3res_u.resok;
 
 		ok->access = nfs3__access_mask(&a, &f.cred, args->access,
-					       f.exp->read_only);
+					       f.read_only);
 		nfs3__post_op_from_attr(&a, &ok->obj_attributes);
 	}
 	nfs3__file_release(&f);

@@ -29,6 +29,7 @@
 struct nfs3_file {
 	struct export *exp; /* borrowed from the export table */
 	struct store *st; /* exp->store, borrowed */
+	bool read_only; /* the export's option when the call was checked */
 	struct store_obj *obj; /* owned reference, NULL until resolved */
 	struct store_cred cred; /* the caller as this export sees it */
 	uint32_t groups[RPC_AUTH_SYS_MAX_GROUPS];

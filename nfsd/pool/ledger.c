@@ -112,6 +112,13 @@ static int ledger_payload_decode(const uint8_t *pl, size_t plen,
 		*why = "name length disagrees with record length";
 		return -EILSEQ;
 	}
+	/* pool_name_valid() stops at a NUL: a name padded with NULs (or
+	 * hiding bytes behind one) would decode to an event that does not
+	 * encode back to the bytes it came from. */
+	if (memchr(pl + POOL_LEDGER_PAYLOAD_FIXED_BYTES, '\0', name_len)) {
+		*why = "NUL byte in the pool name";
+		return -EILSEQ;
+	}
 	ev->type = (enum pool_event_type)pl[1];
 	ev->level = (enum pool_level)pl[2];
 	ev->size_tib = ledger_get_le32(pl + 4);

@@ -298,6 +298,28 @@ static void clnt_break(struct clnt *c, int err)
 	clnt_timer_set(c, c->backoff_ms / 1000.0);
 }
 
+/* "127.0.1.1 -> 127.0.0.1:2049", for messages. */
+static void clnt_name_set(struct clnt *c)
+{
+	char src[INET_ADDRSTRLEN], dst[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, &c->opts.src.sin_addr, src, sizeof(src));
+	inet_ntop(AF_INET, &c->opts.dst.sin_addr, dst, sizeof(dst));
+	snprintf(c->name, sizeof(c->name), "%s -> %s:%u", src, dst,
+		 ntohs(c->opts.dst.sin_port));
+}
+
+/* The server may have come back elsewhere: ask where, before connecting
+ * again. */
+static void clnt_redirect(struct clnt *c)
+{
+	uint16_t before = c->opts.dst.sin_port;
+
+	c->opts.redirect(c->opts.redirect_arg, &c->opts.dst);
+	if (c->opts.dst.sin_port != before)
+		clnt_name_set(c);
+}
+
 static void clnt_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct clnt *c = container_of(w, struct clnt, timer);
@@ -310,6 +332,8 @@ static void clnt_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		clnt_connect_failed(c, -ETIMEDOUT);
 		break;
 	case CLNT_DOWN:
+		if (c->opts.redirect)
+			clnt_redirect(c);
 		err = clnt_connect_start(c);
 		if (err)
 			clnt_connect_failed(c, err);
@@ -488,7 +512,6 @@ static void clnt_rio_cb(struct ev_loop *loop, ev_io *w, int revents)
 int clnt_open(struct clnt *c, struct ev_loop *loop,
 	      const struct clnt_opts *opts)
 {
-	char src[INET_ADDRSTRLEN], dst[INET_ADDRSTRLEN];
 	int err;
 
 	memset(c, 0, sizeof(*c));
@@ -498,10 +521,7 @@ int clnt_open(struct clnt *c, struct ev_loop *loop,
 	snprintf(c->machine, sizeof(c->machine), "%s",
 		 opts->machine ? opts->machine : "dsload");
 	c->opts.machine = c->machine;
-	inet_ntop(AF_INET, &opts->src.sin_addr, src, sizeof(src));
-	inet_ntop(AF_INET, &opts->dst.sin_addr, dst, sizeof(dst));
-	snprintf(c->name, sizeof(c->name), "%s -> %s:%u", src, dst,
-		 ntohs(opts->dst.sin_port));
+	clnt_name_set(c);
 	c->xid_next = (uint32_t)dsload_now_ns() ^
 		      ((uint32_t)ntohl(opts->src.sin_addr.s_addr) << 16);
 	c->backoff_ms = CLNT_BACKOFF_MIN_MS;

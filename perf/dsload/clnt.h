@@ -76,6 +76,13 @@ struct clnt_opts {
 	int call_timeout_ms; /* unanswered this long: reconnect */
 	int reconnect_ms; /* give up after this long down */
 	bool resvport; /* bind a privileged source port (< 1024), as ESXi */
+	/*
+	 * Called before each reconnect attempt (not the first connect), on
+	 * the loop: may change *dst, e.g. to the port a portmapper gives
+	 * now.  NULL: reconnect to the same address.  May block, briefly.
+	 */
+	void (*redirect)(void *arg, struct sockaddr_in *dst);
+	void *redirect_arg;
 };
 
 /* Counters of one connection's life. */

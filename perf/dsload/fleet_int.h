@@ -69,6 +69,10 @@ struct host {
 	char machine[32];
 	struct sockaddr_in src;
 	struct sockaddr_in nfs, mount;
+	/* When the portmapper was last asked for the NFS port on a
+	 * reconnect: the host's connections break together and share one
+	 * answer (host.c). */
+	int64_t nfs_asked_ns;
 	struct dsmount *mounts; /* one per datastore */
 	struct dvm *vms; /* spec.vms of them */
 	struct job **jobs;

@@ -14,7 +14,14 @@
 #include <string.h>
 
 #include "nfsd/base.h"
+#include "perf/dsload/clock.h"
 #include "perf/dsload/fleet_int.h"
+#include "perf/dsload/pmapq.h"
+
+/* One portmapper answer serves the reconnects of a host for this long. */
+#define HOST_REDIRECT_FRESH_NS (200 * DSLOAD_NS_PER_MS)
+/* A reconnect waits at most this long for the portmapper. */
+#define HOST_REDIRECT_TIMEOUT_MS 1000
 
 static void host_clnt_opts(const struct host *h, const struct sockaddr_in *dst,
 			   struct clnt_opts *o)
@@ -178,6 +185,39 @@ static int host_fsinfo(struct host *h, struct dsmount *m, char *errbuf,
 	return err;
 }
 
+/*
+ * clnt_opts.redirect of an NFS connection whose port came from the
+ * portmapper: a restarted server may listen on another port, so a
+ * reconnect asks again.  When the portmapper does not answer, the port
+ * known last stays (the server may be up without it).
+ */
+static void host_nfs_redirect(void *arg, struct sockaddr_in *dst)
+{
+	struct host *h = arg;
+	int64_t now = dsload_now_ns();
+
+	if (now - h->nfs_asked_ns >= HOST_REDIRECT_FRESH_NS) {
+		struct sockaddr_in pm = h->nfs;
+		int timeout_ms = h->spec->timeout_ms;
+		uint16_t port;
+
+		if (timeout_ms <= 0 || timeout_ms > HOST_REDIRECT_TIMEOUT_MS)
+			timeout_ms = HOST_REDIRECT_TIMEOUT_MS;
+		pm.sin_port = htons(h->spec->portmap_port);
+		h->nfs_asked_ns = now;
+		if (pmapq_getport(&h->src, &pm, NFS_PROGRAM, NFS_V3, timeout_ms,
+				  &port) == 0 &&
+		    port != ntohs(h->nfs.sin_port)) {
+			fprintf(stderr,
+				"dsload: %s: the portmapper moved NFS from "
+				"port %u to %u\n",
+				h->addr, ntohs(h->nfs.sin_port), port);
+			h->nfs.sin_port = htons(port);
+		}
+	}
+	dst->sin_port = h->nfs.sin_port;
+}
+
 static int host_conns_open(struct host *h, struct dsmount *m, char *errbuf,
 			   size_t errlen)
 {
@@ -188,6 +228,11 @@ static int host_conns_open(struct host *h, struct dsmount *m, char *errbuf,
 	if (!m->conns)
 		return -ENOMEM;
 	host_clnt_opts(h, &h->nfs, &o);
+	/* Fixed ports given by the user stay fixed. */
+	if (!h->spec->nfs_port) {
+		o.redirect = host_nfs_redirect;
+		o.redirect_arg = h;
+	}
 	for (unsigned i = 0; i < h->spec->nconnect; i++) {
 		err = clnt_open(&m->conns[i], h->lp->loop, &o);
 		if (err) {

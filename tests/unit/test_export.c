@@ -196,6 +196,75 @@ static void test_export_find_by_id(void **state)
 	assert_null(export_find_by_id(&tab, export_id_from_name("ds2")));
 }
 
+/* A removed export (SIGHUP) is found by no lookup: its handles are STALE
+ * and MNT does not see it; back again, it is found again. */
+static void test_export_removed_is_not_found(void **state)
+{
+	struct export_table tab = make_table();
+	const char *rest;
+
+	(void)state;
+	export_table_set_removed(&table_exports[0], true);
+	assert_false(export_is_live(&table_exports[0]));
+	assert_null(export_find_by_id(&tab, table_exports[0].id));
+	assert_null(export_find_by_path(&tab, "/ds1"));
+	assert_null(export_find_by_prefix(&tab, "/ds1/x", &rest));
+	export_table_set_removed(&table_exports[0], false);
+	assert_ptr_equal(export_find_by_id(&tab, table_exports[0].id),
+			 &table_exports[0]);
+}
+
+/* Publication stops at the capacity, and a published slot is found. */
+static void test_export_publish_respects_capacity(void **state)
+{
+	struct export_table tab = make_table();
+
+	(void)state;
+	tab.count = 2;
+	tab.cap = 3;
+	assert_null(export_find_by_path(&tab, "/"));
+	assert_int_equal(export_table_publish(&tab), 0);
+	assert_int_equal(export_table_count(&tab), 3);
+	assert_ptr_equal(export_find_by_path(&tab, "/"), &table_exports[2]);
+	assert_int_equal(export_table_publish(&tab), -ENOSPC);
+	assert_int_equal(export_table_count(&tab), 3);
+}
+
+/* export_access_get() copies the options a call needs, or refuses. */
+static void test_export_access_get(void **state)
+{
+	struct export_table tab = make_table();
+	struct export *exp = &table_exports[1];
+	struct sockaddr_in in = { .sin_family = AF_INET,
+				  .sin_port = htons(2000) };
+	struct export_access acc;
+
+	(void)state;
+	inet_pton(AF_INET, "10.1.2.3", &in.sin_addr);
+	exp->read_only = true;
+	exp->squash = EXPORT_SQUASH_ALL;
+	exp->anon_uid = 7;
+	exp->anon_gid = 8;
+	assert_int_equal(export_access_get(&tab, exp,
+					   (const struct sockaddr *)&in, &acc),
+			 0);
+	assert_true(acc.read_only);
+	assert_int_equal(acc.squash, EXPORT_SQUASH_ALL);
+	assert_int_equal(acc.anon_uid, 7);
+	assert_int_equal(acc.anon_gid, 8);
+	assert_int_equal(
+		export_client_parse("192.168.0.0/16", &exp->clients[0]), 0);
+	exp->nclients = 1;
+	assert_int_equal(export_access_get(&tab, exp,
+					   (const struct sockaddr *)&in, &acc),
+			 -EACCES);
+	exp->nclients = 0;
+	exp->secure = true;
+	assert_int_equal(export_access_get(&tab, exp,
+					   (const struct sockaddr *)&in, &acc),
+			 -EACCES);
+}
+
 static void test_export_id_from_name_is_stable_and_nonzero(void **state)
 {
 	(void)state;
@@ -271,6 +340,9 @@ int main(void)
 		cmocka_unit_test(test_export_find_by_id),
 		cmocka_unit_test(
 			test_export_id_from_name_is_stable_and_nonzero),
+		cmocka_unit_test(test_export_removed_is_not_found),
+		cmocka_unit_test(test_export_publish_respects_capacity),
+		cmocka_unit_test(test_export_access_get),
 		cmocka_unit_test(test_export_client_parse_accepts_forms),
 		cmocka_unit_test(test_export_client_parse_errors),
 	};

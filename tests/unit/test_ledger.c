@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <xxhash.h>
 
 struct fixture {
 	char dir[64];
@@ -317,6 +318,44 @@ static void test_ledger_decode_torn_header(void **state)
 			 -EILSEQ);
 }
 
+/* Fuzzer find: a record whose pool name is "e" padded with NULs to four
+ * bytes decoded as pool "e", an event that encodes to other bytes.  Such a
+ * record is damage, like any invalid field. */
+static void test_ledger_decode_refuses_nul_in_name(void **state)
+{
+	struct pool_event ev =
+		event(POOL_EVENT_CREATED, 100, "eXYZ", POOL_LEVEL_ULTRA, 1);
+	struct pool_event good =
+		event(POOL_EVENT_RESIZED, 200, "eXYZ", POOL_LEVEL_ULTRA, 2);
+	uint8_t buf[8 + 2 * POOL_LEDGER_RECORD_MAX_BYTES];
+	struct pool_ledger_recovery rec;
+	struct pool_event *evs = NULL;
+	size_t n = 0, valid = 0, len = 8;
+	uint64_t sum;
+	char err[256];
+	int w;
+
+	(void)state;
+	memcpy(buf, POOL_LEDGER_MAGIC, 8);
+	w = pool_ledger_encode(&ev, buf + len, POOL_LEDGER_RECORD_MAX_BYTES);
+	assert_true(w > 0);
+	/* "eXYZ" -> "e\0\0\0", with its checksum made right again. */
+	memset(buf + len + 4 + POOL_LEDGER_PAYLOAD_FIXED_BYTES + 1, 0, 3);
+	sum = XXH64(buf + len, (size_t)w - 8, 0);
+	for (int i = 0; i < 8; i++)
+		buf[len + (size_t)w - 8 + (size_t)i] =
+			(uint8_t)(sum >> (8 * i));
+	len += (size_t)w;
+	w = pool_ledger_encode(&good, buf + len, POOL_LEDGER_RECORD_MAX_BYTES);
+	assert_true(w > 0);
+	len += (size_t)w;
+	assert_int_equal(pool_ledger_decode(buf, len, &evs, &n, &valid, &rec,
+					    err, sizeof(err)),
+			 -EILSEQ);
+	assert_non_null(strstr(err, "NUL byte in the pool name"));
+	assert_null(evs);
+}
+
 static int64_t fake_clock(void *arg)
 {
 	return *(int64_t *)arg;
@@ -471,6 +510,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_ledger_time_never_goes_back, setup, teardown),
 		cmocka_unit_test(test_ledger_decode_torn_header),
+		cmocka_unit_test(test_ledger_decode_refuses_nul_in_name),
 		cmocka_unit_test_setup_teardown(
 			test_registry_writes_capacity_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(

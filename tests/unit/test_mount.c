@@ -345,6 +345,49 @@ static void test_export_of_empty_table_is_empty(void **state)
 	f->table.count = 2;
 }
 
+/* A SIGHUP that drops an export: MNT refuses it and EXPORT leaves it out,
+ * even when it was the first slot (the list head must stay the
+ * allocation); bringing it back answers again. */
+static void test_removed_export_is_not_mounted_nor_listed(void **state)
+{
+	struct fixture *f = *state;
+	struct request req;
+	const struct exportnode *e;
+	void *res;
+
+	export_table_set_removed(&f->exports[0], true);
+	assert_int_equal(mnt(f, "10.0.0.1", "/ds1"), MNT3ERR_NOENT);
+	request_from(f, &req, "10.0.0.1");
+	assert_int_equal(call(f, &req, MOUNTPROC3_EXPORT, NULL, &res),
+			 RPC_REPLY);
+	e = *(exports *)res;
+	assert_non_null(e);
+	assert_string_equal(e->ex_dir, "/ds2");
+	assert_null(e->ex_next);
+	release(f, &req, MOUNTPROC3_EXPORT, res);
+	export_table_set_removed(&f->exports[1], true);
+	request_from(f, &req, "10.0.0.1");
+	assert_int_equal(call(f, &req, MOUNTPROC3_EXPORT, NULL, &res),
+			 RPC_REPLY);
+	assert_null(*(exports *)res);
+	release(f, &req, MOUNTPROC3_EXPORT, res);
+	export_table_set_removed(&f->exports[0], false);
+	assert_int_equal(mnt(f, "10.0.0.1", "/ds1"), MNT3_OK);
+}
+
+/* Options changed in place (as a SIGHUP does under the write lock) rule
+ * the next MNT. */
+static void test_mnt_follows_changed_client_rules(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(mnt(f, "172.16.0.1", "/ds2"), MNT3ERR_ACCES);
+	export_table_write_lock(&f->table);
+	f->exports[1].nclients = 0;
+	export_table_write_unlock(&f->table);
+	assert_int_equal(mnt(f, "172.16.0.1", "/ds2"), MNT3_OK);
+}
+
 static void test_mount_list_is_bounded(void **state)
 {
 	struct fixture *f = *state;
@@ -428,6 +471,11 @@ int main(void)
 			test_export_lists_rules_as_groups, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_export_of_empty_table_is_empty, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_removed_export_is_not_mounted_nor_listed, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_mnt_follows_changed_client_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mount_list_is_bounded,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trace_summaries, setup,

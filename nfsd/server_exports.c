@@ -1,0 +1,271 @@
+/*
+ * server_exports: the export table of a running dsnfsd.  At start every
+ * [datastore NAME] becomes an export; at SIGHUP the table follows the new
+ * config without a restart (export.h says how calls on other loops stay
+ * safe): options change in place, an export no longer in the file is
+ * marked removed (its handles answer STALE, MOUNT refuses it) and a new
+ * one is opened and published.  A datastore whose path or fsid changed
+ * refuses the reload: its handles would name other files.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nfsd/errbuf.h"
+#include "nfsd/log.h"
+#include "nfsd/server_int.h"
+
+/* The options of @ds onto @exp (the caller holds the write lock, or the
+ * export is not published yet). */
+static void server_export_options_set(struct export *exp,
+				      const struct config_datastore *ds)
+{
+	exp->read_only = ds->read_only;
+	exp->secure = ds->secure;
+	exp->squash = ds->squash;
+	exp->anon_uid = ds->anon_uid;
+	exp->anon_gid = ds->anon_gid;
+	memcpy(exp->clients, ds->clients, sizeof(exp->clients));
+	exp->nclients = ds->nclients;
+}
+
+static bool server_export_options_same(const struct export *exp,
+				       const struct config_datastore *ds)
+{
+	return exp->read_only == ds->read_only && exp->secure == ds->secure &&
+	       exp->squash == ds->squash && exp->anon_uid == ds->anon_uid &&
+	       exp->anon_gid == ds->anon_gid && exp->nclients == ds->nclients &&
+	       memcmp(exp->clients, ds->clients,
+		      ds->nclients * sizeof(ds->clients[0])) == 0;
+}
+
+static uint32_t server_datastore_id(const struct config_datastore *ds)
+{
+	return ds->fsid ? ds->fsid : export_id_from_name(ds->name);
+}
+
+/* Fills the unpublished slot @exp from @ds and opens its store. */
+static int server_export_open(struct server *srv, struct export *exp,
+			      const struct config_datastore *ds, char *errbuf,
+			      size_t errlen)
+{
+	memset(exp, 0, sizeof(*exp));
+	snprintf(exp->name, sizeof(exp->name), "%s", ds->name);
+	snprintf(exp->path, sizeof(exp->path), "/%s", ds->name);
+	snprintf(exp->dir, sizeof(exp->dir), "%s", ds->path);
+	exp->id = server_datastore_id(ds);
+	server_export_options_set(exp, ds);
+	/* The state_dir of the start: it holds the secret that signs the
+	 * handles of every export. */
+	return store_local_open(ds->name, ds->path, exp->id, srv->state_dir,
+				&exp->store, errbuf, errlen);
+}
+
+static void server_export_log(const char *what, const struct export *exp)
+{
+	log_info("export: %s %s -> %s (fsid %u%s%s)", what, exp->path, exp->dir,
+		 exp->id, exp->read_only ? ", read-only" : "",
+		 exp->nclients ? ", client list" : "");
+}
+
+int server__exports_open(struct server *srv, const struct config *cfg,
+			 char *errbuf, size_t errlen)
+{
+	struct export_table *tab = &srv->exports;
+	int err;
+
+	/* Full capacity now: slots never move, so a borrowed export stays
+	 * valid while SIGHUPs add exports. */
+	tab->exports = calloc(CONFIG_MAX_DATASTORES, sizeof(struct export));
+	if (!tab->exports)
+		return -ENOMEM;
+	tab->cap = CONFIG_MAX_DATASTORES;
+	pthread_rwlock_init(&tab->lock, NULL);
+	srv->exports_lock_init = true;
+	for (size_t i = 0; i < cfg->ndatastores; i++) {
+		struct export *exp = &tab->exports[tab->count];
+
+		err = server_export_open(srv, exp, &cfg->datastores[i], errbuf,
+					 errlen);
+		if (err)
+			return err;
+		err = export_table_publish(tab);
+		if (err) {
+			exp->store->ops->close(exp->store);
+			exp->store = NULL;
+			snprintf(errbuf, errlen, "more than %d datastores",
+				 CONFIG_MAX_DATASTORES);
+			return err;
+		}
+		server_export_log("exporting", exp);
+	}
+	return 0;
+}
+
+void server__exports_close(struct server *srv)
+{
+	struct export_table *tab = &srv->exports;
+
+	for (size_t i = 0; i < tab->count; i++) {
+		struct store *st = tab->exports[i].store;
+
+		if (st)
+			st->ops->close(st);
+	}
+	free(tab->exports);
+	if (srv->exports_lock_init)
+		pthread_rwlock_destroy(&tab->lock);
+}
+
+static struct export *server_slot_by_name(struct server *srv, const char *name)
+{
+	for (size_t i = 0; i < srv->exports.count; i++) {
+		if (!strcmp(srv->exports.exports[i].name, name))
+			return &srv->exports.exports[i];
+	}
+	return NULL;
+}
+
+/* What a reload keeps, checked: the identity of every datastore that
+ * stays (or comes back) and the ids of the new ones. */
+static int server_exports_check(struct server *srv, const struct config *cfg,
+				char *errbuf, size_t errlen)
+{
+	size_t nnew = 0;
+
+	for (size_t i = 0; i < cfg->ndatastores; i++) {
+		const struct config_datastore *ds = &cfg->datastores[i];
+		const struct export *old = server_slot_by_name(srv, ds->name);
+		uint32_t id = server_datastore_id(ds);
+
+		if (old && strcmp(old->dir, ds->path))
+			return errbuf_printf(
+				errbuf, errlen, -EINVAL,
+				"datastore %s: path %s was %s; a new "
+				"path takes a restart",
+				ds->name, ds->path, old->dir);
+		if (old && old->id != id)
+			return errbuf_printf(
+				errbuf, errlen, -EINVAL,
+				"datastore %s: fsid %u was %u; a new "
+				"fsid takes a restart",
+				ds->name, id, old->id);
+		if (old)
+			continue;
+		for (size_t j = 0; j < srv->exports.count; j++) {
+			const struct export *e = &srv->exports.exports[j];
+
+			if (e->id == id)
+				return errbuf_printf(errbuf, errlen, -EINVAL,
+						     "datastore %s: fsid %u is "
+						     "(or was) %s's",
+						     ds->name, id, e->name);
+		}
+		nnew++;
+	}
+	if (nnew > srv->exports.cap - srv->exports.count)
+		return errbuf_printf(errbuf, errlen, -ENOSPC,
+				     "%zu new datastores: room for %zu more "
+				     "until a restart",
+				     nnew,
+				     srv->exports.cap - srv->exports.count);
+	return 0;
+}
+
+void server__exports_abort(struct server *srv, size_t nadd)
+{
+	size_t base = srv->exports.count;
+
+	for (size_t i = 0; i < nadd; i++) {
+		struct export *exp = &srv->exports.exports[base + i];
+
+		exp->quota = NULL;
+		quota_fini(&srv->quotas[base + i]);
+		if (exp->store)
+			exp->store->ops->close(exp->store);
+		memset(exp, 0, sizeof(*exp));
+	}
+}
+
+int server__exports_prepare(struct server *srv, const struct config *cfg,
+			    size_t *nadd, char *errbuf, size_t errlen)
+{
+	size_t base = srv->exports.count;
+	int err;
+
+	*nadd = 0;
+	err = server_exports_check(srv, cfg, errbuf, errlen);
+	if (err)
+		return err;
+	for (size_t i = 0; i < cfg->ndatastores; i++) {
+		const struct config_datastore *ds = &cfg->datastores[i];
+		size_t slot = base + *nadd;
+		struct export *exp = &srv->exports.exports[slot];
+
+		if (server_slot_by_name(srv, ds->name))
+			continue;
+		/* Not published yet: no other thread sees the slot. */
+		err = server_export_open(srv, exp, ds, errbuf, errlen);
+		if (err)
+			goto fail;
+		quota_init(&srv->quotas[slot]);
+		(*nadd)++;
+		err = quota_scan(&srv->quotas[slot], exp->dir, errbuf, errlen);
+		if (err)
+			goto fail;
+		exp->quota = &srv->quotas[slot];
+	}
+	return 0;
+fail:
+	/* A slot whose store did not open holds nothing to undo; one whose
+	 * scan failed is counted in *nadd. */
+	server__exports_abort(srv, *nadd);
+	*nadd = 0;
+	return err;
+}
+
+void server__exports_commit(struct server *srv, const struct config *cfg,
+			    size_t nadd)
+{
+	struct export_table *tab = &srv->exports;
+	size_t base = tab->count;
+
+	for (size_t i = 0; i < base; i++) {
+		struct export *exp = &tab->exports[i];
+		const struct config_datastore *ds = NULL;
+		const char *what = NULL;
+
+		for (size_t j = 0; j < cfg->ndatastores && !ds; j++) {
+			if (!strcmp(cfg->datastores[j].name, exp->name))
+				ds = &cfg->datastores[j];
+		}
+		/* One export at a time, and the log written after: readers
+		 * wait for a copy of a few fields, never for I/O. */
+		export_table_write_lock(tab);
+		if (!ds) {
+			if (export_is_live(exp))
+				what = "removed (its handles are now stale):";
+			export_table_set_removed(exp, true);
+		} else if (!export_is_live(exp)) {
+			server_export_options_set(exp, ds);
+			export_table_set_removed(exp, false);
+			what = "back:";
+		} else if (!server_export_options_same(exp, ds)) {
+			server_export_options_set(exp, ds);
+			what = "options changed:";
+		}
+		export_table_write_unlock(tab);
+		if (what)
+			server_export_log(what, exp);
+	}
+	pthread_mutex_lock(&srv->apply_lock);
+	for (size_t i = 0; i < nadd; i++) {
+		/* The capacity was checked in server__exports_prepare(). */
+		(void)export_table_publish(tab);
+	}
+	__atomic_store_n(&srv->nquotas, tab->count, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&srv->apply_lock);
+	for (size_t i = 0; i < nadd; i++)
+		server_export_log("added", &tab->exports[base + i]);
+}
