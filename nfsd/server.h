@@ -51,7 +51,8 @@ void server_sections_fini(struct server_sections *s);
 
 /*
  * Opens every datastore (and scans what each has allocated, for its
- * quota), the capacity pools of @sections (checked as a whole) and their
+ * quota), the capacity pools of @sections with the admin API's changes
+ * over them (STATE_DIR/admin-state.json; checked as a whole) and their
  * ledger STATE_DIR/capacity.ledger, the traffic model, starts the worker
  * loops and listens, attached to @main_loop (borrowed).  @cfg and
  * @sections are borrowed.  *out returns owned: server_close().  On
@@ -64,10 +65,12 @@ int server_open(const struct config *cfg, struct server_sections *sections,
 
 /*
  * Swaps in the pools, volumes and traffic caps of a new config (SIGHUP),
- * live: [pool NAME] and the pool keys of [datastore NAME] replace the
- * registry's state as at start (the difference goes to the ledger; pools
- * made through the admin API and not in the file are deleted), [traffic]
- * replaces the caps.  Running flows follow within TRAFFIC_WAIT_MAX_NS;
+ * live: [pool NAME] and the pool keys of [datastore NAME], then the admin
+ * API's changes over the config (STATE_DIR/admin-state.json; those the
+ * new config no longer allows are dropped with a warning), replace the
+ * registry's state as at start (the difference goes to the ledger), and
+ * [traffic] with the API's changes of the caps replaces the caps.
+ * Running flows follow within TRAFFIC_WAIT_MAX_NS;
  * no connection is dropped.  The rest of the config takes effect at the
  * next start (a changed datastore list is logged).  A refused config
  * changes nothing: returns -errno with the reason in errbuf.  Main thread;
