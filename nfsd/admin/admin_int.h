@@ -371,10 +371,10 @@ admin_handler_fn admin__changes_get, admin__changes_revert;
 /* ---- changes over the config (changes.c) ------------------------------- */
 
 /*
- * After a request that changed the live state (the store locked by the
- * caller): records the overlay of the live state in ctx.changes' file.
- * A failure turns @reply into a 500 saying that the change is live but
- * not saved.
+ * After a request that may have changed the live state (the store locked
+ * by the caller): records the overlay of the live state in ctx.changes'
+ * file (written only when it changed).  A failure turns a 2xx @reply into
+ * a 500 saying that the change is live but not saved.
  */
 void admin__changes_record(struct admin_api *api, struct admin_reply *reply);
 

@@ -246,7 +246,10 @@ static bool api_content_json(const char *content_type)
 
 /* Runs @handler; a change of the live state holds the changes' lock from
  * before it reads the state until its overlay is recorded, so that two
- * changes, or a change and a SIGHUP, never interleave. */
+ * changes, or a change and a SIGHUP, never interleave.  The overlay is
+ * recorded after every request that may change something, whatever its
+ * status: a multi-field PATCH can fail after some steps stayed, and an
+ * unchanged overlay is not written again. */
 static void api_serve(struct admin_api *api, admin_handler_fn *handler,
 		      const struct admin_request *req,
 		      struct admin_reply *reply)
@@ -259,8 +262,7 @@ static void api_serve(struct admin_api *api, admin_handler_fn *handler,
 	}
 	overlay_store_lock(changes);
 	handler(api, req, reply);
-	if (reply->status >= 200 && reply->status < 300)
-		admin__changes_record(api, reply);
+	admin__changes_record(api, reply);
 	overlay_store_unlock(changes);
 }
 

@@ -36,7 +36,9 @@ void admin__changes_record(struct admin_api *api, struct admin_reply *reply)
 					  sizeof(err));
 	}
 	free(live);
-	if (rc)
+	/* A refusal keeps its own reply: the request changed nothing, and
+	 * the next change tries the file again. */
+	if (rc && reply->status >= 200 && reply->status < 300)
 		admin__reply_error(reply, 500,
 				   "changed, but not saved: %s; the change "
 				   "is live until the next start",
