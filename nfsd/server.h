@@ -51,7 +51,8 @@ void server_sections_fini(struct server_sections *s);
 
 /*
  * Opens every datastore (and scans what each has allocated, for its
- * quota), the capacity pools of @sections (checked as a whole) and their
+ * quota), the capacity pools of @sections with the admin API's changes
+ * over them (STATE_DIR/admin-state.json; checked as a whole) and their
  * ledger STATE_DIR/capacity.ledger, the traffic model, starts the worker
  * loops and listens, attached to @main_loop (borrowed).  @cfg and
  * @sections are borrowed.  *out returns owned: server_close().  On
@@ -64,19 +65,20 @@ int server_open(const struct config *cfg, struct server_sections *sections,
 
 /*
  * Swaps in a new config (SIGHUP), live: [pool NAME] and the pool keys of
- * [datastore NAME] replace the registry's state as at start (the
- * difference goes to the ledger; pools made through the admin API and not
- * in the file are deleted), [traffic] replaces the caps, `trace` turns
- * the trace lines on or off, and the datastores follow the file: changed
- * options (clients, read_only, secure, squash, anonuid, anongid) rule the
- * next call, a datastore no longer in the file is removed (its handles
- * answer NFS3ERR_STALE, MOUNT refuses it), a new one is opened and
- * mounts at once.  Running flows follow within TRAFFIC_WAIT_MAX_NS; no
- * connection is dropped.  A datastore's path and fsid, the ports, the
- * workers and the limits of [server] take effect at the next start (a new
- * path or fsid is refused).  A refused config changes nothing: returns
- * -errno with the reason in errbuf.  Main thread; @cfg and @sections are
- * borrowed.
+ * [datastore NAME], then the admin API's changes over the config
+ * (STATE_DIR/admin-state.json; those the new config no longer allows are
+ * dropped with a warning), replace the registry's state as at start (the
+ * difference goes to the ledger), [traffic] with the API's changes of the
+ * caps replaces the caps, `trace` turns the trace lines on or off, and
+ * the datastores follow the file: changed options (clients, read_only,
+ * secure, squash, anonuid, anongid) rule the next call, a datastore no
+ * longer in the file is removed (its handles answer NFS3ERR_STALE, MOUNT
+ * refuses it), a new one is opened and mounts at once.  Running flows
+ * follow within TRAFFIC_WAIT_MAX_NS; no connection is dropped.  A
+ * datastore's path and fsid, the ports, the workers and the limits of
+ * [server] take effect at the next start (a new path or fsid is refused).
+ * A refused config changes nothing: returns -errno with the reason in
+ * errbuf.  Main thread; @cfg and @sections are borrowed.
  */
 int server_reconfigure(struct server *srv, const struct config *cfg,
 		       struct server_sections *sections, char *errbuf,

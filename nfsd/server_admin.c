@@ -39,6 +39,7 @@ int server__admin_start(struct server *srv, const struct config *cfg,
 		.usage = server_admin_usage,
 		.limits_apply = server_admin_limits_apply,
 		.cb_arg = srv,
+		.changes = srv->changes,
 		.config = sections->admin,
 	};
 	int err;

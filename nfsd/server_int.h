@@ -16,6 +16,7 @@
 
 struct portmap_registry;
 struct pool_ledger;
+struct overlay_store;
 
 struct server {
 	struct export_table exports; /* server_exports.c */
@@ -44,6 +45,10 @@ struct server {
 	struct traffic *traffic;
 	pthread_mutex_t apply_lock; /* serialises server_limits_apply() */
 	bool apply_lock_init;
+	/* The admin API's changes over the config, kept in
+	 * STATE_DIR/admin-state.json; its lock serialises every change of
+	 * the live state (admin API, SIGHUP). */
+	struct overlay_store *changes;
 
 	struct admin *admin; /* server_admin.c; NULL when off */
 };
@@ -86,9 +91,11 @@ void server__trace_set(struct server *srv, bool on);
 int server__quotas_open(struct server *srv, char *errbuf, size_t errlen);
 
 /*
- * Opens the registry with the pools of @sections, its ledger in
- * @state_dir and the traffic model with its caps, and applies the limits.
- * Returns 0 or -errno with the reason in errbuf.
+ * Opens the registry with the pools of @sections and the admin API's
+ * changes over them (STATE_DIR/admin-state.json, nfsd/overlay/overlay.h),
+ * its ledger in @state_dir and the traffic model with its caps, and
+ * applies the limits.  A changes file that cannot be read or decoded stops
+ * the start.  Returns 0 or -errno with the reason in errbuf.
  */
 int server__pools_open(struct server *srv, const char *state_dir,
 		       struct server_sections *sections, char *errbuf,

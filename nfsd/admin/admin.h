@@ -4,13 +4,16 @@
  *
  *   GET    /pools  /pools/NAME  /volumes  /volumes/NAME  /flows  /hosts
  *          /caps  /alarms  /metrics (Prometheus text format 0.0.4)
+ *          /changes (what the API changed over the config)
  *   POST   /pools  /volumes
  *   PATCH  /pools/NAME  /volumes/NAME  /caps
- *   DELETE /pools/NAME  /volumes/NAME
+ *   DELETE /pools/NAME  /volumes/NAME  /changes (back to the config)
  *
  * Every change goes through the pool registry (pool.h), which checks it
  * and appends its capacity events to the ledger, and then the new limits
- * are applied (to the traffic buckets and the quotas).  Errors are JSON,
+ * are applied (to the traffic buckets and the quotas), and the changes
+ * over the config are saved (nfsd/overlay/overlay.h) so that they survive
+ * a restart.  Errors are JSON,
  * {"error": "..."}, naming the rule broken.  The reference is README.md,
  * "Admin API".
  *
@@ -26,6 +29,7 @@
 #include <stdint.h>
 
 #include "nfsd/export.h"
+#include "nfsd/overlay/overlay.h"
 #include "nfsd/pool/pool.h"
 #include "nfsd/traffic/traffic.h"
 
@@ -62,6 +66,10 @@ struct admin_ctx {
 	/* May be NULL: traffic_limits_apply() on @traffic. */
 	admin_limits_apply_fn limits_apply;
 	void *cb_arg; /* for both callbacks */
+	/* May be NULL: changes are not kept past a restart (and /changes
+	 * is 404).  Its lock is held across every request that changes
+	 * something, and the new overlay is recorded before the reply. */
+	struct overlay_store *changes;
 	struct admin_config config;
 };
 

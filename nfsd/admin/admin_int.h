@@ -3,7 +3,8 @@
  * buf.c (text), scan.c and alarms.c (thin provisioning), view.c (one
  * consistent picture of pools, volumes, traffic and alarms for a GET),
  * json_out.c / json_in.c (the JSON shapes), metrics.c (Prometheus text),
- * resource.c pools.c volumes.c traffic_api.c (the resources), patch.c
+ * resource.c pools.c volumes.c traffic_api.c changes.c (the resources),
+ * patch.c
  * (multi-field changes), api.c (routing, replies), config.c ([admin]) and
  * http.c (libmicrohttpd).  Nothing
  * below http.c knows about HTTP connections, so the tests drive api.c
@@ -365,6 +366,17 @@ admin_handler_fn admin__volumes_list, admin__volume_get, admin__volume_create,
 	admin__volume_patch, admin__volume_delete;
 admin_handler_fn admin__flows_list, admin__hosts_list, admin__caps_get,
 	admin__caps_patch, admin__alarms_list, admin__metrics_get;
+admin_handler_fn admin__changes_get, admin__changes_revert;
+
+/* ---- changes over the config (changes.c) ------------------------------- */
+
+/*
+ * After a request that may have changed the live state (the store locked
+ * by the caller): records the overlay of the live state in ctx.changes'
+ * file (written only when it changed).  A failure turns a 2xx @reply into
+ * a 500 saying that the change is live but not saved.
+ */
+void admin__changes_record(struct admin_api *api, struct admin_reply *reply);
 
 /* ---- multi-field changes (patch.c) ------------------------------------- */
 

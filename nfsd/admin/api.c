@@ -52,6 +52,9 @@ static const struct api_route api_routes[] = {
 	  .handlers = { [ADMIN_METHOD_GET] = admin__alarms_list } },
 	{ .collection = "metrics",
 	  .handlers = { [ADMIN_METHOD_GET] = admin__metrics_get } },
+	{ .collection = "changes",
+	  .handlers = { [ADMIN_METHOD_GET] = admin__changes_get,
+			[ADMIN_METHOD_DELETE] = admin__changes_revert } },
 };
 
 static const char *const api_method_names[ADMIN_METHOD_COUNT] = {
@@ -241,6 +244,28 @@ static bool api_content_json(const char *content_type)
 		content_type[n] == ' ');
 }
 
+/* Runs @handler; a change of the live state holds the changes' lock from
+ * before it reads the state until its overlay is recorded, so that two
+ * changes, or a change and a SIGHUP, never interleave.  The overlay is
+ * recorded after every request that may change something, whatever its
+ * status: a multi-field PATCH can fail after some steps stayed, and an
+ * unchanged overlay is not written again. */
+static void api_serve(struct admin_api *api, admin_handler_fn *handler,
+		      const struct admin_request *req,
+		      struct admin_reply *reply)
+{
+	struct overlay_store *changes = api->ctx.changes;
+
+	if (req->method == ADMIN_METHOD_GET || !changes) {
+		handler(api, req, reply);
+		return;
+	}
+	overlay_store_lock(changes);
+	handler(api, req, reply);
+	admin__changes_record(api, reply);
+	overlay_store_unlock(changes);
+}
+
 void admin__api_handle(struct admin_api *api, const char *method,
 		       const char *url, const char *content_type,
 		       const char *body, size_t len, struct admin_reply *reply)
@@ -292,6 +317,6 @@ void admin__api_handle(struct admin_api *api, const char *method,
 	}
 	req.name = named ? name : NULL;
 	req.body = doc;
-	route->handlers[req.method](api, &req, reply);
+	api_serve(api, route->handlers[req.method], &req, reply);
 	json_decref(doc);
 }

@@ -1,8 +1,8 @@
 /*
  * traffic_api: the read-mostly resources: /flows and /hosts (the traffic
  * counters and effective caps), /caps (the [traffic] caps and scale, which
- * PATCH changes live; they are not persisted: the config holds them at the
- * next start), /alarms (thin provisioning) and /metrics.
+ * PATCH changes live; kept over the config across restarts, as every
+ * change: changes.c), /alarms (thin provisioning) and /metrics.
  */
 #include "nfsd/admin/admin_int.h"
 

@@ -185,5 +185,7 @@ int ctl_hosts_main(const struct ctl_remote *r, int argc, char **argv);
 int ctl_alarms_main(const struct ctl_remote *r, int argc, char **argv);
 int ctl_caps_main(const struct ctl_remote *r, int argc, char **argv);
 int ctl_metrics_main(const struct ctl_remote *r, int argc, char **argv);
+/* `changes [revert]`: the admin API's changes over the config (changes.c) */
+int ctl_changes_main(const struct ctl_remote *r, int argc, char **argv);
 
 #endif

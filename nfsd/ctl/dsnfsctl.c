@@ -55,6 +55,11 @@ static const struct ctl_command ctl_commands[] = {
 	{ .name = "metrics",
 	  .usage = "metrics                   the Prometheus text",
 	  .remote = ctl_metrics_main },
+	{ .name = "changes",
+	  .usage = "changes [revert]          what the API changed over the "
+		   "config\n      (kept across restarts); revert: back to the "
+		   "config, live",
+	  .remote = ctl_changes_main },
 	{ .name = "bill",
 	  .usage = "bill --ledger FILE [--prices FILE] --from TIME --to TIME"
 		   "\n      the explained cost of every pool in [from, to);"
