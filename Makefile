@@ -182,7 +182,8 @@ bench-vmdk: deps-check $(BUILD)/bin/dsvmdk
 	perf/vmdk/bench.sh $(BUILD)/bin/dsvmdk
 
 # 1,024 flows, 100,000 files listed by READDIRPLUS, a 2 TiB VMDK: what
-# dsnfsd holds at scale (docs/scale.md; root, about 4 min).
+# dsnfsd holds at scale, readdir beside nfs-ganesha (docs/scale.md; root,
+# about 5 min).
 bench-scale: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsload $(BUILD)/bin/dsvmdk
 	perf/scale/scale.sh $(BUILD)
 

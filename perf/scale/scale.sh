@@ -11,6 +11,7 @@
 #            1,000: a raw-wire client (calls, bytes per reply, cookies
 #            checked: every name exactly once), nfs-ls (libnfs) and the
 #            kernel client (ls -l in ../shared/kclient, when built);
+#            the same lister against nfs-ganesha (cold, then warm);
 #            dsnfsd CPU and RSS; 10,000 CREATEs over NFS
 #   vmdk     a 2 TiB thin VMDK beside a 16 MiB one: qemu-img / qemu-io over
 #            nfs:// (writes near the end, holes), dsload 8 KiB random r/w on
@@ -35,10 +36,14 @@ RATE=${SCALE_FLOW_IOPS:-5}
 PARTS=${SCALE_PARTS:-flows readdir vmdk}
 KCLIENT=${KCLIENT:-$(pwd)/../shared/kclient}
 
-[ "$(id -u)" = 0 ] || bench_die "needs root (network namespace)"
+[ "$(id -u)" = 0 ] || bench_die "needs root (namespaces)"
 for b in dsnfsd dsload dsvmdk; do
 	[ -x "$BIN/$b" ] || bench_die "no $BIN/$b: make BUILD=$BUILD $BIN/$b"
 done
+# A private mount namespace: nfs-ganesha and its rpcbind get a /run of
+# their own (perf/bench/lib.sh).
+bench_enter_mount_ns "$0" "$@"
+bench_private_run
 BENCH_TMP=$(mktemp -d "${SCALE_DIR:-/var/tmp}/dsnfs-scale.XXXXXX") ||
 	bench_die "cannot make a scratch directory"
 trap bench_cleanup EXIT
@@ -230,6 +235,7 @@ for d, n in (('big', 100000), ('small', 1000)):
 	say "readdir: after the listings: $(rss "$DPID"), peak VmHWM $(kib "$DPID" VmHWM) KiB; dsnfsd log warnings/errors: $(grep -c 'warn\|error' "$BENCH_TMP/dsnfsd.log")"
 	stop_dsnfsd
 	nfsls_trace
+	readdir_ganesha
 }
 
 # libnfs's procedure: run nfs-ls against a traced dsnfsd on the small dir.
@@ -250,6 +256,45 @@ nfsls_trace() {
 	done
 	stop_dsnfsd
 	say "readdir: every call nfs-ls made, in the trace: $(grep -o 'nfs [A-Z]*' "$BENCH_TMP/dsnfsd.log" | sort | uniq -c | sort -rn | awk '{printf "%s %s, ", $3, $1}')"
+}
+
+# The same directories listed from nfs-ganesha (FSAL VFS, as Debian ships
+# it, in a network namespace of its own with rpcbind): the raw-wire
+# lister twice (cold, then with Ganesha's MDCACHE warm) and nfs-ls.
+readdir_ganesha() {
+	if ! command -v ganesha.nfsd >/dev/null; then
+		say "readdir: nfs-ganesha not installed (apt-get install nfs-ganesha nfs-ganesha-vfs rpcbind); skipped"
+		return 0
+	fi
+	local nsg out c0 c1 dir n pass
+	bench_ns_new nsg
+	bench_start_ganesha "$nsg" "$BENCH_TMP/rd/ds1"
+	printf '%-34s %-6s %8s %6s %10s %9s %8s %9s %s\n' "nfs-ganesha 4.3 (FSAL VFS)" dir entries calls \
+		entries/s B/reply srv-cpu-s "cpu-us/e" RSS-KiB >"$BENCH_TMP/rdg.table"
+	for dir in small big; do
+		n=1000
+		[ $dir = big ] && n=100000
+		for pass in cold warm; do
+			c0=$(bench_cpu_ticks "$GANESHA_PID")
+			out=$(bench_in_ns "$nsg" python3 perf/scale/lsplus.py list 2049 20048 /bench $dir $n 32768 32768 1 | tail -1)
+			c1=$(bench_cpu_ticks "$GANESHA_PID")
+			echo "ganesha-$dir-$pass $out" >>"$BENCH_TMP/rd.raw"
+			awk -v o="$out" -v d=$dir -v c=$((c1 - c0)) -v hz="$HZ" -v p="raw wire, $pass" -v r="$(kib "$GANESHA_PID" VmRSS)" 'BEGIN {
+				n = split(o, kv, " "); for (i = 1; i <= n; i++) { split(kv[i], q, "="); v[q[1]] = q[2] }
+				printf "%-34s %-6s %8d %6d %10d %9d %8.2f %9.2f %s\n", p, d, v["entries"], v["calls"], v["entries_per_s"], v["bytes_per_reply"], c / hz, c / hz * 1e6 / v["entries"], r }' >>"$BENCH_TMP/rdg.table"
+		done
+		c0=$(bench_cpu_ticks "$GANESHA_PID")
+		out=$(bench_in_ns "$nsg" nfs-ls "nfs://127.0.0.1/bench/$dir" | grep -c ' f[0-9]')
+		c1=$(bench_cpu_ticks "$GANESHA_PID")
+		printf '%-34s %-6s %8d %6s %10s %9s %8.2f %9.2f %s\n' "nfs-ls (libnfs), warm" $dir "$out" - - - \
+			"$(calc "($c1 - $c0) / $HZ")" "$(calc "($c1 - $c0) / $HZ * 1000000 / $out")" \
+			"$(kib "$GANESHA_PID" VmRSS)" >>"$BENCH_TMP/rdg.table"
+	done
+	cat "$BENCH_TMP/rdg.table"
+	say "readdir: CHECK nfs-ganesha listings, every name exactly once: $(awk '/^ganesha/ { for (i = 2; i <= NF; i++) if ($i ~ /^names_ok=/) { sub("names_ok=", "", $i); printf "%s %s; ", $1, $i } }' "$BENCH_TMP/rd.raw")"
+	bench_stop_pid "$GANESHA_PID"
+	bench_stop_pid "$RPCBIND_PID"
+	bench_stop_pid "$nsg"
 }
 
 # The Linux kernel client (a QEMU guest; shared/kclient) runs ls -l on
