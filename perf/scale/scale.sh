@@ -40,8 +40,13 @@ KCLIENT=${KCLIENT:-$(pwd)/../shared/kclient}
 for b in dsnfsd dsload dsvmdk; do
 	[ -x "$BIN/$b" ] || bench_die "no $BIN/$b: make BUILD=$BUILD $BIN/$b"
 done
-# A private mount namespace: nfs-ganesha and its rpcbind get a /run of
-# their own (perf/bench/lib.sh).
+# The peer of the READDIRPLUS comparison (bench-only packages, as make
+# bench installs them).  Then a private mount namespace: nfs-ganesha and
+# its rpcbind get a /run of their own (perf/bench/lib.sh).
+if [ "${BENCH_IN_MOUNT_NS:-0}" != 1 ]; then
+	bench_install_packages nfs-ganesha nfs-ganesha-vfs rpcbind qemu-utils \
+		qemu-block-extra libnfs-utils
+fi
 bench_enter_mount_ns "$0" "$@"
 bench_private_run
 BENCH_TMP=$(mktemp -d "${SCALE_DIR:-/var/tmp}/dsnfs-scale.XXXXXX") ||
