@@ -71,7 +71,8 @@ UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_BINS := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 .PHONY: all run test unit deps deps-check fuzz fuzz-build fuzz-bins format \
-	format-check clean nfsd vmdk lab bench bench-profile bench-vmdk soak abuse
+	format-check clean nfsd vmdk lab bench bench-profile bench-vmdk bench-scale \
+	soak abuse
 .DEFAULT_GOAL := all
 
 all: deps-check $(PROGS) $(UNIT_BINS)
@@ -179,6 +180,12 @@ bench-profile: deps-check $(BUILD)/bin/dsnfsd
 # VMDK provisioning and clones (docs/dsvmdk.md); needs ~14 GiB in /var/tmp.
 bench-vmdk: deps-check $(BUILD)/bin/dsvmdk
 	perf/vmdk/bench.sh $(BUILD)/bin/dsvmdk
+
+# 1,024 flows, 100,000 files listed by READDIRPLUS, a 2 TiB VMDK: what
+# dsnfsd holds at scale, readdir beside nfs-ganesha (docs/scale.md; root,
+# about 5 min).
+bench-scale: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsload $(BUILD)/bin/dsvmdk
+	perf/scale/scale.sh $(BUILD)
 
 # A well-behaved client alone and beside 1,000 idle connections, clients
 # that never read their replies and 10,000 connects (ABUSE_SECONDS).

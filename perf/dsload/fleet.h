@@ -25,7 +25,8 @@
 #include "perf/dsload/srvview.h"
 #include "perf/dsload/stats.h"
 
-#define FLEET_DS_MAX 16
+/* 32 hosts x 32 datastores is the 1,000-flow scale test (docs/scale.md). */
+#define FLEET_DS_MAX 64
 #define FLEET_NAME_MAX 64
 #define FLEET_HOSTS_MAX 254
 #define FLEET_THREADS_MAX 64

@@ -3,7 +3,10 @@
  * (docs/dsload.md).  main parses argv and hands over to a command.
  */
 #include <curl/curl.h>
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
 
 #include "perf/dsload/opts.h"
 #include "perf/dsload/profile.h"
@@ -33,9 +36,27 @@ static int dsload_main(int argc, char **argv)
 	return run_main(&o);
 }
 
+/* Every flow is a socket: 32 hosts x 32 datastores pass the usual soft
+ * limit of 1024 descriptors, so use all that the hard limit allows. */
+static void dsload_fd_limit_raise(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			fprintf(stderr,
+				"dsload: cannot raise the descriptor limit: "
+				"%s\n",
+				strerror(errno));
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int status;
+
+	dsload_fd_limit_raise();
 
 	/* Before any thread: curl_global_init() is not thread-safe. */
 	curl_global_init(CURL_GLOBAL_DEFAULT);

@@ -19,6 +19,9 @@
 #include "perf/dsload/server.h"
 
 #define PROFILE_PATH_MAX (2 * OPTS_PATH_MAX + 64)
+/* Datastores ds1..dsN assumed on a server given by its ports (no
+ * --server-config): the most a profile scenario may name. */
+#define PROFILE_DS_DEFAULT 16
 
 struct profile_result {
 	bool ran;
@@ -371,7 +374,7 @@ int profile_main(const struct dsload_opts *o)
 		}
 		profile_base_from_server(c, &sp);
 	} else if (!o->datastores_named) {
-		opts_datastores_count(&c->base, FLEET_DS_MAX);
+		opts_datastores_count(&c->base, PROFILE_DS_DEFAULT);
 	}
 	run_signals_block();
 	for (size_t i = 0; i < p->n; i++) {
