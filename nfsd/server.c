@@ -78,6 +78,7 @@ static int server_open_exports(struct server *srv, const struct config *cfg,
 				       errlen);
 		if (err)
 			return err;
+		exp->store->group_commit = cfg->group_commit;
 		srv->exports.count++;
 		log_info("export: /%s -> %s (fsid %u%s)", ds->name, ds->path,
 			 exp->id, ds->read_only ? ", read-only" : "");

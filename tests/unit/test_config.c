@@ -86,6 +86,7 @@ static void test_config_defaults(void **state)
 	assert_int_equal(c->portmap_port, 111);
 	assert_int_equal(c->workers, 0);
 	assert_int_equal(c->work_threads, 4);
+	assert_true(c->group_commit);
 	assert_string_equal(c->state_dir, "var/state");
 	assert_false(c->trace);
 	assert_int_equal(c->max_record_bytes, 1024 * 1024 + 4096);
@@ -103,6 +104,7 @@ static const char full_conf[] = "; dsnfsd test configuration\n"
 				"portmap_port = 1111\n"
 				"workers = 2\n"
 				"work_threads = 3\n"
+				"group_commit = false\n"
 				"state_dir = /tmp/dsnfs-state\n"
 				"trace = yes\n"
 				"max_record_bytes = 65536\n"
@@ -134,6 +136,7 @@ static void test_config_full_file_loads(void **state)
 	assert_int_equal(c->portmap_port, 1111);
 	assert_int_equal(c->workers, 2);
 	assert_int_equal(c->work_threads, 3);
+	assert_false(c->group_commit);
 	assert_string_equal(c->state_dir, "/tmp/dsnfs-state");
 	assert_true(c->trace);
 	assert_int_equal(c->max_record_bytes, 65536);
@@ -176,8 +179,8 @@ static void test_config_file_on_disk_loads(void **state)
 
 	snprintf(text, sizeof(text), "%s[server]\nnfs_port = x\n", full_conf);
 	assert_int_equal(load_file(f, text), -EINVAL);
-	/* Line 27 of the file, named by its own path. */
-	assert_non_null(strstr(f->err, ":27: [server] nfs_port: invalid "
+	/* Line 28 of the file, named by its own path. */
+	assert_non_null(strstr(f->err, ":28: [server] nfs_port: invalid "
 				       "value 'x'"));
 	assert_memory_equal(f->err, "/tmp/test_config_", 17);
 	assert_int_equal(f->cfg.ndatastores, 2);
