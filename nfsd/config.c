@@ -25,7 +25,7 @@ void config_defaults(struct config *cfg)
 	cfg->mount_port = 20048;
 	cfg->portmap_port = 111;
 	cfg->workers = 0;
-	cfg->work_threads = 4;
+	cfg->work_threads = 16;
 	cfg->group_commit = true;
 	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "var/state");
 	cfg->max_record_bytes = 1024 * 1024 + 4096;

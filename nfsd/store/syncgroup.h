@@ -48,7 +48,7 @@ typedef int (*store_sync_fn)(void *arg, enum store_stable level);
 /* One file's group.  Fields are the module's, under @lock. */
 struct store_syncgroup {
 	pthread_mutex_t lock;
-	pthread_cond_t done;
+	pthread_cond_t done[2]; /* by round parity, see syncgroup.c */
 	uint64_t started; /* rounds started; the current one's number */
 	uint64_t finished; /* rounds finished (in order: one at a time) */
 	bool running; /* round @started is in flight */

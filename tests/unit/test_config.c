@@ -85,7 +85,7 @@ static void test_config_defaults(void **state)
 	assert_int_equal(c->mount_port, 20048);
 	assert_int_equal(c->portmap_port, 111);
 	assert_int_equal(c->workers, 0);
-	assert_int_equal(c->work_threads, 4);
+	assert_int_equal(c->work_threads, 16);
 	assert_true(c->group_commit);
 	assert_string_equal(c->state_dir, "var/state");
 	assert_false(c->trace);
