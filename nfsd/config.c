@@ -25,7 +25,8 @@ void config_defaults(struct config *cfg)
 	cfg->mount_port = 20048;
 	cfg->portmap_port = 111;
 	cfg->workers = 0;
-	cfg->work_threads = 4;
+	cfg->work_threads = 16;
+	cfg->group_commit = true;
 	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "var/state");
 	cfg->max_record_bytes = 1024 * 1024 + 4096;
 	cfg->max_inflight_per_conn = 128;
@@ -232,6 +233,8 @@ static int config_server_key(struct config *cfg, const char *key,
 		cfg->read_zero_copy_min_bytes = (uint32_t)v;
 		return 0;
 	}
+	if (!strcmp(key, "group_commit"))
+		return config_parse_bool(value, &cfg->group_commit);
 	if (!strcmp(key, "workers")) {
 		if (config_parse_uint(value, 256, &v))
 			return -EINVAL;

@@ -3,7 +3,8 @@
  * INI (parsed by libinih):
  *
  *   [server]            listen, nfs_port, mount_port, portmap_port (or off),
- *                       workers, work_threads, state_dir, trace,
+ *                       workers, work_threads, group_commit,
+ *                       state_dir, trace,
  *                       max_record_bytes, max_inflight_per_conn,
  *                       max_output_bytes_per_conn, max_conns,
  *                       max_conns_per_host, idle_timeout_ms,
@@ -59,6 +60,8 @@ struct config {
 	int portmap_port; /* CONFIG_PORT_OFF: no portmapper at all */
 	unsigned workers; /* event loops; 0: one per core */
 	unsigned work_threads;
+	/* Concurrent stable writes of one file share one sync (true). */
+	bool group_commit;
 	char state_dir[4096];
 	bool trace;
 	uint32_t max_record_bytes;

@@ -56,6 +56,7 @@ static int server_open_exports(struct server *srv, const struct config *cfg,
 		return err;
 	}
 	snprintf(srv->state_dir, sizeof(srv->state_dir), "%s", cfg->state_dir);
+	srv->group_commit = cfg->group_commit;
 	return server__exports_open(srv, cfg, errbuf, errlen);
 }
 

@@ -50,6 +50,8 @@ static int server_export_open(struct server *srv, struct export *exp,
 			      const struct config_datastore *ds, char *errbuf,
 			      size_t errlen)
 {
+	int err;
+
 	memset(exp, 0, sizeof(*exp));
 	snprintf(exp->name, sizeof(exp->name), "%s", ds->name);
 	snprintf(exp->path, sizeof(exp->path), "/%s", ds->name);
@@ -58,8 +60,11 @@ static int server_export_open(struct server *srv, struct export *exp,
 	server_export_options_set(exp, ds);
 	/* The state_dir of the start: it holds the secret that signs the
 	 * handles of every export. */
-	return store_local_open(ds->name, ds->path, exp->id, srv->state_dir,
-				&exp->store, errbuf, errlen);
+	err = store_local_open(ds->name, ds->path, exp->id, srv->state_dir,
+			       &exp->store, errbuf, errlen);
+	if (!err)
+		exp->store->group_commit = srv->group_commit;
+	return err;
 }
 
 static void server_export_log(const char *what, const struct export *exp)

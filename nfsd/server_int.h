@@ -22,6 +22,7 @@ struct server {
 	struct export_table exports; /* server_exports.c */
 	bool exports_lock_init;
 	char state_dir[4096]; /* of the start: a reload keeps it */
+	bool group_commit; /* [server] group_commit of the start */
 	/* One per export slot (CONFIG_MAX_DATASTORES): exports[i].quota. */
 	struct quota *quotas;
 	/* Initialised ones = published exports (atomic; changed under

@@ -1,7 +1,10 @@
 /*
  * work: a plain FIFO of requests under one mutex and condition variable.
  * Blocking work is rare next to the loop's own work (syncs, directory
- * scans), so one queue shared by a few threads is enough.
+ * scans), so one queue shared by the threads is enough.  A stable WRITE
+ * or COMMIT keeps its thread while it waits for its file's group sync
+ * (store/syncgroup.h): the threads bound how many writes one sync round
+ * can cover, hence 16 by default ([server] work_threads).
  */
 #include "nfsd/rpc/work.h"
 

@@ -484,6 +484,7 @@ int store_local_open(const char *name, const char *path, uint32_t export_id,
 	sl->root_fd = -1;
 	sl->base.ops = &store_local_ops;
 	sl->base.export_id = export_id;
+	sl->base.group_commit = true;
 	if (strlen(name) >= sizeof(sl->base.name)) {
 		err = -ENAMETOOLONG;
 		store_local_err(errbuf, errlen, path, "datastore name", err);

@@ -97,6 +97,23 @@ int store_file_ref_pread(const struct store_file_ref *ref, uint64_t off_bytes,
 	return err;
 }
 
+/* store_sync_fn on the object's read/write descriptor. */
+static int store_local_sync_fd(void *arg, enum store_stable level)
+{
+	int fd = (int)(intptr_t)arg;
+	int rc;
+
+	rc = level == STORE_FILE_SYNC ? fsync(fd) : fdatasync(fd);
+	return rc != 0 ? -errno : 0;
+}
+
+static int store_local_sync(struct store *st, struct store_obj *obj, int fd,
+			    enum store_stable level)
+{
+	return store__syncgroup_sync(&obj->sync, level, st->group_commit,
+				     store_local_sync_fd, (void *)(intptr_t)fd);
+}
+
 int store__local_write(struct store *st, struct store_obj *obj,
 		       uint64_t off_bytes, const void *buf, uint32_t count,
 		       enum store_stable stable)
@@ -105,7 +122,6 @@ int store__local_write(struct store *st, struct store_obj *obj,
 	int err;
 	int fd;
 
-	(void)st;
 	err = store__obj_io_fd(obj, &fd, &write_err);
 	if (err) {
 		return err;
@@ -120,13 +136,10 @@ int store__local_write(struct store *st, struct store_obj *obj,
 	if (err) {
 		return err;
 	}
-	if (stable == STORE_DATA_SYNC && fdatasync(fd) != 0) {
-		return -errno;
+	if (stable == STORE_UNSTABLE) {
+		return 0;
 	}
-	if (stable == STORE_FILE_SYNC && fsync(fd) != 0) {
-		return -errno;
-	}
-	return 0;
+	return store_local_sync(st, obj, fd, stable);
 }
 
 int store__local_commit(struct store *st, struct store_obj *obj,
@@ -136,15 +149,11 @@ int store__local_commit(struct store *st, struct store_obj *obj,
 	int err;
 	int fd;
 
-	(void)st;
 	(void)off_bytes;
 	(void)count;
 	err = store__obj_io_fd(obj, &fd, &write_err);
 	if (err) {
 		return err;
 	}
-	if (fdatasync(fd) != 0) {
-		return -errno;
-	}
-	return 0;
+	return store_local_sync(st, obj, fd, STORE_DATA_SYNC);
 }

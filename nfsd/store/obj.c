@@ -3,7 +3,15 @@
  * between the fcache and the requests using it.  An object holds an O_PATH
  * descriptor (it never follows a symlink and opens nothing with side
  * effects: no FIFO blocks, no device driver runs) and, for a regular file,
- * a read/write descriptor opened on first use.
+ * a read/write descriptor opened on first use, and the sync group
+ * (syncgroup.h) that lets concurrent stable writers of that descriptor
+ * share one fsync.  Every request resolving the same handle while the
+ * object is cached shares it, whatever its connection or loop; an object
+ * evicted from the fcache (or dropped as stale) while in use lives on for
+ * its requests, and the next resolve opens a new object with a new group
+ * and a new descriptor.  The group's sticky error lasts as long as the
+ * object: a reopened descriptor no longer sees a writeback error that an
+ * fsync already reported (errseq_t), so it is lost with the object.
  *
  * Reopening: an O_PATH descriptor can neither read, write, truncate nor
  * chmod.  The store reopens it through its /proc/self/fd/N magic link,
@@ -49,11 +57,18 @@ int store__obj_new(int fd, bool io_fd_rw, const struct stat *stat,
 		   const struct store_fh *fh, struct store_obj **out)
 {
 	struct store_obj *obj;
+	int err;
 
 	obj = calloc(1, sizeof(*obj));
 	if (obj == NULL) {
 		close(fd);
 		return -ENOMEM;
+	}
+	err = store__syncgroup_init(&obj->sync);
+	if (err) {
+		free(obj);
+		close(fd);
+		return err;
 	}
 	atomic_init(&obj->refs, 1);
 	obj->fh = *fh;
@@ -88,6 +103,7 @@ void store__obj_unref(struct store_obj *obj)
 		close(io_fd);
 	}
 	close(obj->fd);
+	store__syncgroup_fini(&obj->sync);
 	free(obj);
 }
 

@@ -242,6 +242,10 @@ struct store {
 	const struct store_ops *ops;
 	char name[64]; /* datastore name, e.g. "ds1" */
 	uint32_t export_id; /* carried in every handle of this store */
+	/* Concurrent stable writes and COMMITs of one file share one sync
+	 * (store/syncgroup.h).  True when opened; set before serving
+	 * ([server] group_commit), read-only afterwards. */
+	bool group_commit;
 };
 
 /*

@@ -17,6 +17,7 @@
 
 #include "nfsd/base.h"
 #include "nfsd/store/store.h"
+#include "nfsd/store/syncgroup.h"
 
 /* ---- full-length I/O (fdio.c) ------------------------------------------ */
 
@@ -121,13 +122,16 @@ struct store_obj {
 	atomic_int io_fd;
 	/* 0, or -errno why io_fd could only be opened read-only. */
 	atomic_int io_write_err;
+	/* Group commit of the stable writes and COMMITs through io_fd. */
+	struct store_syncgroup sync;
 };
 
 /*
  * Makes an object with one reference (the caller's) around @fd, which it
  * takes (closed by the last unref), for the file described by @stat with
  * wire handle @fh.  When @io_fd_rw is true @fd is also its read/write
- * descriptor.  Returns 0 or -ENOMEM (fd closed then too).
+ * descriptor.  Returns 0 or -ENOMEM / -errno of the sync group's init (fd
+ * closed then too).
  */
 int store__obj_new(int fd, bool io_fd_rw, const struct stat *stat,
 		   const struct store_fh *fh, struct store_obj **out);

@@ -85,7 +85,8 @@ static void test_config_defaults(void **state)
 	assert_int_equal(c->mount_port, 20048);
 	assert_int_equal(c->portmap_port, 111);
 	assert_int_equal(c->workers, 0);
-	assert_int_equal(c->work_threads, 4);
+	assert_int_equal(c->work_threads, 16);
+	assert_true(c->group_commit);
 	assert_string_equal(c->state_dir, "var/state");
 	assert_false(c->trace);
 	assert_int_equal(c->max_record_bytes, 1024 * 1024 + 4096);
@@ -105,6 +106,7 @@ static const char full_conf[] = "; dsnfsd test configuration\n"
 				"portmap_port = 1111\n"
 				"workers = 2\n"
 				"work_threads = 3\n"
+				"group_commit = false\n"
 				"state_dir = /tmp/dsnfs-state\n"
 				"trace = yes\n"
 				"max_record_bytes = 65536\n"
@@ -138,6 +140,7 @@ static void test_config_full_file_loads(void **state)
 	assert_int_equal(c->portmap_port, 1111);
 	assert_int_equal(c->workers, 2);
 	assert_int_equal(c->work_threads, 3);
+	assert_false(c->group_commit);
 	assert_string_equal(c->state_dir, "/tmp/dsnfs-state");
 	assert_true(c->trace);
 	assert_int_equal(c->max_record_bytes, 65536);
@@ -182,8 +185,8 @@ static void test_config_file_on_disk_loads(void **state)
 
 	snprintf(text, sizeof(text), "%s[server]\nnfs_port = x\n", full_conf);
 	assert_int_equal(load_file(f, text), -EINVAL);
-	/* Line 29 of the file, named by its own path. */
-	assert_non_null(strstr(f->err, ":29: [server] nfs_port: invalid "
+	/* Line 30 of the file, named by its own path. */
+	assert_non_null(strstr(f->err, ":30: [server] nfs_port: invalid "
 				       "value 'x'"));
 	assert_memory_equal(f->err, "/tmp/test_config_", 17);
 	assert_int_equal(f->cfg.ndatastores, 2);
