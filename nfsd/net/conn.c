@@ -19,6 +19,7 @@
 #include "nfsd/log.h"
 #include "nfsd/sockaddr.h"
 #include "nfsd/net/net_int.h"
+#include "nfsd/rpc/pool.h"
 
 #define CONN_IOV_MAX 64
 
@@ -52,15 +53,22 @@ void net__conn_ref(struct conn *c)
 	c->refs++;
 }
 
+/* Gives a written or dropped reply back to the loop's pool: the one
+ * place output memory is freed (dispatch.h: send takes rpc_bufs). */
+static void conn_out_free(struct conn_out *o)
+{
+	rpc_buf_unref(o->buf);
+	rpc_buf_unref(o->payload);
+	rpc_buf_unref(o);
+}
+
 static void conn_out_free_all(struct conn *c)
 {
 	struct conn_out *o = c->out_head;
 
 	while (o) {
 		struct conn_out *next = o->next;
-		free(o->buf);
-		free(o->payload);
-		free(o);
+		conn_out_free(o);
 		o = next;
 	}
 	c->out_head = c->out_tail = NULL;
@@ -192,9 +200,7 @@ static int conn_flush(struct conn *c)
 			if (!c->out_head)
 				c->out_tail = NULL;
 			c->out_head_off = 0;
-			free(o->buf);
-			free(o->payload);
-			free(o);
+			conn_out_free(o);
 		}
 	}
 	return 0;
@@ -235,14 +241,14 @@ static void conn_tops_send_payload(void *transport, uint8_t *buf, size_t len,
 	struct conn_out *o;
 
 	if (c->state == CONN_CLOSED) {
-		free(buf);
-		free(payload);
+		rpc_buf_unref(buf);
+		rpc_buf_unref(payload);
 		return;
 	}
-	o = malloc(sizeof(*o));
+	o = rpc_buf_alloc(c->worker->pool, sizeof(*o));
 	if (!o) {
-		free(buf);
-		free(payload);
+		rpc_buf_unref(buf);
+		rpc_buf_unref(payload);
 		net__conn_close(c);
 		return;
 	}
@@ -340,8 +346,8 @@ static size_t conn_consume(struct conn *c, const uint8_t *data, size_t len)
 		}
 		if (rc == 0)
 			break;
-		rpc_dispatch_record(c->worker->net->dispatcher, rec, rec_len,
-				    &net__conn_tops, c,
+		rpc_dispatch_pooled(c->worker->net->dispatcher, c->worker->pool,
+				    rec, rec_len, &net__conn_tops, c,
 				    (const struct sockaddr *)&c->peer,
 				    c->peer_len);
 	}
@@ -508,6 +514,7 @@ void net__conn_open(struct worker *w, int fd, const struct sockaddr *peer,
 			sizeof(c->peer_str));
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	rpc_record_init(&c->record, w->net->limits.max_record_bytes);
+	rpc_record_set_pool(&c->record, w->pool);
 	ev_io_init(&c->read_watcher, conn_read_cb, fd, EV_READ);
 	ev_io_init(&c->write_watcher, conn_write_cb, fd, EV_WRITE);
 	ev_init(&c->timer, conn_timer_cb);

@@ -38,11 +38,15 @@ struct worker {
 
 	struct conn *conns; /* every open conn of this loop */
 	uint8_t *read_buf; /* NET_READ_CHUNK; shared by this loop's conns */
+	/* This loop's caches (rpc/pool.h): its requests, replies, output
+	 * entries and record buffers; freed last, when all came back. */
+	struct rpc_pool *pool;
 };
 
 /* Output: a queue of whole replies, written with writev.  A reply is a
  * head (record mark, RPC header, result) and an optional payload (READ
- * data) sent from its own buffer, then the XDR padding. */
+ * data) sent from its own buffer, then the XDR padding.  The entry, buf
+ * and payload are rpc_bufs of the worker's pool (conn_out_free()). */
 struct conn_out {
 	uint8_t *buf;
 	size_t len;

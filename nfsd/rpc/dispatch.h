@@ -6,6 +6,10 @@
  * frees the arguments.  RPC-level errors (PROG_UNAVAIL .. AUTH_ERROR) come
  * from here alone; handlers speak only their program's status codes.
  *
+ * Memory (issue 7): on a loop with an rpc_pool (rpc_dispatch_pooled), the
+ * request, its reply buffer and the record a WRITE's data points into come
+ * from the loop's free lists, so a call in steady state costs no malloc.
+ *
  * Between decoding and the handler, a call its program charges to a
  * datastore (rpc_charge_fn) goes through the dispatcher's admission hook
  * (struct rpc_admission: the traffic model, traffic.h), which may keep it
@@ -74,8 +78,13 @@ struct rpc_proc {
 	/* Not idempotent: a retransmission gets the cached first reply
 	 * (rpc/drc.h) instead of a second execution. */
 	bool non_idempotent;
+	/* The decoded arguments point into the record (WRITE data,
+	 * nfs3__xdr_WRITE3args): the request keeps a reference on the
+	 * record's buffer (or a copy of it) until it is freed. */
+	bool args_borrow_record;
 	/* Optional zero-copy reply (STYLE.md 6, xdr_READ3res_zc): when
-	 * take_payload hands over a buffer (returns owned; 0 bytes = none),
+	 * take_payload hands over a buffer (returns owned, an rpc_buf of
+	 * rpc/pool.h; 0 bytes = none),
 	 * the result is encoded with encode_head, which stops after the
 	 * payload's length word, and the payload follows from its own buffer.
 	 */
@@ -131,7 +140,13 @@ struct request {
 	struct traffic_req tr;
 	void *admit_ctx;
 
+	/* The loop's caches (rpc/pool.h), borrowed; NULL: the heap.  A
+	 * handler may take result buffers from it (rpc_buf_alloc) on the
+	 * loop thread, and gives them back in its release hook. */
+	struct rpc_pool *pool;
+
 	/* Internal to dispatch. */
+	void *rec_held; /* rpc_buf the arguments point into, or NULL */
 	void *args;
 	void *res;
 	void (*work)(struct request *req);
@@ -148,12 +163,14 @@ struct request {
  * defer_done are called on the transport's own loop thread.
  */
 struct rpc_transport_ops {
-	/* Takes @buf (malloc'd): a whole reply of @len bytes, starting with
-	 * RPC_REPLY_MARK_ROOM bytes left free for a record mark when the
-	 * transport is a stream. */
+	/* Takes @buf, an rpc_buf (rpc/pool.h) that the transport gives back
+	 * with rpc_buf_unref() on its loop thread once written: a whole
+	 * reply of @len bytes, starting with RPC_REPLY_MARK_ROOM bytes left
+	 * free for a record mark when the transport is a stream. */
 	void (*send)(void *transport, uint8_t *buf, size_t len);
-	/* Optional: as send, then @payload (taken, malloc'd) of @payload_len
-	 * bytes and its XDR padding, without copying it into @buf. */
+	/* Optional: as send, then @payload (taken, an rpc_buf too) of
+	 * @payload_len bytes and its XDR padding, without copying it into
+	 * @buf. */
 	void (*send_payload)(void *transport, uint8_t *buf, size_t len,
 			     uint8_t *payload, size_t payload_len);
 	/* Closes the connection after a protocol violation. */
@@ -223,6 +240,21 @@ void rpc_dispatch_record(struct rpc_dispatcher *d, const uint8_t *rec,
 			 size_t len, const struct rpc_transport_ops *tops,
 			 void *transport, const struct sockaddr *peer,
 			 socklen_t peer_len);
+
+/*
+ * As rpc_dispatch_record(), for a transport on a loop that owns @pool
+ * (borrowed, must outlive every request of the transport): requests and
+ * reply buffers come from it, and @rec must start an rpc_buf (what
+ * rpc_record_feed() returns), which a request whose arguments point into
+ * it (rpc_proc.args_borrow_record) keeps by reference, not by copy.
+ * Ownership rule: the record bytes of such a request stay untouched until
+ * the request is freed; rpc_record_feed() sees the extra reference and
+ * assembles the next record in a new buffer.
+ */
+void rpc_dispatch_pooled(struct rpc_dispatcher *d, struct rpc_pool *pool,
+			 const uint8_t *rec, size_t len,
+			 const struct rpc_transport_ops *tops, void *transport,
+			 const struct sockaddr *peer, socklen_t peer_len);
 
 /* "ADDR:PORT" of the caller, formatted on first use.  Borrowed from req. */
 const char *request_peer(struct request *req);
