@@ -71,6 +71,7 @@ bench_dsload_all() {
 	for c in seq-read:64k:100:0 seq-write:64k:0:0 rand-read:8k:100:100 \
 		rand-write:8k:0:100; do
 		IFS=: read -r corner bs rd rnd <<<"$c"
+		corner_wanted "$corner" || continue
 		for f in $FLOWS; do
 			echo "dsload $corner $f flows" >&2
 			for rep in $(seq 1 "$REPS"); do

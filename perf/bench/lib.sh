@@ -198,17 +198,25 @@ bench_build_rpcping() {
 # Starts dsnfsd in NS exporting DIR as /bench, with its own portmapper on
 # 111 (the namespace has no rpcbind).  Sets DSNFSD_PID.
 bench_start_dsnfsd() {
-	local ns=$1
-	local dir=$2
-	shift 2
-	mkdir -p "$BENCH_TMP/dsnfsd-state"
-	bench_bg dsnfsd "$ns" "$@" -f -l 127.0.0.1 -p 2049 -m 20048 -P 111 \
-		-s "$BENCH_TMP/dsnfsd-state" -e bench="$dir"
+	bench_start_dsnfsd_as dsnfsd "$@"
 	DSNFSD_PID=$BENCH_BG_PID
-	bench_wait_line "$BENCH_TMP/dsnfsd.out" '^dsnfsd: listening' \
-		"$DSNFSD_PID" || {
-		cat "$BENCH_TMP/dsnfsd.log" >&2
-		bench_die "dsnfsd did not start"
+}
+
+# bench_start_dsnfsd_as NAME NS DIR DSNFSD...: as bench_start_dsnfsd, with
+# its output and state under NAME (a second build beside the first, in
+# another namespace).  Sets BENCH_BG_PID.
+bench_start_dsnfsd_as() {
+	local name=$1
+	local ns=$2
+	local dir=$3
+	shift 3
+	mkdir -p "$BENCH_TMP/$name-state"
+	bench_bg "$name" "$ns" "$@" -f -l 127.0.0.1 -p 2049 -m 20048 -P 111 \
+		-s "$BENCH_TMP/$name-state" -e bench="$dir"
+	bench_wait_line "$BENCH_TMP/$name.out" '^dsnfsd: listening' \
+		"$BENCH_BG_PID" || {
+		cat "$BENCH_TMP/$name.log" >&2
+		bench_die "$name did not start"
 	}
 }
 

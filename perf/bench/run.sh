@@ -16,6 +16,11 @@
 #   BENCH_KEEP_TMP [0]    1 keeps the scratch directory (server logs)
 #   BENCH_NICE     []     e.g. -10: run everything (servers and clients)
 #                         at that nice level, on a machine others load
+#   BENCH_CORNERS  [seq-read seq-write rand-read rand-write] the qemu-img
+#                         and dsload corners to run (RPC NULL always runs)
+#   BENCH_PEER     []     a BUILD_DIR whose dsnfsd runs in Ganesha's place
+#                         (the g columns): two dsnfsd builds side by side,
+#                         d/g = this build / the peer build
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . perf/bench/lib.sh
@@ -28,12 +33,16 @@ FILE_MIB=${BENCH_FILE_MIB:-1024}
 OUT=${BENCH_OUT:-$BUILD/bench}
 DSNFSD=$BUILD/bin/dsnfsd
 DSLOAD=$BUILD/bin/dsload
+CORNERS_WANTED=" ${BENCH_CORNERS:-seq-read seq-write rand-read rand-write} "
+PEER=${BENCH_PEER:-}
 RPCPING=$BUILD/bench/rpcping
 URL=nfs://127.0.0.1/bench/disk.raw
 
 if [ "${BENCH_IN_MOUNT_NS:-0}" != 1 ]; then
 	[ "$(id -u)" = 0 ] || bench_die "needs root (namespaces, apt-get)"
 	[ -x "$DSNFSD" ] || bench_die "no $DSNFSD: make BUILD=$BUILD $DSNFSD"
+	[ -z "$PEER" ] || [ -x "$PEER/bin/dsnfsd" ] ||
+		bench_die "no $PEER/bin/dsnfsd (BENCH_PEER)"
 	[ $((FILE_MIB & (FILE_MIB - 1))) = 0 ] ||
 		bench_die "BENCH_FILE_MIB must be a power of two"
 	bench_install_packages nfs-ganesha nfs-ganesha-vfs rpcbind iperf3 \
@@ -70,7 +79,22 @@ bench_ns_new NS_DSNFSD
 bench_ns_new NS_GANESHA
 bench_ns_new NS_CEIL
 bench_start_dsnfsd "$NS_DSNFSD" "$BENCH_TMP/dsnfsd-export" "$DSNFSD"
-bench_start_ganesha "$NS_GANESHA" "$BENCH_TMP/ganesha-export"
+if [ -n "$PEER" ]; then
+	# The peer build answers in the g columns, as Ganesha would.
+	bench_start_dsnfsd_as peer "$NS_GANESHA" "$BENCH_TMP/ganesha-export" \
+		"$PEER/bin/dsnfsd"
+	GANESHA_PID=$BENCH_BG_PID
+else
+	bench_start_ganesha "$NS_GANESHA" "$BENCH_TMP/ganesha-export"
+fi
+
+# corner_wanted CORNER: true when BENCH_CORNERS names it.
+corner_wanted() {
+	case $CORNERS_WANTED in
+	*" $1 "*) return 0 ;;
+	esac
+	return 1
+}
 
 ns_of() {
 	case $1 in
@@ -105,8 +129,14 @@ echo "dsnfs bench $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPU ($HOST_CPU)," \
 	"$(free -g | awk '/^Mem:/ { print $2 }') GiB, Linux $(uname -r)"
 REV=$(git rev-parse --short HEAD 2>/dev/null)
 git status --porcelain nfsd 2>/dev/null | grep -q . && REV="$REV+uncommitted"
+if [ -n "$PEER" ]; then
+	PEER_SERVER="g = the peer dsnfsd $PEER/bin/dsnfsd (built $(date -u \
+		-r "$PEER/bin/dsnfsd" '+%H:%M UTC')), not Ganesha"
+else
+	PEER_SERVER="nfs-ganesha $(dpkg-query -W -f '${Version}' nfs-ganesha) FSAL VFS"
+fi
 echo "dsnfsd $REV ($DSNFSD built $(date -u -r "$DSNFSD" '+%H:%M UTC'))," \
-	"nfs-ganesha $(dpkg-query -W -f '${Version}' nfs-ganesha) FSAL VFS," \
+	"$PEER_SERVER," \
 	"$(qemu-img --version | head -1)," \
 	"libnfs $(dpkg-query -W -f '${Version}' libnfs13 2>/dev/null || echo '?')"
 echo "file ${FILE_MIB} MiB on $(df --output=fstype "$BENCH_TMP" | tail -1)" \
@@ -209,6 +239,7 @@ rand-read:8192:0:$((SCATTER * 8192)) rand-write:8192:1:$((SCATTER * 8192))"
 
 for c in $CORNERS; do
 	IFS=: read -r corner size write step <<<"$c"
+	corner_wanted "$corner" || continue
 	for f in $FLOWS; do
 		echo "qemu-img bench $corner depth $f" >&2
 		# Warm-up, one per server; it also sizes the measured runs so

@@ -185,7 +185,9 @@ def main():
             fmt(g.cpu(per_op), ".2f") + ("us/op" if per_op else ""),
             fmt(max(sp) * 100 if sp else None, ".0f") + "%",
         ])
-    print("dsnfsd (d) against nfs-ganesha (g); IOPS and MiB/s are means "
+    against = ("the peer dsnfsd build of BENCH_PEER" if os.environ.get(
+        "BENCH_PEER") else "nfs-ganesha")
+    print("dsnfsd (d) against " + against + " (g); IOPS and MiB/s are means "
           "over the runs; ratio = d/g IOPS;")
     print("ceil = fraction of the ceiling (64 KiB: the best TCP stream "
           "MiB/s; 8 KiB and NULL: RPC NULL calls/s at the same flows); "
