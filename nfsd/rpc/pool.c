@@ -33,6 +33,7 @@ struct rpc_pool_free_block {
 
 struct rpc_pool {
 	size_t max_bytes;
+	bool orphaned; /* rpc_pool_free() ran with blocks still out */
 	struct rpc_pool_free_block *free[RPC_POOL_NCLASSES];
 	struct rpc_pool_stats stats;
 };
@@ -66,7 +67,6 @@ void rpc_pool_free(struct rpc_pool *pool)
 {
 	if (!pool)
 		return;
-	assert(pool->stats.outstanding == 0);
 	for (size_t c = 0; c < RPC_POOL_NCLASSES; c++) {
 		while (pool->free[c]) {
 			struct rpc_pool_free_block *b = pool->free[c];
@@ -74,6 +74,14 @@ void rpc_pool_free(struct rpc_pool *pool)
 			pool->free[c] = b->next;
 			free((struct rpc_buf_hdr *)b - 1);
 		}
+	}
+	pool->stats.kept_bytes = 0;
+	pool->stats.kept_blocks = 0;
+	/* A block still out would come back to freed memory: the pool goes
+	 * with the last of them instead. */
+	if (pool->stats.outstanding) {
+		pool->orphaned = true;
+		return;
 	}
 	free(pool);
 }
@@ -179,6 +187,12 @@ void rpc_buf_unref(void *buf)
 		return;
 	}
 	pool->stats.outstanding--;
+	if (pool->orphaned) {
+		free(h);
+		if (pool->stats.outstanding == 0)
+			free(pool);
+		return;
+	}
 	if (h->cls != RPC_BUF_HEAP_CLASS &&
 	    pool->stats.kept_bytes + rpc_pool_block_bytes(h->cls) <=
 		    pool->max_bytes) {

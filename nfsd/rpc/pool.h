@@ -45,8 +45,9 @@ struct rpc_pool_stats {
 /* *out returns owned: rpc_pool_free().  Returns 0 or -ENOMEM. */
 int rpc_pool_new(size_t max_bytes, struct rpc_pool **out);
 
-/* Frees @pool (takes) and the blocks in its free lists.  Every block it
- * handed out must have come back (asserted).  NULL is fine. */
+/* Frees @pool (takes) and the blocks in its free lists.  Blocks still
+ * out keep it (its free lists emptied) until the last comes back, on
+ * one thread.  NULL is fine. */
 void rpc_pool_free(struct rpc_pool *pool);
 
 void rpc_pool_stats_get(const struct rpc_pool *pool,

@@ -187,6 +187,22 @@ static void test_buf_without_a_pool_is_a_heap_block(void **state)
 	rpc_buf_unref(NULL);
 }
 
+/* A pool freed while a block is out lives until that block comes back
+ * (ASan reports a leak or a use after free otherwise). */
+static void test_pool_freed_early_goes_with_its_last_block(void **state)
+{
+	struct rpc_pool *pool;
+	uint8_t *b;
+
+	(void)state;
+	assert_int_equal(rpc_pool_new(RPC_POOL_DEFAULT_MAX_BYTES, &pool), 0);
+	rpc_buf_unref(rpc_buf_alloc(pool, 64)); /* one kept */
+	b = rpc_buf_alloc(pool, 5000);
+	rpc_pool_free(pool);
+	b[4999] = 7;
+	rpc_buf_unref(b);
+}
+
 /* Feeds one whole record of @len bytes of @fill; returns it. */
 static const uint8_t *feed_one(struct rpc_record *rec, uint8_t fill, size_t len)
 {
@@ -247,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_pool_keeps_no_more_than_its_bound),
 		cmocka_unit_test(test_pool_with_no_room_keeps_nothing),
 		cmocka_unit_test(test_pool_large_blocks_bypass_the_lists),
+		cmocka_unit_test(test_pool_freed_early_goes_with_its_last_block),
 		cmocka_unit_test(test_buf_references_keep_it_alive),
 		cmocka_unit_test(test_buf_without_a_pool_is_a_heap_block),
 		cmocka_unit_test(test_record_held_is_not_overwritten),
