@@ -133,6 +133,7 @@ struct alloc_transport {
 	unsigned replies, refs, unrefs;
 	uint32_t last_xid;
 	uint32_t last_status; /* the nfsstat3 word of the last reply */
+	uint8_t last_payload[16]; /* its first payload bytes (READ data) */
 	pthread_mutex_t lock; /* guards done (work threads) */
 	pthread_cond_t cond;
 	struct request *done;
@@ -154,7 +155,11 @@ static void alloc_send_payload(void *transport, uint8_t *buf, size_t len,
 	t->last_status = len > RPC_REPLY_MARK_ROOM + RPC_REPLY_ACCEPTED_LEN
 				 ? rpc_wire_get_u32(p + RPC_REPLY_ACCEPTED_LEN)
 				 : 0;
-	(void)payload_len;
+	if (payload)
+		memcpy(t->last_payload, payload,
+		       payload_len < sizeof(t->last_payload)
+			       ? payload_len
+			       : sizeof(t->last_payload));
 	t->replies++;
 	rpc_buf_unref(buf);
 	rpc_buf_unref(payload);
@@ -436,6 +441,49 @@ static void test_deferred_calls_allocate_nothing_after_warmup(void **state)
 	alloc_assert_steady_state_allocates_nothing(af, FILE_SYNC);
 }
 
+/*
+ * A transport whose records are not rpc_bufs (UDP, rpc_dispatch_record):
+ * a deferred WRITE keeps a copy of its record, so the caller may reuse
+ * its buffer at once.
+ */
+static void test_write_from_a_plain_buffer_keeps_a_copy(void **state)
+{
+	struct alloc_fixture *af = *state;
+	WRITE3args write = {
+		.file = af->file,
+		.offset = 0,
+		.count = 16,
+		.stable = FILE_SYNC,
+		.data = { .data_len = 16,
+			  .data_val = (char *)"0123456789abcdef" },
+	};
+	READ3args read = { .file = af->file, .offset = 0, .count = 16 };
+	unsigned before;
+	struct rpc_wire w;
+	size_t len;
+	XDR xdrs;
+
+	assert_int_equal(rpc_work_pool_new(1, &af->d.work_pool), 0);
+	rpc_wire_call(&w, ++af->xid, 2, NFS3_SERVICE_PROG, NFS3_SERVICE_VERS,
+		      NFSPROC3_WRITE, 0);
+	memcpy(af->msg, w.buf, w.len);
+	xdrmem_create(&xdrs, (char *)af->msg + w.len,
+		      (u_int)(sizeof(af->msg) - w.len), XDR_ENCODE);
+	assert_true(xdr_WRITE3args(&xdrs, &write));
+	len = w.len + xdr_getpos(&xdrs);
+	xdr_destroy(&xdrs);
+	before = af->t.replies;
+	rpc_dispatch_record(&af->d, af->msg, len, &alloc_tops, &af->t,
+			    (const struct sockaddr *)&af->peer,
+			    sizeof(af->peer));
+	/* The caller's buffer is its own again: the data must not change. */
+	memset(af->msg, 'X', len);
+	alloc_finish_deferred(af, before);
+	assert_int_equal(af->t.last_status, NFS3_OK);
+	alloc_call(af, NFSPROC3_READ, (alloc_encode_fn)xdr_READ3args, &read);
+	assert_memory_equal(af->t.last_payload, "0123456789abcdef", 16);
+}
+
 /* The counter itself works: a malloc in the window is seen. */
 static void test_alloc_counter_sees_a_malloc(void **state)
 {
@@ -458,6 +506,9 @@ int main(void)
 			alloc_setup, alloc_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_deferred_calls_allocate_nothing_after_warmup,
+			alloc_setup, alloc_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_write_from_a_plain_buffer_keeps_a_copy,
 			alloc_setup, alloc_teardown),
 	};
 
