@@ -263,7 +263,8 @@ int main(void)
 		cmocka_unit_test(test_pool_keeps_no_more_than_its_bound),
 		cmocka_unit_test(test_pool_with_no_room_keeps_nothing),
 		cmocka_unit_test(test_pool_large_blocks_bypass_the_lists),
-		cmocka_unit_test(test_pool_freed_early_goes_with_its_last_block),
+		cmocka_unit_test(
+			test_pool_freed_early_goes_with_its_last_block),
 		cmocka_unit_test(test_buf_references_keep_it_alive),
 		cmocka_unit_test(test_buf_without_a_pool_is_a_heap_block),
 		cmocka_unit_test(test_record_held_is_not_overwritten),
