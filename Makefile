@@ -3,7 +3,7 @@
 # Sources are found by wildcard, so adding a file to a module needs no edit
 # here.  Libraries (build/lib):
 #   libdsxdr.a   rpcgen output of nfsd/proto/*.x + nfsd/proto/*.c
-#   libdsrpc.a   nfsd/rpc/record.c msg.c: pure, shared with perf/dsload
+#   libdsrpc.a   nfsd/rpc/record.c msg.c pool.c: pure, shared with perf/dsload
 #   libdsnfsd.a  the rest of nfsd/ (not main.c, not nfsd/ctl/)
 #   libvmdk.a    vmdk/ (not dsvmdk.c)
 #   libdsload.a  perf/dsload/ (not main.c): dsload and its unit tests
@@ -34,7 +34,7 @@ GEN_H := $(PROTO_X:nfsd/proto/%.x=$(BUILD)/gen/%.h)
 GEN_C := $(PROTO_X:nfsd/proto/%.x=$(BUILD)/gen/%_xdr.c)
 
 XDR_SRC := $(wildcard nfsd/proto/*.c)
-RPC_SRC := nfsd/rpc/record.c nfsd/rpc/msg.c
+RPC_SRC := nfsd/rpc/record.c nfsd/rpc/msg.c nfsd/rpc/pool.c
 CTL_SRC := $(wildcard nfsd/ctl/*.c)
 NFSD_SRC := $(filter-out nfsd/main.c $(RPC_SRC) $(XDR_SRC) $(CTL_SRC), \
 	$(wildcard nfsd/*.c nfsd/*/*.c))

@@ -23,6 +23,7 @@
 #include "nfsd/log.h"
 #include "nfsd/sockaddr.h"
 #include "nfsd/net/net_int.h"
+#include "nfsd/rpc/pool.h"
 
 #define CONN_IOV_MAX 64
 #define CONN_ZERO_CHUNK 65536 /* zeros sent at once for a short file */
@@ -57,12 +58,13 @@ void net__conn_ref(struct conn *c)
 	c->refs++;
 }
 
-/* Frees one reply: its head, its buffer or its file reference. */
+/* Gives a written or dropped reply back to the loop's pool: its head, its
+ * buffer or its file reference (dispatch.h: send takes rpc_bufs). */
 static void conn_out_free(struct conn_out *o)
 {
-	free(o->buf);
+	rpc_buf_unref(o->buf);
 	rpc_payload_release(&o->payload);
-	free(o);
+	rpc_buf_unref(o);
 }
 
 static void conn_out_free_all(struct conn *c)
@@ -308,13 +310,13 @@ static void conn_tops_send_payload(void *transport, uint8_t *buf, size_t len,
 	struct conn_out *o;
 
 	if (c->state == CONN_CLOSED) {
-		free(buf);
+		rpc_buf_unref(buf);
 		rpc_payload_release(payload);
 		return;
 	}
-	o = malloc(sizeof(*o));
+	o = rpc_buf_alloc(c->worker->pool, sizeof(*o));
 	if (!o) {
-		free(buf);
+		rpc_buf_unref(buf);
 		rpc_payload_release(payload);
 		net__conn_close(c);
 		return;
@@ -418,8 +420,8 @@ static size_t conn_consume(struct conn *c, const uint8_t *data, size_t len)
 		}
 		if (rc == 0)
 			break;
-		rpc_dispatch_record(c->worker->net->dispatcher, rec, rec_len,
-				    &net__conn_tops, c,
+		rpc_dispatch_pooled(c->worker->net->dispatcher, c->worker->pool,
+				    rec, rec_len, &net__conn_tops, c,
 				    (const struct sockaddr *)&c->peer,
 				    c->peer_len);
 	}
@@ -586,6 +588,7 @@ void net__conn_open(struct worker *w, int fd, const struct sockaddr *peer,
 			sizeof(c->peer_str));
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	rpc_record_init(&c->record, w->net->limits.max_record_bytes);
+	rpc_record_set_pool(&c->record, w->pool);
 	ev_io_init(&c->read_watcher, conn_read_cb, fd, EV_READ);
 	ev_io_init(&c->write_watcher, conn_write_cb, fd, EV_WRITE);
 	ev_init(&c->timer, conn_timer_cb);

@@ -15,6 +15,7 @@
 
 #include "nfsd/base.h"
 #include "nfsd/log.h"
+#include "nfsd/rpc/pool.h"
 #include "nfsd/net/net_int.h"
 
 #define LISTENER_UDP_MAX 65536
@@ -43,7 +44,7 @@ static void udp_tops_send(void *transport, uint8_t *buf, size_t len)
 	if (sendto(r->fd, buf + RPC_REPLY_MARK_ROOM, len - RPC_REPLY_MARK_ROOM,
 		   0, r->peer, r->peer_len) < 0)
 		log_debug("net: udp reply lost: %s", strerror(errno));
-	free(buf);
+	rpc_buf_unref(buf);
 }
 
 static void udp_tops_nothing(void *transport)

@@ -12,6 +12,7 @@
 #include "nfsd/base.h"
 #include "nfsd/log.h"
 #include "nfsd/net/net_int.h"
+#include "nfsd/rpc/pool.h"
 
 static void worker_wake_cb(struct ev_loop *loop, ev_async *a, int revents)
 {
@@ -126,6 +127,9 @@ static int worker_start(struct net *net, struct worker *w, unsigned id)
 	w->loop = ev_loop_new(EVFLAG_AUTO);
 	if (!w->read_buf || !w->loop)
 		return -ENOMEM;
+	err = rpc_pool_new(RPC_POOL_DEFAULT_MAX_BYTES, &w->pool);
+	if (err)
+		return err;
 	pthread_mutex_init(&w->lock, NULL);
 	ev_async_init(&w->wake, worker_wake_cb);
 	ev_async_start(w->loop, &w->wake);
@@ -185,6 +189,8 @@ static void worker_free(struct worker *w)
 	ev_loop_destroy(w->loop);
 	pthread_mutex_destroy(&w->lock);
 	free(w->read_buf);
+	/* Last: the requests finished above gave their memory back. */
+	rpc_pool_free(w->pool);
 }
 
 void net_stop(struct net *net)

@@ -38,13 +38,17 @@ struct worker {
 
 	struct conn *conns; /* every open conn of this loop */
 	uint8_t *read_buf; /* NET_READ_CHUNK; shared by this loop's conns */
+	/* This loop's caches (rpc/pool.h): its requests, replies, output
+	 * entries and record buffers; freed last, when all came back. */
+	struct rpc_pool *pool;
 };
 
 /* Output: a queue of whole replies.  A reply is a head (record mark, RPC
  * header, result) and an optional payload (READ data) sent from its own
  * buffer (writev) or from its file (sendfile), then the XDR padding.  Its
  * length is in its record mark before anything of it is sent, so a file
- * that ends early is followed by zeros up to the promised length. */
+ * that ends early is followed by zeros up to the promised length.  The
+ * entry and its head are rpc_bufs of the worker's pool (conn_out_free()). */
 struct conn_out {
 	uint8_t *buf;
 	size_t len;

@@ -193,6 +193,20 @@ int nfs3__fh_dup(struct store *st, const struct store_obj *obj, nfs_fh3 *out)
 	return 0;
 }
 
+_Static_assert(STORE_FH_MAX <= NFS3_FHSIZE,
+	       "a store handle must fit the wire's nfs_fh3");
+
+void nfs3__fh_set(struct store *st, const struct store_obj *obj,
+		  char room[NFS3_FHSIZE], nfs_fh3 *out)
+{
+	struct store_fh sfh;
+
+	st->ops->obj_fh(obj, &sfh);
+	memcpy(room, sfh.data, sfh.len);
+	out->data.data_val = room;
+	out->data.data_len = sfh.len;
+}
+
 void nfs3__fh_free(nfs_fh3 *fh)
 {
 	free(fh->data.data_val);

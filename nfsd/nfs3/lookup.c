@@ -92,8 +92,8 @@ enum rpc_disposition nfs3__proc_setattr(struct request *req, const void *argp,
 /* LOOKUP once the directory is resolved: fills ok (handle and attributes,
  * the handle returns owned in ok->object) and *dir_attr. */
 static int nfs3_lookup_run(const char *name, struct nfs3_file *dir,
-			   LOOKUP3resok *ok, struct store_attr *dir_attr,
-			   bool *have_dir_attr)
+			   LOOKUP3resok *ok, char fh_room[NFS3_FHSIZE],
+			   struct store_attr *dir_attr, bool *have_dir_attr)
 {
 	struct store_obj *obj = NULL;
 	struct store_attr a;
@@ -114,24 +114,22 @@ static int nfs3_lookup_run(const char *name, struct nfs3_file *dir,
 	err = nfs3__name_lookup(dir, name, &obj);
 	if (err)
 		return err;
-	err = nfs3__fh_dup(dir->st, obj, &ok->object);
-	if (err)
-		goto out;
+	nfs3__fh_set(dir->st, obj, fh_room, &ok->object);
 	if (dir->st->ops->getattr(dir->st, obj, &a) == 0)
 		nfs3__post_op_from_attr(&a, &ok->obj_attributes);
 	/* A lookup changes nothing in the directory: its attributes from
 	 * before are its attributes after. */
 	nfs3__post_op_from_attr(dir_attr, &ok->dir_attributes);
-out:
 	dir->st->ops->obj_unref(obj);
-	return err;
+	return 0;
 }
 
 enum rpc_disposition nfs3__proc_lookup(struct request *req, const void *argp,
 				       void *resp)
 {
 	const LOOKUP3args *args = argp;
-	LOOKUP3res *res = resp;
+	struct nfs3_lookup_res *lres = resp;
+	LOOKUP3res *res = &lres->r;
 	LOOKUP3resok ok;
 	struct nfs3_file dir;
 	struct store_attr dir_attr;
@@ -142,13 +140,12 @@ enum rpc_disposition nfs3__proc_lookup(struct request *req, const void *argp,
 	err = nfs3__fh_resolve(req, &args->what.dir, false, &dir);
 	nfs3__hint_name(req, args->what.name);
 	if (!err)
-		err = nfs3_lookup_run(args->what.name, &dir, &ok, &dir_attr,
-				      &have_dir_attr);
+		err = nfs3_lookup_run(args->what.name, &dir, &ok, lres->fh,
+				      &dir_attr, &have_dir_attr);
 	res->status = nfs3__status_from_errno(err);
 	if (res->status == NFS3_OK) {
 		res->LOOKUP3res_u.resok = ok;
 	} else {
-		nfs3__fh_free(&ok.object);
 		memset(&res->LOOKUP3res_u.resfail, 0,
 		       sizeof(res->LOOKUP3res_u.resfail));
 		if (have_dir_attr)
@@ -158,15 +155,6 @@ enum rpc_disposition nfs3__proc_lookup(struct request *req, const void *argp,
 	}
 	nfs3__file_release(&dir);
 	return RPC_REPLY;
-}
-
-void nfs3__lookup_release(struct request *req, void *resp)
-{
-	LOOKUP3res *res = resp;
-
-	(void)req;
-	if (res->status == NFS3_OK)
-		nfs3__fh_free(&res->LOOKUP3res_u.resok.object);
 }
 
 enum rpc_disposition nfs3__proc_access(struct request *req, const void *argp,

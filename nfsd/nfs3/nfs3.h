@@ -19,6 +19,9 @@
 #define NFS3_SERVICE_VERS 3
 /* READ and WRITE payload ceiling: the data<> decode bound of nfs3_prot.x. */
 #define NFS3_SERVICE_IO_MAX_BYTES (1024 * 1024)
+/* The largest rpc_proc.args_size of the NFSv3 table: LOOKUP's arguments
+ * with room for their handle and name (nfs3_int.h). */
+#define NFS3_ARGS_MAX_BYTES 1280
 /* Preferred READDIR size reported by FSINFO (dtpref). */
 #define NFS3_SERVICE_DIR_PREF_BYTES (64 * 1024)
 /* READs from this size on go by sendfile (read_zero_copy_min_bytes). */

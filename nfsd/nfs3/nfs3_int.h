@@ -89,6 +89,14 @@ void nfs3__file_release(struct nfs3_file *f);
  */
 int nfs3__fh_dup(struct store *st, const struct store_obj *obj, nfs_fh3 *out);
 
+/*
+ * Sets @out to the handle of @obj written into @room (borrowed, must
+ * outlive @out; NFS3_FHSIZE bytes, in the result: no allocation).
+ * Nothing to free.
+ */
+void nfs3__fh_set(struct store *st, const struct store_obj *obj,
+		  char room[NFS3_FHSIZE], nfs_fh3 *out);
+
 /* Frees what nfs3__fh_dup() attached to @fh (NULL-safe) and clears it. */
 void nfs3__fh_free(nfs_fh3 *fh);
 
@@ -251,7 +259,6 @@ enum rpc_disposition nfs3__proc_access(struct request *req, const void *argp,
 				       void *resp);
 enum rpc_disposition nfs3__proc_readlink(struct request *req, const void *argp,
 					 void *resp);
-void nfs3__lookup_release(struct request *req, void *resp);
 void nfs3__readlink_release(struct request *req, void *resp);
 
 /* ---- handlers: rw.c ----------------------------------------------- */
@@ -352,8 +359,6 @@ void nfs3__trace_res_readdirplus(const struct request *req, const void *args,
  * holding a NUL byte fails (the call gets GARBAGE_ARGS).  Encode and free
  * as the generated ones.  Return TRUE or FALSE as any xdrproc_t.
  */
-bool_t nfs3__xdr_LOOKUP3args(XDR *xdrs, LOOKUP3args *objp);
-bool_t nfs3__xdr_WRITE3args(XDR *xdrs, WRITE3args *objp);
 bool_t nfs3__xdr_CREATE3args(XDR *xdrs, CREATE3args *objp);
 bool_t nfs3__xdr_MKDIR3args(XDR *xdrs, MKDIR3args *objp);
 bool_t nfs3__xdr_SYMLINK3args(XDR *xdrs, SYMLINK3args *objp);
@@ -362,5 +367,57 @@ bool_t nfs3__xdr_REMOVE3args(XDR *xdrs, REMOVE3args *objp);
 bool_t nfs3__xdr_RMDIR3args(XDR *xdrs, RMDIR3args *objp);
 bool_t nfs3__xdr_RENAME3args(XDR *xdrs, RENAME3args *objp);
 bool_t nfs3__xdr_LINK3args(XDR *xdrs, LINK3args *objp);
+
+/*
+ * The arguments of the common calls as dispatch decodes them (their
+ * rpc_proc.args_size): the wire struct first, so handlers see the RFC
+ * type, then the room its handle (and LOOKUP's name) is decoded into, so
+ * that decoding allocates nothing.  Their decoders point the fields at
+ * that room on XDR_DECODE and free nothing on XDR_FREE (the pointers are
+ * cleared); XDR_ENCODE is the generated routine's.  WRITE's data is not
+ * copied at all: data.data_val borrows the XDR buffer, which must outlive
+ * the arguments (dispatch keeps the record: rpc_proc.args_borrow_record).
+ * Return TRUE or FALSE as any xdrproc_t.
+ */
+struct nfs3_getattr_args {
+	GETATTR3args a;
+	char fh[NFS3_FHSIZE];
+};
+struct nfs3_access_args {
+	ACCESS3args a;
+	char fh[NFS3_FHSIZE];
+};
+struct nfs3_read_args {
+	READ3args a;
+	char fh[NFS3_FHSIZE];
+};
+struct nfs3_commit_args {
+	COMMIT3args a;
+	char fh[NFS3_FHSIZE];
+};
+struct nfs3_write_args {
+	WRITE3args a;
+	char fh[NFS3_FHSIZE];
+};
+/* LOOKUP also refuses a name holding a NUL byte (as the decoders above). */
+struct nfs3_lookup_args {
+	LOOKUP3args a;
+	char fh[NFS3_FHSIZE];
+	char name[NFS3_NAMELEN_BOUND + 1];
+};
+
+/* LOOKUP's result as dispatch allocates it (rpc_proc.res_size): the
+ * handle it returns is written into fh (nfs3__fh_set), not allocated. */
+struct nfs3_lookup_res {
+	LOOKUP3res r;
+	char fh[NFS3_FHSIZE];
+};
+
+bool_t nfs3__xdr_GETATTR3args(XDR *xdrs, struct nfs3_getattr_args *objp);
+bool_t nfs3__xdr_ACCESS3args(XDR *xdrs, struct nfs3_access_args *objp);
+bool_t nfs3__xdr_READ3args(XDR *xdrs, struct nfs3_read_args *objp);
+bool_t nfs3__xdr_COMMIT3args(XDR *xdrs, struct nfs3_commit_args *objp);
+bool_t nfs3__xdr_WRITE3args(XDR *xdrs, struct nfs3_write_args *objp);
+bool_t nfs3__xdr_LOOKUP3args(XDR *xdrs, struct nfs3_lookup_args *objp);
 
 #endif

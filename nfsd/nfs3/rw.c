@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "nfsd/nfs3/nfs3_int.h"
+#include "nfsd/rpc/pool.h"
 
 /* Largest offset + count a file reaches; FSINFO maxfilesize. */
 #define NFS3_MAX_FILE_BYTES ((uint64_t)INT64_MAX)
@@ -61,13 +62,15 @@ static int nfs3_read_store(struct request *req, const READ3args *args,
 	char *buf;
 	int err;
 
-	buf = malloc(count ? count : 1);
+	/* From the loop's pool (rpc/pool.h), given back by the release hook
+	 * or, when sent from its own buffer, by the transport. */
+	buf = rpc_buf_alloc(req->pool, count ? count : 1);
 	if (!buf)
 		return -ENOMEM;
 	err = f->st->ops->read(f->st, f->obj, args->offset, buf, count, &nread,
 			       &eof);
 	if (err) {
-		free(buf);
+		rpc_buf_unref(buf);
 		return err;
 	}
 	ok->data.data_val = buf;
@@ -116,7 +119,7 @@ static int nfs3_read_fd(struct request *req, const READ3args *args,
 		req->payload_bytes = count;
 		return 0;
 	}
-	buf = malloc(count ? count : 1);
+	buf = rpc_buf_alloc(req->pool, count ? count : 1);
 	if (!buf) {
 		ref.unref(ref.ref);
 		return -ENOMEM;
@@ -124,7 +127,7 @@ static int nfs3_read_fd(struct request *req, const READ3args *args,
 	err = store_file_ref_pread(&ref, args->offset, buf, count, &nread);
 	ref.unref(ref.ref);
 	if (err) {
-		free(buf);
+		rpc_buf_unref(buf);
 		return err;
 	}
 	ok->data.data_val = buf;
@@ -191,7 +194,7 @@ void nfs3__read_release(struct request *req, void *resp)
 
 	(void)req;
 	if (res->status == NFS3_OK) {
-		free(res->READ3res_u.resok.data.data_val);
+		rpc_buf_unref(res->READ3res_u.resok.data.data_val);
 		res->READ3res_u.resok.data.data_val = NULL;
 	}
 }

@@ -3,7 +3,8 @@
  * checks follows the RFC: RPC version, credentials, program, version,
  * procedure, then the arguments (GARBAGE_ARGS).  A request owns its decoded
  * arguments and its result until the reply is encoded; then the procedure's
- * release hook and xdr_free give everything back (STYLE.md 4).
+ * release hook and xdr_free give everything back (STYLE.md 4).  Requests
+ * and reply buffers are rpc_bufs of the transport's loop pool (pool.h).
  */
 #include "nfsd/rpc/dispatch.h"
 
@@ -21,9 +22,15 @@
 #include "nfsd/rpc/auth.h"
 #include "nfsd/rpc/drc.h"
 #include "nfsd/rpc/msg.h"
+#include "nfsd/rpc/pool.h"
 #include "nfsd/rpc/work.h"
 
 #define DISPATCH_DRC_HASH_BYTES 256
+/* A reply is first encoded into a buffer this big (every reply of NULL,
+ * GETATTR, ACCESS, LOOKUP, READ's head, WRITE and COMMIT fits: LOOKUP's,
+ * the largest, is 276 bytes), and sized with xdr_sizeof() only when it
+ * does not fit: sizing first encodes every reply twice. */
+#define DISPATCH_REPLY_TRY_BYTES 512
 
 static uint64_t dispatch_now_ns(void)
 {
@@ -49,20 +56,33 @@ const char *request_peer(struct request *req)
 	return req->peer_str;
 }
 
-/* Sends a reply that is only a header: RPC-level errors. */
-static void dispatch_send_header(const struct rpc_transport_ops *tops,
-				 void *transport, const uint8_t *hdr,
-				 size_t hdr_len)
+/* Where a call came from and where its memory comes from. */
+struct dispatch_origin {
+	struct rpc_pool *pool; /* NULL: the heap */
+	bool rec_is_buf; /* the record starts an rpc_buf */
+	const struct rpc_transport_ops *tops;
+	void *transport;
+	const struct sockaddr *peer;
+	socklen_t peer_len;
+};
+
+/* Sends @len bytes of @bytes (borrowed) as a reply, copied after the mark
+ * room into a buffer of @pool: RPC-level errors and replayed replies. */
+static void dispatch_send_copy(struct rpc_pool *pool,
+			       const struct rpc_transport_ops *tops,
+			       void *transport, const uint8_t *bytes,
+			       size_t len)
 {
-	uint8_t *buf = malloc(RPC_REPLY_MARK_ROOM + hdr_len);
+	uint8_t *buf = rpc_buf_alloc(pool, RPC_REPLY_MARK_ROOM + len);
 
 	if (!buf)
 		return;
-	memcpy(buf + RPC_REPLY_MARK_ROOM, hdr, hdr_len);
-	tops->send(transport, buf, RPC_REPLY_MARK_ROOM + hdr_len);
+	memcpy(buf + RPC_REPLY_MARK_ROOM, bytes, len);
+	tops->send(transport, buf, RPC_REPLY_MARK_ROOM + len);
 }
 
-static void dispatch_reply_accepted(const struct rpc_transport_ops *tops,
+static void dispatch_reply_accepted(struct rpc_pool *pool,
+				    const struct rpc_transport_ops *tops,
 				    void *transport, uint32_t xid,
 				    enum rpc_accept_stat stat, uint32_t low,
 				    uint32_t high)
@@ -71,10 +91,11 @@ static void dispatch_reply_accepted(const struct rpc_transport_ops *tops,
 	size_t n = rpc_reply_accepted_encode(hdr, sizeof(hdr), xid, stat, low,
 					     high);
 
-	dispatch_send_header(tops, transport, hdr, n);
+	dispatch_send_copy(pool, tops, transport, hdr, n);
 }
 
-static void dispatch_reply_denied(const struct rpc_transport_ops *tops,
+static void dispatch_reply_denied(struct rpc_pool *pool,
+				  const struct rpc_transport_ops *tops,
 				  void *transport, uint32_t xid,
 				  enum rpc_reject_stat stat,
 				  enum rpc_auth_stat why)
@@ -82,7 +103,7 @@ static void dispatch_reply_denied(const struct rpc_transport_ops *tops,
 	uint8_t hdr[24];
 	size_t n = rpc_reply_denied_encode(hdr, sizeof(hdr), xid, stat, why);
 
-	dispatch_send_header(tops, transport, hdr, n);
+	dispatch_send_copy(pool, tops, transport, hdr, n);
 }
 
 static const char *const dispatch_accept_names[] = {
@@ -171,29 +192,64 @@ static bool dispatch_drc_check(struct rpc_dispatcher *d, struct request *req,
 			 req->xid, req->program->name, req->desc->name,
 			 verdict == DRC_REPLAY ? "replayed from the DRC"
 					       : "dropped: first copy runs");
-	if (verdict == DRC_REPLAY)
-		req->tops->send(req->transport, reply, reply_len);
+	if (verdict == DRC_REPLAY) {
+		/* The DRC's copy includes the mark room. */
+		dispatch_send_copy(req->pool, req->tops, req->transport,
+				   reply + RPC_REPLY_MARK_ROOM,
+				   reply_len - RPC_REPLY_MARK_ROOM);
+		free(reply);
+	}
 	return true;
 }
 
-static struct request *dispatch_request_new(const struct rpc_proc *desc)
+static struct request *dispatch_request_new(struct rpc_pool *pool,
+					    const struct rpc_proc *desc)
 {
 	size_t args_off = (sizeof(struct request) + 15) & ~(size_t)15;
 	size_t res_off = (args_off + desc->args_size + 15) & ~(size_t)15;
-	struct request *req = calloc(1, res_off + desc->res_size);
+	struct request *req = rpc_buf_zalloc(pool, res_off + desc->res_size);
 
 	if (!req)
 		return NULL;
+	req->pool = pool;
 	req->args = (uint8_t *)req + args_off;
 	req->res = (uint8_t *)req + res_off;
 	return req;
 }
 
-void rpc_dispatch_record(struct rpc_dispatcher *d, const uint8_t *rec,
-			 size_t len, const struct rpc_transport_ops *tops,
-			 void *transport, const struct sockaddr *peer,
-			 socklen_t peer_len)
+/*
+ * The record bytes the arguments will point into, kept for the life of
+ * @req: a reference on the transport's record buffer, or a copy.  Returns
+ * the bytes to decode, NULL when out of memory.
+ */
+static const uint8_t *dispatch_hold_record(struct request *req,
+					   const struct dispatch_origin *o,
+					   const uint8_t *rec, size_t len)
 {
+	uint8_t *copy;
+
+	if (o->rec_is_buf) {
+		rpc_buf_ref((void *)rec);
+		req->rec_held = (void *)rec;
+		return rec;
+	}
+	copy = rpc_buf_alloc(o->pool, len ? len : 1);
+	if (!copy)
+		return NULL;
+	memcpy(copy, rec, len);
+	req->rec_held = copy;
+	return copy;
+}
+
+static void dispatch_common(struct rpc_dispatcher *d,
+			    const struct dispatch_origin *o, const uint8_t *rec,
+			    size_t len)
+{
+	const struct rpc_transport_ops *tops = o->tops;
+	void *transport = o->transport;
+	const struct sockaddr *peer = o->peer;
+	socklen_t peer_len = o->peer_len;
+	struct rpc_pool *pool = o->pool;
 	struct rpc_call_header call;
 	const struct rpc_program *prog;
 	const struct rpc_proc *desc;
@@ -222,14 +278,14 @@ void rpc_dispatch_record(struct rpc_dispatcher *d, const uint8_t *rec,
 	}
 	if (call.rpcvers != RPC_MSG_RPCVERS) {
 		dispatch_trace_rpc_error(d, peer, &call, "RPC_MISMATCH");
-		dispatch_reply_denied(tops, transport, call.xid,
+		dispatch_reply_denied(pool, tops, transport, call.xid,
 				      RPC_REJECT_RPC_MISMATCH, RPC_AUTH_OK);
 		return;
 	}
 	auth = rpc_auth_parse(&call, &cred);
 	if (auth != RPC_AUTH_OK) {
 		dispatch_trace_rpc_error(d, peer, &call, "AUTH_ERROR");
-		dispatch_reply_denied(tops, transport, call.xid,
+		dispatch_reply_denied(pool, tops, transport, call.xid,
 				      RPC_REJECT_AUTH_ERROR, auth);
 		return;
 	}
@@ -238,20 +294,20 @@ void rpc_dispatch_record(struct rpc_dispatcher *d, const uint8_t *rec,
 	if (!prog) {
 		dispatch_trace_rpc_error(d, peer, &call,
 					 dispatch_accept_names[stat]);
-		dispatch_reply_accepted(tops, transport, call.xid, stat, low,
-					high);
+		dispatch_reply_accepted(pool, tops, transport, call.xid, stat,
+					low, high);
 		return;
 	}
 	if (call.proc >= prog->nprocs || !prog->procs[call.proc].handler) {
 		dispatch_trace_rpc_error(d, peer, &call, "PROC_UNAVAIL");
-		dispatch_reply_accepted(tops, transport, call.xid,
+		dispatch_reply_accepted(pool, tops, transport, call.xid,
 					RPC_ACCEPT_PROC_UNAVAIL, 0, 0);
 		return;
 	}
 	desc = &prog->procs[call.proc];
-	req = dispatch_request_new(desc);
+	req = dispatch_request_new(pool, desc);
 	if (!req) {
-		dispatch_reply_accepted(tops, transport, call.xid,
+		dispatch_reply_accepted(pool, tops, transport, call.xid,
 					RPC_ACCEPT_SYSTEM_ERR, 0, 0);
 		return;
 	}
@@ -275,8 +331,19 @@ void rpc_dispatch_record(struct rpc_dispatcher *d, const uint8_t *rec,
 	if (desc->non_idempotent && d->drc &&
 	    dispatch_drc_check(d, req, rec + call.args_offset,
 			       len - call.args_offset)) {
-		free(req);
+		rpc_buf_unref(req);
 		return;
+	}
+	if (desc->args_borrow_record) {
+		rec = dispatch_hold_record(req, o, rec, len);
+		if (!rec) {
+			if (req->drc_entry)
+				drc_forget(d->drc, req->drc_entry);
+			dispatch_reply_accepted(pool, tops, transport, call.xid,
+						RPC_ACCEPT_SYSTEM_ERR, 0, 0);
+			rpc_buf_unref(req);
+			return;
+		}
 	}
 	xdrmem_create(&xdrs, (char *)rec + call.args_offset,
 		      (u_int)(len - call.args_offset), XDR_DECODE);
@@ -285,9 +352,10 @@ void rpc_dispatch_record(struct rpc_dispatcher *d, const uint8_t *rec,
 		if (req->drc_entry)
 			drc_forget(d->drc, req->drc_entry);
 		dispatch_trace_rpc_error(d, peer, &call, "GARBAGE_ARGS");
-		dispatch_reply_accepted(tops, transport, call.xid,
+		dispatch_reply_accepted(pool, tops, transport, call.xid,
 					RPC_ACCEPT_GARBAGE_ARGS, 0, 0);
-		free(req);
+		rpc_buf_unref(req->rec_held);
+		rpc_buf_unref(req);
 		return;
 	}
 	xdr_destroy(&xdrs);
@@ -296,6 +364,34 @@ void rpc_dispatch_record(struct rpc_dispatcher *d, const uint8_t *rec,
 	    d->admission->admit(d->admission->arg, req) == RPC_ADMIT_QUEUED)
 		return;
 	rpc_request_run(req);
+}
+
+void rpc_dispatch_record(struct rpc_dispatcher *d, const uint8_t *rec,
+			 size_t len, const struct rpc_transport_ops *tops,
+			 void *transport, const struct sockaddr *peer,
+			 socklen_t peer_len)
+{
+	const struct dispatch_origin o = { .tops = tops,
+					   .transport = transport,
+					   .peer = peer,
+					   .peer_len = peer_len };
+
+	dispatch_common(d, &o, rec, len);
+}
+
+void rpc_dispatch_pooled(struct rpc_dispatcher *d, struct rpc_pool *pool,
+			 const uint8_t *rec, size_t len,
+			 const struct rpc_transport_ops *tops, void *transport,
+			 const struct sockaddr *peer, socklen_t peer_len)
+{
+	const struct dispatch_origin o = { .pool = pool,
+					   .rec_is_buf = true,
+					   .tops = tops,
+					   .transport = transport,
+					   .peer = peer,
+					   .peer_len = peer_len };
+
+	dispatch_common(d, &o, rec, len);
 }
 
 void rpc_request_run(struct request *req)
@@ -349,6 +445,35 @@ static bool dispatch_take_payload(struct request *req,
 	return payload->len > 0;
 }
 
+/*
+ * Encodes the reply header and @encode(req->res) into a new buffer with
+ * @body_room bytes after the header.  Returns it (owned) with *total set,
+ * or NULL when out of memory or when the result does not fit.
+ */
+static uint8_t *dispatch_encode(struct request *req, xdrproc_t encode,
+				size_t body_room, size_t *total)
+{
+	size_t head = RPC_REPLY_MARK_ROOM + RPC_REPLY_ACCEPTED_LEN;
+	uint8_t *buf = rpc_buf_alloc(req->pool, head + body_room);
+	bool ok;
+	XDR xdrs;
+
+	if (!buf)
+		return NULL;
+	rpc_reply_accepted_encode(buf + RPC_REPLY_MARK_ROOM,
+				  RPC_REPLY_ACCEPTED_LEN, req->xid,
+				  RPC_ACCEPT_SUCCESS, 0, 0);
+	xdrmem_create(&xdrs, (char *)buf + head, (u_int)body_room, XDR_ENCODE);
+	ok = encode(&xdrs, req->res);
+	*total = head + xdr_getpos(&xdrs);
+	xdr_destroy(&xdrs);
+	if (!ok) {
+		rpc_buf_unref(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 /* Encodes header + result; on an encoding failure answers SYSTEM_ERR. */
 static void dispatch_send_result(struct request *req)
 {
@@ -356,34 +481,24 @@ static void dispatch_send_result(struct request *req)
 	struct rpc_payload payload;
 	bool has_payload = dispatch_take_payload(req, &payload);
 	xdrproc_t encode = has_payload ? desc->encode_head : desc->encode;
-	unsigned long body = xdr_sizeof(encode, req->res);
-	size_t total = RPC_REPLY_MARK_ROOM + RPC_REPLY_ACCEPTED_LEN + body;
-	uint8_t *buf = malloc(total);
-	XDR xdrs;
+	size_t total;
+	uint8_t *buf =
+		dispatch_encode(req, encode, DISPATCH_REPLY_TRY_BYTES, &total);
 
 	if (!buf) {
-		rpc_payload_release(&payload);
-		dispatch_reply_accepted(req->tops, req->transport, req->xid,
-					RPC_ACCEPT_SYSTEM_ERR, 0, 0);
-		return;
+		unsigned long body = xdr_sizeof(encode, req->res);
+
+		if (body > DISPATCH_REPLY_TRY_BYTES)
+			buf = dispatch_encode(req, encode, body, &total);
 	}
-	rpc_reply_accepted_encode(buf + RPC_REPLY_MARK_ROOM,
-				  RPC_REPLY_ACCEPTED_LEN, req->xid,
-				  RPC_ACCEPT_SUCCESS, 0, 0);
-	xdrmem_create(&xdrs,
-		      (char *)buf + RPC_REPLY_MARK_ROOM +
-			      RPC_REPLY_ACCEPTED_LEN,
-		      (u_int)body, XDR_ENCODE);
-	if (!encode(&xdrs, req->res)) {
+	if (!buf) {
 		log_error("rpc: %s: cannot encode the %s reply of xid %#x",
 			  request_peer(req), desc->name, req->xid);
-		free(buf);
 		rpc_payload_release(&payload);
-		dispatch_reply_accepted(req->tops, req->transport, req->xid,
-					RPC_ACCEPT_SYSTEM_ERR, 0, 0);
+		dispatch_reply_accepted(req->pool, req->tops, req->transport,
+					req->xid, RPC_ACCEPT_SYSTEM_ERR, 0, 0);
 		return;
 	}
-	xdr_destroy(&xdrs);
 	if (has_payload) {
 		req->tops->send_payload(req->transport, buf, total, &payload);
 		return;
@@ -427,8 +542,9 @@ static void dispatch_request_free(struct request *req)
 		drc_forget(req->dispatcher->drc, req->drc_entry);
 	xdr_free(req->desc->decode, req->args);
 	rpc_payload_release(&req->file_payload);
+	rpc_buf_unref(req->rec_held);
 	req->tops->unref(req->transport);
-	free(req);
+	rpc_buf_unref(req);
 }
 
 void rpc_request_finish(struct request *req)

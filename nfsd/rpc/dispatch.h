@@ -6,6 +6,10 @@
  * frees the arguments.  RPC-level errors (PROG_UNAVAIL .. AUTH_ERROR) come
  * from here alone; handlers speak only their program's status codes.
  *
+ * Memory (issue 7): on a loop with an rpc_pool (rpc_dispatch_pooled), the
+ * request, its reply buffer and the record a WRITE's data points into come
+ * from the loop's free lists, so a call in steady state costs no malloc.
+ *
  * Between decoding and the handler, a call its program charges to a
  * datastore (rpc_charge_fn) goes through the dispatcher's admission hook
  * (struct rpc_admission: the traffic model, traffic.h), which may keep it
@@ -22,6 +26,7 @@
 #include <sys/socket.h>
 #include <rpc/rpc.h>
 
+#include "nfsd/rpc/pool.h"
 #include "nfsd/traffic/traffic.h"
 
 #define RPC_AUTH_SYS_MAX_GROUPS 16
@@ -51,7 +56,7 @@ struct rpc_dispatcher;
 
 /*
  * A reply's payload, sent after the encoded head without being copied into
- * it, then its XDR padding: @len bytes from @buf (malloc'd), or, when @buf
+ * it, then its XDR padding: @len bytes from @buf (an rpc_buf), or, when @buf
  * is NULL, @len bytes of the file open as @fd from @off_bytes (sendfile:
  * page cache to socket).  @unref(@ref), when set, is called once when the
  * payload is done with (sent, dropped or released), on the transport's
@@ -71,7 +76,7 @@ struct rpc_payload {
 /* Frees @p's buffer and drops its file reference; leaves it empty. */
 static inline void rpc_payload_release(struct rpc_payload *p)
 {
-	free(p->buf);
+	rpc_buf_unref(p->buf);
 	if (p->unref)
 		p->unref(p->ref);
 	memset(p, 0, sizeof(*p));
@@ -105,11 +110,16 @@ struct rpc_proc {
 	/* Not idempotent: a retransmission gets the cached first reply
 	 * (rpc/drc.h) instead of a second execution. */
 	bool non_idempotent;
+	/* The decoded arguments point into the record (WRITE data,
+	 * nfs3__xdr_WRITE3args): the request keeps a reference on the
+	 * record's buffer (or a copy of it) until it is freed. */
+	bool args_borrow_record;
 	/* Optional zero-copy reply (STYLE.md 6, xdr_READ3res_zc): when
-	 * take_payload hands over a buffer (returns owned; 0 bytes = none),
-	 * or the handler set req->file_payload, the result is encoded with
-	 * encode_head, which stops after the payload's length word, and the
-	 * payload follows from its own buffer or file.
+	 * take_payload hands over a buffer (returns owned, an rpc_buf of
+	 * rpc/pool.h; 0 bytes = none), or the handler set req->file_payload,
+	 * the result is encoded with encode_head, which stops after the
+	 * payload's length word, and the payload follows from its own buffer
+	 * or file.
 	 */
 	xdrproc_t encode_head;
 	size_t (*take_payload)(void *res, uint8_t **payload);
@@ -169,7 +179,13 @@ struct request {
 	 * it when the request ends without that reply. */
 	struct rpc_payload file_payload;
 
+	/* The loop's caches (rpc/pool.h), borrowed; NULL: the heap.  A
+	 * handler may take result buffers from it (rpc_buf_alloc) on the
+	 * loop thread, and gives them back in its release hook. */
+	struct rpc_pool *pool;
+
 	/* Internal to dispatch. */
+	void *rec_held; /* rpc_buf the arguments point into, or NULL */
 	void *args;
 	void *res;
 	void (*work)(struct request *req);
@@ -186,12 +202,13 @@ struct request {
  * defer_done are called on the transport's own loop thread.
  */
 struct rpc_transport_ops {
-	/* Takes @buf (malloc'd): a whole reply of @len bytes, starting with
-	 * RPC_REPLY_MARK_ROOM bytes left free for a record mark when the
-	 * transport is a stream. */
+	/* Takes @buf, an rpc_buf (rpc/pool.h) that the transport gives back
+	 * with rpc_buf_unref() on its loop thread once written: a whole
+	 * reply of @len bytes, starting with RPC_REPLY_MARK_ROOM bytes left
+	 * free for a record mark when the transport is a stream. */
 	void (*send)(void *transport, uint8_t *buf, size_t len);
-	/* Optional: as send, then @payload (its contents taken: buffer and
-	 * file reference, on every path) and its XDR padding, without
+	/* Optional: as send, then @payload (its contents taken: an rpc_buf
+	 * or a file reference, on every path) and its XDR padding, without
 	 * copying it into @buf.  A transport that has it takes both kinds,
 	 * buffers and file segments. */
 	void (*send_payload)(void *transport, uint8_t *buf, size_t len,
@@ -272,6 +289,21 @@ static inline bool request_payload_file_ok(const struct request *req)
 	return req->tops && req->tops->send_payload && !req->drc_entry &&
 	       req->desc && req->desc->encode_head;
 }
+
+/*
+ * As rpc_dispatch_record(), for a transport on a loop that owns @pool
+ * (borrowed, must outlive every request of the transport): requests and
+ * reply buffers come from it, and @rec must start an rpc_buf (what
+ * rpc_record_feed() returns), which a request whose arguments point into
+ * it (rpc_proc.args_borrow_record) keeps by reference, not by copy.
+ * Ownership rule: the record bytes of such a request stay untouched until
+ * the request is freed; rpc_record_feed() sees the extra reference and
+ * assembles the next record in a new buffer.
+ */
+void rpc_dispatch_pooled(struct rpc_dispatcher *d, struct rpc_pool *pool,
+			 const uint8_t *rec, size_t len,
+			 const struct rpc_transport_ops *tops, void *transport,
+			 const struct sockaddr *peer, socklen_t peer_len);
 
 /* "ADDR:PORT" of the caller, formatted on first use.  Borrowed from req. */
 const char *request_peer(struct request *req);

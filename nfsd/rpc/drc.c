@@ -2,6 +2,10 @@
  * drc: a chained hash table of entries plus an LRU list of the finished
  * ones.  In-progress entries are never evicted (their reply is coming);
  * finished ones leave from the cold end when either bound is passed.
+ * Removed entries wait on a spare list for the next miss, and replies up
+ * to DRC_INLINE_REPLY_BYTES (WRITE's, COMMIT's) are kept inside their
+ * entry: once the cache has filled, a WRITE costs no malloc here (issue
+ * 7).  Entries ever allocated (live + spare) stay <= max_entries.
  */
 #include "nfsd/rpc/drc.h"
 #include "nfsd/sockaddr.h"
@@ -13,6 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
+
+/* WRITE's reply with its attributes is 164 bytes, mark room included. */
+#define DRC_INLINE_REPLY_BYTES 192
 
 enum drc_state {
 	DRC_ENTRY_RUNNING,
@@ -26,6 +33,7 @@ struct drc_entry {
 	size_t reply_len;
 	struct drc_entry *hash_next;
 	struct drc_entry *lru_prev, *lru_next; /* DONE entries only */
+	uint8_t inline_reply[DRC_INLINE_REPLY_BYTES];
 };
 
 struct drc {
@@ -35,8 +43,18 @@ struct drc {
 	size_t max_entries, max_bytes;
 	size_t entries, bytes;
 	struct drc_entry *lru_head, *lru_tail; /* head = most recent */
+	struct drc_entry *spare; /* removed entries, linked by hash_next */
 	struct drc_stats stats;
 };
+
+/* Frees @e's reply when it is not stored inline. */
+static void drc_entry_drop_reply(struct drc_entry *e)
+{
+	if (e->reply != e->inline_reply)
+		free(e->reply);
+	e->reply = NULL;
+	e->reply_len = 0;
+}
 
 int drc_new(size_t max_entries, size_t max_bytes, struct drc **out)
 {
@@ -67,10 +85,15 @@ void drc_free(struct drc *drc)
 
 		while (e) {
 			struct drc_entry *next = e->hash_next;
-			free(e->reply);
+			drc_entry_drop_reply(e);
 			free(e);
 			e = next;
 		}
+	}
+	while (drc->spare) {
+		struct drc_entry *next = drc->spare->hash_next;
+		free(drc->spare);
+		drc->spare = next;
 	}
 	free(drc->buckets);
 	pthread_mutex_destroy(&drc->lock);
@@ -116,7 +139,7 @@ static void drc_lru_push(struct drc *drc, struct drc_entry *e)
 		drc->lru_tail = e;
 }
 
-/* Unlinks @e from its bucket and frees it. */
+/* Unlinks @e from its bucket and puts it on the spare list. */
 static void drc_remove(struct drc *drc, struct drc_entry *e)
 {
 	struct drc_entry **pp = &drc->buckets[drc_bucket(drc, &e->key)];
@@ -128,8 +151,9 @@ static void drc_remove(struct drc *drc, struct drc_entry *e)
 		drc_lru_unlink(drc, e);
 	drc->entries--;
 	drc->bytes -= e->reply_len;
-	free(e->reply);
-	free(e);
+	drc_entry_drop_reply(e);
+	e->hash_next = drc->spare;
+	drc->spare = e;
 }
 
 /* Evicts finished entries until both bounds hold with room for @spare more
@@ -178,7 +202,15 @@ enum drc_verdict drc_lookup(struct drc *drc, const struct drc_key *key,
 		drc->stats.misses++;
 		drc_trim(drc, 1);
 		if (drc->entries < drc->max_entries) {
-			e = calloc(1, sizeof(*e));
+			e = drc->spare;
+			if (e) {
+				drc->spare = e->hash_next;
+				memset(e, 0,
+				       offsetof(struct drc_entry,
+						inline_reply));
+			} else {
+				e = calloc(1, sizeof(*e));
+			}
 			if (e) {
 				e->key = *key;
 				e->state = DRC_ENTRY_RUNNING;
@@ -196,7 +228,9 @@ enum drc_verdict drc_lookup(struct drc *drc, const struct drc_key *key,
 void drc_finish(struct drc *drc, struct drc_entry *entry, const uint8_t *reply,
 		size_t reply_len)
 {
-	uint8_t *copy = malloc(reply_len);
+	uint8_t *copy = reply_len <= DRC_INLINE_REPLY_BYTES
+				? entry->inline_reply
+				: malloc(reply_len);
 
 	pthread_mutex_lock(&drc->lock);
 	if (!copy) {

@@ -4,6 +4,7 @@
  * buffer grows only up to max_bytes, checked before any allocation.
  */
 #include "nfsd/rpc/record.h"
+#include "nfsd/rpc/pool.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -15,9 +16,14 @@ void rpc_record_init(struct rpc_record *rec, size_t max_bytes)
 	rec->max_bytes = max_bytes;
 }
 
+void rpc_record_set_pool(struct rpc_record *rec, struct rpc_pool *pool)
+{
+	rec->pool = pool;
+}
+
 void rpc_record_fini(struct rpc_record *rec)
 {
-	free(rec->buf);
+	rpc_buf_unref(rec->buf);
 	rec->buf = NULL;
 	rec->cap = 0;
 }
@@ -34,11 +40,14 @@ static int rpc_record_reserve(struct rpc_record *rec, size_t need)
 		cap *= 2;
 	if (cap > rec->max_bytes)
 		cap = rec->max_bytes;
-	buf = realloc(rec->buf, cap);
+	buf = rpc_buf_alloc(rec->pool, cap);
 	if (!buf)
 		return -ENOMEM;
+	if (rec->len)
+		memcpy(buf, rec->buf, rec->len);
+	rpc_buf_unref(rec->buf);
 	rec->buf = buf;
-	rec->cap = cap;
+	rec->cap = rpc_buf_cap(buf);
 	return 0;
 }
 
@@ -59,6 +68,12 @@ int rpc_record_feed(struct rpc_record *rec, const uint8_t *data, size_t len,
 	if (rec->delivered) {
 		rec->len = 0;
 		rec->delivered = false;
+		/* Someone kept the last record: assemble the next elsewhere. */
+		if (rec->buf && rpc_buf_shared(rec->buf)) {
+			rpc_buf_unref(rec->buf);
+			rec->buf = NULL;
+			rec->cap = 0;
+		}
 	}
 	for (;;) {
 		if (!rec->in_fragment) {

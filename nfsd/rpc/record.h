@@ -14,9 +14,12 @@
 #define RPC_RECORD_LAST_FRAGMENT 0x80000000u
 #define RPC_RECORD_DEFAULT_MAX (1024u * 1024u + 4096u)
 
+struct rpc_pool;
+
 struct rpc_record {
 	size_t max_bytes; /* a record larger than this is refused */
-	uint8_t *buf; /* the record being assembled */
+	struct rpc_pool *pool; /* where buf comes from; NULL: the heap */
+	uint8_t *buf; /* the record being assembled: an rpc_buf (pool.h) */
 	size_t len; /* bytes of it assembled so far */
 	size_t cap; /* allocated size of buf */
 	uint8_t mark[4]; /* the fragment mark being read */
@@ -30,7 +33,11 @@ struct rpc_record {
 /* Prepares @rec to assemble records of at most @max_bytes. */
 void rpc_record_init(struct rpc_record *rec, size_t max_bytes);
 
-/* Frees what @rec holds. */
+/* Makes @rec take its buffers from @pool (borrowed, must outlive @rec)
+ * instead of the heap.  Call before the first feed. */
+void rpc_record_set_pool(struct rpc_record *rec, struct rpc_pool *pool);
+
+/* Drops @rec's reference on its buffer. */
 void rpc_record_fini(struct rpc_record *rec);
 
 /*
@@ -43,6 +50,14 @@ void rpc_record_fini(struct rpc_record *rec);
  */
 int rpc_record_feed(struct rpc_record *rec, const uint8_t *data, size_t len,
 		    size_t *consumed, const uint8_t **out, size_t *out_len);
+
+/*
+ * The record returned by the last feed starts an rpc_buf (pool.h): a
+ * caller that must keep it past the next feed takes a reference with
+ * rpc_buf_ref(*out) and drops it with rpc_buf_unref() when done (on the
+ * pool's thread).  The next feed then assembles into a new buffer rather
+ * than overwrite a record still in use.
+ */
 
 /* True when part of a record has arrived and the rest has not. */
 bool rpc_record_partial(const struct rpc_record *rec);

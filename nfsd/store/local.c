@@ -83,6 +83,15 @@ int store__local_obj_from_fd(struct store_local *sl, int fd, bool io_fd_rw,
 		goto out_close;
 	}
 	store__fh_encode(&sl->secret, sl->base.export_id, &kfh, &fh);
+	/* Already cached (a LOOKUP of a known name): the cached object, as
+	 * store__fcache_put() would return, without allocating a new one
+	 * only to drop it (issue 7: no allocation per call). */
+	obj = store__fcache_get(sl->fc, &fh);
+	if (obj) {
+		close(fd);
+		*out = obj;
+		return 0;
+	}
 	err = store__obj_new(fd, io_fd_rw, &st, &fh, &obj);
 	if (err) {
 		return err;

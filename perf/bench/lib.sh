@@ -181,7 +181,7 @@ bench_install_packages() {
 bench_build_rpcping() {
 	local out=$1/bench/rpcping
 	local src=(perf/bench/rpcping.c perf/dsload/hist.c nfsd/rpc/record.c
-		nfsd/rpc/msg.c)
+		nfsd/rpc/msg.c nfsd/rpc/pool.c)
 	local s
 	local stale=0
 	[ -x "$out" ] || stale=1

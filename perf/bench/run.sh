@@ -23,6 +23,10 @@
 #                         instead of Ganesha: the second server ("variant",
 #                         the g columns) is the same dsnfsd with these
 #                         [server] keys, e.g. "read_zero_copy=false"
+#   BENCH_PEER     []     a BUILD_DIR whose dsnfsd runs in Ganesha's place
+#                         (the g columns): two dsnfsd builds side by side,
+#                         d/g = this build / the peer build (run it both
+#                         ways round: the first slot is favoured)
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . perf/bench/lib.sh
@@ -35,13 +39,19 @@ FILE_MIB=${BENCH_FILE_MIB:-1024}
 OUT=${BENCH_OUT:-$BUILD/bench}
 DSNFSD=$BUILD/bin/dsnfsd
 DSLOAD=$BUILD/bin/dsload
+PEER=${BENCH_PEER:-}
 RPCPING=$BUILD/bench/rpcping
 URL=nfs://127.0.0.1/bench/disk.raw
 CORNERS_WANTED=${BENCH_CORNERS:-seq-read seq-write rand-read rand-write}
 VARIANT=${BENCH_DSNFSD_VARIANTS:-}
+[ -n "$VARIANT" ] && [ -n "$PEER" ] &&
+	bench_die "BENCH_DSNFSD_VARIANTS and BENCH_PEER: one at a time"
 if [ -n "$VARIANT" ]; then
 	SRV_B=variant
 	export BENCH_B_LABEL="dsnfsd with $VARIANT"
+elif [ -n "$PEER" ]; then
+	SRV_B=variant
+	export BENCH_B_LABEL="the peer dsnfsd build of BENCH_PEER"
 else
 	SRV_B=ganesha
 fi
@@ -58,6 +68,8 @@ corner_wanted() {
 if [ "${BENCH_IN_MOUNT_NS:-0}" != 1 ]; then
 	[ "$(id -u)" = 0 ] || bench_die "needs root (namespaces, apt-get)"
 	[ -x "$DSNFSD" ] || bench_die "no $DSNFSD: make BUILD=$BUILD $DSNFSD"
+	[ -z "$PEER" ] || [ -x "$PEER/bin/dsnfsd" ] ||
+		bench_die "no $PEER/bin/dsnfsd (BENCH_PEER)"
 	[ $((FILE_MIB & (FILE_MIB - 1))) = 0 ] ||
 		bench_die "BENCH_FILE_MIB must be a power of two"
 	bench_install_packages nfs-ganesha nfs-ganesha-vfs rpcbind iperf3 \
@@ -104,6 +116,11 @@ if [ -n "$VARIANT" ]; then
 	bench_start_dsnfsd_as variant "$NS_GANESHA" \
 		"$BENCH_TMP/ganesha-export" "$BENCH_TMP/variant.conf" "$DSNFSD"
 	VARIANT_PID=$BENCH_BG_PID
+elif [ -n "$PEER" ]; then
+	# The peer build answers in the g columns, as Ganesha would.
+	bench_start_dsnfsd_as peer "$NS_GANESHA" \
+		"$BENCH_TMP/ganesha-export" "" "$PEER/bin/dsnfsd"
+	VARIANT_PID=$BENCH_BG_PID
 else
 	bench_start_ganesha "$NS_GANESHA" "$BENCH_TMP/ganesha-export"
 fi
@@ -143,12 +160,15 @@ echo "dsnfs bench $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPU ($HOST_CPU)," \
 REV=$(git rev-parse --short HEAD 2>/dev/null)
 git status --porcelain nfsd 2>/dev/null | grep -q . && REV="$REV+uncommitted"
 if [ -n "$VARIANT" ]; then
-	PEER="against itself with [server] $VARIANT (the g columns)"
+	SERVER_B="against itself with [server] $VARIANT (the g columns)"
+elif [ -n "$PEER" ]; then
+	SERVER_B="g = the peer dsnfsd $PEER/bin/dsnfsd (built $(date -u \
+		-r "$PEER/bin/dsnfsd" '+%H:%M UTC')), not Ganesha"
 else
-	PEER="nfs-ganesha $(dpkg-query -W -f '${Version}' nfs-ganesha) FSAL VFS"
+	SERVER_B="nfs-ganesha $(dpkg-query -W -f '${Version}' nfs-ganesha) FSAL VFS"
 fi
 echo "dsnfsd $REV ($DSNFSD built $(date -u -r "$DSNFSD" '+%H:%M UTC'))," \
-	"$PEER," \
+	"$SERVER_B," \
 	"$(qemu-img --version | head -1)," \
 	"libnfs $(dpkg-query -W -f '${Version}' libnfs13 2>/dev/null || echo '?')"
 echo "file ${FILE_MIB} MiB on $(df --output=fstype "$BENCH_TMP" | tail -1)" \

@@ -45,6 +45,7 @@ union fuzz_args_storage {
 	READDIRPLUS3args readdirplus;
 	dirpath path;
 	pmap2_mapping mapping;
+	char nfs3_any[NFS3_ARGS_MAX_BYTES]; /* nfs3/args.c's room included */
 };
 
 /*

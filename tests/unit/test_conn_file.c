@@ -27,6 +27,7 @@
 
 #include "nfsd/net/net.h"
 #include "nfsd/net/net_int.h"
+#include "nfsd/rpc/pool.h"
 #include "nfsd/rpc/dispatch.h"
 #include "nfsd/rpc/record.h"
 
@@ -119,7 +120,8 @@ static int teardown(void **state)
 /* A reply head: room for the record mark, then @len - 4 bytes of @tag. */
 static uint8_t *head_new(size_t len, uint8_t tag)
 {
-	uint8_t *buf = malloc(len);
+	/* conn.c gives replies back with rpc_buf_unref (dispatch.h). */
+	uint8_t *buf = rpc_buf_alloc(NULL, len);
 
 	assert_non_null(buf);
 	memset(buf, tag, len);
@@ -136,7 +138,7 @@ static void queue_buffer(struct fixture *fx, size_t len, uint8_t tag,
 {
 	struct rpc_payload p = { .fd = -1, .len = payload_len };
 
-	p.buf = malloc(payload_len);
+	p.buf = rpc_buf_alloc(NULL, payload_len);
 	assert_non_null(p.buf);
 	memset(p.buf, ptag, payload_len);
 	net__conn_tops.send_payload(fx->c, head_new(len, tag), len, &p);

@@ -23,6 +23,7 @@
 
 #include "nfsd/rpc/dispatch.h"
 #include "nfsd/rpc/msg.h"
+#include "nfsd/rpc/pool.h"
 #include "nfsd/proto/xdr_empty.h"
 #include "nfsd/rpc/work.h"
 #include "tests/lib/log_capture.h"
@@ -333,7 +334,7 @@ static int teardown(void **state)
 	/* Every request gave back the reference it took. */
 	assert_int_equal(f->t.refs, f->t.unrefs);
 	for (size_t i = 0; i < f->t.nsent; i++)
-		free(f->t.sent[i]);
+		rpc_buf_unref(f->t.sent[i]);
 	pthread_cond_destroy(&f->t.cond);
 	pthread_mutex_destroy(&f->t.lock);
 	free(f);

@@ -86,7 +86,8 @@ struct args_case {
 
 static const struct args_case cases[] = {
 	{ "LOOKUP", (xdrproc_t)nfs3__xdr_LOOKUP3args,
-	  (xdrproc_t)xdr_LOOKUP3args, &lookup_args, sizeof(LOOKUP3args) },
+	  (xdrproc_t)xdr_LOOKUP3args, &lookup_args,
+	  sizeof(struct nfs3_lookup_args) },
 	{ "CREATE", (xdrproc_t)nfs3__xdr_CREATE3args,
 	  (xdrproc_t)xdr_CREATE3args, &create_args, sizeof(CREATE3args) },
 	{ "MKDIR", (xdrproc_t)nfs3__xdr_MKDIR3args, (xdrproc_t)xdr_MKDIR3args,
@@ -171,7 +172,7 @@ static void test_name_with_nul_fails_to_decode(void **state)
 static void test_empty_name_still_decodes(void **state)
 {
 	static char empty[] = "";
-	LOOKUP3args in = { .what = dirop(empty) };
+	struct nfs3_lookup_args in = { .a = { .what = dirop(empty) } };
 	void *decoded = NULL;
 
 	(void)state;
@@ -183,13 +184,16 @@ static void test_empty_name_still_decodes(void **state)
 	xdr_roundtrip_release((xdrproc_t)nfs3__xdr_LOOKUP3args, decoded);
 }
 
-/* nfs3__xdr_WRITE3args decodes what xdr_WRITE3args encodes, and refuses
- * data over the 1 MiB bound or cut short. */
-static void test_write_args_decode_without_zeroing(void **state)
+/* nfs3__xdr_WRITE3args decodes what xdr_WRITE3args encodes, leaving the
+ * data in the buffer it was decoded from, and refuses data over the 1 MiB
+ * bound or cut short. */
+static void test_write_args_decode_in_place(void **state)
 {
 	static char data[5000];
 	static char fh_bytes[8] = "handle!";
-	WRITE3args in = { 0 }, out;
+	WRITE3args in = { 0 };
+	struct nfs3_write_args w;
+	WRITE3args *out = &w.a;
 	uint8_t *buf = malloc(2 * 1024 * 1024);
 	size_t len;
 	XDR xdrs;
@@ -207,23 +211,29 @@ static void test_write_args_decode_without_zeroing(void **state)
 	assert_int_equal(xdr_roundtrip_encode((xdrproc_t)xdr_WRITE3args, &in,
 					      buf, 2 * 1024 * 1024, &len),
 			 0);
-	memset(&out, 0, sizeof(out));
+	memset(&w, 0, sizeof(w));
 	xdrmem_create(&xdrs, (char *)buf, (u_int)len, XDR_DECODE);
-	assert_true(nfs3__xdr_WRITE3args(&xdrs, &out));
+	assert_true(nfs3__xdr_WRITE3args(&xdrs, &w));
 	assert_int_equal(xdr_getpos(&xdrs), len);
 	xdr_destroy(&xdrs);
-	assert_int_equal(out.offset, in.offset);
-	assert_int_equal(out.stable, FILE_SYNC);
-	assert_int_equal(out.data.data_len, sizeof(data));
-	assert_memory_equal(out.data.data_val, data, sizeof(data));
-	xdr_free((xdrproc_t)nfs3__xdr_WRITE3args, (char *)&out);
+	assert_int_equal(out->offset, in.offset);
+	assert_int_equal(out->stable, FILE_SYNC);
+	assert_int_equal(out->file.data.data_len, sizeof(fh_bytes));
+	assert_ptr_equal(out->file.data.data_val, w.fh);
+	assert_memory_equal(w.fh, fh_bytes, sizeof(fh_bytes));
+	assert_int_equal(out->data.data_len, sizeof(data));
+	/* Not copied: the data is where it was on the wire. */
+	assert_ptr_equal(out->data.data_val, buf + len - sizeof(data));
+	xdr_free((xdrproc_t)nfs3__xdr_WRITE3args, (char *)&w);
+	assert_null(out->data.data_val);
+	assert_null(out->file.data.data_val);
 
 	/* Cut short: the data is not all there. */
-	memset(&out, 0, sizeof(out));
+	memset(&w, 0, sizeof(w));
 	xdrmem_create(&xdrs, (char *)buf, (u_int)(len - 8), XDR_DECODE);
-	assert_false(nfs3__xdr_WRITE3args(&xdrs, &out));
+	assert_false(nfs3__xdr_WRITE3args(&xdrs, &w));
 	xdr_destroy(&xdrs);
-	xdr_free((xdrproc_t)nfs3__xdr_WRITE3args, (char *)&out);
+	xdr_free((xdrproc_t)nfs3__xdr_WRITE3args, (char *)&w);
 
 	/* A data length over the bound fails before any allocation. */
 	size_t len_pos = len - sizeof(data) - 4;
@@ -231,12 +241,12 @@ static void test_write_args_decode_without_zeroing(void **state)
 	buf[len_pos + 1] = 0x10;
 	buf[len_pos + 2] = 0x00;
 	buf[len_pos + 3] = 0x01;
-	memset(&out, 0, sizeof(out));
+	memset(&w, 0, sizeof(w));
 	xdrmem_create(&xdrs, (char *)buf, (u_int)len, XDR_DECODE);
-	assert_false(nfs3__xdr_WRITE3args(&xdrs, &out));
+	assert_false(nfs3__xdr_WRITE3args(&xdrs, &w));
 	xdr_destroy(&xdrs);
-	assert_null(out.data.data_val);
-	xdr_free((xdrproc_t)nfs3__xdr_WRITE3args, (char *)&out);
+	assert_null(out->data.data_val);
+	xdr_free((xdrproc_t)nfs3__xdr_WRITE3args, (char *)&w);
 	free(buf);
 }
 
@@ -248,7 +258,7 @@ int main(void)
 		cmocka_unit_test_setup(test_name_with_nul_fails_to_decode,
 				       cases_setup),
 		cmocka_unit_test(test_empty_name_still_decodes),
-		cmocka_unit_test(test_write_args_decode_without_zeroing),
+		cmocka_unit_test(test_write_args_decode_in_place),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -163,10 +163,12 @@ static nfsstat3 lookup(struct nfs3_fixture *fx, const nfs_fh3 *dir,
 		       const char *name, char *buf, nfs_fh3 *fh)
 {
 	LOOKUP3args args = { .what = { .dir = *dir, .name = (char *)name } };
+	struct nfs3_lookup_res lres;
 	LOOKUP3res res;
 	nfsstat3 status;
 
-	nfs3_fixture_call(fx, NFSPROC3_LOOKUP, &args, &res);
+	nfs3_fixture_call(fx, NFSPROC3_LOOKUP, &args, &lres);
+	res = lres.r;
 	status = res.status;
 	if (status == NFS3_OK) {
 		LOOKUP3resok *ok = &res.LOOKUP3res_u.resok;
@@ -184,7 +186,7 @@ static nfsstat3 lookup(struct nfs3_fixture *fx, const nfs_fh3 *dir,
 				    .attributes_follow ||
 			    status == NFS3ERR_BADHANDLE);
 	}
-	nfs3_fixture_release(fx, NFSPROC3_LOOKUP, &res);
+	nfs3_fixture_release(fx, NFSPROC3_LOOKUP, &lres);
 	return status;
 }
 

@@ -382,17 +382,18 @@ static void test_rename(void **state)
 	nfs_fh3 full =
 		nfs3_fixture_mkdir(fx, NFS3_FIXTURE_DS1, &root, "full", 0755);
 	LOOKUP3args largs = { .what = { .dir = d, .name = (char *)"b" } };
-	LOOKUP3res lres;
+	struct nfs3_lookup_res lookup_res;
+	LOOKUP3res *lres = &lookup_res.r;
 
 	nfs3_fixture_mkfile(fx, NFS3_FIXTURE_DS1, &full, "x", "", 0, 0644);
 	assert_int_equal(rename_call(fx, &root, "a", &d, "b"), NFS3_OK);
 	assert_string_equal(fx->req.path_hint, "a");
-	nfs3_fixture_call(fx, NFSPROC3_LOOKUP, &largs, &lres);
-	assert_int_equal(lres.status, NFS3_OK);
-	assert_int_equal(lres.LOOKUP3res_u.resok.obj_attributes.post_op_attr_u
+	nfs3_fixture_call(fx, NFSPROC3_LOOKUP, &largs, &lookup_res);
+	assert_int_equal(lres->status, NFS3_OK);
+	assert_int_equal(lres->LOOKUP3res_u.resok.obj_attributes.post_op_attr_u
 				 .attributes.fileid,
 			 fileid_of(fx, NFS3_FIXTURE_DS1, &f));
-	nfs3_fixture_release(fx, NFSPROC3_LOOKUP, &lres);
+	nfs3_fixture_release(fx, NFSPROC3_LOOKUP, &lookup_res);
 	assert_int_equal(rename_call(fx, &root, "a", &d, "c"), NFS3ERR_NOENT);
 	assert_int_equal(rename_call(fx, &d, "b", &other, "b"), NFS3ERR_XDEV);
 	assert_int_equal(rename_call(fx, &root, "d", &root, "full"),
