@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -20,6 +19,7 @@
 #include <xxhash.h>
 
 #include "nfsd/errbuf.h"
+#include "nfsd/fileio.h"
 
 #define LEDGER_VERSION 1
 #define LEDGER_MAX_FILE_BYTES                                                  \
@@ -269,75 +269,6 @@ int pool_ledger_decode(const uint8_t *buf, size_t len,
 	return 0;
 }
 
-static int ledger_write_all(int fd, const uint8_t *buf, size_t len,
-			    uint64_t off)
-{
-	while (len) {
-		ssize_t w = pwrite(fd, buf, len, (off_t)off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		if (w == 0)
-			return -EIO;
-		buf += w;
-		len -= (size_t)w;
-		off += (uint64_t)w;
-	}
-	return 0;
-}
-
-static int ledger_read_all(int fd, uint8_t **out, size_t *len)
-{
-	struct stat st;
-	uint8_t *buf;
-	size_t got = 0;
-
-	if (fstat(fd, &st))
-		return -errno;
-	if ((uint64_t)st.st_size > LEDGER_MAX_FILE_BYTES)
-		return -EFBIG;
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf)
-		return -ENOMEM;
-	while (got < (size_t)st.st_size) {
-		ssize_t r = pread(fd, buf + got, (size_t)st.st_size - got,
-				  (off_t)got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int err = -errno;
-
-			free(buf);
-			return err;
-		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	*out = buf;
-	*len = got;
-	return 0;
-}
-
-/* A new file's name is durable only once its directory is synced. */
-static int ledger_sync_dir(const char *path)
-{
-	char copy[PATH_MAX];
-	int fd, err = 0;
-
-	snprintf(copy, sizeof(copy), "%s", path);
-	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd))
-		err = -errno;
-	close(fd);
-	return err;
-}
-
 static int ledger_open_fd(const char *path, bool writable, int *fd_out,
 			  char *errbuf, size_t errlen)
 {
@@ -360,7 +291,7 @@ static int ledger_open_fd(const char *path, bool writable, int *fd_out,
 						   : strerror(-err));
 	}
 	if (created) {
-		err = ledger_sync_dir(path);
+		err = fileio_sync_parent_dir(path);
 		if (err) {
 			close(fd);
 			return errbuf_printf(errbuf, errlen, err,
@@ -383,9 +314,9 @@ static int ledger_repair(struct pool_ledger *l, size_t valid_len,
 				     "%s: truncating a torn record: %s",
 				     l->path, strerror(errno));
 	if (valid_len == 0) {
-		err = ledger_write_all(l->fd,
-				       (const uint8_t *)POOL_LEDGER_MAGIC,
-				       POOL_LEDGER_HEADER_BYTES, 0);
+		err = fileio_pwrite_all(l->fd,
+					(const uint8_t *)POOL_LEDGER_MAGIC,
+					POOL_LEDGER_HEADER_BYTES, 0);
 		if (err)
 			return errbuf_printf(errbuf, errlen, err,
 					     "%s: writing the header: %s",
@@ -420,7 +351,7 @@ int pool_ledger_open(const char *path, enum pool_ledger_mode mode,
 	err = ledger_open_fd(path, l->writable, &l->fd, errbuf, errlen);
 	if (err)
 		goto fail_alloc;
-	err = ledger_read_all(l->fd, &buf, &len);
+	err = fileio_read_whole(l->fd, LEDGER_MAX_FILE_BYTES, &buf, &len);
 	if (err) {
 		errbuf_printf(errbuf, errlen, err, "%s: reading: %s", path,
 			      strerror(-err));
@@ -517,7 +448,7 @@ static int ledger_append_locked(struct pool_ledger *l,
 			      l->path);
 		goto out;
 	}
-	err = ledger_write_all(l->fd, buf, len, l->size_bytes);
+	err = fileio_pwrite_all(l->fd, buf, len, l->size_bytes);
 	if (!err && fsync(l->fd))
 		err = -errno;
 	if (err) {
