@@ -20,12 +20,31 @@
 #include <stdint.h>
 #include <unistd.h>
 
+/* Reads up to @count bytes at @off_bytes, none at or past INT64_MAX (the
+ * largest offset a file has); *nread says how many came. */
+static int store_local_pread(int fd, uint64_t off_bytes, void *buf,
+			     uint32_t count, uint32_t *nread)
+{
+	size_t done = 0;
+	int err;
+
+	*nread = 0;
+	if (off_bytes >= INT64_MAX) {
+		return 0;
+	}
+	if (count > INT64_MAX - off_bytes) {
+		count = (uint32_t)(INT64_MAX - off_bytes);
+	}
+	err = store__pread_full(fd, buf, count, off_bytes, &done);
+	*nread = (uint32_t)done;
+	return err;
+}
+
 int store__local_read(struct store *st, struct store_obj *obj,
 		      uint64_t off_bytes, void *buf, uint32_t count,
 		      uint32_t *nread, bool *eof)
 {
 	struct stat sb;
-	size_t done = 0;
 	int write_err;
 	int err;
 	int fd;
@@ -35,20 +54,14 @@ int store__local_read(struct store *st, struct store_obj *obj,
 	if (err) {
 		return err;
 	}
-	if (off_bytes < INT64_MAX) {
-		if (count > INT64_MAX - off_bytes) {
-			count = (uint32_t)(INT64_MAX - off_bytes);
-		}
-		err = store__pread_full(fd, buf, count, off_bytes, &done);
-		if (err) {
-			return err;
-		}
+	err = store_local_pread(fd, off_bytes, buf, count, nread);
+	if (err) {
+		return err;
 	}
 	if (fstat(fd, &sb) != 0) {
 		return -errno;
 	}
-	*nread = (uint32_t)done;
-	*eof = off_bytes + done >= (uint64_t)sb.st_size;
+	*eof = off_bytes + *nread >= (uint64_t)sb.st_size;
 	return 0;
 }
 
@@ -82,19 +95,7 @@ int store__local_read_ref(struct store *st, struct store_obj *obj,
 int store_file_ref_pread(const struct store_file_ref *ref, uint64_t off_bytes,
 			 void *buf, uint32_t count, uint32_t *nread)
 {
-	size_t done = 0;
-	int err;
-
-	*nread = 0;
-	if (off_bytes >= INT64_MAX) {
-		return 0;
-	}
-	if (count > INT64_MAX - off_bytes) {
-		count = (uint32_t)(INT64_MAX - off_bytes);
-	}
-	err = store__pread_full(ref->fd, buf, count, off_bytes, &done);
-	*nread = (uint32_t)done;
-	return err;
+	return store_local_pread(ref->fd, off_bytes, buf, count, nread);
 }
 
 /* store_sync_fn on the object's read/write descriptor. */
