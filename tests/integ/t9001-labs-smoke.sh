@@ -81,7 +81,7 @@ ino_le=$(printf '%08x' "$ino" | sed 's/\(..\)\(..\)\(..\)\(..\)/\4\3\2\1/')
 check "a 23-byte ext4 handle, version 1, kernel len 8" has "$T/lookup.txt" \
 	'^  version 1 \| export id [0-9a-f]{8} \| kernel type 1 \| kernel len 8$'
 check "the kernel handle starts with the inode, little-endian" has \
-	"$T/lookup.txt" "^  kernel handle $ino_le[0-9a-f]{8} \\| tag [0-9a-f]{16}\$"
+	"$T/lookup.txt" "^  kernel handle ${ino_le}[0-9a-f]{8} \\| tag [0-9a-f]{16}\$"
 check "fileid is the inode" has "$T/lookup.txt" "^  fileid $ino\$"
 check "23 bytes in all" has "$T/lookup.txt" '^handle  01[0-9a-f]{44} \(23 bytes\)$'
 srv_stop
