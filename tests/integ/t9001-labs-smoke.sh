@@ -1,0 +1,248 @@
+#!/usr/bin/env bash
+# docs/labs.md cannot rot: the quickest, deterministic command of each of
+# its eight labs, checked against the outputs the page shows (statuses,
+# counts, rules and bill lines; never a rate).  fh.py and pools.conf are
+# taken from the page itself.  The labs use the default ports (2049,
+# 20048, 111, 8049), so this runs in a private network namespace where
+# they are free and nothing else sees them.
+if [ -z "${LABS_NETNS:-}" ]; then
+	LABS_NETNS=1 exec unshare -n bash "$0" "$@"
+fi
+ip link set lo up || exit 1
+. "$(dirname "$0")/lib.sh"
+DOC=docs/labs.md
+BIN=$(cd "$DSNFS_BIN" && pwd)
+T=$TEST_TMP
+
+# The text of a heredoc in the page: the lines after the one that is
+# $1 (leading spaces aside), up to its "EOF" line; with $2 = indented, the
+# 4 spaces of an indented code block are removed.
+doc_heredoc() {
+	awk -v start="$1" -v indented="${2:-}" '
+		{ line = $0; sub(/^ +/, "", line) }
+		!on && line == start { on = 1; next }
+		on && line == "EOF" { exit }
+		on { if (indented != "") sub(/^    /, ""); print }' "$DOC"
+}
+
+# Starts dsnfsd with ARGS on the default ports (cwd: $T), log in $T/$1.log.
+srv_start() {
+	local name=$1
+	shift
+	: >"$T/$name.out"
+	(cd "$T" && exec "$BIN/dsnfsd" -f "$@") >"$T/$name.out" \
+		2>>"$T/$name.log" &
+	DSNFSD_PID=$!
+	for _ in $(seq 1 100); do
+		grep -q '^dsnfsd: listening' "$T/$name.out" && return 0
+		kill -0 "$DSNFSD_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "dsnfsd did not start:" >&2
+	tail "$T/$name.log" >&2
+	return 1
+}
+srv_stop() {
+	kill "${1:--TERM}" "$DSNFSD_PID" 2>/dev/null
+	wait "$DSNFSD_PID" 2>/dev/null
+	DSNFSD_PID=""
+}
+has() { grep -Eq -- "$2" "$1"; }
+
+echo "== lab 1: libnfs, qemu-img, --trace"
+mkdir -p "$T/ds1/vm1" "$T/state"
+srv_start l1 -e ds1="$T/ds1" -s "$T/state" --trace || exit 1
+check "default ports on the listening line" grep -qx \
+	'dsnfsd: listening on 127.0.0.1 nfs=2049 mount=20048 portmap=111 admin=8049' \
+	"$T/l1.out"
+rpcinfo -p 127.0.0.1 >"$T/rpcinfo.txt" 2>&1
+check "rpcinfo lists nfs 3 tcp 2049" has "$T/rpcinfo.txt" '100003 +3 +tcp +2049 +nfs'
+qemu-img create -f vmdk nfs://127.0.0.1/ds1/vm1.vmdk 1G >/dev/null 2>&1
+nfs-ls nfs://127.0.0.1/ds1/ >"$T/ls.txt" 2>&1
+check "nfs-ls shows the 196608-byte sparse VMDK" has "$T/ls.txt" ' 196608 vm1\.vmdk$'
+re='trace: 127\.0\.0\.1:[0-9]+ xid=0x[0-9a-f]+'
+check "trace: MNT" has "$T/l1.log" "$re mount MNT ds1 path=/ds1 -> status=OK"
+check "trace: CREATE" has "$T/l1.log" "$re nfs CREATE ds1:/vm1\.vmdk dir=[0-9a-f]+ -> status=NFS3_OK"
+check "trace: UNSTABLE WRITE" has "$T/l1.log" \
+	"$re nfs WRITE ds1:/vm1\.vmdk off=0 count=4 stable=UNSTABLE -> status=NFS3_OK count=4 committed=UNSTABLE"
+check "trace: COMMIT" has "$T/l1.log" "$re nfs COMMIT ds1:/vm1\.vmdk off=0 count=0 -> status=NFS3_OK"
+srv_stop
+
+echo "== lab 2: file handles"
+doc_heredoc "cat > /tmp/lab/fh.py <<'EOF'" >"$T/fh.py"
+check "fh.py is in the page" has "$T/fh.py" '^elif cmd == "commit":'
+srv_start l2 -e ds1="$T/ds1" -s "$T/state" || exit 1
+echo "disk data" >"$T/ds1/vm1/disk-flat.vmdk"
+python3 "$T/fh.py" lookup vm1/disk-flat.vmdk >"$T/lookup.txt" 2>&1
+cat "$T/lookup.txt"
+FH=$(awk '/^handle/ { print $2 }' "$T/lookup.txt")
+ino=$(stat -c %i "$T/ds1/vm1/disk-flat.vmdk")
+ino_le=$(printf '%08x' "$ino" | sed 's/\(..\)\(..\)\(..\)\(..\)/\4\3\2\1/')
+check "a 23-byte ext4 handle, version 1, kernel len 8" has "$T/lookup.txt" \
+	'^  version 1 \| export id [0-9a-f]{8} \| kernel type 1 \| kernel len 8$'
+check "the kernel handle starts with the inode, little-endian" has \
+	"$T/lookup.txt" "^  kernel handle ${ino_le}[0-9a-f]{8} \\| tag [0-9a-f]{16}\$"
+check "fileid is the inode" has "$T/lookup.txt" "^  fileid $ino\$"
+check "23 bytes in all" has "$T/lookup.txt" '^handle  01[0-9a-f]{44} \(23 bytes\)$'
+srv_stop
+srv_start l2 -e ds1="$T/ds1" -s "$T/state" || exit 1
+getattr() { python3 "$T/fh.py" getattr "$1" 2>&1; }
+check "the handle works after a restart" [ "$(getattr "$FH")" = "GETATTR NFS3_OK fileid $ino size 10" ]
+mv "$T/ds1/vm1/disk-flat.vmdk" "$T/ds1/vm1/renamed-flat.vmdk"
+check "and after a rename" [ "$(getattr "$FH")" = "GETATTR NFS3_OK fileid $ino size 10" ]
+bad=${FH%?}0
+[ "$bad" = "$FH" ] && bad=${FH%?}1
+check "a changed digit: BADHANDLE" [ "$(getattr "$bad")" = "GETATTR NFS3ERR_BADHANDLE" ]
+rm "$T/ds1/vm1/renamed-flat.vmdk"
+check "deleted: STALE" [ "$(getattr "$FH")" = "GETATTR NFS3ERR_STALE" ]
+
+echo "== lab 4: UNSTABLE, FILE_SYNC, COMMIT, the verifier"
+echo first >"$T/ds1/vm1/log.txt"
+python3 "$T/fh.py" lookup vm1/log.txt >"$T/l4.txt"
+FH=$(awk '/^handle/ { print $2 }' "$T/l4.txt")
+{
+	python3 "$T/fh.py" write "$FH" unstable AAAA
+	python3 "$T/fh.py" write "$FH" file_sync CCCC
+	python3 "$T/fh.py" commit "$FH"
+} >"$T/w1.txt" 2>&1
+cat "$T/w1.txt"
+v1=$(sed -n '1s/.*verf=//p' "$T/w1.txt")
+check "UNSTABLE answered UNSTABLE" has "$T/w1.txt" '^WRITE NFS3_OK committed=UNSTABLE verf=[0-9a-f]{16}$'
+check "FILE_SYNC answered FILE_SYNC" has "$T/w1.txt" "^WRITE NFS3_OK committed=FILE_SYNC verf=$v1\$"
+check "COMMIT: the same verifier" has "$T/w1.txt" "^COMMIT NFS3_OK verf=$v1\$"
+srv_stop -KILL
+srv_start l2 -e ds1="$T/ds1" -s "$T/state" || exit 1
+c2=$(python3 "$T/fh.py" commit "$FH" 2>&1)
+echo "$c2"
+check "after kill -9 and a start: a new verifier" \
+	eval '[[ "$c2" =~ ^COMMIT\ NFS3_OK\ verf=[0-9a-f]{16}$ && "$c2" != *"$v1" ]]'
+srv_stop
+
+echo "== lab 3: thin, lazy-zeroed, eager-zeroed"
+mkdir -p "$T/lab3"
+(
+	cd "$T/lab3" || exit 1
+	"$BIN/dsvmdk" create -s 64M -t thin thin.vmdk
+	"$BIN/dsvmdk" create -s 64M -t zeroedthick lazy.vmdk
+	"$BIN/dsvmdk" create -s 64M -t eagerzeroedthick eager.vmdk
+	for d in thin lazy eager; do
+		"$BIN/dsvmdk" info $d.vmdk | grep -E '^  (provisioning|nb)'
+	done
+	du -k thin-flat.vmdk
+	qemu-io -f vmdk -c 'write -P 0x42 0 16M' thin.vmdk
+	qemu-io -f vmdk -c 'write -P 0x42 0 16M' lazy.vmdk
+	for d in thin lazy; do "$BIN/dsvmdk" info $d.vmdk | grep -E '^  nb'; done
+	"$BIN/dsvmdk" clone --linked thin.vmdk clone1.vmdk
+	printf x | "$BIN/dsvmdk" write thin.vmdk
+	"$BIN/dsvmdk" snapshot clone1.vmdk
+) >"$T/l3.txt" 2>&1
+cat "$T/l3.txt"
+l3() { grep -A1 -x "  provisioning: $1" "$T/l3.txt" | tail -1; }
+check "thin: nb 0 tbz 0" [ "$(l3 thin)" = "  nb 0 tbz 0" ]
+check "zeroedthick: nb 64 tbz 64" [ "$(l3 zeroedthick)" = "  nb 64 tbz 64" ]
+check "eagerzeroedthick: nb 64 tbz 0" [ "$(l3 eagerzeroedthick)" = "  nb 64 tbz 0" ]
+check "du of the new thin extent is 0" has "$T/l3.txt" '^0	thin-flat\.vmdk$'
+check "16 MiB written: thin nb 16 < 64, lazy tbz 48" eval \
+	'[ "$(grep -E "^  nb" "$T/l3.txt" | tail -2 | tr "\n" /)" = "  nb 16 tbz 0/  nb 64 tbz 48/" ]'
+check "linked clone makes the parent read-only" has "$T/l3.txt" \
+	'^linked clone thin\.vmdk -> clone1\.vmdk: [0-9.]+ s; thin\.vmdk is now read-only$'
+check "a write to the parent is refused" has "$T/l3.txt" \
+	'^dsvmdk: write: thin\.vmdk: read-only \(mode 0444\): the parent of a snapshot or linked clone$'
+check "snapshot names the ESXi way" has "$T/l3.txt" \
+	'^snapshot of clone1\.vmdk: write to clone1-000001\.vmdk from now on$'
+srv_start l3 -e ds1="$T/lab3" -s "$T/state" || exit 1
+qemu-img info -f raw nfs://127.0.0.1/ds1/eager-flat.vmdk >"$T/qi.txt" 2>&1
+qemu-img info -f raw nfs://127.0.0.1/ds1/thin-flat.vmdk >>"$T/qi.txt" 2>&1
+check "over NFS: fattr3 used gives qemu's disk size" eval \
+	'[ "$(grep "disk size" "$T/qi.txt" | tr "\n" /)" = "disk size: 64 MiB/disk size: 16 MiB/" ]'
+srv_stop
+
+echo "== lab 5: one flow per host x datastore (anf-avs)"
+mkdir -p "$T"/var/anf/ds{1,2,3,4,5,6,7,8}
+srv_start l5 -c "$PWD/etc/lab/anf-avs.conf" -s "$T/state5" || exit 1
+five() {
+	"$BIN/dsload" "$@" --bs 8k --read-pct 50 --ramp 0 --runtime 1 \
+		--iodepth 8 --vmdk-size 16m --quiet 2>&1
+}
+five -H 1 -D 2 --vmdks 2 >"$T/v2.txt"
+five -H 1 -D 1 --vms 4 --vmdks 4 >"$T/h1.txt"
+grep -E '^(  fleet|total|datastore)' "$T/v2.txt" "$T/h1.txt"
+check "V2: one host, two datastores = 2 flows" has "$T/v2.txt" \
+	'fleet: 1 host\(s\) x 1 VM\(s\) x 2 VMDK\(s\), 2 datastore\(s\) placed spread: 2 flow\(s\)'
+check "V2: a row per datastore" eval 'has "$T/v2.txt" "^datastore ds1 " && has "$T/v2.txt" "^datastore ds2 "'
+check "H1: 16 VMDKs behind 1 flow" has "$T/h1.txt" \
+	'fleet: 1 host\(s\) x 4 VM\(s\) x 4 VMDK\(s\), 1 datastore\(s\) placed spread: 1 flow\(s\)'
+check "both ran clean" eval 'has "$T/v2.txt" "^dsload: ok" && has "$T/h1.txt" "^dsload: ok"'
+srv_stop
+
+echo "== lab 7: observability"
+doc_heredoc "cat > /tmp/lab/pools.conf <<'EOF'" indented | sed "s|/tmp/lab/|$T/lab6/|" \
+	>"$T/pools.conf"
+check "pools.conf is in the page" has "$T/pools.conf" '^throughput_mibps = 8$'
+mkdir -p "$T/lab6/ds1" "$T/lab6/ds2" "$T/lab6/state"
+srv_start l6 -c "$T/pools.conf" || exit 1
+ctl() { "$BIN/dsnfsctl" "$@" 2>&1; }
+"$BIN/dsload" -H 2 -D ds1,ds2 --vmdks 2 --bs 64k --random-pct 0 \
+	--read-pct 100 --ramp 0 --runtime 2 --vmdk-size 16m --quiet \
+	>"$T/l7run.txt" 2>&1 &
+load=$!
+nflows=0
+for _ in $(seq 1 50); do
+	nflows=$(ctl flows | grep -c '127\.0\.1\.[12] ')
+	[ "$nflows" -ge 4 ] && break
+	sleep 0.1
+done
+ctl flows
+check "/flows: 2 hosts x 2 datastores = 4 flows" [ "$nflows" -ge 4 ]
+wait $load
+curl -s localhost:8049/metrics >"$T/metrics.txt"
+check "/metrics parses strictly" python3 tests/integ/promparse.py "$T/metrics.txt"
+check "/metrics: ds1's limit, 4 MiB/s" has "$T/metrics.txt" \
+	'^dsnfs_volume_throughput_limit_bytes_per_second\{volume="ds1"\} 4194304$'
+check "/metrics: the pool's 64 MiB/s" has "$T/metrics.txt" \
+	'^dsnfs_pool_throughput_limit_bytes_per_second\{pool="lab"\} 67108864$'
+check "/metrics: ds1 was read" has "$T/metrics.txt" \
+	'^dsnfs_volume_read_bytes_total\{volume="ds1"\} [1-9][0-9]*$'
+"$BIN/dsvmdk" create -s 2T -t thin "$T/lab6/ds2/big.vmdk" >/dev/null
+for _ in $(seq 1 100); do
+	ctl alarms | grep -q '200\.0% ALARM' && break
+	sleep 0.1
+done
+ctl alarms
+check "alarms: ds2 200% overallocated" eval 'ctl alarms | grep -Eq "^ds2 .* 2\.0 TiB .* 200\.0% ALARM$"'
+check "the alarm is logged" has "$T/l6.log" \
+	'warn: admin: datastore ds2: overallocation 200\.0% of its 1024\.0 GiB quota crossed the 150% alarm threshold'
+
+echo "== lab 6: pools, limits, ledger, bill"
+ctl pools >"$T/pools.txt"
+check "Standard 4 TiB = 64 MiB/s" has "$T/pools.txt" \
+	'^lab +Standard +manual +4 TiB +64 MiB/s +2 TiB '
+check "ds1 --limit 60 breaks the pool rule" [ "$(ctl volume set ds1 --limit 60)" = \
+	"dsnfsctl: 400: pool lab: manual volume limits sum to 68 MiB/s, more than the pool's 64 MiB/s" ]
+check "Premium: 256 MiB/s" eval 'ctl pool set lab --level premium | grep -Eq "^lab +Premium +manual +4 TiB +256 MiB/s"'
+check "now ds1 --limit 60 fits" eval 'ctl volume set ds1 --limit 60 | grep -Eq "^ds1 +lab +Premium +1 TiB .* 60 MiB/s "'
+check "the pool cannot shrink below its quotas" [ "$(ctl pool set lab --size 1)" = \
+	"dsnfsctl: 400: pool lab: volume quotas sum to 2 TiB, more than the pool's 1 TiB" ]
+srv_stop
+ctl ledger --ledger "$T/lab6/state/capacity.ledger" >"$T/ledger.txt"
+cat "$T/ledger.txt"
+check "ledger: created, level-changed, nothing refused" eval \
+	'[ "$(sed "s/^[^ ]* *//" "$T/ledger.txt" | tr -s " " | tr "\n" /)" = "created lab Standard 4 TiB/level-changed lab Premium 4 TiB/" ]'
+ctl bill --ledger "$T/lab6/state/capacity.ledger" --prices etc/prices.conf \
+	--from 2026-12-01 --to 2027-01-01 >"$T/bill.txt"
+cat "$T/bill.txt"
+check "the month's bill, line by line" diff - "$T/bill.txt" <<'BILL'
+bill 2026-12-01T00:00:00Z .. 2027-01-01T00:00:00Z, USD, prices: etc/prices.conf
+  lab 2026-12-01T00:00:00Z .. 2027-01-01T00:00:00Z Premium 4 TiB: 744.000000 h x 4096 GiB x 0.000403 USD per GiB-hour = 1228.111872 USD
+pool lab: 1228.111872 USD
+total: 1228.111872 USD
+BILL
+
+echo "== lab 8: the kernel client (boot: t4001)"
+KCLIENT=$(cd "$(dirname "$0")/../.." && pwd)/../shared/kclient
+"$KCLIENT/run-guest.sh" 27049 27050 /ds1 'ls' >"$T/kc.txt" 2>&1
+rc=$?
+cat "$T/kc.txt"
+check "run-guest.sh with no server: exit 100 before booting" eval \
+	'[ $rc -eq 100 ] && has "$T/kc.txt" "nothing listens on 127\.0\.0\.1:27049"'
+test_done
