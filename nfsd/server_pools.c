@@ -22,14 +22,6 @@
 
 #define SERVER_LEDGER_FILE "capacity.ledger"
 
-static int64_t server_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* config_section_fn over the modules: [traffic] first, then the pool
  * keys, then [admin]; -ENOENT when none takes the key. */
 static int server_sections_hook(void *arg, const char *section, const char *key,
@@ -79,7 +71,7 @@ int server__quotas_open(struct server *srv, char *errbuf, size_t errlen)
 		struct export *exp = &srv->exports.exports[i];
 		struct quota *q = &srv->quotas[i];
 		struct quota_usage u;
-		int64_t start = server_now_ns();
+		int64_t start = traffic_now_ns();
 		int err;
 
 		quota_init(q);
@@ -92,7 +84,7 @@ int server__quotas_open(struct server *srv, char *errbuf, size_t errlen)
 		log_info("quota: %s: %" PRIu64 " bytes allocated in %" PRIu64
 			 " inodes (scanned in %" PRId64 " ms)",
 			 exp->name, u.used_bytes, u.files,
-			 (server_now_ns() - start) / 1000000);
+			 (traffic_now_ns() - start) / 1000000);
 	}
 	return 0;
 }
@@ -241,7 +233,7 @@ int server__pools_open(struct server *srv, const char *state_dir,
 	for (size_t i = 0; i < srv->exports.count && !err; i++)
 		err = traffic_volume_keep(srv->traffic,
 					  srv->exports.exports[i].name,
-					  server_now_ns());
+					  traffic_now_ns());
 	if (err) {
 		snprintf(errbuf, errlen, "traffic volumes: %s", strerror(-err));
 		goto out;
@@ -287,7 +279,7 @@ int server_limits_apply(struct server *srv, const struct pool_limits *limits)
 	int err;
 
 	pthread_mutex_lock(&srv->apply_lock);
-	err = traffic_limits_apply(srv->traffic, limits, server_now_ns());
+	err = traffic_limits_apply(srv->traffic, limits, traffic_now_ns());
 	for (size_t i = 0; i < srv->nquotas; i++) {
 		const char *name = srv->exports.exports[i].name;
 		uint64_t quota = 0;
@@ -382,7 +374,7 @@ static void server_reload_exports(struct server *srv, const struct config *cfg,
 		const char *name =
 			srv->exports.exports[srv->exports.count + i].name;
 
-		if (traffic_volume_keep(srv->traffic, name, server_now_ns()))
+		if (traffic_volume_keep(srv->traffic, name, traffic_now_ns()))
 			log_error("config: datastore %s: no memory for its "
 				  "traffic counters",
 				  name);
@@ -407,7 +399,7 @@ static int server_reload_traffic(struct server *srv, struct server_reload *r,
 		snprintf(errbuf, errlen, "traffic limits: %s", strerror(-err));
 		return err;
 	}
-	err = traffic_caps_set(srv->traffic, &r->merged_caps, server_now_ns());
+	err = traffic_caps_set(srv->traffic, &r->merged_caps, traffic_now_ns());
 	if (err) {
 		snprintf(errbuf, errlen, "[traffic]: %s", strerror(-err));
 		return err;

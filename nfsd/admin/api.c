@@ -163,14 +163,10 @@ unsigned admin__status_from_err(int err)
 int admin__limits_apply(struct admin_api *api, const struct pool_limits *limits)
 {
 	const struct admin_ctx *ctx = &api->ctx;
-	struct timespec now;
 
 	if (ctx->limits_apply)
 		return ctx->limits_apply(ctx->cb_arg, limits);
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return traffic_limits_apply(ctx->traffic, limits,
-				    (int64_t)now.tv_sec * 1000000000 +
-					    now.tv_nsec);
+	return traffic_limits_apply(ctx->traffic, limits, traffic_now_ns());
 }
 
 static int api_method_parse(const char *method, enum admin_method *out)

@@ -14,14 +14,6 @@
 #include <string.h>
 #include <time.h>
 
-static int64_t changes_now_ns(void)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
-}
-
 void admin__changes_record(struct admin_api *api, struct admin_reply *reply)
 {
 	struct pool_state *live = admin__state_get(api);
@@ -106,7 +98,7 @@ void admin__changes_revert(struct admin_api *api,
 	rc = admin__limits_apply(api, limits);
 	if (!rc)
 		rc = traffic_caps_set(api->ctx.traffic, &caps,
-				      changes_now_ns());
+				      traffic_now_ns());
 	if (rc) {
 		admin__reply_error(reply, 500,
 				   "changes: the config's state is in the "

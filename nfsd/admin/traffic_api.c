@@ -90,7 +90,6 @@ void admin__caps_patch(struct admin_api *api, const struct admin_request *req,
 		       struct admin_reply *reply)
 {
 	struct traffic_caps caps;
-	struct timespec now;
 	char err[300];
 	int rc;
 
@@ -99,9 +98,7 @@ void admin__caps_patch(struct admin_api *api, const struct admin_request *req,
 		admin__reply_error(reply, 400, "%s", err);
 		return;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	rc = traffic_caps_set(api->ctx.traffic, &caps,
-			      (int64_t)now.tv_sec * 1000000000 + now.tv_nsec);
+	rc = traffic_caps_set(api->ctx.traffic, &caps, traffic_now_ns());
 	if (rc) {
 		admin__reply_error(reply, admin__status_from_err(rc),
 				   "caps: refused by the traffic module: %s",

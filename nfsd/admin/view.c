@@ -124,7 +124,7 @@ int admin__view_get(struct admin_api *api, struct admin_view *out)
 		goto fail;
 	pool_registry_snapshot(ctx->pools, out->state);
 	pool_state_limits(out->state, out->limits);
-	err = traffic_stats_get(ctx->traffic, &out->traffic);
+	err = traffic_stats_get(ctx->traffic, traffic_now_ns(), &out->traffic);
 	if (err)
 		goto fail;
 	traffic_caps_get(ctx->traffic, &out->caps);

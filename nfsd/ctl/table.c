@@ -141,7 +141,8 @@ const char *ctl_fmt_member(const json_t *obj, const char *key, bool bytes,
 		snprintf(buf, len, "%" JSON_INTEGER_FORMAT,
 			 json_integer_value(v));
 	else if (json_is_real(v))
-		snprintf(buf, len, "%.1f", json_real_value(v));
+		/* %g: the value as set (scale 0.03125), not rounded to 0.0. */
+		snprintf(buf, len, "%.6g", json_real_value(v));
 	else if (json_is_string(v))
 		snprintf(buf, len, "%s", json_string_value(v));
 	else if (json_is_boolean(v))

@@ -30,14 +30,6 @@ struct net_flow {
 	struct net_flow *next; /* conn->flows */
 };
 
-static int64_t flow_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static void flow_timer_arm(struct net_flow *f, int64_t wait_ns)
 {
 	struct ev_loop *loop = f->conn->worker->loop;
@@ -61,8 +53,8 @@ static void flow_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)revents;
 	/* A call may close the conn; its last reference would free f. */
 	net__conn_ref(c);
-	while ((v = traffic_flow_next(f->tf, flow_now_ns(), &tr, &wait_ns)) ==
-	       TRAFFIC_START)
+	while ((v = traffic_flow_next(f->tf, traffic_now_ns(), &tr,
+				      &wait_ns)) == TRAFFIC_START)
 		rpc_request_run(container_of(tr, struct request, tr));
 	if (v == TRAFFIC_WAIT && c->state != CONN_CLOSED)
 		flow_timer_arm(f, wait_ns);
@@ -87,7 +79,7 @@ static struct net_flow *flow_get(struct net *net, struct conn *c,
 	if (!f)
 		return NULL;
 	err = traffic_flow_new(net->traffic, (const struct sockaddr *)&c->peer,
-			       volume, flow_now_ns(), &f->tf);
+			       volume, traffic_now_ns(), &f->tf);
 	if (err) {
 		log_warn("net: %s: no flow for datastore %s: %s", c->peer_str,
 			 volume, strerror(-err));
@@ -117,7 +109,7 @@ static enum rpc_admit_verdict flow_admit(void *arg, struct request *req)
 	if (!f)
 		return RPC_ADMIT_RUN;
 	req->admit_ctx = f;
-	if (traffic_admit(f->tf, &req->tr, flow_now_ns(), &wait_ns) ==
+	if (traffic_admit(f->tf, &req->tr, traffic_now_ns(), &wait_ns) ==
 	    TRAFFIC_START)
 		return RPC_ADMIT_RUN;
 	/* Queued behind a waiting head: its timer is armed already. */
@@ -131,7 +123,7 @@ static void flow_done(void *arg, struct request *req)
 	struct net_flow *f = req->admit_ctx;
 
 	(void)arg;
-	traffic_done(f->tf, &req->tr, flow_now_ns());
+	traffic_done(f->tf, &req->tr, traffic_now_ns());
 }
 
 const struct rpc_admission *net_admission_init(struct net *net,

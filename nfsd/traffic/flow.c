@@ -63,17 +63,25 @@ int traffic_flow_new(struct traffic *t, const struct sockaddr *peer,
 }
 
 /* Counts the host's busy flows, at most every tenth of the window. */
-static void flow_host_recount(struct traffic_host *h, int64_t now_ns)
+size_t traffic__host_busy_count(const struct traffic_host *h, int64_t now_ns)
 {
 	size_t busy = 0;
 
-	if (h->busy && now_ns - h->recount_ns < TRAFFIC_ACTIVE_WINDOW_NS / 10)
-		return;
-	for (struct traffic_flow *f = h->flows; f; f = f->host_next) {
+	for (const struct traffic_flow *f = h->flows; f; f = f->host_next) {
 		if (f->last_demand_ns &&
 		    now_ns - f->last_demand_ns < TRAFFIC_ACTIVE_WINDOW_NS)
 			busy++;
 	}
+	return busy;
+}
+
+static void flow_host_recount(struct traffic_host *h, int64_t now_ns)
+{
+	size_t busy;
+
+	if (h->busy && now_ns - h->recount_ns < TRAFFIC_ACTIVE_WINDOW_NS / 10)
+		return;
+	busy = traffic__host_busy_count(h, now_ns);
 	h->busy = busy ? busy : 1;
 	h->recount_ns = now_ns;
 }

@@ -55,7 +55,8 @@ static void stats_flows(struct traffic *t, struct traffic_stats *out)
 	}
 }
 
-static void stats_hosts(struct traffic *t, struct traffic_stats *out)
+static void stats_hosts(struct traffic *t, int64_t now_ns,
+			struct traffic_stats *out)
 {
 	for (struct traffic_host *h = t->hosts; h; h = h->next) {
 		struct traffic_host_stats *s = &out->hosts[out->nhosts++];
@@ -63,7 +64,7 @@ static void stats_hosts(struct traffic *t, struct traffic_stats *out)
 		pthread_mutex_lock(&h->lock);
 		snprintf(s->host, sizeof(s->host), "%s", h->addr);
 		s->flows = h->nflows;
-		s->busy_flows = h->busy;
+		s->busy_flows = traffic__host_busy_count(h, now_ns);
 		s->cap_bytes_per_s = h->bytes.rate_per_s;
 		s->cap_ops_per_s = h->ops.rate_per_s;
 		pthread_mutex_unlock(&h->lock);
@@ -100,7 +101,8 @@ static void stats_pools(struct traffic *t, struct traffic_stats *out)
 	}
 }
 
-int traffic_stats_get(struct traffic *t, struct traffic_stats *out)
+int traffic_stats_get(struct traffic *t, int64_t now_ns,
+		      struct traffic_stats *out)
 {
 	size_t nh = 0, nv = 0, np = 0, nf;
 
@@ -123,7 +125,7 @@ int traffic_stats_get(struct traffic *t, struct traffic_stats *out)
 		return -ENOMEM;
 	}
 	stats_flows(t, out);
-	stats_hosts(t, out);
+	stats_hosts(t, now_ns, out);
 	stats_volumes(t, out);
 	stats_pools(t, out);
 	pthread_mutex_unlock(&t->lock);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 void traffic_caps_default(struct traffic_caps *caps)
 {
@@ -23,6 +24,14 @@ static bool traffic_caps_valid(const struct traffic_caps *caps)
 	return caps->scale > 0 && isfinite(caps->scale) &&
 	       caps->host_contention >= 0 && isfinite(caps->host_contention) &&
 	       caps->burst_ms > 0;
+}
+
+int64_t traffic_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 uint64_t traffic__scale(const struct traffic_caps *caps, uint64_t published)

@@ -46,8 +46,8 @@
 /* The longest wait handed out: a waiting flow looks again at least this
  * often, so a raised limit reaches it within this time. */
 #define TRAFFIC_WAIT_MAX_NS INT64_C(50000000)
-/* A flow counts as busy for the contention term while it asked for
- * admission within this window. */
+/* A flow counts as busy (for the contention term, and in the stats) while
+ * it asked for admission within this window. */
 #define TRAFFIC_ACTIVE_WINDOW_NS INT64_C(100000000)
 
 enum traffic_op {
@@ -147,6 +147,10 @@ struct traffic;
 struct traffic_flow;
 
 /* ---- setup and live changes (traffic.c) -------------------------------- */
+
+/* The clock every now_ns of this module is read on: CLOCK_MONOTONIC, in
+ * ns.  Callers pass it in so that tests can drive time. */
+int64_t traffic_now_ns(void);
 
 /* Scale 1, no caps, no contention, 10 ms bursts. */
 void traffic_caps_default(struct traffic_caps *caps);
@@ -249,9 +253,12 @@ size_t traffic_flow_queued(const struct traffic_flow *flow);
 
 /* ---- stats (stats.c) --------------------------------------------------- */
 
-/* A snapshot of every flow, host, volume and pool.  Returns 0 and fills
- * @out (owned: traffic_stats_fini()), or -ENOMEM. */
-int traffic_stats_get(struct traffic *t, struct traffic_stats *out);
+/* A snapshot of every flow, host, volume and pool at @now_ns (a host's
+ * busy flows are those that asked for admission within
+ * TRAFFIC_ACTIVE_WINDOW_NS of it).  Returns 0 and fills @out (owned:
+ * traffic_stats_fini()), or -ENOMEM. */
+int traffic_stats_get(struct traffic *t, int64_t now_ns,
+		      struct traffic_stats *out);
 void traffic_stats_fini(struct traffic_stats *stats);
 
 /* ---- config (config.c) ------------------------------------------------- */

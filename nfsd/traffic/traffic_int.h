@@ -137,6 +137,10 @@ struct traffic_volume *traffic__volume_get(struct traffic *t, const char *name,
 void traffic__host_unref(struct traffic *t, struct traffic_host *h);
 void traffic__volume_unref(struct traffic *t, struct traffic_volume *v);
 
+/* The flows of @h that asked for admission within TRAFFIC_ACTIVE_WINDOW_NS
+ * of @now_ns, under h->lock. */
+size_t traffic__host_busy_count(const struct traffic_host *h, int64_t now_ns);
+
 /* Adds a live counter set into a snapshot. */
 void traffic__counters_read(const struct traffic_counters_live *live,
 			    struct traffic_counters *out);

@@ -60,6 +60,9 @@ check "curl PATCH /caps" \
 	test "$(status PATCH /caps '{"volume_iops": 50000}')" = 200
 check "dsnfsctl caps shows it" \
 	bash -c "$(declare -f ctl); ADMIN_PORT=$ADMIN_PORT DSNFS_BIN=$DSNFS_BIN ctl caps | grep -q '^volume_iops *50000'"
+check "dsnfsctl caps set --scale 0.03125" ctl caps set --scale 0.03125
+check "dsnfsctl caps shows the scale as set, not rounded" \
+	bash -c "$(declare -f ctl); ADMIN_PORT=$ADMIN_PORT DSNFS_BIN=$DSNFS_BIN ctl caps | grep -q '^scale *0.03125$'"
 
 echo "-- errors"
 check "duplicate pool: 409" test "$(status POST /pools '{"name": "p2", "level": "ultra", "size_tib": 2}')" = 409

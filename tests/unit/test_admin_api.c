@@ -63,7 +63,8 @@ static uint64_t traffic_limit(struct admin_fixture *fx, const char *volume)
 	struct traffic_stats st;
 	uint64_t limit = UINT64_MAX;
 
-	assert_int_equal(traffic_stats_get(fx->traffic, &st), 0);
+	assert_int_equal(traffic_stats_get(fx->traffic, traffic_now_ns(), &st),
+			 0);
 	for (size_t i = 0; i < st.nvolumes; i++) {
 		if (!strcmp(st.volumes[i].name, volume))
 			limit = st.volumes[i].limit_bytes_per_s;

@@ -458,9 +458,12 @@ static void test_fifo_order_counters_and_cancel(void **state)
 	traffic_done(f, &r[0], 5 * MS);
 	traffic_done(f, &r[1], 990 * MS + 2);
 
-	assert_int_equal(traffic_stats_get(t, &st), 0);
+	assert_int_equal(traffic_stats_get(t, 990 * MS + 2, &st), 0);
 	assert_int_equal(st.nflows, 1);
 	assert_string_equal(st.flows[0].host, "192.0.2.7");
+	/* Busy: it asked within TRAFFIC_ACTIVE_WINDOW_NS, contention or not. */
+	assert_int_equal(st.nhosts, 1);
+	assert_int_equal(st.hosts[0].busy_flows, 1);
 	assert_int_equal(st.flows[0].queued, 1);
 	assert_int_equal(st.flows[0].counters.ops[TRAFFIC_OP_READ], 1);
 	assert_int_equal(st.flows[0].counters.ops[TRAFFIC_OP_WRITE], 1);
@@ -522,7 +525,7 @@ static void test_kept_volume_counters_outlive_flows(void **state)
 	}
 	memset(&none, 0, sizeof(none));
 	assert_int_equal(traffic_limits_apply(t, &none, S), 0);
-	assert_int_equal(traffic_stats_get(t, &st), 0);
+	assert_int_equal(traffic_stats_get(t, S, &st), 0);
 	assert_int_equal(st.nflows, 0);
 	assert_int_equal(st.nvolumes, 1);
 	assert_string_equal(st.volumes[0].name, "ds1");
