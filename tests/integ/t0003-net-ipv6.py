@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""IPv6 on the wire (t0003-net-ipv6.sh): MOUNT, NFS and the portmapper over
-TCP and UDP to ::1, export rules, root squash, `secure` and the per-host
+"""IPv6 on the wire (t0003-net-ipv6.sh): MOUNT, NFS, the portmapper (PMAP 2
+GETPORT, rpcbind 3 and 4 GETADDR) over TCP and UDP to ::1, export rules, root squash, `secure` and the per-host
 connection limit keyed by address.
 
     t0003-net-ipv6.py v6 NFS_PORT MOUNT_PORT PORTMAP_PORT ADMIN_PORT
@@ -37,6 +37,24 @@ def getport(host, pm_port, proto, prog, vers):
         port = u.u32()
         u.done()
     return port
+
+
+def rpcb_getaddr(host, pm_port, proto, prog, vers, netid, rpcb_vers=4):
+    """rpcbind 3/4 GETADDR (RFC 1833 2.2.1) -> the universal address."""
+    p = Packer()
+    p.u32(prog)
+    p.u32(vers)
+    for text in (netid, "", ""):
+        p.string(text)
+    with RpcClient((host, pm_port), PMAP_PROG, rpcb_vers, proto=proto) as c:
+        u = c.call(3, p.bytes())
+        uaddr = u.string(256)
+        u.done()
+    return uaddr
+
+
+def uaddr(host, port):
+    return "%s.%d.%d" % (host, port >> 8, port & 0xFF)
 
 
 def from_port(client, host, lo):
@@ -84,11 +102,26 @@ def null_ok(host, port, patience=2.0):
 
 
 def check_portmap(ck, host, nfs_port, mount_port, pm_port):
+    six = "6" if host == V6 else ""
     for proto in ("tcp", "udp"):
         ck.check("[%s] portmap GETPORT nfs over %s" % (host, proto),
                  getport(host, pm_port, proto, 100003, 3) == nfs_port)
         ck.check("[%s] portmap GETPORT mountd over %s" % (host, proto),
                  getport(host, pm_port, proto, 100005, 3) == mount_port)
+        for vers in (3, 4):
+            got = rpcb_getaddr(host, pm_port, proto, 100003, 3, "tcp" + six,
+                               rpcb_vers=vers)
+            ck.check("[%s] rpcbind %d GETADDR nfs tcp%s over %s" % (host, vers, six, proto),
+                     got == uaddr(host, nfs_port), repr(got))
+        got = rpcb_getaddr(host, pm_port, proto, 100005, 3, "udp" + six)
+        ck.check("[%s] rpcbind 4 GETADDR mountd udp%s over %s" % (host, six, proto),
+                 got == uaddr(host, mount_port), repr(got))
+    # The other family's netid: not served on ::1, and on "::" the caller
+    # of one family is not told an address of the other.
+    other = "tcp" if six else "tcp6"
+    got = rpcb_getaddr(host, pm_port, "tcp", 100003, 3, other)
+    ck.check("[%s] rpcbind 4 GETADDR nfs %s -> \"\"" % (host, other),
+             got == "", repr(got))
 
 
 def check_rules(ck, host, nfs_port, mount_port, ds2_allowed):

@@ -34,16 +34,6 @@ url6() {
 uaddr() {
 	echo "$1.$(($2 / 256)).$(($2 % 256))"
 }
-# Known limits, not failures: printed as xfail, counted nowhere.
-xfail() {
-	local what=$1
-	shift
-	if "$@" >/dev/null 2>&1; then
-		echo "  ok   $what (limit lifted? make it a check)"
-	else
-		echo "  xfail $what"
-	fi
-}
 
 echo "== listen = ::1"
 # Port 111 on ::1 only: no clash with an IPv4 portmapper on 127.0.0.1:111.
@@ -60,13 +50,24 @@ check "rpcinfo -T tcp6 -a portmapper 2 (NULL)" rpcinfo -T tcp6 -a "$(uaddr ::1 1
 check "rpcinfo -T udp6 -a portmapper 2 (NULL)" rpcinfo -T udp6 -a "$(uaddr ::1 111)" 100000 2
 out=$(rpcinfo -s ::1 2>&1)
 echo "$out"
-check "rpcinfo -s ::1 (PMAP v2 DUMP over tcp6) lists nfs" bash -c "echo '$out' | grep -Eq '^ +100003 +3 +tcp +nfs'"
-check "rpcinfo -s ::1 lists mountd" bash -c "echo '$out' | grep -Eq '^ +100005 +3 +udp,tcp +mountd'"
-# libtirpc asks rpcbind v4/v3 GETADDR for an IPv6 netid and falls back to
-# PMAP v2 only for IPv4; dsnfsd answers PMAP v2 only (README, IPv6).
-xfail "rpcinfo -p ::1 (needs rpcbind v3/v4)" rpcinfo -p ::1
-xfail "rpcinfo -T tcp6 ::1 nfs 3 (needs rpcbind v3/v4)" rpcinfo -T tcp6 ::1 100003 3
-xfail "nfs-ls nfs://::1/ds1 without ports (needs rpcbind v3)" timeout 20 nfs-ls "nfs://::1/ds1"
+check "rpcinfo -s ::1 (rpcbind 4 DUMP over tcp6) lists nfs" bash -c "echo '$out' | grep -Eq '^ +100003 +3 +tcp6 +nfs'"
+check "rpcinfo -s ::1 lists mountd" bash -c "echo '$out' | grep -Eq '^ +100005 +3 +udp6,tcp6 +mountd'"
+check "rpcinfo -s ::1 lists portmapper 4,3,2" bash -c "echo '$out' | grep -Eq '^ +100000 +4,3,2 +udp6,tcp6 +portmapper'"
+# libtirpc asks rpcbind 4 / 3 GETADDR for an IPv6 netid (PMAP 2 is IPv4
+# only), and so does libnfs when the URL has no ports.
+out=$(rpcinfo -p ::1 2>&1)
+echo "$out"
+check "rpcinfo -p ::1 lists nfs at $NFS_PORT" bash -c "echo '$out' | grep -Eq '^ +100003 +3 +tcp +$NFS_PORT +nfs'"
+check "rpcinfo -T tcp6 ::1 nfs 3 (rpcbind GETADDR, then NULL)" rpcinfo -T tcp6 ::1 100003 3
+check "rpcinfo -T udp6 ::1 mountd 3" rpcinfo -T udp6 ::1 100005 3
+out=$(rpcinfo ::1 2>&1)
+echo "$out"
+check "rpcinfo ::1 (rpcbind 4 DUMP) lists nfs on tcp6 at ::1" \
+	bash -c "echo '$out' | grep -Eq '^ +100003 +3 +tcp6 +$(uaddr ::1 "$NFS_PORT") '"
+check "rpcinfo ::1 lists rpcbind 4 on udp6" \
+	bash -c "echo '$out' | grep -Eq '^ +100000 +4 +udp6 +::1\.0\.111 '"
+check "nfs-ls nfs://::1/ds1 without ports (libnfs asks rpcbind 3)" \
+	bash -c "timeout 60 nfs-ls 'nfs://::1/ds1' >/dev/null"
 
 head -c 200000 /dev/urandom >"$TEST_TMP/disk.bin"
 check "nfs-cp to nfs://::1/ds1" nfs-cp "$TEST_TMP/disk.bin" "$(url6 ds1 disk-flat.vmdk)"
