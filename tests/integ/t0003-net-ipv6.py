@@ -63,13 +63,14 @@ def from_port(client, host, lo):
     for p in range(lo, lo + 50) if lo else [0]:
         s = socket.socket(addr_family(host), socket.SOCK_STREAM)
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.settimeout(10)
         try:
             s.bind((host, p))
+            # Another test on this machine may hold the same 4-tuple.
+            s.connect(client.addr)
         except OSError:
             s.close()
             continue
-        s.settimeout(10)
-        s.connect(client.addr)
         client.sock = s
         return client
     raise OSError("no free source port from %d" % lo)

@@ -43,7 +43,11 @@ if ss -ltnuH 'sport = :111' | grep -Eq '\[::1?\]:111|\*:111'; then
 fi
 dsnfsd_start -c "$TEST_TMP/v6.conf" -l ::1 -P 111 --trace || exit 1
 check "listening line names ::1" grep -q '^dsnfsd: listening on ::1 ' "$TEST_TMP/dsnfsd.out"
-check "nothing on 127.0.0.1" bash -c "! rpcinfo -T tcp -a $(uaddr 127.0.0.1 "$NFS_PORT") 100003 3 >/dev/null 2>&1"
+# Every socket of this dsnfsd is bound to ::1 (ss names its owner).
+socks=$(ss -ltunpH | grep "pid=$DSNFSD_PID," | awk '{print $5}')
+echo "$socks"
+check "dsnfsd's sockets are all on [::1]" \
+	bash -c "[ -n '$socks' ] && ! echo '$socks' | grep -qv '^\[::1\]:'"
 check "rpcinfo -T tcp6 -a nfs 3 (NULL)" rpcinfo -T tcp6 -a "$(uaddr ::1 "$NFS_PORT")" 100003 3
 check "rpcinfo -T udp6 -a mountd 3 (NULL)" rpcinfo -T udp6 -a "$(uaddr ::1 "$MOUNT_PORT")" 100005 3
 check "rpcinfo -T tcp6 -a portmapper 2 (NULL)" rpcinfo -T tcp6 -a "$(uaddr ::1 111)" 100000 2
