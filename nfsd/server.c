@@ -77,13 +77,19 @@ static int server_open_services(struct server *srv, const struct config *cfg)
 	if (err)
 		return err;
 	portmap_program_init(&srv->portmap_prog, srv->portmap);
+	portmap_rpcb_program_init(&srv->rpcb3_prog, srv->portmap, 3);
+	portmap_rpcb_program_init(&srv->rpcb4_prog, srv->portmap, 4);
 
 	server__trace_set(srv, cfg->trace);
 	rpc_dispatcher_add(&srv->dispatcher, &srv->nfs3_prog);
 	rpc_dispatcher_add(&srv->dispatcher, &srv->mount_prog);
 	rpc_dispatcher_add(&srv->dispatcher, &srv->portmap_prog);
+	rpc_dispatcher_add(&srv->dispatcher, &srv->rpcb3_prog);
+	rpc_dispatcher_add(&srv->dispatcher, &srv->rpcb4_prog);
 	rpc_dispatcher_add(&srv->udp_dispatcher, &srv->mount_prog);
 	rpc_dispatcher_add(&srv->udp_dispatcher, &srv->portmap_prog);
+	rpc_dispatcher_add(&srv->udp_dispatcher, &srv->rpcb3_prog);
+	rpc_dispatcher_add(&srv->udp_dispatcher, &srv->rpcb4_prog);
 	err = rpc_work_pool_new(cfg->work_threads, &srv->work_pool);
 	if (err)
 		return err;
@@ -247,6 +253,8 @@ int server_open(const struct config *cfg, struct server_sections *sections,
 	srv->net_started = true;
 	/* Every NFS call over TCP is admitted by the traffic model. */
 	srv->dispatcher.admission = net_admission_init(&srv->net, srv->traffic);
+	/* Before any call can arrive (server_listen() refuses a bad one). */
+	portmap_registry_set_listen(srv->portmap, cfg->listen);
 	err = server_listen(srv, cfg, errbuf, errlen);
 	if (err)
 		goto fail;

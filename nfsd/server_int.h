@@ -32,6 +32,7 @@ struct server {
 	struct mount_service *mount;
 	struct portmap_registry *portmap;
 	struct rpc_program nfs3_prog, mount_prog, portmap_prog;
+	struct rpc_program rpcb3_prog, rpcb4_prog; /* rpcbind 3, 4: IPv6 */
 	struct rpc_dispatcher dispatcher; /* TCP */
 	struct rpc_dispatcher udp_dispatcher; /* UDP: MOUNT and portmap */
 	struct rpc_work_pool *work_pool;

@@ -18,7 +18,9 @@
  * family without addresses (buf then says "?"). */
 int sockaddr_format_host(const struct sockaddr *sa, char *buf, size_t len);
 
-/* "ADDR:PORT", as sockaddr_format_host() plus the port. */
+/* "ADDR:PORT" for IPv4 ("10.0.0.1:811"), "[ADDR]:PORT" for IPv6
+ * ("[fd00::7]:811", RFC 5952 6: without the brackets "fd00::7:811" would
+ * itself read as an address); the address as sockaddr_format_host(). */
 void sockaddr_format(const struct sockaddr *sa, char *buf, size_t len);
 
 /* The port; 0 for a family without ports. */
@@ -28,5 +30,12 @@ unsigned sockaddr_port(const struct sockaddr *sa);
  * left out): a key that is equal for equal clients.  Zeros for other
  * families. */
 void sockaddr_key(const struct sockaddr *sa, uint8_t out[16]);
+
+/* Fills @ss and @len with the numeric address @text and @port: an IPv4
+ * address, or an IPv6 one, bare or in brackets, with an optional zone
+ * ("::1", "[::1]", "fe80::1%eth0").  No name lookup.  Returns 0, or
+ * -EINVAL when @text is not such an address or @port not in 0..65535. */
+int sockaddr_parse(const char *text, int port, struct sockaddr_storage *ss,
+		   socklen_t *len);
 
 #endif

@@ -278,8 +278,9 @@ int admin_start(const struct admin_ctx *ctx, const char *listen, int port,
 		goto fail;
 	}
 	adm->api.alarms = adm->alarms;
+	/* Dual stack, as the RPC listeners: "::" serves IPv4 clients too. */
 	if (ss.ss_family == AF_INET6)
-		flags |= MHD_USE_IPv6;
+		flags |= MHD_USE_DUAL_STACK;
 	adm->mhd = MHD_start_daemon(
 		flags, (uint16_t)port, NULL, NULL, http_access_cb, adm,
 		MHD_OPTION_EXTERNAL_LOGGER, http_log_cb, adm,

@@ -17,6 +17,7 @@
 #include "nfsd/log.h"
 #include "nfsd/rpc/pool.h"
 #include "nfsd/net/net_int.h"
+#include "nfsd/sockaddr.h"
 
 #define LISTENER_UDP_MAX 65536
 
@@ -114,22 +115,11 @@ static int listener_socket(const char *addr, int port, bool udp,
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
-	int fd, one = 1, err;
+	int fd, one = 1, zero = 0, err;
 
-	memset(&ss, 0, sizeof(ss));
-	if (inet_pton(AF_INET, addr, &((struct sockaddr_in *)&ss)->sin_addr) ==
-	    1) {
-		ss.ss_family = AF_INET;
-		((struct sockaddr_in *)&ss)->sin_port = htons((uint16_t)port);
-		len = sizeof(struct sockaddr_in);
-	} else if (inet_pton(AF_INET6, addr,
-			     &((struct sockaddr_in6 *)&ss)->sin6_addr) == 1) {
-		ss.ss_family = AF_INET6;
-		((struct sockaddr_in6 *)&ss)->sin6_port = htons((uint16_t)port);
-		len = sizeof(struct sockaddr_in6);
-	} else {
-		return -EINVAL;
-	}
+	err = sockaddr_parse(addr, port, &ss, &len);
+	if (err)
+		return err;
 	fd = socket(ss.ss_family,
 		    (udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_NONBLOCK |
 			    SOCK_CLOEXEC,
@@ -137,18 +127,23 @@ static int listener_socket(const char *addr, int port, bool udp,
 	if (fd < 0)
 		return -errno;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* "::" serves IPv4 clients too (as ::ffff:a.b.c.d, which sockaddr.c
+	 * reads as IPv4), whatever net.ipv6.bindv6only says. */
+	if (ss.ss_family == AF_INET6 &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero)) < 0)
+		goto fail;
 	if (bind(fd, (struct sockaddr *)&ss, len) < 0 ||
-	    (!udp && listen(fd, 1024) < 0)) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
+	    (!udp && listen(fd, 1024) < 0))
+		goto fail;
 	len = sizeof(ss);
-	getsockname(fd, (struct sockaddr *)&ss, &len);
-	*bound_port = ntohs(ss.ss_family == AF_INET
-				    ? ((struct sockaddr_in *)&ss)->sin_port
-				    : ((struct sockaddr_in6 *)&ss)->sin6_port);
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+		goto fail;
+	*bound_port = (int)sockaddr_port((struct sockaddr *)&ss);
 	return fd;
+fail:
+	err = -errno;
+	close(fd);
+	return err;
 }
 
 static int listener_add(struct net *net, int fd, bool udp,

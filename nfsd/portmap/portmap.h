@@ -4,7 +4,9 @@
  * registry of (program, version, protocol, port) mappings; when one runs,
  * dsnfsd registers its programs there instead (portmap_rpcbind_*).
  *
- * The built-in responder answers NULL, SET, UNSET, GETPORT and DUMP.  SET
+ * The built-in responder answers NULL, SET, UNSET, GETPORT and DUMP, and
+ * of rpcbind versions 3 and 4 (RFC 1833 2, rpcb.c; what IPv6 clients ask)
+ * NULL, GETADDR, DUMP and GETVERSADDR, from the same registry.  SET
  * and UNSET are accepted only from loopback callers.  CALLIT (procedure 5)
  * is not implemented: it is absent from the table, so dispatch answers
  * PROC_UNAVAIL (it is the classic amplification vector, and NFS clients
@@ -62,6 +64,27 @@ uint32_t portmap_registry_getport(struct portmap_registry *reg, uint32_t prog,
 
 /* Number of mappings held now. */
 size_t portmap_registry_count(struct portmap_registry *reg);
+
+/*
+ * Tells the registry the address the RPC listeners are bound to (@addr as
+ * the config's listen: "::1", "0.0.0.0", "::", borrowed), from which
+ * rpcbind 3 and 4 build universal addresses.  Call before the
+ * listeners open.  Returns 0, or -EINVAL when @addr is not an address.
+ */
+int portmap_registry_set_listen(struct portmap_registry *reg, const char *addr);
+
+/*
+ * Fills @prog with rpcbind version @vers (3 or 4; RFC 1833 2): NULL,
+ * GETADDR, DUMP, and for version 4 GETVERSADDR, answered from @reg
+ * (borrowed, req->svc; it must outlive every request).  The netids are
+ * tcp, udp (IPv4) and tcp6, udp6 (IPv6), as the listen address serves
+ * them ("::" serves all four); the universal address is the listen
+ * address, or for a wildcard one, the local address the caller is routed
+ * to.  SET, UNSET and the rest are absent from the table: dispatch
+ * answers PROC_UNAVAIL.
+ */
+void portmap_rpcb_program_init(struct rpc_program *prog,
+			       struct portmap_registry *reg, uint32_t vers);
 
 /*
  * Fills @prog with the PMAP v2 program (100000, version 2).  @reg is

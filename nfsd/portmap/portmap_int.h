@@ -6,6 +6,8 @@
 #define DSNFS_PORTMAP_INT_H
 
 #include <pthread.h>
+#include <stdbool.h>
+#include <sys/socket.h>
 
 #include "nfsd/portmap/portmap.h"
 #include "pmap.h"
@@ -14,6 +16,11 @@ struct portmap_registry {
 	pthread_mutex_t lock; /* guards maps and count */
 	pmap2_mapping maps[PORTMAP_REGISTRY_MAX];
 	size_t count;
+	/* The address the RPC listeners are bound to, for the universal
+	 * addresses of rpcbind 3 and 4 (rpcb.c); set before the listeners open
+	 * (portmap_registry_set_listen()), read-only after. */
+	struct sockaddr_storage listen;
+	bool listen_set;
 };
 
 /*

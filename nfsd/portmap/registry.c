@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "nfsd/sockaddr.h"
+
 int portmap_registry_new(struct portmap_registry **out)
 {
 	struct portmap_registry *reg = calloc(1, sizeof(*reg));
@@ -32,6 +34,15 @@ void portmap_registry_free(struct portmap_registry *reg)
 	}
 	pthread_mutex_destroy(&reg->lock);
 	free(reg);
+}
+
+int portmap_registry_set_listen(struct portmap_registry *reg, const char *addr)
+{
+	socklen_t len;
+	int err = sockaddr_parse(addr, 0, &reg->listen, &len);
+
+	reg->listen_set = err == 0;
+	return err;
 }
 
 /* Index of (@prog, @vers, @prot), or reg->count.  Lock held. */

@@ -230,6 +230,11 @@ def record_frame(payload, last=True):
     return struct.pack(">I", len(payload) | (0x80000000 if last else 0)) + payload
 
 
+def addr_family(host):
+    """AF_INET6 for an IPv6 literal ("::1"), else AF_INET."""
+    return socket.AF_INET6 if ":" in host else socket.AF_INET
+
+
 class RpcClient:
     """One connection to one RPC program; TCP (default) or UDP.
 
@@ -258,7 +263,8 @@ class RpcClient:
         if self.proto == "tcp":
             self.sock = socket.create_connection(self.addr, timeout=self.timeout)
         else:
-            self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            self.sock = socket.socket(addr_family(self.addr[0]),
+                                      socket.SOCK_DGRAM)
             self.sock.settimeout(self.timeout)
             self.sock.connect(self.addr)
 

@@ -201,6 +201,25 @@ static void test_start_refuses_bad_address_and_busy_port(void **state)
 	assert_null(other);
 }
 
+/* An IPv6 admin_listen is dual stack like the RPC listeners: the
+ * v4-mapped loopback binds (an IPv6-only socket refuses it) and answers
+ * IPv4 clients. */
+static void test_ipv6_listen_is_dual_stack(void **state)
+{
+	struct http_fixture *h = *state;
+	struct admin *v6 = NULL;
+	char err[300], *out;
+	int port;
+
+	assert_int_equal(admin_start(&h->fx->api.ctx, "::ffff:127.0.0.1", 0,
+				     &port, &v6, err, sizeof(err)),
+			 0);
+	out = http(port, "GET /hosts HTTP/1.0\r\n\r\n", NULL, 0);
+	assert_has(out, " 200 ");
+	free(out);
+	admin_stop(v6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +232,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_start_refuses_bad_address_and_busy_port, setup,
 			teardown),
+		cmocka_unit_test_setup_teardown(test_ipv6_listen_is_dual_stack,
+						setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
