@@ -2,8 +2,9 @@
  * fuzz_args: libFuzzer target for the argument decoders of NFSv3 (RFC 1813
  * 3) and MOUNT v3 (RFC 1813 5), the code that reads untrusted bytes first.
  * Input: one selector byte (mod 64; 0..21 = NFSv3 procedure, 32..37 =
- * MOUNT procedure, 48.. = portmapper procedure, see
- * FUZZ_ARGS_SEL_MOUNT_BASE / _PMAP_BASE), then XDR arguments.
+ * MOUNT procedure, 48.. = portmapper v2 procedure, 56.. = rpcbind v4
+ * procedure, see FUZZ_ARGS_SEL_MOUNT_BASE / _PMAP_BASE / _RPCB_BASE),
+ * then XDR arguments.
  * Each input is decoded and released with xdr_free(); a value that
  * decodes must re-encode to the bytes it was decoded from, modulo the
  * non-canonical inputs XDR accepts (nonzero booleans, padding), so the
@@ -20,6 +21,7 @@
 #include "mount3.h"
 #include "nfs3_prot.h"
 #include "pmap.h"
+#include "rpcb4.h"
 #include "nfsd/mount/mount.h"
 #include "nfsd/nfs3/nfs3.h"
 #include "nfsd/portmap/portmap.h"
@@ -45,6 +47,7 @@ union fuzz_args_storage {
 	READDIRPLUS3args readdirplus;
 	dirpath path;
 	pmap2_mapping mapping;
+	rpcb4_entry rpcb;
 	char nfs3_any[NFS3_ARGS_MAX_BYTES]; /* nfs3/args.c's room included */
 };
 
@@ -52,7 +55,8 @@ union fuzz_args_storage {
  * The decoders come from the programs' own procedure tables, so the fuzzer
  * exercises exactly what dispatch runs (nfs3/args.c's name checks too).
  */
-static struct rpc_program fuzz_nfs3_prog, fuzz_mount_prog, fuzz_pmap_prog;
+static struct rpc_program fuzz_nfs3_prog, fuzz_mount_prog, fuzz_pmap_prog,
+	fuzz_rpcb_prog;
 static struct portmap_registry *fuzz_pmap_reg;
 static struct nfs3_service fuzz_nfs3_svc;
 static struct mount_service *fuzz_mount_svc;
@@ -73,6 +77,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		abort();
 	}
 	portmap_program_init(&fuzz_pmap_prog, fuzz_pmap_reg);
+	portmap_rpcb_program_init(&fuzz_rpcb_prog, fuzz_pmap_reg, 4);
 	return 0;
 }
 
@@ -89,6 +94,9 @@ static bool fuzz_args_pick(uint8_t selector, struct fuzz_args_decoder *d)
 	} else if (sel >= FUZZ_ARGS_SEL_PMAP_BASE &&
 		   sel - FUZZ_ARGS_SEL_PMAP_BASE < fuzz_pmap_prog.nprocs) {
 		proc = &fuzz_pmap_prog.procs[sel - FUZZ_ARGS_SEL_PMAP_BASE];
+	} else if (sel >= FUZZ_ARGS_SEL_RPCB_BASE &&
+		   sel - FUZZ_ARGS_SEL_RPCB_BASE < fuzz_rpcb_prog.nprocs) {
+		proc = &fuzz_rpcb_prog.procs[sel - FUZZ_ARGS_SEL_RPCB_BASE];
 	}
 	if (!proc || !proc->decode ||
 	    proc->args_size > sizeof(union fuzz_args_storage)) {

@@ -15,10 +15,12 @@
 /*
  * Input of tests/fuzz/fuzz_args.c: one selector byte, then XDR arguments.
  * Selectors 0..21 are NFSv3 procedures, FUZZ_ARGS_SEL_MOUNT_BASE + n is
- * MOUNT v3 procedure n.
+ * MOUNT v3 procedure n, FUZZ_ARGS_SEL_PMAP_BASE + n portmapper v2
+ * procedure n, FUZZ_ARGS_SEL_RPCB_BASE + n rpcbind v4 procedure n.
  */
 #define FUZZ_ARGS_SEL_MOUNT_BASE 32
 #define FUZZ_ARGS_SEL_PMAP_BASE 48
+#define FUZZ_ARGS_SEL_RPCB_BASE 56 /* rpcbind v4 (RFC 1833 2) */
 
 /* Largest encoding the helpers handle. */
 #define XDR_ROUNDTRIP_BUF_MAX (2u * 1024 * 1024)
