@@ -188,8 +188,8 @@ static void test_config_file_on_disk_loads(void **state)
 
 	snprintf(text, sizeof(text), "%s[server]\nnfs_port = x\n", full_conf);
 	assert_int_equal(load_file(f, text), -EINVAL);
-	/* Line 30 of the file, named by its own path. */
-	assert_non_null(strstr(f->err, ":30: [server] nfs_port: invalid "
+	/* Line 31 of the file, named by its own path. */
+	assert_non_null(strstr(f->err, ":31: [server] nfs_port: invalid "
 				       "value 'x'"));
 	assert_memory_equal(f->err, "/tmp/test_config_", 17);
 	assert_int_equal(f->cfg.ndatastores, 2);

@@ -413,7 +413,9 @@ static void off_decode(const struct off_reply *rep, uint32_t proc,
 			out->data_len = ok->data.data_len;
 			out->data = malloc(ok->data.data_len + 1);
 			assert_non_null(out->data);
-			memcpy(out->data, ok->data.data_val, ok->data.data_len);
+			if (ok->data.data_len)
+				memcpy(out->data, ok->data.data_val,
+				       ok->data.data_len);
 		}
 		xdr_free((xdrproc_t)xdr_READ3res, (char *)&res);
 	} else {
@@ -447,7 +449,7 @@ static void off_batch(struct off_fixture *of, const char *name,
 	static uint8_t data[OFF_NWRITES][OFF_BLOCK];
 	uint32_t procs[OFF_MAX_CALLS];
 	bool gated = of->d.work_pool != NULL;
-	unsigned n = 0, before, first, deferred;
+	unsigned n = 0, before, first, deferred, replies0 = of->t.replies;
 	nfs_fh3 fh;
 	char fh_bytes[STORE_FH_MAX];
 
@@ -519,7 +521,7 @@ static void off_batch(struct off_fixture *of, const char *name,
 			off_finish_deferred(of, deferred);
 		}
 	}
-	assert_int_equal(of->t.replies, n);
+	assert_int_equal(of->t.replies - replies0, n);
 	run->ncalls = n;
 	for (unsigned i = 0; i < n; i++)
 		off_decode(&of->t.reply[i], procs[i], &run->r[i]);
