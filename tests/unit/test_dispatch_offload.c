@@ -519,6 +519,9 @@ static void off_batch(struct off_fixture *of, const char *name,
 		if (gated) {
 			off_gate_open(of);
 			off_finish_deferred(of, deferred);
+			/* Checked first: a work thread on the pool is what
+			 * the rest would fail of. */
+			assert_false(of->t.pool_touched);
 		}
 	}
 	assert_int_equal(of->t.replies - replies0, n);
