@@ -423,15 +423,6 @@ enum rpc_disposition request_defer(struct request *req,
 	return RPC_PENDING;
 }
 
-bool request_io_offload(const struct request *req)
-{
-	const struct rpc_dispatcher *d = req->dispatcher;
-
-	return d && d->io_offload == RPC_IO_OFFLOAD_AUTO && d->work_pool &&
-	       req->tops->backlog &&
-	       req->tops->backlog(req->transport) > RPC_IO_OFFLOAD_BACKLOG;
-}
-
 /*
  * Hands the reply's payload over when the transport can send it from its
  * own buffer or file and the reply is not to be cached: the handler's file

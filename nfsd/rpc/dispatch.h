@@ -380,7 +380,14 @@ enum rpc_disposition request_defer(struct request *req,
  * (request_defer): io_offload is AUTO, there is a work pool, and the
  * transport reports more than RPC_IO_OFFLOAD_BACKLOG calls.  Loop thread.
  */
-bool request_io_offload(const struct request *req);
+static inline bool request_io_offload(const struct request *req)
+{
+	const struct rpc_dispatcher *d = req->dispatcher;
+
+	return d && d->io_offload == RPC_IO_OFFLOAD_AUTO && d->work_pool &&
+	       req->tops->backlog &&
+	       req->tops->backlog(req->transport) > RPC_IO_OFFLOAD_BACKLOG;
+}
 
 /* The pool a handler's buffers come from: the loop's, or NULL (the heap,
  * pool.h) while the request runs on a work thread. */
