@@ -235,6 +235,12 @@ static int config_server_key(struct config *cfg, const char *key,
 	}
 	if (!strcmp(key, "group_commit"))
 		return config_parse_bool(value, &cfg->group_commit);
+	if (!strcmp(key, "io_offload")) {
+		if (strcmp(value, "off") && strcmp(value, "auto"))
+			return -EINVAL;
+		cfg->io_offload_auto = !strcmp(value, "auto");
+		return 0;
+	}
 	if (!strcmp(key, "workers")) {
 		if (config_parse_uint(value, 256, &v))
 			return -EINVAL;

@@ -11,7 +11,9 @@
  *                       record_timeout_ms, admin_listen, admin_port (or
  *                       off: the admin and metrics endpoint, admin.h),
  *                       read_zero_copy (READ data by sendfile; at start),
- *                       read_zero_copy_min_bytes (smaller READs copy)
+ *                       read_zero_copy_min_bytes (smaller READs copy),
+ *                       io_offload (off|auto: READ and UNSTABLE WRITE
+ *                       of a pipelining connection on work threads)
  *   [datastore NAME]    path, clients (CIDR list), read_only, secure, squash
  *                       (none|root|all; default none, because ESXi needs
  *                       root access to its datastores), anonuid, anongid,
@@ -73,6 +75,7 @@ struct config {
 	uint32_t record_timeout_ms; /* a started record must end by then */
 	bool read_zero_copy; /* READ data from the file to the socket */
 	uint32_t read_zero_copy_min_bytes; /* smaller READs are copied */
+	bool io_offload_auto; /* [server] io_offload = auto (dispatch.h) */
 	char admin_listen[64]; /* the admin endpoint: loopback by default */
 	int admin_port; /* 0: any; CONFIG_PORT_OFF: no endpoint */
 	struct config_datastore datastores[CONFIG_MAX_DATASTORES];

@@ -94,6 +94,8 @@ static int server_open_services(struct server *srv, const struct config *cfg)
 	if (err)
 		return err;
 	srv->dispatcher.work_pool = srv->work_pool;
+	srv->dispatcher.io_offload =
+		cfg->io_offload_auto ? RPC_IO_OFFLOAD_AUTO : RPC_IO_OFFLOAD_OFF;
 	err = drc_new(DRC_DEFAULT_MAX_ENTRIES, DRC_DEFAULT_MAX_BYTES,
 		      &srv->drc);
 	if (err)

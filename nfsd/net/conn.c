@@ -383,6 +383,14 @@ static void conn_tops_defer_done(void *transport, struct request *req)
 	net_worker_defer_done(c->worker, req);
 }
 
+/* dispatch.h: the calls in flight, and one more when input follows. */
+static unsigned conn_tops_backlog(void *transport)
+{
+	const struct conn *c = transport;
+
+	return c->inflight + (c->input_more ? 1u : 0u);
+}
+
 const struct rpc_transport_ops net__conn_tops = {
 	.send = conn_tops_send,
 	.send_payload = conn_tops_send_payload,
@@ -390,6 +398,7 @@ const struct rpc_transport_ops net__conn_tops = {
 	.ref = conn_tops_ref,
 	.unref = conn_tops_unref,
 	.defer_done = conn_tops_defer_done,
+	.backlog = conn_tops_backlog,
 };
 
 /*
@@ -420,6 +429,7 @@ static size_t conn_consume(struct conn *c, const uint8_t *data, size_t len)
 		}
 		if (rc == 0)
 			break;
+		c->input_more = pos < len;
 		rpc_dispatch_pooled(c->worker->net->dispatcher, c->worker->pool,
 				    rec, rec_len, &net__conn_tops, c,
 				    (const struct sockaddr *)&c->peer,

@@ -75,6 +75,7 @@ struct conn {
 	ev_io write_watcher;
 	ev_timer timer; /* idle and incomplete-record deadlines */
 	bool batching; /* replies wait for the end of the read */
+	bool input_more; /* read input follows the record in dispatch */
 	ev_tstamp last_activity; /* last byte read */
 	ev_tstamp partial_since; /* a record started arriving; 0: none */
 	struct rpc_record record;

@@ -2,11 +2,14 @@
  * rw: READ, WRITE and COMMIT (RFC 1813 3.3.6, 3.3.7, 3.3.21).  READ and
  * UNSTABLE writes run on the loop; DATA_SYNC and FILE_SYNC writes and
  * COMMIT wait for stable storage, so they run through request_defer() on a
- * blocking-work thread.  A WRITE reply says what was done (`committed`)
- * and carries the service's write verifier, new at every server start, so
- * that a client resends unstable data after a restart.  A write that
- * would pass the datastore's quota is refused with NOSPC before it
- * touches the file (usage.c).
+ * blocking-work thread.  With [server] io_offload = auto, READ and UNSTABLE
+ * WRITE of a connection with calls pipelined go there too
+ * (request_io_offload): the work touches no loop pool (a READ's buffer is
+ * taken on the loop beforehand, req->work_buf, or from the heap).  A WRITE
+ * reply says what was done (`committed`) and carries the service's write
+ * verifier, new at every server start, so that a client resends unstable data
+ * after a restart.  A write that would pass the datastore's quota is refused
+ * with NOSPC before it touches the file (usage.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -53,6 +56,23 @@ static uint32_t nfs3_read_avail(uint64_t off, uint32_t count,
 	return size_bytes - off < count ? (uint32_t)(size_bytes - off) : count;
 }
 
+/*
+ * A buffer of at least @count bytes for a READ's data: the one taken on
+ * the loop for deferred work when it is big enough, else one of the loop's
+ * pool (on the loop) or of the heap (on a work thread).  Returns owned.
+ */
+static char *nfs3_read_buf(struct request *req, uint32_t count)
+{
+	size_t size = count ? count : 1;
+	char *buf = req->work_buf;
+
+	if (buf && rpc_buf_cap(buf) >= size) {
+		req->work_buf = NULL;
+		return buf;
+	}
+	return rpc_buf_alloc(request_buf_pool(req), size);
+}
+
 /* A store without read_ref: its read op copies and says eof itself. */
 static int nfs3_read_store(struct request *req, const READ3args *args,
 			   struct nfs3_file *f, uint32_t count, READ3resok *ok)
@@ -64,7 +84,7 @@ static int nfs3_read_store(struct request *req, const READ3args *args,
 
 	/* From the loop's pool (rpc/pool.h), given back by the release hook
 	 * or, when sent from its own buffer, by the transport. */
-	buf = rpc_buf_alloc(req->pool, count ? count : 1);
+	buf = nfs3_read_buf(req, count);
 	if (!buf)
 		return -ENOMEM;
 	err = f->st->ops->read(f->st, f->obj, args->offset, buf, count, &nread,
@@ -119,7 +139,7 @@ static int nfs3_read_fd(struct request *req, const READ3args *args,
 		req->payload_bytes = count;
 		return 0;
 	}
-	buf = rpc_buf_alloc(req->pool, count ? count : 1);
+	buf = nfs3_read_buf(req, count);
 	if (!buf) {
 		ref.unref(ref.ref);
 		return -ENOMEM;
@@ -159,11 +179,10 @@ static int nfs3_read_run(struct request *req, const READ3args *args,
 	return nfs3_read_store(req, args, f, count, ok);
 }
 
-enum rpc_disposition nfs3__proc_read(struct request *req, const void *argp,
-				     void *resp)
+/* The whole READ, on the loop or on a work thread. */
+static void nfs3_read_all(struct request *req, const READ3args *args,
+			  READ3res *res)
 {
-	const READ3args *args = argp;
-	READ3res *res = resp;
 	struct store_attr a;
 	READ3resok ok;
 	struct nfs3_file f;
@@ -185,6 +204,46 @@ enum rpc_disposition nfs3__proc_read(struct request *req, const void *argp,
 				   &res->READ3res_u.resfail.file_attributes);
 	}
 	nfs3__file_release(&f);
+}
+
+static void nfs3_read_work(struct request *req)
+{
+	nfs3_read_all(req, req->args, req->res);
+	req->disposition = RPC_REPLY;
+}
+
+/*
+ * Hands a READ to a work thread.  When its data will likely be copied (not
+ * sent from the file: small, zero copy off, or a reply that cannot carry a
+ * file), its buffer is taken now, on the loop; a READ that turns out to
+ * need one anyway (a file shorter than the zero-copy size) gets a heap
+ * block there.
+ */
+static enum rpc_disposition nfs3_read_offload(struct request *req,
+					      const READ3args *args)
+{
+	const struct nfs3_service *svc = req->svc;
+	uint32_t count =
+		nfs3_min_u32(args->count, nfs3__io_limit(svc->max_read_bytes));
+
+	if (!svc->read_zero_copy || count < svc->read_zero_copy_min_bytes ||
+	    !request_payload_file_ok(req)) {
+		req->work_buf = rpc_buf_alloc(req->pool, count ? count : 1);
+		if (!req->work_buf) {
+			((READ3res *)req->res)->status =
+				nfs3__status_from_errno(-ENOMEM);
+			return RPC_REPLY;
+		}
+	}
+	return request_defer(req, nfs3_read_work);
+}
+
+enum rpc_disposition nfs3__proc_read(struct request *req, const void *argp,
+				     void *resp)
+{
+	if (request_io_offload(req))
+		return nfs3_read_offload(req, argp);
+	nfs3_read_all(req, argp, resp);
 	return RPC_REPLY;
 }
 
@@ -296,7 +355,7 @@ enum rpc_disposition nfs3__proc_write(struct request *req, const void *argp,
 	if (err)
 		return nfs3_reply_early(&res->status, err);
 	req->payload_bytes = args->count;
-	if (args->stable == UNSTABLE) {
+	if (args->stable == UNSTABLE && !request_io_offload(req)) {
 		nfs3_write_run(req, args, res);
 		return RPC_REPLY;
 	}

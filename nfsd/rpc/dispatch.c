@@ -416,6 +416,9 @@ enum rpc_disposition request_defer(struct request *req,
 		work(req);
 		return req->disposition;
 	}
+	/* Set before the hand-over (the pool's lock orders it), cleared by
+	 * rpc_request_finish() on the loop. */
+	req->off_loop = true;
 	rpc_work_pool_submit(req->dispatcher->work_pool, req);
 	return RPC_PENDING;
 }
@@ -542,6 +545,7 @@ static void dispatch_request_free(struct request *req)
 		drc_forget(req->dispatcher->drc, req->drc_entry);
 	xdr_free(req->desc->decode, req->args);
 	rpc_payload_release(&req->file_payload);
+	rpc_buf_unref(req->work_buf);
 	rpc_buf_unref(req->rec_held);
 	req->tops->unref(req->transport);
 	rpc_buf_unref(req);
@@ -551,6 +555,7 @@ void rpc_request_finish(struct request *req)
 {
 	const struct rpc_proc *desc = req->desc;
 
+	req->off_loop = false; /* back on the loop: its pool again */
 	switch (req->disposition) {
 	case RPC_REPLY:
 		dispatch_send_result(req);

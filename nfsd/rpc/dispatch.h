@@ -186,6 +186,13 @@ struct request {
 
 	/* Internal to dispatch. */
 	void *rec_held; /* rpc_buf the arguments point into, or NULL */
+	/* Set while the request is on a work thread (request_defer): its
+	 * buffers then come from the heap (request_buf_pool()). */
+	bool off_loop;
+	/* An rpc_buf of @pool a handler takes on the loop for its deferred
+	 * work (a READ's data buffer), which the work may take over (and
+	 * set NULL); freed with the request otherwise. */
+	void *work_buf;
 	void *args;
 	void *res;
 	void (*work)(struct request *req);
@@ -220,6 +227,12 @@ struct rpc_transport_ops {
 	/* Called on a blocking-work thread: hands @req back to the
 	 * transport's loop, which then calls rpc_request_finish(req). */
 	void (*defer_done)(void *transport, struct request *req);
+	/* Optional: how many calls of the connection the server holds now:
+	 * dispatched and not finished (the caller's own included), plus one
+	 * when input already read follows the record being dispatched (a
+	 * client with calls pipelined).  NULL: never offloaded
+	 * (request_io_offload). */
+	unsigned (*backlog)(void *transport);
 };
 
 #define RPC_REPLY_MARK_ROOM 4
@@ -252,6 +265,28 @@ struct rpc_admission {
 	void *arg;
 };
 
+/*
+ * io_offload ([server] io_offload): where READ and UNSTABLE WRITE do their
+ * store I/O.  OFF: on the connection's loop.  AUTO: on a work thread when
+ * the connection has more than RPC_IO_OFFLOAD_BACKLOG calls (see
+ * rpc_transport_ops.backlog), so that one connection's calls use more
+ * than its loop's CPU while the loop keeps reading and decoding.
+ */
+enum rpc_io_offload {
+	RPC_IO_OFFLOAD_OFF = 0,
+	RPC_IO_OFFLOAD_AUTO,
+};
+
+/*
+ * K = 1: a call is offloaded as soon as another call of its connection is
+ * in flight or waiting.  A client with one call at a time (depth 1, or
+ * one call per connection) never pays the hand-off and its wake-up, and
+ * it gains nothing from it: its next call cannot arrive before the reply.
+ * Any pipelining is a second call the loop could decode while a work
+ * thread does the I/O of the first.
+ */
+#define RPC_IO_OFFLOAD_BACKLOG 1u
+
 /* One per server: the programs it answers and where deferred work runs. */
 struct rpc_dispatcher {
 	const struct rpc_program *programs[RPC_MAX_PROGRAMS];
@@ -261,6 +296,7 @@ struct rpc_dispatcher {
 	/* Borrowed, must outlive the dispatcher; NULL: every call runs as
 	 * soon as it is decoded. */
 	const struct rpc_admission *admission;
+	enum rpc_io_offload io_offload;
 	bool trace;
 };
 
@@ -338,5 +374,26 @@ void rpc_request_cancel(struct request *req);
  */
 enum rpc_disposition request_defer(struct request *req,
 				   void (*work)(struct request *req));
+
+/*
+ * True when the handler of @req should hand its store I/O to a work thread
+ * (request_defer): io_offload is AUTO, there is a work pool, and the
+ * transport reports more than RPC_IO_OFFLOAD_BACKLOG calls.  Loop thread.
+ */
+static inline bool request_io_offload(const struct request *req)
+{
+	const struct rpc_dispatcher *d = req->dispatcher;
+
+	return d && d->io_offload == RPC_IO_OFFLOAD_AUTO && d->work_pool &&
+	       req->tops->backlog &&
+	       req->tops->backlog(req->transport) > RPC_IO_OFFLOAD_BACKLOG;
+}
+
+/* The pool a handler's buffers come from: the loop's, or NULL (the heap,
+ * pool.h) while the request runs on a work thread. */
+static inline struct rpc_pool *request_buf_pool(const struct request *req)
+{
+	return req->off_loop ? NULL : req->pool;
+}
 
 #endif

@@ -94,6 +94,7 @@ static void test_config_defaults(void **state)
 	assert_int_equal(c->max_output_bytes_per_conn, 8 * 1024 * 1024);
 	assert_true(c->read_zero_copy);
 	assert_int_equal(c->read_zero_copy_min_bytes, 32 * 1024);
+	assert_false(c->io_offload_auto);
 	assert_int_equal(c->ndatastores, 0);
 	assert_null(c->section_hook);
 }
@@ -114,6 +115,7 @@ static const char full_conf[] = "; dsnfsd test configuration\n"
 				"max_output_bytes_per_conn = 131072\n"
 				"read_zero_copy = false\n"
 				"read_zero_copy_min_bytes = 0\n"
+				"io_offload = auto\n"
 				"\n"
 				"[datastore ds1]\n"
 				"path = /srv/ds1\n"
@@ -148,6 +150,7 @@ static void test_config_full_file_loads(void **state)
 	assert_int_equal(c->max_output_bytes_per_conn, 131072);
 	assert_false(c->read_zero_copy);
 	assert_int_equal(c->read_zero_copy_min_bytes, 0);
+	assert_true(c->io_offload_auto);
 	assert_int_equal(c->ndatastores, 2);
 
 	a = &c->datastores[0];
@@ -185,8 +188,8 @@ static void test_config_file_on_disk_loads(void **state)
 
 	snprintf(text, sizeof(text), "%s[server]\nnfs_port = x\n", full_conf);
 	assert_int_equal(load_file(f, text), -EINVAL);
-	/* Line 30 of the file, named by its own path. */
-	assert_non_null(strstr(f->err, ":30: [server] nfs_port: invalid "
+	/* Line 31 of the file, named by its own path. */
+	assert_non_null(strstr(f->err, ":31: [server] nfs_port: invalid "
 				       "value 'x'"));
 	assert_memory_equal(f->err, "/tmp/test_config_", 17);
 	assert_int_equal(f->cfg.ndatastores, 2);
@@ -270,6 +273,8 @@ static void test_config_bad_values_of_limits(void **state)
 			  "[server]\nread_zero_copy_min_bytes = 2097152\n",
 			  "t.conf:2: [server] read_zero_copy_min_bytes: "
 			  "invalid value '2097152'");
+	assert_load_error(*state, "[server]\nio_offload = on\n",
+			  "t.conf:2: [server] io_offload: invalid value 'on'");
 	assert_load_error(*state, "[datastore a]\nsquash = some\n",
 			  "t.conf:2: [datastore a] squash: invalid value "
 			  "'some'");
