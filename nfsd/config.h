@@ -8,8 +8,9 @@
  *                       max_record_bytes, max_inflight_per_conn,
  *                       max_output_bytes_per_conn, max_conns,
  *                       max_conns_per_host, idle_timeout_ms,
- *                       record_timeout_ms, admin_listen, admin_port (or
- *                       off: the admin and metrics endpoint, admin.h),
+ *                       record_timeout_ms, file_cache_fds, admin_listen,
+ *                       admin_port (or off: the admin and metrics
+ *                       endpoint, admin.h),
  *                       read_zero_copy (READ data by sendfile; at start),
  *                       read_zero_copy_min_bytes (smaller READs copy)
  *   [datastore NAME]    path, clients (CIDR list), read_only, secure, squash
@@ -71,6 +72,9 @@ struct config {
 	uint32_t max_conns_per_host;
 	uint32_t idle_timeout_ms; /* 0: idle connections stay */
 	uint32_t record_timeout_ms; /* a started record must end by then */
+	/* Descriptors for all the exports' open-file caches; 0: what
+	 * RLIMIT_NOFILE leaves after the connections (server_fcache.c). */
+	uint32_t file_cache_fds;
 	bool read_zero_copy; /* READ data from the file to the socket */
 	uint32_t read_zero_copy_min_bytes; /* smaller READs are copied */
 	char admin_listen[64]; /* the admin endpoint: loopback by default */

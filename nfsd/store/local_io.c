@@ -30,8 +30,7 @@ int store__local_read(struct store *st, struct store_obj *obj,
 	int err;
 	int fd;
 
-	(void)st;
-	err = store__obj_io_fd(obj, &fd, &write_err);
+	err = store__local_io_fd(store__local(st), obj, &fd, &write_err);
 	if (err) {
 		return err;
 	}
@@ -65,8 +64,7 @@ int store__local_read_ref(struct store *st, struct store_obj *obj,
 	int err;
 	int fd;
 
-	(void)st;
-	err = store__obj_io_fd(obj, &fd, &write_err);
+	err = store__local_io_fd(store__local(st), obj, &fd, &write_err);
 	if (err) {
 		return err;
 	}
@@ -122,7 +120,7 @@ int store__local_write(struct store *st, struct store_obj *obj,
 	int err;
 	int fd;
 
-	err = store__obj_io_fd(obj, &fd, &write_err);
+	err = store__local_io_fd(store__local(st), obj, &fd, &write_err);
 	if (err) {
 		return err;
 	}
@@ -151,7 +149,7 @@ int store__local_commit(struct store *st, struct store_obj *obj,
 
 	(void)off_bytes;
 	(void)count;
-	err = store__obj_io_fd(obj, &fd, &write_err);
+	err = store__local_io_fd(store__local(st), obj, &fd, &write_err);
 	if (err) {
 		return err;
 	}
