@@ -187,6 +187,8 @@ static int config_server_limit_key(struct config *cfg, const char *key,
 		  0, 86400000 },
 		{ "record_timeout_ms",
 		  offsetof(struct config, record_timeout_ms), 0, 3600000 },
+		{ "file_cache_fds", offsetof(struct config, file_cache_fds), 0,
+		  1u << 25 },
 	};
 	unsigned long v;
 

@@ -8,8 +8,9 @@
  *                       max_record_bytes, max_inflight_per_conn,
  *                       max_output_bytes_per_conn, max_conns,
  *                       max_conns_per_host, idle_timeout_ms,
- *                       record_timeout_ms, admin_listen, admin_port (or
- *                       off: the admin and metrics endpoint, admin.h),
+ *                       record_timeout_ms, file_cache_fds, admin_listen,
+ *                       admin_port (or off: the admin and metrics
+ *                       endpoint, admin.h),
  *                       read_zero_copy (READ data by sendfile; at start),
  *                       read_zero_copy_min_bytes (smaller READs copy),
  *                       io_offload (off|auto: READ and UNSTABLE WRITE
@@ -73,6 +74,9 @@ struct config {
 	uint32_t max_conns_per_host;
 	uint32_t idle_timeout_ms; /* 0: idle connections stay */
 	uint32_t record_timeout_ms; /* a started record must end by then */
+	/* Descriptors for all the exports' open-file caches; 0: what
+	 * RLIMIT_NOFILE leaves after the connections (server_fcache.c). */
+	uint32_t file_cache_fds;
 	bool read_zero_copy; /* READ data from the file to the socket */
 	uint32_t read_zero_copy_min_bytes; /* smaller READs are copied */
 	bool io_offload_auto; /* [server] io_offload = auto (dispatch.h) */

@@ -230,6 +230,12 @@ int server_open(const struct config *cfg, struct server_sections *sections,
 
 	if (!srv)
 		return -ENOMEM;
+	srv->fd_inputs = (struct server_fd_inputs){
+		.max_conns = cfg->max_conns,
+		.file_cache_fds = cfg->file_cache_fds,
+		.loops = server_worker_count(cfg),
+		.work_threads = cfg->work_threads,
+	};
 	err = server_open_exports(srv, cfg, errbuf, errlen);
 	if (err)
 		goto fail;

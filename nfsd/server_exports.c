@@ -105,6 +105,7 @@ int server__exports_open(struct server *srv, const struct config *cfg,
 		}
 		server_export_log("exporting", exp);
 	}
+	server__fcache_budget_apply(srv, "start");
 	return 0;
 }
 
@@ -273,4 +274,6 @@ void server__exports_commit(struct server *srv, const struct config *cfg,
 	pthread_mutex_unlock(&srv->apply_lock);
 	for (size_t i = 0; i < nadd; i++)
 		server_export_log("added", &tab->exports[base + i]);
+	if (nadd)
+		server__fcache_budget_apply(srv, "reload");
 }

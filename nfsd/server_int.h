@@ -18,8 +18,28 @@ struct portmap_registry;
 struct pool_ledger;
 struct overlay_store;
 
+/* What the file caches' descriptor budget is computed from, as at start
+ * (server_fcache.c). */
+struct server_fd_inputs {
+	uint32_t max_conns;
+	uint32_t file_cache_fds; /* [server] file_cache_fds; 0: derived */
+	unsigned loops;
+	unsigned work_threads;
+};
+
+/* The budget: total = nofile - conns - reserve (or file_cache_fds),
+ * shared by nexports caches of files_per_export files each. */
+struct server_fd_budget {
+	uint64_t nofile, conns, reserve, total;
+	size_t nexports;
+	size_t files_per_export;
+	bool overridden; /* total is file_cache_fds */
+	bool too_low; /* files_per_export was raised to the minimum */
+};
+
 struct server {
 	struct export_table exports; /* server_exports.c */
+	struct server_fd_inputs fd_inputs; /* set before the exports open */
 	bool exports_lock_init;
 	char state_dir[4096]; /* of the start: a reload keeps it */
 	bool group_commit; /* [server] group_commit of the start */
@@ -82,6 +102,17 @@ int server__exports_prepare(struct server *srv, const struct config *cfg,
 void server__exports_commit(struct server *srv, const struct config *cfg,
 			    size_t nadd);
 void server__exports_abort(struct server *srv, size_t nadd);
+
+/* Computes the budget for @nexports caches under a limit of @nofile
+ * descriptors (pure; borrows @in, fills @out). */
+void server__fd_budget_compute(const struct server_fd_inputs *in,
+			       uint64_t nofile, size_t nexports,
+			       struct server_fd_budget *out);
+
+/* Bounds every open store's file cache to its share of the budget under
+ * the current RLIMIT_NOFILE and logs the figures; @when names the
+ * occasion ("start", "reload").  Main thread. */
+void server__fcache_budget_apply(struct server *srv, const char *when);
 
 /* Sets the --trace flag of both dispatchers, live. */
 void server__trace_set(struct server *srv, bool on);

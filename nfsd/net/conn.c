@@ -7,6 +7,18 @@
  * may be a segment of a file (READ zero copy): it goes from the page cache
  * to the socket with sendfile(2), and its bytes count against the output
  * limit like buffered ones (they pin the file and its pages).
+ *
+ * Half-close: a peer that shuts down its write side (a script that sends
+ * its calls, then shutdown(SHUT_WR)) still gets every reply.  At the end
+ * of its input the conn stops reading (CONN_DRAINING), finishes the calls
+ * read (run inline, deferred to work threads or waiting in a traffic
+ * queue), writes out the queue, then closes.  The idle timeout bounds it:
+ * a draining conn whose queue does not move for that long is closed, so a
+ * peer that never reads cannot hold it.
+ *
+ * Input buffers: a record buffer is given back once the input holds no
+ * partial record (rpc_record_trim), so an idle conn holds none whatever
+ * the size of its last call.
  */
 #include <errno.h>
 #include <arpa/inet.h>
@@ -42,6 +54,7 @@ static void conn_set_state(struct conn *c, enum conn_state state)
 				      EV_READ);
 		break;
 	case CONN_PAUSED:
+	case CONN_DRAINING:
 		ev_io_stop(c->worker->loop, &c->read_watcher);
 		break;
 	case CONN_CLOSED:
@@ -110,6 +123,17 @@ static void conn_update_reading(struct conn *c)
 		conn_set_state(c, CONN_PAUSED);
 	else if (c->state == CONN_PAUSED && !over)
 		conn_set_state(c, CONN_OPEN);
+}
+
+/* A draining conn whose calls are all answered and written closes.
+ * Returns true when @c was closed. */
+static bool conn_drain_check(struct conn *c)
+{
+	if (c->state != CONN_DRAINING || c->inflight > 0 || c->out_head)
+		return false;
+	log_debug("net: %s: half-closed peer answered; closing", c->peer_str);
+	net__conn_close(c);
+	return true;
 }
 
 void net__conn_close(struct conn *c)
@@ -278,6 +302,7 @@ static int conn_flush(struct conn *c)
 /* Flushes, then arms or disarms the write watcher to match the queue. */
 static void conn_output_kick(struct conn *c)
 {
+	size_t before = c->out_bytes;
 	int err = conn_flush(c);
 
 	if (err) {
@@ -290,7 +315,11 @@ static void conn_output_kick(struct conn *c)
 		ev_io_start(c->worker->loop, &c->write_watcher);
 	else
 		ev_io_stop(c->worker->loop, &c->write_watcher);
+	/* Draining, the idle clock runs from the last byte written. */
+	if (c->state == CONN_DRAINING && c->out_bytes < before)
+		c->last_activity = ev_now(c->worker->loop);
 	conn_update_reading(c);
+	conn_drain_check(c);
 }
 
 static void conn_write_cb(struct ev_loop *loop, ev_io *w, int revents)
@@ -371,8 +400,10 @@ static void conn_tops_unref(void *transport)
 	struct conn *c = transport;
 
 	c->inflight--;
-	if (c->state != CONN_CLOSED)
+	if (c->state != CONN_CLOSED) {
 		conn_update_reading(c);
+		conn_drain_check(c);
+	}
 	net__conn_unref(c);
 }
 
@@ -435,6 +466,9 @@ static size_t conn_consume(struct conn *c, const uint8_t *data, size_t len)
 				    (const struct sockaddr *)&c->peer,
 				    c->peer_len);
 	}
+	/* Between records: the buffer goes back (a request that keeps its
+	 * record holds its own reference on it). */
+	rpc_record_trim(&c->record);
 	return pos;
 }
 
@@ -501,6 +535,20 @@ static void conn_timer_cb(struct ev_loop *loop, ev_timer *t, int revents)
 	ev_tstamp now = ev_now(loop);
 
 	(void)revents;
+	if (c->state == CONN_DRAINING) {
+		if (lim->idle_timeout_ms && c->out_head &&
+		    now - c->last_activity >= lim->idle_timeout_ms / 1000.0) {
+			log_warn("net: %s: half-closed peer read no reply for "
+				 "%u ms; closing",
+				 c->peer_str, lim->idle_timeout_ms);
+			net__conn_close(c);
+			return;
+		}
+		if (!c->out_head)
+			c->last_activity = now; /* its calls are running */
+		conn_timer_arm(c, now);
+		return;
+	}
 	if (lim->record_timeout_ms && c->partial_since > 0 &&
 	    now - c->partial_since >= lim->record_timeout_ms / 1000.0) {
 		log_warn("net: %s: a record stayed incomplete for %u ms; "
@@ -534,6 +582,24 @@ static void conn_note_input(struct conn *c)
 	conn_timer_arm(c, now);
 }
 
+/*
+ * The peer shut down its write side: no call comes any more (a record left
+ * half-sent never ends), but those read are answered before the close.
+ */
+static void conn_drain_start(struct conn *c)
+{
+	ev_tstamp now = ev_now(c->worker->loop);
+
+	log_debug("net: %s: end of input; answering %u calls in flight",
+		  c->peer_str, c->inflight);
+	conn_set_state(c, CONN_DRAINING);
+	rpc_record_fini(&c->record);
+	c->partial_since = 0;
+	c->last_activity = now;
+	if (!conn_drain_check(c))
+		conn_timer_arm(c, now);
+}
+
 static void conn_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct conn *c = container_of(w, struct conn, read_watcher);
@@ -554,7 +620,7 @@ static void conn_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 			return;
 		}
 		if (n == 0) {
-			net__conn_close(c);
+			conn_drain_start(c);
 			return;
 		}
 	}

@@ -62,6 +62,8 @@ struct conn_out {
 enum conn_state {
 	CONN_OPEN, /* reading requests, writing replies */
 	CONN_PAUSED, /* open, but not reading: too much in flight / queued */
+	CONN_DRAINING, /* the peer shut down its write side: no more reading;
+			* the calls read are answered, then it closes */
 	CONN_CLOSED, /* socket closed; memory lives on until the last ref */
 };
 
@@ -76,7 +78,7 @@ struct conn {
 	ev_timer timer; /* idle and incomplete-record deadlines */
 	bool batching; /* replies wait for the end of the read */
 	bool input_more; /* read input follows the record in dispatch */
-	ev_tstamp last_activity; /* last byte read */
+	ev_tstamp last_activity; /* last byte read; draining: last written */
 	ev_tstamp partial_since; /* a record started arriving; 0: none */
 	struct rpc_record record;
 	struct conn_out *out_head, *out_tail;

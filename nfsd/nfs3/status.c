@@ -51,6 +51,10 @@ static const struct nfs3_status_map nfs3_status_table[] = {
 	 * later (knfsd maps both to JUKEBOX too). */
 	{ ENOMEM, NFS3ERR_JUKEBOX, "NFS3ERR_JUKEBOX" },
 	{ EAGAIN, NFS3ERR_JUKEBOX, "NFS3ERR_JUKEBOX" },
+	/* Out of descriptors after the file cache gave some back
+	 * (store/local_fd.c): transient too. */
+	{ EMFILE, NFS3ERR_JUKEBOX, "NFS3ERR_JUKEBOX" },
+	{ ENFILE, NFS3ERR_JUKEBOX, "NFS3ERR_JUKEBOX" },
 };
 
 /* Names of the codes no errno produces. */

@@ -129,6 +129,17 @@ bool rpc_record_partial(const struct rpc_record *rec)
 	       (rec->len > 0 && !rec->delivered);
 }
 
+void rpc_record_trim(struct rpc_record *rec)
+{
+	if (rpc_record_partial(rec))
+		return;
+	rpc_buf_unref(rec->buf);
+	rec->buf = NULL;
+	rec->cap = 0;
+	rec->len = 0;
+	rec->delivered = false;
+}
+
 void rpc_record_mark_encode(uint8_t mark[4], uint32_t len)
 {
 	uint32_t v = len | RPC_RECORD_LAST_FRAGMENT;

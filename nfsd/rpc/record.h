@@ -59,6 +59,16 @@ int rpc_record_feed(struct rpc_record *rec, const uint8_t *data, size_t len,
  * than overwrite a record still in use.
  */
 
+/*
+ * Between records (nothing of the next one has arrived), drops @rec's
+ * reference on its buffer, so that a stream at rest holds none whatever
+ * the size of its last record; the next feed takes a new one.  A record
+ * handed out by the last feed stays valid for whoever took a reference on
+ * it (above); without one it is invalid from this call.  With part of a
+ * record assembled, does nothing.
+ */
+void rpc_record_trim(struct rpc_record *rec);
+
 /* True when part of a record has arrived and the rest has not. */
 bool rpc_record_partial(const struct rpc_record *rec);
 

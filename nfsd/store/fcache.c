@@ -10,13 +10,22 @@
  * The keys are handles whose MAC was checked, so a client cannot choose
  * colliding keys.  Whether a cached file still exists is the resolver's
  * to check (local.c revalidates and calls store__fcache_drop()).
+ *
+ * The bound is the server's to set, from its descriptor budget shared by
+ * the exports (server_fcache.c); it may change while serving (a SIGHUP
+ * adds exports), and the table grows with it.  When an open fails for
+ * want of descriptors, the cache gives back a quarter of its entries so
+ * that the open can be retried (store__fcache_relieve()).
  */
 #include "nfsd/store/store_int.h"
 
 #include <errno.h>
 #include <pthread.h>
+
+#include "nfsd/log.h"
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <xxhash.h>
 
 struct store_fcache {
@@ -27,6 +36,9 @@ struct store_fcache {
 	size_t max_entries;
 	/* Most recently used first. */
 	struct store_obj *lru_head, *lru_tail;
+	/* Out of descriptors: one warning a second, with what it did. */
+	time_t relieve_logged; /* CLOCK_MONOTONIC seconds */
+	uint64_t relieved, relieve_calls; /* since the last warning */
 };
 
 int store__fcache_new(size_t max_entries, struct store_fcache **out)
@@ -35,7 +47,7 @@ int store__fcache_new(size_t max_entries, struct store_fcache **out)
 	size_t n = 16;
 	int err;
 
-	if (max_entries == 0 || max_entries > (1u << 24)) {
+	if (max_entries == 0 || max_entries > STORE_FCACHE_MAX_ENTRIES) {
 		return -EINVAL;
 	}
 	while (n < max_entries) {
@@ -215,6 +227,158 @@ size_t store__fcache_count(struct store_fcache *fc)
 	n = fc->count;
 	pthread_mutex_unlock(&fc->lock);
 	return n;
+}
+
+/* Evicts up to @n least recently used entries under the lock; returns
+ * them chained through hash_next, for store_fcache_victims_unref(). */
+static struct store_obj *store_fcache_evict(struct store_fcache *fc, size_t n)
+{
+	struct store_obj *victims = NULL;
+
+	while (n-- > 0 && fc->lru_tail != NULL) {
+		struct store_obj *obj = fc->lru_tail;
+
+		store_fcache_unlink(fc, obj);
+		obj->hash_next = victims;
+		victims = obj;
+	}
+	return victims;
+}
+
+/*
+ * Evicts up to @want of the least recently used entries that only the
+ * cache holds (evicting one in use would close nothing), under the lock;
+ * *n says how many.  A reference is only taken under the lock or from
+ * another, so one seen alone here stays alone.
+ */
+static struct store_obj *store_fcache_evict_idle(struct store_fcache *fc,
+						 size_t want, size_t *n)
+{
+	struct store_obj *victims = NULL;
+	struct store_obj *obj = fc->lru_tail;
+
+	*n = 0;
+	while (obj != NULL && *n < want) {
+		struct store_obj *prev = obj->lru_prev;
+
+		if (atomic_load(&obj->refs) == 1) {
+			store_fcache_unlink(fc, obj);
+			obj->hash_next = victims;
+			victims = obj;
+			(*n)++;
+		}
+		obj = prev;
+	}
+	return victims;
+}
+
+/* Outside the lock: the last unref closes descriptors. */
+static void store_fcache_victims_unref(struct store_obj *victims)
+{
+	while (victims != NULL) {
+		struct store_obj *next = victims->hash_next;
+
+		victims->hash_next = NULL;
+		store__obj_unref(victims);
+		victims = next;
+	}
+}
+
+/* Moves every entry to @buckets (@n of them, a power of two). */
+static void store_fcache_rehash(struct store_fcache *fc,
+				struct store_obj **buckets, size_t n)
+{
+	for (size_t i = 0; i < fc->nbuckets; i++) {
+		struct store_obj *obj = fc->buckets[i];
+
+		while (obj != NULL) {
+			struct store_obj *next = obj->hash_next;
+			size_t b = obj->hash & (n - 1);
+
+			obj->hash_next = buckets[b];
+			buckets[b] = obj;
+			obj = next;
+		}
+	}
+	free(fc->buckets);
+	fc->buckets = buckets;
+	fc->nbuckets = n;
+}
+
+int store__fcache_resize(struct store_fcache *fc, size_t max_entries)
+{
+	struct store_obj **buckets = NULL;
+	struct store_obj *victims = NULL;
+	size_t n = 16;
+
+	if (max_entries == 0 || max_entries > STORE_FCACHE_MAX_ENTRIES) {
+		return -EINVAL;
+	}
+	while (n < max_entries) {
+		n <<= 1;
+	}
+	pthread_mutex_lock(&fc->lock);
+	if (n > fc->nbuckets) {
+		/* Rare (a reload): allocating under the lock is simpler than
+		 * racing another resize. */
+		buckets = calloc(n, sizeof(*buckets));
+		if (buckets == NULL) {
+			pthread_mutex_unlock(&fc->lock);
+			return -ENOMEM;
+		}
+		store_fcache_rehash(fc, buckets, n);
+	}
+	fc->max_entries = max_entries;
+	if (fc->count > max_entries) {
+		victims = store_fcache_evict(fc, fc->count - max_entries);
+	}
+	pthread_mutex_unlock(&fc->lock);
+	store_fcache_victims_unref(victims);
+	return 0;
+}
+
+bool store__fcache_relieve(struct store_fcache *fc, int err)
+{
+	struct store_obj *victims;
+	uint64_t calls = 0, evicted = 0;
+	struct timespec now;
+	size_t count, n;
+
+	if (err != -EMFILE && err != -ENFILE) {
+		return false;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	pthread_mutex_lock(&fc->lock);
+	count = fc->count;
+	victims =
+		store_fcache_evict_idle(fc, count / 4 > 0 ? count / 4 : 1, &n);
+	fc->relieve_calls++;
+	fc->relieved += n;
+	if (now.tv_sec != fc->relieve_logged) {
+		fc->relieve_logged = now.tv_sec;
+		calls = fc->relieve_calls;
+		evicted = fc->relieved;
+		fc->relieve_calls = 0;
+		fc->relieved = 0;
+	}
+	pthread_mutex_unlock(&fc->lock);
+	store_fcache_victims_unref(victims);
+	if (calls) {
+		log_warn(
+			"store: out of descriptors (%s): %llu opens failed "
+			"since "
+			"the last warning; %llu cached files evicted for their "
+			"retries, %zu left",
+			err == -EMFILE ? "EMFILE" : "ENFILE",
+			(unsigned long long)calls, (unsigned long long)evicted,
+			count - n);
+	}
+	return n > 0;
+}
+
+int store_local_cache_resize(struct store *st, size_t max_entries)
+{
+	return store__fcache_resize(store__local(st)->fc, max_entries);
 }
 
 void store__fcache_free(struct store_fcache *fc)

@@ -277,7 +277,7 @@ static int store_local_resolve_stat(struct store *st, const struct store_fh *fh,
 		store__obj_unref(obj);
 		return -ESTALE;
 	}
-	fd = store__kfh_open(sl->root_fd, &kfh, O_PATH | O_NOFOLLOW);
+	fd = store__local_kfh_open(sl, &kfh, O_PATH | O_NOFOLLOW);
 	if (fd < 0) {
 		return store_local_open_err(fd);
 	}
@@ -360,9 +360,10 @@ static int store_local_lookup(struct store *st, struct store_obj *dir,
 		*out = dir;
 		return 0;
 	}
-	fd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	fd = store__local_openat(sl, dir->fd, name,
+				 O_PATH | O_NOFOLLOW | O_CLOEXEC, 0);
 	if (fd < 0) {
-		return -errno;
+		return fd;
 	}
 	return store__local_obj_from_fd(sl, fd, false, out);
 }

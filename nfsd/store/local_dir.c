@@ -80,9 +80,10 @@ int store__local_readdir(struct store *st, struct store_obj *dir,
 		return -STORE_EBADCOOKIE;
 	}
 	is_root = dir->dev == sl->root_dev && dir->ino == sl->root_ino;
-	fd = openat(dir->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = store__local_openat(sl, dir->fd, ".",
+				 O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
 	if (fd < 0) {
-		return -errno;
+		return fd;
 	}
 	if (cookie != 0 && lseek(fd, (off_t)cookie, SEEK_SET) < 0) {
 		err = errno == EINVAL ? -STORE_EBADCOOKIE : -errno;

@@ -49,8 +49,7 @@ int store__local_read(struct store *st, struct store_obj *obj,
 	int err;
 	int fd;
 
-	(void)st;
-	err = store__obj_io_fd(obj, &fd, &write_err);
+	err = store__local_io_fd(store__local(st), obj, &fd, &write_err);
 	if (err) {
 		return err;
 	}
@@ -78,8 +77,7 @@ int store__local_read_ref(struct store *st, struct store_obj *obj,
 	int err;
 	int fd;
 
-	(void)st;
-	err = store__obj_io_fd(obj, &fd, &write_err);
+	err = store__local_io_fd(store__local(st), obj, &fd, &write_err);
 	if (err) {
 		return err;
 	}
@@ -123,7 +121,7 @@ int store__local_write(struct store *st, struct store_obj *obj,
 	int err;
 	int fd;
 
-	err = store__obj_io_fd(obj, &fd, &write_err);
+	err = store__local_io_fd(store__local(st), obj, &fd, &write_err);
 	if (err) {
 		return err;
 	}
@@ -152,7 +150,7 @@ int store__local_commit(struct store *st, struct store_obj *obj,
 
 	(void)off_bytes;
 	(void)count;
-	err = store__obj_io_fd(obj, &fd, &write_err);
+	err = store__local_io_fd(store__local(st), obj, &fd, &write_err);
 	if (err) {
 		return err;
 	}

@@ -115,9 +115,10 @@ static int store_local_new_obj(struct store_local *sl, struct store_obj *dir,
 {
 	int fd;
 
-	fd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	fd = store__local_openat(sl, dir->fd, name,
+				 O_PATH | O_NOFOLLOW | O_CLOEXEC, 0);
 	if (fd < 0) {
-		return -errno;
+		return fd;
 	}
 	return store_local_obj_init(sl, fd, false, sattr, cred, out);
 }
@@ -142,9 +143,10 @@ static int store_local_create_existing(struct store_local *sl,
 	if (how == STORE_CREATE_GUARDED) {
 		return -EEXIST;
 	}
-	fd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	fd = store__local_openat(sl, dir->fd, name,
+				 O_PATH | O_NOFOLLOW | O_CLOEXEC, 0);
 	if (fd < 0) {
-		return -errno;
+		return fd;
 	}
 	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
 		close(fd);
@@ -189,14 +191,16 @@ int store__local_create(struct store *st, struct store_obj *dir,
 	if (err) {
 		return err;
 	}
-	fd = openat(dir->fd, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
-		    store_local_mode(sattr, STORE_LOCAL_FILE_MODE));
-	if (fd < 0 && errno == EEXIST) {
+	/* EMFILE comes before the file is made: the retry is safe. */
+	fd = store__local_openat(
+		sl, dir->fd, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+		store_local_mode(sattr, STORE_LOCAL_FILE_MODE));
+	if (fd == -EEXIST) {
 		return store_local_create_existing(sl, dir, name, how, sattr,
 						   verf, out);
 	}
 	if (fd < 0) {
-		return -errno;
+		return fd;
 	}
 	if (how == STORE_CREATE_EXCLUSIVE &&
 	    fsetxattr(fd, STORE_LOCAL_VERF_XATTR, verf, 8, 0) != 0) {

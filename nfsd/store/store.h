@@ -272,4 +272,17 @@ int store_local_open(const char *name, const char *path, uint32_t export_id,
 		     const char *state_dir, struct store **out, char *errbuf,
 		     size_t errlen);
 
+/* A cache bound above this is refused (store_local_cache_resize()). */
+#define STORE_FCACHE_MAX_ENTRIES (1u << 24)
+
+/*
+ * Bounds the open-file cache of @st (borrowed; made by store_local_open())
+ * to @max_entries resolved files, each holding one or two descriptors (an
+ * O_PATH one, and one for I/O once read or written).  The least recently
+ * used past the bound are evicted; one still in use keeps its descriptors
+ * until its request is done.  Any thread, while @st serves.  Returns 0,
+ * -EINVAL (0 or over STORE_FCACHE_MAX_ENTRIES) or -ENOMEM.
+ */
+int store_local_cache_resize(struct store *st, size_t max_entries);
+
 #endif

@@ -156,6 +156,8 @@ enum store_ftype store__ftype_from_mode(mode_t mode);
 
 /* ---- object cache (fcache.c) ------------------------------------------- */
 
+/* The bound of a store's cache until the server sets it from its
+ * descriptor budget (store_local_cache_resize()). */
 #define STORE_FCACHE_DEFAULT_ENTRIES 4096
 
 struct store_fcache;
@@ -184,6 +186,20 @@ void store__fcache_drop(struct store_fcache *fc, const struct store_fh *fh);
 
 /* Number of cached entries. */
 size_t store__fcache_count(struct store_fcache *fc);
+
+/* Sets the bound to @max_entries (1..STORE_FCACHE_MAX_ENTRIES), evicting
+ * the least recently used entries past it.  0, -EINVAL or -ENOMEM (the
+ * table could not grow: the old bound stays). */
+int store__fcache_resize(struct store_fcache *fc, size_t max_entries);
+
+/*
+ * After an open failed with @err: when the process is out of descriptors
+ * (-EMFILE, -ENFILE), evicts a quarter of @fc's entries (at least one),
+ * the least recently used of those no request holds, so that their
+ * descriptors close, and returns true: the caller retries its open once.
+ * False for any other error, or when no entry could be evicted.
+ */
+bool store__fcache_relieve(struct store_fcache *fc, int err);
 
 /* ---- the local backend (local*.c) -------------------------------------- */
 
@@ -227,6 +243,20 @@ bool store__name_is_dot(const char *name);
  */
 int store__local_obj_from_fd(struct store_local *sl, int fd, bool io_fd_rw,
 			     struct store_obj **out);
+
+/*
+ * Opens that, out of descriptors (EMFILE, ENFILE), relieve @sl's cache and
+ * retry once (local_fd.c): openat(2) with @flags and @mode, open_by_handle
+ * of @kfh under the export root, the I/O descriptor of @obj
+ * (store__obj_io_fd()).  Return the descriptor (or 0 for _io_fd) or
+ * -errno.
+ */
+int store__local_openat(struct store_local *sl, int dirfd, const char *name,
+			int flags, mode_t mode);
+int store__local_kfh_open(struct store_local *sl, const struct store_kfh *kfh,
+			  int flags);
+int store__local_io_fd(struct store_local *sl, struct store_obj *obj, int *fd,
+		       int *write_err);
 
 /* Applies @sattr to @obj (owner, then mode, size, times).  Borrows all. */
 int store__local_sattr_apply(struct store_obj *obj,

@@ -115,7 +115,37 @@ CHECKS = {
     "truncated-args": lambda p: expect_reply(p, call(6, NFS_PROG, NFS_VERS, 1, args=struct.pack(">I", 56)), ("accepted", 4)),
     "forged-handle": lambda p: forged_handle(p),
     "null": null_works,
+    "half-close": lambda p: half_close(p),
 }
+
+
+def half_close(port, n=64):
+    """n NULLs and n GETATTRs pipelined, then shutdown(SHUT_WR): every
+    call is answered, then the server closes (EOF, not a reset)."""
+    fh = b"\x01" + b"\x55" * 31
+    args = struct.pack(">I", len(fh)) + fh
+    wire = b""
+    for i in range(n):
+        wire += record(call(1000 + i, NFS_PROG, NFS_VERS, 0))
+        wire += record(call(2000 + i, NFS_PROG, NFS_VERS, 1, args=args))
+    s = connect(port)
+    s.sendall(wire)
+    s.shutdown(socket.SHUT_WR)
+    want = set(range(1000, 1000 + n)) | set(range(2000, 2000 + n))
+    while want:
+        rep = read_record(s)
+        if rep is None:
+            print("closed with %d replies missing" % len(want))
+            return False
+        (xid,) = struct.unpack(">I", rep[:4])
+        want.discard(xid)
+    try:
+        end = s.recv(1)
+    except ConnectionResetError:
+        end = None
+    s.close()
+    print("all %d replies, then %s" % (2 * n, "EOF" if end == b"" else end))
+    return end == b""
 
 
 def forged_handle(port):

@@ -2,7 +2,8 @@
 # SIGHUP applies the exports and the trace flag of the config file, live:
 # ds3 turns read-only (its handles keep working, writes get ROFS), ds4 is
 # removed (its handles get STALE, MOUNT refuses it), ds5 is added (it
-# mounts without a restart), and trace = true starts the trace lines.
+# mounts without a restart; the file caches share the descriptor budget
+# again), and trace = true starts the trace lines.
 # Real clients (libnfs) check the mounts, the Python client the handles
 # kept across the signal.  A config with an error is refused, named by
 # file, line and key in the log, and the running config stays.
@@ -66,6 +67,13 @@ check "the log names the removal" grep -q 'export: removed .*/ds4' \
 	"$TEST_TMP/dsnfsd.log"
 check "the log names the addition" grep -q 'export: added /ds5' \
 	"$TEST_TMP/dsnfsd.log"
+fcache_n() { sed -n "s/.*fcache ($1): .* for \([0-9]*\) exports.*/\1/p" \
+	"$TEST_TMP/dsnfsd.log" | head -1; }
+check "the file caches shared the descriptor limit at start" \
+	grep -q 'fcache (start): RLIMIT_NOFILE [0-9]* - max_conns [0-9]* - reserve [0-9]* = [0-9]* descriptors' \
+	"$TEST_TMP/dsnfsd.log"
+check "... and again with ds5 added" \
+	test "$(fcache_n reload)" = "$(($(fcache_n start) + 1))"
 check "after: ds5 mounts without a restart (nfs-ls)" ls_ok ds5
 check "... and lists its file" grep -q five.txt "$TEST_TMP/ls.out"
 check "after: ds4 no longer mounts (nfs-ls)" \

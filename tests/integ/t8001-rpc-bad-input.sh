@@ -17,6 +17,7 @@ check "RPC version 3 -> RPC_MISMATCH" raw wrong-rpcvers
 check "malformed AUTH_SYS -> AUTH_ERROR" raw bad-cred
 check "truncated GETATTR args -> GARBAGE_ARGS" raw truncated-args
 check "forged handle -> BADHANDLE or STALE" raw forged-handle
+check "half-closed client gets every reply, then EOF" raw half-close
 check "NULL answered at the end" raw null
 check "server still running" kill -0 "$DSNFSD_PID"
 check "server exits cleanly" dsnfsd_stop

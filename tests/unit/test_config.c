@@ -86,6 +86,7 @@ static void test_config_defaults(void **state)
 	assert_int_equal(c->portmap_port, 111);
 	assert_int_equal(c->workers, 0);
 	assert_int_equal(c->work_threads, 16);
+	assert_int_equal(c->file_cache_fds, 0); /* from RLIMIT_NOFILE */
 	assert_true(c->group_commit);
 	assert_string_equal(c->state_dir, "var/state");
 	assert_false(c->trace);
@@ -113,6 +114,8 @@ static const char full_conf[] = "; dsnfsd test configuration\n"
 				"max_record_bytes = 65536\n"
 				"max_inflight_per_conn = 16\n"
 				"max_output_bytes_per_conn = 131072\n"
+
+				"file_cache_fds = 5000\n"
 				"read_zero_copy = false\n"
 				"read_zero_copy_min_bytes = 0\n"
 				"io_offload = auto\n"
@@ -148,6 +151,7 @@ static void test_config_full_file_loads(void **state)
 	assert_int_equal(c->max_record_bytes, 65536);
 	assert_int_equal(c->max_inflight_per_conn, 16);
 	assert_int_equal(c->max_output_bytes_per_conn, 131072);
+	assert_int_equal(c->file_cache_fds, 5000);
 	assert_false(c->read_zero_copy);
 	assert_int_equal(c->read_zero_copy_min_bytes, 0);
 	assert_true(c->io_offload_auto);

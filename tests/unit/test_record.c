@@ -2,7 +2,9 @@
  * test_record: record marking (nfsd/rpc/record.c, RFC 5531 11).  Records
  * come out whole however the stream is cut: in one feed, one byte at a
  * time, across fragments, two to a buffer.  Marks that ask for more than
- * max_bytes fail with -EMSGSIZE before anything is allocated.
+ * max_bytes fail with -EMSGSIZE before anything is allocated.  Between
+ * records, trimming gives the buffer back (a stream at rest holds none),
+ * leaves a partial record alone, and keeps a record someone holds valid.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -14,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "nfsd/rpc/pool.h"
 #include "nfsd/rpc/record.h"
 
 #define TEST_MAX 4096
@@ -262,6 +265,100 @@ static void test_record_empty_record_is_delivered(void **state)
 	assert_int_equal(out[1], 0xbb);
 }
 
+/* A 1 MiB record in a pooled stream: once delivered, trim gives its
+ * buffer back (to the heap: above the largest class) and the next record
+ * still comes out right. */
+static void test_record_trim_after_big_record_holds_no_buffer(void **state)
+{
+	const size_t big = 1024 * 1024;
+	uint8_t *wire = malloc(4 + big);
+	struct rpc_pool_stats ps;
+	struct rpc_pool *pool;
+	struct rpc_record rec;
+	const uint8_t *out = NULL;
+	size_t used = 0, out_len = 0;
+
+	(void)state;
+	assert_non_null(wire);
+	assert_int_equal(rpc_pool_new(RPC_POOL_DEFAULT_MAX_BYTES, &pool), 0);
+	rpc_record_init(&rec, RPC_RECORD_DEFAULT_MAX);
+	rpc_record_set_pool(&rec, pool);
+	put_mark(wire, (uint32_t)big, true);
+	fill(wire + 4, big, 3);
+	assert_int_equal(
+		rpc_record_feed(&rec, wire, 4 + big, &used, &out, &out_len), 1);
+	assert_int_equal(out_len, big);
+	assert_non_null(rec.buf);
+	rpc_record_trim(&rec);
+	assert_null(rec.buf);
+	assert_int_equal(rec.cap, 0);
+	rpc_pool_stats_get(pool, &ps);
+	assert_int_equal(ps.outstanding, 0);
+	assert_int_equal(ps.heap_frees, 1);
+
+	put_mark(wire, 8, true);
+	fill(wire + 4, 8, 0x70);
+	assert_int_equal(rpc_record_feed(&rec, wire, 12, &used, &out, &out_len),
+			 1);
+	assert_int_equal(out_len, 8);
+	assert_memory_equal(out, wire + 4, 8);
+	rpc_record_trim(&rec);
+	rpc_pool_stats_get(pool, &ps);
+	assert_int_equal(ps.outstanding, 0);
+	assert_true(ps.kept_blocks >= 1); /* a small one stays in the pool */
+	rpc_record_fini(&rec);
+	rpc_pool_free(pool);
+	free(wire);
+}
+
+/* Half a record in: trim keeps it, and the rest completes it. */
+static void test_record_trim_keeps_a_partial_record(void **state)
+{
+	struct rpc_record *rec = *state;
+	uint8_t wire[4 + 16];
+	const uint8_t *out = NULL;
+	size_t used = 0, out_len = 0;
+
+	put_mark(wire, 16, true);
+	fill(wire + 4, 16, 0x20);
+	assert_int_equal(rpc_record_feed(rec, wire, 10, &used, &out, &out_len),
+			 0);
+	rpc_record_trim(rec);
+	assert_non_null(rec->buf);
+	assert_int_equal(
+		rpc_record_feed(rec, wire + 10, 10, &used, &out, &out_len), 1);
+	assert_int_equal(out_len, 16);
+	assert_memory_equal(out, wire + 4, 16);
+}
+
+/* A record someone took a reference on survives the trim (a WRITE's data
+ * points into it); the stream's next record goes elsewhere. */
+static void test_record_trim_keeps_a_held_record_valid(void **state)
+{
+	struct rpc_record *rec = *state;
+	uint8_t wire[4 + 32];
+	const uint8_t *out = NULL, *held;
+	size_t used = 0, out_len = 0;
+
+	put_mark(wire, 32, true);
+	fill(wire + 4, 32, 0x30);
+	assert_int_equal(
+		rpc_record_feed(rec, wire, sizeof(wire), &used, &out, &out_len),
+		1);
+	held = out;
+	rpc_buf_ref((void *)held);
+	rpc_record_trim(rec);
+	assert_null(rec->buf);
+	fill(wire + 4, 32, 0x90);
+	assert_int_equal(
+		rpc_record_feed(rec, wire, sizeof(wire), &used, &out, &out_len),
+		1);
+	assert_ptr_not_equal(out, held);
+	for (size_t i = 0; i < 32; i++)
+		assert_int_equal(held[i], (uint8_t)(0x30 + i));
+	rpc_buf_unref((void *)held);
+}
+
 static void test_record_mark_encode_sets_last_bit(void **state)
 {
 	uint8_t mark[4];
@@ -305,6 +402,14 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			test_record_empty_record_is_delivered, setup, teardown),
+		cmocka_unit_test(
+			test_record_trim_after_big_record_holds_no_buffer),
+		cmocka_unit_test_setup_teardown(
+			test_record_trim_keeps_a_partial_record, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_record_trim_keeps_a_held_record_valid, setup,
+			teardown),
 		cmocka_unit_test(test_record_mark_encode_sets_last_bit),
 	};
 

@@ -2,8 +2,11 @@
  * test_store_fcache: the bounded object cache (nfsd/store/fcache.c).  It
  * never holds more than its bound, evicts the least recently used entry,
  * hands out references that outlive eviction, keeps the first object of a
- * handle, and forgets on request.  Objects wrap O_PATH descriptors of
- * /dev/null; the handles are made-up bytes (the cache does not read them).
+ * handle, and forgets on request.  Its bound changes while it serves:
+ * shrinking evicts the least recently used, growing keeps every entry
+ * (the table is rehashed).  Out of descriptors, it gives back a quarter.
+ * Objects wrap O_PATH descriptors of /dev/null; the handles are made-up bytes
+ * (the cache does not read them).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -143,6 +146,54 @@ static void test_fcache_drop_forgets(void **state)
 	store__fcache_free(fc);
 }
 
+static void test_fcache_resize_shrinks_and_grows(void **state)
+{
+	struct store_fcache *fc;
+
+	(void)state;
+	assert_int_equal(store__fcache_new(8, &fc), 0);
+	for (uint8_t n = 0; n < 8; n++)
+		put_new(fc, n);
+	assert_true(cached(fc, 0)); /* now the most recently used */
+	assert_int_equal(store__fcache_resize(fc, 3), 0);
+	assert_int_equal(store__fcache_count(fc), 3);
+	assert_true(cached(fc, 0));
+	assert_true(cached(fc, 7));
+	assert_true(cached(fc, 6));
+	assert_false(cached(fc, 5));
+	/* Far past the table it was made with: every entry still found. */
+	assert_int_equal(store__fcache_resize(fc, 100), 0);
+	for (uint8_t n = 10; n < 110; n++)
+		put_new(fc, n);
+	assert_int_equal(store__fcache_count(fc), 100);
+	for (uint8_t n = 10; n < 110; n++)
+		assert_true(cached(fc, n));
+	assert_int_equal(store__fcache_resize(fc, 0), -EINVAL);
+	assert_int_equal(store__fcache_resize(fc, STORE_FCACHE_MAX_ENTRIES + 1),
+			 -EINVAL);
+	store__fcache_free(fc);
+}
+
+static void test_fcache_relieve_gives_back_a_quarter(void **state)
+{
+	struct store_fcache *fc;
+
+	(void)state;
+	assert_int_equal(store__fcache_new(16, &fc), 0);
+	assert_false(store__fcache_relieve(fc, -EMFILE)); /* empty */
+	for (uint8_t n = 0; n < 16; n++)
+		put_new(fc, n);
+	assert_false(store__fcache_relieve(fc, -EIO));
+	assert_int_equal(store__fcache_count(fc), 16);
+	assert_true(store__fcache_relieve(fc, -EMFILE));
+	assert_int_equal(store__fcache_count(fc), 12);
+	assert_false(cached(fc, 3)); /* the oldest went */
+	assert_true(cached(fc, 4));
+	assert_true(store__fcache_relieve(fc, -ENFILE));
+	assert_int_equal(store__fcache_count(fc), 9);
+	store__fcache_free(fc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -152,6 +203,8 @@ int main(void)
 		cmocka_unit_test(
 			test_fcache_keeps_the_first_object_of_a_handle),
 		cmocka_unit_test(test_fcache_drop_forgets),
+		cmocka_unit_test(test_fcache_resize_shrinks_and_grows),
+		cmocka_unit_test(test_fcache_relieve_gives_back_a_quarter),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
