@@ -189,12 +189,17 @@ static void test_config_file_on_disk_loads(void **state)
 {
 	struct fixture *f = *state;
 	char text[sizeof(full_conf) + 64];
+	char want[64];
+	unsigned line = 2; /* the bad key is the 2nd line after full_conf */
 
+	for (const char *p = full_conf; *p; p++)
+		line += *p == '\n';
 	snprintf(text, sizeof(text), "%s[server]\nnfs_port = x\n", full_conf);
 	assert_int_equal(load_file(f, text), -EINVAL);
-	/* Line 31 of the file, named by its own path. */
-	assert_non_null(strstr(f->err, ":31: [server] nfs_port: invalid "
-				       "value 'x'"));
+	/* The bad key's line, in the file named by its own path. */
+	snprintf(want, sizeof(want),
+		 ":%u: [server] nfs_port: invalid value 'x'", line);
+	assert_non_null(strstr(f->err, want));
 	assert_memory_equal(f->err, "/tmp/test_config_", 17);
 	assert_int_equal(f->cfg.ndatastores, 2);
 	assert_int_equal(f->cfg.nfs_port, 12049);
