@@ -315,9 +315,8 @@ static void conn_output_kick(struct conn *c)
 		ev_io_start(c->worker->loop, &c->write_watcher);
 	else
 		ev_io_stop(c->worker->loop, &c->write_watcher);
-	/* Draining, the idle clock runs from the last byte written. */
-	if (c->state == CONN_DRAINING && c->out_bytes < before)
-		c->last_activity = ev_now(c->worker->loop);
+	if (c->out_bytes < before)
+		c->output_since = ev_now(c->worker->loop);
 	conn_update_reading(c);
 	conn_drain_check(c);
 }
@@ -360,10 +359,13 @@ static void conn_tops_send_payload(void *transport, uint8_t *buf, size_t len,
 	o->pad = pad;
 	o->file_short = false;
 	o->next = NULL;
-	if (c->out_tail)
+	if (c->out_tail) {
 		c->out_tail->next = o;
-	else
+	} else {
 		c->out_head = o;
+		/* The stall clock starts when a reply starts waiting. */
+		c->output_since = ev_now(c->worker->loop);
+	}
 	c->out_tail = o;
 	c->out_bytes += conn_out_total(o);
 	/* While a read's calls are dispatched, replies gather and leave in
@@ -512,8 +514,15 @@ static void conn_timer_arm(struct conn *c, ev_tstamp now)
 	const struct net_limits *lim = &c->worker->net->limits;
 	ev_tstamp next = 0;
 
-	if (lim->idle_timeout_ms)
+	if (lim->idle_timeout_ms) {
 		next = c->last_activity + lim->idle_timeout_ms / 1000.0 - now;
+		if (c->out_head) {
+			ev_tstamp out = c->output_since +
+					lim->idle_timeout_ms / 1000.0 - now;
+			if (out < next)
+				next = out;
+		}
+	}
 	if (lim->record_timeout_ms && c->partial_since > 0) {
 		ev_tstamp rec = c->partial_since +
 				lim->record_timeout_ms / 1000.0 - now;
@@ -535,17 +544,20 @@ static void conn_timer_cb(struct ev_loop *loop, ev_timer *t, int revents)
 	ev_tstamp now = ev_now(loop);
 
 	(void)revents;
+	/* A peer that takes none of its replies for the idle timeout holds
+	 * its output (up to max_output_bytes) and, paused, its calls: busy
+	 * must not mean forever.  A slow reader moves output_since. */
+	if (lim->idle_timeout_ms && c->out_head &&
+	    now - c->output_since >= lim->idle_timeout_ms / 1000.0) {
+		log_warn("net: %s: %sread no reply for %u ms; closing",
+			 c->peer_str,
+			 c->state == CONN_DRAINING ? "half-closed peer " : "",
+			 lim->idle_timeout_ms);
+		net__conn_close(c);
+		return;
+	}
 	if (c->state == CONN_DRAINING) {
-		if (lim->idle_timeout_ms && c->out_head &&
-		    now - c->last_activity >= lim->idle_timeout_ms / 1000.0) {
-			log_warn("net: %s: half-closed peer read no reply for "
-				 "%u ms; closing",
-				 c->peer_str, lim->idle_timeout_ms);
-			net__conn_close(c);
-			return;
-		}
-		if (!c->out_head)
-			c->last_activity = now; /* its calls are running */
+		c->last_activity = now; /* its calls run or its replies move */
 		conn_timer_arm(c, now);
 		return;
 	}

@@ -78,7 +78,8 @@ struct conn {
 	ev_timer timer; /* idle and incomplete-record deadlines */
 	bool batching; /* replies wait for the end of the read */
 	bool input_more; /* read input follows the record in dispatch */
-	ev_tstamp last_activity; /* last byte read; draining: last written */
+	ev_tstamp last_activity; /* last byte read (draining: last check) */
+	ev_tstamp output_since; /* replies waiting: the socket last took one */
 	ev_tstamp partial_since; /* a record started arriving; 0: none */
 	struct rpc_record record;
 	struct conn_out *out_head, *out_tail;

@@ -394,10 +394,11 @@ static uint32_t server_nconns(struct server *s)
 }
 
 /* 200 replies of 64 KiB (more than the sockets hold) for a client that
- * half-closes and never reads: once its queue has not moved for the idle
- * timeout, the server closes; the client then finds fewer replies than
- * it asked for, then the end of the stream. */
-static void test_drain_peer_that_never_reads_is_closed(void **state)
+ * never reads (after it half-closes, when @half_close): once its queue has
+ * not moved for the idle timeout, the server closes, with @why in the log;
+ * the client then finds fewer replies than it asked for, then the end of
+ * the stream. */
+static void peer_never_reads(void **state, bool half_close, const char *why)
 {
 	struct server *s = *state;
 	enum { N = 200 };
@@ -417,7 +418,8 @@ static void test_drain_peer_that_never_reads_is_closed(void **state)
 	for (uint32_t i = 0; i < N; i++)
 		pos += call_build(wire + pos, i, TEST_FILL, 0);
 	client_write_all(fd, wire, pos);
-	assert_int_equal(shutdown(fd, SHUT_WR), 0);
+	if (half_close)
+		assert_int_equal(shutdown(fd, SHUT_WR), 0);
 	/* Waits for the server's decision, not for a guessed time. */
 	for (int i = 0; server_nconns(s) > 0; i++) {
 		assert_true(i < TEST_IO_TIMEOUT_S * 100);
@@ -430,10 +432,21 @@ static void test_drain_peer_that_never_reads_is_closed(void **state)
 	assert_true(got < (size_t)N * TEST_FILL_BYTES);
 	close(fd);
 	server_stop(s);
-	assert_true(log_capture_contains("half-closed peer read no reply for "
-					 "300 ms; closing"));
+	assert_true(log_capture_contains(why));
 	free(wire);
 	free(buf);
+}
+
+static void test_drain_peer_that_never_reads_is_closed(void **state)
+{
+	peer_never_reads(state, true,
+			 "half-closed peer read no reply for 300 ms; closing");
+}
+
+/* Not half-closed: busy with replies it never takes is not "not idle". */
+static void test_open_peer_that_never_reads_is_closed(void **state)
+{
+	peer_never_reads(state, false, "read no reply for 300 ms; closing");
 }
 
 int main(void)
@@ -453,6 +466,9 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			test_drain_peer_that_never_reads_is_closed, setup_idle,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_open_peer_that_never_reads_is_closed, setup_idle,
 			teardown),
 	};
 
