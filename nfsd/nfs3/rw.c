@@ -57,6 +57,21 @@ static uint32_t nfs3_read_avail(uint64_t off, uint32_t count,
 }
 
 /*
+ * Fills a READ's result: @count bytes of data in @buf, which the result
+ * takes (the release hook or the transport gives it back; NULL when the
+ * data goes as a file payload), and @eof.
+ */
+static void nfs3_read_result_set(struct request *req, READ3resok *ok, char *buf,
+				 uint32_t count, bool eof)
+{
+	ok->data.data_val = buf;
+	ok->data.data_len = count;
+	ok->count = count;
+	ok->eof = eof;
+	req->payload_bytes = count;
+}
+
+/*
  * A buffer of at least @count bytes for a READ's data: the one taken on
  * the loop for deferred work when it is big enough, else one of the loop's
  * pool (on the loop) or of the heap (on a work thread).  Returns owned.
@@ -93,11 +108,8 @@ static int nfs3_read_store(struct request *req, const READ3args *args,
 		rpc_buf_unref(buf);
 		return err;
 	}
-	ok->data.data_val = buf;
-	ok->data.data_len = nread;
-	ok->count = nread;
-	ok->eof = eof; /* exactly what the store saw, never guessed */
-	req->payload_bytes = nread;
+	/* eof: exactly what the store saw, never guessed. */
+	nfs3_read_result_set(req, ok, buf, nread, eof);
 	return 0;
 }
 
@@ -132,11 +144,8 @@ static int nfs3_read_fd(struct request *req, const READ3args *args,
 		req->file_payload.unref = ref.unref;
 		req->file_payload.ref = ref.ref;
 		/* No buffer: READ3res_head encodes the length alone. */
-		ok->data.data_val = NULL;
-		ok->data.data_len = count;
-		ok->count = count;
-		ok->eof = args->offset + count >= a->size_bytes;
-		req->payload_bytes = count;
+		nfs3_read_result_set(req, ok, NULL, count,
+				     args->offset + count >= a->size_bytes);
 		return 0;
 	}
 	buf = nfs3_read_buf(req, count);
@@ -150,12 +159,10 @@ static int nfs3_read_fd(struct request *req, const READ3args *args,
 		rpc_buf_unref(buf);
 		return err;
 	}
-	ok->data.data_val = buf;
-	ok->data.data_len = nread;
-	ok->count = nread;
 	/* A short read met the end of a file that shrank since the stat. */
-	ok->eof = nread < count || args->offset + nread >= a->size_bytes;
-	req->payload_bytes = nread;
+	nfs3_read_result_set(req, ok, buf, nread,
+			     nread < count ||
+				     args->offset + nread >= a->size_bytes);
 	return 0;
 }
 
