@@ -34,318 +34,54 @@
 
 #include "nfsd/net/net.h"
 #include "nfsd/net/net_int.h"
-#include "nfsd/proto/xdr_empty.h"
 #include "nfsd/rpc/msg.h"
 #include "nfsd/rpc/record.h"
 #include "nfsd/rpc/work.h"
 #include "nfsd/traffic/traffic.h"
+#include "tests/lib/conn_fixture.h"
 #include "tests/lib/log_capture.h"
 #include "tests/lib/rpc_test_prog.h"
 #include "tests/lib/rpc_wire.h"
 
-#define TEST_PROG 400000
 #define TEST_OUT_LIMIT (32 * 1024)
 #define TEST_FILL_BYTES 4096
-#define TEST_CALL_LEN (4 + 40 + 4) /* mark, AUTH_NONE header, one u_int */
-#define TEST_IO_TIMEOUT_S 20
+#define TEST_CALL_LEN CONN_FIXTURE_CALL_LEN
+#define TEST_IO_TIMEOUT_S CONN_FIXTURE_IO_TIMEOUT_S
 #define TEST_VOLUME RPC_TEST_VOLUME
 #define TEST_MIB (1024 * 1024)
 
-enum test_proc {
-	TEST_NULL = 0,
-	TEST_ECHO = 1,
-	TEST_FILL = 2,
-	TEST_DEFER = 3,
-	TEST_NPROCS
-};
-
-/* What the FILL handler saw, on the worker thread. */
-struct fill_stats {
-	pthread_mutex_t lock;
-	unsigned calls;
-	size_t max_out_bytes; /* conn->out_bytes when a FILL was dispatched */
-};
-
-struct server {
-	struct ev_loop *main_loop;
-	ev_async stop;
-	pthread_t thread;
-	struct rpc_dispatcher d;
-	struct rpc_dispatcher d_udp; /* no work pool: UDP runs inline */
-	struct rpc_program prog;
-	struct fill_stats stats;
-	struct rpc_work_pool *pool;
-	struct net net;
-	struct traffic *traffic;
-	int port;
-	int udp_port;
-};
-
-/* ---- the test program ---------------------------------------------- */
-
-static enum rpc_disposition proc_fill(struct request *req, const void *args,
-				      void *res)
-{
-	struct fill_stats *st = req->svc;
-	const struct conn *c = req->transport;
-
-	(void)args;
-	(void)res;
-	pthread_mutex_lock(&st->lock);
-	st->calls++;
-	if (c->out_bytes > st->max_out_bytes)
-		st->max_out_bytes = c->out_bytes;
-	pthread_mutex_unlock(&st->lock);
-	return RPC_REPLY;
-}
-
-/* FILL's result: TEST_FILL_BYTES of zeros. */
-static bool_t xdr_fill_res(XDR *xdrs, void *res)
-{
-	(void)res;
-	for (u_int i = 0; i < TEST_FILL_BYTES / 4; i++) {
-		u_int zero = 0;
-
-		if (!xdr_u_int(xdrs, &zero))
-			return FALSE;
-	}
-	return TRUE;
-}
-
-static const struct rpc_proc test_procs[TEST_NPROCS] = {
-	[TEST_NULL] = { .name = "NULL",
-			.handler = rpc_test_proc_null,
-			.decode = (xdrproc_t)xdr_empty,
-			.encode = (xdrproc_t)xdr_empty },
-	[TEST_ECHO] = { .name = "ECHO",
-			.handler = rpc_test_proc_echo,
-			.decode = (xdrproc_t)xdr_u_int,
-			.encode = (xdrproc_t)xdr_u_int,
-			.args_size = sizeof(u_int),
-			.res_size = sizeof(u_int) },
-	[TEST_FILL] = { .name = "FILL",
-			.handler = proc_fill,
-			.decode = (xdrproc_t)xdr_u_int,
-			.encode = (xdrproc_t)xdr_fill_res,
-			.args_size = sizeof(u_int) },
-	[TEST_DEFER] = { .name = "DEFER",
-			 .handler = rpc_test_proc_defer,
-			 .decode = (xdrproc_t)xdr_u_int,
-			 .encode = (xdrproc_t)xdr_u_int,
-			 .args_size = sizeof(u_int),
-			 .res_size = sizeof(u_int) },
-};
-
 /* ---- the server ------------------------------------------------------ */
-
-static void server_stop_cb(struct ev_loop *loop, ev_async *a, int revents)
-{
-	(void)a;
-	(void)revents;
-	ev_break(loop, EVBREAK_ALL);
-}
-
-static void *server_main(void *arg)
-{
-	struct server *s = arg;
-
-	ev_run(s->main_loop, 0);
-	return NULL;
-}
 
 static int setup(void **state)
 {
-	const struct net_limits limits = {
-		.max_record_bytes = RPC_RECORD_DEFAULT_MAX,
-		.max_inflight = 128,
-		.max_output_bytes = TEST_OUT_LIMIT,
-	};
-	struct server *s = calloc(1, sizeof(*s));
-	struct traffic_caps caps;
-
-	if (!s)
-		return -1;
-	log_capture_reset();
-	pthread_mutex_init(&s->stats.lock, NULL);
-	s->prog = (struct rpc_program){ .name = "test",
-					.prog = TEST_PROG,
-					.vers = 1,
-					.procs = test_procs,
-					.nprocs = TEST_NPROCS,
-					.ctx = &s->stats,
-					.charge = rpc_test_charge };
-	traffic_caps_default(&caps);
-	if (rpc_dispatcher_add(&s->d, &s->prog) ||
-	    rpc_dispatcher_add(&s->d_udp, &s->prog) ||
-	    rpc_work_pool_new(2, &s->pool) || traffic_new(&caps, &s->traffic))
-		return -1;
-	s->d.work_pool = s->pool;
-	s->main_loop = ev_loop_new(EVFLAG_AUTO);
-	if (!s->main_loop)
-		return -1;
-	ev_async_init(&s->stop, server_stop_cb);
-	ev_async_start(s->main_loop, &s->stop);
-	if (net_start(&s->net, s->main_loop, &s->d, &limits, 1))
-		return -1;
-	s->d.admission = net_admission_init(&s->net, s->traffic);
-	if (net_listen(&s->net, "127.0.0.1", 0, false, NULL, &s->port) ||
-	    net_listen(&s->net, "127.0.0.1", 0, true, &s->d_udp, &s->udp_port))
-		return -1;
-	if (pthread_create(&s->thread, NULL, server_main, s))
-		return -1;
-	*state = s;
-	return 0;
-}
-
-/* Stops the main loop, then the net module, as main.c does. */
-static void server_stop(struct server *s)
-{
-	ev_async_send(s->main_loop, &s->stop);
-	pthread_join(s->thread, NULL);
-	net_stop(&s->net);
-	rpc_work_pool_free(s->pool);
-	net_free(&s->net);
-	traffic_free(s->traffic); /* after the flows, freed with their conns */
-	ev_async_stop(s->main_loop, &s->stop);
-	ev_loop_destroy(s->main_loop);
-	s->main_loop = NULL;
-}
-
-static int teardown(void **state)
-{
-	struct server *s = *state;
-
-	if (s->main_loop)
-		server_stop(s);
-	pthread_mutex_destroy(&s->stats.lock);
-	free(s);
-	return 0;
-}
-
-/* ---- the client ------------------------------------------------------ */
-
-/* Connects; a nonzero @bufsize shrinks the client's socket buffers. */
-static int client_connect(const struct server *s, int bufsize)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET,
-				   .sin_port = htons((uint16_t)s->port) };
-	struct timeval tv = { .tv_sec = TEST_IO_TIMEOUT_S };
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	int one = 1;
-
-	assert_true(fd >= 0);
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	/* A bound on every blocking call: a hang fails instead of waiting. */
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (bufsize) {
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bufsize,
-			   sizeof(bufsize));
-		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bufsize,
-			   sizeof(bufsize));
-	}
-	assert_int_equal(connect(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
-	return fd;
-}
-
-static void client_write_all(int fd, const uint8_t *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		assert_true(n > 0);
-		buf += n;
-		len -= (size_t)n;
-	}
-}
-
-/* Reads exactly @len bytes; returns false on EOF or error. */
-static bool client_read_all(int fd, uint8_t *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = read(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return true;
-}
-
-/* Reads one single-fragment reply record into @buf; returns its length. */
-static size_t client_read_reply(int fd, uint8_t *buf, size_t cap)
-{
-	uint8_t mark[4];
-	uint32_t len;
-
-	assert_true(client_read_all(fd, mark, 4));
-	len = rpc_wire_get_u32(mark);
-	assert_true(len & RPC_RECORD_LAST_FRAGMENT);
-	len &= ~RPC_RECORD_LAST_FRAGMENT;
-	assert_true(len <= cap);
-	assert_true(client_read_all(fd, buf, len));
-	return len;
-}
-
-/* Writes a whole call record (AUTH_NONE, one u_int argument) to @buf. */
-static size_t call_build(uint8_t *buf, uint32_t xid, uint32_t proc,
-			 uint32_t arg)
-{
-	size_t n = rpc_call_encode(buf + 4, 40, xid, TEST_PROG, 1, proc, NULL,
-				   0, 0);
-
-	assert_int_equal(n, 40);
-	buf[4 + n] = (uint8_t)(arg >> 24);
-	buf[5 + n] = (uint8_t)(arg >> 16);
-	buf[6 + n] = (uint8_t)(arg >> 8);
-	buf[7 + n] = (uint8_t)arg;
-	rpc_record_mark_encode(buf, (uint32_t)(n + 4));
-	return n + 8;
-}
-
-/* Reads one ECHO reply and checks it is SUCCESS; returns its value. */
-static uint32_t client_read_echo(int fd, uint32_t *xid)
-{
-	uint8_t rep[64];
-	uint32_t stat = 99;
-	size_t off = 0;
-	size_t len = client_read_reply(fd, rep, sizeof(rep));
-
-	assert_int_equal(rpc_reply_decode(rep, len, xid, &stat, &off), 0);
-	assert_int_equal(stat, RPC_ACCEPT_SUCCESS);
-	assert_int_equal(len, off + 4);
-	return rpc_wire_get_u32(rep + off);
+	return conn_fixture_setup(state, TEST_OUT_LIMIT, 0, true,
+				  TEST_FILL_BYTES);
 }
 
 /* ---- tests ----------------------------------------------------------- */
 
 static void test_conn_call_split_across_writes_is_answered(void **state)
 {
-	struct server *s = *state;
+	struct conn_fixture *s = *state;
 	uint8_t call[TEST_CALL_LEN];
-	size_t len = call_build(call, 0x51, TEST_ECHO, 0xc0ffee);
-	int fd = client_connect(s, 0);
+	size_t len = conn_fixture_call_build(call, 0x51, CONN_FIXTURE_ECHO,
+					     0xc0ffee);
+	int fd = conn_fixture_connect(s, 0);
 	uint32_t xid = 0;
 
 	for (size_t i = 0; i < len; i++)
-		client_write_all(fd, call + i, 1);
-	assert_int_equal(client_read_echo(fd, &xid), 0xc0ffee);
+		conn_fixture_write_all(fd, call + i, 1);
+	assert_int_equal(conn_fixture_read_echo(fd, &xid), 0xc0ffee);
 	assert_int_equal(xid, 0x51);
 	close(fd);
 }
 
 static void test_conn_call_in_two_fragments_is_answered(void **state)
 {
-	struct server *s = *state;
+	struct conn_fixture *s = *state;
 	uint8_t call[TEST_CALL_LEN], wire[TEST_CALL_LEN + 4];
-	size_t len = call_build(call, 0x52, TEST_ECHO, 77);
-	int fd = client_connect(s, 0);
+	size_t len = conn_fixture_call_build(call, 0x52, CONN_FIXTURE_ECHO, 77);
+	int fd = conn_fixture_connect(s, 0);
 	uint32_t xid = 0;
 
 	/* 10 body bytes in a first fragment, the rest in the last. */
@@ -356,26 +92,27 @@ static void test_conn_call_in_two_fragments_is_answered(void **state)
 	memcpy(wire + 4, call + 4, 10);
 	rpc_record_mark_encode(wire + 14, (uint32_t)(len - 4 - 10));
 	memcpy(wire + 18, call + 14, len - 14);
-	client_write_all(fd, wire, len + 4);
-	assert_int_equal(client_read_echo(fd, &xid), 77);
+	conn_fixture_write_all(fd, wire, len + 4);
+	assert_int_equal(conn_fixture_read_echo(fd, &xid), 77);
 	assert_int_equal(xid, 0x52);
 	close(fd);
 }
 
 static void test_conn_100_pipelined_calls_get_100_replies(void **state)
 {
-	struct server *s = *state;
+	struct conn_fixture *s = *state;
 	enum { N = 100 };
 	uint8_t wire[N * TEST_CALL_LEN];
 	bool seen[N] = { false };
 	size_t pos = 0;
-	int fd = client_connect(s, 0);
+	int fd = conn_fixture_connect(s, 0);
 
 	for (uint32_t i = 0; i < N; i++)
-		pos += call_build(wire + pos, 1000 + i, TEST_ECHO, i * 7);
-	client_write_all(fd, wire, pos);
+		pos += conn_fixture_call_build(wire + pos, 1000 + i,
+					       CONN_FIXTURE_ECHO, i * 7);
+	conn_fixture_write_all(fd, wire, pos);
 	for (int i = 0; i < N; i++) {
-		uint32_t xid = 0, v = client_read_echo(fd, &xid);
+		uint32_t xid = 0, v = conn_fixture_read_echo(fd, &xid);
 
 		assert_true(xid >= 1000 && xid < 1000 + N);
 		assert_false(seen[xid - 1000]);
@@ -387,18 +124,19 @@ static void test_conn_100_pipelined_calls_get_100_replies(void **state)
 
 static void test_conn_deferred_calls_are_answered(void **state)
 {
-	struct server *s = *state;
+	struct conn_fixture *s = *state;
 	enum { N = 50 };
 	uint8_t wire[N * TEST_CALL_LEN];
 	bool seen[N] = { false };
 	size_t pos = 0;
-	int fd = client_connect(s, 0);
+	int fd = conn_fixture_connect(s, 0);
 
 	for (uint32_t i = 0; i < N; i++)
-		pos += call_build(wire + pos, 2000 + i, TEST_DEFER, i * 3);
-	client_write_all(fd, wire, pos);
+		pos += conn_fixture_call_build(wire + pos, 2000 + i,
+					       CONN_FIXTURE_DEFER, i * 3);
+	conn_fixture_write_all(fd, wire, pos);
 	for (int i = 0; i < N; i++) {
-		uint32_t xid = 0, v = client_read_echo(fd, &xid);
+		uint32_t xid = 0, v = conn_fixture_read_echo(fd, &xid);
 
 		assert_true(xid >= 2000 && xid < 2000 + N);
 		assert_false(seen[xid - 2000]);
@@ -410,7 +148,7 @@ static void test_conn_deferred_calls_are_answered(void **state)
 
 static void test_conn_udp_call_is_answered_inline(void **state)
 {
-	struct server *s = *state;
+	struct conn_fixture *s = *state;
 	struct sockaddr_in sin = { .sin_family = AF_INET,
 				   .sin_port = htons((uint16_t)s->udp_port) };
 	struct timeval tv = { .tv_sec = TEST_IO_TIMEOUT_S };
@@ -423,7 +161,7 @@ static void test_conn_udp_call_is_answered_inline(void **state)
 	assert_true(fd >= 0);
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	call_build(call, 0x55, TEST_DEFER, 9);
+	conn_fixture_call_build(call, 0x55, CONN_FIXTURE_DEFER, 9);
 	/* A datagram is one record, without a record mark. */
 	assert_int_equal(sendto(fd, call + 4, TEST_CALL_LEN - 4, 0,
 				(struct sockaddr *)&sin, sizeof(sin)),
@@ -440,30 +178,30 @@ static void test_conn_udp_call_is_answered_inline(void **state)
 
 static void test_conn_2gib_mark_closes_only_that_conn(void **state)
 {
-	struct server *s = *state;
+	struct conn_fixture *s = *state;
 	const uint8_t mark[4] = { 0xff, 0xff, 0xff, 0xff };
 	uint8_t call[TEST_CALL_LEN], byte;
-	size_t len = call_build(call, 0x53, TEST_ECHO, 5);
-	int bad = client_connect(s, 0), good = client_connect(s, 0);
+	size_t len = conn_fixture_call_build(call, 0x53, CONN_FIXTURE_ECHO, 5);
+	int bad = conn_fixture_connect(s, 0), good = conn_fixture_connect(s, 0);
 	uint32_t xid = 0;
 	ssize_t n;
 
-	client_write_all(bad, mark, sizeof(mark));
+	conn_fixture_write_all(bad, mark, sizeof(mark));
 	/* The server closes: EOF, or a reset if it had unread bytes. */
 	n = read(bad, &byte, 1);
 	assert_true(n == 0 || (n < 0 && errno == ECONNRESET));
 	close(bad);
 
-	client_write_all(good, call, len);
-	assert_int_equal(client_read_echo(good, &xid), 5);
+	conn_fixture_write_all(good, call, len);
+	assert_int_equal(conn_fixture_read_echo(good, &xid), 5);
 	close(good);
 
-	good = client_connect(s, 0);
-	client_write_all(good, call, len);
-	assert_int_equal(client_read_echo(good, &xid), 5);
+	good = conn_fixture_connect(s, 0);
+	conn_fixture_write_all(good, call, len);
+	assert_int_equal(conn_fixture_read_echo(good, &xid), 5);
 	close(good);
 
-	server_stop(s); /* the worker has logged; now the log is ours */
+	conn_fixture_stop(s); /* the worker has logged; now the log is ours */
 	assert_true(log_capture_contains("record too large (limit 1052672 "
 					 "bytes); closing"));
 }
@@ -505,8 +243,9 @@ static void flood_until_stalled(struct flood *f, uint32_t max_calls)
 			f->off = 0;
 			for (size_t i = 0; i < sizeof(f->wire) / TEST_CALL_LEN;
 			     i++)
-				f->len += call_build(f->wire + f->len,
-						     f->calls++, TEST_FILL, 0);
+				f->len += conn_fixture_call_build(
+					f->wire + f->len, f->calls++,
+					CONN_FIXTURE_FILL, 0);
 		}
 		if (flood_write(f))
 			continue;
@@ -566,48 +305,48 @@ static void flood_read_replies(struct flood *f)
 
 static void test_conn_client_that_never_reads_is_bounded(void **state)
 {
-	struct server *s = *state;
+	struct conn_fixture *s = *state;
 	const uint32_t max_calls = 400000;
-	struct flood f = { .fd = client_connect(s, 4096) };
+	struct flood f = { .fd = conn_fixture_connect(s, 4096) };
 	unsigned calls_at_stall;
 
 	flood_until_stalled(&f, max_calls);
-	pthread_mutex_lock(&s->stats.lock);
-	calls_at_stall = s->stats.calls;
-	pthread_mutex_unlock(&s->stats.lock);
+	pthread_mutex_lock(&s->fill.lock);
+	calls_at_stall = s->fill.calls;
+	pthread_mutex_unlock(&s->fill.lock);
 	/* The server stopped reading long before the client ran out. */
 	assert_true(f.calls < max_calls);
 	assert_true(calls_at_stall < f.calls);
 
 	/* Now read everything: every call is answered, in order. */
 	flood_read_replies(&f);
-	pthread_mutex_lock(&s->stats.lock);
-	assert_int_equal(s->stats.calls, f.calls);
+	pthread_mutex_lock(&s->fill.lock);
+	assert_int_equal(s->fill.calls, f.calls);
 	/* A call is dispatched only while the queue is under the limit, so
 	 * the queue never holds more than the limit plus one reply. */
-	assert_true(s->stats.max_out_bytes < TEST_OUT_LIMIT);
+	assert_true(s->fill.max_out_bytes < TEST_OUT_LIMIT);
 	/* ... and the limit was reached: back-pressure was exercised. */
-	assert_true(s->stats.max_out_bytes >=
+	assert_true(s->fill.max_out_bytes >=
 		    TEST_OUT_LIMIT - 2 * (TEST_FILL_BYTES + 64));
-	pthread_mutex_unlock(&s->stats.lock);
+	pthread_mutex_unlock(&s->fill.lock);
 	close(f.fd);
 }
 
 static void test_conn_stop_with_open_conns_is_clean(void **state)
 {
-	struct server *s = *state;
+	struct conn_fixture *s = *state;
 	uint8_t call[TEST_CALL_LEN], byte;
-	size_t len = call_build(call, 0x54, TEST_NULL, 0);
-	int a = client_connect(s, 0), b = client_connect(s, 0);
+	size_t len = conn_fixture_call_build(call, 0x54, CONN_FIXTURE_NULL, 0);
+	int a = conn_fixture_connect(s, 0), b = conn_fixture_connect(s, 0);
 	uint8_t rep[64];
 	ssize_t n;
 
-	client_write_all(a, call, len);
-	assert_int_equal(client_read_reply(a, rep, sizeof(rep)),
+	conn_fixture_write_all(a, call, len);
+	assert_int_equal(conn_fixture_read_reply(a, rep, sizeof(rep)),
 			 RPC_REPLY_ACCEPTED_LEN);
 	/* b has half a call buffered in the server. */
-	client_write_all(b, call, 10);
-	server_stop(s);
+	conn_fixture_write_all(b, call, 10);
+	conn_fixture_stop(s);
 	assert_int_equal(read(a, &byte, 1), 0);
 	/* b's half call may still have been unread: then it is a reset. */
 	n = read(b, &byte, 1);
@@ -625,7 +364,7 @@ static double now_s(void)
 }
 
 /* Sets TEST_VOLUME's limit (bytes/s; 0: none), live. */
-static void volume_limit(struct server *s, uint64_t bytes_per_s)
+static void volume_limit(struct conn_fixture *s, uint64_t bytes_per_s)
 {
 	assert_int_equal(traffic_volume_set(s->traffic, TEST_VOLUME, NULL,
 					    bytes_per_s,
@@ -638,22 +377,24 @@ static void volume_limit(struct server *s, uint64_t bytes_per_s)
  * out in order, the last one not before about a second. */
 static void test_conn_throttled_calls_wait_in_order(void **state)
 {
-	struct server *s = *state;
+	struct conn_fixture *s = *state;
 	uint8_t wire[3 * TEST_CALL_LEN];
 	size_t pos = 0;
-	int fd = client_connect(s, 0);
+	int fd = conn_fixture_connect(s, 0);
 	double start, last = 0;
 
 	volume_limit(s, TEST_MIB);
 	for (uint32_t i = 0; i < 3; i++)
-		pos += call_build(wire + pos, 3000 + i, TEST_ECHO,
-				  TEST_MIB / 2 + i);
+		pos += conn_fixture_call_build(wire + pos, 3000 + i,
+					       CONN_FIXTURE_ECHO,
+					       TEST_MIB / 2 + i);
 	start = now_s();
-	client_write_all(fd, wire, pos);
+	conn_fixture_write_all(fd, wire, pos);
 	for (uint32_t i = 0; i < 3; i++) {
 		uint32_t xid = 0;
 
-		assert_int_equal(client_read_echo(fd, &xid), TEST_MIB / 2 + i);
+		assert_int_equal(conn_fixture_read_echo(fd, &xid),
+				 TEST_MIB / 2 + i);
 		assert_int_equal(xid, 3000 + i);
 		last = now_s() - start;
 	}
@@ -668,29 +409,31 @@ static void test_conn_throttled_calls_wait_in_order(void **state)
  * the next connection is served once the limit is lifted. */
 static void test_conn_close_with_queued_calls_is_clean(void **state)
 {
-	struct server *s = *state;
+	struct conn_fixture *s = *state;
 	uint8_t wire[4 * TEST_CALL_LEN];
 	size_t pos = 0;
 	uint32_t xid = 0;
-	int fd = client_connect(s, 0);
+	int fd = conn_fixture_connect(s, 0);
 
 	volume_limit(s, TEST_MIB);
 	for (uint32_t i = 0; i < 4; i++)
-		pos += call_build(wire + pos, 4000 + i, TEST_DEFER, TEST_MIB);
-	client_write_all(fd, wire, pos);
+		pos += conn_fixture_call_build(wire + pos, 4000 + i,
+					       CONN_FIXTURE_DEFER, TEST_MIB);
+	conn_fixture_write_all(fd, wire, pos);
 	/* The first runs (deferred work) at once; three wait. */
-	assert_int_equal(client_read_echo(fd, &xid), TEST_MIB + 1);
+	assert_int_equal(conn_fixture_read_echo(fd, &xid), TEST_MIB + 1);
 	assert_int_equal(xid, 4000);
 	close(fd);
 	volume_limit(s, 0);
-	fd = client_connect(s, 0);
-	pos = call_build(wire, 4100, TEST_ECHO, 5);
-	client_write_all(fd, wire, pos);
-	assert_int_equal(client_read_echo(fd, &xid), 5);
+	fd = conn_fixture_connect(s, 0);
+	pos = conn_fixture_call_build(wire, 4100, CONN_FIXTURE_ECHO, 5);
+	conn_fixture_write_all(fd, wire, pos);
+	assert_int_equal(conn_fixture_read_echo(fd, &xid), 5);
 	close(fd);
 }
 
-#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+#define T(name)                                                                \
+	cmocka_unit_test_setup_teardown(name, setup, conn_fixture_teardown)
 
 int main(void)
 {

@@ -13,7 +13,6 @@
  * which finishes it: its memory returns to the loop's pool.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,23 +22,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <cmocka.h>
 
 #include "nfsd/nfs3/nfs3_int.h"
-#include "nfsd/rpc/drc.h"
 #include "nfsd/rpc/msg.h"
 #include "nfsd/rpc/pool.h"
-#include "nfsd/rpc/record.h"
 #include "nfsd/rpc/work.h"
 #include "tests/lib/nfs3_fixture.h"
+#include "tests/lib/nfs3_pooled_fixture.h"
 #include "tests/lib/rpc_wire.h"
 
 #define ALLOC_WARMUP_CALLS 200
 #define ALLOC_COUNTED_CALLS 1000
 #define ALLOC_DATA_BYTES 8192
-#define ALLOC_MSG_MAX (ALLOC_DATA_BYTES + 1024)
 
 /* ---- counting allocations ------------------------------------------- */
 
@@ -211,73 +207,28 @@ static const struct rpc_transport_ops alloc_tops = {
 /* ---- fixture -------------------------------------------------------- */
 
 struct alloc_fixture {
-	struct nfs3_fixture *fx;
-	struct store *fake; /* ds1's fake, put back at teardown */
-	char dir[64];
-	struct rpc_dispatcher d;
-	struct rpc_pool *pool;
-	struct rpc_record rec;
+	struct nfs3_pooled_fixture pf;
 	struct alloc_transport t;
-	struct sockaddr_in peer;
-	nfs_fh3 root, file;
+	nfs_fh3 file;
 	char file_fh[STORE_FH_MAX];
-	uint32_t xid;
-	uint8_t msg[4 + ALLOC_MSG_MAX];
 	uint8_t data[ALLOC_DATA_BYTES];
 };
-
-static int rm_one(const char *path, const struct stat *sb, int flag,
-		  struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
 
 static int alloc_setup(void **state)
 {
 	struct alloc_fixture *af = calloc(1, sizeof(*af));
-	char ds[96], st_dir[96], err[256] = "";
-	struct export *e;
-	void *fx_state;
 
 	assert_non_null(af);
-	nfs3_fixture_setup(&fx_state);
-	af->fx = fx_state;
-	snprintf(af->dir, sizeof(af->dir), "/tmp/dsnfs-alloc-XXXXXX");
-	assert_non_null(mkdtemp(af->dir));
-	snprintf(ds, sizeof(ds), "%s/ds1", af->dir);
-	snprintf(st_dir, sizeof(st_dir), "%s/state", af->dir);
-	assert_int_equal(mkdir(ds, 0777), 0);
-	assert_int_equal(chmod(ds, 0777), 0);
-	assert_int_equal(mkdir(st_dir, 0700), 0);
-	e = &af->fx->exports[NFS3_FIXTURE_DS1];
-	af->fake = e->store;
-	if (store_local_open("ds1", ds, e->id, st_dir, &e->store, err,
-			     sizeof(err)) != 0)
-		fail_msg("store_local_open: %s", err);
-
-	af->root = nfs3_fixture_root(af->fx, NFS3_FIXTURE_DS1);
-	af->file = nfs3_fixture_mkfile(af->fx, NFS3_FIXTURE_DS1, &af->root,
-				       "disk-flat.vmdk", "x", 1, 0666);
+	nfs3_pooled_fixture_open(&af->pf, "alloc");
+	af->file = nfs3_fixture_mkfile(af->pf.local.fx, NFS3_FIXTURE_DS1,
+				       &af->pf.root, "disk-flat.vmdk", "x", 1,
+				       0666);
 	memcpy(af->file_fh, af->file.data.data_val, af->file.data.data_len);
 	af->file.data.data_val = af->file_fh;
 	memset(af->data, 0xa5, sizeof(af->data));
-
-	/* The server's dispatcher, with tracing off as it runs by default. */
-	assert_int_equal(rpc_dispatcher_add(&af->d, &af->fx->prog), 0);
-	assert_int_equal(drc_new(64, 1024 * 1024, &af->d.drc), 0);
-	assert_int_equal(rpc_pool_new(RPC_POOL_DEFAULT_MAX_BYTES, &af->pool),
-			 0);
-	rpc_record_init(&af->rec, RPC_RECORD_DEFAULT_MAX);
-	rpc_record_set_pool(&af->rec, af->pool);
 	pthread_mutex_init(&af->t.lock, NULL);
 	pthread_cond_init(&af->t.cond, NULL);
-	af->peer.sin_family = AF_INET;
-	af->peer.sin_port = htons(811);
-	af->peer.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	af->xid = 0x1000;
+	af->pf.xid = 0x1000;
 	alloc_hooks_install();
 	*state = af;
 	return 0;
@@ -286,25 +237,11 @@ static int alloc_setup(void **state)
 static int alloc_teardown(void **state)
 {
 	struct alloc_fixture *af = *state;
-	struct export *e = &af->fx->exports[NFS3_FIXTURE_DS1];
-	struct rpc_pool_stats st;
-	void *fx_state = af->fx;
 
 	assert_int_equal(af->t.refs, af->t.unrefs);
-	rpc_record_fini(&af->rec);
-	/* Every request, reply and held record came back to the pool. */
-	rpc_pool_stats_get(af->pool, &st);
-	assert_int_equal(st.outstanding, 0);
-	rpc_pool_free(af->pool);
-	if (af->d.work_pool)
-		rpc_work_pool_free(af->d.work_pool);
-	drc_free(af->d.drc);
+	nfs3_pooled_fixture_close(&af->pf);
 	pthread_cond_destroy(&af->t.cond);
 	pthread_mutex_destroy(&af->t.lock);
-	e->store->ops->close(e->store);
-	e->store = af->fake;
-	nfs3_fixture_teardown(&fx_state);
-	nftw(af->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	free(af);
 	return 0;
 }
@@ -319,7 +256,7 @@ static void alloc_finish_deferred(struct alloc_fixture *af, unsigned before)
 {
 	struct request *req;
 
-	if (af->t.replies != before || !af->d.work_pool)
+	if (af->t.replies != before || !af->pf.d.work_pool)
 		return;
 	pthread_mutex_lock(&af->t.lock);
 	while (!af->t.done)
@@ -338,33 +275,13 @@ static void alloc_finish_deferred(struct alloc_fixture *af, unsigned before)
 static void alloc_call(struct alloc_fixture *af, uint32_t proc,
 		       alloc_encode_fn encode, void *args)
 {
-	struct rpc_wire w;
-	const uint8_t *rec;
-	size_t used, rec_len, len;
 	unsigned before = af->t.replies;
-	XDR xdrs;
 
-	rpc_wire_call(&w, ++af->xid, 2, NFS3_SERVICE_PROG, NFS3_SERVICE_VERS,
-		      proc, 2);
-	memcpy(af->msg + 4, w.buf, w.len);
-	len = w.len;
-	if (encode) {
-		xdrmem_create(&xdrs, (char *)af->msg + 4 + len,
-			      (u_int)(ALLOC_MSG_MAX - len), XDR_ENCODE);
-		assert_true(encode(&xdrs, args));
-		len += xdr_getpos(&xdrs);
-		xdr_destroy(&xdrs);
-	}
-	rpc_record_mark_encode(af->msg, (uint32_t)len);
-	assert_int_equal(rpc_record_feed(&af->rec, af->msg, 4 + len, &used,
-					 &rec, &rec_len),
-			 1);
-	rpc_dispatch_pooled(&af->d, af->pool, rec, rec_len, &alloc_tops, &af->t,
-			    (const struct sockaddr *)&af->peer,
-			    sizeof(af->peer));
+	nfs3_pooled_fixture_send(&af->pf, proc, encode, args, &alloc_tops,
+				 &af->t);
 	alloc_finish_deferred(af, before);
 	assert_int_equal(af->t.replies, before + 1);
-	assert_int_equal(af->t.last_xid, af->xid);
+	assert_int_equal(af->t.last_xid, af->pf.xid);
 	if (proc != NFSPROC3_NULL)
 		assert_int_equal(af->t.last_status, NFS3_OK);
 }
@@ -374,7 +291,7 @@ static void alloc_round(struct alloc_fixture *af, stable_how stable)
 {
 	GETATTR3args getattr = { .object = af->file };
 	ACCESS3args access = { .object = af->file, .access = ACCESS3_READ };
-	LOOKUP3args lookup = { .what = { .dir = af->root,
+	LOOKUP3args lookup = { .what = { .dir = af->pf.root,
 					 .name = (char *)"disk-flat.vmdk" } };
 	READ3args read = { .file = af->file, .offset = 0, .count = 4096 };
 	WRITE3args write = {
@@ -411,12 +328,12 @@ alloc_assert_steady_state_allocates_nothing(struct alloc_fixture *af,
 
 	for (int i = 0; i < ALLOC_WARMUP_CALLS; i++)
 		alloc_round(af, stable);
-	rpc_pool_stats_get(af->pool, &before);
+	rpc_pool_stats_get(af->pf.pool, &before);
 	alloc_count_start();
 	for (int i = 0; i < ALLOC_COUNTED_CALLS; i++)
 		alloc_round(af, stable);
 	n = alloc_count_stop();
-	rpc_pool_stats_get(af->pool, &after);
+	rpc_pool_stats_get(af->pf.pool, &after);
 	assert_int_equal(n, 0);
 	assert_int_equal(after.heap_allocs, before.heap_allocs);
 	assert_int_equal(after.outstanding, before.outstanding);
@@ -438,7 +355,7 @@ static void test_deferred_calls_allocate_nothing_after_warmup(void **state)
 {
 	struct alloc_fixture *af = *state;
 
-	assert_int_equal(rpc_work_pool_new(2, &af->d.work_pool), 0);
+	assert_int_equal(rpc_work_pool_new(2, &af->pf.d.work_pool), 0);
 	alloc_assert_steady_state_allocates_nothing(af, FILE_SYNC);
 }
 
@@ -464,21 +381,21 @@ static void test_write_from_a_plain_buffer_keeps_a_copy(void **state)
 	size_t len;
 	XDR xdrs;
 
-	assert_int_equal(rpc_work_pool_new(1, &af->d.work_pool), 0);
-	rpc_wire_call(&w, ++af->xid, 2, NFS3_SERVICE_PROG, NFS3_SERVICE_VERS,
+	assert_int_equal(rpc_work_pool_new(1, &af->pf.d.work_pool), 0);
+	rpc_wire_call(&w, ++af->pf.xid, 2, NFS3_SERVICE_PROG, NFS3_SERVICE_VERS,
 		      NFSPROC3_WRITE, 0);
-	memcpy(af->msg, w.buf, w.len);
-	xdrmem_create(&xdrs, (char *)af->msg + w.len,
-		      (u_int)(sizeof(af->msg) - w.len), XDR_ENCODE);
+	memcpy(af->pf.msg, w.buf, w.len);
+	xdrmem_create(&xdrs, (char *)af->pf.msg + w.len,
+		      (u_int)(sizeof(af->pf.msg) - w.len), XDR_ENCODE);
 	assert_true(xdr_WRITE3args(&xdrs, &write));
 	len = w.len + xdr_getpos(&xdrs);
 	xdr_destroy(&xdrs);
 	before = af->t.replies;
-	rpc_dispatch_record(&af->d, af->msg, len, &alloc_tops, &af->t,
-			    (const struct sockaddr *)&af->peer,
-			    sizeof(af->peer));
+	rpc_dispatch_record(&af->pf.d, af->pf.msg, len, &alloc_tops, &af->t,
+			    (const struct sockaddr *)&af->pf.peer,
+			    sizeof(af->pf.peer));
 	/* The caller's buffer is its own again: the data must not change. */
-	memset(af->msg, 'X', len);
+	memset(af->pf.msg, 'X', len);
 	alloc_finish_deferred(af, before);
 	assert_int_equal(af->t.last_status, NFS3_OK);
 	alloc_call(af, NFSPROC3_READ, (alloc_encode_fn)xdr_READ3args, &read);

@@ -11,7 +11,6 @@
  * test opens it.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,25 +19,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "nfsd/nfs3/nfs3_int.h"
-#include "nfsd/rpc/drc.h"
 #include "nfsd/rpc/msg.h"
 #include "nfsd/rpc/pool.h"
-#include "nfsd/rpc/record.h"
 #include "nfsd/rpc/work.h"
 #include "tests/lib/nfs3_fixture.h"
+#include "tests/lib/nfs3_pooled_fixture.h"
 #include "tests/lib/rpc_wire.h"
 
 #define OFF_BLOCK 8192
 #define OFF_NWRITES 16
 #define OFF_FILE_BYTES (OFF_NWRITES * OFF_BLOCK)
 #define OFF_MAX_CALLS 64
-#define OFF_MSG_MAX (65536 + 1024)
 
 /* ---- a transport that behaves like conn.c --------------------------- */
 
@@ -174,69 +170,24 @@ static const struct rpc_transport_ops off_tops_blind = {
 /* ---- fixture -------------------------------------------------------- */
 
 struct off_fixture {
-	struct nfs3_fixture *fx;
-	struct store *fake; /* ds1's fake, put back at teardown */
-	char dir[64];
-	struct rpc_dispatcher d;
-	struct rpc_pool *pool;
-	struct rpc_record rec;
+	struct nfs3_pooled_fixture pf;
 	struct off_transport t;
 	const struct rpc_transport_ops *tops;
-	struct sockaddr_in peer;
-	nfs_fh3 root;
-	uint32_t xid;
 	struct request gate;
-	uint8_t msg[4 + OFF_MSG_MAX];
 };
-
-static int rm_one(const char *path, const struct stat *sb, int flag,
-		  struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
 
 static int off_setup(void **state)
 {
 	struct off_fixture *of = calloc(1, sizeof(*of));
-	char ds[96], st_dir[96], err[256] = "";
-	struct export *e;
-	void *fx_state;
 
 	assert_non_null(of);
-	nfs3_fixture_setup(&fx_state);
-	of->fx = fx_state;
-	snprintf(of->dir, sizeof(of->dir), "/tmp/dsnfs-offload-XXXXXX");
-	assert_non_null(mkdtemp(of->dir));
-	snprintf(ds, sizeof(ds), "%s/ds1", of->dir);
-	snprintf(st_dir, sizeof(st_dir), "%s/state", of->dir);
-	assert_int_equal(mkdir(ds, 0777), 0);
-	assert_int_equal(chmod(ds, 0777), 0);
-	assert_int_equal(mkdir(st_dir, 0700), 0);
-	e = &of->fx->exports[NFS3_FIXTURE_DS1];
-	of->fake = e->store;
-	if (store_local_open("ds1", ds, e->id, st_dir, &e->store, err,
-			     sizeof(err)) != 0)
-		fail_msg("store_local_open: %s", err);
-	of->root = nfs3_fixture_root(of->fx, NFS3_FIXTURE_DS1);
-
-	assert_int_equal(rpc_dispatcher_add(&of->d, &of->fx->prog), 0);
-	assert_int_equal(drc_new(64, 1024 * 1024, &of->d.drc), 0);
-	of->d.io_offload = RPC_IO_OFFLOAD_AUTO;
-	assert_int_equal(rpc_pool_new(RPC_POOL_DEFAULT_MAX_BYTES, &of->pool),
-			 0);
-	rpc_record_init(&of->rec, RPC_RECORD_DEFAULT_MAX);
-	rpc_record_set_pool(&of->rec, of->pool);
+	nfs3_pooled_fixture_open(&of->pf, "offload");
+	of->pf.d.io_offload = RPC_IO_OFFLOAD_AUTO;
 	pthread_mutex_init(&of->t.lock, NULL);
 	pthread_cond_init(&of->t.cond, NULL);
-	of->t.pool = of->pool;
+	of->t.pool = of->pf.pool;
 	of->t.gate_open = true;
 	of->tops = &off_tops;
-	of->peer.sin_family = AF_INET;
-	of->peer.sin_port = htons(811);
-	of->peer.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	*state = of;
 	return 0;
 }
@@ -253,26 +204,12 @@ static void off_replies_forget(struct off_transport *t)
 static int off_teardown(void **state)
 {
 	struct off_fixture *of = *state;
-	struct export *e = &of->fx->exports[NFS3_FIXTURE_DS1];
-	struct rpc_pool_stats st;
-	void *fx_state = of->fx;
 
 	assert_int_equal(of->t.refs, of->t.unrefs);
-	rpc_record_fini(&of->rec);
-	/* Every request, reply, held record and READ buffer came back. */
-	rpc_pool_stats_get(of->pool, &st);
-	assert_int_equal(st.outstanding, 0);
-	rpc_pool_free(of->pool);
-	if (of->d.work_pool)
-		rpc_work_pool_free(of->d.work_pool);
-	drc_free(of->d.drc);
+	nfs3_pooled_fixture_close(&of->pf);
 	off_replies_forget(&of->t);
 	pthread_cond_destroy(&of->t.cond);
 	pthread_mutex_destroy(&of->t.lock);
-	e->store->ops->close(e->store);
-	e->store = of->fake;
-	nfs3_fixture_teardown(&fx_state);
-	nftw(of->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	free(of);
 	return 0;
 }
@@ -302,14 +239,14 @@ static void off_gate_close(struct off_fixture *of)
 	of->gate.work = off_gate_work;
 	of->gate.tops = &off_tops;
 	of->gate.transport = &of->t;
-	rpc_work_pool_submit(of->d.work_pool, &of->gate);
+	rpc_work_pool_submit(of->pf.d.work_pool, &of->gate);
 }
 
 /* Notes the loop's pool as it is now, then lets the work thread go. */
 static void off_gate_open(struct off_fixture *of)
 {
 	pthread_mutex_lock(&of->t.lock);
-	rpc_pool_stats_get(of->pool, &of->t.loop_stats);
+	rpc_pool_stats_get(of->pf.pool, &of->t.loop_stats);
 	of->t.gate_open = true;
 	pthread_cond_broadcast(&of->t.cond);
 	pthread_mutex_unlock(&of->t.lock);
@@ -323,28 +260,8 @@ typedef bool_t (*off_encode_fn)(XDR *xdrs, void *args);
 static unsigned off_call(struct off_fixture *of, uint32_t proc,
 			 off_encode_fn encode, void *args)
 {
-	struct rpc_wire w;
-	const uint8_t *rec;
-	size_t used, rec_len, len;
-	XDR xdrs;
-
-	rpc_wire_call(&w, ++of->xid, 2, NFS3_SERVICE_PROG, NFS3_SERVICE_VERS,
-		      proc, 2);
-	memcpy(of->msg + 4, w.buf, w.len);
-	len = w.len;
-	xdrmem_create(&xdrs, (char *)of->msg + 4 + len,
-		      (u_int)(OFF_MSG_MAX - len), XDR_ENCODE);
-	assert_true(encode(&xdrs, args));
-	len += xdr_getpos(&xdrs);
-	xdr_destroy(&xdrs);
-	rpc_record_mark_encode(of->msg, (uint32_t)len);
-	assert_int_equal(rpc_record_feed(&of->rec, of->msg, 4 + len, &used,
-					 &rec, &rec_len),
-			 1);
-	rpc_dispatch_pooled(&of->d, of->pool, rec, rec_len, of->tops, &of->t,
-			    (const struct sockaddr *)&of->peer,
-			    sizeof(of->peer));
-	return of->xid - of->t.xid_base;
+	nfs3_pooled_fixture_send(&of->pf, proc, encode, args, of->tops, &of->t);
+	return of->pf.xid - of->t.xid_base;
 }
 
 /* Waits until @n deferred requests are back, then finishes them all on
@@ -448,17 +365,17 @@ static void off_batch(struct off_fixture *of, const char *name,
 {
 	static uint8_t data[OFF_NWRITES][OFF_BLOCK];
 	uint32_t procs[OFF_MAX_CALLS];
-	bool gated = of->d.work_pool != NULL;
+	bool gated = of->pf.d.work_pool != NULL;
 	unsigned n = 0, before, first, deferred, replies0 = of->t.replies;
 	nfs_fh3 fh;
 	char fh_bytes[STORE_FH_MAX];
 
-	fh = nfs3_fixture_mkfile(of->fx, NFS3_FIXTURE_DS1, &of->root, name, "",
-				 0, 0666);
+	fh = nfs3_fixture_mkfile(of->pf.local.fx, NFS3_FIXTURE_DS1,
+				 &of->pf.root, name, "", 0, 0666);
 	memcpy(fh_bytes, fh.data.data_val, fh.data.data_len);
 	fh.data.data_val = fh_bytes;
 	off_replies_forget(&of->t);
-	of->t.xid_base = of->xid + 1;
+	of->t.xid_base = of->pf.xid + 1;
 	memset(run, 0, sizeof(*run));
 
 	for (int phase = 0; phase < 2; phase++) {
@@ -598,7 +515,7 @@ static void test_offloaded_read_write_match_the_loop(void **state)
 	assert_int_equal(on_loop.deferred, 0);
 
 	/* One work thread, held by the gate while the calls come in. */
-	assert_int_equal(rpc_work_pool_new(1, &of->d.work_pool), 0);
+	assert_int_equal(rpc_work_pool_new(1, &of->pf.d.work_pool), 0);
 	of->t.backlog = 16;
 	off_batch(of, "offloaded.vmdk", &offloaded);
 	assert_int_equal(offloaded.deferred, offloaded.ncalls);
@@ -616,15 +533,15 @@ static void test_offload_only_when_auto_and_pipelined(void **state)
 	struct off_fixture *of = *state;
 	struct off_run run;
 
-	assert_int_equal(rpc_work_pool_new(1, &of->d.work_pool), 0);
+	assert_int_equal(rpc_work_pool_new(1, &of->pf.d.work_pool), 0);
 
-	of->d.io_offload = RPC_IO_OFFLOAD_OFF;
+	of->pf.d.io_offload = RPC_IO_OFFLOAD_OFF;
 	of->t.backlog = 16;
 	off_batch(of, "off.vmdk", &run);
 	assert_int_equal(run.deferred, 0);
 	off_run_free(&run);
 
-	of->d.io_offload = RPC_IO_OFFLOAD_AUTO;
+	of->pf.d.io_offload = RPC_IO_OFFLOAD_AUTO;
 	of->t.backlog = RPC_IO_OFFLOAD_BACKLOG;
 	off_batch(of, "depth1.vmdk", &run);
 	assert_int_equal(run.deferred, 0);

@@ -5,7 +5,6 @@
  * The fixture's ds1 export gets the local store in place of its fake.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,12 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <cmocka.h>
 
 #include "nfsd/nfs3/nfs3_int.h"
 #include "tests/lib/nfs3_fixture.h"
+#include "tests/lib/nfs3_local_fixture.h"
 
 /* The dispatcher's request_defer() without its work pool: runs the work at
  * once, and still answers RPC_PENDING so tests see what was deferred. */
@@ -30,57 +29,23 @@ enum rpc_disposition request_defer(struct request *req,
 	return RPC_PENDING;
 }
 
-struct local_fixture {
-	struct nfs3_fixture *fx; /* first: the tests' *state */
-	struct store *fake; /* ds1's fake, put back at teardown */
-	char dir[64];
-};
-
-static int rm_one(const char *path, const struct stat *sb, int flag,
-		  struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
+/* *state is the struct nfs3_local_fixture, whose first member is the
+ * struct nfs3_fixture pointer the tests take. */
 static int local_setup(void **state)
 {
-	struct local_fixture *lf = calloc(1, sizeof(*lf));
-	char ds[96], st_dir[96], err[256] = "";
-	struct export *e;
-	void *fx_state;
+	struct nfs3_local_fixture *lf = calloc(1, sizeof(*lf));
 
 	assert_non_null(lf);
-	nfs3_fixture_setup(&fx_state);
-	lf->fx = fx_state;
-	snprintf(lf->dir, sizeof(lf->dir), "/tmp/dsnfs-nfs3-XXXXXX");
-	assert_non_null(mkdtemp(lf->dir));
-	snprintf(ds, sizeof(ds), "%s/ds1", lf->dir);
-	snprintf(st_dir, sizeof(st_dir), "%s/state", lf->dir);
-	assert_int_equal(mkdir(ds, 0777), 0);
-	assert_int_equal(chmod(ds, 0777), 0);
-	assert_int_equal(mkdir(st_dir, 0700), 0);
-	e = &lf->fx->exports[NFS3_FIXTURE_DS1];
-	lf->fake = e->store;
-	if (store_local_open("ds1", ds, e->id, st_dir, &e->store, err,
-			     sizeof(err)) != 0)
-		fail_msg("store_local_open: %s", err);
+	nfs3_local_fixture_open(lf, "nfs3");
 	*state = lf;
 	return 0;
 }
 
 static int local_teardown(void **state)
 {
-	struct local_fixture *lf = *state;
-	struct export *e = &lf->fx->exports[NFS3_FIXTURE_DS1];
-	void *fx_state = lf->fx;
+	struct nfs3_local_fixture *lf = *state;
 
-	e->store->ops->close(e->store);
-	e->store = lf->fake;
-	nfs3_fixture_teardown(&fx_state);
-	nftw(lf->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	nfs3_local_fixture_close(lf);
 	free(lf);
 	return 0;
 }
