@@ -10,6 +10,7 @@
 #ifndef DSNFS_NFS3_H
 #define DSNFS_NFS3_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "nfsd/export.h"
@@ -29,9 +30,12 @@
 
 struct nfs3_service {
 	const struct export_table *exports; /* borrowed; outlives the service */
-	/* WRITE/COMMIT verifier: start time + random, new at every start, so
-	 * clients resend their unstable writes after a restart. */
+	/* WRITE/COMMIT verifier (nfs3_write_verf()): start time + random, new
+	 * at every start, so clients resend their unstable writes after a
+	 * restart; and new again (write_verf_gen) after every sync that
+	 * failed, which may have lost unstable data (RFC 1813 3.3.7). */
 	uint8_t write_verf[8];
+	_Atomic uint32_t write_verf_gen;
 	uint32_t max_read_bytes; /* READ count cap, FSINFO rtmax */
 	uint32_t max_write_bytes; /* WRITE count cap, FSINFO wtmax */
 	uint32_t dir_pref_bytes; /* FSINFO dtpref */
@@ -57,6 +61,10 @@ struct nfs3_service {
  */
 int nfs3_service_init(struct nfs3_service *svc,
 		      const struct export_table *exports);
+
+/* The write verifier WRITE and COMMIT replies carry now: write_verf with
+ * write_verf_gen folded into its random half.  Any thread. */
+void nfs3_write_verf(const struct nfs3_service *svc, char out[8]);
 
 /*
  * Fills @prog with the NFS program (100003, version 3): its name, numbers,

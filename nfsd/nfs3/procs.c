@@ -291,6 +291,16 @@ int nfs3_service_init(struct nfs3_service *svc,
 	return 0;
 }
 
+void nfs3_write_verf(const struct nfs3_service *svc, char out[8])
+{
+	uint32_t gen = atomic_load(&svc->write_verf_gen);
+
+	memcpy(out, svc->write_verf, 8);
+	for (int i = 0; i < 4; i++)
+		out[4 + i] =
+			(char)((uint8_t)out[4 + i] ^ (uint8_t)(gen >> (8 * i)));
+}
+
 void nfs3_program_init(struct rpc_program *prog, struct nfs3_service *svc)
 {
 	memset(prog, 0, sizeof(*prog));

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfsd/log.h"
 #include "nfsd/nfs3/nfs3_int.h"
 #include "nfsd/rpc/pool.h"
 
@@ -267,6 +268,29 @@ void nfs3__read_release(struct request *req, void *resp)
 
 /* @pre: the attributes from resolving the handle (one stat for them and
  * the cache's check); the post-op attributes need a stat of their own. */
+/*
+ * A stable WRITE or a COMMIT whose store call failed: its sync may have
+ * met a writeback error, after which the kernel calls the pages clean, so
+ * UNSTABLE data acknowledged earlier may be lost.  A new write verifier
+ * makes every client resend what it has not seen committed (RFC 1813
+ * 3.3.7: the verifier changes whenever uncommitted data may be lost).
+ * Runs on a work thread.
+ */
+static void nfs3_sync_failed(struct request *req, const struct nfs3_file *f,
+			     int err)
+{
+	struct nfs3_service *svc = req->svc;
+
+	/* What fsync(2) reports for lost data; EROFS, EBADF and the like
+	 * lose nothing that was acknowledged. */
+	if (err != -EIO && err != -ENOSPC && err != -EDQUOT)
+		return;
+	atomic_fetch_add(&svc->write_verf_gen, 1);
+	log_warn("nfs3: %s: a stable write or COMMIT failed (%s); new write "
+		 "verifier: clients resend their unstable data",
+		 f->exp ? f->exp->name : "?", strerror(-err));
+}
+
 static int nfs3_write_data(struct request *req, const WRITE3args *args,
 			   struct nfs3_file *f, const struct store_attr *pre,
 			   wcc_data *wcc, uint32_t *count)
@@ -296,6 +320,8 @@ static int nfs3_write_data(struct request *req, const WRITE3args *args,
 				args->data.data_val, *count,
 				(enum store_stable)args->stable);
 	nfs3__usage_write_end(f, pre, reserved);
+	if (err && args->stable != UNSTABLE)
+		nfs3_sync_failed(req, f, err);
 	if (err)
 		return err;
 	req->payload_bytes = *count;
@@ -325,7 +351,7 @@ static void nfs3_write_run(struct request *req, const WRITE3args *args,
 		ok->file_wcc = wcc;
 		ok->count = count;
 		ok->committed = args->stable;
-		memcpy(ok->verf, svc->write_verf, sizeof(ok->verf));
+		nfs3_write_verf(svc, ok->verf);
 	} else {
 		res->WRITE3res_u.resfail.file_wcc = wcc;
 	}
@@ -369,8 +395,8 @@ enum rpc_disposition nfs3__proc_write(struct request *req, const void *argp,
 	return request_defer(req, nfs3_write_work);
 }
 
-static int nfs3_commit_data(struct nfs3_file *f, const COMMIT3args *args,
-			    wcc_data *wcc)
+static int nfs3_commit_data(struct request *req, struct nfs3_file *f,
+			    const COMMIT3args *args, wcc_data *wcc)
 {
 	struct store_attr pre;
 	int err;
@@ -378,7 +404,10 @@ static int nfs3_commit_data(struct nfs3_file *f, const COMMIT3args *args,
 	err = nfs3_regular_wcc_pre(f, &pre, wcc);
 	if (err)
 		return err;
-	return f->st->ops->commit(f->st, f->obj, args->offset, args->count);
+	err = f->st->ops->commit(f->st, f->obj, args->offset, args->count);
+	if (err)
+		nfs3_sync_failed(req, f, err);
+	return err;
 }
 
 static void nfs3_commit_work(struct request *req)
@@ -393,13 +422,12 @@ static void nfs3_commit_work(struct request *req)
 	memset(&wcc, 0, sizeof(wcc));
 	err = nfs3__fh_resolve(req, &args->file, false, &f);
 	if (!err)
-		err = nfs3_commit_data(&f, args, &wcc);
+		err = nfs3_commit_data(req, &f, args, &wcc);
 	nfs3__wcc_post(&f, &wcc);
 	res->status = nfs3__status_from_errno(err);
 	if (res->status == NFS3_OK) {
 		res->COMMIT3res_u.resok.file_wcc = wcc;
-		memcpy(res->COMMIT3res_u.resok.verf, svc->write_verf,
-		       sizeof(res->COMMIT3res_u.resok.verf));
+		nfs3_write_verf(svc, res->COMMIT3res_u.resok.verf);
 	} else {
 		res->COMMIT3res_u.resfail.file_wcc = wcc;
 	}

@@ -17,6 +17,7 @@
 
 #include "nfsd/nfs3/nfs3_int.h"
 #include "tests/lib/fake_store.h"
+#include "tests/lib/log_capture.h"
 #include "tests/lib/nfs3_fixture.h"
 
 /* The dispatcher's request_defer() without its work pool: runs the work at
@@ -30,6 +31,15 @@ enum rpc_disposition request_defer(struct request *req,
 }
 
 static const char hello[] = "hello, world"; /* 12 bytes */
+
+/* @verf is the verifier the service hands out now. */
+static void assert_verf_now(struct nfs3_fixture *fx, const char *verf)
+{
+	char now[8];
+
+	nfs3_write_verf(&fx->svc, now);
+	assert_memory_equal(verf, now, 8);
+}
 
 static nfs_fh3 hello_file(struct nfs3_fixture *fx, int exp, uint32_t mode)
 {
@@ -172,7 +182,7 @@ static void test_write_unstable_runs_on_the_loop(void **state)
 	assert_int_equal(res.status, NFS3_OK);
 	assert_int_equal(ok->count, 2);
 	assert_int_equal(ok->committed, UNSTABLE);
-	assert_memory_equal(ok->verf, fx->svc.write_verf, 8);
+	assert_verf_now(fx, ok->verf);
 	assert_true(ok->file_wcc.before.attributes_follow);
 	assert_int_equal(ok->file_wcc.before.pre_op_attr_u.attributes.size, 12);
 	assert_true(ok->file_wcc.after.attributes_follow);
@@ -200,8 +210,7 @@ static void test_write_stable_leaves_the_loop(void **state)
 		assert_int_equal(res.status, NFS3_OK);
 		assert_int_equal(res.WRITE3res_u.resok.count, 5);
 		assert_int_equal(res.WRITE3res_u.resok.committed, levels[i]);
-		assert_memory_equal(res.WRITE3res_u.resok.verf,
-				    fx->svc.write_verf, 8);
+		assert_verf_now(fx, res.WRITE3res_u.resok.verf);
 		assert_int_equal(fake_store_last_stable(st),
 				 (enum store_stable)levels[i]);
 	}
@@ -306,7 +315,7 @@ static void test_commit_leaves_the_loop_and_returns_the_verifier(void **state)
 			 RPC_PENDING);
 	assert_int_equal(fx->req.disposition, RPC_REPLY);
 	assert_int_equal(res.status, NFS3_OK);
-	assert_memory_equal(res.COMMIT3res_u.resok.verf, fx->svc.write_verf, 8);
+	assert_verf_now(fx, res.COMMIT3res_u.resok.verf);
 	assert_true(res.COMMIT3res_u.resok.file_wcc.before.attributes_follow);
 	assert_true(res.COMMIT3res_u.resok.file_wcc.after.attributes_follow);
 	assert_int_equal(fake_store_commits(st), 1);
@@ -330,6 +339,45 @@ static void test_commit_errors(void **state)
 	assert_int_equal(
 		fake_store_commits(nfs3_fixture_store(fx, NFS3_FIXTURE_DS1)),
 		0);
+}
+
+/* A failed sync may have lost acknowledged UNSTABLE data: the next
+ * replies carry a new verifier, so clients resend it; an error that loses
+ * nothing (ROFS) leaves the verifier alone. */
+static void test_failed_sync_changes_the_verifier(void **state)
+{
+	struct nfs3_fixture *fx = *state;
+	nfs_fh3 fh = hello_file(fx, NFS3_FIXTURE_DS1, 0644);
+	struct store *st = nfs3_fixture_store(fx, NFS3_FIXTURE_DS1);
+	COMMIT3args args = { .file = fh };
+	char before[8], after[8];
+	WRITE3res wres;
+	COMMIT3res res;
+
+	write_call(fx, &fh, 0, "x", UNSTABLE, &wres);
+	assert_int_equal(wres.status, NFS3_OK);
+	memcpy(before, wres.WRITE3res_u.resok.verf, 8);
+	fake_store_fail_next(st, "commit", -EIO);
+	nfs3_fixture_call(fx, NFSPROC3_COMMIT, &args, &res);
+	assert_int_equal(res.status, NFS3ERR_IO);
+	nfs3_fixture_call(fx, NFSPROC3_COMMIT, &args, &res);
+	assert_int_equal(res.status, NFS3_OK);
+	memcpy(after, res.COMMIT3res_u.resok.verf, 8);
+	assert_memory_not_equal(before, after, 8);
+	assert_true(log_capture_contains("new write verifier"));
+
+	fake_store_fail_next(st, "write", -ENOSPC);
+	write_call(fx, &fh, 0, "x", FILE_SYNC, &wres);
+	assert_int_equal(wres.status, NFS3ERR_NOSPC);
+	write_call(fx, &fh, 0, "x", UNSTABLE, &wres);
+	assert_memory_not_equal(wres.WRITE3res_u.resok.verf, after, 8);
+	memcpy(before, wres.WRITE3res_u.resok.verf, 8);
+
+	fake_store_fail_next(st, "write", -EROFS);
+	write_call(fx, &fh, 0, "x", FILE_SYNC, &wres);
+	assert_int_equal(wres.status, NFS3ERR_ROFS);
+	write_call(fx, &fh, 0, "x", UNSTABLE, &wres);
+	assert_memory_equal(wres.WRITE3res_u.resok.verf, before, 8);
 }
 
 static void test_write_verifier_changes_at_every_start(void **state)
@@ -422,6 +470,9 @@ int main(void)
 			nfs3_fixture_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_commit_leaves_the_loop_and_returns_the_verifier,
+			nfs3_fixture_setup, nfs3_fixture_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_failed_sync_changes_the_verifier,
 			nfs3_fixture_setup, nfs3_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_commit_errors,
 						nfs3_fixture_setup,
