@@ -40,30 +40,6 @@ static int store_local_pread(int fd, uint64_t off_bytes, void *buf,
 	return err;
 }
 
-int store__local_read(struct store *st, struct store_obj *obj,
-		      uint64_t off_bytes, void *buf, uint32_t count,
-		      uint32_t *nread, bool *eof)
-{
-	struct stat sb;
-	int write_err;
-	int err;
-	int fd;
-
-	err = store__local_io_fd(store__local(st), obj, &fd, &write_err);
-	if (err) {
-		return err;
-	}
-	err = store_local_pread(fd, off_bytes, buf, count, nread);
-	if (err) {
-		return err;
-	}
-	if (fstat(fd, &sb) != 0) {
-		return -errno;
-	}
-	*eof = off_bytes + *nread >= (uint64_t)sb.st_size;
-	return 0;
-}
-
 /* store_file_ref.unref of the local backend: the object's reference. */
 static void store_local_file_unref(void *ref)
 {
@@ -87,6 +63,31 @@ int store__local_read_ref(struct store *st, struct store_obj *obj,
 	ref->fd = fd;
 	ref->unref = store_local_file_unref;
 	ref->ref = obj;
+	return 0;
+}
+
+/* The copying READ is read_ref's descriptor, read, and its size after. */
+int store__local_read(struct store *st, struct store_obj *obj,
+		      uint64_t off_bytes, void *buf, uint32_t count,
+		      uint32_t *nread, bool *eof)
+{
+	struct store_file_ref ref;
+	struct stat sb;
+	int err;
+
+	err = store__local_read_ref(st, obj, &ref);
+	if (err) {
+		return err;
+	}
+	err = store_file_ref_pread(&ref, off_bytes, buf, count, nread);
+	if (!err && fstat(ref.fd, &sb) != 0) {
+		err = -errno;
+	}
+	ref.unref(ref.ref);
+	if (err) {
+		return err;
+	}
+	*eof = off_bytes + *nread >= (uint64_t)sb.st_size;
 	return 0;
 }
 
