@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
@@ -68,6 +69,10 @@ struct export
 	/* What the datastore allocated, and its quota (quota.h); NULL when
 	 * nothing is counted (tests).  Owned by whoever built the table. */
 	struct quota *quota;
+	/* Bumped by every sync of this datastore that failed (nfs3/rw.c):
+	 * its write verifier changes, the other datastores' stay.  Kept by
+	 * the slot across a removal and a re-add, so it never goes back. */
+	_Atomic uint32_t write_verf_gen;
 };
 
 struct export_table {

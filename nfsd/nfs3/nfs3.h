@@ -32,10 +32,10 @@ struct nfs3_service {
 	const struct export_table *exports; /* borrowed; outlives the service */
 	/* WRITE/COMMIT verifier (nfs3_write_verf()): start time + random, new
 	 * at every start, so clients resend their unstable writes after a
-	 * restart; and new again (write_verf_gen) after every sync that
-	 * failed, which may have lost unstable data (RFC 1813 3.3.7). */
+	 * restart; and new again for one datastore (its write_verf_gen, in
+	 * struct export) after every sync of it that failed, which may have
+	 * lost unstable data (RFC 1813 3.3.7). */
 	uint8_t write_verf[8];
-	_Atomic uint32_t write_verf_gen;
 	uint32_t max_read_bytes; /* READ count cap, FSINFO rtmax */
 	uint32_t max_write_bytes; /* WRITE count cap, FSINFO wtmax */
 	uint32_t dir_pref_bytes; /* FSINFO dtpref */
@@ -62,9 +62,11 @@ struct nfs3_service {
 int nfs3_service_init(struct nfs3_service *svc,
 		      const struct export_table *exports);
 
-/* The write verifier WRITE and COMMIT replies carry now: write_verf with
- * write_verf_gen folded into its random half.  Any thread. */
-void nfs3_write_verf(const struct nfs3_service *svc, char out[8]);
+/* The write verifier WRITE and COMMIT replies of datastore @exp carry now:
+ * write_verf with the datastore's id and write_verf_gen folded into its
+ * random half, so each datastore has its own.  Any thread. */
+void nfs3_write_verf(const struct nfs3_service *svc, const struct export *exp,
+		     char out[8]);
 
 /*
  * Fills @prog with the NFS program (100003, version 3): its name, numbers,

@@ -291,14 +291,18 @@ int nfs3_service_init(struct nfs3_service *svc,
 	return 0;
 }
 
-void nfs3_write_verf(const struct nfs3_service *svc, char out[8])
+void nfs3_write_verf(const struct nfs3_service *svc, const struct export *exp,
+		     char out[8])
 {
-	uint32_t gen = atomic_load(&svc->write_verf_gen);
+	/* XOR with a datastore's own constant: each generation gives it a
+	 * verifier it never had before, and datastores' verifiers differ. */
+	uint32_t gen = atomic_load(&exp->write_verf_gen);
+	uint32_t mix = gen ^ (exp->id << 8) ^ (exp->id >> 24);
 
 	memcpy(out, svc->write_verf, 8);
 	for (int i = 0; i < 4; i++)
 		out[4 + i] =
-			(char)((uint8_t)out[4 + i] ^ (uint8_t)(gen >> (8 * i)));
+			(char)((uint8_t)out[4 + i] ^ (uint8_t)(mix >> (8 * i)));
 }
 
 void nfs3_program_init(struct rpc_program *prog, struct nfs3_service *svc)

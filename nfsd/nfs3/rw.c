@@ -266,36 +266,37 @@ void nfs3__read_release(struct request *req, void *resp)
 	}
 }
 
-/* @pre: the attributes from resolving the handle (one stat for them and
- * the cache's check); the post-op attributes need a stat of their own. */
 /*
- * A stable WRITE or a COMMIT whose store call failed: its sync may have
- * met a writeback error, after which the kernel calls the pages clean, so
- * UNSTABLE data acknowledged earlier may be lost.  A new write verifier
- * makes every client resend what it has not seen committed (RFC 1813
- * 3.3.7: the verifier changes whenever uncommitted data may be lost).
- * Runs on a work thread.
+ * A stable WRITE or a COMMIT whose sync failed (the store says so: a write
+ * refused before the sync, ENOSPC from the write itself or a quota, loses
+ * nothing): the sync may have met a writeback error, after which the
+ * kernel calls the pages clean, so UNSTABLE data acknowledged earlier may
+ * be lost.  A new write verifier for this datastore makes its clients
+ * resend what they have not seen committed (RFC 1813 3.3.7: the verifier
+ * changes whenever uncommitted data may be lost); the other datastores
+ * keep theirs.  Runs on a work thread.
  */
-static void nfs3_sync_failed(struct request *req, const struct nfs3_file *f,
-			     int err)
+static void nfs3_sync_failed(struct nfs3_file *f, int err)
 {
-	struct nfs3_service *svc = req->svc;
-
 	/* What fsync(2) reports for lost data; EROFS, EBADF and the like
 	 * lose nothing that was acknowledged. */
 	if (err != -EIO && err != -ENOSPC && err != -EDQUOT)
 		return;
-	atomic_fetch_add(&svc->write_verf_gen, 1);
-	log_warn("nfs3: %s: a stable write or COMMIT failed (%s); new write "
-		 "verifier: clients resend their unstable data",
-		 f->exp ? f->exp->name : "?", strerror(-err));
+	atomic_fetch_add(&f->exp->write_verf_gen, 1);
+	log_warn("nfs3: %s: a sync failed (%s); new write verifier for this "
+		 "datastore: its clients resend their unstable data",
+		 f->exp->name, strerror(-err));
 }
+
+/* @pre: the attributes from resolving the handle (one stat for them and
+ * the cache's check); the post-op attributes need a stat of their own. */
 
 static int nfs3_write_data(struct request *req, const WRITE3args *args,
 			   struct nfs3_file *f, const struct store_attr *pre,
 			   wcc_data *wcc, uint32_t *count)
 {
 	const struct nfs3_service *svc = req->svc;
+	bool sync_failed = false;
 	uint64_t reserved;
 	int err;
 
@@ -318,10 +319,10 @@ static int nfs3_write_data(struct request *req, const WRITE3args *args,
 		return err;
 	err = f->st->ops->write(f->st, f->obj, args->offset,
 				args->data.data_val, *count,
-				(enum store_stable)args->stable);
+				(enum store_stable)args->stable, &sync_failed);
 	nfs3__usage_write_end(f, pre, reserved);
-	if (err && args->stable != UNSTABLE)
-		nfs3_sync_failed(req, f, err);
+	if (err && sync_failed)
+		nfs3_sync_failed(f, err);
 	if (err)
 		return err;
 	req->payload_bytes = *count;
@@ -351,7 +352,7 @@ static void nfs3_write_run(struct request *req, const WRITE3args *args,
 		ok->file_wcc = wcc;
 		ok->count = count;
 		ok->committed = args->stable;
-		nfs3_write_verf(svc, ok->verf);
+		nfs3_write_verf(svc, f.exp, ok->verf);
 	} else {
 		res->WRITE3res_u.resfail.file_wcc = wcc;
 	}
@@ -395,18 +396,20 @@ enum rpc_disposition nfs3__proc_write(struct request *req, const void *argp,
 	return request_defer(req, nfs3_write_work);
 }
 
-static int nfs3_commit_data(struct request *req, struct nfs3_file *f,
-			    const COMMIT3args *args, wcc_data *wcc)
+static int nfs3_commit_data(struct nfs3_file *f, const COMMIT3args *args,
+			    wcc_data *wcc)
 {
+	bool sync_failed = false;
 	struct store_attr pre;
 	int err;
 
 	err = nfs3_regular_wcc_pre(f, &pre, wcc);
 	if (err)
 		return err;
-	err = f->st->ops->commit(f->st, f->obj, args->offset, args->count);
-	if (err)
-		nfs3_sync_failed(req, f, err);
+	err = f->st->ops->commit(f->st, f->obj, args->offset, args->count,
+				 &sync_failed);
+	if (err && sync_failed)
+		nfs3_sync_failed(f, err);
 	return err;
 }
 
@@ -422,12 +425,12 @@ static void nfs3_commit_work(struct request *req)
 	memset(&wcc, 0, sizeof(wcc));
 	err = nfs3__fh_resolve(req, &args->file, false, &f);
 	if (!err)
-		err = nfs3_commit_data(req, &f, args, &wcc);
+		err = nfs3_commit_data(&f, args, &wcc);
 	nfs3__wcc_post(&f, &wcc);
 	res->status = nfs3__status_from_errno(err);
 	if (res->status == NFS3_OK) {
 		res->COMMIT3res_u.resok.file_wcc = wcc;
-		nfs3_write_verf(svc, res->COMMIT3res_u.resok.verf);
+		nfs3_write_verf(svc, f.exp, res->COMMIT3res_u.resok.verf);
 	} else {
 		res->COMMIT3res_u.resfail.file_wcc = wcc;
 	}

@@ -108,20 +108,25 @@ static int store_local_sync_fd(void *arg, enum store_stable level)
 }
 
 static int store_local_sync(struct store *st, struct store_obj *obj, int fd,
-			    enum store_stable level)
+			    enum store_stable level, bool *sync_failed)
 {
-	return store__syncgroup_sync(&obj->sync, level, st->group_commit,
-				     store_local_sync_fd, (void *)(intptr_t)fd);
+	int err = store__syncgroup_sync(&obj->sync, level, st->group_commit,
+					store_local_sync_fd,
+					(void *)(intptr_t)fd);
+
+	*sync_failed = err != 0;
+	return err;
 }
 
 int store__local_write(struct store *st, struct store_obj *obj,
 		       uint64_t off_bytes, const void *buf, uint32_t count,
-		       enum store_stable stable)
+		       enum store_stable stable, bool *sync_failed)
 {
 	int write_err;
 	int err;
 	int fd;
 
+	*sync_failed = false;
 	err = store__local_io_fd(store__local(st), obj, &fd, &write_err);
 	if (err) {
 		return err;
@@ -139,21 +144,22 @@ int store__local_write(struct store *st, struct store_obj *obj,
 	if (stable == STORE_UNSTABLE) {
 		return 0;
 	}
-	return store_local_sync(st, obj, fd, stable);
+	return store_local_sync(st, obj, fd, stable, sync_failed);
 }
 
 int store__local_commit(struct store *st, struct store_obj *obj,
-			uint64_t off_bytes, uint32_t count)
+			uint64_t off_bytes, uint32_t count, bool *sync_failed)
 {
 	int write_err;
 	int err;
 	int fd;
 
+	*sync_failed = false;
 	(void)off_bytes;
 	(void)count;
 	err = store__local_io_fd(store__local(st), obj, &fd, &write_err);
 	if (err) {
 		return err;
 	}
-	return store_local_sync(st, obj, fd, STORE_DATA_SYNC);
+	return store_local_sync(st, obj, fd, STORE_DATA_SYNC, sync_failed);
 }

@@ -178,13 +178,17 @@ struct store_ops {
 		    void *buf, uint32_t count, uint32_t *nread, bool *eof);
 	/* Writes all of buf (short writes are looped).  With DATA_SYNC or
 	 * FILE_SYNC the data (and for FILE_SYNC the metadata) is on stable
-	 * storage when it returns: may block, call it off the loop then. */
+	 * storage when it returns: may block, call it off the loop then.
+	 * *sync_failed (write and commit) is set when the error came from
+	 * the sync itself: the file's earlier unstable data may then be lost
+	 * (a writeback error), where a write refused before the sync (ENOSPC
+	 * from the write, EFBIG) loses nothing acknowledged. */
 	int (*write)(struct store *st, struct store_obj *obj,
 		     uint64_t off_bytes, const void *buf, uint32_t count,
-		     enum store_stable stable);
+		     enum store_stable stable, bool *sync_failed);
 	/* Flushes the file to stable storage.  Blocks. */
 	int (*commit)(struct store *st, struct store_obj *obj,
-		      uint64_t off_bytes, uint32_t count);
+		      uint64_t off_bytes, uint32_t count, bool *sync_failed);
 
 	/* EXCLUSIVE keeps verf with the file so that a retried CREATE with
 	 * the same verifier succeeds (-EEXIST with another verifier). */

@@ -281,9 +281,9 @@ int store__local_read(struct store *st, struct store_obj *obj,
 		      uint32_t *nread, bool *eof);
 int store__local_write(struct store *st, struct store_obj *obj,
 		       uint64_t off_bytes, const void *buf, uint32_t count,
-		       enum store_stable stable);
+		       enum store_stable stable, bool *sync_failed);
 int store__local_commit(struct store *st, struct store_obj *obj,
-			uint64_t off_bytes, uint32_t count);
+			uint64_t off_bytes, uint32_t count, bool *sync_failed);
 int store__local_create(struct store *st, struct store_obj *dir,
 			const char *name, enum store_create_how how,
 			const struct store_sattr *sattr, const uint8_t verf[8],

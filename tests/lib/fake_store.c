@@ -436,14 +436,17 @@ static int fake_read(struct store *st, struct store_obj *obj,
 	return err;
 }
 
+/* An injected "write" failure refuses the write before any byte lands; a
+ * "sync" failure lands the bytes, then fails a stable write's sync. */
 static int fake_write(struct store *st, struct store_obj *obj,
 		      uint64_t off_bytes, const void *buf, uint32_t count,
-		      enum store_stable stable)
+		      enum store_stable stable, bool *sync_failed)
 {
 	struct fake_store *fs = fake_store__of(st);
 	struct fake_node *n;
 	int err;
 
+	*sync_failed = false;
 	pthread_mutex_lock(&fs->lock);
 	n = fake_store__obj_node(obj);
 	err = fake_store__injected(fs, "write");
@@ -457,12 +460,17 @@ static int fake_write(struct store *st, struct store_obj *obj,
 		fs->last_stable = stable;
 		fs->writes++;
 	}
+	if (!err && stable != STORE_UNSTABLE) {
+		err = fake_store__injected(fs, "sync");
+		*sync_failed = err != 0;
+	}
 	pthread_mutex_unlock(&fs->lock);
 	return err;
 }
 
+/* An injected "commit" failure is a failed sync. */
 static int fake_commit(struct store *st, struct store_obj *obj,
-		       uint64_t off_bytes, uint32_t count)
+		       uint64_t off_bytes, uint32_t count, bool *sync_failed)
 {
 	struct fake_store *fs = fake_store__of(st);
 	int err;
@@ -472,6 +480,7 @@ static int fake_commit(struct store *st, struct store_obj *obj,
 	(void)count;
 	pthread_mutex_lock(&fs->lock);
 	err = fake_store__injected(fs, "commit");
+	*sync_failed = err != 0;
 	if (!err)
 		fs->commits++;
 	pthread_mutex_unlock(&fs->lock);

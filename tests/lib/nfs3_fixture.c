@@ -194,6 +194,7 @@ nfs_fh3 nfs3_fixture_mkfile(struct nfs3_fixture *fx, int exp,
 	struct store *st = nfs3_fixture_store(fx, exp);
 	struct store_sattr sa = { .set_mode = true, .mode = mode };
 	struct store_obj *d, *obj;
+	bool sync_failed;
 
 	assert_int_equal(nfs3_fixture_resolve(fx, exp, dir, &d), 0);
 	assert_int_equal(st->ops->create(st, d, name, STORE_CREATE_GUARDED, &sa,
@@ -202,7 +203,7 @@ nfs_fh3 nfs3_fixture_mkfile(struct nfs3_fixture *fx, int exp,
 	st->ops->obj_unref(d);
 	if (len)
 		assert_int_equal(st->ops->write(st, obj, 0, data, (uint32_t)len,
-						STORE_UNSTABLE),
+						STORE_UNSTABLE, &sync_failed),
 				 0);
 	return nfs3_fixture_take(fx, exp, obj);
 }

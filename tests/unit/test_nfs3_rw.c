@@ -32,12 +32,12 @@ enum rpc_disposition request_defer(struct request *req,
 
 static const char hello[] = "hello, world"; /* 12 bytes */
 
-/* @verf is the verifier the service hands out now. */
+/* @verf is the verifier the service hands out now for ds1. */
 static void assert_verf_now(struct nfs3_fixture *fx, const char *verf)
 {
 	char now[8];
 
-	nfs3_write_verf(&fx->svc, now);
+	nfs3_write_verf(&fx->svc, &fx->exports[NFS3_FIXTURE_DS1], now);
 	assert_memory_equal(verf, now, 8);
 }
 
@@ -342,21 +342,29 @@ static void test_commit_errors(void **state)
 }
 
 /* A failed sync may have lost acknowledged UNSTABLE data: the next
- * replies carry a new verifier, so clients resend it; an error that loses
- * nothing (ROFS) leaves the verifier alone. */
+ * replies of that datastore carry a new verifier, so its clients resend
+ * it; the other datastore keeps its verifier.  An error that loses nothing
+ * leaves the verifier alone: ROFS, and a write refused before its sync
+ * (ENOSPC from the write itself: a full datastore). */
 static void test_failed_sync_changes_the_verifier(void **state)
 {
 	struct nfs3_fixture *fx = *state;
 	nfs_fh3 fh = hello_file(fx, NFS3_FIXTURE_DS1, 0644);
+	nfs_fh3 fh2 = hello_file(fx, NFS3_FIXTURE_DS2, 0644);
 	struct store *st = nfs3_fixture_store(fx, NFS3_FIXTURE_DS1);
 	COMMIT3args args = { .file = fh };
-	char before[8], after[8];
+	char before[8], after[8], ds2[8];
 	WRITE3res wres;
 	COMMIT3res res;
 
+	write_call(fx, &fh2, 0, "y", UNSTABLE, &wres);
+	assert_int_equal(wres.status, NFS3_OK);
+	memcpy(ds2, wres.WRITE3res_u.resok.verf, 8);
 	write_call(fx, &fh, 0, "x", UNSTABLE, &wres);
 	assert_int_equal(wres.status, NFS3_OK);
 	memcpy(before, wres.WRITE3res_u.resok.verf, 8);
+	assert_memory_not_equal(before, ds2, 8);
+
 	fake_store_fail_next(st, "commit", -EIO);
 	nfs3_fixture_call(fx, NFSPROC3_COMMIT, &args, &res);
 	assert_int_equal(res.status, NFS3ERR_IO);
@@ -365,19 +373,31 @@ static void test_failed_sync_changes_the_verifier(void **state)
 	memcpy(after, res.COMMIT3res_u.resok.verf, 8);
 	assert_memory_not_equal(before, after, 8);
 	assert_true(log_capture_contains("new write verifier"));
+	write_call(fx, &fh2, 0, "y", UNSTABLE, &wres);
+	assert_memory_equal(wres.WRITE3res_u.resok.verf, ds2, 8);
 
-	fake_store_fail_next(st, "write", -ENOSPC);
+	/* ENOSPC from the sync of a FILE_SYNC write: new verifier. */
+	fake_store_fail_next(st, "sync", -ENOSPC);
 	write_call(fx, &fh, 0, "x", FILE_SYNC, &wres);
 	assert_int_equal(wres.status, NFS3ERR_NOSPC);
 	write_call(fx, &fh, 0, "x", UNSTABLE, &wres);
 	assert_memory_not_equal(wres.WRITE3res_u.resok.verf, after, 8);
 	memcpy(before, wres.WRITE3res_u.resok.verf, 8);
 
-	fake_store_fail_next(st, "write", -EROFS);
+	/* ENOSPC from the write, before any sync: the verifier stays. */
+	fake_store_fail_next(st, "write", -ENOSPC);
+	write_call(fx, &fh, 0, "x", FILE_SYNC, &wres);
+	assert_int_equal(wres.status, NFS3ERR_NOSPC);
+	write_call(fx, &fh, 0, "x", UNSTABLE, &wres);
+	assert_memory_equal(wres.WRITE3res_u.resok.verf, before, 8);
+
+	fake_store_fail_next(st, "sync", -EROFS);
 	write_call(fx, &fh, 0, "x", FILE_SYNC, &wres);
 	assert_int_equal(wres.status, NFS3ERR_ROFS);
 	write_call(fx, &fh, 0, "x", UNSTABLE, &wres);
 	assert_memory_equal(wres.WRITE3res_u.resok.verf, before, 8);
+	write_call(fx, &fh2, 0, "y", UNSTABLE, &wres);
+	assert_memory_equal(wres.WRITE3res_u.resok.verf, ds2, 8);
 }
 
 static void test_write_verifier_changes_at_every_start(void **state)

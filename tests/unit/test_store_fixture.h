@@ -121,14 +121,15 @@ static inline struct store_obj *fixture_file(struct fixture *f,
 					     uint32_t len)
 {
 	struct store_obj *obj = NULL;
+	bool sync_failed;
 
 	assert_int_equal(f->ops->create(f->st, dir, name, STORE_CREATE_GUARDED,
 					NULL, NULL, &test_root_cred, &obj),
 			 0);
 	if (len > 0) {
-		assert_int_equal(
-			f->ops->write(f->st, obj, 0, data, len, STORE_UNSTABLE),
-			0);
+		assert_int_equal(f->ops->write(f->st, obj, 0, data, len,
+					       STORE_UNSTABLE, &sync_failed),
+				 0);
 	}
 	return obj;
 }

@@ -263,29 +263,39 @@ static void test_local_write_sync_and_commit(void **state)
 {
 	struct fixture *f = *state;
 	struct store_obj *obj, *dir;
+	bool sync_failed = true;
 	uint8_t buf[16];
 	uint32_t n;
 	bool eof;
 
 	obj = fixture_file(f, f->root, "f", "0123456789", 10);
-	assert_int_equal(f->ops->write(f->st, obj, 4, "ab", 2, STORE_DATA_SYNC),
+	assert_int_equal(f->ops->write(f->st, obj, 4, "ab", 2, STORE_DATA_SYNC,
+				       &sync_failed),
 			 0);
-	assert_int_equal(
-		f->ops->write(f->st, obj, 12, "yz", 2, STORE_FILE_SYNC), 0);
-	assert_int_equal(f->ops->commit(f->st, obj, 0, 0), 0);
+	assert_false(sync_failed);
+	assert_int_equal(f->ops->write(f->st, obj, 12, "yz", 2,
+				       STORE_FILE_SYNC, &sync_failed),
+			 0);
+	assert_int_equal(f->ops->commit(f->st, obj, 0, 0, &sync_failed), 0);
+	assert_false(sync_failed);
 	assert_int_equal(fixture_attr(f, obj).size_bytes, 14);
 	assert_int_equal(f->ops->read(f->st, obj, 0, buf, 16, &n, &eof), 0);
 	assert_int_equal(n, 14);
 	assert_memory_equal(buf, "0123ab6789\0\0yz", 14);
-	assert_int_equal(
-		f->ops->write(f->st, obj, INT64_MAX, "x", 1, STORE_UNSTABLE),
-		-EFBIG);
+	/* Refused before any sync: nothing acknowledged can be lost. */
+	assert_int_equal(f->ops->write(f->st, obj, INT64_MAX, "x", 1,
+				       STORE_FILE_SYNC, &sync_failed),
+			 -EFBIG);
+	assert_false(sync_failed);
 	dir = fixture_dir(f, f->root, "d");
-	assert_int_equal(f->ops->write(f->st, dir, 0, "x", 1, STORE_UNSTABLE),
+	assert_int_equal(f->ops->write(f->st, dir, 0, "x", 1, STORE_UNSTABLE,
+				       &sync_failed),
 			 -EISDIR);
 	assert_int_equal(f->ops->read(f->st, dir, 0, buf, 1, &n, &eof),
 			 -EISDIR);
-	assert_int_equal(f->ops->commit(f->st, dir, 0, 0), -EISDIR);
+	assert_int_equal(f->ops->commit(f->st, dir, 0, 0, &sync_failed),
+			 -EISDIR);
+	assert_false(sync_failed);
 	f->ops->obj_unref(dir);
 	f->ops->obj_unref(obj);
 }

@@ -77,13 +77,15 @@ static void test_ns_create_exclusive_retry_keeps_the_file(void **state)
 {
 	struct fixture *f = *state;
 	struct store_obj *obj, *again = NULL, *other;
+	bool sync_failed;
 	uint64_t fileid;
 
 	assert_int_equal(
 		create_how(f, "x", STORE_CREATE_EXCLUSIVE, NULL, verf_a, &obj),
 		0);
 	fileid = fixture_fileid(f, obj);
-	assert_int_equal(f->ops->write(f->st, obj, 0, "abc", 3, STORE_UNSTABLE),
+	assert_int_equal(f->ops->write(f->st, obj, 0, "abc", 3, STORE_UNSTABLE,
+				       &sync_failed),
 			 0);
 	/* The reply was lost; the client retries with the same verifier. */
 	assert_int_equal(create_how(f, "x", STORE_CREATE_EXCLUSIVE, NULL,
