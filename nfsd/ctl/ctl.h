@@ -124,6 +124,11 @@ const char *ctl_fmt_rate(uint64_t bytes_per_s, char *buf, size_t len);
 const char *ctl_fmt_member(const json_t *obj, const char *key, bool bytes,
 			   char *buf, size_t len);
 
+/* A percentage member of @obj with one decimal ("0.0", "87.9"), "-" when
+ * it is not a number: a share, unlike a setting, reads rounded. */
+const char *ctl_fmt_percent(const json_t *obj, const char *key, char *buf,
+			    size_t len);
+
 /* Parses a whole non-negative decimal number up to @max.  Returns 0 or
  * -EINVAL. */
 int ctl_parse_uint(const char *text, uint64_t max, uint64_t *out);

@@ -152,6 +152,18 @@ const char *ctl_fmt_member(const json_t *obj, const char *key, bool bytes,
 	return buf;
 }
 
+const char *ctl_fmt_percent(const json_t *obj, const char *key, char *buf,
+			    size_t len)
+{
+	const json_t *v = json_object_get(obj, key);
+
+	if (json_is_number(v))
+		snprintf(buf, len, "%.1f", json_number_value(v));
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
 int ctl_parse_uint(const char *text, uint64_t max, uint64_t *out)
 {
 	uint64_t v = 0;

@@ -35,7 +35,7 @@ static void volume_row(struct ctl_table *t, const json_t *v)
 		ctl_fmt_member(v, "level", false, level, sizeof(level)),
 		ctl_fmt_member(v, "quota_bytes", true, quota, sizeof(quota)),
 		ctl_fmt_member(v, "used_bytes", true, used, sizeof(used)),
-		ctl_fmt_member(v, "consumed_percent", false, pct, sizeof(pct)),
+		ctl_fmt_percent(v, "consumed_percent", pct, sizeof(pct)),
 		limit,
 		ctl_fmt_member(v, "provisioned_bytes", true, prov,
 			       sizeof(prov)),
