@@ -226,10 +226,12 @@ static void peer_never_reads(void **state, bool half_close, const char *why)
 	free(buf);
 }
 
+/* Whether the server saw the FIN before back-pressure paused its reads
+ * is timing (on a loaded machine it often has not), so the log may or may
+ * not say "half-closed": the close is what is checked. */
 static void test_drain_peer_that_never_reads_is_closed(void **state)
 {
-	peer_never_reads(state, true,
-			 "half-closed peer read no reply for 300 ms; closing");
+	peer_never_reads(state, true, "read no reply for 300 ms; closing");
 }
 
 /* Not half-closed: busy with replies it never takes is not "not idle". */
