@@ -33,9 +33,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nfsd/log.h"
@@ -229,13 +231,30 @@ static int store_local_check_new(struct store_local *sl, int fd,
 	return err;
 }
 
-/* open_by_handle_at() errors that say "no such object (any more)". */
-static int store_local_open_err(int err)
+/*
+ * An open_by_handle_at() error as the store's.  The kernel answers ESTALE
+ * for every handle it cannot decode (a deleted file too) except when it
+ * ran out of memory; it may also run out of descriptors (EMFILE, ENFILE:
+ * fcache.c has evicted and retried, and logs).  Those three are not an
+ * answer about the file, so the call answers NFS3ERR_JUKEBOX and the
+ * client asks again; the log says which, once a second at most, so that
+ * a JUKEBOX for a deleted file can be traced to its cause.
+ */
+static int store_local_open_err(const struct store_local *sl, int err)
 {
+	static _Atomic time_t logged;
+	time_t now;
+
 	switch (err) {
 	case -ENOMEM:
 	case -EMFILE:
 	case -ENFILE:
+		now = time(NULL);
+		if (atomic_exchange(&logged, now) != now)
+			log_warn("store: %s: open_by_handle_at: %s; answering "
+				 "NFS3ERR_JUKEBOX (the client retries)",
+				 sl->base.name, strerror(-err));
+		return err;
 	case -EPERM:
 		return err;
 	default:
@@ -278,8 +297,13 @@ static int store_local_resolve_stat(struct store *st, const struct store_fh *fh,
 		return -ESTALE;
 	}
 	fd = store__local_kfh_open(sl, &kfh, O_PATH | O_NOFOLLOW);
+	if (fd == -ENOMEM) {
+		/* A kernel allocation that failed under pressure often
+		 * succeeds a moment later; one more try is one syscall. */
+		fd = store__local_kfh_open(sl, &kfh, O_PATH | O_NOFOLLOW);
+	}
 	if (fd < 0) {
-		return store_local_open_err(fd);
+		return store_local_open_err(sl, fd);
 	}
 	err = store_local_check_new(sl, fd, sb);
 	if (err) {

@@ -925,6 +925,19 @@ def unpack_exportnode(u):
     return Result(dir=u.string(1024), groups=xdr_list(u, lambda g: g.string(255)))
 
 
+def retry_jukebox(call, tries=50, delay_s=0.1):
+    """call() again while it answers NFS3ERR_JUKEBOX ("try again later",
+    RFC 1813 2.6), as the kernel client does -> (result, jukeboxes seen)."""
+    import time
+    seen = 0
+    while True:
+        r = call()
+        if r.status != NFS3ERR_JUKEBOX or seen >= tries:
+            return r, seen
+        seen += 1
+        time.sleep(delay_s)
+
+
 class MountClient(RpcClient):
     """MOUNT v3 (RFC 1813 5.2) over TCP or UDP (proto="udp")."""
 

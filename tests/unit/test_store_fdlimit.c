@@ -20,6 +20,7 @@
 
 #include "nfsd/nfs3/nfs3_int.h"
 #include "nfsd/server_int.h"
+#include "tests/lib/log_capture.h"
 #include "test_store_fixture.h"
 
 #define NFILES 40
@@ -155,6 +156,47 @@ static void test_nothing_to_evict_is_jukebox(void **state)
 	f->ops->obj_unref(held[0]);
 }
 
+/* Out of descriptors, the handle of a live file cannot be opened: EMFILE
+ * (JUKEBOX, logged with its cause); the handle of a deleted file is STALE
+ * all the same, since the kernel decodes a handle before it takes a
+ * descriptor. */
+static void test_no_descriptor_left_live_is_jukebox_deleted_is_stale(
+	void **state)
+{
+	struct fdl *t = *state;
+	struct fixture *f = t->f;
+	struct store_obj *live, *gone, *obj = NULL;
+	struct store_fh live_fh, gone_fh;
+	char path[160];
+	int spare[64], nspare = 0, err;
+
+	live = fixture_file(f, f->root, "live", "12345678", 8);
+	gone = fixture_file(f, f->root, "gone", "12345678", 8);
+	f->ops->obj_fh(live, &live_fh);
+	f->ops->obj_fh(gone, &gone_fh);
+	f->ops->obj_unref(live);
+	f->ops->obj_unref(gone);
+	assert_int_equal(unlink(fixture_path(f, "gone", path, sizeof(path))),
+			 0);
+	fixture_reopen(f);
+	limit_set(lowest_free_fd() + 8);
+	while (nspare < 64 && (spare[nspare] = dup(0)) >= 0)
+		nspare++;
+	assert_true(nspare < 64);
+	log_capture_reset();
+	err = f->ops->resolve(f->st, &live_fh, &obj);
+	assert_int_equal(err, -EMFILE);
+	assert_int_equal(nfs3__status_from_errno(err), NFS3ERR_JUKEBOX);
+	assert_true(log_capture_contains(
+		"open_by_handle_at: Too many open files; answering "
+		"NFS3ERR_JUKEBOX"));
+	assert_int_equal(f->ops->resolve(f->st, &gone_fh, &obj), -ESTALE);
+	while (nspare > 0)
+		close(spare[--nspare]);
+	assert_int_equal(f->ops->resolve(f->st, &live_fh, &obj), 0);
+	f->ops->obj_unref(obj);
+}
+
 static void test_budget_follows_the_limit(void **state)
 {
 	const struct server_fd_inputs in = { .max_conns = 4096,
@@ -204,6 +246,9 @@ int main(void)
 			test_tiny_budget_evicts_and_retries, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_nothing_to_evict_is_jukebox, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_no_descriptor_left_live_is_jukebox_deleted_is_stale,
+			setup, teardown),
 		cmocka_unit_test(test_budget_follows_the_limit),
 	};
 
