@@ -13,11 +13,13 @@
 #include "nfsd/log.h"
 #include "nfsd/net/net_int.h"
 #include "nfsd/rpc/pool.h"
+#include "nfsd/sockaddr.h"
 
 static void worker_wake_cb(struct ev_loop *loop, ev_async *a, int revents)
 {
 	struct worker *w = container_of(a, struct worker, wake);
 	struct net_handoff *incoming;
+	struct net_evict *evicts;
 	struct request *done;
 	bool stopping;
 
@@ -25,6 +27,8 @@ static void worker_wake_cb(struct ev_loop *loop, ev_async *a, int revents)
 	pthread_mutex_lock(&w->lock);
 	incoming = w->incoming;
 	w->incoming = NULL;
+	evicts = w->evicts;
+	w->evicts = NULL;
 	done = w->done_head;
 	w->done_head = w->done_tail = NULL;
 	stopping = w->stopping;
@@ -35,12 +39,24 @@ static void worker_wake_cb(struct ev_loop *loop, ev_async *a, int revents)
 		rpc_request_finish(done);
 		done = next;
 	}
+	/* Room first: the connections it was made for are counted. */
+	while (evicts) {
+		struct net_evict *next = evicts->next;
+		if (!stopping &&
+		    !net__conn_evict(w, evicts->addr, evicts->host_conns,
+				     evicts->for_peer))
+			log_debug("net: no idle connection to close for %s",
+				  evicts->for_peer);
+		free(evicts);
+		evicts = next;
+	}
 	while (incoming) {
 		struct net_handoff *next = incoming->next;
 		if (stopping) {
 			close(incoming->fd);
 			net__release_conn(w->net,
-					  (struct sockaddr *)&incoming->peer);
+					  (struct sockaddr *)&incoming->peer,
+					  w->id);
 		} else
 			net__conn_open(w, incoming->fd,
 				       (struct sockaddr *)&incoming->peer,
@@ -76,33 +92,59 @@ void net_worker_defer_done(struct worker *w, struct request *req)
 	ev_async_send(w->loop, &w->wake);
 }
 
+/* Asks the worker holding the victim @ev names to close it; a failure
+ * leaves the count past max_conns, by at most NET_EVICT_SLACK. */
+static void net_evict_post(struct net *net, const struct net_evict_order *ev,
+			   const struct sockaddr *for_peer)
+{
+	struct worker *w = &net->workers[ev->worker];
+	struct net_evict *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return;
+	memcpy(e->addr, ev->addr, sizeof(e->addr));
+	e->host_conns = ev->host_conns;
+	sockaddr_format_host(for_peer, e->for_peer, sizeof(e->for_peer));
+	pthread_mutex_lock(&w->lock);
+	e->next = w->evicts;
+	w->evicts = e;
+	pthread_mutex_unlock(&w->lock);
+	ev_async_send(w->loop, &w->wake);
+}
+
 /* Gives an accepted socket to the next worker (takes @fd). */
 void net__handoff(struct net *net, int fd, const struct sockaddr *peer,
 		  socklen_t peer_len)
 {
 	struct worker *w = &net->workers[net->next_worker++ % net->nworkers];
+	struct net_evict_order ev;
+	enum net_admit_verdict verdict;
 	struct net_handoff *h;
 
-	if (!net__admit_conn(net, peer)) {
+	verdict = net__admit_conn(net, peer, w->id, &ev);
+	if (verdict == NET_ADMIT_REFUSED) {
 		ev_tstamp now = ev_now(net->main_loop);
 
 		close(fd);
 		/* One line a second at most: a flood must not flood the log. */
 		if (now - net->last_refusal_log >= 1.0) {
 			log_warn(
-				"net: connection refused: limit of %u in total "
-				"or %u per host reached (%llu refused so far)",
-				net->limits.max_conns,
+				"net: connection refused: limit of %u per host "
+				"reached, or of %u in total with no idle "
+				"connection to close (%llu refused so far)",
 				net->limits.max_conns_per_host,
+				net->limits.max_conns,
 				(unsigned long long)net->refused_conns);
 			net->last_refusal_log = now;
 		}
 		return;
 	}
+	if (verdict == NET_ADMIT_EVICT)
+		net_evict_post(net, &ev, peer);
 	h = calloc(1, sizeof(*h));
 	if (!h) {
 		close(fd);
-		net__release_conn(net, peer);
+		net__release_conn(net, peer, w->id);
 		return;
 	}
 	h->fd = fd;
@@ -184,6 +226,11 @@ static void worker_free(struct worker *w)
 		struct request *next = w->done_head->next;
 		rpc_request_finish(w->done_head);
 		w->done_head = next;
+	}
+	while (w->evicts) {
+		struct net_evict *next = w->evicts->next;
+		free(w->evicts);
+		w->evicts = next;
 	}
 	ev_async_stop(w->loop, &w->wake);
 	ev_loop_destroy(w->loop);

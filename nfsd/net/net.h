@@ -22,7 +22,7 @@ struct net_limits {
 	uint32_t max_record_bytes; /* larger records close the conn */
 	uint32_t max_inflight; /* per conn; reading pauses above */
 	uint32_t max_output_bytes; /* per conn; reading pauses above */
-	uint32_t max_conns; /* in total; more are refused */
+	uint32_t max_conns; /* in total; past it an idle conn makes room */
 	uint32_t max_conns_per_host; /* per client address */
 	uint32_t idle_timeout_ms; /* 0: never; nothing in flight */
 	uint32_t record_timeout_ms; /* a started record must end by then */
@@ -46,6 +46,7 @@ struct net {
 	uint32_t nconns;
 	struct net_host_count *hosts[256];
 	uint64_t refused_conns;
+	uint64_t evict_orders; /* admitted at the limit, a victim chosen */
 	double last_refusal_log;
 
 	/* Admission of the TCP connections' calls (net/flow.c). */
