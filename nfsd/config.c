@@ -39,6 +39,7 @@ void config_defaults(struct config *cfg)
 	 * reconnect; ESXi's heartbeats keep a mounted datastore busy. */
 	cfg->idle_timeout_ms = 360000;
 	cfg->record_timeout_ms = 30000;
+	cfg->memory_trim_ms = 2000;
 	snprintf(cfg->admin_listen, sizeof(cfg->admin_listen), "127.0.0.1");
 	cfg->admin_port = 8049; /* ADMIN_DEFAULT_PORT */
 }
@@ -187,6 +188,8 @@ static int config_server_limit_key(struct config *cfg, const char *key,
 		  0, 86400000 },
 		{ "record_timeout_ms",
 		  offsetof(struct config, record_timeout_ms), 0, 3600000 },
+		{ "memory_trim_ms", offsetof(struct config, memory_trim_ms), 0,
+		  3600000 },
 		{ "file_cache_fds", offsetof(struct config, file_cache_fds), 0,
 		  1u << 25 },
 	};

@@ -225,6 +225,7 @@ int server_open(const struct config *cfg, struct server_sections *sections,
 		.max_conns_per_host = cfg->max_conns_per_host,
 		.idle_timeout_ms = cfg->idle_timeout_ms,
 		.record_timeout_ms = cfg->record_timeout_ms,
+		.memory_trim_ms = cfg->memory_trim_ms,
 	};
 	int err;
 

@@ -154,6 +154,7 @@ void net__conn_close(struct conn *c)
 		c->next->prev = c->prev;
 	c->prev = c->next = NULL;
 	net__release_conn(w->net, (const struct sockaddr *)&c->peer, w->id);
+	net__worker_trim_arm(w);
 	log_debug("net: %s: closed", c->peer_str);
 	/* Calls waiting for admission hold references: give them back
 	 * before the conn's own. */

@@ -5,6 +5,7 @@
  * blocking-work threads, and the stop signal.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -67,8 +68,42 @@ static void worker_wake_cb(struct ev_loop *loop, ev_async *a, int revents)
 	if (stopping) {
 		while (w->conns)
 			net__conn_close(w->conns);
+		ev_timer_stop(loop, &w->trim_timer);
 		ev_break(loop, EVBREAK_ALL);
 	}
+}
+
+/*
+ * The loop went quiet after a close (a burst of abusive clients ends by
+ * closing): what the free lists hold past the low-water mark goes back to
+ * the heap, then malloc_trim() returns the heap's free pages to the
+ * system, in every arena (glibc keeps a worker thread's freed blocks in
+ * its arena otherwise, and RSS stays at the burst's peak).
+ */
+static void worker_trim_cb(struct ev_loop *loop, ev_timer *t, int revents)
+{
+	struct worker *w = container_of(t, struct worker, trim_timer);
+	size_t freed = rpc_pool_trim(w->pool, RPC_POOL_LOW_WATER_BYTES);
+
+	(void)revents;
+	ev_timer_stop(loop, t);
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+	log_debug("net: loop %u quiet: %zu bytes of its pool back to the heap, "
+		  "heap trimmed",
+		  w->id, freed);
+}
+
+void net__worker_trim_arm(struct worker *w)
+{
+	uint32_t ms = w->net->limits.memory_trim_ms;
+
+	if (ms == 0) {
+		return;
+	}
+	w->trim_timer.repeat = ms / 1000.0;
+	ev_timer_again(w->loop, &w->trim_timer);
 }
 
 static void *worker_main(void *arg)
@@ -175,6 +210,7 @@ static int worker_start(struct net *net, struct worker *w, unsigned id)
 	pthread_mutex_init(&w->lock, NULL);
 	ev_async_init(&w->wake, worker_wake_cb);
 	ev_async_start(w->loop, &w->wake);
+	ev_init(&w->trim_timer, worker_trim_cb);
 	err = pthread_create(&w->thread, NULL, worker_main, w);
 	if (err)
 		return -err;

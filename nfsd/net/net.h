@@ -26,6 +26,7 @@ struct net_limits {
 	uint32_t max_conns_per_host; /* per client address */
 	uint32_t idle_timeout_ms; /* 0: never; nothing in flight */
 	uint32_t record_timeout_ms; /* a started record must end by then */
+	uint32_t memory_trim_ms; /* after a close, quiet this long: trim */
 };
 
 struct net_host_count;

@@ -64,6 +64,7 @@ struct worker {
 	struct rpc_pool *pool;
 	uint64_t evicted; /* idle conns closed to make room */
 	ev_tstamp last_evict_log;
+	ev_timer trim_timer; /* memory_trim_ms after the last close */
 };
 
 /* Output: a queue of whole replies.  A reply is a head (record mark, RPC
@@ -120,6 +121,12 @@ struct conn {
 /* Creates a conn on @w for an accepted socket (takes @fd).  Worker thread. */
 void net__conn_open(struct worker *w, int fd, const struct sockaddr *peer,
 		    socklen_t peer_len);
+
+/* A conn of @w closed: memory_trim_ms from now, unless another closes
+ * meanwhile, @w's pool keeps only its low-water mark and the heap gives
+ * its free pages back (issue 11: a burst's memory must not stay).
+ * Worker thread. */
+void net__worker_trim_arm(struct worker *w);
 
 /* Closes @c (idempotent); memory goes with the last reference. */
 void net__conn_close(struct conn *c);
