@@ -13,6 +13,7 @@
  *                       admin_port (or off: the admin and metrics
  *                       endpoint, admin.h),
  *                       read_zero_copy (READ data by sendfile; at start),
+ *                       nfs_udp (NFS over UDP on nfs_port too; at start),
  *                       read_zero_copy_min_bytes (smaller READs copy),
  *                       io_offload (off|auto: READ and UNSTABLE WRITE
  *                       of a pipelining connection on work threads)
@@ -80,6 +81,7 @@ struct config {
 	 * RLIMIT_NOFILE leaves after the connections (server_fcache.c). */
 	uint32_t file_cache_fds;
 	bool read_zero_copy; /* READ data from the file to the socket */
+	bool nfs_udp; /* NFS over UDP too, on nfs_port */
 	uint32_t read_zero_copy_min_bytes; /* smaller READs are copied */
 	bool io_offload_auto; /* [server] io_offload = auto (dispatch.h) */
 	char admin_listen[64]; /* the admin endpoint: loopback by default */

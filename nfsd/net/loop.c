@@ -291,5 +291,6 @@ void net_free(struct net *net)
 	free(net->workers);
 	net->workers = NULL;
 	net->nworkers = 0;
+	net__listeners_free(net);
 	net__admit_fini(net);
 }

@@ -67,7 +67,8 @@ int net_start(struct net *net, struct ev_loop *main_loop,
 /*
  * Listens on @addr:@port over TCP (and over UDP too when @udp) from the
  * main loop; port 0 picks a free port, returned in *bound_port.  UDP
- * datagrams are answered inline with @udp_dispatcher (no deferred work).
+ * datagrams are answered on the main loop with @udp_dispatcher (borrowed,
+ * must outlive net); work it defers comes back to the main loop.
  * Returns 0 or -errno.
  */
 int net_listen(struct net *net, const char *addr, int port, bool udp,

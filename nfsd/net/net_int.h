@@ -181,7 +181,12 @@ bool net__conn_evict(struct worker *w, const uint8_t addr[16],
 /* Frees the per-host counters. */
 void net__admit_fini(struct net *net);
 
-/* Stops and closes every listener.  Main thread. */
+/* Stops and closes every listener's socket; their memory stays for the
+ * UDP calls still on work threads.  Main thread. */
 void net__listeners_close(struct net *net);
+
+/* Finishes the UDP calls handed back since, and frees the listeners.
+ * After the work pool stopped.  Main thread. */
+void net__listeners_free(struct net *net);
 
 #endif

@@ -171,9 +171,8 @@ static int nfs3_read_run(struct request *req, const READ3args *args,
 			 struct nfs3_file *f, const struct store_attr *a,
 			 READ3resok *ok)
 {
-	const struct nfs3_service *svc = req->svc;
 	uint32_t count =
-		nfs3_min_u32(args->count, nfs3__io_limit(svc->max_read_bytes));
+		nfs3_min_u32(args->count, nfs3__read_limit(req));
 	int err;
 
 	err = nfs3_check_regular(a);
@@ -232,7 +231,7 @@ static enum rpc_disposition nfs3_read_offload(struct request *req,
 {
 	const struct nfs3_service *svc = req->svc;
 	uint32_t count =
-		nfs3_min_u32(args->count, nfs3__io_limit(svc->max_read_bytes));
+		nfs3_min_u32(args->count, nfs3__read_limit(req));
 
 	if (!svc->read_zero_copy || count < svc->read_zero_copy_min_bytes ||
 	    !request_payload_file_ok(req)) {
@@ -295,7 +294,6 @@ static int nfs3_write_data(struct request *req, const WRITE3args *args,
 			   struct nfs3_file *f, const struct store_attr *pre,
 			   wcc_data *wcc, uint32_t *count)
 {
-	const struct nfs3_service *svc = req->svc;
 	bool sync_failed = false;
 	uint64_t reserved;
 	int err;
@@ -309,7 +307,7 @@ static int nfs3_write_data(struct request *req, const WRITE3args *args,
 		return err;
 	/* The RFC lets the server write less than asked; the reply says. */
 	*count =
-		nfs3_min_u32(args->count, nfs3__io_limit(svc->max_write_bytes));
+		nfs3_min_u32(args->count, nfs3__write_limit(req));
 	if (args->offset > NFS3_MAX_FILE_BYTES - *count)
 		return -EFBIG;
 	/* Past the datastore's quota: NOSPC, and the file stays as it was. */
