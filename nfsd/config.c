@@ -39,6 +39,8 @@ void config_defaults(struct config *cfg)
 	 * reconnect; ESXi's heartbeats keep a mounted datastore busy. */
 	cfg->idle_timeout_ms = 360000;
 	cfg->record_timeout_ms = 30000;
+	cfg->memory_trim_ms = 2000;
+	cfg->nfs_udp = true;
 	snprintf(cfg->admin_listen, sizeof(cfg->admin_listen), "127.0.0.1");
 	cfg->admin_port = 8049; /* ADMIN_DEFAULT_PORT */
 }
@@ -187,6 +189,8 @@ static int config_server_limit_key(struct config *cfg, const char *key,
 		  0, 86400000 },
 		{ "record_timeout_ms",
 		  offsetof(struct config, record_timeout_ms), 0, 3600000 },
+		{ "memory_trim_ms", offsetof(struct config, memory_trim_ms), 0,
+		  3600000 },
 		{ "file_cache_fds", offsetof(struct config, file_cache_fds), 0,
 		  1u << 25 },
 	};
@@ -227,6 +231,8 @@ static int config_server_key(struct config *cfg, const char *key,
 				   value);
 	if (!strcmp(key, "trace"))
 		return config_parse_bool(value, &cfg->trace);
+	if (!strcmp(key, "nfs_udp"))
+		return config_parse_bool(value, &cfg->nfs_udp);
 	if (!strcmp(key, "read_zero_copy"))
 		return config_parse_bool(value, &cfg->read_zero_copy);
 	if (!strcmp(key, "read_zero_copy_min_bytes")) {

@@ -8,10 +8,12 @@
  *                       max_record_bytes, max_inflight_per_conn,
  *                       max_output_bytes_per_conn, max_conns,
  *                       max_conns_per_host, idle_timeout_ms,
- *                       record_timeout_ms, file_cache_fds, admin_listen,
+ *                       record_timeout_ms, memory_trim_ms, file_cache_fds,
+ *                       admin_listen,
  *                       admin_port (or off: the admin and metrics
  *                       endpoint, admin.h),
  *                       read_zero_copy (READ data by sendfile; at start),
+ *                       nfs_udp (NFS over UDP on nfs_port too; at start),
  *                       read_zero_copy_min_bytes (smaller READs copy),
  *                       io_offload (off|auto: READ and UNSTABLE WRITE
  *                       of a pipelining connection on work threads)
@@ -74,10 +76,12 @@ struct config {
 	uint32_t max_conns_per_host;
 	uint32_t idle_timeout_ms; /* 0: idle connections stay */
 	uint32_t record_timeout_ms; /* a started record must end by then */
+	uint32_t memory_trim_ms; /* quiet loops give memory back; 0: never */
 	/* Descriptors for all the exports' open-file caches; 0: what
 	 * RLIMIT_NOFILE leaves after the connections (server_fcache.c). */
 	uint32_t file_cache_fds;
 	bool read_zero_copy; /* READ data from the file to the socket */
+	bool nfs_udp; /* NFS over UDP too, on nfs_port */
 	uint32_t read_zero_copy_min_bytes; /* smaller READs are copied */
 	bool io_offload_auto; /* [server] io_offload = auto (dispatch.h) */
 	char admin_listen[64]; /* the admin endpoint: loopback by default */

@@ -90,10 +90,16 @@ static int server_open_services(struct server *srv, const struct config *cfg)
 	rpc_dispatcher_add(&srv->udp_dispatcher, &srv->portmap_prog);
 	rpc_dispatcher_add(&srv->udp_dispatcher, &srv->rpcb3_prog);
 	rpc_dispatcher_add(&srv->udp_dispatcher, &srv->rpcb4_prog);
+	rpc_dispatcher_add(&srv->nfs_udp_dispatcher, &srv->nfs3_prog);
 	err = rpc_work_pool_new(cfg->work_threads, &srv->work_pool);
 	if (err)
 		return err;
 	srv->dispatcher.work_pool = srv->work_pool;
+	/* NFS over UDP, as knfsd: its deferred work on the same threads,
+	 * READ/WRITE within a datagram, no io_offload (no backlog) and no
+	 * traffic admission (flows are TCP connections). */
+	srv->nfs_udp_dispatcher.work_pool = srv->work_pool;
+	srv->nfs_udp_dispatcher.max_payload_bytes = NFS3_UDP_MAX_PAYLOAD_BYTES;
 	srv->dispatcher.io_offload =
 		cfg->io_offload_auto ? RPC_IO_OFFLOAD_AUTO : RPC_IO_OFFLOAD_OFF;
 	err = drc_new(DRC_DEFAULT_MAX_ENTRIES, DRC_DEFAULT_MAX_BYTES,
@@ -101,6 +107,8 @@ static int server_open_services(struct server *srv, const struct config *cfg)
 	if (err)
 		return err;
 	srv->dispatcher.drc = srv->drc;
+	/* Retransmissions are UDP's normal case: the same cache. */
+	srv->nfs_udp_dispatcher.drc = srv->drc;
 	return 0;
 }
 
@@ -135,6 +143,8 @@ static void server_register_programs(struct server *srv)
 		{ PORTMAP_PROG, PORTMAP_VERS, IPPROTO_UDP, srv->ports.portmap },
 		{ NFS3_SERVICE_PROG, NFS3_SERVICE_VERS, IPPROTO_TCP,
 		  srv->ports.nfs },
+		{ NFS3_SERVICE_PROG, NFS3_SERVICE_VERS, IPPROTO_UDP,
+		  srv->nfs_udp ? srv->ports.nfs : -1 },
 		{ MOUNT_SERVICE_PROG, MOUNT_SERVICE_VERS, IPPROTO_TCP,
 		  srv->ports.mount },
 		{ MOUNT_SERVICE_PROG, MOUNT_SERVICE_VERS, IPPROTO_UDP,
@@ -177,8 +187,9 @@ static int server_listen(struct server *srv, const struct config *cfg,
 	int err;
 
 	srv->ports.portmap = -1;
-	err = net_listen(&srv->net, cfg->listen, cfg->nfs_port, false, NULL,
-			 &srv->ports.nfs);
+	srv->nfs_udp = cfg->nfs_udp;
+	err = net_listen(&srv->net, cfg->listen, cfg->nfs_port, cfg->nfs_udp,
+			 &srv->nfs_udp_dispatcher, &srv->ports.nfs);
 	if (err) {
 		snprintf(errbuf, errlen, "nfs port %s:%d: %s", cfg->listen,
 			 cfg->nfs_port, strerror(-err));
@@ -225,6 +236,7 @@ int server_open(const struct config *cfg, struct server_sections *sections,
 		.max_conns_per_host = cfg->max_conns_per_host,
 		.idle_timeout_ms = cfg->idle_timeout_ms,
 		.record_timeout_ms = cfg->record_timeout_ms,
+		.memory_trim_ms = cfg->memory_trim_ms,
 	};
 	int err;
 
@@ -283,6 +295,7 @@ void server__trace_set(struct server *srv, bool on)
 	 * stored atomically, is seen at their next call. */
 	__atomic_store_n(&srv->dispatcher.trace, on, __ATOMIC_RELAXED);
 	__atomic_store_n(&srv->udp_dispatcher.trace, on, __ATOMIC_RELAXED);
+	__atomic_store_n(&srv->nfs_udp_dispatcher.trace, on, __ATOMIC_RELAXED);
 }
 
 struct server_ports server_ports(const struct server *srv)

@@ -55,10 +55,12 @@ struct server {
 	struct rpc_program rpcb3_prog, rpcb4_prog; /* rpcbind 3, 4: IPv6 */
 	struct rpc_dispatcher dispatcher; /* TCP */
 	struct rpc_dispatcher udp_dispatcher; /* UDP: MOUNT and portmap */
+	struct rpc_dispatcher nfs_udp_dispatcher; /* UDP: NFS */
 	struct rpc_work_pool *work_pool;
 	struct drc *drc;
 	struct net net;
 	bool net_started;
+	bool nfs_udp; /* NFS listens on UDP too */
 	struct server_ports ports;
 
 	/* Capacity (server_pools.c). */

@@ -4,6 +4,18 @@
  * descriptors and memory (each conn costs a struct, watchers and, while a
  * record arrives, its buffer).  Counted at accept on the main loop,
  * uncounted at close on the worker loops, hence one mutex.
+ *
+ * Full is not locked out (issue 11; Linux knfsd svc_check_conn_limits()
+ * closes its oldest connection when a new one would pass the limit): at
+ * max_conns a connection from an address under its own cap is still
+ * admitted, and the server makes room by closing an idle connection of
+ * the host that holds the most (net__conn_evict on that host's busiest
+ * loop).  A host with the most connections that connects again only
+ * trades one of its own idle connections for the new one, so at the
+ * limit every host is driven towards an equal share and a handful of
+ * addresses cannot keep the others out.  While victims close, the count
+ * may pass max_conns by at most NET_EVICT_SLACK; past that (every
+ * connection busy) new ones are refused as before.
  */
 #include <arpa/inet.h>
 #include <stdlib.h>
@@ -19,6 +31,7 @@ struct net_host_count {
 	uint8_t addr[16];
 	uint32_t conns;
 	struct net_host_count *next;
+	uint32_t per_worker[]; /* net->nworkers counters: where they live */
 };
 
 static struct net_host_count **admit_slot(struct net *net,
@@ -32,40 +45,101 @@ static struct net_host_count **admit_slot(struct net *net,
 	return pp;
 }
 
-bool net__admit_conn(struct net *net, const struct sockaddr *peer)
+/* The host with the most connections, or NULL when none.  A tie goes to
+ * @self (the connecting host, may be NULL): a host that holds as many as
+ * any other trades its own, so equal shares stay equal.  Scans every
+ * host: only a full server calls it. */
+static struct net_host_count *admit_busiest_host(struct net *net,
+						 struct net_host_count *self)
+{
+	struct net_host_count *best = self;
+
+	for (size_t i = 0; i < ARRAY_SIZE(net->hosts); i++) {
+		for (struct net_host_count *h = net->hosts[i]; h; h = h->next) {
+			if (!best || h->conns > best->conns)
+				best = h;
+		}
+	}
+	return best;
+}
+
+/* The worker holding the most of @h's connections. */
+static unsigned admit_busiest_worker(const struct net *net,
+				     const struct net_host_count *h)
+{
+	unsigned best = 0;
+
+	for (unsigned i = 1; i < net->nworkers; i++) {
+		if (h->per_worker[i] > h->per_worker[best])
+			best = i;
+	}
+	return best;
+}
+
+/* Chooses whose idle connection makes room for one more; false when the
+ * slack is used up (victims not closed yet, or none of them idle). */
+static bool admit_choose_victim(struct net *net, struct net_host_count *self,
+				struct net_evict_order *ev)
 {
 	const struct net_limits *lim = &net->limits;
+	struct net_host_count *big;
+
+	if (net->nconns - lim->max_conns >= NET_EVICT_SLACK)
+		return false;
+	big = admit_busiest_host(net, self);
+	if (!big)
+		return false;
+	memcpy(ev->addr, big->addr, 16);
+	ev->worker = admit_busiest_worker(net, big);
+	ev->host_conns = big->conns;
+	return true;
+}
+
+enum net_admit_verdict net__admit_conn(struct net *net,
+				       const struct sockaddr *peer,
+				       unsigned worker,
+				       struct net_evict_order *ev)
+{
+	const struct net_limits *lim = &net->limits;
+	enum net_admit_verdict verdict = NET_ADMIT_OK;
 	struct net_host_count **pp, *h;
 	uint8_t addr[16];
-	bool ok = false;
 
 	sockaddr_key(peer, addr);
 	pthread_mutex_lock(&net->admit_lock);
 	pp = admit_slot(net, addr);
 	h = *pp;
-	if (lim->max_conns && net->nconns >= lim->max_conns)
-		goto refuse;
 	if (lim->max_conns_per_host && h && h->conns >= lim->max_conns_per_host)
 		goto refuse;
+	if (lim->max_conns && net->nconns >= lim->max_conns) {
+		if (!admit_choose_victim(net, h, ev))
+			goto refuse;
+		verdict = NET_ADMIT_EVICT;
+	}
 	if (!h) {
-		h = calloc(1, sizeof(*h));
+		h = calloc(1, sizeof(*h) +
+				      net->nworkers * sizeof(h->per_worker[0]));
 		if (!h)
 			goto refuse;
 		memcpy(h->addr, addr, 16);
 		*pp = h;
 	}
 	h->conns++;
+	if (worker < net->nworkers)
+		h->per_worker[worker]++;
 	net->nconns++;
-	ok = true;
-	goto out;
+	if (verdict == NET_ADMIT_EVICT)
+		net->evict_orders++;
+	pthread_mutex_unlock(&net->admit_lock);
+	return verdict;
 refuse:
 	net->refused_conns++;
-out:
 	pthread_mutex_unlock(&net->admit_lock);
-	return ok;
+	return NET_ADMIT_REFUSED;
 }
 
-void net__release_conn(struct net *net, const struct sockaddr *peer)
+void net__release_conn(struct net *net, const struct sockaddr *peer,
+		       unsigned worker)
 {
 	struct net_host_count **pp, *h;
 	uint8_t addr[16];
@@ -76,6 +150,8 @@ void net__release_conn(struct net *net, const struct sockaddr *peer)
 	h = *pp;
 	if (h) {
 		net->nconns--;
+		if (worker < net->nworkers && h->per_worker[worker] > 0)
+			h->per_worker[worker]--;
 		if (--h->conns == 0) {
 			*pp = h->next;
 			free(h);

@@ -1,12 +1,19 @@
 /*
  * listener: TCP and UDP sockets on the main loop.  TCP accepts are handed
- * to the workers round-robin.  UDP (the portmapper and MOUNT, which old
- * clients and ESXi's discovery may use) is answered inline on the main
- * loop: those calls are small and never block.
+ * to the workers round-robin.  UDP (the portmapper, MOUNT and NFS, which
+ * old clients and ESXi's discovery may use) is answered on the main loop:
+ * portmapper and MOUNT calls are small and never block; an NFS call that
+ * defers its work (COMMIT, a stable WRITE, READDIR: request_defer) runs it
+ * on the work threads, which hand the request back through the listener's
+ * queue and ev_async, so a sync never stalls the main loop.  NFS over UDP
+ * goes through the duplicate request cache like TCP (a retransmitted
+ * datagram gets the first reply); its READ and WRITE sizes fit a datagram
+ * (the dispatcher's max_payload_bytes).
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,73 +27,142 @@
 #include "nfsd/sockaddr.h"
 
 #define LISTENER_UDP_MAX 65536
+#define LISTENER_UDP_BATCH 16 /* datagrams read per wake-up */
 
 struct net_listener {
 	struct net *net;
 	ev_io watcher;
-	int fd;
+	int fd; /* -1 once closed: replies still due are dropped */
 	bool udp;
 	struct rpc_dispatcher *udp_dispatcher;
+	/* UDP: requests whose deferred work is done, back from the work
+	 * threads (done_lock guards the list). */
+	ev_async done_wake;
+	pthread_mutex_t done_lock;
+	struct request *done_head, *done_tail;
 	struct net_listener *next;
 };
 
-/* The reply destination of one UDP datagram, on the main loop's stack. */
-struct udp_reply {
-	int fd;
-	const struct sockaddr *peer;
+/* The transport of one UDP call: where its reply goes.  Heap, since a
+ * deferred call outlives the datagram's callback; a request holds a
+ * reference (main loop thread only). */
+struct udp_call {
+	struct net_listener *l;
+	unsigned refs;
+	struct sockaddr_storage peer;
 	socklen_t peer_len;
 };
 
 static void udp_tops_send(void *transport, uint8_t *buf, size_t len)
 {
-	struct udp_reply *r = transport;
+	struct udp_call *c = transport;
 
 	/* A lost datagram is retransmitted by the client. */
-	if (sendto(r->fd, buf + RPC_REPLY_MARK_ROOM, len - RPC_REPLY_MARK_ROOM,
-		   0, r->peer, r->peer_len) < 0)
+	if (c->l->fd >= 0 &&
+	    sendto(c->l->fd, buf + RPC_REPLY_MARK_ROOM,
+		   len - RPC_REPLY_MARK_ROOM, 0, (struct sockaddr *)&c->peer,
+		   c->peer_len) < 0)
 		log_debug("net: udp reply lost: %s", strerror(errno));
 	rpc_buf_unref(buf);
 }
 
-static void udp_tops_nothing(void *transport)
+static void udp_tops_close(void *transport)
 {
-	(void)transport;
+	(void)transport; /* a datagram has no connection to close */
 }
 
+static void udp_tops_ref(void *transport)
+{
+	struct udp_call *c = transport;
+
+	c->refs++;
+}
+
+static void udp_tops_unref(void *transport)
+{
+	struct udp_call *c = transport;
+
+	if (--c->refs == 0) {
+		free(c);
+	}
+}
+
+/* Work thread: queues @req for the main loop. */
 static void udp_tops_defer_done(void *transport, struct request *req)
 {
-	/* The UDP dispatcher has no work pool: work runs inline. */
-	(void)transport;
-	(void)req;
+	struct net_listener *l = ((struct udp_call *)transport)->l;
+
+	req->next = NULL;
+	pthread_mutex_lock(&l->done_lock);
+	if (l->done_tail) {
+		l->done_tail->next = req;
+	} else {
+		l->done_head = req;
+	}
+	l->done_tail = req;
+	pthread_mutex_unlock(&l->done_lock);
+	ev_async_send(l->net->main_loop, &l->done_wake);
 }
 
 static const struct rpc_transport_ops udp_tops = {
 	.send = udp_tops_send,
-	.close = udp_tops_nothing,
-	.ref = udp_tops_nothing,
-	.unref = udp_tops_nothing,
+	.close = udp_tops_close,
+	.ref = udp_tops_ref,
+	.unref = udp_tops_unref,
 	.defer_done = udp_tops_defer_done,
 };
+
+/* Finishes the requests the work threads handed back. */
+static void listener_udp_finish(struct net_listener *l)
+{
+	struct request *done;
+
+	pthread_mutex_lock(&l->done_lock);
+	done = l->done_head;
+	l->done_head = l->done_tail = NULL;
+	pthread_mutex_unlock(&l->done_lock);
+	while (done) {
+		struct request *next = done->next;
+		rpc_request_finish(done);
+		done = next;
+	}
+}
+
+static void listener_done_cb(struct ev_loop *loop, ev_async *a, int revents)
+{
+	(void)loop;
+	(void)revents;
+	listener_udp_finish(container_of(a, struct net_listener, done_wake));
+}
 
 static void listener_udp_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct net_listener *l = container_of(w, struct net_listener, watcher);
 	uint8_t buf[LISTENER_UDP_MAX];
-	struct sockaddr_storage peer;
-	socklen_t peer_len = sizeof(peer);
-	ssize_t n;
 
 	(void)loop;
 	(void)revents;
-	n = recvfrom(l->fd, buf, sizeof(buf), 0, (struct sockaddr *)&peer,
-		     &peer_len);
-	if (n < 0)
-		return;
-	struct udp_reply reply = { .fd = l->fd,
-				   .peer = (struct sockaddr *)&peer,
-				   .peer_len = peer_len };
-	rpc_dispatch_record(l->udp_dispatcher, buf, (size_t)n, &udp_tops,
-			    &reply, (struct sockaddr *)&peer, peer_len);
+	for (int i = 0; i < LISTENER_UDP_BATCH; i++) {
+		struct udp_call *c = calloc(1, sizeof(*c));
+		ssize_t n;
+
+		if (!c)
+			return;
+		c->peer_len = sizeof(c->peer);
+		n = recvfrom(l->fd, buf, sizeof(buf), 0,
+			     (struct sockaddr *)&c->peer, &c->peer_len);
+		if (n < 0) {
+			free(c);
+			return;
+		}
+		c->l = l;
+		/* Ours while dispatching; a request in flight holds its own. */
+		c->refs = 1;
+		rpc_dispatch_record(l->udp_dispatcher, buf, (size_t)n,
+				    &udp_tops, c, (struct sockaddr *)&c->peer,
+				    c->peer_len);
+		udp_tops_unref(c);
+	}
 }
 
 static void listener_tcp_cb(struct ev_loop *loop, ev_io *w, int revents)
@@ -159,6 +235,10 @@ static int listener_add(struct net *net, int fd, bool udp,
 	l->fd = fd;
 	l->udp = udp;
 	l->udp_dispatcher = udp_dispatcher;
+	pthread_mutex_init(&l->done_lock, NULL);
+	ev_async_init(&l->done_wake, listener_done_cb);
+	if (udp)
+		ev_async_start(net->main_loop, &l->done_wake);
 	ev_io_init(&l->watcher, udp ? listener_udp_cb : listener_tcp_cb, fd,
 		   EV_READ);
 	ev_io_start(net->main_loop, &l->watcher);
@@ -187,12 +267,27 @@ int net_listen(struct net *net, const char *addr, int port, bool udp,
 
 void net__listeners_close(struct net *net)
 {
+	for (struct net_listener *l = net->listeners; l; l = l->next) {
+		if (l->fd < 0)
+			continue;
+		ev_io_stop(net->main_loop, &l->watcher);
+		close(l->fd);
+		l->fd = -1;
+	}
+}
+
+void net__listeners_free(struct net *net)
+{
 	while (net->listeners) {
 		struct net_listener *l = net->listeners;
 
 		net->listeners = l->next;
-		ev_io_stop(net->main_loop, &l->watcher);
-		close(l->fd);
+		/* The work threads are gone: what they handed back since the
+		 * loop stopped is finished here, its replies dropped. */
+		listener_udp_finish(l);
+		if (l->udp)
+			ev_async_stop(net->main_loop, &l->done_wake);
+		pthread_mutex_destroy(&l->done_lock);
 		free(l);
 	}
 }

@@ -5,6 +5,7 @@
  * blocking-work threads, and the stop signal.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,11 +14,13 @@
 #include "nfsd/log.h"
 #include "nfsd/net/net_int.h"
 #include "nfsd/rpc/pool.h"
+#include "nfsd/sockaddr.h"
 
 static void worker_wake_cb(struct ev_loop *loop, ev_async *a, int revents)
 {
 	struct worker *w = container_of(a, struct worker, wake);
 	struct net_handoff *incoming;
+	struct net_evict *evicts;
 	struct request *done;
 	bool stopping;
 
@@ -25,6 +28,8 @@ static void worker_wake_cb(struct ev_loop *loop, ev_async *a, int revents)
 	pthread_mutex_lock(&w->lock);
 	incoming = w->incoming;
 	w->incoming = NULL;
+	evicts = w->evicts;
+	w->evicts = NULL;
 	done = w->done_head;
 	w->done_head = w->done_tail = NULL;
 	stopping = w->stopping;
@@ -35,12 +40,24 @@ static void worker_wake_cb(struct ev_loop *loop, ev_async *a, int revents)
 		rpc_request_finish(done);
 		done = next;
 	}
+	/* Room first: the connections it was made for are counted. */
+	while (evicts) {
+		struct net_evict *next = evicts->next;
+		if (!stopping &&
+		    !net__conn_evict(w, evicts->addr, evicts->host_conns,
+				     evicts->for_peer))
+			log_debug("net: no idle connection to close for %s",
+				  evicts->for_peer);
+		free(evicts);
+		evicts = next;
+	}
 	while (incoming) {
 		struct net_handoff *next = incoming->next;
 		if (stopping) {
 			close(incoming->fd);
 			net__release_conn(w->net,
-					  (struct sockaddr *)&incoming->peer);
+					  (struct sockaddr *)&incoming->peer,
+					  w->id);
 		} else
 			net__conn_open(w, incoming->fd,
 				       (struct sockaddr *)&incoming->peer,
@@ -51,8 +68,42 @@ static void worker_wake_cb(struct ev_loop *loop, ev_async *a, int revents)
 	if (stopping) {
 		while (w->conns)
 			net__conn_close(w->conns);
+		ev_timer_stop(loop, &w->trim_timer);
 		ev_break(loop, EVBREAK_ALL);
 	}
+}
+
+/*
+ * The loop went quiet after a close (a burst of abusive clients ends by
+ * closing): what the free lists hold past the low-water mark goes back to
+ * the heap, then malloc_trim() returns the heap's free pages to the
+ * system, in every arena (glibc keeps a worker thread's freed blocks in
+ * its arena otherwise, and RSS stays at the burst's peak).
+ */
+static void worker_trim_cb(struct ev_loop *loop, ev_timer *t, int revents)
+{
+	struct worker *w = container_of(t, struct worker, trim_timer);
+	size_t freed = rpc_pool_trim(w->pool, RPC_POOL_LOW_WATER_BYTES);
+
+	(void)revents;
+	ev_timer_stop(loop, t);
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+	log_debug("net: loop %u quiet: %zu bytes of its pool back to the heap, "
+		  "heap trimmed",
+		  w->id, freed);
+}
+
+void net__worker_trim_arm(struct worker *w)
+{
+	uint32_t ms = w->net->limits.memory_trim_ms;
+
+	if (ms == 0) {
+		return;
+	}
+	w->trim_timer.repeat = ms / 1000.0;
+	ev_timer_again(w->loop, &w->trim_timer);
 }
 
 static void *worker_main(void *arg)
@@ -76,33 +127,59 @@ void net_worker_defer_done(struct worker *w, struct request *req)
 	ev_async_send(w->loop, &w->wake);
 }
 
+/* Asks the worker holding the victim @ev names to close it; a failure
+ * leaves the count past max_conns, by at most NET_EVICT_SLACK. */
+static void net_evict_post(struct net *net, const struct net_evict_order *ev,
+			   const struct sockaddr *for_peer)
+{
+	struct worker *w = &net->workers[ev->worker];
+	struct net_evict *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return;
+	memcpy(e->addr, ev->addr, sizeof(e->addr));
+	e->host_conns = ev->host_conns;
+	sockaddr_format_host(for_peer, e->for_peer, sizeof(e->for_peer));
+	pthread_mutex_lock(&w->lock);
+	e->next = w->evicts;
+	w->evicts = e;
+	pthread_mutex_unlock(&w->lock);
+	ev_async_send(w->loop, &w->wake);
+}
+
 /* Gives an accepted socket to the next worker (takes @fd). */
 void net__handoff(struct net *net, int fd, const struct sockaddr *peer,
 		  socklen_t peer_len)
 {
 	struct worker *w = &net->workers[net->next_worker++ % net->nworkers];
+	struct net_evict_order ev;
+	enum net_admit_verdict verdict;
 	struct net_handoff *h;
 
-	if (!net__admit_conn(net, peer)) {
+	verdict = net__admit_conn(net, peer, w->id, &ev);
+	if (verdict == NET_ADMIT_REFUSED) {
 		ev_tstamp now = ev_now(net->main_loop);
 
 		close(fd);
 		/* One line a second at most: a flood must not flood the log. */
 		if (now - net->last_refusal_log >= 1.0) {
 			log_warn(
-				"net: connection refused: limit of %u in total "
-				"or %u per host reached (%llu refused so far)",
-				net->limits.max_conns,
+				"net: connection refused: limit of %u per host "
+				"reached, or of %u in total with no idle "
+				"connection to close (%llu refused so far)",
 				net->limits.max_conns_per_host,
+				net->limits.max_conns,
 				(unsigned long long)net->refused_conns);
 			net->last_refusal_log = now;
 		}
 		return;
 	}
+	if (verdict == NET_ADMIT_EVICT)
+		net_evict_post(net, &ev, peer);
 	h = calloc(1, sizeof(*h));
 	if (!h) {
 		close(fd);
-		net__release_conn(net, peer);
+		net__release_conn(net, peer, w->id);
 		return;
 	}
 	h->fd = fd;
@@ -133,6 +210,7 @@ static int worker_start(struct net *net, struct worker *w, unsigned id)
 	pthread_mutex_init(&w->lock, NULL);
 	ev_async_init(&w->wake, worker_wake_cb);
 	ev_async_start(w->loop, &w->wake);
+	ev_init(&w->trim_timer, worker_trim_cb);
 	err = pthread_create(&w->thread, NULL, worker_main, w);
 	if (err)
 		return -err;
@@ -185,6 +263,11 @@ static void worker_free(struct worker *w)
 		rpc_request_finish(w->done_head);
 		w->done_head = next;
 	}
+	while (w->evicts) {
+		struct net_evict *next = w->evicts->next;
+		free(w->evicts);
+		w->evicts = next;
+	}
 	ev_async_stop(w->loop, &w->wake);
 	ev_loop_destroy(w->loop);
 	pthread_mutex_destroy(&w->lock);
@@ -208,5 +291,6 @@ void net_free(struct net *net)
 	free(net->workers);
 	net->workers = NULL;
 	net->nworkers = 0;
+	net__listeners_free(net);
 	net__admit_fini(net);
 }

@@ -22,10 +22,11 @@ struct net_limits {
 	uint32_t max_record_bytes; /* larger records close the conn */
 	uint32_t max_inflight; /* per conn; reading pauses above */
 	uint32_t max_output_bytes; /* per conn; reading pauses above */
-	uint32_t max_conns; /* in total; more are refused */
+	uint32_t max_conns; /* in total; past it an idle conn makes room */
 	uint32_t max_conns_per_host; /* per client address */
 	uint32_t idle_timeout_ms; /* 0: never; nothing in flight */
 	uint32_t record_timeout_ms; /* a started record must end by then */
+	uint32_t memory_trim_ms; /* after a close, quiet this long: trim */
 };
 
 struct net_host_count;
@@ -46,6 +47,7 @@ struct net {
 	uint32_t nconns;
 	struct net_host_count *hosts[256];
 	uint64_t refused_conns;
+	uint64_t evict_orders; /* admitted at the limit, a victim chosen */
 	double last_refusal_log;
 
 	/* Admission of the TCP connections' calls (net/flow.c). */
@@ -65,7 +67,8 @@ int net_start(struct net *net, struct ev_loop *main_loop,
 /*
  * Listens on @addr:@port over TCP (and over UDP too when @udp) from the
  * main loop; port 0 picks a free port, returned in *bound_port.  UDP
- * datagrams are answered inline with @udp_dispatcher (no deferred work).
+ * datagrams are answered on the main loop with @udp_dispatcher (borrowed,
+ * must outlive net); work it defers comes back to the main loop.
  * Returns 0 or -errno.
  */
 int net_listen(struct net *net, const char *addr, int port, bool udp,

@@ -21,6 +21,26 @@ struct net_handoff {
 	struct net_handoff *next;
 };
 
+/* At most this many connections past max_conns while the idle ones
+ * chosen to make room for them close (net/admit.c). */
+#define NET_EVICT_SLACK 16u
+
+/* Which idle connection makes room for a new one: one of @addr's on
+ * worker @worker (net__admit_conn fills it). */
+struct net_evict_order {
+	uint8_t addr[16];
+	unsigned worker;
+	uint32_t host_conns; /* @addr's connections when chosen */
+};
+
+/* An eviction handed to the worker that holds the victim. */
+struct net_evict {
+	uint8_t addr[16];
+	uint32_t host_conns;
+	char for_peer[64]; /* the new connection it makes room for */
+	struct net_evict *next;
+};
+
 struct conn;
 struct net_flow;
 
@@ -31,8 +51,9 @@ struct worker {
 	pthread_t thread;
 	ev_async wake; /* new connections, finished deferred work, stop */
 
-	pthread_mutex_t lock; /* guards the three fields below */
+	pthread_mutex_t lock; /* guards the four fields below */
 	struct net_handoff *incoming;
+	struct net_evict *evicts; /* idle connections to close for room */
 	struct request *done_head, *done_tail;
 	bool stopping;
 
@@ -41,6 +62,9 @@ struct worker {
 	/* This loop's caches (rpc/pool.h): its requests, replies, output
 	 * entries and record buffers; freed last, when all came back. */
 	struct rpc_pool *pool;
+	uint64_t evicted; /* idle conns closed to make room */
+	ev_tstamp last_evict_log;
+	ev_timer trim_timer; /* memory_trim_ms after the last close */
 };
 
 /* Output: a queue of whole replies.  A reply is a head (record mark, RPC
@@ -98,6 +122,12 @@ struct conn {
 void net__conn_open(struct worker *w, int fd, const struct sockaddr *peer,
 		    socklen_t peer_len);
 
+/* A conn of @w closed: memory_trim_ms from now, unless another closes
+ * meanwhile, @w's pool keeps only its low-water mark and the heap gives
+ * its free pages back (issue 11: a burst's memory must not stay).
+ * Worker thread. */
+void net__worker_trim_arm(struct worker *w);
+
 /* Closes @c (idempotent); memory goes with the last reference. */
 void net__conn_close(struct conn *c);
 
@@ -119,17 +149,44 @@ void net__flows_free(struct conn *c);
 void net__handoff(struct net *net, int fd, const struct sockaddr *peer,
 		  socklen_t peer_len);
 
-/* Counts a new connection from @peer, or refuses it (false) when the
- * total or the per-host limit is reached.  Any thread. */
-bool net__admit_conn(struct net *net, const struct sockaddr *peer);
+enum net_admit_verdict {
+	NET_ADMIT_OK = 0, /* counted */
+	NET_ADMIT_EVICT, /* counted past max_conns: close *ev's victim */
+	NET_ADMIT_REFUSED, /* per-host cap, or full with no room to make */
+};
 
-/* Uncounts a connection admitted by net__admit_conn.  Any thread. */
-void net__release_conn(struct net *net, const struct sockaddr *peer);
+/* Counts a new connection from @peer on worker @worker.  At max_conns it
+ * names in *ev an idle connection to close for it (net/admit.c says
+ * which).  Any thread. */
+enum net_admit_verdict net__admit_conn(struct net *net,
+				       const struct sockaddr *peer,
+				       unsigned worker,
+				       struct net_evict_order *ev);
+
+/* Uncounts a connection admitted by net__admit_conn on @worker.  Any
+ * thread. */
+void net__release_conn(struct net *net, const struct sockaddr *peer,
+		       unsigned worker);
+
+/*
+ * Makes room for a connection from @for_peer: closes the least recently
+ * active idle connection (nothing in flight, no output queued) of @w
+ * from @addr, or of any host when @addr has none idle here; logs it (one
+ * line a second at most).  Returns true when one was closed.  Worker
+ * thread.
+ */
+bool net__conn_evict(struct worker *w, const uint8_t addr[16],
+		     uint32_t host_conns, const char *for_peer);
 
 /* Frees the per-host counters. */
 void net__admit_fini(struct net *net);
 
-/* Stops and closes every listener.  Main thread. */
+/* Stops and closes every listener's socket; their memory stays for the
+ * UDP calls still on work threads.  Main thread. */
 void net__listeners_close(struct net *net);
+
+/* Finishes the UDP calls handed back since, and frees the listeners.
+ * After the work pool stopped.  Main thread. */
+void net__listeners_free(struct net *net);
 
 #endif

@@ -66,13 +66,13 @@ bool nfs3__charge(struct request *req, const void *args)
 
 		req->tr.op = TRAFFIC_OP_READ;
 		req->tr.bytes = nfs3_charge_min(
-			a->count, nfs3__io_limit(svc->max_read_bytes));
+			a->count, nfs3__read_limit(req));
 	} else if (req->proc == NFSPROC3_WRITE) {
 		const WRITE3args *a = args;
 
 		req->tr.op = TRAFFIC_OP_WRITE;
 		req->tr.bytes = nfs3_charge_min(
-			a->count, nfs3__io_limit(svc->max_write_bytes));
+			a->count, nfs3__write_limit(req));
 	}
 	return true;
 }

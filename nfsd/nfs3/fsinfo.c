@@ -64,13 +64,15 @@ enum rpc_disposition nfs3__proc_fsinfo(struct request *req, const void *argp,
 		nfs3__post_op_fill(&f, &ok->obj_attributes);
 		/* Preferred = maximum, as knfsd: large transfers cost fewer
 		 * calls, and the limits are the ones the handlers apply. */
-		ok->rtmax = nfs3__io_limit(svc->max_read_bytes);
+		ok->rtmax = nfs3__read_limit(req);
 		ok->rtpref = ok->rtmax;
 		ok->rtmult = NFS3_IO_MULT_BYTES;
-		ok->wtmax = nfs3__io_limit(svc->max_write_bytes);
+		ok->wtmax = nfs3__write_limit(req);
 		ok->wtpref = ok->wtmax;
 		ok->wtmult = NFS3_IO_MULT_BYTES;
-		ok->dtpref = svc->dir_pref_bytes;
+		ok->dtpref = svc->dir_pref_bytes < request_max_payload(req)
+				     ? svc->dir_pref_bytes
+				     : request_max_payload(req);
 		ok->maxfilesize = (size3)INT64_MAX;
 		ok->time_delta.seconds = 0;
 		ok->time_delta.nseconds = 1;

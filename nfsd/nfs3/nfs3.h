@@ -20,6 +20,9 @@
 #define NFS3_SERVICE_VERS 3
 /* READ and WRITE payload ceiling: the data<> decode bound of nfs3_prot.x. */
 #define NFS3_SERVICE_IO_MAX_BYTES (1024 * 1024)
+/* READ/WRITE data in one UDP datagram, as knfsd (RPCSVC_MAXPAYLOAD_UDP):
+ * a 32 KiB READ reply with its headers fits in 65,507 bytes. */
+#define NFS3_UDP_MAX_PAYLOAD_BYTES (32 * 1024)
 /* The largest rpc_proc.args_size of the NFSv3 table: LOOKUP's arguments
  * with room for their handle and name (nfs3_int.h). */
 #define NFS3_ARGS_MAX_BYTES 1280

@@ -45,6 +45,26 @@ static inline uint32_t nfs3__io_limit(uint32_t configured_bytes)
 	return configured_bytes;
 }
 
+/* The READ and WRITE sizes @req may move: the configured limit, within
+ * what its transport carries (32 KiB in a UDP datagram). */
+static inline uint32_t nfs3__read_limit(const struct request *req)
+{
+	const struct nfs3_service *svc = req->svc;
+	uint32_t lim = nfs3__io_limit(svc->max_read_bytes);
+	uint32_t transport = request_max_payload(req);
+
+	return transport < lim ? transport : lim;
+}
+
+static inline uint32_t nfs3__write_limit(const struct request *req)
+{
+	const struct nfs3_service *svc = req->svc;
+	uint32_t lim = nfs3__io_limit(svc->max_write_bytes);
+	uint32_t transport = request_max_payload(req);
+
+	return transport < lim ? transport : lim;
+}
+
 /* How a procedure uses a name (name.c). */
 enum nfs3_name_use {
 	NFS3_NAME_LOOKUP, /* "." and ".." allowed */

@@ -177,11 +177,16 @@ static int nfs3_dirpage_scan(struct request *req, const nfs_fh3 *fh,
 	return 0;
 }
 
+/* The client's count within the service's cap and its transport's (a
+ * UDP reply is one datagram). */
 static uint32_t nfs3_dir_cap(const struct request *req, uint32_t count)
 {
 	const struct nfs3_service *svc = req->svc;
+	uint32_t transport = request_max_payload(req);
 
-	return count < svc->max_dir_bytes ? count : svc->max_dir_bytes;
+	if (count > svc->max_dir_bytes)
+		count = svc->max_dir_bytes;
+	return count < transport ? count : transport;
 }
 
 /* The page as an entry3 list in one block: entries returns owned. */

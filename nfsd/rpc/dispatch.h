@@ -297,8 +297,21 @@ struct rpc_dispatcher {
 	 * soon as it is decoded. */
 	const struct rpc_admission *admission;
 	enum rpc_io_offload io_offload;
+	/* The transport's bound on a READ/WRITE payload, 0: none.  A UDP
+	 * reply is one datagram (65,507 bytes at most): 32 KiB there, as
+	 * knfsd (RPCSVC_MAXPAYLOAD_UDP). */
+	uint32_t max_payload_bytes;
 	bool trace;
 };
+
+/* The payload bound of @req's transport (rpc_dispatcher.max_payload_bytes),
+ * UINT32_MAX when it has none. */
+static inline uint32_t request_max_payload(const struct request *req)
+{
+	if (!req->dispatcher || !req->dispatcher->max_payload_bytes)
+		return UINT32_MAX;
+	return req->dispatcher->max_payload_bytes;
+}
 
 /* Adds @prog (borrowed, must outlive the dispatcher).  Returns 0 or
  * -ENOSPC when RPC_MAX_PROGRAMS are registered. */

@@ -86,6 +86,27 @@ void rpc_pool_free(struct rpc_pool *pool)
 	free(pool);
 }
 
+size_t rpc_pool_trim(struct rpc_pool *pool, size_t keep_bytes)
+{
+	size_t freed = 0;
+
+	for (size_t c = RPC_POOL_NCLASSES; c-- > 0;) {
+		size_t bytes = rpc_pool_block_bytes(c);
+
+		while (pool->free[c] && pool->stats.kept_bytes > keep_bytes) {
+			struct rpc_pool_free_block *b = pool->free[c];
+
+			pool->free[c] = b->next;
+			free((struct rpc_buf_hdr *)b - 1);
+			pool->stats.kept_bytes -= bytes;
+			pool->stats.kept_blocks--;
+			pool->stats.heap_frees++;
+			freed += bytes;
+		}
+	}
+	return freed;
+}
+
 void rpc_pool_stats_get(const struct rpc_pool *pool, struct rpc_pool_stats *out)
 {
 	*out = pool->stats;

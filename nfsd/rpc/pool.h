@@ -30,6 +30,9 @@
 #define RPC_POOL_MAX_CLASS_BYTES (128u * 1024u)
 #define RPC_POOL_NCLASSES 12 /* 64 B .. 128 KiB, powers of two */
 #define RPC_POOL_DEFAULT_MAX_BYTES (4u * 1024u * 1024u)
+/* What a pool keeps once its loop has gone quiet (rpc_pool_trim): enough
+ * for the next few calls, not the reserve of a burst. */
+#define RPC_POOL_LOW_WATER_BYTES (256u * 1024u)
 
 struct rpc_pool;
 
@@ -49,6 +52,13 @@ int rpc_pool_new(size_t max_bytes, struct rpc_pool **out);
  * out keep it (its free lists emptied) until the last comes back, on
  * one thread.  NULL is fine. */
 void rpc_pool_free(struct rpc_pool *pool);
+
+/*
+ * Gives the blocks of @pool's free lists past @keep_bytes back to the
+ * heap, the largest classes first (they hold the most memory and are the
+ * rarest need).  Returns the bytes given back.  Loop thread.
+ */
+size_t rpc_pool_trim(struct rpc_pool *pool, size_t keep_bytes);
 
 void rpc_pool_stats_get(const struct rpc_pool *pool,
 			struct rpc_pool_stats *out);

@@ -321,6 +321,32 @@ static void test_commit_leaves_the_loop_and_returns_the_verifier(void **state)
 	assert_int_equal(fake_store_commits(st), 1);
 }
 
+/* Issue 11: a read-only client cannot make the server sync at will. */
+static void test_commit_on_read_only_export_does_not_sync(void **state)
+{
+	struct nfs3_fixture *fx = *state;
+	nfs_fh3 fh = hello_file(fx, NFS3_FIXTURE_RO, 0644);
+	struct store *st = nfs3_fixture_store(fx, NFS3_FIXTURE_RO);
+	COMMIT3args args = { .file = fh, .offset = 0, .count = 0 };
+	COMMIT3res res;
+
+	char verf[8];
+
+	nfs3_write_verf(&fx->svc, &fx->exports[NFS3_FIXTURE_RO], verf);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(
+			nfs3_fixture_call(fx, NFSPROC3_COMMIT, &args, &res),
+			RPC_REPLY);
+		assert_int_equal(res.status, NFS3_OK);
+		assert_memory_equal(res.COMMIT3res_u.resok.verf, verf, 8);
+		assert_true(res.COMMIT3res_u.resok.file_wcc.before
+				    .attributes_follow);
+		assert_true(res.COMMIT3res_u.resok.file_wcc.after
+				    .attributes_follow);
+	}
+	assert_int_equal(fake_store_commits(st), 0);
+}
+
 static void test_commit_errors(void **state)
 {
 	struct nfs3_fixture *fx = *state;
@@ -493,6 +519,9 @@ int main(void)
 			nfs3_fixture_setup, nfs3_fixture_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_failed_sync_changes_the_verifier,
+			nfs3_fixture_setup, nfs3_fixture_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_commit_on_read_only_export_does_not_sync,
 			nfs3_fixture_setup, nfs3_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_commit_errors,
 						nfs3_fixture_setup,

@@ -2,7 +2,7 @@
  * test_rpc_pool: the per-loop free lists (nfsd/rpc/pool.c): a freed block
  * comes back to the next allocation of its class, the bytes a pool keeps
  * never pass its bound, large blocks bypass it, references keep a block
- * alive; and the record reassembly (rpc/record.c) that hands a held
+ * alive, a trim keeps only the low-water mark; and the record reassembly (rpc/record.c) that hands a held
  * record's buffer over and assembles the next one elsewhere.
  */
 #include <setjmp.h>
@@ -107,6 +107,54 @@ static void test_pool_keeps_no_more_than_its_bound(void **state)
 }
 
 /* A bound of zero keeps nothing: every block is the heap's. */
+/* Issue 11: a burst's reserve goes back to the heap once the loop is
+ * quiet; the big blocks first, what is left still serves. */
+static void test_pool_trim_keeps_the_low_water_mark(void **state)
+{
+	struct rpc_pool *pool;
+	struct rpc_pool_stats st;
+	void *big[24], *small[64];
+	size_t freed;
+
+	(void)state;
+	assert_int_equal(rpc_pool_new(RPC_POOL_DEFAULT_MAX_BYTES, &pool), 0);
+	for (size_t i = 0; i < 24; i++)
+		big[i] = rpc_buf_alloc(pool, 100 * 1024); /* 128 KiB class */
+	for (size_t i = 0; i < 64; i++)
+		small[i] = rpc_buf_alloc(pool, 200); /* 256 B class */
+	for (size_t i = 0; i < 24; i++)
+		rpc_buf_unref(big[i]);
+	for (size_t i = 0; i < 64; i++)
+		rpc_buf_unref(small[i]);
+	rpc_pool_stats_get(pool, &st);
+	assert_true(st.kept_bytes > 3u * 1024 * 1024);
+	size_t before = st.kept_bytes;
+	uint64_t frees = st.heap_frees;
+
+	freed = rpc_pool_trim(pool, RPC_POOL_LOW_WATER_BYTES);
+	rpc_pool_stats_get(pool, &st);
+	assert_true(st.kept_bytes <= RPC_POOL_LOW_WATER_BYTES);
+	assert_int_equal(freed, before - st.kept_bytes);
+	assert_true(st.heap_frees > frees);
+	/* Largest first: the small blocks (64 x 272 B) all stayed. */
+	assert_true(st.kept_blocks >= 64);
+	assert_int_equal(st.outstanding, 0);
+
+	/* Still a pool: a small block comes from its list, no malloc. */
+	uint64_t heap = st.heap_allocs;
+	void *b = rpc_buf_alloc(pool, 200);
+	rpc_pool_stats_get(pool, &st);
+	assert_int_equal(st.heap_allocs, heap);
+	rpc_buf_unref(b);
+
+	rpc_pool_stats_get(pool, &st);
+	assert_int_equal(rpc_pool_trim(pool, 0), st.kept_bytes);
+	rpc_pool_stats_get(pool, &st);
+	assert_int_equal(st.kept_bytes, 0);
+	assert_int_equal(st.kept_blocks, 0);
+	rpc_pool_free(pool);
+}
+
 static void test_pool_with_no_room_keeps_nothing(void **state)
 {
 	struct rpc_pool *pool;
@@ -261,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_pool_reuses_a_freed_block_of_its_class),
 		cmocka_unit_test(test_pool_zalloc_zeroes_a_reused_block),
 		cmocka_unit_test(test_pool_keeps_no_more_than_its_bound),
+		cmocka_unit_test(test_pool_trim_keeps_the_low_water_mark),
 		cmocka_unit_test(test_pool_with_no_room_keeps_nothing),
 		cmocka_unit_test(test_pool_large_blocks_bypass_the_lists),
 		cmocka_unit_test(
