@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The built-in portmapper on port 111 answers rpcinfo over TCP and UDP and
 # lists NFS v3 and MOUNT v3 at the ports dsnfsd bound.
+. "$(dirname "$0")/netns.sh"
 . "$(dirname "$0")/lib.sh"
 
 if ss -ltnH 'sport = :111' | grep -q .; then

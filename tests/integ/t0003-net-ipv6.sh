@@ -5,6 +5,7 @@
 # NFS, the portmapper over TCP and UDP, the admin API, export rules with
 # IPv6 prefixes, root squash, `secure`, the per-address connection limit,
 # and the spelling of IPv6 peers in --trace lines, /hosts and /flows.
+. "$(dirname "$0")/netns.sh"
 . "$(dirname "$0")/lib.sh"
 
 here=$(dirname "$0")
@@ -54,7 +55,7 @@ check "rpcinfo -T tcp6 -a portmapper 2 (NULL)" rpcinfo -T tcp6 -a "$(uaddr ::1 1
 check "rpcinfo -T udp6 -a portmapper 2 (NULL)" rpcinfo -T udp6 -a "$(uaddr ::1 111)" 100000 2
 out=$(rpcinfo -s ::1 2>&1)
 echo "$out"
-check "rpcinfo -s ::1 (rpcbind 4 DUMP over tcp6) lists nfs" bash -c "echo '$out' | grep -Eq '^ +100003 +3 +tcp6 +nfs'"
+check "rpcinfo -s ::1 (rpcbind 4 DUMP over tcp6) lists nfs on udp6 and tcp6" bash -c "echo '$out' | grep -Eq '^ +100003 +3 +udp6,tcp6 +nfs'"
 check "rpcinfo -s ::1 lists mountd" bash -c "echo '$out' | grep -Eq '^ +100005 +3 +udp6,tcp6 +mountd'"
 check "rpcinfo -s ::1 lists portmapper 4,3,2" bash -c "echo '$out' | grep -Eq '^ +100000 +4,3,2 +udp6,tcp6 +portmapper'"
 # libtirpc asks rpcbind 4 / 3 GETADDR for an IPv6 netid (PMAP 2 is IPv4

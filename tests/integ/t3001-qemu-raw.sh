@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # QEMU's NFS block driver (libnfs through the portmapper on port 111): a
 # 4 GiB raw image, patterns written at 0, 1 GiB - 4 KiB and 3 GiB, read back.
+. "$(dirname "$0")/netns.sh"
 . "$(dirname "$0")/lib.sh"
 
 dsnfsd_start -P 111 || exit 1

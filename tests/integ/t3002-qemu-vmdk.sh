@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # qemu-img makes a VMDK over NFS, writes into it, and finds it consistent.
+. "$(dirname "$0")/netns.sh"
 . "$(dirname "$0")/lib.sh"
 
 dsnfsd_start -P 111 || exit 1

@@ -12,6 +12,7 @@
 # nfs://h/ds1/big.vmdk/ (block/nfs.c nfs_dirname), so its VMDK driver
 # cannot find a separate extent over nfs://; the descriptor is checked
 # with qemu-img on the server's copy instead.
+. "$(dirname "$0")/netns.sh"
 . "$(dirname "$0")/lib.sh"
 
 dsnfsd_start -P 111 || exit 1

@@ -6,6 +6,7 @@
 # finishes its run with every block verified.  (Fixed ports given with
 # --nfs-port stay fixed: t7003.)  Needs port 111 free, as t0001 and t3001,
 # which the suite runs one at a time.
+. "$(dirname "$0")/netns.sh"
 . "$(dirname "$0")/lib.sh"
 
 if ss -ltnH 'sport = :111' | grep -q .; then

@@ -5,10 +5,7 @@
 # taken from the page itself.  The labs use the default ports (2049,
 # 20048, 111, 8049), so this runs in a private network namespace where
 # they are free and nothing else sees them.
-if [ -z "${LABS_NETNS:-}" ]; then
-	LABS_NETNS=1 exec unshare -n bash "$0" "$@"
-fi
-ip link set lo up || exit 1
+. "$(dirname "$0")/netns.sh"
 . "$(dirname "$0")/lib.sh"
 DOC=docs/labs.md
 BIN=$(cd "$DSNFS_BIN" && pwd)
