@@ -10,6 +10,8 @@
 # A sanitizer build lives in its own tree: make BUILD=build/san SAN=1.
 
 BUILD ?= build
+# The one version of every program, the man pages and the package.
+VERSION := $(shell cat VERSION)
 SAN ?=
 CC ?= cc
 
@@ -21,7 +23,8 @@ ifeq ($(FUZZ),1)
 SANFLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
 endif
 
-CPPFLAGS := -D_GNU_SOURCE -I. -I$(BUILD)/gen -I/usr/include/tirpc
+CPPFLAGS := -D_GNU_SOURCE -I. -I$(BUILD)/gen -I/usr/include/tirpc \
+	-DDSNFS_VERSION='"$(VERSION)"'
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARN) $(SANFLAGS) -MMD -MP
@@ -44,6 +47,9 @@ DSLOAD_LIB_SRC := $(filter-out perf/dsload/main.c, $(DSLOAD_SRC))
 TESTLIB_SRC := $(wildcard tests/lib/*.c)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+# man/NAME.SECTION.scd -> $(BUILD)/man/NAME.SECTION (scdoc)
+MAN_SRC := $(wildcard man/*.scd)
+MANS := $(MAN_SRC:man/%.scd=$(BUILD)/man/%)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
@@ -71,11 +77,13 @@ UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_BINS := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 .PHONY: all run test unit deps deps-check fuzz fuzz-build fuzz-bins format \
-	format-check clean nfsd vmdk lab bench bench-profile bench-vmdk bench-scale \
+	format-check clean man nfsd vmdk lab bench bench-profile bench-vmdk bench-scale \
 	soak abuse
 .DEFAULT_GOAL := all
 
-all: deps-check $(PROGS) $(UNIT_BINS)
+all: deps-check $(PROGS) $(UNIT_BINS) $(MANS)
+
+man: $(MANS)
 
 nfsd: $(BUILD)/bin/dsnfsd
 vmdk: $(BUILD)/bin/dsvmdk
@@ -112,6 +120,9 @@ $(BUILD)/lib/%.a:
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
+# The files that print --version are rebuilt when VERSION changes.
+$(call obj,nfsd/main.c vmdk/dsvmdk.c perf/dsload/main.c nfsd/ctl/dsnfsctl.c): VERSION
+
 $(BUILD)/bin/dsnfsd: $(call obj,nfsd/main.c) $(ALL_LIBS)
 $(BUILD)/bin/dsvmdk: $(call obj,vmdk/dsvmdk.c) $(ALL_LIBS)
 $(BUILD)/bin/dsload: $(call obj,perf/dsload/main.c) $(LIB_DSLOAD) $(ALL_LIBS)
@@ -131,6 +142,10 @@ $(BUILD)/fuzz/%: $(call obj,tests/fuzz/%.c) $(LIB_TEST) $(ALL_LIBS) $(LIB_DSLOAD
 	@mkdir -p $(@D)
 	$(CC) -fsanitize=fuzzer,address,undefined -o $@ $(filter %.o,$^) \
 		$(TEST_LINK_LIBS)
+
+$(BUILD)/man/%: man/%.scd
+	@mkdir -p $(@D)
+	scdoc <$< >$@.tmp && mv $@.tmp $@
 
 # ---- entry points ---------------------------------------------------------
 deps:

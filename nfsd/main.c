@@ -6,7 +6,7 @@
  *
  *   dsnfsd [-c FILE] [-e NAME=DIR]... [-l ADDR] [-p NFS_PORT]
  *          [-m MOUNT_PORT] [-P PORTMAP_PORT|off] [-A ADMIN_PORT|off]
- *          [-w WORKERS] [-f] [--trace] [-v]
+ *          [-w WORKERS] [-f] [--trace] [-v] [--version]
  */
 #include <errno.h>
 #include <ev.h>
@@ -44,6 +44,7 @@ static void usage(FILE *out)
 		"  -f, --foreground         stay in the foreground\n"
 		"      --trace              log every call and reply\n"
 		"  -v, --verbose            debug logging\n"
+		"  -V, --version            print the version\n"
 		"  -h, --help               this text\n");
 }
 
@@ -199,6 +200,7 @@ int main(int argc, char **argv)
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "trace", no_argument, NULL, 'T' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -214,7 +216,7 @@ int main(int argc, char **argv)
 	ev_signal sigterm, sigint;
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "c:e:l:p:m:P:A:w:s:fvh", longopts,
+	while ((c = getopt_long(argc, argv, "c:e:l:p:m:P:A:w:s:fvVh", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -268,6 +270,9 @@ int main(int argc, char **argv)
 		case 'v':
 			log_set_level(LOG_LEVEL_DEBUG);
 			break;
+		case 'V':
+			printf("dsnfsd %s\n", DSNFS_VERSION);
+			return 0;
 		case 'h':
 			usage(stdout);
 			return 0;
