@@ -30,7 +30,8 @@ CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARN) $(SANFLAGS) -MMD -MP
 GEN_CFLAGS := -std=gnu11 $(CFLAGS) -w $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
-LDLIBS := -ltirpc -lev -lxxhash -linih -lmicrohttpd -ljansson -lpthread -lm -lz
+LDLIBS := -ltirpc -lev -lxxhash -linih -lmicrohttpd -ljansson -lsystemd \
+	-lpthread -lm -lz
 
 PROTO_X := $(wildcard nfsd/proto/*.x)
 GEN_H := $(PROTO_X:nfsd/proto/%.x=$(BUILD)/gen/%.h)
@@ -77,13 +78,31 @@ UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_BINS := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 .PHONY: all run test unit deps deps-check fuzz fuzz-build fuzz-bins format \
-	format-check clean man nfsd vmdk lab bench bench-profile bench-vmdk bench-scale \
+	format-check clean man progs install deb nfsd vmdk lab bench bench-profile bench-vmdk bench-scale \
 	soak abuse
 .DEFAULT_GOAL := all
 
 all: deps-check $(PROGS) $(UNIT_BINS) $(MANS)
 
 man: $(MANS)
+
+# The programs and pages alone, without deps-check (debian/rules builds
+# with this, in a tree of its own).
+progs: $(PROGS) $(MANS)
+
+# Installs what the package holds under DESTDIR (debian/rules).
+PREFIX ?= /usr
+install: progs
+	install -D -m 0755 $(BUILD)/bin/dsnfsd $(DESTDIR)$(PREFIX)/sbin/dsnfsd
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BUILD)/bin/dsnfsctl $(BUILD)/bin/dsvmdk \
+		$(BUILD)/bin/dsload $(DESTDIR)$(PREFIX)/bin/
+	for m in $(MANS); do \
+		s=$${m##*.}; \
+		install -D -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man$$s/$${m##*/}; \
+	done
+	install -D -m 0644 etc/package/dsnfsd.conf $(DESTDIR)/etc/dsnfs/dsnfsd.conf
+	install -D -m 0644 etc/prices.conf $(DESTDIR)/etc/dsnfs/prices.conf
 
 nfsd: $(BUILD)/bin/dsnfsd
 vmdk: $(BUILD)/bin/dsvmdk
@@ -210,6 +229,20 @@ abuse: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsload
 # 64 flows of verified mixed traffic for 30 minutes (SOAK_SECONDS).
 soak: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsload
 	perf/soak/soak.sh $(BUILD)/bin
+
+# dsnfs_VERSION_amd64.deb with Debian's tooling (debian/), built from a copy
+# of the tracked files in build/deb/src so nothing lands beside the
+# repository; -nc keeps that tree's objects between runs.  lintian last.
+deb: deps-check
+	@v=$$(dpkg-parsechangelog -l debian/changelog -S Version); \
+	[ "$$v" = "$(VERSION)" ] || { \
+		echo "deb: debian/changelog says $$v, VERSION $(VERSION)" >&2; exit 1; }
+	mkdir -p build/deb/src
+	git ls-files -z | tar --null -T - -cf - | tar -xf - -C build/deb/src
+	cd build/deb/src && dpkg-buildpackage -b -nc -us -uc --no-sign >../build.log 2>&1 \
+		|| { tail -30 ../build.log; exit 1; }
+	lintian --fail-on error build/deb/dsnfs_$(VERSION)_amd64.deb
+	@echo "deb: build/deb/dsnfs_$(VERSION)_amd64.deb"
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <systemd/sd-daemon.h>
 #include <unistd.h>
 
 #include "nfsd/base.h"
@@ -168,12 +169,14 @@ static void reload_cb(struct ev_loop *loop, ev_signal *w, int revents)
 	}
 	log_info("dsnfsd: SIGHUP: reading %s again",
 		 r->path ? r->path : "the command line");
+	sd_notify(0, "RELOADING=1");
 	rc = load_config(cfg, &sections, r->path, r->o, err, sizeof(err));
 	if (!rc)
 		rc = server_reconfigure(r->srv, cfg, &sections, err,
 					sizeof(err));
 	if (rc)
 		log_error("dsnfsd: SIGHUP: %s; the running config stays", err);
+	sd_notify(0, "READY=1");
 	server_sections_fini(&sections);
 	free(cfg);
 }
@@ -307,6 +310,10 @@ int main(int argc, char **argv)
 	       cfg.listen, ports.nfs, ports.mount, ports.portmap, ports.admin,
 	       ports.rpcbind ? " (rpcbind)" : "");
 	fflush(stdout);
+	/* systemd's Type=notify: the sockets are up.  Without NOTIFY_SOCKET
+	 * (not started by systemd) this does nothing. */
+	sd_notifyf(0, "READY=1\nSTATUS=listening on %s nfs=%d mount=%d",
+		   cfg.listen, ports.nfs, ports.mount);
 
 	ev_signal_init(&sigterm, stop_cb, SIGTERM);
 	ev_signal_start(loop, &sigterm);
@@ -319,6 +326,7 @@ int main(int argc, char **argv)
 	ev_signal_start(loop, &reload.watcher);
 	ev_run(loop, 0);
 
+	sd_notify(0, "STOPPING=1");
 	server_close(srv);
 	log_info("dsnfsd: stopped");
 	return 0;
