@@ -3,7 +3,8 @@
 # the page, its script and Chart.js (from libjs-chart.js) are served by
 # dsnfsd; while dsload runs against a datastore in a pool, the page logs no
 # console error or exception and its charts get points with traffic in
-# them.  The screenshot stays in BUILD/dashboard.png.
+# them.  The screenshot stays in BUILD/dashboard.png.  The example Grafana
+# dashboard in etc/ names only metrics /metrics has.
 . "$(dirname "$0")/lib.sh"
 SHOT=$(dirname "$DSNFS_BIN")/dashboard.png
 # cdp.py needs Debian's python3-websocket: Debian's python3, whatever PATH
@@ -41,6 +42,8 @@ expr+='flows: document.querySelectorAll("#t-flows tr").length - 1, '
 expr+='status: document.getElementById("status").textContent})'
 /usr/bin/python3 tests/integ/cdp.py "http://$ADMIN/" 9 "$SHOT" "$expr" >"$TEST_TMP/cdp.json" 2>"$TEST_TMP/cdp.err"
 rc=$?
+# /metrics while the hosts are connected (for the Grafana check below).
+curl -s "http://$ADMIN/metrics" >"$TEST_TMP/metrics"
 # Enough traffic seen: end dsload (by its pid).
 kill $lpid 2>/dev/null
 wait $lpid 2>/dev/null
@@ -58,5 +61,13 @@ check "the latency chart has values" [ "$(j 'int(v["charts"][2]["max"] > 0)')" =
 check "ds1's QoS limit is drawn as a line" [ "$(j 'int("ds1 limit" in v["charts"][1]["datasets"])')" = 1 ]
 check "the tables list ds1, ds2 and dsload's flows" [ "$(j 'int(v["volumes"] == 2 and v["flows"] >= 2)')" = 1 ]
 check "screenshot $SHOT" [ -s "$SHOT" ]
+# The example Grafana dashboard (etc/) charts names /metrics has.
+missing=""
+for m in $(grep -oE 'dsnfs_[a-z_]+' etc/grafana-dashboard.json | sort -u); do
+	grep -q "^$m[{ ]" "$TEST_TMP/metrics" || missing="$missing $m"
+done
+[ -z "$missing" ] || echo "    not in /metrics:$missing"
+check "etc/grafana-dashboard.json uses only names of /metrics" [ -z "$missing" ]
+check "etc/grafana-dashboard.json is JSON" /usr/bin/python3 -m json.tool etc/grafana-dashboard.json /dev/null
 check "server exits cleanly" dsnfsd_stop
 test_done
