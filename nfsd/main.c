@@ -6,7 +6,7 @@
  *
  *   dsnfsd [-c FILE] [-e NAME=DIR]... [-l ADDR] [-p NFS_PORT]
  *          [-m MOUNT_PORT] [-P PORTMAP_PORT|off] [-A ADMIN_PORT|off]
- *          [-w WORKERS] [-f] [--trace] [-v]
+ *          [-w WORKERS] [-f] [--trace] [-v] [--version]
  */
 #include <errno.h>
 #include <ev.h>
@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <systemd/sd-daemon.h>
 #include <unistd.h>
 
 #include "nfsd/base.h"
@@ -44,6 +45,7 @@ static void usage(FILE *out)
 		"  -f, --foreground         stay in the foreground\n"
 		"      --trace              log every call and reply\n"
 		"  -v, --verbose            debug logging\n"
+		"  -V, --version            print the version\n"
 		"  -h, --help               this text\n");
 }
 
@@ -167,12 +169,14 @@ static void reload_cb(struct ev_loop *loop, ev_signal *w, int revents)
 	}
 	log_info("dsnfsd: SIGHUP: reading %s again",
 		 r->path ? r->path : "the command line");
+	sd_notify(0, "RELOADING=1");
 	rc = load_config(cfg, &sections, r->path, r->o, err, sizeof(err));
 	if (!rc)
 		rc = server_reconfigure(r->srv, cfg, &sections, err,
 					sizeof(err));
 	if (rc)
 		log_error("dsnfsd: SIGHUP: %s; the running config stays", err);
+	sd_notify(0, "READY=1");
 	server_sections_fini(&sections);
 	free(cfg);
 }
@@ -199,6 +203,7 @@ int main(int argc, char **argv)
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "trace", no_argument, NULL, 'T' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -214,7 +219,7 @@ int main(int argc, char **argv)
 	ev_signal sigterm, sigint;
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "c:e:l:p:m:P:A:w:s:fvh", longopts,
+	while ((c = getopt_long(argc, argv, "c:e:l:p:m:P:A:w:s:fvVh", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -268,6 +273,9 @@ int main(int argc, char **argv)
 		case 'v':
 			log_set_level(LOG_LEVEL_DEBUG);
 			break;
+		case 'V':
+			printf("dsnfsd %s\n", DSNFS_VERSION);
+			return 0;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -302,6 +310,10 @@ int main(int argc, char **argv)
 	       cfg.listen, ports.nfs, ports.mount, ports.portmap, ports.admin,
 	       ports.rpcbind ? " (rpcbind)" : "");
 	fflush(stdout);
+	/* systemd's Type=notify: the sockets are up.  Without NOTIFY_SOCKET
+	 * (not started by systemd) this does nothing. */
+	sd_notifyf(0, "READY=1\nSTATUS=listening on %s nfs=%d mount=%d",
+		   cfg.listen, ports.nfs, ports.mount);
 
 	ev_signal_init(&sigterm, stop_cb, SIGTERM);
 	ev_signal_start(loop, &sigterm);
@@ -314,6 +326,7 @@ int main(int argc, char **argv)
 	ev_signal_start(loop, &reload.watcher);
 	ev_run(loop, 0);
 
+	sd_notify(0, "STOPPING=1");
 	server_close(srv);
 	log_info("dsnfsd: stopped");
 	return 0;

@@ -512,14 +512,30 @@ static const struct command commands[] = {
 	{ NULL, NULL, NULL },
 };
 
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: dsvmdk COMMAND ...; commands:\n");
+	for (const struct command *c = commands; c->name; c++) {
+		fprintf(out, "  %s %s\n", c->name, c->usage);
+	}
+	fprintf(out, "  -V, --version  print the version\n"
+		     "  -h, --help     this text\n");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: dsvmdk COMMAND ...; commands:\n");
-		for (const struct command *c = commands; c->name; c++) {
-			fprintf(stderr, "  %s %s\n", c->name, c->usage);
-		}
+		usage(stderr);
 		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("dsvmdk %s\n", DSNFS_VERSION);
+		return 0;
 	}
 	for (const struct command *c = commands; c->name; c++) {
 		if (!strcmp(c->name, argv[1])) {

@@ -303,6 +303,19 @@ void admin__api_handle(struct admin_api *api, const char *method,
 
 void admin__reply_fini(struct admin_reply *reply);
 
+/* Chart.js 3 as Debian's libjs-chart.js installs it; the dashboard's
+ * charts load it from GET /chart.js. */
+#define ADMIN_CHARTJS_PATH "/usr/share/javascript/chart.js/chart.min.js"
+#define ADMIN_CHARTJS_MAX_BYTES (4 << 20)
+
+/*
+ * The dashboard (dashboard.c): answers GET and HEAD of /, /index.html,
+ * /dashboard.js and /chart.js into @reply (release: admin__reply_fini())
+ * and returns true; false for any other request, @reply untouched.
+ */
+bool admin__dashboard_handle(const char *method, const char *url,
+			     struct admin_reply *reply);
+
 /* {"error": "..."} with @status. */
 void admin__reply_error(struct admin_reply *reply, unsigned status,
 			const char *fmt, ...)

@@ -178,8 +178,9 @@ static enum MHD_Result http_access_cb(void *cls, struct MHD_Connection *conn,
 		return http_reply_too_large(conn, method, url);
 	ctype = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 					    MHD_HTTP_HEADER_CONTENT_TYPE);
-	admin__api_handle(&adm->api, method, url, ctype, r->body, r->len,
-			  &reply);
+	if (!admin__dashboard_handle(method, url, &reply))
+		admin__api_handle(&adm->api, method, url, ctype, r->body,
+				  r->len, &reply);
 	http_log_change(conn, method, url, &reply);
 	return http_queue(conn, &reply);
 }

@@ -75,7 +75,11 @@ static const struct ctl_command ctl_commands[] = {
 static void ctl_usage(FILE *out)
 {
 	fprintf(out, "usage: dsnfsctl [-s HOST:PORT] [--json] COMMAND "
-		     "[OPTIONS]\n");
+		     "[OPTIONS]\n"
+		     "       dsnfsctl --help | --version\n"
+		     "  -s, --server HOST:PORT  the admin endpoint "
+		     "(DSNFSCTL_SERVER; 127.0.0.1:8049)\n"
+		     "  -j, --json              the API's JSON, not a table\n");
 	for (size_t i = 0; i < ARRAY_SIZE(ctl_commands); i++)
 		fprintf(out, "  dsnfsctl %s\n", ctl_commands[i].usage);
 }
@@ -120,6 +124,11 @@ int main(int argc, char **argv)
 	    (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
 	     !strcmp(argv[1], "-h"))) {
 		ctl_usage(stdout);
+		return CTL_EXIT_OK;
+	}
+	if (argc >= 2 &&
+	    (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
+		printf("dsnfsctl %s\n", DSNFS_VERSION);
 		return CTL_EXIT_OK;
 	}
 	skip = ctl_globals(&argc, argv, &r);

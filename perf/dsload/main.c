@@ -26,6 +26,9 @@ static int dsload_main(int argc, char **argv)
 	case DSLOAD_CMD_HELP:
 		opts_usage(stdout);
 		return DSLOAD_EXIT_OK;
+	case DSLOAD_CMD_VERSION:
+		printf("dsload %s\n", DSNFS_VERSION);
+		return DSLOAD_EXIT_OK;
 	case DSLOAD_CMD_SWEEP:
 		return sweep_main(&o);
 	case DSLOAD_CMD_PROFILE:

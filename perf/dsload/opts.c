@@ -52,6 +52,7 @@ enum {
 	OPT_DSNFSD,
 	OPT_SCALE,
 	OPT_NO_CEILING,
+	OPT_VERSION,
 };
 
 static const struct option opts_long[] = {
@@ -100,6 +101,7 @@ static const struct option opts_long[] = {
 	{ "dsnfsd", required_argument, NULL, OPT_DSNFSD },
 	{ "scale", required_argument, NULL, OPT_SCALE },
 	{ "no-ceiling", no_argument, NULL, OPT_NO_CEILING },
+	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -185,7 +187,10 @@ void opts_usage(FILE *out)
 	      "dsload)\n"
 	      "      --scale X              the config's traffic scale (from "
 	      "the file, or 1)\n"
-	      "      --no-ceiling           skip the uncapped ceiling runs\n",
+	      "      --no-ceiling           skip the uncapped ceiling runs\n"
+	      "other:\n"
+	      "      --version              print the version\n"
+	      "  -h, --help                 this text\n",
 	      out);
 }
 
@@ -510,6 +515,9 @@ static int opts_one(struct dsload_opts *o, int c, const char *arg)
 		return opts_positive_seconds(arg, &o->scale);
 	case OPT_NO_CEILING:
 		o->no_ceiling = true;
+		return 0;
+	case OPT_VERSION:
+		o->cmd = DSLOAD_CMD_VERSION;
 		return 0;
 	case 'h':
 		o->cmd = DSLOAD_CMD_HELP;

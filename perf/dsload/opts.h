@@ -21,6 +21,7 @@ enum dsload_cmd {
 	DSLOAD_CMD_SWEEP,
 	DSLOAD_CMD_PROFILE,
 	DSLOAD_CMD_HELP,
+	DSLOAD_CMD_VERSION,
 };
 
 struct opts_list {

@@ -10,7 +10,7 @@
 #   readdir  100,000 files in one directory listed by READDIRPLUS beside
 #            1,000: a raw-wire client (calls, bytes per reply, cookies
 #            checked: every name exactly once), nfs-ls (libnfs) and the
-#            kernel client (ls -l in ../shared/kclient, when built);
+#            kernel client (ls -l in tests/kclient's guest, built on demand);
 #            the same lister against nfs-ganesha (cold, then warm);
 #            dsnfsd CPU and RSS; 10,000 CREATEs over NFS
 #   vmdk     a 2 TiB thin VMDK beside a 16 MiB one: qemu-img / qemu-io over
@@ -24,7 +24,7 @@
 #   SCALE_FLOW_IOPS [5] the light load: I/Os per second per flow
 #   SCALE_PARTS   [flows readdir vmdk]
 #   SCALE_DIR     [/var/tmp]  where the scratch directory is made
-#   KCLIENT       [../shared/kclient beside the repository]
+#   KCLIENT       [tests/kclient]
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . perf/bench/lib.sh
@@ -34,7 +34,7 @@ BIN=$BUILD/bin
 SECS=${SCALE_SECONDS:-4}
 RATE=${SCALE_FLOW_IOPS:-5}
 PARTS=${SCALE_PARTS:-flows readdir vmdk}
-KCLIENT=${KCLIENT:-$(pwd)/../shared/kclient}
+KCLIENT=${KCLIENT:-$(pwd)/tests/kclient}
 
 [ "$(id -u)" = 0 ] || bench_die "needs root (namespaces)"
 for b in dsnfsd dsload dsvmdk; do
@@ -302,12 +302,11 @@ readdir_ganesha() {
 	bench_stop_pid "$nsg"
 }
 
-# The Linux kernel client (a QEMU guest; shared/kclient) runs ls -l on
+# The Linux kernel client (a QEMU guest; tests/kclient) runs ls -l on
 # both directories and prints its own per-operation counters.
 kclient_ls() {
-	if [ ! -x "$KCLIENT/run-guest.sh" ] ||
-		[ ! -e "${KCLIENT_OUT:-/var/tmp/kclient/out}/vmlinuz" ]; then
-		say "readdir: kernel client skipped (no built kclient at $KCLIENT; run its build.sh)"
+	if ! "$KCLIENT/build.sh" >"$BENCH_TMP/kbuild.log" 2>&1; then
+		say "readdir: kernel client skipped ($KCLIENT/build.sh failed: $(tail -1 "$BENCH_TMP/kbuild.log"))"
 		return 0
 	fi
 	local c0 c1 log=$BENCH_TMP/kclient.out

@@ -272,7 +272,7 @@ total: 1188.495360 USD
 BILL
 
 echo "== lab 8: the kernel client (boot: t4001)"
-KCLIENT=$(cd "$(dirname "$0")/../.." && pwd)/../shared/kclient
+KCLIENT=$(cd "$(dirname "$0")/../kclient" && pwd)
 "$KCLIENT/run-guest.sh" 27049 27050 /ds1 'ls' >"$T/kc.txt" 2>&1
 rc=$?
 cat "$T/kc.txt"

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The man pages (man/*.scd, built by scdoc into BUILD/man) cover every
+# option each program's --help lists, and every key of the README's config
+# reference; each page renders without a warning; every program prints
+# the one VERSION with --version.
+. "$(dirname "$0")/lib.sh"
+MAN_DIR=$(dirname "$DSNFS_BIN")/man
+VERSION=$(cat VERSION)
+
+# The options a help text names: -x and --long-name, at a word's start.
+help_options() {
+	grep -oE '(^|[][ ,|(])--?[A-Za-z][A-Za-z0-9-]*' | sed 's/^[][ ,|(]*//' |
+		sort -u
+}
+
+# page_has PAGE OPTION: OPTION stands alone (not inside a longer option).
+page_has() {
+	grep -qE -- "(^|[^A-Za-z0-9-])$2([^A-Za-z0-9-]|\$)" "$1"
+}
+
+for pair in dsnfsd:8 dsnfsctl:8 dsvmdk:1 dsload:1; do
+	prog=${pair%:*} sec=${pair#*:}
+	src=man/$prog.$sec.scd
+	"$DSNFS_BIN/$prog" --help >"$TEST_TMP/$prog.help" 2>&1
+	check "$prog --help exits 0" [ $? -eq 0 ]
+	opts=$(help_options <"$TEST_TMP/$prog.help")
+	n=$(echo "$opts" | wc -w)
+	missing=""
+	for o in $opts; do
+		page_has "$src" "$o" || missing="$missing $o"
+	done
+	[ -z "$missing" ] || echo "    $src lacks:$missing"
+	check "$prog($sec) names all $n options of --help" [ -z "$missing" ]
+	check "$prog --version prints '$prog $VERSION'" \
+		[ "$("$DSNFS_BIN/$prog" --version)" = "$prog $VERSION" ]
+done
+
+# Config keys: the second column of the README's "Config reference" table.
+keys=$(sed -n '/^## Config reference/,/^## /p' README.md |
+	awk -F'|' '/^\|/ { print $3 }' | grep -oE '`[a-z_]+`' | tr -d '`' | sort -u)
+missing=""
+for k in $keys; do
+	page_has man/dsnfsd.conf.5.scd "$k" || missing="$missing $k"
+done
+[ -z "$missing" ] || echo "    dsnfsd.conf.5.scd lacks:$missing"
+check "dsnfsd.conf(5) names all $(echo "$keys" | wc -w) keys of the README" [ -z "$missing" ]
+
+for src in man/*.scd; do
+	page=$MAN_DIR/$(basename "$src" .scd)
+	check "$page is built" [ -s "$page" ]
+	LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$page" >"$TEST_TMP/out" 2>"$TEST_TMP/warn"
+	[ -s "$TEST_TMP/warn" ] && cat "$TEST_TMP/warn"
+	check "$(basename "$page") renders without a warning" [ ! -s "$TEST_TMP/warn" ]
+done
+test_done
