@@ -7,9 +7,21 @@
 
 #include <errno.h>
 
-static __int128 bucket_cap_nano(const struct token_bucket *b)
+static __int128 bucket_burst_nano(const struct token_bucket *b)
 {
 	return (__int128)b->burst * TOKEN_BUCKET_NS_PER_S;
+}
+
+/* The most the level may reach now: the burst, and while a waiter is owed
+ * its late wake-up, the catch-up on top (bucket.h). */
+static __int128 bucket_cap_nano(const struct token_bucket *b)
+{
+	__int128 cap = bucket_burst_nano(b);
+
+	if (b->waiting)
+		cap += (__int128)b->rate_per_s * TOKEN_BUCKET_CATCHUP_MS *
+		       (TOKEN_BUCKET_NS_PER_S / 1000);
+	return cap;
 }
 
 /* Brings the level up to @now_ns at the current rate. */
@@ -40,7 +52,8 @@ int token_bucket_init(struct token_bucket *b, uint64_t rate_per_s,
 		return -EINVAL;
 	b->rate_per_s = rate_per_s;
 	b->burst = burst;
-	b->level_nano = bucket_cap_nano(b);
+	b->waiting = false;
+	b->level_nano = bucket_burst_nano(b);
 	b->last_ns = now_ns;
 	return 0;
 }
@@ -55,8 +68,10 @@ int token_bucket_set_rate(struct token_bucket *b, uint64_t rate_per_s,
 	bucket_refill(b, now_ns);
 	b->rate_per_s = rate_per_s;
 	b->burst = burst;
-	if (was_unlimited || b->level_nano > bucket_cap_nano(b))
-		b->level_nano = bucket_cap_nano(b);
+	/* Tokens of the old rate are kept up to the new burst only. */
+	b->waiting = false;
+	if (was_unlimited || b->level_nano > bucket_burst_nano(b))
+		b->level_nano = bucket_burst_nano(b);
 	return 0;
 }
 
@@ -68,6 +83,7 @@ uint64_t token_bucket_time_until(struct token_bucket *b, uint64_t n,
 	bucket_refill(b, now_ns);
 	if (b->level_nano > 0)
 		return 0;
+	b->waiting = true;
 	/* The first nanosecond at which the level is above zero. */
 	return (uint64_t)(-b->level_nano / b->rate_per_s) + 1;
 }
@@ -87,7 +103,7 @@ bool token_bucket_full(struct token_bucket *b, int64_t now_ns)
 	if (!b->rate_per_s)
 		return true;
 	bucket_refill(b, now_ns);
-	return b->level_nano >= bucket_cap_nano(b);
+	return b->level_nano >= bucket_burst_nano(b);
 }
 
 void token_bucket_take(struct token_bucket *b, uint64_t n, int64_t now_ns)
@@ -96,6 +112,10 @@ void token_bucket_take(struct token_bucket *b, uint64_t n, int64_t now_ns)
 		return;
 	bucket_refill(b, now_ns);
 	b->level_nano -= (__int128)n * TOKEN_BUCKET_NS_PER_S;
+	/* Owed no more once the catch-up is spent (the waiters of one late
+	 * wake-up share it). */
+	if (b->level_nano <= bucket_burst_nano(b))
+		b->waiting = false;
 }
 
 bool token_bucket_try_take(struct token_bucket *b, uint64_t n, int64_t now_ns)

@@ -3,12 +3,24 @@
  * building block of every traffic limit.  Tokens are bytes or operations.
  *
  * The level is kept in nano-tokens (tokens x 1e9) so refills never round:
- * over any period the tokens granted are exactly rate x time + burst.  A
+ * refills add exactly rate x time, up to the cap (the burst; see the
+ * catch-up below).  A
  * take may overdraw the bucket (the level goes negative, a debt): a request
  * may start whenever the level is above zero and pays its full size, so a
  * request larger than the burst still passes, and large and small requests
  * sharing a bucket wait for the same moment (no starvation of the large
- * ones).  The long-run rate is exact; the overshoot is at most one request.
+ * ones).  The long-run rate is exact; the overshoot is at most one request
+ * (and the catch-up).
+ *
+ * A waiter that comes back late (its loop was descheduled: a busy machine)
+ * must not lose what the bucket earned meanwhile, or a capped flow falls
+ * below its cap under load.  So from a refusal until the takes bring the
+ * level back to the burst, the bucket holds up to TOKEN_BUCKET_CATCHUP_MS
+ * of its rate above its burst: a waiter back late takes the tokens its
+ * lateness earned (and the waiters behind it on the same wake-up), so the
+ * long-run rate stays the rate.  A waiter back on time finds the level
+ * just above zero, as without it.  The price: over any span the tokens
+ * granted are at most rate x time + burst + the catch-up.
  *
  * Not thread-safe: the owner serialises calls (traffic.c holds a mutex per
  * shared bucket; a flow's own buckets belong to its loop thread).
@@ -20,12 +32,18 @@
 #include <stdint.h>
 
 #define TOKEN_BUCKET_NS_PER_S INT64_C(1000000000)
+/* How much lateness of a waiter's wake-up the bucket makes good. */
+#define TOKEN_BUCKET_CATCHUP_MS 50
 
 struct token_bucket {
 	uint64_t rate_per_s; /* tokens per second; 0: unlimited */
 	uint64_t burst; /* the most tokens it holds */
 	__int128 level_nano; /* tokens x 1e9; below zero: debt */
 	int64_t last_ns; /* when level_nano was last brought up to date */
+	/* Someone was refused, and the takes since left more than the burst
+	 * (or none came): the cap is burst + TOKEN_BUCKET_CATCHUP_MS of the
+	 * rate. */
+	bool waiting;
 };
 
 /* Starts a full bucket.  @rate_per_s 0 makes it unlimited.  Returns 0, or

@@ -166,6 +166,46 @@ static void test_live_rate_change(void **state)
 	assert_int_equal(token_bucket_tokens(&b, 0), 20);
 }
 
+/* A waiter whose loop runs late (a busy machine) gets the tokens its
+ * lateness earned, up to the catch-up: 100 requests of 1 MiB at 100 MiB/s,
+ * each coming back 40 ms after it was told to, still take about 1 s; an
+ * on-time waiter finds what it found before, and an idle bucket still
+ * holds no more than its burst. */
+static void test_late_waiter_loses_no_tokens(void **state)
+{
+	struct token_bucket b;
+	const uint64_t rate = 100 * MIB, burst = MIB;
+	int64_t now = 0;
+	uint64_t taken = 0;
+
+	(void)state;
+	assert_int_equal(token_bucket_init(&b, rate, burst, now), 0);
+	while (taken < 100 * MIB) {
+		uint64_t w = token_bucket_time_until(&b, MIB, now);
+
+		if (w) {
+			now += (int64_t)w + 40 * MS; /* woken 40 ms late */
+			continue;
+		}
+		token_bucket_take(&b, MIB, now);
+		taken += MIB;
+	}
+	/* Without the catch-up each wake-up loses its 40 ms: 3.96 s. */
+	assert_true(now < 1100 * MS);
+	assert_true(now > 900 * MS);
+
+	/* Late by more than the catch-up: what is past it is lost. */
+	assert_int_equal(token_bucket_init(&b, rate, burst, 0), 0);
+	token_bucket_take(&b, 20 * MIB, 0);
+	assert_true(token_bucket_time_until(&b, MIB, 0) > 0);
+	assert_int_equal(token_bucket_tokens(&b, 10 * S),
+			 (int64_t)(burst + rate * TOKEN_BUCKET_CATCHUP_MS / 1000));
+	/* Spent down to the burst, the bucket owes nothing: idle, it fills
+	 * to its burst only. */
+	token_bucket_take(&b, rate * TOKEN_BUCKET_CATCHUP_MS / 1000, 10 * S);
+	assert_int_equal(token_bucket_tokens(&b, 20 * S), (int64_t)burst);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -177,6 +217,7 @@ int main(void)
 		cmocka_unit_test(test_unlimited_and_empty_takes_never_wait),
 		cmocka_unit_test(test_clock_going_back_is_ignored),
 		cmocka_unit_test(test_live_rate_change),
+		cmocka_unit_test(test_late_waiter_loses_no_tokens),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
