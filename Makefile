@@ -191,12 +191,13 @@ run: deps-check $(BUILD)/bin/dsnfsd
 	mkdir -p var/ds1 var/ds2 var/ds3 var/ds4 var/state
 	$(BUILD)/bin/dsnfsd -c etc/dsnfsd.conf -f
 
-# The plain build too: a test that measures memory (t8106) needs a binary
-# without ASan, whose RSS means nothing.
+# The plain dsnfsd too: a test that measures memory (t8106) needs a binary
+# without ASan, whose RSS means nothing.  The builds use every core.
+JOBS ?= $(shell nproc)
 test: deps
-	$(MAKE) BUILD=build/san SAN=1 all
-	$(MAKE) all
-	$(MAKE) fuzz-build
+	$(MAKE) -j$(JOBS) BUILD=build/san SAN=1 all
+	$(MAKE) -j$(JOBS) build/bin/dsnfsd
+	$(MAKE) -j$(JOBS) fuzz-build
 	DSNFS_REL_BIN=$(CURDIR)/build/bin tests/run.sh build/san build/fuzz
 
 unit: deps

@@ -1,6 +1,10 @@
 /*
- * server_int: struct server, shared by server.c (assembly and teardown)
- * and server_pools.c (pools, ledger, traffic, quotas) and nothing else.
+ * server_int: struct server, shared by the server_*.c files alone:
+ * server.c (assembly and teardown), server_exports.c (the export table
+ * and its reload), server_pools.c (pools, ledger, traffic, quotas),
+ * server_admin.c (the admin endpoint's hooks) and server_fcache.c (the
+ * file caches' descriptor budget); and by test_store_fdlimit, which checks
+ * that budget.
  */
 #ifndef DSNFS_SERVER_INT_H
 #define DSNFS_SERVER_INT_H

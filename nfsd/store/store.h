@@ -262,7 +262,9 @@ int store_fh_export_id(const struct store_fh *fh, uint32_t *export_id);
 /*
  * Reads up to @count bytes at @off_bytes from @ref's descriptor (borrowed),
  * looping over short reads until @count or the end of the file; *nread is
- * the count read.  Returns 0 or -errno (-EFBIG past INT64_MAX).
+ * the count read; a read at or past INT64_MAX reads nothing, one that
+ * would pass it stops there (a file cannot be larger).  Returns 0 or
+ * -errno.
  */
 int store_file_ref_pread(const struct store_file_ref *ref, uint64_t off_bytes,
 			 void *buf, uint32_t count, uint32_t *nread);
