@@ -5,7 +5,7 @@
  * record arrives, its buffer).  Counted at accept on the main loop,
  * uncounted at close on the worker loops, hence one mutex.
  *
- * Full is not locked out (issue 11; Linux knfsd svc_check_conn_limits()
+ * Full is not locked out (Linux knfsd svc_check_conn_limits()
  * closes its oldest connection when a new one would pass the limit): at
  * max_conns a connection from an address under its own cap is still
  * admitted, and the server makes room by closing an idle connection of

@@ -162,7 +162,7 @@ void net__conn_close(struct conn *c)
 	net__conn_unref(c);
 }
 
-/* Idle (issue 11): nothing in flight and no output queued.  A draining
+/* Idle: nothing in flight and no output queued.  A draining
  * conn is finishing its calls, not idle. */
 static bool conn_is_idle(const struct conn *c)
 {

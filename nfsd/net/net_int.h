@@ -124,7 +124,7 @@ void net__conn_open(struct worker *w, int fd, const struct sockaddr *peer,
 
 /* A conn of @w closed: memory_trim_ms from now, unless another closes
  * meanwhile, @w's pool keeps only its low-water mark and the heap gives
- * its free pages back (issue 11: a burst's memory must not stay).
+ * its free pages back: a burst's memory must not stay.
  * Worker thread. */
 void net__worker_trim_arm(struct worker *w);
 

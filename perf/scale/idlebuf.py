@@ -22,17 +22,10 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "tests", "integ"))
+from procstat import rss_kib  # noqa: E402
 from nfs3wire import MountClient, Nfs3Client, NFS3_OK, UNSTABLE  # noqa: E402
 
 HOST = "127.0.0.1"
-
-
-def rss_kib(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise RuntimeError("no VmRSS")
 
 
 def start(bin_dir, tmp):

@@ -235,6 +235,32 @@ def addr_family(host):
     return socket.AF_INET6 if ":" in host else socket.AF_INET
 
 
+def recv_exact(sock, n):
+    """n bytes from a stream socket; ConnectionClosed on EOF, a reset or a
+    timeout."""
+    buf = b""
+    while len(buf) < n:
+        try:
+            chunk = sock.recv(n - len(buf))
+        except (ConnectionResetError, socket.timeout) as e:
+            raise ConnectionClosed(str(e))
+        if not chunk:
+            raise ConnectionClosed("EOF")
+        buf += chunk
+    return buf
+
+
+def read_record(sock):
+    """One whole record (RFC 5531 11) from a stream socket, fragments
+    joined."""
+    data = b""
+    while True:
+        (mark,) = struct.unpack(">I", recv_exact(sock, 4))
+        data += recv_exact(sock, mark & 0x7FFFFFFF)
+        if mark & 0x80000000:
+            return data
+
+
 class RpcClient:
     """One connection to one RPC program; TCP (default) or UDP.
 
@@ -279,26 +305,9 @@ class RpcClient:
     def __exit__(self, *exc):
         self.close()
 
-    def _recv_exact(self, n):
-        buf = b""
-        while len(buf) < n:
-            try:
-                chunk = self.sock.recv(n - len(buf))
-            except (ConnectionResetError, socket.timeout) as e:
-                raise ConnectionClosed(str(e))
-            if not chunk:
-                raise ConnectionClosed("EOF")
-            buf += chunk
-        return buf
-
     def read_record(self):
         """One whole record, fragments joined."""
-        data = b""
-        while True:
-            (mark,) = struct.unpack(">I", self._recv_exact(4))
-            data += self._recv_exact(mark & 0x7FFFFFFF)
-            if mark & 0x80000000:
-                return data
+        return read_record(self.sock)
 
     def send_message(self, msg):
         """Sends one RPC message: a record on TCP, a datagram on UDP."""

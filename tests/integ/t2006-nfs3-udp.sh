@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# NFSv3 over UDP on the NFS port (issue 11): the built-in portmapper maps
+# NFSv3 over UDP on the NFS port: the built-in portmapper maps
 # it, and a raw UDP client gets NULL, GETATTR, WRITE and READ back, READ
 # and WRITE clamped to a datagram, COMMIT off the main loop and a
 # retransmission answered from the duplicate request cache.  rpcinfo -u

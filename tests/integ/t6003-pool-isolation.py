@@ -27,30 +27,11 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nfs3wire import (NFS3_OK, NFS_PROGRAM, NFS_V3, Checks,  # noqa: E402
                       Nfs3Client, auth_sys, call_header, encode_args,
-                      parse_reply, record_frame)
+                      parse_reply, read_record, record_frame)
 from poolload import HOST, MIB, Load, root_of, sparse_file  # noqa: E402
 
 KIB = 1024
 GETATTR, READ = 1, 6
-
-
-def recv_exact(sock, n):
-    buf = b""
-    while len(buf) < n:
-        chunk = sock.recv(n - len(buf))
-        if not chunk:
-            raise EOFError("connection closed")
-        buf += chunk
-    return buf
-
-
-def read_record(sock):
-    data = b""
-    while True:
-        (mark,) = struct.unpack(">I", recv_exact(sock, 4))
-        data += recv_exact(sock, mark & 0x7FFFFFFF)
-        if mark & 0x80000000:
-            return data
 
 
 def one_connection(ck, nfs_port, mount_port):

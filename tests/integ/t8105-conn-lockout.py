@@ -21,7 +21,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nfs3wire import (Checks, ConnectionClosed, NFS_PROGRAM,  # noqa: E402
                       NFS_V3, auth_sys, call_header, parse_reply,
-                      record_frame)
+                      read_record, record_frame)
 
 SERVER = "127.0.0.1"
 XID = [0x5105000]
@@ -43,27 +43,10 @@ def null_call(s, timeout):
     try:
         s.sendall(record_frame(call_header(xid, NFS_PROGRAM, NFS_V3, 0,
                                            auth_sys())))
-        data = b""
-        while True:
-            hdr = recv_exact(s, 4)
-            mark = int.from_bytes(hdr, "big")
-            data += recv_exact(s, mark & 0x7FFFFFFF)
-            if mark & 0x80000000:
-                break
-        parse_reply(data, xid)
+        parse_reply(read_record(s), xid)
         return True
     except (OSError, ConnectionClosed, socket.timeout):
         return False
-
-
-def recv_exact(s, n):
-    buf = b""
-    while len(buf) < n:
-        chunk = s.recv(n - len(buf))
-        if not chunk:
-            raise ConnectionClosed("EOF")
-        buf += chunk
-    return buf
 
 
 def is_closed(s):

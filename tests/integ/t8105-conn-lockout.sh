@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A server full of idle connections still serves a new client: an idle
-# connection of the busiest host makes room (issue 11, connection lockout).
+# connection of the busiest host makes room.
 . "$(dirname "$0")/lib.sh"
 
 cat >"$TEST_TMP/lockout.conf" <<CONF

@@ -16,20 +16,13 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from procstat import rss_kib  # noqa: E402
 from nfs3wire import (Checks, MountClient, Nfs3Client, NFS_PROGRAM,  # noqa
                       NFS_V3, NFS3_OK, Packer, auth_sys, call_header,
                       encode_read, record_frame)
 
 HOST = "127.0.0.1"
 MIB = 1024 * 1024
-
-
-def rss_kib(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise RuntimeError("no VmRSS")
 
 
 def read_calls(fh, n, xid0):

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Memory after abuse (issue 11): eight clients pipeline 1 MiB READs and
+# Memory after abuse: eight clients pipeline 1 MiB READs and
 # never read the replies; once they are closed, dsnfsd's RSS comes back
 # within 20% of its figure before.
 #

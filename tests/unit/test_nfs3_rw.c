@@ -321,7 +321,8 @@ static void test_commit_leaves_the_loop_and_returns_the_verifier(void **state)
 	assert_int_equal(fake_store_commits(st), 1);
 }
 
-/* Issue 11: a read-only client cannot make the server sync at will. */
+/* A read-only client has nothing to commit and must not make the server
+ * sync at will: answered on the loop, with the verifier, never synced. */
 static void test_commit_on_read_only_export_does_not_sync(void **state)
 {
 	struct nfs3_fixture *fx = *state;
@@ -329,7 +330,6 @@ static void test_commit_on_read_only_export_does_not_sync(void **state)
 	struct store *st = nfs3_fixture_store(fx, NFS3_FIXTURE_RO);
 	COMMIT3args args = { .file = fh, .offset = 0, .count = 0 };
 	COMMIT3res res;
-
 	char verf[8];
 
 	nfs3_write_verf(&fx->svc, &fx->exports[NFS3_FIXTURE_RO], verf);

@@ -107,7 +107,7 @@ static void test_pool_keeps_no_more_than_its_bound(void **state)
 }
 
 /* A bound of zero keeps nothing: every block is the heap's. */
-/* Issue 11: a burst's reserve goes back to the heap once the loop is
+/* A burst's reserve goes back to the heap once the loop is
  * quiet; the big blocks first, what is left still serves. */
 static void test_pool_trim_keeps_the_low_water_mark(void **state)
 {
