@@ -61,6 +61,21 @@ uint32_t vmdk__cid_random(void)
 	return cid;
 }
 
+/*
+ * Room for one more item after the @n (of @size bytes) at @arr: an array
+ * grows to twice its size when @n is a power of two, so it always has room
+ * for its next power of two, and 32,768 extents cost 16 reallocs, not
+ * 32,768 (one each made parsing such a descriptor quadratic).  Returns
+ * the array, or NULL (@arr untouched) when it cannot grow.
+ */
+static void *desc_room_for_one(void *arr, size_t n, size_t size)
+{
+	if (n & (n - 1)) {
+		return arr;
+	}
+	return realloc(arr, (n ? 2 * n : 1) * size);
+}
+
 static int kv_append(struct vmdk_kv **arr, size_t *n, const char *key,
 		     size_t key_len, const char *value, size_t value_len,
 		     bool quoted)
@@ -74,7 +89,7 @@ static int kv_append(struct vmdk_kv **arr, size_t *n, const char *key,
 	}
 	k = strndup(key, key_len);
 	v = strndup(value, value_len);
-	grown = realloc(*arr, (*n + 1) * sizeof(**arr));
+	grown = desc_room_for_one(*arr, *n, sizeof(**arr));
 	if (!k || !v || !grown) {
 		free(k);
 		free(v);
@@ -222,7 +237,7 @@ int vmdk__descriptor_add_extent(struct vmdk_descriptor *d,
 			return -ENOMEM;
 		}
 	}
-	grown = realloc(d->extents, (d->n_extents + 1) * sizeof(*grown));
+	grown = desc_room_for_one(d->extents, d->n_extents, sizeof(*grown));
 	if (!grown) {
 		free(copy);
 		return -ENOMEM;
