@@ -32,6 +32,8 @@ struct copier {
 	bool offload; /* copy_file_range still worth trying */
 	uint8_t *buf;
 	struct vmdk_copy_stats *stats;
+	vmdk_progress_fn progress; /* may be NULL */
+	void *progress_arg;
 };
 
 static bool is_zero(const uint8_t *p, size_t len)
@@ -155,6 +157,12 @@ static int copy_all(struct copier *c)
 			return err;
 		}
 		off += m.run_bytes;
+		if (c->progress) {
+			err = c->progress(c->progress_arg, off, size);
+			if (err) {
+				return err;
+			}
+		}
 	}
 	return 0;
 }
@@ -176,29 +184,43 @@ static enum vmdk_type source_type(const struct vmdk *src)
 	return t;
 }
 
-/* FICLONE of a whole flat file onto the new flat destination. */
-static bool try_reflink(struct copier *c, enum vmdk_type type)
+/* FICLONE of a whole flat file onto the new flat destination.  Returns
+ * 0, -EINVAL when the source is not one flat file the size of the disk,
+ * or the file system's refusal (-EOPNOTSUPP, -EXDEV, ...). */
+static int try_reflink(struct copier *c)
 {
 	const struct vmdk *s = c->src;
 	const struct vmdk_extent *e = &s->extents[0];
 	struct stat st;
+	int err;
 
 	if (s->parent || s->n_extents != 1 || c->zero_detect || c->dst_fd < 0 ||
 	    (e->type != VMDK_EXTENT_FLAT && e->type != VMDK_EXTENT_VMFS) ||
-	    e->file_off_sectors != 0 || type == VMDK_TYPE_EAGERZEROEDTHICK) {
-		return false;
+	    e->file_off_sectors != 0) {
+		return -EINVAL;
 	}
-	if (vmdk__io_fstat(s->io, e->fd, &st) ||
-	    (uint64_t)st.st_size != vmdk_size_bytes(s)) {
-		return false;
+	err = vmdk__io_fstat(s->io, e->fd, &st);
+	if (err) {
+		return err;
 	}
-	if (vmdk__io_clone_file(s->io, e->fd, c->dst_fd)) {
-		return false;
+	if ((uint64_t)st.st_size != vmdk_size_bytes(s)) {
+		return -EINVAL;
+	}
+	err = vmdk__io_clone_file(s->io, e->fd, c->dst_fd);
+	if (err) {
+		return err;
 	}
 	c->stats->copied_bytes += (uint64_t)st.st_blocks * 512;
 	c->stats->offload_bytes += (uint64_t)st.st_blocks * 512;
-	return true;
+	return 0;
 }
+
+/* How clone_into() moves the data. */
+enum clone_how {
+	CLONE_ANY, /* FICLONE when it can, else a copy */
+	CLONE_COPY, /* copy_file_range or read/write, never FICLONE */
+	CLONE_SHARE, /* FICLONE or nothing */
+};
 
 static void remove_disk(const struct vmdk_io *io, const char *path,
 			enum vmdk_type type)
@@ -213,7 +235,7 @@ static void remove_disk(const struct vmdk_io *io, const char *path,
 }
 
 static int clone_into(struct copier *c, const char *dst, enum vmdk_type type,
-		      char *errbuf, size_t errlen)
+		      enum clone_how how, char *errbuf, size_t errlen)
 {
 	const struct vmdk_io *io = c->src->io;
 	const char *adapter =
@@ -241,15 +263,38 @@ static int clone_into(struct copier *c, const char *dst, enum vmdk_type type,
 	if (type != VMDK_TYPE_SPARSE) {
 		c->dst_fd = c->dst->extents[0].fd;
 	}
-	if (!try_reflink(c, type)) {
-		err = copy_all(c);
+	if (how == CLONE_SHARE) {
+		err = try_reflink(c);
+		if (err == -EINVAL || err == -ENOTTY || err == -EXDEV ||
+		    err == -EOPNOTSUPP) {
+			vmdk__errf(errbuf, errlen, -EOPNOTSUPP,
+				   "%s: the file system cannot share its "
+				   "blocks with %s (FICLONE: %s): a native "
+				   "clone needs XFS with reflink=1 or btrfs",
+				   c->src->path, dst, strerror(-err));
+			err = -EOPNOTSUPP;
+		} else if (err) {
+			vmdk__errf(errbuf, errlen, err, "%s: FICLONE to %s: %s",
+				   c->src->path, dst, strerror(-err));
+		}
+	} else {
+		/* The reflink of a thick source would drop its reserved,
+		 * unwritten blocks: those get a copy. */
+		if (how == CLONE_COPY || type == VMDK_TYPE_EAGERZEROEDTHICK ||
+		    try_reflink(c)) {
+			err = copy_all(c);
+		}
+		if (err) {
+			vmdk__errf(errbuf, errlen, err, "%s: copy to %s: %s",
+				   c->src->path, dst, strerror(-err));
+		}
 	}
 	if (!err) {
 		err = vmdk_flush(c->dst);
-	}
-	if (err) {
-		vmdk__errf(errbuf, errlen, err, "%s: copy to %s: %s",
-			   c->src->path, dst, strerror(-err));
+		if (err) {
+			vmdk__errf(errbuf, errlen, err, "%s: sync: %s", dst,
+				   strerror(-err));
+		}
 	}
 	vmdk_close(c->dst);
 	c->dst = NULL;
@@ -276,6 +321,8 @@ int vmdk_clone_full(const struct vmdk_io *io, const char *src, const char *dst,
 	c.stats = stats ? stats : &local;
 	memset(c.stats, 0, sizeof(*c.stats));
 	c.zero_detect = opts->zero_detect;
+	c.progress = opts->progress;
+	c.progress_arg = opts->progress_arg;
 	err = vmdk_open(io, src, 0, &c.src, errbuf, errlen);
 	if (err) {
 		return err;
@@ -285,9 +332,57 @@ int vmdk_clone_full(const struct vmdk_io *io, const char *src, const char *dst,
 	if (!c.buf) {
 		err = -ENOMEM;
 	} else {
-		err = clone_into(&c, dst, type, errbuf, errlen);
+		err = clone_into(&c, dst, type,
+				 opts->no_reflink ? CLONE_COPY : CLONE_ANY,
+				 errbuf, errlen);
 	}
 	free(c.buf);
+	vmdk_close(c.src);
+	return err;
+}
+
+int vmdk_clone_native(const struct vmdk_io *io, const char *src,
+		      const char *dst, char *errbuf, size_t errlen)
+{
+	struct vmdk_copy_stats stats;
+	struct copier c = { .dst_fd = -1, .stats = &stats };
+	struct vmdk *d = NULL;
+	bool thin;
+	int err;
+
+	if (!io) {
+		io = vmdk_io_posix();
+	}
+	memset(&stats, 0, sizeof(stats));
+	err = vmdk_open(io, src, 0, &c.src, errbuf, errlen);
+	if (err) {
+		return err;
+	}
+	if (c.src->parent || c.src->n_extents != 1 ||
+	    (c.src->extents[0].type != VMDK_EXTENT_FLAT &&
+	     c.src->extents[0].type != VMDK_EXTENT_VMFS)) {
+		err = vmdk__errf(errbuf, errlen, -EINVAL,
+				 "%s: a native clone is of a flat disk with "
+				 "one extent and no parent",
+				 src);
+		goto out;
+	}
+	thin = vmdk__descriptor_get(&c.src->desc, "ddb.thinProvisioned");
+	/* Made thin (no blocks), then every block shared by FICLONE. */
+	err = clone_into(&c, dst, VMDK_TYPE_THIN, CLONE_SHARE, errbuf, errlen);
+	if (err || thin) {
+		goto out;
+	}
+	err = vmdk_open(io, dst, VMDK_OPEN_RDWR, &d, errbuf, errlen);
+	if (!err) {
+		vmdk__descriptor_unset(&d->desc, "ddb.thinProvisioned");
+		err = vmdk__desc_save(d);
+		vmdk_close(d);
+	}
+	if (err) {
+		remove_disk(io, dst, VMDK_TYPE_THIN);
+	}
+out:
 	vmdk_close(c.src);
 	return err;
 }

@@ -47,6 +47,7 @@ static void alloc_add(struct vmdk_alloc *sum, const struct vmdk_alloc *a)
 {
 	sum->nb += a->nb;
 	sum->tbz += a->tbz;
+	sum->shared_bytes += a->shared_bytes;
 	sum->allocated_bytes += a->allocated_bytes;
 	sum->file_bytes += a->file_bytes;
 }

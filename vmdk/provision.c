@@ -100,7 +100,7 @@ static struct fiemap *fiemap_new(void)
 /* Calls @fn for each extent of @fd at or after @start, in order. */
 static int fiemap_walk(const struct vmdk_io *io, int fd,
 		       int (*fn)(void *arg, uint64_t off, uint64_t len,
-				 bool unwritten),
+				 uint32_t flags),
 		       void *arg)
 {
 	struct fiemap *fm = fiemap_new();
@@ -125,7 +125,7 @@ static int fiemap_walk(const struct vmdk_io *io, int fd,
 			struct fiemap_extent *fe = &fm->fm_extents[i];
 
 			err = fn(arg, fe->fe_logical, fe->fe_length,
-				 fe->fe_flags & FIEMAP_EXTENT_UNWRITTEN);
+				 fe->fe_flags);
 			last = fe->fe_flags & FIEMAP_EXTENT_LAST;
 			start = fe->fe_logical + fe->fe_length;
 		}
@@ -163,14 +163,18 @@ static void nb_touch(struct nb_count *c, uint64_t block, bool written)
 	}
 }
 
-static int nb_extent(void *arg, uint64_t off, uint64_t len, bool unwritten)
+static int nb_extent(void *arg, uint64_t off, uint64_t len, uint32_t flags)
 {
+	bool unwritten = flags & FIEMAP_EXTENT_UNWRITTEN;
 	struct nb_count *c = arg;
 	uint64_t first = off / VMDK_ALLOC_BLOCK_BYTES;
 	uint64_t last = (off + len - 1) / VMDK_ALLOC_BLOCK_BYTES;
 
 	if (!len) {
 		return 0;
+	}
+	if (flags & FIEMAP_EXTENT_SHARED) {
+		c->a->shared_bytes += len;
 	}
 	nb_touch(c, first, !unwritten);
 	if (last > first + 1) {
@@ -213,18 +217,36 @@ struct zfill {
 	int fd;
 	uint64_t pos;
 	uint64_t size;
+	vmdk_progress_fn progress; /* may be NULL */
+	void *progress_arg;
 };
+
+/* Zeros in pieces of this, the progress reported between them. */
+#define ZFILL_PIECE_BYTES (64ull << 20)
 
 static int zfill_range(struct zfill *z, uint64_t off, uint64_t end)
 {
+	int err = 0;
+
 	if (end > z->size) {
 		end = z->size;
 	}
-	return off < end ? write_zeros(z->io, z->fd, off, end - off) : 0;
+	while (off < end && !err) {
+		uint64_t n = end - off < ZFILL_PIECE_BYTES ? end - off
+							   : ZFILL_PIECE_BYTES;
+
+		err = write_zeros(z->io, z->fd, off, n);
+		off += n;
+		if (!err && z->progress) {
+			err = z->progress(z->progress_arg, off, z->size);
+		}
+	}
+	return err;
 }
 
-static int zfill_extent(void *arg, uint64_t off, uint64_t len, bool unwritten)
+static int zfill_extent(void *arg, uint64_t off, uint64_t len, uint32_t flags)
 {
+	bool unwritten = flags & FIEMAP_EXTENT_UNWRITTEN;
 	struct zfill *z = arg;
 	int err;
 
@@ -238,9 +260,14 @@ static int zfill_extent(void *arg, uint64_t off, uint64_t len, bool unwritten)
 	return err;
 }
 
-int vmdk__flat_fill_zeros(const struct vmdk_io *io, int fd, uint64_t size_bytes)
+int vmdk__flat_fill_zeros(const struct vmdk_io *io, int fd, uint64_t size_bytes,
+			  vmdk_progress_fn progress, void *progress_arg)
 {
-	struct zfill z = { .io = io, .fd = fd, .size = size_bytes };
+	struct zfill z = { .io = io,
+			   .fd = fd,
+			   .size = size_bytes,
+			   .progress = progress,
+			   .progress_arg = progress_arg };
 	int err;
 
 	err = fiemap_walk(io, fd, zfill_extent, &z);
@@ -448,7 +475,8 @@ int vmdk_inflate(const struct vmdk_io *io, const char *path, char *errbuf,
 		err = vmdk__flat_fill_zeros(
 			v->io, e->fd,
 			vmdk_sectors_to_bytes(e->file_off_sectors +
-					      e->len_sectors));
+					      e->len_sectors),
+			NULL, NULL);
 		if (err) {
 			vmdk__errf(errbuf, errlen, err, "%s: zeroing: %s",
 				   e->path, strerror(-err));
@@ -459,6 +487,77 @@ int vmdk_inflate(const struct vmdk_io *io, const char *path, char *errbuf,
 		err = vmdk__desc_save(v);
 	}
 out:
+	vmdk_close(v);
+	return err;
+}
+
+/* A flat disk of its own (no parent), or -EINVAL naming what it is. */
+static int reserve_check(const struct vmdk *v, const char *path, char *errbuf,
+			 size_t errlen)
+{
+	if (v->parent) {
+		return vmdk__errf(errbuf, errlen, -EINVAL,
+				  "%s: a delta: space is reserved for flat "
+				  "disks; consolidate it first",
+				  path);
+	}
+	for (size_t i = 0; i < v->n_extents; i++) {
+		const struct vmdk_extent *e = &v->extents[i];
+
+		if (e->type != VMDK_EXTENT_FLAT &&
+		    e->type != VMDK_EXTENT_VMFS) {
+			return vmdk__errf(errbuf, errlen, -EINVAL,
+					  "%s: extent %zu is %s: space is "
+					  "reserved for flat disks",
+					  path, i,
+					  vmdk__extent_type_name(e->type));
+		}
+	}
+	return 0;
+}
+
+int vmdk_reserve(const struct vmdk_io *io, const char *path, bool eager,
+		 vmdk_progress_fn progress, void *progress_arg, char *errbuf,
+		 size_t errlen)
+{
+	struct vmdk *v;
+	int err;
+
+	if (!io) {
+		io = vmdk_io_posix();
+	}
+	err = vmdk_open(io, path, VMDK_OPEN_RDWR, &v, errbuf, errlen);
+	if (err) {
+		return err;
+	}
+	err = reserve_check(v, path, errbuf, errlen);
+	for (size_t i = 0; i < v->n_extents && !err; i++) {
+		const struct vmdk_extent *e = &v->extents[i];
+		uint64_t end = vmdk_sectors_to_bytes(e->file_off_sectors +
+						     e->len_sectors);
+
+		/* Mode 0: blocks already written keep their data. */
+		err = vmdk__io_fallocate(v->io, e->fd, 0, 0, end);
+		if (!err && eager) {
+			err = vmdk__flat_fill_zeros(v->io, e->fd, end, progress,
+						    progress_arg);
+		} else if (!err) {
+			err = vmdk__io_fsync(v->io, e->fd);
+		}
+		if (err) {
+			vmdk__errf(errbuf, errlen, err, "%s: %s: %s", e->path,
+				   eager ? "reserve and zero" : "reserve",
+				   strerror(-err));
+		}
+	}
+	if (!err && vmdk__descriptor_get(&v->desc, "ddb.thinProvisioned")) {
+		vmdk__descriptor_unset(&v->desc, "ddb.thinProvisioned");
+		err = vmdk__desc_save(v);
+		if (err) {
+			vmdk__errf(errbuf, errlen, err, "%s: descriptor: %s",
+				   path, strerror(-err));
+		}
+	}
 	vmdk_close(v);
 	return err;
 }

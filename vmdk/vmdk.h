@@ -85,6 +85,27 @@ struct vmdk_io {
 /* The plain POSIX implementation.  Returns a static object. */
 const struct vmdk_io *vmdk_io_posix(void);
 
+/*
+ * An implementation confined to one directory tree (io_beneath.c): every
+ * path must be @root followed by "/" and a relative path, and is resolved
+ * from @root's descriptor with openat2(2) RESOLVE_BENEATH |
+ * RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV, so neither "..", an absolute
+ * name in a descriptor nor a symlink leads out of it (-EXDEV, -ELOOP).
+ * A disk opened through it cannot name extents or parents outside.
+ */
+struct vmdk_io_beneath {
+	struct vmdk_io io; /* pass &b->io */
+	struct vmdk_io_ops ops; /* io.ops: the POSIX ones, paths beneath */
+	char *root; /* owned; without a trailing slash */
+	size_t root_len;
+	int root_fd; /* owned */
+};
+
+/* Opens @root (borrowed; a directory, no symlink at its end).  Returns 0
+ * and fills @b (release: vmdk_io_beneath_fini()), or -errno. */
+int vmdk_io_beneath_init(struct vmdk_io_beneath *b, const char *root);
+void vmdk_io_beneath_fini(struct vmdk_io_beneath *b);
+
 /* ---- types ------------------------------------------------------------ */
 
 /*
@@ -186,6 +207,9 @@ struct vmdk_alloc {
 	uint64_t tbz; /* of those, blocks never written */
 	uint64_t allocated_bytes; /* st_blocks * 512 */
 	uint64_t file_bytes; /* st_size */
+	/* Bytes of extents the file system says another file shares too
+	 * (FIEMAP_EXTENT_SHARED: reflink copies, snapshots). */
+	uint64_t shared_bytes;
 };
 
 /*
@@ -235,6 +259,15 @@ int vmdk_extent_info_get(const struct vmdk *v, unsigned i,
 /* ---- whole-disk operations --------------------------------------------- */
 
 /*
+ * Progress of a long operation: @done_bytes of @total_bytes walked (the
+ * disk's logical size).  Called from the thread that runs the operation,
+ * between copy calls; a non-zero return (a negative errno, -ECANCELED)
+ * stops the operation, which then fails with it and removes what it made.
+ */
+typedef int (*vmdk_progress_fn)(void *arg, uint64_t done_bytes,
+				uint64_t total_bytes);
+
+/*
  * Full clone: an independent copy of @src read through its chain, written as
  * @type (keep_type: the type of the source's base).  Only stored data is
  * copied (time follows used space, not size), with FICLONE or
@@ -245,6 +278,12 @@ struct vmdk_clone_opts {
 	bool keep_type;
 	enum vmdk_type type;
 	bool zero_detect;
+	/* Never FICLONE the whole file: a storage-side copy, run by
+	 * copy_file_range() (which a reflink file system may still serve by
+	 * sharing extents: the kernel's choice). */
+	bool no_reflink;
+	vmdk_progress_fn progress; /* may be NULL */
+	void *progress_arg;
 };
 
 /* Statistics of a full clone, convert or consolidate. */
@@ -264,6 +303,31 @@ int vmdk_clone_full(const struct vmdk_io *io, const char *src, const char *dst,
  */
 int vmdk_clone_linked(const struct vmdk_io *io, const char *src,
 		      const char *dst, char *errbuf, size_t errlen);
+
+/*
+ * Native clone: the file system's own copy on write.  @src must be a flat
+ * disk without a parent (descriptor + flat extents, as ESXi makes them);
+ * each extent is FICLONEd (XFS with reflink=1, btrfs), so the clone costs
+ * no data copy and shares every block until one side writes it.  Where
+ * the file system cannot share blocks, returns -EOPNOTSUPP with the reason
+ * and leaves nothing behind: never a silent copy.  A delta or sparse
+ * source is -EINVAL.  The clone keeps the source's provisioning.
+ */
+int vmdk_clone_native(const struct vmdk_io *io, const char *src,
+		      const char *dst, char *errbuf, size_t errlen);
+
+/*
+ * Reserve space (VAAI-NAS Reserve Space): allocates every flat extent of
+ * the disk at @path whole (fallocate), making a thin disk zeroedthick;
+ * with @eager also writes zeros into every block not yet written
+ * (eagerzeroedthick, as vmdk_inflate()).  @progress (may be NULL) is
+ * called while zeroing.  ddb.thinProvisioned is removed.  Returns 0,
+ * -EINVAL for a delta or sparse disk, -ENOSPC, or an I/O error; a failed
+ * reservation leaves what it allocated (the disk stays valid).
+ */
+int vmdk_reserve(const struct vmdk_io *io, const char *path, bool eager,
+		 vmdk_progress_fn progress, void *progress_arg, char *errbuf,
+		 size_t errlen);
 
 /*
  * Snapshot: like a linked clone, named after @path: "<base>-000001.vmdk"

@@ -442,8 +442,9 @@ int vmdk__flat_create(const struct vmdk_io *io, const char *path,
 		      uint64_t size_bytes, enum vmdk_type type, char *errbuf,
 		      size_t errlen);
 
-/* Writes zeros over every hole and unwritten extent of @fd below @size. */
-int vmdk__flat_fill_zeros(const struct vmdk_io *io, int fd,
-			  uint64_t size_bytes);
+/* Writes zeros over every hole and unwritten extent of @fd below @size,
+ * calling @progress (may be NULL) between pieces; its error stops it. */
+int vmdk__flat_fill_zeros(const struct vmdk_io *io, int fd, uint64_t size_bytes,
+			  vmdk_progress_fn progress, void *progress_arg);
 
 #endif
