@@ -262,9 +262,12 @@ enum admin_method {
 	ADMIN_METHOD_COUNT,
 };
 
+struct admin_ops;
+
 struct admin_api {
 	struct admin_ctx ctx;
 	struct admin_alarms *alarms; /* borrowed; may be NULL */
+	struct admin_ops *ops; /* borrowed; may be NULL: no operations */
 };
 
 struct admin_reply {
@@ -276,13 +279,31 @@ struct admin_reply {
 	char allow[48]; /* "" or the Allow of a 405 */
 };
 
+/* One argument of the query string, percent-decoded (borrowed). */
+struct admin_arg {
+	const char *key;
+	const char *value;
+};
+
+/* Arguments of a query string kept; more are ignored. */
+#define ADMIN_ARGS_MAX 8
+
 /* One routed request: the resource's NAME (borrowed, NULL for a
- * collection) and its parsed body (borrowed, NULL without one). */
+ * collection), the NAME of its sub-resource (/volumes/NAME/snapshots/SUB,
+ * else NULL), its query arguments and its parsed body (borrowed, NULL
+ * without one). */
 struct admin_request {
 	enum admin_method method;
 	const char *name;
+	const char *sub_name;
+	const struct admin_arg *args;
+	size_t nargs;
 	const json_t *body;
 };
+
+/* The value of query argument @key of @req (borrowed), or NULL. */
+const char *admin__request_arg(const struct admin_request *req,
+			       const char *key);
 
 typedef void admin_handler_fn(struct admin_api *api,
 			      const struct admin_request *req,
@@ -300,6 +321,14 @@ typedef void admin_handler_fn(struct admin_api *api,
 void admin__api_handle(struct admin_api *api, const char *method,
 		       const char *url, const char *content_type,
 		       const char *body, size_t len, struct admin_reply *reply);
+
+/* admin__api_handle() with the query string's arguments (@args borrowed,
+ * @nargs of them). */
+void admin__api_handle_args(struct admin_api *api, const char *method,
+			    const char *url, const struct admin_arg *args,
+			    size_t nargs, const char *content_type,
+			    const char *body, size_t len,
+			    struct admin_reply *reply);
 
 void admin__reply_fini(struct admin_reply *reply);
 
@@ -380,6 +409,74 @@ admin_handler_fn admin__volumes_list, admin__volume_get, admin__volume_create,
 admin_handler_fn admin__flows_list, admin__hosts_list, admin__caps_get,
 	admin__caps_patch, admin__alarms_list, admin__metrics_get;
 admin_handler_fn admin__changes_get, admin__changes_revert;
+admin_handler_fn admin__operations_list, admin__operation_get;
+admin_handler_fn admin__clone_create, admin__reserve_create, admin__stats_get;
+
+/* ---- long operations (ops.c) ------------------------------------------- */
+
+/* Datastore-relative paths of an operation, bytes with the NUL. */
+#define ADMIN_OP_PATH_MAX 1024
+/* Operations running at once (each holds a thread); more are 409. */
+#define ADMIN_OPS_RUNNING_MAX 4
+/* Finished operations kept for GET /operations; the oldest go first. */
+#define ADMIN_OPS_KEPT 64
+
+enum admin_op_state {
+	ADMIN_OP_RUNNING = 0,
+	ADMIN_OP_DONE,
+	ADMIN_OP_FAILED,
+};
+
+struct admin_op;
+
+/* Runs @op: returns 0 or -errno with the reason in @errbuf.  Reports
+ * progress with admin__op_progress(), whose error it must return. */
+typedef int admin_op_run_fn(struct admin_op *op, char *errbuf, size_t errlen);
+
+/* What an operation is, fixed when it starts (copied). */
+struct admin_op_spec {
+	const char *kind; /* "clone", "reserve" (static) */
+	const char *mode; /* "full", "eagerzeroedthick", ... (static) */
+	const struct export *export; /* borrowed; slots never move */
+	const char *source; /* relative to the datastore's root */
+	const char *target; /* "" for an operation on one file */
+	uint64_t total_bytes; /* 0 until the run says */
+	uint64_t quota_bytes; /* reserved in the datastore's quota */
+	admin_op_run_fn *run;
+};
+
+/* What a run reads of its operation: borrowed from @op, fixed. */
+struct admin_op_args {
+	const struct export *export;
+	const char *source;
+	const char *target;
+	const char *mode;
+};
+
+void admin__op_args(const struct admin_op *op, struct admin_op_args *out);
+
+/* Returns 0, or -ECANCELED once the server stops.  Thread-safe. */
+int admin__op_progress(struct admin_op *op, uint64_t done_bytes,
+		       uint64_t total_bytes);
+
+/* Returns 0 and *out (owned: admin__ops_free()) or -ENOMEM. */
+int admin__ops_new(struct admin_ops **out);
+
+/* Cancels the running operations, waits for them, frees @ops (takes;
+ * NULL is fine). */
+void admin__ops_free(struct admin_ops *ops);
+
+/*
+ * Starts an operation of @spec (borrowed): -EBUSY with the reason when a
+ * running operation of the same datastore has the source or the target
+ * as its source or target, or ADMIN_OPS_RUNNING_MAX run.  @background:
+ * on a thread of its own, and 0 returned at once; else run here, and its
+ * result returned.  Either way the operation is listed, and its JSON
+ * (owned) is returned in *doc (may be NULL when out of memory).  The
+ * quota reservation of the spec is given back when it ends.
+ */
+int admin__op_start(struct admin_ops *ops, const struct admin_op_spec *spec,
+		    bool background, json_t **doc, char *errbuf, size_t errlen);
 
 /* ---- changes over the config (changes.c) ------------------------------- */
 

@@ -18,41 +18,60 @@
 
 #define API_CONTENT_JSON "application/json"
 
+/* A path is up to API_SEGMENTS_MAX names; a "*" in a pattern takes any
+ * name: the first is the request's name, the second its sub_name. */
+#define API_SEGMENTS_MAX 5
+
 struct api_route {
-	const char *collection;
-	bool named; /* /COLLECTION/NAME */
+	const char *pattern; /* names and "*", joined by "/" */
+	/* Changes nothing the overlay records (files, operations): runs
+	 * without the changes' lock, which a long request would hold. */
+	bool no_changes;
 	admin_handler_fn *handlers[ADMIN_METHOD_COUNT];
 };
 
 static const struct api_route api_routes[] = {
-	{ .collection = "pools",
+	{ .pattern = "pools",
 	  .handlers = { [ADMIN_METHOD_GET] = admin__pools_list,
 			[ADMIN_METHOD_POST] = admin__pool_create } },
-	{ .collection = "pools",
-	  .named = true,
+	{ .pattern = "pools/*",
 	  .handlers = { [ADMIN_METHOD_GET] = admin__pool_get,
 			[ADMIN_METHOD_PATCH] = admin__pool_patch,
 			[ADMIN_METHOD_DELETE] = admin__pool_delete } },
-	{ .collection = "volumes",
+	{ .pattern = "volumes",
 	  .handlers = { [ADMIN_METHOD_GET] = admin__volumes_list,
 			[ADMIN_METHOD_POST] = admin__volume_create } },
-	{ .collection = "volumes",
-	  .named = true,
+	{ .pattern = "volumes/*",
 	  .handlers = { [ADMIN_METHOD_GET] = admin__volume_get,
 			[ADMIN_METHOD_PATCH] = admin__volume_patch,
 			[ADMIN_METHOD_DELETE] = admin__volume_delete } },
-	{ .collection = "flows",
+	{ .pattern = "volumes/*/clones",
+	  .no_changes = true,
+	  .handlers = { [ADMIN_METHOD_POST] = admin__clone_create } },
+	{ .pattern = "volumes/*/reserve",
+	  .no_changes = true,
+	  .handlers = { [ADMIN_METHOD_POST] = admin__reserve_create } },
+	{ .pattern = "volumes/*/stats",
+	  .no_changes = true,
+	  .handlers = { [ADMIN_METHOD_GET] = admin__stats_get } },
+	{ .pattern = "operations",
+	  .no_changes = true,
+	  .handlers = { [ADMIN_METHOD_GET] = admin__operations_list } },
+	{ .pattern = "operations/*",
+	  .no_changes = true,
+	  .handlers = { [ADMIN_METHOD_GET] = admin__operation_get } },
+	{ .pattern = "flows",
 	  .handlers = { [ADMIN_METHOD_GET] = admin__flows_list } },
-	{ .collection = "hosts",
+	{ .pattern = "hosts",
 	  .handlers = { [ADMIN_METHOD_GET] = admin__hosts_list } },
-	{ .collection = "caps",
+	{ .pattern = "caps",
 	  .handlers = { [ADMIN_METHOD_GET] = admin__caps_get,
 			[ADMIN_METHOD_PATCH] = admin__caps_patch } },
-	{ .collection = "alarms",
+	{ .pattern = "alarms",
 	  .handlers = { [ADMIN_METHOD_GET] = admin__alarms_list } },
-	{ .collection = "metrics",
+	{ .pattern = "metrics",
 	  .handlers = { [ADMIN_METHOD_GET] = admin__metrics_get } },
-	{ .collection = "changes",
+	{ .pattern = "changes",
 	  .handlers = { [ADMIN_METHOD_GET] = admin__changes_get,
 			[ADMIN_METHOD_DELETE] = admin__changes_revert } },
 };
@@ -185,35 +204,67 @@ static int api_method_parse(const char *method, enum admin_method *out)
 	return -EINVAL;
 }
 
-/* "/pools/p1" -> "pools" and "p1"; "/pools" or "/pools/" -> no name.
- * Returns -ENOENT for any other shape. */
-static int api_path_split(const char *url, char *collection, size_t clen,
-			  char *name, size_t nlen, bool *named)
+/* The names of a path, in place in @buf: "/volumes/ds1/clones/" ->
+ * "volumes", "ds1", "clones".  Returns how many, or -ENOENT for an empty
+ * name inside, too many, or one too long. */
+static int api_path_split(const char *url, char *buf, size_t blen,
+			  char *seg[API_SEGMENTS_MAX])
 {
-	const char *p = url, *slash;
-	size_t len;
+	size_t len = strlen(url);
+	int n = 0;
+	char *p;
 
-	if (*p++ != '/')
+	if (url[0] != '/' || len >= blen) {
 		return -ENOENT;
-	slash = strchr(p, '/');
-	len = slash ? (size_t)(slash - p) : strlen(p);
-	if (len == 0 || len >= clen)
-		return -ENOENT;
-	memcpy(collection, p, len);
-	collection[len] = '\0';
-	*named = false;
-	if (!slash || slash[1] == '\0')
-		return 0;
-	p = slash + 1;
-	len = strlen(p);
-	if (p[len - 1] == '/')
-		len--;
-	if (len == 0 || len >= nlen || memchr(p, '/', len))
-		return -ENOENT;
-	memcpy(name, p, len);
-	name[len] = '\0';
-	*named = true;
-	return 0;
+	}
+	memcpy(buf, url + 1, len);
+	if (len > 1 && buf[len - 2] == '/') {
+		buf[len - 2] = '\0'; /* one trailing slash */
+	}
+	p = buf;
+	while (*p || n == 0) {
+		char *slash = strchr(p, '/');
+		size_t slen = slash ? (size_t)(slash - p) : strlen(p);
+
+		if (slen == 0 || slen > POOL_NAME_MAX ||
+		    n == API_SEGMENTS_MAX) {
+			return -ENOENT;
+		}
+		seg[n++] = p;
+		if (!slash) {
+			break;
+		}
+		*slash = '\0';
+		p = slash + 1;
+		if (!*p) {
+			return -ENOENT;
+		}
+	}
+	return n;
+}
+
+/* Whether @segs match @pattern; the names "*" takes go to @names. */
+static bool api_route_match(const char *pattern, char *const *segs, int n,
+			    const char **names)
+{
+	char pat[64];
+	int i = 0, k = 0;
+
+	snprintf(pat, sizeof(pat), "%s", pattern);
+	for (char *save = NULL, *t = strtok_r(pat, "/", &save); t;
+	     t = strtok_r(NULL, "/", &save), i++) {
+		if (i >= n) {
+			return false;
+		}
+		if (!strcmp(t, "*")) {
+			if (k < 2) {
+				names[k++] = segs[i];
+			}
+		} else if (strcmp(t, segs[i])) {
+			return false;
+		}
+	}
+	return i == n;
 }
 
 static void api_allow(const struct api_route *r, struct admin_reply *reply)
@@ -247,12 +298,12 @@ static bool api_content_json(const char *content_type)
  * status: a multi-field PATCH can fail after some steps stayed, and an
  * unchanged overlay is not written again. */
 static void api_serve(struct admin_api *api, admin_handler_fn *handler,
-		      const struct admin_request *req,
+		      bool no_changes, const struct admin_request *req,
 		      struct admin_reply *reply)
 {
 	struct overlay_store *changes = api->ctx.changes;
 
-	if (req->method == ADMIN_METHOD_GET || !changes) {
+	if (req->method == ADMIN_METHOD_GET || !changes || no_changes) {
 		handler(api, req, reply);
 		return;
 	}
@@ -262,26 +313,49 @@ static void api_serve(struct admin_api *api, admin_handler_fn *handler,
 	overlay_store_unlock(changes);
 }
 
+const char *admin__request_arg(const struct admin_request *req, const char *key)
+{
+	for (size_t i = 0; i < req->nargs; i++) {
+		if (!strcmp(req->args[i].key, key)) {
+			return req->args[i].value;
+		}
+	}
+	return NULL;
+}
+
 void admin__api_handle(struct admin_api *api, const char *method,
 		       const char *url, const char *content_type,
 		       const char *body, size_t len, struct admin_reply *reply)
 {
-	char collection[16], name[POOL_NAME_MAX + 1], err[300];
+	admin__api_handle_args(api, method, url, NULL, 0, content_type, body,
+			       len, reply);
+}
+
+void admin__api_handle_args(struct admin_api *api, const char *method,
+			    const char *url, const struct admin_arg *args,
+			    size_t nargs, const char *content_type,
+			    const char *body, size_t len,
+			    struct admin_reply *reply)
+{
+	char buf[API_SEGMENTS_MAX * (POOL_NAME_MAX + 1) + 2], err[300];
+	char *segs[API_SEGMENTS_MAX];
+	const char *names[2] = { NULL, NULL };
 	const struct api_route *route = NULL;
 	struct admin_request req = { 0 };
 	json_t *doc = NULL;
-	bool named;
+	int n;
 
 	memset(reply, 0, sizeof(*reply));
-	if (api_path_split(url, collection, sizeof(collection), name,
-			   sizeof(name), &named)) {
+	n = api_path_split(url, buf, sizeof(buf), segs);
+	if (n < 0) {
 		admin__reply_error(reply, 404, "no resource %.200s", url);
 		return;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(api_routes) && !route; i++) {
-		if (!strcmp(api_routes[i].collection, collection) &&
-		    api_routes[i].named == named)
+		names[0] = names[1] = NULL;
+		if (api_route_match(api_routes[i].pattern, segs, n, names)) {
 			route = &api_routes[i];
+		}
 	}
 	if (!route) {
 		admin__reply_error(reply, 404, "no resource %.200s", url);
@@ -311,8 +385,12 @@ void admin__api_handle(struct admin_api *api, const char *method,
 				   api_method_names[req.method]);
 		return;
 	}
-	req.name = named ? name : NULL;
+	req.name = names[0];
+	req.sub_name = names[1];
+	req.args = args;
+	req.nargs = nargs;
 	req.body = doc;
-	api_serve(api, route->handlers[req.method], &req, reply);
+	api_serve(api, route->handlers[req.method], route->no_changes, &req,
+		  reply);
 	json_decref(doc);
 }

@@ -28,6 +28,7 @@ struct admin {
 	struct MHD_Daemon *mhd;
 	struct admin_api api;
 	struct admin_alarms *alarms;
+	struct admin_ops *ops;
 };
 
 /* One request's body, as it arrives. */
@@ -144,6 +145,26 @@ static enum MHD_Result http_reply_too_large(struct MHD_Connection *conn,
 	return http_queue(conn, &reply);
 }
 
+/* The query string's arguments, as libmicrohttpd decoded them. */
+struct http_args {
+	struct admin_arg list[ADMIN_ARGS_MAX];
+	size_t n;
+};
+
+static enum MHD_Result http_arg_cb(void *cls, enum MHD_ValueKind kind,
+				   const char *key, const char *value)
+{
+	struct http_args *a = cls;
+
+	(void)kind;
+	if (a->n < ADMIN_ARGS_MAX) {
+		a->list[a->n].key = key;
+		a->list[a->n].value = value ? value : "";
+		a->n++;
+	}
+	return MHD_YES;
+}
+
 static enum MHD_Result http_access_cb(void *cls, struct MHD_Connection *conn,
 				      const char *url, const char *method,
 				      const char *version,
@@ -152,6 +173,7 @@ static enum MHD_Result http_access_cb(void *cls, struct MHD_Connection *conn,
 {
 	struct admin *adm = cls;
 	struct http_request *r = *con_cls;
+	struct http_args args = { .n = 0 };
 	struct admin_reply reply;
 	const char *ctype;
 
@@ -178,9 +200,11 @@ static enum MHD_Result http_access_cb(void *cls, struct MHD_Connection *conn,
 		return http_reply_too_large(conn, method, url);
 	ctype = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 					    MHD_HTTP_HEADER_CONTENT_TYPE);
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, http_arg_cb,
+				  &args);
 	if (!admin__dashboard_handle(method, url, &reply))
-		admin__api_handle(&adm->api, method, url, ctype, r->body,
-				  r->len, &reply);
+		admin__api_handle_args(&adm->api, method, url, args.list,
+				       args.n, ctype, r->body, r->len, &reply);
 	http_log_change(conn, method, url, &reply);
 	return http_queue(conn, &reply);
 }
@@ -246,6 +270,8 @@ void admin_stop(struct admin *adm)
 		return;
 	if (adm->mhd)
 		MHD_stop_daemon(adm->mhd);
+	/* After the server: no request can start an operation now. */
+	admin__ops_free(adm->ops);
 	admin__alarms_free(adm->alarms);
 	free(adm);
 }
@@ -279,6 +305,12 @@ int admin_start(const struct admin_ctx *ctx, const char *listen, int port,
 		goto fail;
 	}
 	adm->api.alarms = adm->alarms;
+	err = admin__ops_new(&adm->ops);
+	if (err) {
+		snprintf(errbuf, errlen, "admin: out of memory");
+		goto fail;
+	}
+	adm->api.ops = adm->ops;
 	/* Dual stack, as the RPC listeners: "::" serves IPv4 clients too. */
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_DUAL_STACK;

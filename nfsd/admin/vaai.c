@@ -1,0 +1,729 @@
+/*
+ * vaai: the VAAI-NAS primitives on a datastore, storage-side, through the
+ * admin API: Full File Clone and Fast File Clone (POST
+ * /volumes/NAME/clones: full, linked, native), Reserve Space (POST
+ * /volumes/NAME/reserve) and Extended Statistics (GET
+ * /volumes/NAME/stats?path=).  Paths are relative to the datastore's
+ * root; a name with "..", "." or an empty part is refused before any
+ * file is touched, and every file is then opened through
+ * vmdk_io_beneath (openat2 RESOLVE_BENEATH, no symlink followed), so
+ * neither the request nor a descriptor's extent or parent names can
+ * reach outside.  What is checked before an operation starts is answered
+ * with its status at once; a full clone and an eager reservation then run
+ * on a thread (ops.c), the others on this one.  The datastore's quota is
+ * reserved for the bytes the operation can allocate, before it starts.
+ */
+#include "nfsd/admin/admin_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nfsd/export.h"
+#include "nfsd/quota/quota.h"
+#include "vmdk/vmdk.h"
+
+#define VAAI_ERR_MAX 512
+
+/* The live export @name, or NULL after a 404. */
+static const struct export *vaai_export(struct admin_api *api, const char *name,
+					struct admin_reply *reply)
+{
+	const struct export_table *tab = api->ctx.exports;
+
+	for (size_t i = 0; tab && i < export_table_count(tab); i++) {
+		const struct export *e = &tab->exports[i];
+
+		if (export_is_live(e) && !strcmp(e->name, name)) {
+			return e;
+		}
+	}
+	admin__reply_error(reply, 404, "volume '%s': no datastore of that name",
+			   name);
+	return NULL;
+}
+
+/* A relative path of names, none empty, "." or "..".  Returns 0 or
+ * -EINVAL with the reason. */
+static int vaai_path_check(const char *what, const char *rel, char *errbuf,
+			   size_t errlen)
+{
+	const char *p = rel;
+	size_t len = strlen(rel);
+
+	if (len == 0 || len >= ADMIN_OP_PATH_MAX - 16) {
+		snprintf(errbuf, errlen,
+			 "%s: a path of 1 to %d bytes is needed", what,
+			 ADMIN_OP_PATH_MAX - 17);
+		return -EINVAL;
+	}
+	if (rel[0] == '/') {
+		snprintf(errbuf, errlen,
+			 "%s '%.300s': outside the export: paths are relative "
+			 "to the datastore's root",
+			 what, rel);
+		return -EINVAL;
+	}
+	while (*p) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 0 || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.')) {
+			snprintf(errbuf, errlen,
+				 "%s '%.300s': outside the export: no empty, "
+				 "'.' or '..' part is allowed",
+				 what, rel);
+			return -EINVAL;
+		}
+		p += n;
+		if (*p == '/') {
+			p++;
+			if (!*p) {
+				snprintf(errbuf, errlen,
+					 "%s '%.300s': names a directory", what,
+					 rel);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The datastore's own path of @rel (owned), or NULL. */
+static char *vaai_abs(const struct export *exp, const char *rel)
+{
+	char *out;
+
+	if (asprintf(&out, "%s/%s", exp->dir, rel) < 0) {
+		return NULL;
+	}
+	return out;
+}
+
+/* @abs relative to the datastore (borrowed from @abs). */
+static const char *vaai_rel(const struct export *exp, const char *abs)
+{
+	size_t n = strlen(exp->dir);
+
+	if (!strncmp(abs, exp->dir, n) && abs[n] == '/') {
+		return abs + n + 1;
+	}
+	return abs;
+}
+
+/* The status of an operation's error. */
+static unsigned vaai_status(int err)
+{
+	switch (err) {
+	case -EINVAL:
+	case -EXDEV:
+	case -ELOOP:
+		return 400;
+	case -ENOENT:
+		return 404;
+	case -EEXIST:
+	case -EBUSY:
+	case -EROFS:
+		return 409;
+	case -EOPNOTSUPP:
+		return 422;
+	case -ENOSPC:
+	case -EDQUOT:
+		return 507;
+	default:
+		return 500;
+	}
+}
+
+/* Replies the error of a file the request names: outside (400), missing
+ * (404), or what is wrong with it (409). */
+static void vaai_file_refused(struct admin_reply *reply, const char *what,
+			      const char *rel, int err, const char *why)
+{
+	if (err == -EXDEV || err == -ELOOP) {
+		admin__reply_error(reply, 400,
+				   "%s '%.300s': outside the export (a symlink "
+				   "or a name leads out of it)",
+				   what, rel);
+	} else if (err == -ENOENT) {
+		admin__reply_error(reply, 404, "%s '%.300s': %s", what, rel,
+				   why[0] ? why : "no such file");
+	} else {
+		admin__reply_error(reply, 409, "%s '%.300s': not a VMDK: %s",
+				   what, rel, why[0] ? why : strerror(-err));
+	}
+}
+
+/* Counts a file the operation made in the datastore's quota (its
+ * allocation as it is now). */
+struct vaai_measure {
+	uint64_t used_bytes;
+};
+
+static int vaai_measure_cb(void *arg, uint64_t *used_bytes)
+{
+	*used_bytes = ((struct vaai_measure *)arg)->used_bytes;
+	return 0;
+}
+
+static void vaai_quota_count(const struct export *exp,
+			     const struct vmdk_io_beneath *b, const char *abs)
+{
+	struct vaai_measure m;
+	struct stat st;
+	int fd = -1;
+
+	if (!exp->quota || b->io.ops->open(b->io.ctx, abs, O_RDONLY, 0, &fd)) {
+		return;
+	}
+	if (!fstat(fd, &st)) {
+		m.used_bytes = (uint64_t)st.st_blocks * 512;
+		(void)quota_file_update(exp->quota, (uint64_t)st.st_ino,
+					vaai_measure_cb, &m);
+	}
+	close(fd);
+}
+
+/* Counts the descriptor and every extent file of the disk at @abs. */
+static void vaai_quota_count_disk(const struct export *exp,
+				  const struct vmdk_io_beneath *b,
+				  const char *abs)
+{
+	struct vmdk_info in;
+	struct vmdk *v;
+	int rc;
+
+	if (!exp->quota || vmdk_open(&b->io, abs, 0, &v, NULL, 0)) {
+		return;
+	}
+	vaai_quota_count(exp, b, abs);
+	rc = vmdk_info_get(v, &in);
+	if (!rc || rc == -EOPNOTSUPP) {
+		for (unsigned i = 0; i < in.n_extents; i++) {
+			struct vmdk_extent_info e;
+
+			if (!vmdk_extent_info_get(v, i, &e) && e.file &&
+			    strcmp(e.file, abs)) {
+				vaai_quota_count(exp, b, e.file);
+			}
+		}
+	}
+	vmdk_close(v);
+}
+
+/* What a disk holds: its logical size and the bytes its files allocate
+ * through the whole chain. */
+struct vaai_disk {
+	uint64_t size_bytes;
+	uint64_t allocated_bytes;
+};
+
+static int vaai_disk_measure(const struct vmdk_io_beneath *b, const char *abs,
+			     struct vaai_disk *out, char *errbuf, size_t errlen)
+{
+	const struct vmdk *l;
+	struct vmdk *v;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = vmdk_open(&b->io, abs, 0, &v, errbuf, errlen);
+	if (err) {
+		return err;
+	}
+	out->size_bytes = vmdk_size_bytes(v);
+	for (l = v; l; l = vmdk_parent(l)) {
+		struct vmdk_info in;
+
+		/* Without FIEMAP the byte counts are still filled. */
+		(void)vmdk_info_get(l, &in);
+		out->allocated_bytes += in.alloc.allocated_bytes;
+	}
+	vmdk_close(v);
+	return 0;
+}
+
+/* "-flat.vmdk" beside a target "x.vmdk": a flat disk's data file. */
+static int vaai_target_free(const struct vmdk_io_beneath *b, const char *abs,
+			    const char *rel, char *errbuf, size_t errlen)
+{
+	struct stat st;
+	size_t len = strlen(abs);
+	char *flat;
+	int err;
+
+	if (len <= 5 || strcmp(abs + len - 5, ".vmdk")) {
+		snprintf(errbuf, errlen, "target '%.300s': must end in .vmdk",
+			 rel);
+		return -EINVAL;
+	}
+	err = b->io.ops->stat(b->io.ctx, abs, &st);
+	if (err == -EXDEV || err == -ELOOP) {
+		snprintf(errbuf, errlen,
+			 "target '%.300s': outside the export (a symlink or "
+			 "a name leads out of it)",
+			 rel);
+		return -EXDEV;
+	}
+	if (!err) {
+		snprintf(errbuf, errlen, "target '%.300s': exists", rel);
+		return -EEXIST;
+	}
+	if (asprintf(&flat, "%.*s-flat.vmdk", (int)(len - 5), abs) < 0) {
+		return -ENOMEM;
+	}
+	err = b->io.ops->stat(b->io.ctx, flat, &st);
+	free(flat);
+	if (!err) {
+		snprintf(errbuf, errlen,
+			 "target '%.300s': its data file %.*s-flat.vmdk "
+			 "exists",
+			 rel, (int)strlen(rel) - 5, rel);
+		return -EEXIST;
+	}
+	return 0;
+}
+
+/* Reserves @bytes of the datastore's quota: 0, or -ENOSPC with why. */
+static int vaai_quota_reserve(const struct export *exp, uint64_t bytes,
+			      char *errbuf, size_t errlen)
+{
+	struct quota_usage u;
+
+	if (!exp->quota || !bytes || !quota_reserve(exp->quota, bytes)) {
+		return 0;
+	}
+	quota_get(exp->quota, &u);
+	snprintf(errbuf, errlen,
+		 "volume %s: the operation may allocate %llu bytes; its quota "
+		 "of %llu bytes leaves %llu",
+		 exp->name, (unsigned long long)bytes,
+		 (unsigned long long)u.limit_bytes,
+		 (unsigned long long)(u.limit_bytes > u.used_bytes +
+							      u.reserved_bytes
+					      ? u.limit_bytes - u.used_bytes -
+							u.reserved_bytes
+					      : 0));
+	return -ENOSPC;
+}
+
+/* ---- the runs (ops.c calls them, on a thread or here) ----------------- */
+
+static int vaai_progress_cb(void *arg, uint64_t done, uint64_t total)
+{
+	return admin__op_progress(arg, done, total);
+}
+
+static int vaai_clone_run(struct admin_op *op, char *errbuf, size_t errlen)
+{
+	struct admin_op_args a;
+	struct vmdk_io_beneath b;
+	char *src = NULL, *dst = NULL;
+	int err;
+
+	admin__op_args(op, &a);
+	err = vmdk_io_beneath_init(&b, a.export->dir);
+	if (err) {
+		snprintf(errbuf, errlen, "%s: %s", a.export->dir,
+			 strerror(-err));
+		return err;
+	}
+	src = vaai_abs(a.export, a.source);
+	dst = vaai_abs(a.export, a.target);
+	if (!src || !dst) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	if (!strcmp(a.mode, "full")) {
+		struct vmdk_clone_opts o = { .keep_type = true,
+					     .no_reflink = true,
+					     .progress = vaai_progress_cb,
+					     .progress_arg = op };
+
+		err = vmdk_clone_full(&b.io, src, dst, &o, NULL, errbuf,
+				      errlen);
+	} else if (!strcmp(a.mode, "linked")) {
+		err = vmdk_clone_linked(&b.io, src, dst, errbuf, errlen);
+	} else {
+		err = vmdk_clone_native(&b.io, src, dst, errbuf, errlen);
+	}
+	if (!err) {
+		vaai_quota_count_disk(a.export, &b, dst);
+	}
+cleanup:
+	free(dst);
+	free(src);
+	vmdk_io_beneath_fini(&b);
+	return err;
+}
+
+static int vaai_reserve_run(struct admin_op *op, char *errbuf, size_t errlen)
+{
+	struct admin_op_args a;
+	struct vmdk_io_beneath b;
+	char *path;
+	int err;
+
+	admin__op_args(op, &a);
+	err = vmdk_io_beneath_init(&b, a.export->dir);
+	if (err) {
+		snprintf(errbuf, errlen, "%s: %s", a.export->dir,
+			 strerror(-err));
+		return err;
+	}
+	path = vaai_abs(a.export, a.source);
+	if (!path) {
+		err = -ENOMEM;
+	} else {
+		err = vmdk_reserve(&b.io, path,
+				   !strcmp(a.mode, "eagerzeroedthick"),
+				   vaai_progress_cb, op, errbuf, errlen);
+		/* A failed reservation keeps what it allocated: count it. */
+		vaai_quota_count_disk(a.export, &b, path);
+	}
+	free(path);
+	vmdk_io_beneath_fini(&b);
+	return err;
+}
+
+/* ---- the handlers ------------------------------------------------------ */
+
+/* Replies the outcome of admin__op_start(): 202 while it runs, 201 when
+ * done here, or its error's status with the operation's JSON (@doc
+ * taken). */
+static void vaai_reply_op(struct admin_reply *reply, int err, bool background,
+			  json_t *doc, const char *errtext)
+{
+	json_t *id = doc ? json_object_get(doc, "id") : NULL;
+
+	if (err) {
+		json_t *e = json_pack("{s:s}", "error", errtext);
+
+		if (e && doc) {
+			json_object_set_new(e, "operation", doc);
+		} else {
+			json_decref(doc);
+		}
+		admin__reply_json(reply, vaai_status(err), e);
+		return;
+	}
+	admin__reply_json(reply, background ? 202 : 201, doc);
+	if (id) {
+		snprintf(reply->location, sizeof(reply->location),
+			 "/operations/%lld", (long long)json_integer_value(id));
+	}
+}
+
+/* The checks every operation shares, once its body is read: the datastore
+ * live, its operations possible, @rel a safe path whose disk opens.
+ * Returns the export with @b open and @d filled, or NULL after a reply. */
+static const struct export *
+vaai_prepare(struct admin_api *api, const struct admin_request *req,
+	     const char *what, const char *rel, struct vmdk_io_beneath *b,
+	     struct vaai_disk *d, struct admin_reply *reply)
+{
+	char err[VAAI_ERR_MAX] = "";
+	const struct export *exp;
+	char *abs;
+	int rc;
+
+	exp = vaai_export(api, req->name, reply);
+	if (!exp) {
+		return NULL;
+	}
+	if (!api->ops) {
+		admin__reply_error(reply, 500, "operations are not available");
+		return NULL;
+	}
+	if (vaai_path_check(what, rel, err, sizeof(err))) {
+		admin__reply_error(reply, 400, "%s", err);
+		return NULL;
+	}
+	rc = vmdk_io_beneath_init(b, exp->dir);
+	if (rc) {
+		admin__reply_error(reply, 500, "volume %s: %s: %s", exp->name,
+				   exp->dir, strerror(-rc));
+		return NULL;
+	}
+	abs = vaai_abs(exp, rel);
+	rc = abs ? vaai_disk_measure(b, abs, d, err, sizeof(err)) : -ENOMEM;
+	free(abs);
+	if (rc) {
+		vaai_file_refused(reply, what, rel, rc,
+				  rc == -ENOENT ? "" : err);
+		vmdk_io_beneath_fini(b);
+		return NULL;
+	}
+	return exp;
+}
+
+void admin__clone_create(struct admin_api *api, const struct admin_request *req,
+			 struct admin_reply *reply)
+{
+	const char *source, *target, *mode;
+	char err[VAAI_ERR_MAX] = "";
+	struct admin_op_spec spec = { .kind = "clone" };
+	struct vmdk_io_beneath b;
+	const struct export *exp;
+	struct vaai_disk d;
+	json_error_t je;
+	json_t *doc;
+	char *abs;
+	bool background;
+	int rc;
+
+	if (json_unpack_ex((json_t *)req->body, &je, JSON_STRICT,
+			   "{s:s, s:s, s:s}", "source", &source, "target",
+			   &target, "mode", &mode)) {
+		admin__reply_error(reply, 400,
+				   "body: {\"source\", \"target\", \"mode\"} "
+				   "are needed, all strings, nothing else: %s",
+				   je.text);
+		return;
+	}
+	if (!strcmp(mode, "full") || !strcmp(mode, "linked") ||
+	    !strcmp(mode, "native")) {
+		spec.mode = !strcmp(mode, "full")     ? "full"
+			    : !strcmp(mode, "linked") ? "linked"
+						      : "native";
+	} else {
+		admin__reply_error(reply, 400,
+				   "body: mode '%.64s' is not full, linked or "
+				   "native",
+				   mode);
+		return;
+	}
+	if (vaai_path_check("target", target, err, sizeof(err))) {
+		admin__reply_error(reply, 400, "%s", err);
+		return;
+	}
+	exp = vaai_prepare(api, req, "source", source, &b, &d, reply);
+	if (!exp) {
+		return;
+	}
+	abs = vaai_abs(exp, target);
+	rc = abs ? vaai_target_free(&b, abs, target, err, sizeof(err))
+		 : -ENOMEM;
+	free(abs);
+	vmdk_io_beneath_fini(&b);
+	if (rc) {
+		admin__reply_error(reply, rc == -EEXIST ? 409 : 400, "%s", err);
+		return;
+	}
+	spec.export = exp;
+	spec.source = source;
+	spec.target = target;
+	spec.total_bytes = d.size_bytes;
+	spec.run = vaai_clone_run;
+	/* A full copy may allocate what the source does; a linked or
+	 * native clone shares it. */
+	spec.quota_bytes = !strcmp(spec.mode, "full") ? d.allocated_bytes : 0;
+	if (vaai_quota_reserve(exp, spec.quota_bytes, err, sizeof(err))) {
+		admin__reply_error(reply, 507, "%s", err);
+		return;
+	}
+	background = !strcmp(spec.mode, "full");
+	rc = admin__op_start(api->ops, &spec, background, &doc, err,
+			     sizeof(err));
+	if (rc && !doc && spec.quota_bytes && exp->quota) {
+		quota_release(exp->quota, spec.quota_bytes); /* never ran */
+	}
+	vaai_reply_op(reply, rc, background, doc, err);
+}
+
+void admin__reserve_create(struct admin_api *api,
+			   const struct admin_request *req,
+			   struct admin_reply *reply)
+{
+	struct admin_op_spec spec = { .kind = "reserve", .target = "" };
+	char err[VAAI_ERR_MAX] = "";
+	struct vmdk_io_beneath b;
+	const struct export *exp;
+	const char *path, *type;
+	struct vaai_disk d;
+	json_error_t je;
+	json_t *doc;
+	bool eager;
+	int rc;
+
+	if (json_unpack_ex((json_t *)req->body, &je, JSON_STRICT, "{s:s, s:s}",
+			   "path", &path, "type", &type)) {
+		admin__reply_error(reply, 400,
+				   "body: {\"path\", \"type\"} are needed, "
+				   "both strings, nothing else: %s",
+				   je.text);
+		return;
+	}
+	if (strcmp(type, "zeroedthick") && strcmp(type, "eagerzeroedthick")) {
+		admin__reply_error(reply, 400,
+				   "body: type '%.64s' is not zeroedthick or "
+				   "eagerzeroedthick",
+				   type);
+		return;
+	}
+	eager = !strcmp(type, "eagerzeroedthick");
+	exp = vaai_prepare(api, req, "path", path, &b, &d, reply);
+	if (!exp) {
+		return;
+	}
+	vmdk_io_beneath_fini(&b);
+	spec.mode = eager ? "eagerzeroedthick" : "zeroedthick";
+	spec.export = exp;
+	spec.source = path;
+	spec.total_bytes = d.size_bytes;
+	spec.run = vaai_reserve_run;
+	spec.quota_bytes = d.size_bytes > d.allocated_bytes
+				   ? d.size_bytes - d.allocated_bytes
+				   : 0;
+	if (vaai_quota_reserve(exp, spec.quota_bytes, err, sizeof(err))) {
+		admin__reply_error(reply, 507, "%s", err);
+		return;
+	}
+	rc = admin__op_start(api->ops, &spec, eager, &doc, err, sizeof(err));
+	if (rc && !doc && spec.quota_bytes && exp->quota) {
+		quota_release(exp->quota, spec.quota_bytes);
+	}
+	vaai_reply_op(reply, rc, eager, doc, err);
+}
+
+/* The allocation members of a stats reply. */
+static void vaai_alloc_set(json_t *o, const struct vmdk_alloc *a)
+{
+	json_object_set_new(o, "allocated_bytes",
+			    json_integer((json_int_t)a->allocated_bytes));
+	json_object_set_new(o, "shared_bytes",
+			    json_integer((json_int_t)a->shared_bytes));
+	json_object_set_new(o, "nb", json_integer((json_int_t)a->nb));
+	json_object_set_new(o, "tbz", json_integer((json_int_t)a->tbz));
+}
+
+/* Stats of a file that is not a disk: its size and allocation. */
+static json_t *vaai_file_stats(const struct vmdk_io_beneath *b, const char *abs,
+			       const char *rel, int *err)
+{
+	struct vmdk_alloc a;
+	json_t *o;
+	int fd = -1;
+
+	*err = b->io.ops->open(b->io.ctx, abs, O_RDONLY | O_NONBLOCK, 0, &fd);
+	if (*err) {
+		return NULL;
+	}
+	*err = vmdk_alloc_get(&b->io, fd, &a);
+	close(fd);
+	if (*err && *err != -EOPNOTSUPP) {
+		return NULL;
+	}
+	o = json_pack("{s:s, s:s, s:I, s:I, s:b}", "path", rel, "kind", "file",
+		      "size_bytes", (json_int_t)a.file_bytes, "block_bytes",
+		      (json_int_t)VMDK_ALLOC_BLOCK_BYTES, "fiemap", !*err);
+	*err = 0;
+	if (o) {
+		vaai_alloc_set(o, &a);
+	}
+	return o;
+}
+
+static json_t *vaai_disk_stats(const struct export *exp, struct vmdk *v,
+			       const char *rel)
+{
+	struct vmdk_info in;
+	int ferr = vmdk_info_get(v, &in);
+	int depth = 0;
+	json_t *o, *files;
+
+	for (const struct vmdk *p = vmdk_parent(v); p; p = vmdk_parent(p)) {
+		depth++;
+	}
+	o = json_pack("{s:s, s:s, s:I, s:s, s:I, s:b, s:i}", "path", rel,
+		      "kind", "vmdk", "size_bytes", (json_int_t)in.size_bytes,
+		      "provisioning",
+		      in.provisioning ? in.provisioning : "unknown",
+		      "block_bytes", (json_int_t)VMDK_ALLOC_BLOCK_BYTES,
+		      "fiemap", ferr == 0, "parents", depth);
+	files = json_array();
+	if (!o || !files) {
+		json_decref(o);
+		json_decref(files);
+		return NULL;
+	}
+	vaai_alloc_set(o, &in.alloc);
+	if (in.parent_hint) {
+		json_object_set_new(o, "parent", json_string(in.parent_hint));
+	}
+	for (unsigned i = 0; i < in.n_extents; i++) {
+		struct vmdk_extent_info e;
+		json_t *f;
+
+		if (vmdk_extent_info_get(v, i, &e) || !e.file) {
+			continue;
+		}
+		f = json_pack("{s:s, s:s, s:I}", "file", vaai_rel(exp, e.file),
+			      "type", e.type, "file_bytes",
+			      (json_int_t)e.alloc.file_bytes);
+		if (f) {
+			vaai_alloc_set(f, &e.alloc);
+			json_array_append_new(files, f);
+		}
+	}
+	json_object_set_new(o, "files", files);
+	return o;
+}
+
+void admin__stats_get(struct admin_api *api, const struct admin_request *req,
+		      struct admin_reply *reply)
+{
+	const char *rel = admin__request_arg(req, "path");
+	char err[VAAI_ERR_MAX] = "";
+	struct vmdk_io_beneath b;
+	const struct export *exp;
+	struct vmdk *v = NULL;
+	json_t *doc = NULL;
+	char *abs = NULL;
+	int rc;
+
+	exp = vaai_export(api, req->name, reply);
+	if (!exp) {
+		return;
+	}
+	if (!rel) {
+		admin__reply_error(reply, 400,
+				   "stats: the query argument path= names the "
+				   "file");
+		return;
+	}
+	if (vaai_path_check("path", rel, err, sizeof(err))) {
+		admin__reply_error(reply, 400, "%s", err);
+		return;
+	}
+	rc = vmdk_io_beneath_init(&b, exp->dir);
+	if (rc) {
+		admin__reply_error(reply, 500, "volume %s: %s", exp->name,
+				   strerror(-rc));
+		return;
+	}
+	abs = vaai_abs(exp, rel);
+	rc = abs ? vmdk_open(&b.io, abs, 0, &v, err, sizeof(err)) : -ENOMEM;
+	if (!rc) {
+		doc = vaai_disk_stats(exp, v, rel);
+		vmdk_close(v);
+	} else if (rc == -EINVAL || rc == -ENOENT) {
+		/* Not a disk (a -flat.vmdk, a log): the file's own figures;
+		 * a missing file fails here too. */
+		doc = abs ? vaai_file_stats(&b, abs, rel, &rc) : NULL;
+	}
+	if (rc == -EXDEV || rc == -ELOOP || rc == -ENOENT) {
+		vaai_file_refused(reply, "path", rel, rc, "");
+	} else if (!doc) {
+		admin__reply_error(reply, rc ? vaai_status(rc) : 500,
+				   "path '%.300s': %s", rel,
+				   err[0] ? err : strerror(rc ? -rc : ENOMEM));
+	} else {
+		admin__reply_json(reply, 200, doc);
+	}
+	free(abs);
+	vmdk_io_beneath_fini(&b);
+}
