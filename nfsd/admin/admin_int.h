@@ -459,6 +459,11 @@ void admin__op_args(const struct admin_op *op, struct admin_op_args *out);
 int admin__op_progress(struct admin_op *op, uint64_t done_bytes,
 		       uint64_t total_bytes);
 
+/* The status of an operation's error: 400 (a path outside the export),
+ * 404, 409 (exists, busy, read-only), 422 (the file system cannot: a
+ * native clone without reflink), 507 (no space, a quota), else 500. */
+unsigned admin__op_status_from_err(int err);
+
 /* Returns 0 and *out (owned: admin__ops_free()) or -ENOMEM. */
 int admin__ops_new(struct admin_ops **out);
 

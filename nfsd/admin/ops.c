@@ -110,6 +110,29 @@ void admin__ops_free(struct admin_ops *ops)
 	free(ops);
 }
 
+unsigned admin__op_status_from_err(int err)
+{
+	switch (err) {
+	case -EINVAL:
+	case -EXDEV:
+	case -ELOOP:
+		return 400;
+	case -ENOENT:
+		return 404;
+	case -EEXIST:
+	case -EBUSY:
+	case -EROFS:
+		return 409;
+	case -EOPNOTSUPP:
+		return 422;
+	case -ENOSPC:
+	case -EDQUOT:
+		return 507;
+	default:
+		return 500;
+	}
+}
+
 static const char *ops_state_name(enum admin_op_state s)
 {
 	switch (s) {
@@ -158,7 +181,7 @@ static json_t *ops_json(const struct admin_op *op)
 		json_object_set_new(o, "error", json_string(op->error));
 		json_object_set_new(
 			o, "status",
-			json_integer(admin__status_from_err(op->err)));
+			json_integer(admin__op_status_from_err(op->err)));
 	}
 	return o;
 }

@@ -115,30 +115,6 @@ static const char *vaai_rel(const struct export *exp, const char *abs)
 	return abs;
 }
 
-/* The status of an operation's error. */
-static unsigned vaai_status(int err)
-{
-	switch (err) {
-	case -EINVAL:
-	case -EXDEV:
-	case -ELOOP:
-		return 400;
-	case -ENOENT:
-		return 404;
-	case -EEXIST:
-	case -EBUSY:
-	case -EROFS:
-		return 409;
-	case -EOPNOTSUPP:
-		return 422;
-	case -ENOSPC:
-	case -EDQUOT:
-		return 507;
-	default:
-		return 500;
-	}
-}
-
 /* Replies the error of a file the request names: outside (400), missing
  * (404), or what is wrong with it (409). */
 static void vaai_file_refused(struct admin_reply *reply, const char *what,
@@ -312,6 +288,18 @@ static int vaai_quota_reserve(const struct export *exp, uint64_t bytes,
 
 /* ---- the runs (ops.c calls them, on a thread or here) ----------------- */
 
+/* Drops the datastore's directory from the names in @msg: a client
+ * learns paths inside its datastore, not where it lives on the server. */
+static void vaai_msg_relative(const struct export *exp, char *msg)
+{
+	size_t n = strlen(exp->dir);
+	char *p;
+
+	while (n && (p = strstr(msg, exp->dir)) && p[n] == '/') {
+		memmove(p, p + n + 1, strlen(p + n + 1) + 1);
+	}
+}
+
 static int vaai_progress_cb(void *arg, uint64_t done, uint64_t total)
 {
 	return admin__op_progress(arg, done, total);
@@ -353,6 +341,7 @@ static int vaai_clone_run(struct admin_op *op, char *errbuf, size_t errlen)
 	if (!err) {
 		vaai_quota_count_disk(a.export, &b, dst);
 	}
+	vaai_msg_relative(a.export, errbuf);
 cleanup:
 	free(dst);
 	free(src);
@@ -383,6 +372,7 @@ static int vaai_reserve_run(struct admin_op *op, char *errbuf, size_t errlen)
 				   vaai_progress_cb, op, errbuf, errlen);
 		/* A failed reservation keeps what it allocated: count it. */
 		vaai_quota_count_disk(a.export, &b, path);
+		vaai_msg_relative(a.export, errbuf);
 	}
 	free(path);
 	vmdk_io_beneath_fini(&b);
@@ -398,6 +388,7 @@ static void vaai_reply_op(struct admin_reply *reply, int err, bool background,
 			  json_t *doc, const char *errtext)
 {
 	json_t *id = doc ? json_object_get(doc, "id") : NULL;
+	long long n = id ? (long long)json_integer_value(id) : 0;
 
 	if (err) {
 		json_t *e = json_pack("{s:s}", "error", errtext);
@@ -407,13 +398,13 @@ static void vaai_reply_op(struct admin_reply *reply, int err, bool background,
 		} else {
 			json_decref(doc);
 		}
-		admin__reply_json(reply, vaai_status(err), e);
+		admin__reply_json(reply, admin__op_status_from_err(err), e);
 		return;
 	}
 	admin__reply_json(reply, background ? 202 : 201, doc);
-	if (id) {
+	if (n) {
 		snprintf(reply->location, sizeof(reply->location),
-			 "/operations/%lld", (long long)json_integer_value(id));
+			 "/operations/%lld", n);
 	}
 }
 
@@ -452,6 +443,7 @@ vaai_prepare(struct admin_api *api, const struct admin_request *req,
 	rc = abs ? vaai_disk_measure(b, abs, d, err, sizeof(err)) : -ENOMEM;
 	free(abs);
 	if (rc) {
+		vaai_msg_relative(exp, err);
 		vaai_file_refused(reply, what, rel, rc,
 				  rc == -ENOENT ? "" : err);
 		vmdk_io_beneath_fini(b);
@@ -718,7 +710,9 @@ void admin__stats_get(struct admin_api *api, const struct admin_request *req,
 	if (rc == -EXDEV || rc == -ELOOP || rc == -ENOENT) {
 		vaai_file_refused(reply, "path", rel, rc, "");
 	} else if (!doc) {
-		admin__reply_error(reply, rc ? vaai_status(rc) : 500,
+		vaai_msg_relative(exp, err);
+		admin__reply_error(reply,
+				   rc ? admin__op_status_from_err(rc) : 500,
 				   "path '%.300s': %s", rel,
 				   err[0] ? err : strerror(rc ? -rc : ENOMEM));
 	} else {

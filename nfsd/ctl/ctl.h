@@ -193,4 +193,23 @@ int ctl_metrics_main(const struct ctl_remote *r, int argc, char **argv);
 /* `changes [revert]`: the admin API's changes over the config (changes.c) */
 int ctl_changes_main(const struct ctl_remote *r, int argc, char **argv);
 
+/* ---- storage-side operations (operations.c vmdk.c) --------------------- */
+
+/* `operations [ID]`: the admin API's long operations. */
+int ctl_operations_main(const struct ctl_remote *r, int argc, char **argv);
+
+/*
+ * Waits for operation @op (takes: the JSON a POST answered) to end,
+ * polling GET /operations/ID, with a progress bar on stderr when it is a
+ * terminal (and not --json).  Returns 0 when it is done, or -EIO after
+ * printing why it failed (or the transport's -errno); *out is its last
+ * JSON (owned; may be NULL after a transport error).
+ */
+int ctl_op_wait(const struct ctl_remote *r, json_t *op, json_t **out);
+
+/* `vmdk clone DATASTORE SRC DST --full|--linked|--native`,
+ * `vmdk reserve DATASTORE PATH --zeroedthick|--eagerzeroedthick`,
+ * `vmdk stats DATASTORE PATH`. */
+int ctl_vmdk_main(const struct ctl_remote *r, int argc, char **argv);
+
 #endif

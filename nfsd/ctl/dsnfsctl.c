@@ -60,6 +60,17 @@ static const struct ctl_command ctl_commands[] = {
 		   "config\n      (kept across restarts); revert: back to the "
 		   "config, live",
 	  .remote = ctl_changes_main },
+	{ .name = "vmdk",
+	  .usage = "vmdk clone DATASTORE SRC DST --full|--linked|--native\n"
+		   "      vmdk reserve DATASTORE PATH "
+		   "--zeroedthick|--eagerzeroedthick\n"
+		   "      vmdk stats DATASTORE PATH   storage-side (VAAI-NAS)"
+		   "; paths in the datastore",
+	  .remote = ctl_vmdk_main },
+	{ .name = "operations",
+	  .usage = "operations [ID]           long operations and their "
+		   "progress",
+	  .remote = ctl_operations_main },
 	{ .name = "bill",
 	  .usage = "bill --ledger FILE [--prices FILE] --from TIME --to TIME"
 		   "\n      the explained cost of every pool in [from, to);"
