@@ -316,6 +316,8 @@ static int config_datastore_key(struct config_datastore *ds, const char *key,
 		return config_parse_clients(ds, value);
 	if (!strcmp(key, "read_only"))
 		return config_parse_bool(value, &ds->read_only);
+	if (!strcmp(key, "snapshot_dir"))
+		return config_parse_bool(value, &ds->snapshot_dir);
 	if (!strcmp(key, "secure"))
 		return config_parse_bool(value, &ds->secure);
 	if (!strcmp(key, "squash")) {
@@ -381,6 +383,7 @@ static struct config_datastore *config_datastore_get(struct config *cfg,
 	ds->squash = EXPORT_SQUASH_NONE;
 	ds->anon_uid = EXPORT_ANON_ID;
 	ds->anon_gid = EXPORT_ANON_ID;
+	ds->snapshot_dir = true;
 	return ds;
 }
 

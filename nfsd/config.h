@@ -45,6 +45,8 @@ struct config_datastore {
 	struct export_client clients[EXPORT_MAX_CLIENTS];
 	size_t nclients;
 	bool read_only;
+	/* The snapshots' .snapshot directory is seen over NFS (snap.h). */
+	bool snapshot_dir;
 	bool secure; /* privileged client ports only */
 	enum export_squash squash;
 	uint32_t anon_uid, anon_gid;

@@ -147,6 +147,7 @@ int export_access_get(const struct export_table *tab, const struct export *exp,
 	export_table_read_lock(tab);
 	if (export_client_allowed(exp, addr)) {
 		out->read_only = exp->read_only;
+		out->snapshot_dir = exp->snapshot_dir;
 		out->squash = exp->squash;
 		out->anon_uid = exp->anon_uid;
 		out->anon_gid = exp->anon_gid;

@@ -56,8 +56,11 @@ struct export
 	char path[80]; /* what MNT asks for: "/ds1" */
 	char dir[4096]; /* the directory on our disk */
 	uint32_t id;
+	/* The root directory's fileid (0: unknown): where .snapshot is. */
+	uint64_t root_fileid;
 	/* Options: see the head of this file for who may read them. */
 	bool read_only;
+	bool snapshot_dir; /* .snapshot at the root is seen over NFS */
 	bool secure; /* clients must use a privileged port (< 1024) */
 	enum export_squash squash;
 	uint32_t anon_uid, anon_gid;
@@ -87,6 +90,7 @@ struct export_table {
 /* What a call may do in an export, copied out under the table's lock. */
 struct export_access {
 	bool read_only;
+	bool snapshot_dir;
 	enum export_squash squash;
 	uint32_t anon_uid, anon_gid;
 };

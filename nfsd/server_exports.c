@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "nfsd/errbuf.h"
 #include "nfsd/log.h"
@@ -22,6 +23,7 @@ static void server_export_options_set(struct export *exp,
 				      const struct config_datastore *ds)
 {
 	exp->read_only = ds->read_only;
+	exp->snapshot_dir = ds->snapshot_dir;
 	exp->secure = ds->secure;
 	exp->squash = ds->squash;
 	exp->anon_uid = ds->anon_uid;
@@ -33,9 +35,11 @@ static void server_export_options_set(struct export *exp,
 static bool server_export_options_same(const struct export *exp,
 				       const struct config_datastore *ds)
 {
-	return exp->read_only == ds->read_only && exp->secure == ds->secure &&
-	       exp->squash == ds->squash && exp->anon_uid == ds->anon_uid &&
-	       exp->anon_gid == ds->anon_gid && exp->nclients == ds->nclients &&
+	return exp->read_only == ds->read_only &&
+	       exp->snapshot_dir == ds->snapshot_dir &&
+	       exp->secure == ds->secure && exp->squash == ds->squash &&
+	       exp->anon_uid == ds->anon_uid && exp->anon_gid == ds->anon_gid &&
+	       exp->nclients == ds->nclients &&
 	       memcmp(exp->clients, ds->clients,
 		      ds->nclients * sizeof(ds->clients[0])) == 0;
 }
@@ -62,8 +66,13 @@ static int server_export_open(struct server *srv, struct export *exp,
 	 * handles of every export. */
 	err = store_local_open(ds->name, ds->path, exp->id, srv->state_dir,
 			       &exp->store, errbuf, errlen);
-	if (!err)
+	if (!err) {
+		struct stat st;
+
 		exp->store->group_commit = srv->group_commit;
+		if (!stat(ds->path, &st))
+			exp->root_fileid = (uint64_t)st.st_ino;
+	}
 	return err;
 }
 

@@ -411,6 +411,13 @@ admin_handler_fn admin__flows_list, admin__hosts_list, admin__caps_get,
 admin_handler_fn admin__changes_get, admin__changes_revert;
 admin_handler_fn admin__operations_list, admin__operation_get;
 admin_handler_fn admin__clone_create, admin__reserve_create, admin__stats_get;
+admin_handler_fn admin__snapshots_list, admin__snapshot_create,
+	admin__snapshot_delete, admin__snapshot_restore;
+
+/* The live export @name (borrowed; slots never move), or NULL after a
+ * 404 in @reply (vaai.c). */
+const struct export *admin__export_live(struct admin_api *api, const char *name,
+					struct admin_reply *reply);
 
 /* ---- long operations (ops.c) ------------------------------------------- */
 
@@ -442,6 +449,9 @@ struct admin_op_spec {
 	const char *target; /* "" for an operation on one file */
 	uint64_t total_bytes; /* 0 until the run says */
 	uint64_t quota_bytes; /* reserved in the datastore's quota */
+	/* The whole datastore (a snapshot): refused while any operation of
+	 * it runs, and refuses them while it runs. */
+	bool exclusive;
 	admin_op_run_fn *run;
 };
 

@@ -30,6 +30,7 @@ struct admin_op {
 	char source[ADMIN_OP_PATH_MAX];
 	char target[ADMIN_OP_PATH_MAX];
 	uint64_t quota_bytes;
+	bool exclusive;
 	admin_op_run_fn *run;
 	_Atomic uint64_t done_bytes, total_bytes;
 	_Atomic bool cancel;
@@ -237,6 +238,14 @@ static int ops_check_busy(const struct admin_ops *ops,
 		if (o->export != s->export) {
 			continue;
 		}
+		if (o->exclusive || s->exclusive) {
+			snprintf(errbuf, errlen,
+				 "%s: running operation %llu (%s %s %.300s) "
+				 "and this one cannot run at once",
+				 s->export->name, (unsigned long long)o->id,
+				 o->kind, o->mode, o->source);
+			return -EBUSY;
+		}
 		if (ops_same(o->source, s->source) ||
 		    ops_same(o->target, s->source)) {
 			hit = s->source;
@@ -307,6 +316,7 @@ int admin__op_start(struct admin_ops *ops, const struct admin_op_spec *spec,
 	snprintf(op->source, sizeof(op->source), "%s", spec->source);
 	snprintf(op->target, sizeof(op->target), "%s", spec->target);
 	op->quota_bytes = spec->quota_bytes;
+	op->exclusive = spec->exclusive;
 	op->run = spec->run;
 	atomic_init(&op->total_bytes, spec->total_bytes);
 	op->started_ms = ops_now_ms();

@@ -7,6 +7,7 @@
  * datastore has promised, the sum of allocated blocks what it holds.
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/snap/snap.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -71,6 +72,9 @@ static int scan_walk_dir(struct scan_walk *w, int fd, unsigned depth)
 			break;
 		}
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		/* Snapshots' disks are not provisioned twice. */
+		if (depth == 0 && !strcmp(de->d_name, SNAP_DIR_NAME))
 			continue;
 		if (++w->entries > ADMIN_SCAN_MAX_ENTRIES) {
 			err = -E2BIG;

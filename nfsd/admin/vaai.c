@@ -29,8 +29,7 @@
 
 #define VAAI_ERR_MAX 512
 
-/* The live export @name, or NULL after a 404. */
-static const struct export *vaai_export(struct admin_api *api, const char *name,
+const struct export *admin__export_live(struct admin_api *api, const char *name,
 					struct admin_reply *reply)
 {
 	const struct export_table *tab = api->ctx.exports;
@@ -421,7 +420,7 @@ vaai_prepare(struct admin_api *api, const struct admin_request *req,
 	char *abs;
 	int rc;
 
-	exp = vaai_export(api, req->name, reply);
+	exp = admin__export_live(api, req->name, reply);
 	if (!exp) {
 		return NULL;
 	}
@@ -677,7 +676,7 @@ void admin__stats_get(struct admin_api *api, const struct admin_request *req,
 	char *abs = NULL;
 	int rc;
 
-	exp = vaai_export(api, req->name, reply);
+	exp = admin__export_live(api, req->name, reply);
 	if (!exp) {
 		return;
 	}

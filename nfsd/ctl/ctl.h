@@ -212,4 +212,8 @@ int ctl_op_wait(const struct ctl_remote *r, json_t *op, json_t **out);
  * `vmdk stats DATASTORE PATH`. */
 int ctl_vmdk_main(const struct ctl_remote *r, int argc, char **argv);
 
+/* `snapshot create|delete|restore DATASTORE NAME`, `snapshot list
+ * DATASTORE` (snapshots.c). */
+int ctl_snapshot_main(const struct ctl_remote *r, int argc, char **argv);
+
 #endif

@@ -67,6 +67,10 @@ static const struct ctl_command ctl_commands[] = {
 		   "      vmdk stats DATASTORE PATH   storage-side (VAAI-NAS)"
 		   "; paths in the datastore",
 	  .remote = ctl_vmdk_main },
+	{ .name = "snapshot",
+	  .usage = "snapshot create|delete|restore DATASTORE NAME\n"
+		   "      snapshot list DATASTORE   native datastore snapshots",
+	  .remote = ctl_snapshot_main },
 	{ .name = "operations",
 	  .usage = "operations [ID]           long operations and their "
 		   "progress",

@@ -118,6 +118,7 @@ int nfs3__fh_export(struct request *req, const nfs_fh3 *fh, bool modify,
 	f->exp = exp;
 	f->st = exp->store;
 	f->read_only = acc.read_only;
+	f->snapshot_dir = acc.snapshot_dir;
 	nfs3_cred_squash(&acc, &req->cred, f);
 	return 0;
 }

@@ -108,6 +108,8 @@ static int nfs3_lookup_run(const char *name, struct nfs3_file *dir,
 	err = nfs3__name_check(name, NFS3_NAME_LOOKUP);
 	if (err)
 		return err;
+	if (!dir->snapshot_dir && nfs3__name_is_snapdir(dir, dir_attr, name))
+		return -ENOENT;
 	err = nfs3__may_lookup(dir_attr, &dir->cred);
 	if (err)
 		return err;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "nfsd/nfs3/nfs3_int.h"
+#include "nfsd/snap/snap.h"
 
 static bool nfs3_name_is_dot(const char *name)
 {
@@ -36,6 +37,14 @@ int nfs3__name_check(const char *name, enum nfs3_name_use use)
 		return -EINVAL;
 	}
 	return -EINVAL;
+}
+
+bool nfs3__name_is_snapdir(const struct nfs3_file *dir,
+			   const struct store_attr *dir_attr, const char *name)
+{
+	return dir->exp && dir->exp->root_fileid &&
+	       dir_attr->fileid == dir->exp->root_fileid &&
+	       !strcmp(name, SNAP_DIR_NAME);
 }
 
 int nfs3__name_lookup(const struct nfs3_file *dir, const char *name,

@@ -41,6 +41,8 @@ static int nfs3_dir_open(struct request *req, const diropargs3 *where,
 	err = nfs3__name_check(where->name, use);
 	if (err)
 		return err;
+	if (nfs3__name_is_snapdir(dir, pre, where->name))
+		return -EACCES; /* the server's own */
 	return nfs3__may_change_dir(pre, &dir->cred);
 }
 

@@ -30,6 +30,7 @@ struct nfs3_file {
 	struct export *exp; /* borrowed from the export table */
 	struct store *st; /* exp->store, borrowed */
 	bool read_only; /* the export's option when the call was checked */
+	bool snapshot_dir; /* and its snapshot_dir */
 	struct store_obj *obj; /* owned reference, NULL until resolved */
 	struct store_cred cred; /* the caller as this export sees it */
 	uint32_t groups[RPC_AUTH_SYS_MAX_GROUPS];
@@ -186,6 +187,13 @@ void nfs3__usage_fsstat(const struct nfs3_file *f, struct store_fsstat *fs);
  * "." / ".." rules of enum nfs3_name_use.  @name is borrowed (may be NULL).
  */
 int nfs3__name_check(const char *name, enum nfs3_name_use use);
+
+/* Whether @name in directory @dir (whose attributes are @dir_attr) is the
+ * datastore's snapshot area, ROOT/.snapshot (snap.h): hidden from LOOKUP
+ * and READDIR unless the export's snapshot_dir, never made, removed or
+ * renamed by a client. */
+bool nfs3__name_is_snapdir(const struct nfs3_file *dir,
+			   const struct store_attr *dir_attr, const char *name);
 
 /*
  * Looks @name up in the directory f->obj; "." answers the directory

@@ -15,6 +15,7 @@
 #include <xxhash.h>
 
 #include "nfsd/nfs3/nfs3_int.h"
+#include "nfsd/snap/snap.h"
 
 /* status + dir_attributes + cookieverf + end of list + eof. */
 #define NFS3_DIRPAGE_HEAD_BYTES (4 + NFS3_XDR_POST_OP_ATTR_BYTES + 8 + 4 + 4)
@@ -33,6 +34,7 @@ struct nfs3_dirpage {
 	uint32_t used_bytes;
 	uint32_t used_dir_bytes;
 	bool full; /* an entry did not fit: more follow */
+	bool hide_snapdir; /* leave .snapshot out (the export's root) */
 	cookieverf3 verf; /* of the directory listed */
 	struct nfs3_dirent *ents;
 	size_t n, cap;
@@ -99,6 +101,8 @@ static int nfs3_dirpage_add_cb(void *arg, const char *name, uint64_t fileid,
 
 	if (len > STORE_NAME_MAX)
 		return -EIO; /* no store may list a name it cannot hold */
+	if (p->hide_snapdir && !strcmp(name, SNAP_DIR_NAME))
+		return 0;
 	/* fileid + name + cookie, and the value_follows word before. */
 	dir_bytes = 8 + 4 + nfs3_xdr_pad4(len) + 8;
 	entry_bytes = 4 + dir_bytes;
@@ -167,6 +171,8 @@ static int nfs3_dirpage_scan(struct request *req, const nfs_fh3 *fh,
 	if (page->max_bytes < NFS3_DIRPAGE_HEAD_BYTES)
 		return -STORE_ETOOSMALL;
 	page->used_bytes = NFS3_DIRPAGE_HEAD_BYTES;
+	page->hide_snapdir = !dir->snapshot_dir &&
+			     nfs3__name_is_snapdir(dir, &a, SNAP_DIR_NAME);
 	err = dir->st->ops->readdir(dir->st, dir->obj, cookie,
 				    nfs3_dirpage_add_cb, page);
 	if (err)

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "nfsd/quota/quota_int.h"
+#include "nfsd/snap/snap.h"
 
 /* Records one entry unless its inode is on record; adds its bytes. */
 static int scan_entry(struct quota *q, const struct stat *st, uint64_t *total)
@@ -43,6 +44,13 @@ int quota_scan(struct quota *q, const char *dir, char *errbuf, size_t errlen)
 	quota__files_clear(q);
 	errno = 0;
 	while (!err && (e = fts_read(fts))) {
+		/* Snapshots share their blocks with the live files (and
+		 * ANF leaves them out of a volume's consumed size). */
+		if (e->fts_info == FTS_D && e->fts_level == 1 &&
+		    !strcmp(e->fts_name, SNAP_DIR_NAME)) {
+			fts_set(fts, e, FTS_SKIP);
+			continue;
+		}
 		switch (e->fts_info) {
 		case FTS_D: /* counted on the way in */
 		case FTS_F:

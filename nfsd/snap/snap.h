@@ -1,0 +1,82 @@
+/*
+ * snap: native datastore snapshots (issue 14), as ANF offers them: a
+ * snapshot is a copy-on-write copy of the datastore's whole tree, made by
+ * FICLONE of every file (XFS with reflink=1, btrfs), in the hidden area
+ * ROOT/.snapshot/NAME, and made read-only by the file system itself: every
+ * file and directory in it, and .snapshot, carry FS_IMMUTABLE_FL, which
+ * refuses writes, removals and renames to root too (EPERM), so NFS
+ * clients, ESXi as root among them, can read a snapshot but not change
+ * it.  A snapshot costs the metadata of its files at first; blocks are
+ * shared until the live datastore writes them.  Where the file system
+ * cannot share blocks, a snapshot is refused (-EOPNOTSUPP), never made by
+ * copying.
+ *
+ * A restore reverts the live tree to the snapshot in place: a regular file
+ * that is in both keeps its inode (its NFS file handle stays valid) and
+ * gets the snapshot's data (truncated, then FICLONEd), mode, owner and
+ * times; one made after the snapshot is removed (its handle answers
+ * NFS3ERR_STALE); one removed since comes back as a new file (a new
+ * handle).  Directories likewise.  Hard links in the datastore become
+ * separate files in a snapshot (and after a restore).
+ *
+ * Every call blocks (one FICLONE or unlink per file): run it off the
+ * event loops.  Not thread-safe for one datastore: the caller serialises
+ * its snapshot calls.
+ */
+#ifndef DSNFS_SNAP_H
+#define DSNFS_SNAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The hidden area, in the datastore's root. */
+#define SNAP_DIR_NAME ".snapshot"
+/* A name is [A-Za-z0-9_-][A-Za-z0-9._-]*, at most this long. */
+#define SNAP_NAME_MAX 63
+/* Directory levels copied; deeper ones fail the snapshot (-ELOOP). */
+#define SNAP_MAX_DEPTH 32
+/* Snapshots listed per datastore, at most. */
+#define SNAP_LIST_MAX 1024
+
+/* Returns 0, or -EINVAL with the reason ("/", "..", a leading dot, an
+ * empty or too long name). */
+int snap_name_check(const char *name, char *errbuf, size_t errlen);
+
+struct snap_stats {
+	uint64_t files; /* regular files cloned */
+	uint64_t dirs;
+	uint64_t bytes; /* their logical sizes */
+	uint64_t removed; /* restore: entries made after the snapshot */
+};
+
+/*
+ * Makes snapshot @name of the datastore rooted at @root (borrowed): the
+ * tree but .snapshot, in .snapshot/.NAME.tmp, then renamed to NAME and
+ * made immutable.  Returns 0 with @st filled (may be NULL), -EEXIST,
+ * -EOPNOTSUPP (no reflink on this file system), -EPERM (FS_IMMUTABLE_FL
+ * refused: CAP_LINUX_IMMUTABLE is needed), or another -errno, all with
+ * the reason in @errbuf; on failure nothing is left.
+ */
+int snap_create(const char *root, const char *name, struct snap_stats *st,
+		char *errbuf, size_t errlen);
+
+/* Removes snapshot @name.  Returns 0, -ENOENT or -errno with the reason. */
+int snap_delete(const char *root, const char *name, char *errbuf,
+		size_t errlen);
+
+/* Reverts the live tree to snapshot @name (see the head of this file).
+ * Returns 0 with @st filled (may be NULL) or -errno with the reason; a
+ * restore that fails half way leaves a tree part reverted. */
+int snap_restore(const char *root, const char *name, struct snap_stats *st,
+		 char *errbuf, size_t errlen);
+
+struct snap_info {
+	char name[SNAP_NAME_MAX + 1];
+	int64_t created_s; /* UTC: when it was made */
+};
+
+/* The snapshots of @root, by name.  Returns 0 and *out (owned: free())
+ * with *n (none: *out NULL, *n 0), or -errno. */
+int snap_list(const char *root, struct snap_info **out, size_t *n);
+
+#endif

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Native datastore snapshots (issue 14): reflink copies of the tree in
+# ROOT/.snapshot/NAME, immutable, on loop-mounted XFS file systems made
+# with reflink=1.  dsnfsctl snapshot create|list|delete|restore; names with
+# "/" or ".." are 400; a datastore on ext4 is refused (422, reflink named);
+# over NFS (the Python client) the snapshot reads as it was and refuses
+# every change; after a restore a kept file's old handle reads the
+# snapshot's data, a file made since is STALE, a file removed since is
+# back; snapshot_dir = false hides .snapshot (LOOKUP NOENT, READDIR leaves
+# it out, CREATE refused) and SIGHUP shows it again.  Needs root.
+. "$(dirname "$0")/lib.sh"
+
+if [ "$(id -u)" != 0 ] || ! command -v mkfs.xfs >/dev/null; then
+	echo "  skip: needs root and mkfs.xfs (xfsprogs) for a loop-mounted XFS"
+	exit 0
+fi
+py=$(dirname "$0")/t5009-snapshots-xfs.py
+mkdir -p "$TEST_TMP/ds1" "$TEST_TMP/ds3"
+for d in ds1 ds3; do
+	truncate -s 512M "$TEST_TMP/$d.img"
+	if ! mkfs.xfs -q -m reflink=1 "$TEST_TMP/$d.img" ||
+		! mount -o loop "$TEST_TMP/$d.img" "$TEST_TMP/$d" 2>/dev/null; then
+		umount "$TEST_TMP/ds1" 2>/dev/null
+		echo "  skip: cannot make or loop-mount an XFS here"
+		exit 0
+	fi
+done
+cleanup() {
+	if [ -n "$DSNFSD_PID" ]; then
+		kill "$DSNFSD_PID" 2>/dev/null
+		wait "$DSNFSD_PID" 2>/dev/null
+		DSNFSD_PID=""
+	fi
+	# The snapshots are immutable: the images go whole.
+	umount "$TEST_TMP/ds1" "$TEST_TMP/ds3" 2>/dev/null
+	test_cleanup
+}
+trap cleanup EXIT
+conf=$TEST_TMP/snap.conf
+write_conf() { printf '[datastore ds3]\npath = %s\nsnapshot_dir = %s\n' "$TEST_TMP/ds3" "$1" >"$conf"; }
+write_conf false
+ds1=$TEST_TMP/ds1
+echo v1 >"$ds1/keep.txt"
+echo gone >"$ds1/gone.txt"
+mkdir "$ds1/vm1"
+"$DSNFS_BIN/dsvmdk" create -t thin -s 64M "$ds1/vm1/disk.vmdk" >/dev/null
+dd if=/dev/urandom of="$ds1/vm1/disk-flat.vmdk" bs=1M count=8 conv=notrunc status=none
+ln -s vm1/disk.vmdk "$ds1/link.vmdk"
+echo a >"$TEST_TMP/ds3/a.txt"
+dsnfsd_start -c "$conf" || exit 1
+A="http://127.0.0.1:$ADMIN_PORT"
+ctl() { "$DSNFS_BIN/dsnfsctl" -s "127.0.0.1:$ADMIN_PORT" "$@"; }
+post() { curl -s -o "$TEST_TMP/body" -w '%{http_code}' -H 'Content-Type: application/json' -d "$2" "$A$1"; }
+
+check "dsnfsctl snapshot create ds1 s1" ctl snapshot create ds1 s1
+check "dsnfsctl snapshot list ds1 names it" bash -c "'$DSNFS_BIN/dsnfsctl' -s 127.0.0.1:$ADMIN_PORT snapshot list ds1 | grep -q '^s1 '"
+check "the snapshot holds the tree" bash -c "cmp -s '$ds1/keep.txt' '$ds1/.snapshot/s1/keep.txt' && cmp -s '$ds1/vm1/disk-flat.vmdk' '$ds1/.snapshot/s1/vm1/disk-flat.vmdk'"
+check "... its symlink as a symlink" bash -c "[ \"\$(readlink '$ds1/.snapshot/s1/link.vmdk')\" = vm1/disk.vmdk ]"
+shared=$(curl -s "$A/volumes/ds1/stats?path=vm1/disk.vmdk" | python3 -c 'import json,sys; print(json.load(sys.stdin)["shared_bytes"])')
+check "the live disk shares its 8 MiB with the snapshot" [ "$shared" = $((8 << 20)) ]
+check "the snapshot is immutable" bash -c "lsattr -d '$ds1/.snapshot/s1' | grep -q '^....i'"
+check "root cannot write it either" bash -c "! (echo x >>'$ds1/.snapshot/s1/keep.txt') 2>/dev/null"
+code=$(post /volumes/ds1/snapshots '{"name":"s1"}')
+check "a second s1: 409" [ "$code" = 409 ]
+for bad in 'a/b' '..' 'x..y' '.hidden' ''; do
+	code=$(post /volumes/ds1/snapshots "{\"name\":\"$bad\"}")
+	check "name '$bad': 400" [ "$code" = 400 ]
+done
+code=$(curl -s --path-as-is -o "$TEST_TMP/body" -w '%{http_code}' -X DELETE "$A/volumes/ds1/snapshots/..")
+check "DELETE .../snapshots/..: 400" [ "$code" = 400 ]
+code=$(post /volumes/ds2/snapshots '{"name":"s1"}')
+check "a datastore on ext4: 422" [ "$code" = 422 ]
+check "... naming reflink" grep -q reflink "$TEST_TMP/body"
+check "... and nothing left in it" [ ! -e "$TEST_TMP/ds2/.snapshot" ]
+code=$(post /volumes/ds1/snapshots/none/restore '{}')
+check "restore of a snapshot that does not exist: 404" [ "$code" = 404 ]
+
+echo v2 >"$ds1/keep.txt"
+echo new >"$ds1/new.txt"
+rm "$ds1/gone.txt"
+check "over NFS: the live files and the read-only snapshot" \
+	python3 "$py" before "$NFS_PORT" "$MOUNT_PORT" "$TEST_TMP/handles.json"
+check "dsnfsctl snapshot restore ds1 s1" ctl snapshot restore ds1 s1
+check "the live tree is the snapshot's again" bash -c \
+	"diff -r --no-dereference -x .snapshot '$ds1' '$ds1/.snapshot/s1'"
+check "over NFS: the handles after the restore" \
+	python3 "$py" after "$NFS_PORT" "$MOUNT_PORT" "$TEST_TMP/handles.json"
+check "the snapshot did not change" bash -c "[ \"\$(cat '$ds1/.snapshot/s1/keep.txt')\" = v1 ]"
+
+echo "snapshot_dir"
+check "a snapshot of ds3" ctl snapshot create ds3 s1
+check "over NFS: snapshot_dir = false hides it" python3 "$py" hidden "$NFS_PORT" "$MOUNT_PORT"
+write_conf true
+kill -HUP "$DSNFSD_PID"
+for _ in $(seq 1 100); do grep -q 'config: reloaded' "$TEST_TMP/dsnfsd.log" && break; sleep 0.1; done
+check "over NFS: after SIGHUP with snapshot_dir = true" python3 "$py" shown "$NFS_PORT" "$MOUNT_PORT"
+
+check "dsnfsctl snapshot delete ds1 s1" ctl snapshot delete ds1 s1
+check "... it is gone" bash -c "[ ! -e '$ds1/.snapshot/s1' ]"
+check "... and listed no more" bash -c "! '$DSNFS_BIN/dsnfsctl' -s 127.0.0.1:$ADMIN_PORT snapshot list ds1 | grep -q '^s1 '"
+code=$(curl -s -o "$TEST_TMP/body" -w '%{http_code}' -X DELETE "$A/volumes/ds1/snapshots/s1")
+check "deleting it again: 404" [ "$code" = 404 ]
+check "server exits cleanly" dsnfsd_stop
+test_done
