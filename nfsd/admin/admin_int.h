@@ -477,6 +477,10 @@ unsigned admin__op_status_from_err(int err);
 /* Returns 0 and *out (owned: admin__ops_free()) or -ENOMEM. */
 int admin__ops_new(struct admin_ops **out);
 
+/* Waits until no operation runs, without cancelling any: the tests,
+ * which see the result through GET /operations then. */
+void admin__ops_drain(struct admin_ops *ops);
+
 /* Cancels the running operations, waits for them, frees @ops (takes;
  * NULL is fine). */
 void admin__ops_free(struct admin_ops *ops);

@@ -87,6 +87,25 @@ int admin__ops_new(struct admin_ops **out)
 	return 0;
 }
 
+void admin__ops_drain(struct admin_ops *ops)
+{
+	pthread_t threads[ARRAY_SIZE(ops->list)];
+	size_t n = 0;
+
+	/* A thread joined here is not joined again: it is marked. */
+	pthread_mutex_lock(&ops->lock);
+	for (size_t i = 0; i < ops->n; i++) {
+		if (ops->list[i]->threaded) {
+			threads[n++] = ops->list[i]->thread;
+			ops->list[i]->threaded = false;
+		}
+	}
+	pthread_mutex_unlock(&ops->lock);
+	for (size_t i = 0; i < n; i++) {
+		pthread_join(threads[i], NULL);
+	}
+}
+
 void admin__ops_free(struct admin_ops *ops)
 {
 	if (!ops) {
