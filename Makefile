@@ -78,7 +78,7 @@ UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_BINS := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 .PHONY: all run test unit deps deps-check fuzz fuzz-build fuzz-bins format \
-	format-check clean man progs install deb nfsd vmdk lab bench bench-profile bench-vmdk bench-scale \
+	format-check clean man progs install deb nfsd vmdk lab lab-clones bench bench-profile bench-vmdk bench-scale \
 	soak abuse
 .DEFAULT_GOAL := all
 
@@ -218,6 +218,12 @@ fuzz: fuzz-build
 lab: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsload
 	$(BUILD)/bin/dsload profile anf-avs --server-config etc/lab/anf-avs.conf \
 		--dsnfsd $(BUILD)/bin/dsnfsd --out var/lab
+
+# A full clone by the storage against the same clone by a client over NFS
+# (qemu-img convert, nfs-cp), 1 and 4 GiB used in an 8 GiB thin disk: table
+# and plot in var/lab/clones (docs/dsvmdk.md, "Through the server"; root).
+lab-clones: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsnfsctl $(BUILD)/bin/dsvmdk
+	perf/clones/lab.sh $(BUILD)/bin
 
 # Benchmarks and the soak print their figures; none is part of `make test`.
 # dsnfsd against nfs-ganesha, side by side (docs/bench.md).
