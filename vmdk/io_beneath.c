@@ -204,8 +204,9 @@ int vmdk_io_beneath_init(struct vmdk_io_beneath *b, const char *root)
 		return -ENOMEM;
 	}
 	b->root_len = len;
-	b->root_fd =
-		open(b->root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* The root itself is the caller's (a datastore's configured path,
+	 * which may be a symlink); only what lies below it is confined. */
+	b->root_fd = open(b->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (b->root_fd < 0) {
 		err = -errno;
 		free(b->root);

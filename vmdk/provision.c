@@ -442,6 +442,13 @@ int vmdk_create(const struct vmdk_io *io, const char *path,
 int vmdk_inflate(const struct vmdk_io *io, const char *path, char *errbuf,
 		 size_t errlen)
 {
+	return vmdk_inflate_progress(io, path, NULL, NULL, errbuf, errlen);
+}
+
+int vmdk_inflate_progress(const struct vmdk_io *io, const char *path,
+			  vmdk_progress_fn progress, void *progress_arg,
+			  char *errbuf, size_t errlen)
+{
 	struct vmdk *v;
 	int err;
 
@@ -476,7 +483,7 @@ int vmdk_inflate(const struct vmdk_io *io, const char *path, char *errbuf,
 			v->io, e->fd,
 			vmdk_sectors_to_bytes(e->file_off_sectors +
 					      e->len_sectors),
-			NULL, NULL);
+			progress, progress_arg);
 		if (err) {
 			vmdk__errf(errbuf, errlen, err, "%s: zeroing: %s",
 				   e->path, strerror(-err));

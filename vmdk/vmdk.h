@@ -101,8 +101,8 @@ struct vmdk_io_beneath {
 	int root_fd; /* owned */
 };
 
-/* Opens @root (borrowed; a directory, no symlink at its end).  Returns 0
- * and fills @b (release: vmdk_io_beneath_fini()), or -errno. */
+/* Opens @root (borrowed; a directory; trusted: a symlink is followed).  Returns
+ * 0 and fills @b (release: vmdk_io_beneath_fini()), or -errno. */
 int vmdk_io_beneath_init(struct vmdk_io_beneath *b, const char *root);
 void vmdk_io_beneath_fini(struct vmdk_io_beneath *b);
 
@@ -353,6 +353,12 @@ int vmdk_consolidate(const struct vmdk_io *io, const char *path,
  */
 int vmdk_inflate(const struct vmdk_io *io, const char *path, char *errbuf,
 		 size_t errlen);
+
+/* vmdk_inflate() calling @progress (may be NULL) while it zeros; its
+ * error stops the inflate (what was zeroed stays: the disk is valid). */
+int vmdk_inflate_progress(const struct vmdk_io *io, const char *path,
+			  vmdk_progress_fn progress, void *progress_arg,
+			  char *errbuf, size_t errlen);
 
 /* Result of vmdk_check(). */
 struct vmdk_check_report {

@@ -352,6 +352,9 @@ int admin__op_start(struct admin_ops *ops, const struct admin_op_spec *spec,
 	if (background) {
 		err = -pthread_create(&op->thread, NULL, ops_thread, op);
 		op->threaded = !err;
+		if (err && op->quota_bytes && op->export->quota) {
+			quota_release(op->export->quota, op->quota_bytes);
+		}
 		if (err) {
 			op->state = ADMIN_OP_FAILED;
 			op->err = err;

@@ -79,8 +79,8 @@ static int snap_area_open(struct snap_area *a, const char *root, bool create,
 
 	a->unlocked = false;
 	a->area_fd = -1;
-	a->root_fd =
-		open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* The configured path is trusted (it may be a symlink). */
+	a->root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (a->root_fd < 0) {
 		err = -errno;
 		snprintf(errbuf, errlen, "%s: %s", root, strerror(-err));

@@ -113,7 +113,7 @@ set output '$OUT/clones.png'
 set title 'Full clone of a ${DISK_GIB} GiB thin disk: storage-side vs client over NFS'
 set xlabel 'used data (GiB)'
 set ylabel 'time (s)'
-set key left top
+set key outside below
 set grid
 set style data linespoints
 plot '$tsv' using 1:2 title 'storage-side (copy_file_range in dsnfsd)' lw 2 pt 7, \
