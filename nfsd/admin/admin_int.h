@@ -414,10 +414,35 @@ admin_handler_fn admin__clone_create, admin__reserve_create, admin__stats_get;
 admin_handler_fn admin__snapshots_list, admin__snapshot_create,
 	admin__snapshot_delete, admin__snapshot_restore;
 
+/* ---- files of a datastore (paths.c) ----------------------------------- */
+
 /* The live export @name (borrowed; slots never move), or NULL after a
- * 404 in @reply (vaai.c). */
+ * 404 in @reply. */
 const struct export *admin__export_live(struct admin_api *api, const char *name,
 					struct admin_reply *reply);
+
+/* @rel (borrowed) is a relative path of names, none empty, "." or "..",
+ * shorter than ADMIN_OP_PATH_MAX - 16.  Returns 0 or -EINVAL with the
+ * reason ("WHAT 'REL': outside the export: ..."). */
+int admin__path_check(const char *what, const char *rel, char *errbuf,
+		      size_t errlen);
+
+/* The datastore's own path of @rel (returns owned, free()), or NULL. */
+char *admin__path_abs(const struct export *exp, const char *rel);
+
+/* @abs relative to the datastore (borrowed from @abs; @abs itself when
+ * it is not below it). */
+const char *admin__path_rel(const struct export *exp, const char *abs);
+
+/* Replies why the file @rel a request names is refused: outside the
+ * export (-EXDEV, -ELOOP: 400), missing (404), or not a VMDK, with @why
+ * (409). */
+void admin__file_refused(struct admin_reply *reply, const char *what,
+			 const char *rel, int err, const char *why);
+
+/* Drops the datastore's directory from the paths in @msg (in place): a
+ * client learns names inside its datastore, not where it lives. */
+void admin__msg_relative(const struct export *exp, char *msg);
 
 /* ---- long operations (ops.c) ------------------------------------------- */
 

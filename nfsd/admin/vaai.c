@@ -1,11 +1,11 @@
 /*
- * vaai: the VAAI-NAS primitives on a datastore, storage-side, through the
- * admin API: Full File Clone and Fast File Clone (POST
- * /volumes/NAME/clones: full, linked, native), Reserve Space (POST
- * /volumes/NAME/reserve) and Extended Statistics (GET
- * /volumes/NAME/stats?path=).  Paths are relative to the datastore's
- * root; a name with "..", "." or an empty part is refused before any
- * file is touched, and every file is then opened through
+ * vaai: the VAAI-NAS primitives that change a datastore, storage-side,
+ * through the admin API: Full File Clone and Fast File Clone (POST
+ * /volumes/NAME/clones: full, linked, native) and Reserve Space (POST
+ * /volumes/NAME/reserve); Extended Statistics are stats.c.  Paths are
+ * relative to the datastore's root; a name with "..", "." or an empty
+ * part is refused before any file is touched (paths.c), and every file
+ * is then opened through
  * vmdk_io_beneath (openat2 RESOLVE_BENEATH, no symlink followed), so
  * neither the request nor a descriptor's extent or parent names can
  * reach outside.  What is checked before an operation starts is answered
@@ -28,110 +28,6 @@
 #include "vmdk/vmdk.h"
 
 #define VAAI_ERR_MAX 512
-
-const struct export *admin__export_live(struct admin_api *api, const char *name,
-					struct admin_reply *reply)
-{
-	const struct export_table *tab = api->ctx.exports;
-
-	for (size_t i = 0; tab && i < export_table_count(tab); i++) {
-		const struct export *e = &tab->exports[i];
-
-		if (export_is_live(e) && !strcmp(e->name, name)) {
-			return e;
-		}
-	}
-	admin__reply_error(reply, 404, "volume '%s': no datastore of that name",
-			   name);
-	return NULL;
-}
-
-/* A relative path of names, none empty, "." or "..".  Returns 0 or
- * -EINVAL with the reason. */
-static int vaai_path_check(const char *what, const char *rel, char *errbuf,
-			   size_t errlen)
-{
-	const char *p = rel;
-	size_t len = strlen(rel);
-
-	if (len == 0 || len >= ADMIN_OP_PATH_MAX - 16) {
-		snprintf(errbuf, errlen,
-			 "%s: a path of 1 to %d bytes is needed", what,
-			 ADMIN_OP_PATH_MAX - 17);
-		return -EINVAL;
-	}
-	if (rel[0] == '/') {
-		snprintf(errbuf, errlen,
-			 "%s '%.300s': outside the export: paths are relative "
-			 "to the datastore's root",
-			 what, rel);
-		return -EINVAL;
-	}
-	while (*p) {
-		size_t n = strcspn(p, "/");
-
-		if (n == 0 || (n == 1 && p[0] == '.') ||
-		    (n == 2 && p[0] == '.' && p[1] == '.')) {
-			snprintf(errbuf, errlen,
-				 "%s '%.300s': outside the export: no empty, "
-				 "'.' or '..' part is allowed",
-				 what, rel);
-			return -EINVAL;
-		}
-		p += n;
-		if (*p == '/') {
-			p++;
-			if (!*p) {
-				snprintf(errbuf, errlen,
-					 "%s '%.300s': names a directory", what,
-					 rel);
-				return -EINVAL;
-			}
-		}
-	}
-	return 0;
-}
-
-/* The datastore's own path of @rel (owned), or NULL. */
-static char *vaai_abs(const struct export *exp, const char *rel)
-{
-	char *out;
-
-	if (asprintf(&out, "%s/%s", exp->dir, rel) < 0) {
-		return NULL;
-	}
-	return out;
-}
-
-/* @abs relative to the datastore (borrowed from @abs). */
-static const char *vaai_rel(const struct export *exp, const char *abs)
-{
-	size_t n = strlen(exp->dir);
-
-	if (!strncmp(abs, exp->dir, n) && abs[n] == '/') {
-		return abs + n + 1;
-	}
-	return abs;
-}
-
-/* Replies the error of a file the request names: outside (400), missing
- * (404), or what is wrong with it (409). */
-static void vaai_file_refused(struct admin_reply *reply, const char *what,
-			      const char *rel, int err, const char *why)
-{
-	if (err == -EXDEV || err == -ELOOP) {
-		admin__reply_error(reply, 400,
-				   "%s '%.300s': outside the export (a symlink "
-				   "or a name leads out of it)",
-				   what, rel);
-	} else if (err == -ENOENT) {
-		admin__reply_error(reply, 404, "%s '%.300s': %s", what, rel,
-				   why[0] ? why : "no such file");
-	} else {
-		admin__reply_error(reply, 409, "%s '%.300s': not a VMDK: %s",
-				   what, rel, why[0] ? why : strerror(-err));
-	}
-}
 
 /* Counts a file the operation made in the datastore's quota (its
  * allocation as it is now). */
@@ -287,18 +183,6 @@ static int vaai_quota_reserve(const struct export *exp, uint64_t bytes,
 
 /* ---- the runs (ops.c calls them, on a thread or here) ----------------- */
 
-/* Drops the datastore's directory from the names in @msg: a client
- * learns paths inside its datastore, not where it lives on the server. */
-static void vaai_msg_relative(const struct export *exp, char *msg)
-{
-	size_t n = strlen(exp->dir);
-	char *p;
-
-	while (n && (p = strstr(msg, exp->dir)) && p[n] == '/') {
-		memmove(p, p + n + 1, strlen(p + n + 1) + 1);
-	}
-}
-
 static int vaai_progress_cb(void *arg, uint64_t done, uint64_t total)
 {
 	return admin__op_progress(arg, done, total);
@@ -318,8 +202,8 @@ static int vaai_clone_run(struct admin_op *op, char *errbuf, size_t errlen)
 			 strerror(-err));
 		return err;
 	}
-	src = vaai_abs(a.export, a.source);
-	dst = vaai_abs(a.export, a.target);
+	src = admin__path_abs(a.export, a.source);
+	dst = admin__path_abs(a.export, a.target);
 	if (!src || !dst) {
 		err = -ENOMEM;
 		goto cleanup;
@@ -340,7 +224,7 @@ static int vaai_clone_run(struct admin_op *op, char *errbuf, size_t errlen)
 	if (!err) {
 		vaai_quota_count_disk(a.export, &b, dst);
 	}
-	vaai_msg_relative(a.export, errbuf);
+	admin__msg_relative(a.export, errbuf);
 cleanup:
 	free(dst);
 	free(src);
@@ -362,7 +246,7 @@ static int vaai_reserve_run(struct admin_op *op, char *errbuf, size_t errlen)
 			 strerror(-err));
 		return err;
 	}
-	path = vaai_abs(a.export, a.source);
+	path = admin__path_abs(a.export, a.source);
 	if (!path) {
 		err = -ENOMEM;
 	} else {
@@ -371,7 +255,7 @@ static int vaai_reserve_run(struct admin_op *op, char *errbuf, size_t errlen)
 				   vaai_progress_cb, op, errbuf, errlen);
 		/* A failed reservation keeps what it allocated: count it. */
 		vaai_quota_count_disk(a.export, &b, path);
-		vaai_msg_relative(a.export, errbuf);
+		admin__msg_relative(a.export, errbuf);
 	}
 	free(path);
 	vmdk_io_beneath_fini(&b);
@@ -428,7 +312,7 @@ vaai_prepare(struct admin_api *api, const struct admin_request *req,
 		admin__reply_error(reply, 500, "operations are not available");
 		return NULL;
 	}
-	if (vaai_path_check(what, rel, err, sizeof(err))) {
+	if (admin__path_check(what, rel, err, sizeof(err))) {
 		admin__reply_error(reply, 400, "%s", err);
 		return NULL;
 	}
@@ -438,13 +322,13 @@ vaai_prepare(struct admin_api *api, const struct admin_request *req,
 				   exp->dir, strerror(-rc));
 		return NULL;
 	}
-	abs = vaai_abs(exp, rel);
+	abs = admin__path_abs(exp, rel);
 	rc = abs ? vaai_disk_measure(b, abs, d, err, sizeof(err)) : -ENOMEM;
 	free(abs);
 	if (rc) {
-		vaai_msg_relative(exp, err);
-		vaai_file_refused(reply, what, rel, rc,
-				  rc == -ENOENT ? "" : err);
+		admin__msg_relative(exp, err);
+		admin__file_refused(reply, what, rel, rc,
+				    rc == -ENOENT ? "" : err);
 		vmdk_io_beneath_fini(b);
 		return NULL;
 	}
@@ -487,7 +371,7 @@ void admin__clone_create(struct admin_api *api, const struct admin_request *req,
 				   mode);
 		return;
 	}
-	if (vaai_path_check("target", target, err, sizeof(err))) {
+	if (admin__path_check("target", target, err, sizeof(err))) {
 		admin__reply_error(reply, 400, "%s", err);
 		return;
 	}
@@ -495,7 +379,7 @@ void admin__clone_create(struct admin_api *api, const struct admin_request *req,
 	if (!exp) {
 		return;
 	}
-	abs = vaai_abs(exp, target);
+	abs = admin__path_abs(exp, target);
 	rc = abs ? vaai_target_free(&b, abs, target, err, sizeof(err))
 		 : -ENOMEM;
 	free(abs);
@@ -578,145 +462,4 @@ void admin__reserve_create(struct admin_api *api,
 		quota_release(exp->quota, spec.quota_bytes);
 	}
 	vaai_reply_op(reply, rc, eager, doc, err);
-}
-
-/* The allocation members of a stats reply. */
-static void vaai_alloc_set(json_t *o, const struct vmdk_alloc *a)
-{
-	json_object_set_new(o, "allocated_bytes",
-			    json_integer((json_int_t)a->allocated_bytes));
-	json_object_set_new(o, "shared_bytes",
-			    json_integer((json_int_t)a->shared_bytes));
-	json_object_set_new(o, "nb", json_integer((json_int_t)a->nb));
-	json_object_set_new(o, "tbz", json_integer((json_int_t)a->tbz));
-}
-
-/* Stats of a file that is not a disk: its size and allocation. */
-static json_t *vaai_file_stats(const struct vmdk_io_beneath *b, const char *abs,
-			       const char *rel, int *err)
-{
-	struct vmdk_alloc a;
-	json_t *o;
-	int fd = -1;
-
-	*err = b->io.ops->open(b->io.ctx, abs, O_RDONLY | O_NONBLOCK, 0, &fd);
-	if (*err) {
-		return NULL;
-	}
-	*err = vmdk_alloc_get(&b->io, fd, &a);
-	close(fd);
-	if (*err && *err != -EOPNOTSUPP) {
-		return NULL;
-	}
-	o = json_pack("{s:s, s:s, s:I, s:I, s:b}", "path", rel, "kind", "file",
-		      "size_bytes", (json_int_t)a.file_bytes, "block_bytes",
-		      (json_int_t)VMDK_ALLOC_BLOCK_BYTES, "fiemap", !*err);
-	*err = 0;
-	if (o) {
-		vaai_alloc_set(o, &a);
-	}
-	return o;
-}
-
-static json_t *vaai_disk_stats(const struct export *exp, struct vmdk *v,
-			       const char *rel)
-{
-	struct vmdk_info in;
-	int ferr = vmdk_info_get(v, &in);
-	int depth = 0;
-	json_t *o, *files;
-
-	for (const struct vmdk *p = vmdk_parent(v); p; p = vmdk_parent(p)) {
-		depth++;
-	}
-	o = json_pack("{s:s, s:s, s:I, s:s, s:I, s:b, s:i}", "path", rel,
-		      "kind", "vmdk", "size_bytes", (json_int_t)in.size_bytes,
-		      "provisioning",
-		      in.provisioning ? in.provisioning : "unknown",
-		      "block_bytes", (json_int_t)VMDK_ALLOC_BLOCK_BYTES,
-		      "fiemap", ferr == 0, "parents", depth);
-	files = json_array();
-	if (!o || !files) {
-		json_decref(o);
-		json_decref(files);
-		return NULL;
-	}
-	vaai_alloc_set(o, &in.alloc);
-	if (in.parent_hint) {
-		json_object_set_new(o, "parent", json_string(in.parent_hint));
-	}
-	for (unsigned i = 0; i < in.n_extents; i++) {
-		struct vmdk_extent_info e;
-		json_t *f;
-
-		if (vmdk_extent_info_get(v, i, &e) || !e.file) {
-			continue;
-		}
-		f = json_pack("{s:s, s:s, s:I}", "file", vaai_rel(exp, e.file),
-			      "type", e.type, "file_bytes",
-			      (json_int_t)e.alloc.file_bytes);
-		if (f) {
-			vaai_alloc_set(f, &e.alloc);
-			json_array_append_new(files, f);
-		}
-	}
-	json_object_set_new(o, "files", files);
-	return o;
-}
-
-void admin__stats_get(struct admin_api *api, const struct admin_request *req,
-		      struct admin_reply *reply)
-{
-	const char *rel = admin__request_arg(req, "path");
-	char err[VAAI_ERR_MAX] = "";
-	struct vmdk_io_beneath b;
-	const struct export *exp;
-	struct vmdk *v = NULL;
-	json_t *doc = NULL;
-	char *abs = NULL;
-	int rc;
-
-	exp = admin__export_live(api, req->name, reply);
-	if (!exp) {
-		return;
-	}
-	if (!rel) {
-		admin__reply_error(reply, 400,
-				   "stats: the query argument path= names the "
-				   "file");
-		return;
-	}
-	if (vaai_path_check("path", rel, err, sizeof(err))) {
-		admin__reply_error(reply, 400, "%s", err);
-		return;
-	}
-	rc = vmdk_io_beneath_init(&b, exp->dir);
-	if (rc) {
-		admin__reply_error(reply, 500, "volume %s: %s", exp->name,
-				   strerror(-rc));
-		return;
-	}
-	abs = vaai_abs(exp, rel);
-	rc = abs ? vmdk_open(&b.io, abs, 0, &v, err, sizeof(err)) : -ENOMEM;
-	if (!rc) {
-		doc = vaai_disk_stats(exp, v, rel);
-		vmdk_close(v);
-	} else if (rc == -EINVAL || rc == -ENOENT) {
-		/* Not a disk (a -flat.vmdk, a log): the file's own figures;
-		 * a missing file fails here too. */
-		doc = abs ? vaai_file_stats(&b, abs, rel, &rc) : NULL;
-	}
-	if (rc == -EXDEV || rc == -ELOOP || rc == -ENOENT) {
-		vaai_file_refused(reply, "path", rel, rc, "");
-	} else if (!doc) {
-		vaai_msg_relative(exp, err);
-		admin__reply_error(reply,
-				   rc ? admin__op_status_from_err(rc) : 500,
-				   "path '%.300s': %s", rel,
-				   err[0] ? err : strerror(rc ? -rc : ENOMEM));
-	} else {
-		admin__reply_json(reply, 200, doc);
-	}
-	free(abs);
-	vmdk_io_beneath_fini(&b);
 }

@@ -1,0 +1,134 @@
+/*
+ * paths: what the storage-side operations (vaai.c, stats.c) share about
+ * the files a request names: the live datastore, a relative path checked
+ * before any file is touched (no empty, "." or ".." part, not absolute),
+ * its name on the server, and the replies that name a refused file
+ * without telling the client where the datastore lives.
+ */
+#include "nfsd/admin/admin_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nfsd/export.h"
+
+const struct export *admin__export_live(struct admin_api *api, const char *name,
+					struct admin_reply *reply)
+{
+	const struct export_table *tab = api->ctx.exports;
+
+	for (size_t i = 0; tab && i < export_table_count(tab); i++) {
+		const struct export *e = &tab->exports[i];
+
+		if (export_is_live(e) && !strcmp(e->name, name)) {
+			return e;
+		}
+	}
+	admin__reply_error(reply, 404, "volume '%s': no datastore of that name",
+			   name);
+	return NULL;
+}
+
+/* A relative path of names, none empty, "." or "..".  Returns 0 or
+ * -EINVAL with the reason. */
+int admin__path_check(const char *what, const char *rel, char *errbuf,
+		      size_t errlen)
+{
+	const char *p = rel;
+	size_t len = strlen(rel);
+
+	if (len == 0 || len >= ADMIN_OP_PATH_MAX - 16) {
+		snprintf(errbuf, errlen,
+			 "%s: a path of 1 to %d bytes is needed", what,
+			 ADMIN_OP_PATH_MAX - 17);
+		return -EINVAL;
+	}
+	if (rel[0] == '/') {
+		snprintf(errbuf, errlen,
+			 "%s '%.300s': outside the export: paths are relative "
+			 "to the datastore's root",
+			 what, rel);
+		return -EINVAL;
+	}
+	while (*p) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 0 || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.')) {
+			snprintf(errbuf, errlen,
+				 "%s '%.300s': outside the export: no empty, "
+				 "'.' or '..' part is allowed",
+				 what, rel);
+			return -EINVAL;
+		}
+		p += n;
+		if (*p == '/') {
+			p++;
+			if (!*p) {
+				snprintf(errbuf, errlen,
+					 "%s '%.300s': names a directory", what,
+					 rel);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The datastore's own path of @rel (owned), or NULL. */
+char *admin__path_abs(const struct export *exp, const char *rel)
+{
+	char *out;
+
+	if (asprintf(&out, "%s/%s", exp->dir, rel) < 0) {
+		return NULL;
+	}
+	return out;
+}
+
+/* @abs relative to the datastore (borrowed from @abs). */
+const char *admin__path_rel(const struct export *exp, const char *abs)
+{
+	size_t n = strlen(exp->dir);
+
+	if (!strncmp(abs, exp->dir, n) && abs[n] == '/') {
+		return abs + n + 1;
+	}
+	return abs;
+}
+
+/* Replies the error of a file the request names: outside (400), missing
+ * (404), or what is wrong with it (409). */
+void admin__file_refused(struct admin_reply *reply, const char *what,
+			 const char *rel, int err, const char *why)
+{
+	if (err == -EXDEV || err == -ELOOP) {
+		admin__reply_error(reply, 400,
+				   "%s '%.300s': outside the export (a symlink "
+				   "or a name leads out of it)",
+				   what, rel);
+	} else if (err == -ENOENT) {
+		admin__reply_error(reply, 404, "%s '%.300s': %s", what, rel,
+				   why[0] ? why : "no such file");
+	} else {
+		admin__reply_error(reply, 409, "%s '%.300s': not a VMDK: %s",
+				   what, rel, why[0] ? why : strerror(-err));
+	}
+}
+
+/* Drops the datastore's directory from the names in @msg: a client
+ * learns paths inside its datastore, not where it lives on the server. */
+void admin__msg_relative(const struct export *exp, char *msg)
+{
+	size_t n = strlen(exp->dir);
+	char *p;
+
+	while (n && (p = strstr(msg, exp->dir)) && p[n] == '/') {
+		memmove(p, p + n + 1, strlen(p + n + 1) + 1);
+	}
+}
