@@ -19,12 +19,22 @@ static const struct {
 	const char *method;
 	const char *path;
 } fuzz_admin_routes[] = {
-	{ "POST", "/pools" },	      { "PATCH", "/pools/p1" },
-	{ "POST", "/volumes" },	      { "PATCH", "/volumes/ds1" },
-	{ "PATCH", "/caps" },	      { "DELETE", "/pools/p1" },
-	{ "DELETE", "/volumes/ds1" }, { "GET", "/metrics" },
-	{ "GET", "/pools" },	      { "GET", "/volumes" },
-	{ "PUT", "/pools" },	      { "GET", "/pools/p1/x" },
+	{ "POST", "/pools" },
+	{ "PATCH", "/pools/p1" },
+	{ "POST", "/volumes" },
+	{ "PATCH", "/volumes/ds1" },
+	{ "PATCH", "/caps" },
+	{ "DELETE", "/pools/p1" },
+	{ "DELETE", "/volumes/ds1" },
+	{ "GET", "/metrics" },
+	{ "GET", "/pools" },
+	{ "GET", "/volumes" },
+	{ "PUT", "/pools" },
+	{ "GET", "/pools/p1/x" },
+	{ "POST", "/volumes/ds1/clones" },
+	{ "POST", "/volumes/ds1/snapshots" },
+	{ "POST", "/volumes/ds1/snapshots/s1/restore" },
+	{ "GET", "/operations/1" },
 };
 
 static struct admin_api *fuzz_api(void)
