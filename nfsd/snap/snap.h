@@ -9,7 +9,8 @@
  * it.  A snapshot costs the metadata of its files at first; blocks are
  * shared until the live datastore writes them.  Where the file system
  * cannot share blocks, a snapshot is refused (-EOPNOTSUPP), never made by
- * copying.
+ * copying.  Each file is copied atomically (one FICLONE); the tree is
+ * not one point in time while clients write (quiesce the VMs first).
  *
  * A restore reverts the live tree to the snapshot in place: a regular file
  * that is in both keeps its inode (its NFS file handle stays valid) and
