@@ -27,6 +27,8 @@ void config_defaults(struct config *cfg)
 	cfg->workers = 0;
 	cfg->work_threads = 16;
 	cfg->group_commit = true;
+	cfg->intent_log_mib = 128;
+	cfg->intent_log_checkpoint_ms = 1000;
 	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "var/state");
 	cfg->max_record_bytes = 1024 * 1024 + 4096;
 	cfg->max_inflight_per_conn = 128;
@@ -243,6 +245,27 @@ static int config_server_key(struct config *cfg, const char *key,
 	}
 	if (!strcmp(key, "group_commit"))
 		return config_parse_bool(value, &cfg->group_commit);
+	if (!strcmp(key, "intent_log")) {
+		if (!strcmp(value, "off")) {
+			cfg->intent_log[0] = '\0';
+			return 0;
+		}
+		return config_copy(cfg->intent_log, sizeof(cfg->intent_log),
+				   value);
+	}
+	if (!strcmp(key, "intent_log_mib")) {
+		/* The ring holds two 4 MiB batches at least; 1 TiB at most. */
+		if (config_parse_uint(value, 1u << 20, &v) || v < 8)
+			return -EINVAL;
+		cfg->intent_log_mib = (uint32_t)v;
+		return 0;
+	}
+	if (!strcmp(key, "intent_log_checkpoint_ms")) {
+		if (config_parse_uint(value, 3600000, &v))
+			return -EINVAL;
+		cfg->intent_log_checkpoint_ms = (uint32_t)v;
+		return 0;
+	}
 	if (!strcmp(key, "io_offload")) {
 		if (strcmp(value, "off") && strcmp(value, "auto"))
 			return -EINVAL;
@@ -318,6 +341,9 @@ static int config_datastore_key(struct config_datastore *ds, const char *key,
 		return config_parse_bool(value, &ds->read_only);
 	if (!strcmp(key, "snapshot_dir"))
 		return config_parse_bool(value, &ds->snapshot_dir);
+	if (!strcmp(key, "intent_log"))
+		return config_copy(ds->intent_log, sizeof(ds->intent_log),
+				   value);
 	if (!strcmp(key, "secure"))
 		return config_parse_bool(value, &ds->secure);
 	if (!strcmp(key, "squash")) {

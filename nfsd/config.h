@@ -51,6 +51,9 @@ struct config_datastore {
 	enum export_squash squash;
 	uint32_t anon_uid, anon_gid;
 	uint32_t fsid; /* 0: derived from the name */
+	/* "": the [server] intent log if any; "off": none; else its own
+	 * log at this path (read at start, or when a reload adds it). */
+	char intent_log[4096];
 };
 
 /* Called for every key config.c does not know.  Returns 0 (taken),
@@ -69,6 +72,12 @@ struct config {
 	unsigned work_threads;
 	/* Concurrent stable writes of one file share one sync (true). */
 	bool group_commit;
+	/* Stable writes go to an intent log (store.h store_ilog_open): the
+	 * log shared by the datastores that name none of their own; "":
+	 * none.  Its ring size and checkpoint interval serve every log. */
+	char intent_log[4096];
+	uint32_t intent_log_mib;
+	uint32_t intent_log_checkpoint_ms;
 	char state_dir[4096];
 	bool trace;
 	uint32_t max_record_bytes;

@@ -69,6 +69,9 @@ struct export
 	/* No longer in the config (atomic; export_table_remove()). */
 	bool removed;
 	struct store *store;
+	/* The datastore's own intent log ([datastore] intent_log), owned;
+	 * NULL when it has none (the store may use the server's). */
+	struct store_ilog *ilog;
 	/* What the datastore allocated, and its quota (quota.h); NULL when
 	 * nothing is counted (tests).  Owned by whoever built the table. */
 	struct quota *quota;

@@ -57,6 +57,8 @@ static int server_open_exports(struct server *srv, const struct config *cfg,
 	}
 	snprintf(srv->state_dir, sizeof(srv->state_dir), "%s", cfg->state_dir);
 	srv->group_commit = cfg->group_commit;
+	srv->ilog_ring_bytes = (uint64_t)cfg->intent_log_mib << 20;
+	srv->ilog_checkpoint_ms = cfg->intent_log_checkpoint_ms;
 	return server__exports_open(srv, cfg, errbuf, errlen);
 }
 

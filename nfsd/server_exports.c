@@ -49,11 +49,39 @@ static uint32_t server_datastore_id(const struct config_datastore *ds)
 	return ds->fsid ? ds->fsid : export_id_from_name(ds->name);
 }
 
+/*
+ * The intent log of the new store of @exp: its own (replayed onto it
+ * before it serves), the server's (replayed at start over every store
+ * using it; a datastore a reload adds just joins it), or none.
+ */
+static int server_export_ilog_open(struct server *srv, struct export *exp,
+				   const struct config_datastore *ds,
+				   char *errbuf, size_t errlen)
+{
+	int err;
+
+	if (!strcmp(ds->intent_log, "off"))
+		return 0;
+	if (!ds->intent_log[0]) {
+		exp->store->ilog = srv->ilog;
+		return 0;
+	}
+	err = store_ilog_open(ds->intent_log, srv->ilog_ring_bytes,
+			      srv->ilog_checkpoint_ms, &exp->store, 1,
+			      &exp->ilog, errbuf, errlen);
+	if (err) {
+		exp->store->ops->close(exp->store);
+		exp->store = NULL;
+	}
+	return err;
+}
+
 /* Fills the unpublished slot @exp from @ds and opens its store. */
 static int server_export_open(struct server *srv, struct export *exp,
 			      const struct config_datastore *ds, char *errbuf,
 			      size_t errlen)
 {
+	struct stat st;
 	int err;
 
 	memset(exp, 0, sizeof(*exp));
@@ -66,14 +94,12 @@ static int server_export_open(struct server *srv, struct export *exp,
 	 * handles of every export. */
 	err = store_local_open(ds->name, ds->path, exp->id, srv->state_dir,
 			       &exp->store, errbuf, errlen);
-	if (!err) {
-		struct stat st;
-
-		exp->store->group_commit = srv->group_commit;
-		if (!stat(ds->path, &st))
-			exp->root_fileid = (uint64_t)st.st_ino;
-	}
-	return err;
+	if (err)
+		return err;
+	exp->store->group_commit = srv->group_commit;
+	if (!stat(ds->path, &st))
+		exp->root_fileid = (uint64_t)st.st_ino;
+	return server_export_ilog_open(srv, exp, ds, errbuf, errlen);
 }
 
 static void server_export_log(const char *what, const struct export *exp)
@@ -81,6 +107,26 @@ static void server_export_log(const char *what, const struct export *exp)
 	log_info("export: %s %s -> %s (fsid %u%s%s)", what, exp->path, exp->dir,
 		 exp->id, exp->read_only ? ", read-only" : "",
 		 exp->nclients ? ", client list" : "");
+}
+
+/* The [server] intent log, replayed onto every store that names no log
+ * of its own, before any of them serves. */
+static int server_ilog_open(struct server *srv, const struct config *cfg,
+			    char *errbuf, size_t errlen)
+{
+	struct export_table *tab = &srv->exports;
+	struct store *stores[CONFIG_MAX_DATASTORES];
+	size_t n = 0;
+
+	if (!cfg->intent_log[0])
+		return 0;
+	for (size_t i = 0; i < tab->count && i < cfg->ndatastores; i++) {
+		if (!cfg->datastores[i].intent_log[0])
+			stores[n++] = tab->exports[i].store;
+	}
+	return store_ilog_open(cfg->intent_log, srv->ilog_ring_bytes,
+			       srv->ilog_checkpoint_ms, stores, n, &srv->ilog,
+			       errbuf, errlen);
 }
 
 int server__exports_open(struct server *srv, const struct config *cfg,
@@ -114,6 +160,9 @@ int server__exports_open(struct server *srv, const struct config *cfg,
 		}
 		server_export_log("exporting", exp);
 	}
+	err = server_ilog_open(srv, cfg, errbuf, errlen);
+	if (err)
+		return err;
 	server__fcache_budget_apply(srv, "start");
 	return 0;
 }
@@ -122,9 +171,14 @@ void server__exports_close(struct server *srv)
 {
 	struct export_table *tab = &srv->exports;
 
+	/* Work has stopped: the last checkpoint, then the stores. */
+	store_ilog_close(srv->ilog);
+	srv->ilog = NULL;
 	for (size_t i = 0; i < tab->count; i++) {
 		struct store *st = tab->exports[i].store;
 
+		store_ilog_close(tab->exports[i].ilog);
+		tab->exports[i].ilog = NULL;
 		if (st)
 			st->ops->close(st);
 	}
@@ -197,6 +251,7 @@ void server__exports_abort(struct server *srv, size_t nadd)
 
 		exp->quota = NULL;
 		quota_fini(&srv->quotas[base + i]);
+		store_ilog_close(exp->ilog);
 		if (exp->store)
 			exp->store->ops->close(exp->store);
 		memset(exp, 0, sizeof(*exp));

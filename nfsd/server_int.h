@@ -47,6 +47,11 @@ struct server {
 	bool exports_lock_init;
 	char state_dir[4096]; /* of the start: a reload keeps it */
 	bool group_commit; /* [server] group_commit of the start */
+	/* The [server] intent log (owned; NULL: none) and the ring size and
+	 * checkpoint interval of every log, all of the start. */
+	struct store_ilog *ilog;
+	uint64_t ilog_ring_bytes;
+	uint32_t ilog_checkpoint_ms;
 	/* One per export slot (CONFIG_MAX_DATASTORES): exports[i].quota. */
 	struct quota *quotas;
 	/* Initialised ones = published exports (atomic; changed under

@@ -64,7 +64,8 @@ static struct timespec store_local_time(enum store_time_how how,
 	return out;
 }
 
-static int store_local_truncate(struct store_obj *obj, uint64_t size_bytes)
+static int store_local_truncate(struct store *st, struct store_obj *obj,
+				uint64_t size_bytes)
 {
 	int write_err;
 	int err;
@@ -72,6 +73,13 @@ static int store_local_truncate(struct store_obj *obj, uint64_t size_bytes)
 
 	if (size_bytes > INT64_MAX) {
 		return -EFBIG;
+	}
+	/* Replaying older records after a shrink would bring bytes back. */
+	if (st->ilog) {
+		err = store__ilog_settle(st->ilog, obj);
+		if (err) {
+			return err;
+		}
 	}
 	err = store__obj_io_fd(obj, &fd, &write_err);
 	if (err) {
@@ -86,7 +94,7 @@ static int store_local_truncate(struct store_obj *obj, uint64_t size_bytes)
 	return 0;
 }
 
-int store__local_sattr_apply(struct store_obj *obj,
+int store__local_sattr_apply(struct store *st, struct store_obj *obj,
 			     const struct store_sattr *sattr)
 {
 	struct timespec times[2];
@@ -107,7 +115,7 @@ int store__local_sattr_apply(struct store_obj *obj,
 		}
 	}
 	if (sattr->set_size) {
-		err = store_local_truncate(obj, sattr->size_bytes);
+		err = store_local_truncate(st, obj, sattr->size_bytes);
 		if (err) {
 			return err;
 		}
@@ -128,9 +136,8 @@ int store__local_setattr(struct store *st, struct store_obj *obj,
 			 const struct store_sattr *sattr,
 			 const struct store_cred *cred)
 {
-	(void)st;
 	(void)cred;
-	return store__local_sattr_apply(obj, sattr);
+	return store__local_sattr_apply(st, obj, sattr);
 }
 
 int store__local_readlink(struct store *st, struct store_obj *obj, char *buf,

@@ -11,7 +11,9 @@
  * writes everything; DATA_SYNC adds fdatasync(2), FILE_SYNC fsync(2).
  * COMMIT uses fdatasync(2) on the whole file: it makes the data and the
  * metadata needed to read it back (the size) stable, which is what COMMIT
- * promises; timestamps may lag.  A read-only file (EROFS, immutable) reads
+ * promises; timestamps may lag.  With an intent log (store.h ilog, see
+ * ilog.h) DATA_SYNC and FILE_SYNC writes are logged instead of synced, and
+ * a COMMIT of a file with records first waits for a checkpoint of them.  A read-only file (EROFS, immutable) reads
  * but refuses writes with the reason its read/write open failed.
  */
 #include "nfsd/store/store_int.h"
@@ -118,6 +120,33 @@ static int store_local_sync(struct store *st, struct store_obj *obj, int fd,
 	return err;
 }
 
+/*
+ * A stable write with the intent log on: the data to the file (page cache),
+ * its record to the log, in the same order for the file and the log (the
+ * object's ilog_order), then the wait for a flush covering the record.
+ * The file's own fsync comes at a checkpoint.  A failure of the log is a
+ * failed sync: the write's bytes are in the file but not acknowledged.
+ */
+static int store_local_write_logged(struct store *st, struct store_obj *obj,
+				    int fd, uint64_t off_bytes, const void *buf,
+				    uint32_t count, bool *sync_failed)
+{
+	int64_t end;
+	int err;
+
+	pthread_mutex_lock(&obj->ilog_order);
+	err = store__pwrite_full(fd, buf, count, off_bytes);
+	if (err) {
+		pthread_mutex_unlock(&obj->ilog_order);
+		return err;
+	}
+	end = store__ilog_append(st->ilog, obj, off_bytes, buf, count);
+	pthread_mutex_unlock(&obj->ilog_order);
+	err = end < 0 ? (int)end : store__ilog_wait(st->ilog, end);
+	*sync_failed = err != 0;
+	return err;
+}
+
 int store__local_write(struct store *st, struct store_obj *obj,
 		       uint64_t off_bytes, const void *buf, uint32_t count,
 		       enum store_stable stable, bool *sync_failed)
@@ -136,6 +165,10 @@ int store__local_write(struct store *st, struct store_obj *obj,
 	}
 	if (off_bytes > INT64_MAX || count > INT64_MAX - off_bytes) {
 		return -EFBIG;
+	}
+	if (stable != STORE_UNSTABLE && st->ilog) {
+		return store_local_write_logged(st, obj, fd, off_bytes, buf,
+						count, sync_failed);
 	}
 	err = store__pwrite_full(fd, buf, count, off_bytes);
 	if (err) {
@@ -160,6 +193,15 @@ int store__local_commit(struct store *st, struct store_obj *obj,
 	err = store__local_io_fd(store__local(st), obj, &fd, &write_err);
 	if (err) {
 		return err;
+	}
+	/* Newer UNSTABLE bytes over logged ones: once they are stable a
+	 * replay of the old records would undo them. */
+	if (st->ilog) {
+		err = store__ilog_settle(st->ilog, obj);
+		if (err) {
+			*sync_failed = true;
+			return err;
+		}
 	}
 	return store_local_sync(st, obj, fd, STORE_DATA_SYNC, sync_failed);
 }

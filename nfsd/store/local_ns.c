@@ -58,7 +58,7 @@ static mode_t store_local_mode(const struct store_sattr *sattr, mode_t dflt)
 }
 
 /* Gives a new @obj its owner, then the rest of @sattr (may be NULL). */
-static int store_local_init_attrs(struct store_obj *obj,
+static int store_local_init_attrs(struct store *st, struct store_obj *obj,
 				  const struct store_sattr *sattr,
 				  const struct store_cred *cred)
 {
@@ -80,7 +80,7 @@ static int store_local_init_attrs(struct store_obj *obj,
 	if (obj->type != STORE_REG) {
 		s.set_size = false;
 	}
-	return store__local_sattr_apply(obj, &s);
+	return store__local_sattr_apply(st, obj, &s);
 }
 
 /* Makes the object of the new file open as @fd (takes it; @io_fd_rw as in
@@ -97,7 +97,7 @@ static int store_local_obj_init(struct store_local *sl, int fd, bool io_fd_rw,
 	if (err) {
 		return err;
 	}
-	err = store_local_init_attrs(obj, sattr, cred);
+	err = store_local_init_attrs(&sl->base, obj, sattr, cred);
 	if (err) {
 		store__obj_unref(obj);
 		return err;
@@ -168,7 +168,7 @@ static int store_local_create_existing(struct store_local *sl,
 	if (how == STORE_CREATE_UNCHECKED && sattr != NULL && sattr->set_size) {
 		size_only.set_size = true;
 		size_only.size_bytes = sattr->size_bytes;
-		err = store__local_sattr_apply(obj, &size_only);
+		err = store__local_sattr_apply(&sl->base, obj, &size_only);
 		if (err) {
 			store__obj_unref(obj);
 			return err;

@@ -70,6 +70,14 @@ int store__obj_new(int fd, bool io_fd_rw, const struct stat *stat,
 		close(fd);
 		return err;
 	}
+	err = pthread_mutex_init(&obj->ilog_order, NULL);
+	if (err) {
+		store__syncgroup_fini(&obj->sync);
+		free(obj);
+		close(fd);
+		return -err;
+	}
+	atomic_init(&obj->ilog_lsn, 0);
 	atomic_init(&obj->refs, 1);
 	obj->fh = *fh;
 	obj->type = store__ftype_from_mode(stat->st_mode);
@@ -103,6 +111,7 @@ void store__obj_unref(struct store_obj *obj)
 		close(io_fd);
 	}
 	close(obj->fd);
+	pthread_mutex_destroy(&obj->ilog_order);
 	store__syncgroup_fini(&obj->sync);
 	free(obj);
 }

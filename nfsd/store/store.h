@@ -126,6 +126,7 @@ enum store_create_how {
 
 struct store;
 struct store_obj; /* a resolved file; opaque, reference counted */
+struct store_ilog; /* an intent log of stable writes (store/ilog.h) */
 
 /*
  * A descriptor that a regular file's data can be read from (pread(2),
@@ -250,6 +251,10 @@ struct store {
 	 * (store/syncgroup.h).  True when opened; set before serving
 	 * ([server] group_commit), read-only afterwards. */
 	bool group_commit;
+	/* NULL, or the intent log its stable writes go to (borrowed: the
+	 * server owns it and closes it after the store).  Set before
+	 * serving, read-only afterwards. */
+	struct store_ilog *ilog;
 };
 
 /*
@@ -290,5 +295,26 @@ int store_local_open(const char *name, const char *path, uint32_t export_id,
  * -EINVAL (0 or over STORE_FCACHE_MAX_ENTRIES) or -ENOMEM.
  */
 int store_local_cache_resize(struct store *st, size_t max_entries);
+
+/*
+ * Opens the intent log at @path (created, preallocated and zeroed on first
+ * use, mode 0600) with a ring of @ring_bytes (a multiple of 4 KiB, at least
+ * 8 MiB) and a checkpoint at least every @checkpoint_ms (0: only by size
+ * and when needed), first replaying what the file holds after its last
+ * checkpoint onto the files of @stores (@nstores, borrowed; records of
+ * other export ids are skipped and counted).  Replay stops at a torn tail
+ * or a corrupt record and logs where and why; the log opens anyway.  Then
+ * point the stores' `ilog` at it.  *out returns owned: store_ilog_close().
+ * Returns 0 or -errno with the path named in errbuf.
+ */
+int store_ilog_open(const char *path, uint64_t ring_bytes,
+		    uint32_t checkpoint_ms, struct store *const *stores,
+		    size_t nstores, struct store_ilog **out, char *errbuf,
+		    size_t errlen);
+
+/* Checkpoints everything (the next start replays nothing), logs the
+ * counters, frees.  NULL is a no-op.  After every store using it stopped
+ * writing. */
+void store_ilog_close(struct store_ilog *ilog);
 
 #endif

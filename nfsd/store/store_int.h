@@ -8,6 +8,7 @@
 #ifndef DSNFS_STORE_INT_H
 #define DSNFS_STORE_INT_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 
 #include "nfsd/base.h"
 #include "nfsd/store/store.h"
+#include "nfsd/store/ilog.h"
 #include "nfsd/store/syncgroup.h"
 
 /* ---- full-length I/O (fdio.c) ------------------------------------------ */
@@ -124,6 +126,16 @@ struct store_obj {
 	atomic_int io_write_err;
 	/* Group commit of the stable writes and COMMITs through io_fd. */
 	struct store_syncgroup sync;
+	/* Intent log (ilog.h): held across a stable write's pwrite and its
+	 * append, so that the file and the log see overlapping writes in
+	 * the same order. */
+	pthread_mutex_t ilog_order;
+	/* The LSN a flush must reach to cover this file's last record; 0:
+	 * none.  Replay would re-apply records past the log's head. */
+	_Atomic uint64_t ilog_lsn;
+	/* ilog.c's, under its lock: on its dirty list (holding a ref). */
+	bool ilog_dirty;
+	struct store_obj *ilog_next;
 };
 
 /*
@@ -258,8 +270,9 @@ int store__local_kfh_open(struct store_local *sl, const struct store_kfh *kfh,
 int store__local_io_fd(struct store_local *sl, struct store_obj *obj, int *fd,
 		       int *write_err);
 
-/* Applies @sattr to @obj (owner, then mode, size, times).  Borrows all. */
-int store__local_sattr_apply(struct store_obj *obj,
+/* Applies @sattr to @obj of @st (owner, then mode, size, times; a size
+ * change first settles the file's intent-log records).  Borrows all. */
+int store__local_sattr_apply(struct store *st, struct store_obj *obj,
 			     const struct store_sattr *sattr);
 
 /* The ops of local_attr.c, local_io.c, local_ns.c and local_dir.c. */
