@@ -156,21 +156,30 @@ static void store_ilog_rec_name(const struct store_ilog_replay *r,
 	store__obj_unref(obj);
 }
 
-/* Whether a whole, valid record starts right after @rec. */
+/* Whether a whole, valid WRITE record follows @rec (past the pads of its
+ * batch): then @rec is corruption, not the torn end of the last flush. */
 static bool store_ilog_next_valid(struct store_ilog_replay *r,
 				  const struct store_ilog_rec *rec)
 {
 	struct store_ilog_rec next;
 	uint64_t lsn = rec->lsn + rec->rec_len;
 
-	if (store_ilog_ring_read(r, lsn, r->buf, STORE_ILOG_HEAD_BYTES) ||
-	    store__ilog_head_decode(r->buf, STORE_ILOG_HEAD_BYTES,
-				    r->sb->salt, lsn, &next)) {
-		return false;
+	for (int i = 0; i < 4; i++) {
+		if (store_ilog_ring_read(r, lsn, r->buf,
+					 STORE_ILOG_HEAD_BYTES) ||
+		    store__ilog_head_decode(r->buf, STORE_ILOG_HEAD_BYTES,
+					    r->sb->salt, lsn, &next) ||
+		    store_ilog_ring_read(r, lsn, r->buf, next.rec_len) ||
+		    store__ilog_rec_decode(r->buf, next.rec_len, r->sb->salt,
+					   lsn, &next)) {
+			return false;
+		}
+		if (next.type == STORE_ILOG_REC_WRITE) {
+			return true;
+		}
+		lsn += next.rec_len;
 	}
-	return store_ilog_ring_read(r, lsn, r->buf, next.rec_len) == 0 &&
-	       store__ilog_rec_decode(r->buf, next.rec_len, r->sb->salt, lsn,
-				      &next) == 0;
+	return false;
 }
 
 /* Logs why replay stops at @lsn (@err from the decoder). */
@@ -254,6 +263,13 @@ static int store_ilog_replay_run(struct store_ilog_replay *r,
 						     lsn, &rec);
 		}
 		if (err == -EBADMSG || err == -EINVAL) {
+			/* The handle as read, to name the file (it may be
+			 * the part that is corrupt: the log says so). */
+			if (head_ok && rec.type == STORE_ILOG_REC_WRITE) {
+				memcpy(rec.fh.data,
+				       r->buf + STORE_ILOG_HEAD_BYTES,
+				       rec.fh.len);
+			}
 			store_ilog_replay_stop(r, lsn, err, &rec, head_ok,
 					       *applied);
 			break;

@@ -1,0 +1,553 @@
+/*
+ * test_store_ilog: the intent log (nfsd/store/ilog*.c) under the local
+ * store: stable writes logged and flushed in groups across threads (the
+ * first flush held in flight by an injected write, so the test knows who
+ * entered meanwhile), replay after a crash (the log abandoned without its
+ * checkpoint, the files cut back as if their page cache had been lost),
+ * a torn tail and a corrupt record, a full ring that waits for a
+ * checkpoint, a failed log write, and the changes replay must not undo:
+ * COMMIT over logged bytes, a truncate, REMOVE and RENAME.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "tests/lib/log_capture.h"
+#include "tests/unit/test_store_fixture.h"
+
+#define RING_BYTES (8u << 20)
+#define NTHREADS 8
+
+struct ilog_fixture {
+	struct fixture *f;
+	char path[128];
+	struct store_ilog *ilog;
+	/* The injected batch write: held while gate_closed, fails with
+	 * fail_err when set, counts its calls. */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool gate_closed;
+	int fail_err;
+	unsigned writes;
+};
+
+static int gated_write(void *arg, int fd, const void *buf, size_t len,
+		       uint64_t off)
+{
+	struct ilog_fixture *x = arg;
+	int err;
+
+	pthread_mutex_lock(&x->lock);
+	x->writes++;
+	pthread_cond_broadcast(&x->cond);
+	while (x->gate_closed) {
+		pthread_cond_wait(&x->cond, &x->lock);
+	}
+	err = x->fail_err;
+	pthread_mutex_unlock(&x->lock);
+	if (err) {
+		return err;
+	}
+	return store__pwrite_full(fd, buf, len, off);
+}
+
+static void ilog_open(struct ilog_fixture *x)
+{
+	char err[512] = "";
+	struct store *st = x->f->st;
+
+	assert_int_equal(store_ilog_open(x->path, RING_BYTES, 0, &st, 1,
+					 &x->ilog, err, sizeof(err)),
+			 0);
+	assert_ptr_equal(x->f->st->ilog, x->ilog);
+}
+
+static int setup(void **state)
+{
+	struct ilog_fixture *x = calloc(1, sizeof(*x));
+	void *fs;
+
+	if (!x || fixture_setup(&fs) != 0) {
+		return -1;
+	}
+	x->f = fs;
+	snprintf(x->path, sizeof(x->path), "%s/ilog", x->f->dir);
+	pthread_mutex_init(&x->lock, NULL);
+	pthread_cond_init(&x->cond, NULL);
+	log_capture_reset();
+	ilog_open(x);
+	*state = x;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct ilog_fixture *x = *state;
+	void *fs = x->f;
+
+	store_ilog_close(x->ilog);
+	fixture_teardown(&fs);
+	pthread_cond_destroy(&x->cond);
+	pthread_mutex_destroy(&x->lock);
+	free(x);
+	return 0;
+}
+
+/* A crash: the log stops without a checkpoint, the server's objects go,
+ * and the store opens again cold; then the log opens and replays. */
+static void crash_and_restart(struct ilog_fixture *x)
+{
+	store__ilog_abandon(x->ilog);
+	x->ilog = NULL;
+	x->f->st->ilog = NULL;
+	fixture_reopen(x->f);
+}
+
+static void restart_log(struct ilog_fixture *x)
+{
+	ilog_open(x);
+}
+
+/* Cuts @rel back to @size, as a file whose unsynced pages were lost. */
+static void lose_file(struct ilog_fixture *x, const char *rel, off_t size)
+{
+	char path[256];
+
+	assert_int_equal(truncate(fixture_path(x->f, rel, path, sizeof(path)),
+				  size),
+			 0);
+}
+
+static void read_file(struct ilog_fixture *x, const char *rel, void *buf,
+		      size_t len, size_t *got)
+{
+	char path[256];
+	int fd = open(fixture_path(x->f, rel, path, sizeof(path)), O_RDONLY);
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	n = pread(fd, buf, len, 0);
+	assert_true(n >= 0);
+	*got = (size_t)n;
+	close(fd);
+}
+
+static int stable_write(struct fixture *f, struct store_obj *obj,
+			uint64_t off, const void *buf, uint32_t len)
+{
+	bool sync_failed = false;
+
+	return f->ops->write(f->st, obj, off, buf, len, STORE_FILE_SYNC,
+			     &sync_failed);
+}
+
+/* Flips one byte of the log file at @off. */
+static void log_flip(struct ilog_fixture *x, uint64_t off)
+{
+	int fd = open(x->path, O_RDWR);
+	uint8_t b;
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, &b, 1, (off_t)off), 1);
+	b ^= 0x5a;
+	assert_int_equal(pwrite(fd, &b, 1, (off_t)off), 1);
+	close(fd);
+}
+
+static void test_ilog_stable_write_is_logged_and_read_back(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_ilog_stats s;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+	char buf[16] = "";
+	uint32_t nread = 0;
+	bool eof = false;
+
+	assert_int_equal(stable_write(f, obj, 0, "hello", 5), 0);
+	assert_int_equal(stable_write(f, obj, 5, " world", 6), 0);
+	assert_int_equal(f->ops->read(f->st, obj, 0, buf, sizeof(buf), &nread,
+				      &eof),
+			 0);
+	assert_int_equal(nread, 11);
+	assert_memory_equal(buf, "hello world", 11);
+	store__ilog_stats(x->ilog, &s);
+	assert_int_equal(s.records, 2);
+	assert_int_equal(s.flushes, 2);
+	f->ops->obj_unref(obj);
+}
+
+struct writer {
+	struct fixture *f;
+	struct store_obj *obj;
+	int err;
+};
+
+static void *writer_main(void *arg)
+{
+	struct writer *w = arg;
+
+	w->err = stable_write(w->f, w->obj, 0, "group", 5);
+	return NULL;
+}
+
+static void wait_waiters(struct store_ilog *ilog, uint32_t n)
+{
+	while (store__ilog_waiters(ilog) < n) {
+		sched_yield();
+	}
+}
+
+static void test_ilog_one_flush_covers_writers_of_many_files(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct writer w[NTHREADS];
+	pthread_t t[NTHREADS];
+	struct store_ilog_stats s;
+	char name[16];
+
+	store__ilog_write_hook(x->ilog, gated_write, x);
+	x->gate_closed = true;
+	for (int i = 0; i < NTHREADS; i++) {
+		snprintf(name, sizeof(name), "f%d", i);
+		w[i] = (struct writer){ .f = f,
+					.obj = fixture_file(f, f->root, name,
+							    NULL, 0) };
+	}
+	assert_int_equal(pthread_create(&t[0], NULL, writer_main, &w[0]), 0);
+	pthread_mutex_lock(&x->lock);
+	while (x->writes == 0) {
+		pthread_cond_wait(&x->cond, &x->lock);
+	}
+	pthread_mutex_unlock(&x->lock);
+	/* The first flush is in flight: the others append and wait. */
+	for (int i = 1; i < NTHREADS; i++) {
+		assert_int_equal(
+			pthread_create(&t[i], NULL, writer_main, &w[i]), 0);
+	}
+	wait_waiters(x->ilog, NTHREADS);
+	pthread_mutex_lock(&x->lock);
+	x->gate_closed = false;
+	pthread_cond_broadcast(&x->cond);
+	pthread_mutex_unlock(&x->lock);
+	for (int i = 0; i < NTHREADS; i++) {
+		pthread_join(t[i], NULL);
+		assert_int_equal(w[i].err, 0);
+		f->ops->obj_unref(w[i].obj);
+	}
+	store__ilog_stats(x->ilog, &s);
+	assert_int_equal(s.records, NTHREADS);
+	/* One for the first writer, one for the seven behind it. */
+	assert_int_equal(s.flushes, 2);
+	assert_int_equal(x->writes, 2);
+}
+
+static void test_ilog_replay_restores_data_and_size_past_eof(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", "abc", 3);
+	static char data[8192], got[8192 + 4096];
+	struct store_ilog_stats s;
+	size_t n = 0;
+
+	memset(data, 'D', sizeof(data));
+	/* Past the end of the file: replay must bring the size back. */
+	assert_int_equal(stable_write(f, obj, 4096, data, sizeof(data)), 0);
+	f->ops->obj_unref(obj);
+	crash_and_restart(x);
+	lose_file(x, "f", 3);
+	restart_log(x);
+	store__ilog_stats(x->ilog, &s);
+	assert_int_equal(s.replayed, 1);
+	read_file(x, "f", got, sizeof(got), &n);
+	assert_int_equal(n, 4096 + sizeof(data));
+	assert_memory_equal(got, "abc", 3);
+	assert_memory_equal(got + 4096, data, sizeof(data));
+	/* The log was reused: a second restart replays nothing. */
+	crash_and_restart(x);
+	restart_log(x);
+	store__ilog_stats(x->ilog, &s);
+	assert_int_equal(s.replayed, 0);
+}
+
+/* Log offset of the data of the record in flush @k (each flush its own
+ * 4 KiB block here: small records, one writer). */
+static uint64_t record_data_off(struct fixture *f, struct store_obj *obj,
+				unsigned k)
+{
+	struct store_fh fh;
+
+	f->ops->obj_fh(obj, &fh);
+	return STORE_ILOG_DATA_OFF + (uint64_t)k * STORE_ILOG_BLOCK +
+	       STORE_ILOG_HEAD_BYTES + fh.len;
+}
+
+static void test_ilog_torn_tail_is_dropped_and_logged(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+	struct store_ilog_stats s;
+	char got[16];
+	size_t n = 0;
+	uint64_t off;
+
+	assert_int_equal(stable_write(f, obj, 0, "first", 5), 0);
+	assert_int_equal(stable_write(f, obj, 5, "second", 6), 0);
+	off = record_data_off(f, obj, 1);
+	f->ops->obj_unref(obj);
+	crash_and_restart(x);
+	log_flip(x, off);
+	lose_file(x, "f", 0);
+	restart_log(x);
+	store__ilog_stats(x->ilog, &s);
+	assert_int_equal(s.replayed, 1);
+	read_file(x, "f", got, sizeof(got), &n);
+	assert_int_equal(n, 5);
+	assert_memory_equal(got, "first", 5);
+	assert_true(log_capture_contains("torn tail"));
+	assert_true(log_capture_contains("checksum mismatch"));
+}
+
+static void test_ilog_corrupt_record_stops_replay_and_log_opens(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+	struct store_ilog_stats s;
+	bool sync_failed = false;
+	char got[16];
+	size_t n = 0;
+	uint64_t off;
+
+	assert_int_equal(stable_write(f, obj, 0, "one", 3), 0);
+	assert_int_equal(stable_write(f, obj, 3, "two", 3), 0);
+	assert_int_equal(stable_write(f, obj, 6, "six", 3), 0);
+	off = record_data_off(f, obj, 0);
+	f->ops->obj_unref(obj);
+	crash_and_restart(x);
+	log_flip(x, off);
+	lose_file(x, "f", 0);
+	restart_log(x);
+	store__ilog_stats(x->ilog, &s);
+	assert_int_equal(s.replayed, 0);
+	read_file(x, "f", got, sizeof(got), &n);
+	assert_int_equal(n, 0);
+	/* Valid records follow it: corruption, with the file and why. */
+	assert_true(log_capture_contains("corrupt record at log offset 4096"));
+	assert_true(log_capture_contains("ds1:/f"));
+	assert_true(log_capture_contains("file offset 0"));
+	assert_true(log_capture_contains("checksum mismatch"));
+	/* The log serves again. */
+	obj = fixture_lookup(f, f->root, "f");
+	assert_int_equal(f->ops->write(f->st, obj, 0, "ok", 2, STORE_FILE_SYNC,
+				       &sync_failed),
+			 0);
+	f->ops->obj_unref(obj);
+}
+
+struct filler {
+	struct fixture *f;
+	struct store_obj *obj;
+	unsigned count;
+	int err;
+};
+
+static void *filler_main(void *arg)
+{
+	static char block[256 * 1024];
+	struct filler *w = arg;
+
+	memset(block, 'F', sizeof(block));
+	for (unsigned i = 0; i < w->count && !w->err; i++) {
+		w->err = stable_write(w->f, w->obj,
+				      (uint64_t)(i % 16) * sizeof(block), block,
+				      sizeof(block));
+	}
+	return NULL;
+}
+
+static void test_ilog_full_ring_waits_for_a_checkpoint(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct filler w = { .f = f, .count = 96 }; /* 24 MiB: three rings */
+	struct store_ilog_stats s;
+	pthread_t t;
+
+	w.obj = fixture_file(f, f->root, "big", NULL, 0);
+	/* Holding the file's sync group holds the checkpoint's fsync, so
+	 * the writer must meet a full ring. */
+	pthread_mutex_lock(&w.obj->sync.lock);
+	assert_int_equal(pthread_create(&t, NULL, filler_main, &w), 0);
+	do {
+		sched_yield();
+		store__ilog_stats(x->ilog, &s);
+	} while (s.full_waits == 0);
+	pthread_mutex_unlock(&w.obj->sync.lock);
+	pthread_join(t, NULL);
+	assert_int_equal(w.err, 0);
+	store__ilog_stats(x->ilog, &s);
+	assert_int_equal(s.records, 96);
+	assert_true(s.checkpoints >= 2);
+	f->ops->obj_unref(w.obj);
+}
+
+static void test_ilog_failed_log_write_fails_stable_writes(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+	bool sync_failed = false;
+
+	store__ilog_write_hook(x->ilog, gated_write, x);
+	x->fail_err = -EIO;
+	assert_int_equal(f->ops->write(f->st, obj, 0, "x", 1, STORE_FILE_SYNC,
+				       &sync_failed),
+			 -EIO);
+	assert_true(sync_failed);
+	x->fail_err = 0;
+	sync_failed = false;
+	/* Sticky: no acknowledgement without a working log. */
+	assert_int_equal(f->ops->write(f->st, obj, 0, "x", 1, STORE_DATA_SYNC,
+				       &sync_failed),
+			 -EIO);
+	assert_true(sync_failed);
+	assert_true(log_capture_contains("log write failed"));
+	f->ops->obj_unref(obj);
+}
+
+static void test_ilog_commit_of_newer_bytes_survives_replay(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+	bool sync_failed = false;
+	char got[16];
+	size_t n = 0;
+
+	assert_int_equal(stable_write(f, obj, 0, "old", 3), 0);
+	assert_int_equal(f->ops->write(f->st, obj, 0, "new", 3, STORE_UNSTABLE,
+				       &sync_failed),
+			 0);
+	assert_int_equal(f->ops->commit(f->st, obj, 0, 0, &sync_failed), 0);
+	f->ops->obj_unref(obj);
+	crash_and_restart(x);
+	restart_log(x);
+	read_file(x, "f", got, sizeof(got), &n);
+	assert_int_equal(n, 3);
+	assert_memory_equal(got, "new", 3);
+}
+
+static void test_ilog_truncate_survives_replay(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+	struct store_sattr trunc = { .set_size = true, .size_bytes = 2 };
+	char got[16];
+	size_t n = 0;
+
+	assert_int_equal(stable_write(f, obj, 0, "long data", 9), 0);
+	assert_int_equal(f->ops->setattr(f->st, obj, &trunc, &test_root_cred),
+			 0);
+	f->ops->obj_unref(obj);
+	crash_and_restart(x);
+	restart_log(x);
+	read_file(x, "f", got, sizeof(got), &n);
+	assert_int_equal(n, 2);
+	assert_memory_equal(got, "lo", 2);
+}
+
+static void test_ilog_removed_file_is_skipped(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+	struct store_ilog_stats s;
+	struct store_obj *g;
+	char got[16];
+	size_t n = 0;
+
+	assert_int_equal(stable_write(f, obj, 0, "gone", 4), 0);
+	f->ops->obj_unref(obj);
+	assert_int_equal(f->ops->remove(f->st, f->root, "f"), 0);
+	/* A new file, perhaps on the freed inode: never written by replay. */
+	g = fixture_file(f, f->root, "g", "keep", 4);
+	f->ops->obj_unref(g);
+	crash_and_restart(x);
+	restart_log(x);
+	store__ilog_stats(x->ilog, &s);
+	assert_int_equal(s.replayed, 0);
+	assert_int_equal(s.replay_skipped, 1);
+	read_file(x, "g", got, sizeof(got), &n);
+	assert_int_equal(n, 4);
+	assert_memory_equal(got, "keep", 4);
+}
+
+static void test_ilog_renamed_file_gets_its_data(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+	struct store_obj *old = fixture_file(f, f->root, "g", "over", 4);
+	char got[16];
+	size_t n = 0;
+
+	assert_int_equal(stable_write(f, obj, 0, "moved", 5), 0);
+	assert_int_equal(stable_write(f, old, 0, "dead", 4), 0);
+	f->ops->obj_unref(obj);
+	f->ops->obj_unref(old);
+	/* f replaces g: g's records must not land on f. */
+	assert_int_equal(f->ops->rename(f->st, f->root, "f", f->root, "g"), 0);
+	crash_and_restart(x);
+	lose_file(x, "g", 0);
+	restart_log(x);
+	read_file(x, "g", got, sizeof(got), &n);
+	assert_int_equal(n, 5);
+	assert_memory_equal(got, "moved", 5);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(
+			test_ilog_stable_write_is_logged_and_read_back, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_ilog_one_flush_covers_writers_of_many_files, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_ilog_replay_restores_data_and_size_past_eof, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_ilog_torn_tail_is_dropped_and_logged, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_ilog_corrupt_record_stops_replay_and_log_opens,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_ilog_full_ring_waits_for_a_checkpoint, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_ilog_failed_log_write_fails_stable_writes, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_ilog_commit_of_newer_bytes_survives_replay, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_ilog_truncate_survives_replay, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_ilog_removed_file_is_skipped, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_ilog_renamed_file_gets_its_data, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
