@@ -40,10 +40,13 @@ def block_bytes(file_no, index, gen):
 
 
 def start_server(binary, scratch):
+    # CRASH_DSNFSD_ARGS: more arguments (t8204 adds a config with an
+    # intent log).
+    extra = os.environ.get("CRASH_DSNFSD_ARGS", "").split()
     proc = subprocess.Popen(
         [binary, "-f", "-l", HOST, "-p", "0", "-m", "0", "-P", "off",
          "-s", os.path.join(scratch, "state"),
-         "-e", "ds1=" + os.path.join(scratch, "ds1")],
+         "-e", "ds1=" + os.path.join(scratch, "ds1")] + extra,
         stdout=subprocess.PIPE, stderr=open(os.path.join(scratch, "log"), "a"))
     line = proc.stdout.readline().decode()
     m = re.search(r"nfs=(\d+) mount=(\d+)", line)

@@ -481,6 +481,35 @@ static void test_config_validate_refuses_missing_path(void **state)
 
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
+/* The intent log: off by default; [server] names the shared log,
+ * [datastore] its own or "off"; ring sizes below two batches are refused. */
+static void test_config_intent_log_keys(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_string_equal(f->cfg.intent_log, "");
+	assert_int_equal(f->cfg.intent_log_mib, 128);
+	assert_int_equal(f->cfg.intent_log_checkpoint_ms, 1000);
+	assert_int_equal(load(f, "[server]\n"
+				 "intent_log = /fast/dsnfs.ilog\n"
+				 "intent_log_mib = 64\n"
+				 "intent_log_checkpoint_ms = 0\n"
+				 "[datastore ds1]\npath = /tmp\n"
+				 "intent_log = off\n"
+				 "[datastore ds2]\npath = /tmp\n"
+				 "intent_log = /fast/ds2.ilog\n"),
+			 0);
+	assert_string_equal(f->cfg.intent_log, "/fast/dsnfs.ilog");
+	assert_int_equal(f->cfg.intent_log_mib, 64);
+	assert_int_equal(f->cfg.intent_log_checkpoint_ms, 0);
+	assert_string_equal(f->cfg.datastores[0].intent_log, "off");
+	assert_string_equal(f->cfg.datastores[1].intent_log, "/fast/ds2.ilog");
+	assert_int_equal(load(f, "[server]\nintent_log = off\n"), 0);
+	assert_string_equal(f->cfg.intent_log, "");
+	assert_int_equal(load(f, "[server]\nintent_log_mib = 4\n"), -EINVAL);
+	assert_non_null(strstr(f->err, "intent_log_mib"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -505,6 +534,7 @@ int main(void)
 		T(test_config_validate_needs_a_datastore),
 		T(test_config_validate_refuses_duplicate_fsid),
 		T(test_config_validate_refuses_missing_path),
+		T(test_config_intent_log_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
