@@ -287,12 +287,96 @@ static void nfs3_sync_failed(struct nfs3_file *f, int err)
 		 f->exp->name, strerror(-err));
 }
 
-/* @pre: the attributes from resolving the handle (one stat for them and
- * the cache's check); the post-op attributes need a stat of their own. */
+/*
+ * A stable WRITE parked on the store's intent log (store_ops.write_async):
+ * two parties finish it, the loop (its reply filled as a success) and the
+ * log's flush (the outcome); the last one applies the outcome and hands
+ * the request back to its loop.  Owned by the request while parked.
+ */
+struct nfs3_write_park {
+	struct store_write_wait wait; /* the store's until the flush ends */
+	struct request *req;
+	struct export *exp; /* borrowed: export slots never move */
+	atomic_int parties;
+	int err;
+};
 
+/* The last party: a failed flush is a failed sync (new verifier). */
+static void nfs3_write_park_end(struct nfs3_write_park *p)
+{
+	struct request *req = p->req;
+	WRITE3res *res = req->res;
+
+	if (p->err) {
+		struct nfs3_file f = { .exp = p->exp };
+
+		/* resok and resfail both begin with file_wcc. */
+		res->status = nfs3__status_from_errno(p->err);
+		nfs3_sync_failed(&f, p->err);
+	}
+	free(p);
+	req->disposition = RPC_REPLY;
+	request_unpark(req);
+}
+
+static void nfs3_write_park_leave(struct nfs3_write_park *p)
+{
+	if (atomic_fetch_sub(&p->parties, 1) == 1)
+		nfs3_write_park_end(p);
+}
+
+/* store_write_done_fn: on the log's flush thread. */
+static void nfs3_write_flushed_cb(void *arg, int err)
+{
+	struct nfs3_write_park *p = arg;
+
+	p->err = err;
+	nfs3_write_park_leave(p);
+}
+
+/*
+ * The store write of a WRITE.  With @try_park (a stable WRITE on the loop,
+ * a store with write_async) it does not block: 0 with *park set (returns
+ * owned: the reply waits for the log's flush), -EAGAIN when the store
+ * would block (run the call on a work thread), or the error.
+ */
+static int nfs3_write_store(struct request *req, const WRITE3args *args,
+			    struct nfs3_file *f, uint32_t count, bool try_park,
+			    struct nfs3_write_park **park, bool *sync_failed)
+{
+	struct nfs3_write_park *p;
+	int err;
+
+	if (!try_park) {
+		return f->st->ops->write(f->st, f->obj, args->offset,
+					 args->data.data_val, count,
+					 (enum store_stable)args->stable,
+					 sync_failed);
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -EAGAIN;
+	p->req = req;
+	p->exp = f->exp;
+	atomic_init(&p->parties, 2);
+	err = f->st->ops->write_async(f->st, f->obj, args->offset,
+				      args->data.data_val, count, &p->wait,
+				      nfs3_write_flushed_cb, p);
+	if (err) {
+		free(p);
+		return err;
+	}
+	*park = p;
+	return 0;
+}
+
+/* @pre: the attributes from resolving the handle (one stat for them and
+ * the cache's check); the post-op attributes need a stat of their own.
+ * @try_park and @park as nfs3_write_store(). */
 static int nfs3_write_data(struct request *req, const WRITE3args *args,
 			   struct nfs3_file *f, const struct store_attr *pre,
-			   wcc_data *wcc, uint32_t *count)
+			   wcc_data *wcc, uint32_t *count, bool try_park,
+			   struct nfs3_write_park **park)
 {
 	bool sync_failed = false;
 	uint64_t reserved;
@@ -315,9 +399,8 @@ static int nfs3_write_data(struct request *req, const WRITE3args *args,
 					&reserved);
 	if (err)
 		return err;
-	err = f->st->ops->write(f->st, f->obj, args->offset,
-				args->data.data_val, *count,
-				(enum store_stable)args->stable, &sync_failed);
+	err = nfs3_write_store(req, args, f, *count, try_park, park,
+			       &sync_failed);
 	nfs3__usage_write_end(f, pre, reserved);
 	if (err && sync_failed)
 		nfs3_sync_failed(f, err);
@@ -327,10 +410,16 @@ static int nfs3_write_data(struct request *req, const WRITE3args *args,
 	return 0;
 }
 
-/* The whole WRITE, on the loop (UNSTABLE) or on a work thread. */
-static void nfs3_write_run(struct request *req, const WRITE3args *args,
-			   WRITE3res *res)
+/*
+ * The whole WRITE, on the loop (UNSTABLE, or stable with @try_park) or on
+ * a work thread.  With @try_park: returns -EAGAIN when the store would
+ * block (nothing done that needs undoing: defer the call), 1 when the
+ * reply waits for the log's flush (parked), else 0 (res filled).
+ */
+static int nfs3_write_run(struct request *req, const WRITE3args *args,
+			  WRITE3res *res, bool try_park)
 {
+	struct nfs3_write_park *park = NULL;
 	const struct nfs3_service *svc = req->svc;
 	struct store_attr pre;
 	struct nfs3_file f;
@@ -341,7 +430,12 @@ static void nfs3_write_run(struct request *req, const WRITE3args *args,
 	memset(&wcc, 0, sizeof(wcc));
 	err = nfs3__fh_resolve_attr(req, &args->file, true, &f, &pre);
 	if (!err)
-		err = nfs3_write_data(req, args, &f, &pre, &wcc, &count);
+		err = nfs3_write_data(req, args, &f, &pre, &wcc, &count,
+				      try_park, &park);
+	if (try_park && err == -EAGAIN) {
+		nfs3__file_release(&f);
+		return -EAGAIN;
+	}
 	nfs3__wcc_post(&f, &wcc);
 	res->status = nfs3__status_from_errno(err);
 	if (res->status == NFS3_OK) {
@@ -355,11 +449,16 @@ static void nfs3_write_run(struct request *req, const WRITE3args *args,
 		res->WRITE3res_u.resfail.file_wcc = wcc;
 	}
 	nfs3__file_release(&f);
+	if (park) {
+		nfs3_write_park_leave(park);
+		return 1;
+	}
+	return 0;
 }
 
 static void nfs3_write_work(struct request *req)
 {
-	nfs3_write_run(req, req->args, req->res);
+	nfs3_write_run(req, req->args, req->res, false);
 	req->disposition = RPC_REPLY;
 }
 
@@ -388,8 +487,19 @@ enum rpc_disposition nfs3__proc_write(struct request *req, const void *argp,
 		return nfs3_reply_early(&res->status, err);
 	req->payload_bytes = args->count;
 	if (args->stable == UNSTABLE && !request_io_offload(req)) {
-		nfs3_write_run(req, args, res);
+		nfs3_write_run(req, args, res, false);
 		return RPC_REPLY;
+	}
+	/* With an intent log a stable WRITE holds no work thread: it is
+	 * written and logged here and answered when the flush covers it. */
+	if (args->stable != UNSTABLE && f.st->ops->write_async &&
+	    f.st->ilog && request_can_park(req)) {
+		int rc = nfs3_write_run(req, args, res, true);
+
+		if (rc == 1)
+			return request_park(req);
+		if (rc == 0)
+			return RPC_REPLY;
 	}
 	return request_defer(req, nfs3_write_work);
 }

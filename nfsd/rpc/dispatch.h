@@ -389,6 +389,34 @@ enum rpc_disposition request_defer(struct request *req,
 				   void (*work)(struct request *req));
 
 /*
+ * Parking: a handler that started work which completes on some other
+ * thread without holding one (a stable WRITE waiting for the intent log's
+ * flush, store/ilog.h) returns request_park(req), RPC_PENDING; whoever
+ * finishes the work sets req->disposition (and res) and calls
+ * request_unpark(req), once, from any thread: the reply then leaves from
+ * the request's loop as after request_defer().  request_can_park() says
+ * whether the transport can take a request back that way (a work pool
+ * exists: not in unit tests); when false, use request_defer().
+ */
+static inline bool request_can_park(const struct request *req)
+{
+	return req->dispatcher && req->dispatcher->work_pool &&
+	       req->tops->defer_done;
+}
+static inline enum rpc_disposition request_park(struct request *req)
+{
+	/* As request_defer: another thread owns the request until it hands
+	 * it back; nothing may take from the loop's pools meanwhile. */
+	req->off_loop = true;
+	return RPC_PENDING;
+}
+
+static inline void request_unpark(struct request *req)
+{
+	req->tops->defer_done(req->transport, req);
+}
+
+/*
  * True when the handler of @req should hand its store I/O to a work thread
  * (request_defer): io_offload is AUTO, there is a work pool, and the
  * transport reports more than RPC_IO_OFFLOAD_BACKLOG calls.  Loop thread.

@@ -31,12 +31,26 @@ struct store_ilog {
 	void *write_arg;
 
 	pthread_mutex_t lock;
-	pthread_cond_t flush_cv; /* a flush ended */
+	pthread_cond_t flush_cv; /* a flush ended (writers of a full batch) */
+	/* Waiters of batch b sleep on batch_cv[b % 2]: the end of a flush
+	 * wakes the ones it covered and one of the next batch, its leader,
+	 * not every work thread (on 2 CPUs the herd costs more than the
+	 * flush; perf showed futex wakes on top). */
+	pthread_cond_t batch_cv[2];
+	uint32_t batch_waiters[2];
+	uint32_t full_waiters; /* on flush_cv */
+	uint64_t batch_no; /* the batch buf[fill] holds; from 1 */
 	pthread_cond_t space_cv; /* a checkpoint ended */
 	pthread_cond_t ckpt_cv; /* the checkpoint thread has work */
 	pthread_t thread;
 	bool thread_started;
 	bool stop;
+	/* The flush thread: runs the flushes that write_async records wait
+	 * for and calls their done hooks, in LSN order. */
+	pthread_cond_t flusher_cv;
+	pthread_t flusher;
+	bool flusher_started;
+	struct store_write_wait *async_head, *async_tail;
 
 	uint8_t *buf[2]; /* STORE_ILOG_BATCH_BYTES each, 4 KiB aligned */
 	int fill; /* buf[fill] takes records */
@@ -106,7 +120,10 @@ static void store_ilog_fail(struct store_ilog *ilog, int err, const char *what)
 			  ilog->path, what, strerror(-err));
 	}
 	pthread_cond_broadcast(&ilog->flush_cv);
+	pthread_cond_broadcast(&ilog->batch_cv[0]);
+	pthread_cond_broadcast(&ilog->batch_cv[1]);
 	pthread_cond_broadcast(&ilog->space_cv);
+	pthread_cond_signal(&ilog->flusher_cv);
 }
 
 /* Writes the batch being filled; called and returns with the lock held,
@@ -118,6 +135,7 @@ static void store_ilog_flush_locked(struct store_ilog *ilog)
 	uint64_t end = ilog->tail_lsn;
 	uint64_t padded = (end + STORE_ILOG_BLOCK - 1) & ~(uint64_t)(STORE_ILOG_BLOCK - 1);
 	uint8_t *wbuf = ilog->buf[ilog->fill];
+	uint64_t batch = ilog->batch_no;
 	int err;
 
 	if (padded != end && padded - end < STORE_ILOG_HEAD_BYTES) {
@@ -128,6 +146,7 @@ static void store_ilog_flush_locked(struct store_ilog *ilog)
 				       (uint32_t)(padded - end));
 	}
 	ilog->flushing = true;
+	ilog->batch_no++;
 	ilog->fill ^= 1;
 	ilog->buf_lsn = padded;
 	ilog->tail_lsn = padded;
@@ -141,11 +160,24 @@ static void store_ilog_flush_locked(struct store_ilog *ilog)
 	}
 	ilog->flushed_lsn = padded;
 	ilog->stats.flushes++;
-	pthread_cond_broadcast(&ilog->flush_cv);
+	pthread_cond_broadcast(&ilog->batch_cv[batch % 2]);
+	if (ilog->batch_waiters[(batch + 1) % 2]) {
+		pthread_cond_signal(&ilog->batch_cv[(batch + 1) % 2]);
+	}
+	if (ilog->full_waiters) {
+		pthread_cond_broadcast(&ilog->flush_cv);
+	}
+	if (ilog->async_head) {
+		pthread_cond_signal(&ilog->flusher_cv);
+	}
 }
 
-int64_t store__ilog_append(struct store_ilog *ilog, struct store_obj *obj,
-			   uint64_t off_bytes, const void *buf, uint32_t count)
+/* Appends the record with the lock held; with @may_wait false returns
+ * -EAGAIN where it would wait for space.  The end LSN, or -errno. */
+static int64_t store_ilog_append_locked(struct store_ilog *ilog,
+					struct store_obj *obj,
+					uint64_t off_bytes, const void *buf,
+					uint32_t count, bool may_wait)
 {
 	uint32_t rec_len = store__ilog_rec_len(obj->fh.len, count);
 	uint64_t end;
@@ -153,13 +185,9 @@ int64_t store__ilog_append(struct store_ilog *ilog, struct store_obj *obj,
 	if (count > STORE_ILOG_DATA_MAX) {
 		return -EFBIG;
 	}
-	pthread_mutex_lock(&ilog->lock);
 	for (;;) {
 		if (ilog->err) {
-			int err = ilog->err;
-
-			pthread_mutex_unlock(&ilog->lock);
-			return err;
+			return ilog->err;
 		}
 		/* The ring keeps everything after the head until the next
 		 * checkpoint: full, that checkpoint frees it. */
@@ -170,6 +198,9 @@ int64_t store__ilog_append(struct store_ilog *ilog, struct store_obj *obj,
 				ilog->ckpt_want = ilog->tail_lsn;
 			}
 			pthread_cond_signal(&ilog->ckpt_cv);
+			if (!may_wait) {
+				return -EAGAIN;
+			}
 			pthread_cond_wait(&ilog->space_cv, &ilog->lock);
 			continue;
 		}
@@ -180,10 +211,16 @@ int64_t store__ilog_append(struct store_ilog *ilog, struct store_obj *obj,
 		}
 		/* This batch is full: write it, or wait for the one in
 		 * flight, whose end frees the other buffer. */
+		if (!may_wait) {
+			pthread_cond_signal(&ilog->flusher_cv);
+			return -EAGAIN;
+		}
 		if (!ilog->flushing) {
 			store_ilog_flush_locked(ilog);
 		} else {
+			ilog->full_waiters++;
 			pthread_cond_wait(&ilog->flush_cv, &ilog->lock);
+			ilog->full_waiters--;
 		}
 	}
 	store__ilog_rec_encode(ilog->buf[ilog->fill] +
@@ -205,8 +242,47 @@ int64_t store__ilog_append(struct store_ilog *ilog, struct store_obj *obj,
 	if (ilog->tail_lsn - ilog->head_lsn > ilog->ring_bytes / 2) {
 		pthread_cond_signal(&ilog->ckpt_cv);
 	}
-	pthread_mutex_unlock(&ilog->lock);
 	return (int64_t)end;
+}
+
+int64_t store__ilog_append(struct store_ilog *ilog, struct store_obj *obj,
+			   uint64_t off_bytes, const void *buf, uint32_t count)
+{
+	int64_t end;
+
+	pthread_mutex_lock(&ilog->lock);
+	end = store_ilog_append_locked(ilog, obj, off_bytes, buf, count, true);
+	pthread_mutex_unlock(&ilog->lock);
+	return end;
+}
+
+int store__ilog_append_async(struct store_ilog *ilog, struct store_obj *obj,
+			     uint64_t off_bytes, const void *buf,
+			     uint32_t count, struct store_write_wait *w,
+			     store_write_done_fn done, void *arg)
+{
+	int64_t end;
+
+	pthread_mutex_lock(&ilog->lock);
+	end = store_ilog_append_locked(ilog, obj, off_bytes, buf, count,
+				       false);
+	if (end < 0) {
+		pthread_mutex_unlock(&ilog->lock);
+		return (int)end;
+	}
+	w->next = NULL;
+	w->end_lsn = (uint64_t)end;
+	w->done = done;
+	w->arg = arg;
+	if (ilog->async_tail) {
+		ilog->async_tail->next = w;
+	} else {
+		ilog->async_head = w;
+	}
+	ilog->async_tail = w;
+	pthread_cond_signal(&ilog->flusher_cv);
+	pthread_mutex_unlock(&ilog->lock);
+	return 0;
 }
 
 int store__ilog_wait(struct store_ilog *ilog, int64_t end_lsn)
@@ -218,11 +294,17 @@ int store__ilog_wait(struct store_ilog *ilog, int64_t end_lsn)
 	ilog->waiters++;
 	/* A checkpoint past the record made it stable in its file. */
 	while (!ilog->err && ilog->flushed_lsn < end && ilog->head_lsn < end) {
-		if (!ilog->flushing) {
+		/* Records before buf_lsn are in the batch in flight. */
+		uint64_t b = end > ilog->buf_lsn ? ilog->batch_no
+						 : ilog->batch_no - 1;
+
+		if (!ilog->flushing && b == ilog->batch_no) {
 			store_ilog_flush_locked(ilog);
-		} else {
-			pthread_cond_wait(&ilog->flush_cv, &ilog->lock);
+			continue;
 		}
+		ilog->batch_waiters[b % 2]++;
+		pthread_cond_wait(&ilog->batch_cv[b % 2], &ilog->lock);
+		ilog->batch_waiters[b % 2]--;
 	}
 	ilog->waiters--;
 	err = ilog->flushed_lsn >= end || ilog->head_lsn >= end ? 0 : ilog->err;
@@ -343,6 +425,9 @@ static void store_ilog_checkpoint_locked(struct store_ilog *ilog)
 	}
 	ilog->stats.checkpoints++;
 	pthread_cond_broadcast(&ilog->space_cv);
+	if (ilog->async_head) {
+		pthread_cond_signal(&ilog->flusher_cv);
+	}
 }
 
 static bool store_ilog_ckpt_due(const struct store_ilog *ilog, bool timed_out)
@@ -385,6 +470,75 @@ static void *store_ilog_thread(void *arg)
 	return NULL;
 }
 
+/* Whether the first queued write_async is done: flushed, checkpointed, or
+ * failed. */
+static bool store_ilog_async_due(const struct store_ilog *ilog)
+{
+	const struct store_write_wait *w = ilog->async_head;
+
+	return w && (ilog->err || w->end_lsn <= ilog->flushed_lsn ||
+		     w->end_lsn <= ilog->head_lsn);
+}
+
+/* Calls the done hooks of the queued writes that are done, without the
+ * lock (they hand replies to the loops); called and returns with it. */
+static void store_ilog_async_finish(struct store_ilog *ilog)
+{
+	struct store_write_wait *list = NULL, **tailp = &list;
+
+	while (store_ilog_async_due(ilog)) {
+		struct store_write_wait *w = ilog->async_head;
+		bool ok = w->end_lsn <= ilog->flushed_lsn ||
+			  w->end_lsn <= ilog->head_lsn;
+
+		ilog->async_head = w->next;
+		if (!ilog->async_head) {
+			ilog->async_tail = NULL;
+		}
+		/* The outcome travels in end_lsn: 0 stable, else the error. */
+		w->end_lsn = ok ? 0 : (uint64_t)(-ilog->err);
+		w->next = NULL;
+		*tailp = w;
+		tailp = &w->next;
+	}
+	pthread_mutex_unlock(&ilog->lock);
+	while (list) {
+		struct store_write_wait *w = list;
+		int err = -(int)w->end_lsn;
+
+		list = w->next;
+		w->done(w->arg, err);
+	}
+	pthread_mutex_lock(&ilog->lock);
+}
+
+static void *store_ilog_flusher(void *arg)
+{
+	struct store_ilog *ilog = arg;
+
+	pthread_mutex_lock(&ilog->lock);
+	for (;;) {
+		if (store_ilog_async_due(ilog)) {
+			store_ilog_async_finish(ilog);
+			continue;
+		}
+		if (ilog->async_head && !ilog->flushing) {
+			/* The record may sit in the batch in flight: wait
+			 * for it (signalled at its end), else write ours. */
+			if (ilog->async_head->end_lsn > ilog->buf_lsn) {
+				store_ilog_flush_locked(ilog);
+				continue;
+			}
+		}
+		if (ilog->stop && !ilog->async_head) {
+			break;
+		}
+		pthread_cond_wait(&ilog->flusher_cv, &ilog->lock);
+	}
+	pthread_mutex_unlock(&ilog->lock);
+	return NULL;
+}
+
 void store__ilog_stats(struct store_ilog *ilog, struct store_ilog_stats *out)
 {
 	pthread_mutex_lock(&ilog->lock);
@@ -410,6 +564,24 @@ void store__ilog_write_hook(struct store_ilog *ilog, store_ilog_write_fn fn,
 }
 
 /* ---- open and close ------------------------------------------------------ */
+
+/* Stops both threads; the flusher first answers every queued write. */
+static void store_ilog_thread_stop(struct store_ilog *ilog)
+{
+	pthread_mutex_lock(&ilog->lock);
+	ilog->stop = true;
+	pthread_cond_signal(&ilog->ckpt_cv);
+	pthread_cond_signal(&ilog->flusher_cv);
+	pthread_mutex_unlock(&ilog->lock);
+	if (ilog->flusher_started) {
+		pthread_join(ilog->flusher, NULL);
+		ilog->flusher_started = false;
+	}
+	if (ilog->thread_started) {
+		pthread_join(ilog->thread, NULL);
+		ilog->thread_started = false;
+	}
+}
 
 static void store_ilog_err(char *errbuf, size_t errlen, const char *path,
 			   const char *what, int err)
@@ -492,8 +664,11 @@ static void store_ilog_free(struct store_ilog *ilog)
 	free(ilog->buf[0]);
 	free(ilog->buf[1]);
 	free(ilog->super_block);
+	pthread_cond_destroy(&ilog->flusher_cv);
 	pthread_cond_destroy(&ilog->ckpt_cv);
 	pthread_cond_destroy(&ilog->space_cv);
+	pthread_cond_destroy(&ilog->batch_cv[1]);
+	pthread_cond_destroy(&ilog->batch_cv[0]);
 	pthread_cond_destroy(&ilog->flush_cv);
 	pthread_mutex_destroy(&ilog->lock);
 	free(ilog);
@@ -513,8 +688,12 @@ static int store_ilog_alloc(const char *path, uint64_t ring_bytes,
 	ilog->checkpoint_ms = checkpoint_ms;
 	pthread_mutex_init(&ilog->lock, NULL);
 	pthread_cond_init(&ilog->flush_cv, NULL);
+	pthread_cond_init(&ilog->batch_cv[0], NULL);
+	pthread_cond_init(&ilog->batch_cv[1], NULL);
+	ilog->batch_no = 1;
 	pthread_cond_init(&ilog->space_cv, NULL);
 	pthread_cond_init(&ilog->ckpt_cv, NULL);
+	pthread_cond_init(&ilog->flusher_cv, NULL);
 	if (posix_memalign((void **)&ilog->buf[0], STORE_ILOG_BLOCK,
 			   STORE_ILOG_BATCH_BYTES) ||
 	    posix_memalign((void **)&ilog->buf[1], STORE_ILOG_BLOCK,
@@ -626,6 +805,15 @@ int store_ilog_open(const char *path, uint64_t ring_bytes,
 		goto out_free;
 	}
 	ilog->thread_started = true;
+	err = pthread_create(&ilog->flusher, NULL, store_ilog_flusher, ilog);
+	if (err) {
+		err = -err;
+		store_ilog_err(errbuf, errlen, path, "thread", err);
+		store_ilog_thread_stop(ilog);
+		store_ilog_free(ilog);
+		return err;
+	}
+	ilog->flusher_started = true;
 	log_info("ilog: %s: %" PRIu64 " MiB ring, %s, checkpoint every %u ms; "
 		 "replayed %" PRIu64 " records (%" PRIu64 " skipped)",
 		 path, ring_bytes >> 20,
@@ -646,18 +834,6 @@ out_free:
 	return err;
 }
 
-static void store_ilog_thread_stop(struct store_ilog *ilog)
-{
-	if (!ilog->thread_started) {
-		return;
-	}
-	pthread_mutex_lock(&ilog->lock);
-	ilog->stop = true;
-	pthread_cond_signal(&ilog->ckpt_cv);
-	pthread_mutex_unlock(&ilog->lock);
-	pthread_join(ilog->thread, NULL);
-	ilog->thread_started = false;
-}
 
 /* Drops the dirty list's references without syncing. */
 static void store_ilog_dirty_drop(struct store_ilog *ilog)

@@ -134,6 +134,17 @@ int store__ilog_super_decode(const uint8_t *buf, size_t len,
 int64_t store__ilog_append(struct store_ilog *ilog, struct store_obj *obj,
 			   uint64_t off_bytes, const void *buf, uint32_t count);
 
+/*
+ * As store__ilog_append, without blocking: -EAGAIN when the ring or the
+ * batch is full (nothing appended).  Else 0: @done(@arg, err) is called
+ * once, on the log's flush thread, when a flush covers the record (or the
+ * log failed: its -errno); @w (borrowed until then) queues the call.
+ */
+int store__ilog_append_async(struct store_ilog *ilog, struct store_obj *obj,
+			     uint64_t off_bytes, const void *buf,
+			     uint32_t count, struct store_write_wait *w,
+			     store_write_done_fn done, void *arg);
+
 /* Waits until the log is stable up to @end_lsn, flushing it on this thread
  * when no flush is in flight.  Returns 0 or the log's -errno. */
 int store__ilog_wait(struct store_ilog *ilog, int64_t end_lsn);

@@ -415,6 +415,7 @@ static const struct store_ops store_local_ops = {
 	.readlink = store__local_readlink,
 	.read = store__local_read,
 	.write = store__local_write,
+	.write_async = store__local_write_async,
 	.commit = store__local_commit,
 	.create = store__local_create,
 	.mkdir = store__local_mkdir,

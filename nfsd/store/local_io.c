@@ -180,6 +180,42 @@ int store__local_write(struct store *st, struct store_obj *obj,
 	return store_local_sync(st, obj, fd, stable, sync_failed);
 }
 
+int store__local_write_async(struct store *st, struct store_obj *obj,
+			     uint64_t off_bytes, const void *buf,
+			     uint32_t count, struct store_write_wait *w,
+			     store_write_done_fn done, void *arg)
+{
+	int write_err;
+	int err;
+	int fd;
+
+	if (!st->ilog) {
+		return -EAGAIN;
+	}
+	err = store__local_io_fd(store__local(st), obj, &fd, &write_err);
+	if (err) {
+		return err;
+	}
+	if (write_err) {
+		return write_err;
+	}
+	if (off_bytes > INT64_MAX || count > INT64_MAX - off_bytes) {
+		return -EFBIG;
+	}
+	/* A work thread holds it while it waits for ring space: the loop
+	 * never waits for it. */
+	if (pthread_mutex_trylock(&obj->ilog_order) != 0) {
+		return -EAGAIN;
+	}
+	err = store__pwrite_full(fd, buf, count, off_bytes);
+	if (!err) {
+		err = store__ilog_append_async(st->ilog, obj, off_bytes, buf,
+					       count, w, done, arg);
+	}
+	pthread_mutex_unlock(&obj->ilog_order);
+	return err;
+}
+
 int store__local_commit(struct store *st, struct store_obj *obj,
 			uint64_t off_bytes, uint32_t count, bool *sync_failed)
 {

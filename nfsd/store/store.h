@@ -141,6 +141,22 @@ struct store_file_ref {
 };
 
 /*
+ * The end of a stable write that did not block (store_ops.write_async):
+ * @err is 0 (stable) or the -errno of the log (the write is then not
+ * stable: a failed sync).  Called once, on a thread of the store's.
+ */
+typedef void (*store_write_done_fn)(void *arg, int err);
+
+/* A write_async in flight: the caller's storage, the store's until done
+ * is called (the store links and fills it). */
+struct store_write_wait {
+	struct store_write_wait *next;
+	uint64_t end_lsn;
+	store_write_done_fn done;
+	void *arg;
+};
+
+/*
  * Called by readdir for each entry after the given cookie, in order.
  * @cookie is the value that resumes the listing after this entry.
  * Returns 0 to go on, 1 to stop (the reply is full), or a negative errno
@@ -187,6 +203,19 @@ struct store_ops {
 	int (*write)(struct store *st, struct store_obj *obj,
 		     uint64_t off_bytes, const void *buf, uint32_t count,
 		     enum store_stable stable, bool *sync_failed);
+	/* Optional (may be NULL): a DATA_SYNC or FILE_SYNC write that does
+	 * not block, for the loop (an intent log, store/ilog.h): the data
+	 * goes to the file, and @done(@arg, err) is called once, later, on
+	 * another thread, when it is stable.  Returns 0 then; -EAGAIN when
+	 * it cannot go on without blocking (no log, its ring or batch full,
+	 * the file busy): nothing is acknowledged and the caller uses write
+	 * on a work thread (its bytes may be in the file already: the same
+	 * bytes again); another -errno as write (done is never called).
+	 * @w (borrowed until done) is the store's meanwhile. */
+	int (*write_async)(struct store *st, struct store_obj *obj,
+			   uint64_t off_bytes, const void *buf, uint32_t count,
+			   struct store_write_wait *w, store_write_done_fn done,
+			   void *arg);
 	/* Flushes the file to stable storage.  Blocks. */
 	int (*commit)(struct store *st, struct store_obj *obj,
 		      uint64_t off_bytes, uint32_t count, bool *sync_failed);

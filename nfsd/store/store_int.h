@@ -295,6 +295,10 @@ int store__local_read(struct store *st, struct store_obj *obj,
 int store__local_write(struct store *st, struct store_obj *obj,
 		       uint64_t off_bytes, const void *buf, uint32_t count,
 		       enum store_stable stable, bool *sync_failed);
+int store__local_write_async(struct store *st, struct store_obj *obj,
+			     uint64_t off_bytes, const void *buf,
+			     uint32_t count, struct store_write_wait *w,
+			     store_write_done_fn done, void *arg);
 int store__local_commit(struct store *st, struct store_obj *obj,
 			uint64_t off_bytes, uint32_t count, bool *sync_failed);
 int store__local_create(struct store *st, struct store_obj *dir,

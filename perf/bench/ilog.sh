@@ -26,6 +26,9 @@
 #                             pattern:block size:flows
 #   BENCH_ILOG_MODES    ["ilog off unstable ganesha"]
 #   BENCH_ILOG_IODEPTH  [4]   writes in flight per VMDK
+#   BENCH_ILOG_WORK_THREADS [16] dsnfsd's [server] work_threads (every
+#                             mode): a stable WRITE holds one while it
+#                             waits, so they bound what one flush covers
 #   BENCH_ILOG_DIR      [BENCH_DIR]  where the log file goes (another
 #                             device models a separate log device)
 #   BENCH_DIR           [/tmp]
@@ -39,6 +42,7 @@ REPS=${BENCH_REPS:-2}
 CELLS=${BENCH_ILOG_CELLS:-rand:8k:4 rand:8k:16 seq:64k:4 seq:64k:16}
 MODES=${BENCH_ILOG_MODES:-ilog off unstable ganesha}
 IODEPTH=${BENCH_ILOG_IODEPTH:-4}
+THREADS=${BENCH_ILOG_WORK_THREADS:-16}
 DSNFSD=$BUILD/bin/dsnfsd
 DSLOAD=$BUILD/bin/dsload
 EVENTS=syscalls:sys_enter_fsync,syscalls:sys_enter_fdatasync
@@ -99,7 +103,7 @@ ilog_run() {
 	else
 		rm -rf "$BENCH_TMP/ds" "$BENCH_TMP/dsnfsd-state" "$LOG_DIR/intent.log"
 		mkdir -p "$BENCH_TMP/ds"
-		echo "[server]" >"$conf"
+		printf '[server]\nwork_threads = %s\n' "$THREADS" >"$conf"
 		[ "$mode" = ilog ] &&
 			echo "intent_log = $LOG_DIR/intent.log" >>"$conf"
 		bench_start_dsnfsd_as dsnfsd "$NS_D" "$BENCH_TMP/ds" "$conf" \
@@ -163,6 +167,7 @@ TSV=$BENCH_TMP/runs.tsv
 : >"$TSV"
 echo "== stable writes: intent log vs fsync vs UNSTABLE vs ganesha;" \
 	"${SECONDS_RUN}s x ${REPS} per cell, iodepth ${IODEPTH} per VMDK," \
+	"dsnfsd work_threads ${THREADS}," \
 	"$(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)," \
 	"data on $(df --output=fstype "$BENCH_TMP" | tail -1)," \
 	"log on $(df --output=fstype "$LOG_DIR" | tail -1)"

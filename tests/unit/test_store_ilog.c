@@ -6,7 +6,9 @@
  * checkpoint, the files cut back as if their page cache had been lost),
  * a torn tail and a corrupt record, a full ring that waits for a
  * checkpoint, a failed log write, and the changes replay must not undo:
- * COMMIT over logged bytes, a truncate, REMOVE and RENAME.
+ * COMMIT over logged bytes, a truncate, REMOVE and RENAME; write_async
+ * (the loop's path): answered by the flush thread after its flush, and
+ * -EAGAIN, never a wait, on a full ring.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -514,6 +516,98 @@ static void test_ilog_renamed_file_gets_its_data(void **state)
 	assert_memory_equal(got, "moved", 5);
 }
 
+/* write_async: its done hook, counted under the fixture's lock. */
+struct async_done {
+	struct ilog_fixture *x;
+	int err;
+	bool called;
+};
+
+static void async_done_cb(void *arg, int err)
+{
+	struct async_done *d = arg;
+
+	pthread_mutex_lock(&d->x->lock);
+	d->err = err;
+	d->called = true;
+	pthread_cond_broadcast(&d->x->cond);
+	pthread_mutex_unlock(&d->x->lock);
+}
+
+static void async_wait(struct async_done *d)
+{
+	pthread_mutex_lock(&d->x->lock);
+	while (!d->called) {
+		pthread_cond_wait(&d->x->cond, &d->x->lock);
+	}
+	pthread_mutex_unlock(&d->x->lock);
+}
+
+static void test_ilog_write_async_answers_after_the_flush(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+	struct async_done d = { .x = x };
+	struct store_write_wait w;
+	struct store_ilog_stats s;
+	bool called;
+
+	store__ilog_write_hook(x->ilog, gated_write, x);
+	x->gate_closed = true;
+	assert_int_equal(f->ops->write_async(f->st, obj, 0, "async", 5, &w,
+					     async_done_cb, &d),
+			 0);
+	/* The flush thread took it and is held in the write. */
+	pthread_mutex_lock(&x->lock);
+	while (x->writes == 0) {
+		pthread_cond_wait(&x->cond, &x->lock);
+	}
+	called = d.called;
+	x->gate_closed = false;
+	pthread_cond_broadcast(&x->cond);
+	pthread_mutex_unlock(&x->lock);
+	assert_false(called);
+	async_wait(&d);
+	assert_int_equal(d.err, 0);
+	store__ilog_stats(x->ilog, &s);
+	assert_int_equal(s.records, 1);
+	assert_int_equal(s.flushes, 1);
+	f->ops->obj_unref(obj);
+}
+
+static void test_ilog_write_async_full_ring_is_eagain(void **state)
+{
+	static char block[256 * 1024];
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+	static struct async_done d[64];
+	static struct store_write_wait w[64];
+	int err = 0;
+	int n = 0;
+
+	/* The checkpoint's fsync is held: the ring fills and stays full. */
+	pthread_mutex_lock(&obj->sync.lock);
+	for (; n < 64; n++) {
+		d[n] = (struct async_done){ .x = x };
+		err = f->ops->write_async(f->st, obj, 0, block, sizeof(block),
+					  &w[n], async_done_cb, &d[n]);
+		if (err) {
+			break;
+		}
+	}
+	/* Never a wait on the loop: the caller goes to a work thread. */
+	assert_int_equal(err, -EAGAIN);
+	assert_true(n > 0 && n < 64);
+	pthread_mutex_unlock(&obj->sync.lock);
+	for (int i = 0; i < n; i++) {
+		async_wait(&d[i]);
+		assert_int_equal(d[i].err, 0);
+	}
+	f->ops->obj_unref(obj);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -547,6 +641,12 @@ int main(void)
 			test_ilog_removed_file_is_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_ilog_renamed_file_gets_its_data, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_ilog_write_async_answers_after_the_flush, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_ilog_write_async_full_ring_is_eagain, setup,
+			teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
