@@ -313,6 +313,9 @@ void server_close(struct server *srv)
 		net_stop(&srv->net);
 	if (srv->work_pool)
 		rpc_work_pool_free(srv->work_pool);
+	/* Stable WRITEs parked on an intent log come back as the work
+	 * pool's do: before the loops' memory goes. */
+	server__ilogs_drain(srv);
 	if (srv->net_started)
 		net_free(&srv->net);
 	if (srv->drc)

@@ -167,6 +167,15 @@ int server__exports_open(struct server *srv, const struct config *cfg,
 	return 0;
 }
 
+void server__ilogs_drain(struct server *srv)
+{
+	struct export_table *tab = &srv->exports;
+
+	store_ilog_drain(srv->ilog);
+	for (size_t i = 0; i < tab->count; i++)
+		store_ilog_drain(tab->exports[i].ilog);
+}
+
 void server__exports_close(struct server *srv)
 {
 	struct export_table *tab = &srv->exports;

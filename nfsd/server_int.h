@@ -98,6 +98,9 @@ int server__exports_open(struct server *srv, const struct config *cfg,
 /* Closes every export's store (removed ones too) and frees the table;
  * after the loops and the threads are gone. */
 void server__exports_close(struct server *srv);
+/* Waits until no stable WRITE is parked on an intent log (after the loops
+ * stopped, before net_free: their requests go back to the loops). */
+void server__ilogs_drain(struct server *srv);
 
 /*
  * The export half of a reload, in two steps so that a refused config

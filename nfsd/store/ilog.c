@@ -51,6 +51,8 @@ struct store_ilog {
 	pthread_t flusher;
 	bool flusher_started;
 	struct store_write_wait *async_head, *async_tail;
+	bool async_calling; /* done hooks running without the lock */
+	pthread_cond_t idle_cv; /* the queue emptied (store_ilog_drain) */
 
 	uint8_t *buf[2]; /* STORE_ILOG_BATCH_BYTES each, 4 KiB aligned */
 	int fill; /* buf[fill] takes records */
@@ -501,6 +503,7 @@ static void store_ilog_async_finish(struct store_ilog *ilog)
 		*tailp = w;
 		tailp = &w->next;
 	}
+	ilog->async_calling = true;
 	pthread_mutex_unlock(&ilog->lock);
 	while (list) {
 		struct store_write_wait *w = list;
@@ -510,6 +513,10 @@ static void store_ilog_async_finish(struct store_ilog *ilog)
 		w->done(w->arg, err);
 	}
 	pthread_mutex_lock(&ilog->lock);
+	ilog->async_calling = false;
+	if (!ilog->async_head) {
+		pthread_cond_broadcast(&ilog->idle_cv);
+	}
 }
 
 static void *store_ilog_flusher(void *arg)
@@ -537,6 +544,19 @@ static void *store_ilog_flusher(void *arg)
 	}
 	pthread_mutex_unlock(&ilog->lock);
 	return NULL;
+}
+
+void store_ilog_drain(struct store_ilog *ilog)
+{
+	if (!ilog) {
+		return;
+	}
+	pthread_mutex_lock(&ilog->lock);
+	while (ilog->async_head || ilog->async_calling) {
+		pthread_cond_signal(&ilog->flusher_cv);
+		pthread_cond_wait(&ilog->idle_cv, &ilog->lock);
+	}
+	pthread_mutex_unlock(&ilog->lock);
 }
 
 void store__ilog_stats(struct store_ilog *ilog, struct store_ilog_stats *out)
@@ -664,6 +684,7 @@ static void store_ilog_free(struct store_ilog *ilog)
 	free(ilog->buf[0]);
 	free(ilog->buf[1]);
 	free(ilog->super_block);
+	pthread_cond_destroy(&ilog->idle_cv);
 	pthread_cond_destroy(&ilog->flusher_cv);
 	pthread_cond_destroy(&ilog->ckpt_cv);
 	pthread_cond_destroy(&ilog->space_cv);
@@ -694,6 +715,7 @@ static int store_ilog_alloc(const char *path, uint64_t ring_bytes,
 	pthread_cond_init(&ilog->space_cv, NULL);
 	pthread_cond_init(&ilog->ckpt_cv, NULL);
 	pthread_cond_init(&ilog->flusher_cv, NULL);
+	pthread_cond_init(&ilog->idle_cv, NULL);
 	if (posix_memalign((void **)&ilog->buf[0], STORE_ILOG_BLOCK,
 			   STORE_ILOG_BATCH_BYTES) ||
 	    posix_memalign((void **)&ilog->buf[1], STORE_ILOG_BLOCK,

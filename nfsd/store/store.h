@@ -341,6 +341,13 @@ int store_ilog_open(const char *path, uint64_t ring_bytes,
 		    size_t nstores, struct store_ilog **out, char *errbuf,
 		    size_t errlen);
 
+/*
+ * Waits until every write_async of @ilog has had its done hook called
+ * (they hand requests back to the loops: call it after the loops stopped,
+ * before their memory goes).  NULL is a no-op.
+ */
+void store_ilog_drain(struct store_ilog *ilog);
+
 /* Checkpoints everything (the next start replays nothing), logs the
  * counters, frees.  NULL is a no-op.  After every store using it stopped
  * writing. */
