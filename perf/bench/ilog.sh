@@ -5,6 +5,9 @@
 #             commit per file)
 #   ilog      dsnfsd with [server] intent_log (one log flush for every
 #             WRITE in flight, files fsynced at checkpoints)
+#   ilog-mem  the same with the log on tmpfs (/dev/shm): NOT durable; a
+#             model of a log device with no latency (NVRAM), showing
+#             what the log costs in CPU apart from its device
 #   unstable  dsnfsd, the same load sent UNSTABLE with a COMMIT every 64
 #             writes per VMDK: the ceiling the log is measured against
 #   ganesha   nfs-ganesha (FSAL VFS) as perf/bench/run.sh starts it
@@ -24,11 +27,13 @@
 #   BENCH_REPS          [2]   runs per mode and cell, modes alternated
 #   BENCH_ILOG_CELLS    ["rand:8k:4 rand:8k:16 seq:64k:4 seq:64k:16"]
 #                             pattern:block size:flows
-#   BENCH_ILOG_MODES    ["ilog off unstable ganesha"]
+#   BENCH_ILOG_MODES    ["ilog off unstable ganesha"] (and ilog-mem)
 #   BENCH_ILOG_IODEPTH  [4]   writes in flight per VMDK
 #   BENCH_ILOG_WORK_THREADS [16] dsnfsd's [server] work_threads (every
 #                             mode): a stable WRITE holds one while it
 #                             waits, so they bound what one flush covers
+#   BENCH_ILOG_KEYS     []    more [server] keys of the ilog modes, e.g.
+#                             "intent_log_mib=1024 intent_log_checkpoint_ms=0"
 #   BENCH_ILOG_DIR      [BENCH_DIR]  where the log file goes (another
 #                             device models a separate log device)
 #   BENCH_DIR           [/tmp]
@@ -43,6 +48,7 @@ CELLS=${BENCH_ILOG_CELLS:-rand:8k:4 rand:8k:16 seq:64k:4 seq:64k:16}
 MODES=${BENCH_ILOG_MODES:-ilog off unstable ganesha}
 IODEPTH=${BENCH_ILOG_IODEPTH:-4}
 THREADS=${BENCH_ILOG_WORK_THREADS:-16}
+ILOG_KEYS=${BENCH_ILOG_KEYS:-}
 DSNFSD=$BUILD/bin/dsnfsd
 DSLOAD=$BUILD/bin/dsload
 EVENTS=syscalls:sys_enter_fsync,syscalls:sys_enter_fdatasync
@@ -94,6 +100,7 @@ ilog_run() {
 	local mode=$1 pat=$2 bs=$3 flows=$4
 	local conf=$BENCH_TMP/dsnfsd.conf json=$BENCH_TMP/dsload.json
 	local ns=$NS_D spid lpid ppid logfd=65535 t0 t1 rnd=100 stable=file_sync
+	local logpath
 	rm -f "$json"
 	[ "$pat" = seq ] && rnd=0
 	[ "$mode" = unstable ] && stable=unstable
@@ -104,12 +111,23 @@ ilog_run() {
 		rm -rf "$BENCH_TMP/ds" "$BENCH_TMP/dsnfsd-state" "$LOG_DIR/intent.log"
 		mkdir -p "$BENCH_TMP/ds"
 		printf '[server]\nwork_threads = %s\n' "$THREADS" >"$conf"
-		[ "$mode" = ilog ] &&
-			echo "intent_log = $LOG_DIR/intent.log" >>"$conf"
+		logpath=$LOG_DIR/intent.log
+		[ "$mode" = ilog-mem ] && logpath=/dev/shm/dsnfs-bench-intent.log
+		rm -f "$logpath"
+		case $mode in
+		ilog*)
+			echo "intent_log = $logpath" >>"$conf"
+			for kv in $ILOG_KEYS; do
+				echo "${kv%%=*} = ${kv#*=}" >>"$conf"
+			done
+			;;
+		esac
 		bench_start_dsnfsd_as dsnfsd "$NS_D" "$BENCH_TMP/ds" "$conf" \
 			"$DSNFSD"
 		spid=$BENCH_BG_PID
-		[ "$mode" = ilog ] && logfd=$(fd_of "$spid" "$LOG_DIR/intent.log")
+		case $mode in
+		ilog*) logfd=$(fd_of "$spid" "$logpath") ;;
+		esac
 	fi
 	bench_bg dsload "$ns" "$DSLOAD" run -D bench -H "$flows" \
 		--vmdk-size 16m --prefill --pause-between-phases --bs "$bs" \
@@ -135,6 +153,7 @@ ilog_run() {
 	bench_forget "$ppid"
 	t1=$(bench_cpu_ticks "$spid")
 	[ "$mode" = ganesha ] || bench_stop_pid "$spid"
+	rm -f /dev/shm/dsnfs-bench-intent.log
 	python3 - "$json" "$BENCH_TMP/perf.txt" "$mode" "$pat:$bs:$flows" \
 		"$((t1 - t0))" "$(getconf CLK_TCK)" "$TSV" <<'PY'
 import json, sys
@@ -189,20 +208,22 @@ for l in open(sys.argv[1]):
     runs.setdefault(f[1], {}).setdefault(f[0], []).append(
         [float(x) for x in f[2:]])
 print("\nmedians (IOPS, flushes per stable write); ratios of IOPS")
-print("%-14s %9s %9s %9s %9s  %8s %8s %8s %8s" % (
-    "cell", "ilog", "off", "unstable", "ganesha", "ilog/gan", "ilog/uns",
-    "ilog/off", "off/gan"))
+print("%-14s %12s %12s %12s %12s %12s  %8s %8s %8s %8s %8s" % (
+    "cell", "ilog", "ilog-mem", "off", "unstable", "ganesha", "ilog/gan",
+    "ilog/uns", "ilog/off", "off/gan", "mem/uns"))
 for cell, m in runs.items():
     med = {k: [statistics.median(c) for c in zip(*v)] for k, v in m.items()}
     iops = {k: v[0] for k, v in med.items()}
     fl = {k: v[3] for k, v in med.items()}
     def col(k):
-        return "%6.0f/%-5.3f" % (iops[k], fl[k]) if k in iops else "-"
+        return "%6.0f/%-5.3f" % (iops[k], fl[k]) if k in iops else \
+            "%12s" % "-"
     def ratio(a, b):
         return "%8.2f" % (iops[a] / iops[b]) if a in iops and b in iops \
             and iops[b] else "%8s" % "-"
-    print("%-14s %s %s %s %s  %s %s %s %s" % (
-        cell, col("ilog"), col("off"), col("unstable"), col("ganesha"),
-        ratio("ilog", "ganesha"), ratio("ilog", "unstable"),
-        ratio("ilog", "off"), ratio("off", "ganesha")))
+    print("%-14s %s %s %s %s %s  %s %s %s %s %s" % (
+        cell, col("ilog"), col("ilog-mem"), col("off"), col("unstable"),
+        col("ganesha"), ratio("ilog", "ganesha"), ratio("ilog", "unstable"),
+        ratio("ilog", "off"), ratio("off", "ganesha"),
+        ratio("ilog-mem", "unstable")))
 PY
