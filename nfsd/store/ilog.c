@@ -2,10 +2,15 @@
  * ilog: the intent log's writer, flush (group commit) and checkpoints (see
  * ilog.h for the protocol).  One mutex guards the state; the batch write,
  * the fsyncs of a checkpoint and the superblock write run without it.
- * LSN l lives at file offset STORE_ILOG_DATA_OFF + l % ring_bytes.  Two
- * batch buffers: writers copy records into buf[fill] while the leader of a
- * flush writes the other; a batch always starts on a 4 KiB LSN, so the
- * O_DIRECT write is aligned, and ends with a PAD record up to the next one.
+ * LSN l lives at file offset STORE_ILOG_DATA_OFF + l % ring_bytes.
+ * Writers copy records into the batch being filled; two flush threads
+ * take batches and write them, so that up to two writes are in flight (the
+ * device answers two at once about as fast as one: perf/ilog/appendbench
+ * and docs/bench.md); a batch counts as flushed only when every older one
+ * is, so the stable LSN never skips a batch a crash may have torn.  A
+ * batch always starts on a 4 KiB LSN, so the O_DIRECT write is aligned,
+ * and ends with a PAD record up to the next one.  The flush threads also
+ * call the done hooks of write_async, in LSN order.
  */
 #include "nfsd/store/store_int.h"
 
@@ -21,6 +26,17 @@
 
 #include "nfsd/log.h"
 
+/* Writes in flight at once, and batch buffers: one more fills meanwhile. */
+#define STORE_ILOG_FLUSHERS 2
+#define STORE_ILOG_NBATCH (STORE_ILOG_FLUSHERS + 1)
+
+/* One batch buffer and, while it is in flight, the LSNs it covers. */
+struct store_ilog_batch {
+	uint8_t *buf; /* STORE_ILOG_BATCH_BYTES, 4 KiB aligned */
+	uint64_t end_lsn; /* padded end */
+	bool written; /* its write returned; retired in LSN order */
+};
+
 struct store_ilog {
 	char path[4096];
 	int fd; /* O_DIRECT|O_DSYNC when @direct, else buffered */
@@ -31,35 +47,31 @@ struct store_ilog {
 	void *write_arg;
 
 	pthread_mutex_t lock;
-	pthread_cond_t flush_cv; /* a flush ended (writers of a full batch) */
-	/* Waiters of batch b sleep on batch_cv[b % 2]: the end of a flush
-	 * wakes the ones it covered and one of the next batch, its leader,
-	 * not every work thread (on 2 CPUs the herd costs more than the
-	 * flush; perf showed futex wakes on top). */
-	pthread_cond_t batch_cv[2];
-	uint32_t batch_waiters[2];
+	/* The stable LSN moved or a batch buffer came free: for the work
+	 * threads that wait (store__ilog_wait, a full batch), the rare path
+	 * since stable WRITEs park (write_async). */
+	pthread_cond_t flush_cv;
 	uint32_t full_waiters; /* on flush_cv */
-	uint64_t batch_no; /* the batch buf[fill] holds; from 1 */
 	pthread_cond_t space_cv; /* a checkpoint ended */
 	pthread_cond_t ckpt_cv; /* the checkpoint thread has work */
 	pthread_t thread;
 	bool thread_started;
 	bool stop;
-	/* The flush thread: runs the flushes that write_async records wait
-	 * for and calls their done hooks, in LSN order. */
+	/* The flush threads: take batches, write them, call done hooks. */
 	pthread_cond_t flusher_cv;
-	pthread_t flusher;
-	bool flusher_started;
+	pthread_t flusher[STORE_ILOG_FLUSHERS];
+	unsigned nflushers;
 	struct store_write_wait *async_head, *async_tail;
 	bool async_calling; /* done hooks running without the lock */
 	pthread_cond_t idle_cv; /* the queue emptied (store_ilog_drain) */
 
-	uint8_t *buf[2]; /* STORE_ILOG_BATCH_BYTES each, 4 KiB aligned */
-	int fill; /* buf[fill] takes records */
-	uint64_t buf_lsn; /* LSN of buf[fill][0] */
+	struct store_ilog_batch batch[STORE_ILOG_NBATCH];
+	unsigned fill; /* batch[fill] takes records */
+	unsigned oldest; /* the oldest batch in flight, when inflight > 0 */
+	unsigned inflight; /* batches taken and not yet retired */
+	uint64_t buf_lsn; /* LSN of batch[fill].buf[0] */
 	uint64_t tail_lsn; /* the next record's LSN */
 	uint64_t flushed_lsn; /* stable below this */
-	bool flushing;
 	uint32_t waiters;
 	uint64_t head_lsn; /* checkpointed: replay starts here */
 	uint64_t ckpt_want; /* a caller needs head_lsn >= this */
@@ -122,53 +134,73 @@ static void store_ilog_fail(struct store_ilog *ilog, int err, const char *what)
 			  ilog->path, what, strerror(-err));
 	}
 	pthread_cond_broadcast(&ilog->flush_cv);
-	pthread_cond_broadcast(&ilog->batch_cv[0]);
-	pthread_cond_broadcast(&ilog->batch_cv[1]);
 	pthread_cond_broadcast(&ilog->space_cv);
-	pthread_cond_signal(&ilog->flusher_cv);
+	pthread_cond_broadcast(&ilog->flusher_cv);
 }
 
-/* Writes the batch being filled; called and returns with the lock held,
- * drops it for the write.  Records appended meanwhile go to the other
- * buffer, from the block after this batch. */
+/* Retires the written batches at the old end, in order: the stable LSN
+ * moves past a batch only when every older one is written too. */
+static void store_ilog_retire_locked(struct store_ilog *ilog)
+{
+	bool moved = false;
+
+	while (!ilog->err && ilog->inflight &&
+	       ilog->batch[ilog->oldest].written) {
+		struct store_ilog_batch *b = &ilog->batch[ilog->oldest];
+
+		ilog->flushed_lsn = b->end_lsn;
+		b->written = false;
+		ilog->oldest = (ilog->oldest + 1) % STORE_ILOG_NBATCH;
+		ilog->inflight--;
+		ilog->stats.flushes++;
+		moved = true;
+	}
+	if (moved && (ilog->waiters || ilog->full_waiters)) {
+		pthread_cond_broadcast(&ilog->flush_cv);
+	}
+}
+
+/* Takes the batch being filled and writes it; called and returns with the
+ * lock held (a flush thread, inflight < STORE_ILOG_FLUSHERS), drops it for
+ * the write.  Records appended meanwhile go to the next buffer, from the
+ * block after this batch. */
 static void store_ilog_flush_locked(struct store_ilog *ilog)
 {
+	struct store_ilog_batch *b = &ilog->batch[ilog->fill];
 	uint64_t start = ilog->buf_lsn;
 	uint64_t end = ilog->tail_lsn;
-	uint64_t padded = (end + STORE_ILOG_BLOCK - 1) & ~(uint64_t)(STORE_ILOG_BLOCK - 1);
-	uint8_t *wbuf = ilog->buf[ilog->fill];
-	uint64_t batch = ilog->batch_no;
+	uint64_t padded = (end + STORE_ILOG_BLOCK - 1) &
+			  ~(uint64_t)(STORE_ILOG_BLOCK - 1);
 	int err;
 
 	if (padded != end && padded - end < STORE_ILOG_HEAD_BYTES) {
 		padded += STORE_ILOG_BLOCK;
 	}
 	if (padded != end) {
-		store__ilog_pad_encode(wbuf + (end - start), ilog->sb.salt, end,
-				       (uint32_t)(padded - end));
+		store__ilog_pad_encode(b->buf + (end - start), ilog->sb.salt,
+				       end, (uint32_t)(padded - end));
 	}
-	ilog->flushing = true;
-	ilog->batch_no++;
-	ilog->fill ^= 1;
+	b->end_lsn = padded;
+	b->written = false;
+	if (!ilog->inflight) {
+		ilog->oldest = ilog->fill;
+	}
+	ilog->inflight++;
+	ilog->fill = (ilog->fill + 1) % STORE_ILOG_NBATCH;
 	ilog->buf_lsn = padded;
 	ilog->tail_lsn = padded;
+	/* The other flush thread may take the next batch meanwhile. */
+	pthread_cond_signal(&ilog->flusher_cv);
 	pthread_mutex_unlock(&ilog->lock);
-	err = store_ilog_write_ring(ilog, wbuf, (size_t)(padded - start), start);
+	err = store_ilog_write_ring(ilog, b->buf, (size_t)(padded - start),
+				    start);
 	pthread_mutex_lock(&ilog->lock);
-	ilog->flushing = false;
 	if (err) {
 		store_ilog_fail(ilog, err, "log write failed");
 		return;
 	}
-	ilog->flushed_lsn = padded;
-	ilog->stats.flushes++;
-	pthread_cond_broadcast(&ilog->batch_cv[batch % 2]);
-	if (ilog->batch_waiters[(batch + 1) % 2]) {
-		pthread_cond_signal(&ilog->batch_cv[(batch + 1) % 2]);
-	}
-	if (ilog->full_waiters) {
-		pthread_cond_broadcast(&ilog->flush_cv);
-	}
+	b->written = true;
+	store_ilog_retire_locked(ilog);
 	if (ilog->async_head) {
 		pthread_cond_signal(&ilog->flusher_cv);
 	}
@@ -211,21 +243,17 @@ static int64_t store_ilog_append_locked(struct store_ilog *ilog,
 		    STORE_ILOG_BATCH_BYTES) {
 			break;
 		}
-		/* This batch is full: write it, or wait for the one in
-		 * flight, whose end frees the other buffer. */
+		/* This batch is full: the flush threads take it when a
+		 * buffer is free. */
+		pthread_cond_signal(&ilog->flusher_cv);
 		if (!may_wait) {
-			pthread_cond_signal(&ilog->flusher_cv);
 			return -EAGAIN;
 		}
-		if (!ilog->flushing) {
-			store_ilog_flush_locked(ilog);
-		} else {
-			ilog->full_waiters++;
-			pthread_cond_wait(&ilog->flush_cv, &ilog->lock);
-			ilog->full_waiters--;
-		}
+		ilog->full_waiters++;
+		pthread_cond_wait(&ilog->flush_cv, &ilog->lock);
+		ilog->full_waiters--;
 	}
-	store__ilog_rec_encode(ilog->buf[ilog->fill] +
+	store__ilog_rec_encode(ilog->batch[ilog->fill].buf +
 				       (ilog->tail_lsn - ilog->buf_lsn),
 			       ilog->sb.salt, ilog->tail_lsn, &obj->fh,
 			       off_bytes, buf, count);
@@ -254,6 +282,9 @@ int64_t store__ilog_append(struct store_ilog *ilog, struct store_obj *obj,
 
 	pthread_mutex_lock(&ilog->lock);
 	end = store_ilog_append_locked(ilog, obj, off_bytes, buf, count, true);
+	if (end > 0) {
+		pthread_cond_signal(&ilog->flusher_cv);
+	}
 	pthread_mutex_unlock(&ilog->lock);
 	return end;
 }
@@ -296,17 +327,8 @@ int store__ilog_wait(struct store_ilog *ilog, int64_t end_lsn)
 	ilog->waiters++;
 	/* A checkpoint past the record made it stable in its file. */
 	while (!ilog->err && ilog->flushed_lsn < end && ilog->head_lsn < end) {
-		/* Records before buf_lsn are in the batch in flight. */
-		uint64_t b = end > ilog->buf_lsn ? ilog->batch_no
-						 : ilog->batch_no - 1;
-
-		if (!ilog->flushing && b == ilog->batch_no) {
-			store_ilog_flush_locked(ilog);
-			continue;
-		}
-		ilog->batch_waiters[b % 2]++;
-		pthread_cond_wait(&ilog->batch_cv[b % 2], &ilog->lock);
-		ilog->batch_waiters[b % 2]--;
+		pthread_cond_signal(&ilog->flusher_cv);
+		pthread_cond_wait(&ilog->flush_cv, &ilog->lock);
 	}
 	ilog->waiters--;
 	err = ilog->flushed_lsn >= end || ilog->head_lsn >= end ? 0 : ilog->err;
@@ -427,6 +449,9 @@ static void store_ilog_checkpoint_locked(struct store_ilog *ilog)
 	}
 	ilog->stats.checkpoints++;
 	pthread_cond_broadcast(&ilog->space_cv);
+	if (ilog->waiters) {
+		pthread_cond_broadcast(&ilog->flush_cv);
+	}
 	if (ilog->async_head) {
 		pthread_cond_signal(&ilog->flusher_cv);
 	}
@@ -525,23 +550,27 @@ static void *store_ilog_flusher(void *arg)
 
 	pthread_mutex_lock(&ilog->lock);
 	for (;;) {
-		if (store_ilog_async_due(ilog)) {
+		/* One thread calls done hooks at a time: they stay in order. */
+		if (!ilog->async_calling && store_ilog_async_due(ilog)) {
 			store_ilog_async_finish(ilog);
 			continue;
 		}
-		if (ilog->async_head && !ilog->flushing) {
-			/* The record may sit in the batch in flight: wait
-			 * for it (signalled at its end), else write ours. */
-			if (ilog->async_head->end_lsn > ilog->buf_lsn) {
-				store_ilog_flush_locked(ilog);
-				continue;
-			}
+		/* Every record has a writer waiting: flush what there is. */
+		if (!ilog->err && ilog->tail_lsn > ilog->buf_lsn &&
+		    ilog->inflight < STORE_ILOG_FLUSHERS) {
+			store_ilog_flush_locked(ilog);
+			continue;
 		}
-		if (ilog->stop && !ilog->async_head) {
+		if (ilog->stop && (!ilog->inflight || ilog->err) &&
+		    !ilog->async_calling &&
+		    (!ilog->async_head || ilog->err) &&
+		    (ilog->tail_lsn == ilog->buf_lsn || ilog->err)) {
 			break;
 		}
 		pthread_cond_wait(&ilog->flusher_cv, &ilog->lock);
 	}
+	/* The other one may be waiting for the same end. */
+	pthread_cond_broadcast(&ilog->flusher_cv);
 	pthread_mutex_unlock(&ilog->lock);
 	return NULL;
 }
@@ -591,12 +620,12 @@ static void store_ilog_thread_stop(struct store_ilog *ilog)
 	pthread_mutex_lock(&ilog->lock);
 	ilog->stop = true;
 	pthread_cond_signal(&ilog->ckpt_cv);
-	pthread_cond_signal(&ilog->flusher_cv);
+	pthread_cond_broadcast(&ilog->flusher_cv);
 	pthread_mutex_unlock(&ilog->lock);
-	if (ilog->flusher_started) {
-		pthread_join(ilog->flusher, NULL);
-		ilog->flusher_started = false;
+	for (unsigned i = 0; i < ilog->nflushers; i++) {
+		pthread_join(ilog->flusher[i], NULL);
 	}
+	ilog->nflushers = 0;
 	if (ilog->thread_started) {
 		pthread_join(ilog->thread, NULL);
 		ilog->thread_started = false;
@@ -681,15 +710,14 @@ static void store_ilog_free(struct store_ilog *ilog)
 	if (ilog->fd >= 0) {
 		close(ilog->fd);
 	}
-	free(ilog->buf[0]);
-	free(ilog->buf[1]);
+	for (int i = 0; i < STORE_ILOG_NBATCH; i++) {
+		free(ilog->batch[i].buf);
+	}
 	free(ilog->super_block);
 	pthread_cond_destroy(&ilog->idle_cv);
 	pthread_cond_destroy(&ilog->flusher_cv);
 	pthread_cond_destroy(&ilog->ckpt_cv);
 	pthread_cond_destroy(&ilog->space_cv);
-	pthread_cond_destroy(&ilog->batch_cv[1]);
-	pthread_cond_destroy(&ilog->batch_cv[0]);
 	pthread_cond_destroy(&ilog->flush_cv);
 	pthread_mutex_destroy(&ilog->lock);
 	free(ilog);
@@ -709,18 +737,18 @@ static int store_ilog_alloc(const char *path, uint64_t ring_bytes,
 	ilog->checkpoint_ms = checkpoint_ms;
 	pthread_mutex_init(&ilog->lock, NULL);
 	pthread_cond_init(&ilog->flush_cv, NULL);
-	pthread_cond_init(&ilog->batch_cv[0], NULL);
-	pthread_cond_init(&ilog->batch_cv[1], NULL);
-	ilog->batch_no = 1;
 	pthread_cond_init(&ilog->space_cv, NULL);
 	pthread_cond_init(&ilog->ckpt_cv, NULL);
 	pthread_cond_init(&ilog->flusher_cv, NULL);
 	pthread_cond_init(&ilog->idle_cv, NULL);
-	if (posix_memalign((void **)&ilog->buf[0], STORE_ILOG_BLOCK,
-			   STORE_ILOG_BATCH_BYTES) ||
-	    posix_memalign((void **)&ilog->buf[1], STORE_ILOG_BLOCK,
-			   STORE_ILOG_BATCH_BYTES) ||
-	    posix_memalign((void **)&ilog->super_block, STORE_ILOG_BLOCK,
+	for (int i = 0; i < STORE_ILOG_NBATCH; i++) {
+		if (posix_memalign((void **)&ilog->batch[i].buf,
+				   STORE_ILOG_BLOCK, STORE_ILOG_BATCH_BYTES)) {
+			store_ilog_free(ilog);
+			return -ENOMEM;
+		}
+	}
+	if (posix_memalign((void **)&ilog->super_block, STORE_ILOG_BLOCK,
 			   STORE_ILOG_BLOCK)) {
 		store_ilog_free(ilog);
 		return -ENOMEM;
@@ -827,20 +855,23 @@ int store_ilog_open(const char *path, uint64_t ring_bytes,
 		goto out_free;
 	}
 	ilog->thread_started = true;
-	err = pthread_create(&ilog->flusher, NULL, store_ilog_flusher, ilog);
-	if (err) {
-		err = -err;
-		store_ilog_err(errbuf, errlen, path, "thread", err);
-		store_ilog_thread_stop(ilog);
-		store_ilog_free(ilog);
-		return err;
+	for (int i = 0; i < STORE_ILOG_FLUSHERS; i++) {
+		err = pthread_create(&ilog->flusher[i], NULL,
+				     store_ilog_flusher, ilog);
+		if (err) {
+			err = -err;
+			store_ilog_err(errbuf, errlen, path, "thread", err);
+			store_ilog_thread_stop(ilog);
+			store_ilog_free(ilog);
+			return err;
+		}
+		ilog->nflushers++;
 	}
-	ilog->flusher_started = true;
 	log_info("ilog: %s: %" PRIu64 " MiB ring, %s, checkpoint every %u ms; "
 		 "replayed %" PRIu64 " records (%" PRIu64 " skipped)",
 		 path, ring_bytes >> 20,
-		 ilog->direct ? "O_DIRECT|O_DSYNC batches"
-			      : "buffered batches + fdatasync",
+		 ilog->direct ? "O_DIRECT|O_DSYNC batches, 2 in flight"
+			      : "buffered batches + fdatasync, 2 in flight",
 		 checkpoint_ms, ilog->stats.replayed,
 		 ilog->stats.replay_skipped);
 	for (size_t i = 0; i < nstores; i++) {

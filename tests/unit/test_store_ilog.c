@@ -1,7 +1,7 @@
 /*
  * test_store_ilog: the intent log (nfsd/store/ilog*.c) under the local
  * store: stable writes logged and flushed in groups across threads (the
- * first flush held in flight by an injected write, so the test knows who
+ * two flushes in flight held by an injected write, so the test knows who
  * entered meanwhile), replay after a crash (the log abandoned without its
  * checkpoint, the files cut back as if their page cache had been lost),
  * a torn tail and a corrupt record, a full ring that waits for a
@@ -204,6 +204,16 @@ static void wait_waiters(struct store_ilog *ilog, uint32_t n)
 	}
 }
 
+/* Waits until the injected write has been called @n times. */
+static void wait_writes(struct ilog_fixture *x, unsigned n)
+{
+	pthread_mutex_lock(&x->lock);
+	while (x->writes < n) {
+		pthread_cond_wait(&x->cond, &x->lock);
+	}
+	pthread_mutex_unlock(&x->lock);
+}
+
 static void test_ilog_one_flush_covers_writers_of_many_files(void **state)
 {
 	struct ilog_fixture *x = *state;
@@ -221,14 +231,14 @@ static void test_ilog_one_flush_covers_writers_of_many_files(void **state)
 					.obj = fixture_file(f, f->root, name,
 							    NULL, 0) };
 	}
-	assert_int_equal(pthread_create(&t[0], NULL, writer_main, &w[0]), 0);
-	pthread_mutex_lock(&x->lock);
-	while (x->writes == 0) {
-		pthread_cond_wait(&x->cond, &x->lock);
+	/* Two writers, two flushes in flight (both held in the write). */
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(
+			pthread_create(&t[i], NULL, writer_main, &w[i]), 0);
+		wait_writes(x, (unsigned)i + 1);
 	}
-	pthread_mutex_unlock(&x->lock);
-	/* The first flush is in flight: the others append and wait. */
-	for (int i = 1; i < NTHREADS; i++) {
+	/* The six behind them append and wait: one flush for them all. */
+	for (int i = 2; i < NTHREADS; i++) {
 		assert_int_equal(
 			pthread_create(&t[i], NULL, writer_main, &w[i]), 0);
 	}
@@ -244,9 +254,8 @@ static void test_ilog_one_flush_covers_writers_of_many_files(void **state)
 	}
 	store__ilog_stats(x->ilog, &s);
 	assert_int_equal(s.records, NTHREADS);
-	/* One for the first writer, one for the seven behind it. */
-	assert_int_equal(s.flushes, 2);
-	assert_int_equal(x->writes, 2);
+	assert_int_equal(s.flushes, 3);
+	assert_int_equal(x->writes, 3);
 }
 
 static void test_ilog_replay_restores_data_and_size_past_eof(void **state)
