@@ -4,16 +4,18 @@
  * store_ilog_close).  A stable WRITE costs one sequential log append and a
  * share of one flush instead of an fsync of its file:
  *
- * - Writers (work threads, store__local_write) write the data to the file
- *   (page cache, so READs see it), then append a record (handle bytes,
- *   offset, data, xxh3 of header and body) to an in-memory batch under the
- *   log's lock, then wait until a flush covers it.  Whichever waiter finds
- *   no flush in flight takes the batch, pads it to 4 KiB and writes it with
- *   one O_DIRECT|O_DSYNC pwrite (buffered pwrite + fdatasync where the
- *   filesystem refuses O_DIRECT), while new records fill the other batch:
- *   one flush covers every record appended before it, across files,
- *   connections and datastores (perf/ilog/appendbench.c has the figures
- *   that chose O_DIRECT|O_DSYNC batches).
+ * - Writers write the data to the file (page cache, so READs see it), then
+ *   append a record (handle bytes, offset, data, xxh3 of header and body)
+ *   to an in-memory batch under the log's lock, then wait until a flush
+ *   covers it: on the loop, without blocking (store__ilog_append_async:
+ *   the flush thread calls the caller back), or on a work thread
+ *   (store__ilog_append + store__ilog_wait) when that would block.  Two
+ *   flush threads each take the batch filled so far, pad it to 4 KiB and
+ *   write it with one O_DIRECT|O_DSYNC pwrite (buffered pwrite + fdatasync
+ *   where the filesystem refuses O_DIRECT), two in flight, while new
+ *   records fill the next batch: one flush covers every record appended
+ *   before it, across files, connections and datastores (the figures that
+ *   chose this: perf/ilog/appendbench.c, docs/bench.md "Intent log").
  * - The log is a ring after a 4 KiB superblock (two slots: a torn write
  *   leaves the other).  Positions are LSNs, byte counts since the log was
  *   opened; a record carries its LSN and the log's salt (new at every
