@@ -348,10 +348,9 @@ static int nfs3_write_store(struct request *req, const WRITE3args *args,
 	int err;
 
 	if (!try_park) {
-		return f->st->ops->write(f->st, f->obj, args->offset,
-					 args->data.data_val, count,
-					 (enum store_stable)args->stable,
-					 sync_failed);
+		return f->st->ops->write(
+			f->st, f->obj, args->offset, args->data.data_val, count,
+			(enum store_stable)args->stable, sync_failed);
 	}
 	p = calloc(1, sizeof(*p));
 	if (!p)
@@ -492,8 +491,8 @@ enum rpc_disposition nfs3__proc_write(struct request *req, const void *argp,
 	}
 	/* With an intent log a stable WRITE holds no work thread: it is
 	 * written and logged here and answered when the flush covers it. */
-	if (args->stable != UNSTABLE && f.st->ops->write_async &&
-	    f.st->ilog && request_can_park(req)) {
+	if (args->stable != UNSTABLE && f.st->ops->write_async && f.st->ilog &&
+	    request_can_park(req)) {
 		int rc = nfs3_write_run(req, args, res, true);
 
 		if (rc == 1)

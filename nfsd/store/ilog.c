@@ -93,8 +93,7 @@ static uint64_t store_ilog_off(const struct store_ilog *ilog, uint64_t lsn)
 	return STORE_ILOG_DATA_OFF + lsn % ilog->ring_bytes;
 }
 
-static int store_ilog_pwrite(int fd, const void *buf, size_t len,
-			     uint64_t off)
+static int store_ilog_pwrite(int fd, const void *buf, size_t len, uint64_t off)
 {
 	return store__pwrite_full(fd, buf, len, off);
 }
@@ -112,7 +111,8 @@ static int store_ilog_write_ring(struct store_ilog *ilog, const uint8_t *buf,
 		return ilog->write_fn(ilog->write_arg, ilog->fd, buf, len,
 				      store_ilog_off(ilog, lsn));
 	}
-	err = store_ilog_pwrite(ilog->fd, buf, first, store_ilog_off(ilog, lsn));
+	err = store_ilog_pwrite(ilog->fd, buf, first,
+				store_ilog_off(ilog, lsn));
 	if (!err && first < len) {
 		err = store_ilog_pwrite(ilog->fd, buf + first, len - first,
 					STORE_ILOG_DATA_OFF);
@@ -253,10 +253,9 @@ static int64_t store_ilog_append_locked(struct store_ilog *ilog,
 		pthread_cond_wait(&ilog->flush_cv, &ilog->lock);
 		ilog->full_waiters--;
 	}
-	store__ilog_rec_encode(ilog->batch[ilog->fill].buf +
-				       (ilog->tail_lsn - ilog->buf_lsn),
-			       ilog->sb.salt, ilog->tail_lsn, &obj->fh,
-			       off_bytes, buf, count);
+	store__ilog_rec_encode(
+		ilog->batch[ilog->fill].buf + (ilog->tail_lsn - ilog->buf_lsn),
+		ilog->sb.salt, ilog->tail_lsn, &obj->fh, off_bytes, buf, count);
 	ilog->tail_lsn += rec_len;
 	end = ilog->tail_lsn;
 	atomic_store(&obj->ilog_lsn, end);
@@ -297,8 +296,7 @@ int store__ilog_append_async(struct store_ilog *ilog, struct store_obj *obj,
 	int64_t end;
 
 	pthread_mutex_lock(&ilog->lock);
-	end = store_ilog_append_locked(ilog, obj, off_bytes, buf, count,
-				       false);
+	end = store_ilog_append_locked(ilog, obj, off_bytes, buf, count, false);
 	if (end < 0) {
 		pthread_mutex_unlock(&ilog->lock);
 		return (int)end;
@@ -362,9 +360,8 @@ static int store_ilog_super_write(struct store_ilog *ilog,
 {
 	int err;
 
-	store__ilog_super_encode(ilog->super_block +
-					 (sb->seq % 2) * STORE_ILOG_SUPER_SLOT,
-				 sb);
+	store__ilog_super_encode(
+		ilog->super_block + (sb->seq % 2) * STORE_ILOG_SUPER_SLOT, sb);
 	err = store_ilog_pwrite(ilog->fd, ilog->super_block, STORE_ILOG_BLOCK,
 				0);
 	if (!err && !ilog->direct && fdatasync(ilog->fd) != 0) {
@@ -485,7 +482,8 @@ static void *store_ilog_thread(void *arg)
 		}
 		clock_gettime(CLOCK_REALTIME, &deadline);
 		deadline.tv_sec += ilog->checkpoint_ms / 1000;
-		deadline.tv_nsec += (long)(ilog->checkpoint_ms % 1000) * 1000000;
+		deadline.tv_nsec +=
+			(long)(ilog->checkpoint_ms % 1000) * 1000000;
 		if (deadline.tv_nsec >= 1000000000) {
 			deadline.tv_sec++;
 			deadline.tv_nsec -= 1000000000;
@@ -562,8 +560,7 @@ static void *store_ilog_flusher(void *arg)
 			continue;
 		}
 		if (ilog->stop && (!ilog->inflight || ilog->err) &&
-		    !ilog->async_calling &&
-		    (!ilog->async_head || ilog->err) &&
+		    !ilog->async_calling && (!ilog->async_head || ilog->err) &&
 		    (ilog->tail_lsn == ilog->buf_lsn || ilog->err)) {
 			break;
 		}
@@ -659,9 +656,9 @@ static int store_ilog_super_read(int fd, struct store_ilog_super *out)
 		return -ENOENT;
 	}
 	for (int i = 0; i < 2; i++) {
-		ok[i] = store__ilog_super_decode(block + i * STORE_ILOG_SUPER_SLOT,
-						 STORE_ILOG_SUPER_BYTES,
-						 &s[i]) == 0;
+		ok[i] = store__ilog_super_decode(
+				block + i * STORE_ILOG_SUPER_SLOT,
+				STORE_ILOG_SUPER_BYTES, &s[i]) == 0;
 	}
 	if (!ok[0] && !ok[1]) {
 		return -ENOENT;
@@ -694,7 +691,7 @@ static int store_ilog_format(struct store_ilog *ilog, int fd)
 	}
 	for (uint64_t off = 0; off < total && !err; off += 1u << 20) {
 		size_t n = total - off < (1u << 20) ? (size_t)(total - off)
-						      : (1u << 20);
+						    : (1u << 20);
 
 		err = store__pwrite_full(fd, zero, n, off);
 	}
@@ -787,8 +784,8 @@ int store_ilog_open(const char *path, uint64_t ring_bytes,
 	int rfd;
 	int err;
 
-	if (ring_bytes < STORE_ILOG_RING_MIN || ring_bytes > STORE_ILOG_RING_MAX ||
-	    ring_bytes % STORE_ILOG_BLOCK) {
+	if (ring_bytes < STORE_ILOG_RING_MIN ||
+	    ring_bytes > STORE_ILOG_RING_MAX || ring_bytes % STORE_ILOG_BLOCK) {
 		store_ilog_err(errbuf, errlen, path, "ring size", -EINVAL);
 		return -EINVAL;
 	}
@@ -886,7 +883,6 @@ out_free:
 	store_ilog_free(ilog);
 	return err;
 }
-
 
 /* Drops the dirty list's references without syncing. */
 static void store_ilog_dirty_drop(struct store_ilog *ilog)

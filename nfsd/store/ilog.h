@@ -53,7 +53,7 @@ struct store_obj;
 #define STORE_ILOG_HEAD_BYTES 56u /* record header */
 /* Largest data of one record: nfs3 WRITE counts stop at 1 MiB. */
 #define STORE_ILOG_DATA_MAX (1u << 20)
-#define STORE_ILOG_REC_MAX                                                   \
+#define STORE_ILOG_REC_MAX                                                     \
 	(STORE_ILOG_HEAD_BYTES + STORE_FH_MAX + STORE_ILOG_DATA_MAX + 8u)
 /* A batch holds at least one largest record and its pad. */
 #define STORE_ILOG_BATCH_BYTES (4u << 20)

@@ -169,9 +169,9 @@ int store__ilog_rec_decode(const uint8_t *buf, size_t len, uint64_t salt,
 	if (len < out->rec_len) {
 		return -EINVAL;
 	}
-	if (get64(buf + 40) != XXH3_64bits(buf + STORE_ILOG_HEAD_BYTES,
-					   out->rec_len -
-						   STORE_ILOG_HEAD_BYTES)) {
+	if (get64(buf + 40) !=
+	    XXH3_64bits(buf + STORE_ILOG_HEAD_BYTES,
+			out->rec_len - STORE_ILOG_HEAD_BYTES)) {
 		return -EBADMSG;
 	}
 	if (out->type == STORE_ILOG_REC_WRITE) {

@@ -189,8 +189,8 @@ static void store_ilog_replay_stop(struct store_ilog_replay *r, uint64_t lsn,
 {
 	uint64_t off = STORE_ILOG_DATA_OFF + lsn % r->sb->ring_bytes;
 	char name[1200] = "unknown file";
-	const char *why = err == -EBADMSG ? "checksum mismatch"
-					  : "fields out of bounds";
+	const char *why =
+		err == -EBADMSG ? "checksum mismatch" : "fields out of bounds";
 	struct store_ilog_rec copy;
 
 	if (head_ok) {
@@ -231,8 +231,8 @@ static int store_ilog_replay_sync(struct store_ilog_replay *r)
 	return first;
 }
 
-static int store_ilog_replay_run(struct store_ilog_replay *r,
-				 uint64_t *applied, uint64_t *skipped)
+static int store_ilog_replay_run(struct store_ilog_replay *r, uint64_t *applied,
+				 uint64_t *skipped)
 {
 	const uint64_t salt = r->sb->salt;
 	uint64_t lsn = r->sb->head_lsn;
@@ -243,7 +243,8 @@ static int store_ilog_replay_run(struct store_ilog_replay *r,
 	while (lsn - r->sb->head_lsn < r->sb->ring_bytes) {
 		bool head_ok;
 
-		if (store_ilog_ring_read(r, lsn, r->buf, STORE_ILOG_HEAD_BYTES)) {
+		if (store_ilog_ring_read(r, lsn, r->buf,
+					 STORE_ILOG_HEAD_BYTES)) {
 			break;
 		}
 		err = store__ilog_head_decode(r->buf, STORE_ILOG_HEAD_BYTES,
@@ -282,7 +283,8 @@ static int store_ilog_replay_run(struct store_ilog_replay *r,
 			if (err < 0) {
 				char name[1200];
 
-				store_ilog_rec_name(r, &rec, name, sizeof(name));
+				store_ilog_rec_name(r, &rec, name,
+						    sizeof(name));
 				log_error("ilog: %s: replay: write to %s at "
 					  "offset %" PRIu64 " failed: %s",
 					  r->path, name, rec.off_bytes,
@@ -326,8 +328,9 @@ int store__ilog_replay(const char *path, int fd,
 		err = sync_err;
 	}
 	if (!err && (*applied || *skipped)) {
-		log_info("ilog: %s: replayed %" PRIu64 " records, skipped %"
-			 PRIu64 " (file gone or export not served), %zu files "
+		log_info("ilog: %s: replayed %" PRIu64
+			 " records, skipped %" PRIu64
+			 " (file gone or export not served), %zu files "
 			 "fsynced",
 			 path, *applied, *skipped, r.ntouched);
 	}

@@ -13,8 +13,9 @@
  * metadata needed to read it back (the size) stable, which is what COMMIT
  * promises; timestamps may lag.  With an intent log (store.h ilog, see
  * ilog.h) DATA_SYNC and FILE_SYNC writes are logged instead of synced, and
- * a COMMIT of a file with records first waits for a checkpoint of them.  A read-only file (EROFS, immutable) reads
- * but refuses writes with the reason its read/write open failed.
+ * a COMMIT of a file with records first waits for a checkpoint of them.  A
+ * read-only file (EROFS, immutable) reads but refuses writes with the reason
+ * its read/write open failed.
  */
 #include "nfsd/store/store_int.h"
 

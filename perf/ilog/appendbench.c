@@ -94,7 +94,8 @@ static void *group_thread(void *arg)
 			memcpy(b->batch + (b->tail - b->flushed_base), buf,
 			       b->bs);
 		} else if (pwrite(b->fd, buf, b->bs,
-			   (off_t)(b->tail % b->ring_bytes)) != (ssize_t)b->bs) {
+				  (off_t)(b->tail % b->ring_bytes)) !=
+			   (ssize_t)b->bs) {
 			perror("pwrite");
 			exit(1);
 		}
@@ -116,7 +117,8 @@ static void *group_thread(void *arg)
 				pthread_mutex_unlock(&b->lock);
 				if (b->direct) {
 					if (pwrite(b->fd, w, target - base,
-						   (off_t)(base % b->ring_bytes)) !=
+						   (off_t)(base %
+							   b->ring_bytes)) !=
 					    (ssize_t)(target - base)) {
 						perror("pwrite");
 						exit(1);
@@ -146,7 +148,8 @@ static double run(const char *path, enum mode mode, unsigned threads,
 		  unsigned per_thread, size_t bs, double *flushes_per)
 {
 	bool dsync = mode == MODE_DSYNC;
-	struct bench b = { .bs = bs, .per_thread = per_thread,
+	struct bench b = { .bs = bs,
+			   .per_thread = per_thread,
 			   .ring_bytes = 64u << 20,
 			   .direct = mode == MODE_GROUP_DSYNC };
 	pthread_t tid[256];
@@ -157,8 +160,8 @@ static double run(const char *path, enum mode mode, unsigned threads,
 	    posix_memalign((void **)&b.batch2, 4096, 256 * bs)) {
 		abort();
 	}
-	b.fd = open(path, O_RDWR | (mode != MODE_FDATASYNC ?
-					    O_DIRECT | O_DSYNC : 0));
+	b.fd = open(path,
+		    O_RDWR | (mode != MODE_FDATASYNC ? O_DIRECT | O_DSYNC : 0));
 	if (b.fd < 0) {
 		perror(path);
 		exit(1);
@@ -167,8 +170,8 @@ static double run(const char *path, enum mode mode, unsigned threads,
 	pthread_cond_init(&b.cv, NULL);
 	t0 = now_s();
 	for (unsigned i = 0; i < threads; i++) {
-		pthread_create(&tid[i], NULL, dsync ? dsync_thread : group_thread,
-			       &b);
+		pthread_create(&tid[i], NULL,
+			       dsync ? dsync_thread : group_thread, &b);
 	}
 	for (unsigned i = 0; i < threads; i++) {
 		pthread_join(tid[i], NULL);
@@ -184,7 +187,8 @@ static double run(const char *path, enum mode mode, unsigned threads,
 int main(int argc, char **argv)
 {
 	unsigned threads = 16, per_thread = 500;
-	size_t bs = 8192 + 4096; /* an 8 KiB WRITE's record, rounded for O_DIRECT */
+	size_t bs =
+		8192 + 4096; /* an 8 KiB WRITE's record, rounded for O_DIRECT */
 	double fa, fb, fc, a, b, c;
 	char *zero;
 	int opt, fd;
@@ -229,7 +233,8 @@ int main(int argc, char **argv)
 	printf("batch O_DIRECT|O_DSYNC %8.0f appends/s  %.3f flushes/append\n",
 	       c, fc);
 	printf("ratio fdatasync/dsync %9.2f, batch-dsync/dsync %.2f, "
-	       "batch-dsync/fdatasync %.2f\n", b / a, c / a, c / b);
+	       "batch-dsync/fdatasync %.2f\n",
+	       b / a, c / a, c / b);
 	unlink(argv[optind]);
 	return 0;
 }

@@ -40,8 +40,8 @@ static void fuzz_ilog_check(const struct store_ilog_rec *rec,
 	}
 	if (rec->type == STORE_ILOG_REC_WRITE) {
 		if (rec->data != buf + STORE_ILOG_HEAD_BYTES + rec->fh.len ||
-		    rec->rec_len != store__ilog_rec_len(rec->fh.len,
-							rec->data_len)) {
+		    rec->rec_len !=
+			    store__ilog_rec_len(rec->fh.len, rec->data_len)) {
 			__builtin_trap();
 		}
 		store__ilog_rec_encode(again, salt, rec->lsn, &rec->fh,

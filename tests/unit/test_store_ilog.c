@@ -119,9 +119,8 @@ static void lose_file(struct ilog_fixture *x, const char *rel, off_t size)
 {
 	char path[256];
 
-	assert_int_equal(truncate(fixture_path(x->f, rel, path, sizeof(path)),
-				  size),
-			 0);
+	assert_int_equal(
+		truncate(fixture_path(x->f, rel, path, sizeof(path)), size), 0);
 }
 
 static void read_file(struct ilog_fixture *x, const char *rel, void *buf,
@@ -138,8 +137,8 @@ static void read_file(struct ilog_fixture *x, const char *rel, void *buf,
 	close(fd);
 }
 
-static int stable_write(struct fixture *f, struct store_obj *obj,
-			uint64_t off, const void *buf, uint32_t len)
+static int stable_write(struct fixture *f, struct store_obj *obj, uint64_t off,
+			const void *buf, uint32_t len)
 {
 	bool sync_failed = false;
 
@@ -172,9 +171,8 @@ static void test_ilog_stable_write_is_logged_and_read_back(void **state)
 
 	assert_int_equal(stable_write(f, obj, 0, "hello", 5), 0);
 	assert_int_equal(stable_write(f, obj, 5, " world", 6), 0);
-	assert_int_equal(f->ops->read(f->st, obj, 0, buf, sizeof(buf), &nread,
-				      &eof),
-			 0);
+	assert_int_equal(
+		f->ops->read(f->st, obj, 0, buf, sizeof(buf), &nread, &eof), 0);
 	assert_int_equal(nread, 11);
 	assert_memory_equal(buf, "hello world", 11);
 	store__ilog_stats(x->ilog, &s);
@@ -227,9 +225,9 @@ static void test_ilog_one_flush_covers_writers_of_many_files(void **state)
 	x->gate_closed = true;
 	for (int i = 0; i < NTHREADS; i++) {
 		snprintf(name, sizeof(name), "f%d", i);
-		w[i] = (struct writer){ .f = f,
-					.obj = fixture_file(f, f->root, name,
-							    NULL, 0) };
+		w[i] = (struct writer){
+			.f = f, .obj = fixture_file(f, f->root, name, NULL, 0)
+		};
 	}
 	/* Two writers, two flushes in flight (both held in the write). */
 	for (int i = 0; i < 2; i++) {
