@@ -182,6 +182,89 @@ void store__ilog_write_hook(struct store_ilog *ilog, store_ilog_write_fn fn,
  * batch being filled) and frees it. */
 void store__ilog_abandon(struct store_ilog *ilog);
 
+/* ---- the log's state (ilog.c, ilog_checkpoint.c, ilog_open.c only) ----- */
+
+#include <pthread.h>
+
+#include "nfsd/store/syncgroup.h"
+
+/* Writes in flight at once, and batch buffers: one more fills meanwhile. */
+#define STORE_ILOG_FLUSHERS 2
+#define STORE_ILOG_NBATCH (STORE_ILOG_FLUSHERS + 1)
+
+/* One batch buffer and, while it is in flight, the LSNs it covers. */
+struct store_ilog_batch {
+	uint8_t *buf; /* STORE_ILOG_BATCH_BYTES, 4 KiB aligned */
+	uint64_t end_lsn; /* padded end */
+	bool written; /* its write returned; retired in LSN order */
+};
+
+struct store_ilog {
+	char path[4096];
+	int fd; /* O_DIRECT|O_DSYNC when @direct, else buffered */
+	bool direct;
+	uint64_t ring_bytes;
+	uint32_t checkpoint_ms;
+	store_ilog_write_fn write_fn; /* tests; NULL: store_ilog_write_ring */
+	void *write_arg;
+
+	pthread_mutex_t lock;
+	/* The stable LSN moved or a batch buffer came free: for the work
+	 * threads that wait (store__ilog_wait, a full batch), the rare path
+	 * since stable WRITEs park (write_async). */
+	pthread_cond_t flush_cv;
+	uint32_t full_waiters; /* on flush_cv */
+	pthread_cond_t space_cv; /* a checkpoint ended */
+	pthread_cond_t ckpt_cv; /* the checkpoint thread has work */
+	pthread_t thread;
+	bool thread_started;
+	bool stop;
+	/* The flush threads: take batches, write them, call done hooks. */
+	pthread_cond_t flusher_cv;
+	pthread_t flusher[STORE_ILOG_FLUSHERS];
+	unsigned nflushers;
+	struct store_write_wait *async_head, *async_tail;
+	bool async_calling; /* done hooks running without the lock */
+	pthread_cond_t idle_cv; /* the queue emptied (store_ilog_drain) */
+
+	struct store_ilog_batch batch[STORE_ILOG_NBATCH];
+	unsigned fill; /* batch[fill] takes records */
+	unsigned oldest; /* the oldest batch in flight, when inflight > 0 */
+	unsigned inflight; /* batches taken and not yet retired */
+	uint64_t buf_lsn; /* LSN of batch[fill].buf[0] */
+	uint64_t tail_lsn; /* the next record's LSN */
+	uint64_t flushed_lsn; /* stable below this */
+	uint32_t waiters;
+	uint64_t head_lsn; /* checkpointed: replay starts here */
+	uint64_t ckpt_want; /* a caller needs head_lsn >= this */
+	struct store_obj *dirty; /* files with records since the head */
+	size_t ndirty;
+	int err; /* sticky: the first failure */
+
+	struct store_ilog_super sb; /* the slot last written */
+	uint8_t *super_block; /* STORE_ILOG_BLOCK, aligned: both slots */
+
+	struct store_ilog_stats stats;
+};
+
+/* Worst case a record's batch still needs: its pad to the next block. */
+#define STORE_ILOG_PAD_MAX (STORE_ILOG_BLOCK + STORE_ILOG_HEAD_BYTES)
+
+/* Writes @len bytes of @buf at @off of the log's descriptor @fd. */
+int store__ilog_pwrite(int fd, const void *buf, size_t len, uint64_t off);
+/* Keeps the first failure (logged with @what) and wakes every waiter;
+ * lock held. */
+void store__ilog_fail(struct store_ilog *ilog, int err, const char *what);
+/* Writes the superblock slot of @sb (seq % 2), keeping the other. */
+int store__ilog_super_write(struct store_ilog *ilog,
+			    const struct store_ilog_super *sb);
+/* One checkpoint up to the current tail; called and returns with the
+ * lock held, drops it for the fsyncs. */
+void store__ilog_checkpoint_locked(struct store_ilog *ilog);
+/* The threads' bodies (@arg: the log). */
+void *store__ilog_checkpoint_main(void *arg);
+void *store__ilog_flusher_main(void *arg);
+
 /* ---- replay (ilog_replay.c) --------------------------------------------- */
 
 /*

@@ -1,0 +1,333 @@
+/*
+ * ilog_open: opening the intent log (ilog.h): read its superblock, replay
+ * what follows the last checkpoint (ilog_replay.c), size and zero the file
+ * once, start anew with a new salt and the flush and checkpoint threads;
+ * and closing it: a last checkpoint, so the next start replays nothing.
+ */
+#include "nfsd/store/store_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nfsd/log.h"
+
+/* Stops both threads; the flusher first answers every queued write. */
+static void store_ilog_thread_stop(struct store_ilog *ilog)
+{
+	pthread_mutex_lock(&ilog->lock);
+	ilog->stop = true;
+	pthread_cond_signal(&ilog->ckpt_cv);
+	pthread_cond_broadcast(&ilog->flusher_cv);
+	pthread_mutex_unlock(&ilog->lock);
+	for (unsigned i = 0; i < ilog->nflushers; i++) {
+		pthread_join(ilog->flusher[i], NULL);
+	}
+	ilog->nflushers = 0;
+	if (ilog->thread_started) {
+		pthread_join(ilog->thread, NULL);
+		ilog->thread_started = false;
+	}
+}
+
+static void store_ilog_err(char *errbuf, size_t errlen, const char *path,
+			   const char *what, int err)
+{
+	if (errbuf && errlen) {
+		snprintf(errbuf, errlen, "intent_log %s: %s: %s", path, what,
+			 strerror(-err));
+	}
+}
+
+/* Reads the better of the two superblock slots: 0, or -ENOENT (neither
+ * is valid: a new or foreign file). */
+static int store_ilog_super_read(int fd, struct store_ilog_super *out)
+{
+	uint8_t block[STORE_ILOG_BLOCK];
+	struct store_ilog_super s[2];
+	bool ok[2];
+	size_t done = 0;
+	int err;
+
+	err = store__pread_full(fd, block, sizeof(block), 0, &done);
+	if (err) {
+		return err;
+	}
+	if (done < sizeof(block)) {
+		return -ENOENT;
+	}
+	for (int i = 0; i < 2; i++) {
+		ok[i] = store__ilog_super_decode(
+				block + i * STORE_ILOG_SUPER_SLOT,
+				STORE_ILOG_SUPER_BYTES, &s[i]) == 0;
+	}
+	if (!ok[0] && !ok[1]) {
+		return -ENOENT;
+	}
+	*out = ok[0] && (!ok[1] || s[0].seq > s[1].seq) ? s[0] : s[1];
+	return 0;
+}
+
+/* Sizes the file for a ring of ilog->ring_bytes and writes it once with
+ * zeros, so that later O_DIRECT writes change no extent (no journal). */
+static int store_ilog_format(struct store_ilog *ilog, int fd)
+{
+	uint64_t total = STORE_ILOG_DATA_OFF + ilog->ring_bytes;
+	struct stat sb;
+	uint8_t *zero;
+	int err = 0;
+
+	if (fstat(fd, &sb) != 0) {
+		return -errno;
+	}
+	if ((uint64_t)sb.st_size == total) {
+		return 0;
+	}
+	if (ftruncate(fd, 0) != 0) {
+		return -errno;
+	}
+	zero = calloc(1, 1u << 20);
+	if (!zero) {
+		return -ENOMEM;
+	}
+	for (uint64_t off = 0; off < total && !err; off += 1u << 20) {
+		size_t n = total - off < (1u << 20) ? (size_t)(total - off)
+						    : (1u << 20);
+
+		err = store__pwrite_full(fd, zero, n, off);
+	}
+	free(zero);
+	if (!err && fsync(fd) != 0) {
+		err = -errno;
+	}
+	return err;
+}
+
+static void store_ilog_free(struct store_ilog *ilog)
+{
+	if (ilog->fd >= 0) {
+		close(ilog->fd);
+	}
+	for (int i = 0; i < STORE_ILOG_NBATCH; i++) {
+		free(ilog->batch[i].buf);
+	}
+	free(ilog->super_block);
+	pthread_cond_destroy(&ilog->idle_cv);
+	pthread_cond_destroy(&ilog->flusher_cv);
+	pthread_cond_destroy(&ilog->ckpt_cv);
+	pthread_cond_destroy(&ilog->space_cv);
+	pthread_cond_destroy(&ilog->flush_cv);
+	pthread_mutex_destroy(&ilog->lock);
+	free(ilog);
+}
+
+static int store_ilog_alloc(const char *path, uint64_t ring_bytes,
+			    uint32_t checkpoint_ms, struct store_ilog **out)
+{
+	struct store_ilog *ilog = calloc(1, sizeof(*ilog));
+
+	if (!ilog) {
+		return -ENOMEM;
+	}
+	ilog->fd = -1;
+	snprintf(ilog->path, sizeof(ilog->path), "%s", path);
+	ilog->ring_bytes = ring_bytes;
+	ilog->checkpoint_ms = checkpoint_ms;
+	pthread_mutex_init(&ilog->lock, NULL);
+	pthread_cond_init(&ilog->flush_cv, NULL);
+	pthread_cond_init(&ilog->space_cv, NULL);
+	pthread_cond_init(&ilog->ckpt_cv, NULL);
+	pthread_cond_init(&ilog->flusher_cv, NULL);
+	pthread_cond_init(&ilog->idle_cv, NULL);
+	for (int i = 0; i < STORE_ILOG_NBATCH; i++) {
+		if (posix_memalign((void **)&ilog->batch[i].buf,
+				   STORE_ILOG_BLOCK, STORE_ILOG_BATCH_BYTES)) {
+			store_ilog_free(ilog);
+			return -ENOMEM;
+		}
+	}
+	if (posix_memalign((void **)&ilog->super_block, STORE_ILOG_BLOCK,
+			   STORE_ILOG_BLOCK)) {
+		store_ilog_free(ilog);
+		return -ENOMEM;
+	}
+	memset(ilog->super_block, 0, STORE_ILOG_BLOCK);
+	*out = ilog;
+	return 0;
+}
+
+/* Replays what @fd holds after its checkpoint, if it is a log. */
+static int store_ilog_recover(struct store_ilog *ilog, int fd,
+			      struct store_ilog_super *old,
+			      struct store *const *stores, size_t nstores)
+{
+	int err = store_ilog_super_read(fd, old);
+
+	if (err == -ENOENT) {
+		old->seq = 0;
+		return 0;
+	}
+	if (err) {
+		return err;
+	}
+	return store__ilog_replay(ilog->path, fd, old, stores, nstores,
+				  &ilog->stats.replayed,
+				  &ilog->stats.replay_skipped);
+}
+
+int store_ilog_open(const char *path, uint64_t ring_bytes,
+		    uint32_t checkpoint_ms, struct store *const *stores,
+		    size_t nstores, struct store_ilog **out, char *errbuf,
+		    size_t errlen)
+{
+	struct store_ilog_super old;
+	struct store_ilog *ilog;
+	int rfd;
+	int err;
+
+	if (ring_bytes < STORE_ILOG_RING_MIN ||
+	    ring_bytes > STORE_ILOG_RING_MAX || ring_bytes % STORE_ILOG_BLOCK) {
+		store_ilog_err(errbuf, errlen, path, "ring size", -EINVAL);
+		return -EINVAL;
+	}
+	err = store_ilog_alloc(path, ring_bytes, checkpoint_ms, &ilog);
+	if (err) {
+		store_ilog_err(errbuf, errlen, path, "alloc", err);
+		return err;
+	}
+	/* Replay reads through the page cache: O_DIRECT wants aligned
+	 * buffers and records are not. */
+	rfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (rfd < 0) {
+		err = -errno;
+		store_ilog_err(errbuf, errlen, path, "open", err);
+		goto out_free;
+	}
+	err = store_ilog_recover(ilog, rfd, &old, stores, nstores);
+	if (err) {
+		store_ilog_err(errbuf, errlen, path, "replay", err);
+		goto out_rfd;
+	}
+	err = store_ilog_format(ilog, rfd);
+	if (err) {
+		store_ilog_err(errbuf, errlen, path, "format", err);
+		goto out_rfd;
+	}
+	ilog->fd = open(path, O_RDWR | O_CLOEXEC | O_DIRECT | O_DSYNC);
+	ilog->direct = ilog->fd >= 0;
+	if (ilog->fd < 0) {
+		/* tmpfs and some others refuse O_DIRECT. */
+		ilog->fd = open(path, O_RDWR | O_CLOEXEC);
+	}
+	if (ilog->fd < 0) {
+		err = -errno;
+		store_ilog_err(errbuf, errlen, path, "open", err);
+		goto out_rfd;
+	}
+	/* A new salt: nothing of this or an older run matches it, so the
+	 * ring needs no clearing. */
+	if (getrandom(&ilog->sb.salt, sizeof(ilog->sb.salt), 0) !=
+	    sizeof(ilog->sb.salt)) {
+		err = -EIO;
+		store_ilog_err(errbuf, errlen, path, "getrandom", err);
+		goto out_rfd;
+	}
+	ilog->sb.head_lsn = 0;
+	ilog->sb.seq = old.seq + 1;
+	ilog->sb.ring_bytes = ring_bytes;
+	err = store__ilog_super_write(ilog, &ilog->sb);
+	if (!err && ilog->direct) {
+		/* The zeros and the superblock went through the page cache
+		 * of rfd too; make them stable before the ring is used. */
+		err = fsync(rfd) != 0 ? -errno : 0;
+	}
+	if (err) {
+		store_ilog_err(errbuf, errlen, path, "superblock", err);
+		goto out_rfd;
+	}
+	close(rfd);
+	err = pthread_create(&ilog->thread, NULL, store__ilog_checkpoint_main,
+			     ilog);
+	if (err) {
+		err = -err;
+		store_ilog_err(errbuf, errlen, path, "thread", err);
+		goto out_free;
+	}
+	ilog->thread_started = true;
+	for (int i = 0; i < STORE_ILOG_FLUSHERS; i++) {
+		err = pthread_create(&ilog->flusher[i], NULL,
+				     store__ilog_flusher_main, ilog);
+		if (err) {
+			err = -err;
+			store_ilog_err(errbuf, errlen, path, "thread", err);
+			store_ilog_thread_stop(ilog);
+			store_ilog_free(ilog);
+			return err;
+		}
+		ilog->nflushers++;
+	}
+	log_info("ilog: %s: %" PRIu64 " MiB ring, %s, checkpoint every %u ms; "
+		 "replayed %" PRIu64 " records (%" PRIu64 " skipped)",
+		 path, ring_bytes >> 20,
+		 ilog->direct ? "O_DIRECT|O_DSYNC batches, 2 in flight"
+			      : "buffered batches + fdatasync, 2 in flight",
+		 checkpoint_ms, ilog->stats.replayed,
+		 ilog->stats.replay_skipped);
+	for (size_t i = 0; i < nstores; i++) {
+		stores[i]->ilog = ilog;
+	}
+	*out = ilog;
+	return 0;
+
+out_rfd:
+	close(rfd);
+out_free:
+	store_ilog_free(ilog);
+	return err;
+}
+
+/* Drops the dirty list's references without syncing. */
+static void store_ilog_dirty_drop(struct store_ilog *ilog)
+{
+	while (ilog->dirty) {
+		struct store_obj *obj = ilog->dirty;
+
+		ilog->dirty = obj->ilog_next;
+		obj->ilog_dirty = false;
+		store__obj_unref(obj);
+	}
+	ilog->ndirty = 0;
+}
+
+void store_ilog_close(struct store_ilog *ilog)
+{
+	if (!ilog) {
+		return;
+	}
+	store_ilog_thread_stop(ilog);
+	pthread_mutex_lock(&ilog->lock);
+	if (!ilog->err && ilog->tail_lsn != ilog->head_lsn) {
+		store__ilog_checkpoint_locked(ilog);
+	}
+	store_ilog_dirty_drop(ilog);
+	log_info("ilog: %s: closed: %" PRIu64 " records, %" PRIu64
+		 " flushes, %" PRIu64 " checkpoints, %" PRIu64
+		 " waits for a full ring",
+		 ilog->path, ilog->stats.records, ilog->stats.flushes,
+		 ilog->stats.checkpoints, ilog->stats.full_waits);
+	pthread_mutex_unlock(&ilog->lock);
+	store_ilog_free(ilog);
+}
+
+void store__ilog_abandon(struct store_ilog *ilog)
+{
+	store_ilog_thread_stop(ilog);
+	store_ilog_dirty_drop(ilog);
+	store_ilog_free(ilog);
+}
