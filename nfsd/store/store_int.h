@@ -2,8 +2,9 @@
  * store_int: declarations shared by the files of nfsd/store/ and their unit
  * tests only.  handle.c turns kernel file handles into our signed wire
  * handles and back, secret.c keeps the key that signs them, fcache.c caches
- * resolved objects, obj.c owns one resolved object, and local*.c are the
- * local-directory backend behind the store_ops table.
+ * resolved objects, obj.c owns one resolved object, local*.c are the
+ * local-directory backend behind the store_ops table, and ilog*.c the
+ * intent log of its stable writes (ilog.h).
  */
 #ifndef DSNFS_STORE_INT_H
 #define DSNFS_STORE_INT_H
