@@ -168,8 +168,17 @@ static int store_ilog_recover(struct store_ilog *ilog, int fd,
 			      struct store *const *stores, size_t nstores)
 {
 	int err = store_ilog_super_read(fd, old);
+	struct stat sb;
 
 	if (err == -ENOENT) {
+		/* Not a log (or both slots gone): whatever it held is not
+		 * replayed, so say so when it held anything. */
+		if (fstat(fd, &sb) == 0 && sb.st_size > 0) {
+			log_error("ilog: %s: no valid superblock in a file of "
+				  "%jd bytes: not replayed; a new log is made "
+				  "over it",
+				  ilog->path, (intmax_t)sb.st_size);
+		}
 		old->seq = 0;
 		return 0;
 	}

@@ -615,6 +615,25 @@ static void test_ilog_write_async_full_ring_is_eagain(void **state)
 	f->ops->obj_unref(obj);
 }
 
+static void test_ilog_bad_superblock_is_logged_and_log_opens(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+	struct store_ilog_stats s;
+
+	assert_int_equal(stable_write(f, obj, 0, "lost", 4), 0);
+	f->ops->obj_unref(obj);
+	crash_and_restart(x);
+	/* Both slots: the log can no longer be read. */
+	log_flip(x, 8);
+	log_flip(x, STORE_ILOG_SUPER_SLOT + 8);
+	restart_log(x);
+	store__ilog_stats(x->ilog, &s);
+	assert_int_equal(s.replayed, 0);
+	assert_true(log_capture_contains("no valid superblock"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -653,6 +672,9 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			test_ilog_write_async_full_ring_is_eagain, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_ilog_bad_superblock_is_logged_and_log_opens, setup,
 			teardown),
 	};
 
