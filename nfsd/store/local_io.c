@@ -148,16 +148,16 @@ static int store_local_write_logged(struct store *st, struct store_obj *obj,
 	return err;
 }
 
-int store__local_write(struct store *st, struct store_obj *obj,
-		       uint64_t off_bytes, const void *buf, uint32_t count,
-		       enum store_stable stable, bool *sync_failed)
+/* The descriptor a write of @count at @off_bytes goes through (borrowed
+ * from @obj): the write's refusal if the file cannot be written, -EFBIG
+ * past INT64_MAX. */
+static int store_local_write_fd(struct store *st, struct store_obj *obj,
+				uint64_t off_bytes, uint32_t count, int *fd)
 {
 	int write_err;
 	int err;
-	int fd;
 
-	*sync_failed = false;
-	err = store__local_io_fd(store__local(st), obj, &fd, &write_err);
+	err = store__local_io_fd(store__local(st), obj, fd, &write_err);
 	if (err) {
 		return err;
 	}
@@ -166,6 +166,21 @@ int store__local_write(struct store *st, struct store_obj *obj,
 	}
 	if (off_bytes > INT64_MAX || count > INT64_MAX - off_bytes) {
 		return -EFBIG;
+	}
+	return 0;
+}
+
+int store__local_write(struct store *st, struct store_obj *obj,
+		       uint64_t off_bytes, const void *buf, uint32_t count,
+		       enum store_stable stable, bool *sync_failed)
+{
+	int err;
+	int fd;
+
+	*sync_failed = false;
+	err = store_local_write_fd(st, obj, off_bytes, count, &fd);
+	if (err) {
+		return err;
 	}
 	if (stable != STORE_UNSTABLE && st->ilog) {
 		return store_local_write_logged(st, obj, fd, off_bytes, buf,
@@ -186,22 +201,15 @@ int store__local_write_async(struct store *st, struct store_obj *obj,
 			     uint32_t count, struct store_write_wait *w,
 			     store_write_done_fn done, void *arg)
 {
-	int write_err;
 	int err;
 	int fd;
 
 	if (!st->ilog) {
 		return -EAGAIN;
 	}
-	err = store__local_io_fd(store__local(st), obj, &fd, &write_err);
+	err = store_local_write_fd(st, obj, off_bytes, count, &fd);
 	if (err) {
 		return err;
-	}
-	if (write_err) {
-		return write_err;
-	}
-	if (off_bytes > INT64_MAX || count > INT64_MAX - off_bytes) {
-		return -EFBIG;
 	}
 	/* A work thread holds it while it waits for ring space: the loop
 	 * never waits for it. */
