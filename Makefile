@@ -78,7 +78,7 @@ UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_BINS := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 .PHONY: all run test unit deps deps-check fuzz fuzz-build fuzz-bins format \
-	format-check clean man progs install deb nfsd vmdk lab lab-clones bench bench-profile bench-vmdk bench-scale \
+	format-check clean man progs install deb nfsd vmdk lab lab-clones lab-zeroing bench bench-profile bench-vmdk bench-scale \
 	soak abuse
 .DEFAULT_GOAL := all
 
@@ -224,6 +224,12 @@ lab: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsload
 # and plot in var/lab/clones (docs/dsvmdk.md, "Through the server"; root).
 lab-clones: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsnfsctl $(BUILD)/bin/dsvmdk
 	perf/clones/lab.sh $(BUILD)/bin
+
+# Thin, lazy- and eager-zeroed disks written through NFS in their zeroing
+# phase and after it, with and without VMFS's zeroing on first write:
+# table and plot in var/lab/zeroing (docs/dsvmdk.md, "make lab-zeroing").
+lab-zeroing: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsvmdk
+	perf/zeroing/lab.sh $(BUILD)/bin
 
 # Benchmarks and the soak print their figures; none is part of `make test`.
 # dsnfsd against nfs-ganesha, side by side (docs/bench.md).

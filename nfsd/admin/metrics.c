@@ -10,6 +10,7 @@
  * is left out.
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/store/store.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -338,6 +339,12 @@ static void metrics_volumes(const struct admin_view *v, struct admin_buf *out,
 		"VolumeConsumedSizePercentage)",
 		false
 	};
+	struct metrics_family zeroed = {
+		out, "dsnfs_volume_zeroed_blocks_total", "counter",
+		"1 MiB blocks zeroed on their first write, as VMFS does "
+		"(zero_on_first_write)",
+		false
+	};
 
 	for (size_t i = 0; i < v->nvolumes; i++) {
 		const struct admin_volume_view *vol = &v->volumes[i];
@@ -385,6 +392,14 @@ static void metrics_volumes(const struct admin_view *v, struct admin_buf *out,
 				&pct, ents[i].labels, 1,
 				(double)vol->used_bytes * 100.0 /
 					(double)vol->pooled->quota_bytes);
+	}
+	for (size_t i = 0; i < v->nvolumes; i++) {
+		const struct export *exp = v->volumes[i].export;
+
+		if (exp && exp->store)
+			metrics_sample_u64(
+				&zeroed, "", ents[i].labels, 1,
+				atomic_load(&exp->store->zeroed_blocks));
 	}
 }
 

@@ -34,6 +34,20 @@ int store__pread_full(int fd, void *buf, size_t len, uint64_t off_bytes,
 /* Writes all @len bytes at @off_bytes (same bound).  Returns 0 or -errno. */
 int store__pwrite_full(int fd, const void *buf, size_t len, uint64_t off_bytes);
 
+/* ---- VMFS zeroing on first write (zero_first.c) ------------------------ */
+
+/*
+ * Before a write of @count bytes at @off_bytes through @fd, when @st has
+ * zero_on_first_write: writes and flushes zeros over the holes and
+ * unwritten extents of the 1 MiB blocks it touches (below the end of
+ * file).  *locked says whether it took @obj's zero_lock, held until
+ * store__zero_first_end(), which the caller always calls after its write,
+ * also when this fails.  Returns 0 or -errno (the write must not go on).
+ */
+int store__zero_first_begin(struct store *st, struct store_obj *obj, int fd,
+			    uint64_t off_bytes, uint32_t count, bool *locked);
+void store__zero_first_end(struct store_obj *obj, bool locked);
+
 /* ---- handle.secret (secret.c) ------------------------------------------ */
 
 /* XXH3_SECRET_DEFAULT_SIZE: comfortably above XXH3_SECRET_SIZE_MIN (136). */
@@ -137,6 +151,8 @@ struct store_obj {
 	/* ilog.c's, under its lock: on its dirty list (holding a ref). */
 	bool ilog_dirty;
 	struct store_obj *ilog_next;
+	/* zero_first.c: held by every write into a block with a hole. */
+	pthread_mutex_t zero_lock;
 };
 
 /*
