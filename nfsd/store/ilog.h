@@ -158,12 +158,6 @@ int store__ilog_wait(struct store_ilog *ilog, int64_t end_lsn);
  */
 int store__ilog_settle(struct store_ilog *ilog, struct store_obj *obj);
 
-/* Counters since open, for tests and the closing log line. */
-struct store_ilog_stats {
-	uint64_t records, flushes, checkpoints, full_waits;
-	uint64_t replayed, replay_skipped;
-};
-void store__ilog_stats(struct store_ilog *ilog, struct store_ilog_stats *out);
 
 /* Writers now waiting for a flush (tests wait on it). */
 uint32_t store__ilog_waiters(struct store_ilog *ilog);

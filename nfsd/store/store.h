@@ -359,4 +359,16 @@ void store_ilog_drain(struct store_ilog *ilog);
  * writing. */
 void store_ilog_close(struct store_ilog *ilog);
 
+/* Counters of an intent log since it opened (/metrics, tests, the closing
+ * log line): records appended, flushes of the log, checkpoints, writers
+ * that waited for ring space, records replayed at open and skipped. */
+struct store_ilog_stats {
+	uint64_t records, flushes, checkpoints, full_waits;
+	uint64_t replayed, replay_skipped;
+};
+void store_ilog_stats(struct store_ilog *ilog, struct store_ilog_stats *out);
+
+/* The path the log was opened at (borrowed, for labels and messages). */
+const char *store_ilog_path(const struct store_ilog *ilog);
+
 #endif
