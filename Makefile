@@ -78,7 +78,7 @@ UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_BINS := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 .PHONY: all run test unit deps deps-check fuzz fuzz-build fuzz-bins format \
-	format-check clean man progs install deb nfsd vmdk lab lab-clones lab-zeroing bench bench-profile bench-vmdk bench-scale \
+	format-check clean man progs install deb nfsd vmdk lab lab-clones lab-clone-reads lab-zeroing bench bench-profile bench-vmdk bench-scale \
 	soak abuse
 .DEFAULT_GOAL := all
 
@@ -162,6 +162,10 @@ $(BUILD)/bin/dsload: $(call obj,perf/dsload/main.c) $(LIB_DSLOAD) $(ALL_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) -Wl,--start-group \
 		$(LIB_DSLOAD) $(ALL_LIBS) -Wl,--end-group $(LDLIBS) -lcurl
 $(BUILD)/bin/dsnfsctl: $(call obj,$(CTL_SRC)) $(ALL_LIBS)
+# A hypervisor's reads of a VMDK chain over NFS (libnfs), for a lab only.
+$(BUILD)/bin/vmdkbench: $(call obj,perf/clones/vmdkbench.c) $(LIB_VMDK)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB_VMDK) -lnfs -lpthread -lz
 $(BUILD)/bin/%:
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LINK_LIBS)
@@ -224,6 +228,12 @@ lab: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsload
 # and plot in var/lab/clones (docs/dsvmdk.md, "Through the server"; root).
 lab-clones: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsnfsctl $(BUILD)/bin/dsvmdk
 	perf/clones/lab.sh $(BUILD)/bin
+
+# 8 KiB random reads at depth 16 through NFS on a full, a linked and a
+# native clone, part of each rewritten, on a loop-mounted XFS: table and plot
+# in var/lab/clone-reads (docs/dsvmdk.md, "make lab-clone-reads"; root).
+lab-clone-reads: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsnfsctl $(BUILD)/bin/dsvmdk $(BUILD)/bin/vmdkbench
+	perf/clones/reads.sh $(BUILD)/bin
 
 # Thin, lazy- and eager-zeroed disks written through NFS in their zeroing
 # phase and after it, with and without VMFS's zeroing on first write:
