@@ -224,7 +224,7 @@ lab: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsload
 		--dsnfsd $(BUILD)/bin/dsnfsd --out var/lab
 
 # A full clone by the storage against the same clone by a client over NFS
-# (qemu-img convert, nfs-cp), 1 and 4 GiB used in an 8 GiB thin disk: table
+# (qemu-img convert, nfs-cp), 1, 4 and 16 GiB used in a 20 GiB thin disk: table
 # and plot in var/lab/clones (docs/dsvmdk.md, "Through the server"; root).
 lab-clones: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsnfsctl $(BUILD)/bin/dsvmdk
 	perf/clones/lab.sh $(BUILD)/bin

@@ -2,8 +2,8 @@
 # perf/clones/lab.sh [BIN_DIR] - `make lab-clones`: a full clone made by
 # the storage (POST /volumes/ds1/clones, mode full: copy_file_range in
 # dsnfsd) against the same clone made by a client over NFS (qemu-img
-# convert nfs:// to nfs://, and nfs-cp), for 1 and 4 GiB of used data in
-# an 8 GiB thin disk (LAB_SIZES_GIB, LAB_DISK_GIB).  Prints a table, the
+# convert nfs:// to nfs://, and nfs-cp), for 1, 4 and 16 GiB of used data in
+# a 20 GiB thin disk (LAB_SIZES_GIB, LAB_DISK_GIB).  Prints a table, the
 # ratio client/storage, and writes var/lab/clones/clones.tsv and
 # clones.png (gnuplot).  Runs in a network namespace of its own (qemu-img
 # asks the portmapper on port 111), on the file system of $LAB_DIR
@@ -20,8 +20,8 @@ if [ -z "${DSNFS_NETNS:-}" ] && unshare -n true 2>/dev/null; then
 fi
 [ -n "${DSNFS_NETNS:-}" ] && ip link set lo up
 BIN=$(realpath "${1:-build/bin}")
-SIZES=${LAB_SIZES_GIB:-1 4}
-DISK_GIB=${LAB_DISK_GIB:-8}
+SIZES=${LAB_SIZES_GIB:-1 4 16}
+DISK_GIB=${LAB_DISK_GIB:-20}
 OUT=$(realpath -m "${LAB_OUT:-var/lab/clones}")
 dir=${LAB_DIR:-$(mktemp -d /var/tmp/dsnfs-lab-clones.XXXXXX)}
 mkdir -p "$dir/ds1" "$dir/state" "$OUT"
