@@ -27,13 +27,11 @@ FILL=${LAB_READS_FILL_PCT:-25}
 SECS=${LAB_READS_SECONDS:-10}
 OUT=$(realpath -m "${LAB_OUT:-var/lab/clone-reads}")
 dir=${LAB_DIR:-$(mktemp -d /var/tmp/dsnfs-lab-reads.XXXXXX)}
-mkdir -p "$dir/ds1" "$dir/state" "$OUT"
-pid="" loop=""
+mkdir -p "$dir/ds1" "$OUT"
+. "$(dirname "$0")/../lablib.sh"
+loop=""
 cleanup() {
-	if [ -n "$pid" ]; then
-		kill "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	fi
+	lab_dsnfsd_stop
 	umount "$dir/ds1" 2>/dev/null
 	[ -n "$loop" ] && losetup -d "$loop" 2>/dev/null
 	rm -rf "$dir"
@@ -57,17 +55,8 @@ for name in os.listdir(sys.argv[1]):
 PY
 }
 
-"$BIN/dsnfsd" -f -l 127.0.0.1 -p 0 -m 0 -P off -A 0 -s "$dir/state" \
-	-e ds1="$dir/ds1" >"$dir/out" 2>"$dir/log" &
-pid=$!
-for _ in $(seq 1 100); do
-	grep -qs '^dsnfsd: listening' "$dir/out" && break
-	sleep 0.1
-done
-line=$(grep '^dsnfsd: listening' "$dir/out") || { cat "$dir/log" >&2; exit 1; }
-nfs=$(echo "$line" | sed 's/.* nfs=\([0-9]*\).*/\1/')
-mnt=$(echo "$line" | sed 's/.* mount=\([0-9]*\).*/\1/')
-admin=$(echo "$line" | sed 's/.* admin=\([0-9]*\).*/\1/')
+lab_dsnfsd_start "$BIN" "$dir" -P off -e ds1="$dir/ds1"
+nfs=$LAB_NFS_PORT mnt=$LAB_MOUNT_PORT admin=$LAB_ADMIN_PORT
 ctl() { "$BIN/dsnfsctl" -s "127.0.0.1:$admin" "$@" >/dev/null; }
 url() { echo "nfs://127.0.0.1/ds1/$1?nfsport=$nfs&mountport=$mnt"; }
 

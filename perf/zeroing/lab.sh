@@ -29,13 +29,10 @@ REQ_KIB=${LAB_ZERO_REQ_KIB:-1024}
 REPS=${LAB_ZERO_REPS:-3}
 OUT=$(realpath -m "${LAB_OUT:-var/lab/zeroing}")
 dir=${LAB_DIR:-$(mktemp -d /var/tmp/dsnfs-lab-zeroing.XXXXXX)}
-mkdir -p "$dir/vmfs" "$dir/plain" "$dir/state" "$OUT"
-pid=""
+mkdir -p "$dir/vmfs" "$dir/plain" "$OUT"
+. "$(dirname "$0")/../lablib.sh"
 cleanup() {
-	if [ -n "$pid" ]; then
-		kill "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	fi
+	lab_dsnfsd_stop
 	rm -rf "$dir"
 }
 trap cleanup EXIT
@@ -48,18 +45,10 @@ zero_on_first_write = true
 [datastore plain]
 path = $dir/plain
 EOF
-"$BIN/dsnfsd" -f -c "$dir/dsnfsd.conf" -l 127.0.0.1 -p 0 -m 0 -P 111 -A 0 \
-	-s "$dir/state" >"$dir/out" 2>"$dir/log" &
-pid=$!
-for _ in $(seq 1 100); do
-	grep -qs '^dsnfsd: listening' "$dir/out" && break
-	sleep 0.1
-done
-admin=$(sed -n 's/.* admin=\([0-9]*\).*/\1/p' "$dir/out")
-[ -n "$admin" ] || { echo "dsnfsd did not start" >&2; cat "$dir/log" >&2; exit 1; }
+lab_dsnfsd_start "$BIN" "$dir" -c "$dir/dsnfsd.conf" -P 111
+admin=$LAB_ADMIN_PORT
 
-now() { date +%s.%N; }
-mibps() { awk -v m="$MIB" -v a="$(now)" -v b="$1" 'BEGIN { printf "%.0f", m / (a - b) }'; }
+mibps() { awk -v m="$MIB" -v s="$(lab_since "$1")" 'BEGIN { printf "%.0f", m / s }'; }
 
 # The qemu-io commands writing the whole disk in REQ_KIB requests.
 n_req=$((MIB * 1024 / REQ_KIB))
@@ -72,7 +61,7 @@ echo flush >>"$cmds"
 # pass DS DISK: one sequential pass over nfs://; prints MiB/s.
 pass() {
 	local t0
-	t0=$(now)
+	t0=$(lab_now)
 	qemu-io -f raw "nfs://127.0.0.1/$1/$2-flat.vmdk" <"$cmds" >/dev/null
 	mibps "$t0"
 }
@@ -80,7 +69,7 @@ pass() {
 # The disk's own ceiling: dd over a local file already written, fdatasync.
 head -c "${MIB}M" /dev/zero >"$dir/ceiling"
 sync
-t0=$(now)
+t0=$(lab_now)
 dd if=/dev/zero of="$dir/ceiling" bs="${REQ_KIB}k" count="$n_req" \
 	conv=notrunc,fdatasync status=none
 ceiling=$(mibps "$t0")
