@@ -287,6 +287,13 @@ int store__local_kfh_open(struct store_local *sl, const struct store_kfh *kfh,
 int store__local_io_fd(struct store_local *sl, struct store_obj *obj, int *fd,
 		       int *write_err);
 
+/* Makes the entries of directory @dir durable (local_sync.c: fsync of
+ * the directory).  Returns 0 or -errno. */
+int store__local_sync_dir(const struct store_obj *dir);
+/* Makes @obj's attributes durable (fsync, or syncfs for what cannot be
+ * opened).  Returns 0 or -errno. */
+int store__local_sync_obj(struct store_local *sl, struct store_obj *obj);
+
 /* Applies @sattr to @obj of @st (owner, then mode, size, times; a size
  * change first settles the file's intent-log records).  Borrows all. */
 int store__local_sattr_apply(struct store *st, struct store_obj *obj,
