@@ -1,9 +1,10 @@
 /*
  * local_sync: namespace and attribute changes made durable before the
- * reply.  RFC 1813 (section 4.8) has the server commit a modifying call's
- * metadata to stable storage before it answers, as it does a FILE_SYNC
- * write's data: a CREATE answered and then lost to a power cut leaves the
- * client a handle that answers STALE and a VM folder without its disk.
+ * reply.  RFC 1813 (section 4, "Synchronous modifying operations" and
+ * "Stable storage") has the server commit a modifying call's metadata to
+ * stable storage before it answers, as it does a FILE_SYNC write's data:
+ * a CREATE answered and then lost to a power cut leaves the client a
+ * handle that answers STALE and a VM folder without its disk.
  * knfsd does it with commit_metadata() on the parent (and the child).
  *
  * Here: fsync(2) of the directory an entry was made in, removed from or
