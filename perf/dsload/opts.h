@@ -56,6 +56,7 @@ struct dsload_opts {
 	char dsnfsd[OPTS_PATH_MAX];
 	double scale; /* 0: from the server config, else 1 */
 	bool no_ceiling;
+	bool no_verify; /* profile: its default is to verify */
 };
 
 /* Parses argv.  Returns 0, or -EINVAL with the reason in @errbuf. */
