@@ -53,6 +53,7 @@ enum {
 	OPT_SCALE,
 	OPT_NO_CEILING,
 	OPT_NO_VERIFY,
+	OPT_MODEL,
 	OPT_VERSION,
 };
 
@@ -103,6 +104,7 @@ static const struct option opts_long[] = {
 	{ "scale", required_argument, NULL, OPT_SCALE },
 	{ "no-ceiling", no_argument, NULL, OPT_NO_CEILING },
 	{ "no-verify", no_argument, NULL, OPT_NO_VERIFY },
+	{ "model", required_argument, NULL, OPT_MODEL },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -177,6 +179,11 @@ void opts_usage(FILE *out)
 	      "sweep:\n"
 	      "      --corners LIST         "
 	      "seqread,seqwrite,randread,randwrite (all)\n"
+	      "      --model NAME           draw the model of profile NAME "
+	      "(fitted as\n"
+	      "                             `dsload profile` fits it) and its "
+	      "published\n"
+	      "                             points, x --scale\n"
 	      "profile:\n"
 	      "      --profile NAME         run perf/profiles/NAME.ini\n"
 	      "      --profile-dir DIR      where profiles are "
@@ -519,6 +526,8 @@ static int opts_one(struct dsload_opts *o, int c, const char *arg)
 		return opts_copy(o->dsnfsd, arg);
 	case OPT_SCALE:
 		return opts_positive_seconds(arg, &o->scale);
+	case OPT_MODEL:
+		return opts_copy(o->model, arg);
 	case OPT_NO_VERIFY:
 		o->no_verify = true;
 		return 0;

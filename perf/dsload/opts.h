@@ -49,6 +49,7 @@ struct dsload_opts {
 	char csv_path[OPTS_PATH_MAX];
 	char out_dir[OPTS_PATH_MAX];
 	char corners[128]; /* sweep: comma list of corner names */
+	char model[OPTS_PATH_MAX]; /* sweep: draw this profile's model */
 	/* profile */
 	char profile[OPTS_PATH_MAX];
 	char profile_dir[OPTS_PATH_MAX];

@@ -363,12 +363,13 @@ static void profile_plot_body(FILE *f, void *argp)
 	const struct profile_plot_arg *a = argp;
 	static const char *const colors[CURVE_KINDS] = { "#1b9e77", "#d95f02",
 							 "#7570b3" };
+	static const char *const dashes[CURVE_KINDS] = { "1", "2", "1" };
 
 	fprintf(f,
 		"set multiplot layout %zu,1 title \"dsload profile %s: "
 		"measured (scale %.4g, scaled back), published, and the model "
 		"fitted to %zu rows\"\n"
-		"set grid\nset key outside right top\n"
+		"set grid\nset key inside left top opaque box font ',9'\n"
 		"set xlabel 'flows (host x datastore connections)'\n"
 		"set xrange [0:%d]\nset xtics 1\nset yrange [0:*]\n",
 		a->npanels, a->c->p->name, a->c->scale, a->c->p->nfit,
@@ -385,10 +386,10 @@ static void profile_plot_body(FILE *f, void *argp)
 		fprintf(f, "plot ");
 		for (int kind = 0; kind < CURVE_KINDS; kind++)
 			fprintf(f,
-				"'%s' index %zu with linespoints lw 2 pt 0 "
+				"'%s' index %zu with lines lw 2 dt %s "
 				"lc rgb '%s' title '%s', \\\n     ",
-				a->dat, base + 3 + kind, colors[kind],
-				curve_titles[kind]);
+				a->dat, base + 3 + kind, dashes[kind],
+				colors[kind], curve_titles[kind]);
 		fprintf(f,
 			"'%s' index %zu with points pt 2 ps 1.6 lc rgb "
 			"'#555555' title 'model at each row', \\\n     "
