@@ -136,9 +136,18 @@ static void flow_caps_apply(struct traffic_flow *f, struct traffic_host *h,
 	uint64_t b = flow_contended(h->flow_bytes_per_s, d);
 	uint64_t o = flow_contended(h->flow_ops_per_s, d);
 
-	(void)token_bucket_set_rate(&f->bytes, b,
-				    traffic__burst(h->burst_ms, b), now_ns);
-	(void)token_bucket_set_rate(&f->ops, o, traffic__burst(h->burst_ms, o),
+	/* A flow's own bucket also banks the catch-up: when its client came
+	 * back late (its queue ran dry while the client, not the server,
+	 * was descheduled, or its connection held replies the client had
+	 * not read), the flow gets back what the gap cost, up to
+	 * TOKEN_BUCKET_CATCHUP_MS of its rate.  Shared levels keep the plain
+	 * burst: one flow's gap must not let it take a shared level's
+	 * tokens ahead of the others. */
+	uint32_t depth_ms = h->burst_ms + TOKEN_BUCKET_CATCHUP_MS;
+
+	(void)token_bucket_set_rate(&f->bytes, b, traffic__burst(depth_ms, b),
+				    now_ns);
+	(void)token_bucket_set_rate(&f->ops, o, traffic__burst(depth_ms, o),
 				    now_ns);
 	f->applied_gen = h->caps_gen;
 	f->applied_busy = h->busy;

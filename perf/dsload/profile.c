@@ -44,18 +44,19 @@ static void profile_workload(const struct profile_ctx *c,
 }
 
 /* Runs @s on a fresh fleet; *figure is its IOPS or MiB/s, averaged over
- * its mixes.  Returns 0 or -errno (message printed). */
+ * its mixes, *slowest (may be NULL) that of its slowest mix.  Returns 0
+ * or -errno (message printed). */
 static int profile_scenario_run(struct profile_ctx *c,
 				const struct profile_scenario *s,
 				const char *tag, double *figure,
-				unsigned *flows)
+				double *slowest, unsigned *flows)
 {
 	struct workload ws[OPTS_LIST_MAX];
 	struct phase_result res[OPTS_LIST_MAX];
 	struct fleet_spec spec = c->base;
 	char errbuf[512], run[64];
 	struct fleet *f;
-	double sum = 0;
+	double sum = 0, min = INFINITY;
 	int err;
 
 	if (s->datastores > c->base.ndatastores) {
@@ -105,28 +106,37 @@ static int profile_scenario_run(struct profile_ctx *c,
 		dstats_init(&total);
 		for (size_t i = 0; i < res[m].njobs; i++)
 			dstats_merge(&total, &res[m].jobs[i]);
-		sum += s->mibps ? dstats_mibps(&total, DSTATS_DIRS,
-					       res[m].window_s)
-				: dstats_iops(&total, DSTATS_DIRS,
-					      res[m].window_s);
+		double v = s->mibps ? dstats_mibps(&total, DSTATS_DIRS,
+						   res[m].window_s)
+				    : dstats_iops(&total, DSTATS_DIRS,
+						  res[m].window_s);
+
+		sum += v;
+		min = fmin(min, v);
 		/* flows = connections carrying I/O, as the server counts
 		 * them (host x datastore x nconnect). */
 		*flows = res[m].flows * spec.nconnect;
 		fleet_result_fini(&res[m]);
 	}
 	*figure = sum / s->read_pcts.n;
+	if (slowest)
+		*slowest = min;
 	return 0;
 }
 
 /* Runs the scenarios marked for the ceiling against the server in
- * c->base. */
+ * c->base; a row's ceiling is its slowest mix (the machine's FILE_SYNC
+ * writes may be slower than its reads, and a capped run must fit under
+ * both). */
 static void profile_ceiling_run(struct profile_ctx *c)
 {
+	double avg;
+
 	c->uncapped = true;
 	for (size_t i = 0; i < c->p->n; i++) {
 		if (!c->p->s[i].ceiling)
 			continue;
-		if (!profile_scenario_run(c, &c->p->s[i], "-ceiling",
+		if (!profile_scenario_run(c, &c->p->s[i], "-ceiling", &avg,
 					  &c->r[i].ceiling, &c->r[i].flows))
 			c->r[i].ceiling_ran = true;
 	}
@@ -314,8 +324,9 @@ static int profile_run_own(struct profile_ctx *c, const char *dir)
 	if (err)
 		return err;
 	for (size_t i = 0; i < c->p->n; i++)
-		c->r[i].ran = !profile_scenario_run(
-			c, &c->p->s[i], "", &c->r[i].figure, &c->r[i].flows);
+		c->r[i].ran = !profile_scenario_run(c, &c->p->s[i], "",
+						    &c->r[i].figure, NULL,
+						    &c->r[i].flows);
 	server_stop(&sp);
 	return 0;
 }
@@ -328,8 +339,9 @@ static void profile_run_given(struct profile_ctx *c)
 		opts_datastores_count(&c->base, PROFILE_DS_DEFAULT);
 	c->scale_start = c->scale;
 	for (size_t i = 0; i < c->p->n; i++)
-		c->r[i].ran = !profile_scenario_run(
-			c, &c->p->s[i], "", &c->r[i].figure, &c->r[i].flows);
+		c->r[i].ran = !profile_scenario_run(c, &c->p->s[i], "",
+						    &c->r[i].figure, NULL,
+						    &c->r[i].flows);
 	if (!c->o->no_ceiling) {
 		profile_ceiling_run(c);
 		for (size_t i = 0; i < c->p->n; i++) {
