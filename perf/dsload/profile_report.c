@@ -92,7 +92,8 @@ unsigned profile__table(FILE *out, const struct profile_ctx *c)
 		p->name, p->source, c->scale,
 		c->o->runtime_set ? c->o->w.run_s : p->run_s,
 		c->o->ramp_set ? c->o->w.ramp_s : p->ramp_s,
-		c->o->w.verify || p->verify ? ", verified" : "");
+		!c->o->no_verify && (c->o->w.verify || p->verify) ? ", verified"
+								  : "");
 	fprintf(out,
 		"%-3s %-9s %5s %-9s %2s %-13s %9s %-5s %9s %9s %6s %6s %-9s "
 		"%7s %-4s %7s %s\n",

@@ -315,7 +315,8 @@ static void sweep_plot_body(FILE *f, void *arg)
 			fprintf(f,
 				", \\\n    '%s' index %zu using 1:2 with "
 				"points "
-				"pt 6 ps 1.8 lc rgb '#e7298a' title 'published x "
+				"pt 6 ps 1.8 lc rgb '#e7298a' title 'published "
+				"x "
 				"scale', \\\n"
 				"    '' index %zu using 1:2:3 with labels "
 				"offset "
