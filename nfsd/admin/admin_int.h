@@ -226,8 +226,9 @@ int admin__json_parse(const char *body, size_t len, json_t **out, char *errbuf,
  *   volume patch  any of {"pool", "quota_bytes", "limit_mibps"}
  *   caps patch    any of {"scale", "flow_mibps", "flow_iops", "host_mibps",
  *                 "host_iops", "volume_iops", "host_contention",
- *                 "burst_ms"}, applied to *caps (in and out; on an
- *                 error it may be partly changed: pass a copy)
+ *                 "volume_contention", "burst_ms"}, applied to *caps
+ *                 (in and out; on an error it may be partly changed:
+ *                 pass a copy)
  */
 int admin__json_pool_spec(const json_t *in, struct pool *out, char *errbuf,
 			  size_t errlen);
