@@ -11,11 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "nfsd/errbuf.h"
 #include "nfsd/log.h"
 #include "nfsd/server_int.h"
+#include "nfsd/store/store_open.h"
 
 /* The options of @ds onto @exp (the caller holds the write lock, or the
  * export is not published yet). */
@@ -76,12 +76,27 @@ static int server_export_ilog_open(struct server *srv, struct export *exp,
 	return err;
 }
 
+/* The store parameters of @ds (borrowed: they point into it). */
+static void server_store_params(const struct server *srv,
+				const struct config_datastore *ds,
+				uint32_t export_id, struct store_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->backend = STORE_BACKEND_LOCAL;
+	p->name = ds->name;
+	p->export_id = export_id;
+	p->state_dir = srv->state_dir;
+	p->path = ds->path;
+}
+
 /* Fills the unpublished slot @exp from @ds and opens its store. */
 static int server_export_open(struct server *srv, struct export *exp,
 			      const struct config_datastore *ds, char *errbuf,
 			      size_t errlen)
 {
-	struct stat st;
+	struct store_params p;
+	struct store_obj *root;
+	struct store_attr a;
 	int err;
 
 	memset(exp, 0, sizeof(*exp));
@@ -92,13 +107,16 @@ static int server_export_open(struct server *srv, struct export *exp,
 	server_export_options_set(exp, ds);
 	/* The state_dir of the start: it holds the secret that signs the
 	 * handles of every export. */
-	err = store_local_open(ds->name, ds->path, exp->id, srv->state_dir,
-			       &exp->store, errbuf, errlen);
+	server_store_params(srv, ds, exp->id, &p);
+	err = store_open(&p, &exp->store, errbuf, errlen);
 	if (err)
 		return err;
 	exp->store->group_commit = srv->group_commit;
-	if (!stat(ds->path, &st))
-		exp->root_fileid = (uint64_t)st.st_ino;
+	if (!exp->store->ops->root(exp->store, &root)) {
+		if (!exp->store->ops->getattr(exp->store, root, &a))
+			exp->root_fileid = a.fileid;
+		exp->store->ops->obj_unref(root);
+	}
 	return server_export_ilog_open(srv, exp, ds, errbuf, errlen);
 }
 
