@@ -31,7 +31,7 @@ ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARN) $(SANFLAGS) -MMD -MP
 GEN_CFLAGS := -std=gnu11 $(CFLAGS) -w $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
 LDLIBS := -ltirpc -lev -lxxhash -linih -lmicrohttpd -ljansson -lsystemd \
-	-lpthread -lm -lz
+	-lcephfs -lrados -lpthread -lm -lz
 
 PROTO_X := $(wildcard nfsd/proto/*.x)
 GEN_H := $(PROTO_X:nfsd/proto/%.x=$(BUILD)/gen/%.h)

@@ -68,6 +68,14 @@ struct export
 	size_t nclients; /* 0 = everyone */
 	/* No longer in the config (atomic; export_table_remove()). */
 	bool removed;
+	/* @dir is a directory of this machine (backend local); false for a
+	 * cephfs datastore, whose dir is "" (snapshots, VAAI clones and the
+	 * admin scans need a local directory). */
+	bool local_dir;
+	/* Its store could not open at start (a Ceph cluster down): store is
+	 * NULL and its calls answer NFS3ERR_JUKEBOX, not STALE, so that
+	 * clients keep their handles. */
+	bool store_down;
 	struct store *store;
 	/* The datastore's own intent log ([datastore] intent_log), owned;
 	 * NULL when it has none (the store may use the server's). */

@@ -301,6 +301,10 @@ struct store {
 	 * (store/syncgroup.h).  True when opened; set before serving
 	 * ([server] group_commit), read-only afterwards. */
 	bool group_commit;
+	/* Every op may wait on a remote cluster (the cephfs backend): the
+	 * nfs3 layer then runs each call of this store on a work thread.
+	 * Set when opened, read-only afterwards. */
+	bool blocking;
 	/* NULL, or the intent log its stable writes go to (borrowed: the
 	 * server owns it and closes it after the store).  Set before
 	 * serving, read-only afterwards. */

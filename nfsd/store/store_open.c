@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "nfsd/store/cephfs.h"
 #include "nfsd/store/local.h"
 
 int store_open(const struct store_params *p, struct store **out, char *errbuf,
@@ -17,6 +18,10 @@ int store_open(const struct store_params *p, struct store **out, char *errbuf,
 	case STORE_BACKEND_LOCAL:
 		return store_local_open(p->name, p->path, p->export_id,
 					p->state_dir, out, errbuf, errlen);
+	case STORE_BACKEND_CEPHFS:
+		return store_cephfs_open(p->name, p->export_id, p->ceph_conf,
+					 p->ceph_path, p->ceph_user, p->ceph_fs,
+					 out, errbuf, errlen);
 	}
 	if (errbuf != NULL && errlen > 0) {
 		snprintf(errbuf, errlen, "%s: unknown backend %d", p->name,

@@ -15,6 +15,7 @@
 
 enum store_backend {
 	STORE_BACKEND_LOCAL = 0, /* a directory of this machine */
+	STORE_BACKEND_CEPHFS = 1, /* a CephFS directory, through libcephfs */
 };
 
 /* Borrowed by store_open() for the call only. */
