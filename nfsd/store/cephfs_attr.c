@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 
 int store__cephfs_err(int rc)
 {
@@ -73,10 +74,14 @@ int store__cephfs_sattr_apply(struct store_cephfs *sc,
 			      const struct store_sattr *sattr)
 {
 	struct ceph_statx stx;
+	struct timespec now;
 	int mask = 0;
 	int rc;
 
 	memset(&stx, 0, sizeof(stx));
+	/* "Server time" is ours, given explicitly: libcephfs's *_NOW flags
+	 * still read the time from the statx. */
+	clock_gettime(CLOCK_REALTIME, &now);
 	if (sattr->set_uid) {
 		stx.stx_uid = sattr->uid;
 		mask |= CEPH_SETATTR_UID;
@@ -103,13 +108,15 @@ int store__cephfs_sattr_apply(struct store_cephfs *sc,
 		mask |= CEPH_SETATTR_SIZE;
 	}
 	if (sattr->atime_how == STORE_TIME_SERVER) {
-		mask |= CEPH_SETATTR_ATIME | CEPH_SETATTR_ATIME_NOW;
+		stx.stx_atime = now;
+		mask |= CEPH_SETATTR_ATIME;
 	} else if (sattr->atime_how == STORE_TIME_CLIENT) {
 		stx.stx_atime = sattr->atime;
 		mask |= CEPH_SETATTR_ATIME;
 	}
 	if (sattr->mtime_how == STORE_TIME_SERVER) {
-		mask |= CEPH_SETATTR_MTIME | CEPH_SETATTR_MTIME_NOW;
+		stx.stx_mtime = now;
+		mask |= CEPH_SETATTR_MTIME;
 	} else if (sattr->mtime_how == STORE_TIME_CLIENT) {
 		stx.stx_mtime = sattr->mtime;
 		mask |= CEPH_SETATTR_MTIME;

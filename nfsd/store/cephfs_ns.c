@@ -329,19 +329,27 @@ int store__cephfs_mknod(struct store *st, struct store_obj *dirp,
 }
 
 /* The inode number @name in @dir has now (0: none), to drop its object
- * from the cache once the name goes (its open file then closes). */
+ * from the cache once the name goes (its open file then closes), and
+ * its mode in *mode (0: none; @mode may be NULL). */
 static uint64_t store_cephfs_name_ino(struct store_cephfs *sc,
 				      struct store_cephfs_obj *dir,
-				      const char *name)
+				      const char *name, mode_t *mode)
 {
 	struct ceph_statx stx;
 	Inode *in;
 
-	if (ceph_ll_lookup(sc->cm, dir->in, name, &in, &stx, CEPH_STATX_INO,
+	if (mode != NULL) {
+		*mode = 0;
+	}
+	if (ceph_ll_lookup(sc->cm, dir->in, name, &in, &stx,
+			   CEPH_STATX_INO | CEPH_STATX_MODE,
 			   AT_SYMLINK_NOFOLLOW, sc->root_perms) != 0) {
 		return 0;
 	}
 	ceph_ll_put(sc->cm, in);
+	if (mode != NULL) {
+		*mode = stx.stx_mode;
+	}
 	return stx.stx_ino;
 }
 
@@ -357,7 +365,7 @@ int store__cephfs_remove(struct store *st, struct store_obj *dirp,
 	if (rc) {
 		return rc;
 	}
-	ino = store_cephfs_name_ino(sc, dir, name);
+	ino = store_cephfs_name_ino(sc, dir, name, NULL);
 	rc = ceph_ll_unlink(sc->cm, dir->in, name, sc->root_perms);
 	if (rc) {
 		return store__cephfs_err(rc);
@@ -380,7 +388,7 @@ int store__cephfs_rmdir(struct store *st, struct store_obj *dirp,
 	if (rc) {
 		return rc;
 	}
-	ino = store_cephfs_name_ino(sc, dir, name);
+	ino = store_cephfs_name_ino(sc, dir, name, NULL);
 	rc = ceph_ll_rmdir(sc->cm, dir->in, name, sc->root_perms);
 	if (rc) {
 		return store__cephfs_err(rc);
@@ -398,6 +406,7 @@ int store__cephfs_rename(struct store *st, struct store_obj *from_dirp,
 	struct store_cephfs *sc = store__cephfs(st);
 	struct store_cephfs_obj *from = store__cephfs_obj(from_dirp);
 	struct store_cephfs_obj *to = store__cephfs_obj(to_dirp);
+	mode_t from_mode, to_mode;
 	uint64_t ino;
 	int rc;
 
@@ -409,7 +418,13 @@ int store__cephfs_rename(struct store *st, struct store_obj *from_dirp,
 	if (rc) {
 		return rc;
 	}
-	ino = store_cephfs_name_ino(sc, to, to_name);
+	ino = store_cephfs_name_ino(sc, to, to_name, &to_mode);
+	/* rename(2)'s answers where CephFS would say ENOTEMPTY first: a
+	 * file onto a directory, a directory onto a file. */
+	if (ino && store_cephfs_name_ino(sc, from, from_name, &from_mode) &&
+	    S_ISDIR(from_mode) != S_ISDIR(to_mode)) {
+		return S_ISDIR(to_mode) ? -EISDIR : -ENOTDIR;
+	}
 	rc = ceph_ll_rename(sc->cm, from->in, from_name, to->in, to_name,
 			    sc->root_perms);
 	if (rc) {

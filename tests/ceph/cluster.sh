@@ -24,15 +24,17 @@ free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
-# Stops the PIDs in DIR/pids with @sig, waiting up to 20 s for each, then
-# SIGKILL.  Only those PIDs: never a daemon of anybody else.
+# Stops the PIDs in DIR/pids with @sig, waiting up to 5 s for each (the
+# mgr's python modules can take 10 s and more; nothing of a test cluster
+# needs a clean stop), then SIGKILL.  Only those PIDs: never a daemon of
+# anybody else.
 stop_pids() {
 	local sig=$1 pid i
 	[ -f "$dir/pids" ] || return 0
 	# Reverse order: MDS and OSD before the mon they report to.
 	for pid in $(tac "$dir/pids"); do
 		kill -"$sig" "$pid" 2>/dev/null || continue
-		for i in $(seq 1 200); do
+		for i in $(seq 1 50); do
 			kill -0 "$pid" 2>/dev/null || break
 			sleep 0.1
 		done
