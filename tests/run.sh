@@ -39,13 +39,39 @@ for t in "$build"/tests/test_*; do
 	run_one "$(basename "$t")" "$t"
 done
 
+# One Ceph cluster for the cephfs tests of the whole run (those in a
+# network namespace of their own start theirs): started here, stopped at
+# the end, its PIDs only.
+ceph_dir=""
+ceph_start() {
+	command -v ceph-mon >/dev/null || return 0
+	ceph_dir=$(mktemp -d /tmp/dsnfs-ceph.XXXXXX)
+	local start=$SECONDS
+	if tests/ceph/cluster.sh start "$ceph_dir" >"$logdir/ceph.log" 2>&1; then
+		export DSNFS_CEPH_CONF=$ceph_dir/ceph.conf
+		printf 'ceph cluster up in %ds (%s)\n' $((SECONDS - start)) "$ceph_dir"
+	else
+		echo "ceph cluster did not start; the cephfs tests start their own:"
+		tail -20 "$logdir/ceph.log" | sed 's/^/    | /'
+	fi
+}
+ceph_stop() {
+	[ -n "$ceph_dir" ] || return 0
+	tests/ceph/cluster.sh stop "$ceph_dir"
+	rm -rf "$ceph_dir"
+	ceph_dir=""
+}
+trap ceph_stop EXIT
+
 if [ $unit_only = 0 ]; then
+	ceph_start
 	echo "== integration tests (tests/integ)"
 	for t in tests/integ/t[0-9]*.sh; do
 		[ -f "$t" ] || continue
 		run_one "$(basename "$t" .sh)" env DSNFS_BIN="$build/bin" \
 			bash "$t"
 	done
+	ceph_stop
 	if [ -n "$fuzz_build" ]; then
 		echo "== fuzz targets, briefly ($fuzz_build/fuzz)"
 		for f in "$fuzz_build"/fuzz/fuzz_*; do
