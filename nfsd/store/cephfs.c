@@ -16,6 +16,8 @@
 #include <sys/random.h>
 #include <sys/xattr.h>
 
+#include "nfsd/log.h"
+
 static void store_cephfs_err(char *errbuf, size_t errlen, const char *name,
 			     const char *cluster, const char *what, int err)
 {
@@ -137,6 +139,11 @@ static int store_cephfs_configure(struct ceph_mount_info *cm,
 	}
 	if (!rc) {
 		rc = ceph_conf_set(cm, "rados_mon_op_timeout", "10");
+	}
+	/* An OSD that does not answer fails the call (JUKEBOX) rather
+	 * than holding its work thread for ever. */
+	if (!rc) {
+		rc = ceph_conf_set(cm, "rados_osd_op_timeout", "30");
 	}
 	return rc;
 }
@@ -280,11 +287,18 @@ int store_cephfs_open(const char *name, uint32_t export_id,
 	if (err) {
 		goto out_unmount;
 	}
-	/* Without librados, used bytes fall back to st_blocks: logged by
-	 * the caller through errbuf would fail the open, so it is not an
-	 * error here (cephfs_used.c says what that means). */
+	/* Without librados, used bytes fall back to st_blocks (logged
+	 * below): the datastore serves anyway. */
 	sc->rados_ok = store__cephfs_rados_open(
 		sc, ceph_conf, ceph_user && ceph_user[0] ? ceph_user : "admin");
+	/* The session id is what a failover fences (ceph tell mds.* client
+	 * evict id=N) before another gateway takes this one's address. */
+	log_info("cephfs: %s: mounted %s of %s as client.%s, session %llu%s",
+		 name, ceph_path, sc->cluster,
+		 ceph_user && ceph_user[0] ? ceph_user : "admin",
+		 (unsigned long long)ceph_get_instance_id(sc->cm),
+		 sc->rados_ok ? ""
+			      : "; no librados: used bytes are st_blocks");
 	*out = &sc->base;
 	return 0;
 
