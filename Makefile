@@ -78,7 +78,7 @@ UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_BINS := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 .PHONY: all run test unit deps deps-check fuzz fuzz-build fuzz-bins format \
-	format-check clean man progs install deb nfsd vmdk lab lab-clones bench bench-profile bench-vmdk bench-scale \
+	format-check clean man progs install deb nfsd vmdk lab lab-clones bench bench-ceph bench-profile bench-vmdk bench-scale \
 	soak abuse
 .DEFAULT_GOAL := all
 
@@ -229,6 +229,11 @@ lab-clones: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsnfsctl $(BUILD)/bin/ds
 # dsnfsd against nfs-ganesha, side by side (docs/bench.md).
 bench: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsload
 	perf/bench/run.sh $(BUILD)
+
+# dsnfsd on CephFS against nfs-ganesha FSAL_CEPH and rados bench, on a
+# one-node cluster (docs/ceph.md, "Benchmark").
+bench-ceph: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsload
+	perf/bench/ceph.sh $(BUILD)
 
 # Where dsnfsd's time goes under two loads (perf, syscalls, callgrind).
 bench-profile: deps-check $(BUILD)/bin/dsnfsd

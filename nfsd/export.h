@@ -68,10 +68,10 @@ struct export
 	size_t nclients; /* 0 = everyone */
 	/* No longer in the config (atomic; export_table_remove()). */
 	bool removed;
-	/* @dir is a directory of this machine (backend local); false for a
-	 * cephfs datastore, whose dir is "" (snapshots, VAAI clones and the
-	 * admin scans need a local directory). */
-	bool local_dir;
+	/* The store is not a directory of this machine (backend cephfs):
+	 * @dir is "", and what needs a local directory (snapshots, VAAI
+	 * clones, the admin scans) does not apply.  False: backend local. */
+	bool remote_store;
 	/* Its store could not open at start (a Ceph cluster down): store is
 	 * NULL and its calls answer NFS3ERR_JUKEBOX, not STALE, so that
 	 * clients keep their handles. */

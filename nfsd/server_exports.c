@@ -109,7 +109,7 @@ static int server_export_open(struct server *srv, struct export *exp,
 	snprintf(exp->name, sizeof(exp->name), "%s", ds->name);
 	snprintf(exp->path, sizeof(exp->path), "/%s", ds->name);
 	snprintf(exp->dir, sizeof(exp->dir), "%s", ds->path);
-	exp->local_dir = ds->backend == CONFIG_BACKEND_LOCAL;
+	exp->remote_store = ds->backend != CONFIG_BACKEND_LOCAL;
 	exp->id = server_datastore_id(ds);
 	server_export_options_set(exp, ds);
 	/* The state_dir of the start: it holds the secret that signs the
@@ -340,7 +340,7 @@ int server__exports_prepare(struct server *srv, const struct config *cfg,
 			goto fail;
 		quota_init(&srv->quotas[slot]);
 		(*nadd)++;
-		err = exp->local_dir ? quota_scan(&srv->quotas[slot], exp->dir,
+		err = !exp->remote_store ? quota_scan(&srv->quotas[slot], exp->dir,
 						  errbuf, errlen)
 				     : quota_scan_store(&srv->quotas[slot],
 							exp->store, errbuf,

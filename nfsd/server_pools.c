@@ -76,7 +76,7 @@ int server__quotas_open(struct server *srv, char *errbuf, size_t errlen)
 
 		quota_init(q);
 		srv->nquotas++;
-		if (exp->local_dir)
+		if (!exp->remote_store)
 			err = quota_scan(q, exp->dir, errbuf, errlen);
 		else if (exp->store)
 			err = quota_scan_store(q, exp->store, errbuf, errlen);

@@ -94,7 +94,7 @@ void admin__alarms_scan(struct admin_alarms *al)
 		/* A cephfs datastore has no directory here to scan for
 		 * extents: its alarms see no provisioned disks. */
 		memset(&scan, 0, sizeof(scan));
-		if (exp->local_dir)
+		if (!exp->remote_store)
 			err = admin__scan_dir(exp->dir, &scan);
 
 		pthread_mutex_lock(&al->lock);
