@@ -140,11 +140,9 @@ static int store_cephfs_configure(struct ceph_mount_info *cm,
 	if (!rc) {
 		rc = ceph_conf_set(cm, "rados_mon_op_timeout", "10");
 	}
-	/* An OSD that does not answer fails the call (JUKEBOX) rather
-	 * than holding its work thread for ever. */
-	if (!rc) {
-		rc = ceph_conf_set(cm, "rados_osd_op_timeout", "30");
-	}
+	/* No rados_osd_op_timeout: an OSD that does not answer makes the
+	 * call wait (a hard mount's semantics), where a timeout would fail
+	 * the file's sync and its sticky error would outlive the outage. */
 	return rc;
 }
 
