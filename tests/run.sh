@@ -33,15 +33,11 @@ run_one() {
 	fi
 }
 
-echo "== unit tests ($build/tests)"
-for t in "$build"/tests/test_*; do
-	[ -x "$t" ] || continue
-	run_one "$(basename "$t")" "$t"
-done
-
-# One Ceph cluster for the cephfs tests of the whole run (those in a
-# network namespace of their own start theirs): started here, stopped at
-# the end, its PIDs only.
+# One Ceph cluster for the cephfs tests of the whole run (test_store_cephfs
+# and the integration tests; those in a network namespace of their own
+# start theirs): started before the unit tests, stopped after the
+# integration tests, its PIDs only.  --unit-only: none (test_store_cephfs
+# skips).
 ceph_dir=""
 ceph_start() {
 	command -v ceph-mon >/dev/null || return 0
@@ -63,8 +59,15 @@ ceph_stop() {
 }
 trap ceph_stop EXIT
 
+[ $unit_only = 0 ] && ceph_start
+echo "== unit tests ($build/tests)"
+for t in "$build"/tests/test_*; do
+	[ -x "$t" ] || continue
+	run_one "$(basename "$t")" "$t"
+done
+
+
 if [ $unit_only = 0 ]; then
-	ceph_start
 	echo "== integration tests (tests/integ)"
 	for t in tests/integ/t[0-9]*.sh; do
 		[ -f "$t" ] || continue
