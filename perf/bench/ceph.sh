@@ -22,9 +22,14 @@ if [ -z "${BENCH_CEPH_NETNS:-}" ]; then
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 			--no-install-recommends "$p" >/dev/null || exit 1
 	done
-	BENCH_CEPH_NETNS=1 exec unshare -n bash "$0" "$@"
+	# Ganesha registers with rpcbind or dies: a private /run (mount
+	# namespace) keeps that rpcbind's socket and state from the host's.
+	BENCH_CEPH_NETNS=1 exec unshare -n -m --propagation private \
+		bash "$0" "$@"
 fi
 ip link set lo up || exit 1
+mount -t tmpfs -o mode=0755 bench-ceph-run /run || exit 1
+mkdir -p /run/rpcbind /run/ganesha
 
 SECS=${BENCH_SECONDS:-5}
 DEPTH=${BENCH_DEPTH:-16}
@@ -38,9 +43,12 @@ STAMP=$(date -u +%Y%m%d-%H%M%S)
 TABLE=$OUT/ceph-$STAMP.txt
 SRV_PID=""
 FUSE_PID=""
+RPCBIND_PID=""
 
 cleanup() {
 	[ -n "$SRV_PID" ] && kill "$SRV_PID" 2>/dev/null && wait "$SRV_PID"
+	[ -n "$RPCBIND_PID" ] && kill "$RPCBIND_PID" 2>/dev/null &&
+		wait "$RPCBIND_PID"
 	if [ -n "$FUSE_PID" ]; then
 		umount "$TMP/mnt" 2>/dev/null
 		wait "$FUSE_PID" 2>/dev/null
@@ -155,13 +163,22 @@ EXPORT {
 LOG { Default_Log_Level = WARN; }
 CONF
 mkdir -p "$TMP/ganesha-state"
+rpcbind -f &
+RPCBIND_PID=$!
+sleep 0.5
 ganesha.nfsd -F -f "$TMP/ganesha.conf" -L "$TMP/ganesha.log" \
 	-p "$TMP/ganesha.pid" &
 SRV_PID=$!
 for _ in $(seq 1 200); do
 	(exec 3<>/dev/tcp/127.0.0.1/2049) 2>/dev/null && break
+	kill -0 "$SRV_PID" 2>/dev/null || break
 	sleep 0.1
 done
+kill -0 "$SRV_PID" 2>/dev/null || {
+	grep -E 'CRIT|MAJ|FATAL' "$TMP/ganesha.log" | grep -v DBUS >&2
+	echo "bench-ceph: nfs-ganesha did not start" >&2
+	exit 1
+}
 sleep 1
 echo "nfs-ganesha FSAL_CEPH:" >&2
 corners ganesha
@@ -171,8 +188,10 @@ SRV_PID=""
 
 # librados alone: 16 ops in flight, the block sizes of the corners.
 rados_bench() {
-	local bs=$1 mode=$2
-	rados -c "$CONF" -p cephfs_data bench "$SECS" "$mode" -b "$bs" \
+	local bs=$1 mode=$2 size=()
+	# -b is the write's; seq and rand read what the last write left.
+	[ "$mode" = write ] && size=(-b "$bs")
+	rados -c "$CONF" -p cephfs_data bench "$SECS" "$mode" "${size[@]}" \
 		-t "$DEPTH" --no-cleanup 2>/dev/null |
 		awk '/^Bandwidth \(MB\/sec\)/ { bw = $3 }
 		     /^Average IOPS/ { iops = $3 }
