@@ -31,7 +31,7 @@ ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARN) $(SANFLAGS) -MMD -MP
 GEN_CFLAGS := -std=gnu11 $(CFLAGS) -w $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
 LDLIBS := -ltirpc -lev -lxxhash -linih -lmicrohttpd -ljansson -lsystemd \
-	-lpthread -lm -lz
+	-lcephfs -lrados -lpthread -lm -lz
 
 PROTO_X := $(wildcard nfsd/proto/*.x)
 GEN_H := $(PROTO_X:nfsd/proto/%.x=$(BUILD)/gen/%.h)
@@ -78,7 +78,7 @@ UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_BINS := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 .PHONY: all run test unit deps deps-check fuzz fuzz-build fuzz-bins format \
-	format-check clean man progs install deb nfsd vmdk lab lab-loaded lab-clones lab-clone-reads lab-zeroing bench bench-profile bench-vmdk bench-scale \
+	format-check clean man progs install deb nfsd vmdk lab lab-loaded lab-clones lab-clone-reads lab-zeroing bench bench-ceph bench-profile bench-vmdk bench-scale \
 	soak abuse
 .DEFAULT_GOAL := all
 
@@ -252,6 +252,11 @@ lab-zeroing: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsvmdk
 # dsnfsd against nfs-ganesha, side by side (docs/bench.md).
 bench: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsload
 	perf/bench/run.sh $(BUILD)
+
+# dsnfsd on CephFS against nfs-ganesha FSAL_CEPH and rados bench, on a
+# one-node cluster (docs/ceph.md, "Benchmark").
+bench-ceph: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsload
+	perf/bench/ceph.sh $(BUILD)
 
 # Where dsnfsd's time goes under two loads (perf, syscalls, callgrind).
 bench-profile: deps-check $(BUILD)/bin/dsnfsd

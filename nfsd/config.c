@@ -328,13 +328,52 @@ static int config_parse_clients(struct config_datastore *ds, const char *value)
 	return 0;
 }
 
+/* The keys of a cephfs datastore; ds->ceph_line is the first one's. */
+static int config_datastore_ceph_key(struct config_datastore *ds,
+				     const char *key, const char *value,
+				     int line)
+{
+	int err = -ENOENT;
+
+	if (!strcmp(key, "ceph_conf"))
+		err = config_copy(ds->ceph_conf, sizeof(ds->ceph_conf), value);
+	else if (!strcmp(key, "ceph_path"))
+		err = value[0] == '/' ? config_copy(ds->ceph_path,
+						    sizeof(ds->ceph_path),
+						    value)
+				      : -EINVAL;
+	else if (!strcmp(key, "ceph_user"))
+		err = value[0] ? config_copy(ds->ceph_user,
+					     sizeof(ds->ceph_user), value)
+			       : -EINVAL;
+	else if (!strcmp(key, "ceph_fs"))
+		err = config_copy(ds->ceph_fs, sizeof(ds->ceph_fs), value);
+	if (!err && !ds->ceph_line)
+		ds->ceph_line = line;
+	return err;
+}
+
 static int config_datastore_key(struct config_datastore *ds, const char *key,
-				const char *value)
+				const char *value, int line)
 {
 	unsigned long v;
 
-	if (!strcmp(key, "path"))
+	if (!strcmp(key, "path")) {
+		ds->path_line = line;
 		return config_copy(ds->path, sizeof(ds->path), value);
+	}
+	if (!strcmp(key, "backend")) {
+		ds->backend_line = line;
+		if (!strcmp(value, "local"))
+			ds->backend = CONFIG_BACKEND_LOCAL;
+		else if (!strcmp(value, "cephfs"))
+			ds->backend = CONFIG_BACKEND_CEPHFS;
+		else
+			return -EINVAL;
+		return 0;
+	}
+	if (!strncmp(key, "ceph_", 5))
+		return config_datastore_ceph_key(ds, key, value, line);
 	if (!strcmp(key, "clients"))
 		return config_parse_clients(ds, value);
 	if (!strcmp(key, "read_only"))
@@ -343,9 +382,11 @@ static int config_datastore_key(struct config_datastore *ds, const char *key,
 		return config_parse_bool(value, &ds->snapshot_dir);
 	if (!strcmp(key, "zero_on_first_write"))
 		return config_parse_bool(value, &ds->zero_on_first_write);
-	if (!strcmp(key, "intent_log"))
+	if (!strcmp(key, "intent_log")) {
+		ds->intent_log_line = line;
 		return config_copy(ds->intent_log, sizeof(ds->intent_log),
 				   value);
+	}
 	if (!strcmp(key, "secure"))
 		return config_parse_bool(value, &ds->secure);
 	if (!strcmp(key, "squash")) {
@@ -412,6 +453,7 @@ static struct config_datastore *config_datastore_get(struct config *cfg,
 	ds->anon_uid = EXPORT_ANON_ID;
 	ds->anon_gid = EXPORT_ANON_ID;
 	ds->snapshot_dir = true;
+	snprintf(ds->ceph_user, sizeof(ds->ceph_user), "admin");
 	return ds;
 }
 
@@ -458,7 +500,7 @@ static int config_ini_handler(void *user, const char *section, const char *key,
 					   name, CONFIG_MAX_DATASTORES);
 			return 0;
 		}
-		err = config_datastore_key(ds, key, value);
+		err = config_datastore_key(ds, key, value, p->line);
 	} else {
 		ours = false;
 		err = -ENOENT;
@@ -484,6 +526,63 @@ static int config_ini_handler(void *user, const char *section, const char *key,
 		return 0;
 	}
 	return 1;
+}
+
+/* Records an error about line @line (one read earlier), if none yet. */
+static void config_line_error(struct config_parse *p, int line,
+			      const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void config_line_error(struct config_parse *p, int line,
+			      const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->error_line)
+		return;
+	p->error_line = line;
+	va_start(ap, fmt);
+	vsnprintf(p->error, sizeof(p->error), fmt, ap);
+	va_end(ap);
+}
+
+/* The checks of a [datastore NAME] that need all its keys: those that
+ * name the backend's files must fit the backend.  Each names the line of
+ * the key at fault (the backend line for a key that is missing). */
+static void config_datastore_check(struct config_parse *p,
+				   const struct config_datastore *ds)
+{
+	int bl = ds->backend_line;
+
+	if (ds->backend == CONFIG_BACKEND_LOCAL) {
+		if (ds->ceph_line)
+			config_line_error(p, ds->ceph_line,
+					  "[datastore %s] ceph_*: only for "
+					  "backend = cephfs",
+					  ds->name);
+		return;
+	}
+	if (!ds->ceph_conf[0])
+		config_line_error(p, bl,
+				  "[datastore %s] backend: cephfs needs "
+				  "ceph_conf (the cluster's ceph.conf)",
+				  ds->name);
+	else if (!ds->ceph_path[0])
+		config_line_error(p, bl,
+				  "[datastore %s] backend: cephfs needs "
+				  "ceph_path (the CephFS directory served)",
+				  ds->name);
+	else if (ds->path_line)
+		config_line_error(p, ds->path_line,
+				  "[datastore %s] path: not used by backend "
+				  "cephfs (ceph_path names its directory)",
+				  ds->name);
+	else if (ds->intent_log[0] && strcmp(ds->intent_log, "off"))
+		config_line_error(p, ds->intent_log_line,
+				  "[datastore %s] intent_log: the cephfs "
+				  "backend keeps no intent log (its stable "
+				  "writes are stable in the cluster)",
+				  ds->name);
 }
 
 /* Turns ini_parse_stream's result into 0 / -errno and a "NAME:LINE: ..."
@@ -524,6 +623,8 @@ int config_load_file(struct config *cfg, const char *path, char *errbuf,
 	}
 	rc = ini_parse_stream(config_read_line, &p, config_ini_handler, &p);
 	fclose(p.file);
+	for (size_t i = 0; rc == 0 && i < cfg->ndatastores; i++)
+		config_datastore_check(&p, &cfg->datastores[i]);
 	return config_parse_result(rc, path, &p, errbuf, errlen);
 }
 
@@ -533,6 +634,8 @@ int config_load_string(struct config *cfg, const char *name, const char *text,
 	struct config_parse p = { .cfg = cfg, .text = text };
 	int rc = ini_parse_stream(config_read_line, &p, config_ini_handler, &p);
 
+	for (size_t i = 0; rc == 0 && i < cfg->ndatastores; i++)
+		config_datastore_check(&p, &cfg->datastores[i]);
 	return config_parse_result(rc, name, &p, errbuf, errlen);
 }
 
@@ -571,7 +674,7 @@ int config_validate(const struct config *cfg, char *errbuf, size_t errlen)
 	for (size_t i = 0; i < cfg->ndatastores; i++) {
 		const struct config_datastore *a = &cfg->datastores[i];
 
-		if (a->path[0] == '\0') {
+		if (a->backend == CONFIG_BACKEND_LOCAL && a->path[0] == '\0') {
 			snprintf(errbuf, errlen, "[datastore %s]: no path",
 				 a->name);
 			return -EINVAL;

@@ -20,7 +20,9 @@
  *   [datastore NAME]    path, clients (CIDR list), read_only, secure, squash
  *                       (none|root|all; default none, because ESXi needs
  *                       root access to its datastores), anonuid, anongid,
- *                       fsid
+ *                       fsid; backend (local|cephfs; default local) and,
+ *                       for cephfs, ceph_conf, ceph_path, ceph_user
+ *                       (default admin), ceph_fs
  *
  * Sections this module does not know, and the keys of [datastore NAME] it
  * does not know (pool, quota, throughput_mibps), are handed to
@@ -39,9 +41,23 @@
 #define CONFIG_MAX_DATASTORES 64
 #define CONFIG_PORT_OFF (-1)
 
+/* Where a datastore's files live (backend = ...). */
+enum config_backend {
+	CONFIG_BACKEND_LOCAL = 0, /* path: a directory of this machine */
+	CONFIG_BACKEND_CEPHFS = 1, /* ceph_path in the CephFS of ceph_conf */
+};
+
 struct config_datastore {
 	char name[64];
 	char path[4096];
+	enum config_backend backend;
+	char ceph_conf[4096]; /* a ceph.conf (cephfs) */
+	char ceph_path[4096]; /* the CephFS directory served (cephfs) */
+	char ceph_user[64]; /* client id, "admin" unless set */
+	char ceph_fs[64]; /* file system name; "": the cluster's default */
+	/* The lines that set these keys (0: not set), so that a check made
+	 * once the section is read names the key's own line. */
+	int path_line, backend_line, ceph_line, intent_log_line;
 	struct export_client clients[EXPORT_MAX_CLIENTS];
 	size_t nclients;
 	bool read_only;

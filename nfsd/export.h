@@ -68,6 +68,14 @@ struct export
 	size_t nclients; /* 0 = everyone */
 	/* No longer in the config (atomic; export_table_remove()). */
 	bool removed;
+	/* The store is not a directory of this machine (backend cephfs):
+	 * @dir is "", and what needs a local directory (snapshots, VAAI
+	 * clones, the admin scans) does not apply.  False: backend local. */
+	bool remote_store;
+	/* Its store could not open at start (a Ceph cluster down): store is
+	 * NULL and its calls answer NFS3ERR_JUKEBOX, not STALE, so that
+	 * clients keep their handles. */
+	bool store_down;
 	struct store *store;
 	/* The datastore's own intent log ([datastore] intent_log), owned;
 	 * NULL when it has none (the store may use the server's). */

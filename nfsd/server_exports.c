@@ -11,11 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "nfsd/errbuf.h"
 #include "nfsd/log.h"
 #include "nfsd/server_int.h"
+#include "nfsd/store/store_open.h"
 
 /* The options of @ds onto @exp (the caller holds the write lock, or the
  * export is not published yet). */
@@ -81,38 +81,76 @@ static int server_export_ilog_open(struct server *srv, struct export *exp,
 	return err;
 }
 
+/* The store parameters of @ds (borrowed: they point into it). */
+static void server_store_params(const struct server *srv,
+				const struct config_datastore *ds,
+				uint32_t export_id, struct store_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->backend = ds->backend == CONFIG_BACKEND_CEPHFS
+			     ? STORE_BACKEND_CEPHFS
+			     : STORE_BACKEND_LOCAL;
+	p->name = ds->name;
+	p->export_id = export_id;
+	p->state_dir = srv->state_dir;
+	p->path = ds->path;
+	p->ceph_conf = ds->ceph_conf;
+	p->ceph_path = ds->ceph_path;
+	p->ceph_user = ds->ceph_user;
+	p->ceph_fs = ds->ceph_fs;
+}
+
 /* Fills the unpublished slot @exp from @ds and opens its store. */
 static int server_export_open(struct server *srv, struct export *exp,
 			      const struct config_datastore *ds, char *errbuf,
 			      size_t errlen)
 {
-	struct stat st;
+	struct store_params p;
+	struct store_obj *root;
+	struct store_attr a;
 	int err;
 
 	memset(exp, 0, sizeof(*exp));
 	snprintf(exp->name, sizeof(exp->name), "%s", ds->name);
 	snprintf(exp->path, sizeof(exp->path), "/%s", ds->name);
 	snprintf(exp->dir, sizeof(exp->dir), "%s", ds->path);
+	exp->remote_store = ds->backend != CONFIG_BACKEND_LOCAL;
 	exp->id = server_datastore_id(ds);
 	server_export_options_set(exp, ds);
 	/* The state_dir of the start: it holds the secret that signs the
 	 * handles of every export. */
-	err = store_local_open(ds->name, ds->path, exp->id, srv->state_dir,
-			       &exp->store, errbuf, errlen);
+	server_store_params(srv, ds, exp->id, &p);
+	err = store_open(&p, &exp->store, errbuf, errlen);
 	if (err)
 		return err;
 	exp->store->group_commit = srv->group_commit;
 	atomic_store(&exp->store->zero_on_first_write, ds->zero_on_first_write);
-	if (!stat(ds->path, &st))
-		exp->root_fileid = (uint64_t)st.st_ino;
+	if (!exp->store->ops->root(exp->store, &root)) {
+		if (!exp->store->ops->getattr(exp->store, root, &a))
+			exp->root_fileid = a.fileid;
+		exp->store->ops->obj_unref(root);
+	}
 	return server_export_ilog_open(srv, exp, ds, errbuf, errlen);
 }
 
-static void server_export_log(const char *what, const struct export *exp)
+/* @ds: the export's datastore in the config, or NULL (removed). */
+static void server_export_log(const char *what, const struct export *exp,
+			      const struct config_datastore *ds)
 {
-	log_info("export: %s %s -> %s (fsid %u%s%s)", what, exp->path, exp->dir,
-		 exp->id, exp->read_only ? ", read-only" : "",
-		 exp->nclients ? ", client list" : "");
+	if (ds && ds->backend == CONFIG_BACKEND_CEPHFS)
+		log_info("export: %s %s -> cephfs %s%s%s (%s, client.%s; "
+			 "fsid %u%s%s%s)",
+			 what, exp->path, ds->ceph_fs[0] ? ds->ceph_fs : "",
+			 ds->ceph_fs[0] ? ":" : "", ds->ceph_path,
+			 ds->ceph_conf, ds->ceph_user, exp->id,
+			 exp->read_only ? ", read-only" : "",
+			 exp->nclients ? ", client list" : "",
+			 exp->store_down ? "; cluster down: JUKEBOX" : "");
+	else
+		log_info("export: %s %s -> %s (fsid %u%s%s)", what, exp->path,
+			 exp->dir, exp->id,
+			 exp->read_only ? ", read-only" : "",
+			 exp->nclients ? ", client list" : "");
 }
 
 /* The [server] intent log, replayed onto every store that names no log
@@ -127,7 +165,10 @@ static int server_ilog_open(struct server *srv, const struct config *cfg,
 	if (!cfg->intent_log[0])
 		return 0;
 	for (size_t i = 0; i < tab->count && i < cfg->ndatastores; i++) {
-		if (!cfg->datastores[i].intent_log[0])
+		/* The log replays onto local files only. */
+		if (!cfg->datastores[i].intent_log[0] &&
+		    cfg->datastores[i].backend == CONFIG_BACKEND_LOCAL &&
+		    tab->exports[i].store)
 			stores[n++] = tab->exports[i].store;
 	}
 	return store_ilog_open(cfg->intent_log, srv->ilog_ring_bytes,
@@ -154,17 +195,26 @@ int server__exports_open(struct server *srv, const struct config *cfg,
 
 		err = server_export_open(srv, exp, &cfg->datastores[i], errbuf,
 					 errlen);
+		/* A cluster that does not answer costs its datastores, not
+		 * the others: the export stays, its calls answer JUKEBOX. */
+		if (err && cfg->datastores[i].backend == CONFIG_BACKEND_CEPHFS) {
+			log_error("export: %s", errbuf);
+			exp->store_down = true;
+			exp->store = NULL;
+			err = 0;
+		}
 		if (err)
 			return err;
 		err = export_table_publish(tab);
 		if (err) {
-			exp->store->ops->close(exp->store);
+			if (exp->store)
+				exp->store->ops->close(exp->store);
 			exp->store = NULL;
 			snprintf(errbuf, errlen, "more than %d datastores",
 				 CONFIG_MAX_DATASTORES);
 			return err;
 		}
-		server_export_log("exporting", exp);
+		server_export_log("exporting", exp, &cfg->datastores[i]);
 	}
 	err = server_ilog_open(srv, cfg, errbuf, errlen);
 	if (err)
@@ -296,7 +346,11 @@ int server__exports_prepare(struct server *srv, const struct config *cfg,
 			goto fail;
 		quota_init(&srv->quotas[slot]);
 		(*nadd)++;
-		err = quota_scan(&srv->quotas[slot], exp->dir, errbuf, errlen);
+		err = !exp->remote_store ? quota_scan(&srv->quotas[slot], exp->dir,
+						  errbuf, errlen)
+				     : quota_scan_store(&srv->quotas[slot],
+							exp->store, errbuf,
+							errlen);
 		if (err)
 			goto fail;
 		exp->quota = &srv->quotas[slot];
@@ -342,7 +396,7 @@ void server__exports_commit(struct server *srv, const struct config *cfg,
 		}
 		export_table_write_unlock(tab);
 		if (what)
-			server_export_log(what, exp);
+			server_export_log(what, exp, ds);
 	}
 	pthread_mutex_lock(&srv->apply_lock);
 	for (size_t i = 0; i < nadd; i++) {
@@ -351,8 +405,16 @@ void server__exports_commit(struct server *srv, const struct config *cfg,
 	}
 	__atomic_store_n(&srv->nquotas, tab->count, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&srv->apply_lock);
-	for (size_t i = 0; i < nadd; i++)
-		server_export_log("added", &tab->exports[base + i]);
+	for (size_t i = 0; i < nadd; i++) {
+		const struct export *exp = &tab->exports[base + i];
+		const struct config_datastore *ds = NULL;
+
+		for (size_t j = 0; j < cfg->ndatastores && !ds; j++) {
+			if (!strcmp(cfg->datastores[j].name, exp->name))
+				ds = &cfg->datastores[j];
+		}
+		server_export_log("added", exp, ds);
+	}
 	if (nadd)
 		server__fcache_budget_apply(srv, "reload");
 }

@@ -57,8 +57,8 @@ void server__fd_budget_compute(const struct server_fd_inputs *in,
 		files = SERVER_FCACHE_MIN_FILES;
 	if (!out->overridden && files > SERVER_FCACHE_AUTO_MAX_FILES)
 		files = SERVER_FCACHE_AUTO_MAX_FILES;
-	if (files > STORE_FCACHE_MAX_ENTRIES)
-		files = STORE_FCACHE_MAX_ENTRIES;
+	if (files > STORE_CACHE_MAX_ENTRIES)
+		files = STORE_CACHE_MAX_ENTRIES;
 	out->files_per_export = (size_t)files;
 }
 
@@ -90,7 +90,9 @@ void server__fcache_budget_apply(struct server *srv, const char *when)
 
 		if (!st)
 			continue;
-		err = store_local_cache_resize(st, b.files_per_export);
+		if (!st->ops->cache_resize)
+			continue;
+		err = st->ops->cache_resize(st, b.files_per_export);
 		if (err)
 			log_warn("fcache: %s: cannot bound its file cache to "
 				 "%zu "

@@ -76,7 +76,12 @@ int server__quotas_open(struct server *srv, char *errbuf, size_t errlen)
 
 		quota_init(q);
 		srv->nquotas++;
-		err = quota_scan(q, exp->dir, errbuf, errlen);
+		if (!exp->remote_store)
+			err = quota_scan(q, exp->dir, errbuf, errlen);
+		else if (exp->store)
+			err = quota_scan_store(q, exp->store, errbuf, errlen);
+		else
+			err = 0; /* store_down: nothing to count yet */
 		if (err)
 			return err;
 		exp->quota = q;

@@ -33,11 +33,39 @@ run_one() {
 	fi
 }
 
+# One Ceph cluster for the cephfs tests of the whole run (test_store_cephfs
+# and the integration tests; those in a network namespace of their own
+# start theirs): started before the unit tests, stopped after the
+# integration tests, its PIDs only.  --unit-only: none (test_store_cephfs
+# skips).
+ceph_dir=""
+ceph_start() {
+	command -v ceph-mon >/dev/null || return 0
+	ceph_dir=$(mktemp -d /tmp/dsnfs-ceph.XXXXXX)
+	local start=$SECONDS
+	if tests/ceph/cluster.sh start "$ceph_dir" >"$logdir/ceph.log" 2>&1; then
+		export DSNFS_CEPH_CONF=$ceph_dir/ceph.conf
+		printf 'ceph cluster up in %ds (%s)\n' $((SECONDS - start)) "$ceph_dir"
+	else
+		echo "ceph cluster did not start; the cephfs tests start their own:"
+		tail -20 "$logdir/ceph.log" | sed 's/^/    | /'
+	fi
+}
+ceph_stop() {
+	[ -n "$ceph_dir" ] || return 0
+	tests/ceph/cluster.sh stop "$ceph_dir"
+	rm -rf "$ceph_dir"
+	ceph_dir=""
+}
+trap ceph_stop EXIT
+
+[ $unit_only = 0 ] && ceph_start
 echo "== unit tests ($build/tests)"
 for t in "$build"/tests/test_*; do
 	[ -x "$t" ] || continue
 	run_one "$(basename "$t")" "$t"
 done
+
 
 if [ $unit_only = 0 ]; then
 	echo "== integration tests (tests/integ)"
@@ -46,6 +74,7 @@ if [ $unit_only = 0 ]; then
 		run_one "$(basename "$t" .sh)" env DSNFS_BIN="$build/bin" \
 			bash "$t"
 	done
+	ceph_stop
 	if [ -n "$fuzz_build" ]; then
 		echo "== fuzz targets, briefly ($fuzz_build/fuzz)"
 		for f in "$fuzz_build"/fuzz/fuzz_*; do

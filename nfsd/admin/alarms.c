@@ -89,7 +89,13 @@ void admin__alarms_scan(struct admin_alarms *al)
 
 	for (size_t i = 0; i < al->n && !alarms_stopping(al); i++) {
 		const struct export *exp = &al->ctx->exports->exports[i];
-		int err = admin__scan_dir(exp->dir, &scan);
+		int err = 0;
+
+		/* A cephfs datastore has no directory here to scan for
+		 * extents: its alarms see no provisioned disks. */
+		memset(&scan, 0, sizeof(scan));
+		if (!exp->remote_store)
+			err = admin__scan_dir(exp->dir, &scan);
 
 		pthread_mutex_lock(&al->lock);
 		if (err && al->views[i].scan_err != err)

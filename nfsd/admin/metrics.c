@@ -10,7 +10,7 @@
  * is left out.
  */
 #include "nfsd/admin/admin_int.h"
-#include "nfsd/store/store.h"
+#include "nfsd/store/store_open.h"
 
 #include <errno.h>
 #include <inttypes.h>

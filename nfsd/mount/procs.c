@@ -133,7 +133,13 @@ static mountstat3 mount_dir_fh(const struct export *exp, const char *rest,
 	int err;
 
 	if (!st) {
-		log_error("mount: %s: export has no datastore", exp->name);
+		if (exp->store_down)
+			log_error("mount: %s: its cluster did not answer at "
+				  "start; restart dsnfsd once it is back",
+				  exp->name);
+		else
+			log_error("mount: %s: export has no datastore",
+				  exp->name);
 		return MNT3ERR_SERVERFAULT;
 	}
 	err = st->ops->root(st, &obj);

@@ -40,6 +40,25 @@ static uint32_t nfs3_charge_min(uint32_t a, uint32_t b)
 	return a < b ? a : b;
 }
 
+bool nfs3__offload(struct request *req, const void *args)
+{
+	const struct nfs3_service *svc = req->svc;
+	const nfs_fh3 *fh = args;
+	struct store_fh sfh;
+	struct export *exp;
+	uint32_t id;
+
+	if (req->proc == NFSPROC3_NULL || fh->data.data_len == 0 ||
+	    fh->data.data_len > STORE_FH_MAX)
+		return false;
+	sfh.len = fh->data.data_len;
+	memcpy(sfh.data, fh->data.data_val, sfh.len);
+	if (store_fh_export_id(&sfh, &id))
+		return false;
+	exp = export_find_by_id(svc->exports, id);
+	return exp && exp->store && exp->store->blocking;
+}
+
 bool nfs3__charge(struct request *req, const void *args)
 {
 	const struct nfs3_service *svc = req->svc;

@@ -82,7 +82,7 @@ static struct export *nfs3_fh_find_export(const struct nfs3_service *svc,
 	 * config names files the client may no longer reach: STALE, so that
 	 * the client drops them (knfsd does the same). */
 	if (!exp || !exp->store)
-		*err = -ESTALE;
+		*err = exp && exp->store_down ? -EAGAIN : -ESTALE;
 	return exp;
 }
 

@@ -137,6 +137,14 @@ void nfs3__hint_name(struct request *req, const char *name);
  */
 bool nfs3__charge(struct request *req, const void *args);
 
+/*
+ * The program's rpc_offload_fn: true when the call's handle names a
+ * datastore whose store blocks (store.blocking: the cephfs backend), so
+ * that the whole call runs on a work thread.  Same handle rules as
+ * nfs3__charge().
+ */
+bool nfs3__offload(struct request *req, const void *args);
+
 /* ---- usage.c ------------------------------------------------------- */
 
 /* A file a REMOVE, RMDIR or RENAME is about to unlink. */

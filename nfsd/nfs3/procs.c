@@ -315,4 +315,5 @@ void nfs3_program_init(struct rpc_program *prog, struct nfs3_service *svc)
 	prog->nprocs = ARRAY_SIZE(nfs3_procs);
 	prog->ctx = svc;
 	prog->charge = nfs3__charge;
+	prog->offload = nfs3__offload;
 }

@@ -154,7 +154,8 @@ static int nfs3_read_fd(struct request *req, const READ3args *args,
 		ref.unref(ref.ref);
 		return -ENOMEM;
 	}
-	err = store_file_ref_pread(&ref, args->offset, buf, count, &nread);
+	err = f->st->ops->ref_pread(f->st, &ref, args->offset, buf, count,
+				    &nread);
 	ref.unref(ref.ref);
 	if (err) {
 		rpc_buf_unref(buf);
@@ -171,8 +172,7 @@ static int nfs3_read_run(struct request *req, const READ3args *args,
 			 struct nfs3_file *f, const struct store_attr *a,
 			 READ3resok *ok)
 {
-	uint32_t count =
-		nfs3_min_u32(args->count, nfs3__read_limit(req));
+	uint32_t count = nfs3_min_u32(args->count, nfs3__read_limit(req));
 	int err;
 
 	err = nfs3_check_regular(a);
@@ -230,8 +230,7 @@ static enum rpc_disposition nfs3_read_offload(struct request *req,
 					      const READ3args *args)
 {
 	const struct nfs3_service *svc = req->svc;
-	uint32_t count =
-		nfs3_min_u32(args->count, nfs3__read_limit(req));
+	uint32_t count = nfs3_min_u32(args->count, nfs3__read_limit(req));
 
 	if (!svc->read_zero_copy || count < svc->read_zero_copy_min_bytes ||
 	    !request_payload_file_ok(req)) {
@@ -389,8 +388,7 @@ static int nfs3_write_data(struct request *req, const WRITE3args *args,
 	if (err)
 		return err;
 	/* The RFC lets the server write less than asked; the reply says. */
-	*count =
-		nfs3_min_u32(args->count, nfs3__write_limit(req));
+	*count = nfs3_min_u32(args->count, nfs3__write_limit(req));
 	if (args->offset > NFS3_MAX_FILE_BYTES - *count)
 		return -EFBIG;
 	/* Past the datastore's quota: NOSPC, and the file stays as it was. */

@@ -104,4 +104,15 @@ void quota_file_forget(struct quota *q, uint64_t fileid);
  */
 int quota_scan(struct quota *q, const char *dir, char *errbuf, size_t errlen);
 
+struct store;
+
+/*
+ * As quota_scan(), through the ops of store @st (borrowed): readdir,
+ * lookup and getattr's used_bytes, for a datastore that is not a
+ * directory of this machine (the cephfs backend).  Blocks.  Returns 0, or
+ * -errno with the datastore named in errbuf.
+ */
+int quota_scan_store(struct quota *q, struct store *st, char *errbuf,
+		     size_t errlen);
+
 #endif

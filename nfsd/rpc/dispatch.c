@@ -394,10 +394,23 @@ void rpc_dispatch_pooled(struct rpc_dispatcher *d, struct rpc_pool *pool,
 	dispatch_common(d, &o, rec, len);
 }
 
+/* The whole handler on a blocking-work thread (rpc_program.offload). */
+static void dispatch_handler_work(struct request *req)
+{
+	req->disposition = req->desc->handler(req, req->args, req->res);
+}
+
 void rpc_request_run(struct request *req)
 {
-	enum rpc_disposition disp =
-		req->desc->handler(req, req->args, req->res);
+	const struct rpc_program *prog = req->program;
+	enum rpc_disposition disp;
+
+	if (prog && prog->offload && req->dispatcher &&
+	    req->dispatcher->work_pool && prog->offload(req, req->args)) {
+		(void)request_defer(req, dispatch_handler_work);
+		return;
+	}
+	disp = req->desc->handler(req, req->args, req->res);
 
 	/* Once deferred, req belongs to the work pool: the work may already
 	 * have set req->disposition, and the request may be on its way back,
@@ -411,6 +424,12 @@ void rpc_request_run(struct request *req)
 enum rpc_disposition request_defer(struct request *req,
 				   void (*work)(struct request *req))
 {
+	/* On a work thread already (the whole handler was offloaded): the
+	 * work runs here, and the hand-back is the outer defer's. */
+	if (req->off_loop) {
+		work(req);
+		return req->disposition;
+	}
 	req->work = work;
 	if (!req->dispatcher || !req->dispatcher->work_pool) {
 		work(req);

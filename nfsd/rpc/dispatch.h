@@ -133,6 +133,10 @@ struct rpc_proc {
  * ours).  Runs on the loop thread before the handler; changes nothing else.
  */
 typedef bool (*rpc_charge_fn)(struct request *req, const void *args);
+/* True when the handler of a decoded call may block (its datastore's store
+ * waits on a remote cluster): dispatch then runs the whole handler on a
+ * blocking-work thread.  Loop thread; must not block itself. */
+typedef bool (*rpc_offload_fn)(struct request *req, const void *args);
 
 struct rpc_program {
 	const char *name; /* "nfs", "mount", "portmap" */
@@ -142,6 +146,7 @@ struct rpc_program {
 	size_t nprocs;
 	void *ctx; /* the program's state, handed to handlers as req->svc */
 	rpc_charge_fn charge; /* NULL: its calls are never admitted/queued */
+	rpc_offload_fn offload; /* NULL: handlers run on the loop */
 };
 
 /* One call in flight.  Owned by dispatch; handlers borrow it. */
@@ -383,7 +388,9 @@ void rpc_request_cancel(struct request *req);
  * the disposition @work left in req->disposition.  @work may use req, its
  * args and res and thread-safe store calls, nothing of the loop.  Returns
  * RPC_PENDING, which the handler returns in turn.  Without a work pool (unit
- * tests, UDP) it runs @work at once and returns req->disposition.
+ * tests, UDP) it runs @work at once and returns req->disposition, and so it
+ * does when the handler itself already runs on a work thread
+ * (rpc_offload_fn).
  */
 enum rpc_disposition request_defer(struct request *req,
 				   void (*work)(struct request *req));
@@ -425,7 +432,10 @@ static inline bool request_io_offload(const struct request *req)
 {
 	const struct rpc_dispatcher *d = req->dispatcher;
 
-	return d && d->io_offload == RPC_IO_OFFLOAD_AUTO && d->work_pool &&
+	/* A handler on a work thread (rpc_offload_fn) is off the loop
+	 * already, and must not read the transport's state. */
+	return d && !req->off_loop && d->io_offload == RPC_IO_OFFLOAD_AUTO &&
+	       d->work_pool &&
 	       req->tops->backlog &&
 	       req->tops->backlog(req->transport) > RPC_IO_OFFLOAD_BACKLOG;
 }

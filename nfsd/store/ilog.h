@@ -1,6 +1,6 @@
 /*
  * ilog: the intent log of stable writes (issue 13), the store module's
- * internal side; the server's calls are in store.h (store_ilog_open,
+ * internal side; the server's calls are in store_open.h (store_ilog_open,
  * store_ilog_close).  A stable WRITE costs one sequential log append and a
  * share of one flush instead of an fsync of its file:
  *
@@ -42,7 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nfsd/store/store.h"
+#include "nfsd/store/store_open.h"
 
 struct store_obj;
 

@@ -431,6 +431,8 @@ static const struct store_ops store_local_ops = {
 	.close = store_local_close,
 	.resolve_attr = store_local_resolve_attr,
 	.read_ref = store__local_read_ref,
+	.ref_pread = store__local_ref_pread,
+	.cache_resize = store_local_cache_resize,
 };
 
 static void store_local_err(char *errbuf, size_t errlen, const char *path,

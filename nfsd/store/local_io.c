@@ -100,6 +100,14 @@ int store_file_ref_pread(const struct store_file_ref *ref, uint64_t off_bytes,
 	return store_local_pread(ref->fd, off_bytes, buf, count, nread);
 }
 
+int store__local_ref_pread(struct store *st, const struct store_file_ref *ref,
+			   uint64_t off_bytes, void *buf, uint32_t count,
+			   uint32_t *nread)
+{
+	(void)st;
+	return store_file_ref_pread(ref, off_bytes, buf, count, nread);
+}
+
 /* store_sync_fn on the object's read/write descriptor. */
 static int store_local_sync_fd(void *arg, enum store_stable level)
 {

@@ -2,8 +2,11 @@
  * store: the backend interface of a datastore.  A datastore (= one export =
  * one volume) is a `struct store` whose ops table reaches files only through
  * opaque, reference-counted objects resolved from file handles, so that a
- * backend other than a local directory (e.g. Ceph RADOS) can stand behind the
- * same NFSv3 code.  The first backend is store/local.c.
+ * backend other than a local directory can stand behind the same NFSv3 code.
+ * This header is the table alone: the backends are store/local*.c (a local
+ * directory, store/local.h) and store/cephfs*.c (a CephFS directory through
+ * libcephfs, store/cephfs.h); store/store_open.h opens either from its
+ * parameters, so nothing above store/ knows which one it talks to.
  *
  * Every op returns 0 or a negative errno.  Besides the errno values the ops
  * may return the NFS-specific codes below (the Linux kernel's numbers), which
@@ -271,7 +274,25 @@ struct store_ops {
 	 * directory / another non-regular file. */
 	int (*read_ref)(struct store *st, struct store_obj *obj,
 			struct store_file_ref *ref);
+	/* Set exactly when read_ref is: reads up to @count bytes at
+	 * @off_bytes from @ref (borrowed, from read_ref of this store),
+	 * looping over short reads until @count or the end of the file;
+	 * *nread is the count read; a read at or past INT64_MAX reads
+	 * nothing, one that would pass it stops there. */
+	int (*ref_pread)(struct store *st, const struct store_file_ref *ref,
+			 uint64_t off_bytes, void *buf, uint32_t count,
+			 uint32_t *nread);
+	/* Optional (may be NULL: the backend keeps no descriptors): bounds
+	 * the store's cache of resolved files to @max_entries, each holding
+	 * up to two descriptors; the least recently used past the bound are
+	 * evicted, one still in use keeps its descriptors until its request
+	 * is done.  Any thread, while the store serves.  Returns 0, -EINVAL
+	 * (0 or over STORE_CACHE_MAX_ENTRIES) or -ENOMEM. */
+	int (*cache_resize)(struct store *st, size_t max_entries);
 };
+
+/* A cache bound above this is refused (store_ops.cache_resize). */
+#define STORE_CACHE_MAX_ENTRIES (1u << 24)
 
 struct store {
 	const struct store_ops *ops;
@@ -281,6 +302,10 @@ struct store {
 	 * (store/syncgroup.h).  True when opened; set before serving
 	 * ([server] group_commit), read-only afterwards. */
 	bool group_commit;
+	/* Every op may wait on a remote cluster (the cephfs backend): the
+	 * nfs3 layer then runs each call of this store on a work thread.
+	 * Set when opened, read-only afterwards. */
+	bool blocking;
 	/* NULL, or the intent log its stable writes go to (borrowed: the
 	 * server owns it and closes it after the store).  Set before
 	 * serving, read-only afterwards. */
@@ -298,77 +323,5 @@ struct store {
  * not in our format.
  */
 int store_fh_export_id(const struct store_fh *fh, uint32_t *export_id);
-
-/*
- * Reads up to @count bytes at @off_bytes from @ref's descriptor (borrowed),
- * looping over short reads until @count or the end of the file; *nread is
- * the count read; a read at or past INT64_MAX reads nothing, one that
- * would pass it stops there (a file cannot be larger).  Returns 0 or
- * -errno.
- */
-int store_file_ref_pread(const struct store_file_ref *ref, uint64_t off_bytes,
-			 void *buf, uint32_t count, uint32_t *nread);
-
-/*
- * Opens a local-directory datastore rooted at @path.  @state_dir keeps the
- * server secret that signs handles (created on first use).  *out returns
- * owned: free with st->ops->close().  Errors name the path in errbuf.
- */
-int store_local_open(const char *name, const char *path, uint32_t export_id,
-		     const char *state_dir, struct store **out, char *errbuf,
-		     size_t errlen);
-
-/* A cache bound above this is refused (store_local_cache_resize()). */
-#define STORE_FCACHE_MAX_ENTRIES (1u << 24)
-
-/*
- * Bounds the open-file cache of @st (borrowed; made by store_local_open())
- * to @max_entries resolved files, each holding one or two descriptors (an
- * O_PATH one, and one for I/O once read or written).  The least recently
- * used past the bound are evicted; one still in use keeps its descriptors
- * until its request is done.  Any thread, while @st serves.  Returns 0,
- * -EINVAL (0 or over STORE_FCACHE_MAX_ENTRIES) or -ENOMEM.
- */
-int store_local_cache_resize(struct store *st, size_t max_entries);
-
-/*
- * Opens the intent log at @path (created, preallocated and zeroed on first
- * use, mode 0600) with a ring of @ring_bytes (a multiple of 4 KiB, at least
- * 8 MiB) and a checkpoint at least every @checkpoint_ms (0: only by size
- * and when needed), first replaying what the file holds after its last
- * checkpoint onto the files of @stores (@nstores, borrowed; records of
- * other export ids are skipped and counted).  Replay stops at a torn tail
- * or a corrupt record and logs where and why; the log opens anyway.  Then
- * point the stores' `ilog` at it.  *out returns owned: store_ilog_close().
- * Returns 0 or -errno with the path named in errbuf.
- */
-int store_ilog_open(const char *path, uint64_t ring_bytes,
-		    uint32_t checkpoint_ms, struct store *const *stores,
-		    size_t nstores, struct store_ilog **out, char *errbuf,
-		    size_t errlen);
-
-/*
- * Waits until every write_async of @ilog has had its done hook called
- * (they hand requests back to the loops: call it after the loops stopped,
- * before their memory goes).  NULL is a no-op.
- */
-void store_ilog_drain(struct store_ilog *ilog);
-
-/* Checkpoints everything (the next start replays nothing), logs the
- * counters, frees.  NULL is a no-op.  After every store using it stopped
- * writing. */
-void store_ilog_close(struct store_ilog *ilog);
-
-/* Counters of an intent log since it opened (/metrics, tests, the closing
- * log line): records appended, flushes of the log, checkpoints, writers
- * that waited for ring space, records replayed at open and skipped. */
-struct store_ilog_stats {
-	uint64_t records, flushes, checkpoints, full_waits;
-	uint64_t replayed, replay_skipped;
-};
-void store_ilog_stats(struct store_ilog *ilog, struct store_ilog_stats *out);
-
-/* The path the log was opened at (borrowed, for labels and messages). */
-const char *store_ilog_path(const struct store_ilog *ilog);
 
 #endif

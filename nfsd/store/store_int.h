@@ -19,6 +19,8 @@
 
 #include "nfsd/base.h"
 #include "nfsd/store/store.h"
+#include "nfsd/store/local.h"
+#include "nfsd/store/store_open.h"
 #include "nfsd/store/ilog.h"
 #include "nfsd/store/syncgroup.h"
 
@@ -307,6 +309,10 @@ void store__local_attr_from_stat(const struct store *st, const struct stat *sb,
 				 struct store_attr *attr);
 int store__local_read_ref(struct store *st, struct store_obj *obj,
 			  struct store_file_ref *ref);
+/* ops->ref_pread: store_file_ref_pread() on a ref of read_ref. */
+int store__local_ref_pread(struct store *st, const struct store_file_ref *ref,
+			   uint64_t off_bytes, void *buf, uint32_t count,
+			   uint32_t *nread);
 int store__local_setattr(struct store *st, struct store_obj *obj,
 			 const struct store_sattr *sattr,
 			 const struct store_cred *cred);

@@ -7,6 +7,9 @@
 #                          datastores ds1 and ds2 under $TEST_TMP; sets
 #                          DSNFSD_PID NFS_PORT MOUNT_PORT PORTMAP_PORT
 #                          ADMIN_PORT (-1 when ARGS turn it off)
+#                          (DSNFS_DS1_BACKEND=cephfs: ds1 is a CephFS
+#                          directory, $TEST_TMP/ds1 a symlink to it through
+#                          ceph-fuse: tests/ceph/lib.sh)
 # dsnfsd_stop              SIGTERM, wait, fail if it did not exit cleanly
 # nfs_url DS PATH          nfs:// URL with explicit ports (libnfs)
 # check DESCRIPTION CMD..  runs CMD, prints ok/FAIL, counts failures
@@ -25,6 +28,9 @@ test_cleanup() {
 		kill "$DSNFSD_PID" 2>/dev/null
 		wait "$DSNFSD_PID" 2>/dev/null
 	fi
+	if type ceph_test_cleanup >/dev/null 2>&1; then
+		ceph_test_cleanup
+	fi
 	rm -rf "$TEST_TMP"
 }
 
@@ -41,11 +47,18 @@ check() {
 
 # Waits for the "listening" line and reads the ports from it.
 dsnfsd_start() {
+	local ds1=(-e ds1="$TEST_TMP/ds1")
+	if [ "${DSNFS_DS1_BACKEND:-local}" = cephfs ]; then
+		type ceph_ds1_setup >/dev/null 2>&1 ||
+			. "$(dirname "${BASH_SOURCE[0]}")/../ceph/lib.sh"
+		ceph_ds1_setup || return 1
+		ds1=(-c "$TEST_TMP/ceph-ds1.conf")
+	fi
 	mkdir -p "$TEST_TMP/ds1" "$TEST_TMP/ds2" "$TEST_TMP/state"
 	: >"$TEST_TMP/dsnfsd.out"
 	"$DSNFS_BIN/dsnfsd" -f -l 127.0.0.1 -p 0 -m 0 -P off -A 0 \
 		-s "$TEST_TMP/state" \
-		-e ds1="$TEST_TMP/ds1" -e ds2="$TEST_TMP/ds2" "$@" \
+		"${ds1[@]}" -e ds2="$TEST_TMP/ds2" "$@" \
 		>"$TEST_TMP/dsnfsd.out" 2>"$TEST_TMP/dsnfsd.log" &
 	DSNFSD_PID=$!
 	for _ in $(seq 1 100); do

@@ -510,10 +510,85 @@ static void test_config_intent_log_keys(void **state)
 	assert_non_null(strstr(f->err, "intent_log_mib"));
 }
 
+/* backend = cephfs with its keys; ceph_user defaults to admin. */
+static void test_config_cephfs_keys(void **state)
+{
+	struct fixture *f = *state;
+	const struct config_datastore *ds;
+
+	assert_int_equal(load(f, "[datastore l]\npath = /l\n"
+				 "[datastore c]\nbackend = cephfs\n"
+				 "ceph_conf = /etc/ceph/ceph.conf\n"
+				 "ceph_path = /vols/c\n"
+				 "[datastore d]\nbackend = cephfs\n"
+				 "ceph_conf = /c.conf\nceph_path = /\n"
+				 "ceph_user = dsnfs\nceph_fs = fs2\n"),
+			 0);
+	assert_int_equal(f->cfg.datastores[0].backend, CONFIG_BACKEND_LOCAL);
+	ds = &f->cfg.datastores[1];
+	assert_int_equal(ds->backend, CONFIG_BACKEND_CEPHFS);
+	assert_string_equal(ds->ceph_conf, "/etc/ceph/ceph.conf");
+	assert_string_equal(ds->ceph_path, "/vols/c");
+	assert_string_equal(ds->ceph_user, "admin");
+	assert_string_equal(ds->ceph_fs, "");
+	ds = &f->cfg.datastores[2];
+	assert_string_equal(ds->ceph_user, "dsnfs");
+	assert_string_equal(ds->ceph_fs, "fs2");
+	assert_int_equal(config_validate(&f->cfg, f->err, sizeof(f->err)), 0);
+}
+
+/* Each error names the file, the line of the key at fault, and the key. */
+/* assert_load_error() on a config holding nothing else. */
+static void assert_fresh_load_error(struct fixture *f, const char *text,
+				    const char *want)
+{
+	config_defaults(&f->cfg);
+	assert_load_error(f, text, want);
+}
+
+static void test_config_cephfs_errors_name_line_and_key(void **state)
+{
+	assert_fresh_load_error(*state, "[datastore c]\nbackend = rados\n",
+			  "t.conf:2: [datastore c] backend: invalid value "
+			  "'rados'");
+	assert_fresh_load_error(*state, "[datastore c]\nbackend = cephfs\n"
+				  "ceph_path = /x\n",
+			  "t.conf:2: [datastore c] backend: cephfs needs "
+			  "ceph_conf (the cluster's ceph.conf)");
+	assert_fresh_load_error(*state, "[datastore c]\nceph_conf = /c\n"
+				  "backend = cephfs\n",
+			  "t.conf:3: [datastore c] backend: cephfs needs "
+			  "ceph_path (the CephFS directory served)");
+	assert_fresh_load_error(*state, "[datastore c]\nbackend = cephfs\n"
+				  "ceph_conf = /c\nceph_path = x\n",
+			  "t.conf:4: [datastore c] ceph_path: invalid value "
+			  "'x'");
+	assert_fresh_load_error(*state, "[datastore c]\nbackend = cephfs\n"
+				  "ceph_conf = /c\nceph_path = /x\n"
+				  "path = /local\n",
+			  "t.conf:5: [datastore c] path: not used by backend "
+			  "cephfs (ceph_path names its directory)");
+	assert_fresh_load_error(*state, "[datastore c]\nbackend = cephfs\n"
+				  "ceph_conf = /c\nceph_path = /x\n"
+				  "intent_log = /l.ilog\n",
+			  "t.conf:5: [datastore c] intent_log: the cephfs "
+			  "backend keeps no intent log (its stable writes "
+			  "are stable in the cluster)");
+	assert_fresh_load_error(*state, "[datastore l]\npath = /l\n"
+				  "ceph_user = bob\n",
+			  "t.conf:3: [datastore l] ceph_*: only for backend "
+			  "= cephfs");
+	assert_fresh_load_error(*state, "[datastore c]\nceph_user =\n",
+			  "t.conf:2: [datastore c] ceph_user: invalid value "
+			  "''");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_config_defaults),
+		T(test_config_cephfs_keys),
+		T(test_config_cephfs_errors_name_line_and_key),
 		T(test_config_full_file_loads),
 		T(test_config_file_on_disk_loads),
 		T(test_config_missing_file_is_named),

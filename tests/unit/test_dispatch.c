@@ -6,7 +6,8 @@
  * error is checked word by word; deferred work runs inline without a pool
  * and on a real rpc_work_pool otherwise.  Program 400001 charges its calls
  * to a datastore: a fake admission hook runs them, or keeps them until the
- * test runs or cancels them.
+ * test runs or cancels them.  Program 400002 has its ECHO and DEFER calls
+ * run whole on a work thread (rpc_offload_fn), as a blocking store's are.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -32,6 +33,7 @@
 
 #define TEST_PROG 400000
 #define TEST_PROG_CHARGED 400001
+#define TEST_PROG_OFFLOADED 400002
 #define TEST_SENT_MAX 8
 #define TEST_QUEUE_MAX 4
 
@@ -251,6 +253,22 @@ static const struct rpc_program test_prog_charged = {
 	.charge = rpc_test_charge,
 };
 
+/* ECHO and DEFER block (as every call of a cephfs datastore may). */
+static bool test_offload(struct request *req, const void *args)
+{
+	(void)args;
+	return req->proc == TEST_ECHO || req->proc == TEST_DEFER;
+}
+
+static const struct rpc_program test_prog_offloaded = {
+	.name = "offloaded",
+	.prog = TEST_PROG_OFFLOADED,
+	.vers = 1,
+	.procs = test_procs_v1,
+	.nprocs = TEST_NPROCS,
+	.offload = test_offload,
+};
+
 static enum rpc_admit_verdict fake_admit(void *arg, struct request *req)
 {
 	struct fake_admission *a = arg;
@@ -314,7 +332,8 @@ static int setup(void **state)
 	pthread_cond_init(&f->t.cond, NULL);
 	if (rpc_dispatcher_add(&f->d, &test_prog_v1) ||
 	    rpc_dispatcher_add(&f->d, &test_prog_v3) ||
-	    rpc_dispatcher_add(&f->d, &test_prog_charged))
+	    rpc_dispatcher_add(&f->d, &test_prog_charged) ||
+	    rpc_dispatcher_add(&f->d, &test_prog_offloaded))
 		return -1;
 	f->admission.admit = fake_admit;
 	f->admission.done = fake_done;
@@ -591,6 +610,60 @@ static void test_dispatch_defer_done_before_handler_returns(void **state)
 	defer_on_pool(*state, 21, TEST_DEFER_RACE);
 }
 
+/* An offloaded call (rpc_offload_fn) runs its handler on the pool: nothing
+ * is sent until the loop finishes it; a defer inside it runs there too,
+ * so the request comes back once.  @want_value: the reply's u_int. */
+static void offload_on_pool(struct fixture *f, uint32_t xid, uint32_t proc,
+			    uint32_t want_value)
+{
+	const uint32_t want[] = { xid, RPC_MSG_REPLY,	   0, RPC_AUTH_NONE,
+				  0,   RPC_ACCEPT_SUCCESS, want_value };
+	struct rpc_work_pool *pool = NULL;
+	struct request *req;
+	struct rpc_wire w;
+
+	assert_int_equal(rpc_work_pool_new(2, &pool), 0);
+	f->d.work_pool = pool;
+	rpc_wire_call(&w, xid, 2, TEST_PROG_OFFLOADED, 1, proc, 0);
+	rpc_wire_u32(&w, 41);
+	dispatch(f, &w);
+	req = fake_wait_deferred(&f->t);
+	assert_non_null(req);
+	assert_int_equal(f->t.nsent, 0);
+	rpc_request_finish(req);
+	assert_reply(f, 0, want, 7);
+	assert_int_equal(f->t.defer_dones, 1);
+	assert_int_equal(f->t.releases, 1);
+	rpc_work_pool_free(pool);
+	f->d.work_pool = NULL;
+}
+
+static void test_dispatch_offloaded_call_runs_on_the_pool(void **state)
+{
+	offload_on_pool(*state, 30, TEST_ECHO, 41);
+}
+
+static void test_dispatch_defer_inside_offloaded_call_runs_inline(void **state)
+{
+	offload_on_pool(*state, 31, TEST_DEFER, 42);
+}
+
+/* Without a work pool (UDP, tests) an offloaded program's call runs on
+ * the loop as any other. */
+static void test_dispatch_offload_without_pool_runs_inline(void **state)
+{
+	struct fixture *f = *state;
+	struct rpc_wire w;
+	const uint32_t want[] = { 32, RPC_MSG_REPLY,	  0, RPC_AUTH_NONE,
+				  0,  RPC_ACCEPT_SUCCESS, 41 };
+
+	rpc_wire_call(&w, 32, 2, TEST_PROG_OFFLOADED, 1, TEST_ECHO, 0);
+	rpc_wire_u32(&w, 41);
+	dispatch(f, &w);
+	assert_reply(f, 0, want, 7);
+	assert_int_equal(f->t.defer_dones, 0);
+}
+
 static void test_dispatch_trace_logs_the_call(void **state)
 {
 	struct fixture *f = *state;
@@ -748,6 +821,9 @@ int main(void)
 		T(test_dispatch_defer_without_pool_runs_inline),
 		T(test_dispatch_defer_on_pool_calls_defer_done),
 		T(test_dispatch_defer_done_before_handler_returns),
+		T(test_dispatch_offloaded_call_runs_on_the_pool),
+		T(test_dispatch_defer_inside_offloaded_call_runs_inline),
+		T(test_dispatch_offload_without_pool_runs_inline),
 		T(test_dispatch_trace_logs_the_call),
 		T(test_dispatch_admitted_call_runs_at_once),
 		T(test_dispatch_queued_call_runs_later),

@@ -273,8 +273,8 @@ static void test_local_write_sync_and_commit(void **state)
 				       &sync_failed),
 			 0);
 	assert_false(sync_failed);
-	assert_int_equal(f->ops->write(f->st, obj, 12, "yz", 2,
-				       STORE_FILE_SYNC, &sync_failed),
+	assert_int_equal(f->ops->write(f->st, obj, 12, "yz", 2, STORE_FILE_SYNC,
+				       &sync_failed),
 			 0);
 	assert_int_equal(f->ops->commit(f->st, obj, 0, 0, &sync_failed), 0);
 	assert_false(sync_failed);

@@ -1,0 +1,312 @@
+/*
+ * cephfs: opens a datastore on a CephFS directory (the mount, the handle
+ * secret kept in the cluster, the root object) and holds the backend's ops
+ * table.  libcephfs calls may wait on the cluster, so the store is marked
+ * `blocking`: the nfs3 layer runs each of its calls on a work thread, and
+ * no event loop waits on the cluster.  libcephfs checks no permission
+ * here (client_permissions = false): as with the local backend, the nfs3
+ * layer checks access and the ops act with the mount's (root) identity.
+ */
+#include "nfsd/store/cephfs_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/xattr.h>
+
+#include "nfsd/log.h"
+
+static void store_cephfs_err(char *errbuf, size_t errlen, const char *name,
+			     const char *cluster, const char *what, int err)
+{
+	if (errbuf != NULL && errlen > 0) {
+		snprintf(errbuf, errlen, "datastore %s: cephfs cluster %s: %s: %s",
+			 name, cluster, what, strerror(-err));
+	}
+}
+
+static void store_cephfs_obj_fh(const struct store_obj *obj,
+				struct store_fh *fh)
+{
+	*fh = ((const struct store_cephfs_obj *)obj)->fh;
+}
+
+static int store_cephfs_root(struct store *st, struct store_obj **out)
+{
+	struct store_cephfs *sc = store__cephfs(st);
+
+	store__cephfs_obj_ref(store__cephfs_pub(sc->root));
+	*out = store__cephfs_pub(sc->root);
+	return 0;
+}
+
+static void store_cephfs_close(struct store *st)
+{
+	struct store_cephfs *sc = store__cephfs(st);
+
+	store__cephfs_cache_clear(sc);
+	store__cephfs_obj_unref(store__cephfs_pub(sc->root));
+	store__cephfs_rados_close(sc);
+	ceph_unmount(sc->cm);
+	ceph_release(sc->cm);
+	pthread_mutex_destroy(&sc->cache_lock);
+	explicit_bzero(&sc->secret, sizeof(sc->secret));
+	free(sc);
+}
+
+static const struct store_ops store_cephfs_ops = {
+	.resolve = store__cephfs_resolve,
+	.obj_ref = store__cephfs_obj_ref,
+	.obj_unref = store__cephfs_obj_unref,
+	.obj_fh = store_cephfs_obj_fh,
+	.root = store_cephfs_root,
+	.getattr = store__cephfs_getattr,
+	.setattr = store__cephfs_setattr,
+	.lookup = store__cephfs_lookup,
+	.readlink = store__cephfs_readlink,
+	.read = store__cephfs_read,
+	.write = store__cephfs_write,
+	.commit = store__cephfs_commit,
+	.create = store__cephfs_create,
+	.mkdir = store__cephfs_mkdir,
+	.symlink = store__cephfs_symlink,
+	.mknod = store__cephfs_mknod,
+	.remove = store__cephfs_remove,
+	.rmdir = store__cephfs_rmdir,
+	.rename = store__cephfs_rename,
+	.link = store__cephfs_link,
+	.readdir = store__cephfs_readdir,
+	.fsstat = store__cephfs_fsstat,
+	.close = store_cephfs_close,
+	.resolve_attr = store__cephfs_resolve_attr,
+};
+
+/*
+ * The handle secret of the directory served: its xattr, made by the first
+ * gateway with XATTR_CREATE (so two gateways starting together cannot
+ * both make one: the loser reads the winner's), read by every other.
+ */
+static int store_cephfs_secret(struct store_cephfs *sc, Inode *root)
+{
+	uint8_t fresh[STORE_SECRET_BYTES];
+	int rc;
+
+	for (int tries = 0; tries < 2; tries++) {
+		rc = ceph_ll_getxattr(sc->cm, root, STORE_CEPHFS_SECRET_XATTR,
+				      sc->secret.bytes,
+				      sizeof(sc->secret.bytes),
+				      sc->root_perms);
+		if (rc == (int)sizeof(sc->secret.bytes)) {
+			return 0;
+		}
+		if (rc >= 0) {
+			return -EINVAL; /* not ours, or cut */
+		}
+		if (rc != -ENODATA) {
+			return rc;
+		}
+		if (getrandom(fresh, sizeof(fresh), 0) != sizeof(fresh)) {
+			return -EIO;
+		}
+		rc = ceph_ll_setxattr(sc->cm, root, STORE_CEPHFS_SECRET_XATTR,
+				      fresh, sizeof(fresh), XATTR_CREATE,
+				      sc->root_perms);
+		explicit_bzero(fresh, sizeof(fresh));
+		if (rc != 0 && rc != -EEXIST) {
+			return rc;
+		}
+		/* Read back what the cluster holds: ours, or the winner's. */
+	}
+	return -EIO;
+}
+
+/* The ceph.conf options of our mount: the nfs3 layer checks access, and
+ * a cluster that does not answer fails the mount in bounded time. */
+static int store_cephfs_configure(struct ceph_mount_info *cm,
+				  const char *conf)
+{
+	int rc;
+
+	rc = ceph_conf_read_file(cm, conf);
+	if (rc) {
+		return rc;
+	}
+	rc = ceph_conf_set(cm, "client_permissions", "false");
+	if (!rc) {
+		rc = ceph_conf_set(cm, "client_mount_timeout", "10");
+	}
+	if (!rc) {
+		rc = ceph_conf_set(cm, "rados_mon_op_timeout", "10");
+	}
+	/* No rados_osd_op_timeout: an OSD that does not answer makes the
+	 * call wait (a hard mount's semantics), where a timeout would fail
+	 * the file's sync and its sticky error would outlive the outage. */
+	return rc;
+}
+
+static int store_cephfs_mount(struct store_cephfs *sc, const char *name,
+			      const char *conf, const char *path,
+			      const char *user, const char *fs, char *errbuf,
+			      size_t errlen)
+{
+	char mon[128] = "";
+	int rc;
+
+	snprintf(sc->cluster, sizeof(sc->cluster), "%s", conf);
+	rc = ceph_create(&sc->cm, user);
+	if (rc) {
+		store_cephfs_err(errbuf, errlen, name, sc->cluster,
+				 "ceph_create", rc);
+		return rc;
+	}
+	rc = store_cephfs_configure(sc->cm, conf);
+	if (rc) {
+		store_cephfs_err(errbuf, errlen, name, sc->cluster,
+				 "cannot read the configuration", rc);
+		goto out_release;
+	}
+	if (ceph_conf_get(sc->cm, "mon_host", mon, sizeof(mon)) == 0 &&
+	    mon[0]) {
+		snprintf(sc->cluster, sizeof(sc->cluster), "%s (mon_host %s)",
+			 conf, mon);
+	}
+	rc = ceph_init(sc->cm);
+	if (!rc && fs != NULL && fs[0]) {
+		rc = ceph_select_filesystem(sc->cm, fs);
+	}
+	if (rc) {
+		store_cephfs_err(errbuf, errlen, name, sc->cluster,
+				 "cannot connect", rc);
+		goto out_release;
+	}
+	rc = ceph_mount(sc->cm, path);
+	if (rc) {
+		store_cephfs_err(errbuf, errlen, name, sc->cluster,
+				 path[0] ? "cannot mount its directory"
+					 : "cannot mount",
+				 rc);
+		goto out_release;
+	}
+	sc->root_perms = ceph_mount_perms(sc->cm);
+	return 0;
+
+out_release:
+	ceph_release(sc->cm);
+	sc->cm = NULL;
+	return rc;
+}
+
+/* The root's object, and the secret its handles are signed with. */
+static int store_cephfs_root_open(struct store_cephfs *sc, char *errbuf,
+				  size_t errlen)
+{
+	struct ceph_statx stx;
+	Inode *root;
+	int rc;
+
+	rc = ceph_ll_lookup_root(sc->cm, &root);
+	if (rc) {
+		store_cephfs_err(errbuf, errlen, sc->base.name, sc->cluster,
+				 "root", rc);
+		return rc;
+	}
+	rc = store_cephfs_secret(sc, root);
+	if (rc) {
+		ceph_ll_put(sc->cm, root);
+		store_cephfs_err(errbuf, errlen, sc->base.name, sc->cluster,
+				 "handle secret (xattr " STORE_CEPHFS_SECRET_XATTR
+				 " of the directory)",
+				 rc);
+		return rc;
+	}
+	rc = ceph_ll_getattr(sc->cm, root, &stx, STORE_CEPHFS_WANT, 0,
+			     sc->root_perms);
+	if (rc) {
+		ceph_ll_put(sc->cm, root);
+		store_cephfs_err(errbuf, errlen, sc->base.name, sc->cluster,
+				 "root getattr", rc);
+		return rc;
+	}
+	if (!S_ISDIR(stx.stx_mode)) {
+		ceph_ll_put(sc->cm, root);
+		store_cephfs_err(errbuf, errlen, sc->base.name, sc->cluster,
+				 "ceph_path", -ENOTDIR);
+		return -ENOTDIR;
+	}
+	sc->root_ino = stx.stx_ino;
+	rc = store__cephfs_obj_get(sc, root, &stx, &sc->root);
+	if (rc) {
+		store_cephfs_err(errbuf, errlen, sc->base.name, sc->cluster,
+				 "root", rc);
+	}
+	return rc;
+}
+
+int store_cephfs_open(const char *name, uint32_t export_id,
+		      const char *ceph_conf, const char *ceph_path,
+		      const char *ceph_user, const char *ceph_fs,
+		      struct store **out, char *errbuf, size_t errlen)
+{
+	struct store_cephfs *sc;
+	int err;
+
+	sc = calloc(1, sizeof(*sc));
+	if (sc == NULL) {
+		store_cephfs_err(errbuf, errlen, name, ceph_conf, "store",
+				 -ENOMEM);
+		return -ENOMEM;
+	}
+	sc->base.ops = &store_cephfs_ops;
+	sc->base.export_id = export_id;
+	sc->base.group_commit = true;
+	sc->base.blocking = true;
+	if (strlen(name) >= sizeof(sc->base.name)) {
+		err = -ENAMETOOLONG;
+		store_cephfs_err(errbuf, errlen, name, ceph_conf,
+				 "datastore name", err);
+		goto out_free;
+	}
+	strcpy(sc->base.name, name);
+	err = pthread_mutex_init(&sc->cache_lock, NULL);
+	if (err) {
+		err = -err;
+		goto out_free;
+	}
+	err = store_cephfs_mount(sc, name, ceph_conf, ceph_path,
+				 ceph_user && ceph_user[0] ? ceph_user
+							   : "admin",
+				 ceph_fs, errbuf, errlen);
+	if (err) {
+		goto out_lock;
+	}
+	err = store_cephfs_root_open(sc, errbuf, errlen);
+	if (err) {
+		goto out_unmount;
+	}
+	/* Without librados, used bytes fall back to st_blocks (logged
+	 * below): the datastore serves anyway. */
+	sc->rados_ok = store__cephfs_rados_open(
+		sc, ceph_conf, ceph_user && ceph_user[0] ? ceph_user : "admin");
+	/* The session id is what a failover fences (ceph tell mds.* client
+	 * evict id=N) before another gateway takes this one's address. */
+	log_info("cephfs: %s: mounted %s of %s as client.%s, session %llu%s",
+		 name, ceph_path, sc->cluster,
+		 ceph_user && ceph_user[0] ? ceph_user : "admin",
+		 (unsigned long long)ceph_get_instance_id(sc->cm),
+		 sc->rados_ok ? ""
+			      : "; no librados: used bytes are st_blocks");
+	*out = &sc->base;
+	return 0;
+
+out_unmount:
+	ceph_unmount(sc->cm);
+	ceph_release(sc->cm);
+out_lock:
+	pthread_mutex_destroy(&sc->cache_lock);
+out_free:
+	explicit_bzero(&sc->secret, sizeof(sc->secret));
+	free(sc);
+	return err;
+}

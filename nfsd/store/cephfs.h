@@ -1,0 +1,31 @@
+/*
+ * cephfs: the CephFS backend of a datastore (store/cephfs*.c): a directory
+ * of a CephFS, reached through libcephfs's low-level (ceph_ll_*) calls.
+ * Only store/store_open.c and the store's own tests name it: the server
+ * reaches a cephfs store through its ops table (store.h) alone.
+ */
+#ifndef DSNFS_STORE_CEPHFS_H
+#define DSNFS_STORE_CEPHFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nfsd/store/store.h"
+
+/*
+ * Mounts the CephFS directory @ceph_path of the cluster that @ceph_conf
+ * names as client @ceph_user (file system @ceph_fs, or the default when
+ * NULL or ""), and opens the datastore @name on it.  The handle secret is
+ * kept in the cluster (an xattr of the directory served), made by the
+ * first gateway and read by the others, so that every gateway of the
+ * cluster signs the same handles.  Blocks up to the client mount timeout
+ * (10 s) when the cluster does not answer.  *out returns owned: free with
+ * st->ops->close().  Returns 0 or -errno with the datastore and the
+ * cluster named in errbuf.
+ */
+int store_cephfs_open(const char *name, uint32_t export_id,
+		      const char *ceph_conf, const char *ceph_path,
+		      const char *ceph_user, const char *ceph_fs,
+		      struct store **out, char *errbuf, size_t errlen);
+
+#endif

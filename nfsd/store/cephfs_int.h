@@ -1,0 +1,229 @@
+/*
+ * cephfs_int: what the files of the cephfs backend share.  cephfs.c mounts
+ * and owns the store, cephfs_obj.c its objects (one per inode, cached with
+ * their open file), cephfs_attr.c attributes, cephfs_io.c READ / WRITE /
+ * COMMIT, cephfs_ns.c the namespace ops, cephfs_dir.c READDIR, and
+ * cephfs_used.c the allocated bytes of a file (counted in RADOS objects,
+ * because CephFS reports a sparse file's st_blocks as its size).
+ *
+ * Handles have the layout of handle.c with kernel type
+ * STORE_CEPHFS_FH_TYPE and an 8-byte body, the inode number (big endian):
+ * 23 bytes, valid on every gateway of the cluster (same secret) and across
+ * restarts (inode numbers are never reused while the file exists).
+ */
+#ifndef DSNFS_STORE_CEPHFS_INT_H
+#define DSNFS_STORE_CEPHFS_INT_H
+
+/* libcephfs.h refuses to compile without it (its struct dirent); a no-op
+ * on 64-bit glibc otherwise.  First, before any system header: every
+ * cephfs*.c includes this header first. */
+#ifndef _FILE_OFFSET_BITS
+#define _FILE_OFFSET_BITS 64
+#endif
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cephfs/libcephfs.h>
+#include <rados/librados.h>
+
+#include "nfsd/store/cephfs.h"
+#include "nfsd/store/store_int.h"
+
+/* The kernel handle type our handles carry for a CephFS inode: not one
+ * Linux uses (FILEID_* are below 0x100 but far below this one). */
+#define STORE_CEPHFS_FH_TYPE 0xce
+#define STORE_CEPHFS_VERF_XATTR "user.dsnfs.verf"
+#define STORE_CEPHFS_SECRET_XATTR "user.dsnfs.handle_secret"
+#define STORE_CEPHFS_CACHE_ENTRIES 4096
+#define STORE_CEPHFS_CACHE_BUCKETS 1024
+
+/* Attributes every op wants from libcephfs. */
+#define STORE_CEPHFS_WANT (CEPH_STATX_BASIC_STATS)
+
+struct store_cephfs_obj;
+
+struct store_cephfs {
+	struct store base;
+	struct ceph_mount_info *cm;
+	UserPerm *root_perms; /* the mount's (borrowed from cm) */
+	struct store_secret secret;
+	struct store_cephfs_obj *root;
+	uint64_t root_ino;
+	char cluster[160]; /* "ceph.conf path (mon host)": for messages */
+
+	/* librados, for the allocated bytes of files (cephfs_used.c) */
+	rados_t rados;
+	bool rados_ok;
+	pthread_mutex_t rados_lock; /* the I/O contexts below */
+	int64_t pool_id[4]; /* data pools seen, with their contexts */
+	rados_ioctx_t pool_io[4];
+	size_t npools;
+
+	/* The object cache: ino -> object with a reference; FIFO eviction. */
+	pthread_mutex_t cache_lock;
+	struct store_cephfs_obj *buckets[STORE_CEPHFS_CACHE_BUCKETS];
+	struct store_cephfs_obj *fifo_head, *fifo_tail;
+	size_t cached;
+};
+
+struct store_cephfs_obj {
+	atomic_uint refs;
+	struct store_cephfs *sc;
+	Inode *in; /* one ll reference, put by the last unref */
+	uint64_t ino;
+	enum store_ftype type;
+	struct store_fh fh;
+	/* The open file of a regular file's I/O, made on first use under
+	 * @lock, closed by the last unref. */
+	pthread_mutex_t lock;
+	struct Fh *io;
+	struct store_syncgroup sync;
+	/* cephfs_used.c's, under @lock: which of the file's RADOS objects
+	 * exist (a bit each), measured on first need and kept up to date by
+	 * this gateway's writes; forgotten by a size change. */
+	bool used_known;
+	uint8_t *used_bits;
+	uint64_t used_nbits; /* objects the bitmap covers */
+	uint64_t used_objects; /* bits set */
+	uint32_t object_bytes; /* the file's layout object size */
+	/* cephfs_obj.c's cache, under sc->cache_lock */
+	bool cached;
+	struct store_cephfs_obj *hash_next;
+	struct store_cephfs_obj *fifo_next;
+};
+
+static inline struct store_cephfs *store__cephfs(struct store *st)
+{
+	return (struct store_cephfs *)st;
+}
+
+static inline struct store_cephfs_obj *store__cephfs_obj(struct store_obj *o)
+{
+	return (struct store_cephfs_obj *)o;
+}
+
+static inline struct store_obj *store__cephfs_pub(struct store_cephfs_obj *o)
+{
+	return (struct store_obj *)o;
+}
+
+/* ---- objects (cephfs_obj.c) -------------------------------------------- */
+
+/*
+ * The object of inode @in (takes its ll reference on every path) with
+ * statx @stx, from the cache or new.  *out returns owned.  Returns 0 or
+ * -ENOMEM.
+ */
+int store__cephfs_obj_get(struct store_cephfs *sc, Inode *in,
+			  const struct ceph_statx *stx,
+			  struct store_cephfs_obj **out);
+void store__cephfs_obj_ref(struct store_obj *obj);
+void store__cephfs_obj_unref(struct store_obj *obj);
+/* Forgets the cached object of inode @ino, if any (removed names). */
+void store__cephfs_cache_drop(struct store_cephfs *sc, uint64_t ino);
+/* Drops every cached object (close). */
+void store__cephfs_cache_clear(struct store_cephfs *sc);
+/* ops->resolve and ops->resolve_attr. */
+int store__cephfs_resolve(struct store *st, const struct store_fh *fh,
+			  struct store_obj **out);
+int store__cephfs_resolve_attr(struct store *st, const struct store_fh *fh,
+			       struct store_obj **out,
+			       struct store_attr *attr);
+/* The open file of regular file @o for I/O (borrowed while @o is held):
+ * -EISDIR / -EINVAL for a directory / another type, or the open's
+ * -errno. */
+int store__cephfs_obj_io(struct store_cephfs_obj *o, struct Fh **out);
+
+/* ---- attributes (cephfs_attr.c) ---------------------------------------- */
+
+/* Maps a ceph error (negative errno, sometimes a positive one) to ours. */
+int store__cephfs_err(int rc);
+void store__cephfs_attr_from_statx(const struct store_cephfs *sc,
+				   struct store_cephfs_obj *o,
+				   const struct ceph_statx *stx,
+				   struct store_attr *attr);
+int store__cephfs_getattr(struct store *st, struct store_obj *obj,
+			  struct store_attr *attr);
+int store__cephfs_setattr(struct store *st, struct store_obj *obj,
+			  const struct store_sattr *sattr,
+			  const struct store_cred *cred);
+/* Applies @sattr to @o (SETATTR, and the attributes of a new object). */
+int store__cephfs_sattr_apply(struct store_cephfs *sc,
+			      struct store_cephfs_obj *o,
+			      const struct store_sattr *sattr);
+int store__cephfs_readlink(struct store *st, struct store_obj *obj, char *buf,
+			   size_t buflen, size_t *len);
+int store__cephfs_fsstat(struct store *st, struct store_fsstat *fs);
+
+/* ---- I/O (cephfs_io.c) ------------------------------------------------- */
+
+int store__cephfs_read(struct store *st, struct store_obj *obj,
+		       uint64_t off_bytes, void *buf, uint32_t count,
+		       uint32_t *nread, bool *eof);
+int store__cephfs_write(struct store *st, struct store_obj *obj,
+			uint64_t off_bytes, const void *buf, uint32_t count,
+			enum store_stable stable, bool *sync_failed);
+int store__cephfs_commit(struct store *st, struct store_obj *obj,
+			 uint64_t off_bytes, uint32_t count,
+			 bool *sync_failed);
+
+/* ---- namespace (cephfs_ns.c) and READDIR (cephfs_dir.c) --------------- */
+
+int store__cephfs_lookup(struct store *st, struct store_obj *dir,
+			 const char *name, struct store_obj **out);
+int store__cephfs_create(struct store *st, struct store_obj *dir,
+			 const char *name, enum store_create_how how,
+			 const struct store_sattr *sattr, const uint8_t verf[8],
+			 const struct store_cred *cred, struct store_obj **out);
+int store__cephfs_mkdir(struct store *st, struct store_obj *dir,
+			const char *name, const struct store_sattr *sattr,
+			const struct store_cred *cred, struct store_obj **out);
+int store__cephfs_symlink(struct store *st, struct store_obj *dir,
+			  const char *name, const char *target,
+			  const struct store_sattr *sattr,
+			  const struct store_cred *cred,
+			  struct store_obj **out);
+int store__cephfs_mknod(struct store *st, struct store_obj *dir,
+			const char *name, enum store_ftype type,
+			uint32_t rdev_major, uint32_t rdev_minor,
+			const struct store_sattr *sattr,
+			const struct store_cred *cred, struct store_obj **out);
+int store__cephfs_remove(struct store *st, struct store_obj *dir,
+			 const char *name);
+int store__cephfs_rmdir(struct store *st, struct store_obj *dir,
+			const char *name);
+int store__cephfs_rename(struct store *st, struct store_obj *from_dir,
+			 const char *from_name, struct store_obj *to_dir,
+			 const char *to_name);
+int store__cephfs_link(struct store *st, struct store_obj *obj,
+		       struct store_obj *dir, const char *name);
+int store__cephfs_readdir(struct store *st, struct store_obj *dir,
+			  uint64_t cookie, store_readdir_fn cb, void *arg);
+
+/* ---- allocated bytes (cephfs_used.c) ----------------------------------- */
+
+/* Connects librados with @conf as @user (for counting objects); false
+ * when it cannot (used bytes then fall back to the size). */
+bool store__cephfs_rados_open(struct store_cephfs *sc, const char *conf,
+			      const char *user);
+void store__cephfs_rados_close(struct store_cephfs *sc);
+/*
+ * The bytes regular file @o holds in its data pool: the number of its
+ * RADOS objects that exist times the object size (at most the size
+ * rounded up to a 4 KiB block).  The objects are looked at once (one stat
+ * per object the size spans), then this gateway's writes keep the count.
+ * Directories and others, or without librados: st_blocks * 512.
+ */
+uint64_t store__cephfs_used_bytes(struct store_cephfs *sc,
+				  struct store_cephfs_obj *o,
+				  const struct ceph_statx *stx);
+/* A write of [@off_bytes, +@len) went to @o: its objects exist now. */
+void store__cephfs_used_wrote(struct store_cephfs_obj *o, uint64_t off_bytes,
+			      uint64_t len);
+/* A size change: the next look counts again. */
+void store__cephfs_used_forget(struct store_cephfs_obj *o);
+
+#endif

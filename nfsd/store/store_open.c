@@ -1,0 +1,31 @@
+/*
+ * store_open: the one place that turns a datastore's backend name into the
+ * backend's open function; everything after that goes through the ops
+ * table (store.h).
+ */
+#include "nfsd/store/store_open.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+#include "nfsd/store/cephfs.h"
+#include "nfsd/store/local.h"
+
+int store_open(const struct store_params *p, struct store **out, char *errbuf,
+	       size_t errlen)
+{
+	switch (p->backend) {
+	case STORE_BACKEND_LOCAL:
+		return store_local_open(p->name, p->path, p->export_id,
+					p->state_dir, out, errbuf, errlen);
+	case STORE_BACKEND_CEPHFS:
+		return store_cephfs_open(p->name, p->export_id, p->ceph_conf,
+					 p->ceph_path, p->ceph_user, p->ceph_fs,
+					 out, errbuf, errlen);
+	}
+	if (errbuf != NULL && errlen > 0) {
+		snprintf(errbuf, errlen, "%s: unknown backend %d", p->name,
+			 (int)p->backend);
+	}
+	return -EINVAL;
+}

@@ -1,0 +1,87 @@
+/*
+ * store_open: how the server opens, and closes, the store of a datastore
+ * without knowing its backend (store/local*.c or store/cephfs*.c), and the
+ * intent log of the local backend's stable writes (store/ilog*.c).  The
+ * parameters are the datastore's config keys, copied out of struct config
+ * so that store/ does not depend on the config module.
+ */
+#ifndef DSNFS_STORE_OPEN_H
+#define DSNFS_STORE_OPEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nfsd/store/store.h"
+
+enum store_backend {
+	STORE_BACKEND_LOCAL = 0, /* a directory of this machine */
+	STORE_BACKEND_CEPHFS = 1, /* a CephFS directory, through libcephfs */
+};
+
+/* Borrowed by store_open() for the call only. */
+struct store_params {
+	enum store_backend backend;
+	const char *name; /* datastore name */
+	uint32_t export_id;
+	/* local: keeps handle.secret; cephfs: unused (the secret is kept
+	 * in the cluster, shared by every gateway) */
+	const char *state_dir;
+	const char *path; /* local: the directory served */
+	const char *ceph_conf; /* cephfs: a ceph.conf */
+	const char *ceph_path; /* cephfs: the CephFS directory served */
+	const char *ceph_user; /* cephfs: client id ("admin") */
+	const char *ceph_fs; /* cephfs: file system name; "": the default */
+};
+
+/*
+ * Opens the store @p describes.  *out returns owned: free with
+ * st->ops->close().  Returns 0 or -errno with the datastore's directory
+ * (local) or cluster (cephfs) named in errbuf.  May block (a cluster that
+ * does not answer: up to the backend's mount timeout).
+ */
+int store_open(const struct store_params *p, struct store **out, char *errbuf,
+	       size_t errlen);
+
+/*
+ * Opens the intent log at @path (created, preallocated and zeroed on first
+ * use, mode 0600) with a ring of @ring_bytes (a multiple of 4 KiB, at least
+ * 8 MiB) and a checkpoint at least every @checkpoint_ms (0: only by size
+ * and when needed), first replaying what the file holds after its last
+ * checkpoint onto the files of @stores (@nstores, borrowed; records of
+ * other export ids are skipped and counted).  Replay stops at a torn tail
+ * or a corrupt record and logs where and why; the log opens anyway.  Then
+ * point the stores' `ilog` at it.  Every store must be of the local
+ * backend (the log replays onto its files' descriptors).  *out returns
+ * owned: store_ilog_close().
+ * Returns 0 or -errno with the path named in errbuf.
+ */
+int store_ilog_open(const char *path, uint64_t ring_bytes,
+		    uint32_t checkpoint_ms, struct store *const *stores,
+		    size_t nstores, struct store_ilog **out, char *errbuf,
+		    size_t errlen);
+
+/*
+ * Waits until every write_async of @ilog has had its done hook called
+ * (they hand requests back to the loops: call it after the loops stopped,
+ * before their memory goes).  NULL is a no-op.
+ */
+void store_ilog_drain(struct store_ilog *ilog);
+
+/* Checkpoints everything (the next start replays nothing), logs the
+ * counters, frees.  NULL is a no-op.  After every store using it stopped
+ * writing. */
+void store_ilog_close(struct store_ilog *ilog);
+
+/* Counters of an intent log since it opened (/metrics, tests, the closing
+ * log line): records appended, flushes of the log, checkpoints, writers
+ * that waited for ring space, records replayed at open and skipped. */
+struct store_ilog_stats {
+	uint64_t records, flushes, checkpoints, full_waits;
+	uint64_t replayed, replay_skipped;
+};
+void store_ilog_stats(struct store_ilog *ilog, struct store_ilog_stats *out);
+
+/* The path the log was opened at (borrowed, for labels and messages). */
+const char *store_ilog_path(const struct store_ilog *ilog);
+
+#endif

@@ -1,0 +1,241 @@
+#!/usr/bin/env bash
+# perf/bench/ceph.sh [BUILD_DIR]: dsnfsd on CephFS against nfs-ganesha with
+# FSAL_CEPH, on one one-node cluster (tests/ceph/cluster.sh), same client
+# (dsload), in one run; and librados itself (rados bench) beside them, so
+# that what a gateway costs shows.  `make bench-ceph` runs it.  Needs root:
+# it runs in a network namespace of its own (loopback only: ganesha's
+# wildcard sockets reach nowhere else).  docs/ceph.md, "Benchmark".
+#
+# Environment (defaults in brackets):
+#   BENCH_SECONDS [5]    measured seconds of one run
+#   BENCH_DEPTH   [16]   I/Os in flight (one emulated host, one VMDK)
+#   BENCH_VMDK    [256m] the test file
+#   BENCH_OUT     [BUILD_DIR/bench] where ceph-STAMP.txt goes
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+BUILD=${1:-build}
+if [ -z "${BENCH_CEPH_NETNS:-}" ]; then
+	[ "$(id -u)" = 0 ] || { echo "bench-ceph: needs root" >&2; exit 1; }
+	for p in nfs-ganesha nfs-ganesha-ceph; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'ok installed' && continue
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends "$p" >/dev/null || exit 1
+	done
+	# Ganesha registers with rpcbind or dies: a private /run (mount
+	# namespace) keeps that rpcbind's socket and state from the host's.
+	BENCH_CEPH_NETNS=1 exec unshare -n -m --propagation private \
+		bash "$0" "$@"
+fi
+ip link set lo up || exit 1
+mount -t tmpfs -o mode=0755 bench-ceph-run /run || exit 1
+mkdir -p /run/rpcbind /run/ganesha
+
+SECS=${BENCH_SECONDS:-5}
+DEPTH=${BENCH_DEPTH:-16}
+VMDK=${BENCH_VMDK:-256m}
+OUT=${BENCH_OUT:-$BUILD/bench}
+DSNFSD=$BUILD/bin/dsnfsd
+DSLOAD=$BUILD/bin/dsload
+TMP=$(mktemp -d /tmp/dsnfs-bench-ceph.XXXXXX)
+mkdir -p "$OUT"
+STAMP=$(date -u +%Y%m%d-%H%M%S)
+TABLE=$OUT/ceph-$STAMP.txt
+SRV_PID=""
+FUSE_PID=""
+RPCBIND_PID=""
+
+cleanup() {
+	[ -n "$SRV_PID" ] && kill "$SRV_PID" 2>/dev/null && wait "$SRV_PID"
+	[ -n "$RPCBIND_PID" ] && kill "$RPCBIND_PID" 2>/dev/null &&
+		wait "$RPCBIND_PID"
+	if [ -n "$FUSE_PID" ]; then
+		umount "$TMP/mnt" 2>/dev/null
+		wait "$FUSE_PID" 2>/dev/null
+	fi
+	tests/ceph/cluster.sh stop "$TMP/ceph"
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+tests/ceph/cluster.sh start "$TMP/ceph" >&2 || exit 1
+CONF=$TMP/ceph/ceph.conf
+mkdir -p "$TMP/mnt"
+ceph-fuse -f -c "$CONF" "$TMP/mnt" >"$TMP/fuse.log" 2>&1 &
+FUSE_PID=$!
+for _ in $(seq 1 100); do
+	grep -q "$TMP/mnt fuse" /proc/mounts && break
+	sleep 0.1
+done
+mkdir -p "$TMP/mnt/bench-dsnfsd" "$TMP/mnt/bench-ganesha" || exit 1
+
+# name kind args...: one dsload run against the server on ports 2049 /
+# 20048 -> "MiB/s IOPS" on stdout.
+dsload_run() {
+	"$DSLOAD" run -s 127.0.0.1 --nfs-port 2049 --mount-port 20048 -D ds1 \
+		--vmdk-size "$VMDK" --iodepth "$DEPTH" --ramp 1 --runtime "$SECS" \
+		--quiet --json "$TMP/run.json" "$@" >"$TMP/dsload.out" 2>&1 || {
+		tail -5 "$TMP/dsload.out" >&2
+		echo "0 0"
+		return
+	}
+	python3 - "$TMP/run.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+rows = [r for r in j["phases"][-1]["rows"] if r["level"] == "total"]
+t = rows[0]
+bad = t["errors"] + t["mismatches"]
+print("%.1f %.0f%s" % (t["mib_per_s"], t["iops"], "" if not bad else " ERR"))
+PY
+}
+
+CORNERS="seq-read:--bs=64k,--read-pct=100,--random-pct=0,--prefill
+seq-write:--bs=64k,--read-pct=0,--random-pct=0,--stable=unstable
+rand-read:--bs=8k,--read-pct=100,--random-pct=100,--prefill
+rand-write:--bs=8k,--read-pct=0,--random-pct=100,--stable=unstable
+file-sync-write:--bs=64k,--read-pct=0,--random-pct=0,--stable=file_sync"
+
+# server: runs every corner, "corner MiB/s IOPS" lines into $TMP/$server.
+corners() {
+	local server=$1 line name args
+	: >"$TMP/$server"
+	while IFS= read -r line; do
+		name=${line%%:*}
+		args=${line#*:}
+		# shellcheck disable=SC2086
+		echo "$name $(dsload_run ${args//,/ })" >>"$TMP/$server"
+		echo "  $server $name: $(tail -1 "$TMP/$server")" >&2
+	done <<<"$CORNERS"
+}
+
+cat >"$TMP/dsnfsd.conf" <<CONF
+[server]
+listen = 127.0.0.1
+nfs_port = 2049
+mount_port = 20048
+portmap_port = off
+admin_port = off
+state_dir = $TMP/state
+[datastore ds1]
+backend = cephfs
+ceph_conf = $CONF
+ceph_path = /bench-dsnfsd
+CONF
+mkdir -p "$TMP/state"
+"$DSNFSD" -f -c "$TMP/dsnfsd.conf" >"$TMP/dsnfsd.out" 2>"$TMP/dsnfsd.log" &
+SRV_PID=$!
+for _ in $(seq 1 100); do
+	grep -q listening "$TMP/dsnfsd.out" && break
+	sleep 0.1
+done
+echo "dsnfsd (cephfs backend):" >&2
+corners dsnfsd
+kill "$SRV_PID"
+wait "$SRV_PID"
+SRV_PID=""
+
+cat >"$TMP/ganesha.conf" <<CONF
+NFS_CORE_PARAM {
+	Protocols = 3;
+	NFS_Port = 2049;
+	MNT_Port = 20048;
+	Enable_NLM = false;
+	Enable_RQUOTA = false;
+	Enable_UDP = false;
+	mount_path_pseudo = true;
+	Plugins_Dir = /usr/lib/x86_64-linux-gnu/ganesha;
+}
+NFS_KRB5 { Active_krb5 = false; }
+NFSV4 { Graceless = true; RecoveryBackend = fs; RecoveryRoot = $TMP/ganesha-state; }
+CEPH { Ceph_Conf = $CONF; }
+EXPORT {
+	Export_Id = 1;
+	Path = /bench-ganesha;
+	Pseudo = /ds1;
+	Access_Type = RW;
+	Squash = No_Root_Squash;
+	SecType = sys;
+	Protocols = 3;
+	Transports = TCP;
+	FSAL { Name = CEPH; User_Id = "admin"; }
+}
+LOG { Default_Log_Level = WARN; }
+CONF
+mkdir -p "$TMP/ganesha-state"
+rpcbind -f &
+RPCBIND_PID=$!
+sleep 0.5
+ganesha.nfsd -F -f "$TMP/ganesha.conf" -L "$TMP/ganesha.log" \
+	-p "$TMP/ganesha.pid" &
+SRV_PID=$!
+for _ in $(seq 1 200); do
+	(exec 3<>/dev/tcp/127.0.0.1/2049) 2>/dev/null && break
+	kill -0 "$SRV_PID" 2>/dev/null || break
+	sleep 0.1
+done
+kill -0 "$SRV_PID" 2>/dev/null || {
+	grep -E 'CRIT|MAJ|FATAL' "$TMP/ganesha.log" | grep -v DBUS >&2
+	echo "bench-ceph: nfs-ganesha did not start" >&2
+	exit 1
+}
+sleep 1
+echo "nfs-ganesha FSAL_CEPH:" >&2
+corners ganesha
+kill "$SRV_PID"
+wait "$SRV_PID"
+SRV_PID=""
+
+# librados alone: 16 ops in flight, the block sizes of the corners.
+rados_bench() {
+	local bs=$1 mode=$2 size=()
+	# -b is the write's; seq and rand read what the last write left.
+	[ "$mode" = write ] && size=(-b "$bs")
+	rados -c "$CONF" -p cephfs_data bench "$SECS" "$mode" "${size[@]}" \
+		-t "$DEPTH" --no-cleanup 2>/dev/null |
+		awk '/^Bandwidth \(MB\/sec\)/ { bw = $3 }
+		     /^Average IOPS/ { iops = $3 }
+		     END { printf "%.1f %.0f\n", bw, iops }'
+}
+echo "rados bench:" >&2
+{
+	echo "seq-write $(rados_bench 65536 write)"
+	echo "seq-read $(rados_bench 65536 seq)"
+	echo "rand-write $(rados_bench 8192 write)"
+	echo "rand-read $(rados_bench 8192 rand)"
+} >"$TMP/rados"
+rados -c "$CONF" -p cephfs_data cleanup >/dev/null 2>&1
+
+{
+	echo "dsnfs bench-ceph $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPU," \
+		"Linux $(uname -r), ceph $(dpkg-query -W -f '${Version}' ceph-osd)," \
+		"nfs-ganesha $(dpkg-query -W -f '${Version}' nfs-ganesha-ceph)"
+	echo "one-node cluster (1 bluestore OSD on a sparse file, size 1), loopback;" \
+		"dsload 1 host, 1 VMDK of $VMDK, depth $DEPTH, ${SECS} s a run;" \
+		"load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo
+	python3 - "$TMP/dsnfsd" "$TMP/ganesha" "$TMP/rados" <<'PY'
+import sys
+def load(p):
+    d = {}
+    for line in open(p):
+        f = line.split()
+        # a run with errors or mismatches counts as nothing
+        d[f[0]] = (0.0, 0.0) if len(f) > 3 else (float(f[1]), float(f[2]))
+    return d
+d, g, r = (load(p) for p in sys.argv[1:4])
+print("%-16s %10s %10s %10s %8s %12s %8s" % ("corner", "dsnfsd", "ganesha",
+      "rados", "d/g", "d/rados", "unit"))
+for k in ["seq-read", "seq-write", "rand-read", "rand-write", "file-sync-write"]:
+    big = k.startswith("seq") or k == "file-sync-write"
+    i = 0 if big else 1
+    unit = "MiB/s" if big else "IOPS"
+    dv, gv = d.get(k, (0, 0))[i], g.get(k, (0, 0))[i]
+    rv = r.get(k, (0, 0))[i] if k in r else None
+    ratio = "%.2f" % (dv / gv) if gv else "-"
+    rr = "%.2f" % (dv / rv) if rv else "-"
+    print("%-16s %10.1f %10.1f %10s %8s %12s %8s" % (k, dv, gv,
+          "%.1f" % rv if rv is not None else "-", ratio, rr, unit))
+PY
+} | tee "$TABLE"
+echo "table: $TABLE" >&2

@@ -1,0 +1,312 @@
+/*
+ * test_store_cephfs: the CephFS store (nfsd/store/cephfs*.c) on a real
+ * cluster, through its ops: handles that a second store on the same
+ * cluster (a second gateway) resolves to the same file, a removed file's
+ * handle is STALE, FILE_SYNC writes read back, READ's eof, used bytes
+ * counted in RADOS objects for a sparse file (not its size), and READDIR
+ * cookies that the other store resumes from.  The cluster is the one
+ * DSNFS_CEPH_CONF names (tests/run.sh starts one for the suite); without
+ * it every test is skipped.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "nfsd/store/cephfs.h"
+#include "nfsd/store/store.h"
+#include "tests/lib/log_capture.h"
+
+#define TEST_EXPORT_ID 77
+#define MIB (1024u * 1024u)
+
+struct fixture {
+	struct store *a, *b; /* two gateways on the same directory */
+	struct store_obj *dir_a; /* this test's directory, in a */
+	char dir[64];
+};
+
+static int setup(void **state)
+{
+	const char *conf = getenv("DSNFS_CEPH_CONF");
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct store_obj *root;
+	char err[512] = "";
+
+	if (!f)
+		return -1;
+	*state = f;
+	if (!conf || !conf[0] || access(conf, R_OK) != 0)
+		return 0;
+	if (store_cephfs_open("c1", TEST_EXPORT_ID, conf, "/", "admin", "",
+			      &f->a, err, sizeof(err)) ||
+	    store_cephfs_open("c1", TEST_EXPORT_ID, conf, "/", "admin", "",
+			      &f->b, err, sizeof(err))) {
+		fprintf(stderr, "store_cephfs_open: %s\n", err);
+		return -1;
+	}
+	snprintf(f->dir, sizeof(f->dir), "test_store_cephfs-%d", getpid());
+	if (f->a->ops->root(f->a, &root))
+		return -1;
+	if (f->a->ops->mkdir(f->a, root, f->dir, NULL, NULL, &f->dir_a))
+		return -1;
+	f->a->ops->obj_unref(root);
+	return 0;
+}
+
+/* Removes what a test left in its directory (one level), then it. */
+static int clean_cb(void *arg, const char *name, uint64_t fileid,
+		    uint64_t cookie)
+{
+	struct fixture *f = arg;
+
+	(void)fileid;
+	(void)cookie;
+	if (strcmp(name, ".") && strcmp(name, ".."))
+		f->a->ops->remove(f->a, f->dir_a, name);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	struct store_obj *root;
+
+	if (f->dir_a) {
+		f->a->ops->readdir(f->a, f->dir_a, 0, clean_cb, f);
+		f->a->ops->obj_unref(f->dir_a);
+		if (!f->a->ops->root(f->a, &root)) {
+			f->a->ops->rmdir(f->a, root, f->dir);
+			f->a->ops->obj_unref(root);
+		}
+	}
+	if (f->b)
+		f->b->ops->close(f->b);
+	if (f->a)
+		f->a->ops->close(f->a);
+	free(f);
+	return 0;
+}
+
+static void need_cluster(struct fixture *f)
+{
+	if (!f->a)
+		skip();
+}
+
+static struct store_obj *make_file(struct fixture *f, const char *name)
+{
+	struct store_obj *obj = NULL;
+	const uint8_t verf[8] = { 0 };
+
+	assert_int_equal(f->a->ops->create(f->a, f->dir_a, name,
+					   STORE_CREATE_GUARDED, NULL, verf,
+					   NULL, &obj),
+			 0);
+	return obj;
+}
+
+static struct store_attr attr_of(struct store *st, struct store_obj *obj)
+{
+	struct store_attr a;
+
+	assert_int_equal(st->ops->getattr(st, obj, &a), 0);
+	return a;
+}
+
+static void test_cephfs_handle_is_valid_on_the_other_gateway(void **state)
+{
+	struct fixture *f = *state;
+	struct store_obj *obj, *other;
+	struct store_fh fh, fh2;
+	struct store_attr a, b;
+	bool sync_failed;
+	char buf[16];
+	uint32_t n;
+	bool eof;
+
+	need_cluster(f);
+	obj = make_file(f, "shared");
+	assert_int_equal(f->a->ops->write(f->a, obj, 0, "hello cephfs", 12,
+					  STORE_FILE_SYNC, &sync_failed),
+			 0);
+	f->a->ops->obj_fh(obj, &fh);
+	assert_true(fh.len <= STORE_FH_MAX);
+	assert_int_equal(fh.len, 23);
+	assert_int_equal(f->b->ops->resolve(f->b, &fh, &other), 0);
+	f->b->ops->obj_fh(other, &fh2);
+	assert_memory_equal(&fh, &fh2, sizeof(fh));
+	a = attr_of(f->a, obj);
+	b = attr_of(f->b, other);
+	assert_int_equal(a.fileid, b.fileid);
+	assert_int_equal(b.size_bytes, 12);
+	assert_int_equal(b.fsid, TEST_EXPORT_ID);
+	assert_int_equal(f->b->ops->read(f->b, other, 0, buf, sizeof(buf), &n,
+					 &eof),
+			 0);
+	assert_int_equal(n, 12);
+	assert_true(eof);
+	assert_memory_equal(buf, "hello cephfs", 12);
+	f->b->ops->obj_unref(other);
+	f->a->ops->obj_unref(obj);
+}
+
+static void test_cephfs_removed_file_is_stale_forged_is_bad(void **state)
+{
+	struct fixture *f = *state;
+	struct store_obj *obj, *other = NULL;
+	struct store_fh fh;
+
+	need_cluster(f);
+	obj = make_file(f, "doomed");
+	f->a->ops->obj_fh(obj, &fh);
+	f->a->ops->obj_unref(obj);
+	assert_int_equal(f->a->ops->remove(f->a, f->dir_a, "doomed"), 0);
+	assert_int_equal(f->b->ops->resolve(f->b, &fh, &other), -ESTALE);
+	fh.data[fh.len - 1] ^= 1;
+	assert_int_equal(f->a->ops->resolve(f->a, &fh, &other),
+			 -STORE_EBADHANDLE);
+	assert_null(other);
+}
+
+/* A 1 GiB file with 64 KiB written at 0 and at 512 MiB holds two
+ * objects: used is 8 MiB of 4 MiB objects, not the size; both gateways
+ * count the same once they look. */
+static void test_cephfs_used_counts_objects_of_a_sparse_file(void **state)
+{
+	struct fixture *f = *state;
+	struct store_sattr grow = { .set_size = true,
+				    .size_bytes = 1024ull * MIB };
+	struct store_obj *obj, *other;
+	static char block[65536];
+	struct store_fh fh;
+	bool sync_failed;
+
+	need_cluster(f);
+	memset(block, 0xa5, sizeof(block));
+	obj = make_file(f, "thin.vmdk");
+	assert_int_equal(f->a->ops->setattr(f->a, obj, &grow, NULL), 0);
+	assert_int_equal(attr_of(f->a, obj).used_bytes, 0);
+	assert_int_equal(f->a->ops->write(f->a, obj, 0, block, sizeof(block),
+					  STORE_FILE_SYNC, &sync_failed),
+			 0);
+	assert_int_equal(f->a->ops->write(f->a, obj, 512ull * MIB, block,
+					  sizeof(block), STORE_FILE_SYNC,
+					  &sync_failed),
+			 0);
+	assert_int_equal(attr_of(f->a, obj).size_bytes, 1024ull * MIB);
+	assert_int_equal(attr_of(f->a, obj).used_bytes, 8ull * MIB);
+	f->a->ops->obj_fh(obj, &fh);
+	assert_int_equal(f->b->ops->resolve(f->b, &fh, &other), 0);
+	assert_int_equal(attr_of(f->b, other).used_bytes, 8ull * MIB);
+	f->b->ops->obj_unref(other);
+	f->a->ops->obj_unref(obj);
+}
+
+/* A small file is used up to its size rounded to 4 KiB, not a whole
+ * object. */
+static void test_cephfs_used_of_a_small_file_is_its_blocks(void **state)
+{
+	struct fixture *f = *state;
+	struct store_obj *obj;
+	bool sync_failed;
+
+	need_cluster(f);
+	obj = make_file(f, "small");
+	assert_int_equal(f->a->ops->write(f->a, obj, 0, "x", 1,
+					  STORE_FILE_SYNC, &sync_failed),
+			 0);
+	assert_int_equal(attr_of(f->a, obj).used_bytes, 4096);
+	f->a->ops->obj_unref(obj);
+}
+
+struct listing {
+	char names[64][32];
+	uint64_t cookies[64];
+	size_t n, stop_after;
+};
+
+static int list_cb(void *arg, const char *name, uint64_t fileid,
+		   uint64_t cookie)
+{
+	struct listing *l = arg;
+
+	(void)fileid;
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return 0;
+	assert_true(l->n < 64);
+	snprintf(l->names[l->n], sizeof(l->names[0]), "%s", name);
+	l->cookies[l->n++] = cookie;
+	return l->n == l->stop_after ? 1 : 0;
+}
+
+/* A listing stopped on one gateway goes on from its cookie on the other,
+ * with every name once. */
+static void test_cephfs_readdir_cookie_resumes_on_the_other(void **state)
+{
+	struct fixture *f = *state;
+	struct listing first = { .stop_after = 10 }, rest = { 0 };
+	struct store_obj *dir_b;
+	struct store_fh fh;
+	char name[16];
+
+	need_cluster(f);
+	for (int i = 0; i < 30; i++) {
+		snprintf(name, sizeof(name), "e%02d", i);
+		f->a->ops->obj_unref(make_file(f, name));
+	}
+	assert_int_equal(f->a->ops->readdir(f->a, f->dir_a, 0, list_cb,
+					    &first),
+			 0);
+	assert_int_equal(first.n, 10);
+	f->a->ops->obj_fh(f->dir_a, &fh);
+	assert_int_equal(f->b->ops->resolve(f->b, &fh, &dir_b), 0);
+	assert_int_equal(f->b->ops->readdir(f->b, dir_b, first.cookies[9],
+					    list_cb, &rest),
+			 0);
+	f->b->ops->obj_unref(dir_b);
+	assert_int_equal(first.n + rest.n, 30);
+	for (size_t i = 0; i < first.n; i++) {
+		for (size_t j = 0; j < rest.n; j++)
+			assert_string_not_equal(first.names[i], rest.names[j]);
+	}
+}
+
+static void test_cephfs_open_names_datastore_and_cluster(void **state)
+{
+	struct fixture *f = *state;
+	const char *conf = getenv("DSNFS_CEPH_CONF");
+	struct store *st = NULL;
+	char err[512] = "";
+
+	need_cluster(f);
+	assert_int_equal(store_cephfs_open("c2", 78, conf, "/no/such/dir",
+					   "admin", "", &st, err, sizeof(err)),
+			 -ENOENT);
+	assert_null(st);
+	assert_non_null(strstr(err, "datastore c2: cephfs cluster "));
+	assert_non_null(strstr(err, conf));
+}
+
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_cephfs_handle_is_valid_on_the_other_gateway),
+		T(test_cephfs_removed_file_is_stale_forged_is_bad),
+		T(test_cephfs_used_counts_objects_of_a_sparse_file),
+		T(test_cephfs_used_of_a_small_file_is_its_blocks),
+		T(test_cephfs_readdir_cookie_resumes_on_the_other),
+		T(test_cephfs_open_names_datastore_and_cluster),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
