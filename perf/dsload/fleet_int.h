@@ -127,7 +127,7 @@ enum job_state {
 struct dvm {
 	struct host *host;
 	double rate_per_ns; /* tokens per ns; 0: no ceiling */
-	double burst; /* bucket depth, at least one token */
+	double burst; /* bucket depth (VM_DEPTH_NS), at least one token */
 	double tokens;
 	int64_t last_ns;
 	ev_timer wake; /* a token is due: kick the VMDKs again */

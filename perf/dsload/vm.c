@@ -11,8 +11,13 @@
 #include "perf/dsload/clock.h"
 #include "perf/dsload/fleet_int.h"
 
-/* Bucket depth: 10 ms of rate, as the server's buckets (burst_ms). */
+/* A phase starts with 10 ms of rate, as the server's buckets (burst_ms);
+ * the bucket holds 50 ms more, as the server's flows do (docs/pools.md,
+ * "Late loops keep their tokens"): when dsload's own loop runs late on a
+ * busy machine, the VM gets back the tokens of the time it was away, and
+ * its ceiling stays its ceiling. */
 #define VM_BURST_NS (10 * DSLOAD_NS_PER_MS)
+#define VM_DEPTH_NS (60 * DSLOAD_NS_PER_MS)
 
 static void vm_wake_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -29,8 +34,8 @@ static void vm_wake_cb(struct ev_loop *loop, ev_timer *w, int revents)
 void vm_phase_start(struct dvm *vm, double iops, int64_t now_ns)
 {
 	vm->rate_per_ns = iops / (double)DSLOAD_NS_PER_S;
-	vm->burst = fmax(1.0, vm->rate_per_ns * VM_BURST_NS);
-	vm->tokens = vm->burst;
+	vm->burst = fmax(1.0, vm->rate_per_ns * VM_DEPTH_NS);
+	vm->tokens = fmax(1.0, vm->rate_per_ns * VM_BURST_NS);
 	vm->last_ns = now_ns;
 	ev_timer_init(&vm->wake, vm_wake_cb, 0.0, 0.0);
 }

@@ -47,6 +47,8 @@ for p in d['phases']:
         bad += 1
 sys.exit(bad != 0)"
 check "plot written" grep -q '<svg' "$out/sweep.svg"
+check "the PNG beside it" bash -c "head -c 8 '$out/sweep.png' | od -An -tx1 | grep -q '89 50 4e 47 0d 0a 1a 0a'"
+check "one panel per block size, both drawn" [ "$(grep -c '^plot' "$out/sweep.gp")" = 4 ]
 check "server saw host 127.0.1.2 mount ds2" \
 	grep -q '127.0.1.2: mounted /ds2' "$TEST_TMP/dsnfsd.log"
 check "descriptor names its flat extent" \
