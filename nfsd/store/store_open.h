@@ -51,8 +51,8 @@ int store_open(const struct store_params *p, struct store **out, char *errbuf,
  * other export ids are skipped and counted).  Replay stops at a torn tail
  * or a corrupt record and logs where and why; the log opens anyway.  Then
  * point the stores' `ilog` at it.  Every store must be of the local
- * backend (the log replays onto its files' descriptors).  *out returns owned: store_ilog_close().
- * Returns 0 or -errno with the path named in errbuf.
+ * backend (the log replays onto its files' descriptors).  *out returns owned:
+ * store_ilog_close(). Returns 0 or -errno with the path named in errbuf.
  */
 int store_ilog_open(const char *path, uint64_t ring_bytes,
 		    uint32_t checkpoint_ms, struct store *const *stores,
