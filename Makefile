@@ -78,7 +78,7 @@ UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_BINS := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 .PHONY: all run test unit deps deps-check fuzz fuzz-build fuzz-bins format \
-	format-check clean man progs install deb nfsd vmdk lab lab-clones bench bench-ceph bench-profile bench-vmdk bench-scale \
+	format-check clean man progs install deb nfsd vmdk lab lab-loaded lab-clones lab-clone-reads lab-zeroing bench bench-ceph bench-profile bench-vmdk bench-scale \
 	soak abuse
 .DEFAULT_GOAL := all
 
@@ -162,6 +162,10 @@ $(BUILD)/bin/dsload: $(call obj,perf/dsload/main.c) $(LIB_DSLOAD) $(ALL_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) -Wl,--start-group \
 		$(LIB_DSLOAD) $(ALL_LIBS) -Wl,--end-group $(LDLIBS) -lcurl
 $(BUILD)/bin/dsnfsctl: $(call obj,$(CTL_SRC)) $(ALL_LIBS)
+# A hypervisor's reads of a VMDK chain over NFS (libnfs), for a lab only.
+$(BUILD)/bin/vmdkbench: $(call obj,perf/clones/vmdkbench.c) $(LIB_VMDK)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB_VMDK) -lnfs -lpthread -lz
 $(BUILD)/bin/%:
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LINK_LIBS)
@@ -212,18 +216,37 @@ fuzz-bins: $(FUZZ_BINS)
 fuzz: fuzz-build
 	tests/fuzz/run.sh build/fuzz $${FUZZ_SECONDS:-60}
 
-# The anf-avs lab profile end to end (docs/dsload.md): dsload starts dsnfsd
-# with the calibrated config, runs the scenarios of shared/CONTEXT.md
-# section 1, then an uncapped dsnfsd for the ceiling.  Results: var/lab/.
+# The anf-avs lab profile end to end (docs/dsload.md): dsload fits the
+# model to five published rows, measures the machine's ceiling on an
+# uncapped dsnfsd, picks the scale, starts dsnfsd with the fitted caps and
+# runs the 14 scenarios of shared/CONTEXT.md section 1, verifying data.
+# Exit 0 exactly when every predicted ratio is within 15%.  Results,
+# profile.png and profile.svg: var/lab/.
 lab: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsload
 	$(BUILD)/bin/dsload profile anf-avs --server-config etc/lab/anf-avs.conf \
 		--dsnfsd $(BUILD)/bin/dsnfsd --out var/lab
 
+# The same beside stress-ng --cpu 8 (a busy machine): var/lab-loaded/.
+lab-loaded: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsload
+	perf/bench/lab-loaded.sh $(BUILD) var/lab-loaded
+
 # A full clone by the storage against the same clone by a client over NFS
-# (qemu-img convert, nfs-cp), 1 and 4 GiB used in an 8 GiB thin disk: table
+# (qemu-img convert, nfs-cp), 1, 4 and 16 GiB used in a 20 GiB thin disk: table
 # and plot in var/lab/clones (docs/dsvmdk.md, "Through the server"; root).
 lab-clones: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsnfsctl $(BUILD)/bin/dsvmdk
 	perf/clones/lab.sh $(BUILD)/bin
+
+# 8 KiB random reads at depth 16 through NFS on a full, a linked and a
+# native clone, part of each rewritten, on a loop-mounted XFS: table and plot
+# in var/lab/clone-reads (docs/dsvmdk.md, "make lab-clone-reads"; root).
+lab-clone-reads: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsnfsctl $(BUILD)/bin/dsvmdk $(BUILD)/bin/vmdkbench
+	perf/clones/reads.sh $(BUILD)/bin
+
+# Thin, lazy- and eager-zeroed disks written through NFS in their zeroing
+# phase and after it, with and without VMFS's zeroing on first write:
+# table and plot in var/lab/zeroing (docs/dsvmdk.md, "make lab-zeroing").
+lab-zeroing: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsvmdk
+	perf/zeroing/lab.sh $(BUILD)/bin
 
 # Benchmarks and the soak print their figures; none is part of `make test`.
 # dsnfsd against nfs-ganesha, side by side (docs/bench.md).

@@ -380,6 +380,8 @@ static int config_datastore_key(struct config_datastore *ds, const char *key,
 		return config_parse_bool(value, &ds->read_only);
 	if (!strcmp(key, "snapshot_dir"))
 		return config_parse_bool(value, &ds->snapshot_dir);
+	if (!strcmp(key, "zero_on_first_write"))
+		return config_parse_bool(value, &ds->zero_on_first_write);
 	if (!strcmp(key, "intent_log")) {
 		ds->intent_log_line = line;
 		return config_copy(ds->intent_log, sizeof(ds->intent_log),

@@ -70,6 +70,9 @@ struct config_datastore {
 	/* "": the [server] intent log if any; "off": none; else its own
 	 * log at this path (read at start, or when a reload adds it). */
 	char intent_log[4096];
+	/* VMFS's zeroing of a block on its first write (store_int.h), for
+	 * the zeroing lab; off by default. */
+	bool zero_on_first_write;
 };
 
 /* Called for every key config.c does not know.  Returns 0 (taken),

@@ -30,6 +30,9 @@ static void server_export_options_set(struct export *exp,
 	exp->anon_gid = ds->anon_gid;
 	memcpy(exp->clients, ds->clients, sizeof(exp->clients));
 	exp->nclients = ds->nclients;
+	if (exp->store)
+		atomic_store(&exp->store->zero_on_first_write,
+			     ds->zero_on_first_write);
 }
 
 static bool server_export_options_same(const struct export *exp,
@@ -40,6 +43,8 @@ static bool server_export_options_same(const struct export *exp,
 	       exp->secure == ds->secure && exp->squash == ds->squash &&
 	       exp->anon_uid == ds->anon_uid && exp->anon_gid == ds->anon_gid &&
 	       exp->nclients == ds->nclients &&
+	       (!exp->store || atomic_load(&exp->store->zero_on_first_write) ==
+				       ds->zero_on_first_write) &&
 	       memcmp(exp->clients, ds->clients,
 		      ds->nclients * sizeof(ds->clients[0])) == 0;
 }
@@ -119,6 +124,7 @@ static int server_export_open(struct server *srv, struct export *exp,
 	if (err)
 		return err;
 	exp->store->group_commit = srv->group_commit;
+	atomic_store(&exp->store->zero_on_first_write, ds->zero_on_first_write);
 	if (!exp->store->ops->root(exp->store, &root)) {
 		if (!exp->store->ops->getattr(exp->store, root, &a))
 			exp->root_fileid = a.fileid;

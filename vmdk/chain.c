@@ -117,6 +117,31 @@ static int open_cowd_extent(struct open_ctx *c, struct vmdk_extent *e)
 				    c->errbuf, c->errlen);
 }
 
+static int open_sesparse_extent(struct open_ctx *c, struct vmdk_extent *e)
+{
+	struct vmdk_sesparse_header h;
+	uint64_t file_sectors;
+	int err;
+
+	err = file_sectors_get(c->io, e->fd, &file_sectors);
+	if (!err) {
+		err = vmdk__sesparse_header_read(c->io, e->fd, file_sectors, &h,
+						 c->errbuf, c->errlen);
+	}
+	if (err) {
+		return vmdk__err_prefix(c->errbuf, c->errlen, err, e->path);
+	}
+	if (h.capacity_sectors < e->len_sectors) {
+		return vmdk__errf(c->errbuf, c->errlen, -EINVAL,
+				  "%s: capacity %" PRIu64
+				  " (sectors) is smaller than its extent line "
+				  "(%" PRIu64 ")",
+				  e->path, h.capacity_sectors, e->len_sectors);
+	}
+	return vmdk__sesparse_gmap_open(c->io, e->fd, e->path, &h, &e->gmap,
+					c->errbuf, c->errlen);
+}
+
 /* An extent file stays in (or below) its descriptor's directory. */
 static bool extent_name_ok(const char *name)
 {
@@ -186,7 +211,7 @@ static int open_extents(struct open_ctx *c, struct vmdk *v)
 		    d->access == VMDK_ACCESS_NOACCESS) {
 			continue;
 		}
-		if (d->type == VMDK_EXTENT_VMFSSPARSE) {
+		if (vmdk__extent_type_read_only(d->type)) {
 			rw = false;
 		}
 		if (v->desc_home != VMDK_DESC_TEXT) {
@@ -214,6 +239,8 @@ static int open_extents(struct open_ctx *c, struct vmdk *v)
 			err = open_sparse_extent(c, e, rw);
 		} else if (d->type == VMDK_EXTENT_VMFSSPARSE) {
 			err = open_cowd_extent(c, e);
+		} else if (d->type == VMDK_EXTENT_SESPARSE) {
+			err = open_sesparse_extent(c, e);
 		}
 		if (err) {
 			return err;
@@ -295,7 +322,9 @@ static int read_desc(struct open_ctx *c, struct vmdk *v, int fd)
 	union {
 		struct vmdk_sparse_header_disk kdmv;
 		struct vmdk_cowd_header_disk cowd;
+		struct vmdk_sesparse_header_disk se;
 	} raw;
+	struct vmdk_sesparse_header sh;
 	struct vmdk_cowd_header ch;
 	uint64_t file_sectors;
 	uint32_t magic;
@@ -322,11 +351,22 @@ static int read_desc(struct open_ctx *c, struct vmdk *v, int fd)
 		return synth_desc(v, "vmfsSparse", VMDK_EXTENT_VMFSSPARSE,
 				  ch.capacity_sectors);
 	}
+	if (le64toh(raw.se.magic) == VMDK_SESPARSE_MAGIC) {
+		err = vmdk__sesparse_header_decode(&raw.se, file_sectors, &sh,
+						   c->errbuf, c->errlen);
+		if (err) {
+			return vmdk__err_prefix(c->errbuf, c->errlen, err,
+						v->path);
+		}
+		return synth_desc(v, "seSparse", VMDK_EXTENT_SESPARSE,
+				  sh.capacity_sectors);
+	}
 	if (file_sectors > VMDK_MAX_DESCRIPTOR_BYTES / VMDK_SECTOR_SIZE) {
-		return vmdk__errf(c->errbuf, c->errlen, -EFBIG,
-				  "%s: not a VMDK: no KDMV or COWD magic, and "
-				  "over %u bytes for a descriptor",
-				  v->path, VMDK_MAX_DESCRIPTOR_BYTES);
+		return vmdk__errf(
+			c->errbuf, c->errlen, -EFBIG,
+			"%s: not a VMDK: no KDMV, COWD or seSparse magic, and "
+			"over %u bytes for a descriptor",
+			v->path, VMDK_MAX_DESCRIPTOR_BYTES);
 	}
 	text = malloc(vmdk_sectors_to_bytes(file_sectors) + 1);
 	if (!text) {
@@ -335,10 +375,11 @@ static int read_desc(struct open_ctx *c, struct vmdk *v, int fd)
 	err = vmdk__io_read_full(c->io, fd, text,
 				 vmdk_sectors_to_bytes(file_sectors), 0, &len);
 	if (!err && !nul_padded_text(text, len)) {
-		err = vmdk__errf(c->errbuf, c->errlen, -EINVAL,
-				 "%s: not a VMDK: no KDMV or COWD magic, and "
-				 "binary data where a descriptor should be",
-				 v->path);
+		err = vmdk__errf(
+			c->errbuf, c->errlen, -EINVAL,
+			"%s: not a VMDK: no KDMV, COWD or seSparse magic, and "
+			"binary data where a descriptor should be",
+			v->path);
 	} else if (!err) {
 		text[len] = '\0';
 		v->desc_home = VMDK_DESC_TEXT;

@@ -148,7 +148,7 @@ static int grain_sectors(struct checker *c, struct vmdk_extent *e,
 /* Grain tables of @dir: each entry checked, grains collected. */
 static int check_tables(struct checker *c, struct vmdk_extent *e,
 			const uint32_t *dir, const char *name,
-			struct regions *rs, uint32_t *gte, uint32_t *other)
+			struct regions *rs, uint64_t *gte, uint64_t *other)
 {
 	struct vmdk_gmap *m = e->gmap;
 	int err;
@@ -168,7 +168,8 @@ static int check_tables(struct checker *c, struct vmdk_extent *e,
 			/* Redundant tables must equal the primary ones. */
 			if (!m->gd[i] ||
 			    vmdk__gmap_read_table(m, m->gd[i], other) ||
-			    memcmp(gte, other, m->p.gtes_per_gt * 4)) {
+			    memcmp(gte, other,
+				   m->p.gtes_per_gt * sizeof(*gte))) {
 				warning(c,
 					"%s: %s table %" PRIu32
 					" differs from the primary one",
@@ -182,6 +183,14 @@ static int check_tables(struct checker *c, struct vmdk_extent *e,
 
 			if (s == 0 ||
 			    (s == VMDK_GTE_ZEROED && m->p.zero_grain)) {
+				continue;
+			}
+			if (s == VMDK_GTE_INVALID) {
+				problem(c,
+					"%s: grain table %" PRIu32
+					" entry %" PRIu32
+					": not a valid grain entry",
+					e->path, i, j);
 				continue;
 			}
 			if (s < m->p.min_data_sector || s >= m->end_sector) {
@@ -258,7 +267,7 @@ static int check_sparse(struct checker *c, struct vmdk_extent *e)
 {
 	struct vmdk_gmap *m = e->gmap;
 	struct regions rs = { 0 };
-	uint32_t *gte = malloc((size_t)m->p.gtes_per_gt * 4 * 2);
+	uint64_t *gte = malloc((size_t)m->p.gtes_per_gt * sizeof(*gte) * 2);
 	bool capped;
 	uint64_t fit;
 	int err;

@@ -30,12 +30,12 @@ static const char *const type_names[] = {
 	[VMDK_EXTENT_VMFS] = "VMFS",
 	[VMDK_EXTENT_SPARSE] = "SPARSE",
 	[VMDK_EXTENT_VMFSSPARSE] = "VMFSSPARSE",
+	[VMDK_EXTENT_SESPARSE] = "SESPARSE",
 	[VMDK_EXTENT_ZERO] = "ZERO",
 };
 
 /* Extent types of the format that this library does not read. */
 static const char *const unsupported_types[] = { "VMFSRDM", "VMFSRAW",
-						 "SESPARSE",
 						 "VMFSRAWDEVICEMAP" };
 
 const char *vmdk__access_name(enum vmdk_access access)
@@ -425,7 +425,7 @@ static int parse_extent(struct parser *p, const char *s, const char *end)
 	int err;
 
 	next_token(&s, end, &tok, &n);
-	access = word_index(access_names, 3, tok, n);
+	access = word_index(access_names, VMDK_ARRAY_LEN(access_names), tok, n);
 	if (!next_token(&s, end, &tok, &n)) {
 		return perr(p, -EINVAL, "extent line has no size", "", 0);
 	}
@@ -437,9 +437,11 @@ static int parse_extent(struct parser *p, const char *s, const char *end)
 	if (!next_token(&s, end, &tok, &n)) {
 		return perr(p, -EINVAL, "extent line has no type", "", 0);
 	}
-	type = word_index(type_names, 5, tok, n);
+	type = word_index(type_names, VMDK_ARRAY_LEN(type_names), tok, n);
 	if (type < 0) {
-		bool known = word_index(unsupported_types, 4, tok, n) >= 0;
+		bool known = word_index(unsupported_types,
+					VMDK_ARRAY_LEN(unsupported_types), tok,
+					n) >= 0;
 
 		return perr(p, known ? -ENOTSUP : -EINVAL,
 			    known ? "extent type not supported"

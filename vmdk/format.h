@@ -3,9 +3,11 @@
  * write, packed and little endian, with the caps that bound every length read
  * from a disk before it sizes anything.  Sources: VMware "Virtual Disk Format
  * 5.0" (hosted sparse extents, KDMV; grain directories and tables; the
- * descriptor) and the ESX 3 vmfsSparse redo log (COWD).  Only
- * sparse.c and cowd.c turn these bytes into host structs, one decode function
- * per struct; nothing else casts a buffer.
+ * descriptor), the ESX 3 vmfsSparse redo log (COWD) and the ESXi 6.5+
+ * space-efficient sparse delta (seSparse; undocumented by VMware, layout as
+ * QEMU's block/vmdk.c reads it).  Only sparse.c, cowd.c and sesparse.c turn
+ * these bytes into host structs, one decode function per struct; nothing
+ * else casts a buffer.
  */
 #ifndef DSNFS_VMDK_FORMAT_H
 #define DSNFS_VMDK_FORMAT_H
@@ -148,5 +150,72 @@ struct vmdk_cowd_header_disk {
 
 _Static_assert(sizeof(struct vmdk_cowd_header_disk) == 2048,
 	       "COWD header is four sectors");
+
+/* ---- ESXi space-efficient sparse delta (seSparse) ---------------------- */
+
+#define VMDK_SESPARSE_MAGIC 0x00000000cafebabeull
+#define VMDK_SESPARSE_VOLATILE_MAGIC 0x00000000cafecafeull
+/* The one version ESXi 6.5-8 writes (major 2, minor 1). */
+#define VMDK_SESPARSE_VERSION 0x0000000200000001ull
+/* Fixed by the format: 4 KiB grains, 32 KiB tables of 4096 entries. */
+#define VMDK_SESPARSE_GRAIN_SECTORS 8u
+#define VMDK_SESPARSE_GT_SECTORS 64u
+#define VMDK_SESPARSE_GTES 4096u
+/*
+ * Directory and table entries are uint64 with a type in the top nibble.
+ * A directory entry is 0 (no table) or 0x1 << 60 | table index (the top 32
+ * bits exactly 0x10000000).  A table entry is 0 (unallocated: the parent's
+ * data), 0x1 (SCSI-unmapped) or 0x2 (zero) with any low bits, both reading
+ * as zeros, or 0x3 with a grain index split in two: bits 48-59 hold its low
+ * 12 bits and bits 0-47 the rest.
+ */
+#define VMDK_SESPARSE_TYPE_SHIFT 60u
+#define VMDK_SESPARSE_GDE_TABLE 0x1u
+#define VMDK_SESPARSE_GDE_HIGH 0x10000000u
+#define VMDK_SESPARSE_GTE_UNMAPPED 0x1u
+#define VMDK_SESPARSE_GTE_ZERO 0x2u
+#define VMDK_SESPARSE_GTE_ALLOCATED 0x3u
+
+struct vmdk_sesparse_header_disk {
+	uint64_t magic;
+	uint64_t version;
+	uint64_t capacity; /* sectors */
+	uint64_t grain_size; /* sectors */
+	uint64_t grain_table_size; /* sectors */
+	uint64_t flags;
+	uint64_t reserved[4];
+	/* Each region: offset and size, in sectors. */
+	uint64_t volatile_header_offset;
+	uint64_t volatile_header_size;
+	uint64_t journal_header_offset;
+	uint64_t journal_header_size;
+	uint64_t journal_offset;
+	uint64_t journal_size;
+	uint64_t grain_dir_offset;
+	uint64_t grain_dir_size;
+	uint64_t grain_tables_offset;
+	uint64_t grain_tables_size;
+	uint64_t free_bitmap_offset;
+	uint64_t free_bitmap_size;
+	uint64_t backmap_offset;
+	uint64_t backmap_size;
+	uint64_t grains_offset;
+	uint64_t grains_size;
+	uint8_t pad[304];
+} __attribute__((packed));
+
+_Static_assert(sizeof(struct vmdk_sesparse_header_disk) == 512,
+	       "seSparse constant header is one sector");
+
+struct vmdk_sesparse_volatile_disk {
+	uint64_t magic;
+	uint64_t free_gt_number;
+	uint64_t next_txn_seq_number;
+	uint64_t replay_journal; /* nonzero: a journal ESXi must replay */
+	uint8_t pad[480];
+} __attribute__((packed));
+
+_Static_assert(sizeof(struct vmdk_sesparse_volatile_disk) == 512,
+	       "seSparse volatile header is one sector");
 
 #endif

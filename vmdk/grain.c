@@ -1,11 +1,13 @@
 /*
  * vmdk/grain.c: the two-level map of sparse extents, common to hosted
- * sparse (KDMV) and ESX redo logs (COWD): a grain directory of table
- * offsets, grain tables of grain offsets, both in sectors, little endian
- * uint32 on disk (VMware "Virtual Disk Format 5.0", "Grain Directories and
- * Grain Tables").  Loads and validates the directories, caches a few tables,
- * looks grains up, and allocates them in crash-safe order: the grain first,
- * then its table entry, then (for a new table) the directory entry.
+ * sparse (KDMV), ESX redo logs (COWD) and ESXi seSparse deltas: a grain
+ * directory of table offsets, grain tables of grain offsets.  KDMV and COWD
+ * store sector numbers as little-endian uint32 (VMware "Virtual Disk Format
+ * 5.0", "Grain Directories and Grain Tables"); seSparse stores typed uint64
+ * indexes (format.h), decoded here to the same sector numbers.  Loads and
+ * validates the directories, caches a few tables, looks grains up, and
+ * allocates them (uint32 formats only) in crash-safe order: the grain
+ * first, then its table entry, then (for a new table) the directory entry.
  */
 #include <endian.h>
 #include <errno.h>
@@ -21,25 +23,91 @@ static bool ranges_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 	return a < b + blen && b < a + alen;
 }
 
+static size_t entry_bytes(const struct vmdk_gmap *m)
+{
+	return m->p.format == VMDK_GMAP_SESPARSE ? 8 : 4;
+}
+
 static uint64_t dir_sectors(const struct vmdk_gmap *m)
 {
-	return vmdk__div_round_up((uint64_t)m->p.gd_entries * 4,
+	return vmdk__div_round_up((uint64_t)m->p.gd_entries * entry_bytes(m),
 				  VMDK_SECTOR_SIZE);
+}
+
+/* The sector of the table a seSparse directory entry names, 0 for none. */
+static int se_table_sector(const struct vmdk_gmap *m, uint64_t e,
+			   uint64_t *sector)
+{
+	uint64_t idx = e & 0xffffffffu;
+
+	*sector = 0;
+	if (e == 0) {
+		return 0;
+	}
+	if ((e >> 32) != VMDK_SESPARSE_GDE_HIGH ||
+	    idx >= m->p.se.tables_count) {
+		return -EINVAL;
+	}
+	*sector = m->p.se.tables_offset + idx * VMDK_SESPARSE_GT_SECTORS;
+	return 0;
+}
+
+/* A seSparse grain table entry in the map's decoded form (vmdk_int.h). */
+static uint64_t se_grain_entry(const struct vmdk_gmap *m, uint64_t e)
+{
+	uint64_t idx;
+
+	switch (e >> VMDK_SESPARSE_TYPE_SHIFT) {
+	case 0:
+		return e == 0 ? 0 : VMDK_GTE_INVALID;
+	case VMDK_SESPARSE_GTE_UNMAPPED:
+	case VMDK_SESPARSE_GTE_ZERO:
+		return VMDK_GTE_ZEROED;
+	case VMDK_SESPARSE_GTE_ALLOCATED:
+		idx = ((e >> 48) & 0xfffu) | ((e & 0xffffffffffffull) << 12);
+		if (idx >= m->p.se.grains_count) {
+			return VMDK_GTE_INVALID;
+		}
+		return m->p.se.grains_offset +
+		       idx * VMDK_SESPARSE_GRAIN_SECTORS;
+	default:
+		return VMDK_GTE_INVALID;
+	}
+}
+
+/* Directory entry @i of the raw directory @raw, as a table sector. */
+static int dir_entry(const struct vmdk_gmap *m, const void *raw, uint32_t i,
+		     uint64_t *table)
+{
+	uint64_t e64;
+	uint32_t e32;
+
+	if (m->p.format == VMDK_GMAP_SESPARSE) {
+		memcpy(&e64, (const uint8_t *)raw + (size_t)i * 8, 8);
+		return se_table_sector(m, le64toh(e64), table);
+	}
+	memcpy(&e32, (const uint8_t *)raw + (size_t)i * 4, 4);
+	*table = le32toh(e32);
+	return 0;
 }
 
 static int load_dir(struct vmdk_gmap *m, uint64_t off_sectors, uint32_t **out,
 		    const char *name, char *errbuf, size_t errlen)
 {
-	size_t bytes = (size_t)m->p.gd_entries * 4;
+	size_t bytes = (size_t)m->p.gd_entries * entry_bytes(m);
 	uint32_t *dir;
+	void *raw;
 	size_t done;
 	int err;
 
-	dir = malloc(bytes ? bytes : 4);
-	if (!dir) {
+	dir = malloc(m->p.gd_entries ? (size_t)m->p.gd_entries * 4 : 4);
+	raw = malloc(bytes ? bytes : 4);
+	if (!dir || !raw) {
+		free(dir);
+		free(raw);
 		return -ENOMEM;
 	}
-	err = vmdk__io_read_full(m->io, m->fd, dir, bytes,
+	err = vmdk__io_read_full(m->io, m->fd, raw, bytes,
 				 vmdk_sectors_to_bytes(off_sectors), &done);
 	if (!err && done != bytes) {
 		err = vmdk__errf(errbuf, errlen, -EINVAL,
@@ -50,8 +118,15 @@ static int load_dir(struct vmdk_gmap *m, uint64_t off_sectors, uint32_t **out,
 	for (uint32_t i = 0; !err && i < m->p.gd_entries; i++) {
 		uint64_t t;
 
-		dir[i] = le32toh(dir[i]);
-		t = dir[i];
+		if (dir_entry(m, raw, i, &t) || t > UINT32_MAX) {
+			err = vmdk__errf(errbuf, errlen, -EINVAL,
+					 "%s: %s entry %" PRIu32
+					 " names no grain table the file "
+					 "can hold",
+					 m->path, name, i);
+			break;
+		}
+		dir[i] = (uint32_t)t;
 		if (t == 0) {
 			continue;
 		}
@@ -77,6 +152,7 @@ static int load_dir(struct vmdk_gmap *m, uint64_t off_sectors, uint32_t **out,
 					 m->path, name, i, t);
 		}
 	}
+	free(raw);
 	if (err) {
 		free(dir);
 		return err;
@@ -99,12 +175,13 @@ static int gmap_init(struct vmdk_gmap *m, const struct vmdk_io *io, int fd,
 	m->p = *p;
 	if (p->gd_entries > VMDK_MAX_GD_ENTRIES || p->gtes_per_gt == 0 ||
 	    p->gtes_per_gt > VMDK_COWD_GTES || p->grain_sectors == 0 ||
-	    p->grain_sectors > VMDK_MAX_GRAIN_SECTORS) {
+	    p->grain_sectors > VMDK_MAX_GRAIN_SECTORS ||
+	    (p->writable && p->format != VMDK_GMAP_SECTORS32)) {
 		return vmdk__errf(errbuf, errlen, -EINVAL,
 				  "%s: grain map geometry out of bounds", path);
 	}
 	m->gt_sectors = (uint32_t)vmdk__div_round_up(
-		(uint64_t)p->gtes_per_gt * 4, VMDK_SECTOR_SIZE);
+		(uint64_t)p->gtes_per_gt * entry_bytes(m), VMDK_SECTOR_SIZE);
 	err = vmdk__io_fstat(io, fd, &st);
 	if (err) {
 		return err;
@@ -162,9 +239,9 @@ void vmdk__gmap_free(struct vmdk_gmap *m)
 }
 
 int vmdk__gmap_read_table(struct vmdk_gmap *m, uint64_t table_sector,
-			  uint32_t *gte)
+			  uint64_t *gte)
 {
-	size_t bytes = (size_t)m->p.gtes_per_gt * 4;
+	size_t bytes = (size_t)m->p.gtes_per_gt * entry_bytes(m);
 	size_t done;
 	int err;
 
@@ -176,8 +253,18 @@ int vmdk__gmap_read_table(struct vmdk_gmap *m, uint64_t table_sector,
 	if (done != bytes) {
 		return -EINVAL;
 	}
-	for (uint32_t i = 0; i < m->p.gtes_per_gt; i++) {
-		gte[i] = le32toh(gte[i]);
+	if (m->p.format == VMDK_GMAP_SESPARSE) {
+		for (uint32_t i = 0; i < m->p.gtes_per_gt; i++) {
+			gte[i] = se_grain_entry(m, le64toh(gte[i]));
+		}
+		return 0;
+	}
+	/* uint32 entries fill the first half: widen from the last one down. */
+	for (uint32_t i = m->p.gtes_per_gt; i-- > 0;) {
+		uint32_t e;
+
+		memcpy(&e, (const uint8_t *)gte + (size_t)i * 4, 4);
+		gte[i] = le32toh(e);
 	}
 	return 0;
 }
@@ -197,7 +284,7 @@ static int table_get(struct vmdk_gmap *m, uint32_t gd_index,
 	slot = &m->cache[m->next_slot];
 	m->next_slot = (m->next_slot + 1) % VMDK_GT_CACHE_SLOTS;
 	if (!slot->gte) {
-		slot->gte = malloc((size_t)m->p.gtes_per_gt * 4);
+		slot->gte = malloc((size_t)m->p.gtes_per_gt * sizeof(uint64_t));
 		if (!slot->gte) {
 			return -ENOMEM;
 		}

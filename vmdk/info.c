@@ -31,6 +31,9 @@ static const char *provisioning(const struct vmdk *v,
 			if (v->extents[i].type == VMDK_EXTENT_VMFSSPARSE) {
 				return "vmfsSparse";
 			}
+			if (v->extents[i].type == VMDK_EXTENT_SESPARSE) {
+				return "seSparse";
+			}
 		}
 		return v->parent ? "delta" : "sparse";
 	}
@@ -77,7 +80,7 @@ int vmdk_info_get(const struct vmdk *v, struct vmdk_info *info)
 		struct vmdk_alloc a;
 
 		if (e->type == VMDK_EXTENT_SPARSE ||
-		    e->type == VMDK_EXTENT_VMFSSPARSE) {
+		    vmdk__extent_type_read_only(e->type)) {
 			flat = false;
 		}
 		if (e->fd < 0) {

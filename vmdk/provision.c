@@ -36,8 +36,7 @@ static const char *const adapters[] = { "ide", "buslogic", "lsilogic",
 
 int vmdk_type_parse(const char *name, enum vmdk_type *out)
 {
-	for (size_t i = 0; i < sizeof(type_names) / sizeof(type_names[0]);
-	     i++) {
+	for (size_t i = 0; i < VMDK_ARRAY_LEN(type_names); i++) {
 		if (!strcmp(name, type_names[i])) {
 			*out = (enum vmdk_type)i;
 			return 0;
@@ -319,7 +318,7 @@ int vmdk__flat_create(const struct vmdk_io *io, const char *path,
 
 static bool adapter_ok(const char *a)
 {
-	for (size_t i = 0; i < sizeof(adapters) / sizeof(adapters[0]); i++) {
+	for (size_t i = 0; i < VMDK_ARRAY_LEN(adapters); i++) {
 		if (!strcmp(a, adapters[i])) {
 			return true;
 		}

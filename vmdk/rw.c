@@ -220,6 +220,7 @@ static int map_link(struct vmdk *v, uint64_t off, uint64_t len, bool holes,
 		return 0;
 	case VMDK_EXTENT_SPARSE:
 	case VMDK_EXTENT_VMFSSPARSE:
+	case VMDK_EXTENT_SESPARSE:
 		return map_sparse(v, e, off, avail, holes, map);
 	}
 	return -EINVAL;
@@ -432,7 +433,7 @@ int vmdk_pwrite(struct vmdk *v, const void *buf, size_t len, uint64_t off_bytes)
 		}
 		if (e->access != VMDK_ACCESS_RW ||
 		    e->type == VMDK_EXTENT_ZERO ||
-		    e->type == VMDK_EXTENT_VMFSSPARSE ||
+		    vmdk__extent_type_read_only(e->type) ||
 		    (e->gmap && e->gmap->p.compressed)) {
 			return -EROFS;
 		}

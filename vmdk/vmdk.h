@@ -6,7 +6,8 @@
  * (nb / tbz), and clones, snapshots, consolidates, inflates, converts and
  * checks them.  Extents: FLAT and VMFS (flat files), SPARSE (hosted KDMV;
  * streamOptimized compressed grains read-only), VMFSSPARSE (ESX COWD redo
- * logs, read-only) and ZERO.
+ * logs, read-only), SESPARSE (ESXi 6.5+ snapshot deltas, read-only) and
+ * ZERO.
  *
  * The library depends on nothing else of dsnfs and never logs.  Every
  * function returns 0 or a negative errno; calls whose failure needs words
@@ -177,8 +178,8 @@ int vmdk_pread(struct vmdk *v, void *buf, size_t len, uint64_t off_bytes);
  * Writes @len bytes at @off_bytes; unwritten grains of a delta are first
  * copied from the parent (copy-on-write at grain size).  The first write
  * after open gives the disk a new CID.  Returns 0, -EROFS (opened
- * read-only, or a COWD, compressed or ZERO extent), -ENOSPC, -EFBIG (a
- * sparse extent outgrew 2 TiB), -EINVAL or an I/O error.  A failed write may
+ * read-only, or a COWD, seSparse, compressed or ZERO extent), -ENOSPC, -EFBIG
+ * (a sparse extent outgrew 2 TiB), -EINVAL or an I/O error.  A failed write may
  * leave a leaked grain, never a table entry pointing at unwritten data.
  */
 int vmdk_pwrite(struct vmdk *v, const void *buf, size_t len,
@@ -245,7 +246,7 @@ int vmdk_info_get(const struct vmdk *v, struct vmdk_info *info);
 
 struct vmdk_extent_info {
 	const char *access; /* RW, RDONLY, NOACCESS (static) */
-	const char *type; /* FLAT, VMFS, SPARSE, VMFSSPARSE, ZERO (static) */
+	const char *type; /* FLAT, VMFS, SPARSE, VMFSSPARSE, SESPARSE, ZERO */
 	const char *file; /* borrowed; NULL for ZERO */
 	uint64_t size_bytes;
 	uint64_t grain_bytes; /* 0 for flat and zero extents */

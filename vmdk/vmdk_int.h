@@ -15,6 +15,8 @@
 #include "vmdk/format.h"
 #include "vmdk/vmdk.h"
 
+#define VMDK_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
 /* @a / @b rounded up (@b > 0): the sectors @a bytes take, the tables @a
  * grains need. */
 static inline uint64_t vmdk__div_round_up(uint64_t a, uint64_t b)
@@ -97,8 +99,15 @@ enum vmdk_extent_type {
 	VMDK_EXTENT_VMFS,
 	VMDK_EXTENT_SPARSE,
 	VMDK_EXTENT_VMFSSPARSE,
+	VMDK_EXTENT_SESPARSE,
 	VMDK_EXTENT_ZERO,
 };
+
+/* A delta format this library reads but never writes (COWD, seSparse). */
+static inline bool vmdk__extent_type_read_only(enum vmdk_extent_type t)
+{
+	return t == VMDK_EXTENT_VMFSSPARSE || t == VMDK_EXTENT_SESPARSE;
+}
 
 #define VMDK_CID_NONE 0xffffffffu
 
@@ -190,23 +199,45 @@ const char *vmdk__extent_type_name(enum vmdk_extent_type type);
 /* A random CID (never 0xffffffff / 0xfffffffe). */
 uint32_t vmdk__cid_random(void);
 
-/* ---- grain.c: grain directory + grain tables (KDMV and COWD) ------------ */
+/* ---- grain.c: grain directory + grain tables (KDMV, COWD, seSparse) ----- */
 
 enum vmdk_grain_state {
 	VMDK_GRAIN_UNALLOCATED, /* read from the parent, or zeros */
 	VMDK_GRAIN_ALLOCATED, /* stored at *sector in this file */
-	VMDK_GRAIN_ZEROED, /* reads as zeros (KDMV zeroed-grain entry) */
+	VMDK_GRAIN_ZEROED, /* reads as zeros (zeroed-grain entry) */
 };
 
 #define VMDK_GT_CACHE_SLOTS 16u
 
+/*
+ * A table entry as the map holds it, whatever the format: 0 unallocated,
+ * VMDK_GTE_ZEROED (with zero_grain) zeroed, VMDK_GTE_INVALID an entry no
+ * format allows, else the grain's sector in the file.
+ */
+#define VMDK_GTE_INVALID UINT64_MAX
+
 struct vmdk_gt_slot {
 	uint32_t gd_index;
 	bool valid;
-	uint32_t *gte; /* gtes_per_gt entries, host order */
+	uint64_t *gte; /* gtes_per_gt entries, decoded */
+};
+
+enum vmdk_gmap_format {
+	VMDK_GMAP_SECTORS32, /* KDMV, COWD: uint32 sector numbers */
+	VMDK_GMAP_SESPARSE, /* uint64 typed indexes (format.h) */
+};
+
+/* Where a seSparse map's indexes point (sectors; counts in entries). */
+struct vmdk_gmap_sesparse {
+	uint64_t tables_offset;
+	uint64_t tables_count;
+	uint64_t grains_offset;
+	uint64_t grains_count;
 };
 
 struct vmdk_gmap_params {
+	enum vmdk_gmap_format format;
+	struct vmdk_gmap_sesparse se; /* VMDK_GMAP_SESPARSE only */
 	uint64_t capacity_sectors;
 	uint32_t grain_sectors;
 	uint32_t gtes_per_gt;
@@ -260,9 +291,12 @@ int vmdk__gmap_alloc(struct vmdk_gmap *m, uint64_t grain, const void *data,
 /* Marks @grain zeroed (needs zero_grain).  Same order as alloc. */
 int vmdk__gmap_mark_zero(struct vmdk_gmap *m, uint64_t grain);
 
-/* Reads table @gd_index raw (unvalidated) into @gte (gtes_per_gt). */
+/*
+ * Reads the table at @table_sector into @gte (gtes_per_gt entries),
+ * decoded but not range-checked.
+ */
 int vmdk__gmap_read_table(struct vmdk_gmap *m, uint64_t table_sector,
-			  uint32_t *gte);
+			  uint64_t *gte);
 
 /* ---- sparse.c (KDMV) and cowd.c (COWD) --------------------------------- */
 
@@ -347,6 +381,43 @@ int vmdk__cowd_gmap_open(const struct vmdk_io *io, int fd, const char *path,
 			 const struct vmdk_cowd_header *h,
 			 struct vmdk_gmap **out, char *errbuf, size_t errlen);
 
+/* ---- sesparse.c (seSparse) --------------------------------------------- */
+
+struct vmdk_sesparse_header {
+	uint64_t capacity_sectors;
+	uint64_t volatile_offset_sectors;
+	uint64_t gd_offset_sectors;
+	uint64_t gd_size_sectors;
+	uint32_t gd_entries; /* those the capacity needs */
+	uint64_t tables_offset_sectors;
+	uint64_t tables_size_sectors;
+	uint64_t grains_offset_sectors;
+	uint64_t grains_size_sectors;
+};
+
+/* Converts and validates a seSparse constant header, as the KDMV one. */
+int vmdk__sesparse_header_decode(const struct vmdk_sesparse_header_disk *raw,
+				 uint64_t file_sectors,
+				 struct vmdk_sesparse_header *h, char *errbuf,
+				 size_t errlen);
+
+/* Validates a volatile header: -ENOTSUP if its journal needs replaying. */
+int vmdk__sesparse_volatile_decode(
+	const struct vmdk_sesparse_volatile_disk *raw, char *errbuf,
+	size_t errlen);
+
+/* Reads and validates both headers of the seSparse file @fd. */
+int vmdk__sesparse_header_read(const struct vmdk_io *io, int fd,
+			       uint64_t file_sectors,
+			       struct vmdk_sesparse_header *h, char *errbuf,
+			       size_t errlen);
+
+/* Opens the grain map of a seSparse extent (always read-only). */
+int vmdk__sesparse_gmap_open(const struct vmdk_io *io, int fd, const char *path,
+			     const struct vmdk_sesparse_header *h,
+			     struct vmdk_gmap **out, char *errbuf,
+			     size_t errlen);
+
 /* ---- chain.c: the disk object ------------------------------------------ */
 
 struct vmdk_extent {
@@ -357,7 +428,7 @@ struct vmdk_extent {
 	uint64_t file_off_sectors; /* FLAT / VMFS */
 	char *path; /* owned; NULL for ZERO */
 	int fd; /* -1 for ZERO */
-	struct vmdk_gmap *gmap; /* owned; SPARSE and VMFSSPARSE */
+	struct vmdk_gmap *gmap; /* owned; SPARSE, VMFSSPARSE, SESPARSE */
 };
 
 enum vmdk_desc_home {

@@ -226,8 +226,9 @@ int admin__json_parse(const char *body, size_t len, json_t **out, char *errbuf,
  *   volume patch  any of {"pool", "quota_bytes", "limit_mibps"}
  *   caps patch    any of {"scale", "flow_mibps", "flow_iops", "host_mibps",
  *                 "host_iops", "volume_iops", "host_contention",
- *                 "burst_ms"}, applied to *caps (in and out; on an
- *                 error it may be partly changed: pass a copy)
+ *                 "volume_contention", "burst_ms"}, applied to *caps
+ *                 (in and out; on an error it may be partly changed:
+ *                 pass a copy)
  */
 int admin__json_pool_spec(const json_t *in, struct pool *out, char *errbuf,
 			  size_t errlen);
@@ -521,6 +522,15 @@ void admin__ops_free(struct admin_ops *ops);
  */
 int admin__op_start(struct admin_ops *ops, const struct admin_op_spec *spec,
 		    bool background, json_t **doc, char *errbuf, size_t errlen);
+
+/*
+ * The reply to a POST that started an operation: its JSON @doc (takes)
+ * with 202 and Location /operations/ID when it runs in the @background,
+ * 201 when it ran here; or, when @err, {"error": @errtext} with the
+ * operation as it ended, and the status of @err.
+ */
+void admin__op_reply(struct admin_reply *reply, int err, bool background,
+		     json_t *doc, const char *errtext);
 
 /* ---- changes over the config (changes.c) ------------------------------- */
 

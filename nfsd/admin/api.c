@@ -1,13 +1,13 @@
 /*
- * api: routes a request to its resource's handler and turns results into
- * replies.  A path is /COLLECTION or /COLLECTION/NAME; an unknown one is
- * 404, a known one with a method it does not take 405 with Allow.  A
- * request body is parsed here, once, for the handlers.
+ * api: routes a request to its resource's handler (the replies are
+ * reply.c's, what the handlers ask of the server ctx.c's).  A path is
+ * /COLLECTION or /COLLECTION/NAME; an unknown one is 404, a known one with a
+ * method it does not take 405 with Allow.  A request body is parsed here, once,
+ * for the handlers.
  */
 #include "nfsd/admin/admin_int.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,111 +92,6 @@ static const char *const api_method_names[ADMIN_METHOD_COUNT] = {
 	[ADMIN_METHOD_PATCH] = "PATCH",
 	[ADMIN_METHOD_DELETE] = "DELETE",
 };
-
-void admin__reply_fini(struct admin_reply *reply)
-{
-	free(reply->body);
-	reply->body = NULL;
-	reply->len = 0;
-}
-
-/* Replaces the reply's body with @body (takes). */
-static void reply_set(struct admin_reply *reply, unsigned status,
-		      const char *content_type, char *body, size_t len)
-{
-	free(reply->body);
-	reply->status = body ? status : 500;
-	reply->content_type = content_type;
-	reply->body = body;
-	reply->len = body ? len : 0;
-}
-
-void admin__reply_json(struct admin_reply *reply, unsigned status, json_t *doc)
-{
-	char *text =
-		doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(10))
-		    : NULL;
-	char *body = NULL;
-	size_t len = 0;
-
-	json_decref(doc);
-	if (text) {
-		len = strlen(text);
-		body = malloc(len + 2);
-		if (body) {
-			memcpy(body, text, len);
-			body[len++] = '\n';
-			body[len] = '\0';
-		}
-		free(text);
-	}
-	reply_set(reply, status, API_CONTENT_JSON, body, len);
-}
-
-void admin__reply_error(struct admin_reply *reply, unsigned status,
-			const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	admin__reply_json(reply, status, json_pack("{s:s}", "error", msg));
-}
-
-void admin__reply_text(struct admin_reply *reply, unsigned status,
-		       const char *content_type, struct admin_buf *text)
-{
-	if (text->err) {
-		admin__buf_fini(text);
-		admin__reply_error(reply, 500, "reply: %s",
-				   strerror(-text->err));
-		return;
-	}
-	reply_set(reply, status, content_type,
-		  text->data ? text->data : strdup(""), text->len);
-	memset(text, 0, sizeof(*text));
-}
-
-void admin__reply_empty(struct admin_reply *reply, unsigned status)
-{
-	reply_set(reply, status, NULL, strdup(""), 0);
-}
-
-struct pool_state *admin__state_get(struct admin_api *api)
-{
-	struct pool_state *st = malloc(sizeof(*st));
-
-	if (st)
-		pool_registry_snapshot(api->ctx.pools, st);
-	return st;
-}
-
-unsigned admin__status_from_err(int err)
-{
-	switch (err) {
-	case -EINVAL:
-		return 400;
-	case -ENOENT:
-		return 404;
-	case -EEXIST:
-	case -ENOSPC:
-	case -EBUSY:
-		return 409;
-	default:
-		return 500;
-	}
-}
-
-int admin__limits_apply(struct admin_api *api, const struct pool_limits *limits)
-{
-	const struct admin_ctx *ctx = &api->ctx;
-
-	if (ctx->limits_apply)
-		return ctx->limits_apply(ctx->cb_arg, limits);
-	return traffic_limits_apply(ctx->traffic, limits, traffic_now_ns());
-}
 
 static int api_method_parse(const char *method, enum admin_method *out)
 {

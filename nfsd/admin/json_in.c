@@ -295,9 +295,11 @@ int admin__json_caps_patch(const json_t *in, struct traffic_caps *caps,
 			   char *errbuf, size_t errlen)
 {
 	static const char *const known[] = {
-		"scale",	   "flow_mibps", "flow_iops",
-		"host_mibps",	   "host_iops",	 "volume_iops",
-		"host_contention", "burst_ms",	 NULL,
+		"scale",	   "flow_mibps",
+		"flow_iops",	   "host_mibps",
+		"host_iops",	   "volume_iops",
+		"host_contention", "volume_contention",
+		"burst_ms",	   NULL,
 	};
 	static const struct {
 		const char *key;
@@ -342,6 +344,11 @@ int admin__json_caps_patch(const json_t *in, struct traffic_caps *caps,
 				      errbuf, errlen);
 	if (!err && present)
 		caps->host_contention = v;
+	if (!err)
+		err = json_get_number(in, "volume_contention", 1e6, &v,
+				      &present, errbuf, errlen);
+	if (!err && present)
+		caps->volume_contention = v;
 	if (!err)
 		err = json_get_u32(in, "burst_ms", false, &burst, &present,
 				   errbuf, errlen);

@@ -144,13 +144,14 @@ json_t *admin__json_caps(const struct traffic_caps *caps)
 	const double mib = (double)POOL_MIB_BYTES;
 
 	return json_pack(
-		"{s:f,s:f,s:o,s:f,s:o,s:o,s:f,s:o}", "scale", caps->scale,
+		"{s:f,s:f,s:o,s:f,s:o,s:o,s:f,s:f,s:o}", "scale", caps->scale,
 		"flow_mibps", (double)caps->flow_bytes_per_s / mib, "flow_iops",
 		json_u64(caps->flow_ops_per_s), "host_mibps",
 		(double)caps->host_bytes_per_s / mib, "host_iops",
 		json_u64(caps->host_ops_per_s), "volume_iops",
 		json_u64(caps->volume_ops_per_s), "host_contention",
-		caps->host_contention, "burst_ms", json_u64(caps->burst_ms));
+		caps->host_contention, "volume_contention",
+		caps->volume_contention, "burst_ms", json_u64(caps->burst_ms));
 }
 
 static json_t *json_alarm_kind(const struct admin_view *view,

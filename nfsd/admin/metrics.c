@@ -10,10 +10,12 @@
  * is left out.
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/store/store_open.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -338,6 +340,12 @@ static void metrics_volumes(const struct admin_view *v, struct admin_buf *out,
 		"VolumeConsumedSizePercentage)",
 		false
 	};
+	struct metrics_family zeroed = {
+		out, "dsnfs_volume_zeroed_blocks_total", "counter",
+		"1 MiB blocks zeroed on their first write, as VMFS does "
+		"(zero_on_first_write)",
+		false
+	};
 
 	for (size_t i = 0; i < v->nvolumes; i++) {
 		const struct admin_volume_view *vol = &v->volumes[i];
@@ -385,6 +393,75 @@ static void metrics_volumes(const struct admin_view *v, struct admin_buf *out,
 				&pct, ents[i].labels, 1,
 				(double)vol->used_bytes * 100.0 /
 					(double)vol->pooled->quota_bytes);
+	}
+	for (size_t i = 0; i < v->nvolumes; i++) {
+		const struct export *exp = v->volumes[i].export;
+
+		if (exp && exp->store)
+			metrics_sample_u64(
+				&zeroed, "", ents[i].labels, 1,
+				atomic_load(&exp->store->zeroed_blocks));
+	}
+}
+
+/* One sample per intent log (a [server] log serves several datastores),
+ * labelled with its path. */
+static void metrics_ilog_sample(struct metrics_family *f,
+				const struct admin_view *v, size_t offset)
+{
+	for (size_t i = 0; i < v->nvolumes; i++) {
+		const struct export *exp = v->volumes[i].export;
+		struct store_ilog *log =
+			exp && exp->store ? exp->store->ilog : NULL;
+		struct store_ilog_stats s;
+		bool seen = false;
+
+		for (size_t j = 0; j < i && log && !seen; j++) {
+			const struct export *e = v->volumes[j].export;
+
+			seen = e && e->store && e->store->ilog == log;
+		}
+		if (!log || seen)
+			continue;
+		store_ilog_stats(log, &s);
+		struct metrics_label l = { "log", store_ilog_path(log) };
+		uint64_t value;
+
+		memcpy(&value, (const char *)&s + offset, sizeof(value));
+		metrics_sample_u64(f, "", &l, 1, value);
+	}
+}
+
+static void metrics_ilogs(const struct admin_view *v, struct admin_buf *out)
+{
+	static const struct {
+		const char *name, *help;
+		size_t offset; /* of a uint64_t in struct store_ilog_stats */
+	} families[] = {
+#define ILOG_FIELD(f) offsetof(struct store_ilog_stats, f)
+		{ "dsnfs_intent_log_records_total",
+		  "Stable writes appended to the intent log",
+		  ILOG_FIELD(records) },
+		{ "dsnfs_intent_log_flushes_total",
+		  "Flushes of the intent log (one covers a group of records)",
+		  ILOG_FIELD(flushes) },
+		{ "dsnfs_intent_log_checkpoints_total",
+		  "Checkpoints: logged files synced, the log's head moved",
+		  ILOG_FIELD(checkpoints) },
+		{ "dsnfs_intent_log_full_waits_total",
+		  "Stable writes that waited for ring space (a checkpoint)",
+		  ILOG_FIELD(full_waits) },
+		{ "dsnfs_intent_log_replayed_records_total",
+		  "Records replayed onto the files when the log opened",
+		  ILOG_FIELD(replayed) },
+#undef ILOG_FIELD
+	};
+
+	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
+		struct metrics_family f = { out, families[i].name, "counter",
+					    families[i].help, false };
+
+		metrics_ilog_sample(&f, v, families[i].offset);
 	}
 }
 
@@ -561,6 +638,7 @@ int admin__metrics_write(const struct admin_view *v, struct admin_buf *out)
 	metrics_sample(&scale, "", NULL, 0, value);
 	metrics_pools(v, out, ents);
 	metrics_volumes(v, out, ents);
+	metrics_ilogs(v, out);
 	metrics_alarms(v, out);
 	metrics_flows(v, out, ents, ids);
 	metrics_hosts(v, out, ents);

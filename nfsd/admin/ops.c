@@ -433,3 +433,27 @@ void admin__operation_get(struct admin_api *api,
 	}
 	admin__reply_json(reply, 200, doc);
 }
+
+void admin__op_reply(struct admin_reply *reply, int err, bool background,
+		     json_t *doc, const char *errtext)
+{
+	json_t *id = doc ? json_object_get(doc, "id") : NULL;
+	long long n = id ? (long long)json_integer_value(id) : 0;
+
+	if (err) {
+		json_t *e = json_pack("{s:s}", "error", errtext);
+
+		if (e && doc) {
+			json_object_set_new(e, "operation", doc);
+		} else {
+			json_decref(doc);
+		}
+		admin__reply_json(reply, admin__op_status_from_err(err), e);
+		return;
+	}
+	admin__reply_json(reply, background ? 202 : 201, doc);
+	if (n) {
+		snprintf(reply->location, sizeof(reply->location),
+			 "/operations/%lld", n);
+	}
+}

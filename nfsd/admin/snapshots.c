@@ -2,14 +2,16 @@
  * snapshots: native datastore snapshots through the admin API (snap.h):
  *
  *   GET    /volumes/NAME/snapshots               the list
- *   POST   /volumes/NAME/snapshots {"name"}      take one (201)
- *   DELETE /volumes/NAME/snapshots/SNAP          (204)
- *   POST   /volumes/NAME/snapshots/SNAP/restore  {} (200): revert the
- *                                                datastore to it
+ *   POST   /volumes/NAME/snapshots {"name"}      take one
+ *   DELETE /volumes/NAME/snapshots/SNAP          delete one
+ *   POST   /volumes/NAME/snapshots/SNAP/restore  {}: revert the datastore
+ *                                                to it
  *
- * Each is an operation of the whole datastore (ops.c, exclusive): refused
- * with 409 while a clone or reservation of it runs, and run here, on the
- * HTTP thread (one FICLONE or unlink per file).
+ * The last three are operations of the whole datastore (ops.c,
+ * exclusive): refused with 409 while a clone or reservation of it runs,
+ * else run on a thread of their own (one FICLONE or unlink per file of
+ * the tree) and answered at once with 202 and the operation to follow
+ * (GET /operations/ID).
  */
 #include "nfsd/admin/admin_int.h"
 
@@ -43,10 +45,15 @@ static int snapshots_run(struct admin_op *op, char *errbuf, size_t errlen)
 	return err;
 }
 
-/* Runs @mode on snapshot @snap of @exp and replies: the operation's JSON
- * with @status, or its error's status. */
+/*
+ * Starts @mode on snapshot @snap of @exp in the background (a snapshot
+ * copies or reverts a whole tree: the admin thread must not wait for it)
+ * and replies 202 with the operation; what it would refuse at once (a bad
+ * name, no reflink, a snapshot that exists or does not) is refused here,
+ * with its status, before anything starts.
+ */
 static void snapshots_op(struct admin_api *api, const struct export *exp,
-			 const char *mode, const char *snap, unsigned status,
+			 const char *mode, const char *snap,
 			 struct admin_reply *reply)
 {
 	struct admin_op_spec spec = { .kind = "snapshot",
@@ -60,31 +67,19 @@ static void snapshots_op(struct admin_api *api, const struct export *exp,
 	json_t *doc = NULL;
 	int rc;
 
-	if (snap_name_check(snap, err, sizeof(err))) {
-		admin__reply_error(reply, 400, "%s", err);
-		return;
-	}
 	if (!api->ops) {
 		admin__reply_error(reply, 500, "operations are not available");
 		return;
 	}
-	rc = admin__op_start(api->ops, &spec, false, &doc, err, sizeof(err));
+	rc = snap_check(exp->dir, snap, strcmp(mode, "create") != 0, err,
+			sizeof(err));
 	if (rc) {
-		json_decref(doc);
 		admin__reply_error(reply, admin__op_status_from_err(rc), "%s",
 				   err);
 		return;
 	}
-	if (status == 204) {
-		json_decref(doc);
-		admin__reply_empty(reply, 204);
-		return;
-	}
-	admin__reply_json(reply, status, doc);
-	if (status == 201) {
-		snprintf(reply->location, sizeof(reply->location),
-			 "/volumes/%.32s/snapshots/%.40s", exp->name, snap);
-	}
+	rc = admin__op_start(api->ops, &spec, true, &doc, err, sizeof(err));
+	admin__op_reply(reply, rc, true, doc, err);
 }
 
 void admin__snapshots_list(struct admin_api *api,
@@ -138,7 +133,7 @@ void admin__snapshot_create(struct admin_api *api,
 	}
 	exp = admin__export_live(api, req->name, reply);
 	if (exp) {
-		snapshots_op(api, exp, "create", name, 201, reply);
+		snapshots_op(api, exp, "create", name, reply);
 	}
 }
 
@@ -149,7 +144,7 @@ void admin__snapshot_delete(struct admin_api *api,
 	const struct export *exp = admin__export_live(api, req->name, reply);
 
 	if (exp) {
-		snapshots_op(api, exp, "delete", req->sub_name, 204, reply);
+		snapshots_op(api, exp, "delete", req->sub_name, reply);
 	}
 }
 
@@ -165,6 +160,6 @@ void admin__snapshot_restore(struct admin_api *api,
 	}
 	exp = admin__export_live(api, req->name, reply);
 	if (exp) {
-		snapshots_op(api, exp, "restore", req->sub_name, 200, reply);
+		snapshots_op(api, exp, "restore", req->sub_name, reply);
 	}
 }

@@ -267,30 +267,6 @@ static int vaai_reserve_run(struct admin_op *op, char *errbuf, size_t errlen)
 /* Replies the outcome of admin__op_start(): 202 while it runs, 201 when
  * done here, or its error's status with the operation's JSON (@doc
  * taken). */
-static void vaai_reply_op(struct admin_reply *reply, int err, bool background,
-			  json_t *doc, const char *errtext)
-{
-	json_t *id = doc ? json_object_get(doc, "id") : NULL;
-	long long n = id ? (long long)json_integer_value(id) : 0;
-
-	if (err) {
-		json_t *e = json_pack("{s:s}", "error", errtext);
-
-		if (e && doc) {
-			json_object_set_new(e, "operation", doc);
-		} else {
-			json_decref(doc);
-		}
-		admin__reply_json(reply, admin__op_status_from_err(err), e);
-		return;
-	}
-	admin__reply_json(reply, background ? 202 : 201, doc);
-	if (n) {
-		snprintf(reply->location, sizeof(reply->location),
-			 "/operations/%lld", n);
-	}
-}
-
 /* The checks every operation shares, once its body is read: the datastore
  * live, its operations possible, @rel a safe path whose disk opens.
  * Returns the export with @b open and @d filled, or NULL after a reply. */
@@ -406,7 +382,7 @@ void admin__clone_create(struct admin_api *api, const struct admin_request *req,
 	if (rc && !doc && spec.quota_bytes && exp->quota) {
 		quota_release(exp->quota, spec.quota_bytes); /* never ran */
 	}
-	vaai_reply_op(reply, rc, background, doc, err);
+	admin__op_reply(reply, rc, background, doc, err);
 }
 
 void admin__reserve_create(struct admin_api *api,
@@ -461,5 +437,5 @@ void admin__reserve_create(struct admin_api *api,
 	if (rc && !doc && spec.quota_bytes && exp->quota) {
 		quota_release(exp->quota, spec.quota_bytes);
 	}
-	vaai_reply_op(reply, rc, eager, doc, err);
+	admin__op_reply(reply, rc, eager, doc, err);
 }

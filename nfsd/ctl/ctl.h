@@ -155,6 +155,23 @@ int ctl_list_main(const struct ctl_remote *r, int argc, const char *path,
 int ctl_item_operands(int argc, char **argv, const char **verb,
 		      const char **name);
 
+/* How an item option's value is read. */
+enum ctl_option_kind {
+	CTL_OPTION_STRING, /* as given */
+	CTL_OPTION_UINT32, /* a whole number up to 2^32 - 1 */
+	CTL_OPTION_SIZE, /* bytes, or a number with KiB/MiB/GiB/TiB */
+};
+
+/* One `--NAME VALUE` of `create` and `set`: the API field KEY. */
+struct ctl_item_option {
+	const char *name; /* "level" for --level */
+	enum ctl_option_kind kind;
+	const char *key; /* the field in the request body */
+	bool required; /* `create` needs it */
+};
+
+#define CTL_ITEM_MAX_OPTIONS 8
+
 /* What `dsnfsctl pool|volume VERB NAME` differs in. */
 struct ctl_item_cmd {
 	const char *kind; /* "pool": the item in messages */
@@ -163,7 +180,15 @@ struct ctl_item_cmd {
 	const char *const *header;
 	ctl_row_fn *row;
 	int (*usage)(void); /* prints the usage, returns CTL_EXIT_USAGE */
+	const struct ctl_item_option *options; /* NULL-named end */
 };
+
+/*
+ * `dsnfsctl KIND VERB NAME [--OPTION VALUE]...` for @cmd: parses
+ * @cmd->options into the request's fields and runs ctl_item_main().
+ */
+int ctl_item_run(const struct ctl_remote *r, const struct ctl_item_cmd *cmd,
+		 int argc, char **argv);
 
 /*
  * Runs @verb on the item @name: "create" (needs @complete: its required

@@ -123,3 +123,55 @@ int ctl_item_main(const struct ctl_remote *r, const struct ctl_item_cmd *cmd,
 	json_decref(doc);
 	return rc;
 }
+
+/* @value of option @o into @fields.  Returns 0 or -EINVAL. */
+static int ctl_item_option_set(const struct ctl_item_option *o,
+			       const char *value, json_t *fields)
+{
+	uint64_t n;
+
+	if (o->kind == CTL_OPTION_STRING)
+		return json_object_set_new(fields, o->key, json_string(value))
+			       ? -ENOMEM
+			       : 0;
+	if (o->kind == CTL_OPTION_UINT32 ? ctl_parse_uint(value, UINT32_MAX, &n)
+					 : pool_size_parse(value, &n))
+		return -EINVAL;
+	return json_object_set_new(fields, o->key, json_integer((json_int_t)n))
+		       ? -ENOMEM
+		       : 0;
+}
+
+int ctl_item_run(const struct ctl_remote *r, const struct ctl_item_cmd *cmd,
+		 int argc, char **argv)
+{
+	struct option opts[CTL_ITEM_MAX_OPTIONS + 1] = { { 0 } };
+	json_t *fields = json_object();
+	const char *verb, *name;
+	bool complete = true;
+	size_t n = 0;
+	int c;
+
+	for (; cmd->options[n].name && n < CTL_ITEM_MAX_OPTIONS; n++)
+		opts[n] = (struct option){ cmd->options[n].name,
+					   required_argument, NULL, (int)n };
+	optind = 0;
+	while (fields && (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c < 0 || (size_t)c >= n ||
+		    ctl_item_option_set(&cmd->options[c], optarg, fields)) {
+			json_decref(fields);
+			return cmd->usage();
+		}
+	}
+	if (fields && ctl_item_operands(argc, argv, &verb, &name)) {
+		json_decref(fields);
+		return cmd->usage();
+	}
+	for (size_t i = 0; fields && i < n; i++) {
+		if (cmd->options[i].required &&
+		    !json_object_get(fields, cmd->options[i].key))
+			complete = false;
+	}
+	return ctl_item_main(r, cmd, fields ? verb : "", fields ? name : "",
+			     fields, complete);
+}

@@ -7,8 +7,6 @@
  *   pool set NAME [--level L] [--size TIB] [--throughput MIBPS]
  *               [--qos manual]
  */
-#include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,12 +48,6 @@ int ctl_pools_main(const struct ctl_remote *r, int argc, char **argv)
 	return ctl_list_main(r, argc, "/pools", "pools", pool_header, pool_row);
 }
 
-struct pool_args {
-	const char *verb, *name, *level, *qos;
-	uint64_t size_tib, mibps;
-	bool has_size, has_mibps;
-};
-
 static int pool_usage(void)
 {
 	fprintf(stderr,
@@ -67,58 +59,13 @@ static int pool_usage(void)
 	return CTL_EXIT_USAGE;
 }
 
-static int pool_parse(int argc, char **argv, struct pool_args *a)
-{
-	static const struct option opts[] = {
-		{ "level", required_argument, NULL, 'l' },
-		{ "size", required_argument, NULL, 's' },
-		{ "throughput", required_argument, NULL, 't' },
-		{ "qos", required_argument, NULL, 'q' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	memset(a, 0, sizeof(*a));
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "l:s:t:q:", opts, NULL)) != -1) {
-		if (c == 'l') {
-			a->level = optarg;
-		} else if (c == 'q') {
-			a->qos = optarg;
-		} else if (c == 's') {
-			a->has_size = true;
-			if (ctl_parse_uint(optarg, UINT32_MAX, &a->size_tib))
-				return -EINVAL;
-		} else if (c == 't') {
-			a->has_mibps = true;
-			if (ctl_parse_uint(optarg, UINT32_MAX, &a->mibps))
-				return -EINVAL;
-		} else {
-			return -EINVAL;
-		}
-	}
-	return ctl_item_operands(argc, argv, &a->verb, &a->name);
-}
-
-/* The fields given, as the API names them. */
-static json_t *pool_fields(const struct pool_args *a)
-{
-	json_t *b = json_object();
-
-	if (!b)
-		return NULL;
-	if (a->level)
-		json_object_set_new(b, "level", json_string(a->level));
-	if (a->has_size)
-		json_object_set_new(b, "size_tib",
-				    json_integer((json_int_t)a->size_tib));
-	if (a->has_mibps)
-		json_object_set_new(b, "purchased_mibps",
-				    json_integer((json_int_t)a->mibps));
-	if (a->qos)
-		json_object_set_new(b, "qos", json_string(a->qos));
-	return b;
-}
+static const struct ctl_item_option pool_options[] = {
+	{ "level", CTL_OPTION_STRING, "level", true },
+	{ "size", CTL_OPTION_UINT32, "size_tib", true },
+	{ "throughput", CTL_OPTION_UINT32, "purchased_mibps", false },
+	{ "qos", CTL_OPTION_STRING, "qos", false },
+	{ NULL, 0, NULL, false },
+};
 
 static const struct ctl_item_cmd pool_cmd = {
 	.kind = "pool",
@@ -127,14 +74,10 @@ static const struct ctl_item_cmd pool_cmd = {
 	.header = pool_header,
 	.row = pool_row,
 	.usage = pool_usage,
+	.options = pool_options,
 };
 
 int ctl_pool_main(const struct ctl_remote *r, int argc, char **argv)
 {
-	struct pool_args a;
-
-	if (pool_parse(argc, argv, &a))
-		return pool_usage();
-	return ctl_item_main(r, &pool_cmd, a.verb, a.name, pool_fields(&a),
-			     a.level && a.has_size);
+	return ctl_item_run(r, &pool_cmd, argc, argv);
 }

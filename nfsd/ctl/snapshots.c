@@ -1,7 +1,9 @@
 /*
  * snapshots: `dsnfsctl snapshot create|list|delete|restore DATASTORE
  * [NAME]`, the datastore snapshots of the admin API
- * (/volumes/NAME/snapshots; README.md, "Admin API").
+ * (/volumes/NAME/snapshots; README.md, "Admin API"); a create, delete or
+ * restore is an operation, followed to its end (ctl_op_wait(): a
+ * progress bar on a terminal).
  */
 #include <stdio.h>
 #include <string.h>
@@ -37,7 +39,7 @@ int ctl_snapshot_main(const struct ctl_remote *r, int argc, char **argv)
 {
 	const char *verb = argc > 1 ? argv[1] : "";
 	char path[256];
-	json_t *doc = NULL;
+	json_t *doc = NULL, *last = NULL;
 	int rc;
 
 	if (!strcmp(verb, "list") && argc == 3) {
@@ -68,11 +70,18 @@ int ctl_snapshot_main(const struct ctl_remote *r, int argc, char **argv)
 	} else {
 		return snap_usage();
 	}
+	if (rc || !doc) {
+		json_decref(doc);
+		return CTL_EXIT_FAIL;
+	}
+	/* The server answers with the operation; it ends here. */
+	rc = ctl_op_wait(r, doc, &last);
+	doc = last;
 	if (rc) {
 		json_decref(doc);
 		return CTL_EXIT_FAIL;
 	}
-	if (r->json && doc) {
+	if (r->json) {
 		ctl_json_print(doc);
 	} else {
 		printf("snapshot %s of %s: %s\n", argv[3], argv[2],

@@ -127,7 +127,8 @@ static int caps_usage(void)
 	fprintf(stderr, "usage: dsnfsctl caps [set [--scale X] "
 			"[--flow-mibps N] [--flow-iops N] [--host-mibps N] "
 			"[--host-iops N] [--volume-iops N] "
-			"[--host-contention X] [--burst-ms N]]\n");
+			"[--host-contention X] [--volume-contention X] "
+			"[--burst-ms N]]\n");
 	return CTL_EXIT_USAGE;
 }
 
@@ -142,6 +143,7 @@ static json_t *caps_body(int argc, char **argv)
 		{ "host-iops", required_argument, NULL, 0 },
 		{ "volume-iops", required_argument, NULL, 0 },
 		{ "host-contention", required_argument, NULL, 0 },
+		{ "volume-contention", required_argument, NULL, 0 },
 		{ "burst-ms", required_argument, NULL, 0 },
 		{ NULL, 0, NULL, 0 },
 	};

@@ -7,13 +7,10 @@
  *
  * SIZE is bytes or a number with KiB/MiB/GiB/TiB (as in dsnfsd.conf).
  */
-#include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "nfsd/ctl/ctl.h"
-#include "nfsd/pool/pool.h"
 
 static const char *const volume_header[] = {
 	"NAME", "POOL",	     "LEVEL",	    "QUOTA",   "USED",
@@ -35,8 +32,7 @@ static void volume_row(struct ctl_table *t, const json_t *v)
 		ctl_fmt_member(v, "level", false, level, sizeof(level)),
 		ctl_fmt_member(v, "quota_bytes", true, quota, sizeof(quota)),
 		ctl_fmt_member(v, "used_bytes", true, used, sizeof(used)),
-		ctl_fmt_percent(v, "consumed_percent", pct, sizeof(pct)),
-		limit,
+		ctl_fmt_percent(v, "consumed_percent", pct, sizeof(pct)), limit,
 		ctl_fmt_member(v, "provisioned_bytes", true, prov,
 			       sizeof(prov)),
 		ctl_fmt_member(json_object_get(v, "counters"), "limit_reached",
@@ -50,12 +46,6 @@ int ctl_volumes_main(const struct ctl_remote *r, int argc, char **argv)
 			     volume_row);
 }
 
-struct volume_args {
-	const char *verb, *name, *pool;
-	uint64_t quota_bytes, mibps;
-	bool has_quota, has_mibps;
-};
-
 static int volume_usage(void)
 {
 	fprintf(stderr,
@@ -67,53 +57,12 @@ static int volume_usage(void)
 	return CTL_EXIT_USAGE;
 }
 
-static int volume_parse(int argc, char **argv, struct volume_args *a)
-{
-	static const struct option opts[] = {
-		{ "pool", required_argument, NULL, 'p' },
-		{ "quota", required_argument, NULL, 'q' },
-		{ "limit", required_argument, NULL, 'l' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	memset(a, 0, sizeof(*a));
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "p:q:l:", opts, NULL)) != -1) {
-		if (c == 'p') {
-			a->pool = optarg;
-		} else if (c == 'q') {
-			a->has_quota = true;
-			if (pool_size_parse(optarg, &a->quota_bytes))
-				return -EINVAL;
-		} else if (c == 'l') {
-			a->has_mibps = true;
-			if (ctl_parse_uint(optarg, UINT32_MAX, &a->mibps))
-				return -EINVAL;
-		} else {
-			return -EINVAL;
-		}
-	}
-	return ctl_item_operands(argc, argv, &a->verb, &a->name);
-}
-
-/* The fields given, as the API names them. */
-static json_t *volume_fields(const struct volume_args *a)
-{
-	json_t *b = json_object();
-
-	if (!b)
-		return NULL;
-	if (a->pool)
-		json_object_set_new(b, "pool", json_string(a->pool));
-	if (a->has_quota)
-		json_object_set_new(b, "quota_bytes",
-				    json_integer((json_int_t)a->quota_bytes));
-	if (a->has_mibps)
-		json_object_set_new(b, "limit_mibps",
-				    json_integer((json_int_t)a->mibps));
-	return b;
-}
+static const struct ctl_item_option volume_options[] = {
+	{ "pool", CTL_OPTION_STRING, "pool", true },
+	{ "quota", CTL_OPTION_SIZE, "quota_bytes", true },
+	{ "limit", CTL_OPTION_UINT32, "limit_mibps", false },
+	{ NULL, 0, NULL, false },
+};
 
 static const struct ctl_item_cmd volume_cmd = {
 	.kind = "volume",
@@ -122,14 +71,10 @@ static const struct ctl_item_cmd volume_cmd = {
 	.header = volume_header,
 	.row = volume_row,
 	.usage = volume_usage,
+	.options = volume_options,
 };
 
 int ctl_volume_main(const struct ctl_remote *r, int argc, char **argv)
 {
-	struct volume_args a;
-
-	if (volume_parse(argc, argv, &a))
-		return volume_usage();
-	return ctl_item_main(r, &volume_cmd, a.verb, a.name, volume_fields(&a),
-			     a.pool && a.has_quota);
+	return ctl_item_run(r, &volume_cmd, argc, argv);
 }

@@ -42,7 +42,7 @@ struct net {
 	struct net_listener *listeners;
 	bool stopped;
 
-	/* Connection admission (net/admit.c); shared by all loops. */
+	/* Connection admission (net/conn_limit.c); shared by all loops. */
 	pthread_mutex_t admit_lock;
 	uint32_t nconns;
 	struct net_host_count *hosts[256];
@@ -50,7 +50,7 @@ struct net {
 	uint64_t evict_orders; /* admitted at the limit, a victim chosen */
 	double last_refusal_log;
 
-	/* Admission of the TCP connections' calls (net/flow.c). */
+	/* Admission of the TCP connections' calls (net/call_queue.c). */
 	struct traffic *traffic; /* borrowed; NULL: no admission */
 	struct rpc_admission admission;
 };

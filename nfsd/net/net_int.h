@@ -22,7 +22,7 @@ struct net_handoff {
 };
 
 /* At most this many connections past max_conns while the idle ones
- * chosen to make room for them close (net/admit.c). */
+ * chosen to make room for them close (net/conn_limit.c). */
 #define NET_EVICT_SLACK 16u
 
 /* Which idle connection makes room for a new one: one of @addr's on
@@ -156,7 +156,7 @@ enum net_admit_verdict {
 };
 
 /* Counts a new connection from @peer on worker @worker.  At max_conns it
- * names in *ev an idle connection to close for it (net/admit.c says
+ * names in *ev an idle connection to close for it (net/conn_limit.c says
  * which).  Any thread. */
 enum net_admit_verdict net__admit_conn(struct net *net,
 				       const struct sockaddr *peer,

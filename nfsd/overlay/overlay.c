@@ -65,6 +65,9 @@ static unsigned overlay_caps_fields(const struct traffic_caps *a,
 	       (a->host_contention != b->host_contention
 			? OVERLAY_CAPS_CONTENTION
 			: 0) |
+	       (a->volume_contention != b->volume_contention
+			? OVERLAY_CAPS_VOLUME_CONTENTION
+			: 0) |
 	       (a->burst_ms != b->burst_ms ? OVERLAY_CAPS_BURST : 0);
 }
 
@@ -426,6 +429,8 @@ static void overlay_caps_apply(const struct overlay *ov,
 		caps->volume_ops_per_s = c->volume_ops_per_s;
 	if (f & OVERLAY_CAPS_CONTENTION)
 		caps->host_contention = c->host_contention;
+	if (f & OVERLAY_CAPS_VOLUME_CONTENTION)
+		caps->volume_contention = c->volume_contention;
 	if (f & OVERLAY_CAPS_BURST)
 		caps->burst_ms = c->burst_ms;
 }

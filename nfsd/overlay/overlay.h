@@ -69,7 +69,8 @@ enum overlay_change {
 #define OVERLAY_CAPS_VOLUME_OPS (1u << 5)
 #define OVERLAY_CAPS_CONTENTION (1u << 6)
 #define OVERLAY_CAPS_BURST (1u << 7)
-#define OVERLAY_CAPS_ALL 0xffu
+#define OVERLAY_CAPS_VOLUME_CONTENTION (1u << 8)
+#define OVERLAY_CAPS_ALL 0x1ffu
 
 struct overlay_pool {
 	enum overlay_change change;
@@ -145,7 +146,8 @@ int overlay_apply(const struct overlay *ov, const struct pool_state *base,
  *                 ["limit_mibps"]}],
  *    "caps":    {["scale"], ["flow_bytes_per_s"], ["flow_ops_per_s"],
  *                ["host_bytes_per_s"], ["host_ops_per_s"],
- *                ["volume_ops_per_s"], ["host_contention"], ["burst_ms"]}}
+ *                ["volume_ops_per_s"], ["host_contention"],
+ *                ["volume_contention"], ["burst_ms"]}}
  * Returns a new reference (owned: json_decref()), or NULL (no memory).
  */
 json_t *overlay_to_json(const struct overlay *ov);

@@ -1,12 +1,11 @@
 /*
- * files: the per-inode allocation records of a datastore (quota.h), a
- * chained hash table that doubles as it fills, and the two updates the
- * NFS calls make through it.  Everything here runs under q->lock.
+ * files: the per-inode allocation records of a datastore's quota
+ * (files.h), a chained hash table that doubles as it fills.
  */
+#include "nfsd/quota/files.h"
+
 #include <errno.h>
 #include <stdlib.h>
-
-#include "nfsd/quota/quota_int.h"
 
 #define QUOTA_BUCKETS_MIN 64
 
@@ -17,12 +16,12 @@ static size_t quota_bucket(uint64_t fileid, size_t nbuckets)
 	       (nbuckets - 1);
 }
 
-struct quota_file *quota__file_find(struct quota *q, uint64_t fileid)
+struct quota_file *quota_files_find(struct quota_files *t, uint64_t fileid)
 {
-	if (!q->nbuckets)
+	if (!t->nbuckets)
 		return NULL;
 	for (struct quota_file *f =
-		     q->buckets[quota_bucket(fileid, q->nbuckets)];
+		     t->buckets[quota_bucket(fileid, t->nbuckets)];
 	     f; f = f->next) {
 		if (f->fileid == fileid)
 			return f;
@@ -31,15 +30,15 @@ struct quota_file *quota__file_find(struct quota *q, uint64_t fileid)
 }
 
 /* Doubles the table (or makes the first one).  0 or -ENOMEM. */
-static int quota_files_grow(struct quota *q)
+static int quota_files_grow(struct quota_files *t)
 {
-	size_t n = q->nbuckets ? q->nbuckets * 2 : QUOTA_BUCKETS_MIN;
+	size_t n = t->nbuckets ? t->nbuckets * 2 : QUOTA_BUCKETS_MIN;
 	struct quota_file **b = calloc(n, sizeof(*b));
 
 	if (!b)
 		return -ENOMEM;
-	for (size_t i = 0; i < q->nbuckets; i++) {
-		struct quota_file *f = q->buckets[i];
+	for (size_t i = 0; i < t->nbuckets; i++) {
+		struct quota_file *f = t->buckets[i];
 
 		while (f) {
 			struct quota_file *next = f->next;
@@ -50,36 +49,36 @@ static int quota_files_grow(struct quota *q)
 			f = next;
 		}
 	}
-	free(q->buckets);
-	q->buckets = b;
-	q->nbuckets = n;
+	free(t->buckets);
+	t->buckets = b;
+	t->nbuckets = n;
 	return 0;
 }
 
-struct quota_file *quota__file_add(struct quota *q, uint64_t fileid,
+struct quota_file *quota_files_add(struct quota_files *t, uint64_t fileid,
 				   uint64_t used_bytes)
 {
 	struct quota_file *f;
 	size_t i;
 
-	if (q->nfiles >= q->nbuckets && quota_files_grow(q) && !q->nbuckets)
+	if (t->count >= t->nbuckets && quota_files_grow(t) && !t->nbuckets)
 		return NULL;
 	f = malloc(sizeof(*f));
 	if (!f)
 		return NULL;
-	i = quota_bucket(fileid, q->nbuckets);
+	i = quota_bucket(fileid, t->nbuckets);
 	f->fileid = fileid;
 	f->used_bytes = used_bytes;
-	f->next = q->buckets[i];
-	q->buckets[i] = f;
-	q->nfiles++;
+	f->next = t->buckets[i];
+	t->buckets[i] = f;
+	t->count++;
 	return f;
 }
 
-void quota__files_clear(struct quota *q)
+void quota_files_clear(struct quota_files *t)
 {
-	for (size_t i = 0; i < q->nbuckets; i++) {
-		struct quota_file *f = q->buckets[i];
+	for (size_t i = 0; i < t->nbuckets; i++) {
+		struct quota_file *f = t->buckets[i];
 
 		while (f) {
 			struct quota_file *next = f->next;
@@ -88,57 +87,30 @@ void quota__files_clear(struct quota *q)
 			f = next;
 		}
 	}
-	free(q->buckets);
-	q->buckets = NULL;
-	q->nbuckets = 0;
-	q->nfiles = 0;
+	free(t->buckets);
+	t->buckets = NULL;
+	t->nbuckets = 0;
+	t->count = 0;
 }
 
-int quota_file_update(struct quota *q, uint64_t fileid,
-		      quota_measure_fn measure, void *arg)
+bool quota_files_remove(struct quota_files *t, uint64_t fileid,
+			uint64_t *used_bytes)
 {
-	struct quota_file *f;
-	uint64_t now;
-	int err;
+	struct quota_file **pp;
 
-	pthread_mutex_lock(&q->lock);
-	err = measure(arg, &now);
-	if (err)
-		goto out;
-	f = quota__file_find(q, fileid);
-	if (!f) {
-		f = quota__file_add(q, fileid, 0);
-		if (!f) {
-			err = -ENOMEM;
-			goto out;
-		}
-	}
-	quota__add(q, (int64_t)(now - f->used_bytes));
-	f->used_bytes = now;
-out:
-	pthread_mutex_unlock(&q->lock);
-	return err;
-}
-
-void quota_file_forget(struct quota *q, uint64_t fileid)
-{
-	size_t i;
-
-	pthread_mutex_lock(&q->lock);
-	if (!q->nbuckets)
-		goto out;
-	i = quota_bucket(fileid, q->nbuckets);
-	for (struct quota_file **pp = &q->buckets[i]; *pp; pp = &(*pp)->next) {
+	if (!t->nbuckets)
+		return false;
+	for (pp = &t->buckets[quota_bucket(fileid, t->nbuckets)]; *pp;
+	     pp = &(*pp)->next) {
 		struct quota_file *f = *pp;
 
 		if (f->fileid != fileid)
 			continue;
 		*pp = f->next;
-		q->nfiles--;
-		quota__add(q, -(int64_t)f->used_bytes);
+		t->count--;
+		*used_bytes = f->used_bytes;
 		free(f);
-		break;
+		return true;
 	}
-out:
-	pthread_mutex_unlock(&q->lock);
+	return false;
 }

@@ -17,14 +17,12 @@ void quota_init(struct quota *q)
 	atomic_init(&q->used_bytes, 0);
 	atomic_init(&q->reserved_bytes, 0);
 	pthread_mutex_init(&q->lock, NULL);
-	q->buckets = NULL;
-	q->nbuckets = 0;
-	q->nfiles = 0;
+	q->files = (struct quota_files){ 0 };
 }
 
 void quota_fini(struct quota *q)
 {
-	quota__files_clear(q);
+	quota_files_clear(&q->files);
 	pthread_mutex_destroy(&q->lock);
 }
 
@@ -46,7 +44,7 @@ void quota_get(struct quota *q, struct quota_usage *out)
 	out->used_bytes = quota__used(q);
 	out->reserved_bytes = atomic_load(&q->reserved_bytes);
 	pthread_mutex_lock(&q->lock);
-	out->files = q->nfiles;
+	out->files = q->files.count;
 	pthread_mutex_unlock(&q->lock);
 }
 
@@ -106,4 +104,40 @@ void quota__add(struct quota *q, int64_t delta_bytes)
 {
 	if (delta_bytes)
 		atomic_fetch_add(&q->used_bytes, delta_bytes);
+}
+
+int quota_file_update(struct quota *q, uint64_t fileid,
+		      quota_measure_fn measure, void *arg)
+{
+	struct quota_file *f;
+	uint64_t now;
+	int err;
+
+	pthread_mutex_lock(&q->lock);
+	err = measure(arg, &now);
+	if (err)
+		goto out;
+	f = quota_files_find(&q->files, fileid);
+	if (!f) {
+		f = quota_files_add(&q->files, fileid, 0);
+		if (!f) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	quota__add(q, (int64_t)(now - f->used_bytes));
+	f->used_bytes = now;
+out:
+	pthread_mutex_unlock(&q->lock);
+	return err;
+}
+
+void quota_file_forget(struct quota *q, uint64_t fileid)
+{
+	uint64_t used;
+
+	pthread_mutex_lock(&q->lock);
+	if (quota_files_remove(&q->files, fileid, &used))
+		quota__add(q, -(int64_t)used);
+	pthread_mutex_unlock(&q->lock);
 }

@@ -29,19 +29,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nfsd/quota/files.h"
+
 /* The allocation unit assumed for a write into a hole. */
 #define QUOTA_BLOCK_BYTES 4096
-
-struct quota_file;
 
 struct quota {
 	_Atomic uint64_t limit_bytes; /* 0: no quota (counted anyway) */
 	_Atomic int64_t used_bytes;
 	_Atomic uint64_t reserved_bytes; /* writes under way */
 	pthread_mutex_t lock; /* the file records below */
-	struct quota_file **buckets; /* by inode; NULL until the first */
-	size_t nbuckets;
-	size_t nfiles;
+	struct quota_files files; /* by inode */
 };
 
 struct quota_usage {

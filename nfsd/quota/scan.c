@@ -17,9 +17,9 @@ static int scan_entry(struct quota *q, const struct stat *st, uint64_t *total)
 {
 	uint64_t bytes = (uint64_t)st->st_blocks * 512;
 
-	if (quota__file_find(q, st->st_ino))
+	if (quota_files_find(&q->files, st->st_ino))
 		return 0;
-	if (!quota__file_add(q, st->st_ino, bytes))
+	if (!quota_files_add(&q->files, st->st_ino, bytes))
 		return -ENOMEM;
 	*total += bytes;
 	return 0;
@@ -41,7 +41,7 @@ int quota_scan(struct quota *q, const char *dir, char *errbuf, size_t errlen)
 		return err;
 	}
 	pthread_mutex_lock(&q->lock);
-	quota__files_clear(q);
+	quota_files_clear(&q->files);
 	errno = 0;
 	while (!err && (e = fts_read(fts))) {
 		/* Snapshots share their blocks with the live files (and
@@ -79,7 +79,7 @@ int quota_scan(struct quota *q, const char *dir, char *errbuf, size_t errlen)
 			 strerror(-err));
 	}
 	if (err)
-		quota__files_clear(q);
+		quota_files_clear(&q->files);
 	else
 		atomic_store(&q->used_bytes,
 			     total > INT64_MAX ? INT64_MAX : (int64_t)total);

@@ -77,9 +77,9 @@ static int scan_push(struct scan_stack *k, struct store_obj *dir)
 static int scan_store_entry(struct quota *q, const struct store_attr *a,
 			    uint64_t *total)
 {
-	if (quota__file_find(q, a->fileid))
+	if (quota_files_find(&q->files, a->fileid))
 		return 0;
-	if (!quota__file_add(q, a->fileid, a->used_bytes))
+	if (!quota_files_add(&q->files, a->fileid, a->used_bytes))
 		return -ENOMEM;
 	*total += a->used_bytes;
 	return 0;
@@ -131,7 +131,7 @@ int quota_scan_store(struct quota *q, struct store *st, char *errbuf,
 		return err;
 	}
 	pthread_mutex_lock(&q->lock);
-	quota__files_clear(q);
+	quota_files_clear(&q->files);
 	err = st->ops->getattr(st, root, &a);
 	if (!err)
 		err = scan_store_entry(q, &a, &total);
@@ -145,7 +145,7 @@ int quota_scan_store(struct quota *q, struct store *st, char *errbuf,
 		st->ops->obj_unref(k.dirs[--k.n]);
 	free(k.dirs);
 	if (err) {
-		quota__files_clear(q);
+		quota_files_clear(&q->files);
 		snprintf(errbuf, errlen, "%s: cannot scan: %s", st->name,
 			 strerror(-err));
 	} else {

@@ -243,6 +243,42 @@ static int snap_open(const struct snap_area *a, const char *name, char *errbuf,
 	return fd;
 }
 
+int snap_check(const char *root, const char *name, bool exists, char *errbuf,
+	       size_t errlen)
+{
+	struct snap_area a;
+	int fd, err;
+
+	err = snap_name_check(name, errbuf, errlen);
+	if (!err && !exists) {
+		err = snap_probe(root, errbuf, errlen);
+	}
+	if (err) {
+		return err;
+	}
+	err = snap_area_open(&a, root, false, false, errbuf, errlen);
+	if (err == -ENOENT) {
+		if (!exists) {
+			return 0;
+		}
+		snprintf(errbuf, errlen, "snapshot '%s': does not exist", name);
+	}
+	if (err) {
+		return err;
+	}
+	fd = snap_open(&a, name, errbuf, errlen);
+	snap_area_close(&a);
+	if (fd >= 0) {
+		close(fd);
+		if (!exists) {
+			snprintf(errbuf, errlen, "snapshot '%s' exists", name);
+			return -EEXIST;
+		}
+		return 0;
+	}
+	return exists || fd != -ENOENT ? fd : 0;
+}
+
 int snap_delete(const char *root, const char *name, char *errbuf, size_t errlen)
 {
 	struct snap_area a;

@@ -27,6 +27,7 @@
 #ifndef DSNFS_SNAP_H
 #define DSNFS_SNAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,6 +61,17 @@ struct snap_stats {
  */
 int snap_create(const char *root, const char *name, struct snap_stats *st,
 		char *errbuf, size_t errlen);
+
+/*
+ * What a create (@exists false) or a delete or restore (@exists true) of
+ * snapshot @name would first refuse, checked before it is started in the
+ * background: a bad name (-EINVAL), a file system that cannot share
+ * blocks (-EOPNOTSUPP, create), a snapshot that exists (-EEXIST) or does
+ * not (-ENOENT).  Returns 0 or that error with the reason in @errbuf;
+ * changes nothing.
+ */
+int snap_check(const char *root, const char *name, bool exists, char *errbuf,
+	       size_t errlen);
 
 /* Removes snapshot @name.  Returns 0, -ENOENT or -errno with the reason. */
 int snap_delete(const char *root, const char *name, char *errbuf,

@@ -363,11 +363,16 @@ void store_ilog_drain(struct store_ilog *ilog)
 	pthread_mutex_unlock(&ilog->lock);
 }
 
-void store__ilog_stats(struct store_ilog *ilog, struct store_ilog_stats *out)
+void store_ilog_stats(struct store_ilog *ilog, struct store_ilog_stats *out)
 {
 	pthread_mutex_lock(&ilog->lock);
 	*out = ilog->stats;
 	pthread_mutex_unlock(&ilog->lock);
+}
+
+const char *store_ilog_path(const struct store_ilog *ilog)
+{
+	return ilog->path;
 }
 
 uint32_t store__ilog_waiters(struct store_ilog *ilog)

@@ -1,6 +1,6 @@
 /*
  * ilog: the intent log of stable writes (issue 13), the store module's
- * internal side; the server's calls are in store.h (store_ilog_open,
+ * internal side; the server's calls are in store_open.h (store_ilog_open,
  * store_ilog_close).  A stable WRITE costs one sequential log append and a
  * share of one flush instead of an fsync of its file:
  *
@@ -42,7 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nfsd/store/store.h"
+#include "nfsd/store/store_open.h"
 
 struct store_obj;
 
@@ -158,12 +158,6 @@ int store__ilog_wait(struct store_ilog *ilog, int64_t end_lsn);
  */
 int store__ilog_settle(struct store_ilog *ilog, struct store_obj *obj);
 
-/* Counters since open, for tests and the closing log line. */
-struct store_ilog_stats {
-	uint64_t records, flushes, checkpoints, full_waits;
-	uint64_t replayed, replay_skipped;
-};
-void store__ilog_stats(struct store_ilog *ilog, struct store_ilog_stats *out);
 
 /* Writers now waiting for a flush (tests wait on it). */
 uint32_t store__ilog_waiters(struct store_ilog *ilog);

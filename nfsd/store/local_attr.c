@@ -136,8 +136,12 @@ int store__local_setattr(struct store *st, struct store_obj *obj,
 			 const struct store_sattr *sattr,
 			 const struct store_cred *cred)
 {
+	int err;
+
 	(void)cred;
-	return store__local_sattr_apply(st, obj, sattr);
+	err = store__local_sattr_apply(st, obj, sattr);
+	/* Durable before the reply, as every change (local_sync.c). */
+	return err ? err : store__local_sync_obj(store__local(st), obj);
 }
 
 int store__local_readlink(struct store *st, struct store_obj *obj, char *buf,

@@ -182,6 +182,8 @@ int store__local_write(struct store *st, struct store_obj *obj,
 		       uint64_t off_bytes, const void *buf, uint32_t count,
 		       enum store_stable stable, bool *sync_failed)
 {
+	bool logged;
+	bool zlocked;
 	int err;
 	int fd;
 
@@ -190,16 +192,17 @@ int store__local_write(struct store *st, struct store_obj *obj,
 	if (err) {
 		return err;
 	}
-	if (stable != STORE_UNSTABLE && st->ilog) {
-		return store_local_write_logged(st, obj, fd, off_bytes, buf,
-						count, sync_failed);
+	logged = stable != STORE_UNSTABLE && st->ilog;
+	err = store__zero_first_begin(st, obj, fd, off_bytes, count, &zlocked);
+	if (!err && logged) {
+		err = store_local_write_logged(st, obj, fd, off_bytes, buf,
+					       count, sync_failed);
+	} else if (!err) {
+		err = store__pwrite_full(fd, buf, count, off_bytes);
 	}
-	err = store__pwrite_full(fd, buf, count, off_bytes);
-	if (err) {
+	store__zero_first_end(obj, zlocked);
+	if (err || logged || stable == STORE_UNSTABLE) {
 		return err;
-	}
-	if (stable == STORE_UNSTABLE) {
-		return 0;
 	}
 	return store_local_sync(st, obj, fd, stable, sync_failed);
 }
@@ -212,7 +215,9 @@ int store__local_write_async(struct store *st, struct store_obj *obj,
 	int err;
 	int fd;
 
-	if (!st->ilog) {
+	/* Zeroing blocks writes to disk: a work thread's job, not the
+	 * loop's. */
+	if (!st->ilog || atomic_load(&st->zero_on_first_write)) {
 		return -EAGAIN;
 	}
 	err = store_local_write_fd(st, obj, off_bytes, count, &fd);

@@ -18,6 +18,9 @@
  * trusted namespace needs) gives -STORE_ENOTSUPP (clients then fall back
  * to GUARDED).  An existing non-regular name gives -EEXIST in every mode.
  *
+ * Every change is durable before the call returns (local_sync.c): the
+ * directory it changed is synced, and a new file or directory too.
+ *
  * "." and ".." as the name to change: -EEXIST for the create ops and
  * LINK, -EACCES for REMOVE (as knfsd), -EINVAL for RMDIR and RENAME (both
  * list NFS3ERR_INVAL).  A removed or replaced name's object is dropped from
@@ -123,6 +126,31 @@ static int store_local_new_obj(struct store_local *sl, struct store_obj *dir,
 	return store_local_obj_init(sl, fd, false, sattr, cred, out);
 }
 
+/*
+ * After a call made @out (or an error, @err) in @dir: the new object (a
+ * file or directory) and the directory's new entry durable before the
+ * reply (local_sync.c).  Drops *out when that fails.
+ */
+static int store_local_made_durable(struct store_local *sl,
+				    struct store_obj *dir, int err,
+				    struct store_obj **out)
+{
+	if (err) {
+		return err;
+	}
+	if ((*out)->type == STORE_REG || (*out)->type == STORE_DIR) {
+		err = store__local_sync_obj(sl, *out);
+	}
+	if (!err) {
+		err = store__local_sync_dir(dir);
+	}
+	if (err) {
+		store__obj_unref(*out);
+		*out = NULL;
+	}
+	return err;
+}
+
 /* CREATE of a name that exists: the UNCHECKED and EXCLUSIVE retry cases. */
 static int store_local_create_existing(struct store_local *sl,
 				       struct store_obj *dir, const char *name,
@@ -169,6 +197,9 @@ static int store_local_create_existing(struct store_local *sl,
 		size_only.set_size = true;
 		size_only.size_bytes = sattr->size_bytes;
 		err = store__local_sattr_apply(&sl->base, obj, &size_only);
+		if (!err) {
+			err = store__local_sync_obj(sl, obj);
+		}
 		if (err) {
 			store__obj_unref(obj);
 			return err;
@@ -211,7 +242,8 @@ int store__local_create(struct store *st, struct store_obj *dir,
 		unlinkat(dir->fd, name, 0);
 		return err;
 	}
-	return store_local_obj_init(sl, fd, true, sattr, cred, out);
+	err = store_local_obj_init(sl, fd, true, sattr, cred, out);
+	return store_local_made_durable(sl, dir, err, out);
 }
 
 int store__local_mkdir(struct store *st, struct store_obj *dir,
@@ -228,8 +260,9 @@ int store__local_mkdir(struct store *st, struct store_obj *dir,
 		    store_local_mode(sattr, STORE_LOCAL_DIR_MODE)) != 0) {
 		return -errno;
 	}
-	return store_local_new_obj(store__local(st), dir, name, sattr, cred,
-				   out);
+	err = store_local_new_obj(store__local(st), dir, name, sattr, cred,
+				  out);
+	return store_local_made_durable(store__local(st), dir, err, out);
 }
 
 int store__local_symlink(struct store *st, struct store_obj *dir,
@@ -249,8 +282,9 @@ int store__local_symlink(struct store *st, struct store_obj *dir,
 	if (symlinkat(target, dir->fd, name) != 0) {
 		return -errno;
 	}
-	return store_local_new_obj(store__local(st), dir, name, sattr, cred,
-				   out);
+	err = store_local_new_obj(store__local(st), dir, name, sattr, cred,
+				  out);
+	return store_local_made_durable(store__local(st), dir, err, out);
 }
 
 int store__local_mknod(struct store *st, struct store_obj *dir,
@@ -290,8 +324,9 @@ int store__local_mknod(struct store *st, struct store_obj *dir,
 		    rdev) != 0) {
 		return -errno;
 	}
-	return store_local_new_obj(store__local(st), dir, name, sattr, cred,
-				   out);
+	err = store_local_new_obj(store__local(st), dir, name, sattr, cred,
+				  out);
+	return store_local_made_durable(store__local(st), dir, err, out);
 }
 
 /* The handle @name in @dir has now, to drop from the cache once it goes.
@@ -327,7 +362,7 @@ static int store_local_unlink(struct store *st, struct store_obj *dir,
 	if (known) {
 		store__fcache_drop(sl->fc, &fh);
 	}
-	return 0;
+	return store__local_sync_dir(dir);
 }
 
 int store__local_remove(struct store *st, struct store_obj *dir,
@@ -369,7 +404,11 @@ int store__local_rename(struct store *st, struct store_obj *from_dir,
 	if (known) {
 		store__fcache_drop(sl->fc, &fh);
 	}
-	return 0;
+	err = store__local_sync_dir(to_dir);
+	if (!err && from_dir != to_dir) {
+		err = store__local_sync_dir(from_dir);
+	}
+	return err;
 }
 
 int store__local_link(struct store *st, struct store_obj *obj,
@@ -388,5 +427,5 @@ int store__local_link(struct store *st, struct store_obj *obj,
 	if (linkat(obj->fd, "", dir->fd, name, AT_EMPTY_PATH) != 0) {
 		return -errno;
 	}
-	return 0;
+	return store__local_sync_dir(dir);
 }

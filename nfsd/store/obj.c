@@ -71,6 +71,11 @@ int store__obj_new(int fd, bool io_fd_rw, const struct stat *stat,
 		return err;
 	}
 	err = pthread_mutex_init(&obj->ilog_order, NULL);
+	if (!err) {
+		err = pthread_mutex_init(&obj->zero_lock, NULL);
+		if (err)
+			pthread_mutex_destroy(&obj->ilog_order);
+	}
 	if (err) {
 		store__syncgroup_fini(&obj->sync);
 		free(obj);
@@ -111,6 +116,7 @@ void store__obj_unref(struct store_obj *obj)
 		close(io_fd);
 	}
 	close(obj->fd);
+	pthread_mutex_destroy(&obj->zero_lock);
 	pthread_mutex_destroy(&obj->ilog_order);
 	store__syncgroup_fini(&obj->sync);
 	free(obj);

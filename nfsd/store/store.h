@@ -33,6 +33,7 @@
 #ifndef DSNFS_STORE_H
 #define DSNFS_STORE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -309,6 +310,11 @@ struct store {
 	 * server owns it and closes it after the store).  Set before
 	 * serving, read-only afterwards. */
 	struct store_ilog *ilog;
+	/* VMFS's zeroing on first write (store_int.h): a datastore option,
+	 * changed by a reload while writes run. */
+	_Atomic bool zero_on_first_write;
+	/* 1 MiB blocks zeroed so far, for /metrics. */
+	_Atomic uint64_t zeroed_blocks;
 };
 
 /*

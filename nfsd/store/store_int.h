@@ -36,6 +36,20 @@ int store__pread_full(int fd, void *buf, size_t len, uint64_t off_bytes,
 /* Writes all @len bytes at @off_bytes (same bound).  Returns 0 or -errno. */
 int store__pwrite_full(int fd, const void *buf, size_t len, uint64_t off_bytes);
 
+/* ---- VMFS zeroing on first write (zero_first.c) ------------------------ */
+
+/*
+ * Before a write of @count bytes at @off_bytes through @fd, when @st has
+ * zero_on_first_write: writes and flushes zeros over the holes and
+ * unwritten extents of the 1 MiB blocks it touches (below the end of
+ * file).  *locked says whether it took @obj's zero_lock, held until
+ * store__zero_first_end(), which the caller always calls after its write,
+ * also when this fails.  Returns 0 or -errno (the write must not go on).
+ */
+int store__zero_first_begin(struct store *st, struct store_obj *obj, int fd,
+			    uint64_t off_bytes, uint32_t count, bool *locked);
+void store__zero_first_end(struct store_obj *obj, bool locked);
+
 /* ---- handle.secret (secret.c) ------------------------------------------ */
 
 /* XXH3_SECRET_DEFAULT_SIZE: comfortably above XXH3_SECRET_SIZE_MIN (136). */
@@ -139,6 +153,8 @@ struct store_obj {
 	/* ilog.c's, under its lock: on its dirty list (holding a ref). */
 	bool ilog_dirty;
 	struct store_obj *ilog_next;
+	/* zero_first.c: held by every write into a block with a hole. */
+	pthread_mutex_t zero_lock;
 };
 
 /*
@@ -272,6 +288,13 @@ int store__local_kfh_open(struct store_local *sl, const struct store_kfh *kfh,
 			  int flags);
 int store__local_io_fd(struct store_local *sl, struct store_obj *obj, int *fd,
 		       int *write_err);
+
+/* Makes the entries of directory @dir durable (local_sync.c: fsync of
+ * the directory).  Returns 0 or -errno. */
+int store__local_sync_dir(const struct store_obj *dir);
+/* Makes @obj's attributes durable (fsync, or syncfs for what cannot be
+ * opened).  Returns 0 or -errno. */
+int store__local_sync_obj(struct store_local *sl, struct store_obj *obj);
 
 /* Applies @sattr to @obj of @st (owner, then mode, size, times; a size
  * change first settles the file's intent-log records).  Borrows all. */

@@ -51,8 +51,9 @@ int store_open(const struct store_params *p, struct store **out, char *errbuf,
  * other export ids are skipped and counted).  Replay stops at a torn tail
  * or a corrupt record and logs where and why; the log opens anyway.  Then
  * point the stores' `ilog` at it.  Every store must be of the local
- * backend (the log replays onto its files' descriptors).  *out returns owned:
- * store_ilog_close(). Returns 0 or -errno with the path named in errbuf.
+ * backend (the log replays onto its files' descriptors).  *out returns
+ * owned: store_ilog_close().
+ * Returns 0 or -errno with the path named in errbuf.
  */
 int store_ilog_open(const char *path, uint64_t ring_bytes,
 		    uint32_t checkpoint_ms, struct store *const *stores,
@@ -70,5 +71,17 @@ void store_ilog_drain(struct store_ilog *ilog);
  * counters, frees.  NULL is a no-op.  After every store using it stopped
  * writing. */
 void store_ilog_close(struct store_ilog *ilog);
+
+/* Counters of an intent log since it opened (/metrics, tests, the closing
+ * log line): records appended, flushes of the log, checkpoints, writers
+ * that waited for ring space, records replayed at open and skipped. */
+struct store_ilog_stats {
+	uint64_t records, flushes, checkpoints, full_waits;
+	uint64_t replayed, replay_skipped;
+};
+void store_ilog_stats(struct store_ilog *ilog, struct store_ilog_stats *out);
+
+/* The path the log was opened at (borrowed, for labels and messages). */
+const char *store_ilog_path(const struct store_ilog *ilog);
 
 #endif

@@ -10,6 +10,7 @@
  *   host_iops = 200000
  *   volume_iops = 195000   per datastore, beside its QoS limit
  *   host_contention = 0.136
+ *   volume_contention = 0.136
  *   burst_ms = 10
  */
 #include "nfsd/traffic/traffic.h"
@@ -63,6 +64,13 @@ int traffic_config_section(void *arg, const char *section, const char *key,
 			return errbuf_printf(errbuf, errlen, -EINVAL,
 					     "a number, 0 or more");
 		caps->host_contention = v;
+		return 0;
+	}
+	if (!strcmp(key, "volume_contention")) {
+		if (config_number(value, 1e6, &v))
+			return errbuf_printf(errbuf, errlen, -EINVAL,
+					     "a number, 0 or more");
+		caps->volume_contention = v;
 		return 0;
 	}
 	if (!strcmp(key, "burst_ms")) {

@@ -56,61 +56,102 @@ int traffic_flow_new(struct traffic *t, const struct sockaddr *peer,
 	f->host->nflows++;
 	/* Differs from any generation: the first admission applies caps. */
 	f->applied_gen = f->host->caps_gen - 1;
+	pthread_mutex_lock(&f->volume->lock);
+	f->volume_next = f->volume->flows;
+	f->volume->flows = f;
+	pthread_mutex_unlock(&f->volume->lock);
 	pthread_mutex_unlock(&f->host->lock);
 	pthread_mutex_unlock(&t->lock);
 	*out = f;
 	return 0;
 }
 
-/* Counts the host's busy flows, at most every tenth of the window. */
+static bool flow_busy(const struct traffic_flow *f, int64_t now_ns)
+{
+	int64_t last =
+		atomic_load_explicit(&f->last_demand_ns, memory_order_relaxed);
+
+	return last && now_ns - last < TRAFFIC_ACTIVE_WINDOW_NS;
+}
+
 size_t traffic__host_busy_count(const struct traffic_host *h, int64_t now_ns)
 {
 	size_t busy = 0;
 
-	for (const struct traffic_flow *f = h->flows; f; f = f->host_next) {
-		if (f->last_demand_ns &&
-		    now_ns - f->last_demand_ns < TRAFFIC_ACTIVE_WINDOW_NS)
-			busy++;
-	}
+	for (const struct traffic_flow *f = h->flows; f; f = f->host_next)
+		busy += flow_busy(f, now_ns);
 	return busy;
 }
 
-static void flow_host_recount(struct traffic_host *h, int64_t now_ns)
+size_t traffic__volume_busy_count(const struct traffic_volume *v,
+				  int64_t now_ns)
 {
-	size_t busy;
+	size_t busy = 0;
 
-	if (h->busy && now_ns - h->recount_ns < TRAFFIC_ACTIVE_WINDOW_NS / 10)
-		return;
-	busy = traffic__host_busy_count(h, now_ns);
-	h->busy = busy ? busy : 1;
-	h->recount_ns = now_ns;
+	for (const struct traffic_flow *f = v->flows; f; f = f->volume_next)
+		busy += flow_busy(f, now_ns);
+	return busy;
 }
 
-/* cap / (1 + alpha (busy - 1)): the contention term (docs/pools.md). */
-static uint64_t flow_contended(uint64_t cap, double alpha, size_t busy)
+/* Stores a busy count (at least 1: the caller's flow) and its time. */
+static void flow_recount(size_t *busy, int64_t *recount_ns, size_t counted,
+			 int64_t now_ns)
+{
+	*busy = counted ? counted : 1;
+	*recount_ns = now_ns;
+}
+
+/* Busy flows are counted at most every tenth of the window. */
+static bool flow_recount_due(size_t busy, int64_t recount_ns, int64_t now_ns)
+{
+	return !busy || now_ns - recount_ns >= TRAFFIC_ACTIVE_WINDOW_NS / 10;
+}
+
+/* The contention divisor 1 + alpha (busy - 1) of one shared level. */
+static double flow_contention(double alpha, size_t busy)
+{
+	return alpha > 0 && busy > 1 ? 1.0 + alpha * (double)(busy - 1) : 1.0;
+}
+
+/* cap / the larger divisor of host and volume: a flow is slowed by the
+ * more crowded of the two it shares (docs/pools.md, the contention term). */
+static uint64_t flow_contended(uint64_t cap, double divisor)
 {
 	double v;
 
-	if (!cap || alpha <= 0 || busy <= 1)
+	if (!cap || divisor <= 1.0)
 		return cap;
-	v = (double)cap / (1.0 + alpha * (double)(busy - 1));
+	v = (double)cap / divisor;
 	return v < 1 ? 1 : (uint64_t)v;
 }
 
-/* Brings the flow's own buckets to the host's caps, under host->lock. */
+/* Brings the flow's own buckets to the host's caps, under host->lock and
+ * its volume's lock. */
 static void flow_caps_apply(struct traffic_flow *f, struct traffic_host *h,
-			    int64_t now_ns)
+			    const struct traffic_volume *v, int64_t now_ns)
 {
-	uint64_t b =
-		flow_contended(h->flow_bytes_per_s, h->contention, h->busy);
-	uint64_t o = flow_contended(h->flow_ops_per_s, h->contention, h->busy);
+	double dh = flow_contention(h->contention, h->busy);
+	double dv = flow_contention(h->volume_contention, v->busy);
+	double d = dh > dv ? dh : dv;
+	uint64_t b = flow_contended(h->flow_bytes_per_s, d);
+	uint64_t o = flow_contended(h->flow_ops_per_s, d);
 
-	(void)token_bucket_set_rate(&f->bytes, b,
-				    traffic__burst(h->burst_ms, b), now_ns);
-	(void)token_bucket_set_rate(&f->ops, o, traffic__burst(h->burst_ms, o),
+	/* A flow's own bucket also banks the catch-up: when its client came
+	 * back late (its queue ran dry while the client, not the server,
+	 * was descheduled, or its connection held replies the client had
+	 * not read), the flow gets back what the gap cost, up to
+	 * TOKEN_BUCKET_CATCHUP_MS of its rate.  Shared levels keep the plain
+	 * burst: one flow's gap must not let it take a shared level's
+	 * tokens ahead of the others. */
+	uint32_t depth_ms = h->burst_ms + TOKEN_BUCKET_CATCHUP_MS;
+
+	(void)token_bucket_set_rate(&f->bytes, b, traffic__burst(depth_ms, b),
+				    now_ns);
+	(void)token_bucket_set_rate(&f->ops, o, traffic__burst(depth_ms, o),
 				    now_ns);
 	f->applied_gen = h->caps_gen;
 	f->applied_busy = h->busy;
+	f->applied_volume_busy = v->busy;
 	atomic_store_explicit(&f->cap_bytes_per_s, b, memory_order_relaxed);
 	atomic_store_explicit(&f->cap_ops_per_s, o, memory_order_relaxed);
 }
@@ -268,16 +309,23 @@ static uint64_t flow_try(struct traffic_flow *f, struct traffic_req *req,
 	uint64_t wait;
 
 	pthread_mutex_lock(&h->lock);
-	f->last_demand_ns = now_ns;
-	if (h->contention > 0)
-		flow_host_recount(h, now_ns);
-	if (f->applied_gen != h->caps_gen || f->applied_busy != h->busy)
-		flow_caps_apply(f, h, now_ns);
+	atomic_store_explicit(&f->last_demand_ns, now_ns, memory_order_relaxed);
+	if (h->contention > 0 &&
+	    flow_recount_due(h->busy, h->recount_ns, now_ns))
+		flow_recount(&h->busy, &h->recount_ns,
+			     traffic__host_busy_count(h, now_ns), now_ns);
+	pthread_mutex_lock(&v->lock);
+	if (h->volume_contention > 0 &&
+	    flow_recount_due(v->busy, v->recount_ns, now_ns))
+		flow_recount(&v->busy, &v->recount_ns,
+			     traffic__volume_busy_count(v, now_ns), now_ns);
+	if (f->applied_gen != h->caps_gen || f->applied_busy != h->busy ||
+	    f->applied_volume_busy != v->busy)
+		flow_caps_apply(f, h, v, now_ns);
 	lv[nlv++] =
 		(struct flow_level){ &f->bytes, &f->ops, NULL, &f->counters };
 	lv[nlv++] = (struct flow_level){ &h->bytes, &h->ops, &h->ticket,
 					 &h->counters };
-	pthread_mutex_lock(&v->lock);
 	lv[nlv++] = (struct flow_level){ &v->bytes, &v->ops, &v->ticket,
 					 &v->counters };
 	p = v->pool;
@@ -333,6 +381,11 @@ void traffic_flow_free(struct traffic_flow *flow)
 		;
 	*pp = flow->host_next;
 	h->nflows--;
+	pthread_mutex_lock(&flow->volume->lock);
+	for (pp = &flow->volume->flows; *pp != flow; pp = &(*pp)->volume_next)
+		;
+	*pp = flow->volume_next;
+	pthread_mutex_unlock(&flow->volume->lock);
 	pthread_mutex_unlock(&h->lock);
 	traffic__volume_unref(t, flow->volume);
 	traffic__host_unref(t, h);

@@ -23,7 +23,8 @@ static bool traffic_caps_valid(const struct traffic_caps *caps)
 {
 	return caps->scale > 0 && isfinite(caps->scale) &&
 	       caps->host_contention >= 0 && isfinite(caps->host_contention) &&
-	       caps->burst_ms > 0;
+	       caps->volume_contention >= 0 &&
+	       isfinite(caps->volume_contention) && caps->burst_ms > 0;
 }
 
 int64_t traffic_now_ns(void)
@@ -141,6 +142,7 @@ static void traffic_host_apply(struct traffic *t, struct traffic_host *h,
 	h->flow_bytes_per_s = traffic__scale(c, c->flow_bytes_per_s);
 	h->flow_ops_per_s = traffic__scale(c, c->flow_ops_per_s);
 	h->contention = c->host_contention;
+	h->volume_contention = c->volume_contention;
 	h->burst_ms = c->burst_ms;
 	h->caps_gen = t->caps_gen;
 }

@@ -6,7 +6,7 @@
  *   flow    one connection x one datastore; one FIFO queue of waiting
  *           requests; an optional cap (bytes/s, ops/s) models the ceiling
  *           of one TCP flow, lowered by a contention term when several
- *           flows of one host are busy;
+ *           flows of one host, or of one volume, are busy;
  *   host    the client's IP address; an optional cap models its NIC;
  *   volume  a datastore: its QoS limit (pool.h), and an optional ops/s
  *           ceiling (lab profile);
@@ -84,6 +84,9 @@ struct traffic_caps {
 	uint64_t host_ops_per_s;
 	uint64_t volume_ops_per_s;
 	double host_contention; /* alpha in cap / (1 + alpha (busy - 1)) */
+	/* The same for the busy flows of one volume; a flow's cap is
+	 * lowered by the more crowded of its host and its volume. */
+	double volume_contention;
 	uint32_t burst_ms; /* bucket depth: this many ms of rate */
 };
 
@@ -267,7 +270,8 @@ void traffic_stats_fini(struct traffic_stats *stats);
  * One key of the [traffic] section; the signature of config.h's
  * config_section_fn, @arg being a struct traffic_caps (start it with
  * traffic_caps_default()).  Keys: scale, flow_mibps, flow_iops,
- * host_mibps, host_iops, volume_iops, host_contention, burst_ms.
+ * host_mibps, host_iops, volume_iops, host_contention,
+ * volume_contention, burst_ms.
  * Returns 0, -ENOENT (not a traffic key) or -EINVAL with the reason.
  */
 int traffic_config_section(void *arg, const char *section, const char *key,

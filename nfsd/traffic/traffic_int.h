@@ -62,6 +62,11 @@ struct traffic_volume {
 	struct token_bucket bytes;
 	struct token_bucket ops;
 	struct traffic_ticket ticket;
+	/* Its flows, for the busy count of the volume contention term;
+	 * the list changes under t->lock and this lock. */
+	struct traffic_flow *flows;
+	size_t busy;
+	int64_t recount_ns;
 	struct traffic_counters_live counters;
 };
 
@@ -78,6 +83,7 @@ struct traffic_host {
 	uint64_t flow_bytes_per_s;
 	uint64_t flow_ops_per_s;
 	double contention;
+	double volume_contention;
 	uint32_t burst_ms;
 	uint64_t caps_gen;
 	struct traffic_flow *flows; /* its flows, for the busy count */
@@ -91,6 +97,7 @@ struct traffic_flow {
 	struct traffic *t;
 	struct traffic_flow *next; /* t->flows */
 	struct traffic_flow *host_next; /* host->flows */
+	struct traffic_flow *volume_next; /* volume->flows */
 	uint64_t id;
 	struct traffic_host *host;
 	struct traffic_volume *volume;
@@ -99,9 +106,10 @@ struct traffic_flow {
 	struct token_bucket bytes;
 	struct token_bucket ops;
 	uint64_t applied_gen;
-	size_t applied_busy;
-	/* Written under host->lock. */
-	int64_t last_demand_ns;
+	size_t applied_busy, applied_volume_busy;
+	/* Written under host->lock; read under the lock of its host or of
+	 * its volume (the busy counts), hence atomic. */
+	_Atomic int64_t last_demand_ns;
 	/* Read by stats. */
 	_Atomic size_t queued;
 	_Atomic uint64_t cap_bytes_per_s;
@@ -140,6 +148,10 @@ void traffic__volume_unref(struct traffic *t, struct traffic_volume *v);
 /* The flows of @h that asked for admission within TRAFFIC_ACTIVE_WINDOW_NS
  * of @now_ns, under h->lock. */
 size_t traffic__host_busy_count(const struct traffic_host *h, int64_t now_ns);
+
+/* The same for the flows of @v, under v->lock. */
+size_t traffic__volume_busy_count(const struct traffic_volume *v,
+				  int64_t now_ns);
 
 /* Adds a live counter set into a snapshot. */
 void traffic__counters_read(const struct traffic_counters_live *live,

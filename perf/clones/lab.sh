@@ -2,8 +2,8 @@
 # perf/clones/lab.sh [BIN_DIR] - `make lab-clones`: a full clone made by
 # the storage (POST /volumes/ds1/clones, mode full: copy_file_range in
 # dsnfsd) against the same clone made by a client over NFS (qemu-img
-# convert nfs:// to nfs://, and nfs-cp), for 1 and 4 GiB of used data in
-# an 8 GiB thin disk (LAB_SIZES_GIB, LAB_DISK_GIB).  Prints a table, the
+# convert nfs:// to nfs://, and nfs-cp), for 1, 4 and 16 GiB of used data in
+# a 20 GiB thin disk (LAB_SIZES_GIB, LAB_DISK_GIB).  Prints a table, the
 # ratio client/storage, and writes var/lab/clones/clones.tsv and
 # clones.png (gnuplot).  Runs in a network namespace of its own (qemu-img
 # asks the portmapper on port 111), on the file system of $LAB_DIR
@@ -20,35 +20,22 @@ if [ -z "${DSNFS_NETNS:-}" ] && unshare -n true 2>/dev/null; then
 fi
 [ -n "${DSNFS_NETNS:-}" ] && ip link set lo up
 BIN=$(realpath "${1:-build/bin}")
-SIZES=${LAB_SIZES_GIB:-1 4}
-DISK_GIB=${LAB_DISK_GIB:-8}
+SIZES=${LAB_SIZES_GIB:-1 4 16}
+DISK_GIB=${LAB_DISK_GIB:-20}
 OUT=$(realpath -m "${LAB_OUT:-var/lab/clones}")
 dir=${LAB_DIR:-$(mktemp -d /var/tmp/dsnfs-lab-clones.XXXXXX)}
-mkdir -p "$dir/ds1" "$dir/state" "$OUT"
-pid=""
+mkdir -p "$dir/ds1" "$OUT"
+. "$(dirname "$0")/../lablib.sh"
 cleanup() {
-	if [ -n "$pid" ]; then
-		kill "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	fi
+	lab_dsnfsd_stop
 	chmod -R u+w "$dir" 2>/dev/null
 	rm -rf "$dir"
 }
 trap cleanup EXIT
 
-"$BIN/dsnfsd" -f -l 127.0.0.1 -p 0 -m 0 -P 111 -A 0 -s "$dir/state" \
-	-e ds1="$dir/ds1" >"$dir/out" 2>"$dir/log" &
-pid=$!
-for _ in $(seq 1 100); do
-	grep -qs '^dsnfsd: listening' "$dir/out" && break
-	sleep 0.1
-done
-admin=$(sed -n 's/.* admin=\([0-9]*\).*/\1/p' "$dir/out")
-[ -n "$admin" ] || { echo "dsnfsd did not start" >&2; cat "$dir/log" >&2; exit 1; }
-ctl() { "$BIN/dsnfsctl" -s "127.0.0.1:$admin" "$@"; }
+lab_dsnfsd_start "$BIN" "$dir" -P 111 -e ds1="$dir/ds1"
+ctl() { "$BIN/dsnfsctl" -s "127.0.0.1:$LAB_ADMIN_PORT" "$@"; }
 url() { echo "nfs://127.0.0.1/ds1/$1"; }
-now() { date +%s.%N; }
-since() { awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%.3f", a - b }'; }
 
 # A thin disk of DISK_GIB with USED GiB written as 64 MiB pieces spread
 # evenly (random bytes: nothing along the way can skip them as zeros).
@@ -75,27 +62,27 @@ printf '%-9s %-12s %-22s %-14s %-10s %-10s\n' USED STORAGE "QEMU-IMG CONVERT" NF
 for used in $SIZES; do
 	make_source "$used"
 	warm
-	t0=$(now)
+	t0=$(lab_now)
 	ctl vmdk clone ds1 src.vmdk st.vmdk --full >/dev/null
-	st=$(since "$t0")
+	st=$(lab_since "$t0")
 	sa=$(du -k "$dir/ds1/st-flat.vmdk" | cut -f1)
 	cmp -s "$dir/ds1/src-flat.vmdk" "$dir/ds1/st-flat.vmdk" ||
 		{ echo "storage clone differs" >&2; exit 1; }
 	drop st
 	warm
-	t0=$(now)
+	t0=$(lab_now)
 	qemu-img convert -f raw -O raw "$(url src-flat.vmdk)" "$(url q-flat.vmdk)"
 	sync -f "$dir/ds1"
-	qi=$(since "$t0")
+	qi=$(lab_since "$t0")
 	qa=$(du -k "$dir/ds1/q-flat.vmdk" | cut -f1)
 	qemu-img compare -q -f raw -F raw "$(url src-flat.vmdk)" "$(url q-flat.vmdk)" ||
 		{ echo "qemu-img copy differs" >&2; exit 1; }
 	drop q
 	warm
-	t0=$(now)
+	t0=$(lab_now)
 	nfs-cp "$(url src-flat.vmdk)" "$(url n-flat.vmdk)" >/dev/null
 	sync -f "$dir/ds1"
-	nc=$(since "$t0")
+	nc=$(lab_since "$t0")
 	na=$(du -k "$dir/ds1/n-flat.vmdk" | cut -f1)
 	drop n
 	qr=$(awk -v a="$qi" -v b="$st" 'BEGIN { printf "%.1f", a / b }')

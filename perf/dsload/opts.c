@@ -52,6 +52,8 @@ enum {
 	OPT_DSNFSD,
 	OPT_SCALE,
 	OPT_NO_CEILING,
+	OPT_NO_VERIFY,
+	OPT_MODEL,
 	OPT_VERSION,
 };
 
@@ -101,6 +103,8 @@ static const struct option opts_long[] = {
 	{ "dsnfsd", required_argument, NULL, OPT_DSNFSD },
 	{ "scale", required_argument, NULL, OPT_SCALE },
 	{ "no-ceiling", no_argument, NULL, OPT_NO_CEILING },
+	{ "no-verify", no_argument, NULL, OPT_NO_VERIFY },
+	{ "model", required_argument, NULL, OPT_MODEL },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -175,6 +179,11 @@ void opts_usage(FILE *out)
 	      "sweep:\n"
 	      "      --corners LIST         "
 	      "seqread,seqwrite,randread,randwrite (all)\n"
+	      "      --model NAME           draw the model of profile NAME "
+	      "(fitted as\n"
+	      "                             `dsload profile` fits it) and its "
+	      "published\n"
+	      "                             points, x --scale\n"
 	      "profile:\n"
 	      "      --profile NAME         run perf/profiles/NAME.ini\n"
 	      "      --profile-dir DIR      where profiles are "
@@ -185,9 +194,13 @@ void opts_usage(FILE *out)
 	      "--server\n"
 	      "      --dsnfsd PATH          the server binary (next to "
 	      "dsload)\n"
-	      "      --scale X              the config's traffic scale (from "
-	      "the file, or 1)\n"
+	      "      --scale X              the traffic scale to start from "
+	      "(the file's, or 1;\n"
+	      "                             lowered to a third of the "
+	      "ceiling)\n"
 	      "      --no-ceiling           skip the uncapped ceiling runs\n"
+	      "      --no-verify            do not verify data (the profile "
+	      "verifies by default)\n"
 	      "other:\n"
 	      "      --version              print the version\n"
 	      "  -h, --help                 this text\n",
@@ -513,6 +526,11 @@ static int opts_one(struct dsload_opts *o, int c, const char *arg)
 		return opts_copy(o->dsnfsd, arg);
 	case OPT_SCALE:
 		return opts_positive_seconds(arg, &o->scale);
+	case OPT_MODEL:
+		return opts_copy(o->model, arg);
+	case OPT_NO_VERIFY:
+		o->no_verify = true;
+		return 0;
 	case OPT_NO_CEILING:
 		o->no_ceiling = true;
 		return 0;

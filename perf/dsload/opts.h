@@ -49,6 +49,7 @@ struct dsload_opts {
 	char csv_path[OPTS_PATH_MAX];
 	char out_dir[OPTS_PATH_MAX];
 	char corners[128]; /* sweep: comma list of corner names */
+	char model[OPTS_PATH_MAX]; /* sweep: draw this profile's model */
 	/* profile */
 	char profile[OPTS_PATH_MAX];
 	char profile_dir[OPTS_PATH_MAX];
@@ -56,6 +57,7 @@ struct dsload_opts {
 	char dsnfsd[OPTS_PATH_MAX];
 	double scale; /* 0: from the server config, else 1 */
 	bool no_ceiling;
+	bool no_verify; /* profile: its default is to verify */
 };
 
 /* Parses argv.  Returns 0, or -EINVAL with the reason in @errbuf. */

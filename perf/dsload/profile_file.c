@@ -3,13 +3,14 @@
  * parsed with libinih:
  *
  *   [profile]            name, source, ramp, runtime, iodepth, vmdk_size,
- *                        threads, vm_iops (one VM's ceiling, published
- *                        units: scaled like the server's caps)
+ *                        threads, verify (yes | no), fit (a comma list
+ *                        of at most five scenario IDs), volume_mibps (the
+ *                        model's given volume limit)
  *   [scenario ID]        hosts, vms, vmdks, datastores, placement,
  *                        bs, random_pct, read_pcts (comma list),
  *                        metric (iops | mibps), published (a number),
  *                        published_text, baseline (an ID), ratio (1.76 or
- *                        1.03-1.16), ceiling (yes | no)
+ *                        1.03-1.16), ceiling (yes | no), nconnect
  */
 #include "perf/dsload/profile.h"
 
@@ -78,6 +79,33 @@ static int profile_ratio(const char *s, double *lo, double *hi)
 	return 0;
 }
 
+static int profile_yes_no(const char *s, bool *out)
+{
+	if (strcmp(s, "yes") && strcmp(s, "no"))
+		return -EINVAL;
+	*out = !strcmp(s, "yes");
+	return 0;
+}
+
+/* "D1, S1, D2": at most MODEL_FIT_MAX IDs, checked against the scenarios
+ * once the file is read. */
+static int profile_fit_list(struct profile *p, const char *value)
+{
+	char buf[256], *save = NULL, *tok;
+
+	if (strlen(value) >= sizeof(buf))
+		return -EINVAL;
+	snprintf(buf, sizeof(buf), "%s", value);
+	p->nfit = 0;
+	for (tok = strtok_r(buf, ", ", &save); tok;
+	     tok = strtok_r(NULL, ", ", &save)) {
+		if (p->nfit == MODEL_FIT_MAX || strlen(tok) >= PROFILE_ID_MAX)
+			return -EINVAL;
+		snprintf(p->fit[p->nfit++], PROFILE_ID_MAX, "%s", tok);
+	}
+	return p->nfit ? 0 : -EINVAL;
+}
+
 static int profile_key_general(struct profile *p, const char *key,
 			       const char *value)
 {
@@ -100,8 +128,12 @@ static int profile_key_general(struct profile *p, const char *key,
 	}
 	if (!strcmp(key, "iodepth"))
 		return profile_unsigned(value, 1024, &p->iodepth);
-	if (!strcmp(key, "vm_iops"))
-		return profile_double(value, &p->vm_iops);
+	if (!strcmp(key, "volume_mibps"))
+		return profile_double(value, &p->volume_mibps);
+	if (!strcmp(key, "verify"))
+		return profile_yes_no(value, &p->verify);
+	if (!strcmp(key, "fit"))
+		return profile_fit_list(p, value);
 	if (!strcmp(key, "threads"))
 		return profile_unsigned(value, FLEET_THREADS_MAX, &p->threads);
 	if (!strcmp(key, "vmdk_size")) {
@@ -160,12 +192,13 @@ static int profile_key_scenario(struct profile_scenario *s, const char *key,
 	}
 	if (!strcmp(key, "ratio"))
 		return profile_ratio(value, &s->ratio_lo, &s->ratio_hi);
-	if (!strcmp(key, "ceiling")) {
-		if (strcmp(value, "yes") && strcmp(value, "no"))
-			return -EINVAL;
-		s->ceiling = !strcmp(value, "yes");
-		return 0;
-	}
+	if (!strcmp(key, "ceiling"))
+		return profile_yes_no(value, &s->ceiling);
+	if (!strcmp(key, "nconnect"))
+		return profile_unsigned(value, 16, &s->nconnect) ||
+				       s->nconnect == 0
+			       ? -EINVAL
+			       : 0;
 	return -EINVAL;
 }
 
@@ -190,6 +223,7 @@ static struct profile_scenario *profile_scenario_get(struct profile *p,
 	s->random_pct = 100;
 	s->read_pcts = (struct opts_list){ 1, { 50 } };
 	s->ratio_lo = s->ratio_hi = -1;
+	s->nconnect = 1;
 	return s;
 }
 
@@ -240,6 +274,7 @@ int profile_load(const char *path, struct profile *p, char *errbuf,
 	p->iodepth = 32;
 	p->vmdk_bytes = 256ull << 20;
 	p->threads = 2;
+	p->verify = true;
 	line = ini_parse(path, profile_ini_cb, &pp);
 	if (line == -1) {
 		snprintf(errbuf, errlen, "%s: cannot open", path);
@@ -265,6 +300,18 @@ int profile_load(const char *path, struct profile *p, char *errbuf,
 	if (p->n == 0) {
 		snprintf(errbuf, errlen, "%s: no [scenario ID]", path);
 		return -EINVAL;
+	}
+	for (size_t i = 0; i < p->nfit; i++) {
+		struct profile_scenario *s =
+			(struct profile_scenario *)profile_find(p, p->fit[i]);
+
+		if (!s) {
+			snprintf(errbuf, errlen,
+				 "%s: fit names %s, which is no scenario", path,
+				 p->fit[i]);
+			return -EINVAL;
+		}
+		s->fitted = true;
 	}
 	return 0;
 }

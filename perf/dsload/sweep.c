@@ -7,13 +7,14 @@
 #include "perf/dsload/sweep.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "perf/dsload/plot.h"
+#include "perf/dsload/profile.h"
 #include "perf/dsload/report.h"
 #include "perf/dsload/run.h"
 
@@ -112,103 +113,247 @@ static int sweep_row_cmp(const void *a, const void *b)
 	return (x->flows > y->flows) - (x->flows < y->flows);
 }
 
-/* sweep.dat: one gnuplot data block per corner, points by flows. */
-static int sweep_dat_write(const char *path, struct sweep_row *rows, size_t n,
-			   const struct sweep_corner **corners, size_t ncorners)
+/* A profile's model drawn beside the sweep (--model NAME). */
+struct sweep_model {
+	bool on;
+	struct profile *p;
+	struct model_params m;
+	double scale; /* the server's: model and published x scale */
+};
+
+/* A panel: one block size, in its unit. */
+struct sweep_panel {
+	uint32_t bs_bytes;
+	bool mibps;
+};
+
+static size_t sweep_panels(const struct sweep_corner **corners, size_t ncorners,
+			   struct sweep_panel *out)
 {
-	FILE *f = fopen(path, "w");
+	size_t n = 0;
+
+	for (size_t c = 0; c < ncorners; c++) {
+		size_t k;
+
+		for (k = 0; k < n; k++) {
+			if (out[k].bs_bytes == corners[c]->bs_bytes &&
+			    out[k].mibps == corners[c]->mibps)
+				break;
+		}
+		if (k == n)
+			out[n++] = (struct sweep_panel){ corners[c]->bs_bytes,
+							 corners[c]->mibps };
+	}
+	return n;
+}
+
+/* Everything the .dat and the script need. */
+struct sweep_plot {
+	const struct dsload_opts *o;
+	struct sweep_row *rows;
+	size_t nrows;
+	const struct sweep_corner **corners;
+	size_t ncorners;
+	struct sweep_panel panels[SWEEP_CORNERS_MAX];
+	size_t npanels;
+	const struct sweep_model *model;
+	const char *dat;
+};
+
+/* Blocks after the corners' own: per panel, one model line per host
+ * count, then the published points. */
+static size_t sweep_model_block(const struct sweep_plot *sp, size_t panel)
+{
+	return sp->ncorners + panel * (sp->o->hosts.n + 1);
+}
+
+/* The model's figure of a sweep point, in the server's units. */
+static bool sweep_model_figure(const struct sweep_plot *sp, unsigned hosts,
+			       unsigned ds, const struct sweep_panel *pn,
+			       double *v, unsigned *flows)
+{
+	const struct dsload_opts *o = sp->o;
+	struct model_shape s = {
+		.place = { hosts, o->vms.v[0],
+			   o->vmdks_auto ? ds : o->vmdks.v[0], ds,
+			   o->placement_set ? o->spec.policy : PLACE_SPREAD },
+		.nconnect = o->spec.nconnect ? o->spec.nconnect : 1,
+		.bs_bytes = pn->bs_bytes,
+		.mibps = pn->mibps,
+	};
+
+	if (model_predict(&sp->model->m, &s, v, flows) || !isfinite(*v))
+		return false;
+	*v *= sp->model->scale;
+	return true;
+}
+
+/* sweep.dat: one gnuplot data block per corner, points by flows; with a
+ * model, its lines and the published points after them. */
+static int sweep_dat_write(struct sweep_plot *sp)
+{
+	FILE *f = fopen(sp->dat, "w");
+	const struct dsload_opts *o = sp->o;
 
 	if (!f)
 		return -errno;
-	qsort(rows, n, sizeof(*rows), sweep_row_cmp);
-	for (size_t c = 0; c < ncorners; c++) {
+	qsort(sp->rows, sp->nrows, sizeof(*sp->rows), sweep_row_cmp);
+	for (size_t c = 0; c < sp->ncorners; c++) {
 		fprintf(f, "# %s: flows hosts datastores IOPS MiB/s\n",
-			corners[c]->name);
-		for (size_t i = 0; i < n; i++) {
-			if (rows[i].corner == corners[c])
+			sp->corners[c]->name);
+		for (size_t i = 0; i < sp->nrows; i++) {
+			if (sp->rows[i].corner == sp->corners[c])
 				fprintf(f, "%u %u %u %.1f %.2f\n",
-					rows[i].flows, rows[i].hosts,
-					rows[i].datastores, rows[i].iops,
-					rows[i].mibps);
+					sp->rows[i].flows, sp->rows[i].hosts,
+					sp->rows[i].datastores,
+					sp->rows[i].iops, sp->rows[i].mibps);
+		}
+		fprintf(f, "\n\n");
+	}
+	for (size_t k = 0; sp->model->on && k < sp->npanels; k++) {
+		const struct sweep_panel *pn = &sp->panels[k];
+		const struct profile *p = sp->model->p;
+
+		for (unsigned h = 0; h < o->hosts.n; h++) {
+			fprintf(f, "# model, %u host(s): flows figure\n",
+				o->hosts.v[h]);
+			for (unsigned d = 0; d < o->ndatastores.n; d++) {
+				double v;
+				unsigned flows;
+
+				if (sweep_model_figure(sp, o->hosts.v[h],
+						       o->ndatastores.v[d], pn,
+						       &v, &flows))
+					fprintf(f, "%u %.2f\n", flows, v);
+			}
+			fprintf(f, "\n\n");
+		}
+		fprintf(f, "# published (%s) x scale: flows figure id\n",
+			p->name);
+		for (size_t i = 0; i < p->n; i++) {
+			const struct profile_scenario *s = &p->s[i];
+			struct model_shape ms;
+			double v, t = profile_target(p, s);
+			unsigned flows;
+
+			if (s->bs_bytes != pn->bs_bytes ||
+			    s->mibps != pn->mibps || t <= 0)
+				continue;
+			profile_model_shape(s, &ms);
+			if (!model_predict(&sp->model->m, &ms, &v, &flows))
+				fprintf(f, "%u %.2f %s\n", flows,
+					t * sp->model->scale, s->id);
 		}
 		fprintf(f, "\n\n");
 	}
 	return fclose(f) ? -errno : 0;
 }
 
-/* One panel: the corners measured in MiB/s (@mibps) or in IOPS, as
- * points labelled hosts x datastores. */
-static void sweep_gp_panel(FILE *f, const char *dat,
-			   const struct sweep_corner **corners, size_t ncorners,
-			   bool mibps)
+/* The largest figure a panel shows, so an all-zero one gets a range. */
+static double sweep_panel_max(const struct sweep_plot *sp,
+			      const struct sweep_panel *pn)
 {
-	int col = mibps ? 5 : 4;
-	bool first = true;
+	double max = 0;
 
-	for (size_t c = 0; c < ncorners; c++) {
-		if (corners[c]->mibps != mibps)
-			continue;
-		fprintf(f,
-			"%s '%s' index %zu using 1:%d with points pt 7 "
-			"title '%s', \\\n    '' index %zu using "
-			"1:%d:(sprintf(\"%%dx%%d\", $2, $3)) with labels "
-			"offset 2.5,0 notitle",
-			first ? "plot" : ", \\\n    ", dat, c, col,
-			corners[c]->name, c, col);
-		first = false;
+	for (size_t i = 0; i < sp->nrows; i++) {
+		const struct sweep_row *r = &sp->rows[i];
+
+		if (r->corner->bs_bytes == pn->bs_bytes &&
+		    r->corner->mibps == pn->mibps)
+			max = fmax(max, pn->mibps ? r->mibps : r->iops);
 	}
-	fprintf(f, "%s\n", first ? "plot 0 notitle" : "");
+	return max;
 }
 
-static int sweep_gp_write(const char *path, const char *dat, const char *svg,
-			  const struct sweep_corner **corners, size_t ncorners)
+static void sweep_plot_body(FILE *f, void *arg)
 {
-	FILE *f = fopen(path, "w");
+	const struct sweep_plot *sp = arg;
+	const struct dsload_opts *o = sp->o;
 
-	if (!f)
-		return -errno;
 	fprintf(f,
-		"# dsload sweep: throughput and IOPS against flows "
-		"(host x datastore connections);\n"
-		"# each point is labelled hosts x datastores\n"
-		"set terminal svg size 900,900 dynamic enhanced\n"
-		"set output '%s'\n"
-		"set multiplot layout 2,1 title 'dsload sweep: one TCP flow "
-		"per host and datastore'\n"
-		"set grid\n"
-		"set key top left\n"
-		"set xlabel 'flows (hosts x datastores)'\n"
-		"set xrange [0:*]\n"
-		"set xtics 1\n"
-		"set offsets 0.5, 0.5, 0, 0\n"
-		"set yrange [0:*]\n"
-		"set ylabel 'MiB/s'\n"
-		"set title '64 KiB sequential'\n",
-		svg);
-	sweep_gp_panel(f, dat, corners, ncorners, true);
-	fprintf(f, "set ylabel 'IOPS'\nset title '8 KiB random'\n");
-	sweep_gp_panel(f, dat, corners, ncorners, false);
+		"set multiplot layout %zu,1 title 'dsload sweep: one TCP flow "
+		"per host and datastore%s'\n"
+		"set grid\nset key inside left top opaque box font ',9'\n"
+		"set xlabel 'flows (hosts x datastores%s)'\n"
+		"set xrange [0:*]\nset xtics 1\nset offsets 0.5, 0.5, 0, 0\n",
+		sp->npanels,
+		sp->model->on ? "; the model of the profile, x scale" : "",
+		o->spec.nconnect > 1 ? " x nconnect" : "");
+	for (size_t k = 0; k < sp->npanels; k++) {
+		const struct sweep_panel *pn = &sp->panels[k];
+		int col = pn->mibps ? 5 : 4;
+		bool first = true;
+
+		fprintf(f, "set title '%u KiB %s'\nset ylabel '%s'\n",
+			pn->bs_bytes / 1024,
+			pn->mibps ? "sequential" : "random",
+			pn->mibps ? "MiB/s" : "IOPS");
+		if (sweep_panel_max(sp, pn) > 0 || sp->model->on)
+			fprintf(f, "set yrange [0:*]\n");
+		else
+			fprintf(f, "set yrange [0:1]\n");
+		for (size_t c = 0; c < sp->ncorners; c++) {
+			if (sp->corners[c]->bs_bytes != pn->bs_bytes ||
+			    sp->corners[c]->mibps != pn->mibps)
+				continue;
+			fprintf(f,
+				"%s '%s' index %zu using 1:%d with points pt 7 "
+				"title '%s measured', \\\n    '' index %zu "
+				"using 1:%d:(sprintf(\"%%dx%%d\", $2, $3)) "
+				"with labels offset 2.5,0 font ',8' notitle",
+				first ? "plot" : ", \\\n    ", sp->dat, c, col,
+				sp->corners[c]->name, c, col);
+			first = false;
+		}
+		for (unsigned h = 0; sp->model->on && h < o->hosts.n; h++)
+			fprintf(f,
+				", \\\n    '%s' index %zu using 1:2 with lines "
+				"lw 2 title 'model: %u host(s)'",
+				sp->dat, sweep_model_block(sp, k) + h,
+				o->hosts.v[h]);
+		if (sp->model->on)
+			fprintf(f,
+				", \\\n    '%s' index %zu using 1:2 with "
+				"points "
+				"pt 6 ps 1.8 lc rgb '#e7298a' title 'published "
+				"x "
+				"scale', \\\n"
+				"    '' index %zu using 1:2:3 with labels "
+				"offset "
+				"1.6,0.6 font ',8' notitle",
+				sp->dat, sweep_model_block(sp, k) + o->hosts.n,
+				sweep_model_block(sp, k) + o->hosts.n);
+		fprintf(f, "\n");
+	}
 	fprintf(f, "unset multiplot\n");
-	return fclose(f) ? -errno : 0;
 }
 
-/* Runs gnuplot on @script; a missing gnuplot is a warning. */
-static void sweep_plot(const char *script)
+/* --model NAME: the profile's fit, or an error printed. */
+static int sweep_model_load(const struct dsload_opts *o, struct sweep_model *sm)
 {
-	pid_t pid = fork();
-	int st;
+	char path[SWEEP_PATH_MAX + OPTS_PATH_MAX], errbuf[512];
 
-	if (pid == 0) {
-		execlp("gnuplot", "gnuplot", script, (char *)NULL);
-		_exit(127);
+	if (!o->model[0])
+		return 0;
+	if (strchr(o->model, '/') || strstr(o->model, ".ini"))
+		snprintf(path, sizeof(path), "%s", o->model);
+	else
+		snprintf(path, sizeof(path), "%s/%s.ini", o->profile_dir,
+			 o->model);
+	sm->p = calloc(1, sizeof(*sm->p));
+	if (!sm->p || profile_load(path, sm->p, errbuf, sizeof(errbuf)) ||
+	    profile_fit(sm->p, &sm->m, NULL, errbuf, sizeof(errbuf))) {
+		fprintf(stderr, "dsload: --model %s: %s\n", path,
+			sm->p ? errbuf : "no memory");
+		return -EINVAL;
 	}
-	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) ||
-	    WEXITSTATUS(st) != 0)
-		fprintf(stderr,
-			"dsload: gnuplot %s failed (is gnuplot-nox "
-			"installed?); "
-			"the data is in the .dat file\n",
-			script);
+	sm->scale = o->scale > 0 ? o->scale : 1.0;
+	/* The sweep's VMs have the ceiling it gives them (--vm-iops, in the
+	 * server's units), not the profile's. */
+	sm->m.v[MODEL_VM_IOPS] =
+		o->vm_iops_set ? o->spec.vm_iops / sm->scale : 0;
+	sm->on = true;
+	return 0;
 }
 
 /* One fleet shape: the corners as phases.  Returns 0 or -errno. */
@@ -261,7 +406,9 @@ int sweep_main(const struct dsload_opts *o)
 {
 	const struct sweep_corner *corners[SWEEP_CORNERS_MAX];
 	char dir[OPTS_PATH_MAX], path[SWEEP_PATH_MAX], dat[SWEEP_PATH_MAX];
-	char svg[SWEEP_PATH_MAX];
+	char svg[SWEEP_PATH_MAX], png[SWEEP_PATH_MAX];
+	struct sweep_model model = { 0 };
+	struct sweep_plot sp = { 0 };
 	struct run_sink sink = { .out = stdout,
 				 .show_jobs = o->show_jobs,
 				 .admin_host = o->spec.server,
@@ -276,6 +423,10 @@ int sweep_main(const struct dsload_opts *o)
 	if (n < 0) {
 		fprintf(stderr, "dsload: --corners: one or more of seqwrite, "
 				"seqread, randwrite, randread\n");
+		return DSLOAD_EXIT_USAGE;
+	}
+	if (sweep_model_load(o, &model)) {
+		free(model.p);
 		return DSLOAD_EXIT_USAGE;
 	}
 	snprintf(dir, sizeof(dir), "%s",
@@ -324,19 +475,29 @@ int sweep_main(const struct dsload_opts *o)
 	sweep_table(stdout, rows, nrows);
 	snprintf(dat, sizeof(dat), "%s/sweep.dat", dir);
 	snprintf(svg, sizeof(svg), "%s/sweep.svg", dir);
+	snprintf(png, sizeof(png), "%s/sweep.png", dir);
 	snprintf(path, sizeof(path), "%s/sweep.gp", dir);
-	if (!sweep_dat_write(dat, rows, nrows, corners, (size_t)n) &&
-	    !sweep_gp_write(path, dat, svg, corners, (size_t)n))
-		sweep_plot(path);
+	sp = (struct sweep_plot){ .o = o,
+				  .rows = rows,
+				  .nrows = nrows,
+				  .corners = corners,
+				  .ncorners = (size_t)n,
+				  .model = &model,
+				  .dat = dat };
+	sp.npanels = sweep_panels(corners, (size_t)n, sp.panels);
+	if (nrows && !sweep_dat_write(&sp))
+		plot_draw(path, png, svg, (unsigned)sp.npanels, 420,
+			  sweep_plot_body, &sp);
 	snprintf(path, sizeof(path), "%s/sweep.json", dir);
 	report_json_write(path, root);
 	printf("dsload: results in %s/ (sweep.csv sweep.json sweep.dat "
-	       "sweep.gp sweep.svg)\n",
+	       "sweep.gp sweep.png sweep.svg)\n",
 	       dir);
 	status = err ? DSLOAD_EXIT_USAGE : run_outcome_report(stdout, &sink.oc);
 out:
 	json_decref(root);
 	free(rows);
+	free(model.p);
 	if (sink.csv)
 		fclose(sink.csv);
 	return status;

@@ -1,8 +1,9 @@
 /*
  * fuzz_vmdk_sparse: opens the input as a disk image (vmdk/chain.c, sparse.c,
- * cowd.c, grain.c) through an in-memory struct vmdk_io, so the KDMV and COWD
- * header decoders, embedded descriptors, grain directories and tables all
- * see hostile bytes without touching a file system.  Whatever opens is read
+ * cowd.c, sesparse.c, grain.c) through an in-memory struct vmdk_io, so the
+ * KDMV, COWD and seSparse header decoders, embedded descriptors, grain
+ * directories and tables all see hostile bytes without touching a file
+ * system.  Whatever opens is read
  * at a few places and checked; nothing may crash, and nothing may be
  * written (the memory file refuses writes).  Parents and other extents do
  * not exist here: only "mem.vmdk" opens.

@@ -2,7 +2,9 @@
 # The Linux kernel NFS client (tests/kclient, a QEMU guest) mounts a
 # datastore and uses most procedures: CREATE WRITE COMMIT READ LOOKUP
 # GETATTR SETATTR ACCESS MKDIR RENAME LINK SYMLINK READLINK MKNOD REMOVE
-# RMDIR READDIR(PLUS) FSSTAT FSINFO PATHCONF.
+# RMDIR READDIR(PLUS) FSSTAT FSINFO PATHCONF; and sees the storage's own
+# work: a full clone made by the admin API reads as its source.  (Snapshots
+# need a file system that shares blocks: t5009, on XFS.)
 . "$(dirname "$0")/lib.sh"
 KCLIENT=$(cd "$(dirname "$0")/../kclient" && pwd)
 
@@ -12,8 +14,15 @@ KCLIENT=$(cd "$(dirname "$0")/../kclient" && pwd)
 	exit 1
 }
 dsnfsd_start || exit 1
+ctl() { "$DSNFS_BIN/dsnfsctl" -s "127.0.0.1:$ADMIN_PORT" "$@" >/dev/null; }
+"$DSNFS_BIN/dsvmdk" create -t thin -s 16M "$TEST_TMP/ds1/src.vmdk" >/dev/null
+dd if=/dev/urandom of="$TEST_TMP/ds1/src-flat.vmdk" bs=1M count=4 seek=6 conv=notrunc status=none
+check "a full clone by the storage" ctl vmdk clone ds1 src.vmdk full.vmdk --full
 cat >"$TEST_TMP/guest.sh" <<'GUEST'
 set -e
+cmp src-flat.vmdk full-flat.vmdk
+echo CLONE-SAME
+rm full.vmdk full-flat.vmdk
 echo "hello from the kernel client" > a.txt
 cat a.txt
 dd if=/dev/urandom of=big bs=1M count=8 2>/dev/null
@@ -44,6 +53,7 @@ check "guest reached the end" grep -q GUEST-OK <<<"$out"
 check "8 MiB file survives a remount (read from the server)" grep -q 'big: OK' <<<"$out"
 check "truncate + chmod seen after remount" grep -q '^1000 600' <<<"$out"
 check "symlink target read back" grep -q '^d1/d2/b.txt' <<<"$out"
+check "the kernel client reads the full clone as its source" grep -q CLONE-SAME <<<"$out"
 check "big is on the server with 8 MiB" bash -c "[ \$(stat -c %s '$TEST_TMP/ds1/big') = 8388608 ]"
 check "server exits cleanly" dsnfsd_stop
 test_done

@@ -59,7 +59,7 @@ check "a cycle of descriptors is a loop" says "b.vmdk: loop" "$D" info b.vmdk
 printf 'version=1\nCID=1\ncreateType="vmfs"\nRW 8 VMFS "/etc/passwd"\n' >escape.vmdk
 check "an extent outside the directory is refused" says "escape.vmdk: extent 0 '/etc/passwd': absolute or '..' path" bash -c "printf x | '$D' write escape.vmdk"
 { printf 'version=1\n'; head -c 2M /dev/zero | tr '\0' '#'; } >huge.vmdk
-check "a 2 MiB descriptor is refused" says "huge.vmdk: not a VMDK: no KDMV or COWD magic, and over 1048576 bytes" "$D" info huge.vmdk
+check "a 2 MiB descriptor is refused" says "huge.vmdk: not a VMDK: no KDMV, COWD or seSparse magic, and over 1048576 bytes" "$D" info huge.vmdk
 check "check reports an unopenable disk (exit 3)" bash -c "'$D' check absurd.vmdk | grep -q 'ERROR: absurd.vmdk: line 4'"
 
 # 60 random corruptions of the first 4 KiB: every run ends in an error or

@@ -7,7 +7,8 @@
 # every change; after a restore a kept file's old handle reads the
 # snapshot's data, a file made since is STALE, a file removed since is
 # back; snapshot_dir = false hides .snapshot (LOOKUP NOENT, READDIR leaves
-# it out, CREATE refused) and SIGHUP shows it again.  Needs root.
+# it out, CREATE refused) and SIGHUP shows it again; the Linux kernel client
+# (tests/kclient) reads the snapshot and cannot change it.  Needs root.
 . "$(dirname "$0")/lib.sh"
 
 if [ "$(id -u)" != 0 ] || ! command -v mkfs.xfs >/dev/null; then
@@ -86,6 +87,25 @@ check "the live tree is the snapshot's again" bash -c \
 check "over NFS: the handles after the restore" \
 	python3 "$py" after "$NFS_PORT" "$MOUNT_PORT" "$TEST_TMP/handles.json"
 check "the snapshot did not change" bash -c "[ \"\$(cat '$ds1/.snapshot/s1/keep.txt')\" = v1 ]"
+
+echo "the kernel client"
+KCLIENT=$(cd "$(dirname "$0")/../kclient" && pwd)
+if "$KCLIENT/build.sh" >"$TEST_TMP/kbuild.log" 2>&1; then
+	out=$("$KCLIENT/run-guest.sh" "$NFS_PORT" "$MOUNT_PORT" /ds1 'set -e
+ls .snapshot
+cat .snapshot/s1/keep.txt
+cmp vm1/disk-flat.vmdk .snapshot/s1/vm1/disk-flat.vmdk
+if echo x > .snapshot/s1/new 2>/dev/null; then echo "wrote into a snapshot?"; exit 1; fi
+if rm .snapshot/s1/keep.txt 2>/dev/null; then echo "removed from a snapshot?"; exit 1; fi
+echo GUEST-OK' 2>&1)
+	rc=$?
+	echo "$out" | tail -5
+	check "the kernel client lists .snapshot and reads s1 (rc=$rc)" grep -q GUEST-OK <<<"$out"
+	check "  the snapshot's file as it was" grep -qx v1 <<<"$out"
+else
+	cat "$TEST_TMP/kbuild.log"
+	check "the kernel-client guest builds" false
+fi
 
 echo "snapshot_dir"
 check "a snapshot of ds3" ctl snapshot create ds3 s1

@@ -14,4 +14,24 @@ check "acknowledged writes survive 8 kills with the intent log on" \
 	env CRASH_DSNFSD_ARGS="-c $TEST_TMP/b/ilog.conf" python3 \
 	"$(dirname "$0")/t8201-crash-kill9.py" "$DSNFS_BIN/dsnfsd" \
 	"$TEST_TMP/b" "${CRASH_ROUNDS:-8}"
+
+# The log's counters on /metrics, labelled with its path.
+mkdir -p "$TEST_TMP/c"
+printf '[server]\nintent_log = %s\n' "$TEST_TMP/c/intent.log" >"$TEST_TMP/c/ilog.conf"
+dsnfsd_start -c "$TEST_TMP/c/ilog.conf" || exit 1
+: >"$TEST_TMP/ds1/f"
+check "a FILE_SYNC write through NFS" python3 -c '
+import sys; sys.dont_write_bytecode = True; sys.path.insert(0, sys.argv[1])
+from nfs3wire import *
+m = MountClient(("127.0.0.1", int(sys.argv[3]))); root = m.mnt("/ds1").fhandle
+c = Nfs3Client(("127.0.0.1", int(sys.argv[2])))
+fh = c.lookup(root, "f").object
+sys.exit(c.write(fh, 0, b"x" * 8192, stable=FILE_SYNC).status != NFS3_OK)
+' "$(dirname "$0")" "$NFS_PORT" "$MOUNT_PORT"
+metric() { curl -s "http://127.0.0.1:$ADMIN_PORT/metrics" | awk -v m="$1{log=\"$TEST_TMP/c/intent.log\"}" '$1 == m { print $2 }'; }
+check "records on /metrics" [ "$(metric dsnfs_intent_log_records_total)" -ge 1 ]
+check "flushes on /metrics" [ "$(metric dsnfs_intent_log_flushes_total)" -ge 1 ]
+check "checkpoints on /metrics" [ -n "$(metric dsnfs_intent_log_checkpoints_total)" ]
+check "full waits on /metrics" [ "$(metric dsnfs_intent_log_full_waits_total)" = 0 ]
+check "server exits cleanly" dsnfsd_stop
 test_done

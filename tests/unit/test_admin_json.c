@@ -365,7 +365,7 @@ static void test_caps_json_in_published_units(void **state)
 		    "{\"burst_ms\":10,\"flow_iops\":76000,"
 		    "\"flow_mibps\":2148.0,\"host_contention\":0.0,"
 		    "\"host_iops\":0,\"host_mibps\":0.0,\"scale\":1.0,"
-		    "\"volume_iops\":0}");
+		    "\"volume_contention\":0.0,\"volume_iops\":0}");
 }
 
 int main(void)

@@ -8,7 +8,7 @@
  * closes only its own connection; a client that never reads cannot make
  * the server queue more than one reply past its output limit.  ECHO and
  * DEFER are charged to datastore "ds-test" (their argument is the bytes)
- * and admitted by a real traffic model (net/flow.c): unlimited, they run
+ * and admitted by a real traffic model (net/call_queue.c): unlimited, they run
  * at once; throttled, they wait in their flow's queue and come out in
  * order; a connection closed with calls waiting gives them all back.
  */

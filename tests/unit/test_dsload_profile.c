@@ -31,7 +31,13 @@ static void test_profile_anf_avs_loads(void **state)
 		0);
 	assert_string_equal(p->name, "anf-avs");
 	assert_int_equal(p->n, 14);
-	assert_true(p->vm_iops == 147000);
+	assert_true(p->verify);
+	assert_int_equal(p->nfit, 5);
+	assert_true(p->volume_mibps == 4500);
+	assert_true(profile_find(p, "D2")->fitted);
+	assert_false(profile_find(p, "M4")->fitted);
+	assert_int_equal(profile_find(p, "M4")->nconnect, 2);
+	assert_int_equal(profile_find(p, "V1")->nconnect, 1);
 	s = profile_find(p, "V2");
 	assert_non_null(s);
 	assert_int_equal(s->vmdks, 2);
@@ -112,6 +118,11 @@ static void test_profile_refuses_bad_files(void **state)
 	expect_refused("[scenario A]\nbaseline = A\n", "needs a baseline");
 	expect_refused("[profile]\nname = empty\n", "no [scenario");
 	expect_refused("[other]\nx = 1\n", "[other] x = 1");
+	expect_refused("[profile]\nfit = A\n[scenario B]\nbaseline = B\n"
+		       "ratio = 1\n",
+		       "fit names A");
+	expect_refused("[profile]\nfit = A,B,C,D,E,F\n", "fit = A,B,C,D,E,F");
+	expect_refused("[scenario A]\nnconnect = 0\n", "nconnect = 0");
 }
 
 static void test_profile_missing_file(void **state)

@@ -175,7 +175,7 @@ static void test_ilog_stable_write_is_logged_and_read_back(void **state)
 		f->ops->read(f->st, obj, 0, buf, sizeof(buf), &nread, &eof), 0);
 	assert_int_equal(nread, 11);
 	assert_memory_equal(buf, "hello world", 11);
-	store__ilog_stats(x->ilog, &s);
+	store_ilog_stats(x->ilog, &s);
 	assert_int_equal(s.records, 2);
 	assert_int_equal(s.flushes, 2);
 	f->ops->obj_unref(obj);
@@ -250,7 +250,7 @@ static void test_ilog_one_flush_covers_writers_of_many_files(void **state)
 		assert_int_equal(w[i].err, 0);
 		f->ops->obj_unref(w[i].obj);
 	}
-	store__ilog_stats(x->ilog, &s);
+	store_ilog_stats(x->ilog, &s);
 	assert_int_equal(s.records, NTHREADS);
 	assert_int_equal(s.flushes, 3);
 	assert_int_equal(x->writes, 3);
@@ -272,7 +272,7 @@ static void test_ilog_replay_restores_data_and_size_past_eof(void **state)
 	crash_and_restart(x);
 	lose_file(x, "f", 3);
 	restart_log(x);
-	store__ilog_stats(x->ilog, &s);
+	store_ilog_stats(x->ilog, &s);
 	assert_int_equal(s.replayed, 1);
 	read_file(x, "f", got, sizeof(got), &n);
 	assert_int_equal(n, 4096 + sizeof(data));
@@ -281,7 +281,7 @@ static void test_ilog_replay_restores_data_and_size_past_eof(void **state)
 	/* The log was reused: a second restart replays nothing. */
 	crash_and_restart(x);
 	restart_log(x);
-	store__ilog_stats(x->ilog, &s);
+	store_ilog_stats(x->ilog, &s);
 	assert_int_equal(s.replayed, 0);
 }
 
@@ -315,7 +315,7 @@ static void test_ilog_torn_tail_is_dropped_and_logged(void **state)
 	log_flip(x, off);
 	lose_file(x, "f", 0);
 	restart_log(x);
-	store__ilog_stats(x->ilog, &s);
+	store_ilog_stats(x->ilog, &s);
 	assert_int_equal(s.replayed, 1);
 	read_file(x, "f", got, sizeof(got), &n);
 	assert_int_equal(n, 5);
@@ -344,7 +344,7 @@ static void test_ilog_corrupt_record_stops_replay_and_log_opens(void **state)
 	log_flip(x, off);
 	lose_file(x, "f", 0);
 	restart_log(x);
-	store__ilog_stats(x->ilog, &s);
+	store_ilog_stats(x->ilog, &s);
 	assert_int_equal(s.replayed, 0);
 	read_file(x, "f", got, sizeof(got), &n);
 	assert_int_equal(n, 0);
@@ -397,12 +397,12 @@ static void test_ilog_full_ring_waits_for_a_checkpoint(void **state)
 	assert_int_equal(pthread_create(&t, NULL, filler_main, &w), 0);
 	do {
 		sched_yield();
-		store__ilog_stats(x->ilog, &s);
+		store_ilog_stats(x->ilog, &s);
 	} while (s.full_waits == 0);
 	pthread_mutex_unlock(&w.obj->sync.lock);
 	pthread_join(t, NULL);
 	assert_int_equal(w.err, 0);
-	store__ilog_stats(x->ilog, &s);
+	store_ilog_stats(x->ilog, &s);
 	assert_int_equal(s.records, 96);
 	assert_true(s.checkpoints >= 2);
 	f->ops->obj_unref(w.obj);
@@ -492,7 +492,7 @@ static void test_ilog_removed_file_is_skipped(void **state)
 	f->ops->obj_unref(g);
 	crash_and_restart(x);
 	restart_log(x);
-	store__ilog_stats(x->ilog, &s);
+	store_ilog_stats(x->ilog, &s);
 	assert_int_equal(s.replayed, 0);
 	assert_int_equal(s.replay_skipped, 1);
 	read_file(x, "g", got, sizeof(got), &n);
@@ -577,7 +577,7 @@ static void test_ilog_write_async_answers_after_the_flush(void **state)
 	assert_false(called);
 	async_wait(&d);
 	assert_int_equal(d.err, 0);
-	store__ilog_stats(x->ilog, &s);
+	store_ilog_stats(x->ilog, &s);
 	assert_int_equal(s.records, 1);
 	assert_int_equal(s.flushes, 1);
 	f->ops->obj_unref(obj);
@@ -629,7 +629,7 @@ static void test_ilog_bad_superblock_is_logged_and_log_opens(void **state)
 	log_flip(x, 8);
 	log_flip(x, STORE_ILOG_SUPER_SLOT + 8);
 	restart_log(x);
-	store__ilog_stats(x->ilog, &s);
+	store_ilog_stats(x->ilog, &s);
 	assert_int_equal(s.replayed, 0);
 	assert_true(log_capture_contains("no valid superblock"));
 }

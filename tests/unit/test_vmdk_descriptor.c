@@ -164,7 +164,7 @@ static const struct bad_case bad_cases[] = {
 	{ "RW 137438953472 VMFS \"f\"\nRW 1 VMFS \"g\"\n", -EINVAL,
 	  "line 2: extents add up to more than 64 TiB" },
 	{ "RW 10 FOO \"f\"\n", -EINVAL, "line 1: unknown extent type" },
-	{ "RW 10 SESPARSE \"f\"\n", -ENOTSUP,
+	{ "RW 10 VMFSRDM \"f\"\n", -ENOTSUP,
 	  "line 1: extent type not supported" },
 	{ "RW 10 VMFS f\n", -EINVAL, "line 1: extent file name not quoted" },
 	{ "RW 10 VMFS \"f\n", -EINVAL, "line 1: extent file name not quoted" },

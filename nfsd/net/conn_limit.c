@@ -1,6 +1,6 @@
 /*
- * admit: connection limits, in total and per client address, so that a
- * host opening connections in a loop cannot use up the server's
+ * conn_limit: connection limits, in total and per client address, so that
+ * a host opening connections in a loop cannot use up the server's
  * descriptors and memory (each conn costs a struct, watchers and, while a
  * record arrives, its buffer).  Counted at accept on the main loop,
  * uncounted at close on the worker loops, hence one mutex.

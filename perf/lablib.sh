@@ -1,0 +1,42 @@
+# perf/lablib.sh: what the `make lab-*` scripts share (sourced, bash).
+#
+# lab_dsnfsd_start BIN DIR [ARGS...]  starts BIN/dsnfsd on 127.0.0.1 with
+#     free NFS, MOUNT and admin ports, its state in DIR/state and its
+#     output in DIR/out and DIR/log, plus ARGS (-P 111 or -P off, -e, -c);
+#     waits for it to listen and sets LAB_PID, LAB_NFS_PORT,
+#     LAB_MOUNT_PORT, LAB_ADMIN_PORT; exits with its log if it does not
+# lab_dsnfsd_stop                     SIGTERM and wait, if it runs
+# lab_now / lab_since T0              a clock, and seconds since T0
+LAB_PID=""
+
+lab_dsnfsd_start() {
+	local bin=$1 dir=$2 line
+	shift 2
+	mkdir -p "$dir/state"
+	"$bin/dsnfsd" -f -l 127.0.0.1 -p 0 -m 0 -A 0 -s "$dir/state" "$@" \
+		>"$dir/out" 2>"$dir/log" &
+	LAB_PID=$!
+	for _ in $(seq 1 100); do
+		grep -qs '^dsnfsd: listening' "$dir/out" && break
+		sleep 0.1
+	done
+	line=$(grep -s '^dsnfsd: listening' "$dir/out") || {
+		echo "dsnfsd did not start" >&2
+		cat "$dir/log" >&2
+		exit 1
+	}
+	LAB_NFS_PORT=$(echo "$line" | sed 's/.* nfs=\([0-9]*\).*/\1/')
+	LAB_MOUNT_PORT=$(echo "$line" | sed 's/.* mount=\([0-9]*\).*/\1/')
+	LAB_ADMIN_PORT=$(echo "$line" | sed 's/.* admin=\([0-9]*\).*/\1/')
+}
+
+lab_dsnfsd_stop() {
+	if [ -n "$LAB_PID" ]; then
+		kill "$LAB_PID" 2>/dev/null
+		wait "$LAB_PID" 2>/dev/null
+		LAB_PID=""
+	fi
+}
+
+lab_now() { date +%s.%N; }
+lab_since() { awk -v a="$(lab_now)" -v b="$1" 'BEGIN { printf "%.3f", a - b }'; }

@@ -1,0 +1,322 @@
+#!/usr/bin/env python3
+"""Power loss: what dsnfsd acknowledged survives a cut at any flush.
+
+    t8205-power-loss.py DSNFSD SCRATCH on|off CRASH_POINTS OPS
+
+SIGKILL (t8201) leaves the page cache; a power cut loses everything the
+disk had not flushed.  Here the datastore, its state directory and (with
+`on`) the intent log live on ext4 on a loop device over powerfs.py, a FUSE
+file that logs every write and every flush.  A client runs OPS durable
+operations on one connection, one after the other: FILE_SYNC writes of
+file a, two UNSTABLE writes of file b followed by their COMMIT, and now
+and then a CREATE; each 4 KiB block carries a tag naming its
+operation.  Then the log is replayed
+onto the starting image up to CRASH_POINTS of its flushes (spread over
+the run, and the last); each image is what the disk held had the power
+gone right after that flush.  On each, dsnfsd starts (replaying its intent
+log), and every operation that must have survived is read back, through
+the handles the client held before the cut.
+
+Which must survive: operation n was acknowledged before the client sent
+operation n + 1; if any byte of n + 1 reached the disk (its tag is in the
+log) before the flush, the flush came after n's acknowledgement, and n's
+data (made durable before it was acknowledged) is below it.  So: every n
+whose successor's first tag precedes the crash point.  Checked also: the
+files' handles still resolve (no STALE), and the write verifier differs
+from the one before the cut (the client resends what was not committed).
+"""
+import bisect
+import hashlib
+import os
+import re
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nfs3wire import (FILE_SYNC, NFS3_OK, UNSTABLE, Checks,  # noqa: E402
+                      MountClient, Nfs3Client)
+
+HOST = "127.0.0.1"
+BLOCK = 4096
+MAGIC = b"PWRL"
+TAG = struct.Struct("<4sIQ")  # magic, file (0 = a, 1 = b), operation
+RECORD = struct.Struct("<cQI")
+DISK_MIB = 128
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def block(file_no, op, k):
+    """Block k of operation op in file file_no: its tag, then a pattern."""
+    head = TAG.pack(MAGIC, file_no, op)
+    seed = hashlib.blake2b(head + bytes([k]), digest_size=32).digest()
+    return head + (seed * (BLOCK // 32))[:BLOCK - len(head)]
+
+
+def run(*cmd):
+    return subprocess.run(cmd, check=True, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT).stdout.decode().strip()
+
+
+def start_dsnfsd(binary, root, conf, log):
+    proc = subprocess.Popen(
+        [binary, "-f", "-l", HOST, "-p", "0", "-m", "0", "-P", "off",
+         "-A", "off", "-s", os.path.join(root, "state"),
+         "-e", "ds1=" + os.path.join(root, "ds1"), "-c", conf],
+        stdout=subprocess.PIPE, stderr=open(log, "a"))
+    line = proc.stdout.readline().decode()
+    m = re.search(r"nfs=(\d+) mount=(\d+)", line)
+    if not m:
+        proc.kill()
+        proc.wait()
+        raise RuntimeError("dsnfsd did not start: %r (see %s)" % (line, log))
+    return proc, int(m.group(1)), int(m.group(2))
+
+
+def stop(proc, sig=signal.SIGTERM):
+    proc.send_signal(sig)
+    return proc.wait()
+
+
+class Mounted:
+    """An ext4 image on a loop device, mounted at mnt."""
+
+    def __init__(self, image, mnt):
+        self.loop = run("losetup", "-f", "--show", image)
+        self.mnt = mnt
+        os.makedirs(mnt, exist_ok=True)
+        run("mount", "-t", "ext4", self.loop, mnt)
+
+    def close(self):
+        run("umount", self.mnt)
+        run("losetup", "-d", self.loop)
+
+
+def live_run(binary, scratch, conf, ops):
+    """The run before the cut (conf(root): the config file for a disk
+    mounted at root): returns (handles, acked, verifier), acked[n] =
+    (file, offset, count) of durable operation n, in order; for a CREATE,
+    (2, its handle, 0)."""
+    fuse = os.path.join(scratch, "fuse")
+    os.makedirs(fuse)
+    pfs = subprocess.Popen(["/usr/bin/python3", os.path.join(HERE, "powerfs.py"),
+                            fuse, os.path.join(scratch, "disk.img"),
+                            os.path.join(scratch, "power.log")],
+                           stderr=open(os.path.join(scratch, "powerfs.err"), "w"))
+    for _ in range(100):
+        if os.path.exists(os.path.join(fuse, "disk")):
+            break
+        time.sleep(0.05)
+    disk = Mounted(os.path.join(fuse, "disk"), os.path.join(scratch, "mnt"))
+    for d in ("ds1", "state"):
+        os.makedirs(os.path.join(disk.mnt, d))
+    run("sync", "-f", disk.mnt)
+    proc, nfs_port, mount_port = start_dsnfsd(
+        binary, disk.mnt, conf(disk.mnt),
+        os.path.join(scratch, "dsnfsd.log"))
+    m = MountClient((HOST, mount_port))
+    root = m.mnt("/ds1").fhandle
+    m.close()
+    c = Nfs3Client((HOST, nfs_port))
+    fh = [c.create(root, name).object for name in ("a", "b")]
+    acked, verf = [], None
+    off = [0, 0]
+    for n in range(ops):
+        if n % 25 == 24:
+            r = c.create(root, "c%d" % n)
+            if r.status != NFS3_OK:
+                raise RuntimeError("CREATE: %d" % r.status)
+            acked.append((2, r.object, 0))
+        elif n % 2 == 0:
+            r = c.write(fh[0], off[0], block(0, n, 0), stable=FILE_SYNC)
+            if r.status != NFS3_OK or r.committed != FILE_SYNC:
+                raise RuntimeError("FILE_SYNC WRITE: %d" % r.status)
+            verf = r.verf
+            acked.append((0, off[0], 1))
+            off[0] += BLOCK
+        else:
+            for k in range(2):
+                r = c.write(fh[1], off[1] + k * BLOCK, block(1, n, k),
+                            stable=UNSTABLE)
+                if r.status != NFS3_OK:
+                    raise RuntimeError("UNSTABLE WRITE: %d" % r.status)
+            cr = c.commit(fh[1], off[1], 2 * BLOCK)
+            if cr.status != NFS3_OK or cr.verf != r.verf:
+                raise RuntimeError("COMMIT: %d" % cr.status)
+            acked.append((1, off[1], 2))
+            off[1] += 2 * BLOCK
+    c.close()
+    # The cut: nothing more is written after this, and nothing of what
+    # came before is flushed by a clean stop.
+    stop(proc, signal.SIGKILL)
+    try:
+        disk.close()
+    finally:
+        pfs.send_signal(signal.SIGTERM)
+        pfs.wait()
+        subprocess.run(["umount", fuse], stderr=subprocess.DEVNULL)
+    return fh, acked, verf
+
+
+def read_log(path):
+    """[(kind, offset, data)], and the first record index where each
+    operation's tag appears."""
+    recs, first = [], {}
+    data = open(path, "rb").read()
+    p = 0
+    while p + RECORD.size <= len(data):
+        kind, off, n = RECORD.unpack_from(data, p)
+        p += RECORD.size
+        payload = data[p:p + n]
+        p += n
+        i = len(recs)
+        recs.append((kind, off, payload))
+        at = payload.find(MAGIC)
+        while at >= 0 and at + TAG.size <= len(payload):
+            _, _, op = TAG.unpack_from(payload, at)
+            first.setdefault(op, i)
+            at = payload.find(MAGIC, at + 1)
+    return recs, first
+
+
+def must_survive(acked, first, crash):
+    """The operations whose successor's data reached the log before the
+    record index crash (a flush)."""
+    # The earliest any later operation's tag shows, per operation.
+    later = [None] * len(acked)
+    best = None
+    for n in range(len(acked) - 1, -1, -1):
+        later[n] = best
+        f = first.get(n)
+        if f is not None and (best is None or f < best):
+            best = f
+    return [n for n in range(len(acked))
+            if later[n] is not None and later[n] < crash]
+
+
+def check_point(binary, scratch, conf, image, fh, acked, need, verf):
+    """Mounts one crash image, starts dsnfsd, reads the needed blocks."""
+    disk = Mounted(image, os.path.join(scratch, "cmnt"))
+    problems = []
+    try:
+        proc, nfs_port, mount_port = start_dsnfsd(
+            binary, disk.mnt, conf(disk.mnt),
+            os.path.join(scratch, "replay.log"))
+        try:
+            c = Nfs3Client((HOST, nfs_port))
+            files = {}
+            for f in (0, 1):
+                if not any(acked[n][0] == f for n in need):
+                    continue
+                a = c.getattr(fh[f])
+                if a.status != NFS3_OK:
+                    problems.append("file %d: GETATTR %d" % (f, a.status))
+                    continue
+                data = b""
+                while len(data) < a.attributes.size:
+                    r = c.read(fh[f], len(data), 1 << 20)
+                    if r.status != NFS3_OK or not r.data:
+                        break
+                    data += r.data
+                files[f] = data
+            for n in need:
+                f, off, count = acked[n]
+                if f == 2:
+                    a = c.getattr(off)
+                    if a.status != NFS3_OK:
+                        problems.append("operation %d: the file it created "
+                                        "answers %d" % (n, a.status))
+                    continue
+                if f not in files:
+                    continue
+                want = b"".join(block(f, n, k) for k in range(count))
+                if files[f][off:off + len(want)] != want:
+                    problems.append("operation %d (file %d, offset %d) lost"
+                                    % (n, f, off))
+            w = c.write(fh[0], 1 << 30, b"v" * 16, stable=UNSTABLE)
+            if w.status != NFS3_OK or w.verf == verf:
+                problems.append("write verifier unchanged (%d)" % w.status)
+            c.close()
+        finally:
+            stop(proc)
+    finally:
+        disk.close()
+    return problems
+
+
+def main():
+    binary, scratch, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+    points, ops = int(sys.argv[4]), int(sys.argv[5])
+    ck = Checks()
+    os.makedirs(scratch)
+    base = os.path.join(scratch, "base.img")
+    with open(base, "wb") as f:
+        f.truncate(DISK_MIB << 20)
+    run("mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0",
+        base)
+    shutil.copyfile(base, os.path.join(scratch, "disk.img"))
+    # The intent log lives on the datastore's disk, wherever it is mounted.
+    log_keys = ("[server]\nintent_log = %s/intent.log\nintent_log_mib = 8\n"
+                if mode == "on" else "")
+
+    def conf(root):
+        path = os.path.join(scratch, "dsnfsd.conf")
+        with open(path, "w") as out:
+            out.write(log_keys % root if log_keys else "")
+        return path
+
+    t0 = time.monotonic()
+    fh, acked, verf = live_run(binary, scratch, conf, ops)
+    live_s = time.monotonic() - t0
+    recs, first = read_log(os.path.join(scratch, "power.log"))
+    # Crash points from the first data on: before it, the datastore's
+    # directories may not be on the disk yet (they are made before dsnfsd
+    # starts, and only a crash after that start is of interest).
+    start = min(first.values()) if first else len(recs)
+    flushes = [i for i, r in enumerate(recs) if r[0] == b"F" and i > start]
+    ck.check("the run acknowledged %d operations, the disk saw %d writes "
+             "and %d flushes" % (len(acked), len(recs) - len(flushes),
+                                 len(flushes)),
+             len(acked) == ops and len(flushes) >= points)
+    picks = sorted({flushes[(len(flushes) - 1) * k // max(points - 1, 1)]
+                    for k in range(points)})
+    work = os.path.join(scratch, "work.img")
+    shutil.copyfile(base, work)
+    fd = os.open(work, os.O_RDWR)
+    applied = 0
+    crash = os.path.join(scratch, "crash.img")
+    checked, lost_points, needed_total = 0, [], 0
+    t1 = time.monotonic()
+    for point in picks:
+        for kind, off, data in recs[applied:point]:
+            if kind == b"W":
+                os.pwrite(fd, data, off)
+        applied = point
+        shutil.copyfile(work, crash)
+        need = must_survive(acked, first, point)
+        needed_total += len(need)
+        problems = check_point(binary, scratch, conf, crash, fh, acked,
+                               need, verf)
+        checked += 1
+        if problems:
+            lost_points.append((point, problems[:3]))
+    os.close(fd)
+    ck.check("intent log %s: %d crash points, %d acknowledged operations "
+             "checked in all, none lost, every handle valid, a new verifier"
+             % (mode, checked, needed_total),
+             checked == len(picks) and not lost_points, str(lost_points[:3]))
+    # The last two may have no later tag to witness them (a CREATE has
+    # none of its own).
+    ck.check("the last crash point needs every operation but the last two",
+             len(must_survive(acked, first, flushes[-1])) >= len(acked) - 2)
+    print("live run %.1f s (%d ops), replay %.1f s" %
+          (live_s, len(acked), time.monotonic() - t1))
+    ck.exit()
+
+
+if __name__ == "__main__":
+    main()
