@@ -22,8 +22,9 @@ static void store_cephfs_err(char *errbuf, size_t errlen, const char *name,
 			     const char *cluster, const char *what, int err)
 {
 	if (errbuf != NULL && errlen > 0) {
-		snprintf(errbuf, errlen, "datastore %s: cephfs cluster %s: %s: %s",
-			 name, cluster, what, strerror(-err));
+		snprintf(errbuf, errlen,
+			 "datastore %s: cephfs cluster %s: %s: %s", name,
+			 cluster, what, strerror(-err));
 	}
 }
 
@@ -96,8 +97,7 @@ static int store_cephfs_secret(struct store_cephfs *sc, Inode *root)
 	for (int tries = 0; tries < 2; tries++) {
 		rc = ceph_ll_getxattr(sc->cm, root, STORE_CEPHFS_SECRET_XATTR,
 				      sc->secret.bytes,
-				      sizeof(sc->secret.bytes),
-				      sc->root_perms);
+				      sizeof(sc->secret.bytes), sc->root_perms);
 		if (rc == (int)sizeof(sc->secret.bytes)) {
 			return 0;
 		}
@@ -124,8 +124,7 @@ static int store_cephfs_secret(struct store_cephfs *sc, Inode *root)
 
 /* The ceph.conf options of our mount: the nfs3 layer checks access, and
  * a cluster that does not answer fails the mount in bounded time. */
-static int store_cephfs_configure(struct ceph_mount_info *cm,
-				  const char *conf)
+static int store_cephfs_configure(struct ceph_mount_info *cm, const char *conf)
 {
 	int rc;
 
@@ -215,10 +214,11 @@ static int store_cephfs_root_open(struct store_cephfs *sc, char *errbuf,
 	rc = store_cephfs_secret(sc, root);
 	if (rc) {
 		ceph_ll_put(sc->cm, root);
-		store_cephfs_err(errbuf, errlen, sc->base.name, sc->cluster,
-				 "handle secret (xattr " STORE_CEPHFS_SECRET_XATTR
-				 " of the directory)",
-				 rc);
+		store_cephfs_err(
+			errbuf, errlen, sc->base.name, sc->cluster,
+			"handle secret (xattr " STORE_CEPHFS_SECRET_XATTR
+			" of the directory)",
+			rc);
 		return rc;
 	}
 	rc = ceph_ll_getattr(sc->cm, root, &stx, STORE_CEPHFS_WANT, 0,
@@ -295,8 +295,7 @@ int store_cephfs_open(const char *name, uint32_t export_id,
 		 name, ceph_path, sc->cluster,
 		 ceph_user && ceph_user[0] ? ceph_user : "admin",
 		 (unsigned long long)ceph_get_instance_id(sc->cm),
-		 sc->rados_ok ? ""
-			      : "; no librados: used bytes are st_blocks");
+		 sc->rados_ok ? "" : "; no librados: used bytes are st_blocks");
 	*out = &sc->base;
 	return 0;
 

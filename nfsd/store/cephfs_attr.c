@@ -41,8 +41,8 @@ void store__cephfs_attr_from_statx(const struct store_cephfs *sc,
 	attr->uid = stx->stx_uid;
 	attr->gid = stx->stx_gid;
 	attr->size_bytes = stx->stx_size;
-	attr->used_bytes = store__cephfs_used_bytes(
-		(struct store_cephfs *)sc, o, stx);
+	attr->used_bytes =
+		store__cephfs_used_bytes((struct store_cephfs *)sc, o, stx);
 	attr->rdev_major = major(stx->stx_rdev);
 	attr->rdev_minor = minor(stx->stx_rdev);
 	attr->fsid = sc->base.export_id;

@@ -130,8 +130,7 @@ void store__cephfs_cache_clear(struct store_cephfs *sc);
 int store__cephfs_resolve(struct store *st, const struct store_fh *fh,
 			  struct store_obj **out);
 int store__cephfs_resolve_attr(struct store *st, const struct store_fh *fh,
-			       struct store_obj **out,
-			       struct store_attr *attr);
+			       struct store_obj **out, struct store_attr *attr);
 /* The open file of regular file @o for I/O (borrowed while @o is held):
  * -EISDIR / -EINVAL for a directory / another type, or the open's
  * -errno. */
@@ -167,8 +166,7 @@ int store__cephfs_write(struct store *st, struct store_obj *obj,
 			uint64_t off_bytes, const void *buf, uint32_t count,
 			enum store_stable stable, bool *sync_failed);
 int store__cephfs_commit(struct store *st, struct store_obj *obj,
-			 uint64_t off_bytes, uint32_t count,
-			 bool *sync_failed);
+			 uint64_t off_bytes, uint32_t count, bool *sync_failed);
 
 /* ---- namespace (cephfs_ns.c) and READDIR (cephfs_dir.c) --------------- */
 

@@ -116,8 +116,7 @@ int store__cephfs_write(struct store *st, struct store_obj *obj,
 }
 
 int store__cephfs_commit(struct store *st, struct store_obj *obj,
-			 uint64_t off_bytes, uint32_t count,
-			 bool *sync_failed)
+			 uint64_t off_bytes, uint32_t count, bool *sync_failed)
 {
 	struct store_cephfs_obj *o = store__cephfs_obj(obj);
 	struct Fh *fh;

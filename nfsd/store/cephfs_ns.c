@@ -70,9 +70,8 @@ int store__cephfs_lookup(struct store *st, struct store_obj *dirp,
 	if (strcmp(name, STORE_CEPHFS_SNAPDIR) == 0) {
 		return -ENOENT;
 	}
-	rc = ceph_ll_lookup(sc->cm, dir->in, name, &in, &stx,
-			    STORE_CEPHFS_WANT, AT_SYMLINK_NOFOLLOW,
-			    sc->root_perms);
+	rc = ceph_ll_lookup(sc->cm, dir->in, name, &in, &stx, STORE_CEPHFS_WANT,
+			    AT_SYMLINK_NOFOLLOW, sc->root_perms);
 	if (rc) {
 		return store__cephfs_err(rc);
 	}
@@ -138,13 +137,10 @@ static int store_cephfs_new_obj(struct store_cephfs *sc, Inode *in,
 }
 
 /* CREATE of a name that exists: the UNCHECKED and EXCLUSIVE retry cases. */
-static int store_cephfs_create_existing(struct store_cephfs *sc,
-					struct store_cephfs_obj *dir,
-					const char *name,
-					enum store_create_how how,
-					const struct store_sattr *sattr,
-					const uint8_t verf[8],
-					struct store_obj **out)
+static int store_cephfs_create_existing(
+	struct store_cephfs *sc, struct store_cephfs_obj *dir, const char *name,
+	enum store_create_how how, const struct store_sattr *sattr,
+	const uint8_t verf[8], struct store_obj **out)
 {
 	struct store_sattr size_only = { 0 };
 	struct store_obj *obj;
@@ -217,8 +213,8 @@ int store__cephfs_create(struct store *st, struct store_obj *dirp,
 	}
 	ceph_ll_close(sc->cm, fh);
 	if (how == STORE_CREATE_EXCLUSIVE) {
-		rc = ceph_ll_setxattr(sc->cm, in, STORE_CEPHFS_VERF_XATTR,
-				      verf, 8, 0, sc->root_perms);
+		rc = ceph_ll_setxattr(sc->cm, in, STORE_CEPHFS_VERF_XATTR, verf,
+				      8, 0, sc->root_perms);
 		if (rc) {
 			ceph_ll_put(sc->cm, in);
 			ceph_ll_unlink(sc->cm, dir->in, name, sc->root_perms);
@@ -256,8 +252,7 @@ int store__cephfs_mkdir(struct store *st, struct store_obj *dirp,
 int store__cephfs_symlink(struct store *st, struct store_obj *dirp,
 			  const char *name, const char *target,
 			  const struct store_sattr *sattr,
-			  const struct store_cred *cred,
-			  struct store_obj **out)
+			  const struct store_cred *cred, struct store_obj **out)
 {
 	struct store_cephfs *sc = store__cephfs(st);
 	struct store_cephfs_obj *dir = store__cephfs_obj(dirp);
@@ -317,11 +312,11 @@ int store__cephfs_mknod(struct store *st, struct store_obj *dirp,
 	if (rc) {
 		return rc;
 	}
-	rc = ceph_ll_mknod(sc->cm, dir->in, name,
-			   fmt | store_cephfs_mode(sattr,
-						   STORE_CEPHFS_FILE_MODE),
-			   rdev, &in, &stx, STORE_CEPHFS_WANT,
-			   AT_SYMLINK_NOFOLLOW, sc->root_perms);
+	rc = ceph_ll_mknod(
+		sc->cm, dir->in, name,
+		fmt | store_cephfs_mode(sattr, STORE_CEPHFS_FILE_MODE), rdev,
+		&in, &stx, STORE_CEPHFS_WANT, AT_SYMLINK_NOFOLLOW,
+		sc->root_perms);
 	if (rc) {
 		return store__cephfs_err(rc);
 	}

@@ -76,7 +76,8 @@ static struct store_cephfs_obj *store_cephfs_cache_find(struct store_cephfs *sc,
 static void store_cephfs_cache_unlink(struct store_cephfs *sc,
 				      struct store_cephfs_obj *o)
 {
-	struct store_cephfs_obj **pp = &sc->buckets[store_cephfs_bucket(o->ino)];
+	struct store_cephfs_obj **pp =
+		&sc->buckets[store_cephfs_bucket(o->ino)];
 	struct store_cephfs_obj *prev = NULL;
 
 	while (*pp != o) {
@@ -104,8 +105,8 @@ static void store_cephfs_cache_unlink(struct store_cephfs *sc,
 
 /* Caches @o (holding a reference of the cache's), evicting the oldest
  * entry when full: returned for the caller to unref after unlocking. */
-static struct store_cephfs_obj *store_cephfs_cache_put(struct store_cephfs *sc,
-						       struct store_cephfs_obj *o)
+static struct store_cephfs_obj *
+store_cephfs_cache_put(struct store_cephfs *sc, struct store_cephfs_obj *o)
 {
 	struct store_cephfs_obj *old = NULL;
 	size_t b = store_cephfs_bucket(o->ino);

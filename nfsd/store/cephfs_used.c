@@ -94,8 +94,8 @@ static void store_cephfs_bit_set(struct store_cephfs_obj *o, uint64_t k)
 
 /* Stats objects [@first, @first + @n) of @o into its bitmap. */
 static int store_cephfs_stat_window(rados_ioctx_t io,
-				    struct store_cephfs_obj *o,
-				    uint64_t first, size_t n)
+				    struct store_cephfs_obj *o, uint64_t first,
+				    size_t n)
 {
 	rados_completion_t c[STORE_CEPHFS_USED_WINDOW];
 	uint64_t psize;
@@ -130,8 +130,7 @@ static int store_cephfs_stat_window(rados_ioctx_t io,
 
 /* Makes @o's bitmap for @size_bytes from the pool.  Under o->lock. */
 static int store_cephfs_measure(struct store_cephfs *sc,
-				struct store_cephfs_obj *o,
-				uint64_t size_bytes)
+				struct store_cephfs_obj *o, uint64_t size_bytes)
 {
 	struct ceph_file_layout layout;
 	rados_ioctx_t io;

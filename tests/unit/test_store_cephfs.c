@@ -148,9 +148,8 @@ static void test_cephfs_handle_is_valid_on_the_other_gateway(void **state)
 	assert_int_equal(a.fileid, b.fileid);
 	assert_int_equal(b.size_bytes, 12);
 	assert_int_equal(b.fsid, TEST_EXPORT_ID);
-	assert_int_equal(f->b->ops->read(f->b, other, 0, buf, sizeof(buf), &n,
-					 &eof),
-			 0);
+	assert_int_equal(
+		f->b->ops->read(f->b, other, 0, buf, sizeof(buf), &n, &eof), 0);
 	assert_int_equal(n, 12);
 	assert_true(eof);
 	assert_memory_equal(buf, "hello cephfs", 12);
@@ -220,8 +219,8 @@ static void test_cephfs_used_of_a_small_file_is_its_blocks(void **state)
 
 	need_cluster(f);
 	obj = make_file(f, "small");
-	assert_int_equal(f->a->ops->write(f->a, obj, 0, "x", 1,
-					  STORE_FILE_SYNC, &sync_failed),
+	assert_int_equal(f->a->ops->write(f->a, obj, 0, "x", 1, STORE_FILE_SYNC,
+					  &sync_failed),
 			 0);
 	assert_int_equal(attr_of(f->a, obj).used_bytes, 4096);
 	f->a->ops->obj_unref(obj);
@@ -262,8 +261,7 @@ static void test_cephfs_readdir_cookie_resumes_on_the_other(void **state)
 		snprintf(name, sizeof(name), "e%02d", i);
 		f->a->ops->obj_unref(make_file(f, name));
 	}
-	assert_int_equal(f->a->ops->readdir(f->a, f->dir_a, 0, list_cb,
-					    &first),
+	assert_int_equal(f->a->ops->readdir(f->a, f->dir_a, 0, list_cb, &first),
 			 0);
 	assert_int_equal(first.n, 10);
 	f->a->ops->obj_fh(f->dir_a, &fh);
