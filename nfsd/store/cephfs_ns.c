@@ -14,7 +14,6 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/xattr.h>
 
 #define STORE_CEPHFS_FILE_MODE 0644
@@ -285,28 +284,14 @@ int store__cephfs_mknod(struct store *st, struct store_obj *dirp,
 	struct store_cephfs *sc = store__cephfs(st);
 	struct store_cephfs_obj *dir = store__cephfs_obj(dirp);
 	struct ceph_statx stx;
-	dev_t rdev = 0;
+	dev_t rdev;
 	mode_t fmt;
 	Inode *in;
 	int rc;
 
-	switch (type) {
-	case STORE_CHR:
-		fmt = S_IFCHR;
-		rdev = makedev(rdev_major, rdev_minor);
-		break;
-	case STORE_BLK:
-		fmt = S_IFBLK;
-		rdev = makedev(rdev_major, rdev_minor);
-		break;
-	case STORE_SOCK:
-		fmt = S_IFSOCK;
-		break;
-	case STORE_FIFO:
-		fmt = S_IFIFO;
-		break;
-	default:
-		return -STORE_EBADTYPE;
+	rc = store__node_mode(type, rdev_major, rdev_minor, &fmt, &rdev);
+	if (rc) {
+		return rc;
 	}
 	rc = store_cephfs_dir_name(dir, name, -EEXIST);
 	if (rc) {
@@ -348,20 +333,22 @@ static uint64_t store_cephfs_name_ino(struct store_cephfs *sc,
 	return stx.stx_ino;
 }
 
-int store__cephfs_remove(struct store *st, struct store_obj *dirp,
-			 const char *name)
+/* REMOVE and RMDIR: @dot_err answers "." and "..". */
+static int store_cephfs_unlink(struct store *st, struct store_obj *dirp,
+			       const char *name, bool rmdir, int dot_err)
 {
 	struct store_cephfs *sc = store__cephfs(st);
 	struct store_cephfs_obj *dir = store__cephfs_obj(dirp);
 	uint64_t ino;
 	int rc;
 
-	rc = store_cephfs_dir_name(dir, name, -EACCES);
+	rc = store_cephfs_dir_name(dir, name, dot_err);
 	if (rc) {
 		return rc;
 	}
 	ino = store_cephfs_name_ino(sc, dir, name, NULL);
-	rc = ceph_ll_unlink(sc->cm, dir->in, name, sc->root_perms);
+	rc = rmdir ? ceph_ll_rmdir(sc->cm, dir->in, name, sc->root_perms)
+		   : ceph_ll_unlink(sc->cm, dir->in, name, sc->root_perms);
 	if (rc) {
 		return store__cephfs_err(rc);
 	}
@@ -371,27 +358,16 @@ int store__cephfs_remove(struct store *st, struct store_obj *dirp,
 	return 0;
 }
 
+int store__cephfs_remove(struct store *st, struct store_obj *dirp,
+			 const char *name)
+{
+	return store_cephfs_unlink(st, dirp, name, false, -EACCES);
+}
+
 int store__cephfs_rmdir(struct store *st, struct store_obj *dirp,
 			const char *name)
 {
-	struct store_cephfs *sc = store__cephfs(st);
-	struct store_cephfs_obj *dir = store__cephfs_obj(dirp);
-	uint64_t ino;
-	int rc;
-
-	rc = store_cephfs_dir_name(dir, name, -EINVAL);
-	if (rc) {
-		return rc;
-	}
-	ino = store_cephfs_name_ino(sc, dir, name, NULL);
-	rc = ceph_ll_rmdir(sc->cm, dir->in, name, sc->root_perms);
-	if (rc) {
-		return store__cephfs_err(rc);
-	}
-	if (ino) {
-		store__cephfs_cache_drop(sc, ino);
-	}
-	return 0;
+	return store_cephfs_unlink(st, dirp, name, true, -EINVAL);
 }
 
 int store__cephfs_rename(struct store *st, struct store_obj *from_dirp,

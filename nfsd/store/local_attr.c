@@ -174,11 +174,6 @@ int store__local_fsstat(struct store *st, struct store_fsstat *fs)
 	if (fstatvfs(sl->root_fd, &sv) != 0) {
 		return -errno;
 	}
-	fs->total_bytes = (uint64_t)sv.f_blocks * sv.f_frsize;
-	fs->free_bytes = (uint64_t)sv.f_bfree * sv.f_frsize;
-	fs->avail_bytes = (uint64_t)sv.f_bavail * sv.f_frsize;
-	fs->total_files = sv.f_files;
-	fs->free_files = sv.f_ffree;
-	fs->avail_files = sv.f_favail;
+	store__fsstat_from_statvfs(&sv, fs);
 	return 0;
 }

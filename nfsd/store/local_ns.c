@@ -32,7 +32,6 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -293,27 +292,13 @@ int store__local_mknod(struct store *st, struct store_obj *dir,
 		       const struct store_sattr *sattr,
 		       const struct store_cred *cred, struct store_obj **out)
 {
-	dev_t rdev = 0;
+	dev_t rdev;
 	mode_t fmt;
 	int err;
 
-	switch (type) {
-	case STORE_CHR:
-		fmt = S_IFCHR;
-		rdev = makedev(rdev_major, rdev_minor);
-		break;
-	case STORE_BLK:
-		fmt = S_IFBLK;
-		rdev = makedev(rdev_major, rdev_minor);
-		break;
-	case STORE_SOCK:
-		fmt = S_IFSOCK;
-		break;
-	case STORE_FIFO:
-		fmt = S_IFIFO;
-		break;
-	default:
-		return -STORE_EBADTYPE;
+	err = store__node_mode(type, rdev_major, rdev_minor, &fmt, &rdev);
+	if (err) {
+		return err;
 	}
 	err = store_local_dir_name(dir, name, -EEXIST);
 	if (err) {

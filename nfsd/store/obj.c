@@ -28,26 +28,6 @@
 #include <string.h>
 #include <unistd.h>
 
-enum store_ftype store__ftype_from_mode(mode_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFDIR:
-		return STORE_DIR;
-	case S_IFBLK:
-		return STORE_BLK;
-	case S_IFCHR:
-		return STORE_CHR;
-	case S_IFLNK:
-		return STORE_LNK;
-	case S_IFSOCK:
-		return STORE_SOCK;
-	case S_IFIFO:
-		return STORE_FIFO;
-	default:
-		return STORE_REG;
-	}
-}
-
 void store__proc_fd_path(int fd, char *buf, size_t len)
 {
 	snprintf(buf, len, "/proc/self/fd/%d", fd);

@@ -182,8 +182,20 @@ int store__obj_io_fd(struct store_obj *obj, int *fd, int *write_err);
  * open inode itself, never a path that could be swapped. */
 void store__proc_fd_path(int fd, char *buf, size_t len);
 
+/* ---- conversions both backends share (convert.c) ----------------------- */
+
 /* Maps st_mode to ftype3. */
 enum store_ftype store__ftype_from_mode(mode_t mode);
+
+/* MKNOD's @type as mknod(2)'s file format and device number.  Returns 0,
+ * or -STORE_EBADTYPE for a type that is not a node. */
+int store__node_mode(enum store_ftype type, uint32_t rdev_major,
+		     uint32_t rdev_minor, mode_t *fmt, dev_t *rdev);
+
+struct statvfs;
+/* statvfs(3) figures as FSSTAT's. */
+void store__fsstat_from_statvfs(const struct statvfs *sv,
+				struct store_fsstat *fs);
 
 /* ---- object cache (fcache.c) ------------------------------------------- */
 

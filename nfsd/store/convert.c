@@ -1,0 +1,65 @@
+/*
+ * convert: what both backends turn from the system's terms into the
+ * store's: a file type from st_mode, a MKNOD's type into the mode and
+ * device number mknod(2) takes, and statvfs(3) figures into FSSTAT's.
+ */
+#include "nfsd/store/store_int.h"
+
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+
+enum store_ftype store__ftype_from_mode(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFDIR:
+		return STORE_DIR;
+	case S_IFBLK:
+		return STORE_BLK;
+	case S_IFCHR:
+		return STORE_CHR;
+	case S_IFLNK:
+		return STORE_LNK;
+	case S_IFSOCK:
+		return STORE_SOCK;
+	case S_IFIFO:
+		return STORE_FIFO;
+	default:
+		return STORE_REG;
+	}
+}
+
+int store__node_mode(enum store_ftype type, uint32_t rdev_major,
+		     uint32_t rdev_minor, mode_t *fmt, dev_t *rdev)
+{
+	*rdev = 0;
+	switch (type) {
+	case STORE_CHR:
+		*fmt = S_IFCHR;
+		*rdev = makedev(rdev_major, rdev_minor);
+		return 0;
+	case STORE_BLK:
+		*fmt = S_IFBLK;
+		*rdev = makedev(rdev_major, rdev_minor);
+		return 0;
+	case STORE_SOCK:
+		*fmt = S_IFSOCK;
+		return 0;
+	case STORE_FIFO:
+		*fmt = S_IFIFO;
+		return 0;
+	default:
+		return -STORE_EBADTYPE;
+	}
+}
+
+void store__fsstat_from_statvfs(const struct statvfs *sv,
+				struct store_fsstat *fs)
+{
+	fs->total_bytes = (uint64_t)sv->f_blocks * sv->f_frsize;
+	fs->free_bytes = (uint64_t)sv->f_bfree * sv->f_frsize;
+	fs->avail_bytes = (uint64_t)sv->f_bavail * sv->f_frsize;
+	fs->total_files = sv->f_files;
+	fs->free_files = sv->f_ffree;
+	fs->avail_files = sv->f_favail;
+}
