@@ -226,6 +226,17 @@ int net_start(struct net *net, struct ev_loop *main_loop,
 	net->dispatcher = dispatcher;
 	net->limits = *limits;
 	pthread_mutex_init(&net->admit_lock, NULL);
+#ifdef __GLIBC__
+	/*
+	 * glibc's malloc_trim() sets its allocator up on first use, racily:
+	 * two loops trimming first at once both attach to the main arena but
+	 * count once, and the second to exit aborts ("attached_threads > 0").
+	 * That first use is here, on this thread, before any loop runs: under
+	 * a sanitizer, whose allocator stands in for glibc's, nothing else
+	 * makes it.
+	 */
+	malloc_trim(0);
+#endif
 	net->workers = calloc(nworkers, sizeof(*net->workers));
 	if (!net->workers)
 		return -ENOMEM;
