@@ -15,6 +15,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "nfsd/pool/pool.h"
+
 #define CONFIG_SECTION_DATASTORE "datastore "
 
 void config_defaults(struct config *cfg)
@@ -418,21 +420,9 @@ static int config_datastore_key(struct config_datastore *ds, const char *key,
 	return -ENOENT;
 }
 
-static bool config_name_valid(const char *name)
-{
-	size_t len = strlen(name);
-
-	if (len == 0 || len >= sizeof(((struct config_datastore *)0)->name))
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		char c = name[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '-' || c == '_' ||
-		      c == '.'))
-			return false;
-	}
-	return true;
-}
+/* A datastore is a volume of the pool model: one name rule for both. */
+_Static_assert(sizeof(((struct config_datastore *)0)->name) == POOL_NAME_MAX,
+	       "a datastore's name is a volume's");
 
 static struct config_datastore *config_datastore_get(struct config *cfg,
 						     const char *name)
@@ -444,7 +434,7 @@ static struct config_datastore *config_datastore_get(struct config *cfg,
 			return &cfg->datastores[i];
 	}
 	if (cfg->ndatastores == CONFIG_MAX_DATASTORES ||
-	    !config_name_valid(name))
+	    !pool_name_valid(name))
 		return NULL;
 	ds = &cfg->datastores[cfg->ndatastores++];
 	memset(ds, 0, sizeof(*ds));
