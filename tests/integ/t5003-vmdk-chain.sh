@@ -18,7 +18,8 @@ check "the delta is small (tables are holes)" [ "$(stat -c %b lc.vmdk)" -lt 256 
 check "qemu-img check: linked clone clean" qemu-img check -q lc.vmdk
 check "qemu-img info: backing file is base.vmdk" bash -c "qemu-img info lc.vmdk | grep -q '^backing file: base.vmdk'"
 check "qemu-img compare: clone = source" qemu-img compare -q base.vmdk lc.vmdk
-check "vmdkinfo reads the delta's parent CID" bash -c "vmdkinfo lc.vmdk | grep -q 'Parent content identifier:.*0x$(sed -n 's/^CID=//p' base.vmdk)'"
+# qemu-io rewrote base.vmdk's CID unpadded ("%x"); vmdkinfo prints "%08x".
+check "vmdkinfo reads the delta's parent CID" bash -c "vmdkinfo lc.vmdk | grep -q 'Parent content identifier:.*$(printf '0x%08x' "0x$(sed -n 's/^CID=//p' base.vmdk)")'"
 
 check "dsvmdk writes 5 bytes into the clone" bash -c "printf hello | '$D' write -o 9M lc.vmdk"
 check "qemu-img check after copy-on-write" qemu-img check -q lc.vmdk
