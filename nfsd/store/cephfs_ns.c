@@ -89,24 +89,9 @@ static int store_cephfs_init_attrs(struct store_cephfs *sc,
 				   const struct store_sattr *sattr,
 				   const struct store_cred *cred)
 {
-	struct store_sattr s = { 0 };
+	struct store_sattr s;
 
-	if (sattr != NULL) {
-		s = *sattr;
-	}
-	if (cred != NULL) {
-		if (!s.set_uid) {
-			s.set_uid = true;
-			s.uid = cred->uid;
-		}
-		if (!s.set_gid) {
-			s.set_gid = true;
-			s.gid = cred->gid;
-		}
-	}
-	if (o->type != STORE_REG) {
-		s.set_size = false;
-	}
+	store__new_obj_sattr(sattr, cred, o->type, &s);
 	/* The mode was given at creation: no second change of it. */
 	s.set_mode = false;
 	return store__cephfs_sattr_apply(sc, o, &s);

@@ -1,7 +1,8 @@
 /*
  * convert: what both backends turn from the system's terms into the
  * store's: a file type from st_mode, a MKNOD's type into the mode and
- * device number mknod(2) takes, and statvfs(3) figures into FSSTAT's.
+ * device number mknod(2) takes, statvfs(3) figures into FSSTAT's, and the
+ * attributes a new object is given.
  */
 #include "nfsd/store/store_int.h"
 
@@ -62,4 +63,24 @@ void store__fsstat_from_statvfs(const struct statvfs *sv,
 	fs->total_files = sv->f_files;
 	fs->free_files = sv->f_ffree;
 	fs->avail_files = sv->f_favail;
+}
+
+void store__new_obj_sattr(const struct store_sattr *sattr,
+			  const struct store_cred *cred, enum store_ftype type,
+			  struct store_sattr *out)
+{
+	*out = sattr ? *sattr : (struct store_sattr){ 0 };
+	if (cred != NULL) {
+		if (!out->set_uid) {
+			out->set_uid = true;
+			out->uid = cred->uid;
+		}
+		if (!out->set_gid) {
+			out->set_gid = true;
+			out->gid = cred->gid;
+		}
+	}
+	if (type != STORE_REG) {
+		out->set_size = false;
+	}
 }

@@ -64,24 +64,9 @@ static int store_local_init_attrs(struct store *st, struct store_obj *obj,
 				  const struct store_sattr *sattr,
 				  const struct store_cred *cred)
 {
-	struct store_sattr s = { 0 };
+	struct store_sattr s;
 
-	if (sattr != NULL) {
-		s = *sattr;
-	}
-	if (cred != NULL) {
-		if (!s.set_uid) {
-			s.set_uid = true;
-			s.uid = cred->uid;
-		}
-		if (!s.set_gid) {
-			s.set_gid = true;
-			s.gid = cred->gid;
-		}
-	}
-	if (obj->type != STORE_REG) {
-		s.set_size = false;
-	}
+	store__new_obj_sattr(sattr, cred, obj->type, &s);
 	return store__local_sattr_apply(st, obj, &s);
 }
 

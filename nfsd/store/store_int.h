@@ -192,6 +192,13 @@ enum store_ftype store__ftype_from_mode(mode_t mode);
 int store__node_mode(enum store_ftype type, uint32_t rdev_major,
 		     uint32_t rdev_minor, mode_t *fmt, dev_t *rdev);
 
+/* What a new object of @type is given: @sattr (may be NULL), owned by
+ * @cred (may be NULL) unless it names an owner, a size only for a regular
+ * file. */
+void store__new_obj_sattr(const struct store_sattr *sattr,
+			  const struct store_cred *cred, enum store_ftype type,
+			  struct store_sattr *out);
+
 struct statvfs;
 /* statvfs(3) figures as FSSTAT's. */
 void store__fsstat_from_statvfs(const struct statvfs *sv,
