@@ -40,7 +40,7 @@ GEN_C := $(PROTO_X:nfsd/proto/%.x=$(BUILD)/gen/%_xdr.c)
 XDR_SRC := $(wildcard nfsd/proto/*.c)
 RPC_SRC := nfsd/rpc/record.c nfsd/rpc/msg.c nfsd/rpc/pool.c
 CTL_SRC := $(wildcard nfsd/ctl/*.c)
-NFSD_SRC := $(filter-out nfsd/main.c $(RPC_SRC) $(XDR_SRC) $(CTL_SRC), \
+NFSD_SRC := $(filter-out nfsd/server/main.c $(RPC_SRC) $(XDR_SRC) $(CTL_SRC), \
 	$(wildcard nfsd/*.c nfsd/*/*.c))
 VMDK_SRC := $(filter-out vmdk/dsvmdk.c, $(wildcard vmdk/*.c))
 DSLOAD_SRC := $(wildcard perf/dsload/*.c)
@@ -153,9 +153,9 @@ $(BUILD)/lib/%.a:
 	rm -f $@ && ar rcs $@ $^
 
 # The files that print --version are rebuilt when VERSION changes.
-$(call obj,nfsd/main.c vmdk/dsvmdk.c perf/dsload/main.c nfsd/ctl/dsnfsctl.c): VERSION
+$(call obj,nfsd/server/main.c vmdk/dsvmdk.c perf/dsload/main.c nfsd/ctl/dsnfsctl.c): VERSION
 
-$(BUILD)/bin/dsnfsd: $(call obj,nfsd/main.c) $(ALL_LIBS)
+$(BUILD)/bin/dsnfsd: $(call obj,nfsd/server/main.c) $(ALL_LIBS)
 $(BUILD)/bin/dsvmdk: $(call obj,vmdk/dsvmdk.c) $(ALL_LIBS)
 $(BUILD)/bin/dsload: $(call obj,perf/dsload/main.c) $(LIB_DSLOAD) $(ALL_LIBS)
 	@mkdir -p $(@D)

@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nfsd/export.h"
+#include "nfsd/export/export.h"
 #include "nfsd/overlay/overlay.h"
 #include "nfsd/pool/pool.h"
 #include "nfsd/traffic/traffic.h"

@@ -14,7 +14,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "nfsd/base.h"
+#include "nfsd/util/base.h"
 
 #define API_CONTENT_JSON "application/json"
 

@@ -16,8 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "nfsd/base.h"
-#include "nfsd/fileio.h"
+#include "nfsd/util/base.h"
+#include "nfsd/util/fileio.h"
 
 /* BUILD/gen/dashboard_assets.c */
 extern const unsigned char dashboard_index_html[];

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "nfsd/export.h"
+#include "nfsd/export/export.h"
 
 const struct export *admin__export_live(struct admin_api *api, const char *name,
 					struct admin_reply *reply)

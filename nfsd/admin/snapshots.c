@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nfsd/export.h"
+#include "nfsd/export/export.h"
 #include "nfsd/snap/snap.h"
 
 static int snapshots_run(struct admin_op *op, char *errbuf, size_t errlen)

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "nfsd/export.h"
+#include "nfsd/export/export.h"
 #include "vmdk/vmdk.h"
 
 #define STATS_ERR_MAX 512

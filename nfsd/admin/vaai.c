@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "nfsd/export.h"
+#include "nfsd/export/export.h"
 #include "nfsd/quota/quota.h"
 #include "vmdk/vmdk.h"
 

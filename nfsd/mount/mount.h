@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "nfsd/export.h"
+#include "nfsd/export/export.h"
 #include "nfsd/rpc/dispatch.h"
 
 /* The MOUNT program and the version we serve (RFC 1813 5). */

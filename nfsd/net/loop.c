@@ -10,11 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "nfsd/base.h"
-#include "nfsd/log.h"
 #include "nfsd/net/net_int.h"
 #include "nfsd/rpc/pool.h"
-#include "nfsd/sockaddr.h"
+#include "nfsd/util/base.h"
+#include "nfsd/util/log.h"
+#include "nfsd/util/sockaddr.h"
 
 static void worker_wake_cb(struct ev_loop *loop, ev_async *a, int revents)
 {

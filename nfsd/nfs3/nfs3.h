@@ -13,7 +13,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "nfsd/export.h"
+#include "nfsd/export/export.h"
 #include "nfsd/rpc/dispatch.h"
 
 #define NFS3_SERVICE_PROG 100003

@@ -27,7 +27,7 @@
 
 #include <jansson.h>
 
-#include "nfsd/export.h"
+#include "nfsd/export/export.h"
 #include "nfsd/pool/pool.h"
 #include "nfsd/traffic/traffic.h"
 

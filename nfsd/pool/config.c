@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "nfsd/errbuf.h"
+#include "nfsd/util/errbuf.h"
 
 #define POOL_SECTION "pool "
 #define DATASTORE_SECTION "datastore "

@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "nfsd/pool/ledger.h"
-#include "nfsd/errbuf.h"
+#include "nfsd/util/errbuf.h"
 
 /* Enough for any diff of two states: a delete and a create, or up to three
  * changes, per pool of either side. */

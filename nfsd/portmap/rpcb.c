@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "nfsd/proto/xdr_empty.h"
-#include "nfsd/sockaddr.h"
+#include "nfsd/util/sockaddr.h"
 #include "rpcb4.h"
 
 /* "ffff:...:255.255.255.255.255.255": an IPv6 literal and ".p1.p2". */

@@ -12,7 +12,7 @@
  * to check (local.c revalidates and calls store__fcache_drop()).
  *
  * The bound is the server's to set, from its descriptor budget shared by
- * the exports (server_fcache.c); it may change while serving (a SIGHUP
+ * the exports (nfsd/server/fcache.c); it may change while serving (a SIGHUP
  * adds exports), and the table grows with it.  When an open fails for
  * want of descriptors, the cache gives back a quarter of its entries so
  * that the open can be retried (store__fcache_relieve()).
@@ -22,7 +22,7 @@
 #include <errno.h>
 #include <pthread.h>
 
-#include "nfsd/log.h"
+#include "nfsd/util/log.h"
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

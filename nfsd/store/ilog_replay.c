@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "nfsd/log.h"
+#include "nfsd/util/log.h"
 
 struct store_ilog_replay {
 	const char *path;

@@ -5,7 +5,7 @@
  * mutexes, host -> volume -> pool, for one short decision each time.
  */
 #include "nfsd/traffic/traffic_int.h"
-#include "nfsd/sockaddr.h"
+#include "nfsd/util/sockaddr.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * fuzz_config: libFuzzer target for the config parser (nfsd/config.c on
+ * fuzz_config: libFuzzer target for the config parser (nfsd/config/config.c on
  * top of libinih): any text either parses into a config or is refused with
  * a message; it never crashes, and a refusal always says why.
  */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nfsd/config.h"
+#include "nfsd/config/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

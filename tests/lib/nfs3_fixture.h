@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "nfs3_prot.h"
-#include "nfsd/export.h"
+#include "nfsd/export/export.h"
 #include "nfsd/nfs3/nfs3.h"
 #include "nfsd/rpc/dispatch.h"
 

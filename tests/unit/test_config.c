@@ -1,5 +1,5 @@
 /*
- * test_config: dsnfsd.conf and -e NAME=DIR (nfsd/config.c).  Defaults, a
+ * test_config: dsnfsd.conf and -e NAME=DIR (nfsd/config/config.c).  Defaults, a
  * full valid file, one test per kind of error (the message names the file,
  * the line and the key), the first of several errors is the one reported,
  * unknown sections and unknown [datastore] keys go to the section hook,
@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "nfsd/config.h"
+#include "nfsd/config/config.h"
 
 struct fixture {
 	struct config cfg;

@@ -1,5 +1,5 @@
 /*
- * test_export: the export table and its client rules (nfsd/export.c).
+ * test_export: the export table and its client rules (nfsd/export/export.c).
  * CIDR rules match IPv4 and IPv6 peers by prefix, IPv4 clients arriving
  * as v4-mapped IPv6 match IPv4 rules (and v4-mapped rules), an empty rule
  * list lets everyone in, and lookups by MNT path ignore trailing slashes.
@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "nfsd/export.h"
+#include "nfsd/export/export.h"
 
 /* A peer address from text ("10.0.0.1" or "fd00::1"). */
 static const struct sockaddr *peer(const char *text)

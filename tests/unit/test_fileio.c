@@ -1,9 +1,9 @@
 /*
- * test_fileio: the state files' I/O (nfsd/fileio.c) on real files in a
+ * test_fileio: the state files' I/O (nfsd/util/fileio.c) on real files in a
  * temporary directory: full writes at an offset, whole-file reads at and
  * past their bound, and directory syncs.
  */
-#include "nfsd/fileio.h"
+#include "nfsd/util/fileio.h"
 
 #include <errno.h>
 #include <fcntl.h>

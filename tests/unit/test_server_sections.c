@@ -1,6 +1,6 @@
 /*
  * test_server_sections: the config keys the server's modules parse
- * themselves (nfsd/server_pools.c): [traffic], [pool NAME] and the pool
+ * themselves (nfsd/server/pools.c): [traffic], [pool NAME] and the pool
  * keys of [datastore NAME] reach their modules through the config's
  * section hook, their errors name the line, and a key no module takes is
  * still an unknown key.
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "nfsd/server.h"
+#include "nfsd/server/server.h"
 
 struct fixture {
 	struct config cfg;

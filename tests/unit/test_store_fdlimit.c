@@ -1,6 +1,6 @@
 /*
  * test_store_fdlimit: the local store out of descriptors, and the budget
- * its file cache gets (nfsd/store/local_fd.c, fcache.c, server_fcache.c).
+ * its file cache gets (nfsd/store/local_fd.c, fcache.c, nfsd/server/fcache.c).
  * With a cache of 4 files and RLIMIT_NOFILE a few descriptors above what
  * the process holds, 40 files are each looked up and read: every open that
  * meets EMFILE evicts from the cache and succeeds on its retry.  With
@@ -19,9 +19,9 @@
 #include <cmocka.h>
 
 #include "nfsd/nfs3/nfs3_int.h"
-#include "nfsd/server_int.h"
-#include "tests/lib/log_capture.h"
+#include "nfsd/server/server_int.h"
 #include "test_store_fixture.h"
+#include "tests/lib/log_capture.h"
 
 #define NFILES 40
 

@@ -2,7 +2,7 @@
  * config: parses dsnfsd.conf with libinih and the -e NAME=DIR option into
  * struct config.  Every error names the file, the line and the key.
  */
-#include "nfsd/config.h"
+#include "nfsd/config/config.h"
 
 #include <errno.h>
 #include <ini.h>

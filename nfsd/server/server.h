@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "nfsd/admin/admin.h"
-#include "nfsd/config.h"
+#include "nfsd/config/config.h"
 #include "nfsd/pool/pool.h"
 #include "nfsd/traffic/traffic.h"
 

@@ -1,5 +1,5 @@
 /*
- * server_exports: the export table of a running dsnfsd.  At start every
+ * exports: the export table of a running dsnfsd.  At start every
  * [datastore NAME] becomes an export; at SIGHUP the table follows the new
  * config without a restart (export.h says how calls on other loops stay
  * safe): options change in place, an export no longer in the file is
@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nfsd/errbuf.h"
-#include "nfsd/log.h"
-#include "nfsd/server_int.h"
+#include "nfsd/server/server_int.h"
 #include "nfsd/store/store_open.h"
+#include "nfsd/util/errbuf.h"
+#include "nfsd/util/log.h"
 
 /* The options of @ds onto @exp (the caller holds the write lock, or the
  * export is not published yet). */

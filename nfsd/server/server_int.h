@@ -1,29 +1,30 @@
 /*
- * server_int: struct server, shared by the server_*.c files alone:
- * server.c (assembly and teardown), server_exports.c (the export table
- * and its reload), server_pools.c (pools, ledger, traffic, quotas),
- * server_admin.c (the admin endpoint's hooks) and server_fcache.c (the
+ * server_int: struct server, shared by the files of nfsd/server/ alone:
+ * server.c (assembly and teardown), reload.c (a SIGHUP's config),
+ * exports.c (the export table and its reload), pools.c (pools, ledger,
+ * traffic, quotas), admin.c (the admin endpoint's hooks) and fcache.c (the
  * file caches' descriptor budget); and by test_store_fdlimit, which checks
- * that budget.
+ * that budget,.
  */
 #ifndef DSNFS_SERVER_INT_H
 #define DSNFS_SERVER_INT_H
 
 #include <pthread.h>
 
-#include "nfsd/export.h"
+#include "nfsd/export/export.h"
 #include "nfsd/mount/mount.h"
 #include "nfsd/net/net.h"
 #include "nfsd/nfs3/nfs3.h"
 #include "nfsd/quota/quota.h"
-#include "nfsd/server.h"
+#include "nfsd/server/server.h"
 
 struct portmap_registry;
 struct pool_ledger;
+struct overlay;
 struct overlay_store;
 
 /* What the file caches' descriptor budget is computed from, as at start
- * (server_fcache.c). */
+ * (fcache.c). */
 struct server_fd_inputs {
 	uint32_t max_conns;
 	uint32_t file_cache_fds; /* [server] file_cache_fds; 0: derived */
@@ -42,7 +43,7 @@ struct server_fd_budget {
 };
 
 struct server {
-	struct export_table exports; /* server_exports.c */
+	struct export_table exports; /* exports.c */
 	struct server_fd_inputs fd_inputs; /* set before the exports open */
 	bool exports_lock_init;
 	char state_dir[4096]; /* of the start: a reload keeps it */
@@ -72,7 +73,7 @@ struct server {
 	bool nfs_udp; /* NFS listens on UDP too */
 	struct server_ports ports;
 
-	/* Capacity (server_pools.c). */
+	/* Capacity (pools.c). */
 	struct pool_registry *pools;
 	struct pool_ledger *ledger;
 	struct traffic *traffic;
@@ -83,7 +84,7 @@ struct server {
 	 * the live state (admin API, SIGHUP). */
 	struct overlay_store *changes;
 
-	struct admin *admin; /* server_admin.c; NULL when off */
+	struct admin *admin; /* admin.c; NULL when off */
 };
 
 /*
@@ -147,6 +148,25 @@ int server__quotas_open(struct server *srv, char *errbuf, size_t errlen);
 int server__pools_open(struct server *srv, const char *state_dir,
 		       struct server_sections *sections, char *errbuf,
 		       size_t errlen);
+
+/*
+ * Lays @ov over the config's @st and @caps into @merged and @merged_caps,
+ * logging what is dropped.  Returns 0 or -ENOMEM (message in errbuf).
+ */
+int server__overlay_apply(struct server *srv, const struct overlay *ov,
+			  const struct pool_state *st,
+			  const struct traffic_caps *caps,
+			  struct pool_state *merged,
+			  struct traffic_caps *merged_caps, char *errbuf,
+			  size_t errlen);
+
+/* Remembers the config's state and writes the overlay of the live one
+ * (entries dropped leave the file).  The store is locked or not shared. */
+int server__overlay_record(struct server *srv, const struct pool_state *st,
+			   const struct traffic_caps *caps,
+			   const struct pool_state *live,
+			   const struct traffic_caps *live_caps, char *errbuf,
+			   size_t errlen);
 
 /* Frees what server__pools_open() and server__quotas_open() made; after
  * the loops are gone (flows hold the traffic model). */

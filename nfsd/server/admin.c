@@ -1,5 +1,5 @@
 /*
- * server_admin: the admin and metrics endpoint of a running dsnfsd
+ * admin: the admin and metrics endpoint of a running dsnfsd
  * (admin.h), given the server's registry, traffic model and datastores,
  * and callbacks for what only the server knows: a datastore's usage (its
  * quota accounting) and how new limits reach the traffic model and the
@@ -8,8 +8,8 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "nfsd/log.h"
-#include "nfsd/server_int.h"
+#include "nfsd/server/server_int.h"
+#include "nfsd/util/log.h"
 
 static int server_admin_usage(void *arg, const char *volume,
 			      uint64_t *used_bytes)

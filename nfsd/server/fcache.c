@@ -1,5 +1,5 @@
 /*
- * server_fcache: the descriptor budget of the exports' open-file caches.
+ * fcache: the descriptor budget of the exports' open-file caches.
  * Every cached file holds one or two descriptors (store.h), every
  * connection one, and the process has RLIMIT_NOFILE of them (main.c raises
  * the soft limit to the hard one at start).  The caches share what is left
@@ -12,9 +12,9 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "nfsd/log.h"
-#include "nfsd/server_int.h"
+#include "nfsd/server/server_int.h"
 #include "nfsd/store/store.h"
+#include "nfsd/util/log.h"
 
 /* Descriptors kept out of the budget whatever the config: stdio and the
  * log, listeners (TCP and UDP, three programs), the portmapper client,

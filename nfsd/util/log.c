@@ -2,7 +2,7 @@
  * log: formats one line per message and writes it to stderr with a single
  * write(2), so lines from worker threads never interleave.
  */
-#include "nfsd/log.h"
+#include "nfsd/util/log.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>

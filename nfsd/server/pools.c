@@ -1,5 +1,5 @@
 /*
- * server_pools: the capacity side of a running dsnfsd (docs/pools.md,
+ * pools: the capacity side of a running dsnfsd (docs/pools.md,
  * section 5): the config keys of the pool and traffic modules, the pool
  * registry and its ledger STATE_DIR/capacity.ledger, the traffic model
  * that admits every NFS call, each datastore's quota, and how a new set of
@@ -15,10 +15,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "nfsd/log.h"
 #include "nfsd/overlay/overlay.h"
 #include "nfsd/pool/ledger.h"
-#include "nfsd/server_int.h"
+#include "nfsd/server/server_int.h"
+#include "nfsd/util/log.h"
 
 #define SERVER_LEDGER_FILE "capacity.ledger"
 
@@ -111,16 +111,12 @@ static size_t server_overlay_count(const struct overlay *ov)
 	       (size_t)__builtin_popcount(ov->caps_fields);
 }
 
-/*
- * Lays @ov over the config's @st and @caps into @merged and @merged_caps,
- * logging what is dropped.  Returns 0 or -ENOMEM (message in errbuf).
- */
-static int server_overlay_apply(struct server *srv, const struct overlay *ov,
-				const struct pool_state *st,
-				const struct traffic_caps *caps,
-				struct pool_state *merged,
-				struct traffic_caps *merged_caps, char *errbuf,
-				size_t errlen)
+int server__overlay_apply(struct server *srv, const struct overlay *ov,
+			  const struct pool_state *st,
+			  const struct traffic_caps *caps,
+			  struct pool_state *merged,
+			  struct traffic_caps *merged_caps, char *errbuf,
+			  size_t errlen)
 {
 	size_t dropped = 0;
 	int err;
@@ -139,14 +135,11 @@ static int server_overlay_apply(struct server *srv, const struct overlay *ov,
 	return 0;
 }
 
-/* Remembers the config's state and writes the overlay of the live one
- * (entries dropped leave the file).  The store is locked or not shared. */
-static int server_overlay_record(struct server *srv,
-				 const struct pool_state *st,
-				 const struct traffic_caps *caps,
-				 const struct pool_state *live,
-				 const struct traffic_caps *live_caps,
-				 char *errbuf, size_t errlen)
+int server__overlay_record(struct server *srv, const struct pool_state *st,
+			   const struct traffic_caps *caps,
+			   const struct pool_state *live,
+			   const struct traffic_caps *live_caps, char *errbuf,
+			   size_t errlen)
 {
 	overlay_store_base_set(srv->changes, st, caps);
 	return overlay_store_record(srv->changes, live, live_caps, errbuf,
@@ -203,8 +196,8 @@ int server__pools_open(struct server *srv, const char *state_dir,
 		goto out;
 	err = server_overlay_load(srv, state_dir, ov, errbuf, errlen);
 	if (!err)
-		err = server_overlay_apply(srv, ov, st, &sections->caps, merged,
-					   &caps, errbuf, errlen);
+		err = server__overlay_apply(srv, ov, st, &sections->caps,
+					    merged, &caps, errbuf, errlen);
 	if (err)
 		goto out;
 	err = pool_registry_new(NULL, NULL, &srv->pools);
@@ -248,8 +241,8 @@ int server__pools_open(struct server *srv, const char *state_dir,
 		snprintf(errbuf, errlen, "traffic limits: %s", strerror(-err));
 		goto out;
 	}
-	err = server_overlay_record(srv, st, &sections->caps, merged, &caps,
-				    errbuf, errlen);
+	err = server__overlay_record(srv, st, &sections->caps, merged, &caps,
+				     errbuf, errlen);
 	if (err)
 		goto out;
 	log_info("pool: %zu pools, %zu pooled datastores; ledger %s",
@@ -333,131 +326,4 @@ int server_volume_usage(struct server *srv, const char *name,
 		return 0;
 	}
 	return -ENOENT;
-}
-
-/* What a reload lays the admin API's changes over (see below). */
-struct server_reload {
-	struct pool_state old; /* the config the changes were made over */
-	struct pool_state merged; /* returns: the new config + changes */
-	struct overlay ov;
-	struct traffic_caps old_caps;
-	struct traffic_caps live_caps;
-	struct traffic_caps merged_caps;
-};
-
-/*
- * The pools of a reload, with the store locked: the admin API's changes
- * as they are now (the live state over the old config) laid over the new
- * config @st and @caps, checked as one registry change and written to the
- * ledger, or nothing.
- */
-static int server_reload_pools(struct server *srv, struct server_reload *r,
-			       const struct pool_state *st,
-			       const struct traffic_caps *caps,
-			       struct pool_limits *limits, char *errbuf,
-			       size_t errlen)
-{
-	int err;
-
-	overlay_store_base_get(srv->changes, &r->old, &r->old_caps);
-	pool_registry_snapshot(srv->pools, &r->merged);
-	traffic_caps_get(srv->traffic, &r->live_caps);
-	overlay_diff(&r->old, &r->old_caps, &r->merged, &r->live_caps, &r->ov);
-	err = server_overlay_apply(srv, &r->ov, st, caps, &r->merged,
-				   &r->merged_caps, errbuf, errlen);
-	if (err)
-		return err;
-	return pool_registry_load(srv->pools, &r->merged, limits, errbuf,
-				  errlen);
-}
-
-/* Publishes the datastores a reload opened, and its trace flag. */
-static void server_reload_exports(struct server *srv, const struct config *cfg,
-				  size_t nadd)
-{
-	for (size_t i = 0; i < nadd; i++) {
-		const char *name =
-			srv->exports.exports[srv->exports.count + i].name;
-
-		if (traffic_volume_keep(srv->traffic, name, traffic_now_ns()))
-			log_error("config: datastore %s: no memory for its "
-				  "traffic counters",
-				  name);
-	}
-	server__exports_commit(srv, cfg, nadd);
-	server__trace_set(srv, cfg->trace);
-}
-
-/* The traffic side of a reload, once pools and datastores are in: the
- * limits and caps, then the admin API's changes saved. */
-static int server_reload_traffic(struct server *srv, struct server_reload *r,
-				 const struct pool_state *st,
-				 const struct traffic_caps *caps,
-				 const struct pool_limits *limits, char *errbuf,
-				 size_t errlen)
-{
-	char why[600];
-	int err;
-
-	err = server_limits_apply(srv, limits);
-	if (err) {
-		snprintf(errbuf, errlen, "traffic limits: %s", strerror(-err));
-		return err;
-	}
-	err = traffic_caps_set(srv->traffic, &r->merged_caps, traffic_now_ns());
-	if (err) {
-		snprintf(errbuf, errlen, "[traffic]: %s", strerror(-err));
-		return err;
-	}
-	/* The reload is in effect; a file that cannot be written is the
-	 * operator's to fix, and the next change tries again. */
-	if (server_overlay_record(srv, st, caps, &r->merged, &r->merged_caps,
-				  why, sizeof(why)))
-		log_error("admin-state: %s; the admin API's changes are live "
-			  "but not saved",
-			  why);
-	return 0;
-}
-
-int server_reconfigure(struct server *srv, const struct config *cfg,
-		       struct server_sections *sections, char *errbuf,
-		       size_t errlen)
-{
-	struct pool_limits *limits = malloc(sizeof(*limits));
-	struct server_reload *r = malloc(sizeof(*r));
-	const struct pool_state *st;
-	size_t nadd = 0;
-	int err = -ENOMEM;
-
-	if (!limits || !r)
-		goto out;
-	err = pool_config_finish(&sections->pools, &st, errbuf, errlen);
-	if (err)
-		goto out;
-	/* New datastores are opened (not yet published) before the pools
-	 * change, so that either both happen or neither. */
-	err = server__exports_prepare(srv, cfg, &nadd, errbuf, errlen);
-	if (err)
-		goto out;
-	overlay_store_lock(srv->changes);
-	err = server_reload_pools(srv, r, st, &sections->caps, limits, errbuf,
-				  errlen);
-	if (err) {
-		server__exports_abort(srv, nadd);
-	} else {
-		server_reload_exports(srv, cfg, nadd);
-		err = server_reload_traffic(srv, r, st, &sections->caps, limits,
-					    errbuf, errlen);
-	}
-	overlay_store_unlock(srv->changes);
-	if (err)
-		goto out;
-	log_info("config: reloaded: %zu datastores (%zu new), %zu pools, "
-		 "%zu pooled datastores, trace %s",
-		 cfg->ndatastores, nadd, limits->npools, limits->nvolumes,
-		 cfg->trace ? "on" : "off");
-out:
-	free(r);
-	free(limits);
-	return err;
 }

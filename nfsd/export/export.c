@@ -3,8 +3,8 @@
  * and publication rules that let a SIGHUP change the table while calls
  * run (export.h).
  */
-#include "nfsd/export.h"
-#include "nfsd/sockaddr.h"
+#include "nfsd/export/export.h"
+#include "nfsd/util/sockaddr.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -2,7 +2,7 @@
  * errbuf: the one formatter of the errbuf convention (errbuf.h), shared by
  * the modules that explain their refusals (pool, admin).
  */
-#include "nfsd/errbuf.h"
+#include "nfsd/util/errbuf.h"
 
 #include <stdarg.h>
 #include <stdio.h>

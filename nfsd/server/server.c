@@ -5,7 +5,7 @@
  * stores they borrow, then the traffic model and the pools (the flows of
  * the last connections report to them until the loops' memory is gone).
  */
-#include "nfsd/server.h"
+#include "nfsd/server/server.h"
 
 #include <errno.h>
 #include <ev.h>
@@ -16,14 +16,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "nfsd/base.h"
-#include "nfsd/export.h"
-#include "nfsd/log.h"
+#include "nfsd/export/export.h"
 #include "nfsd/portmap/portmap.h"
 #include "nfsd/rpc/drc.h"
 #include "nfsd/rpc/work.h"
-#include "nfsd/server_int.h"
+#include "nfsd/server/server_int.h"
 #include "nfsd/store/store.h"
+#include "nfsd/util/base.h"
+#include "nfsd/util/log.h"
 
 static int server_mkdir_p(const char *path)
 {
