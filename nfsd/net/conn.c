@@ -470,11 +470,11 @@ static void conn_tops_unref(void *transport)
 	net__conn_unref(c);
 }
 
-static void conn_tops_defer_done(void *transport, struct request *req)
+static void conn_tops_defer_done(void *transport, struct rpc_call *call)
 {
 	struct conn *c = transport;
 
-	net_worker_defer_done(c->worker, req);
+	net_worker_defer_done(c->worker, call);
 }
 
 /* dispatch.h: the calls in flight, and one more when input follows. */

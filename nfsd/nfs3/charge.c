@@ -78,19 +78,19 @@ bool nfs3__charge(struct request *req, const void *args)
 	if (!exp || !exp->store)
 		return false;
 	req->export_name = exp->name;
-	req->tr.bytes = 0;
-	req->tr.op = TRAFFIC_OP_OTHER;
+	req->cost.bytes = 0;
+	req->cost.op = TRAFFIC_OP_OTHER;
 	if (req->proc == NFSPROC3_READ) {
 		const READ3args *a = args;
 
-		req->tr.op = TRAFFIC_OP_READ;
-		req->tr.bytes = nfs3_charge_min(
+		req->cost.op = TRAFFIC_OP_READ;
+		req->cost.bytes = nfs3_charge_min(
 			a->count, nfs3__read_limit(req));
 	} else if (req->proc == NFSPROC3_WRITE) {
 		const WRITE3args *a = args;
 
-		req->tr.op = TRAFFIC_OP_WRITE;
-		req->tr.bytes = nfs3_charge_min(
+		req->cost.op = TRAFFIC_OP_WRITE;
+		req->cost.bytes = nfs3_charge_min(
 			a->count, nfs3__write_limit(req));
 	}
 	return true;

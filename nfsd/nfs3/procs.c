@@ -87,7 +87,6 @@ static const struct rpc_proc nfs3_procs[] = {
 		.decode = (xdrproc_t)nfs3__xdr_READ3args,
 		.encode = (xdrproc_t)xdr_READ3res,
 		.encode_head = (xdrproc_t)xdr_READ3res_head,
-		.take_payload = xdr_READ3res_take_data,
 		.args_size = sizeof(struct nfs3_read_args),
 		.res_size = sizeof(READ3res),
 		.trace_args = nfs3__trace_args_io,
