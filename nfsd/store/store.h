@@ -26,7 +26,9 @@
  * - -ESTALE: the handle was ours but its file is gone or lies outside the
  *   export.  -EACCES from lookup: the name is a mount point (not crossed).
  * - -EISDIR / -EINVAL: read, write, commit or a size change on a directory
- *   / on another non-regular file.  -EFBIG: a write or size past INT64_MAX.
+ *   / on another non-regular file.  -EFBIG: a write or size past INT64_MAX;
+ *   a read there is not an error: it stops at INT64_MAX (none at or past
+ *   it), as a read stops at the end of the file.
  * - -STORE_ENOTSUPP from an EXCLUSIVE create: the backend cannot keep the
  *   verifier (the client falls back to GUARDED).
  */
