@@ -1,11 +1,11 @@
 /*
  * request: what a handler may do with its call (rpc/request.h), over the
- * state dispatch keeps beside it (struct rpc_call, rpc/dispatch.h).  Each is
+ * state dispatch keeps beside it (struct rpc_call, rpc/call.h).  Each is
  * a few loads; none blocks.
  */
 #include "nfsd/rpc/request.h"
 
-#include "nfsd/rpc/dispatch.h"
+#include "nfsd/rpc/call.h"
 #include "nfsd/util/sockaddr.h"
 
 const char *request_peer(struct request *req)
