@@ -17,10 +17,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "nfsd/base/base.h"
+#include "nfsd/base/log.h"
 #include "nfsd/net/net_int.h"
 #include "nfsd/traffic/traffic.h"
-#include "nfsd/util/base.h"
-#include "nfsd/util/log.h"
 
 struct net_flow {
 	struct conn *conn;

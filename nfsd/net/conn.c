@@ -31,11 +31,11 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "nfsd/base/base.h"
+#include "nfsd/base/log.h"
+#include "nfsd/base/sockaddr.h"
 #include "nfsd/net/net_int.h"
 #include "nfsd/rpc/pool.h"
-#include "nfsd/util/base.h"
-#include "nfsd/util/log.h"
-#include "nfsd/util/sockaddr.h"
 
 #define CONN_IOV_MAX 64
 #define CONN_ZERO_CHUNK 65536 /* zeros sent at once for a short file */

@@ -20,11 +20,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "nfsd/base/base.h"
+#include "nfsd/base/log.h"
+#include "nfsd/base/sockaddr.h"
 #include "nfsd/net/net_int.h"
 #include "nfsd/rpc/pool.h"
-#include "nfsd/util/base.h"
-#include "nfsd/util/log.h"
-#include "nfsd/util/sockaddr.h"
 
 #define LISTENER_UDP_MAX 65536
 #define LISTENER_UDP_BATCH 16 /* datagrams read per wake-up */

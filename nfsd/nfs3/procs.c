@@ -8,10 +8,10 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "nfsd/base/base.h"
 #include "nfsd/nfs3/nfs3_int.h"
 #include "nfsd/proto/xdr_empty.h"
 #include "nfsd/proto/xdr_fast.h"
-#include "nfsd/util/base.h"
 
 /* RFC 1813 3.3.0: does nothing, answers nothing but success. */
 static enum rpc_disposition nfs3_proc_null(struct request *req,

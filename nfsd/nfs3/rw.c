@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfsd/base/log.h"
 #include "nfsd/nfs3/nfs3_int.h"
 #include "nfsd/rpc/pool.h"
-#include "nfsd/util/log.h"
 
 /* Largest offset + count a file reaches; FSINFO maxfilesize. */
 #define NFS3_MAX_FILE_BYTES ((uint64_t)INT64_MAX)

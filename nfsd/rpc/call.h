@@ -11,10 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nfsd/base/base.h"
 #include "nfsd/rpc/pool.h"
 #include "nfsd/rpc/request.h"
 #include "nfsd/traffic/req.h"
-#include "nfsd/util/base.h"
 
 struct rpc_call;
 struct rpc_transport_ops;

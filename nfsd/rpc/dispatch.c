@@ -17,13 +17,13 @@
 #include <time.h>
 #include <xxhash.h>
 
+#include "nfsd/base/log.h"
+#include "nfsd/base/sockaddr.h"
 #include "nfsd/rpc/auth.h"
 #include "nfsd/rpc/drc.h"
 #include "nfsd/rpc/msg.h"
 #include "nfsd/rpc/pool.h"
 #include "nfsd/rpc/work.h"
-#include "nfsd/util/log.h"
-#include "nfsd/util/sockaddr.h"
 
 #define DISPATCH_DRC_HASH_BYTES 256
 /* A reply is first encoded into a buffer this big (every reply of NULL,

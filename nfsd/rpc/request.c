@@ -5,8 +5,8 @@
  */
 #include "nfsd/rpc/request.h"
 
+#include "nfsd/base/sockaddr.h"
 #include "nfsd/rpc/call.h"
-#include "nfsd/util/sockaddr.h"
 
 const char *request_peer(struct request *req)
 {

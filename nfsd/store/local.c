@@ -40,7 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nfsd/util/log.h"
+#include "nfsd/base/log.h"
 
 int store__name_check(const char *name)
 {

@@ -17,12 +17,12 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "nfsd/base/base.h"
 #include "nfsd/store/ilog.h"
 #include "nfsd/store/local.h"
 #include "nfsd/store/store.h"
 #include "nfsd/store/store_open.h"
 #include "nfsd/store/syncgroup.h"
-#include "nfsd/util/base.h"
 
 /* ---- full-length I/O (fdio.c) ------------------------------------------ */
 

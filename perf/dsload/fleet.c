@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "nfsd/util/base.h"
+#include "nfsd/base/base.h"
 #include "perf/dsload/clock.h"
 #include "perf/dsload/fleet_int.h"
 #include "perf/dsload/progress.h"

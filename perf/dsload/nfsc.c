@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nfsd/util/base.h"
+#include "nfsd/base/base.h"
 
 #define NFSC_SYNC_BUF_BYTES (16u * 1024u)
 

@@ -18,8 +18,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "nfsd/base/base.h"
 #include "nfsd/rpc/msg.h"
-#include "nfsd/util/base.h"
 #include "perf/dsload/clock.h"
 
 #define RPCCONN_RBUF_BYTES (256u * 1024u)
