@@ -40,41 +40,37 @@ static uint32_t nfs3_charge_min(uint32_t a, uint32_t b)
 	return a < b ? a : b;
 }
 
-bool nfs3__offload(struct request *req, const void *args)
+/* The export the handle starting @args names (served or not), or NULL:
+ * NULL's arguments, a handle that is not ours. */
+static struct export *nfs3_charge_export(const struct request *req,
+					 const void *args)
 {
 	const struct nfs3_service *svc = req->svc;
 	const nfs_fh3 *fh = args;
 	struct store_fh sfh;
-	struct export *exp;
 	uint32_t id;
 
 	if (req->proc == NFSPROC3_NULL || fh->data.data_len == 0 ||
 	    fh->data.data_len > STORE_FH_MAX)
-		return false;
+		return NULL;
 	sfh.len = fh->data.data_len;
 	memcpy(sfh.data, fh->data.data_val, sfh.len);
 	if (store_fh_export_id(&sfh, &id))
-		return false;
-	exp = export_find_by_id(svc->exports, id);
+		return NULL;
+	return export_find_by_id(svc->exports, id);
+}
+
+bool nfs3__offload(struct request *req, const void *args)
+{
+	const struct export *exp = nfs3_charge_export(req, args);
+
 	return exp && exp->store && exp->store->blocking;
 }
 
 bool nfs3__charge(struct request *req, const void *args)
 {
-	const struct nfs3_service *svc = req->svc;
-	const nfs_fh3 *fh = args;
-	struct store_fh sfh;
-	struct export *exp;
-	uint32_t id;
+	const struct export *exp = nfs3_charge_export(req, args);
 
-	if (req->proc == NFSPROC3_NULL || fh->data.data_len == 0 ||
-	    fh->data.data_len > STORE_FH_MAX)
-		return false;
-	sfh.len = fh->data.data_len;
-	memcpy(sfh.data, fh->data.data_val, sfh.len);
-	if (store_fh_export_id(&sfh, &id))
-		return false;
-	exp = export_find_by_id(svc->exports, id);
 	if (!exp || !exp->store)
 		return false;
 	req->export_name = exp->name;
