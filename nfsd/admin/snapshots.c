@@ -87,7 +87,7 @@ void admin__snapshots_list(struct admin_api *api,
 			   struct admin_reply *reply)
 {
 	const struct export *exp = admin__export_live(api, req->name, reply);
-	struct snap_info *list;
+	struct snap_entry *list;
 	json_t *arr;
 	size_t n;
 	int rc;

@@ -223,5 +223,27 @@ void store__cephfs_used_wrote(struct store_cephfs_obj *o, uint64_t off_bytes,
 			      uint64_t len);
 /* A size change: the next look counts again. */
 void store__cephfs_used_forget(struct store_cephfs_obj *o);
+/* Whether object @k of regular file @o (@size_bytes long) exists in its
+ * data pool, measured as store__cephfs_used_bytes() does: 1, 0, or
+ * -EOPNOTSUPP (no librados, not a regular file) or -errno; sets
+ * *object_bytes to the layout's object size. */
+int store__cephfs_used_object(struct store_cephfs *sc,
+			      struct store_cephfs_obj *o, uint64_t size_bytes,
+			      uint64_t k, uint32_t *object_bytes);
+
+/* ---- storage-side operations (cephfs_tree.c, cephfs_snap.c) ----------- */
+
+struct store_tree;
+struct snap_stats;
+int store__cephfs_tree_open(struct store *st, struct store_tree **out,
+			    char *errbuf, size_t errlen);
+extern const struct store_snap_ops store__cephfs_snap_ops;
+/* store_snap_ops.restore (cephfs_restore.c); vmdk_progress_fn's type. */
+int store__cephfs_snap_restore(struct store *st, const char *name,
+			       struct snap_stats *out,
+			       int (*progress)(void *arg, uint64_t done_bytes,
+					       uint64_t total_bytes),
+			       void *progress_arg, char *errbuf,
+			       size_t errlen);
 
 #endif
