@@ -5,14 +5,14 @@
  * /volumes/NAME/reserve); Extended Statistics are stats.c.  Paths are
  * relative to the datastore's root; a name with "..", "." or an empty
  * part is refused before any file is touched (paths.c), and every file
- * is then opened through
- * the store's tree (store/store_tree.h: openat2 RESOLVE_BENEATH on a
- * local datastore, a walk of the store's lookups on a cephfs one; no
- * symlink followed), so neither the request nor a descriptor's extent or
- * parent names can reach outside.  What is checked before an operation starts is answered
- * with its status at once; a full clone and an eager reservation then run
- * on a thread (ops.c), the others on this one.  The datastore's quota is
- * reserved for the bytes the operation can allocate, before it starts.
+ * is then opened through the store's tree (store/store_tree.h: openat2
+ * RESOLVE_BENEATH on a local datastore, a walk of the store's lookups on
+ * a cephfs one; no symlink followed), so neither the request nor a
+ * descriptor's extent or parent names can reach outside.  What is
+ * checked before an operation starts is answered with its status at
+ * once; a full clone and an eager reservation then run on a thread
+ * (ops.c), the others on this one.  The datastore's quota is reserved
+ * for the bytes the operation can allocate, before it starts.
  */
 #include "nfsd/admin/admin_int.h"
 
@@ -63,8 +63,7 @@ static void vaai_quota_count(const struct export *exp,
 
 /* Counts the descriptor and every extent file of the disk at @abs. */
 static void vaai_quota_count_disk(const struct export *exp,
-				  const struct store_tree *b,
-				  const char *abs)
+				  const struct store_tree *b, const char *abs)
 {
 	struct vmdk_info in;
 	struct vmdk *v;
@@ -353,8 +352,7 @@ void admin__clone_create(struct admin_api *api, const struct admin_request *req,
 		return;
 	}
 	abs = admin__path_abs(b, target);
-	rc = abs ? vaai_target_free(b, abs, target, err, sizeof(err))
-		 : -ENOMEM;
+	rc = abs ? vaai_target_free(b, abs, target, err, sizeof(err)) : -ENOMEM;
 	free(abs);
 	b->close(b);
 	if (rc) {

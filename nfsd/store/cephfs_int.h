@@ -243,7 +243,6 @@ int store__cephfs_snap_restore(struct store *st, const char *name,
 			       struct snap_stats *out,
 			       int (*progress)(void *arg, uint64_t done_bytes,
 					       uint64_t total_bytes),
-			       void *progress_arg, char *errbuf,
-			       size_t errlen);
+			       void *progress_arg, char *errbuf, size_t errlen);
 
 #endif

@@ -245,8 +245,8 @@ static int restore_entry(struct restore *r, const char *spath,
 		return err;
 	}
 	err = ops->lookup(r->st, dir, name, &o);
-	if (!err && (ops->getattr(r->st, o, &a) || a.type != t ||
-		     t == STORE_LNK)) {
+	if (!err &&
+	    (ops->getattr(r->st, o, &a) || a.type != t || t == STORE_LNK)) {
 		/* Another kind of file now, or a symlink: made again. */
 		ops->obj_unref(o);
 		o = NULL;

@@ -51,8 +51,8 @@ static int cephfs_snap_check(struct store *st, const char *name, bool exists,
 	}
 	err = snap_exists(sc, name);
 	if (err && err != -ENOENT) {
-		snprintf(errbuf, errlen, "volume %s: snapshot %s: %s",
-			 st->name, name, strerror(-err));
+		snprintf(errbuf, errlen, "volume %s: snapshot %s: %s", st->name,
+			 name, strerror(-err));
 		return err;
 	}
 	if (exists && err == -ENOENT) {
@@ -103,8 +103,8 @@ static int cephfs_snap_create(struct store *st, const char *name,
 	return 0;
 }
 
-static int cephfs_snap_remove(struct store *st, const char *name,
-			      char *errbuf, size_t errlen)
+static int cephfs_snap_remove(struct store *st, const char *name, char *errbuf,
+			      size_t errlen)
 {
 	struct store_cephfs *sc = store__cephfs(st);
 	int err;

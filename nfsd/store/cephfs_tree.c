@@ -86,7 +86,8 @@ static void walk_fini(struct tree_walk *w)
 /* Steps into @name from the current directory of @w: a directory is
  * pushed; *leaf gets any other object (owned). */
 static int walk_step(struct cephfs_tree *t, struct tree_walk *w,
-		     const char *name, bool last, struct store_cephfs_obj **leaf)
+		     const char *name, bool last,
+		     struct store_cephfs_obj **leaf)
 {
 	struct store_obj *next;
 	struct store_cephfs_obj *o;
@@ -103,9 +104,8 @@ static int walk_step(struct cephfs_tree *t, struct tree_walk *w,
 		w->depth--;
 		return last ? -EINVAL : 0;
 	}
-	err = store__cephfs_lookup(tree_st(t),
-				   store__cephfs_pub(w->stack[w->depth]), name,
-				   &next);
+	err = store__cephfs_lookup(
+		tree_st(t), store__cephfs_pub(w->stack[w->depth]), name, &next);
 	if (err) {
 		return err;
 	}
@@ -132,7 +132,8 @@ static int walk_step(struct cephfs_tree *t, struct tree_walk *w,
  * itself (owned; a directory too).
  */
 static int tree_walk(struct cephfs_tree *t, const char *path, bool parent,
-		     struct store_cephfs_obj **out, char name[STORE_NAME_MAX + 1])
+		     struct store_cephfs_obj **out,
+		     char name[STORE_NAME_MAX + 1])
 {
 	struct tree_walk w = { .depth = 0 };
 	struct store_cephfs_obj *leaf = NULL;
@@ -254,12 +255,11 @@ static int tree_io_open(void *ctx, const char *path, int flags, mode_t mode,
 		if (err) {
 			return err;
 		}
-		err = store__cephfs_create(tree_st(t), store__cephfs_pub(dir),
-					   name,
-					   (flags & O_EXCL)
-						   ? STORE_CREATE_GUARDED
-						   : STORE_CREATE_UNCHECKED,
-					   &sa, verf, NULL, &made);
+		err = store__cephfs_create(
+			tree_st(t), store__cephfs_pub(dir), name,
+			(flags & O_EXCL) ? STORE_CREATE_GUARDED
+					 : STORE_CREATE_UNCHECKED,
+			&sa, verf, NULL, &made);
 		store__cephfs_obj_unref(store__cephfs_pub(dir));
 		if (err) {
 			return err;
@@ -328,15 +328,16 @@ static ssize_t tree_io_pwrite(void *ctx, int fd, const void *buf, size_t len,
 {
 	struct cephfs_tree *t = tree_of(ctx);
 	struct store_cephfs_obj *o = fd_get(t, fd);
-	uint32_t n = len < TREE_IO_MAX_BYTES ? (uint32_t)len : TREE_IO_MAX_BYTES;
+	uint32_t n =
+		len < TREE_IO_MAX_BYTES ? (uint32_t)len : TREE_IO_MAX_BYTES;
 	bool sync_failed;
 	int err;
 
 	if (!o) {
 		return -EBADF;
 	}
-	err = store__cephfs_write(tree_st(t), store__cephfs_pub(o), off, buf,
-				  n, STORE_UNSTABLE, &sync_failed);
+	err = store__cephfs_write(tree_st(t), store__cephfs_pub(o), off, buf, n,
+				  STORE_UNSTABLE, &sync_failed);
 	return err ? err : (ssize_t)n;
 }
 
@@ -498,8 +499,8 @@ static int tree_zero_missing(struct cephfs_tree *t, int fd,
 					     ? oend - off
 					     : TREE_ZERO_BYTES;
 
-			ssize_t put = tree_io_pwrite(t, fd, zeros, (size_t)n,
-						     off);
+			ssize_t put =
+				tree_io_pwrite(t, fd, zeros, (size_t)n, off);
 
 			err = put < 0 ? (int)put : 0;
 			off += put > 0 ? (uint64_t)put : 0;

@@ -33,8 +33,10 @@ static const char *local_tree_root(struct store *st, char *errbuf,
 	const struct store_local *sl = store__local(st);
 
 	if (sl->root_path_len == 0) {
-		snprintf(errbuf, errlen, "volume %s: its directory's name is "
-			 "not known", st->name);
+		snprintf(errbuf, errlen,
+			 "volume %s: its directory's name is "
+			 "not known",
+			 st->name);
 		return NULL;
 	}
 	return sl->root_path;
@@ -105,8 +107,7 @@ static int local_snap_restore(struct store *st, const char *name,
 	return root ? snap_restore(root, name, out, errbuf, errlen) : -ENOENT;
 }
 
-static int local_snap_list(struct store *st, struct snap_entry **out,
-			   size_t *n)
+static int local_snap_list(struct store *st, struct snap_entry **out, size_t *n)
 {
 	char err[256];
 	const char *root = local_tree_root(st, err, sizeof(err));

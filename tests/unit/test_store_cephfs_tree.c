@@ -113,9 +113,8 @@ static void disk_make(struct fixture *f, const char *name)
 
 	assert_non_null(buf);
 	memset(buf, 0xab, MIB);
-	assert_int_equal(vmdk_create(&f->t->io, P(f, name), &o, err,
-				     sizeof(err)),
-			 0);
+	assert_int_equal(
+		vmdk_create(&f->t->io, P(f, name), &o, err, sizeof(err)), 0);
 	assert_int_equal(vmdk_open(&f->t->io, P(f, name), VMDK_OPEN_RDWR, &v,
 				   err, sizeof(err)),
 			 0);
@@ -135,9 +134,8 @@ static void disk_expect(struct fixture *f, const char *name, uint64_t off,
 	struct vmdk *v;
 
 	assert_non_null(buf);
-	assert_int_equal(vmdk_open(&f->t->io, P(f, name), 0, &v, err,
-				   sizeof(err)),
-			 0);
+	assert_int_equal(
+		vmdk_open(&f->t->io, P(f, name), 0, &v, err, sizeof(err)), 0);
 	assert_int_equal(vmdk_pread(v, buf, MIB, off), 0);
 	assert_int_equal(buf[0], byte);
 	assert_int_equal(buf[MIB - 1], byte);
@@ -207,12 +205,12 @@ static void test_native_clone_refused_nothing_left(void **state)
 					   err, sizeof(err)),
 			 -EOPNOTSUPP);
 	assert_non_null(strstr(err, "cannot share"));
-	assert_int_equal(f->t->io.ops->stat(f->t->io.ctx, P(f, "nat.vmdk"),
-					    &sb),
-			 -ENOENT);
-	assert_int_equal(f->t->io.ops->stat(f->t->io.ctx,
-					    P(f, "nat-flat.vmdk"), &sb),
-			 -ENOENT);
+	assert_int_equal(
+		f->t->io.ops->stat(f->t->io.ctx, P(f, "nat.vmdk"), &sb),
+		-ENOENT);
+	assert_int_equal(
+		f->t->io.ops->stat(f->t->io.ctx, P(f, "nat-flat.vmdk"), &sb),
+		-ENOENT);
 }
 
 static void test_names_outside_are_refused(void **state)
@@ -230,13 +228,12 @@ static void test_names_outside_are_refused(void **state)
 			 -EXDEV);
 	assert_int_equal(f->st->ops->root(f->st, &root), 0);
 	assert_int_equal(f->st->ops->lookup(f->st, root, f->dir, &d), 0);
-	assert_int_equal(f->st->ops->symlink(f->st, d, "ln", "/etc", NULL, NULL,
-					     &l),
-			 0);
+	assert_int_equal(
+		f->st->ops->symlink(f->st, d, "ln", "/etc", NULL, NULL, &l), 0);
 	f->st->ops->obj_unref(l);
-	assert_int_equal(f->t->io.ops->open(f->t->io.ctx, P(f, "ln/passwd"), 0,
-					    0, &fd),
-			 -ELOOP);
+	assert_int_equal(
+		f->t->io.ops->open(f->t->io.ctx, P(f, "ln/passwd"), 0, 0, &fd),
+		-ELOOP);
 	assert_int_equal(f->t->io.ops->stat(f->t->io.ctx, P(f, "ln"), &sb),
 			 -ELOOP);
 	f->st->ops->remove(f->st, d, "ln");
@@ -292,17 +289,16 @@ static void test_snapshots_create_list_restore_delete(void **state)
 	assert_int_equal(s->ops->create(s, d, "disk", STORE_CREATE_GUARDED,
 					NULL, verf, NULL, &keep),
 			 0);
-	assert_int_equal(s->ops->write(s, keep, 0, "before", 6, STORE_FILE_SYNC,
-				       &sf),
-			 0);
+	assert_int_equal(
+		s->ops->write(s, keep, 0, "before", 6, STORE_FILE_SYNC, &sf),
+		0);
 	/* Refusals first: a bad name, none yet. */
 	assert_int_equal(so->check(s, "../x", false, err, sizeof(err)),
 			 -EINVAL);
-	assert_int_equal(so->check(s, "a/b", false, err, sizeof(err)),
-			 -EINVAL);
-	assert_int_equal(so->restore(s, "nope", NULL, NULL, NULL, err,
-				     sizeof(err)),
-			 -ENOENT);
+	assert_int_equal(so->check(s, "a/b", false, err, sizeof(err)), -EINVAL);
+	assert_int_equal(
+		so->restore(s, "nope", NULL, NULL, NULL, err, sizeof(err)),
+		-ENOENT);
 	assert_int_equal(so->create(s, "s1", &stats, err, sizeof(err)), 0);
 	assert_int_equal(so->create(s, "s1", &stats, err, sizeof(err)),
 			 -EEXIST);
@@ -312,18 +308,17 @@ static void test_snapshots_create_list_restore_delete(void **state)
 	assert_true(list[0].created_s > 1700000000);
 	free(list);
 	/* Changes after it: new data, a new file. */
-	assert_int_equal(s->ops->write(s, keep, 0, "AFTER!", 6, STORE_FILE_SYNC,
-				       &sf),
-			 0);
+	assert_int_equal(
+		s->ops->write(s, keep, 0, "AFTER!", 6, STORE_FILE_SYNC, &sf),
+		0);
 	assert_int_equal(s->ops->create(s, d, "late", STORE_CREATE_GUARDED,
 					NULL, verf, NULL, &late),
 			 0);
 	s->ops->obj_fh(keep, &fh_keep);
 	s->ops->obj_fh(late, &fh_late);
 	s->ops->obj_unref(late);
-	assert_int_equal(so->restore(s, "s1", &stats, NULL, NULL, err,
-				     sizeof(err)),
-			 0);
+	assert_int_equal(
+		so->restore(s, "s1", &stats, NULL, NULL, err, sizeof(err)), 0);
 	assert_int_equal(stats.removed, 1);
 	/* The kept file's handle reads the snapshot's data. */
 	s->ops->obj_unref(keep);
