@@ -4,7 +4,8 @@
 # cephfs_restore.c), through dsnfsctl and the admin API: a full clone
 # (holes kept, read back over NFS with libnfs and compared), a linked
 # clone (qemu-img compare on the files through ceph-fuse), native refused
-# (422, nothing made), Reserve Space and stats, every refusal (409, 400),
+# (422, nothing made), Reserve Space and stats, every refusal (409, 400,
+# a CephFS quota in the middle of a clone: 507, the partial target gone),
 # and snapshots: create, list, .snap seen through ceph-fuse, restore (a
 # file keeps its handle and reads the snapshot's data, a later one goes),
 # delete, a bad name (400).
@@ -61,6 +62,20 @@ check "target exists: 409" status_is "$(post /volumes/ds1/clones '{"source":"src
 check "path with ..: 400" status_is "$(post /volumes/ds1/clones '{"source":"../src.vmdk","target":"x.vmdk","mode":"full"}')" 400
 ln -s /etc "$ds1/etc"
 check "a symlink out: 400" status_is "$(post /volumes/ds1/clones '{"source":"etc/x.vmdk","target":"y.vmdk","mode":"full"}')" 400
+
+echo "a CephFS quota in the way"
+mkdir "$ds1/q"
+python3 -c "import os,sys; os.setxattr(sys.argv[1], 'ceph.quota.max_bytes', b'8388608')" "$ds1/q"
+check "a clone past the folder's quota: 507" status_is "$(post /volumes/ds1/clones '{"source":"src.vmdk","target":"q/c.vmdk","mode":"full"}')" 202
+ctl operations >/dev/null
+for _ in $(seq 1 100); do
+	curl -s "$A/operations" | grep -q '"target": *"q/c.vmdk"[^}]*"state": *"running"' || break
+	sleep 0.1
+done
+check "its operation failed with 507" bash -c \
+	"curl -s $A/operations | python3 -c 'import json,sys; o=json.load(sys.stdin)[\"operations\"]; sys.exit(not any(x[\"target\"]==\"q/c.vmdk\" and x[\"state\"]==\"failed\" and x[\"status\"]==507 for x in o))'"
+check "the partial target is removed" bash -c "[ -z \"\$(ls -A '$ds1/q')\" ]"
+check "the source is unchanged" qemu-img compare -q "$ds1/src.vmdk" "$ds1/vm2/full.vmdk"
 
 echo "reserve and stats"
 check "reserve --zeroedthick" ctl vmdk reserve ds1 src.vmdk --zeroedthick
