@@ -180,7 +180,10 @@ uint64_t store__cephfs_used_bytes(struct store_cephfs *sc,
 		       STORE_CEPHFS_BLOCK_BYTES * STORE_CEPHFS_BLOCK_BYTES;
 	uint64_t used;
 
-	if (o == NULL || o->type != STORE_REG || !sc->rados_ok) {
+	/* A snapshot's objects are RADOS clones the head's stat cannot
+	 * see: its own st_blocks then. */
+	if (o == NULL || o->type != STORE_REG || !sc->rados_ok ||
+	    o->snapid != CEPH_NOSNAP) {
 		return stx->stx_blocks * 512;
 	}
 	pthread_mutex_lock(&o->lock);
@@ -249,7 +252,7 @@ int store__cephfs_used_object(struct store_cephfs *sc,
 {
 	int rc;
 
-	if (o->type != STORE_REG || !sc->rados_ok) {
+	if (o->type != STORE_REG || !sc->rados_ok || o->snapid != CEPH_NOSNAP) {
 		return -EOPNOTSUPP;
 	}
 	pthread_mutex_lock(&o->lock);

@@ -6,7 +6,8 @@
 # clone (qemu-img compare on the files through ceph-fuse), native refused
 # (422, nothing made), Reserve Space and stats, every refusal (409, 400,
 # a CephFS quota in the middle of a clone: 507, the partial target gone),
-# and snapshots: create, list, .snap seen through ceph-fuse, restore (a
+# and snapshots: create, list, .snap seen through ceph-fuse, .snapshot
+# read over NFS (and refused a write), restore (a
 # file keeps its handle and reads the snapshot's data, a later one goes),
 # delete, a bad name (400).
 . "$(dirname "$0")/lib.sh"
@@ -93,6 +94,10 @@ check "an existing name: 409" status_is "$(post /volumes/ds1/snapshots '{"name":
 ino=$(stat -c %i "$ds1/note.txt")
 echo after >"$ds1/note.txt"
 echo late >"$ds1/late.txt"
+check ".snapshot over NFS reads the snapshot" bash -c "[ \"\$(nfs-cat '$(nfs_url ds1 .snapshot/s1/note.txt)')\" = before ]"
+check ".snapshot over NFS lists s1" bash -c "nfs-ls '$(nfs_url ds1 .snapshot)' | grep -q ' s1\$'"
+echo x >"$TEST_TMP/x"
+check ".snapshot is read-only over NFS" bash -c "! nfs-cp '$TEST_TMP/x' '$(nfs_url ds1 .snapshot/s1/x.txt)' 2>/dev/null"
 check "snapshot restore" ctl snapshot restore ds1 s1
 check "the file has the snapshot's data, over NFS" bash -c "[ \"\$(nfs-cat '$(nfs_url ds1 note.txt)')\" = before ]"
 check "and the same inode (its handle stays valid)" [ "$(stat -c %i "$ds1/note.txt")" = "$ino" ]

@@ -6,7 +6,8 @@
  * RADOS objects), a linked clone read through its parent, a native clone
  * refused with nothing left, names that lead out, Reserve Space, and
  * snapshots: create, refusals, list, restore (a file keeps its handle,
- * one made after is STALE), delete.  The cluster is DSNFS_CEPH_CONF's;
+ * one made after is STALE), .snapshot read-only and its handles on a
+ * second gateway, delete.  The cluster is DSNFS_CEPH_CONF's;
  * without it every test is skipped.
  */
 #include <errno.h>
@@ -257,6 +258,71 @@ static void test_reserve_allocates_every_object(void **state)
 	disk_expect(f, "r.vmdk", 20 * MIB, 0);
 }
 
+/* Reads .snapshot/s1/vm/disk of @s: the snapshot's data, read-only, and
+ * its handle valid on a second gateway (a fresh mount). */
+static void snapshot_dir_reads(struct store *s, const char *conf,
+			       const char *sub)
+{
+	struct store_obj *root, *sd, *s1, *vm, *disk, *again;
+	struct store_fh fh;
+	struct store *other;
+	struct store_attr a;
+	char err[512] = "";
+	uint8_t buf[16];
+	uint32_t n;
+	bool eof, sf;
+
+	assert_int_equal(s->ops->root(s, &root), 0);
+	assert_int_equal(s->ops->lookup(s, root, ".snapshot", &sd), 0);
+	assert_int_equal(s->ops->lookup(s, root, ".snap", &again), -ENOENT);
+	assert_int_equal(s->ops->lookup(s, sd, "s1", &s1), 0);
+	assert_int_equal(s->ops->lookup(s, s1, "vm", &vm), 0);
+	assert_int_equal(s->ops->lookup(s, vm, "disk", &disk), 0);
+	assert_int_equal(s->ops->read(s, disk, 0, buf, sizeof(buf), &n, &eof),
+			 0);
+	assert_int_equal(n, 6);
+	assert_memory_equal(buf, "before", 6);
+	assert_int_equal(s->ops->write(s, disk, 0, "x", 1, STORE_UNSTABLE, &sf),
+			 -EROFS);
+	assert_int_equal(s->ops->getattr(s, disk, &a), 0);
+	assert_int_equal(a.size_bytes, 6);
+	/* Nothing in a snapshot changes. */
+	{
+		struct store_sattr sa = { .set_size = true };
+		const uint8_t verf[8] = { 0 };
+		struct store_obj *x;
+
+		assert_int_equal(s->ops->setattr(s, disk, &sa, NULL), -EROFS);
+		assert_int_equal(s->ops->create(s, vm, "new",
+						STORE_CREATE_GUARDED, NULL,
+						verf, NULL, &x),
+				 -EROFS);
+		assert_int_equal(s->ops->mkdir(s, sd, "s2", NULL, NULL, &x),
+				 -EROFS);
+		assert_int_equal(s->ops->remove(s, vm, "disk"), -EROFS);
+		assert_int_equal(s->ops->rmdir(s, sd, "s1"), -EROFS);
+		assert_int_equal(s->ops->link(s, disk, root, "ln"), -EXDEV);
+		assert_int_equal(s->ops->commit(s, disk, 0, 0, &sf), 0);
+	}
+	s->ops->obj_fh(disk, &fh);
+	assert_int_equal(fh.len, 31); /* 23 + the snapid */
+	assert_int_equal(store_cephfs_open("t2", 92, conf, sub, "admin", "",
+					   &other, err, sizeof(err)),
+			 0);
+	assert_int_equal(other->ops->resolve(other, &fh, &again), 0);
+	assert_int_equal(
+		other->ops->read(other, again, 0, buf, sizeof(buf), &n, &eof),
+		0);
+	assert_memory_equal(buf, "before", 6);
+	other->ops->obj_unref(again);
+	other->ops->close(other);
+	s->ops->obj_unref(disk);
+	s->ops->obj_unref(vm);
+	s->ops->obj_unref(s1);
+	s->ops->obj_unref(sd);
+	s->ops->obj_unref(root);
+}
+
 /* The snapshot tests run on a store of their own directory: a snapshot
  * is of the whole tree served. */
 static void test_snapshots_create_list_restore_delete(void **state)
@@ -317,6 +383,7 @@ static void test_snapshots_create_list_restore_delete(void **state)
 	s->ops->obj_fh(keep, &fh_keep);
 	s->ops->obj_fh(late, &fh_late);
 	s->ops->obj_unref(late);
+	snapshot_dir_reads(s, conf, sub);
 	assert_int_equal(
 		so->restore(s, "s1", &stats, NULL, NULL, err, sizeof(err)), 0);
 	assert_int_equal(stats.removed, 1);
