@@ -148,6 +148,16 @@ static int64_t snap_created(struct store_cephfs *sc, const char *name)
 	return when;
 }
 
+/* "_NAME_INO": a snapshot of a directory above the one served, which
+ * CephFS lists in every .snap below it. */
+static bool snap_is_parents(const char *name)
+{
+	const char *u = strrchr(name, '_');
+
+	return name[0] == '_' && u && u != name && u[1] &&
+	       strspn(u + 1, "0123456789") == strlen(u + 1);
+}
+
 static int snap_info_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct snap_entry *)a)->name,
@@ -175,8 +185,8 @@ static int cephfs_snap_list(struct store *st, struct snap_entry **out,
 	       count < SNAP_LIST_MAX) {
 		struct snap_entry *grown;
 
-		/* "_NAME_INO": a parent directory's snapshot, not ours. */
-		if (snap_name_check(de->d_name, why, sizeof(why))) {
+		if (snap_name_check(de->d_name, why, sizeof(why)) ||
+		    snap_is_parents(de->d_name)) {
 			continue;
 		}
 		grown = realloc(list, (count + 1) * sizeof(*list));

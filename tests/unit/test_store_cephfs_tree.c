@@ -373,6 +373,21 @@ static void test_snapshots_create_list_restore_delete(void **state)
 	assert_string_equal(list[0].name, "s1");
 	assert_true(list[0].created_s > 1700000000);
 	free(list);
+	/* A datastore below sees s1 in its .snap as "_s1_INO": not its own. */
+	{
+		char vm[640];
+		struct store *below;
+
+		snprintf(vm, sizeof(vm), "%s/vm", sub);
+		assert_int_equal(store_cephfs_open("t3", 93, conf, vm, "admin",
+						   "", &below, err,
+						   sizeof(err)),
+				 0);
+		assert_int_equal(below->ops->snap->list(below, &list, &count),
+				 0);
+		assert_int_equal(count, 0);
+		below->ops->close(below);
+	}
 	/* Changes after it: new data, a new file. */
 	assert_int_equal(
 		s->ops->write(s, keep, 0, "AFTER!", 6, STORE_FILE_SYNC, &sf),
