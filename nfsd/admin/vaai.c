@@ -92,6 +92,8 @@ static void vaai_quota_count_disk(const struct export *exp,
 struct vaai_disk {
 	uint64_t size_bytes;
 	uint64_t allocated_bytes;
+	/* Why space cannot be reserved in it ("" for a flat disk). */
+	char not_flat[160];
 };
 
 static int vaai_disk_measure(const struct store_tree *b, const char *abs,
@@ -107,6 +109,24 @@ static int vaai_disk_measure(const struct store_tree *b, const char *abs,
 		return err;
 	}
 	out->size_bytes = vmdk_size_bytes(v);
+	if (vmdk_parent(v)) {
+		snprintf(out->not_flat, sizeof(out->not_flat),
+			 "a delta: space is reserved for flat disks; "
+			 "consolidate it first");
+	}
+	for (unsigned i = 0; !out->not_flat[0]; i++) {
+		struct vmdk_extent_info e;
+
+		if (vmdk_extent_info_get(v, i, &e)) {
+			break;
+		}
+		if (strcmp(e.type, "FLAT") && strcmp(e.type, "VMFS")) {
+			snprintf(out->not_flat, sizeof(out->not_flat),
+				 "extent %u is %s: space is reserved for flat "
+				 "disks",
+				 i, e.type);
+		}
+	}
 	for (l = v; l; l = vmdk_parent(l)) {
 		struct vmdk_info in;
 
@@ -392,7 +412,7 @@ void admin__reserve_create(struct admin_api *api,
 	struct vaai_disk d;
 	json_error_t je;
 	json_t *doc;
-	bool eager;
+	bool eager, background;
 	int rc;
 
 	if (json_unpack_ex((json_t *)req->body, &je, JSON_STRICT, "{s:s, s:s}",
@@ -415,7 +435,15 @@ void admin__reserve_create(struct admin_api *api,
 	if (!exp) {
 		return;
 	}
+	/* Where allocating is writing (CephFS), any reservation takes the
+	 * time of writing the disk: a thread's work. */
+	background = eager || b->alloc_writes;
 	b->close(b);
+	if (d.not_flat[0]) {
+		admin__reply_error(reply, 400, "path '%.300s': %s", path,
+				   d.not_flat);
+		return;
+	}
 	spec.mode = eager ? "eagerzeroedthick" : "zeroedthick";
 	spec.export = exp;
 	spec.source = path;
@@ -428,9 +456,10 @@ void admin__reserve_create(struct admin_api *api,
 		admin__reply_error(reply, 507, "%s", err);
 		return;
 	}
-	rc = admin__op_start(api->ops, &spec, eager, &doc, err, sizeof(err));
+	rc = admin__op_start(api->ops, &spec, background, &doc, err,
+			     sizeof(err));
 	if (rc && !doc && spec.quota_bytes && exp->quota) {
 		quota_release(exp->quota, spec.quota_bytes);
 	}
-	admin__op_reply(reply, rc, eager, doc, err);
+	admin__op_reply(reply, rc, background, doc, err);
 }

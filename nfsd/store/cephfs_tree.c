@@ -729,6 +729,7 @@ int store__cephfs_tree_open(struct store *st, struct store_tree **out,
 	t->pub.io.ops = &tree_ops;
 	t->pub.io.ctx = t;
 	t->pub.root = t->root;
+	t->pub.alloc_writes = true;
 	t->pub.close = tree_close;
 	*out = &t->pub;
 	return 0;

@@ -27,6 +27,9 @@
 struct store_tree {
 	struct vmdk_io io; /* pass &t->io to vmdk_*() */
 	const char *root; /* prefix of every path, no trailing slash */
+	/* fallocate writes the zeros (no preallocation in the file
+	 * system): a reservation then costs a write of the disk. */
+	bool alloc_writes;
 	void (*close)(struct store_tree *t); /* frees it */
 };
 

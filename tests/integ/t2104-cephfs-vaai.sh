@@ -80,6 +80,11 @@ check "the source is unchanged" qemu-img compare -q "$ds1/src.vmdk" "$ds1/vm2/fu
 
 echo "reserve and stats"
 check "reserve --zeroedthick" ctl vmdk reserve ds1 src.vmdk --zeroedthick
+"$DSNFS_BIN/dsvmdk" create -t thin -s 64M "$ds1/r2.vmdk" >/dev/null
+check "a zeroedthick reservation answers 202: zeros are written on a thread" \
+	status_is "$(post /volumes/ds1/reserve '{"path":"r2.vmdk","type":"zeroedthick"}')" 202
+check "a delta cannot be reserved: 400" \
+	status_is "$(post /volumes/ds1/reserve '{"path":"vm2/linked.vmdk","type":"zeroedthick"}')" 400
 check "every object allocated (256 MiB)" alloc_is src.vmdk 268435456
 check "the data is kept" qemu-img compare -q "$ds1/vm2/full.vmdk" "$ds1/src.vmdk"
 
