@@ -9,7 +9,8 @@
 # and snapshots: create, list, .snap seen through ceph-fuse, .snapshot
 # read over NFS (and refused a write), restore (a
 # file keeps its handle and reads the snapshot's data, a later one goes),
-# delete, a bad name (400).
+# delete, a bad name (400), a file system refusing new snapshots (the
+# operation fails with 422 and says how to allow them).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../ceph/lib.sh"
 
@@ -108,6 +109,18 @@ check "the file has the snapshot's data, over NFS" bash -c "[ \"\$(nfs-cat '$(nf
 check "and the same inode (its handle stays valid)" [ "$(stat -c %i "$ds1/note.txt")" = "$ino" ]
 check "a file made after is gone" bash -c "! nfs-cat '$(nfs_url ds1 late.txt)' >/dev/null 2>&1"
 check "snapshot delete" ctl snapshot delete ds1 s1
+# A file system that refuses new snapshots (restored at once: the
+# cluster may be the suite's, and the tests run one at a time).
+ceph -c "$CEPH_CONF" fs set cephfs allow_new_snaps false >/dev/null 2>&1
+nosnap_refused() {
+	local out
+	out=$(ctl snapshot create ds1 s2 2>&1) && return 1
+	echo "$out" | grep -q 'allow_new_snaps' || { echo "    $out"; return 1; }
+	curl -s "$A/operations" | python3 -c 'import json,sys; o=json.load(sys.stdin)["operations"]; sys.exit(not any(x["target"]=="s2" and x["state"]=="failed" and x["status"]==422 for x in o))'
+}
+check "snapshots not allowed: the create fails with 422 and says how" nosnap_refused
+ceph -c "$CEPH_CONF" fs set cephfs allow_new_snaps true >/dev/null 2>&1
+check "nothing made" bash -c "[ ! -e '$ds1/.snap/s2' ]"
 check "delete again: 404" status_is "$(curl -s -o "$TEST_TMP/body" -w '%{http_code}' -X DELETE "$A/volumes/ds1/snapshots/s1")" 404
 rm -f "$ds1/etc"
 test_done
