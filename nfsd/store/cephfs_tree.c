@@ -34,7 +34,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "nfsd/store/store_tree.h" /* and container_of, by store_int.h */
+#include "nfsd/store/store_tree.h"
 
 #define TREE_ROOT_PREFIX "cephfs:"
 #define TREE_DEPTH_MAX 64
