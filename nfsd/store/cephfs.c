@@ -82,6 +82,8 @@ static const struct store_ops store_cephfs_ops = {
 	.fsstat = store__cephfs_fsstat,
 	.close = store_cephfs_close,
 	.resolve_attr = store__cephfs_resolve_attr,
+	.tree_open = store__cephfs_tree_open,
+	.snap = &store__cephfs_snap_ops,
 };
 
 /*

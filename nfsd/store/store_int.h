@@ -378,4 +378,11 @@ int store__local_link(struct store *st, struct store_obj *obj,
 int store__local_readdir(struct store *st, struct store_obj *dir,
 			 uint64_t cookie, store_readdir_fn cb, void *arg);
 
+/* local_tree.c: the storage-side operations (store/store_tree.h). */
+struct store_tree;
+struct store_snap_ops;
+int store__local_tree_open(struct store *st, struct store_tree **out,
+			   char *errbuf, size_t errlen);
+extern const struct store_snap_ops store__local_snap_ops;
+
 #endif
