@@ -21,12 +21,12 @@
 
 #include <errno.h>
 #include <pthread.h>
-
-#include "nfsd/base/log.h"
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <xxhash.h>
+
+#include "nfsd/base/log.h"
 
 struct store_fcache {
 	pthread_mutex_t lock;
