@@ -56,7 +56,7 @@ bool nfs3__offload(struct request *req, const void *args)
 	if (store_fh_export_id(&sfh, &id))
 		return false;
 	exp = export_find_by_id(svc->exports, id);
-	return exp && exp->store && exp->store->blocking;
+	return exp && export_store(exp) && export_store(exp)->blocking;
 }
 
 bool nfs3__charge(struct request *req, const void *args)
@@ -75,7 +75,7 @@ bool nfs3__charge(struct request *req, const void *args)
 	if (store_fh_export_id(&sfh, &id))
 		return false;
 	exp = export_find_by_id(svc->exports, id);
-	if (!exp || !exp->store)
+	if (!exp || !export_store(exp))
 		return false;
 	req->export_name = exp->name;
 	req->tr.bytes = 0;

@@ -315,6 +315,10 @@ struct store {
 	_Atomic bool zero_on_first_write;
 	/* 1 MiB blocks zeroed so far, for /metrics. */
 	_Atomic uint64_t zeroed_blocks;
+	/* The backend's cluster does not answer (cephfs): every op answers
+	 * -EAGAIN (NFS3ERR_JUKEBOX) at once until the backend sees it back.
+	 * Set and cleared by the backend, read by anyone (/metrics). */
+	_Atomic bool unavailable;
 };
 
 /*
