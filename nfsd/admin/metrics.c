@@ -426,14 +426,16 @@ static void metrics_ilog_sample(struct metrics_family *f,
 	for (size_t i = 0; i < v->nvolumes; i++) {
 		const struct export *exp = v->volumes[i].export;
 		struct store_ilog *log =
-			exp && exp->store ? exp->store->ilog : NULL;
+			exp && export_store(exp) ? export_store(exp)->ilog
+						 : NULL;
 		struct store_ilog_stats s;
 		bool seen = false;
 
 		for (size_t j = 0; j < i && log && !seen; j++) {
 			const struct export *e = v->volumes[j].export;
 
-			seen = e && e->store && e->store->ilog == log;
+			seen = e && export_store(e) &&
+			       export_store(e)->ilog == log;
 		}
 		if (!log || seen)
 			continue;

@@ -189,7 +189,7 @@ static void *store_cephfs_monitor(void *arg)
 			continue;
 		h->probe_ns = now;
 		pthread_mutex_unlock(&h->lock);
-		rc = store_cephfs_probe(sc);
+		rc = h->probe(sc);
 		if (rc)
 			log_debug("cephfs: %s: probe: %s", sc->base.name,
 				  strerror(-rc));
@@ -217,6 +217,8 @@ int store__cephfs_health_start(struct store_cephfs *sc, unsigned cap)
 	if (cap > STORE_CEPHFS_CALLS_MAX)
 		cap = STORE_CEPHFS_CALLS_MAX;
 	h->cap = cap;
+	if (!h->probe)
+		h->probe = store_cephfs_probe;
 	err = pthread_mutex_init(&h->lock, NULL);
 	if (err)
 		return -err;

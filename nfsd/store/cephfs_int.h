@@ -44,6 +44,7 @@
 #define STORE_CEPHFS_WANT (CEPH_STATX_BASIC_STATS)
 
 struct store_cephfs_obj;
+struct store_cephfs;
 
 /* A call in libcephfs this long marks the datastore down (cephfs_health.c;
  * docs/ceph.md says why 5 s). */
@@ -68,6 +69,9 @@ struct store_cephfs_health {
 	_Atomic uint64_t refused; /* calls answered -EAGAIN */
 	bool stopping;
 	pthread_t monitor;
+	/* Whether the cluster answers again: 0 or -errno.  NULL at start:
+	 * the real one (a test sets its own before). */
+	int (*probe)(struct store_cephfs *sc);
 };
 
 struct store_cephfs {

@@ -158,6 +158,8 @@ def main():
           if st == NFS3ERR_JUKEBOX]
     first_jb = min(rep for _, rep in jb) - killed if jb else None
     lat = sorted(rep - sent for sent, rep in jb)
+    before = [rep - sent for sent, rep, st in load.probes
+              if st == NFS3_OK and rep < killed]
     during = [rep - sent for sent, rep, st in load.local
               if killed <= sent <= back]
     local_bad = [st for _, _, st in load.local if st != NFS3_OK]
@@ -201,6 +203,9 @@ def main():
                  lost, len(load.acked), plost, len(load.packed)))
     print("    outage: killed for %.1f s, cluster back %.1f s after revive "
           "began" % (revive_t0 - killed, back - revive_t0))
+    if before:
+        print("    outage: before the kill, %d probe FILE_SYNC writes, "
+              "slowest %.1f ms" % (len(before), 1000 * max(before)))
     if first_jb is not None and lat:
         print("    outage: first JUKEBOX %.2f s after the kill; JUKEBOX "
               "latency median %.1f ms, max %.1f ms (%d replies)" % (
