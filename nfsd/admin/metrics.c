@@ -413,8 +413,9 @@ static void metrics_volumes(const struct admin_view *v, struct admin_buf *out,
 		const struct store *st = exp ? export_store(exp) : NULL;
 
 		if (exp)
-			metrics_sample_u64(&up, "", ents[i].labels, 1,
-					   st && !atomic_load(&st->unavailable));
+			metrics_sample_u64(
+				&up, "", ents[i].labels, 1,
+				st && !atomic_load(&st->unavailable));
 	}
 }
 
@@ -425,9 +426,8 @@ static void metrics_ilog_sample(struct metrics_family *f,
 {
 	for (size_t i = 0; i < v->nvolumes; i++) {
 		const struct export *exp = v->volumes[i].export;
-		struct store_ilog *log =
-			exp && export_store(exp) ? export_store(exp)->ilog
-						 : NULL;
+		const struct store *st = exp ? export_store(exp) : NULL;
+		struct store_ilog *log = st ? st->ilog : NULL;
 		struct store_ilog_stats s;
 		bool seen = false;
 

@@ -50,8 +50,8 @@ static bool server_revive_try(struct server *srv, struct server_revive *v)
 	struct store *st;
 	int err;
 
-	err = server__export_store_open(srv, &v->ds, exp->id, &st,
-					&root_fileid, errbuf, sizeof(errbuf));
+	err = server__export_store_open(srv, &v->ds, exp->id, &st, &root_fileid,
+					errbuf, sizeof(errbuf));
 	if (err) {
 		log_debug("export: %s; retrying", errbuf);
 		return false;

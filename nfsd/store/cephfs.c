@@ -114,8 +114,10 @@ static int store_cephfs_configure(struct ceph_mount_info *cm, const char *conf)
 		rc = ceph_conf_set(cm, "rados_mon_op_timeout", "10");
 	}
 	/* No rados_osd_op_timeout: an OSD that does not answer makes the
-	 * call wait (a hard mount's semantics), where a timeout would fail
-	 * the file's sync and its sticky error would outlive the outage. */
+	 * call wait (a hard mount's semantics; cephfs_health.c bounds how
+	 * many wait and answers JUKEBOX to the rest).  A timeout failed the
+	 * file's sync, and that file's next sync hung after the OSD was
+	 * back (measured: docs/ceph.md). */
 	return rc;
 }
 

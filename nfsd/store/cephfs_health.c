@@ -176,10 +176,12 @@ static void *store_cephfs_monitor(void *arg)
 		now = store_cephfs_now_ns();
 		if (!atomic_load(&sc->base.unavailable)) {
 			oldest = store_cephfs_oldest(h);
-			if (oldest && now - oldest >= STORE_CEPHFS_BOUND_MS *
-							      1000000ull)
+			if (oldest &&
+			    now - oldest >= STORE_CEPHFS_BOUND_MS * 1000000ull)
 				store_cephfs_mark_down(
-					sc, "a call waited " STORE_CEPHFS_BOUND_TEXT,
+					sc,
+					"a call "
+					"waited " STORE_CEPHFS_BOUND_TEXT,
 					0);
 			continue;
 		}

@@ -201,8 +201,8 @@ def main():
              lost == 0 and plost == 0,
              "%d of %d writer, %d of %d probe writes lost" % (
                  lost, len(load.acked), plost, len(load.packed)))
-    print("    outage: killed for %.1f s, cluster back %.1f s after revive "
-          "began" % (revive_t0 - killed, back - revive_t0))
+    print("    outage: daemons SIGKILLed, started again %.1f s after the "
+          "kill began" % (revive_t0 - killed))
     if before:
         print("    outage: before the kill, %d probe FILE_SYNC writes, "
               "slowest %.1f ms" % (len(before), 1000 * max(before)))
@@ -215,10 +215,11 @@ def main():
         print("    outage: ds2 (local) %d FILE_SYNC writes during the "
               "outage, slowest %.1f ms" % (len(during), 1000 * max(during)))
     if recovered:
-        print("    outage: serving again %.2f s after the cluster was back "
-              "(%.2f s after revive began, %.2f s after the kill)" % (
-                  recovered - back, recovered - revive_t0,
-                  recovered - killed))
+        print("    outage: serving again %.2f s after the daemons were "
+              "started again (%.2f s after the kill; cluster.sh saw the "
+              "cluster serving after %.2f s)" % (
+                  recovered - revive_t0, recovered - killed,
+                  back - revive_t0))
     print("    outage: %d writer and %d probe FILE_SYNC writes "
           "acknowledged, %d lost" % (len(load.acked), len(load.packed),
                                      lost + plost))

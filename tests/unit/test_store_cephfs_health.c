@@ -171,7 +171,8 @@ static void test_health_stalled_call_marks_down_after_bound(void **state)
 	assert_int_equal(store__cephfs_call_enter(&f->sc, &a), 0);
 	assert_true(wait_state(f, true, STORE_CEPHFS_BOUND_MS / 1000.0 + 1));
 	assert_true(now_s() - t0 >= STORE_CEPHFS_BOUND_MS / 1000.0 - 0.1);
-	assert_true(log_capture_contains("a call waited " STORE_CEPHFS_BOUND_TEXT));
+	assert_true(
+		log_capture_contains("a call waited " STORE_CEPHFS_BOUND_TEXT));
 	assert_int_equal(store__cephfs_call_leave(&f->sc, a, 0), 0);
 }
 
