@@ -222,9 +222,13 @@ int server__exports_open(struct server *srv, const struct config *cfg,
 				  errbuf, SERVER_RECOVERY_RETRY_MS / 1000);
 			exp->store_down = true;
 			exp->store = NULL;
+			err = 0;
+		}
+		/* Every cephfs datastore: opened later if it is down, opened
+		 * anew if its session is evicted. */
+		if (!err && cfg->datastores[i].backend == CONFIG_BACKEND_CEPHFS)
 			err = server__recovery_add(srv, tab->count,
 						   &cfg->datastores[i]);
-		}
 		if (err)
 			return err;
 		err = export_table_publish(tab);

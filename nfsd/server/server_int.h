@@ -42,12 +42,12 @@ struct server_fd_budget {
 	bool too_low; /* files_per_export was raised to the minimum */
 };
 
-/* A cephfs datastore whose cluster did not answer at start, retried
- * (recovery.c). */
+/* A cephfs datastore of the start (recovery.c): opened later if its
+ * cluster did not answer, opened anew if its session is evicted. */
 struct server_revive {
 	size_t slot; /* in srv->exports */
 	struct config_datastore ds; /* a copy: the config goes */
-	bool done;
+	bool done; /* its store is published */
 	int64_t since_ns;
 };
 
@@ -60,6 +60,10 @@ struct server_recovery {
 	pthread_t thread;
 	struct server_revive *revive; /* owned */
 	size_t nrevive;
+	/* Stores replaced after an eviction: calls in flight may still hold
+	 * them, so they close with the server (owned). */
+	struct store **retired;
+	size_t nretired;
 };
 
 struct server {
@@ -131,21 +135,24 @@ int server__export_store_open(struct server *srv,
 /* How often a datastore whose cluster was down at start is tried again. */
 #define SERVER_RECOVERY_RETRY_MS 2000
 
-/* Records that export slot @slot (store_down) opens @ds when its cluster
- * answers (copied).  Before server__recovery_start().  Returns 0 or
- * -ENOMEM. */
+/* Records that export slot @slot (a cephfs datastore) opens @ds (copied)
+ * when its store is down (store_down) or evicted (store.reopen).  Before
+ * server__recovery_start().  Returns 0 or -ENOMEM. */
 int server__recovery_add(struct server *srv, size_t slot,
 			 const struct config_datastore *ds);
 /*
  * Starts the thread that opens those stores in the background, off the
- * event loops, and publishes each once it is complete: its quota scanned,
- * then the store pointer (release), then store_down cleared.  After
- * server__quotas_open().  Nothing to retry: no thread.  Returns 0 or
+ * event loops, and publishes each once it is complete: its quota scanned
+ * (a store down at start), then the store pointer (release), then
+ * store_down cleared.  An evicted store is replaced the same way and the
+ * export's write verifier changes (its client cache is gone).  After
+ * server__quotas_open().  No cephfs datastore: no thread.  Returns 0 or
  * -errno.
  */
 int server__recovery_start(struct server *srv);
-/* Stops it (waits for an open in flight: up to a mount timeout) and frees
- * what it kept.  Idempotent; called by server__exports_close(). */
+/* Stops it (waits for an open in flight: up to a mount timeout), closes
+ * the stores it replaced and frees what it kept.  Idempotent; called by
+ * server__exports_close() once no call runs. */
 void server__recovery_stop(struct server *srv);
 
 /* Closes every export's store (removed ones too) and frees the table;

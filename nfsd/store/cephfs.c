@@ -51,7 +51,12 @@ void store__cephfs_close(struct store *st)
 	store__cephfs_cache_clear(sc);
 	store__cephfs_obj_unref(store__cephfs_pub(sc->root));
 	store__cephfs_rados_close(sc);
-	ceph_unmount(sc->cm);
+	/* Evicted: nothing of this mount can reach the cluster any more,
+	 * and an unmount would try to flush. */
+	if (atomic_load(&sc->base.reopen))
+		ceph_abort_conn(sc->cm);
+	else
+		ceph_unmount(sc->cm);
 	ceph_release(sc->cm);
 	pthread_mutex_destroy(&sc->cache_lock);
 	explicit_bzero(&sc->secret, sizeof(sc->secret));

@@ -13,7 +13,9 @@
  *     every new call answers -EAGAIN at once, touching nothing of ceph;
  *   - up again: the monitor thread, once every call in libcephfs has
  *     returned and a getattr of the root and a statfs (through the mon)
- *     answer.
+ *     answer;
+ *   - evicted (-ESHUTDOWN, Ceph's EBLOCKLISTED): this mount is done for;
+ *     store.reopen asks the server for a new store (server/recovery.c).
  *
  * Calls waiting in libcephfs are never abandoned: when the cluster is
  * back they complete and their replies go out, so nothing acknowledged is
@@ -82,6 +84,18 @@ static void store_cephfs_mark_down(struct store_cephfs *sc, const char *why,
 		  err ? strerror(-err) : "");
 }
 
+/* ESHUTDOWN is Ceph's EBLOCKLISTED: the cluster evicted this client, and
+ * every call of this mount fails so from now on (measured: write, fsync,
+ * getattr, lookup, mkdir at once; statfs still answers). */
+static void store_cephfs_evicted(struct store_cephfs *sc, int rc)
+{
+	if (rc != -ESHUTDOWN || atomic_exchange(&sc->base.reopen, true))
+		return;
+	log_error("cephfs: %s: cluster %s evicted this gateway's session: "
+		  "the datastore is mounted anew",
+		  sc->base.name, sc->cluster);
+}
+
 int store__cephfs_call_enter(struct store_cephfs *sc, unsigned *slot)
 {
 	struct store_cephfs_health *h = &sc->health;
@@ -135,6 +149,7 @@ int store__cephfs_call_leave(struct store_cephfs *sc, unsigned slot, int rc)
 	h->inflight--;
 	if (store__cephfs_conn_err(rc))
 		store_cephfs_mark_down(sc, "a call failed", rc);
+	store_cephfs_evicted(sc, rc);
 	pthread_cond_broadcast(&h->wake);
 	pthread_mutex_unlock(&h->lock);
 	return store__cephfs_conn_err(rc) ? -EAGAIN : rc;
@@ -187,7 +202,9 @@ static void *store_cephfs_monitor(void *arg)
 		}
 		/* Down: calls still in libcephfs hold on to what they were
 		 * given; back up only when all of them have come back. */
-		if (h->inflight || now - h->probe_ns < 1000000000ull)
+		/* Evicted: this mount never answers again. */
+		if (h->inflight || atomic_load(&sc->base.reopen) ||
+		    now - h->probe_ns < 1000000000ull)
 			continue;
 		h->probe_ns = now;
 		pthread_mutex_unlock(&h->lock);
@@ -196,6 +213,7 @@ static void *store_cephfs_monitor(void *arg)
 			log_debug("cephfs: %s: probe: %s", sc->base.name,
 				  strerror(-rc));
 		pthread_mutex_lock(&h->lock);
+		store_cephfs_evicted(sc, rc);
 		if (rc || h->inflight || h->stopping)
 			continue;
 		atomic_store(&sc->base.unavailable, false);

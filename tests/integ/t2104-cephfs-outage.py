@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A cephfs datastore's cluster lost mid-run, and back (t2104-*.sh).
 
-    t2104-cephfs-outage.py NFS_PORT MOUNT_PORT CLUSTER_SH CEPH_DIR
+    t2104-cephfs-outage.py NFS_PORT MOUNT_PORT CLUSTER_SH CEPH_DIR LOG
 
 A writer does 64 KiB FILE_SYNC writes on /cephds; probes send a 4 KiB
 FILE_SYNC write on a connection of their own every 0.2 s (a probe may wait
@@ -13,8 +13,15 @@ first NFS3ERR_JUKEBOX, the latency of JUKEBOX replies, ds2's slowest
 call during the outage, and the time from the cluster's return to the
 first probe answered OK.  Then every FILE_SYNC write acknowledged (writer
 and probes) is read back.
+
+Then the cluster evicts the gateway's session (ceph tell mds.* client
+evict, as a fence would): that mount never answers again, so the gateway
+mounts anew by itself; the client goes on with its old handles, every
+acknowledged FILE_SYNC write reads back, and the write verifier changed
+(the evicted client cache's UNSTABLE writes are gone: clients resend).
 """
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -25,7 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nfs3wire import *  # noqa: E402,F401,F403
 
 NFS_PORT, MOUNT_PORT = int(sys.argv[1]), int(sys.argv[2])
-CLUSTER_SH, CEPH_DIR = sys.argv[3], sys.argv[4]
+CLUSTER_SH, CEPH_DIR, LOG = sys.argv[3], sys.argv[4], sys.argv[5]
 ADDR = "127.0.0.1"
 BLOCK, PROBE = 65536, 4096
 OUTAGE_S = 12.0
@@ -126,8 +133,7 @@ def cluster(cmd):
     return t0, time.time()
 
 
-def main():
-    ck = Checks()
+def outage(ck):
     load = Load(root("/cephds"), root("/ds2"))
     threads = [threading.Thread(target=f) for f in
                (load.writer, load.prober, load.local_writer)]
@@ -223,6 +229,81 @@ def main():
     print("    outage: %d writer and %d probe FILE_SYNC writes "
           "acknowledged, %d lost" % (len(load.acked), len(load.packed),
                                      lost + plost))
+    return recovered is not None
+
+
+def evict(ck):
+    sessions = re.findall(r"cephfs: cephds: mounted .* session (\d+)",
+                          open(LOG).read())
+    ck.check("the log names the session", bool(sessions))
+    if not sessions:
+        return
+    c = Nfs3Client((ADDR, NFS_PORT), timeout=WAIT_S)
+    fh = c.create(root("/cephds"), "evict.bin").object
+    r = c.write(fh, 0, pattern(7, BLOCK), stable=UNSTABLE)
+    verf = r.verf
+    acked, jukebox, errors = {}, [], []
+    t_evict = [None]
+    stop = [False]
+
+    def writer():
+        off, tag = BLOCK, 5000
+        while not stop[0]:
+            sent = time.time()
+            r = c.write(fh, off, pattern(tag, BLOCK), stable=FILE_SYNC)
+            if r.status == NFS3ERR_JUKEBOX:
+                jukebox.append(time.time())
+                time.sleep(0.1)
+                continue
+            if r.status != NFS3_OK:
+                errors.append(status_name(r.status))
+                return
+            acked[off] = (tag, sent)
+            off += BLOCK
+            tag += 1
+
+    t = threading.Thread(target=writer)
+    t.start()
+    time.sleep(1.0)
+    t_evict[0] = time.time()
+    subprocess.run(["ceph", "-c", os.path.join(CEPH_DIR, "ceph.conf"),
+                    "tell", "mds.*", "client", "evict",
+                    "id=%s" % sessions[-1]],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   timeout=60)
+    deadline = time.time() + 60
+    while time.time() < deadline and not any(
+            sent > t_evict[0] + 1 for _, sent in acked.values()):
+        time.sleep(0.1)
+    time.sleep(1.0)
+    stop[0] = True
+    t.join(WAIT_S)
+    after = [sent for _, sent in acked.values() if sent > t_evict[0] + 1]
+    ck.check("the writer goes on after the eviction (a new mount)",
+             bool(after) and not errors, repr(errors[:3]))
+    lost = 0
+    for off, (tag, _) in acked.items():
+        r, _ = retry_jukebox(lambda: c.read(fh, off, BLOCK))
+        if r.status != NFS3_OK or r.data != pattern(tag, BLOCK):
+            lost += 1
+    ck.check("every acknowledged FILE_SYNC write reads back", lost == 0,
+             "%d of %d lost" % (lost, len(acked)))
+    r, _ = retry_jukebox(lambda: c.commit(fh))
+    ck.check("the write verifier changed (unstable writes get resent)",
+             r.status == NFS3_OK and r.verf != verf)
+    c.close()
+    if after:
+        print("    eviction: serving again %.2f s after the evict command "
+              "(%d JUKEBOX replies), %d FILE_SYNC writes acknowledged, "
+              "%d lost" % (min(after) - t_evict[0], len(jukebox),
+                           len(acked), lost))
+
+
+def main():
+    ck = Checks()
+    if outage(ck):
+        print("eviction:")
+        evict(ck)
     ck.exit()
 
 

@@ -9,7 +9,9 @@
 #  2. under a verified FILE_SYNC write load (t2104-cephfs-outage.py) every
 #     daemon is SIGKILLed and started again from its data: calls answer
 #     NFS3ERR_JUKEBOX within the bound, ds2 answers all along, the datastore
-#     recovers by itself, every acknowledged write reads back.
+#     recovers by itself, every acknowledged write reads back;
+#  3. the cluster evicts the gateway's session: it mounts anew by itself,
+#     old handles work, acknowledged writes read back, the verifier changed.
 . "$(dirname "$0")/netns.sh"
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../ceph/lib.sh"
@@ -90,9 +92,12 @@ check "the log says it serves again" \
 check "dsnfs_volume_up says cephds is up" bash -c "[ \"\$(curl -s http://127.0.0.1:$ADMIN_PORT/metrics | grep '^dsnfs_volume_up{volume=\"cephds\"' | awk '{print \$2}')\" = 1 ]"
 
 echo "cluster lost mid-run:"
-check "JUKEBOX during the outage, recovery, nothing lost" \
+check "JUKEBOX during the outage, recovery, eviction, nothing lost" \
 	python3 "$(dirname "$0")/t2104-cephfs-outage.py" "$NFS_PORT" \
-	"$MOUNT_PORT" "$cluster_sh" "$CEPH_OWN_DIR"
+	"$MOUNT_PORT" "$cluster_sh" "$CEPH_OWN_DIR" "$TEST_TMP/dsnfsd.log"
+check "the log says the eviction and the new mount" bash -c \
+	"grep -q 'cephfs: cephds: cluster .* evicted this gateway' '$TEST_TMP/dsnfsd.log' &&
+	 grep -q 'export: cephds: mounted anew after an eviction' '$TEST_TMP/dsnfsd.log'"
 check "the log says the cluster went and came back" bash -c \
 	"grep -q 'cephfs: cephds: cluster .* does not answer' '$TEST_TMP/dsnfsd.log' &&
 	 grep -q 'cephfs: cephds: cluster .* answers again after' '$TEST_TMP/dsnfsd.log'"

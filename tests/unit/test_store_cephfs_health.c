@@ -2,8 +2,9 @@
  * test_store_cephfs_health: the health state of a cephfs store
  * (nfsd/store/cephfs_health.c) without a cluster: the cap on the calls in
  * libcephfs, a connection error that marks the store down, calls refused
- * at once while it is down, and the way back up (only once the calls that
- * waited came back and the probe answers).  The probe is the test's.
+ * at once while it is down, the way back up (only once the calls that
+ * waited came back and the probe answers), and an eviction, after which
+ * the store asks for a new mount instead.  The probe is the test's.
  */
 #include "nfsd/store/cephfs_int.h"
 
@@ -176,6 +177,24 @@ static void test_health_stalled_call_marks_down_after_bound(void **state)
 	assert_int_equal(store__cephfs_call_leave(&f->sc, a, 0), 0);
 }
 
+static void test_health_eviction_asks_for_a_new_mount(void **state)
+{
+	struct fixture *f = *state;
+	unsigned a;
+
+	atomic_store(&f->probe_rc, 0);
+	assert_int_equal(store__cephfs_call_enter(&f->sc, &a), 0);
+	assert_false(atomic_load(&f->sc.base.reopen));
+	/* ESHUTDOWN is Ceph's EBLOCKLISTED: this mount is done for, so the
+	 * store stays down and is not probed, whatever the probe says. */
+	assert_int_equal(store__cephfs_call_leave(&f->sc, a, -ESHUTDOWN),
+			 -EAGAIN);
+	assert_true(atomic_load(&f->sc.base.reopen));
+	assert_true(log_capture_contains("evicted this gateway's session"));
+	assert_false(wait_state(f, false, 1.5));
+	assert_int_equal(atomic_load(&f->probes), 0);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -186,6 +205,7 @@ int main(void)
 		T(test_health_up_again_once_probe_answers),
 		T(test_health_no_probe_while_a_call_still_waits),
 		T(test_health_stalled_call_marks_down_after_bound),
+		T(test_health_eviction_asks_for_a_new_mount),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
