@@ -8,7 +8,8 @@
 #   tests/ceph/cluster.sh start DIR   start, wait for HEALTH_OK, print
 #                                     "ceph: up in Ns: DIR/ceph.conf"
 #   tests/ceph/cluster.sh stop DIR    stop exactly the PIDs start wrote
-#   tests/ceph/cluster.sh kill DIR    SIGKILL them (a lost cluster)
+#   tests/ceph/cluster.sh kill DIR    SIGKILL them all at once (a lost
+#                                     cluster)
 #   tests/ceph/cluster.sh revive DIR  start the daemons of a cluster that
 #                                     start made and kill stopped again,
 #                                     from their data; wait until the file
@@ -35,6 +36,10 @@ free_port() {
 stop_pids() {
 	local sig=$1 pid i
 	[ -f "$dir/pids" ] || return 0
+	# SIGKILL is a lost cluster: every daemon at the same moment.
+	if [ "$sig" = KILL ]; then
+		kill -KILL $(cat "$dir/pids") 2>/dev/null
+	fi
 	# Reverse order: MDS and OSD before the mon they report to.
 	for pid in $(tac "$dir/pids"); do
 		kill -"$sig" "$pid" 2>/dev/null || continue
