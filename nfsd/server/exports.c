@@ -226,9 +226,11 @@ int server__exports_open(struct server *srv, const struct config *cfg,
 		}
 		/* Every cephfs datastore: opened later if it is down, opened
 		 * anew if its session is evicted. */
-		if (!err && cfg->datastores[i].backend == CONFIG_BACKEND_CEPHFS)
-			err = server__recovery_add(srv, tab->count,
-						   &cfg->datastores[i]);
+		if (!err && cfg->datastores[i].backend == CONFIG_BACKEND_CEPHFS &&
+		    server__recovery_add(srv, tab->count, &cfg->datastores[i]))
+			err = errbuf_printf(errbuf, errlen, -ENOMEM,
+					    "datastore %s: out of memory",
+					    cfg->datastores[i].name);
 		if (err)
 			return err;
 		err = export_table_publish(tab);

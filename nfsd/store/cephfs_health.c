@@ -78,10 +78,16 @@ static void store_cephfs_mark_down(struct store_cephfs *sc, const char *why,
 	h->down_since_ns = store_cephfs_now_ns();
 	h->outages++;
 	pthread_cond_broadcast(&h->wake);
-	log_error("cephfs: %s: cluster %s does not answer (%s%s%s): calls "
-		  "answer NFS3ERR_JUKEBOX until it is back",
-		  sc->base.name, sc->cluster, why, err ? ": " : "",
-		  err ? strerror(-err) : "");
+	/* @err 0: a call has waited the bound. */
+	if (err)
+		log_error("cephfs: %s: cluster %s does not answer (%s: %s): "
+			  "calls answer NFS3ERR_JUKEBOX until it is back",
+			  sc->base.name, sc->cluster, why, strerror(-err));
+	else
+		log_error("cephfs: %s: cluster %s does not answer (%s %d ms): "
+			  "calls answer NFS3ERR_JUKEBOX until it is back",
+			  sc->base.name, sc->cluster, why,
+			  STORE_CEPHFS_BOUND_MS);
 }
 
 /* ESHUTDOWN is Ceph's EBLOCKLISTED: the cluster evicted this client, and
@@ -193,11 +199,7 @@ static void *store_cephfs_monitor(void *arg)
 			oldest = store_cephfs_oldest(h);
 			if (oldest &&
 			    now - oldest >= STORE_CEPHFS_BOUND_MS * 1000000ull)
-				store_cephfs_mark_down(
-					sc,
-					"a call "
-					"waited " STORE_CEPHFS_BOUND_TEXT,
-					0);
+				store_cephfs_mark_down(sc, "a call waited", 0);
 			continue;
 		}
 		/* Down: calls still in libcephfs hold on to what they were

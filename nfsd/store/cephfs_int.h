@@ -49,7 +49,6 @@ struct store_cephfs;
 /* A call in libcephfs this long marks the datastore down (cephfs_health.c;
  * docs/ceph.md says why 5 s). */
 #define STORE_CEPHFS_BOUND_MS 5000
-#define STORE_CEPHFS_BOUND_TEXT "5000 ms"
 /* A call past the cap waits for a place only while the oldest call in
  * libcephfs is younger than this. */
 #define STORE_CEPHFS_SLOW_MS 1000
