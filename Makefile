@@ -78,7 +78,7 @@ UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_BINS := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 .PHONY: all run test unit deps deps-check fuzz fuzz-build fuzz-bins format \
-	format-check clean man progs install deb nfsd vmdk lab lab-loaded lab-clones lab-clone-reads lab-zeroing bench bench-ceph bench-profile bench-vmdk bench-scale \
+	format-check clean man progs install deb nfsd vmdk lab lab-loaded lab-clones lab-clone-reads lab-zeroing bench bench-ceph bench-kclient bench-profile bench-vmdk bench-scale \
 	soak abuse
 .DEFAULT_GOAL := all
 
@@ -252,6 +252,11 @@ lab-zeroing: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsvmdk
 # dsnfsd against nfs-ganesha, side by side (docs/bench.md).
 bench: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsload
 	perf/bench/run.sh $(BUILD)
+
+# The kernel client (the kclient guest) with fio: dsnfsd with and without
+# its intent log against nfs-ganesha (docs/bench.md, "The kernel client").
+bench-kclient: deps-check $(BUILD)/bin/dsnfsd
+	perf/bench/kclient.sh $(BUILD)
 
 # dsnfsd on CephFS against nfs-ganesha FSAL_CEPH and rados bench, on a
 # one-node cluster (docs/ceph.md, "Benchmark").

@@ -52,6 +52,57 @@ char *vmdk__path_stem(const char *path)
 	return strndup(path, len - 5);
 }
 
+/* The length of the first name of @p (after its slashes). */
+static size_t name_len(const char *p)
+{
+	return strcspn(p, "/");
+}
+
+static const char *skip_slashes(const char *p)
+{
+	while (*p == '/') {
+		p++;
+	}
+	return p;
+}
+
+/*
+ * @target relative to directory @from_dir by their names alone: paths of
+ * an io that is not this machine's file system (realpath cannot see
+ * them), both below the same root.  "../" once per name of @from_dir
+ * past the common part, then the rest of @target.
+ */
+static char *path_relative(const char *from_dir, const char *target)
+{
+	const char *f = skip_slashes(from_dir), *t = skip_slashes(target);
+	size_t up = 0, len;
+	char *out, *o;
+
+	if ((from_dir[0] == '/') != (target[0] == '/')) {
+		return strdup(target);
+	}
+	while (*f && name_len(f) == name_len(t) && strchr(t, '/') &&
+	       !strncmp(f, t, name_len(f))) {
+		f = skip_slashes(f + name_len(f));
+		t = skip_slashes(t + name_len(t));
+	}
+	for (const char *p = f; *p; p = skip_slashes(p + name_len(p))) {
+		up++;
+	}
+	len = up * 3 + strlen(t) + 1;
+	out = malloc(len);
+	if (!out) {
+		return NULL;
+	}
+	o = out;
+	for (size_t i = 0; i < up; i++) {
+		memcpy(o, "../", 3);
+		o += 3;
+	}
+	strcpy(o, t);
+	return out;
+}
+
 char *vmdk__path_hint(const char *from_dir, const char *target)
 {
 	char *tdir = vmdk__path_dir(target);
@@ -71,6 +122,9 @@ char *vmdk__path_hint(const char *from_dir, const char *target)
 			     vmdk__path_base(target)) < 0) {
 			out = NULL;
 		}
+	} else if (!abs_from && !abs_t) {
+		/* Not paths of this machine (a cephfs tree's). */
+		out = path_relative(from_dir, target);
 	} else {
 		out = strdup(target);
 	}

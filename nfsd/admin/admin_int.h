@@ -428,12 +428,20 @@ const struct export *admin__export_live(struct admin_api *api, const char *name,
 int admin__path_check(const char *what, const char *rel, char *errbuf,
 		      size_t errlen);
 
-/* The datastore's own path of @rel (returns owned, free()), or NULL. */
-char *admin__path_abs(const struct export *exp, const char *rel);
+struct store_tree;
+/* The storage-side tree of @exp's store (store/store_tree.h): 0 and
+ * *out (owned: (*out)->close()), or -EAGAIN (the store is down),
+ * -EOPNOTSUPP (no such operations) or -errno, with the reason. */
+int admin__tree_open(const struct export *exp, struct store_tree **out,
+		     char *errbuf, size_t errlen);
+/* The HTTP status of admin__tree_open()'s error: 503, 422, 500. */
+unsigned admin__tree_status(int err);
+/* The tree's path of @rel (returns owned, free()), or NULL. */
+char *admin__path_abs(const struct store_tree *t, const char *rel);
 
 /* @abs relative to the datastore (borrowed from @abs; @abs itself when
  * it is not below it). */
-const char *admin__path_rel(const struct export *exp, const char *abs);
+const char *admin__path_rel(const struct store_tree *t, const char *abs);
 
 /* Replies why the file @rel a request names is refused: outside the
  * export (-EXDEV, -ELOOP: 400), missing (404), or not a VMDK, with @why
@@ -443,7 +451,7 @@ void admin__file_refused(struct admin_reply *reply, const char *what,
 
 /* Drops the datastore's directory from the paths in @msg (in place): a
  * client learns names inside its datastore, not where it lives. */
-void admin__msg_relative(const struct export *exp, char *msg);
+void admin__msg_relative(const struct store_tree *t, char *msg);
 
 /* ---- long operations (ops.c) ------------------------------------------- */
 

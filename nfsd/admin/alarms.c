@@ -20,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "nfsd/util/log.h"
+#include "nfsd/base/log.h"
 
 #define ALARMS_GIB (1024.0 * 1024 * 1024)
 

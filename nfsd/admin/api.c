@@ -14,7 +14,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "nfsd/util/base.h"
+#include "nfsd/base/base.h"
 
 #define API_CONTENT_JSON "application/json"
 

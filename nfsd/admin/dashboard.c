@@ -16,8 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "nfsd/util/base.h"
-#include "nfsd/util/fileio.h"
+#include "nfsd/base/base.h"
+#include "nfsd/base/fileio.h"
 
 /* BUILD/gen/dashboard_assets.c */
 extern const unsigned char dashboard_index_html[];

@@ -6,7 +6,7 @@
  * api.c; changes are logged at info, reads not at all.
  */
 #include "nfsd/admin/admin_int.h"
-#include "nfsd/util/sockaddr.h"
+#include "nfsd/base/sockaddr.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -19,7 +19,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "nfsd/util/log.h"
+#include "nfsd/base/log.h"
 
 #define HTTP_CONNECTIONS_MAX 64
 #define HTTP_TIMEOUT_S 30

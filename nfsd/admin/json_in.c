@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "nfsd/util/errbuf.h"
+#include "nfsd/base/errbuf.h"
 
 /* A rate far above any link, as the [traffic] config allows. */
 #define JSON_RATE_MAX 1e12

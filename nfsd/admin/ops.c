@@ -18,9 +18,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "nfsd/base/base.h"
 #include "nfsd/export/export.h"
 #include "nfsd/quota/quota.h"
-#include "nfsd/util/base.h"
 
 struct admin_op {
 	struct admin_ops *ops; /* borrowed: its registry */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "nfsd/export/export.h"
+#include "nfsd/store/store_tree.h"
 
 const struct export *admin__export_live(struct admin_api *api, const char *name,
 					struct admin_reply *reply)
@@ -80,23 +81,50 @@ int admin__path_check(const char *what, const char *rel, char *errbuf,
 	return 0;
 }
 
-/* The datastore's own path of @rel (owned), or NULL. */
-char *admin__path_abs(const struct export *exp, const char *rel)
+int admin__tree_open(const struct export *exp, struct store_tree **out,
+		     char *errbuf, size_t errlen)
+{
+	struct store *st = export_store(exp);
+
+	if (!st) {
+		snprintf(errbuf, errlen,
+			 "volume %s: its store is not open (its cluster did "
+			 "not answer at start)",
+			 exp->name);
+		return -EAGAIN;
+	}
+	if (!st->ops->tree_open) {
+		snprintf(errbuf, errlen,
+			 "volume %s: its backend has no storage-side "
+			 "operations",
+			 exp->name);
+		return -EOPNOTSUPP;
+	}
+	return st->ops->tree_open(st, out, errbuf, errlen);
+}
+
+unsigned admin__tree_status(int err)
+{
+	return err == -EAGAIN ? 503 : err == -EOPNOTSUPP ? 422 : 500;
+}
+
+/* The tree's own path of @rel (owned), or NULL. */
+char *admin__path_abs(const struct store_tree *t, const char *rel)
 {
 	char *out;
 
-	if (asprintf(&out, "%s/%s", exp->dir, rel) < 0) {
+	if (asprintf(&out, "%s/%s", t->root, rel) < 0) {
 		return NULL;
 	}
 	return out;
 }
 
 /* @abs relative to the datastore (borrowed from @abs). */
-const char *admin__path_rel(const struct export *exp, const char *abs)
+const char *admin__path_rel(const struct store_tree *t, const char *abs)
 {
-	size_t n = strlen(exp->dir);
+	size_t n = strlen(t->root);
 
-	if (!strncmp(abs, exp->dir, n) && abs[n] == '/') {
+	if (!strncmp(abs, t->root, n) && abs[n] == '/') {
 		return abs + n + 1;
 	}
 	return abs;
@@ -123,12 +151,12 @@ void admin__file_refused(struct admin_reply *reply, const char *what,
 
 /* Drops the datastore's directory from the names in @msg: a client
  * learns paths inside its datastore, not where it lives on the server. */
-void admin__msg_relative(const struct export *exp, char *msg)
+void admin__msg_relative(const struct store_tree *t, char *msg)
 {
-	size_t n = strlen(exp->dir);
+	size_t n = strlen(t->root);
 	char *p;
 
-	while (n && (p = strstr(msg, exp->dir)) && p[n] == '/') {
+	while (n && (p = strstr(msg, t->root)) && p[n] == '/') {
 		memmove(p, p + n + 1, strlen(p + n + 1) + 1);
 	}
 }

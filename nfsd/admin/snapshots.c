@@ -9,9 +9,10 @@
  *
  * The last three are operations of the whole datastore (ops.c,
  * exclusive): refused with 409 while a clone or reservation of it runs,
- * else run on a thread of their own (one FICLONE or unlink per file of
- * the tree) and answered at once with 202 and the operation to follow
- * (GET /operations/ID).
+ * else run on a thread of their own and answered at once with 202 and
+ * the operation to follow (GET /operations/ID).  The store makes them
+ * (store_ops.snap, store/store_tree.h): FICLONE of the tree on a local
+ * datastore, CephFS's own snapshots on a cephfs one.
  */
 #include "nfsd/admin/admin_int.h"
 
@@ -22,22 +23,61 @@
 
 #include "nfsd/export/export.h"
 #include "nfsd/snap/snap.h"
+#include "nfsd/store/store_tree.h"
+
+static int snapshots_progress_cb(void *arg, uint64_t done, uint64_t total)
+{
+	return admin__op_progress(arg, done, total);
+}
+
+/* The snapshot ops of @exp's store, or NULL with the reason. */
+static const struct store_snap_ops *snapshots_ops(const struct export *exp,
+						  unsigned *status,
+						  char *errbuf, size_t errlen)
+{
+	struct store *st = export_store(exp);
+
+	if (!st) {
+		snprintf(errbuf, errlen,
+			 "volume %s: its store is not open (its cluster did "
+			 "not answer at start)",
+			 exp->name);
+		*status = 503;
+		return NULL;
+	}
+	if (!st->ops->snap) {
+		snprintf(errbuf, errlen,
+			 "volume %s: its backend has no native snapshots",
+			 exp->name);
+		*status = 422;
+		return NULL;
+	}
+	return st->ops->snap;
+}
 
 static int snapshots_run(struct admin_op *op, char *errbuf, size_t errlen)
 {
+	const struct store_snap_ops *so;
 	struct admin_op_args a;
 	struct snap_stats st;
+	unsigned status;
+	struct store *s;
 	int err;
 
 	admin__op_args(op, &a);
+	so = snapshots_ops(a.export, &status, errbuf, errlen);
+	if (!so) {
+		return -EAGAIN;
+	}
+	s = a.export->store;
 	if (!strcmp(a.mode, "create")) {
-		err = snap_create(a.export->dir, a.target, &st, errbuf, errlen);
+		err = so->create(s, a.target, &st, errbuf, errlen);
 	} else if (!strcmp(a.mode, "restore")) {
-		err = snap_restore(a.export->dir, a.target, &st, errbuf,
-				   errlen);
+		err = so->restore(s, a.target, &st, snapshots_progress_cb, op,
+				  errbuf, errlen);
 	} else {
 		memset(&st, 0, sizeof(st));
-		err = snap_delete(a.export->dir, a.target, errbuf, errlen);
+		err = so->remove(s, a.target, errbuf, errlen);
 	}
 	if (!err) {
 		(void)admin__op_progress(op, st.bytes, st.bytes);
@@ -63,16 +103,23 @@ static void snapshots_op(struct admin_api *api, const struct export *exp,
 				      .target = snap,
 				      .exclusive = true,
 				      .run = snapshots_run };
+	const struct store_snap_ops *so;
 	char err[512] = "";
 	json_t *doc = NULL;
+	unsigned status;
 	int rc;
 
 	if (!api->ops) {
 		admin__reply_error(reply, 500, "operations are not available");
 		return;
 	}
-	rc = snap_check(exp->dir, snap, strcmp(mode, "create") != 0, err,
-			sizeof(err));
+	so = snapshots_ops(exp, &status, err, sizeof(err));
+	if (!so) {
+		admin__reply_error(reply, status, "%s", err);
+		return;
+	}
+	rc = so->check(export_store(exp), snap, strcmp(mode, "create") != 0,
+		       err, sizeof(err));
 	if (rc) {
 		admin__reply_error(reply, admin__op_status_from_err(rc), "%s",
 				   err);
@@ -87,7 +134,10 @@ void admin__snapshots_list(struct admin_api *api,
 			   struct admin_reply *reply)
 {
 	const struct export *exp = admin__export_live(api, req->name, reply);
-	struct snap_info *list;
+	const struct store_snap_ops *so;
+	struct snap_entry *list;
+	char err[256];
+	unsigned status;
 	json_t *arr;
 	size_t n;
 	int rc;
@@ -95,7 +145,12 @@ void admin__snapshots_list(struct admin_api *api,
 	if (!exp) {
 		return;
 	}
-	rc = snap_list(exp->dir, &list, &n);
+	so = snapshots_ops(exp, &status, err, sizeof(err));
+	if (!so) {
+		admin__reply_error(reply, status, "%s", err);
+		return;
+	}
+	rc = so->list(export_store(exp), &list, &n);
 	if (rc) {
 		admin__reply_error(reply, 500, "volume %s: snapshots: %s",
 				   exp->name, strerror(-rc));

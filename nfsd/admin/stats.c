@@ -3,7 +3,7 @@
  * /volumes/NAME/stats?path=P): a disk's logical size, provisioning,
  * allocated and shared bytes (FIEMAP_EXTENT_SHARED) and nb / tbz, per
  * extent file too; a file that is not a disk, its own figures.  Opened
- * through vmdk_io_beneath, as every operation (paths.c).
+ * through the store's tree (store/store_tree.h), as every operation.
  */
 #include "nfsd/admin/admin_int.h"
 
@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "nfsd/export/export.h"
+#include "nfsd/store/store_tree.h"
 #include "vmdk/vmdk.h"
 
 #define STATS_ERR_MAX 512
@@ -32,7 +33,7 @@ static void stats_alloc_set(json_t *o, const struct vmdk_alloc *a)
 }
 
 /* Stats of a file that is not a disk: its size and allocation. */
-static json_t *stats_file(const struct vmdk_io_beneath *b, const char *abs,
+static json_t *stats_file(const struct store_tree *b, const char *abs,
 			  const char *rel, int *err)
 {
 	struct vmdk_alloc a;
@@ -44,7 +45,7 @@ static json_t *stats_file(const struct vmdk_io_beneath *b, const char *abs,
 		return NULL;
 	}
 	*err = vmdk_alloc_get(&b->io, fd, &a);
-	close(fd);
+	b->io.ops->close(b->io.ctx, fd);
 	if (*err && *err != -EOPNOTSUPP) {
 		return NULL;
 	}
@@ -58,7 +59,7 @@ static json_t *stats_file(const struct vmdk_io_beneath *b, const char *abs,
 	return o;
 }
 
-static json_t *stats_disk(const struct export *exp, struct vmdk *v,
+static json_t *stats_disk(const struct store_tree *b, struct vmdk *v,
 			  const char *rel)
 {
 	struct vmdk_info in;
@@ -93,7 +94,7 @@ static json_t *stats_disk(const struct export *exp, struct vmdk *v,
 			continue;
 		}
 		f = json_pack("{s:s, s:s, s:I}", "file",
-			      admin__path_rel(exp, e.file), "type", e.type,
+			      admin__path_rel(b, e.file), "type", e.type,
 			      "file_bytes", (json_int_t)e.alloc.file_bytes);
 		if (f) {
 			stats_alloc_set(f, &e.alloc);
@@ -109,7 +110,7 @@ void admin__stats_get(struct admin_api *api, const struct admin_request *req,
 {
 	const char *rel = admin__request_arg(req, "path");
 	char err[STATS_ERR_MAX] = "";
-	struct vmdk_io_beneath b;
+	struct store_tree *b;
 	const struct export *exp;
 	struct vmdk *v = NULL;
 	json_t *doc = NULL;
@@ -130,26 +131,25 @@ void admin__stats_get(struct admin_api *api, const struct admin_request *req,
 		admin__reply_error(reply, 400, "%s", err);
 		return;
 	}
-	rc = vmdk_io_beneath_init(&b, exp->dir);
+	rc = admin__tree_open(exp, &b, err, sizeof(err));
 	if (rc) {
-		admin__reply_error(reply, 500, "volume %s: %s", exp->name,
-				   strerror(-rc));
+		admin__reply_error(reply, admin__tree_status(rc), "%s", err);
 		return;
 	}
-	abs = admin__path_abs(exp, rel);
-	rc = abs ? vmdk_open(&b.io, abs, 0, &v, err, sizeof(err)) : -ENOMEM;
+	abs = admin__path_abs(b, rel);
+	rc = abs ? vmdk_open(&b->io, abs, 0, &v, err, sizeof(err)) : -ENOMEM;
 	if (!rc) {
-		doc = stats_disk(exp, v, rel);
+		doc = stats_disk(b, v, rel);
 		vmdk_close(v);
 	} else if (rc == -EINVAL || rc == -ENOENT) {
 		/* Not a disk (a -flat.vmdk, a log): the file's own figures;
 		 * a missing file fails here too. */
-		doc = abs ? stats_file(&b, abs, rel, &rc) : NULL;
+		doc = abs ? stats_file(b, abs, rel, &rc) : NULL;
 	}
 	if (rc == -EXDEV || rc == -ELOOP || rc == -ENOENT) {
 		admin__file_refused(reply, "path", rel, rc, "");
 	} else if (!doc) {
-		admin__msg_relative(exp, err);
+		admin__msg_relative(b, err);
 		admin__reply_error(reply,
 				   rc ? admin__op_status_from_err(rc) : 500,
 				   "path '%.300s': %s", rel,
@@ -158,5 +158,5 @@ void admin__stats_get(struct admin_api *api, const struct admin_request *req,
 		admin__reply_json(reply, 200, doc);
 	}
 	free(abs);
-	vmdk_io_beneath_fini(&b);
+	b->close(b);
 }

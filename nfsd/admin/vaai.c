@@ -5,13 +5,14 @@
  * /volumes/NAME/reserve); Extended Statistics are stats.c.  Paths are
  * relative to the datastore's root; a name with "..", "." or an empty
  * part is refused before any file is touched (paths.c), and every file
- * is then opened through
- * vmdk_io_beneath (openat2 RESOLVE_BENEATH, no symlink followed), so
- * neither the request nor a descriptor's extent or parent names can
- * reach outside.  What is checked before an operation starts is answered
- * with its status at once; a full clone and an eager reservation then run
- * on a thread (ops.c), the others on this one.  The datastore's quota is
- * reserved for the bytes the operation can allocate, before it starts.
+ * is then opened through the store's tree (store/store_tree.h: openat2
+ * RESOLVE_BENEATH on a local datastore, a walk of the store's lookups on
+ * a cephfs one; no symlink followed), so neither the request nor a
+ * descriptor's extent or parent names can reach outside.  What is
+ * checked before an operation starts is answered with its status at
+ * once; a full clone and an eager reservation then run on a thread
+ * (ops.c), the others on this one.  The datastore's quota is reserved
+ * for the bytes the operation can allocate, before it starts.
  */
 #include "nfsd/admin/admin_int.h"
 
@@ -25,6 +26,7 @@
 
 #include "nfsd/export/export.h"
 #include "nfsd/quota/quota.h"
+#include "nfsd/store/store_tree.h"
 #include "vmdk/vmdk.h"
 
 #define VAAI_ERR_MAX 512
@@ -42,7 +44,7 @@ static int vaai_measure_cb(void *arg, uint64_t *used_bytes)
 }
 
 static void vaai_quota_count(const struct export *exp,
-			     const struct vmdk_io_beneath *b, const char *abs)
+			     const struct store_tree *b, const char *abs)
 {
 	struct vaai_measure m;
 	struct stat st;
@@ -51,18 +53,17 @@ static void vaai_quota_count(const struct export *exp,
 	if (!exp->quota || b->io.ops->open(b->io.ctx, abs, O_RDONLY, 0, &fd)) {
 		return;
 	}
-	if (!fstat(fd, &st)) {
+	if (!b->io.ops->fstat(b->io.ctx, fd, &st)) {
 		m.used_bytes = (uint64_t)st.st_blocks * 512;
 		(void)quota_file_update(exp->quota, (uint64_t)st.st_ino,
 					vaai_measure_cb, &m);
 	}
-	close(fd);
+	b->io.ops->close(b->io.ctx, fd);
 }
 
 /* Counts the descriptor and every extent file of the disk at @abs. */
 static void vaai_quota_count_disk(const struct export *exp,
-				  const struct vmdk_io_beneath *b,
-				  const char *abs)
+				  const struct store_tree *b, const char *abs)
 {
 	struct vmdk_info in;
 	struct vmdk *v;
@@ -91,9 +92,11 @@ static void vaai_quota_count_disk(const struct export *exp,
 struct vaai_disk {
 	uint64_t size_bytes;
 	uint64_t allocated_bytes;
+	/* Why space cannot be reserved in it ("" for a flat disk). */
+	char not_flat[160];
 };
 
-static int vaai_disk_measure(const struct vmdk_io_beneath *b, const char *abs,
+static int vaai_disk_measure(const struct store_tree *b, const char *abs,
 			     struct vaai_disk *out, char *errbuf, size_t errlen)
 {
 	const struct vmdk *l;
@@ -106,6 +109,24 @@ static int vaai_disk_measure(const struct vmdk_io_beneath *b, const char *abs,
 		return err;
 	}
 	out->size_bytes = vmdk_size_bytes(v);
+	if (vmdk_parent(v)) {
+		snprintf(out->not_flat, sizeof(out->not_flat),
+			 "a delta: space is reserved for flat disks; "
+			 "consolidate it first");
+	}
+	for (unsigned i = 0; !out->not_flat[0]; i++) {
+		struct vmdk_extent_info e;
+
+		if (vmdk_extent_info_get(v, i, &e)) {
+			break;
+		}
+		if (strcmp(e.type, "FLAT") && strcmp(e.type, "VMFS")) {
+			snprintf(out->not_flat, sizeof(out->not_flat),
+				 "extent %u is %s: space is reserved for flat "
+				 "disks",
+				 i, e.type);
+		}
+	}
 	for (l = v; l; l = vmdk_parent(l)) {
 		struct vmdk_info in;
 
@@ -118,7 +139,7 @@ static int vaai_disk_measure(const struct vmdk_io_beneath *b, const char *abs,
 }
 
 /* "-flat.vmdk" beside a target "x.vmdk": a flat disk's data file. */
-static int vaai_target_free(const struct vmdk_io_beneath *b, const char *abs,
+static int vaai_target_free(const struct store_tree *b, const char *abs,
 			    const char *rel, char *errbuf, size_t errlen)
 {
 	struct stat st;
@@ -191,19 +212,17 @@ static int vaai_progress_cb(void *arg, uint64_t done, uint64_t total)
 static int vaai_clone_run(struct admin_op *op, char *errbuf, size_t errlen)
 {
 	struct admin_op_args a;
-	struct vmdk_io_beneath b;
+	struct store_tree *b;
 	char *src = NULL, *dst = NULL;
 	int err;
 
 	admin__op_args(op, &a);
-	err = vmdk_io_beneath_init(&b, a.export->dir);
+	err = admin__tree_open(a.export, &b, errbuf, errlen);
 	if (err) {
-		snprintf(errbuf, errlen, "%s: %s", a.export->dir,
-			 strerror(-err));
 		return err;
 	}
-	src = admin__path_abs(a.export, a.source);
-	dst = admin__path_abs(a.export, a.target);
+	src = admin__path_abs(b, a.source);
+	dst = admin__path_abs(b, a.target);
 	if (!src || !dst) {
 		err = -ENOMEM;
 		goto cleanup;
@@ -214,51 +233,49 @@ static int vaai_clone_run(struct admin_op *op, char *errbuf, size_t errlen)
 					     .progress = vaai_progress_cb,
 					     .progress_arg = op };
 
-		err = vmdk_clone_full(&b.io, src, dst, &o, NULL, errbuf,
+		err = vmdk_clone_full(&b->io, src, dst, &o, NULL, errbuf,
 				      errlen);
 	} else if (!strcmp(a.mode, "linked")) {
-		err = vmdk_clone_linked(&b.io, src, dst, errbuf, errlen);
+		err = vmdk_clone_linked(&b->io, src, dst, errbuf, errlen);
 	} else {
-		err = vmdk_clone_native(&b.io, src, dst, errbuf, errlen);
+		err = vmdk_clone_native(&b->io, src, dst, errbuf, errlen);
 	}
 	if (!err) {
-		vaai_quota_count_disk(a.export, &b, dst);
+		vaai_quota_count_disk(a.export, b, dst);
 	}
-	admin__msg_relative(a.export, errbuf);
+	admin__msg_relative(b, errbuf);
 cleanup:
 	free(dst);
 	free(src);
-	vmdk_io_beneath_fini(&b);
+	b->close(b);
 	return err;
 }
 
 static int vaai_reserve_run(struct admin_op *op, char *errbuf, size_t errlen)
 {
 	struct admin_op_args a;
-	struct vmdk_io_beneath b;
+	struct store_tree *b;
 	char *path;
 	int err;
 
 	admin__op_args(op, &a);
-	err = vmdk_io_beneath_init(&b, a.export->dir);
+	err = admin__tree_open(a.export, &b, errbuf, errlen);
 	if (err) {
-		snprintf(errbuf, errlen, "%s: %s", a.export->dir,
-			 strerror(-err));
 		return err;
 	}
-	path = admin__path_abs(a.export, a.source);
+	path = admin__path_abs(b, a.source);
 	if (!path) {
 		err = -ENOMEM;
 	} else {
-		err = vmdk_reserve(&b.io, path,
+		err = vmdk_reserve(&b->io, path,
 				   !strcmp(a.mode, "eagerzeroedthick"),
 				   vaai_progress_cb, op, errbuf, errlen);
 		/* A failed reservation keeps what it allocated: count it. */
-		vaai_quota_count_disk(a.export, &b, path);
-		admin__msg_relative(a.export, errbuf);
+		vaai_quota_count_disk(a.export, b, path);
+		admin__msg_relative(b, errbuf);
 	}
 	free(path);
-	vmdk_io_beneath_fini(&b);
+	b->close(b);
 	return err;
 }
 
@@ -272,7 +289,7 @@ static int vaai_reserve_run(struct admin_op *op, char *errbuf, size_t errlen)
  * Returns the export with @b open and @d filled, or NULL after a reply. */
 static const struct export *
 vaai_prepare(struct admin_api *api, const struct admin_request *req,
-	     const char *what, const char *rel, struct vmdk_io_beneath *b,
+	     const char *what, const char *rel, struct store_tree **bp,
 	     struct vaai_disk *d, struct admin_reply *reply)
 {
 	char err[VAAI_ERR_MAX] = "";
@@ -292,20 +309,19 @@ vaai_prepare(struct admin_api *api, const struct admin_request *req,
 		admin__reply_error(reply, 400, "%s", err);
 		return NULL;
 	}
-	rc = vmdk_io_beneath_init(b, exp->dir);
+	rc = admin__tree_open(exp, bp, err, sizeof(err));
 	if (rc) {
-		admin__reply_error(reply, 500, "volume %s: %s: %s", exp->name,
-				   exp->dir, strerror(-rc));
+		admin__reply_error(reply, admin__tree_status(rc), "%s", err);
 		return NULL;
 	}
-	abs = admin__path_abs(exp, rel);
-	rc = abs ? vaai_disk_measure(b, abs, d, err, sizeof(err)) : -ENOMEM;
+	abs = admin__path_abs(*bp, rel);
+	rc = abs ? vaai_disk_measure(*bp, abs, d, err, sizeof(err)) : -ENOMEM;
 	free(abs);
 	if (rc) {
-		admin__msg_relative(exp, err);
+		admin__msg_relative(*bp, err);
 		admin__file_refused(reply, what, rel, rc,
 				    rc == -ENOENT ? "" : err);
-		vmdk_io_beneath_fini(b);
+		(*bp)->close(*bp);
 		return NULL;
 	}
 	return exp;
@@ -317,7 +333,7 @@ void admin__clone_create(struct admin_api *api, const struct admin_request *req,
 	const char *source, *target, *mode;
 	char err[VAAI_ERR_MAX] = "";
 	struct admin_op_spec spec = { .kind = "clone" };
-	struct vmdk_io_beneath b;
+	struct store_tree *b;
 	const struct export *exp;
 	struct vaai_disk d;
 	json_error_t je;
@@ -355,11 +371,10 @@ void admin__clone_create(struct admin_api *api, const struct admin_request *req,
 	if (!exp) {
 		return;
 	}
-	abs = admin__path_abs(exp, target);
-	rc = abs ? vaai_target_free(&b, abs, target, err, sizeof(err))
-		 : -ENOMEM;
+	abs = admin__path_abs(b, target);
+	rc = abs ? vaai_target_free(b, abs, target, err, sizeof(err)) : -ENOMEM;
 	free(abs);
-	vmdk_io_beneath_fini(&b);
+	b->close(b);
 	if (rc) {
 		admin__reply_error(reply, rc == -EEXIST ? 409 : 400, "%s", err);
 		return;
@@ -391,13 +406,13 @@ void admin__reserve_create(struct admin_api *api,
 {
 	struct admin_op_spec spec = { .kind = "reserve", .target = "" };
 	char err[VAAI_ERR_MAX] = "";
-	struct vmdk_io_beneath b;
+	struct store_tree *b;
 	const struct export *exp;
 	const char *path, *type;
 	struct vaai_disk d;
 	json_error_t je;
 	json_t *doc;
-	bool eager;
+	bool eager, background;
 	int rc;
 
 	if (json_unpack_ex((json_t *)req->body, &je, JSON_STRICT, "{s:s, s:s}",
@@ -420,7 +435,15 @@ void admin__reserve_create(struct admin_api *api,
 	if (!exp) {
 		return;
 	}
-	vmdk_io_beneath_fini(&b);
+	/* Where allocating is writing (CephFS), any reservation takes the
+	 * time of writing the disk: a thread's work. */
+	background = eager || b->alloc_writes;
+	b->close(b);
+	if (d.not_flat[0]) {
+		admin__reply_error(reply, 400, "path '%.300s': %s", path,
+				   d.not_flat);
+		return;
+	}
 	spec.mode = eager ? "eagerzeroedthick" : "zeroedthick";
 	spec.export = exp;
 	spec.source = path;
@@ -433,9 +456,10 @@ void admin__reserve_create(struct admin_api *api,
 		admin__reply_error(reply, 507, "%s", err);
 		return;
 	}
-	rc = admin__op_start(api->ops, &spec, eager, &doc, err, sizeof(err));
+	rc = admin__op_start(api->ops, &spec, background, &doc, err,
+			     sizeof(err));
 	if (rc && !doc && spec.quota_bytes && exp->quota) {
 		quota_release(exp->quota, spec.quota_bytes);
 	}
-	admin__op_reply(reply, rc, eager, doc, err);
+	admin__op_reply(reply, rc, background, doc, err);
 }

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfsd/base/base.h"
 #include "nfsd/ctl/ctl.h"
-#include "nfsd/util/base.h"
 
 struct ctl_command {
 	const char *name;

@@ -152,7 +152,7 @@ int ctl_item_run(const struct ctl_remote *r, const struct ctl_item_cmd *cmd,
 	size_t n = 0;
 	int c;
 
-	for (; cmd->options[n].name && n < CTL_ITEM_MAX_OPTIONS; n++)
+	for (; n < CTL_ITEM_MAX_OPTIONS && cmd->options[n].name; n++)
 		opts[n] = (struct option){ cmd->options[n].name,
 					   required_argument, NULL, (int)n };
 	optind = 0;

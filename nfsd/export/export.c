@@ -4,7 +4,7 @@
  * run (export.h).
  */
 #include "nfsd/export/export.h"
-#include "nfsd/util/sockaddr.h"
+#include "nfsd/base/sockaddr.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

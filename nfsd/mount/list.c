@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nfsd/util/log.h"
+#include "nfsd/base/log.h"
 
 #define MOUNT_LIST_INITIAL 16
 

@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "nfsd/export/export.h"
-#include "nfsd/rpc/dispatch.h"
+#include "nfsd/rpc/request.h"
 
 /* The MOUNT program and the version we serve (RFC 1813 5). */
 #define MOUNT_SERVICE_PROG 100005

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfsd/base/log.h"
+#include "nfsd/base/sockaddr.h"
 #include "nfsd/proto/xdr_empty.h"
-#include "nfsd/util/log.h"
-#include "nfsd/util/sockaddr.h"
 
 /* A client rule as EXPORT lists it: "10.0.0.0/8", "fd00::1". */
 #define MOUNT_GROUP_MAX (INET6_ADDRSTRLEN + sizeof("/128"))

@@ -17,10 +17,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "nfsd/base/base.h"
+#include "nfsd/base/log.h"
 #include "nfsd/net/net_int.h"
 #include "nfsd/traffic/traffic.h"
-#include "nfsd/util/base.h"
-#include "nfsd/util/log.h"
 
 struct net_flow {
 	struct conn *conn;
@@ -55,7 +55,7 @@ static void flow_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	net__conn_ref(c);
 	while ((v = traffic_flow_next(f->tf, traffic_now_ns(), &tr,
 				      &wait_ns)) == TRAFFIC_START)
-		rpc_request_run(container_of(tr, struct request, tr));
+		rpc_call_run(container_of(tr, struct rpc_call, tr));
 	if (v == TRAFFIC_WAIT && c->state != CONN_CLOSED)
 		flow_timer_arm(f, wait_ns);
 	net__conn_unref(c);
@@ -94,22 +94,25 @@ static struct net_flow *flow_get(struct net *net, struct conn *c,
 	return f;
 }
 
-static enum rpc_admit_verdict flow_admit(void *arg, struct request *req)
+static enum rpc_admit_verdict flow_admit(void *arg, struct rpc_call *call)
 {
 	struct net *net = arg;
-	struct conn *c = req->transport;
+	struct conn *c = call->transport;
+	const struct request *req = &call->req;
 	struct net_flow *f;
 	int64_t wait_ns;
 
 	/* The TCP dispatcher's transports are conns; anything else (a
 	 * dispatcher shared with UDP by mistake) runs unaccounted. */
-	if (req->tops != &net__conn_tops || !req->export_name)
+	if (call->tops != &net__conn_tops || !req->export_name)
 		return RPC_ADMIT_RUN;
 	f = flow_get(net, c, req->export_name);
 	if (!f)
 		return RPC_ADMIT_RUN;
-	req->admit_ctx = f;
-	if (traffic_admit(f->tf, &req->tr, traffic_now_ns(), &wait_ns) ==
+	call->admit_ctx = f;
+	call->tr.bytes = req->cost.bytes;
+	call->tr.op = req->cost.op;
+	if (traffic_admit(f->tf, &call->tr, traffic_now_ns(), &wait_ns) ==
 	    TRAFFIC_START)
 		return RPC_ADMIT_RUN;
 	/* Queued behind a waiting head: its timer is armed already. */
@@ -118,12 +121,12 @@ static enum rpc_admit_verdict flow_admit(void *arg, struct request *req)
 	return RPC_ADMIT_QUEUED;
 }
 
-static void flow_done(void *arg, struct request *req)
+static void flow_done(void *arg, struct rpc_call *call)
 {
-	struct net_flow *f = req->admit_ctx;
+	struct net_flow *f = call->admit_ctx;
 
 	(void)arg;
-	traffic_done(f->tf, &req->tr, traffic_now_ns());
+	traffic_done(f->tf, &call->tr, traffic_now_ns());
 }
 
 const struct rpc_admission *net_admission_init(struct net *net,
@@ -146,8 +149,7 @@ void net__flows_cancel(struct conn *c)
 		while (tr) {
 			struct traffic_req *next = tr->next;
 
-			rpc_request_cancel(
-				container_of(tr, struct request, tr));
+			rpc_call_cancel(container_of(tr, struct rpc_call, tr));
 			tr = next;
 		}
 	}

@@ -31,11 +31,11 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "nfsd/base/base.h"
+#include "nfsd/base/log.h"
+#include "nfsd/base/sockaddr.h"
 #include "nfsd/net/net_int.h"
 #include "nfsd/rpc/pool.h"
-#include "nfsd/util/base.h"
-#include "nfsd/util/log.h"
-#include "nfsd/util/sockaddr.h"
 
 #define CONN_IOV_MAX 64
 #define CONN_ZERO_CHUNK 65536 /* zeros sent at once for a short file */
@@ -470,11 +470,11 @@ static void conn_tops_unref(void *transport)
 	net__conn_unref(c);
 }
 
-static void conn_tops_defer_done(void *transport, struct request *req)
+static void conn_tops_defer_done(void *transport, struct rpc_call *call)
 {
 	struct conn *c = transport;
 
-	net_worker_defer_done(c->worker, req);
+	net_worker_defer_done(c->worker, call);
 }
 
 /* dispatch.h: the calls in flight, and one more when input follows. */

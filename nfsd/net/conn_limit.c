@@ -22,10 +22,10 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "nfsd/base/base.h"
+#include "nfsd/base/log.h"
+#include "nfsd/base/sockaddr.h"
 #include "nfsd/net/net_int.h"
-#include "nfsd/util/base.h"
-#include "nfsd/util/log.h"
-#include "nfsd/util/sockaddr.h"
 
 struct net_host_count {
 	uint8_t addr[16];

@@ -20,11 +20,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "nfsd/base/base.h"
+#include "nfsd/base/log.h"
+#include "nfsd/base/sockaddr.h"
 #include "nfsd/net/net_int.h"
 #include "nfsd/rpc/pool.h"
-#include "nfsd/util/base.h"
-#include "nfsd/util/log.h"
-#include "nfsd/util/sockaddr.h"
 
 #define LISTENER_UDP_MAX 65536
 #define LISTENER_UDP_BATCH 16 /* datagrams read per wake-up */
@@ -39,7 +39,7 @@ struct net_listener {
 	 * threads (done_lock guards the list). */
 	ev_async done_wake;
 	pthread_mutex_t done_lock;
-	struct request *done_head, *done_tail;
+	struct rpc_call *done_head, *done_tail;
 	struct net_listener *next;
 };
 
@@ -87,19 +87,19 @@ static void udp_tops_unref(void *transport)
 	}
 }
 
-/* Work thread: queues @req for the main loop. */
-static void udp_tops_defer_done(void *transport, struct request *req)
+/* Work thread: queues @call for the main loop. */
+static void udp_tops_defer_done(void *transport, struct rpc_call *call)
 {
 	struct net_listener *l = ((struct udp_call *)transport)->l;
 
-	req->next = NULL;
+	call->next = NULL;
 	pthread_mutex_lock(&l->done_lock);
 	if (l->done_tail) {
-		l->done_tail->next = req;
+		l->done_tail->next = call;
 	} else {
-		l->done_head = req;
+		l->done_head = call;
 	}
-	l->done_tail = req;
+	l->done_tail = call;
 	pthread_mutex_unlock(&l->done_lock);
 	ev_async_send(l->net->main_loop, &l->done_wake);
 }
@@ -112,18 +112,18 @@ static const struct rpc_transport_ops udp_tops = {
 	.defer_done = udp_tops_defer_done,
 };
 
-/* Finishes the requests the work threads handed back. */
+/* Finishes the calls the work threads handed back. */
 static void listener_udp_finish(struct net_listener *l)
 {
-	struct request *done;
+	struct rpc_call *done;
 
 	pthread_mutex_lock(&l->done_lock);
 	done = l->done_head;
 	l->done_head = l->done_tail = NULL;
 	pthread_mutex_unlock(&l->done_lock);
 	while (done) {
-		struct request *next = done->next;
-		rpc_request_finish(done);
+		struct rpc_call *next = done->next;
+		rpc_call_finish(done);
 		done = next;
 	}
 }

@@ -10,18 +10,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "nfsd/base/base.h"
+#include "nfsd/base/log.h"
+#include "nfsd/base/sockaddr.h"
 #include "nfsd/net/net_int.h"
 #include "nfsd/rpc/pool.h"
-#include "nfsd/util/base.h"
-#include "nfsd/util/log.h"
-#include "nfsd/util/sockaddr.h"
 
 static void worker_wake_cb(struct ev_loop *loop, ev_async *a, int revents)
 {
 	struct worker *w = container_of(a, struct worker, wake);
 	struct net_handoff *incoming;
 	struct net_evict *evicts;
-	struct request *done;
+	struct rpc_call *done;
 	bool stopping;
 
 	(void)revents;
@@ -36,8 +36,8 @@ static void worker_wake_cb(struct ev_loop *loop, ev_async *a, int revents)
 	pthread_mutex_unlock(&w->lock);
 
 	while (done) {
-		struct request *next = done->next;
-		rpc_request_finish(done);
+		struct rpc_call *next = done->next;
+		rpc_call_finish(done);
 		done = next;
 	}
 	/* Room first: the connections it was made for are counted. */
@@ -114,15 +114,15 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-void net_worker_defer_done(struct worker *w, struct request *req)
+void net_worker_defer_done(struct worker *w, struct rpc_call *call)
 {
-	req->next = NULL;
+	call->next = NULL;
 	pthread_mutex_lock(&w->lock);
 	if (w->done_tail)
-		w->done_tail->next = req;
+		w->done_tail->next = call;
 	else
-		w->done_head = req;
-	w->done_tail = req;
+		w->done_head = call;
+	w->done_tail = call;
 	pthread_mutex_unlock(&w->lock);
 	ev_async_send(w->loop, &w->wake);
 }
@@ -270,8 +270,8 @@ static void worker_free(struct worker *w)
 	/* The thread is gone: what blocking work handed back since is
 	 * finished here; its conns are closed, so replies are dropped. */
 	while (w->done_head) {
-		struct request *next = w->done_head->next;
-		rpc_request_finish(w->done_head);
+		struct rpc_call *next = w->done_head->next;
+		rpc_call_finish(w->done_head);
 		w->done_head = next;
 	}
 	while (w->evicts) {

@@ -98,6 +98,6 @@ const struct rpc_admission *net_admission_init(struct net *net,
 					       struct traffic *t);
 
 /* Called when deferred work is done; see rpc_transport_ops.defer_done. */
-void net_worker_defer_done(struct worker *w, struct request *req);
+void net_worker_defer_done(struct worker *w, struct rpc_call *call);
 
 #endif

@@ -54,7 +54,7 @@ struct worker {
 	pthread_mutex_t lock; /* guards the four fields below */
 	struct net_handoff *incoming;
 	struct net_evict *evicts; /* idle connections to close for room */
-	struct request *done_head, *done_tail;
+	struct rpc_call *done_head, *done_tail;
 	bool stopping;
 
 	struct conn *conns; /* every open conn of this loop */
@@ -138,7 +138,7 @@ void net__conn_ref(struct conn *c);
 void net__conn_unref(struct conn *c);
 
 /* Closing @c: stops its flows' timers and cancels the calls waiting in
- * their queues (rpc_request_cancel).  Loop thread. */
+ * their queues (rpc_call_cancel).  Loop thread. */
 void net__flows_cancel(struct conn *c);
 
 /* @c's memory goes: frees its flows, whose queues are empty and whose

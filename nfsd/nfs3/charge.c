@@ -40,57 +40,54 @@ static uint32_t nfs3_charge_min(uint32_t a, uint32_t b)
 	return a < b ? a : b;
 }
 
-bool nfs3__offload(struct request *req, const void *args)
+/* The export the handle starting @args names (served or not), or NULL:
+ * NULL's arguments, a handle that is not ours. */
+static struct export *nfs3_charge_export(const struct request *req,
+					 const void *args)
 {
 	const struct nfs3_service *svc = req->svc;
 	const nfs_fh3 *fh = args;
 	struct store_fh sfh;
-	struct export *exp;
 	uint32_t id;
 
 	if (req->proc == NFSPROC3_NULL || fh->data.data_len == 0 ||
 	    fh->data.data_len > STORE_FH_MAX)
-		return false;
+		return NULL;
 	sfh.len = fh->data.data_len;
 	memcpy(sfh.data, fh->data.data_val, sfh.len);
 	if (store_fh_export_id(&sfh, &id))
-		return false;
-	exp = export_find_by_id(svc->exports, id);
-	return exp && export_store(exp) && export_store(exp)->blocking;
+		return NULL;
+	return export_find_by_id(svc->exports, id);
+}
+
+bool nfs3__offload(struct request *req, const void *args)
+{
+	const struct export *exp = nfs3_charge_export(req, args);
+	const struct store *st = exp ? export_store(exp) : NULL;
+
+	return st && st->blocking;
 }
 
 bool nfs3__charge(struct request *req, const void *args)
 {
-	const struct nfs3_service *svc = req->svc;
-	const nfs_fh3 *fh = args;
-	struct store_fh sfh;
-	struct export *exp;
-	uint32_t id;
+	const struct export *exp = nfs3_charge_export(req, args);
 
-	if (req->proc == NFSPROC3_NULL || fh->data.data_len == 0 ||
-	    fh->data.data_len > STORE_FH_MAX)
-		return false;
-	sfh.len = fh->data.data_len;
-	memcpy(sfh.data, fh->data.data_val, sfh.len);
-	if (store_fh_export_id(&sfh, &id))
-		return false;
-	exp = export_find_by_id(svc->exports, id);
 	if (!exp || !export_store(exp))
 		return false;
 	req->export_name = exp->name;
-	req->tr.bytes = 0;
-	req->tr.op = TRAFFIC_OP_OTHER;
+	req->cost.bytes = 0;
+	req->cost.op = TRAFFIC_OP_OTHER;
 	if (req->proc == NFSPROC3_READ) {
 		const READ3args *a = args;
 
-		req->tr.op = TRAFFIC_OP_READ;
-		req->tr.bytes = nfs3_charge_min(
+		req->cost.op = TRAFFIC_OP_READ;
+		req->cost.bytes = nfs3_charge_min(
 			a->count, nfs3__read_limit(req));
 	} else if (req->proc == NFSPROC3_WRITE) {
 		const WRITE3args *a = args;
 
-		req->tr.op = TRAFFIC_OP_WRITE;
-		req->tr.bytes = nfs3_charge_min(
+		req->cost.op = TRAFFIC_OP_WRITE;
+		req->cost.bytes = nfs3_charge_min(
 			a->count, nfs3__write_limit(req));
 	}
 	return true;

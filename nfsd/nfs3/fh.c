@@ -86,12 +86,6 @@ static struct export *nfs3_fh_find_export(const struct nfs3_service *svc,
 	return exp;
 }
 
-/* Trace hints cost a format or a system call: only when tracing. */
-static bool nfs3_tracing(const struct request *req)
-{
-	return req->dispatcher && req->dispatcher->trace;
-}
-
 int nfs3__fh_export(struct request *req, const nfs_fh3 *fh, bool modify,
 		    struct nfs3_file *f)
 {
@@ -101,7 +95,7 @@ int nfs3__fh_export(struct request *req, const nfs_fh3 *fh, bool modify,
 	int err;
 
 	memset(f, 0, sizeof(*f));
-	if (nfs3_tracing(req))
+	if (request_traced(req))
 		nfs3__fh_summary(fh, req->path_hint, sizeof(req->path_hint));
 	exp = nfs3_fh_find_export(svc, fh, &err);
 	if (err)
@@ -151,7 +145,7 @@ static int nfs3_fh_resolve_obj(struct request *req, const nfs_fh3 *fh,
 	}
 	/* --trace names the file, not its handle: only when tracing, since
 	 * the path costs the backend a system call. */
-	if (nfs3_tracing(req) && f->st->ops->path)
+	if (request_traced(req) && f->st->ops->path)
 		(void)f->st->ops->path(f->st, f->obj, req->path_hint,
 				       sizeof(req->path_hint));
 	if (a && !have_attr)
@@ -219,7 +213,7 @@ void nfs3__hint_name(struct request *req, const char *name)
 {
 	size_t i = 0, len = sizeof(req->path_hint);
 
-	if (!nfs3_tracing(req))
+	if (!request_traced(req))
 		return;
 
 	/* With --trace the directory's path is already there: add the name

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "nfsd/export/export.h"
-#include "nfsd/rpc/dispatch.h"
+#include "nfsd/rpc/request.h"
 
 #define NFS3_SERVICE_PROG 100003
 #define NFS3_SERVICE_VERS 3

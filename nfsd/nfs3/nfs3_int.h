@@ -13,7 +13,7 @@
 #include "nfs3_prot.h"
 #include "nfsd/export/export.h"
 #include "nfsd/nfs3/nfs3.h"
-#include "nfsd/rpc/dispatch.h"
+#include "nfsd/rpc/request.h"
 #include "nfsd/store/store.h"
 
 /* Encoded XDR sizes used to fill READDIR pages (RFC 1813 2.5, 3.3.16). */

@@ -8,10 +8,10 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "nfsd/base/base.h"
 #include "nfsd/nfs3/nfs3_int.h"
 #include "nfsd/proto/xdr_empty.h"
 #include "nfsd/proto/xdr_fast.h"
-#include "nfsd/util/base.h"
 
 /* RFC 1813 3.3.0: does nothing, answers nothing but success. */
 static enum rpc_disposition nfs3_proc_null(struct request *req,
@@ -87,7 +87,6 @@ static const struct rpc_proc nfs3_procs[] = {
 		.decode = (xdrproc_t)nfs3__xdr_READ3args,
 		.encode = (xdrproc_t)xdr_READ3res,
 		.encode_head = (xdrproc_t)xdr_READ3res_head,
-		.take_payload = xdr_READ3res_take_data,
 		.args_size = sizeof(struct nfs3_read_args),
 		.res_size = sizeof(READ3res),
 		.trace_args = nfs3__trace_args_io,

@@ -5,7 +5,7 @@
  * blocking-work thread.  With [server] io_offload = auto, READ and UNSTABLE
  * WRITE of a connection with calls pipelined go there too
  * (request_io_offload): the work touches no loop pool (a READ's buffer is
- * taken on the loop beforehand, req->work_buf, or from the heap).  A WRITE
+ * taken on the loop beforehand, request_work_buf_alloc, or from the heap).  A WRITE
  * reply says what was done (`committed`) and carries the service's write
  * verifier, new at every server start, so that a client resends unstable data
  * after a restart.  A write that would pass the datastore's quota is refused
@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfsd/base/log.h"
 #include "nfsd/nfs3/nfs3_int.h"
 #include "nfsd/rpc/pool.h"
-#include "nfsd/util/log.h"
 
 /* Largest offset + count a file reaches; FSINFO maxfilesize. */
 #define NFS3_MAX_FILE_BYTES ((uint64_t)INT64_MAX)
@@ -58,13 +58,22 @@ static uint32_t nfs3_read_avail(uint64_t off, uint32_t count,
 }
 
 /*
- * Fills a READ's result: @count bytes of data in @buf, which the result
- * takes (the release hook or the transport gives it back; NULL when the
- * data goes as a file payload), and @eof.
+ * Fills a READ's result: @count bytes of data in @buf, taken (NULL when
+ * the data goes as a file payload), and @eof.  The buffer goes apart from
+ * the encoded result when the reply can carry it so (the transport gives
+ * it back once sent), else inside it (the release hook frees it).
  */
 static void nfs3_read_result_set(struct request *req, READ3resok *ok, char *buf,
 				 uint32_t count, bool eof)
 {
+	if (buf && count > 0 && request_payload_ok(req)) {
+		struct rpc_payload p = { .len = count,
+					 .buf = (uint8_t *)buf,
+					 .fd = -1 };
+
+		request_reply_payload(req, &p);
+		buf = NULL;
+	}
 	ok->data.data_val = buf;
 	ok->data.data_len = count;
 	ok->count = count;
@@ -80,13 +89,9 @@ static void nfs3_read_result_set(struct request *req, READ3resok *ok, char *buf,
 static char *nfs3_read_buf(struct request *req, uint32_t count)
 {
 	size_t size = count ? count : 1;
-	char *buf = req->work_buf;
+	char *buf = request_work_buf_take(req, size);
 
-	if (buf && rpc_buf_cap(buf) >= size) {
-		req->work_buf = NULL;
-		return buf;
-	}
-	return rpc_buf_alloc(request_buf_pool(req), size);
+	return buf ? buf : rpc_buf_alloc(request_buf_pool(req), size);
 }
 
 /* A store without read_ref: its read op copies and says eof itself. */
@@ -137,13 +142,14 @@ static int nfs3_read_fd(struct request *req, const READ3args *args,
 	if (err)
 		return err;
 	if (count > 0 && count >= svc->read_zero_copy_min_bytes &&
-	    svc->read_zero_copy && request_payload_file_ok(req)) {
-		req->file_payload.len = count;
-		req->file_payload.buf = NULL;
-		req->file_payload.fd = ref.fd;
-		req->file_payload.off_bytes = args->offset;
-		req->file_payload.unref = ref.unref;
-		req->file_payload.ref = ref.ref;
+	    svc->read_zero_copy && request_payload_ok(req)) {
+		struct rpc_payload p = { .len = count,
+					 .fd = ref.fd,
+					 .off_bytes = args->offset,
+					 .unref = ref.unref,
+					 .ref = ref.ref };
+
+		request_reply_payload(req, &p);
 		/* No buffer: READ3res_head encodes the length alone. */
 		nfs3_read_result_set(req, ok, NULL, count,
 				     args->offset + count >= a->size_bytes);
@@ -233,9 +239,8 @@ static enum rpc_disposition nfs3_read_offload(struct request *req,
 	uint32_t count = nfs3_min_u32(args->count, nfs3__read_limit(req));
 
 	if (!svc->read_zero_copy || count < svc->read_zero_copy_min_bytes ||
-	    !request_payload_file_ok(req)) {
-		req->work_buf = rpc_buf_alloc(req->pool, count ? count : 1);
-		if (!req->work_buf) {
+	    !request_payload_ok(req)) {
+		if (!request_work_buf_alloc(req, count ? count : 1)) {
 			((READ3res *)req->res)->status =
 				nfs3__status_from_errno(-ENOMEM);
 			return RPC_REPLY;

@@ -6,8 +6,8 @@
  */
 #include <errno.h>
 
+#include "nfsd/base/base.h"
 #include "nfsd/nfs3/nfs3_int.h"
-#include "nfsd/util/base.h"
 
 struct nfs3_status_map {
 	int err; /* positive errno or STORE_E* */

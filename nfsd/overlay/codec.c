@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nfsd/util/errbuf.h"
+#include "nfsd/base/errbuf.h"
 
 /* A rate far above any link, as the admin API allows. */
 #define CODEC_RATE_MAX UINT64_C(1000000000000)

@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "nfsd/util/errbuf.h"
-#include "nfsd/util/fileio.h"
+#include "nfsd/base/errbuf.h"
+#include "nfsd/base/fileio.h"
 
 #define FILE_PATH_MAX 4096
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nfsd/util/errbuf.h"
+#include "nfsd/base/errbuf.h"
 
 void overlay_clear(struct overlay *ov)
 {

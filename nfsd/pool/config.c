@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "nfsd/util/errbuf.h"
+#include "nfsd/base/errbuf.h"
 
 #define POOL_SECTION "pool "
 #define DATASTORE_SECTION "datastore "

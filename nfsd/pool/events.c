@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "nfsd/util/base.h"
+#include "nfsd/base/base.h"
 
 static const char *const pool_event_names[] = {
 	[POOL_EVENT_CREATED] = "created",

@@ -18,8 +18,8 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "nfsd/util/errbuf.h"
-#include "nfsd/util/fileio.h"
+#include "nfsd/base/errbuf.h"
+#include "nfsd/base/fileio.h"
 
 #define LEDGER_VERSION 1
 #define LEDGER_MAX_FILE_BYTES                                                  \

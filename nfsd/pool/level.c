@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "nfsd/util/base.h"
+#include "nfsd/base/base.h"
 
 struct pool_level_info {
 	const char *name;

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "nfsd/util/errbuf.h"
+#include "nfsd/base/errbuf.h"
 
 /* "4 TiB", "500 GiB", "1.5 TiB" or "123 bytes": sizes as people read them. */
 static void qos_bytes_format(uint64_t bytes, char *buf, size_t len)

@@ -15,8 +15,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "nfsd/base/errbuf.h"
 #include "nfsd/pool/ledger.h"
-#include "nfsd/util/errbuf.h"
 
 /* Enough for any diff of two states: a delete and a create, or up to three
  * changes, per pool of either side. */

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nfsd/rpc/dispatch.h"
+#include "nfsd/rpc/request.h"
 
 /* Mappings the registry holds; SET past this answers FALSE. */
 #define PORTMAP_REGISTRY_MAX 128

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfsd/base/log.h"
 #include "nfsd/proto/xdr_empty.h"
-#include "nfsd/util/log.h"
 
 _Static_assert(PORTMAP_PROG == PMAP2_PROG && PORTMAP_VERS == PMAP2_VERS,
 	       "portmap.h and pmap.x disagree");

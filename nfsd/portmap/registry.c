@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "nfsd/util/sockaddr.h"
+#include "nfsd/base/sockaddr.h"
 
 int portmap_registry_new(struct portmap_registry **out)
 {

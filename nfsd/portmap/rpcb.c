@@ -16,8 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "nfsd/base/sockaddr.h"
 #include "nfsd/proto/xdr_empty.h"
-#include "nfsd/util/sockaddr.h"
 #include "rpcb4.h"
 
 /* "ffff:...:255.255.255.255.255.255": an IPv6 literal and ".p1.p2". */

@@ -17,17 +17,3 @@ bool_t xdr_READ3res_head(XDR *xdrs, READ3res *objp)
 	       xdr_count3(xdrs, &ok->count) && xdr_bool(xdrs, &ok->eof) &&
 	       xdr_u_int(xdrs, &ok->data.data_len);
 }
-
-size_t xdr_READ3res_take_data(void *res, uint8_t **payload)
-{
-	READ3res *r = res;
-	READ3resok *ok = &r->READ3res_u.resok;
-
-	*payload = NULL;
-	if (r->status != NFS3_OK || ok->data.data_len == 0 ||
-	    !ok->data.data_val)
-		return 0;
-	*payload = (uint8_t *)ok->data.data_val;
-	ok->data.data_val = NULL;
-	return ok->data.data_len;
-}

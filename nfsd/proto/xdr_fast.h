@@ -13,15 +13,10 @@
 /*
  * Encodes a READ3res up to and including the data's length word: the data
  * bytes and their padding are sent from their own buffer or straight from
- * the file (READ zero copy: the reply no longer copies the file data; with
- * a file, data_val is NULL and data_len the count).  A failed READ encodes
+ * the file (READ zero copy, request_reply_payload: data_val is NULL and
+ * data_len the count).  A failed READ encodes
  * whole.  Encode only.
  */
 bool_t xdr_READ3res_head(XDR *xdrs, READ3res *objp);
-
-/* Takes the data buffer of a successful READ3res (returns owned, with its
- * length; the result keeps data_len for xdr_READ3res_head and loses the
- * pointer).  Returns 0 and *payload = NULL when there is nothing to take. */
-size_t xdr_READ3res_take_data(void *res, uint8_t **payload);
 
 #endif

@@ -4,6 +4,7 @@
  */
 #include "nfsd/rpc/auth.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 struct auth_cursor {

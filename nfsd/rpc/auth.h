@@ -6,8 +6,21 @@
 #ifndef DSNFS_RPC_AUTH_H
 #define DSNFS_RPC_AUTH_H
 
-#include "nfsd/rpc/dispatch.h"
+#include <stdint.h>
+
 #include "nfsd/rpc/msg.h"
+
+#define RPC_AUTH_SYS_MAX_GROUPS 16
+
+/* The caller's credentials as sent (before any export squashing). */
+struct rpc_cred {
+	uint32_t flavor; /* AUTH_NONE or AUTH_SYS */
+	uint32_t uid;
+	uint32_t gid;
+	uint32_t ngroups;
+	uint32_t groups[RPC_AUTH_SYS_MAX_GROUPS];
+	char machine[256];
+};
 
 /*
  * Fills *cred from the call's credential.  Returns RPC_AUTH_OK, or the

@@ -17,13 +17,13 @@
 #include <time.h>
 #include <xxhash.h>
 
+#include "nfsd/base/log.h"
+#include "nfsd/base/sockaddr.h"
 #include "nfsd/rpc/auth.h"
 #include "nfsd/rpc/drc.h"
 #include "nfsd/rpc/msg.h"
 #include "nfsd/rpc/pool.h"
 #include "nfsd/rpc/work.h"
-#include "nfsd/util/log.h"
-#include "nfsd/util/sockaddr.h"
 
 #define DISPATCH_DRC_HASH_BYTES 256
 /* A reply is first encoded into a buffer this big (every reply of NULL,
@@ -46,14 +46,6 @@ int rpc_dispatcher_add(struct rpc_dispatcher *d, const struct rpc_program *prog)
 		return -ENOSPC;
 	d->programs[d->nprograms++] = prog;
 	return 0;
-}
-
-const char *request_peer(struct request *req)
-{
-	if (!req->peer_str[0])
-		sockaddr_format((const struct sockaddr *)&req->peer,
-				req->peer_str, sizeof(req->peer_str));
-	return req->peer_str;
 }
 
 /* Where a call came from and where its memory comes from. */
@@ -160,11 +152,12 @@ dispatch_find_program(const struct rpc_dispatcher *d, uint32_t prog,
 /*
  * Asks the duplicate request cache about a non-idempotent call.  Returns
  * true when the call is answered (a replayed reply) or dropped (its first
- * copy still runs); false when it is to run, with req->drc_entry set.
+ * copy still runs); false when it is to run, with call->drc_entry set.
  */
-static bool dispatch_drc_check(struct rpc_dispatcher *d, struct request *req,
+static bool dispatch_drc_check(struct rpc_dispatcher *d, struct rpc_call *call,
 			       const uint8_t *args, size_t args_len)
 {
+	struct request *req = &call->req;
 	struct drc_key key;
 	uint8_t *reply;
 	size_t reply_len;
@@ -184,7 +177,8 @@ static bool dispatch_drc_check(struct rpc_dispatcher *d, struct request *req,
 						     ? args_len
 						     : DISPATCH_DRC_HASH_BYTES,
 					     args_len);
-	verdict = drc_lookup(d->drc, &key, &req->drc_entry, &reply, &reply_len);
+	verdict =
+		drc_lookup(d->drc, &key, &call->drc_entry, &reply, &reply_len);
 	if (verdict == DRC_NEW)
 		return false;
 	if (d->trace)
@@ -194,7 +188,7 @@ static bool dispatch_drc_check(struct rpc_dispatcher *d, struct request *req,
 					       : "dropped: first copy runs");
 	if (verdict == DRC_REPLAY) {
 		/* The DRC's copy includes the mark room. */
-		dispatch_send_copy(req->pool, req->tops, req->transport,
+		dispatch_send_copy(call->pool, call->tops, call->transport,
 				   reply + RPC_REPLY_MARK_ROOM,
 				   reply_len - RPC_REPLY_MARK_ROOM);
 		free(reply);
@@ -202,27 +196,125 @@ static bool dispatch_drc_check(struct rpc_dispatcher *d, struct request *req,
 	return true;
 }
 
-static struct request *dispatch_request_new(struct rpc_pool *pool,
-					    const struct rpc_proc *desc)
+/*
+ * Decodes the call header, checks its RPC version and credentials, and
+ * answers itself what fails (RPC_MISMATCH, AUTH_ERROR; a record that is
+ * not a call is ignored, or ends the stream).  Returns true when the call
+ * goes on.
+ */
+static bool dispatch_header_decode(const struct rpc_dispatcher *d,
+				   const struct dispatch_origin *o,
+				   const uint8_t *rec, size_t len,
+				   struct rpc_call_header *hdr,
+				   struct rpc_cred *cred)
 {
-	size_t args_off = (sizeof(struct request) + 15) & ~(size_t)15;
-	size_t res_off = (args_off + desc->args_size + 15) & ~(size_t)15;
-	struct request *req = rpc_buf_zalloc(pool, res_off + desc->res_size);
+	enum rpc_auth_stat auth;
+	uint32_t xid, type;
 
-	if (!req)
+	if (rpc_call_decode(rec, len, hdr) != 0) {
+		char peer_str[SOCKADDR_TEXT_MAX];
+
+		/* A reply or other message type on our socket is ignored;
+		 * a record that is not a message at all ends the stream. */
+		if (rpc_msg_peek(rec, len, &xid, &type) == 0 &&
+		    type != RPC_MSG_CALL)
+			return false;
+		sockaddr_format(o->peer, peer_str, sizeof(peer_str));
+		log_warn("rpc: %s: record of %zu bytes is not an RPC call; "
+			 "closing",
+			 peer_str, len);
+		o->tops->close(o->transport);
+		return false;
+	}
+	if (hdr->rpcvers != RPC_MSG_RPCVERS) {
+		dispatch_trace_rpc_error(d, o->peer, hdr, "RPC_MISMATCH");
+		dispatch_reply_denied(o->pool, o->tops, o->transport, hdr->xid,
+				      RPC_REJECT_RPC_MISMATCH, RPC_AUTH_OK);
+		return false;
+	}
+	auth = rpc_auth_parse(hdr, cred);
+	if (auth != RPC_AUTH_OK) {
+		dispatch_trace_rpc_error(d, o->peer, hdr, "AUTH_ERROR");
+		dispatch_reply_denied(o->pool, o->tops, o->transport, hdr->xid,
+				      RPC_REJECT_AUTH_ERROR, auth);
+		return false;
+	}
+	return true;
+}
+
+/* The procedure @hdr names, or NULL once the miss (PROG_UNAVAIL,
+ * PROG_MISMATCH, PROC_UNAVAIL) is answered. */
+static const struct rpc_proc *dispatch_proc_find(
+	const struct rpc_dispatcher *d, const struct dispatch_origin *o,
+	const struct rpc_call_header *hdr, const struct rpc_program **prog_out)
+{
+	enum rpc_accept_stat stat = RPC_ACCEPT_PROC_UNAVAIL;
+	uint32_t low = 0, high = 0;
+	const struct rpc_program *prog = dispatch_find_program(
+		d, hdr->prog, hdr->vers, &stat, &low, &high);
+
+	if (prog && hdr->proc < prog->nprocs &&
+	    prog->procs[hdr->proc].handler) {
+		*prog_out = prog;
+		return &prog->procs[hdr->proc];
+	}
+	if (prog) {
+		stat = RPC_ACCEPT_PROC_UNAVAIL;
+		low = high = 0;
+	}
+	dispatch_trace_rpc_error(d, o->peer, hdr, dispatch_accept_names[stat]);
+	dispatch_reply_accepted(o->pool, o->tops, o->transport, hdr->xid, stat,
+				low, high);
+	return NULL;
+}
+
+/* A new call for @desc, its args and res zeroed in the same block. */
+static struct rpc_call *dispatch_call_new(const struct dispatch_origin *o,
+					  struct rpc_dispatcher *d,
+					  const struct rpc_program *prog,
+					  const struct rpc_proc *desc,
+					  const struct rpc_call_header *hdr,
+					  const struct rpc_cred *cred)
+{
+	size_t args_off = (sizeof(struct rpc_call) + 15) & ~(size_t)15;
+	size_t res_off = (args_off + desc->args_size + 15) & ~(size_t)15;
+	struct rpc_call *call =
+		rpc_buf_zalloc(o->pool, res_off + desc->res_size);
+	struct request *req;
+	socklen_t peer_len = o->peer_len;
+
+	if (!call)
 		return NULL;
-	req->pool = pool;
-	req->args = (uint8_t *)req + args_off;
-	req->res = (uint8_t *)req + res_off;
-	return req;
+	req = &call->req;
+	call->pool = o->pool;
+	call->dispatcher = d;
+	call->tops = o->tops;
+	call->transport = o->transport;
+	call->start_ns = dispatch_now_ns();
+	call->payload.fd = -1;
+	req->args = (uint8_t *)call + args_off;
+	req->res = (uint8_t *)call + res_off;
+	req->xid = hdr->xid;
+	req->prog = hdr->prog;
+	req->vers = hdr->vers;
+	req->proc = hdr->proc;
+	req->cred = *cred;
+	req->program = prog;
+	req->desc = desc;
+	req->svc = prog->ctx;
+	if (peer_len > sizeof(req->peer))
+		peer_len = sizeof(req->peer);
+	memcpy(&req->peer, o->peer, peer_len);
+	req->peer_len = peer_len;
+	return call;
 }
 
 /*
  * The record bytes the arguments will point into, kept for the life of
- * @req: a reference on the transport's record buffer, or a copy.  Returns
+ * @call: a reference on the transport's record buffer, or a copy.  Returns
  * the bytes to decode, NULL when out of memory.
  */
-static const uint8_t *dispatch_hold_record(struct request *req,
+static const uint8_t *dispatch_hold_record(struct rpc_call *call,
 					   const struct dispatch_origin *o,
 					   const uint8_t *rec, size_t len)
 {
@@ -230,140 +322,93 @@ static const uint8_t *dispatch_hold_record(struct request *req,
 
 	if (o->rec_is_buf) {
 		rpc_buf_ref((void *)rec);
-		req->rec_held = (void *)rec;
+		call->rec_held = (void *)rec;
 		return rec;
 	}
 	copy = rpc_buf_alloc(o->pool, len ? len : 1);
 	if (!copy)
 		return NULL;
 	memcpy(copy, rec, len);
-	req->rec_held = copy;
+	call->rec_held = copy;
 	return copy;
+}
+
+/* Decodes the arguments, from @rec held by the call when they point into
+ * it.  Returns SUCCESS, GARBAGE_ARGS or SYSTEM_ERR (out of memory). */
+static enum rpc_accept_stat
+dispatch_args_decode(struct rpc_call *call, const struct dispatch_origin *o,
+		     const uint8_t *rec, size_t len, size_t args_offset)
+{
+	const struct rpc_proc *desc = call->req.desc;
+	bool ok;
+	XDR xdrs;
+
+	if (desc->args_borrow_record) {
+		rec = dispatch_hold_record(call, o, rec, len);
+		if (!rec)
+			return RPC_ACCEPT_SYSTEM_ERR;
+	}
+	xdrmem_create(&xdrs, (char *)rec + args_offset,
+		      (u_int)(len - args_offset), XDR_DECODE);
+	ok = desc->decode(&xdrs, call->req.args);
+	xdr_destroy(&xdrs);
+	return ok ? RPC_ACCEPT_SUCCESS : RPC_ACCEPT_GARBAGE_ARGS;
+}
+
+/* A call that never reached its handler: what it holds goes back (the
+ * transport reference is not taken yet). */
+static void dispatch_call_discard(struct rpc_call *call)
+{
+	if (call->drc_entry)
+		drc_forget(call->dispatcher->drc, call->drc_entry);
+	xdr_free(call->req.desc->decode, call->req.args);
+	rpc_buf_unref(call->rec_held);
+	rpc_buf_unref(call);
 }
 
 static void dispatch_common(struct rpc_dispatcher *d,
 			    const struct dispatch_origin *o, const uint8_t *rec,
 			    size_t len)
 {
-	const struct rpc_transport_ops *tops = o->tops;
-	void *transport = o->transport;
-	const struct sockaddr *peer = o->peer;
-	socklen_t peer_len = o->peer_len;
-	struct rpc_pool *pool = o->pool;
-	struct rpc_call_header call;
+	struct rpc_call_header hdr;
 	const struct rpc_program *prog;
 	const struct rpc_proc *desc;
 	enum rpc_accept_stat stat;
-	enum rpc_auth_stat auth;
+	struct rpc_call *call;
 	struct rpc_cred cred;
-	struct request *req;
-	uint32_t low, high;
-	XDR xdrs;
 
-	if (rpc_call_decode(rec, len, &call) != 0) {
-		uint32_t xid, type;
-
-		/* A reply or other message type on our socket is ignored;
-		 * a record that is not a message at all ends the stream. */
-		if (rpc_msg_peek(rec, len, &xid, &type) == 0 &&
-		    type != RPC_MSG_CALL)
-			return;
-		char peer_str[SOCKADDR_TEXT_MAX];
-		sockaddr_format(peer, peer_str, sizeof(peer_str));
-		log_warn("rpc: %s: record of %zu bytes is not an RPC call; "
-			 "closing",
-			 peer_str, len);
-		tops->close(transport);
+	if (!dispatch_header_decode(d, o, rec, len, &hdr, &cred))
 		return;
-	}
-	if (call.rpcvers != RPC_MSG_RPCVERS) {
-		dispatch_trace_rpc_error(d, peer, &call, "RPC_MISMATCH");
-		dispatch_reply_denied(pool, tops, transport, call.xid,
-				      RPC_REJECT_RPC_MISMATCH, RPC_AUTH_OK);
+	desc = dispatch_proc_find(d, o, &hdr, &prog);
+	if (!desc)
 		return;
-	}
-	auth = rpc_auth_parse(&call, &cred);
-	if (auth != RPC_AUTH_OK) {
-		dispatch_trace_rpc_error(d, peer, &call, "AUTH_ERROR");
-		dispatch_reply_denied(pool, tops, transport, call.xid,
-				      RPC_REJECT_AUTH_ERROR, auth);
-		return;
-	}
-	prog = dispatch_find_program(d, call.prog, call.vers, &stat, &low,
-				     &high);
-	if (!prog) {
-		dispatch_trace_rpc_error(d, peer, &call,
-					 dispatch_accept_names[stat]);
-		dispatch_reply_accepted(pool, tops, transport, call.xid, stat,
-					low, high);
-		return;
-	}
-	if (call.proc >= prog->nprocs || !prog->procs[call.proc].handler) {
-		dispatch_trace_rpc_error(d, peer, &call, "PROC_UNAVAIL");
-		dispatch_reply_accepted(pool, tops, transport, call.xid,
-					RPC_ACCEPT_PROC_UNAVAIL, 0, 0);
-		return;
-	}
-	desc = &prog->procs[call.proc];
-	req = dispatch_request_new(pool, desc);
-	if (!req) {
-		dispatch_reply_accepted(pool, tops, transport, call.xid,
+	call = dispatch_call_new(o, d, prog, desc, &hdr, &cred);
+	if (!call) {
+		dispatch_reply_accepted(o->pool, o->tops, o->transport, hdr.xid,
 					RPC_ACCEPT_SYSTEM_ERR, 0, 0);
 		return;
 	}
-	req->xid = call.xid;
-	req->prog = call.prog;
-	req->vers = call.vers;
-	req->proc = call.proc;
-	req->cred = cred;
-	req->program = prog;
-	req->desc = desc;
-	req->svc = prog->ctx;
-	req->dispatcher = d;
-	req->tops = tops;
-	req->transport = transport;
-	req->start_ns = dispatch_now_ns();
-	if (peer_len > sizeof(req->peer))
-		peer_len = sizeof(req->peer);
-	memcpy(&req->peer, peer, peer_len);
-	req->peer_len = peer_len;
-
 	if (desc->non_idempotent && d->drc &&
-	    dispatch_drc_check(d, req, rec + call.args_offset,
-			       len - call.args_offset)) {
-		rpc_buf_unref(req);
+	    dispatch_drc_check(d, call, rec + hdr.args_offset,
+			       len - hdr.args_offset)) {
+		dispatch_call_discard(call);
 		return;
 	}
-	if (desc->args_borrow_record) {
-		rec = dispatch_hold_record(req, o, rec, len);
-		if (!rec) {
-			if (req->drc_entry)
-				drc_forget(d->drc, req->drc_entry);
-			dispatch_reply_accepted(pool, tops, transport, call.xid,
-						RPC_ACCEPT_SYSTEM_ERR, 0, 0);
-			rpc_buf_unref(req);
-			return;
-		}
-	}
-	xdrmem_create(&xdrs, (char *)rec + call.args_offset,
-		      (u_int)(len - call.args_offset), XDR_DECODE);
-	if (!desc->decode(&xdrs, req->args)) {
-		xdr_free(desc->decode, req->args);
-		if (req->drc_entry)
-			drc_forget(d->drc, req->drc_entry);
-		dispatch_trace_rpc_error(d, peer, &call, "GARBAGE_ARGS");
-		dispatch_reply_accepted(pool, tops, transport, call.xid,
-					RPC_ACCEPT_GARBAGE_ARGS, 0, 0);
-		rpc_buf_unref(req->rec_held);
-		rpc_buf_unref(req);
+	stat = dispatch_args_decode(call, o, rec, len, hdr.args_offset);
+	if (stat != RPC_ACCEPT_SUCCESS) {
+		dispatch_trace_rpc_error(d, o->peer, &hdr,
+					 dispatch_accept_names[stat]);
+		dispatch_reply_accepted(o->pool, o->tops, o->transport, hdr.xid,
+					stat, 0, 0);
+		dispatch_call_discard(call);
 		return;
 	}
-	xdr_destroy(&xdrs);
-	tops->ref(transport);
-	if (d->admission && prog->charge && prog->charge(req, req->args) &&
-	    d->admission->admit(d->admission->arg, req) == RPC_ADMIT_QUEUED)
+	o->tops->ref(o->transport);
+	if (d->admission && prog->charge &&
+	    prog->charge(&call->req, call->req.args) &&
+	    d->admission->admit(d->admission->arg, call) == RPC_ADMIT_QUEUED)
 		return;
-	rpc_request_run(req);
+	rpc_call_run(call);
 }
 
 void rpc_dispatch_record(struct rpc_dispatcher *d, const uint8_t *rec,
@@ -400,71 +445,49 @@ static void dispatch_handler_work(struct request *req)
 	req->disposition = req->desc->handler(req, req->args, req->res);
 }
 
-void rpc_request_run(struct request *req)
+void rpc_call_run(struct rpc_call *call)
 {
+	struct request *req = &call->req;
 	const struct rpc_program *prog = req->program;
 	enum rpc_disposition disp;
 
-	if (prog && prog->offload && req->dispatcher &&
-	    req->dispatcher->work_pool && prog->offload(req, req->args)) {
+	if (prog && prog->offload && call->dispatcher &&
+	    call->dispatcher->work_pool && prog->offload(req, req->args)) {
 		(void)request_defer(req, dispatch_handler_work);
 		return;
 	}
 	disp = req->desc->handler(req, req->args, req->res);
 
-	/* Once deferred, req belongs to the work pool: the work may already
-	 * have set req->disposition, and the request may be on its way back,
-	 * so it is not touched again here. */
+	/* Once deferred, the call belongs to the work pool: the work may
+	 * already have set req->disposition, and the call may be on its way
+	 * back, so it is not touched again here. */
 	if (disp == RPC_PENDING)
 		return;
 	req->disposition = disp;
-	rpc_request_finish(req);
+	rpc_call_finish(call);
 }
 
 enum rpc_disposition request_defer(struct request *req,
 				   void (*work)(struct request *req))
 {
+	struct rpc_call *call = rpc_call_of(req);
+
 	/* On a work thread already (the whole handler was offloaded): the
 	 * work runs here, and the hand-back is the outer defer's. */
-	if (req->off_loop) {
+	if (call->off_loop) {
 		work(req);
 		return req->disposition;
 	}
-	req->work = work;
-	if (!req->dispatcher || !req->dispatcher->work_pool) {
+	call->work = work;
+	if (!call->dispatcher || !call->dispatcher->work_pool) {
 		work(req);
 		return req->disposition;
 	}
 	/* Set before the hand-over (the pool's lock orders it), cleared by
-	 * rpc_request_finish() on the loop. */
-	req->off_loop = true;
-	rpc_work_pool_submit(req->dispatcher->work_pool, req);
+	 * rpc_call_finish() on the loop. */
+	call->off_loop = true;
+	rpc_work_pool_submit(call->dispatcher->work_pool, call);
 	return RPC_PENDING;
-}
-
-/*
- * Hands the reply's payload over when the transport can send it from its
- * own buffer or file and the reply is not to be cached: the handler's file
- * segment, or the procedure's buffer.  Returns false when there is none
- * (encode the whole result).
- */
-static bool dispatch_take_payload(struct request *req,
-				  struct rpc_payload *payload)
-{
-	const struct rpc_proc *desc = req->desc;
-
-	memset(payload, 0, sizeof(*payload));
-	payload->fd = -1;
-	if (!desc->encode_head || !req->tops->send_payload || req->drc_entry)
-		return false;
-	if (req->file_payload.len > 0) {
-		*payload = req->file_payload;
-		memset(&req->file_payload, 0, sizeof(req->file_payload));
-		return true;
-	}
-	if (desc->take_payload)
-		payload->len = desc->take_payload(req->res, &payload->buf);
-	return payload->len > 0;
 }
 
 /*
@@ -472,21 +495,21 @@ static bool dispatch_take_payload(struct request *req,
  * @body_room bytes after the header.  Returns it (owned) with *total set,
  * or NULL when out of memory or when the result does not fit.
  */
-static uint8_t *dispatch_encode(struct request *req, xdrproc_t encode,
+static uint8_t *dispatch_encode(struct rpc_call *call, xdrproc_t encode,
 				size_t body_room, size_t *total)
 {
 	size_t head = RPC_REPLY_MARK_ROOM + RPC_REPLY_ACCEPTED_LEN;
-	uint8_t *buf = rpc_buf_alloc(req->pool, head + body_room);
+	uint8_t *buf = rpc_buf_alloc(call->pool, head + body_room);
 	bool ok;
 	XDR xdrs;
 
 	if (!buf)
 		return NULL;
 	rpc_reply_accepted_encode(buf + RPC_REPLY_MARK_ROOM,
-				  RPC_REPLY_ACCEPTED_LEN, req->xid,
+				  RPC_REPLY_ACCEPTED_LEN, call->req.xid,
 				  RPC_ACCEPT_SUCCESS, 0, 0);
 	xdrmem_create(&xdrs, (char *)buf + head, (u_int)body_room, XDR_ENCODE);
-	ok = encode(&xdrs, req->res);
+	ok = encode(&xdrs, call->req.res);
 	*total = head + xdr_getpos(&xdrs);
 	xdr_destroy(&xdrs);
 	if (!ok) {
@@ -496,56 +519,64 @@ static uint8_t *dispatch_encode(struct request *req, xdrproc_t encode,
 	return buf;
 }
 
-/* Encodes header + result; on an encoding failure answers SYSTEM_ERR. */
-static void dispatch_send_result(struct request *req)
+/*
+ * Encodes header + result (only its head when the handler handed a
+ * payload over: request_reply_payload) and sends it; on an encoding
+ * failure answers SYSTEM_ERR.
+ */
+static void dispatch_send_result(struct rpc_call *call)
 {
-	const struct rpc_proc *desc = req->desc;
-	struct rpc_payload payload;
-	bool has_payload = dispatch_take_payload(req, &payload);
+	const struct rpc_proc *desc = call->req.desc;
+	bool has_payload = call->payload.len > 0;
 	xdrproc_t encode = has_payload ? desc->encode_head : desc->encode;
 	size_t total;
 	uint8_t *buf =
-		dispatch_encode(req, encode, DISPATCH_REPLY_TRY_BYTES, &total);
+		dispatch_encode(call, encode, DISPATCH_REPLY_TRY_BYTES, &total);
 
 	if (!buf) {
-		unsigned long body = xdr_sizeof(encode, req->res);
+		unsigned long body = xdr_sizeof(encode, call->req.res);
 
 		if (body > DISPATCH_REPLY_TRY_BYTES)
-			buf = dispatch_encode(req, encode, body, &total);
+			buf = dispatch_encode(call, encode, body, &total);
 	}
 	if (!buf) {
 		log_error("rpc: %s: cannot encode the %s reply of xid %#x",
-			  request_peer(req), desc->name, req->xid);
-		rpc_payload_release(&payload);
-		dispatch_reply_accepted(req->pool, req->tops, req->transport,
-					req->xid, RPC_ACCEPT_SYSTEM_ERR, 0, 0);
+			  request_peer(&call->req), desc->name, call->req.xid);
+		dispatch_reply_accepted(call->pool, call->tops, call->transport,
+					call->req.xid, RPC_ACCEPT_SYSTEM_ERR, 0,
+					0);
 		return;
 	}
 	if (has_payload) {
-		req->tops->send_payload(req->transport, buf, total, &payload);
+		/* The transport takes the payload's contents. */
+		struct rpc_payload payload = call->payload;
+
+		memset(&call->payload, 0, sizeof(call->payload));
+		call->payload.fd = -1;
+		call->tops->send_payload(call->transport, buf, total, &payload);
 		return;
 	}
-	if (req->drc_entry) {
-		drc_finish(req->dispatcher->drc, req->drc_entry, buf, total);
-		req->drc_entry = NULL;
+	if (call->drc_entry) {
+		drc_finish(call->dispatcher->drc, call->drc_entry, buf, total);
+		call->drc_entry = NULL;
 	}
-	req->tops->send(req->transport, buf, total);
+	call->tops->send(call->transport, buf, total);
 }
 
-static void dispatch_trace_reply(struct request *req)
+static void dispatch_trace_reply(struct rpc_call *call)
 {
+	struct request *req = &call->req;
 	const struct rpc_proc *desc = req->desc;
 	char args[RPC_TRACE_DETAIL_MAX] = "", res[RPC_TRACE_DETAIL_MAX] = "";
-	uint64_t us = (dispatch_now_ns() - req->start_ns) / 1000;
+	uint64_t us = (dispatch_now_ns() - call->start_ns) / 1000;
+	const char *fate = req->disposition == RPC_REPLY  ? ""
+			   : req->disposition == RPC_DROP ? "dropped "
+							  : "closed ";
 
 	if (desc->trace_args)
 		desc->trace_args(req, req->args, req->res, args, sizeof(args));
 	if (desc->trace_res)
 		desc->trace_res(req, req->args, req->res, res, sizeof(res));
-	const char *fate = req->disposition == RPC_REPLY  ? ""
-			   : req->disposition == RPC_DROP ? "dropped "
-							  : "closed ";
-
 	log_info("trace: %s xid=%#x %s %s%s%s%s%s %s -> %s%s (%llu.%03llu ms)",
 		 request_peer(req), req->xid, req->program->name, desc->name,
 		 req->export_name ? " " : "",
@@ -555,53 +586,58 @@ static void dispatch_trace_reply(struct request *req)
 		 (unsigned long long)(us % 1000));
 }
 
-/* The end of every request: what it still holds goes back. */
-static void dispatch_request_free(struct request *req)
+/* The end of every call that reached its handler: what it still holds
+ * goes back. */
+static void dispatch_call_free(struct rpc_call *call)
 {
 	/* Not replied (dropped, closed, failed to encode, cancelled): not
 	 * cached. */
-	if (req->drc_entry)
-		drc_forget(req->dispatcher->drc, req->drc_entry);
-	xdr_free(req->desc->decode, req->args);
-	rpc_payload_release(&req->file_payload);
-	rpc_buf_unref(req->work_buf);
-	rpc_buf_unref(req->rec_held);
-	req->tops->unref(req->transport);
-	rpc_buf_unref(req);
+	if (call->drc_entry)
+		drc_forget(call->dispatcher->drc, call->drc_entry);
+	xdr_free(call->req.desc->decode, call->req.args);
+	rpc_payload_release(&call->payload);
+	rpc_buf_unref(call->work_buf);
+	rpc_buf_unref(call->rec_held);
+	call->tops->unref(call->transport);
+	rpc_buf_unref(call);
 }
 
-void rpc_request_finish(struct request *req)
+void rpc_call_finish(struct rpc_call *call)
 {
+	struct request *req = &call->req;
 	const struct rpc_proc *desc = req->desc;
+	const struct rpc_admission *admission =
+		call->dispatcher ? call->dispatcher->admission : NULL;
 
-	req->off_loop = false; /* back on the loop: its pool again */
+	call->off_loop = false; /* back on the loop: its pool again */
 	switch (req->disposition) {
 	case RPC_REPLY:
-		dispatch_send_result(req);
+		dispatch_send_result(call);
 		break;
 	case RPC_CLOSE:
-		req->tops->close(req->transport);
+		call->tops->close(call->transport);
 		break;
 	case RPC_DROP:
 	case RPC_PENDING:
 		break;
 	}
-	if (req->dispatcher && req->dispatcher->trace)
-		dispatch_trace_reply(req);
+	if (call->dispatcher && call->dispatcher->trace)
+		dispatch_trace_reply(call);
 	if (desc->release)
 		desc->release(req, req->res);
-	if (req->admit_ctx && req->dispatcher->admission)
-		req->dispatcher->admission->done(
-			req->dispatcher->admission->arg, req);
-	dispatch_request_free(req);
+	if (call->admit_ctx && admission)
+		admission->done(admission->arg, call);
+	dispatch_call_free(call);
 }
 
-void rpc_request_cancel(struct request *req)
+void rpc_call_cancel(struct rpc_call *call)
 {
-	if (req->dispatcher && req->dispatcher->trace)
+	struct request *req = &call->req;
+
+	if (call->dispatcher && call->dispatcher->trace)
 		log_info("trace: %s xid=%#x %s %s %s -> cancelled in its queue",
 			 request_peer(req), req->xid, req->program->name,
 			 req->desc->name,
 			 req->export_name ? req->export_name : "");
-	dispatch_request_free(req);
+	dispatch_call_free(call);
 }

@@ -8,7 +8,7 @@
  * 7).  Entries ever allocated (live + spare) stay <= max_entries.
  */
 #include "nfsd/rpc/drc.h"
-#include "nfsd/util/sockaddr.h"
+#include "nfsd/base/sockaddr.h"
 
 #include <errno.h>
 #include <netinet/in.h>

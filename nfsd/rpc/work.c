@@ -15,8 +15,8 @@
 struct rpc_work_pool {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
-	struct request *head;
-	struct request *tail;
+	struct rpc_call *head;
+	struct rpc_call *tail;
 	bool stopping;
 	unsigned nthreads;
 	pthread_t threads[];
@@ -27,24 +27,24 @@ static void *rpc_work_thread(void *arg)
 	struct rpc_work_pool *pool = arg;
 
 	for (;;) {
-		struct request *req;
+		struct rpc_call *call;
 
 		pthread_mutex_lock(&pool->lock);
 		while (!pool->head && !pool->stopping)
 			pthread_cond_wait(&pool->wake, &pool->lock);
-		req = pool->head;
-		if (!req) {
+		call = pool->head;
+		if (!call) {
 			pthread_mutex_unlock(&pool->lock);
 			return NULL;
 		}
-		pool->head = req->next;
+		pool->head = call->next;
 		if (!pool->head)
 			pool->tail = NULL;
 		pthread_mutex_unlock(&pool->lock);
 
-		req->next = NULL;
-		req->work(req);
-		req->tops->defer_done(req->transport, req);
+		call->next = NULL;
+		call->work(&call->req);
+		call->tops->defer_done(call->transport, call);
 	}
 }
 
@@ -84,15 +84,15 @@ void rpc_work_pool_free(struct rpc_work_pool *pool)
 	free(pool);
 }
 
-void rpc_work_pool_submit(struct rpc_work_pool *pool, struct request *req)
+void rpc_work_pool_submit(struct rpc_work_pool *pool, struct rpc_call *call)
 {
-	req->next = NULL;
+	call->next = NULL;
 	pthread_mutex_lock(&pool->lock);
 	if (pool->tail)
-		pool->tail->next = req;
+		pool->tail->next = call;
 	else
-		pool->head = req;
-	pool->tail = req;
+		pool->head = call;
+	pool->tail = call;
 	pthread_cond_signal(&pool->wake);
 	pthread_mutex_unlock(&pool->lock);
 }

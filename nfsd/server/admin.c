@@ -8,8 +8,8 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "nfsd/base/log.h"
 #include "nfsd/server/server_int.h"
-#include "nfsd/util/log.h"
 
 static int server_admin_usage(void *arg, const char *volume,
 			      uint64_t *used_bytes)

@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfsd/base/errbuf.h"
+#include "nfsd/base/log.h"
 #include "nfsd/server/server_int.h"
 #include "nfsd/store/store_open.h"
-#include "nfsd/util/errbuf.h"
-#include "nfsd/util/log.h"
 
 /* The options of @ds onto @exp (the caller holds the write lock, or the
  * export is not published yet). */

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "nfsd/base/log.h"
 #include "nfsd/server/server_int.h"
 #include "nfsd/store/store.h"
-#include "nfsd/util/log.h"
 
 /* Descriptors kept out of the budget whatever the config: stdio and the
  * log, listeners (TCP and UDP, three programs), the portmapper client,

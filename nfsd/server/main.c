@@ -19,10 +19,10 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
+#include "nfsd/base/base.h"
+#include "nfsd/base/log.h"
 #include "nfsd/config/config.h"
 #include "nfsd/server/server.h"
-#include "nfsd/util/base.h"
-#include "nfsd/util/log.h"
 
 static void usage(FILE *out)
 {

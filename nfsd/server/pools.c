@@ -15,10 +15,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "nfsd/base/log.h"
 #include "nfsd/overlay/overlay.h"
 #include "nfsd/pool/ledger.h"
 #include "nfsd/server/server_int.h"
-#include "nfsd/util/log.h"
 
 #define SERVER_LEDGER_FILE "capacity.ledger"
 

@@ -23,7 +23,7 @@
 
 #include "nfsd/server/server_int.h"
 #include "nfsd/traffic/traffic.h"
-#include "nfsd/util/log.h"
+#include "nfsd/base/log.h"
 
 int server__recovery_add(struct server *srv, size_t slot,
 			 const struct config_datastore *ds)

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfsd/base/log.h"
 #include "nfsd/overlay/overlay.h"
 #include "nfsd/server/server_int.h"
-#include "nfsd/util/log.h"
 
 /* What a reload lays the admin API's changes over (see below). */
 struct server_reload {

@@ -16,14 +16,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nfsd/base/base.h"
+#include "nfsd/base/log.h"
 #include "nfsd/export/export.h"
 #include "nfsd/portmap/portmap.h"
 #include "nfsd/rpc/drc.h"
 #include "nfsd/rpc/work.h"
 #include "nfsd/server/server_int.h"
 #include "nfsd/store/store.h"
-#include "nfsd/util/base.h"
-#include "nfsd/util/log.h"
 
 static int server_mkdir_p(const char *path)
 {

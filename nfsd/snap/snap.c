@@ -352,13 +352,13 @@ int snap_restore(const char *root, const char *name, struct snap_stats *st,
 
 static int snap_info_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct snap_info *)a)->name,
-		      ((const struct snap_info *)b)->name);
+	return strcmp(((const struct snap_entry *)a)->name,
+		      ((const struct snap_entry *)b)->name);
 }
 
-int snap_list(const char *root, struct snap_info **out, size_t *n)
+int snap_list(const char *root, struct snap_entry **out, size_t *n)
 {
-	struct snap_info *list = NULL;
+	struct snap_entry *list = NULL;
 	struct snap_area a;
 	char **names = NULL;
 	char err[256];

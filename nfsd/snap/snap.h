@@ -83,13 +83,13 @@ int snap_delete(const char *root, const char *name, char *errbuf,
 int snap_restore(const char *root, const char *name, struct snap_stats *st,
 		 char *errbuf, size_t errlen);
 
-struct snap_info {
+struct snap_entry {
 	char name[SNAP_NAME_MAX + 1];
 	int64_t created_s; /* UTC: when it was made */
 };
 
 /* The snapshots of @root, by name.  Returns 0 and *out (owned: free())
  * with *n (none: *out NULL, *n 0), or -errno. */
-int snap_list(const char *root, struct snap_info **out, size_t *n);
+int snap_list(const char *root, struct snap_entry **out, size_t *n);
 
 #endif

@@ -16,7 +16,7 @@
 #include <sys/random.h>
 #include <sys/xattr.h>
 
-#include "nfsd/util/log.h"
+#include "nfsd/base/log.h"
 
 static void store_cephfs_err(char *errbuf, size_t errlen, const char *name,
 			     const char *cluster, const char *what, int err)

@@ -135,6 +135,9 @@ int store__cephfs_setattr(struct store *st, struct store_obj *obj,
 			  const struct store_cred *cred)
 {
 	(void)cred;
+	if (store__cephfs_obj(obj)->snapid != CEPH_NOSNAP) {
+		return -EROFS; /* in a snapshot */
+	}
 	return store__cephfs_sattr_apply(store__cephfs(st),
 					 store__cephfs_obj(obj), sattr);
 }

@@ -52,7 +52,8 @@ int store__cephfs_readdir(struct store *st, struct store_obj *dirp,
 			break;
 		}
 		fileid = de.d_ino;
-		if (dir->ino == sc->root_ino && strcmp(de.d_name, "..") == 0) {
+		if (store__cephfs_is_root(sc, dir) &&
+		    strcmp(de.d_name, "..") == 0) {
 			fileid = sc->root_ino;
 		}
 		rc = cb(arg, de.d_name, fileid, (uint64_t)next);

@@ -3,7 +3,8 @@
  * reach the cluster runs between store__cephfs_call_enter() and _leave()
  * (cephfs_health.c): a store whose cluster does not answer answers -EAGAIN
  * at once, and no store holds more than its cap of work threads.  root,
- * obj_fh and the references touch only what the gateway holds.
+ * obj_fh and the references touch only what the gateway holds; the admin
+ * API's trees and snapshots run on its own threads, not guarded.
  */
 #include "nfsd/store/cephfs_int.h"
 
@@ -292,4 +293,8 @@ const struct store_ops store__cephfs_ops = {
 	.fsstat = guard_fsstat,
 	.close = store__cephfs_close,
 	.resolve_attr = guard_resolve_attr,
+	/* The admin API's (clones, reservations, snapshots), on its own
+	 * threads rather than the NFS work threads: not guarded. */
+	.tree_open = store__cephfs_tree_open,
+	.snap = &store__cephfs_snap_ops,
 };

@@ -29,7 +29,7 @@
 #include <sys/statvfs.h>
 #include <time.h>
 
-#include "nfsd/util/log.h"
+#include "nfsd/base/log.h"
 
 static uint64_t store_cephfs_now_ns(void)
 {

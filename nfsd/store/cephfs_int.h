@@ -39,6 +39,12 @@
 #define STORE_CEPHFS_SECRET_XATTR "user.dsnfs.handle_secret"
 #define STORE_CEPHFS_CACHE_ENTRIES 4096
 #define STORE_CEPHFS_CACHE_BUCKETS 1024
+/* The root's ".snapshot" over NFS is CephFS's ".snap" (read-only). */
+#define STORE_CEPHFS_SNAPDIR ".snap"
+#define STORE_CEPHFS_NFS_SNAPDIR ".snapshot"
+#ifndef CEPH_SNAPDIR
+#define CEPH_SNAPDIR ((uint64_t)(-1)) /* Ceph's include/rados.h */
+#endif
 
 /* Attributes every op wants from libcephfs. */
 #define STORE_CEPHFS_WANT (CEPH_STATX_BASIC_STATS)
@@ -104,6 +110,10 @@ struct store_cephfs_obj {
 	struct store_cephfs *sc;
 	Inode *in; /* one ll reference, put by the last unref */
 	uint64_t ino;
+	/* CEPH_NOSNAP for the live tree; else the CephFS snapshot it is in
+	 * (CEPH_SNAPDIR for a .snap directory): read-only, its handle
+	 * carries the snapid too (cephfs_obj.c). */
+	uint64_t snapid;
 	enum store_ftype type;
 	struct store_fh fh;
 	/* The open file of a regular file's I/O, made on first use under
@@ -177,7 +187,14 @@ int store__cephfs_obj_get(struct store_cephfs *sc, Inode *in,
 			  struct store_cephfs_obj **out);
 void store__cephfs_obj_ref(struct store_obj *obj);
 void store__cephfs_obj_unref(struct store_obj *obj);
-/* Forgets the cached object of inode @ino, if any (removed names). */
+/* True for the live root (a snapshot's root has the same inode). */
+static inline bool store__cephfs_is_root(const struct store_cephfs *sc,
+					 const struct store_cephfs_obj *o)
+{
+	return o->ino == sc->root_ino && o->snapid == CEPH_NOSNAP;
+}
+
+/* Forgets the cached live object of inode @ino, if any (removed names). */
 void store__cephfs_cache_drop(struct store_cephfs *sc, uint64_t ino);
 /* Drops every cached object (close). */
 void store__cephfs_cache_clear(struct store_cephfs *sc);
@@ -278,5 +295,26 @@ void store__cephfs_used_wrote(struct store_cephfs_obj *o, uint64_t off_bytes,
 			      uint64_t len);
 /* A size change: the next look counts again. */
 void store__cephfs_used_forget(struct store_cephfs_obj *o);
+/* Whether object @k of regular file @o (@size_bytes long) exists in its
+ * data pool, measured as store__cephfs_used_bytes() does: 1, 0, or
+ * -EOPNOTSUPP (no librados, not a regular file) or -errno; sets
+ * *object_bytes to the layout's object size. */
+int store__cephfs_used_object(struct store_cephfs *sc,
+			      struct store_cephfs_obj *o, uint64_t size_bytes,
+			      uint64_t k, uint32_t *object_bytes);
+
+/* ---- storage-side operations (cephfs_tree.c, cephfs_snap.c) ----------- */
+
+struct store_tree;
+struct snap_stats;
+int store__cephfs_tree_open(struct store *st, struct store_tree **out,
+			    char *errbuf, size_t errlen);
+extern const struct store_snap_ops store__cephfs_snap_ops;
+/* store_snap_ops.restore (cephfs_restore.c); vmdk_progress_fn's type. */
+int store__cephfs_snap_restore(struct store *st, const char *name,
+			       struct snap_stats *out,
+			       int (*progress)(void *arg, uint64_t done_bytes,
+					       uint64_t total_bytes),
+			       void *progress_arg, char *errbuf, size_t errlen);
 
 #endif

@@ -90,6 +90,10 @@ int store__cephfs_write(struct store *st, struct store_obj *obj,
 	int rc;
 
 	*sync_failed = false;
+	/* A snapshot's file: libcephfs asserts on a write to it. */
+	if (o->snapid != CEPH_NOSNAP) {
+		return -EROFS;
+	}
 	rc = store__cephfs_obj_io(o, &fh);
 	if (rc) {
 		return rc;
@@ -126,8 +130,8 @@ int store__cephfs_commit(struct store *st, struct store_obj *obj,
 	(void)count;
 	*sync_failed = false;
 	rc = store__cephfs_obj_io(o, &fh);
-	if (rc) {
-		return rc;
+	if (rc || o->snapid != CEPH_NOSNAP) {
+		return rc; /* a snapshot holds nothing unstable */
 	}
 	return store_cephfs_sync(st, o, STORE_FILE_SYNC, sync_failed);
 }

@@ -18,7 +18,6 @@
 
 #define STORE_CEPHFS_FILE_MODE 0644
 #define STORE_CEPHFS_DIR_MODE 0755
-#define STORE_CEPHFS_SNAPDIR ".snap"
 
 static int store_cephfs_dir_name(const struct store_cephfs_obj *dir,
 				 const char *name, int dot_err)
@@ -27,6 +26,9 @@ static int store_cephfs_dir_name(const struct store_cephfs_obj *dir,
 
 	if (dir->type != STORE_DIR) {
 		return -ENOTDIR;
+	}
+	if (dir->snapid != CEPH_NOSNAP) {
+		return -EROFS; /* a snapshot (or .snapshot itself) */
 	}
 	err = store__name_check(name);
 	if (err) {
@@ -61,13 +63,19 @@ int store__cephfs_lookup(struct store *st, struct store_obj *dirp,
 		return rc;
 	}
 	if (strcmp(name, ".") == 0 ||
-	    (strcmp(name, "..") == 0 && dir->ino == sc->root_ino)) {
+	    (strcmp(name, "..") == 0 && store__cephfs_is_root(sc, dir))) {
 		store__cephfs_obj_ref(dirp);
 		*out = dirp;
 		return 0;
 	}
 	if (strcmp(name, STORE_CEPHFS_SNAPDIR) == 0) {
 		return -ENOENT;
+	}
+	/* The root's .snapshot is CephFS's snapshots (the nfs3 layer hides
+	 * it where the datastore says so). */
+	if (strcmp(name, STORE_CEPHFS_NFS_SNAPDIR) == 0 &&
+	    store__cephfs_is_root(sc, dir)) {
+		name = STORE_CEPHFS_SNAPDIR;
 	}
 	rc = ceph_ll_lookup(sc->cm, dir->in, name, &in, &stx, STORE_CEPHFS_WANT,
 			    AT_SYMLINK_NOFOLLOW, sc->root_perms);
@@ -408,6 +416,9 @@ int store__cephfs_link(struct store *st, struct store_obj *obj,
 	}
 	if (o->type == STORE_DIR) {
 		return -EISDIR;
+	}
+	if (o->snapid != CEPH_NOSNAP) {
+		return -EXDEV; /* a snapshot's file into the live tree */
 	}
 	rc = ceph_ll_link(sc->cm, o->in, dir->in, name, sc->root_perms);
 	return store__cephfs_err(rc);

@@ -4,7 +4,10 @@
  * file of their I/O: opening one asks the MDS for capabilities) so that a
  * READ or WRITE costs no open.  A handle is resolved by inode number
  * (ceph_ll_lookup_inode: the client's cache, else one MDS lookup), which is
- * what makes it valid on any gateway and after a restart.
+ * what makes it valid on any gateway and after a restart.  An object in a
+ * CephFS snapshot (reached through the root's .snapshot, CephFS's .snap)
+ * is the pair inode and snapid: its handle carries both (16 bytes), and
+ * resolves with ceph_ll_lookup_vino on any gateway too.
  */
 #include "nfsd/store/cephfs_int.h"
 
@@ -20,15 +23,17 @@ static size_t store_cephfs_bucket(uint64_t ino)
 }
 
 static void store_cephfs_fh_make(struct store_cephfs *sc, uint64_t ino,
-				 struct store_fh *fh)
+				 uint64_t snapid, struct store_fh *fh)
 {
 	struct store_kfh kfh;
 
 	memset(&kfh, 0, sizeof(kfh));
 	kfh.type = STORE_CEPHFS_FH_TYPE;
-	kfh.len = 8;
+	/* Live objects keep the 8-byte body of every earlier handle. */
+	kfh.len = snapid == CEPH_NOSNAP ? 8 : 16;
 	for (int i = 0; i < 8; i++) {
 		kfh.f_handle[i] = (uint8_t)(ino >> (56 - 8 * i));
+		kfh.f_handle[8 + i] = (uint8_t)(snapid >> (56 - 8 * i));
 	}
 	store__fh_encode(&sc->secret, sc->base.export_id, &kfh, fh);
 }
@@ -57,13 +62,13 @@ void store__cephfs_obj_unref(struct store_obj *obj)
 
 /* The cached object of @ino with a new reference, or NULL.  Under the
  * cache lock. */
-static struct store_cephfs_obj *store_cephfs_cache_find(struct store_cephfs *sc,
-							uint64_t ino)
+static struct store_cephfs_obj *
+store_cephfs_cache_find(struct store_cephfs *sc, uint64_t ino, uint64_t snapid)
 {
 	struct store_cephfs_obj *o = sc->buckets[store_cephfs_bucket(ino)];
 
 	for (; o != NULL; o = o->hash_next) {
-		if (o->ino == ino) {
+		if (o->ino == ino && o->snapid == snapid) {
 			store__cephfs_obj_ref(store__cephfs_pub(o));
 			return o;
 		}
@@ -135,7 +140,7 @@ void store__cephfs_cache_drop(struct store_cephfs *sc, uint64_t ino)
 	struct store_cephfs_obj *o;
 
 	pthread_mutex_lock(&sc->cache_lock);
-	o = store_cephfs_cache_find(sc, ino);
+	o = store_cephfs_cache_find(sc, ino, CEPH_NOSNAP);
 	if (o != NULL) {
 		store_cephfs_cache_unlink(sc, o);
 	}
@@ -173,7 +178,8 @@ int store__cephfs_obj_get(struct store_cephfs *sc, Inode *in,
 	int err;
 
 	pthread_mutex_lock(&sc->cache_lock);
-	had = store_cephfs_cache_find(sc, stx->stx_ino);
+	/* libcephfs reports an inode's snapid as its stx_dev. */
+	had = store_cephfs_cache_find(sc, stx->stx_ino, stx->stx_dev);
 	pthread_mutex_unlock(&sc->cache_lock);
 	if (had != NULL) {
 		ceph_ll_put(sc->cm, in);
@@ -189,8 +195,9 @@ int store__cephfs_obj_get(struct store_cephfs *sc, Inode *in,
 	o->sc = sc;
 	o->in = in;
 	o->ino = stx->stx_ino;
+	o->snapid = stx->stx_dev;
 	o->type = store__ftype_from_mode(stx->stx_mode);
-	store_cephfs_fh_make(sc, o->ino, &o->fh);
+	store_cephfs_fh_make(sc, o->ino, o->snapid, &o->fh);
 	err = pthread_mutex_init(&o->lock, NULL);
 	if (err) {
 		ceph_ll_put(sc->cm, in);
@@ -205,7 +212,7 @@ int store__cephfs_obj_get(struct store_cephfs *sc, Inode *in,
 		return err;
 	}
 	pthread_mutex_lock(&sc->cache_lock);
-	had = store_cephfs_cache_find(sc, o->ino);
+	had = store_cephfs_cache_find(sc, o->ino, o->snapid);
 	old = had ? NULL : store_cephfs_cache_put(sc, o);
 	pthread_mutex_unlock(&sc->cache_lock);
 	if (old != NULL) {
@@ -220,9 +227,11 @@ int store__cephfs_obj_get(struct store_cephfs *sc, Inode *in,
 	return 0;
 }
 
-/* The inode number in @fh, after its MAC and our export id are checked. */
+/* The inode number and snapid in @fh, after its MAC and our export id
+ * are checked. */
 static int store_cephfs_fh_ino(struct store_cephfs *sc,
-			       const struct store_fh *fh, uint64_t *ino)
+			       const struct store_fh *fh, uint64_t *ino,
+			       uint64_t *snapid)
 {
 	struct store_kfh kfh;
 	uint32_t export_id;
@@ -233,12 +242,17 @@ static int store_cephfs_fh_ino(struct store_cephfs *sc,
 		return err;
 	}
 	if (export_id != sc->base.export_id ||
-	    kfh.type != STORE_CEPHFS_FH_TYPE || kfh.len != 8) {
+	    kfh.type != STORE_CEPHFS_FH_TYPE ||
+	    (kfh.len != 8 && kfh.len != 16)) {
 		return -STORE_EBADHANDLE;
 	}
 	*ino = 0;
+	*snapid = kfh.len == 8 ? CEPH_NOSNAP : 0;
 	for (int i = 0; i < 8; i++) {
 		*ino = *ino << 8 | kfh.f_handle[i];
+		if (kfh.len == 16) {
+			*snapid = *snapid << 8 | kfh.f_handle[8 + i];
+		}
 	}
 	return 0;
 }
@@ -249,19 +263,23 @@ int store__cephfs_resolve_attr(struct store *st, const struct store_fh *fh,
 	struct store_cephfs *sc = store__cephfs(st);
 	struct store_cephfs_obj *o;
 	struct ceph_statx stx;
+	vinodeno_t vino;
 	inodeno_t ino;
 	Inode *in;
 	int rc;
 
-	rc = store_cephfs_fh_ino(sc, fh, &ino.val);
+	rc = store_cephfs_fh_ino(sc, fh, &ino.val, &vino.snapid.val);
 	if (rc) {
 		return rc;
 	}
+	vino.ino = ino;
 	pthread_mutex_lock(&sc->cache_lock);
-	o = store_cephfs_cache_find(sc, ino.val);
+	o = store_cephfs_cache_find(sc, ino.val, vino.snapid.val);
 	pthread_mutex_unlock(&sc->cache_lock);
 	if (o == NULL) {
-		rc = ceph_ll_lookup_inode(sc->cm, ino, &in);
+		rc = vino.snapid.val == CEPH_NOSNAP
+			     ? ceph_ll_lookup_inode(sc->cm, ino, &in)
+			     : ceph_ll_lookup_vino(sc->cm, vino, &in);
 		if (rc) {
 			/* A signed handle whose inode is gone. */
 			return rc == -ENOENT || rc == -ESTALE
@@ -297,7 +315,9 @@ int store__cephfs_resolve_attr(struct store *st, const struct store_fh *fh,
 		if (attr->nlink == 0) {
 			/* Removed through another gateway: forget it. */
 			store__cephfs_obj_unref(store__cephfs_pub(o));
-			store__cephfs_cache_drop(sc, ino.val);
+			if (vino.snapid.val == CEPH_NOSNAP) {
+				store__cephfs_cache_drop(sc, ino.val);
+			}
 			return -ESTALE;
 		}
 	}
@@ -326,8 +346,10 @@ int store__cephfs_obj_io(struct store_cephfs_obj *o, struct Fh **out)
 	}
 	pthread_mutex_lock(&o->lock);
 	if (o->io == NULL) {
-		rc = ceph_ll_open(o->sc->cm, o->in, O_RDWR, &o->io,
-				  o->sc->root_perms);
+		/* A snapshot's file is read-only (EROFS for O_RDWR). */
+		rc = ceph_ll_open(o->sc->cm, o->in,
+				  o->snapid == CEPH_NOSNAP ? O_RDWR : O_RDONLY,
+				  &o->io, o->sc->root_perms);
 		if (rc) {
 			o->io = NULL;
 		}

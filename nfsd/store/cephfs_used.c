@@ -180,7 +180,10 @@ uint64_t store__cephfs_used_bytes(struct store_cephfs *sc,
 		       STORE_CEPHFS_BLOCK_BYTES * STORE_CEPHFS_BLOCK_BYTES;
 	uint64_t used;
 
-	if (o == NULL || o->type != STORE_REG || !sc->rados_ok) {
+	/* A snapshot's objects are RADOS clones the head's stat cannot
+	 * see: its own st_blocks then. */
+	if (o == NULL || o->type != STORE_REG || !sc->rados_ok ||
+	    o->snapid != CEPH_NOSNAP) {
 		return stx->stx_blocks * 512;
 	}
 	pthread_mutex_lock(&o->lock);
@@ -241,4 +244,30 @@ void store__cephfs_used_forget(struct store_cephfs_obj *o)
 	pthread_mutex_lock(&o->lock);
 	o->used_known = false;
 	pthread_mutex_unlock(&o->lock);
+}
+
+int store__cephfs_used_object(struct store_cephfs *sc,
+			      struct store_cephfs_obj *o, uint64_t size_bytes,
+			      uint64_t k, uint32_t *object_bytes)
+{
+	int rc;
+
+	if (o->type != STORE_REG || !sc->rados_ok || o->snapid != CEPH_NOSNAP) {
+		return -EOPNOTSUPP;
+	}
+	pthread_mutex_lock(&o->lock);
+	rc = 0;
+	if (!o->used_known ||
+	    (size_bytes + o->object_bytes - 1) / o->object_bytes >
+		    o->used_nbits) {
+		rc = store_cephfs_measure(sc, o, size_bytes);
+		o->used_known = rc == 0;
+	}
+	if (rc == 0) {
+		*object_bytes = o->object_bytes;
+		rc = k < o->used_nbits &&
+		     (o->used_bits[k / 8] & (1u << (k % 8)));
+	}
+	pthread_mutex_unlock(&o->lock);
+	return rc;
 }

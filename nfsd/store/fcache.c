@@ -22,7 +22,7 @@
 #include <errno.h>
 #include <pthread.h>
 
-#include "nfsd/util/log.h"
+#include "nfsd/base/log.h"
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

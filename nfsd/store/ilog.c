@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nfsd/util/log.h"
+#include "nfsd/base/log.h"
 
 static uint64_t store_ilog_off(const struct store_ilog *ilog, uint64_t lsn)
 {

@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nfsd/util/log.h"
+#include "nfsd/base/log.h"
 
 int store__ilog_settle(struct store_ilog *ilog, struct store_obj *obj)
 {

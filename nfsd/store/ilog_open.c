@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nfsd/util/log.h"
+#include "nfsd/base/log.h"
 
 /* Stops both threads; the flusher first answers every queued write. */
 static void store_ilog_thread_stop(struct store_ilog *ilog)

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "nfsd/util/log.h"
+#include "nfsd/base/log.h"
 
 struct store_ilog_replay {
 	const char *path;

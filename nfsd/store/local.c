@@ -40,7 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nfsd/util/log.h"
+#include "nfsd/base/log.h"
 
 int store__name_check(const char *name)
 {
@@ -433,6 +433,8 @@ static const struct store_ops store_local_ops = {
 	.read_ref = store__local_read_ref,
 	.ref_pread = store__local_ref_pread,
 	.cache_resize = store_local_cache_resize,
+	.tree_open = store__local_tree_open,
+	.snap = &store__local_snap_ops,
 };
 
 static void store_local_err(char *errbuf, size_t errlen, const char *path,

@@ -26,7 +26,9 @@
  * - -ESTALE: the handle was ours but its file is gone or lies outside the
  *   export.  -EACCES from lookup: the name is a mount point (not crossed).
  * - -EISDIR / -EINVAL: read, write, commit or a size change on a directory
- *   / on another non-regular file.  -EFBIG: a write or size past INT64_MAX.
+ *   / on another non-regular file.  -EFBIG: a write or size past INT64_MAX;
+ *   a read there is not an error: it stops at INT64_MAX (none at or past
+ *   it), as a read stops at the end of the file.
  * - -STORE_ENOTSUPP from an EXCLUSIVE create: the backend cannot keep the
  *   verifier (the client falls back to GUARDED).
  */
@@ -131,6 +133,8 @@ enum store_create_how {
 struct store;
 struct store_obj; /* a resolved file; opaque, reference counted */
 struct store_ilog; /* an intent log of stable writes (store/ilog.h) */
+struct store_tree; /* storage-side file I/O (store/store_tree.h) */
+struct store_snap_ops; /* native snapshots (store/store_tree.h) */
 
 /*
  * A descriptor that a regular file's data can be read from (pread(2),
@@ -289,6 +293,15 @@ struct store_ops {
 	 * is done.  Any thread, while the store serves.  Returns 0, -EINVAL
 	 * (0 or over STORE_CACHE_MAX_ENTRIES) or -ENOMEM. */
 	int (*cache_resize)(struct store *st, size_t max_entries);
+
+	/* Optional (may be NULL: no storage-side operations): opens the
+	 * file-I/O table the admin API's VAAI operations use
+	 * (store/store_tree.h).  *out owned: (*out)->close(*out).  Blocks;
+	 * any thread. */
+	int (*tree_open)(struct store *st, struct store_tree **out,
+			 char *errbuf, size_t errlen);
+	/* NULL: the backend has no native snapshots (store/store_tree.h). */
+	const struct store_snap_ops *snap;
 };
 
 /* A cache bound above this is refused (store_ops.cache_resize). */

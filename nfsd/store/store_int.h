@@ -17,12 +17,12 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "nfsd/base/base.h"
 #include "nfsd/store/ilog.h"
 #include "nfsd/store/local.h"
 #include "nfsd/store/store.h"
 #include "nfsd/store/store_open.h"
 #include "nfsd/store/syncgroup.h"
-#include "nfsd/util/base.h"
 
 /* ---- full-length I/O (fdio.c) ------------------------------------------ */
 
@@ -377,5 +377,12 @@ int store__local_link(struct store *st, struct store_obj *obj,
 		      struct store_obj *dir, const char *name);
 int store__local_readdir(struct store *st, struct store_obj *dir,
 			 uint64_t cookie, store_readdir_fn cb, void *arg);
+
+/* local_tree.c: the storage-side operations (store/store_tree.h). */
+struct store_tree;
+struct store_snap_ops;
+int store__local_tree_open(struct store *st, struct store_tree **out,
+			   char *errbuf, size_t errlen);
+extern const struct store_snap_ops store__local_snap_ops;
 
 #endif

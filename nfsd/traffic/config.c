@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nfsd/util/errbuf.h"
+#include "nfsd/base/errbuf.h"
 
 #define TRAFFIC_SECTION "traffic"
 /* Far above any link: 1 TiB/s or 1e12 ops/s. */

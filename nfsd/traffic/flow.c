@@ -4,8 +4,8 @@
  * flow's loop thread only; the shared buckets are taken under their
  * mutexes, host -> volume -> pool, for one short decision each time.
  */
+#include "nfsd/base/sockaddr.h"
 #include "nfsd/traffic/traffic_int.h"
-#include "nfsd/util/sockaddr.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

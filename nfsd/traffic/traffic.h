@@ -40,6 +40,7 @@
 
 #include "nfsd/pool/pool.h"
 #include "nfsd/traffic/bucket.h"
+#include "nfsd/traffic/req.h"
 
 #define TRAFFIC_NAME_MAX 64
 #define TRAFFIC_HOST_MAX 48 /* INET6_ADDRSTRLEN, rounded up */
@@ -50,29 +51,11 @@
  * it asked for admission within this window. */
 #define TRAFFIC_ACTIVE_WINDOW_NS INT64_C(100000000)
 
-enum traffic_op {
-	TRAFFIC_OP_READ = 0,
-	TRAFFIC_OP_WRITE,
-	TRAFFIC_OP_OTHER,
-	TRAFFIC_OP_COUNT,
-};
-
 /* What the caller must do with a request, or with its flow's queue. */
 enum traffic_verdict {
 	TRAFFIC_START = 0, /* the request may start now; it has paid */
 	TRAFFIC_WAIT, /* queued: call traffic_flow_next() after wait_ns */
 	TRAFFIC_IDLE, /* the flow's queue is empty: nothing to wait for */
-};
-
-/* A request as traffic sees it, embedded in the caller's request.  The
- * caller sets bytes and op; the rest is private to traffic. */
-struct traffic_req {
-	uint64_t bytes; /* payload to pay for (READ/WRITE count), or 0 */
-	enum traffic_op op;
-	struct traffic_req *next; /* the flow's FIFO */
-	int64_t arrival_ns;
-	int64_t blocked_ns; /* when a limit first made it wait */
-	bool limited;
 };
 
 /* Published (unscaled) caps; 0 means none.  From the [traffic] section. */

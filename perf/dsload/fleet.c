@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "nfsd/util/base.h"
+#include "nfsd/base/base.h"
 #include "perf/dsload/clock.h"
 #include "perf/dsload/fleet_int.h"
 #include "perf/dsload/progress.h"
@@ -428,7 +428,7 @@ static void fleet_conn_sum(const struct fleet *f, struct fleet_conn_counters *c)
 			c->heartbeats += m->heartbeats;
 			c->heartbeat_failures += m->heartbeat_failures;
 			for (unsigned i = 0; i < m->nconns; i++) {
-				const struct clnt_counters *k =
+				const struct rpcconn_counters *k =
 					&m->conns[i].counters;
 
 				c->breaks += k->breaks;

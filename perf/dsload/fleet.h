@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "nfs3_prot.h"
-#include "perf/dsload/clnt.h"
+#include "perf/dsload/rpcconn.h"
 #include "perf/dsload/placement.h"
 #include "perf/dsload/progress.h"
 #include "perf/dsload/srvview.h"

@@ -12,7 +12,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "perf/dsload/clnt.h"
+#include "perf/dsload/rpcconn.h"
 #include "perf/dsload/fleet.h"
 #include "perf/dsload/iogen.h"
 #include "perf/dsload/nfsc.h"
@@ -53,10 +53,10 @@ struct dsmount {
 	const char *name; /* borrowed from the spec */
 	struct nfsc_fh root;
 	uint32_t rtmax, wtmax;
-	struct clnt *conns; /* nconnect of them */
+	struct rpcconn *conns; /* nconnect of them */
 	unsigned nconns;
 	unsigned rr; /* next connection for a new I/O */
-	struct clnt_call hb_call;
+	struct rpcconn_call hb_call;
 	uint8_t hb_buf[512];
 	uint64_t heartbeats, heartbeat_failures;
 };
@@ -95,9 +95,9 @@ enum job_io_kind {
 };
 
 struct job_io {
-	struct clnt_call call;
+	struct rpcconn_call call;
 	struct job *job;
-	struct clnt *conn;
+	struct rpcconn *conn;
 	enum job_io_kind kind;
 	uint64_t off_bytes;
 	uint32_t len;
@@ -184,7 +184,7 @@ struct job {
 	char fatal_msg[FLEET_STOP_MAX];
 	unsigned mismatch_prints;
 	/* .lck refresh */
-	struct clnt_call lck_call;
+	struct rpcconn_call lck_call;
 	uint8_t lck_buf[512];
 	uint32_t lck_gen;
 	uint64_t lck_failures;
@@ -202,7 +202,7 @@ void host_timers_start(struct host *h);
 void host_timers_stop(struct host *h);
 
 /* The connection the next I/O of @m goes on (round-robin). */
-struct clnt *host_mount_conn(struct dsmount *m);
+struct rpcconn *host_mount_conn(struct dsmount *m);
 
 /* Closes @h's connections and frees what it holds (not @h). */
 void host_fini(struct host *h);

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nfsd/util/base.h"
+#include "nfsd/base/base.h"
 #include "perf/dsload/clock.h"
 #include "perf/dsload/fleet_int.h"
 #include "perf/dsload/pmapq.h"
@@ -23,12 +23,12 @@
 /* A reconnect waits at most this long for the portmapper. */
 #define HOST_REDIRECT_TIMEOUT_MS 1000
 
-static void host_clnt_opts(const struct host *h, const struct sockaddr_in *dst,
-			   struct clnt_opts *o)
+static void host_rpcconn_opts(const struct host *h, const struct sockaddr_in *dst,
+			   struct rpcconn_opts *o)
 {
 	const struct fleet_spec *spec = h->spec;
 
-	clnt_opts_default(o);
+	rpcconn_opts_default(o);
 	o->src = h->src;
 	o->dst = *dst;
 	o->machine = h->machine;
@@ -38,7 +38,7 @@ static void host_clnt_opts(const struct host *h, const struct sockaddr_in *dst,
 	o->resvport = spec->resvport;
 }
 
-static int host_getport(struct host *h, struct clnt *pm, uint32_t prog,
+static int host_getport(struct host *h, struct rpcconn *pm, uint32_t prog,
 			uint32_t vers, uint16_t *port, char *errbuf,
 			size_t errlen)
 {
@@ -74,14 +74,14 @@ static int host_ports(struct host *h, char *errbuf, size_t errlen)
 	const struct fleet_spec *spec = h->spec;
 	uint16_t nfs_port = spec->nfs_port, mount_port = spec->mount_port;
 	struct sockaddr_in pm_addr = h->nfs;
-	struct clnt_opts o;
-	struct clnt pm;
+	struct rpcconn_opts o;
+	struct rpcconn pm;
 	int err = 0;
 
 	if (!nfs_port || !mount_port) {
 		pm_addr.sin_port = htons(spec->portmap_port);
-		host_clnt_opts(h, &pm_addr, &o);
-		err = clnt_open(&pm, h->lp->loop, &o);
+		host_rpcconn_opts(h, &pm_addr, &o);
+		err = rpcconn_open(&pm, h->lp->loop, &o);
 		if (err) {
 			snprintf(errbuf, errlen, "%s:%u: portmapper: %s",
 				 spec->server, spec->portmap_port,
@@ -94,7 +94,7 @@ static int host_ports(struct host *h, char *errbuf, size_t errlen)
 		if (!err && !nfs_port)
 			err = host_getport(h, &pm, NFS_PROGRAM, NFS_V3,
 					   &nfs_port, errbuf, errlen);
-		clnt_close(&pm);
+		rpcconn_close(&pm);
 		if (err)
 			return err;
 	}
@@ -121,7 +121,7 @@ static const char *host_mountstat_name(mountstat3 st)
 	return "MNT3ERR (other)";
 }
 
-static int host_mnt(struct host *h, struct clnt *mc, struct dsmount *m,
+static int host_mnt(struct host *h, struct rpcconn *mc, struct dsmount *m,
 		    char *errbuf, size_t errlen)
 {
 	char path[FLEET_NAME_MAX + 2];
@@ -186,7 +186,7 @@ static int host_fsinfo(struct host *h, struct dsmount *m, char *errbuf,
 }
 
 /*
- * clnt_opts.redirect of an NFS connection whose port came from the
+ * rpcconn_opts.redirect of an NFS connection whose port came from the
  * portmapper: a restarted server may listen on another port, so a
  * reconnect asks again.  When the portmapper does not answer, the port
  * known last stays (the server may be up without it).
@@ -221,20 +221,20 @@ static void host_nfs_redirect(void *arg, struct sockaddr_in *dst)
 static int host_conns_open(struct host *h, struct dsmount *m, char *errbuf,
 			   size_t errlen)
 {
-	struct clnt_opts o;
+	struct rpcconn_opts o;
 	int err;
 
 	m->conns = calloc(h->spec->nconnect, sizeof(*m->conns));
 	if (!m->conns)
 		return -ENOMEM;
-	host_clnt_opts(h, &h->nfs, &o);
+	host_rpcconn_opts(h, &h->nfs, &o);
 	/* Fixed ports given by the user stay fixed. */
 	if (!h->spec->nfs_port) {
 		o.redirect = host_nfs_redirect;
 		o.redirect_arg = h;
 	}
 	for (unsigned i = 0; i < h->spec->nconnect; i++) {
-		err = clnt_open(&m->conns[i], h->lp->loop, &o);
+		err = rpcconn_open(&m->conns[i], h->lp->loop, &o);
 		if (err) {
 			snprintf(errbuf, errlen, "%s -> %s:%u: NFS: %s",
 				 h->addr, h->spec->server,
@@ -249,8 +249,8 @@ static int host_conns_open(struct host *h, struct dsmount *m, char *errbuf,
 int host_setup(struct host *h, char *errbuf, size_t errlen)
 {
 	const struct fleet_spec *spec = h->spec;
-	struct clnt_opts o;
-	struct clnt mc;
+	struct rpcconn_opts o;
+	struct rpcconn mc;
 	int err;
 
 	snprintf(h->addr, sizeof(h->addr), "127.0.1.%u", h->idx + 1);
@@ -278,8 +278,8 @@ int host_setup(struct host *h, char *errbuf, size_t errlen)
 	h->mounts = calloc(spec->ndatastores, sizeof(*h->mounts));
 	if (!h->mounts)
 		return -ENOMEM;
-	host_clnt_opts(h, &h->mount, &o);
-	err = clnt_open(&mc, h->lp->loop, &o);
+	host_rpcconn_opts(h, &h->mount, &o);
+	err = rpcconn_open(&mc, h->lp->loop, &o);
 	if (err) {
 		snprintf(errbuf, errlen, "%s -> %s:%u: MOUNT: %s", h->addr,
 			 spec->server, ntohs(h->mount.sin_port),
@@ -292,7 +292,7 @@ int host_setup(struct host *h, char *errbuf, size_t errlen)
 		h->mounts[d].name = spec->datastores[d];
 		err = host_mnt(h, &mc, &h->mounts[d], errbuf, errlen);
 	}
-	clnt_close(&mc);
+	rpcconn_close(&mc);
 	for (unsigned d = 0; d < spec->ndatastores && !err; d++) {
 		err = host_conns_open(h, &h->mounts[d], errbuf, errlen);
 		if (!err)
@@ -301,9 +301,9 @@ int host_setup(struct host *h, char *errbuf, size_t errlen)
 	return err;
 }
 
-struct clnt *host_mount_conn(struct dsmount *m)
+struct rpcconn *host_mount_conn(struct dsmount *m)
 {
-	struct clnt *c = &m->conns[m->rr];
+	struct rpcconn *c = &m->conns[m->rr];
 
 	m->rr = m->rr + 1 == m->nconns ? 0 : m->rr + 1;
 	return c;
@@ -311,7 +311,7 @@ struct clnt *host_mount_conn(struct dsmount *m)
 
 /* ---- background traffic ------------------------------------------------- */
 
-static void host_hb_done(struct clnt_call *call, int err, const uint8_t *body,
+static void host_hb_done(struct rpcconn_call *call, int err, const uint8_t *body,
 			 size_t len)
 {
 	struct dsmount *m = container_of(call, struct dsmount, hb_call);
@@ -339,7 +339,7 @@ static void host_hb_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		GETATTR3args a = { .object = nfsc_fh3(&m->root) };
 		int len;
 
-		if (m->hb_call.state != CLNT_CALL_IDLE || !m->nconns)
+		if (m->hb_call.state != RPCCONN_CALL_IDLE || !m->nconns)
 			continue;
 		m->hb_call.buf = m->hb_buf;
 		m->hb_call.cap = sizeof(m->hb_buf);
@@ -347,7 +347,7 @@ static void host_hb_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 				  NFS_V3, NFSPROC3_GETATTR,
 				  (xdrproc_t)xdr_GETATTR3args, &a);
 		if (len > 0)
-			clnt_submit(&m->conns[0], &m->hb_call, (size_t)len,
+			rpcconn_submit(&m->conns[0], &m->hb_call, (size_t)len,
 				    host_hb_done);
 	}
 }
@@ -387,7 +387,7 @@ void host_fini(struct host *h)
 		struct dsmount *m = &h->mounts[d];
 
 		for (unsigned i = 0; i < m->nconns; i++)
-			clnt_close(&m->conns[i]);
+			rpcconn_close(&m->conns[i]);
 		free(m->conns);
 	}
 	free(h->mounts);

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nfsd/util/base.h"
+#include "nfsd/base/base.h"
 #include "perf/dsload/clock.h"
 #include "perf/dsload/fleet_int.h"
 #include "perf/dsload/verify.h"
@@ -279,7 +279,7 @@ static void job_io_put(struct job *j, struct job_io *io)
 	j->free_head = (int)(io - j->ios);
 }
 
-static void job_io_done(struct clnt_call *call, int err, const uint8_t *body,
+static void job_io_done(struct rpcconn_call *call, int err, const uint8_t *body,
 			size_t len)
 {
 	struct job_io *io = container_of(call, struct job_io, call);
@@ -327,7 +327,7 @@ static struct job_io *job_io_get(struct job *j)
 static void job_submit(struct job *j, struct job_io *io, int len)
 {
 	int err = len < 0 ? len
-			  : clnt_submit(io->conn, &io->call, (size_t)len,
+			  : rpcconn_submit(io->conn, &io->call, (size_t)len,
 					job_io_done);
 
 	if (err) {

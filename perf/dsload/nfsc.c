@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nfsd/util/base.h"
+#include "nfsd/base/base.h"
 
 #define NFSC_SYNC_BUF_BYTES (16u * 1024u)
 
@@ -22,11 +22,11 @@ int nfsc_fh_set(struct nfsc_fh *dst, const char *data, uint32_t len)
 	return 0;
 }
 
-int nfsc_encode(struct clnt *c, struct clnt_call *call, uint32_t prog,
+int nfsc_encode(struct rpcconn *c, struct rpcconn_call *call, uint32_t prog,
 		uint32_t vers, uint32_t proc, xdrproc_t args_fn,
 		const void *args)
 {
-	size_t off = clnt_call_begin(c, call, prog, vers, proc);
+	size_t off = rpcconn_call_begin(c, call, prog, vers, proc);
 	XDR x;
 	bool_t ok;
 	size_t len;
@@ -55,7 +55,7 @@ int nfsc_decode(const uint8_t *body, size_t len, xdrproc_t res_fn, void *res)
 /* ---- synchronous calls, for setup ---------------------------------------- */
 
 struct nfsc_sync {
-	struct clnt_call call;
+	struct rpcconn_call call;
 	ev_timer timer;
 	xdrproc_t res_fn;
 	void *res;
@@ -64,7 +64,7 @@ struct nfsc_sync {
 	bool timed_out;
 };
 
-static void nfsc_sync_done(struct clnt_call *call, int err, const uint8_t *body,
+static void nfsc_sync_done(struct rpcconn_call *call, int err, const uint8_t *body,
 			   size_t len)
 {
 	struct nfsc_sync *s = container_of(call, struct nfsc_sync, call);
@@ -84,7 +84,7 @@ static void nfsc_sync_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	s->timed_out = true;
 }
 
-int nfsc_call_sync(struct clnt *c, uint32_t prog, uint32_t vers, uint32_t proc,
+int nfsc_call_sync(struct rpcconn *c, uint32_t prog, uint32_t vers, uint32_t proc,
 		   xdrproc_t args_fn, const void *args, xdrproc_t res_fn,
 		   void *res, int timeout_ms)
 {
@@ -106,7 +106,7 @@ int nfsc_call_sync(struct clnt *c, uint32_t prog, uint32_t vers, uint32_t proc,
 		err = len;
 		goto out_buf;
 	}
-	err = clnt_submit(c, &s->call, (size_t)len, nfsc_sync_done);
+	err = rpcconn_submit(c, &s->call, (size_t)len, nfsc_sync_done);
 	if (err)
 		goto out_buf;
 	/* The loop's cached time may be old (between phases). */
@@ -117,7 +117,7 @@ int nfsc_call_sync(struct clnt *c, uint32_t prog, uint32_t vers, uint32_t proc,
 		ev_run(c->loop, EVRUN_ONCE);
 	ev_timer_stop(c->loop, &s->timer);
 	if (!s->done) {
-		clnt_cancel(c, &s->call);
+		rpcconn_cancel(c, &s->call);
 		err = -ETIMEDOUT;
 	} else {
 		err = s->err;
@@ -132,12 +132,12 @@ out_free:
 /* ---- the I/O path -----------------------------------------------------------
  */
 
-int nfsc_write_encode(struct clnt *c, struct clnt_call *call,
+int nfsc_write_encode(struct rpcconn *c, struct rpcconn_call *call,
 		      const struct nfsc_fh *fh, uint64_t off_bytes,
 		      uint32_t count, enum stable_how stable, uint8_t **data)
 {
 	size_t off =
-		clnt_call_begin(c, call, NFS_PROGRAM, NFS_V3, NFSPROC3_WRITE);
+		rpcconn_call_begin(c, call, NFS_PROGRAM, NFS_V3, NFSPROC3_WRITE);
 	nfs_fh3 fh3 = nfsc_fh3(fh);
 	offset3 offset = off_bytes;
 	count3 cnt = count;
@@ -182,7 +182,7 @@ int nfsc_write_decode(const uint8_t *body, size_t len,
 	return 0;
 }
 
-int nfsc_read_encode(struct clnt *c, struct clnt_call *call,
+int nfsc_read_encode(struct rpcconn *c, struct rpcconn_call *call,
 		     const struct nfsc_fh *fh, uint64_t off_bytes,
 		     uint32_t count)
 {
@@ -227,7 +227,7 @@ int nfsc_read_decode(const uint8_t *body, size_t len, nfsstat3 *status,
 	return 0;
 }
 
-int nfsc_commit_encode(struct clnt *c, struct clnt_call *call,
+int nfsc_commit_encode(struct rpcconn *c, struct rpcconn_call *call,
 		       const struct nfsc_fh *fh)
 {
 	COMMIT3args a = { .file = nfsc_fh3(fh), .offset = 0, .count = 0 };

@@ -2,7 +2,7 @@
  * nfsc: NFSv3, MOUNT v3 and portmapper calls from the client side,
  * encoded and decoded with the generated XDR (the .x files of nfsd/proto),
  * over a
- * clnt.  Two speeds: nfsc_call_sync() for setup (runs the loop until the
+ * rpcconn.  Two speeds: nfsc_call_sync() for setup (runs the loop until the
  * reply, allocates freely), and the READ/WRITE helpers for the I/O path,
  * which put WRITE data in place and hand READ data out without a copy.
  */
@@ -14,7 +14,7 @@
 
 #include "mount3.h"
 #include "nfs3_prot.h"
-#include "perf/dsload/clnt.h"
+#include "perf/dsload/rpcconn.h"
 #include "pmap.h"
 
 /* Room for a call header (mark, AUTH_SYS with a 64-byte machine name). */
@@ -44,7 +44,7 @@ int nfsc_fh_set(struct nfsc_fh *dst, const char *data, uint32_t len);
  * Encodes a call of @proc with @args (borrowed) by @args_fn into
  * call->buf.  Returns the record length (mark included), or -ENOBUFS.
  */
-int nfsc_encode(struct clnt *c, struct clnt_call *call, uint32_t prog,
+int nfsc_encode(struct rpcconn *c, struct rpcconn_call *call, uint32_t prog,
 		uint32_t vers, uint32_t proc, xdrproc_t args_fn,
 		const void *args);
 
@@ -56,9 +56,9 @@ int nfsc_decode(const uint8_t *body, size_t len, xdrproc_t res_fn, void *res);
  * Sends one call and runs @c's loop until its reply, or @timeout_ms.
  * @res (zeroed by the caller) is decoded by @res_fn, which may be NULL
  * for a void result; the caller xdr_free()s it after a 0 return.
- * Returns 0, -ETIMEDOUT, -ENOMEM, or the call's error (clnt_done_fn).
+ * Returns 0, -ETIMEDOUT, -ENOMEM, or the call's error (rpcconn_done_fn).
  */
-int nfsc_call_sync(struct clnt *c, uint32_t prog, uint32_t vers, uint32_t proc,
+int nfsc_call_sync(struct rpcconn *c, uint32_t prog, uint32_t vers, uint32_t proc,
 		   xdrproc_t args_fn, const void *args, xdrproc_t res_fn,
 		   void *res, int timeout_ms);
 
@@ -68,7 +68,7 @@ int nfsc_call_sync(struct clnt *c, uint32_t prog, uint32_t vers, uint32_t proc,
  * @count bytes (the XDR padding is already zero).  Returns the record
  * length, or -ENOBUFS.
  */
-int nfsc_write_encode(struct clnt *c, struct clnt_call *call,
+int nfsc_write_encode(struct rpcconn *c, struct rpcconn_call *call,
 		      const struct nfsc_fh *fh, uint64_t off_bytes,
 		      uint32_t count, enum stable_how stable, uint8_t **data);
 
@@ -85,7 +85,7 @@ int nfsc_write_decode(const uint8_t *body, size_t len,
 		      struct nfsc_write_res *res);
 
 /* Encodes READ; returns the record length or -ENOBUFS. */
-int nfsc_read_encode(struct clnt *c, struct clnt_call *call,
+int nfsc_read_encode(struct rpcconn *c, struct rpcconn_call *call,
 		     const struct nfsc_fh *fh, uint64_t off_bytes,
 		     uint32_t count);
 
@@ -98,7 +98,7 @@ int nfsc_read_decode(const uint8_t *body, size_t len, nfsstat3 *status,
 		     bool *eof, const uint8_t **data, uint32_t *data_len);
 
 /* COMMIT of the whole file; returns the record length or -ENOBUFS. */
-int nfsc_commit_encode(struct clnt *c, struct clnt_call *call,
+int nfsc_commit_encode(struct rpcconn *c, struct rpcconn_call *call,
 		       const struct nfsc_fh *fh);
 
 /* Returns 0 with *status and @verf (on NFS3_OK), or -EBADMSG. */

@@ -16,14 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nfsd/util/base.h"
+#include "nfsd/base/base.h"
 #include "perf/dsload/fleet_int.h"
 
 #define VDISK_LCK_RECORD_BYTES 128
 
 /* Setup calls share their connection, timeout and error buffer. */
 struct vdisk_ctx {
-	struct clnt *c;
+	struct rpcconn *c;
 	int timeout_ms;
 	char *errbuf;
 	size_t errlen;
@@ -362,7 +362,7 @@ int vdisk_create(struct job *j, char *errbuf, size_t errlen)
 	return vdisk_write(&x, &j->lck_fh, j->lck_name, rec, (uint32_t)n);
 }
 
-static void vdisk_lck_done(struct clnt_call *call, int err, const uint8_t *body,
+static void vdisk_lck_done(struct rpcconn_call *call, int err, const uint8_t *body,
 			   size_t len)
 {
 	struct job *j = container_of(call, struct job, lck_call);
@@ -376,11 +376,11 @@ static void vdisk_lck_done(struct clnt_call *call, int err, const uint8_t *body,
 
 void vdisk_lck_refresh(struct job *j)
 {
-	struct clnt *c = &j->mnt->conns[0];
+	struct rpcconn *c = &j->mnt->conns[0];
 	uint8_t *data;
 	int len;
 
-	if (j->lck_call.state != CLNT_CALL_IDLE || j->lck_fh.len == 0)
+	if (j->lck_call.state != RPCCONN_CALL_IDLE || j->lck_fh.len == 0)
 		return;
 	j->lck_gen++;
 	j->lck_call.buf = j->lck_buf;
@@ -389,7 +389,7 @@ void vdisk_lck_refresh(struct job *j)
 				VDISK_LCK_RECORD_BYTES, FILE_SYNC, &data);
 	if (len < 0 || vdisk_lck_record(j, data) < 0)
 		return;
-	clnt_submit(c, &j->lck_call, (size_t)len, vdisk_lck_done);
+	rpcconn_submit(c, &j->lck_call, (size_t)len, vdisk_lck_done);
 }
 
 void vdisk_lck_remove(struct job *j)
@@ -405,10 +405,10 @@ void vdisk_lck_remove(struct job *j)
 
 	if (j->lck_fh.len == 0)
 		return;
-	if (j->lck_call.state != CLNT_CALL_IDLE)
-		clnt_cancel(x.c, &j->lck_call);
+	if (j->lck_call.state != RPCCONN_CALL_IDLE)
+		rpcconn_cancel(x.c, &j->lck_call);
 	/* A server that went away would cost a timeout per VMDK. */
-	if (x.c->state != CLNT_UP)
+	if (x.c->state != RPCCONN_UP)
 		return;
 	memset(&a, 0, sizeof(a));
 	a.object.dir = nfsc_fh3(&j->dir_fh);

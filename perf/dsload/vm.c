@@ -7,7 +7,7 @@
  */
 #include <math.h>
 
-#include "nfsd/util/base.h"
+#include "nfsd/base/base.h"
 #include "perf/dsload/clock.h"
 #include "perf/dsload/fleet_int.h"
 

@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "nfsd/store/local.h"
+
 static int64_t fixture_clock(void *arg)
 {
 	struct admin_fixture *fx = arg;
@@ -67,6 +69,11 @@ struct admin_fixture *admin_fixture_new(void)
 		snprintf(e->path, sizeof(e->path), "/%s", names[i]);
 		snprintf(e->dir, sizeof(e->dir), "%s/%s", fx->dir, names[i]);
 		assert_int_equal(mkdir(e->dir, 0700), 0);
+		/* The storage-side operations reach it through its store. */
+		assert_int_equal(store_local_open(e->name, e->dir,
+						  (uint32_t)i + 1, fx->dir,
+						  &e->store, err, sizeof(err)),
+				 0);
 	}
 	fx->table.exports = fx->exports;
 	fx->table.count = ADMIN_FIXTURE_EXPORTS;
@@ -96,6 +103,10 @@ void admin_fixture_free(struct admin_fixture *fx)
 	traffic_free(fx->traffic);
 	pool_registry_free(fx->reg);
 	pool_ledger_close(fx->ledger);
+	for (size_t i = 0; i < ADMIN_FIXTURE_EXPORTS; i++) {
+		if (fx->exports[i].store)
+			fx->exports[i].store->ops->close(fx->exports[i].store);
+	}
 	nftw(fx->dir, fixture_rm, 16, FTW_DEPTH | FTW_PHYS);
 	free(fx);
 }

@@ -30,7 +30,7 @@ static enum rpc_disposition conn_fixture_proc_fill(struct request *req,
 						   const void *args, void *res)
 {
 	struct conn_fixture_fill *fill = req->svc;
-	const struct conn *c = req->transport;
+	const struct conn *c = rpc_call_of(req)->transport;
 
 	(void)args;
 	pthread_mutex_lock(&fill->lock);

@@ -1,5 +1,5 @@
 /*
- * log_capture: replaces nfsd/util/log.c in unit tests.  Messages are kept in a
+ * log_capture: replaces nfsd/base/log.c in unit tests.  Messages are kept in a
  * buffer that tests read through log_capture_text() and assert on.
  */
 #include "tests/lib/log_capture.h"

@@ -1,5 +1,5 @@
 /*
- * log_capture: the test double of nfsd/util/log.c.  Every log call appends one
+ * log_capture: the test double of nfsd/base/log.c.  Every log call appends one
  * line to an in-memory buffer.
  */
 #ifndef DSNFS_TESTS_LOG_CAPTURE_H
@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "nfsd/util/log.h"
+#include "nfsd/base/log.h"
 
 /* All lines logged since the last reset.  Borrowed. */
 const char *log_capture_text(void);

@@ -53,11 +53,11 @@ int nfs3_fixture_setup(void **state)
 	assert_int_equal(nfs3_service_init(&fx->svc, &fx->table), 0);
 	nfs3_program_init(&fx->prog, &fx->svc);
 	fx->dispatcher.trace = true;
-	fx->req.dispatcher = &fx->dispatcher;
-	fx->req.svc = &fx->svc;
-	fx->req.program = &fx->prog;
-	fx->req.prog = fx->prog.prog;
-	fx->req.vers = fx->prog.vers;
+	fx->call.dispatcher = &fx->dispatcher;
+	fx->call.req.svc = &fx->svc;
+	fx->call.req.program = &fx->prog;
+	fx->call.req.prog = fx->prog.prog;
+	fx->call.req.vers = fx->prog.vers;
 	nfs3_fixture_peer(fx, "127.0.0.1");
 	nfs3_fixture_cred(fx, AUTH_SYS, NFS3_FIXTURE_UID, NFS3_FIXTURE_GID);
 	log_capture_reset();
@@ -81,20 +81,20 @@ int nfs3_fixture_teardown(void **state)
 
 void nfs3_fixture_peer(struct nfs3_fixture *fx, const char *addr)
 {
-	struct sockaddr_in *in = (struct sockaddr_in *)&fx->req.peer;
+	struct sockaddr_in *in = (struct sockaddr_in *)&fx->call.req.peer;
 
-	memset(&fx->req.peer, 0, sizeof(fx->req.peer));
+	memset(&fx->call.req.peer, 0, sizeof(fx->call.req.peer));
 	in->sin_family = AF_INET;
 	in->sin_port = htons(811);
 	assert_int_equal(inet_pton(AF_INET, addr, &in->sin_addr), 1);
-	fx->req.peer_len = sizeof(*in);
-	snprintf(fx->req.peer_str, sizeof(fx->req.peer_str), "%s:811", addr);
+	fx->call.req.peer_len = sizeof(*in);
+	snprintf(fx->call.peer_str, sizeof(fx->call.peer_str), "%s:811", addr);
 }
 
 void nfs3_fixture_cred(struct nfs3_fixture *fx, uint32_t flavor, uint32_t uid,
 		       uint32_t gid)
 {
-	struct rpc_cred *c = &fx->req.cred;
+	struct rpc_cred *c = &fx->call.req.cred;
 
 	memset(c, 0, sizeof(*c));
 	c->flavor = flavor;
@@ -259,7 +259,7 @@ enum rpc_disposition nfs3_fixture_call(struct nfs3_fixture *fx, uint32_t proc,
 {
 	enum rpc_disposition disp;
 
-	struct request *req = &fx->req;
+	struct request *req = &fx->call.req;
 	const struct rpc_proc *desc;
 
 	assert_true(proc < fx->prog.nprocs);
@@ -272,7 +272,7 @@ enum rpc_disposition nfs3_fixture_call(struct nfs3_fixture *fx, uint32_t proc,
 	req->export_name = NULL;
 	req->path_hint[0] = '\0';
 	req->payload_bytes = 0;
-	req->work = NULL;
+	fx->call.work = NULL;
 	req->disposition = RPC_REPLY;
 	memset(res, 0, desc->res_size);
 	disp = desc->handler(req, args, res);
@@ -287,5 +287,5 @@ void nfs3_fixture_release(struct nfs3_fixture *fx, uint32_t proc, void *res)
 	const struct rpc_proc *desc = &fx->prog.procs[proc];
 
 	if (desc->release)
-		desc->release(&fx->req, res);
+		desc->release(&fx->call.req, res);
 }

@@ -41,7 +41,7 @@ bool rpc_test_charge(struct request *req, const void *args)
 	    req->desc->handler != rpc_test_proc_defer)
 		return false;
 	req->export_name = RPC_TEST_VOLUME;
-	req->tr.bytes = *(const u_int *)args;
-	req->tr.op = TRAFFIC_OP_READ;
+	req->cost.bytes = *(const u_int *)args;
+	req->cost.op = TRAFFIC_OP_READ;
 	return true;
 }

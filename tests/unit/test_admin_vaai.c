@@ -391,6 +391,38 @@ static void test_snapshot_refusals(void **state)
 			 400);
 }
 
+/* A datastore whose store did not open (a CephFS cluster down at start):
+ * every storage-side request is 503 with the reason, nothing touched. */
+static void test_store_down_is_503(void **state)
+{
+	struct admin_fixture *fx = *state;
+	struct store *st = fx->exports[1].store;
+
+	fx->exports[1].store = NULL;
+	assert_int_equal(admin_fixture_call(fx, "POST", "/volumes/ds2/clones",
+					    "{\"source\":\"a.vmdk\",\"target\":"
+					    "\"b.vmdk\",\"mode\":\"full\"}",
+					    NULL),
+			 503);
+	assert_non_null(strstr(fx->error, "not open"));
+	{
+		struct admin_arg arg = { .key = "path", .value = "a.vmdk" };
+
+		admin__reply_fini(&fx->reply);
+		admin__api_handle_args(&fx->api, "GET", "/volumes/ds2/stats",
+				       &arg, 1, NULL, NULL, 0, &fx->reply);
+		assert_int_equal(fx->reply.status, 503);
+	}
+	assert_int_equal(admin_fixture_call(fx, "POST",
+					    "/volumes/ds2/snapshots",
+					    "{\"name\":\"s1\"}", NULL),
+			 503);
+	assert_int_equal(admin_fixture_call(fx, "GET", "/volumes/ds2/snapshots",
+					    NULL, NULL),
+			 503);
+	fx->exports[1].store = st;
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -401,6 +433,7 @@ int main(void)
 		T(test_reserve_and_stats),
 		T(test_ops_refuse_busy_paths_and_exclusive),
 		T(test_snapshot_refusals),
+		T(test_store_down_is_503),
 	};
 #undef T
 

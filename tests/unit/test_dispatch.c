@@ -224,7 +224,7 @@ static void defer_on_pool(struct fixture *f, uint32_t xid, uint32_t proc)
 	const uint32_t want[] = { xid, RPC_MSG_REPLY,	   0, RPC_AUTH_NONE,
 				  0,   RPC_ACCEPT_SUCCESS, 42 };
 	struct rpc_work_pool *pool = NULL;
-	struct request *req;
+	struct rpc_call *call;
 	struct rpc_wire w;
 
 	assert_int_equal(rpc_work_pool_new(2, &pool), 0);
@@ -235,11 +235,11 @@ static void defer_on_pool(struct fixture *f, uint32_t xid, uint32_t proc)
 	/* Nothing is sent until the loop thread finishes the request. */
 	assert_int_equal(f->t.nsent, 0);
 	assert_int_equal(f->t.refs, 1);
-	req = fake_wait_deferred(&f->t);
-	assert_non_null(req);
-	assert_int_equal(req->xid, xid);
+	call = fake_wait_deferred(&f->t);
+	assert_non_null(call);
+	assert_int_equal(call->req.xid, xid);
 	assert_int_equal(f->t.unrefs, 0);
-	rpc_request_finish(req);
+	rpc_call_finish(call);
 	assert_reply(f, 0, want, 7);
 	assert_int_equal(f->t.defer_dones, 1);
 	assert_int_equal(f->t.releases, 1);
@@ -270,7 +270,7 @@ static void offload_on_pool(struct fixture *f, uint32_t xid, uint32_t proc,
 				  0,	     RPC_ACCEPT_SUCCESS,
 				  want_value };
 	struct rpc_work_pool *pool = NULL;
-	struct request *req;
+	struct rpc_call *call;
 	struct rpc_wire w;
 
 	assert_int_equal(rpc_work_pool_new(2, &pool), 0);
@@ -278,10 +278,10 @@ static void offload_on_pool(struct fixture *f, uint32_t xid, uint32_t proc,
 	rpc_wire_call(&w, xid, 2, TEST_PROG_OFFLOADED, 1, proc, 0);
 	rpc_wire_u32(&w, 41);
 	dispatch(f, &w);
-	req = fake_wait_deferred(&f->t);
-	assert_non_null(req);
+	call = fake_wait_deferred(&f->t);
+	assert_non_null(call);
 	assert_int_equal(f->t.nsent, 0);
-	rpc_request_finish(req);
+	rpc_call_finish(call);
 	assert_reply(f, 0, want, 7);
 	assert_int_equal(f->t.defer_dones, 1);
 	assert_int_equal(f->t.releases, 1);

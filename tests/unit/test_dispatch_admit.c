@@ -79,7 +79,7 @@ static void test_dispatch_queued_call_runs_later(void **state)
 	assert_int_equal(f->t.refs, 1);
 	assert_int_equal(f->t.unrefs, 0);
 	assert_int_equal(f->t.releases, 0);
-	rpc_request_run(f->adm.queue[0]);
+	rpc_call_run(f->adm.queue[0]);
 	assert_reply(f, 0, want, 7);
 	assert_int_equal(f->adm.dones, 1);
 	assert_int_equal(f->t.unrefs, 1);
@@ -97,8 +97,8 @@ static void test_dispatch_cancelled_call_gives_everything_back(void **state)
 	wire_charged(&w, 33, TEST_DEFER, 9);
 	dispatch(f, &w);
 	assert_int_equal(f->adm.nqueued, 2);
-	rpc_request_cancel(f->adm.queue[1]);
-	rpc_request_cancel(f->adm.queue[0]);
+	rpc_call_cancel(f->adm.queue[1]);
+	rpc_call_cancel(f->adm.queue[0]);
 	/* No reply, no release hook (no handler ran), no done; the
 	 * references are back (teardown checks) and ASan sees no leak. */
 	assert_int_equal(f->t.nsent, 0);
@@ -133,13 +133,13 @@ static void test_dispatch_queued_deferred_call_finishes(void **state)
 				  0,  RPC_ACCEPT_SUCCESS, 42 };
 	struct rpc_wire w;
 
-	/* Without a work pool the work runs inline, from rpc_request_run. */
+	/* Without a work pool the work runs inline, from rpc_call_run. */
 	f->d.admission = &f->admission;
 	f->adm.verdict = RPC_ADMIT_QUEUED;
 	wire_charged(&w, 36, TEST_DEFER, 41);
 	dispatch(f, &w);
 	assert_int_equal(f->t.nsent, 0);
-	rpc_request_run(f->adm.queue[0]);
+	rpc_call_run(f->adm.queue[0]);
 	assert_reply(f, 0, want, 7);
 	assert_int_equal(f->adm.dones, 1);
 }

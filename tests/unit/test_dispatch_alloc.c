@@ -132,7 +132,7 @@ struct alloc_transport {
 	uint8_t last_payload[16]; /* its first payload bytes (READ data) */
 	pthread_mutex_t lock; /* guards done (work threads) */
 	pthread_cond_t cond;
-	struct request *done;
+	struct rpc_call *done;
 };
 
 /* Checks the accepted header, notes the status, and gives the buffers
@@ -184,13 +184,13 @@ static void alloc_unref(void *transport)
 }
 
 /* On a work thread: hands the request to the "loop" (the test thread). */
-static void alloc_defer_done(void *transport, struct request *req)
+static void alloc_defer_done(void *transport, struct rpc_call *call)
 {
 	struct alloc_transport *t = transport;
 
 	pthread_mutex_lock(&t->lock);
 	assert_null(t->done);
-	t->done = req;
+	t->done = call;
 	pthread_cond_broadcast(&t->cond);
 	pthread_mutex_unlock(&t->lock);
 }
@@ -254,17 +254,17 @@ typedef bool_t (*alloc_encode_fn)(XDR *xdrs, void *args);
  * as the loop does when its ev_async fires. */
 static void alloc_finish_deferred(struct alloc_fixture *af, unsigned before)
 {
-	struct request *req;
+	struct rpc_call *call;
 
 	if (af->t.replies != before || !af->pf.d.work_pool)
 		return;
 	pthread_mutex_lock(&af->t.lock);
 	while (!af->t.done)
 		pthread_cond_wait(&af->t.cond, &af->t.lock);
-	req = af->t.done;
+	call = af->t.done;
 	af->t.done = NULL;
 	pthread_mutex_unlock(&af->t.lock);
-	rpc_request_finish(req);
+	rpc_call_finish(call);
 }
 
 /*

@@ -55,7 +55,7 @@ struct fake_transport {
 
 	pthread_mutex_t lock; /* guards the two below (work threads) */
 	pthread_cond_t cond;
-	struct request *deferred;
+	struct rpc_call *deferred;
 	unsigned defer_dones;
 };
 
@@ -64,7 +64,7 @@ struct fake_admission {
 	enum rpc_admit_verdict verdict; /* what admit answers */
 	unsigned admits, dones;
 	uint64_t last_bytes;
-	struct request *queue[TEST_QUEUE_MAX];
+	struct rpc_call *queue[TEST_QUEUE_MAX];
 	size_t nqueued;
 };
 
@@ -105,12 +105,12 @@ static void fake_unref(void *transport)
 	assert_true(t->unrefs <= t->refs);
 }
 
-static void fake_defer_done(void *transport, struct request *req)
+static void fake_defer_done(void *transport, struct rpc_call *call)
 {
 	struct fake_transport *t = transport;
 
 	pthread_mutex_lock(&t->lock);
-	t->deferred = req;
+	t->deferred = call;
 	t->defer_dones++;
 	pthread_cond_broadcast(&t->cond);
 	pthread_mutex_unlock(&t->lock);
@@ -125,17 +125,17 @@ static const struct rpc_transport_ops fake_tops = {
 };
 
 /* Waits (no timeout: a hang is a failure the runner reports) until
- * deferred work was handed back; returns the request. */
-static struct request *fake_wait_deferred(struct fake_transport *t)
+ * deferred work was handed back; returns the call. */
+static struct rpc_call *fake_wait_deferred(struct fake_transport *t)
 {
-	struct request *req;
+	struct rpc_call *call;
 
 	pthread_mutex_lock(&t->lock);
 	while (!t->defer_dones)
 		pthread_cond_wait(&t->cond, &t->lock);
-	req = t->deferred;
+	call = t->deferred;
 	pthread_mutex_unlock(&t->lock);
-	return req;
+	return call;
 }
 
 /* ---- the test program ---------------------------------------------- */
@@ -168,14 +168,14 @@ static enum rpc_disposition proc_defer_race(struct request *req,
 	(void)args;
 	(void)res;
 	if (disp == RPC_PENDING)
-		fake_wait_deferred(req->transport);
+		fake_wait_deferred(rpc_call_of(req)->transport);
 	return disp;
 }
 
 static void proc_release(struct request *req, void *res)
 {
 	(void)res;
-	((struct fake_transport *)req->transport)->releases++;
+	((struct fake_transport *)rpc_call_of(req)->transport)->releases++;
 }
 
 static void trace_u_int(const struct request *req, const void *args,
@@ -268,26 +268,26 @@ static const struct rpc_program test_prog_offloaded = {
 	.offload = test_offload,
 };
 
-static enum rpc_admit_verdict fake_admit(void *arg, struct request *req)
+static enum rpc_admit_verdict fake_admit(void *arg, struct rpc_call *call)
 {
 	struct fake_admission *a = arg;
 
 	a->admits++;
-	a->last_bytes = req->tr.bytes;
-	assert_string_equal(req->export_name, "ds-test");
-	req->admit_ctx = a;
+	a->last_bytes = call->req.cost.bytes;
+	assert_string_equal(call->req.export_name, "ds-test");
+	call->admit_ctx = a;
 	if (a->verdict == RPC_ADMIT_QUEUED) {
 		assert_true(a->nqueued < TEST_QUEUE_MAX);
-		a->queue[a->nqueued++] = req;
+		a->queue[a->nqueued++] = call;
 	}
 	return a->verdict;
 }
 
-static void fake_done(void *arg, struct request *req)
+static void fake_done(void *arg, struct rpc_call *call)
 {
 	struct fake_admission *a = arg;
 
-	assert_ptr_equal(req->admit_ctx, a);
+	assert_ptr_equal(call->admit_ctx, a);
 	a->dones++;
 }
 

@@ -51,7 +51,7 @@ struct off_transport {
 	struct off_reply reply[OFF_MAX_CALLS];
 	pthread_mutex_t lock; /* guards the rest (work threads) */
 	pthread_cond_t cond;
-	struct request *done[OFF_MAX_CALLS];
+	struct rpc_call *done[OFF_MAX_CALLS];
 	unsigned ndone;
 	bool gate_open;
 	bool gate_out; /* the gate request is with the work pool */
@@ -123,13 +123,13 @@ static unsigned off_backlog(void *transport)
 
 /* On a work thread, right after the work: the loop is blocked waiting for
  * all of them, so its pool must look as the loop left it. */
-static void off_defer_done(void *transport, struct request *req)
+static void off_defer_done(void *transport, struct rpc_call *call)
 {
 	struct off_transport *t = transport;
 	struct rpc_pool_stats now;
 
 	pthread_mutex_lock(&t->lock);
-	if (req->xid == 0) { /* the gate: the test may reuse it now */
+	if (call->req.xid == 0) { /* the gate: the test may reuse it now */
 		t->gate_out = false;
 		pthread_cond_broadcast(&t->cond);
 		pthread_mutex_unlock(&t->lock);
@@ -142,7 +142,7 @@ static void off_defer_done(void *transport, struct request *req)
 	    now.outstanding != t->loop_stats.outstanding)
 		t->pool_touched = true;
 	assert_true(t->ndone < OFF_MAX_CALLS);
-	t->done[t->ndone++] = req;
+	t->done[t->ndone++] = call;
 	pthread_cond_broadcast(&t->cond);
 	pthread_mutex_unlock(&t->lock);
 }
@@ -173,7 +173,7 @@ struct off_fixture {
 	struct nfs3_pooled_fixture pf;
 	struct off_transport t;
 	const struct rpc_transport_ops *tops;
-	struct request gate;
+	struct rpc_call gate;
 };
 
 static int off_setup(void **state)
@@ -218,7 +218,7 @@ static int off_teardown(void **state)
 
 static void off_gate_work(struct request *req)
 {
-	struct off_transport *t = req->transport;
+	struct off_transport *t = rpc_call_of(req)->transport;
 
 	pthread_mutex_lock(&t->lock);
 	while (!t->gate_open)
@@ -235,7 +235,7 @@ static void off_gate_close(struct off_fixture *of)
 	of->t.gate_open = false;
 	pthread_mutex_unlock(&of->t.lock);
 	memset(&of->gate, 0, sizeof(of->gate));
-	of->gate.xid = 0;
+	of->gate.req.xid = 0;
 	of->gate.work = off_gate_work;
 	of->gate.tops = &off_tops;
 	of->gate.transport = &of->t;
@@ -279,7 +279,7 @@ static void off_finish_deferred(struct off_fixture *of, unsigned n)
 	pthread_mutex_unlock(&t->lock);
 	assert_int_equal(got, n);
 	while (got > 0)
-		rpc_request_finish(t->done[--got]);
+		rpc_call_finish(t->done[--got]);
 }
 
 static void off_fill(uint8_t *p, size_t len, unsigned seed)

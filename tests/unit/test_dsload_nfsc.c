@@ -3,7 +3,7 @@
  * against the generated XDR.  A WRITE built in place decodes as the
  * WRITE3args it claims to be; READ replies give their payload without a
  * copy and refuse a payload longer than the record; a call header carries
- * the clnt's machine name and a fresh XID.
+ * the rpcconn's machine name and a fresh XID.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -18,9 +18,9 @@
 #include "nfsd/rpc/msg.h"
 #include "perf/dsload/nfsc.h"
 
-/* A clnt that is never opened: call encoding needs its XID counter and
+/* An rpcconn that is never opened: call encoding needs its XID counter and
  * machine name only. */
-static void fake_clnt(struct clnt *c)
+static void fake_rpcconn(struct rpcconn *c)
 {
 	memset(c, 0, sizeof(*c));
 	snprintf(c->machine, sizeof(c->machine), "esx7");
@@ -29,8 +29,8 @@ static void fake_clnt(struct clnt *c)
 
 static void test_nfsc_write_in_place_decodes_as_write3args(void **state)
 {
-	struct clnt c;
-	struct clnt_call call = { 0 };
+	struct rpcconn c;
+	struct rpcconn_call call = { 0 };
 	struct nfsc_fh fh = { .len = 12 };
 	struct rpc_call_header hdr;
 	WRITE3args a;
@@ -39,7 +39,7 @@ static void test_nfsc_write_in_place_decodes_as_write3args(void **state)
 	int len;
 
 	(void)state;
-	fake_clnt(&c);
+	fake_rpcconn(&c);
 	memcpy(fh.data, "handle-bytes", 12);
 	call.cap = 1024;
 	call.buf = calloc(1, call.cap);
@@ -77,13 +77,13 @@ static void test_nfsc_write_in_place_decodes_as_write3args(void **state)
 
 static void test_nfsc_write_refuses_a_small_buffer(void **state)
 {
-	struct clnt c;
-	struct clnt_call call = { 0 };
+	struct rpcconn c;
+	struct rpcconn_call call = { 0 };
 	struct nfsc_fh fh = { .len = 8 };
 	uint8_t *data;
 
 	(void)state;
-	fake_clnt(&c);
+	fake_rpcconn(&c);
 	call.cap = 200;
 	call.buf = calloc(1, call.cap);
 	assert_int_equal(

@@ -1,9 +1,9 @@
 /*
- * test_fileio: the state files' I/O (nfsd/util/fileio.c) on real files in a
+ * test_fileio: the state files' I/O (nfsd/base/fileio.c) on real files in a
  * temporary directory: full writes at an offset, whole-file reads at and
  * past their bound, and directory syncs.
  */
-#include "nfsd/util/fileio.h"
+#include "nfsd/base/fileio.h"
 
 #include <errno.h>
 #include <fcntl.h>

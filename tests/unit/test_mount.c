@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "nfsd/mount/mount.h"
+#include "nfsd/rpc/dispatch.h"
 #include "mount3.h"
 #include "tests/lib/fake_root_store.h"
 #include "tests/lib/log_capture.h"
@@ -122,58 +123,58 @@ static void release(struct fixture *f, struct request *req, uint32_t proc,
 
 static mountstat3 mnt(struct fixture *f, const char *addr, const char *path)
 {
-	struct request req;
+	struct rpc_call req_call = { .pool = NULL };
 	dirpath arg = (char *)path;
 	void *res;
 	mountstat3 stat;
 
-	request_from(f, &req, addr);
-	assert_int_equal(call(f, &req, MOUNTPROC3_MNT, &arg, &res), RPC_REPLY);
+	request_from(f, &req_call.req, addr);
+	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_MNT, &arg, &res), RPC_REPLY);
 	stat = ((mountres3 *)res)->fhs_status;
-	release(f, &req, MOUNTPROC3_MNT, res);
+	release(f, &req_call.req, MOUNTPROC3_MNT, res);
 	return stat;
 }
 
 static void umnt(struct fixture *f, const char *addr, const char *path)
 {
-	struct request req;
+	struct rpc_call req_call = { .pool = NULL };
 	dirpath arg = (char *)path;
 	void *res;
 
-	request_from(f, &req, addr);
-	assert_int_equal(call(f, &req, MOUNTPROC3_UMNT, &arg, &res), RPC_REPLY);
-	release(f, &req, MOUNTPROC3_UMNT, res);
+	request_from(f, &req_call.req, addr);
+	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_UMNT, &arg, &res), RPC_REPLY);
+	release(f, &req_call.req, MOUNTPROC3_UMNT, res);
 }
 
 /* DUMP as "host:path host:path ..." in list order. */
 static void dump_text(struct fixture *f, char *buf, size_t len)
 {
-	struct request req;
+	struct rpc_call req_call = { .pool = NULL };
 	const struct mountbody *b;
 	size_t used = 0;
 	void *res;
 
 	buf[0] = '\0';
-	request_from(f, &req, "127.0.0.1");
-	assert_int_equal(call(f, &req, MOUNTPROC3_DUMP, NULL, &res), RPC_REPLY);
+	request_from(f, &req_call.req, "127.0.0.1");
+	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_DUMP, NULL, &res), RPC_REPLY);
 	for (b = *(mountlist *)res; b; b = b->ml_next) {
 		used += (size_t)snprintf(buf + used, len - used, "%s%s:%s",
 					 used ? " " : "", b->ml_hostname,
 					 b->ml_directory);
 		assert_true(used < len);
 	}
-	release(f, &req, MOUNTPROC3_DUMP, res);
+	release(f, &req_call.req, MOUNTPROC3_DUMP, res);
 }
 
 static void test_null_replies(void **state)
 {
 	struct fixture *f = *state;
-	struct request req;
+	struct rpc_call req_call = { .pool = NULL };
 	void *res;
 
-	request_from(f, &req, "127.0.0.1");
-	assert_int_equal(call(f, &req, MOUNTPROC3_NULL, NULL, &res), RPC_REPLY);
-	release(f, &req, MOUNTPROC3_NULL, res);
+	request_from(f, &req_call.req, "127.0.0.1");
+	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_NULL, NULL, &res), RPC_REPLY);
+	release(f, &req_call.req, MOUNTPROC3_NULL, res);
 	assert_int_equal(f->prog.prog, 100005);
 	assert_int_equal(f->prog.vers, 3);
 	assert_ptr_equal(f->prog.ctx, f->svc);
@@ -183,18 +184,18 @@ static void test_null_replies(void **state)
 static void test_mnt_returns_root_handle_and_flavors(void **state)
 {
 	struct fixture *f = *state;
-	struct request req;
+	struct rpc_call req_call = { .pool = NULL };
 	dirpath arg = "/ds1";
 	struct store_fh want;
 	mountres3 *res, *decoded = NULL;
 	mountres3_ok *ok;
 	void *out;
 
-	request_from(f, &req, "127.0.0.1");
-	assert_int_equal(call(f, &req, MOUNTPROC3_MNT, &arg, &out), RPC_REPLY);
+	request_from(f, &req_call.req, "127.0.0.1");
+	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_MNT, &arg, &out), RPC_REPLY);
 	res = out;
 	assert_int_equal(res->fhs_status, MNT3_OK);
-	assert_string_equal(req.export_name, "ds1");
+	assert_string_equal(req_call.req.export_name, "ds1");
 	fake_root_store_fh(f->exports[0].store, &want);
 	ok = &res->mountres3_u.mountinfo;
 	assert_int_equal(ok->fhandle.fhandle3_len, want.len);
@@ -211,7 +212,7 @@ static void test_mnt_returns_root_handle_and_flavors(void **state)
 	assert_memory_equal(decoded->mountres3_u.mountinfo.fhandle.fhandle3_val,
 			    want.data, want.len);
 	xdr_roundtrip_release((xdrproc_t)xdr_mountres3, decoded);
-	release(f, &req, MOUNTPROC3_MNT, out);
+	release(f, &req_call.req, MOUNTPROC3_MNT, out);
 	assert_int_equal(mount_service_count(f->svc), 1);
 	assert_true(log_capture_contains("mount: 127.0.0.1: mounted /ds1"));
 }
@@ -291,17 +292,17 @@ static void test_umnt_removes_only_that_entry(void **state)
 static void test_umntall_removes_the_callers_entries(void **state)
 {
 	struct fixture *f = *state;
-	struct request req;
+	struct rpc_call req_call = { .pool = NULL };
 	char text[256];
 	void *res;
 
 	assert_int_equal(mnt(f, "10.0.0.1", "/ds1"), MNT3_OK);
 	assert_int_equal(mnt(f, "10.0.0.2", "/ds1"), MNT3_OK);
 	assert_int_equal(mnt(f, "10.0.0.1", "/ds2"), MNT3_OK);
-	request_from(f, &req, "10.0.0.1");
-	assert_int_equal(call(f, &req, MOUNTPROC3_UMNTALL, NULL, &res),
+	request_from(f, &req_call.req, "10.0.0.1");
+	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_UMNTALL, NULL, &res),
 			 RPC_REPLY);
-	release(f, &req, MOUNTPROC3_UMNTALL, res);
+	release(f, &req_call.req, MOUNTPROC3_UMNTALL, res);
 	dump_text(f, text, sizeof(text));
 	assert_string_equal(text, "10.0.0.2:/ds1");
 }
@@ -309,12 +310,12 @@ static void test_umntall_removes_the_callers_entries(void **state)
 static void test_export_lists_rules_as_groups(void **state)
 {
 	struct fixture *f = *state;
-	struct request req;
+	struct rpc_call req_call = { .pool = NULL };
 	const struct exportnode *e;
 	void *res;
 
-	request_from(f, &req, "10.0.0.1");
-	assert_int_equal(call(f, &req, MOUNTPROC3_EXPORT, NULL, &res),
+	request_from(f, &req_call.req, "10.0.0.1");
+	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_EXPORT, NULL, &res),
 			 RPC_REPLY);
 	e = *(exports *)res;
 	assert_non_null(e);
@@ -327,21 +328,21 @@ static void test_export_lists_rules_as_groups(void **state)
 	assert_string_equal(e->ex_groups->gr_next->gr_name, "192.168.1.5");
 	assert_null(e->ex_groups->gr_next->gr_next);
 	assert_null(e->ex_next);
-	release(f, &req, MOUNTPROC3_EXPORT, res);
+	release(f, &req_call.req, MOUNTPROC3_EXPORT, res);
 }
 
 static void test_export_of_empty_table_is_empty(void **state)
 {
 	struct fixture *f = *state;
-	struct request req;
+	struct rpc_call req_call = { .pool = NULL };
 	void *res;
 
 	f->table.count = 0;
-	request_from(f, &req, "10.0.0.1");
-	assert_int_equal(call(f, &req, MOUNTPROC3_EXPORT, NULL, &res),
+	request_from(f, &req_call.req, "10.0.0.1");
+	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_EXPORT, NULL, &res),
 			 RPC_REPLY);
 	assert_null(*(exports *)res);
-	release(f, &req, MOUNTPROC3_EXPORT, res);
+	release(f, &req_call.req, MOUNTPROC3_EXPORT, res);
 	f->table.count = 2;
 }
 
@@ -351,26 +352,26 @@ static void test_export_of_empty_table_is_empty(void **state)
 static void test_removed_export_is_not_mounted_nor_listed(void **state)
 {
 	struct fixture *f = *state;
-	struct request req;
+	struct rpc_call req_call = { .pool = NULL };
 	const struct exportnode *e;
 	void *res;
 
 	export_table_set_removed(&f->exports[0], true);
 	assert_int_equal(mnt(f, "10.0.0.1", "/ds1"), MNT3ERR_NOENT);
-	request_from(f, &req, "10.0.0.1");
-	assert_int_equal(call(f, &req, MOUNTPROC3_EXPORT, NULL, &res),
+	request_from(f, &req_call.req, "10.0.0.1");
+	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_EXPORT, NULL, &res),
 			 RPC_REPLY);
 	e = *(exports *)res;
 	assert_non_null(e);
 	assert_string_equal(e->ex_dir, "/ds2");
 	assert_null(e->ex_next);
-	release(f, &req, MOUNTPROC3_EXPORT, res);
+	release(f, &req_call.req, MOUNTPROC3_EXPORT, res);
 	export_table_set_removed(&f->exports[1], true);
-	request_from(f, &req, "10.0.0.1");
-	assert_int_equal(call(f, &req, MOUNTPROC3_EXPORT, NULL, &res),
+	request_from(f, &req_call.req, "10.0.0.1");
+	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_EXPORT, NULL, &res),
 			 RPC_REPLY);
 	assert_null(*(exports *)res);
-	release(f, &req, MOUNTPROC3_EXPORT, res);
+	release(f, &req_call.req, MOUNTPROC3_EXPORT, res);
 	export_table_set_removed(&f->exports[0], false);
 	assert_int_equal(mnt(f, "10.0.0.1", "/ds1"), MNT3_OK);
 }
@@ -413,36 +414,36 @@ static void test_trace_summaries(void **state)
 {
 	struct fixture *f = *state;
 	const struct rpc_proc *p = f->prog.procs;
-	struct request req;
+	struct rpc_call req_call = { .pool = NULL };
 	dirpath arg = "/ds1", bad = "/nope";
 	char buf[RPC_TRACE_DETAIL_MAX];
 	void *res;
 
-	request_from(f, &req, "127.0.0.1");
-	assert_int_equal(call(f, &req, MOUNTPROC3_MNT, &arg, &res), RPC_REPLY);
-	p[MOUNTPROC3_MNT].trace_args(&req, &arg, res, buf, sizeof(buf));
+	request_from(f, &req_call.req, "127.0.0.1");
+	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_MNT, &arg, &res), RPC_REPLY);
+	p[MOUNTPROC3_MNT].trace_args(&req_call.req, &arg, res, buf, sizeof(buf));
 	assert_string_equal(buf, "path=/ds1");
-	p[MOUNTPROC3_MNT].trace_res(&req, &arg, res, buf, sizeof(buf));
+	p[MOUNTPROC3_MNT].trace_res(&req_call.req, &arg, res, buf, sizeof(buf));
 	assert_string_equal(buf, "status=OK");
-	release(f, &req, MOUNTPROC3_MNT, res);
+	release(f, &req_call.req, MOUNTPROC3_MNT, res);
 
-	assert_int_equal(call(f, &req, MOUNTPROC3_MNT, &bad, &res), RPC_REPLY);
-	p[MOUNTPROC3_MNT].trace_res(&req, &bad, res, buf, sizeof(buf));
+	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_MNT, &bad, &res), RPC_REPLY);
+	p[MOUNTPROC3_MNT].trace_res(&req_call.req, &bad, res, buf, sizeof(buf));
 	assert_string_equal(buf, "status=NOENT");
-	release(f, &req, MOUNTPROC3_MNT, res);
+	release(f, &req_call.req, MOUNTPROC3_MNT, res);
 
-	assert_int_equal(call(f, &req, MOUNTPROC3_DUMP, NULL, &res), RPC_REPLY);
-	p[MOUNTPROC3_DUMP].trace_res(&req, NULL, res, buf, sizeof(buf));
+	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_DUMP, NULL, &res), RPC_REPLY);
+	p[MOUNTPROC3_DUMP].trace_res(&req_call.req, NULL, res, buf, sizeof(buf));
 	assert_string_equal(buf, "entries=1");
-	release(f, &req, MOUNTPROC3_DUMP, res);
+	release(f, &req_call.req, MOUNTPROC3_DUMP, res);
 
-	assert_int_equal(call(f, &req, MOUNTPROC3_EXPORT, NULL, &res),
+	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_EXPORT, NULL, &res),
 			 RPC_REPLY);
-	p[MOUNTPROC3_EXPORT].trace_res(&req, NULL, res, buf, sizeof(buf));
+	p[MOUNTPROC3_EXPORT].trace_res(&req_call.req, NULL, res, buf, sizeof(buf));
 	assert_string_equal(buf, "exports=2");
-	release(f, &req, MOUNTPROC3_EXPORT, res);
+	release(f, &req_call.req, MOUNTPROC3_EXPORT, res);
 
-	p[MOUNTPROC3_UMNT].trace_args(&req, &arg, NULL, buf, sizeof(buf));
+	p[MOUNTPROC3_UMNT].trace_args(&req_call.req, &arg, NULL, buf, sizeof(buf));
 	assert_string_equal(buf, "path=/ds1");
 }
 

@@ -24,7 +24,7 @@
 enum rpc_disposition request_defer(struct request *req,
 				   void (*work)(struct request *req))
 {
-	req->work = work;
+	rpc_call_of(req)->work = work;
 	work(req);
 	return RPC_PENDING;
 }
@@ -58,8 +58,8 @@ static void test_handle_longer_than_56_is_badhandle(void **state)
 	nfs_fh3 fh = handle_resized(&root, buf, 57);
 
 	assert_int_equal(getattr_status(fx, &fh), NFS3ERR_BADHANDLE);
-	assert_null(fx->req.export_name);
-	assert_int_equal(strlen(fx->req.path_hint), 8);
+	assert_null(fx->call.req.export_name);
+	assert_int_equal(strlen(fx->call.req.path_hint), 8);
 	fh = handle_resized(&root, buf, 64);
 	assert_int_equal(getattr_status(fx, &fh), NFS3ERR_BADHANDLE);
 }
@@ -116,7 +116,7 @@ static void test_handle_moved_to_another_export_is_badhandle(void **state)
 
 	set_export_id(buf, fx->exports[NFS3_FIXTURE_DS2].id);
 	assert_int_equal(getattr_status(fx, &fh), NFS3ERR_BADHANDLE);
-	assert_string_equal(fx->req.export_name, "ds2");
+	assert_string_equal(fx->call.req.export_name, "ds2");
 }
 
 static void test_removed_file_is_stale(void **state)
@@ -155,7 +155,7 @@ static void test_client_not_on_the_list_is_acces_on_every_call(void **state)
 	assert_int_equal(rres.status, NFS3ERR_ACCES);
 	nfs3_fixture_call(fx, NFSPROC3_CREATE, &cargs, &cres);
 	assert_int_equal(cres.status, NFS3ERR_ACCES);
-	assert_string_equal(fx->req.export_name, "limited");
+	assert_string_equal(fx->call.req.export_name, "limited");
 
 	nfs3_fixture_peer(fx, "10.1.2.3");
 	assert_int_equal(getattr_status(fx, &root), NFS3_OK);

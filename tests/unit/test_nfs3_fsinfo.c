@@ -22,7 +22,7 @@
 enum rpc_disposition request_defer(struct request *req,
 				   void (*work)(struct request *req))
 {
-	req->work = work;
+	rpc_call_of(req)->work = work;
 	work(req);
 	return RPC_PENDING;
 }
@@ -148,7 +148,7 @@ static void test_fs_calls_check_the_client_list(void **state)
 	assert_int_equal(ires.status, NFS3ERR_ACCES);
 	nfs3_fixture_call(fx, NFSPROC3_PATHCONF, &pargs, &pres);
 	assert_int_equal(pres.status, NFS3ERR_ACCES);
-	assert_string_equal(fx->req.export_name, "limited");
+	assert_string_equal(fx->call.req.export_name, "limited");
 }
 
 int main(void)

@@ -23,7 +23,7 @@
 enum rpc_disposition request_defer(struct request *req,
 				   void (*work)(struct request *req))
 {
-	req->work = work;
+	rpc_call_of(req)->work = work;
 	work(req);
 	return RPC_PENDING;
 }
@@ -51,7 +51,7 @@ static void test_getattr_returns_the_stores_attributes(void **state)
 	assert_int_equal(f->mtime.seconds, (uint32_t)a.mtime.tv_sec);
 	assert_int_equal(f->mtime.nseconds, (uint32_t)a.mtime.tv_nsec);
 	assert_int_equal(f->nlink, 1);
-	assert_string_equal(fx->req.export_name, "ds1");
+	assert_string_equal(fx->call.req.export_name, "ds1");
 }
 
 static SETATTR3res setattr_call(struct nfs3_fixture *fx, const nfs_fh3 *fh,
@@ -210,7 +210,7 @@ static void test_lookup_finds_names_dot_and_dotdot(void **state)
 
 	assert_int_equal(lookup(fx, &sub, "disk.vmdk", buf, &got), NFS3_OK);
 	assert_same_file(fx, &got, &f);
-	assert_string_equal(fx->req.path_hint, "disk.vmdk");
+	assert_string_equal(fx->call.req.path_hint, "disk.vmdk");
 	assert_int_equal(lookup(fx, &sub, ".", buf, &got), NFS3_OK);
 	assert_same_file(fx, &got, &sub);
 	assert_int_equal(lookup(fx, &sub, "..", buf, &got), NFS3_OK);
@@ -336,7 +336,7 @@ static void test_setattr_trace_line(void **state)
 	args.new_attributes.size.set_it = TRUE;
 	args.new_attributes.size.set_size3_u.size = 10;
 	args.new_attributes.mtime.set_it = SET_TO_SERVER_TIME;
-	fx->prog.procs[NFSPROC3_SETATTR].trace_args(&fx->req, &args, NULL, buf,
+	fx->prog.procs[NFSPROC3_SETATTR].trace_args(&fx->call.req, &args, NULL, buf,
 						    sizeof(buf));
 	assert_string_equal(buf, "guard=0 mode=0644 size=10 mtime=server");
 }

@@ -23,7 +23,7 @@
 enum rpc_disposition request_defer(struct request *req,
 				   void (*work)(struct request *req))
 {
-	req->work = work;
+	rpc_call_of(req)->work = work;
 	work(req);
 	return RPC_PENDING;
 }
@@ -86,7 +86,7 @@ static void test_create_unchecked_and_guarded(void **state)
 	assert_int_equal(
 		create(fx, &root, "disk.vmdk", UNCHECKED, NULL, b1, &f1),
 		NFS3_OK);
-	assert_string_equal(fx->req.path_hint, "disk.vmdk");
+	assert_string_equal(fx->call.req.path_hint, "disk.vmdk");
 	assert_int_equal(nfs3_fixture_attr(fx, NFS3_FIXTURE_DS1, &f1).mode,
 			 0640);
 	assert_int_equal(nfs3_fixture_attr(fx, NFS3_FIXTURE_DS1, &f1).uid,
@@ -387,7 +387,7 @@ static void test_rename(void **state)
 
 	nfs3_fixture_mkfile(fx, NFS3_FIXTURE_DS1, &full, "x", "", 0, 0644);
 	assert_int_equal(rename_call(fx, &root, "a", &d, "b"), NFS3_OK);
-	assert_string_equal(fx->req.path_hint, "a");
+	assert_string_equal(fx->call.req.path_hint, "a");
 	nfs3_fixture_call(fx, NFSPROC3_LOOKUP, &largs, &lookup_res);
 	assert_int_equal(lres->status, NFS3_OK);
 	assert_int_equal(lres->LOOKUP3res_u.resok.obj_attributes.post_op_attr_u
@@ -445,11 +445,11 @@ static void test_namespace_trace_lines(void **state)
 	char hint[16], buf[RPC_TRACE_DETAIL_MAX], want[64];
 
 	nfs3__fh_summary(&root, hint, sizeof(hint));
-	fx->prog.procs[NFSPROC3_RENAME].trace_args(&fx->req, &rargs, NULL, buf,
+	fx->prog.procs[NFSPROC3_RENAME].trace_args(&fx->call.req, &rargs, NULL, buf,
 						   sizeof(buf));
 	snprintf(want, sizeof(want), "from=%s to=%s/b?", hint, hint);
 	assert_string_equal(buf, want);
-	fx->prog.procs[NFSPROC3_REMOVE].trace_args(&fx->req, &rargs, NULL, buf,
+	fx->prog.procs[NFSPROC3_REMOVE].trace_args(&fx->call.req, &rargs, NULL, buf,
 						   sizeof(buf));
 	snprintf(want, sizeof(want), "dir=%s", hint);
 	assert_string_equal(buf, want);

@@ -25,7 +25,7 @@
 enum rpc_disposition request_defer(struct request *req,
 				   void (*work)(struct request *req))
 {
-	req->work = work;
+	rpc_call_of(req)->work = work;
 	work(req);
 	return RPC_PENDING;
 }
@@ -108,8 +108,8 @@ static void test_readdir_lists_everything_off_the_loop(void **state)
 	nfs3_fixture_mkdir(fx, NFS3_FIXTURE_DS1, &dir, "c", 0755);
 	assert_int_equal(readdir_call(fx, &dir, 0, NULL, 4096, &res),
 			 RPC_PENDING);
-	assert_non_null(fx->req.work);
-	assert_int_equal(fx->req.disposition, RPC_REPLY);
+	assert_non_null(fx->call.work);
+	assert_int_equal(fx->call.req.disposition, RPC_REPLY);
 	assert_int_equal(res.status, NFS3_OK);
 	assert_true(res.READDIR3res_u.resok.dir_attributes.attributes_follow);
 	assert_true(res.READDIR3res_u.resok.reply.eof);
@@ -121,7 +121,7 @@ static void test_readdir_lists_everything_off_the_loop(void **state)
 		n++;
 	}
 	assert_int_equal(n, 5);
-	assert_string_equal(fx->req.export_name, "ds1");
+	assert_string_equal(fx->call.req.export_name, "ds1");
 	nfs3_fixture_release(fx, NFSPROC3_READDIR, &res);
 }
 
@@ -341,7 +341,7 @@ static void test_readdir_errors(void **state)
 	assert_int_equal(readdir_call(fx, &limited, 0, NULL, 4096, &res),
 			 RPC_REPLY);
 	assert_int_equal(res.status, NFS3ERR_ACCES);
-	assert_null(fx->req.work);
+	assert_null(fx->call.work);
 	nfs3_fixture_release(fx, NFSPROC3_READDIR, &res);
 	nfs3_fixture_cred(fx, AUTH_SYS, 2000, 2000);
 	readdirplus_call(fx, &closed, 0, NULL, 4096, 4096, &pres);
@@ -420,9 +420,9 @@ static void test_readdir_trace_lines(void **state)
 	char buf[RPC_TRACE_DETAIL_MAX];
 
 	nfs3_fixture_call(fx, NFSPROC3_READDIRPLUS, &args, &res);
-	p->trace_args(&fx->req, &args, &res, buf, sizeof(buf));
+	p->trace_args(&fx->call.req, &args, &res, buf, sizeof(buf));
 	assert_string_equal(buf, "cookie=0 dircount=512 maxcount=8192");
-	p->trace_res(&fx->req, &args, &res, buf, sizeof(buf));
+	p->trace_res(&fx->call.req, &args, &res, buf, sizeof(buf));
 	assert_string_equal(buf, "status=NFS3_OK entries=2 eof=1");
 	nfs3_fixture_release(fx, NFSPROC3_READDIRPLUS, &res);
 }

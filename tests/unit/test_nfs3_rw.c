@@ -25,7 +25,7 @@
 enum rpc_disposition request_defer(struct request *req,
 				   void (*work)(struct request *req))
 {
-	req->work = work;
+	rpc_call_of(req)->work = work;
 	work(req);
 	return RPC_PENDING;
 }
@@ -73,7 +73,7 @@ static void assert_read(struct nfs3_fixture *fx, const nfs_fh3 *fh,
 	assert_int_equal(ok->data.data_len, strlen(want));
 	assert_memory_equal(ok->data.data_val, want, strlen(want));
 	assert_int_equal(ok->eof, eof);
-	assert_int_equal(fx->req.payload_bytes, strlen(want));
+	assert_int_equal(fx->call.req.payload_bytes, strlen(want));
 	assert_true(ok->file_attributes.attributes_follow);
 	nfs3_fixture_release(fx, NFSPROC3_READ, &res);
 }
@@ -90,7 +90,7 @@ static void test_read_eof_is_exactly_the_stores(void **state)
 	assert_read(fx, &fh, 0, 4096, hello, true);
 	assert_read(fx, &fh, 12, 10, "", true);
 	assert_read(fx, &fh, 1000, 10, "", true);
-	assert_string_equal(fx->req.export_name, "ds1");
+	assert_string_equal(fx->call.req.export_name, "ds1");
 }
 
 static void test_read_count_is_capped_at_max_read(void **state)
@@ -178,7 +178,7 @@ static void test_write_unstable_runs_on_the_loop(void **state)
 
 	assert_int_equal(write_call(fx, &fh, 12, "!!", UNSTABLE, &res),
 			 RPC_REPLY);
-	assert_null(fx->req.work);
+	assert_null(fx->call.work);
 	assert_int_equal(res.status, NFS3_OK);
 	assert_int_equal(ok->count, 2);
 	assert_int_equal(ok->committed, UNSTABLE);
@@ -187,7 +187,7 @@ static void test_write_unstable_runs_on_the_loop(void **state)
 	assert_int_equal(ok->file_wcc.before.pre_op_attr_u.attributes.size, 12);
 	assert_true(ok->file_wcc.after.attributes_follow);
 	assert_int_equal(ok->file_wcc.after.post_op_attr_u.attributes.size, 14);
-	assert_int_equal(fx->req.payload_bytes, 2);
+	assert_int_equal(fx->call.req.payload_bytes, 2);
 	assert_int_equal(fake_store_last_stable(st), STORE_UNSTABLE);
 	assert_read(fx, &fh, 10, 10, "ld!!", true);
 }
@@ -205,8 +205,8 @@ static void test_write_stable_leaves_the_loop(void **state)
 		assert_int_equal(
 			write_call(fx, &fh, 0, "HELLO", levels[i], &res),
 			RPC_PENDING);
-		assert_non_null(fx->req.work);
-		assert_int_equal(fx->req.disposition, RPC_REPLY);
+		assert_non_null(fx->call.work);
+		assert_int_equal(fx->call.req.disposition, RPC_REPLY);
 		assert_int_equal(res.status, NFS3_OK);
 		assert_int_equal(res.WRITE3res_u.resok.count, 5);
 		assert_int_equal(res.WRITE3res_u.resok.committed, levels[i]);
@@ -313,7 +313,7 @@ static void test_commit_leaves_the_loop_and_returns_the_verifier(void **state)
 
 	assert_int_equal(nfs3_fixture_call(fx, NFSPROC3_COMMIT, &args, &res),
 			 RPC_PENDING);
-	assert_int_equal(fx->req.disposition, RPC_REPLY);
+	assert_int_equal(fx->call.req.disposition, RPC_REPLY);
 	assert_int_equal(res.status, NFS3_OK);
 	assert_verf_now(fx, res.COMMIT3res_u.resok.verf);
 	assert_true(res.COMMIT3res_u.resok.file_wcc.before.attributes_follow);
@@ -458,18 +458,18 @@ static void test_read_and_write_trace_lines(void **state)
 
 	nfs3_fixture_call(fx, NFSPROC3_READ, &rargs, &rres);
 	nfs3__fh_summary(&fh, hint, sizeof(hint));
-	assert_string_equal(fx->req.path_hint, hint);
-	rd->trace_args(&fx->req, &rargs, &rres, buf, sizeof(buf));
+	assert_string_equal(fx->call.req.path_hint, hint);
+	rd->trace_args(&fx->call.req, &rargs, &rres, buf, sizeof(buf));
 	assert_string_equal(buf, "off=0 count=5");
-	rd->trace_res(&fx->req, &rargs, &rres, buf, sizeof(buf));
+	rd->trace_res(&fx->call.req, &rargs, &rres, buf, sizeof(buf));
 	assert_string_equal(buf, "status=NFS3_OK count=5 eof=0");
 	nfs3_fixture_release(fx, NFSPROC3_READ, &rres);
 	nfs3_fixture_call(fx, NFSPROC3_WRITE, &wargs, &wres);
-	wr->trace_args(&fx->req, &wargs, &wres, buf, sizeof(buf));
+	wr->trace_args(&fx->call.req, &wargs, &wres, buf, sizeof(buf));
 	assert_string_equal(buf, "off=4096 count=3 stable=FILE_SYNC");
-	wr->trace_res(&fx->req, &wargs, &wres, buf, sizeof(buf));
+	wr->trace_res(&fx->call.req, &wargs, &wres, buf, sizeof(buf));
 	assert_string_equal(buf, "status=NFS3_OK count=3 committed=FILE_SYNC");
-	assert_int_equal(fx->req.payload_bytes, 3);
+	assert_int_equal(fx->call.req.payload_bytes, 3);
 }
 
 int main(void)

@@ -28,7 +28,7 @@
 enum rpc_disposition request_defer(struct request *req,
 				   void (*work)(struct request *req))
 {
-	req->work = work;
+	rpc_call_of(req)->work = work;
 	work(req);
 	return RPC_PENDING;
 }
@@ -237,7 +237,7 @@ static void test_usage_setattr_shrink_frees(void **state)
 static void test_charge_names_datastore_and_bytes(void **state)
 {
 	struct fixture *f = *state;
-	struct request *req = &f->fx->req;
+	struct request *req = &f->fx->call.req;
 	nfs_fh3 fh = create(f, "disk");
 	READ3args rd = { .file = fh, .offset = 0, .count = 65536 };
 	WRITE3args wr = { .file = fh, .count = 8 * 1024 * 1024 };
@@ -249,17 +249,17 @@ static void test_charge_names_datastore_and_bytes(void **state)
 	assert_true(nfs3__charge(req, &rd));
 	assert_string_equal(req->export_name,
 			    f->fx->exports[NFS3_FIXTURE_DS1].name);
-	assert_int_equal(req->tr.op, TRAFFIC_OP_READ);
-	assert_int_equal(req->tr.bytes, 65536);
+	assert_int_equal(req->cost.op, TRAFFIC_OP_READ);
+	assert_int_equal(req->cost.bytes, 65536);
 	/* A WRITE pays what the handler will write at most. */
 	req->proc = NFSPROC3_WRITE;
 	assert_true(nfs3__charge(req, &wr));
-	assert_int_equal(req->tr.op, TRAFFIC_OP_WRITE);
-	assert_int_equal(req->tr.bytes, NFS3_SERVICE_IO_MAX_BYTES);
+	assert_int_equal(req->cost.op, TRAFFIC_OP_WRITE);
+	assert_int_equal(req->cost.bytes, NFS3_SERVICE_IO_MAX_BYTES);
 	req->proc = NFSPROC3_GETATTR;
 	assert_true(nfs3__charge(req, &ga));
-	assert_int_equal(req->tr.op, TRAFFIC_OP_OTHER);
-	assert_int_equal(req->tr.bytes, 0);
+	assert_int_equal(req->cost.op, TRAFFIC_OP_OTHER);
+	assert_int_equal(req->cost.bytes, 0);
 	/* Not charged: NULL, and handles that are not ours. */
 	req->proc = NFSPROC3_NULL;
 	assert_false(nfs3__charge(req, &ga));

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "nfsd/portmap/portmap.h"
+#include "nfsd/rpc/dispatch.h"
 #include "pmap.h"
 #include "tests/lib/log_capture.h"
 
@@ -142,13 +143,13 @@ static bool_t set_from(struct fixture *f, uint32_t proc, const char *addr,
 	pmap2_mapping m = {
 		.prog = prog, .vers = 3, .prot = IPPROTO_TCP, .port = port
 	};
-	struct request req;
+	struct rpc_call req_call = { .pool = NULL };
 	bool_t res = 7;
 
-	request_from(f, &req, addr);
-	req.desc = desc;
+	request_from(f, &req_call.req, addr);
+	req_call.req.desc = desc;
 	assert_int_equal(desc->res_size, sizeof(res));
-	assert_int_equal(desc->handler(&req, &m, &res), RPC_REPLY);
+	assert_int_equal(desc->handler(&req_call.req, &m, &res), RPC_REPLY);
 	return res;
 }
 
@@ -156,11 +157,11 @@ static u_int getport(struct fixture *f, uint32_t prog)
 {
 	const struct rpc_proc *desc = &f->prog.procs[PMAP2PROC_GETPORT];
 	pmap2_mapping m = { .prog = prog, .vers = 3, .prot = IPPROTO_TCP };
-	struct request req;
+	struct rpc_call req_call = { .pool = NULL };
 	u_int port = 7;
 
-	request_from(f, &req, "10.1.1.1");
-	assert_int_equal(desc->handler(&req, &m, &port), RPC_REPLY);
+	request_from(f, &req_call.req, "10.1.1.1");
+	assert_int_equal(desc->handler(&req_call.req, &m, &port), RPC_REPLY);
 	return port;
 }
 
@@ -203,7 +204,7 @@ static void test_dump_lists_in_registration_order(void **state)
 	const struct rpc_proc *desc = &f->prog.procs[PMAP2PROC_DUMP];
 	char buf[RPC_TRACE_DETAIL_MAX];
 	pmap2_list list = NULL;
-	struct request req;
+	struct rpc_call req_call = { .pool = NULL };
 
 	assert_int_equal(
 		portmap_registry_set(f->reg, 100000, 2, IPPROTO_TCP, 111), 0);
@@ -214,23 +215,23 @@ static void test_dump_lists_in_registration_order(void **state)
 		portmap_registry_set(f->reg, MOUNT_PROG, 3, IPPROTO_UDP, 20048),
 		0);
 	assert_int_equal(portmap_registry_unset(f->reg, NFS_PROG, 3), 0);
-	request_from(f, &req, "10.1.1.1");
-	assert_int_equal(desc->handler(&req, NULL, &list), RPC_REPLY);
+	request_from(f, &req_call.req, "10.1.1.1");
+	assert_int_equal(desc->handler(&req_call.req, NULL, &list), RPC_REPLY);
 	assert_non_null(list);
 	assert_int_equal(list->map.port, 111);
 	assert_int_equal(list->next->map.prog, MOUNT_PROG);
 	assert_int_equal(list->next->map.prot, IPPROTO_UDP);
 	assert_null(list->next->next);
-	desc->trace_res(&req, NULL, &list, buf, sizeof(buf));
+	desc->trace_res(&req_call.req, NULL, &list, buf, sizeof(buf));
 	assert_string_equal(buf, "entries=2");
-	desc->release(&req, &list);
+	desc->release(&req_call.req, &list);
 	assert_null(list);
 
 	assert_int_equal(portmap_registry_unset(f->reg, 100000, 2), 0);
 	assert_int_equal(portmap_registry_unset(f->reg, MOUNT_PROG, 3), 0);
-	assert_int_equal(desc->handler(&req, NULL, &list), RPC_REPLY);
+	assert_int_equal(desc->handler(&req_call.req, NULL, &list), RPC_REPLY);
 	assert_null(list);
-	desc->release(&req, &list);
+	desc->release(&req_call.req, &list);
 }
 
 static void test_trace_summaries(void **state)
@@ -243,14 +244,14 @@ static void test_trace_summaries(void **state)
 	char buf[RPC_TRACE_DETAIL_MAX];
 	bool_t yes = TRUE;
 	u_int port = 2049;
-	struct request req;
+	struct rpc_call req_call = { .pool = NULL };
 
-	request_from(f, &req, "127.0.0.1");
-	p[PMAP2PROC_SET].trace_args(&req, &m, &yes, buf, sizeof(buf));
+	request_from(f, &req_call.req, "127.0.0.1");
+	p[PMAP2PROC_SET].trace_args(&req_call.req, &m, &yes, buf, sizeof(buf));
 	assert_string_equal(buf, "prog=100003 vers=3 prot=udp port=2049");
-	p[PMAP2PROC_SET].trace_res(&req, &m, &yes, buf, sizeof(buf));
+	p[PMAP2PROC_SET].trace_res(&req_call.req, &m, &yes, buf, sizeof(buf));
 	assert_string_equal(buf, "TRUE");
-	p[PMAP2PROC_GETPORT].trace_res(&req, &m, &port, buf, sizeof(buf));
+	p[PMAP2PROC_GETPORT].trace_res(&req_call.req, &m, &port, buf, sizeof(buf));
 	assert_string_equal(buf, "port=2049");
 }
 

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "nfsd/portmap/portmap.h"
+#include "nfsd/rpc/dispatch.h"
 #include "rpcb4.h"
 
 #define NFS_PROG 100003
@@ -93,12 +94,12 @@ static const char *getaddr(struct fixture *f, const struct rpc_program *prog,
 			  .r_netid = (char *)netid,
 			  .r_addr = "",
 			  .r_owner = "" };
-	struct request req;
+	struct rpc_call req_call = { .pool = NULL };
 
 	assert_int_equal(desc->res_size, sizeof(res));
 	memset(&res, 0, sizeof(res));
-	request_from(f, &req, peer);
-	assert_int_equal(desc->handler(&req, &e, &res), RPC_REPLY);
+	request_from(f, &req_call.req, peer);
+	assert_int_equal(desc->handler(&req_call.req, &e, &res), RPC_REPLY);
 	assert_ptr_equal(res.uaddr, res.buf);
 	return res.uaddr;
 }
@@ -213,11 +214,11 @@ static void test_dump_lists_each_netid_served(void **state)
 	char buf[RPC_TRACE_DETAIL_MAX], line[128];
 	char all[1024] = "";
 	rpcb4_list list = NULL;
-	struct request req;
+	struct rpc_call req_call = { .pool = NULL };
 
 	assert_int_equal(portmap_registry_set_listen(f->reg, "::1"), 0);
-	request_from(f, &req, "::1");
-	assert_int_equal(desc->handler(&req, NULL, &list), RPC_REPLY);
+	request_from(f, &req_call.req, "::1");
+	assert_int_equal(desc->handler(&req_call.req, NULL, &list), RPC_REPLY);
 	for (const struct rpcb4_node *n = list; n; n = n->next) {
 		snprintf(line, sizeof(line), "%u %u %s %s %s\n", n->map.r_prog,
 			 n->map.r_vers, n->map.r_netid, n->map.r_addr,
@@ -229,16 +230,16 @@ static void test_dump_lists_each_netid_served(void **state)
 				 "100000 4 tcp6 ::1.0.111 dsnfsd\n"
 				 "100003 3 tcp6 ::1.8.1 dsnfsd\n"
 				 "100005 3 udp6 ::1.78.80 dsnfsd\n");
-	desc->trace_res(&req, NULL, &list, buf, sizeof(buf));
+	desc->trace_res(&req_call.req, NULL, &list, buf, sizeof(buf));
 	assert_string_equal(buf, "entries=5");
-	desc->release(&req, &list);
+	desc->release(&req_call.req, &list);
 	assert_null(list);
 
 	/* "::" serves both families; the other family shows its wildcard. */
 	assert_int_equal(portmap_registry_set_listen(f->reg, "::"), 0);
 	assert_int_equal(portmap_registry_unset(f->reg, 100000, 2), 0);
 	assert_int_equal(portmap_registry_unset(f->reg, MOUNT_PROG, 3), 0);
-	assert_int_equal(desc->handler(&req, NULL, &list), RPC_REPLY);
+	assert_int_equal(desc->handler(&req_call.req, NULL, &list), RPC_REPLY);
 	assert_non_null(list);
 	assert_string_equal(list->map.r_netid, "tcp");
 	assert_string_equal(list->map.r_addr, "0.0.0.0.8.1");
@@ -246,12 +247,12 @@ static void test_dump_lists_each_netid_served(void **state)
 	assert_string_equal(list->next->map.r_netid, "tcp6");
 	assert_string_equal(list->next->map.r_addr, "::1.8.1");
 	assert_null(list->next->next);
-	desc->release(&req, &list);
+	desc->release(&req_call.req, &list);
 
 	assert_int_equal(portmap_registry_unset(f->reg, NFS_PROG, 3), 0);
-	assert_int_equal(desc->handler(&req, NULL, &list), RPC_REPLY);
+	assert_int_equal(desc->handler(&req_call.req, NULL, &list), RPC_REPLY);
 	assert_null(list);
-	desc->release(&req, &list);
+	desc->release(&req_call.req, &list);
 }
 
 int main(void)

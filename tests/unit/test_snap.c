@@ -96,7 +96,7 @@ static void test_names_follow_the_rules(void **state)
 static void test_list_is_sorted_and_skips_others(void **state)
 {
 	struct snap_dir *d = *state;
-	struct snap_info *list;
+	struct snap_entry *list;
 	size_t n;
 
 	assert_int_equal(snap_list(d->path, &list, &n), 0);

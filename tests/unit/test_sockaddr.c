@@ -1,7 +1,7 @@
 /*
- * Unit tests for nfsd/util/sockaddr.c: one client, one spelling, one key.
+ * Unit tests for nfsd/base/sockaddr.c: one client, one spelling, one key.
  */
-#include "nfsd/util/sockaddr.h"
+#include "nfsd/base/sockaddr.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

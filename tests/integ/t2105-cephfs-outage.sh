@@ -6,7 +6,7 @@
 #     datastore and the cluster, the local ds2 serves, MNT of cephds is
 #     refused and says why; the cluster starts: within 30 s cephds serves
 #     by itself (the recovery thread);
-#  2. under a verified FILE_SYNC write load (t2104-cephfs-outage.py) every
+#  2. under a verified FILE_SYNC write load (t2105-cephfs-outage.py) every
 #     daemon is SIGKILLed and started again from its data: calls answer
 #     NFS3ERR_JUKEBOX within the bound, ds2 answers all along, the datastore
 #     recovers by itself, every acknowledged write reads back;
@@ -93,7 +93,7 @@ check "dsnfs_volume_up says cephds is up" bash -c "[ \"\$(curl -s http://127.0.0
 
 echo "cluster lost mid-run:"
 check "JUKEBOX during the outage, recovery, eviction, nothing lost" \
-	python3 "$(dirname "$0")/t2104-cephfs-outage.py" "$NFS_PORT" \
+	python3 "$(dirname "$0")/t2105-cephfs-outage.py" "$NFS_PORT" \
 	"$MOUNT_PORT" "$cluster_sh" "$CEPH_OWN_DIR" "$TEST_TMP/dsnfsd.log"
 check "the log says the eviction and the new mount" bash -c \
 	"grep -q 'cephfs: cephds: cluster .* evicted this gateway' '$TEST_TMP/dsnfsd.log' &&

@@ -3,7 +3,7 @@
  * of at most a few MiB, a JSON document), so a whole-file read grows one
  * buffer by doubling, bounded by the caller's maximum.
  */
-#include "nfsd/util/fileio.h"
+#include "nfsd/base/fileio.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,7 @@
  * errbuf: the one formatter of the errbuf convention (errbuf.h), shared by
  * the modules that explain their refusals (pool, admin).
  */
-#include "nfsd/util/errbuf.h"
+#include "nfsd/base/errbuf.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""A cephfs datastore's cluster lost mid-run, and back (t2104-*.sh).
+"""A cephfs datastore's cluster lost mid-run, and back (t2105-*.sh).
 
-    t2104-cephfs-outage.py NFS_PORT MOUNT_PORT CLUSTER_SH CEPH_DIR LOG
+    t2105-cephfs-outage.py NFS_PORT MOUNT_PORT CLUSTER_SH CEPH_DIR LOG
 
 A writer does 64 KiB FILE_SYNC writes on /cephds; probes send a 4 KiB
 FILE_SYNC write on a connection of their own every 0.2 s (a probe may wait

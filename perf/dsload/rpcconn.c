@@ -1,11 +1,11 @@
 /*
- * clnt: an RPC client connection on a libev loop (see clnt.h).  Calls are
- * queued by clnt_submit() and written by one ev_prepare pass per loop
+ * rpcconn: an RPC client connection on a libev loop (see rpcconn.h).  Calls are
+ * queued by rpcconn_submit() and written by one ev_prepare pass per loop
  * iteration, so the calls that one batch of replies triggers leave in one
  * writev(); replies are reassembled by rpc/record.c and matched by XID
  * through a chained hash.
  */
-#include "perf/dsload/clnt.h"
+#include "perf/dsload/rpcconn.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -18,20 +18,20 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "nfsd/base/base.h"
 #include "nfsd/rpc/msg.h"
-#include "nfsd/util/base.h"
 #include "perf/dsload/clock.h"
 
-#define CLNT_RBUF_BYTES (256u * 1024u)
-#define CLNT_IOV_MAX 64
-#define CLNT_TICK_S 0.25
-#define CLNT_BACKOFF_MIN_MS 50
-#define CLNT_BACKOFF_MAX_MS 1000
-#define CLNT_HASH_MIN 64
-#define CLNT_RESVPORT_LOW 512
-#define CLNT_RESVPORT_HIGH 1023
+#define RPCCONN_RBUF_BYTES (256u * 1024u)
+#define RPCCONN_IOV_MAX 64
+#define RPCCONN_TICK_S 0.25
+#define RPCCONN_BACKOFF_MIN_MS 50
+#define RPCCONN_BACKOFF_MAX_MS 1000
+#define RPCCONN_HASH_MIN 64
+#define RPCCONN_RESVPORT_LOW 512
+#define RPCCONN_RESVPORT_HIGH 1023
 
-void clnt_opts_default(struct clnt_opts *o)
+void rpcconn_opts_default(struct rpcconn_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->connect_timeout_ms = 3000;
@@ -41,8 +41,8 @@ void clnt_opts_default(struct clnt_opts *o)
 
 /* ---- lists and the XID hash ------------------------------------------ */
 
-static void list_append(struct clnt_call **head, struct clnt_call **tail,
-			struct clnt_call *call)
+static void list_append(struct rpcconn_call **head, struct rpcconn_call **tail,
+			struct rpcconn_call *call)
 {
 	call->next = NULL;
 	call->prev = *tail;
@@ -53,8 +53,8 @@ static void list_append(struct clnt_call **head, struct clnt_call **tail,
 	*tail = call;
 }
 
-static void list_unlink(struct clnt_call **head, struct clnt_call **tail,
-			struct clnt_call *call)
+static void list_unlink(struct rpcconn_call **head, struct rpcconn_call **tail,
+			struct rpcconn_call *call)
 {
 	if (call->prev)
 		call->prev->next = call->next;
@@ -68,15 +68,15 @@ static void list_unlink(struct clnt_call **head, struct clnt_call **tail,
 	call->next = NULL;
 }
 
-static int hash_grow(struct clnt *c)
+static int hash_grow(struct rpcconn *c)
 {
-	size_t cap = c->hash_cap ? c->hash_cap * 2 : CLNT_HASH_MIN;
-	struct clnt_call **h = calloc(cap, sizeof(*h));
+	size_t cap = c->hash_cap ? c->hash_cap * 2 : RPCCONN_HASH_MIN;
+	struct rpcconn_call **h = calloc(cap, sizeof(*h));
 
 	if (!h)
 		return -ENOMEM;
 	for (size_t i = 0; i < c->hash_cap; i++) {
-		struct clnt_call *call = c->hash[i], *next;
+		struct rpcconn_call *call = c->hash[i], *next;
 
 		for (; call; call = next) {
 			next = call->hnext;
@@ -90,21 +90,21 @@ static int hash_grow(struct clnt *c)
 	return 0;
 }
 
-static void hash_insert(struct clnt *c, struct clnt_call *call)
+static void hash_insert(struct rpcconn *c, struct rpcconn_call *call)
 {
-	struct clnt_call **slot = &c->hash[call->xid & (c->hash_cap - 1)];
+	struct rpcconn_call **slot = &c->hash[call->xid & (c->hash_cap - 1)];
 
 	call->hnext = *slot;
 	*slot = call;
 }
 
 /* Removes @xid's call from the hash; returns it, or NULL if unknown. */
-static struct clnt_call *hash_take(struct clnt *c, uint32_t xid)
+static struct rpcconn_call *hash_take(struct rpcconn *c, uint32_t xid)
 {
-	struct clnt_call **pp = &c->hash[xid & (c->hash_cap - 1)];
+	struct rpcconn_call **pp = &c->hash[xid & (c->hash_cap - 1)];
 
 	for (; *pp; pp = &(*pp)->hnext) {
-		struct clnt_call *call = *pp;
+		struct rpcconn_call *call = *pp;
 
 		if (call->xid == xid) {
 			*pp = call->hnext;
@@ -116,29 +116,29 @@ static struct clnt_call *hash_take(struct clnt *c, uint32_t xid)
 }
 
 /* Takes @call out of every structure of @c; it is idle afterwards. */
-static void clnt_call_detach(struct clnt *c, struct clnt_call *call)
+static void rpcconn_call_detach(struct rpcconn *c, struct rpcconn_call *call)
 {
-	if (call->state == CLNT_CALL_QUEUED)
+	if (call->state == RPCCONN_CALL_QUEUED)
 		list_unlink(&c->qhead, &c->qtail, call);
-	else if (call->state == CLNT_CALL_SENT)
+	else if (call->state == RPCCONN_CALL_SENT)
 		list_unlink(&c->shead, &c->stail, call);
-	if (call->state != CLNT_CALL_IDLE) {
+	if (call->state != RPCCONN_CALL_IDLE) {
 		hash_take(c, call->xid);
 		c->pending--;
 	}
-	call->state = CLNT_CALL_IDLE;
+	call->state = RPCCONN_CALL_IDLE;
 }
 
 /* ---- failing calls ----------------------------------------------------- */
 
 /* Fails the calls pending now with @err; calls submitted by their
  * callbacks wait for the next pass. */
-static void clnt_fail_all(struct clnt *c, int err)
+static void rpcconn_fail_all(struct rpcconn *c, int err)
 {
-	struct clnt_call *batch = NULL, *tail = NULL, *call;
+	struct rpcconn_call *batch = NULL, *tail = NULL, *call;
 
 	while ((call = c->shead ? c->shead : c->qhead)) {
-		clnt_call_detach(c, call);
+		rpcconn_call_detach(c, call);
 		list_append(&batch, &tail, call);
 	}
 	while ((call = batch)) {
@@ -151,23 +151,23 @@ static void clnt_fail_all(struct clnt *c, int err)
 
 /* ---- connecting --------------------------------------------------------- */
 
-static void clnt_rio_cb(struct ev_loop *loop, ev_io *w, int revents);
-static void clnt_wio_cb(struct ev_loop *loop, ev_io *w, int revents);
+static void rpcconn_rio_cb(struct ev_loop *loop, ev_io *w, int revents);
+static void rpcconn_wio_cb(struct ev_loop *loop, ev_io *w, int revents);
 
-static void clnt_timer_set(struct clnt *c, double after_s)
+static void rpcconn_timer_set(struct rpcconn *c, double after_s)
 {
 	ev_timer_stop(c->loop, &c->timer);
 	ev_timer_set(&c->timer, after_s, 0.0);
 	ev_timer_start(c->loop, &c->timer);
 }
 
-static void clnt_flush_start(struct clnt *c)
+static void rpcconn_flush_start(struct rpcconn *c)
 {
 	if (!ev_is_active(&c->flush))
 		ev_prepare_start(c->loop, &c->flush);
 }
 
-static void clnt_fd_close(struct clnt *c)
+static void rpcconn_fd_close(struct rpcconn *c)
 {
 	ev_io_stop(c->loop, &c->rio);
 	ev_io_stop(c->loop, &c->wio);
@@ -181,13 +181,13 @@ static void clnt_fd_close(struct clnt *c)
  * ESXi and the Linux client use (bindresvport's range, 512..1023, each
  * host address having its own).  Returns 0 or -1 with errno set.
  */
-static int clnt_bind(struct clnt *c, int fd)
+static int rpcconn_bind(struct rpcconn *c, int fd)
 {
 	struct sockaddr_in src = c->opts.src;
 
 	if (!c->opts.resvport)
 		return bind(fd, (const struct sockaddr *)&src, sizeof(src));
-	for (int port = CLNT_RESVPORT_HIGH; port >= CLNT_RESVPORT_LOW; port--) {
+	for (int port = RPCCONN_RESVPORT_HIGH; port >= RPCCONN_RESVPORT_LOW; port--) {
 		src.sin_port = htons((uint16_t)port);
 		if (bind(fd, (const struct sockaddr *)&src, sizeof(src)) == 0)
 			return 0;
@@ -200,7 +200,7 @@ static int clnt_bind(struct clnt *c, int fd)
 
 /* Starts one connect attempt.  Returns 0 (connected or in progress) or
  * -errno. */
-static int clnt_connect_start(struct clnt *c)
+static int rpcconn_connect_start(struct rpcconn *c)
 {
 	int fd, one = 1;
 
@@ -208,18 +208,18 @@ static int clnt_connect_start(struct clnt *c)
 	if (fd < 0)
 		return -errno;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (clnt_bind(c, fd) < 0)
+	if (rpcconn_bind(c, fd) < 0)
 		goto fail;
 	if (connect(fd, (const struct sockaddr *)&c->opts.dst,
 		    sizeof(c->opts.dst)) < 0 &&
 	    errno != EINPROGRESS)
 		goto fail;
 	c->fd = fd;
-	c->state = CLNT_CONNECTING;
+	c->state = RPCCONN_CONNECTING;
 	ev_io_set(&c->rio, fd, EV_READ);
 	ev_io_set(&c->wio, fd, EV_WRITE);
 	ev_io_start(c->loop, &c->wio);
-	clnt_timer_set(c, c->opts.connect_timeout_ms / 1000.0);
+	rpcconn_timer_set(c, c->opts.connect_timeout_ms / 1000.0);
 	return 0;
 fail:
 	one = -errno;
@@ -227,58 +227,58 @@ fail:
 	return one;
 }
 
-static void clnt_give_up(struct clnt *c, int err)
+static void rpcconn_give_up(struct rpcconn *c, int err)
 {
-	clnt_fd_close(c);
+	rpcconn_fd_close(c);
 	ev_timer_stop(c->loop, &c->timer);
-	c->state = CLNT_DEAD;
+	c->state = RPCCONN_DEAD;
 	c->last_err = err;
-	clnt_fail_all(c, err);
+	rpcconn_fail_all(c, err);
 }
 
 /* A connect attempt failed with @err. */
-static void clnt_connect_failed(struct clnt *c, int err)
+static void rpcconn_connect_failed(struct rpcconn *c, int err)
 {
-	clnt_fd_close(c);
+	rpcconn_fd_close(c);
 	c->last_err = err;
 	if (!c->ever_up ||
 	    dsload_now_ns() - c->down_since_ns >=
 		    (int64_t)c->opts.reconnect_ms * DSLOAD_NS_PER_MS) {
-		clnt_give_up(c, err);
+		rpcconn_give_up(c, err);
 		return;
 	}
-	c->state = CLNT_DOWN;
-	clnt_timer_set(c, c->backoff_ms / 1000.0);
+	c->state = RPCCONN_DOWN;
+	rpcconn_timer_set(c, c->backoff_ms / 1000.0);
 	c->backoff_ms *= 2;
-	if (c->backoff_ms > CLNT_BACKOFF_MAX_MS)
-		c->backoff_ms = CLNT_BACKOFF_MAX_MS;
+	if (c->backoff_ms > RPCCONN_BACKOFF_MAX_MS)
+		c->backoff_ms = RPCCONN_BACKOFF_MAX_MS;
 }
 
-static void clnt_connected(struct clnt *c)
+static void rpcconn_connected(struct rpcconn *c)
 {
 	if (c->ever_up)
 		c->counters.reconnects++;
 	c->ever_up = true;
-	c->state = CLNT_UP;
-	c->backoff_ms = CLNT_BACKOFF_MIN_MS;
+	c->state = RPCCONN_UP;
+	c->backoff_ms = RPCCONN_BACKOFF_MIN_MS;
 	ev_io_stop(c->loop, &c->wio);
 	ev_io_start(c->loop, &c->rio);
-	clnt_timer_set(c, CLNT_TICK_S);
-	clnt_flush_start(c);
+	rpcconn_timer_set(c, RPCCONN_TICK_S);
+	rpcconn_flush_start(c);
 }
 
 /* The connection broke: everything unanswered goes back to the queue,
  * in its original order, for the next connection. */
-static void clnt_break(struct clnt *c, int err)
+static void rpcconn_break(struct rpcconn *c, int err)
 {
-	struct clnt_call *call;
+	struct rpcconn_call *call;
 
-	clnt_fd_close(c);
+	rpcconn_fd_close(c);
 	rpc_record_fini(&c->rec);
 	rpc_record_init(&c->rec, RPC_RECORD_DEFAULT_MAX);
 	while ((call = c->stail)) {
 		list_unlink(&c->shead, &c->stail, call);
-		call->state = CLNT_CALL_QUEUED;
+		call->state = RPCCONN_CALL_QUEUED;
 		call->next = c->qhead;
 		call->prev = NULL;
 		if (c->qhead)
@@ -293,13 +293,13 @@ static void clnt_break(struct clnt *c, int err)
 	c->counters.breaks++;
 	c->last_err = err;
 	c->down_since_ns = dsload_now_ns();
-	c->state = CLNT_DOWN;
-	c->backoff_ms = CLNT_BACKOFF_MIN_MS;
-	clnt_timer_set(c, c->backoff_ms / 1000.0);
+	c->state = RPCCONN_DOWN;
+	c->backoff_ms = RPCCONN_BACKOFF_MIN_MS;
+	rpcconn_timer_set(c, c->backoff_ms / 1000.0);
 }
 
 /* "127.0.1.1 -> 127.0.0.1:2049", for messages. */
-static void clnt_name_set(struct clnt *c)
+static void rpcconn_name_set(struct rpcconn *c)
 {
 	char src[INET_ADDRSTRLEN], dst[INET_ADDRSTRLEN];
 
@@ -311,61 +311,61 @@ static void clnt_name_set(struct clnt *c)
 
 /* The server may have come back elsewhere: ask where, before connecting
  * again. */
-static void clnt_redirect(struct clnt *c)
+static void rpcconn_redirect(struct rpcconn *c)
 {
 	uint16_t before = c->opts.dst.sin_port;
 
 	c->opts.redirect(c->opts.redirect_arg, &c->opts.dst);
 	if (c->opts.dst.sin_port != before)
-		clnt_name_set(c);
+		rpcconn_name_set(c);
 }
 
-static void clnt_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+static void rpcconn_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
-	struct clnt *c = container_of(w, struct clnt, timer);
+	struct rpcconn *c = container_of(w, struct rpcconn, timer);
 	int err;
 
 	(void)loop;
 	(void)revents;
 	switch (c->state) {
-	case CLNT_CONNECTING:
-		clnt_connect_failed(c, -ETIMEDOUT);
+	case RPCCONN_CONNECTING:
+		rpcconn_connect_failed(c, -ETIMEDOUT);
 		break;
-	case CLNT_DOWN:
+	case RPCCONN_DOWN:
 		if (c->opts.redirect)
-			clnt_redirect(c);
-		err = clnt_connect_start(c);
+			rpcconn_redirect(c);
+		err = rpcconn_connect_start(c);
 		if (err)
-			clnt_connect_failed(c, err);
+			rpcconn_connect_failed(c, err);
 		break;
-	case CLNT_UP:
+	case RPCCONN_UP:
 		if (c->shead && dsload_now_ns() - c->shead->sent_ns >=
 					(int64_t)c->opts.call_timeout_ms *
 						DSLOAD_NS_PER_MS) {
 			c->counters.timeouts++;
-			clnt_break(c, -ETIMEDOUT);
+			rpcconn_break(c, -ETIMEDOUT);
 			break;
 		}
-		clnt_timer_set(c, CLNT_TICK_S);
+		rpcconn_timer_set(c, RPCCONN_TICK_S);
 		break;
-	case CLNT_DEAD:
+	case RPCCONN_DEAD:
 		break;
 	}
 }
 
 /* ---- sending ------------------------------------------------------------ */
 
-static void clnt_send(struct clnt *c)
+static void rpcconn_send(struct rpcconn *c)
 {
-	struct iovec iov[CLNT_IOV_MAX];
-	struct clnt_call *call;
+	struct iovec iov[RPCCONN_IOV_MAX];
+	struct rpcconn_call *call;
 	int n = 0;
 	ssize_t w;
 	size_t left;
 
 	while (c->qhead) {
 		n = 0;
-		for (call = c->qhead; call && n < CLNT_IOV_MAX;
+		for (call = c->qhead; call && n < RPCCONN_IOV_MAX;
 		     call = call->next) {
 			iov[n].iov_base = call->buf + call->sent;
 			iov[n].iov_len = call->len - call->sent;
@@ -379,7 +379,7 @@ static void clnt_send(struct clnt *c)
 			return;
 		}
 		if (w < 0) {
-			clnt_break(c, -errno);
+			rpcconn_break(c, -errno);
 			return;
 		}
 		left = (size_t)w;
@@ -393,7 +393,7 @@ static void clnt_send(struct clnt *c)
 			left -= rest;
 			call->sent = call->len;
 			list_unlink(&c->qhead, &c->qtail, call);
-			call->state = CLNT_CALL_SENT;
+			call->state = RPCCONN_CALL_SENT;
 			call->sent_ns = dsload_now_ns();
 			list_append(&c->shead, &c->stail, call);
 		}
@@ -401,45 +401,45 @@ static void clnt_send(struct clnt *c)
 	ev_io_stop(c->loop, &c->wio);
 }
 
-static void clnt_flush_cb(struct ev_loop *loop, ev_prepare *w, int revents)
+static void rpcconn_flush_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 {
-	struct clnt *c = container_of(w, struct clnt, flush);
+	struct rpcconn *c = container_of(w, struct rpcconn, flush);
 
 	(void)revents;
 	ev_prepare_stop(loop, w);
-	if (c->state == CLNT_UP)
-		clnt_send(c);
-	else if (c->state == CLNT_DEAD)
-		clnt_fail_all(c, c->last_err);
+	if (c->state == RPCCONN_UP)
+		rpcconn_send(c);
+	else if (c->state == RPCCONN_DEAD)
+		rpcconn_fail_all(c, c->last_err);
 }
 
-static void clnt_wio_cb(struct ev_loop *loop, ev_io *w, int revents)
+static void rpcconn_wio_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
-	struct clnt *c = container_of(w, struct clnt, wio);
+	struct rpcconn *c = container_of(w, struct rpcconn, wio);
 	int err = 0;
 	socklen_t len = sizeof(err);
 
 	(void)loop;
 	(void)revents;
-	if (c->state == CLNT_CONNECTING) {
+	if (c->state == RPCCONN_CONNECTING) {
 		if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
 			err = errno;
 		if (err)
-			clnt_connect_failed(c, -err);
+			rpcconn_connect_failed(c, -err);
 		else
-			clnt_connected(c);
+			rpcconn_connected(c);
 		return;
 	}
-	if (c->state == CLNT_UP)
-		clnt_send(c);
+	if (c->state == RPCCONN_UP)
+		rpcconn_send(c);
 }
 
 /* ---- receiving ---------------------------------------------------------- */
 
 /* One reply record: find its call and complete it. */
-static void clnt_deliver(struct clnt *c, const uint8_t *rec, size_t len)
+static void rpcconn_deliver(struct rpcconn *c, const uint8_t *rec, size_t len)
 {
-	struct clnt_call *call;
+	struct rpcconn_call *call;
 	uint32_t xid, type, stat = 0;
 	size_t body_off = 0;
 	int err;
@@ -452,11 +452,11 @@ static void clnt_deliver(struct clnt *c, const uint8_t *rec, size_t len)
 	err = rpc_reply_decode(rec, len, &xid, &stat, &body_off);
 	if (!err && stat != RPC_ACCEPT_SUCCESS)
 		err = -EPROTO;
-	if (call->state == CLNT_CALL_QUEUED)
+	if (call->state == RPCCONN_CALL_QUEUED)
 		list_unlink(&c->qhead, &c->qtail, call);
 	else
 		list_unlink(&c->shead, &c->stail, call);
-	call->state = CLNT_CALL_IDLE;
+	call->state = RPCCONN_CALL_IDLE;
 	c->pending--;
 	if (err)
 		call->done(call, err, NULL, 0);
@@ -464,9 +464,9 @@ static void clnt_deliver(struct clnt *c, const uint8_t *rec, size_t len)
 		call->done(call, 0, rec + body_off, len - body_off);
 }
 
-static void clnt_rio_cb(struct ev_loop *loop, ev_io *w, int revents)
+static void rpcconn_rio_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
-	struct clnt *c = container_of(w, struct clnt, rio);
+	struct rpcconn *c = container_of(w, struct rpcconn, rio);
 	int fd = c->fd;
 
 	(void)loop;
@@ -480,7 +480,7 @@ static void clnt_rio_cb(struct ev_loop *loop, ev_io *w, int revents)
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return;
 		if (n <= 0) {
-			clnt_break(c, n == 0 ? -ECONNRESET : -errno);
+			rpcconn_break(c, n == 0 ? -ECONNRESET : -errno);
 			return;
 		}
 		while (off < (size_t)n) {
@@ -492,14 +492,14 @@ static void clnt_rio_cb(struct ev_loop *loop, ev_io *w, int revents)
 
 			off += used;
 			if (r < 0) {
-				clnt_break(c, r);
+				rpcconn_break(c, r);
 				return;
 			}
 			if (r == 0)
 				break;
-			clnt_deliver(c, rec, rlen);
+			rpcconn_deliver(c, rec, rlen);
 			/* A callback may have reset the connection. */
-			if (c->fd != fd || c->state != CLNT_UP)
+			if (c->fd != fd || c->state != RPCCONN_UP)
 				return;
 		}
 		if ((size_t)n < c->rbuf_cap)
@@ -509,8 +509,8 @@ static void clnt_rio_cb(struct ev_loop *loop, ev_io *w, int revents)
 
 /* ---- public ------------------------------------------------------------- */
 
-int clnt_open(struct clnt *c, struct ev_loop *loop,
-	      const struct clnt_opts *opts)
+int rpcconn_open(struct rpcconn *c, struct ev_loop *loop,
+	      const struct rpcconn_opts *opts)
 {
 	int err;
 
@@ -521,11 +521,11 @@ int clnt_open(struct clnt *c, struct ev_loop *loop,
 	snprintf(c->machine, sizeof(c->machine), "%s",
 		 opts->machine ? opts->machine : "dsload");
 	c->opts.machine = c->machine;
-	clnt_name_set(c);
+	rpcconn_name_set(c);
 	c->xid_next = (uint32_t)dsload_now_ns() ^
 		      ((uint32_t)ntohl(opts->src.sin_addr.s_addr) << 16);
-	c->backoff_ms = CLNT_BACKOFF_MIN_MS;
-	c->rbuf_cap = CLNT_RBUF_BYTES;
+	c->backoff_ms = RPCCONN_BACKOFF_MIN_MS;
+	c->rbuf_cap = RPCCONN_RBUF_BYTES;
 	c->rbuf = malloc(c->rbuf_cap);
 	if (!c->rbuf)
 		return -ENOMEM;
@@ -533,11 +533,11 @@ int clnt_open(struct clnt *c, struct ev_loop *loop,
 	if (err)
 		goto fail_rbuf;
 	rpc_record_init(&c->rec, RPC_RECORD_DEFAULT_MAX);
-	ev_io_init(&c->rio, clnt_rio_cb, -1, EV_READ);
-	ev_io_init(&c->wio, clnt_wio_cb, -1, EV_WRITE);
-	ev_timer_init(&c->timer, clnt_timer_cb, 0.0, 0.0);
-	ev_prepare_init(&c->flush, clnt_flush_cb);
-	err = clnt_connect_start(c);
+	ev_io_init(&c->rio, rpcconn_rio_cb, -1, EV_READ);
+	ev_io_init(&c->wio, rpcconn_wio_cb, -1, EV_WRITE);
+	ev_timer_init(&c->timer, rpcconn_timer_cb, 0.0, 0.0);
+	ev_prepare_init(&c->flush, rpcconn_flush_cb);
+	err = rpcconn_connect_start(c);
 	if (err)
 		goto fail_rec;
 	return 0;
@@ -550,16 +550,16 @@ fail_rbuf:
 	return err;
 }
 
-void clnt_close(struct clnt *c)
+void rpcconn_close(struct rpcconn *c)
 {
 	if (!c->rbuf)
 		return;
-	clnt_fd_close(c);
+	rpcconn_fd_close(c);
 	ev_timer_stop(c->loop, &c->timer);
 	ev_prepare_stop(c->loop, &c->flush);
-	c->state = CLNT_DEAD;
+	c->state = RPCCONN_DEAD;
 	c->last_err = -ECANCELED;
-	clnt_fail_all(c, -ECANCELED);
+	rpcconn_fail_all(c, -ECANCELED);
 	rpc_record_fini(&c->rec);
 	free(c->hash);
 	free(c->rbuf);
@@ -567,7 +567,7 @@ void clnt_close(struct clnt *c)
 	c->rbuf = NULL;
 }
 
-size_t clnt_call_begin(struct clnt *c, struct clnt_call *call, uint32_t prog,
+size_t rpcconn_call_begin(struct rpcconn *c, struct rpcconn_call *call, uint32_t prog,
 		       uint32_t vers, uint32_t proc)
 {
 	size_t n;
@@ -580,10 +580,10 @@ size_t clnt_call_begin(struct clnt *c, struct clnt_call *call, uint32_t prog,
 	return n ? 4 + n : 0;
 }
 
-int clnt_submit(struct clnt *c, struct clnt_call *call, size_t len,
-		clnt_done_fn done)
+int rpcconn_submit(struct rpcconn *c, struct rpcconn_call *call, size_t len,
+		rpcconn_done_fn done)
 {
-	if (call->state != CLNT_CALL_IDLE || len <= 4 || len > call->cap ||
+	if (call->state != RPCCONN_CALL_IDLE || len <= 4 || len > call->cap ||
 	    len - 4 > RPC_RECORD_DEFAULT_MAX)
 		return -EINVAL;
 	if (c->pending + 1 > c->hash_cap && hash_grow(c))
@@ -592,22 +592,22 @@ int clnt_submit(struct clnt *c, struct clnt_call *call, size_t len,
 	call->len = len;
 	call->sent = 0;
 	call->done = done;
-	call->state = CLNT_CALL_QUEUED;
+	call->state = RPCCONN_CALL_QUEUED;
 	call->submit_ns = dsload_now_ns();
 	hash_insert(c, call);
 	c->pending++;
 	c->counters.calls++;
 	list_append(&c->qhead, &c->qtail, call);
-	clnt_flush_start(c);
+	rpcconn_flush_start(c);
 	return 0;
 }
 
-void clnt_cancel(struct clnt *c, struct clnt_call *call)
+void rpcconn_cancel(struct rpcconn *c, struct rpcconn_call *call)
 {
-	bool cut = call->state == CLNT_CALL_QUEUED && call->sent > 0 &&
+	bool cut = call->state == RPCCONN_CALL_QUEUED && call->sent > 0 &&
 		   call->sent < call->len;
 
-	clnt_call_detach(c, call);
-	if (cut && c->state == CLNT_UP)
-		clnt_break(c, -ECANCELED);
+	rpcconn_call_detach(c, call);
+	if (cut && c->state == RPCCONN_UP)
+		rpcconn_break(c, -ECANCELED);
 }

@@ -2,7 +2,7 @@
  * sockaddr: inet_ntop() and the v4-mapped rule, once; and the one parser of
  * the addresses the config names (listen).
  */
-#include "nfsd/util/sockaddr.h"
+#include "nfsd/base/sockaddr.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

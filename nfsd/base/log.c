@@ -2,7 +2,7 @@
  * log: formats one line per message and writes it to stderr with a single
  * write(2), so lines from worker threads never interleave.
  */
-#include "nfsd/util/log.h"
+#include "nfsd/base/log.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
