@@ -346,6 +346,12 @@ static void metrics_volumes(const struct admin_view *v, struct admin_buf *out,
 		"(zero_on_first_write)",
 		false
 	};
+	struct metrics_family up = {
+		out, "dsnfs_volume_up", "gauge",
+		"1 while the datastore's store serves, 0 while it is down (a "
+		"cephfs cluster lost, or down since start: NFS3ERR_JUKEBOX)",
+		false
+	};
 
 	for (size_t i = 0; i < v->nvolumes; i++) {
 		const struct admin_volume_view *vol = &v->volumes[i];
@@ -397,10 +403,19 @@ static void metrics_volumes(const struct admin_view *v, struct admin_buf *out,
 	for (size_t i = 0; i < v->nvolumes; i++) {
 		const struct export *exp = v->volumes[i].export;
 
-		if (exp && exp->store)
+		if (exp && export_store(exp))
 			metrics_sample_u64(
 				&zeroed, "", ents[i].labels, 1,
-				atomic_load(&exp->store->zeroed_blocks));
+				atomic_load(&export_store(exp)->zeroed_blocks));
+	}
+	for (size_t i = 0; i < v->nvolumes; i++) {
+		const struct export *exp = v->volumes[i].export;
+		const struct store *st = exp ? export_store(exp) : NULL;
+
+		if (exp)
+			metrics_sample_u64(
+				&up, "", ents[i].labels, 1,
+				st && !atomic_load(&st->unavailable));
 	}
 }
 
@@ -411,15 +426,16 @@ static void metrics_ilog_sample(struct metrics_family *f,
 {
 	for (size_t i = 0; i < v->nvolumes; i++) {
 		const struct export *exp = v->volumes[i].export;
-		struct store_ilog *log =
-			exp && exp->store ? exp->store->ilog : NULL;
+		const struct store *st = exp ? export_store(exp) : NULL;
+		struct store_ilog *log = st ? st->ilog : NULL;
 		struct store_ilog_stats s;
 		bool seen = false;
 
 		for (size_t j = 0; j < i && log && !seen; j++) {
 			const struct export *e = v->volumes[j].export;
 
-			seen = e && e->store && e->store->ilog == log;
+			seen = e && export_store(e) &&
+			       export_store(e)->ilog == log;
 		}
 		if (!log || seen)
 			continue;

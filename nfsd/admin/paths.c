@@ -84,21 +84,23 @@ int admin__path_check(const char *what, const char *rel, char *errbuf,
 int admin__tree_open(const struct export *exp, struct store_tree **out,
 		     char *errbuf, size_t errlen)
 {
-	if (!exp->store) {
+	struct store *st = export_store(exp);
+
+	if (!st) {
 		snprintf(errbuf, errlen,
 			 "volume %s: its store is not open (its cluster did "
 			 "not answer at start)",
 			 exp->name);
 		return -EAGAIN;
 	}
-	if (!exp->store->ops->tree_open) {
+	if (!st->ops->tree_open) {
 		snprintf(errbuf, errlen,
 			 "volume %s: its backend has no storage-side "
 			 "operations",
 			 exp->name);
 		return -EOPNOTSUPP;
 	}
-	return exp->store->ops->tree_open(exp->store, out, errbuf, errlen);
+	return st->ops->tree_open(st, out, errbuf, errlen);
 }
 
 unsigned admin__tree_status(int err)

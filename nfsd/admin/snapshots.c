@@ -35,7 +35,9 @@ static const struct store_snap_ops *snapshots_ops(const struct export *exp,
 						  unsigned *status,
 						  char *errbuf, size_t errlen)
 {
-	if (!exp->store) {
+	struct store *st = export_store(exp);
+
+	if (!st) {
 		snprintf(errbuf, errlen,
 			 "volume %s: its store is not open (its cluster did "
 			 "not answer at start)",
@@ -43,14 +45,14 @@ static const struct store_snap_ops *snapshots_ops(const struct export *exp,
 		*status = 503;
 		return NULL;
 	}
-	if (!exp->store->ops->snap) {
+	if (!st->ops->snap) {
 		snprintf(errbuf, errlen,
 			 "volume %s: its backend has no native snapshots",
 			 exp->name);
 		*status = 422;
 		return NULL;
 	}
-	return exp->store->ops->snap;
+	return st->ops->snap;
 }
 
 static int snapshots_run(struct admin_op *op, char *errbuf, size_t errlen)
@@ -116,8 +118,8 @@ static void snapshots_op(struct admin_api *api, const struct export *exp,
 		admin__reply_error(reply, status, "%s", err);
 		return;
 	}
-	rc = so->check(exp->store, snap, strcmp(mode, "create") != 0, err,
-		       sizeof(err));
+	rc = so->check(export_store(exp), snap, strcmp(mode, "create") != 0,
+		       err, sizeof(err));
 	if (rc) {
 		admin__reply_error(reply, admin__op_status_from_err(rc), "%s",
 				   err);
@@ -148,7 +150,7 @@ void admin__snapshots_list(struct admin_api *api,
 		admin__reply_error(reply, status, "%s", err);
 		return;
 	}
-	rc = so->list(exp->store, &list, &n);
+	rc = so->list(export_store(exp), &list, &n);
 	if (rc) {
 		admin__reply_error(reply, 500, "volume %s: snapshots: %s",
 				   exp->name, strerror(-rc));

@@ -18,7 +18,10 @@
  *     export_table_publish() once complete.  Slots never move (the array
  *     is allocated at its full capacity), so a borrowed struct export
  *     stays valid for the life of the table.
- * name, path, dir, id, store and quota never change once published.
+ * name, path, dir, id, store and quota never change once published, with
+ * one exception: a store that could not open at start (store_down) is
+ * published later by the server's recovery thread, once complete; read
+ * it through export_store().
  */
 #ifndef DSNFS_EXPORT_H
 #define DSNFS_EXPORT_H
@@ -74,9 +77,10 @@ struct export
 	bool remote_store;
 	/* Its store could not open at start (a Ceph cluster down): store is
 	 * NULL and its calls answer NFS3ERR_JUKEBOX, not STALE, so that
-	 * clients keep their handles. */
+	 * clients keep their handles, until the recovery thread publishes
+	 * the store (atomic, release) and clears this (atomic). */
 	bool store_down;
-	struct store *store;
+	struct store *store; /* read with export_store() */
 	/* The datastore's own intent log ([datastore] intent_log), owned;
 	 * NULL when it has none (the store may use the server's). */
 	struct store_ilog *ilog;
@@ -105,6 +109,21 @@ struct export_access {
 	enum export_squash squash;
 	uint32_t anon_uid, anon_gid;
 };
+
+/* @exp's store, or NULL while it is down (store_down) or after none
+ * opened: an acquire load, so that a store published by the recovery
+ * thread is seen whole. */
+static inline struct store *export_store(const struct export *exp)
+{
+	return __atomic_load_n(&exp->store, __ATOMIC_ACQUIRE);
+}
+
+/* True while @exp's store is not there because its cluster was down at
+ * start (NFS3ERR_JUKEBOX, not STALE). */
+static inline bool export_store_down(const struct export *exp)
+{
+	return __atomic_load_n(&exp->store_down, __ATOMIC_ACQUIRE);
+}
 
 /* The number of published slots (removed exports included): slots below
  * it may be read, whatever thread publishes more. */

@@ -125,7 +125,7 @@ static mountstat3 mount_errno_stat(int err)
 static mountstat3 mount_dir_fh(const struct export *exp, const char *rest,
 			       struct store_fh *fh)
 {
-	struct store *st = exp->store;
+	struct store *st = export_store(exp);
 	struct store_obj *obj, *next;
 	struct store_attr attr;
 	char name[STORE_NAME_MAX + 1];
@@ -133,9 +133,10 @@ static mountstat3 mount_dir_fh(const struct export *exp, const char *rest,
 	int err;
 
 	if (!st) {
-		if (exp->store_down)
-			log_error("mount: %s: its cluster did not answer at "
-				  "start; restart dsnfsd once it is back",
+		if (export_store_down(exp))
+			log_error("mount: %s: its cluster has not answered "
+				  "since start (tried again every few "
+				  "seconds); refused",
 				  exp->name);
 		else
 			log_error("mount: %s: export has no datastore",

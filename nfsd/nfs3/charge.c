@@ -63,15 +63,16 @@ static struct export *nfs3_charge_export(const struct request *req,
 bool nfs3__offload(struct request *req, const void *args)
 {
 	const struct export *exp = nfs3_charge_export(req, args);
+	const struct store *st = exp ? export_store(exp) : NULL;
 
-	return exp && exp->store && exp->store->blocking;
+	return st && st->blocking;
 }
 
 bool nfs3__charge(struct request *req, const void *args)
 {
 	const struct export *exp = nfs3_charge_export(req, args);
 
-	if (!exp || !exp->store)
+	if (!exp || !export_store(exp))
 		return false;
 	req->export_name = exp->name;
 	req->cost.bytes = 0;

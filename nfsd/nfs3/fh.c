@@ -81,8 +81,8 @@ static struct export *nfs3_fh_find_export(const struct nfs3_service *svc,
 	/* A well-formed handle of an export that is no longer in the
 	 * config names files the client may no longer reach: STALE, so that
 	 * the client drops them (knfsd does the same). */
-	if (!exp || !exp->store)
-		*err = exp && exp->store_down ? -EAGAIN : -ESTALE;
+	if (!exp || !export_store(exp))
+		*err = exp && export_store_down(exp) ? -EAGAIN : -ESTALE;
 	return exp;
 }
 
@@ -110,7 +110,7 @@ int nfs3__fh_export(struct request *req, const nfs_fh3 *fh, bool modify,
 	if (modify && acc.read_only)
 		return -EROFS;
 	f->exp = exp;
-	f->st = exp->store;
+	f->st = export_store(exp);
 	f->read_only = acc.read_only;
 	f->snapshot_dir = acc.snapshot_dir;
 	nfs3_cred_squash(&acc, &req->cred, f);

@@ -98,6 +98,38 @@ static void server_store_params(const struct server *srv,
 	p->ceph_path = ds->ceph_path;
 	p->ceph_user = ds->ceph_user;
 	p->ceph_fs = ds->ceph_fs;
+	/* Half the work threads: a lost cluster's calls, waiting in
+	 * libcephfs, leave the other half to the other datastores. */
+	p->call_cap = srv->fd_inputs.work_threads / 2;
+}
+
+int server__export_store_open(struct server *srv,
+			      const struct config_datastore *ds, uint32_t id,
+			      struct store **out, uint64_t *root_fileid,
+			      char *errbuf, size_t errlen)
+{
+	struct store_params p;
+	struct store_obj *root;
+	struct store_attr a;
+	struct store *st;
+	int err;
+
+	/* The state_dir of the start: it holds the secret that signs the
+	 * handles of every export. */
+	server_store_params(srv, ds, id, &p);
+	err = store_open(&p, &st, errbuf, errlen);
+	if (err)
+		return err;
+	st->group_commit = srv->group_commit;
+	atomic_store(&st->zero_on_first_write, ds->zero_on_first_write);
+	*root_fileid = 0;
+	if (!st->ops->root(st, &root)) {
+		if (!st->ops->getattr(st, root, &a))
+			*root_fileid = a.fileid;
+		st->ops->obj_unref(root);
+	}
+	*out = st;
+	return 0;
 }
 
 /* Fills the unpublished slot @exp from @ds and opens its store. */
@@ -105,9 +137,6 @@ static int server_export_open(struct server *srv, struct export *exp,
 			      const struct config_datastore *ds, char *errbuf,
 			      size_t errlen)
 {
-	struct store_params p;
-	struct store_obj *root;
-	struct store_attr a;
 	int err;
 
 	memset(exp, 0, sizeof(*exp));
@@ -117,19 +146,10 @@ static int server_export_open(struct server *srv, struct export *exp,
 	exp->remote_store = ds->backend != CONFIG_BACKEND_LOCAL;
 	exp->id = server_datastore_id(ds);
 	server_export_options_set(exp, ds);
-	/* The state_dir of the start: it holds the secret that signs the
-	 * handles of every export. */
-	server_store_params(srv, ds, exp->id, &p);
-	err = store_open(&p, &exp->store, errbuf, errlen);
+	err = server__export_store_open(srv, ds, exp->id, &exp->store,
+					&exp->root_fileid, errbuf, errlen);
 	if (err)
 		return err;
-	exp->store->group_commit = srv->group_commit;
-	atomic_store(&exp->store->zero_on_first_write, ds->zero_on_first_write);
-	if (!exp->store->ops->root(exp->store, &root)) {
-		if (!exp->store->ops->getattr(exp->store, root, &a))
-			exp->root_fileid = a.fileid;
-		exp->store->ops->obj_unref(root);
-	}
 	return server_export_ilog_open(srv, exp, ds, errbuf, errlen);
 }
 
@@ -198,11 +218,19 @@ int server__exports_open(struct server *srv, const struct config *cfg,
 		/* A cluster that does not answer costs its datastores, not
 		 * the others: the export stays, its calls answer JUKEBOX. */
 		if (err && cfg->datastores[i].backend == CONFIG_BACKEND_CEPHFS) {
-			log_error("export: %s", errbuf);
+			log_error("export: %s; retried every %d s",
+				  errbuf, SERVER_RECOVERY_RETRY_MS / 1000);
 			exp->store_down = true;
 			exp->store = NULL;
 			err = 0;
 		}
+		/* Every cephfs datastore: opened later if it is down, opened
+		 * anew if its session is evicted. */
+		if (!err && cfg->datastores[i].backend == CONFIG_BACKEND_CEPHFS &&
+		    server__recovery_add(srv, tab->count, &cfg->datastores[i]))
+			err = errbuf_printf(errbuf, errlen, -ENOMEM,
+					    "datastore %s: out of memory",
+					    cfg->datastores[i].name);
 		if (err)
 			return err;
 		err = export_table_publish(tab);
@@ -236,6 +264,8 @@ void server__exports_close(struct server *srv)
 {
 	struct export_table *tab = &srv->exports;
 
+	/* No store is published behind our back while they close. */
+	server__recovery_stop(srv);
 	/* Work has stopped: the last checkpoint, then the stores. */
 	store_ilog_close(srv->ilog);
 	srv->ilog = NULL;

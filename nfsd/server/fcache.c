@@ -80,12 +80,12 @@ void server__fcache_budget_apply(struct server *srv, const char *when)
 	size_t n = 0;
 
 	for (size_t i = 0; i < tab->count; i++)
-		n += tab->exports[i].store != NULL;
+		n += export_store(&tab->exports[i]) != NULL;
 	if (n == 0)
 		return;
 	server__fd_budget_compute(&srv->fd_inputs, server_nofile(), n, &b);
 	for (size_t i = 0; i < tab->count; i++) {
-		struct store *st = tab->exports[i].store;
+		struct store *st = export_store(&tab->exports[i]);
 		int err;
 
 		if (!st)

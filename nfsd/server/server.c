@@ -256,6 +256,14 @@ int server_open(const struct config *cfg, struct server_sections *sections,
 	err = server__quotas_open(srv, errbuf, errlen);
 	if (err)
 		goto fail;
+	/* Cephfs datastores down at start: opened when their cluster
+	 * answers, with their quotas now there to scan into. */
+	err = server__recovery_start(srv);
+	if (err) {
+		snprintf(errbuf, errlen, "cannot start the recovery thread: %s",
+			 strerror(-err));
+		goto fail;
+	}
 	err = server__pools_open(srv, cfg->state_dir, sections, errbuf, errlen);
 	if (err)
 		goto fail;

@@ -42,8 +42,33 @@ struct server_fd_budget {
 	bool too_low; /* files_per_export was raised to the minimum */
 };
 
+/* A cephfs datastore of the start (recovery.c): opened later if its
+ * cluster did not answer, opened anew if its session is evicted. */
+struct server_revive {
+	size_t slot; /* in srv->exports */
+	struct config_datastore ds; /* a copy: the config goes */
+	bool done; /* its store is published */
+	int64_t since_ns;
+};
+
+/* The background opener of those datastores (recovery.c). */
+struct server_recovery {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	bool stopping;
+	bool running; /* the thread was started */
+	pthread_t thread;
+	struct server_revive *revive; /* owned */
+	size_t nrevive;
+	/* Stores replaced after an eviction: calls in flight may still hold
+	 * them, so they close with the server (owned). */
+	struct store **retired;
+	size_t nretired;
+};
+
 struct server {
 	struct export_table exports; /* exports.c */
+	struct server_recovery recovery; /* recovery.c */
 	struct server_fd_inputs fd_inputs; /* set before the exports open */
 	bool exports_lock_init;
 	char state_dir[4096]; /* of the start: a reload keeps it */
@@ -95,6 +120,40 @@ struct server {
  */
 int server__exports_open(struct server *srv, const struct config *cfg,
 			 char *errbuf, size_t errlen);
+
+/*
+ * The store of @ds (export id @id) opened and made ready to serve (group
+ * commit, zeroing, *root_fileid), not published.  *out returns owned.
+ * Blocks (a cluster down: up to its mount timeout).  Returns 0 or -errno
+ * with the reason in errbuf.
+ */
+int server__export_store_open(struct server *srv,
+			      const struct config_datastore *ds, uint32_t id,
+			      struct store **out, uint64_t *root_fileid,
+			      char *errbuf, size_t errlen);
+
+/* How often a datastore whose cluster was down at start is tried again. */
+#define SERVER_RECOVERY_RETRY_MS 2000
+
+/* Records that export slot @slot (a cephfs datastore) opens @ds (copied)
+ * when its store is down (store_down) or evicted (store.reopen).  Before
+ * server__recovery_start().  Returns 0 or -ENOMEM. */
+int server__recovery_add(struct server *srv, size_t slot,
+			 const struct config_datastore *ds);
+/*
+ * Starts the thread that opens those stores in the background, off the
+ * event loops, and publishes each once it is complete: its quota scanned
+ * (a store down at start), then the store pointer (release), then
+ * store_down cleared.  An evicted store is replaced the same way and the
+ * export's write verifier changes (its client cache is gone).  After
+ * server__quotas_open().  No cephfs datastore: no thread.  Returns 0 or
+ * -errno.
+ */
+int server__recovery_start(struct server *srv);
+/* Stops it (waits for an open in flight: up to a mount timeout), closes
+ * the stores it replaced and frees what it kept.  Idempotent; called by
+ * server__exports_close() once no call runs. */
+void server__recovery_stop(struct server *srv);
 
 /* Closes every export's store (removed ones too) and frees the table;
  * after the loops and the threads are gone. */

@@ -28,13 +28,12 @@ static void store_cephfs_err(char *errbuf, size_t errlen, const char *name,
 	}
 }
 
-static void store_cephfs_obj_fh(const struct store_obj *obj,
-				struct store_fh *fh)
+void store__cephfs_obj_fh(const struct store_obj *obj, struct store_fh *fh)
 {
 	*fh = ((const struct store_cephfs_obj *)obj)->fh;
 }
 
-static int store_cephfs_root(struct store *st, struct store_obj **out)
+int store__cephfs_root(struct store *st, struct store_obj **out)
 {
 	struct store_cephfs *sc = store__cephfs(st);
 
@@ -43,48 +42,26 @@ static int store_cephfs_root(struct store *st, struct store_obj **out)
 	return 0;
 }
 
-static void store_cephfs_close(struct store *st)
+void store__cephfs_close(struct store *st)
 {
 	struct store_cephfs *sc = store__cephfs(st);
 
+	/* The monitor probes through the mount and the root: first. */
+	store__cephfs_health_stop(sc);
 	store__cephfs_cache_clear(sc);
 	store__cephfs_obj_unref(store__cephfs_pub(sc->root));
 	store__cephfs_rados_close(sc);
-	ceph_unmount(sc->cm);
+	/* Evicted: nothing of this mount can reach the cluster any more,
+	 * and an unmount would try to flush. */
+	if (atomic_load(&sc->base.reopen))
+		ceph_abort_conn(sc->cm);
+	else
+		ceph_unmount(sc->cm);
 	ceph_release(sc->cm);
 	pthread_mutex_destroy(&sc->cache_lock);
 	explicit_bzero(&sc->secret, sizeof(sc->secret));
 	free(sc);
 }
-
-static const struct store_ops store_cephfs_ops = {
-	.resolve = store__cephfs_resolve,
-	.obj_ref = store__cephfs_obj_ref,
-	.obj_unref = store__cephfs_obj_unref,
-	.obj_fh = store_cephfs_obj_fh,
-	.root = store_cephfs_root,
-	.getattr = store__cephfs_getattr,
-	.setattr = store__cephfs_setattr,
-	.lookup = store__cephfs_lookup,
-	.readlink = store__cephfs_readlink,
-	.read = store__cephfs_read,
-	.write = store__cephfs_write,
-	.commit = store__cephfs_commit,
-	.create = store__cephfs_create,
-	.mkdir = store__cephfs_mkdir,
-	.symlink = store__cephfs_symlink,
-	.mknod = store__cephfs_mknod,
-	.remove = store__cephfs_remove,
-	.rmdir = store__cephfs_rmdir,
-	.rename = store__cephfs_rename,
-	.link = store__cephfs_link,
-	.readdir = store__cephfs_readdir,
-	.fsstat = store__cephfs_fsstat,
-	.close = store_cephfs_close,
-	.resolve_attr = store__cephfs_resolve_attr,
-	.tree_open = store__cephfs_tree_open,
-	.snap = &store__cephfs_snap_ops,
-};
 
 /*
  * The handle secret of the directory served: its xattr, made by the first
@@ -142,8 +119,10 @@ static int store_cephfs_configure(struct ceph_mount_info *cm, const char *conf)
 		rc = ceph_conf_set(cm, "rados_mon_op_timeout", "10");
 	}
 	/* No rados_osd_op_timeout: an OSD that does not answer makes the
-	 * call wait (a hard mount's semantics), where a timeout would fail
-	 * the file's sync and its sticky error would outlive the outage. */
+	 * call wait (a hard mount's semantics; cephfs_health.c bounds how
+	 * many wait and answers JUKEBOX to the rest).  A timeout failed the
+	 * file's sync, and that file's next sync hung after the OSD was
+	 * back (measured: docs/ceph.md). */
 	return rc;
 }
 
@@ -249,7 +228,8 @@ static int store_cephfs_root_open(struct store_cephfs *sc, char *errbuf,
 int store_cephfs_open(const char *name, uint32_t export_id,
 		      const char *ceph_conf, const char *ceph_path,
 		      const char *ceph_user, const char *ceph_fs,
-		      struct store **out, char *errbuf, size_t errlen)
+		      unsigned call_cap, struct store **out, char *errbuf,
+		      size_t errlen)
 {
 	struct store_cephfs *sc;
 	int err;
@@ -260,7 +240,7 @@ int store_cephfs_open(const char *name, uint32_t export_id,
 				 -ENOMEM);
 		return -ENOMEM;
 	}
-	sc->base.ops = &store_cephfs_ops;
+	sc->base.ops = &store__cephfs_ops;
 	sc->base.export_id = export_id;
 	sc->base.group_commit = true;
 	sc->base.blocking = true;
@@ -291,6 +271,12 @@ int store_cephfs_open(const char *name, uint32_t export_id,
 	 * below): the datastore serves anyway. */
 	sc->rados_ok = store__cephfs_rados_open(
 		sc, ceph_conf, ceph_user && ceph_user[0] ? ceph_user : "admin");
+	err = store__cephfs_health_start(sc, call_cap);
+	if (err) {
+		store_cephfs_err(errbuf, errlen, name, sc->cluster,
+				 "monitor thread", err);
+		goto out_root;
+	}
 	/* The session id is what a failover fences (ceph tell mds.* client
 	 * evict id=N) before another gateway takes this one's address. */
 	log_info("cephfs: %s: mounted %s of %s as client.%s, session %llu%s",
@@ -301,6 +287,10 @@ int store_cephfs_open(const char *name, uint32_t export_id,
 	*out = &sc->base;
 	return 0;
 
+out_root:
+	store__cephfs_cache_clear(sc);
+	store__cephfs_obj_unref(store__cephfs_pub(sc->root));
+	store__cephfs_rados_close(sc);
 out_unmount:
 	ceph_unmount(sc->cm);
 	ceph_release(sc->cm);

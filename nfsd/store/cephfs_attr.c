@@ -22,10 +22,9 @@ int store__cephfs_err(int rc)
 	if (rc > 0) {
 		return -rc;
 	}
-	/* A lost cluster: the client retries later (NFS3ERR_JUKEBOX). */
-	if (rc == -ETIMEDOUT || rc == -ENOTCONN || rc == -ESHUTDOWN) {
-		return -EAGAIN;
-	}
+	/* A lost cluster's errors stay as they are: the guard
+	 * (store__cephfs_call_leave) marks the store down and answers
+	 * -EAGAIN (NFS3ERR_JUKEBOX) for them. */
 	return rc;
 }
 

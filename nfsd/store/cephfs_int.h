@@ -50,6 +50,34 @@
 #define STORE_CEPHFS_WANT (CEPH_STATX_BASIC_STATS)
 
 struct store_cephfs_obj;
+struct store_cephfs;
+
+/* A call in libcephfs this long marks the datastore down (cephfs_health.c;
+ * docs/ceph.md says why 5 s). */
+#define STORE_CEPHFS_BOUND_MS 5000
+/* A call past the cap waits for a place only while the oldest call in
+ * libcephfs is younger than this. */
+#define STORE_CEPHFS_SLOW_MS 1000
+#define STORE_CEPHFS_TICK_MS 250
+/* The most calls of one store in libcephfs at once, whatever the cap. */
+#define STORE_CEPHFS_CALLS_MAX 256
+
+/* cephfs_health.c's; the state itself is store.unavailable. */
+struct store_cephfs_health {
+	pthread_mutex_t lock;
+	pthread_cond_t wake; /* a place freed, down, or stopping */
+	unsigned cap; /* calls in libcephfs at once */
+	unsigned inflight;
+	uint64_t start_ns[STORE_CEPHFS_CALLS_MAX]; /* 0: free place */
+	uint64_t down_since_ns, probe_ns;
+	uint64_t outages;
+	_Atomic uint64_t refused; /* calls answered -EAGAIN */
+	bool stopping;
+	pthread_t monitor;
+	/* Whether the cluster answers again: 0 or -errno.  NULL at start:
+	 * the real one (a test sets its own before). */
+	int (*probe)(struct store_cephfs *sc);
+};
 
 struct store_cephfs {
 	struct store base;
@@ -73,6 +101,8 @@ struct store_cephfs {
 	struct store_cephfs_obj *buckets[STORE_CEPHFS_CACHE_BUCKETS];
 	struct store_cephfs_obj *fifo_head, *fifo_tail;
 	size_t cached;
+
+	struct store_cephfs_health health;
 };
 
 struct store_cephfs_obj {
@@ -119,6 +149,31 @@ static inline struct store_obj *store__cephfs_pub(struct store_cephfs_obj *o)
 {
 	return (struct store_obj *)o;
 }
+
+/* ---- health (cephfs_health.c) and the guarded ops (cephfs_guard.c) ---- */
+
+/*
+ * Starts the monitor of @sc's cluster, with at most @cap calls in
+ * libcephfs at once (1 to STORE_CEPHFS_CALLS_MAX).  After the mount and
+ * the root object: the monitor probes through them.  Returns 0 or -errno.
+ */
+int store__cephfs_health_start(struct store_cephfs *sc, unsigned cap);
+/* Stops the monitor (waits for a probe in flight); before the unmount. */
+void store__cephfs_health_stop(struct store_cephfs *sc);
+/* Before a call into libcephfs: 0 with *slot taken, or -EAGAIN (down, or
+ * at the cap while the calls in it do not move). */
+int store__cephfs_call_enter(struct store_cephfs *sc, unsigned *slot);
+/* After it, with its result @rc: gives @slot back, marks the store down
+ * on a connection error.  Returns @rc, or -EAGAIN for such an error. */
+int store__cephfs_call_leave(struct store_cephfs *sc, unsigned slot, int rc);
+/* True for the errors of a cluster that is not there (not of a file). */
+bool store__cephfs_conn_err(int rc);
+/* The ops table: each op through call_enter/_leave. */
+extern const struct store_ops store__cephfs_ops;
+/* The ops that never reach the cluster (cephfs.c). */
+void store__cephfs_obj_fh(const struct store_obj *obj, struct store_fh *fh);
+int store__cephfs_root(struct store *st, struct store_obj **out);
+void store__cephfs_close(struct store *st);
 
 /* ---- objects (cephfs_obj.c) -------------------------------------------- */
 

@@ -328,6 +328,15 @@ struct store {
 	_Atomic bool zero_on_first_write;
 	/* 1 MiB blocks zeroed so far, for /metrics. */
 	_Atomic uint64_t zeroed_blocks;
+	/* The backend's cluster does not answer (cephfs): every op answers
+	 * -EAGAIN (NFS3ERR_JUKEBOX) at once until the backend sees it back.
+	 * Set and cleared by the backend, read by anyone (/metrics). */
+	_Atomic bool unavailable;
+	/* The backend's session is gone for good (a cephfs client evicted
+	 * and blocklisted by its cluster): it answers -EAGAIN and never
+	 * comes back; the server opens the store anew and publishes the
+	 * new one (server/recovery.c).  Set by the backend only. */
+	_Atomic bool reopen;
 };
 
 /*

@@ -31,6 +31,9 @@ struct store_params {
 	const char *ceph_path; /* cephfs: the CephFS directory served */
 	const char *ceph_user; /* cephfs: client id ("admin") */
 	const char *ceph_fs; /* cephfs: file system name; "": the default */
+	/* cephfs: the most calls waiting in libcephfs at once, i.e. the
+	 * work threads a lost cluster can hold (0: 1) */
+	unsigned call_cap;
 };
 
 /*

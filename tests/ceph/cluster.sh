@@ -8,7 +8,12 @@
 #   tests/ceph/cluster.sh start DIR   start, wait for HEALTH_OK, print
 #                                     "ceph: up in Ns: DIR/ceph.conf"
 #   tests/ceph/cluster.sh stop DIR    stop exactly the PIDs start wrote
-#   tests/ceph/cluster.sh kill DIR    SIGKILL them (a lost cluster)
+#   tests/ceph/cluster.sh kill DIR    SIGKILL them all at once (a lost
+#                                     cluster)
+#   tests/ceph/cluster.sh revive DIR  start the daemons of a cluster that
+#                                     start made and kill stopped again,
+#                                     from their data; wait until the file
+#                                     system is active and its PGs clean
 #
 # Authentication is off (auth_*_required = none): the cluster listens on
 # loopback only.  CEPH_MON_PORT picks the mon's port (default: a free one).
@@ -16,7 +21,7 @@ set -u
 cmd=${1:-}
 dir=${2:-}
 if [ -z "$cmd" ] || [ -z "$dir" ]; then
-	echo "usage: $0 start|stop|kill DIR" >&2
+	echo "usage: $0 start|stop|kill|revive DIR" >&2
 	exit 2
 fi
 
@@ -31,6 +36,10 @@ free_port() {
 stop_pids() {
 	local sig=$1 pid i
 	[ -f "$dir/pids" ] || return 0
+	# SIGKILL is a lost cluster: every daemon at the same moment.
+	if [ "$sig" = KILL ]; then
+		kill -KILL $(cat "$dir/pids") 2>/dev/null
+	fi
 	# Reverse order: MDS and OSD before the mon they report to.
 	for pid in $(tac "$dir/pids"); do
 		kill -"$sig" "$pid" 2>/dev/null || continue
@@ -158,6 +167,43 @@ CONF
 	return 1
 }
 
+# True once the file system has an active MDS and every PG is clean: what a
+# client needs (HEALTH_OK may lag: a restarted cluster reports recent
+# crashes of the daemons it was SIGKILLed with).
+serving() {
+	c fs status cephfs 2>/dev/null | grep -q active &&
+		c pg stat 2>/dev/null |
+		grep -Eq '^([0-9]+) pgs: \1 active\+clean;'
+}
+
+revive() {
+	local t0=$SECONDS osd i
+	dir=$(cd "$dir" && pwd) || return 1
+	if [ -f "$dir/pids" ]; then
+		echo "ceph: $dir: a cluster is running there (pids)" >&2
+		return 1
+	fi
+	osd=$(ls "$dir/osd" | sed -n 's/^ceph-\([0-9]*\)$/\1/p' | head -1)
+	[ -n "$osd" ] && [ -f "$dir/ceph.conf" ] || {
+		echo "ceph: $dir: no cluster made there" >&2
+		return 1
+	}
+	spawn mon.a ceph-mon -c "$dir/ceph.conf" -i a
+	spawn mgr.x ceph-mgr -c "$dir/ceph.conf" -i x
+	spawn "osd.$osd" ceph-osd -c "$dir/ceph.conf" -i "$osd"
+	spawn mds.a ceph-mds -c "$dir/ceph.conf" -i a
+	for i in $(seq 1 240); do
+		if serving; then
+			echo "ceph: back in $((SECONDS - t0))s: $dir/ceph.conf"
+			return 0
+		fi
+		sleep 0.5
+	done
+	echo "ceph: $dir: not serving 120 s after revive:" >&2
+	c health detail >&2
+	return 1
+}
+
 case "$cmd" in
 start)
 	start || {
@@ -167,8 +213,14 @@ start)
 	;;
 stop) stop_pids TERM ;;
 kill) stop_pids KILL ;;
+revive)
+	revive || {
+		stop_pids TERM
+		exit 1
+	}
+	;;
 *)
-	echo "usage: $0 start|stop|kill DIR" >&2
+	echo "usage: $0 start|stop|kill|revive DIR" >&2
 	exit 2
 	;;
 esac

@@ -45,9 +45,9 @@ static int setup(void **state)
 	*state = f;
 	if (!conf || !conf[0] || access(conf, R_OK) != 0)
 		return 0;
-	if (store_cephfs_open("c1", TEST_EXPORT_ID, conf, "/", "admin", "",
+	if (store_cephfs_open("c1", TEST_EXPORT_ID, conf, "/", "admin", "", 8,
 			      &f->a, err, sizeof(err)) ||
-	    store_cephfs_open("c1", TEST_EXPORT_ID, conf, "/", "admin", "",
+	    store_cephfs_open("c1", TEST_EXPORT_ID, conf, "/", "admin", "", 8,
 			      &f->b, err, sizeof(err))) {
 		fprintf(stderr, "store_cephfs_open: %s\n", err);
 		return -1;
@@ -286,7 +286,7 @@ static void test_cephfs_open_names_datastore_and_cluster(void **state)
 
 	need_cluster(f);
 	assert_int_equal(store_cephfs_open("c2", 78, conf, "/no/such/dir",
-					   "admin", "", &st, err, sizeof(err)),
+					   "admin", "", 8, &st, err, sizeof(err)),
 			 -ENOENT);
 	assert_null(st);
 	assert_non_null(strstr(err, "datastore c2: cephfs cluster "));

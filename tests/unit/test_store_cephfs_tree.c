@@ -52,7 +52,7 @@ static int setup(void **state)
 	*state = f;
 	if (!conf || !conf[0] || access(conf, R_OK) != 0)
 		return 0;
-	if (store_cephfs_open("t1", 91, conf, "/", "admin", "", &f->st, err,
+	if (store_cephfs_open("t1", 91, conf, "/", "admin", "", 8, &f->st, err,
 			      sizeof(err)) ||
 	    f->st->ops->tree_open(f->st, &f->t, err, sizeof(err))) {
 		fprintf(stderr, "cephfs: %s\n", err);
@@ -306,7 +306,7 @@ static void snapshot_dir_reads(struct store *s, const char *conf,
 	}
 	s->ops->obj_fh(disk, &fh);
 	assert_int_equal(fh.len, 31); /* 23 + the snapid */
-	assert_int_equal(store_cephfs_open("t2", 92, conf, sub, "admin", "",
+	assert_int_equal(store_cephfs_open("t2", 92, conf, sub, "admin", "", 8,
 					   &other, err, sizeof(err)),
 			 0);
 	assert_int_equal(other->ops->resolve(other, &fh, &again), 0);
@@ -345,8 +345,8 @@ static void test_snapshots_create_list_restore_delete(void **state)
 
 	need_cluster(f);
 	snprintf(sub, sizeof(sub), "/%s", f->dir);
-	assert_int_equal(store_cephfs_open("t2", 92, conf, sub, "admin", "", &s,
-					   err, sizeof(err)),
+	assert_int_equal(store_cephfs_open("t2", 92, conf, sub, "admin", "", 8,
+					   &s, err, sizeof(err)),
 			 0);
 	so = s->ops->snap;
 	assert_non_null(so);
@@ -380,7 +380,7 @@ static void test_snapshots_create_list_restore_delete(void **state)
 
 		snprintf(vm, sizeof(vm), "%s/vm", sub);
 		assert_int_equal(store_cephfs_open("t3", 93, conf, vm, "admin",
-						   "", &below, err,
+						   "", 8, &below, err,
 						   sizeof(err)),
 				 0);
 		assert_int_equal(below->ops->snap->list(below, &list, &count),

@@ -1,0 +1,214 @@
+/*
+ * test_store_cephfs_health: the health state of a cephfs store
+ * (nfsd/store/cephfs_health.c) without a cluster: the cap on the calls in
+ * libcephfs, a connection error that marks the store down, calls refused
+ * at once while it is down, the way back up (only once the calls that
+ * waited came back and the probe answers), and an eviction, after which
+ * the store asks for a new mount instead.  The probe is the test's.
+ */
+#include "nfsd/store/cephfs_int.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tests/lib/log_capture.h"
+
+struct fixture {
+	struct store_cephfs sc;
+	_Atomic int probe_rc;
+	_Atomic int probes;
+};
+
+static int fake_probe(struct store_cephfs *sc)
+{
+	struct fixture *f = (struct fixture *)sc; /* sc is the first member */
+
+	atomic_fetch_add(&f->probes, 1);
+	return atomic_load(&f->probe_rc);
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	snprintf(f->sc.base.name, sizeof(f->sc.base.name), "c1");
+	snprintf(f->sc.cluster, sizeof(f->sc.cluster), "test.conf");
+	f->sc.health.probe = fake_probe;
+	atomic_store(&f->probe_rc, -ENOTCONN);
+	if (store__cephfs_health_start(&f->sc, 2)) {
+		free(f);
+		return -1;
+	}
+	log_capture_reset();
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	store__cephfs_health_stop(&f->sc);
+	free(f);
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Waits up to @s seconds for the store's state to be @down. */
+static bool wait_state(struct fixture *f, bool down, double s)
+{
+	double until = now_s() + s;
+
+	while (now_s() < until) {
+		if (atomic_load(&f->sc.base.unavailable) == down)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+static void test_health_cap_refuses_past_it_when_calls_stall(void **state)
+{
+	struct fixture *f = *state;
+	unsigned a, b, c;
+	double t0;
+
+	assert_int_equal(store__cephfs_call_enter(&f->sc, &a), 0);
+	assert_int_equal(store__cephfs_call_enter(&f->sc, &b), 0);
+	assert_int_not_equal(a, b);
+	/* Two calls in libcephfs that do not come back: the third waits
+	 * until the oldest is SLOW_MS old, then gives up. */
+	t0 = now_s();
+	assert_int_equal(store__cephfs_call_enter(&f->sc, &c), -EAGAIN);
+	assert_true(now_s() - t0 < STORE_CEPHFS_SLOW_MS / 1000.0 + 0.5);
+	/* Not down for that: the cap is not the health. */
+	assert_false(atomic_load(&f->sc.base.unavailable));
+	assert_int_equal(store__cephfs_call_leave(&f->sc, a, 0), 0);
+	assert_int_equal(store__cephfs_call_enter(&f->sc, &c), 0);
+	assert_int_equal(store__cephfs_call_leave(&f->sc, b, 0), 0);
+	assert_int_equal(store__cephfs_call_leave(&f->sc, c, -ENOENT), -ENOENT);
+}
+
+static void test_health_connection_error_marks_down(void **state)
+{
+	struct fixture *f = *state;
+	unsigned a, b;
+
+	assert_int_equal(store__cephfs_call_enter(&f->sc, &a), 0);
+	assert_int_equal(store__cephfs_call_leave(&f->sc, a, -ESHUTDOWN),
+			 -EAGAIN);
+	assert_true(atomic_load(&f->sc.base.unavailable));
+	assert_true(log_capture_contains(
+		"cephfs: c1: cluster test.conf does not answer"));
+	/* Refused at once while down, whatever the errno was. */
+	assert_int_equal(store__cephfs_call_enter(&f->sc, &b), -EAGAIN);
+	assert_true(store__cephfs_conn_err(-ENOTCONN));
+	assert_true(store__cephfs_conn_err(-ETIMEDOUT));
+	assert_true(store__cephfs_conn_err(-ECONNREFUSED));
+	assert_false(store__cephfs_conn_err(-EIO));
+	assert_false(store__cephfs_conn_err(-ENOENT));
+}
+
+static void test_health_up_again_once_probe_answers(void **state)
+{
+	struct fixture *f = *state;
+	unsigned a;
+
+	assert_int_equal(store__cephfs_call_enter(&f->sc, &a), 0);
+	assert_int_equal(store__cephfs_call_leave(&f->sc, a, -ENOTCONN),
+			 -EAGAIN);
+	/* The probe fails: down it stays. */
+	assert_false(wait_state(f, false, 1.5));
+	assert_true(atomic_load(&f->probes) >= 1);
+	atomic_store(&f->probe_rc, 0);
+	assert_true(wait_state(f, false, 3.0));
+	assert_true(log_capture_contains("cephfs: c1: cluster test.conf "
+					 "answers again after"));
+	assert_int_equal(store__cephfs_call_enter(&f->sc, &a), 0);
+	assert_int_equal(store__cephfs_call_leave(&f->sc, a, 0), 0);
+}
+
+static void test_health_no_probe_while_a_call_still_waits(void **state)
+{
+	struct fixture *f = *state;
+	unsigned stuck, a;
+
+	atomic_store(&f->probe_rc, 0);
+	assert_int_equal(store__cephfs_call_enter(&f->sc, &stuck), 0);
+	assert_int_equal(store__cephfs_call_enter(&f->sc, &a), 0);
+	assert_int_equal(store__cephfs_call_leave(&f->sc, a, -ETIMEDOUT),
+			 -EAGAIN);
+	/* A call still in libcephfs: it holds what it was given, and the
+	 * store is not up before it came back. */
+	assert_false(wait_state(f, false, 1.5));
+	assert_int_equal(atomic_load(&f->probes), 0);
+	assert_int_equal(store__cephfs_call_leave(&f->sc, stuck, 0), 0);
+	assert_true(wait_state(f, false, 3.0));
+}
+
+static void test_health_stalled_call_marks_down_after_bound(void **state)
+{
+	struct fixture *f = *state;
+	unsigned a;
+	double t0 = now_s();
+	char want[64];
+
+	assert_int_equal(store__cephfs_call_enter(&f->sc, &a), 0);
+	assert_true(wait_state(f, true, STORE_CEPHFS_BOUND_MS / 1000.0 + 1));
+	assert_true(now_s() - t0 >= STORE_CEPHFS_BOUND_MS / 1000.0 - 0.1);
+	snprintf(want, sizeof(want), "a call waited %d ms",
+		 STORE_CEPHFS_BOUND_MS);
+	assert_true(log_capture_contains(want));
+	assert_int_equal(store__cephfs_call_leave(&f->sc, a, 0), 0);
+}
+
+static void test_health_eviction_asks_for_a_new_mount(void **state)
+{
+	struct fixture *f = *state;
+	unsigned a;
+
+	atomic_store(&f->probe_rc, 0);
+	assert_int_equal(store__cephfs_call_enter(&f->sc, &a), 0);
+	assert_false(atomic_load(&f->sc.base.reopen));
+	/* ESHUTDOWN is Ceph's EBLOCKLISTED: this mount is done for, so the
+	 * store stays down and is not probed, whatever the probe says. */
+	assert_int_equal(store__cephfs_call_leave(&f->sc, a, -ESHUTDOWN),
+			 -EAGAIN);
+	assert_true(atomic_load(&f->sc.base.reopen));
+	assert_true(log_capture_contains("evicted this gateway's session"));
+	assert_false(wait_state(f, false, 1.5));
+	assert_int_equal(atomic_load(&f->probes), 0);
+}
+
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_health_cap_refuses_past_it_when_calls_stall),
+		T(test_health_connection_error_marks_down),
+		T(test_health_up_again_once_probe_answers),
+		T(test_health_no_probe_while_a_call_still_waits),
+		T(test_health_stalled_call_marks_down_after_bound),
+		T(test_health_eviction_asks_for_a_new_mount),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
