@@ -11,8 +11,12 @@ operations on one connection, one after the other: FILE_SYNC writes of
 file a (every fourth of them 64 KiB, over the last 32 KiB written before
 it and 32 KiB new: with the log on, a large write is synced in place and
 replay must not put the older logged blocks back over it), two UNSTABLE
-writes of file b followed by their COMMIT, and now and then a CREATE;
-each 4 KiB block carries a tag naming its operation.  Then the log is replayed
+writes of file b followed by their COMMIT, FILE_SYNC writes of file p
+(thick: written and synced before dsnfsd starts), 64 KiB overwrites each
+over half the one before and a 4 KiB one inside the last (with the log
+on, overwrites of written extents skip the fdatasync: sync_file_range and
+a shared flush of the log), and now and then a CREATE; each 4 KiB block
+carries a tag naming its operation.  Then the log is replayed
 onto the starting image up to CRASH_POINTS of its flushes (spread over
 the run, and the last); each image is what the disk held had the power
 gone right after that flush.  On each, dsnfsd starts (replaying its intent
@@ -47,10 +51,11 @@ from nfs3wire import (FILE_SYNC, NFS3_OK, UNSTABLE, Checks,  # noqa: E402
 HOST = "127.0.0.1"
 BLOCK = 4096
 MAGIC = b"PWRL"
-TAG = struct.Struct("<4sIQ")  # magic, file (0 = a, 1 = b), operation
+TAG = struct.Struct("<4sIQ")  # magic, file (0 = a, 1 = b, 3 = p), operation
 RECORD = struct.Struct("<cQI")
 DISK_MIB = 128
 BIG_BLOCKS = 16  # a large FILE_SYNC write: 64 KiB, in place with the log
+THICK_BLOCKS = 512  # file p, written before dsnfsd starts
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -118,6 +123,10 @@ def live_run(binary, scratch, conf, ops):
     disk = Mounted(os.path.join(fuse, "disk"), os.path.join(scratch, "mnt"))
     for d in ("ds1", "state"):
         os.makedirs(os.path.join(disk.mnt, d))
+    with open(os.path.join(disk.mnt, "ds1", "p"), "wb") as thick:
+        thick.write(bytes(THICK_BLOCKS * BLOCK))
+        thick.flush()
+        os.fsync(thick.fileno())
     run("sync", "-f", disk.mnt)
     proc, nfs_port, mount_port = start_dsnfsd(
         binary, disk.mnt, conf(disk.mnt),
@@ -127,8 +136,10 @@ def live_run(binary, scratch, conf, ops):
     m.close()
     c = Nfs3Client((HOST, nfs_port))
     fh = [c.create(root, name).object for name in ("a", "b")]
+    fh += [None, c.lookup(root, "p").object]
     acked, verf = [], None
     off = [0, 0]
+    at_p = 0
     for n in range(ops):
         if n % 25 == 24:
             r = c.create(root, "c%d" % n)
@@ -144,6 +155,20 @@ def live_run(binary, scratch, conf, ops):
             verf = r.verf
             acked.append((0, at, BIG_BLOCKS))
             off[0] = at + BIG_BLOCKS * BLOCK
+        elif n % 8 in (4, 6):
+            # p: a 64 KiB overwrite over half the last, or 4 KiB inside
+            # it (logged) that the next one covers.
+            if n % 8 == 4:
+                at_p = (at_p + BIG_BLOCKS // 2) % (THICK_BLOCKS - BIG_BLOCKS)
+                at, count = at_p * BLOCK, BIG_BLOCKS
+            else:
+                at, count = (at_p + BIG_BLOCKS - 4) * BLOCK, 1
+            data = b"".join(block(3, n, k) for k in range(count))
+            r = c.write(fh[3], at, data, stable=FILE_SYNC)
+            if r.status != NFS3_OK or r.committed != FILE_SYNC:
+                raise RuntimeError("FILE_SYNC WRITE of p: %d" % r.status)
+            verf = r.verf
+            acked.append((3, at, count))
         elif n % 2 == 0:
             r = c.write(fh[0], off[0], block(0, n, 0), stable=FILE_SYNC)
             if r.status != NFS3_OK or r.committed != FILE_SYNC:
@@ -239,7 +264,7 @@ def check_point(binary, scratch, conf, image, fh, acked, need, verf):
         try:
             c = Nfs3Client((HOST, nfs_port))
             files = {}
-            for f in (0, 1):
+            for f in (0, 1, 3):
                 if not any(acked[n][0] == f for n in need):
                     continue
                 a = c.getattr(fh[f])
