@@ -41,7 +41,7 @@ int store__ilog_pwrite(int fd, const void *buf, size_t len, uint64_t off)
 /* Writes @len bytes of the ring from @lsn (split at the ring's end) and,
  * buffered, flushes them. */
 static int store_ilog_write_ring(struct store_ilog *ilog, const uint8_t *buf,
-				 size_t len, uint64_t lsn, bool barrier)
+				 size_t len, uint64_t lsn)
 {
 	uint64_t room = ilog->ring_bytes - lsn % ilog->ring_bytes;
 	size_t first = len < room ? len : (size_t)room;
@@ -57,9 +57,7 @@ static int store_ilog_write_ring(struct store_ilog *ilog, const uint8_t *buf,
 		err = store__ilog_pwrite(ilog->fd, buf + first, len - first,
 					 STORE_ILOG_DATA_OFF);
 	}
-	/* O_DSYNC may write through with FUA alone; a barrier needs the
-	 * whole device cache flushed, which fdatasync does. */
-	if (!err && (!ilog->direct || barrier) && fdatasync(ilog->fd) != 0) {
+	if (!err && !ilog->direct && fdatasync(ilog->fd) != 0) {
 		err = -errno;
 	}
 	return err;
@@ -113,7 +111,6 @@ static void store_ilog_flush_locked(struct store_ilog *ilog)
 	uint64_t end = ilog->tail_lsn;
 	uint64_t padded = (end + STORE_ILOG_BLOCK - 1) &
 			  ~(uint64_t)(STORE_ILOG_BLOCK - 1);
-	bool barrier = b->barrier;
 	int err;
 
 	if (padded != end && padded - end < STORE_ILOG_HEAD_BYTES) {
@@ -125,7 +122,6 @@ static void store_ilog_flush_locked(struct store_ilog *ilog)
 	}
 	b->end_lsn = padded;
 	b->written = false;
-	b->barrier = false;
 	if (!ilog->inflight) {
 		ilog->oldest = ilog->fill;
 	}
@@ -137,7 +133,7 @@ static void store_ilog_flush_locked(struct store_ilog *ilog)
 	pthread_cond_signal(&ilog->flusher_cv);
 	pthread_mutex_unlock(&ilog->lock);
 	err = store_ilog_write_ring(ilog, b->buf, (size_t)(padded - start),
-				    start, barrier);
+				    start);
 	pthread_mutex_lock(&ilog->lock);
 	if (err) {
 		store__ilog_fail(ilog, err, "log write failed");
@@ -244,11 +240,9 @@ static int64_t store_ilog_append_locked(struct store_ilog *ilog,
 	return (int64_t)end;
 }
 
-/* Both SYNCED appends; @barrier: always, and its batch flushes the
- * device cache. */
-static int64_t store_ilog_synced(struct store_ilog *ilog, struct store_obj *obj,
-				 uint64_t off_bytes, uint32_t len_bytes,
-				 uint64_t upto_lsn, bool barrier)
+int64_t store__ilog_append_synced(struct store_ilog *ilog,
+				  struct store_obj *obj, uint64_t off_bytes,
+				  uint32_t len_bytes, uint64_t upto_lsn)
 {
 	uint32_t rec_len = store__ilog_synced_len(obj->fh.len);
 	int64_t end = 0;
@@ -259,16 +253,11 @@ static int64_t store_ilog_synced(struct store_ilog *ilog, struct store_obj *obj,
 	err = ilog->err;
 	/* Records of the file before these bytes and after the head would
 	 * be replayed over them: the record says they are older.  None
-	 * (all checkpointed, or never logged) and no barrier: nothing to
-	 * say. */
-	if (!err && (barrier || upto_lsn > ilog->head_lsn)) {
+	 * (all checkpointed, or never logged): nothing to say. */
+	if (!err && upto_lsn > ilog->head_lsn) {
 		err = store_ilog_reserve_locked(ilog, rec_len, true);
 	}
-	if (!err && (barrier || upto_lsn > ilog->head_lsn)) {
-		if (barrier) {
-			ilog->batch[ilog->fill].barrier = true;
-			ilog->stats.shared_flush_writes++;
-		}
+	if (!err && upto_lsn > ilog->head_lsn) {
 		store__ilog_synced_encode(store_ilog_tail_buf(ilog),
 					  ilog->sb.salt, ilog->tail_lsn,
 					  &obj->fh, off_bytes, len_bytes,
@@ -279,22 +268,6 @@ static int64_t store_ilog_synced(struct store_ilog *ilog, struct store_obj *obj,
 	}
 	pthread_mutex_unlock(&ilog->lock);
 	return err ? err : end;
-}
-
-int64_t store__ilog_append_synced(struct store_ilog *ilog,
-				  struct store_obj *obj, uint64_t off_bytes,
-				  uint32_t len_bytes, uint64_t upto_lsn)
-{
-	return store_ilog_synced(ilog, obj, off_bytes, len_bytes, upto_lsn,
-				 false);
-}
-
-int64_t store__ilog_append_barrier(struct store_ilog *ilog,
-				   struct store_obj *obj, uint64_t off_bytes,
-				   uint32_t len_bytes, uint64_t upto_lsn)
-{
-	return store_ilog_synced(ilog, obj, off_bytes, len_bytes, upto_lsn,
-				 true);
 }
 
 void store_ilog_set_inplace_min(struct store_ilog *ilog, uint32_t min_bytes)

@@ -41,12 +41,6 @@
  *   an older record (LSN below upto) of that file that the range covers,
  *   so it never puts older data back over them; it is logged after the
  *   sync, so a durable SYNCED record always names durable bytes.
- *   When the bytes overwrite written extents of a file on the log's own
- *   ext4 device (no metadata to change), the file's fdatasync is replaced
- *   by sync_file_range (the data is on the device, maybe in its volatile
- *   cache) and a SYNCED record whose batch is flushed with the device's
- *   cache (fdatasync of the log after its O_DIRECT write): one device
- *   flush covers the large writes of every file, as for logged ones.
  * - Failures are sticky: a failed log write or checkpoint fsync fails every
  *   later stable write of the log (-EIO or the error), which the nfs3 layer
  *   answers with a new write verifier; the records stay for the next start.
@@ -95,7 +89,7 @@ struct store_ilog_rec {
 	struct store_fh fh;
 	const uint8_t *data;
 	/* SYNCED: the file's records ending at or below this are older than
-	 * the range's bytes (upto <= lsn; 0: none). */
+	 * the range's bytes (0 < upto <= lsn). */
 	uint64_t upto_lsn;
 };
 
@@ -192,16 +186,6 @@ int64_t store__ilog_append_synced(struct store_ilog *ilog,
 				  struct store_obj *obj, uint64_t off_bytes,
 				  uint32_t len_bytes, uint64_t upto_lsn);
 
-/*
- * As store__ilog_append_synced, for bytes written to the device but maybe
- * only in its volatile cache (sync_file_range, on the log's device): the
- * record is always appended and its batch's write flushes the device's
- * cache.  The LSN a flush must reach (> 0), or -errno.
- */
-int64_t store__ilog_append_barrier(struct store_ilog *ilog,
-				   struct store_obj *obj, uint64_t off_bytes,
-				   uint32_t len_bytes, uint64_t upto_lsn);
-
 /* Waits until the log is stable up to @end_lsn, flushing it on this thread
  * when no flush is in flight.  Returns 0 or the log's -errno. */
 int store__ilog_wait(struct store_ilog *ilog, int64_t end_lsn);
@@ -234,7 +218,6 @@ void store__ilog_abandon(struct store_ilog *ilog);
 /* ---- the log's state (ilog.c, ilog_checkpoint.c, ilog_open.c only) ----- */
 
 #include <pthread.h>
-#include <sys/types.h>
 
 #include "nfsd/store/syncgroup.h"
 
@@ -247,19 +230,12 @@ struct store_ilog_batch {
 	uint8_t *buf; /* STORE_ILOG_BATCH_BYTES, 4 KiB aligned */
 	uint64_t end_lsn; /* padded end */
 	bool written; /* its write returned; retired in LSN order */
-	/* Holds a SYNCED record of bytes only in the device's cache: its
-	 * write must flush the cache (fdatasync), not only write through. */
-	bool barrier;
 };
 
 struct store_ilog {
 	char path[4096];
 	int fd; /* O_DIRECT|O_DSYNC when @direct, else buffered */
 	bool direct;
-	/* The log's device, when the log is on ext4: a flush of the log
-	 * flushes the cache of every file of that device. */
-	bool dev_ok;
-	dev_t dev;
 	uint64_t ring_bytes;
 	uint32_t checkpoint_ms;
 	/* Stable writes of at least this many bytes go in place; 0: none. */

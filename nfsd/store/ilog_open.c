@@ -12,10 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/magic.h>
 #include <sys/random.h>
-#include <sys/stat.h>
-#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -193,19 +190,6 @@ static int store_ilog_recover(struct store_ilog *ilog, int fd,
 				  &ilog->stats.replay_skipped);
 }
 
-/* Whether the log is on ext4, where fdatasync of it flushes its device's
- * cache (ilog.h: large writes on that device share it); and which device. */
-static void store_ilog_probe_dev(struct store_ilog *ilog)
-{
-	struct statfs fs;
-	struct stat sb;
-
-	ilog->dev_ok = fstat(ilog->fd, &sb) == 0 &&
-		       fstatfs(ilog->fd, &fs) == 0 &&
-		       fs.f_type == EXT4_SUPER_MAGIC;
-	ilog->dev = ilog->dev_ok ? sb.st_dev : 0;
-}
-
 int store_ilog_open(const char *path, uint64_t ring_bytes,
 		    uint32_t checkpoint_ms, struct store *const *stores,
 		    size_t nstores, struct store_ilog **out, char *errbuf,
@@ -255,7 +239,6 @@ int store_ilog_open(const char *path, uint64_t ring_bytes,
 		store_ilog_err(errbuf, errlen, path, "open", err);
 		goto out_rfd;
 	}
-	store_ilog_probe_dev(ilog);
 	/* A new salt: nothing of this or an older run matches it, so the
 	 * ring needs no clearing. */
 	if (getrandom(&ilog->sb.salt, sizeof(ilog->sb.salt), 0) !=

@@ -213,7 +213,7 @@ int store__ilog_rec_decode(const uint8_t *buf, size_t len, uint64_t salt,
 		out->upto_lsn =
 			get64(buf + STORE_ILOG_HEAD_BYTES + out->fh.len);
 		/* It can only speak of records before it. */
-		if (out->upto_lsn > lsn) {
+		if (out->upto_lsn == 0 || out->upto_lsn > lsn) {
 			return -EINVAL;
 		}
 	}

@@ -21,12 +21,7 @@
 #include "nfsd/store/store_int.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <linux/fiemap.h>
-#include <linux/fs.h>
 #include <stdint.h>
-#include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 /* Reads up to @count bytes at @off_bytes, none at or past INT64_MAX (the
@@ -172,83 +167,6 @@ static int store_local_write_logged(struct store *st, struct store_obj *obj,
  * and the wait for its flush; upto is read with the bytes written under
  * ilog_order, so it splits the file's records into older and newer.
  */
-/* Extents one FIEMAP call looks at; more: the fdatasync path. */
-#define STORE_LOCAL_FIEMAP_MAX 8
-
-/*
- * Whether [off, off + count) of @fd, on the log's ext4 device, lies inside
- * the size in written extents of its own (no hole, unwritten, delayed,
- * shared or inline one): writing those pages back changes no metadata, so
- * once written (sync_file_range) they are stable after the next flush of
- * that device's cache.
- */
-static bool store_local_overwrite(const struct store_ilog *ilog, int fd,
-				  uint64_t off, uint32_t count)
-{
-	uint64_t q[(sizeof(struct fiemap) +
-		    STORE_LOCAL_FIEMAP_MAX * sizeof(struct fiemap_extent)) /
-		   sizeof(uint64_t)];
-	struct fiemap *fm = (struct fiemap *)q;
-	uint64_t pos = off, end = off + count;
-	struct stat sb;
-
-	if (!ilog->dev_ok || fstat(fd, &sb) != 0 || sb.st_dev != ilog->dev ||
-	    (uint64_t)sb.st_size < end) {
-		return false;
-	}
-	memset(q, 0, sizeof(q));
-	fm->fm_start = off;
-	fm->fm_length = count;
-	fm->fm_extent_count = STORE_LOCAL_FIEMAP_MAX;
-	if (ioctl(fd, FS_IOC_FIEMAP, fm) != 0) {
-		return false;
-	}
-	for (uint32_t i = 0; i < fm->fm_mapped_extents && pos < end; i++) {
-		const struct fiemap_extent *e = &fm->fm_extents[i];
-
-		if (e->fe_flags &
-			    ~(uint32_t)(FIEMAP_EXTENT_LAST | FIEMAP_EXTENT_MERGED) ||
-		    e->fe_logical > pos) {
-			return false;
-		}
-		if (e->fe_logical + e->fe_length > pos) {
-			pos = e->fe_logical + e->fe_length;
-		}
-	}
-	return pos >= end;
-}
-
-/*
- * The in-place write's way to the disk when it only overwrites (above):
- * its pages written and waited for, then a SYNCED record in a batch whose
- * write flushes the device's cache; one flush for the large writes of
- * every file.  1 when this does not apply or the file's sync group failed
- * (the caller then fdatasyncs, which reports it), else 0 or -errno.
- */
-static int store_local_write_shared(struct store *st, struct store_obj *obj,
-				    int fd, uint64_t off_bytes, uint32_t count,
-				    uint64_t upto, bool *sync_failed)
-{
-	int64_t end;
-	int err;
-
-	if (!store_local_overwrite(st->ilog, fd, off_bytes, count) ||
-	    store__syncgroup_error(&obj->sync)) {
-		return 1;
-	}
-	/* An error here is the fdatasync's to report (and keep). */
-	if (sync_file_range(fd, (off_t)off_bytes, count,
-			    SYNC_FILE_RANGE_WAIT_BEFORE |
-				    SYNC_FILE_RANGE_WRITE |
-				    SYNC_FILE_RANGE_WAIT_AFTER) != 0) {
-		return 1;
-	}
-	end = store__ilog_append_barrier(st->ilog, obj, off_bytes, count, upto);
-	err = end > 0 ? store__ilog_wait(st->ilog, end) : (int)end;
-	*sync_failed = err != 0;
-	return err;
-}
-
 static int store_local_write_inplace(struct store *st, struct store_obj *obj,
 				     int fd, uint64_t off_bytes,
 				     const void *buf, uint32_t count,
@@ -263,11 +181,6 @@ static int store_local_write_inplace(struct store *st, struct store_obj *obj,
 	upto = atomic_load(&obj->ilog_lsn);
 	pthread_mutex_unlock(&obj->ilog_order);
 	if (err) {
-		return err;
-	}
-	err = store_local_write_shared(st, obj, fd, off_bytes, count, upto,
-				       sync_failed);
-	if (err != 1) {
 		return err;
 	}
 	err = store_local_sync(st, obj, fd, STORE_DATA_SYNC, sync_failed);

@@ -90,7 +90,6 @@ struct store_ilog_stats {
 	uint64_t records, flushes, checkpoints, full_waits;
 	uint64_t replayed, replay_skipped;
 	uint64_t inplace_writes, synced_records;
-	uint64_t shared_flush_writes; /* of inplace_writes: no fdatasync */
 };
 void store_ilog_stats(struct store_ilog *ilog, struct store_ilog_stats *out);
 

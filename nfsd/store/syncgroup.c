@@ -135,16 +135,6 @@ out:
 	return err;
 }
 
-int store__syncgroup_error(struct store_syncgroup *sg)
-{
-	int err;
-
-	pthread_mutex_lock(&sg->lock);
-	err = sg->err;
-	pthread_mutex_unlock(&sg->lock);
-	return err;
-}
-
 uint32_t store__syncgroup_waiters(struct store_syncgroup *sg)
 {
 	uint32_t n;

@@ -73,10 +73,6 @@ void store__syncgroup_fini(struct store_syncgroup *sg);
 int store__syncgroup_sync(struct store_syncgroup *sg, enum store_stable level,
 			  bool grouped, store_sync_fn fn, void *arg);
 
-/* The group's sticky error (0: none): a caller that makes the file's data
- * stable another way must fail with it too. */
-int store__syncgroup_error(struct store_syncgroup *sg);
-
 /* Callers now waiting for the next round (tests wait on it, lock held
  * inside). */
 uint32_t store__syncgroup_waiters(struct store_syncgroup *sg);

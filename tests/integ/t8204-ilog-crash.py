@@ -4,8 +4,8 @@ what it must never undo.
 
     t8204-ilog-crash.py DSNFSD_BINARY SCRATCH_DIR
 
-dsnfsd runs with [server] intent_log and no timed checkpoint
-(intent_log_checkpoint_ms = 0), so every stable WRITE below still has its
+dsnfsd runs with [server] intent_log, large writes (32 KiB and up)
+synced in place, and no timed checkpoint (intent_log_checkpoint_ms = 0), so every stable WRITE below still has its
 record in the log when the server is killed.  Before the kill:
 
   b  FILE_SYNC "old", then UNSTABLE "new" over it, then COMMIT;
@@ -46,6 +46,7 @@ def start_server(binary, scratch):
     with open(conf, "w") as f:
         f.write("[server]\nintent_log = %s\nintent_log_mib = 16\n"
                 "intent_log_checkpoint_ms = 0\n"
+                "intent_log_immediate_max_bytes = 32768\n"
                 % os.path.join(scratch, "intent.log"))
     proc = subprocess.Popen(
         [binary, "-f", "-c", conf, "-l", HOST, "-p", "0", "-m", "0",

@@ -18,7 +18,8 @@ check "acknowledged writes survive 8 kills with the intent log on" \
 
 # The log's counters on /metrics, labelled with its path.
 mkdir -p "$TEST_TMP/c"
-printf '[server]\nintent_log = %s\n' "$TEST_TMP/c/intent.log" >"$TEST_TMP/c/ilog.conf"
+printf '[server]\nintent_log = %s\nintent_log_immediate_max_bytes = 32768\n' \
+	"$TEST_TMP/c/intent.log" >"$TEST_TMP/c/ilog.conf"
 dsnfsd_start -c "$TEST_TMP/c/ilog.conf" || exit 1
 : >"$TEST_TMP/ds1/f"
 check "FILE_SYNC writes through NFS, 8 and 64 KiB" python3 -c '

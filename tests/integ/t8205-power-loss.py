@@ -12,10 +12,9 @@ file a (every fourth of them 64 KiB, over the last 32 KiB written before
 it and 32 KiB new: with the log on, a large write is synced in place and
 replay must not put the older logged blocks back over it), two UNSTABLE
 writes of file b followed by their COMMIT, FILE_SYNC writes of file p
-(thick: written and synced before dsnfsd starts), 64 KiB overwrites each
-over half the one before and a 4 KiB one inside the last (with the log
-on, overwrites of written extents skip the fdatasync: sync_file_range and
-a shared flush of the log), and now and then a CREATE; each 4 KiB block
+(thick: written and synced before dsnfsd starts, as a thick VMDK), 64 KiB
+overwrites each over half the one before and a 4 KiB one inside the last,
+which the next covers, and now and then a CREATE; each 4 KiB block
 carries a tag naming its operation.  Then the log is replayed
 onto the starting image up to CRASH_POINTS of its flushes (spread over
 the run, and the last); each image is what the disk held had the power

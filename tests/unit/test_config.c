@@ -510,17 +510,17 @@ static void test_config_intent_log_keys(void **state)
 	assert_non_null(strstr(f->err, "intent_log_mib"));
 }
 
-/* Large stable writes go in place from 32 KiB by default; 0 logs every
- * one; past the largest WRITE (1 MiB) is refused. */
+/* 0 by default: every stable write logged; a size sends larger ones in
+ * place; past the largest WRITE (1 MiB) is refused. */
 static void test_config_intent_log_immediate_max(void **state)
 {
 	struct fixture *f = *state;
 
-	assert_int_equal(f->cfg.intent_log_immediate_max_bytes, 32768);
-	assert_int_equal(load(f, "[server]\n"
-				 "intent_log_immediate_max_bytes = 0\n"),
-			 0);
 	assert_int_equal(f->cfg.intent_log_immediate_max_bytes, 0);
+	assert_int_equal(load(f, "[server]\n"
+				 "intent_log_immediate_max_bytes = 32768\n"),
+			 0);
+	assert_int_equal(f->cfg.intent_log_immediate_max_bytes, 32768);
 	assert_int_equal(load(f, "[server]\n"
 				 "intent_log_immediate_max_bytes = 65536\n"),
 			 0);

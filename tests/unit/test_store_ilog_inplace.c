@@ -6,10 +6,7 @@
  * replays newer ones; a corrupt SYNCED record (checksum, fields) stops the
  * replay there with the file, offset and reason logged; a failed sync, a
  * failed log and a failed write of the in-place path fail the write; the
- * loop's write_async leaves large writes to a work thread.  Overwrites of
- * written extents on the log's own ext4 device skip the fdatasync and
- * share the log's flush of the device cache (when the test directory is
- * on ext4; else those tests skip); a log elsewhere never does.  The record
+ * loop's write_async leaves large writes to a work thread.  The record
  * format: SYNCED encode and decode, and their bounds.
  */
 #include <pthread.h>
@@ -378,17 +375,13 @@ static void test_synced_record_encode_decode(void **state)
 	rec[STORE_ILOG_HEAD_BYTES + 3] ^= 1;
 	assert_int_equal(store__ilog_rec_decode(rec, len, 7, 4096, &dec),
 			 -EBADMSG);
-	/* No range; an upto past the record itself; upto 0 (a file with no
-	 * records: a barrier only) is valid. */
+	/* No range, or an upto of nothing. */
 	store__ilog_synced_encode(rec, 7, 4096, &fh, 0, 0, 4000);
 	assert_int_equal(store__ilog_rec_decode(rec, len, 7, 4096, &dec),
 			 -EINVAL);
-	store__ilog_synced_encode(rec, 7, 4096, &fh, 0, BIG, 4097);
+	store__ilog_synced_encode(rec, 7, 4096, &fh, 0, BIG, 0);
 	assert_int_equal(store__ilog_rec_decode(rec, len, 7, 4096, &dec),
 			 -EINVAL);
-	store__ilog_synced_encode(rec, 7, 4096, &fh, 0, BIG, 0);
-	assert_int_equal(store__ilog_rec_decode(rec, len, 7, 4096, &dec), 0);
-	assert_int_equal(dec.upto_lsn, 0);
 	/* Past the largest offset. */
 	store__ilog_synced_encode(rec, 7, 4096, &fh, INT64_MAX, BIG, 4000);
 	assert_int_equal(store__ilog_rec_decode(rec, len, 7, 4096, &dec),
@@ -507,133 +500,6 @@ static void test_inplace_min_zero_logs_everything(void **state)
 	f->ops->obj_unref(obj);
 }
 
-/* A file of @len bytes in written extents on the disk (a thick VMDK):
- * written and fsynced behind the server's back. */
-static struct store_obj *thick_file(struct ilog_fixture *x, const char *rel,
-				    size_t len)
-{
-	struct store_obj *obj = fixture_file(x->f, x->f->root, rel, NULL, 0);
-	char path[256];
-	int fd = open(fixture_path(x->f, rel, path, sizeof(path)), O_WRONLY);
-	static char zero[BIG];
-
-	assert_true(fd >= 0);
-	for (size_t off = 0; off < len; off += sizeof(zero)) {
-		assert_int_equal(pwrite(fd, zero, sizeof(zero), (off_t)off),
-				 (ssize_t)sizeof(zero));
-	}
-	assert_int_equal(fsync(fd), 0);
-	close(fd);
-	return obj;
-}
-
-static bool log_on_ext4(struct ilog_fixture *x)
-{
-	return x->ilog->dev_ok;
-}
-
-/* Overwrites of written extents on the log's ext4 device: no fdatasync,
- * one shared flush of the log (a barrier SYNCED record, even for a file
- * with no records); a write past them (here: past the end) fdatasyncs. */
-static void test_inplace_overwrite_shares_the_log_flush(void **state)
-{
-	struct ilog_fixture *x = *state;
-	struct fixture *f = x->f;
-	struct store_obj *obj = thick_file(x, "t", 4 * BIG);
-	struct store_ilog_stats s;
-
-	if (!log_on_ext4(x)) {
-		f->ops->obj_unref(obj);
-		skip();
-	}
-	write_ok(f, obj, BIG, 'N', BIG);
-	s = stats(x);
-	assert_int_equal(s.inplace_writes, 1);
-	assert_int_equal(s.shared_flush_writes, 1);
-	assert_int_equal(s.synced_records, 1);
-	/* Past the written extents: the file's own fdatasync. */
-	write_ok(f, obj, 4 * BIG - 4096, 'E', BIG);
-	s = stats(x);
-	assert_int_equal(s.inplace_writes, 2);
-	assert_int_equal(s.shared_flush_writes, 1);
-	f->ops->obj_unref(obj);
-	crash_and_replay(x);
-	expect_bytes(x, "t", BIG, 'N', BIG);
-	expect_bytes(x, "t", 4 * BIG - 4096, 'E', BIG);
-}
-
-/* On the shared path too, older records stay off the bytes and newer
- * ones are replayed. */
-static void test_inplace_overwrite_keeps_older_records_off(void **state)
-{
-	struct ilog_fixture *x = *state;
-	struct fixture *f = x->f;
-	struct store_obj *obj = thick_file(x, "t", 4 * BIG);
-
-	if (!log_on_ext4(x)) {
-		f->ops->obj_unref(obj);
-		skip();
-	}
-	write_ok(f, obj, 0, 'o', 4096);
-	write_ok(f, obj, 0, 'N', BIG);
-	write_ok(f, obj, 4096, 'z', 4096);
-	assert_int_equal(stats(x).shared_flush_writes, 1);
-	f->ops->obj_unref(obj);
-	crash_only(x);
-	disk_bytes(x, "t", 4096, 'N', 4096);
-	ilog_open(x);
-	expect_bytes(x, "t", 0, 'N', 4096);
-	expect_bytes(x, "t", 4096, 'z', 4096);
-	expect_bytes(x, "t", 8192, 'N', BIG - 8192);
-}
-
-/* A file whose sync failed before (sticky): the shared path does not
- * acknowledge; the fdatasync path reports the error. */
-static void test_inplace_overwrite_after_a_failed_sync_fails(void **state)
-{
-	struct ilog_fixture *x = *state;
-	struct fixture *f = x->f;
-	struct store_obj *obj = thick_file(x, "t", 2 * BIG);
-	static char buf[BIG];
-	bool sync_failed;
-
-	pthread_mutex_lock(&obj->sync.lock);
-	obj->sync.err = -EIO;
-	obj->sync.failed_round = 1;
-	pthread_mutex_unlock(&obj->sync.lock);
-	assert_int_equal(stable_write(f, obj, 0, buf, BIG, &sync_failed), -EIO);
-	assert_true(sync_failed);
-	assert_int_equal(stats(x).shared_flush_writes, 0);
-	f->ops->obj_unref(obj);
-}
-
-/* A log on another file system (tmpfs here) cannot flush the data's
- * device: every in-place write fdatasyncs its file. */
-static void test_inplace_log_elsewhere_fdatasyncs(void **state)
-{
-	struct ilog_fixture *x = *state;
-	struct fixture *f = x->f;
-	struct store_obj *obj = thick_file(x, "t", 2 * BIG);
-	char shm[128];
-
-	store_ilog_close(x->ilog);
-	x->f->st->ilog = NULL;
-	snprintf(shm, sizeof(shm), "/dev/shm/%s-ilog", strrchr(f->dir, '/') + 1);
-	snprintf(x->path, sizeof(x->path), "%s", shm);
-	ilog_open(x);
-	assert_false(x->ilog->dev_ok);
-	write_ok(f, obj, 0, 'N', BIG);
-	assert_int_equal(stats(x).inplace_writes, 1);
-	assert_int_equal(stats(x).shared_flush_writes, 0);
-	f->ops->obj_unref(obj);
-	store_ilog_close(x->ilog);
-	x->ilog = NULL;
-	x->f->st->ilog = NULL;
-	unlink(shm);
-	snprintf(x->path, sizeof(x->path), "%s/ilog", f->dir);
-	ilog_open(x);
-}
-
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -651,10 +517,6 @@ int main(void)
 		T(test_inplace_refused_write_is_no_sync_failure),
 		T(test_inplace_write_async_is_eagain),
 		T(test_inplace_min_zero_logs_everything),
-		T(test_inplace_overwrite_shares_the_log_flush),
-		T(test_inplace_overwrite_keeps_older_records_off),
-		T(test_inplace_overwrite_after_a_failed_sync_fails),
-		T(test_inplace_log_elsewhere_fdatasyncs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
