@@ -470,6 +470,13 @@ static void metrics_ilogs(const struct admin_view *v, struct admin_buf *out)
 		{ "dsnfs_intent_log_replayed_records_total",
 		  "Records replayed onto the files when the log opened",
 		  ILOG_FIELD(replayed) },
+		{ "dsnfs_intent_log_inplace_writes_total",
+		  "Large stable writes synced in their file, not copied into "
+		  "the log",
+		  ILOG_FIELD(inplace_writes) },
+		{ "dsnfs_intent_log_synced_records_total",
+		  "SYNCED records (a range synced in place) in the log",
+		  ILOG_FIELD(synced_records) },
 #undef ILOG_FIELD
 	};
 

@@ -97,6 +97,10 @@ struct config {
 	char intent_log[4096];
 	uint32_t intent_log_mib;
 	uint32_t intent_log_checkpoint_ms;
+	/* Stable writes of at least this many bytes are synced in their file,
+	 * not copied into the log (store_ilog_set_inplace_min); 0 (the
+	 * default): none. */
+	uint32_t intent_log_immediate_max_bytes;
 	char state_dir[4096];
 	bool trace;
 	uint32_t max_record_bytes;

@@ -77,8 +77,10 @@ static int server_export_ilog_open(struct server *srv, struct export *exp,
 	if (err) {
 		exp->store->ops->close(exp->store);
 		exp->store = NULL;
+		return err;
 	}
-	return err;
+	store_ilog_set_inplace_min(exp->ilog, srv->ilog_inplace_min);
+	return 0;
 }
 
 /* The store parameters of @ds (borrowed: they point into it). */
@@ -181,6 +183,7 @@ static int server_ilog_open(struct server *srv, const struct config *cfg,
 	struct export_table *tab = &srv->exports;
 	struct store *stores[CONFIG_MAX_DATASTORES];
 	size_t n = 0;
+	int err;
 
 	if (!cfg->intent_log[0])
 		return 0;
@@ -191,9 +194,13 @@ static int server_ilog_open(struct server *srv, const struct config *cfg,
 		    tab->exports[i].store)
 			stores[n++] = tab->exports[i].store;
 	}
-	return store_ilog_open(cfg->intent_log, srv->ilog_ring_bytes,
-			       srv->ilog_checkpoint_ms, stores, n, &srv->ilog,
-			       errbuf, errlen);
+	err = store_ilog_open(cfg->intent_log, srv->ilog_ring_bytes,
+			      srv->ilog_checkpoint_ms, stores, n, &srv->ilog,
+			      errbuf, errlen);
+	if (!err) {
+		store_ilog_set_inplace_min(srv->ilog, srv->ilog_inplace_min);
+	}
+	return err;
 }
 
 int server__exports_open(struct server *srv, const struct config *cfg,

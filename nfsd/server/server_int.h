@@ -78,6 +78,7 @@ struct server {
 	struct store_ilog *ilog;
 	uint64_t ilog_ring_bytes;
 	uint32_t ilog_checkpoint_ms;
+	uint32_t ilog_inplace_min; /* intent_log_immediate_max_bytes */
 	/* One per export slot (CONFIG_MAX_DATASTORES): exports[i].quota. */
 	struct quota *quotas;
 	/* Initialised ones = published exports (atomic; changed under

@@ -10,7 +10,8 @@
  * is, so the stable LSN never skips a batch a crash may have torn.  A
  * batch always starts on a 4 KiB LSN, so the O_DIRECT write is aligned,
  * and ends with a PAD record up to the next one.  The flush threads also
- * call the done hooks of write_async, in LSN order.  Opening, replay's
+ * call the done hooks of write_async, in LSN order.  A large write synced
+ * in place appends at most a SYNCED record (store__ilog_append_synced).  Opening, replay's
  * call and closing are ilog_open.c's.
  */
 #include "nfsd/store/store_int.h"
@@ -145,19 +146,12 @@ static void store_ilog_flush_locked(struct store_ilog *ilog)
 	}
 }
 
-/* Appends the record with the lock held; with @may_wait false returns
- * -EAGAIN where it would wait for space.  The end LSN, or -errno. */
-static int64_t store_ilog_append_locked(struct store_ilog *ilog,
-					struct store_obj *obj,
-					uint64_t off_bytes, const void *buf,
-					uint32_t count, bool may_wait)
+/* Waits until the ring and the batch being filled have room for a record
+ * of @rec_len bytes, lock held; with @may_wait false returns -EAGAIN where
+ * it would wait.  0 or -errno (a failed log). */
+static int store_ilog_reserve_locked(struct store_ilog *ilog, uint32_t rec_len,
+				     bool may_wait)
 {
-	uint32_t rec_len = store__ilog_rec_len(obj->fh.len, count);
-	uint64_t end;
-
-	if (count > STORE_ILOG_DATA_MAX) {
-		return -EFBIG;
-	}
 	for (;;) {
 		if (ilog->err) {
 			return ilog->err;
@@ -180,7 +174,7 @@ static int64_t store_ilog_append_locked(struct store_ilog *ilog,
 		if (ilog->tail_lsn - ilog->buf_lsn + rec_len +
 			    STORE_ILOG_PAD_MAX <=
 		    STORE_ILOG_BATCH_BYTES) {
-			break;
+			return 0;
 		}
 		/* This batch is full: the flush threads take it when a
 		 * buffer is free. */
@@ -192,11 +186,49 @@ static int64_t store_ilog_append_locked(struct store_ilog *ilog,
 		pthread_cond_wait(&ilog->flush_cv, &ilog->lock);
 		ilog->full_waiters--;
 	}
-	store__ilog_rec_encode(
-		ilog->batch[ilog->fill].buf + (ilog->tail_lsn - ilog->buf_lsn),
-		ilog->sb.salt, ilog->tail_lsn, &obj->fh, off_bytes, buf, count);
+}
+
+/* Where the next record goes in the batch being filled. */
+static uint8_t *store_ilog_tail_buf(struct store_ilog *ilog)
+{
+	return ilog->batch[ilog->fill].buf + (ilog->tail_lsn - ilog->buf_lsn);
+}
+
+/* Counts the record of @rec_len just encoded at the tail and moves the
+ * tail past it; lock held.  Its end LSN. */
+static uint64_t store_ilog_advance_locked(struct store_ilog *ilog,
+					  uint32_t rec_len)
+{
 	ilog->tail_lsn += rec_len;
-	end = ilog->tail_lsn;
+	ilog->stats.records++;
+	/* Half full: checkpoint before writers have to wait for one. */
+	if (ilog->tail_lsn - ilog->head_lsn > ilog->ring_bytes / 2) {
+		pthread_cond_signal(&ilog->ckpt_cv);
+	}
+	return ilog->tail_lsn;
+}
+
+/* Appends the record with the lock held; with @may_wait false returns
+ * -EAGAIN where it would wait for space.  The end LSN, or -errno. */
+static int64_t store_ilog_append_locked(struct store_ilog *ilog,
+					struct store_obj *obj,
+					uint64_t off_bytes, const void *buf,
+					uint32_t count, bool may_wait)
+{
+	uint32_t rec_len = store__ilog_rec_len(obj->fh.len, count);
+	uint64_t end;
+	int err;
+
+	if (count > STORE_ILOG_DATA_MAX) {
+		return -EFBIG;
+	}
+	err = store_ilog_reserve_locked(ilog, rec_len, may_wait);
+	if (err) {
+		return err;
+	}
+	store__ilog_rec_encode(store_ilog_tail_buf(ilog), ilog->sb.salt,
+			       ilog->tail_lsn, &obj->fh, off_bytes, buf, count);
+	end = store_ilog_advance_locked(ilog, rec_len);
 	atomic_store(&obj->ilog_lsn, end);
 	if (!obj->ilog_dirty) {
 		obj->ilog_dirty = true;
@@ -205,12 +237,42 @@ static int64_t store_ilog_append_locked(struct store_ilog *ilog,
 		ilog->dirty = obj;
 		ilog->ndirty++;
 	}
-	ilog->stats.records++;
-	/* Half full: checkpoint before writers have to wait for one. */
-	if (ilog->tail_lsn - ilog->head_lsn > ilog->ring_bytes / 2) {
-		pthread_cond_signal(&ilog->ckpt_cv);
-	}
 	return (int64_t)end;
+}
+
+int64_t store__ilog_append_synced(struct store_ilog *ilog,
+				  struct store_obj *obj, uint64_t off_bytes,
+				  uint32_t len_bytes, uint64_t upto_lsn)
+{
+	uint32_t rec_len = store__ilog_synced_len(obj->fh.len);
+	int64_t end = 0;
+	int err;
+
+	pthread_mutex_lock(&ilog->lock);
+	ilog->stats.inplace_writes++;
+	err = ilog->err;
+	/* Records of the file before these bytes and after the head would
+	 * be replayed over them: the record says they are older.  None
+	 * (all checkpointed, or never logged): nothing to say. */
+	if (!err && upto_lsn > ilog->head_lsn) {
+		err = store_ilog_reserve_locked(ilog, rec_len, true);
+	}
+	if (!err && upto_lsn > ilog->head_lsn) {
+		store__ilog_synced_encode(store_ilog_tail_buf(ilog),
+					  ilog->sb.salt, ilog->tail_lsn,
+					  &obj->fh, off_bytes, len_bytes,
+					  upto_lsn);
+		end = (int64_t)store_ilog_advance_locked(ilog, rec_len);
+		ilog->stats.synced_records++;
+		pthread_cond_signal(&ilog->flusher_cv);
+	}
+	pthread_mutex_unlock(&ilog->lock);
+	return err ? err : end;
+}
+
+void store_ilog_set_inplace_min(struct store_ilog *ilog, uint32_t min_bytes)
+{
+	atomic_store(&ilog->inplace_min, min_bytes);
 }
 
 int64_t store__ilog_append(struct store_ilog *ilog, struct store_obj *obj,

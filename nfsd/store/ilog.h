@@ -31,6 +31,16 @@
  *   bytes or size can be stable.  REMOVE and RENAME need nothing: replay
  *   finds a file by its handle (inode and generation), so a removed file is
  *   ESTALE and skipped and a renamed one gets its data under its new name.
+ * - Large writes (at least inplace_min bytes, store_ilog_set_inplace_min;
+ *   ZFS's WR_INDIRECT) are not copied into the log: on one disk that would
+ *   write every byte twice.  They go to the file and are made stable there
+ *   by an fdatasync shared through the file's sync group; then, only when
+ *   the file has records after the head, a SYNCED record (handle, range,
+ *   and upto: the end LSN of the file's newest record when the bytes were
+ *   written) is logged and waited for.  Replay does not write the bytes of
+ *   an older record (LSN below upto) of that file that the range covers,
+ *   so it never puts older data back over them; it is logged after the
+ *   sync, so a durable SYNCED record always names durable bytes.
  * - Failures are sticky: a failed log write or checkpoint fsync fails every
  *   later stable write of the log (-EIO or the error), which the nfs3 layer
  *   answers with a new write verifier; the records stay for the next start.
@@ -63,17 +73,24 @@ struct store_obj;
 enum store_ilog_rec_type {
 	STORE_ILOG_REC_WRITE = 1,
 	STORE_ILOG_REC_PAD = 2, /* fills a batch to its 4 KiB end */
+	STORE_ILOG_REC_SYNCED = 3, /* a range written and synced in place */
 };
+
+/* Body of a SYNCED record after the handle: upto (u64). */
+#define STORE_ILOG_SYNCED_BODY 8u
 
 /* A decoded record.  @data borrows the decoded buffer. */
 struct store_ilog_rec {
 	enum store_ilog_rec_type type;
 	uint64_t lsn;
 	uint64_t off_bytes;
-	uint32_t data_len;
+	uint32_t data_len; /* SYNCED: the range's length (no data) */
 	uint32_t rec_len; /* header + handle + data, rounded up to 8 */
 	struct store_fh fh;
 	const uint8_t *data;
+	/* SYNCED: the file's records ending at or below this are older than
+	 * the range's bytes (0 < upto <= lsn). */
+	uint64_t upto_lsn;
 };
 
 /* The superblock: where replay starts and how to read the ring. */
@@ -93,6 +110,16 @@ uint32_t store__ilog_rec_len(uint32_t fh_len, uint32_t data_len);
 void store__ilog_rec_encode(uint8_t *out, uint64_t salt, uint64_t lsn,
 			    const struct store_fh *fh, uint64_t off_bytes,
 			    const void *data, uint32_t data_len);
+
+/* Bytes of a SYNCED record of @fh_len handle bytes. */
+uint32_t store__ilog_synced_len(uint32_t fh_len);
+
+/* Encodes a SYNCED record (store__ilog_synced_len() bytes) into @out: the
+ * @len_bytes at @off_bytes of @fh's file are stable there, newer than its
+ * records ending at or below @upto_lsn. */
+void store__ilog_synced_encode(uint8_t *out, uint64_t salt, uint64_t lsn,
+			       const struct store_fh *fh, uint64_t off_bytes,
+			       uint32_t len_bytes, uint64_t upto_lsn);
 
 /* Encodes a PAD record of @rec_len bytes (>= STORE_ILOG_HEAD_BYTES, a
  * multiple of 8) into @out. */
@@ -147,6 +174,18 @@ int store__ilog_append_async(struct store_ilog *ilog, struct store_obj *obj,
 			     uint32_t count, struct store_write_wait *w,
 			     store_write_done_fn done, void *arg);
 
+/*
+ * After a write of @len_bytes at @off_bytes of @obj's file was made stable
+ * in place (ilog.h, large writes): when the file has records after the
+ * head that end at or below @upto_lsn (its ilog_lsn read when the bytes
+ * were written, under its ilog_order), appends a SYNCED record, waiting
+ * for ring space, and returns the LSN a flush must reach (> 0); else 0
+ * (nothing to log).  -errno: a failed log (sticky).
+ */
+int64_t store__ilog_append_synced(struct store_ilog *ilog,
+				  struct store_obj *obj, uint64_t off_bytes,
+				  uint32_t len_bytes, uint64_t upto_lsn);
+
 /* Waits until the log is stable up to @end_lsn, flushing it on this thread
  * when no flush is in flight.  Returns 0 or the log's -errno. */
 int store__ilog_wait(struct store_ilog *ilog, int64_t end_lsn);
@@ -199,6 +238,8 @@ struct store_ilog {
 	bool direct;
 	uint64_t ring_bytes;
 	uint32_t checkpoint_ms;
+	/* Stable writes of at least this many bytes go in place; 0: none. */
+	_Atomic uint32_t inplace_min;
 	store_ilog_write_fn write_fn; /* tests; NULL: store_ilog_write_ring */
 	void *write_arg;
 

@@ -327,9 +327,11 @@ void store_ilog_close(struct store_ilog *ilog)
 	store_ilog_dirty_drop(ilog);
 	log_info("ilog: %s: closed: %" PRIu64 " records, %" PRIu64
 		 " flushes, %" PRIu64 " checkpoints, %" PRIu64
-		 " waits for a full ring",
+		 " waits for a full ring; %" PRIu64
+		 " large writes synced in place (%" PRIu64 " SYNCED records)",
 		 ilog->path, ilog->stats.records, ilog->stats.flushes,
-		 ilog->stats.checkpoints, ilog->stats.full_waits);
+		 ilog->stats.checkpoints, ilog->stats.full_waits,
+		 ilog->stats.inplace_writes, ilog->stats.synced_records);
 	pthread_mutex_unlock(&ilog->lock);
 	store_ilog_free(ilog);
 }

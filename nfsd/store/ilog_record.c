@@ -8,6 +8,8 @@
  *   0 magic "DSIL"   4 type u16   6 fh_len u16   8 salt   16 lsn
  *   24 off_bytes     32 data_len u32   36 rec_len u32
  *   40 xxh3 of bytes 56..rec_len      48 xxh3 of bytes 0..48
+ * A SYNCED record has the same header (off_bytes and data_len: the range
+ * synced in place), then the handle and upto (u64), zeros to 8.
  * Superblock slot (56 bytes): magic "DSILSUP1", salt, head_lsn, seq,
  * ring_bytes, version u32, zero u32, xxh3 of bytes 0..48.
  */
@@ -107,6 +109,26 @@ void store__ilog_rec_encode(uint8_t *out, uint64_t salt, uint64_t lsn,
 			    off_bytes, data_len, rec_len);
 }
 
+uint32_t store__ilog_synced_len(uint32_t fh_len)
+{
+	return store__ilog_rec_len(fh_len, STORE_ILOG_SYNCED_BODY);
+}
+
+void store__ilog_synced_encode(uint8_t *out, uint64_t salt, uint64_t lsn,
+			       const struct store_fh *fh, uint64_t off_bytes,
+			       uint32_t len_bytes, uint64_t upto_lsn)
+{
+	uint32_t rec_len = store__ilog_synced_len(fh->len);
+	uint8_t *p = out + STORE_ILOG_HEAD_BYTES;
+
+	memcpy(p, fh->data, fh->len);
+	put64(p + fh->len, upto_lsn);
+	p += fh->len + STORE_ILOG_SYNCED_BODY;
+	memset(p, 0, (size_t)(out + rec_len - p));
+	store_ilog_head_put(out, STORE_ILOG_REC_SYNCED, fh->len, salt, lsn,
+			    off_bytes, len_bytes, rec_len);
+}
+
 void store__ilog_pad_encode(uint8_t *out, uint64_t salt, uint64_t lsn,
 			    uint32_t rec_len)
 {
@@ -149,11 +171,19 @@ int store__ilog_head_decode(const uint8_t *buf, size_t len, uint64_t salt,
 		}
 		return 0;
 	}
-	if (type != STORE_ILOG_REC_WRITE || fh_len == 0 ||
-	    fh_len > STORE_FH_MAX || out->data_len > STORE_ILOG_DATA_MAX ||
-	    out->off_bytes > INT64_MAX ||
-	    out->data_len > INT64_MAX - out->off_bytes ||
-	    out->rec_len != store__ilog_rec_len(fh_len, out->data_len)) {
+	if ((type != STORE_ILOG_REC_WRITE && type != STORE_ILOG_REC_SYNCED) ||
+	    fh_len == 0 || fh_len > STORE_FH_MAX ||
+	    out->data_len > STORE_ILOG_DATA_MAX || out->off_bytes > INT64_MAX ||
+	    out->data_len > INT64_MAX - out->off_bytes) {
+		return -EINVAL;
+	}
+	/* A SYNCED record carries no data: its length is the range's. */
+	if (type == STORE_ILOG_REC_SYNCED) {
+		if (out->data_len == 0 ||
+		    out->rec_len != store__ilog_synced_len(fh_len)) {
+			return -EINVAL;
+		}
+	} else if (out->rec_len != store__ilog_rec_len(fh_len, out->data_len)) {
 		return -EINVAL;
 	}
 	out->fh.len = fh_len;
@@ -179,6 +209,15 @@ int store__ilog_rec_decode(const uint8_t *buf, size_t len, uint64_t salt,
 	if (out->type == STORE_ILOG_REC_WRITE) {
 		memcpy(out->fh.data, buf + STORE_ILOG_HEAD_BYTES, out->fh.len);
 		out->data = buf + STORE_ILOG_HEAD_BYTES + out->fh.len;
+	}
+	if (out->type == STORE_ILOG_REC_SYNCED) {
+		memcpy(out->fh.data, buf + STORE_ILOG_HEAD_BYTES, out->fh.len);
+		out->upto_lsn =
+			get64(buf + STORE_ILOG_HEAD_BYTES + out->fh.len);
+		/* It can only speak of records before it. */
+		if (out->upto_lsn == 0 || out->upto_lsn > lsn) {
+			return -EINVAL;
+		}
 	}
 	return 0;
 }

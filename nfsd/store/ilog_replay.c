@@ -10,6 +10,12 @@
  * flush that wrote it never returned, so nobody was told it was stable);
  * one followed by a valid record is corruption (an error: the records after
  * it are lost).  Every file written is fsynced before the log is reused.
+ *
+ * SYNCED records (a large write made stable in its file, ilog.h) are
+ * gathered by a first pass over the same records: a WRITE record of a
+ * file is then replayed except where a later SYNCED range of that file
+ * covers it (the record is older than upto), since those bytes in the
+ * file are newer and stable.  The first pass stops where the second does.
  */
 #include "nfsd/store/store_int.h"
 
@@ -22,6 +28,17 @@
 
 #include "nfsd/base/log.h"
 
+/* A SYNCED record: @fh's bytes [off, end) are stable and newer than its
+ * records ending at or below @upto. */
+struct store_ilog_mask {
+	struct store_fh fh;
+	uint64_t upto, off, end;
+};
+
+struct store_ilog_span {
+	uint64_t off, end;
+};
+
 struct store_ilog_replay {
 	const char *path;
 	int fd;
@@ -31,6 +48,13 @@ struct store_ilog_replay {
 	uint8_t *buf; /* STORE_ILOG_REC_MAX */
 	struct store_obj **touched; /* owned references */
 	size_t ntouched, cap;
+	/* The SYNCED records, by handle then LSN (first pass). */
+	struct store_ilog_mask *masks;
+	size_t nmasks, mask_cap;
+	/* Scratch: the masked parts of one record, by offset. */
+	struct store_ilog_span *spans;
+	size_t span_cap;
+	uint64_t masked; /* records replayed in part or not at all */
 };
 
 /* Reads @len bytes of the ring at @lsn (across its end).  0, -ENODATA on
@@ -99,6 +123,131 @@ static int store_ilog_replay_touch(struct store_ilog_replay *r,
 	return 0;
 }
 
+static int store_ilog_fh_cmp(const struct store_fh *a,
+			     const struct store_fh *b)
+{
+	if (a->len != b->len) {
+		return a->len < b->len ? -1 : 1;
+	}
+	return memcmp(a->data, b->data, a->len);
+}
+
+static int store_ilog_mask_cmp(const void *pa, const void *pb)
+{
+	const struct store_ilog_mask *a = pa, *b = pb;
+
+	return store_ilog_fh_cmp(&a->fh, &b->fh);
+}
+
+static int store_ilog_span_cmp(const void *pa, const void *pb)
+{
+	const struct store_ilog_span *a = pa, *b = pb;
+
+	if (a->off != b->off) {
+		return a->off < b->off ? -1 : 1;
+	}
+	return 0;
+}
+
+/* First pass: keeps a SYNCED record. */
+static int store_ilog_mask_add(struct store_ilog_replay *r,
+			       const struct store_ilog_rec *rec)
+{
+	struct store_ilog_mask *m;
+
+	if (r->nmasks == r->mask_cap) {
+		size_t cap = r->mask_cap ? r->mask_cap * 2 : 64;
+
+		m = realloc(r->masks, cap * sizeof(*m));
+		if (!m) {
+			return -ENOMEM;
+		}
+		r->masks = m;
+		r->mask_cap = cap;
+	}
+	m = &r->masks[r->nmasks++];
+	m->fh = rec->fh;
+	m->upto = rec->upto_lsn;
+	m->off = rec->off_bytes;
+	m->end = rec->off_bytes + rec->data_len;
+	return 0;
+}
+
+/* The parts of WRITE record @rec that later SYNCED ranges cover, into
+ * r->spans by offset; their count, or -ENOMEM. */
+static ssize_t store_ilog_spans(struct store_ilog_replay *r,
+				const struct store_ilog_rec *rec)
+{
+	struct store_ilog_mask key = { .fh = rec->fh };
+	uint64_t off = rec->off_bytes, end = off + rec->data_len;
+	const struct store_ilog_mask *m;
+	size_t n = 0;
+
+	m = r->nmasks ? bsearch(&key, r->masks, r->nmasks, sizeof(key),
+				store_ilog_mask_cmp)
+		      : NULL;
+	if (!m) {
+		return 0;
+	}
+	/* bsearch finds any of the file's: back to its first. */
+	while (m > r->masks && !store_ilog_fh_cmp(&m[-1].fh, &rec->fh)) {
+		m--;
+	}
+	for (; m < r->masks + r->nmasks && !store_ilog_fh_cmp(&m->fh, &rec->fh);
+	     m++) {
+		if (rec->lsn >= m->upto || m->end <= off || m->off >= end) {
+			continue;
+		}
+		if (n == r->span_cap) {
+			size_t cap = r->span_cap ? r->span_cap * 2 : 16;
+			struct store_ilog_span *sp =
+				realloc(r->spans, cap * sizeof(*sp));
+
+			if (!sp) {
+				return -ENOMEM;
+			}
+			r->spans = sp;
+			r->span_cap = cap;
+		}
+		r->spans[n].off = m->off > off ? m->off : off;
+		r->spans[n].end = m->end < end ? m->end : end;
+		n++;
+	}
+	if (n > 1) {
+		qsort(r->spans, n, sizeof(*r->spans), store_ilog_span_cmp);
+	}
+	return (ssize_t)n;
+}
+
+/* Writes @rec's data to @fd but for the parts newer bytes cover. */
+static int store_ilog_replay_write(struct store_ilog_replay *r, int fd,
+				   const struct store_ilog_rec *rec)
+{
+	uint64_t pos = rec->off_bytes, end = pos + rec->data_len;
+	ssize_t n = store_ilog_spans(r, rec);
+	int err = 0;
+
+	if (n < 0) {
+		return (int)n;
+	}
+	if (n > 0) {
+		r->masked++;
+	}
+	for (ssize_t i = 0; i <= n && !err; i++) {
+		uint64_t stop = i < n ? r->spans[i].off : end;
+
+		if (stop > pos) {
+			err = store__pwrite_full(
+				fd, rec->data + (pos - rec->off_bytes),
+				(size_t)(stop - pos), pos);
+		}
+		if (i < n && r->spans[i].end > pos) {
+			pos = r->spans[i].end;
+		}
+	}
+	return err;
+}
+
 /* Writes one record's data to its file: 0, 1 (skipped), or -errno. */
 static int store_ilog_replay_apply(struct store_ilog_replay *r,
 				   const struct store_ilog_rec *rec)
@@ -124,8 +273,7 @@ static int store_ilog_replay_apply(struct store_ilog_replay *r,
 		err = write_err;
 	}
 	if (!err) {
-		err = store__pwrite_full(fd, rec->data, rec->data_len,
-					 rec->off_bytes);
+		err = store_ilog_replay_write(r, fd, rec);
 	}
 	if (!err) {
 		err = store_ilog_replay_touch(r, obj);
@@ -156,7 +304,7 @@ static void store_ilog_rec_name(const struct store_ilog_replay *r,
 	store__obj_unref(obj);
 }
 
-/* Whether a whole, valid WRITE record follows @rec (past the pads of its
+/* Whether a whole, valid WRITE or SYNCED record follows @rec (past the pads of its
  * batch): then @rec is corruption, not the torn end of the last flush. */
 static bool store_ilog_next_valid(struct store_ilog_replay *r,
 				  const struct store_ilog_rec *rec)
@@ -174,7 +322,7 @@ static bool store_ilog_next_valid(struct store_ilog_replay *r,
 					   lsn, &next)) {
 			return false;
 		}
-		if (next.type == STORE_ILOG_REC_WRITE) {
+		if (next.type != STORE_ILOG_REC_PAD) {
 			return true;
 		}
 		lsn += next.rec_len;
@@ -231,8 +379,11 @@ static int store_ilog_replay_sync(struct store_ilog_replay *r)
 	return first;
 }
 
-static int store_ilog_replay_run(struct store_ilog_replay *r, uint64_t *applied,
-				 uint64_t *skipped)
+/* One pass from the head to the first record that is not whole: with
+ * @gather, keeps the SYNCED records and says nothing; else writes the
+ * WRITE records and logs where and why it stopped. */
+static int store_ilog_replay_run(struct store_ilog_replay *r, bool gather,
+				 uint64_t *applied, uint64_t *skipped)
 {
 	const uint64_t salt = r->sb->salt;
 	uint64_t lsn = r->sb->head_lsn;
@@ -266,19 +417,27 @@ static int store_ilog_replay_run(struct store_ilog_replay *r, uint64_t *applied,
 		if (err == -EBADMSG || err == -EINVAL) {
 			/* The handle as read, to name the file (it may be
 			 * the part that is corrupt: the log says so). */
-			if (head_ok && rec.type == STORE_ILOG_REC_WRITE) {
+			if (head_ok && rec.type != STORE_ILOG_REC_PAD) {
 				memcpy(rec.fh.data,
 				       r->buf + STORE_ILOG_HEAD_BYTES,
 				       rec.fh.len);
 			}
-			store_ilog_replay_stop(r, lsn, err, &rec, head_ok,
-					       *applied);
+			if (!gather) {
+				store_ilog_replay_stop(r, lsn, err, &rec,
+						       head_ok, *applied);
+			}
 			break;
 		}
 		if (err) {
 			return err;
 		}
-		if (rec.type == STORE_ILOG_REC_WRITE) {
+		if (gather && rec.type == STORE_ILOG_REC_SYNCED) {
+			err = store_ilog_mask_add(r, &rec);
+			if (err) {
+				return err;
+			}
+		}
+		if (!gather && rec.type == STORE_ILOG_REC_WRITE) {
 			err = store_ilog_replay_apply(r, &rec);
 			if (err < 0) {
 				char name[1200];
@@ -321,9 +480,18 @@ int store__ilog_replay(const char *path, int fd,
 	if (!r.buf) {
 		return -ENOMEM;
 	}
-	err = store_ilog_replay_run(&r, applied, skipped);
+	err = store_ilog_replay_run(&r, true, applied, skipped);
+	if (!err) {
+		if (r.nmasks > 1) {
+			qsort(r.masks, r.nmasks, sizeof(*r.masks),
+			      store_ilog_mask_cmp);
+		}
+		err = store_ilog_replay_run(&r, false, applied, skipped);
+	}
 	sync_err = store_ilog_replay_sync(&r);
 	free(r.buf);
+	free(r.masks);
+	free(r.spans);
 	if (!err) {
 		err = sync_err;
 	}
@@ -331,8 +499,10 @@ int store__ilog_replay(const char *path, int fd,
 		log_info("ilog: %s: replayed %" PRIu64
 			 " records, skipped %" PRIu64
 			 " (file gone or export not served), %zu files "
-			 "fsynced",
-			 path, *applied, *skipped, r.ntouched);
+			 "fsynced; %zu ranges synced in place, %" PRIu64
+			 " records kept off them",
+			 path, *applied, *skipped, r.ntouched, r.nmasks,
+			 r.masked);
 	}
 	return err;
 }

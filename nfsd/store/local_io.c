@@ -12,7 +12,8 @@
  * COMMIT uses fdatasync(2) on the whole file: it makes the data and the
  * metadata needed to read it back (the size) stable, which is what COMMIT
  * promises; timestamps may lag.  With an intent log (store.h ilog, see
- * ilog.h) DATA_SYNC and FILE_SYNC writes are logged instead of synced, and
+ * ilog.h) DATA_SYNC and FILE_SYNC writes are logged instead of synced (a
+ * large one is fdatasynced in place, its log record only a range), and
  * a COMMIT of a file with records first waits for a checkpoint of them.  A
  * read-only file (EROFS, immutable) reads but refuses writes with the reason
  * its read/write open failed.
@@ -156,6 +157,50 @@ static int store_local_write_logged(struct store *st, struct store_obj *obj,
 	return err;
 }
 
+/*
+ * A large stable write with the intent log on (at least its inplace_min
+ * bytes; ilog.h): written to the file and made stable there, with one
+ * fdatasync shared by the file's writes in flight (its sync group), so the
+ * log does not carry the bytes too.  fdatasync, as the log gives a logged
+ * write: data and size stable, timestamps later.  After the sync, a SYNCED
+ * record when the file has records replay could write over these bytes,
+ * and the wait for its flush; upto is read with the bytes written under
+ * ilog_order, so it splits the file's records into older and newer.
+ */
+static int store_local_write_inplace(struct store *st, struct store_obj *obj,
+				     int fd, uint64_t off_bytes,
+				     const void *buf, uint32_t count,
+				     bool *sync_failed)
+{
+	uint64_t upto;
+	int64_t end;
+	int err;
+
+	pthread_mutex_lock(&obj->ilog_order);
+	err = store__pwrite_full(fd, buf, count, off_bytes);
+	upto = atomic_load(&obj->ilog_lsn);
+	pthread_mutex_unlock(&obj->ilog_order);
+	if (err) {
+		return err;
+	}
+	err = store_local_sync(st, obj, fd, STORE_DATA_SYNC, sync_failed);
+	if (err) {
+		return err;
+	}
+	end = store__ilog_append_synced(st->ilog, obj, off_bytes, count, upto);
+	err = end > 0 ? store__ilog_wait(st->ilog, end) : (int)end;
+	*sync_failed = err != 0;
+	return err;
+}
+
+/* Whether a stable write of @count bytes goes in place (ilog.h). */
+static bool store_local_inplace(const struct store *st, uint32_t count)
+{
+	uint32_t min = atomic_load(&st->ilog->inplace_min);
+
+	return min && count >= min;
+}
+
 /* The descriptor a write of @count at @off_bytes goes through (borrowed
  * from @obj): the write's refusal if the file cannot be written, -EFBIG
  * past INT64_MAX. */
@@ -194,7 +239,10 @@ int store__local_write(struct store *st, struct store_obj *obj,
 	}
 	logged = stable != STORE_UNSTABLE && st->ilog;
 	err = store__zero_first_begin(st, obj, fd, off_bytes, count, &zlocked);
-	if (!err && logged) {
+	if (!err && logged && store_local_inplace(st, count)) {
+		err = store_local_write_inplace(st, obj, fd, off_bytes, buf,
+						count, sync_failed);
+	} else if (!err && logged) {
 		err = store_local_write_logged(st, obj, fd, off_bytes, buf,
 					       count, sync_failed);
 	} else if (!err) {
@@ -218,6 +266,10 @@ int store__local_write_async(struct store *st, struct store_obj *obj,
 	/* Zeroing blocks writes to disk: a work thread's job, not the
 	 * loop's. */
 	if (!st->ilog || atomic_load(&st->zero_on_first_write)) {
+		return -EAGAIN;
+	}
+	/* A large write is synced in its file: a work thread's job. */
+	if (store_local_inplace(st, count)) {
 		return -EAGAIN;
 	}
 	err = store_local_write_fd(st, obj, off_bytes, count, &fd);

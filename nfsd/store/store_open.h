@@ -64,6 +64,15 @@ int store_ilog_open(const char *path, uint64_t ring_bytes,
 		    size_t errlen);
 
 /*
+ * DATA_SYNC and FILE_SYNC writes of at least @min_bytes through @ilog are
+ * written and fdatasynced in their file instead of copied into the log,
+ * which then holds at most a small SYNCED record (ilog.h; config
+ * intent_log_immediate_max_bytes); 0 (the value at open): every stable
+ * write is logged.  Set before the stores write.
+ */
+void store_ilog_set_inplace_min(struct store_ilog *ilog, uint32_t min_bytes);
+
+/*
  * Waits until every write_async of @ilog has had its done hook called
  * (they hand requests back to the loops: call it after the loops stopped,
  * before their memory goes).  NULL is a no-op.
@@ -77,10 +86,13 @@ void store_ilog_close(struct store_ilog *ilog);
 
 /* Counters of an intent log since it opened (/metrics, tests, the closing
  * log line): records appended, flushes of the log, checkpoints, writers
- * that waited for ring space, records replayed at open and skipped. */
+ * that waited for ring space, records replayed at open and skipped;
+ * large writes synced in place, and the SYNCED records they logged (of
+ * the records counted). */
 struct store_ilog_stats {
 	uint64_t records, flushes, checkpoints, full_waits;
 	uint64_t replayed, replay_skipped;
+	uint64_t inplace_writes, synced_records;
 };
 void store_ilog_stats(struct store_ilog *ilog, struct store_ilog_stats *out);
 

@@ -5,7 +5,7 @@
  * that LSN.  Both record decoders and the superblock decoder must stay in
  * bounds; a record that decodes must fit the input and encode back to the
  * same bytes.  Seeds (tests/fuzz/corpus/ilog_record/) are a WRITE record,
- * a PAD record and a superblock slot.
+ * a PAD record, a SYNCED record and a superblock slot.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -47,6 +47,15 @@ static void fuzz_ilog_check(const struct store_ilog_rec *rec,
 		store__ilog_rec_encode(again, salt, rec->lsn, &rec->fh,
 				       rec->off_bytes, rec->data,
 				       rec->data_len);
+	} else if (rec->type == STORE_ILOG_REC_SYNCED) {
+		if (rec->data_len == 0 || rec->upto_lsn == 0 ||
+		    rec->upto_lsn > rec->lsn ||
+		    rec->rec_len != store__ilog_synced_len(rec->fh.len)) {
+			__builtin_trap();
+		}
+		store__ilog_synced_encode(again, salt, rec->lsn, &rec->fh,
+					  rec->off_bytes, rec->data_len,
+					  rec->upto_lsn);
 	} else {
 		store__ilog_pad_encode(again, salt, rec->lsn, rec->rec_len);
 	}

@@ -4,24 +4,27 @@ what it must never undo.
 
     t8204-ilog-crash.py DSNFSD_BINARY SCRATCH_DIR
 
-dsnfsd runs with [server] intent_log and no timed checkpoint
-(intent_log_checkpoint_ms = 0), so every stable WRITE below still has its
+dsnfsd runs with [server] intent_log, large writes (32 KiB and up)
+synced in place, and no timed checkpoint (intent_log_checkpoint_ms = 0), so every stable WRITE below still has its
 record in the log when the server is killed.  Before the kill:
 
   b  FILE_SYNC "old", then UNSTABLE "new" over it, then COMMIT;
-  c  FILE_SYNC 64 KiB, then SETATTR size 4096;
+  c  FILE_SYNC 4 KiB, FILE_SYNC 64 KiB over it (a large write, synced in
+     place: a SYNCED record), then SETATTR size 4096;
+  i  FILE_SYNC 8 KiB, then FILE_SYNC 64 KiB over it, in place;
   h  FILE_SYNC 8 KiB, then CREATE UNCHECKED of h with size 0;
   d  FILE_SYNC, then REMOVE; e is created and written after;
   f  FILE_SYNC "moved" to f, FILE_SYNC "dead" to g, RENAME f over g;
   a  FILE_SYNC writes into an empty file, one 1 MiB past its end.
 
 (b, c and h make the log checkpoint their records before the change;
-d, f, g and a keep theirs until the kill.)
+d, f, g, i and a keep theirs until the kill.)
 
 While it is down, file a is cut back to 0 bytes, as if its unsynced pages
 had been lost.  After the restart: a is whole again with its size (replay
-wrote it), and b, c, d/e, g and h are as the later operation left them
-(replay undid none of it); the old handles work; the verifier changed.
+wrote it), and b, c, d/e, g, h and i are as the later operation left
+them (replay undid none of it: i's older record is kept off the bytes
+synced in place); the old handles work; the verifier changed.
 kill -9 keeps the page cache, so this tests the protocol of the log, not
 the durability of the disk.
 """
@@ -43,6 +46,7 @@ def start_server(binary, scratch):
     with open(conf, "w") as f:
         f.write("[server]\nintent_log = %s\nintent_log_mib = 16\n"
                 "intent_log_checkpoint_ms = 0\n"
+                "intent_log_immediate_max_bytes = 32768\n"
                 % os.path.join(scratch, "intent.log"))
     proc = subprocess.Popen(
         [binary, "-f", "-c", conf, "-l", HOST, "-p", "0", "-m", "0",
@@ -77,7 +81,7 @@ def main():
     root = MountClient((HOST, mount_port)).mnt("/ds1").fhandle
     c = Nfs3Client((HOST, nfs_port))
     fh = {}
-    for name in "abcdfgh":
+    for name in "abcdfghi":
         fh[name] = must(c.create(root, name), "CREATE " + name).object
     verf = set()
 
@@ -85,6 +89,7 @@ def main():
     must(c.write(fh["b"], 0, b"new" * 1000, stable=UNSTABLE), "b new")
     commit_verf = must(c.commit(fh["b"]), "COMMIT b").verf
 
+    must(c.write(fh["c"], 0, b"C" * 4096, stable=FILE_SYNC), "c small")
     must(c.write(fh["c"], 0, b"c" * 65536, stable=FILE_SYNC), "c")
     must(c.setattr(fh["c"], size=4096), "SETATTR c")
 
@@ -103,6 +108,9 @@ def main():
     must(c.write(fh["g"], 0, b"dead!", stable=FILE_SYNC), "g")
     must(c.rename(root, "f", root, "g"), "RENAME f g")
 
+    must(c.write(fh["i"], 0, b"o" * 8192, stable=FILE_SYNC), "i old")
+    must(c.write(fh["i"], 0, b"I" * 65536, stable=FILE_SYNC), "i in place")
+
     blk_a = bytes(range(256)) * 16
     verf.add(must(c.write(fh["a"], 0, blk_a, stable=FILE_SYNC), "a").verf)
     must(c.write(fh["a"], 1 << 20, blk_a, stable=FILE_SYNC), "a past EOF")
@@ -118,9 +126,15 @@ def main():
     c = Nfs3Client((HOST, nfs_port))
     log = open(os.path.join(scratch, "log")).read()
     m = re.search(r"ilog: .*: replayed (\d+) records, skipped (\d+)", log)
-    # a's two and f's are written back; d's and g's (gone) are skipped.
-    ck.check("the log was replayed at start: 3 records, 2 skipped",
-             m is not None and m.groups() == ("3", "2"), log[-1500:])
+    # a's two and f's are written back, i's kept off its newer bytes;
+    # d's and g's (gone) are skipped.
+    ck.check("the log was replayed at start: 4 records, 2 skipped",
+             m is not None and m.groups() == ("4", "2"), log[-1500:])
+    ck.check("i: one range synced in place, one older record kept off it",
+             "1 ranges synced in place, 1 records kept off them" in log,
+             log[-1500:])
+    ck.check("i: the large write synced in place stays over the older one",
+             read_all(c, fh["i"], 65536) == b"I" * 65536)
     ga = c.getattr(fh["a"])
     ck.check("a: the write 1 MiB past EOF came back with its size",
              ga.status == NFS3_OK and
@@ -135,7 +149,8 @@ def main():
              read_all(c, fh["b"], 3000) == b"new" * 1000)
     gc = c.getattr(fh["c"])
     ck.check("c: the truncate after a logged write stays",
-             gc.status == NFS3_OK and gc.attributes.size == 4096)
+             gc.status == NFS3_OK and gc.attributes.size == 4096 and
+             read_all(c, fh["c"], 4096) == b"c" * 4096)
     ck.status("d: the removed file stays removed", c.lookup(root, "d"),
               NFS3ERR_NOENT)
     ck.check("e: the file made after the REMOVE is untouched",

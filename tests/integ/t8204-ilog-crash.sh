@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The intent log across SIGKILL (issue 13): replay writes back acknowledged
 # FILE_SYNC data (past EOF too) and undoes no later COMMIT, truncate,
-# REMOVE, RENAME or CREATE (see the .py); then t8201's verified FILE_SYNC +
+# REMOVE, RENAME or CREATE, nor a large write synced in place over logged
+# bytes (see the .py); then t8201's verified FILE_SYNC +
 # UNSTABLE/COMMIT load under kill -9, with the log on.
 . "$(dirname "$0")/lib.sh"
 
@@ -17,21 +18,24 @@ check "acknowledged writes survive 8 kills with the intent log on" \
 
 # The log's counters on /metrics, labelled with its path.
 mkdir -p "$TEST_TMP/c"
-printf '[server]\nintent_log = %s\n' "$TEST_TMP/c/intent.log" >"$TEST_TMP/c/ilog.conf"
+printf '[server]\nintent_log = %s\nintent_log_immediate_max_bytes = 32768\n' \
+	"$TEST_TMP/c/intent.log" >"$TEST_TMP/c/ilog.conf"
 dsnfsd_start -c "$TEST_TMP/c/ilog.conf" || exit 1
 : >"$TEST_TMP/ds1/f"
-check "a FILE_SYNC write through NFS" python3 -c '
+check "FILE_SYNC writes through NFS, 8 and 64 KiB" python3 -c '
 import sys; sys.dont_write_bytecode = True; sys.path.insert(0, sys.argv[1])
 from nfs3wire import *
 m = MountClient(("127.0.0.1", int(sys.argv[3]))); root = m.mnt("/ds1").fhandle
 c = Nfs3Client(("127.0.0.1", int(sys.argv[2])))
 fh = c.lookup(root, "f").object
-sys.exit(c.write(fh, 0, b"x" * 8192, stable=FILE_SYNC).status != NFS3_OK)
+sys.exit(c.write(fh, 0, b"x" * 8192, stable=FILE_SYNC).status != NFS3_OK or
+         c.write(fh, 0, b"y" * 65536, stable=FILE_SYNC).status != NFS3_OK)
 ' "$(dirname "$0")" "$NFS_PORT" "$MOUNT_PORT"
 metric() { curl -s "http://127.0.0.1:$ADMIN_PORT/metrics" | awk -v m="$1{log=\"$TEST_TMP/c/intent.log\"}" '$1 == m { print $2 }'; }
 check "records on /metrics" [ "$(metric dsnfs_intent_log_records_total)" -ge 1 ]
 check "flushes on /metrics" [ "$(metric dsnfs_intent_log_flushes_total)" -ge 1 ]
 check "checkpoints on /metrics" [ -n "$(metric dsnfs_intent_log_checkpoints_total)" ]
+check "in-place writes on /metrics" [ "$(metric dsnfs_intent_log_inplace_writes_total)" -ge 1 ]
 check "full waits on /metrics" [ "$(metric dsnfs_intent_log_full_waits_total)" = 0 ]
 check "server exits cleanly" dsnfsd_stop
 test_done

@@ -8,14 +8,20 @@ disk had not flushed.  Here the datastore, its state directory and (with
 `on`) the intent log live on ext4 on a loop device over powerfs.py, a FUSE
 file that logs every write and every flush.  A client runs OPS durable
 operations on one connection, one after the other: FILE_SYNC writes of
-file a, two UNSTABLE writes of file b followed by their COMMIT, and now
-and then a CREATE; each 4 KiB block carries a tag naming its
-operation.  Then the log is replayed
+file a (every fourth of them 64 KiB, over the last 32 KiB written before
+it and 32 KiB new: with the log on, a large write is synced in place and
+replay must not put the older logged blocks back over it), two UNSTABLE
+writes of file b followed by their COMMIT, FILE_SYNC writes of file p
+(thick: written and synced before dsnfsd starts, as a thick VMDK), 64 KiB
+overwrites each over half the one before and a 4 KiB one inside the last,
+which the next covers, and now and then a CREATE; each 4 KiB block
+carries a tag naming its operation.  Then the log is replayed
 onto the starting image up to CRASH_POINTS of its flushes (spread over
 the run, and the last); each image is what the disk held had the power
 gone right after that flush.  On each, dsnfsd starts (replaying its intent
 log), and every operation that must have survived is read back, through
-the handles the client held before the cut.
+the handles the client held before the cut: each of its blocks holds its
+own data or that of a later operation over the same block.
 
 Which must survive: operation n was acknowledged before the client sent
 operation n + 1; if any byte of n + 1 reached the disk (its tag is in the
@@ -44,9 +50,11 @@ from nfs3wire import (FILE_SYNC, NFS3_OK, UNSTABLE, Checks,  # noqa: E402
 HOST = "127.0.0.1"
 BLOCK = 4096
 MAGIC = b"PWRL"
-TAG = struct.Struct("<4sIQ")  # magic, file (0 = a, 1 = b), operation
+TAG = struct.Struct("<4sIQ")  # magic, file (0 = a, 1 = b, 3 = p), operation
 RECORD = struct.Struct("<cQI")
 DISK_MIB = 128
+BIG_BLOCKS = 16  # a large FILE_SYNC write: 64 KiB, in place with the log
+THICK_BLOCKS = 512  # file p, written before dsnfsd starts
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -114,6 +122,10 @@ def live_run(binary, scratch, conf, ops):
     disk = Mounted(os.path.join(fuse, "disk"), os.path.join(scratch, "mnt"))
     for d in ("ds1", "state"):
         os.makedirs(os.path.join(disk.mnt, d))
+    with open(os.path.join(disk.mnt, "ds1", "p"), "wb") as thick:
+        thick.write(bytes(THICK_BLOCKS * BLOCK))
+        thick.flush()
+        os.fsync(thick.fileno())
     run("sync", "-f", disk.mnt)
     proc, nfs_port, mount_port = start_dsnfsd(
         binary, disk.mnt, conf(disk.mnt),
@@ -123,14 +135,39 @@ def live_run(binary, scratch, conf, ops):
     m.close()
     c = Nfs3Client((HOST, nfs_port))
     fh = [c.create(root, name).object for name in ("a", "b")]
+    fh += [None, c.lookup(root, "p").object]
     acked, verf = [], None
     off = [0, 0]
+    at_p = 0
     for n in range(ops):
         if n % 25 == 24:
             r = c.create(root, "c%d" % n)
             if r.status != NFS3_OK:
                 raise RuntimeError("CREATE: %d" % r.status)
             acked.append((2, r.object, 0))
+        elif n % 8 == 0 and off[0] >= BIG_BLOCKS // 2 * BLOCK:
+            at = off[0] - BIG_BLOCKS // 2 * BLOCK
+            data = b"".join(block(0, n, k) for k in range(BIG_BLOCKS))
+            r = c.write(fh[0], at, data, stable=FILE_SYNC)
+            if r.status != NFS3_OK or r.committed != FILE_SYNC:
+                raise RuntimeError("large FILE_SYNC WRITE: %d" % r.status)
+            verf = r.verf
+            acked.append((0, at, BIG_BLOCKS))
+            off[0] = at + BIG_BLOCKS * BLOCK
+        elif n % 8 in (4, 6):
+            # p: a 64 KiB overwrite over half the last, or 4 KiB inside
+            # it (logged) that the next one covers.
+            if n % 8 == 4:
+                at_p = (at_p + BIG_BLOCKS // 2) % (THICK_BLOCKS - BIG_BLOCKS)
+                at, count = at_p * BLOCK, BIG_BLOCKS
+            else:
+                at, count = (at_p + BIG_BLOCKS - 4) * BLOCK, 1
+            data = b"".join(block(3, n, k) for k in range(count))
+            r = c.write(fh[3], at, data, stable=FILE_SYNC)
+            if r.status != NFS3_OK or r.committed != FILE_SYNC:
+                raise RuntimeError("FILE_SYNC WRITE of p: %d" % r.status)
+            verf = r.verf
+            acked.append((3, at, count))
         elif n % 2 == 0:
             r = c.write(fh[0], off[0], block(0, n, 0), stable=FILE_SYNC)
             if r.status != NFS3_OK or r.committed != FILE_SYNC:
@@ -198,8 +235,25 @@ def must_survive(acked, first, crash):
             if later[n] is not None and later[n] < crash]
 
 
+def block_writers(acked):
+    """{(file, offset): [(operation, k)]}: who wrote each block, in order."""
+    writers = {}
+    for n, (f, off, count) in enumerate(acked):
+        if f == 2:
+            continue
+        for k in range(count):
+            writers.setdefault((f, off + k * BLOCK), []).append((n, k))
+    return writers
+
+
+def block_ok(writers, f, at, n, got):
+    """Whether @got is operation n's block at @at or a later one's."""
+    return any(got == block(f, m, k) for m, k in writers[(f, at)] if m >= n)
+
+
 def check_point(binary, scratch, conf, image, fh, acked, need, verf):
     """Mounts one crash image, starts dsnfsd, reads the needed blocks."""
+    writers = block_writers(acked)
     disk = Mounted(image, os.path.join(scratch, "cmnt"))
     problems = []
     try:
@@ -209,7 +263,7 @@ def check_point(binary, scratch, conf, image, fh, acked, need, verf):
         try:
             c = Nfs3Client((HOST, nfs_port))
             files = {}
-            for f in (0, 1):
+            for f in (0, 1, 3):
                 if not any(acked[n][0] == f for n in need):
                     continue
                 a = c.getattr(fh[f])
@@ -233,10 +287,13 @@ def check_point(binary, scratch, conf, image, fh, acked, need, verf):
                     continue
                 if f not in files:
                     continue
-                want = b"".join(block(f, n, k) for k in range(count))
-                if files[f][off:off + len(want)] != want:
-                    problems.append("operation %d (file %d, offset %d) lost"
-                                    % (n, f, off))
+                for k in range(count):
+                    at = off + k * BLOCK
+                    if not block_ok(writers, f, at, n,
+                                    files[f][at:at + BLOCK]):
+                        problems.append("operation %d (file %d, offset %d) "
+                                        "lost" % (n, f, at))
+                        break
             w = c.write(fh[0], 1 << 30, b"v" * 16, stable=UNSTABLE)
             if w.status != NFS3_OK or w.verf == verf:
                 problems.append("write verifier unchanged (%d)" % w.status)
@@ -261,6 +318,7 @@ def main():
     shutil.copyfile(base, os.path.join(scratch, "disk.img"))
     # The intent log lives on the datastore's disk, wherever it is mounted.
     log_keys = ("[server]\nintent_log = %s/intent.log\nintent_log_mib = 8\n"
+                "intent_log_immediate_max_bytes = 32768\n"
                 if mode == "on" else "")
 
     def conf(root):
@@ -309,6 +367,16 @@ def main():
              "checked in all, none lost, every handle valid, a new verifier"
              % (mode, checked, needed_total),
              checked == len(picks) and not lost_points, str(lost_points[:3]))
+    if mode == "on":
+        # The large writes went in place, and some replay kept older
+        # records off their bytes.
+        kept = [int(k) for k in re.findall(
+            r"ranges synced in place, (\d+) records kept off them",
+            open(os.path.join(scratch, "replay.log")).read())]
+        ck.check("large writes synced in place: replay kept older records "
+                 "off their bytes at %d crash points (at most %d records)"
+                 % (sum(1 for k in kept if k), max(kept, default=0)),
+                 any(kept))
     # The last two may have no later tag to witness them (a CREATE has
     # none of its own).
     ck.check("the last crash point needs every operation but the last two",

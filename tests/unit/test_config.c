@@ -510,6 +510,30 @@ static void test_config_intent_log_keys(void **state)
 	assert_non_null(strstr(f->err, "intent_log_mib"));
 }
 
+/* 0 by default: every stable write logged; a size sends larger ones in
+ * place; past the largest WRITE (1 MiB) is refused. */
+static void test_config_intent_log_immediate_max(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(f->cfg.intent_log_immediate_max_bytes, 0);
+	assert_int_equal(load(f, "[server]\n"
+				 "intent_log_immediate_max_bytes = 32768\n"),
+			 0);
+	assert_int_equal(f->cfg.intent_log_immediate_max_bytes, 32768);
+	assert_int_equal(load(f, "[server]\n"
+				 "intent_log_immediate_max_bytes = 65536\n"),
+			 0);
+	assert_int_equal(f->cfg.intent_log_immediate_max_bytes, 65536);
+	assert_int_equal(load(f, "[server]\n"
+				 "intent_log_immediate_max_bytes = 2097152\n"),
+			 -EINVAL);
+	assert_non_null(strstr(f->err, "intent_log_immediate_max_bytes"));
+	assert_int_equal(load(f, "[server]\n"
+				 "intent_log_immediate_max_bytes = big\n"),
+			 -EINVAL);
+}
+
 /* backend = cephfs with its keys; ceph_user defaults to admin. */
 static void test_config_cephfs_keys(void **state)
 {
@@ -610,6 +634,7 @@ int main(void)
 		T(test_config_validate_refuses_duplicate_fsid),
 		T(test_config_validate_refuses_missing_path),
 		T(test_config_intent_log_keys),
+		T(test_config_intent_log_immediate_max),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

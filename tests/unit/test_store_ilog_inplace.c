@@ -1,0 +1,523 @@
+/*
+ * test_store_ilog_inplace: large stable writes with the intent log on
+ * (nfsd/store/ilog.h, store_ilog_set_inplace_min): written and synced in
+ * their file, the log holding at most a SYNCED record; replay keeps older
+ * records of the file off the bytes such a record covers, and still
+ * replays newer ones; a corrupt SYNCED record (checksum, fields) stops the
+ * replay there with the file, offset and reason logged; a failed sync, a
+ * failed log and a failed write of the in-place path fail the write; the
+ * loop's write_async leaves large writes to a work thread.  The record
+ * format: SYNCED encode and decode, and their bounds.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/resource.h>
+
+#include <cmocka.h>
+
+#include "tests/lib/log_capture.h"
+#include "tests/unit/test_store_fixture.h"
+
+#define RING_BYTES (8u << 20)
+#define BIG (64u * 1024)
+#define INPLACE_MIN (32u * 1024)
+
+struct ilog_fixture {
+	struct fixture *f;
+	char path[128];
+	struct store_ilog *ilog;
+	int fail_err; /* the injected log write fails with it when set */
+};
+
+static int failing_write(void *arg, int fd, const void *buf, size_t len,
+			 uint64_t off)
+{
+	struct ilog_fixture *x = arg;
+
+	if (x->fail_err) {
+		return x->fail_err;
+	}
+	return store__pwrite_full(fd, buf, len, off);
+}
+
+static void ilog_open(struct ilog_fixture *x)
+{
+	char err[512] = "";
+	struct store *st = x->f->st;
+
+	assert_int_equal(store_ilog_open(x->path, RING_BYTES, 0, &st, 1,
+					 &x->ilog, err, sizeof(err)),
+			 0);
+	store_ilog_set_inplace_min(x->ilog, INPLACE_MIN);
+}
+
+static int setup(void **state)
+{
+	struct ilog_fixture *x = calloc(1, sizeof(*x));
+	void *fs;
+
+	if (!x || fixture_setup(&fs) != 0) {
+		return -1;
+	}
+	x->f = fs;
+	snprintf(x->path, sizeof(x->path), "%s/ilog", x->f->dir);
+	log_capture_reset();
+	ilog_open(x);
+	*state = x;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct ilog_fixture *x = *state;
+	void *fs = x->f;
+
+	store_ilog_close(x->ilog);
+	fixture_teardown(&fs);
+	free(x);
+	return 0;
+}
+
+/* A crash: the log stops without a checkpoint and the store opens cold;
+ * then the log opens and replays. */
+static void crash_and_replay(struct ilog_fixture *x)
+{
+	store__ilog_abandon(x->ilog);
+	x->ilog = NULL;
+	x->f->st->ilog = NULL;
+	fixture_reopen(x->f);
+	ilog_open(x);
+}
+
+static void crash_only(struct ilog_fixture *x)
+{
+	store__ilog_abandon(x->ilog);
+	x->ilog = NULL;
+	x->f->st->ilog = NULL;
+	fixture_reopen(x->f);
+}
+
+static int stable_write(struct fixture *f, struct store_obj *obj, uint64_t off,
+			const void *buf, uint32_t len, bool *sync_failed)
+{
+	*sync_failed = false;
+	return f->ops->write(f->st, obj, off, buf, len, STORE_FILE_SYNC,
+			     sync_failed);
+}
+
+static void write_ok(struct fixture *f, struct store_obj *obj, uint64_t off,
+		     int byte, uint32_t len)
+{
+	static char buf[BIG * 2];
+	bool sync_failed;
+
+	memset(buf, byte, len);
+	assert_int_equal(stable_write(f, obj, off, buf, len, &sync_failed), 0);
+	assert_false(sync_failed);
+}
+
+/* Reads @len bytes of @rel at @off; asserts they are all @byte. */
+static void expect_bytes(struct ilog_fixture *x, const char *rel, off_t off,
+			 int byte, size_t len)
+{
+	static char got[BIG * 2];
+	char path[256];
+	int fd = open(fixture_path(x->f, rel, path, sizeof(path)), O_RDONLY);
+
+	assert_true(fd >= 0);
+	assert_true(len <= sizeof(got));
+	assert_int_equal(pread(fd, got, len, off), (ssize_t)len);
+	close(fd);
+	for (size_t i = 0; i < len; i++) {
+		if (got[i] != byte) {
+			fail_msg("%s: byte %zu: %#x, want %#x", rel,
+				 (size_t)off + i, got[i], byte);
+		}
+	}
+}
+
+/* Writes @byte over @len bytes of @rel at @off behind the server's back:
+ * what a lost page cache leaves on the disk. */
+static void disk_bytes(struct ilog_fixture *x, const char *rel, off_t off,
+		       int byte, size_t len)
+{
+	static char buf[BIG * 2];
+	char path[256];
+	int fd = open(fixture_path(x->f, rel, path, sizeof(path)), O_WRONLY);
+
+	assert_true(fd >= 0);
+	memset(buf, byte, len);
+	assert_int_equal(pwrite(fd, buf, len, off), (ssize_t)len);
+	close(fd);
+}
+
+static void flip(struct ilog_fixture *x, uint64_t off)
+{
+	int fd = open(x->path, O_RDWR);
+	uint8_t b;
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, &b, 1, (off_t)off), 1);
+	b ^= 0x5a;
+	assert_int_equal(pwrite(fd, &b, 1, (off_t)off), 1);
+	close(fd);
+}
+
+static struct store_ilog_stats stats(struct ilog_fixture *x)
+{
+	struct store_ilog_stats s;
+
+	store_ilog_stats(x->ilog, &s);
+	return s;
+}
+
+static void test_inplace_write_of_an_unlogged_file_skips_the_log(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+	struct store_ilog_stats s;
+
+	write_ok(f, obj, 0, 'N', BIG);
+	/* Below the threshold: logged as before. */
+	write_ok(f, obj, BIG, 's', INPLACE_MIN - 1);
+	s = stats(x);
+	assert_int_equal(s.inplace_writes, 1);
+	assert_int_equal(s.synced_records, 0);
+	assert_int_equal(s.records, 1);
+	f->ops->obj_unref(obj);
+	expect_bytes(x, "f", 0, 'N', BIG);
+	crash_and_replay(x);
+	s = stats(x);
+	assert_int_equal(s.replayed, 1);
+	expect_bytes(x, "f", 0, 'N', BIG);
+	expect_bytes(x, "f", BIG, 's', INPLACE_MIN - 1);
+}
+
+/* Older records of the same bytes must not land on the synced ones: the
+ * whole of one, the covered part of another. */
+static void test_inplace_bytes_survive_replay_of_older_records(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+	struct store_obj *g = fixture_file(f, f->root, "g", NULL, 0);
+	struct store_ilog_stats s;
+
+	write_ok(f, obj, 0, 'o', 4096);
+	write_ok(f, obj, BIG - 4096, 'p', 8192);
+	write_ok(f, g, 0, 'g', 4096); /* another file: not masked */
+	write_ok(f, obj, 0, 'N', BIG);
+	s = stats(x);
+	assert_int_equal(s.inplace_writes, 1);
+	assert_int_equal(s.synced_records, 1);
+	f->ops->obj_unref(obj);
+	f->ops->obj_unref(g);
+	crash_and_replay(x);
+	s = stats(x);
+	assert_int_equal(s.replayed, 3);
+	expect_bytes(x, "f", 0, 'N', BIG);
+	expect_bytes(x, "f", BIG, 'p', 4096);
+	expect_bytes(x, "g", 0, 'g', 4096);
+	assert_true(log_capture_contains("1 ranges synced in place, 2 records "
+					 "kept off them"));
+}
+
+/* A record newer than the synced bytes is replayed over them. */
+static void test_newer_record_over_inplace_bytes_is_replayed(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+
+	write_ok(f, obj, 0, 'o', 4096);
+	write_ok(f, obj, 0, 'N', BIG);
+	write_ok(f, obj, 4096, 'z', 4096);
+	f->ops->obj_unref(obj);
+	crash_only(x);
+	/* The page cache of the last write is lost; the synced bytes are
+	 * what the disk holds. */
+	disk_bytes(x, "f", 4096, 'N', 4096);
+	ilog_open(x);
+	expect_bytes(x, "f", 0, 'N', 4096);
+	expect_bytes(x, "f", 4096, 'z', 4096);
+	expect_bytes(x, "f", 8192, 'N', BIG - 8192);
+}
+
+/* REMOVE after a SYNCED record: its file is gone, both records skip. */
+static void test_inplace_record_of_a_removed_file_is_skipped(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+	struct store_ilog_stats s;
+
+	write_ok(f, obj, 0, 'o', 4096);
+	write_ok(f, obj, 0, 'N', BIG);
+	f->ops->obj_unref(obj);
+	assert_int_equal(f->ops->remove(f->st, f->root, "f"), 0);
+	crash_and_replay(x);
+	s = stats(x);
+	assert_int_equal(s.replayed, 0);
+	assert_int_equal(s.replay_skipped, 1);
+}
+
+/* Log layout of the tests below: one writer, so each record is its own
+ * flush, padded to 4 KiB: block 0 the small record, 1 the SYNCED, 2 the
+ * next small one. */
+static uint64_t block_off(unsigned k)
+{
+	return STORE_ILOG_DATA_OFF + (uint64_t)k * STORE_ILOG_BLOCK;
+}
+
+static void three_records(struct ilog_fixture *x)
+{
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+
+	write_ok(f, obj, 0, 'o', 512);
+	write_ok(f, obj, 0, 'N', BIG);
+	write_ok(f, obj, BIG, 'z', 512);
+	f->ops->obj_unref(obj);
+}
+
+static void test_corrupt_synced_record_stops_replay(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct store_fh fh;
+	struct store_obj *obj;
+
+	three_records(x);
+	obj = fixture_lookup(x->f, x->f->root, "f");
+	x->f->ops->obj_fh(obj, &fh);
+	x->f->ops->obj_unref(obj);
+	crash_only(x);
+	/* Its upto, after the handle: the file can still be named. */
+	flip(x, block_off(1) + STORE_ILOG_HEAD_BYTES + fh.len + 1);
+	ilog_open(x);
+	assert_int_equal(stats(x).replayed, 1);
+	assert_true(log_capture_contains("corrupt record at log offset 8192"));
+	assert_true(log_capture_contains("ds1:/f"));
+	assert_true(log_capture_contains("file offset 0"));
+	assert_true(log_capture_contains("checksum mismatch"));
+	/* The datastore serves again through the log. */
+	obj = fixture_lookup(x->f, x->f->root, "f");
+	write_ok(x->f, obj, 0, 'a', BIG);
+	x->f->ops->obj_unref(obj);
+}
+
+/* A SYNCED record with a good checksum and an upto past itself. */
+static void test_synced_record_out_of_bounds_stops_replay(void **state)
+{
+	struct ilog_fixture *x = *state;
+	uint8_t rec[STORE_ILOG_HEAD_BYTES + STORE_FH_MAX + 16];
+	struct store_ilog_rec dec;
+	struct store_fh fh;
+	uint64_t salt, lsn;
+	struct store_obj *obj;
+	int fd;
+
+	three_records(x);
+	obj = fixture_lookup(x->f, x->f->root, "f");
+	x->f->ops->obj_fh(obj, &fh);
+	x->f->ops->obj_unref(obj);
+	crash_only(x);
+	fd = open(x->path, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, rec, STORE_ILOG_HEAD_BYTES,
+			       (off_t)block_off(1)),
+			 STORE_ILOG_HEAD_BYTES);
+	memcpy(&salt, rec + 8, 8);
+	memcpy(&lsn, rec + 16, 8);
+	store__ilog_synced_encode(rec, salt, lsn, &fh, 0, BIG, lsn + 1);
+	assert_int_equal(store__ilog_rec_decode(rec, sizeof(rec), salt, lsn,
+						&dec),
+			 -EINVAL);
+	assert_int_equal(pwrite(fd, rec, store__ilog_synced_len(fh.len),
+				(off_t)block_off(1)),
+			 (ssize_t)store__ilog_synced_len(fh.len));
+	close(fd);
+	ilog_open(x);
+	assert_int_equal(stats(x).replayed, 1);
+	assert_true(log_capture_contains("corrupt record at log offset 8192"));
+	assert_true(log_capture_contains("ds1:/f"));
+	assert_true(log_capture_contains("fields out of bounds"));
+}
+
+static void test_synced_record_encode_decode(void **state)
+{
+	uint8_t rec[STORE_ILOG_HEAD_BYTES + STORE_FH_MAX + 16];
+	struct store_fh fh = { .len = 20 };
+	struct store_ilog_rec dec;
+	uint32_t len = store__ilog_synced_len(fh.len);
+
+	(void)state;
+	memset(fh.data, 0xab, fh.len);
+	assert_int_equal(len, (STORE_ILOG_HEAD_BYTES + 20 + 8 + 7) & ~7u);
+	store__ilog_synced_encode(rec, 7, 4096, &fh, 65536, BIG, 4000);
+	assert_int_equal(store__ilog_rec_decode(rec, len, 7, 4096, &dec), 0);
+	assert_int_equal(dec.type, STORE_ILOG_REC_SYNCED);
+	assert_int_equal(dec.off_bytes, 65536);
+	assert_int_equal(dec.data_len, BIG);
+	assert_int_equal(dec.upto_lsn, 4000);
+	assert_int_equal(dec.rec_len, len);
+	assert_int_equal(dec.fh.len, 20);
+	assert_memory_equal(dec.fh.data, fh.data, 20);
+	/* Short buffer, wrong place, torn body. */
+	assert_int_equal(store__ilog_rec_decode(rec, len - 8, 7, 4096, &dec),
+			 -EINVAL);
+	assert_int_equal(store__ilog_rec_decode(rec, len, 7, 8192, &dec),
+			 -ENODATA);
+	rec[STORE_ILOG_HEAD_BYTES + 3] ^= 1;
+	assert_int_equal(store__ilog_rec_decode(rec, len, 7, 4096, &dec),
+			 -EBADMSG);
+	/* No range, or an upto of nothing. */
+	store__ilog_synced_encode(rec, 7, 4096, &fh, 0, 0, 4000);
+	assert_int_equal(store__ilog_rec_decode(rec, len, 7, 4096, &dec),
+			 -EINVAL);
+	store__ilog_synced_encode(rec, 7, 4096, &fh, 0, BIG, 0);
+	assert_int_equal(store__ilog_rec_decode(rec, len, 7, 4096, &dec),
+			 -EINVAL);
+	/* Past the largest offset. */
+	store__ilog_synced_encode(rec, 7, 4096, &fh, INT64_MAX, BIG, 4000);
+	assert_int_equal(store__ilog_rec_decode(rec, len, 7, 4096, &dec),
+			 -EINVAL);
+}
+
+/* A failed sync of the file (sticky in its group) fails the write as a
+ * sync failure: a new verifier. */
+static void test_inplace_failed_sync_fails_the_write(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+	static char buf[BIG];
+	bool sync_failed;
+
+	pthread_mutex_lock(&obj->sync.lock);
+	obj->sync.err = -EIO;
+	obj->sync.failed_round = 1;
+	pthread_mutex_unlock(&obj->sync.lock);
+	assert_int_equal(stable_write(f, obj, 0, buf, BIG, &sync_failed), -EIO);
+	assert_true(sync_failed);
+	assert_int_equal(stats(x).inplace_writes, 0);
+	f->ops->obj_unref(obj);
+}
+
+/* A failed log fails in-place writes too (sticky), even of a file with
+ * nothing to record: no acknowledgement through a broken log. */
+static void test_inplace_write_after_a_failed_log_fails(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+	struct store_obj *g = fixture_file(f, f->root, "g", NULL, 0);
+	static char buf[BIG];
+	bool sync_failed;
+
+	store__ilog_write_hook(x->ilog, failing_write, x);
+	x->fail_err = -EIO;
+	assert_int_equal(stable_write(f, obj, 0, buf, 4096, &sync_failed),
+			 -EIO);
+	assert_int_equal(stable_write(f, obj, 0, buf, BIG, &sync_failed), -EIO);
+	assert_true(sync_failed);
+	assert_int_equal(stable_write(f, g, 0, buf, BIG, &sync_failed), -EIO);
+	assert_true(sync_failed);
+	f->ops->obj_unref(obj);
+	f->ops->obj_unref(g);
+}
+
+/* A write the file refuses (here RLIMIT_FSIZE: EFBIG) is no sync
+ * failure, and nothing is recorded. */
+static void test_inplace_refused_write_is_no_sync_failure(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+	struct rlimit old, small = { 1u << 20, 1u << 20 };
+	static char buf[BIG];
+	bool sync_failed;
+	int err;
+
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	small.rlim_max = old.rlim_max;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+	err = stable_write(f, obj, 2u << 20, buf, BIG, &sync_failed);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	assert_int_equal(err, -EFBIG);
+	assert_false(sync_failed);
+	assert_int_equal(stats(x).inplace_writes, 0);
+	f->ops->obj_unref(obj);
+}
+
+static void noop_done(void *arg, int err)
+{
+	(void)arg;
+	(void)err;
+	fail_msg("a large write_async must not be accepted");
+}
+
+/* The loop cannot sync: a large write_async goes to a work thread before
+ * it writes anything. */
+static void test_inplace_write_async_is_eagain(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+	static char buf[BIG];
+	struct store_write_wait w;
+	struct stat sb;
+	char path[256];
+
+	memset(buf, 'A', sizeof(buf));
+	assert_int_equal(f->ops->write_async(f->st, obj, 0, buf, BIG, &w,
+					     noop_done, NULL),
+			 -EAGAIN);
+	assert_int_equal(stat(fixture_path(f, "f", path, sizeof(path)), &sb),
+			 0);
+	assert_int_equal(sb.st_size, 0);
+	f->ops->obj_unref(obj);
+}
+
+/* 0 is today's log: large writes copied into it. */
+static void test_inplace_min_zero_logs_everything(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+	struct store_ilog_stats s;
+
+	store_ilog_set_inplace_min(x->ilog, 0);
+	write_ok(f, obj, 0, 'L', BIG);
+	s = stats(x);
+	assert_int_equal(s.inplace_writes, 0);
+	assert_int_equal(s.records, 1);
+	f->ops->obj_unref(obj);
+}
+
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_inplace_write_of_an_unlogged_file_skips_the_log),
+		T(test_inplace_bytes_survive_replay_of_older_records),
+		T(test_newer_record_over_inplace_bytes_is_replayed),
+		T(test_inplace_record_of_a_removed_file_is_skipped),
+		T(test_corrupt_synced_record_stops_replay),
+		T(test_synced_record_out_of_bounds_stops_replay),
+		cmocka_unit_test(test_synced_record_encode_decode),
+		T(test_inplace_failed_sync_fails_the_write),
+		T(test_inplace_write_after_a_failed_log_fails),
+		T(test_inplace_refused_write_is_no_sync_failure),
+		T(test_inplace_write_async_is_eagain),
+		T(test_inplace_min_zero_logs_everything),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
