@@ -199,6 +199,7 @@ run: deps-check $(BUILD)/bin/dsnfsd
 # without ASan, whose RSS means nothing.  The builds use every core.
 JOBS ?= $(shell nproc)
 test: deps
+	$(MAKE) format-check
 	$(MAKE) -j$(JOBS) BUILD=build/san SAN=1 all
 	$(MAKE) -j$(JOBS) build/bin/dsnfsd
 	$(MAKE) -j$(JOBS) fuzz-build
@@ -300,11 +301,13 @@ deb: deps-check
 	lintian --fail-on error build/deb/dsnfs_$(VERSION)_amd64.deb
 	@echo "deb: build/deb/dsnfs_$(VERSION)_amd64.deb"
 
-format:
-	clang-format -i $$(git ls-files '*.c' '*.h')
+# One style, the formatter's (.clang-format): version 16 inserts braces.
+CLANG_FORMAT ?= clang-format-16
+format: deps-check
+	$(CLANG_FORMAT) -i $$(git ls-files '*.c' '*.h')
 
-format-check:
-	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
+format-check: deps-check
+	$(CLANG_FORMAT) --dry-run --Werror $$(git ls-files '*.c' '*.h')
 
 clean:
 	rm -rf build

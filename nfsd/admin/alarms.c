@@ -47,8 +47,9 @@ int admin__alarms_new(const struct admin_ctx *ctx, struct admin_alarms **out)
 	pthread_condattr_t attr;
 	size_t n = ctx->exports ? export_table_count(ctx->exports) : 0;
 
-	if (!al)
+	if (!al) {
 		return -ENOMEM;
+	}
 	al->ctx = ctx;
 	al->n = n;
 	al->views = calloc(n ? n : 1, sizeof(*al->views));
@@ -59,9 +60,10 @@ int admin__alarms_new(const struct admin_ctx *ctx, struct admin_alarms **out)
 		free(al);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		snprintf(al->views[i].volume, sizeof(al->views[i].volume), "%s",
 			 ctx->exports->exports[i].name);
+	}
 	pthread_mutex_init(&al->lock, NULL);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
@@ -94,13 +96,15 @@ void admin__alarms_scan(struct admin_alarms *al)
 		/* A cephfs datastore has no directory here to scan for
 		 * extents: its alarms see no provisioned disks. */
 		memset(&scan, 0, sizeof(scan));
-		if (!exp->remote_store)
+		if (!exp->remote_store) {
 			err = admin__scan_dir(exp->dir, &scan);
+		}
 
 		pthread_mutex_lock(&al->lock);
-		if (err && al->views[i].scan_err != err)
+		if (err && al->views[i].scan_err != err) {
 			log_warn("admin: datastore %s: cannot scan %s: %s",
 				 exp->name, exp->dir, strerror(-err));
+		}
 		al->views[i].scan_err = err;
 		if (!err) {
 			al->views[i].scan = scan;
@@ -109,8 +113,9 @@ void admin__alarms_scan(struct admin_alarms *al)
 		}
 		pthread_mutex_unlock(&al->lock);
 	}
-	if (!admin__alarms_evaluate(al, &copy, &n))
+	if (!admin__alarms_evaluate(al, &copy, &n)) {
 		free(copy);
+	}
 }
 
 static uint32_t alarms_threshold(const struct admin_alarms *al,
@@ -175,8 +180,9 @@ static void alarms_evaluate_one(struct admin_alarms *al,
 		raised = v->valid[k] &&
 			 v->percent[k] >= (double)alarms_threshold(
 						  al, (enum admin_alarm_kind)k);
-		if (raised == v->raised[k])
+		if (raised == v->raised[k]) {
 			continue;
+		}
 		v->raised[k] = raised;
 		alarms_log(al, v, (enum admin_alarm_kind)k);
 	}
@@ -188,12 +194,14 @@ int admin__alarms_evaluate(struct admin_alarms *al,
 	struct admin_alarm_view *copy;
 
 	copy = calloc(al->n ? al->n : 1, sizeof(*copy));
-	if (!copy)
+	if (!copy) {
 		return -ENOMEM;
+	}
 	pthread_mutex_lock(&al->lock);
 	pool_registry_snapshot(al->ctx->pools, al->snap);
-	for (size_t i = 0; i < al->n; i++)
+	for (size_t i = 0; i < al->n; i++) {
 		alarms_evaluate_one(al, &al->views[i]);
+	}
 	memcpy(copy, al->views, al->n * sizeof(*copy));
 	pthread_mutex_unlock(&al->lock);
 	*out = copy;
@@ -226,8 +234,9 @@ int admin__alarms_start(struct admin_alarms *al)
 {
 	int err = pthread_create(&al->thread, NULL, alarms_main, al);
 
-	if (err)
+	if (err) {
 		return -err;
+	}
 	pthread_setname_np(al->thread, "dsnfs-alarms");
 	al->started = true;
 	return 0;
@@ -235,8 +244,9 @@ int admin__alarms_start(struct admin_alarms *al)
 
 void admin__alarms_free(struct admin_alarms *al)
 {
-	if (!al)
+	if (!al) {
 		return;
+	}
 	if (al->started) {
 		pthread_mutex_lock(&al->lock);
 		al->stopping = true;

@@ -178,8 +178,9 @@ static void api_allow(const struct api_route *r, struct admin_reply *reply)
 
 	reply->allow[0] = '\0';
 	for (int m = 0; m < ADMIN_METHOD_COUNT; m++) {
-		if (!r->handlers[m])
+		if (!r->handlers[m]) {
 			continue;
+		}
 		used += (size_t)snprintf(reply->allow + used,
 					 sizeof(reply->allow) - used, "%s%s",
 					 used ? ", " : "", api_method_names[m]);

@@ -27,20 +27,24 @@ static int buf_reserve(struct admin_buf *b, size_t more)
 	size_t cap;
 	char *p;
 
-	if (b->err)
+	if (b->err) {
 		return b->err;
+	}
 	if (more > ADMIN_BUF_MAX_BYTES - b->len - 1 ||
 	    b->len >= ADMIN_BUF_MAX_BYTES) {
 		b->err = -E2BIG;
 		return b->err;
 	}
-	if (b->len + more + 1 <= b->cap)
+	if (b->len + more + 1 <= b->cap) {
 		return 0;
+	}
 	cap = b->cap ? b->cap : 4096;
-	while (cap < b->len + more + 1)
+	while (cap < b->len + more + 1) {
 		cap *= 2;
-	if (cap > ADMIN_BUF_MAX_BYTES)
+	}
+	if (cap > ADMIN_BUF_MAX_BYTES) {
 		cap = ADMIN_BUF_MAX_BYTES;
+	}
 	p = realloc(b->data, cap);
 	if (!p) {
 		b->err = -ENOMEM;
@@ -53,8 +57,9 @@ static int buf_reserve(struct admin_buf *b, size_t more)
 
 void admin__buf_append(struct admin_buf *b, const char *s, size_t n)
 {
-	if (buf_reserve(b, n))
+	if (buf_reserve(b, n)) {
 		return;
+	}
 	memcpy(b->data + b->len, s, n);
 	b->len += n;
 	b->data[b->len] = '\0';
@@ -71,8 +76,9 @@ void admin__buf_printf(struct admin_buf *b, const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	if (b->err)
+	if (b->err) {
 		return;
+	}
 	va_start(ap, fmt);
 	n = vsnprintf(small, sizeof(small), fmt, ap);
 	va_end(ap);
@@ -84,8 +90,9 @@ void admin__buf_printf(struct admin_buf *b, const char *fmt, ...)
 		admin__buf_append(b, small, (size_t)n);
 		return;
 	}
-	if (buf_reserve(b, (size_t)n))
+	if (buf_reserve(b, (size_t)n)) {
 		return;
+	}
 	va_start(ap, fmt);
 	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
 	va_end(ap);

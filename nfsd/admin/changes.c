@@ -30,18 +30,20 @@ void admin__changes_record(struct admin_api *api, struct admin_reply *reply)
 	free(live);
 	/* A refusal keeps its own reply: the request changed nothing, and
 	 * the next change tries the file again. */
-	if (rc && reply->status >= 200 && reply->status < 300)
+	if (rc && reply->status >= 200 && reply->status < 300) {
 		admin__reply_error(reply, 500,
 				   "changed, but not saved: %s; the change "
 				   "is live until the next start",
 				   err);
+	}
 }
 
 /* 404 when changes are not kept. */
 static bool changes_kept(struct admin_api *api, struct admin_reply *reply)
 {
-	if (api->ctx.changes)
+	if (api->ctx.changes) {
 		return true;
+	}
 	admin__reply_error(reply, 404,
 			   "changes: this server does not keep the admin "
 			   "API's changes");
@@ -55,8 +57,9 @@ void admin__changes_get(struct admin_api *api, const struct admin_request *req,
 	json_t *doc;
 
 	(void)req;
-	if (!changes_kept(api, reply))
+	if (!changes_kept(api, reply)) {
 		return;
+	}
 	overlay_store_lock(s);
 	doc = overlay_to_json(overlay_store_current(s));
 	if (doc && json_object_set_new(doc, "file",
@@ -79,8 +82,9 @@ void admin__changes_revert(struct admin_api *api,
 	int rc;
 
 	(void)req;
-	if (!changes_kept(api, reply))
+	if (!changes_kept(api, reply)) {
 		goto out;
+	}
 	if (!base || !limits) {
 		admin__reply_error(reply, 500, "out of memory");
 		goto out;
@@ -96,9 +100,10 @@ void admin__changes_revert(struct admin_api *api,
 		goto out;
 	}
 	rc = admin__limits_apply(api, limits);
-	if (!rc)
+	if (!rc) {
 		rc = traffic_caps_set(api->ctx.traffic, &caps,
 				      traffic_now_ns());
+	}
 	if (rc) {
 		admin__reply_error(reply, 500,
 				   "changes: the config's state is in the "

@@ -44,19 +44,22 @@ int admin_config_section(void *arg, const char *section, const char *key,
 	unsigned long v;
 	char *end;
 
-	if (strcmp(section, ADMIN_SECTION))
+	if (strcmp(section, ADMIN_SECTION)) {
 		return -ENOENT;
+	}
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		if (strcmp(key, keys[i].key))
+		if (strcmp(key, keys[i].key)) {
 			continue;
+		}
 		errno = 0;
 		v = strtoul(value, &end, 10);
 		if (value[0] < '0' || value[0] > '9' || *end || errno ||
 		    v < keys[i].min || v > keys[i].max) {
-			if (errbuf && errlen)
+			if (errbuf && errlen) {
 				snprintf(errbuf, errlen,
 					 "%s: a whole number from %lu to %lu",
 					 key, keys[i].min, keys[i].max);
+			}
 			return -EINVAL;
 		}
 		*(uint32_t *)((char *)cfg + keys[i].offset) = (uint32_t)v;

@@ -11,8 +11,9 @@ struct pool_state *admin__state_get(struct admin_api *api)
 {
 	struct pool_state *st = malloc(sizeof(*st));
 
-	if (st)
+	if (st) {
 		pool_registry_snapshot(api->ctx.pools, st);
+	}
 	return st;
 }
 
@@ -20,7 +21,8 @@ int admin__limits_apply(struct admin_api *api, const struct pool_limits *limits)
 {
 	const struct admin_ctx *ctx = &api->ctx;
 
-	if (ctx->limits_apply)
+	if (ctx->limits_apply) {
 		return ctx->limits_apply(ctx->cb_arg, limits);
+	}
 	return traffic_limits_apply(ctx->traffic, limits, traffic_now_ns());
 }

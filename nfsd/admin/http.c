@@ -46,8 +46,9 @@ static void http_log_cb(void *cls, const char *fmt, va_list ap)
 	(void)cls;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	n = strlen(msg);
-	while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
+	while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r')) {
 		msg[--n] = '\0';
+	}
 	log_warn("admin: libmicrohttpd: %s", msg);
 }
 
@@ -64,15 +65,18 @@ static enum MHD_Result http_queue(struct MHD_Connection *conn,
 		return MHD_NO;
 	}
 	reply->body = NULL; /* the response frees it */
-	if (reply->content_type)
+	if (reply->content_type) {
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
 					reply->content_type);
-	if (reply->location[0])
+	}
+	if (reply->location[0]) {
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION,
 					reply->location);
-	if (reply->allow[0])
+	}
+	if (reply->allow[0]) {
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW,
 					reply->allow);
+	}
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
 				"no-store");
 	ret = MHD_queue_response(conn, reply->status, resp);
@@ -85,8 +89,9 @@ static void http_body_add(struct http_request *r, const char *data, size_t n)
 {
 	char *p;
 
-	if (r->too_large)
+	if (r->too_large) {
 		return;
+	}
 	if (n > ADMIN_BODY_MAX_BYTES - r->len) {
 		r->too_large = true;
 		free(r->body);
@@ -112,10 +117,12 @@ static void http_log_change(struct MHD_Connection *conn, const char *method,
 		conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	char addr[SOCKADDR_TEXT_MAX] = "?";
 
-	if (!strcmp(method, "GET") || !strcmp(method, "HEAD"))
+	if (!strcmp(method, "GET") || !strcmp(method, "HEAD")) {
 		return;
-	if (ci)
+	}
+	if (ci) {
 		sockaddr_format_host(ci->client_addr, addr, sizeof(addr));
+	}
 	log_info("admin: %s: %.16s %.200s -> %u", addr, method, url,
 		 reply->status);
 }
@@ -127,8 +134,9 @@ static bool http_announced_too_large(struct MHD_Connection *conn)
 	unsigned long long n;
 	char *end;
 
-	if (!len)
+	if (!len) {
 		return false;
+	}
 	n = strtoull(len, &end, 10);
 	return *end == '\0' && n > ADMIN_BODY_MAX_BYTES;
 }
@@ -180,8 +188,9 @@ static enum MHD_Result http_access_cb(void *cls, struct MHD_Connection *conn,
 	(void)version;
 	if (!r) {
 		r = calloc(1, sizeof(*r));
-		if (!r)
+		if (!r) {
 			return MHD_NO;
+		}
 		*con_cls = r;
 		/* A body announced too large is refused before it is read;
 		 * libmicrohttpd then closes the connection. */
@@ -196,15 +205,17 @@ static enum MHD_Result http_access_cb(void *cls, struct MHD_Connection *conn,
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
-	if (r->too_large)
+	if (r->too_large) {
 		return http_reply_too_large(conn, method, url);
+	}
 	ctype = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 					    MHD_HTTP_HEADER_CONTENT_TYPE);
 	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, http_arg_cb,
 				  &args);
-	if (!admin__dashboard_handle(method, url, &reply))
+	if (!admin__dashboard_handle(method, url, &reply)) {
 		admin__api_handle_args(&adm->api, method, url, args.list,
 				       args.n, ctype, r->body, r->len, &reply);
+	}
 	http_log_change(conn, method, url, &reply);
 	return http_queue(conn, &reply);
 }
@@ -255,21 +266,25 @@ static int http_bind_error(const struct sockaddr_storage *ss, socklen_t len)
 	int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	int one = 1, err = -EIO;
 
-	if (fd < 0)
+	if (fd < 0) {
 		return -errno;
+	}
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (const struct sockaddr *)ss, len) < 0)
+	if (bind(fd, (const struct sockaddr *)ss, len) < 0) {
 		err = -errno;
+	}
 	close(fd);
 	return err;
 }
 
 void admin_stop(struct admin *adm)
 {
-	if (!adm)
+	if (!adm) {
 		return;
-	if (adm->mhd)
+	}
+	if (adm->mhd) {
 		MHD_stop_daemon(adm->mhd);
+	}
 	/* After the server: no request can start an operation now. */
 	admin__ops_free(adm->ops);
 	admin__alarms_free(adm->alarms);
@@ -296,8 +311,9 @@ int admin_start(const struct admin_ctx *ctx, const char *listen, int port,
 		return -EINVAL;
 	}
 	adm = calloc(1, sizeof(*adm));
-	if (!adm)
+	if (!adm) {
 		return -ENOMEM;
+	}
 	adm->api.ctx = *ctx;
 	err = admin__alarms_new(&adm->api.ctx, &adm->alarms);
 	if (err) {
@@ -312,8 +328,9 @@ int admin_start(const struct admin_ctx *ctx, const char *listen, int port,
 	}
 	adm->api.ops = adm->ops;
 	/* Dual stack, as the RPC listeners: "::" serves IPv4 clients too. */
-	if (ss.ss_family == AF_INET6)
+	if (ss.ss_family == AF_INET6) {
 		flags |= MHD_USE_DUAL_STACK;
+	}
 	adm->mhd = MHD_start_daemon(
 		flags, (uint16_t)port, NULL, NULL, http_access_cb, adm,
 		MHD_OPTION_EXTERNAL_LOGGER, http_log_cb, adm,

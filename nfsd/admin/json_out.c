@@ -59,13 +59,15 @@ json_t *admin__json_pool(const struct admin_view *view, const struct pool *p)
 	struct admin_pool_sums sums;
 	json_t *names = json_array();
 
-	if (!names)
+	if (!names) {
 		return NULL;
+	}
 	for (size_t i = 0; i < view->state->nvolumes; i++) {
 		const struct pool_volume *v = &view->state->volumes[i];
 
-		if (!strcmp(v->pool, p->name))
+		if (!strcmp(v->pool, p->name)) {
 			json_array_append_new(names, json_string(v->name));
+		}
 	}
 	admin__view_pool_sums(view, p->name, &sums);
 	return json_pack(
@@ -174,8 +176,9 @@ json_t *admin__json_alarm(const struct admin_view *view,
 {
 	char when[32] = "";
 
-	if (a->scanned)
+	if (a->scanned) {
 		billing_time_format(a->scan_time_s, when, sizeof(when));
+	}
 	return json_pack(
 		"{s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "volume",
 		a->volume, "quota_bytes",

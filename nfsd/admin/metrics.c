@@ -39,33 +39,36 @@ struct metrics_family {
 void admin__metrics_label_escape(struct admin_buf *out, const char *value)
 {
 	for (const char *p = value; *p; p++) {
-		if (*p == '\\')
+		if (*p == '\\') {
 			admin__buf_puts(out, "\\\\");
-		else if (*p == '"')
+		} else if (*p == '"') {
 			admin__buf_puts(out, "\\\"");
-		else if (*p == '\n')
+		} else if (*p == '\n') {
 			admin__buf_puts(out, "\\n");
-		else
+		} else {
 			admin__buf_append(out, p, 1);
+		}
 	}
 }
 
 static void metrics_help_escape(struct admin_buf *out, const char *text)
 {
 	for (const char *p = text; *p; p++) {
-		if (*p == '\\')
+		if (*p == '\\') {
 			admin__buf_puts(out, "\\\\");
-		else if (*p == '\n')
+		} else if (*p == '\n') {
 			admin__buf_puts(out, "\\n");
-		else
+		} else {
 			admin__buf_append(out, p, 1);
+		}
 	}
 }
 
 static void metrics_header(struct metrics_family *f)
 {
-	if (f->started)
+	if (f->started) {
 		return;
+	}
 	f->started = true;
 	admin__buf_printf(f->out, "# HELP %s ", f->name);
 	metrics_help_escape(f->out, f->help);
@@ -186,8 +189,9 @@ static void metrics_counter_families(struct admin_buf *out, const char *object,
 					    .type = metrics_counters[k].type,
 					    .help = help };
 
-		if (metrics_counters[k].kind == METRICS_LATENCY && !latency)
+		if (metrics_counters[k].kind == METRICS_LATENCY && !latency) {
 			continue;
+		}
 		snprintf(name, sizeof(name), "dsnfs_%s_%s", object,
 			 metrics_counters[k].suffix);
 		snprintf(help, sizeof(help), "%s, per %s%s",
@@ -281,25 +285,27 @@ static void metrics_pools(const struct admin_view *v, struct admin_buf *out,
 							   : &metrics_zero };
 		metrics_sample(&info, "", l, 3, "1");
 	}
-	for (size_t i = 0; i < st->npools; i++)
+	for (size_t i = 0; i < st->npools; i++) {
 		metrics_sample_u64(&size, "", ents[i].labels, 1,
 				   (uint64_t)st->pools[i].size_tib *
 					   POOL_TIB_BYTES);
+	}
 	for (int pass = 0; pass < 3; pass++) {
 		for (size_t i = 0; i < st->npools; i++) {
 			struct admin_pool_sums s;
 
 			admin__view_pool_sums(v, st->pools[i].name, &s);
-			if (pass == 0)
+			if (pass == 0) {
 				metrics_sample_u64(&alloc, "", ents[i].labels,
 						   1, s.quota_bytes);
-			else if (pass == 1)
+			} else if (pass == 1) {
 				metrics_sample_u64(&used, "", ents[i].labels, 1,
 						   s.used_bytes);
-			else
+			} else {
 				metrics_sample_u64(
 					&talloc, "", ents[i].labels, 1,
 					metrics_scaled(v, s.limit_bytes_per_s));
+			}
 		}
 	}
 	for (size_t i = 0; i < v->limits->npools; i++) {
@@ -375,47 +381,54 @@ static void metrics_volumes(const struct admin_view *v, struct admin_buf *out,
 	}
 	metrics_counter_families(out, "volume", ents, v->nvolumes, true);
 	for (size_t i = 0; i < v->nvolumes; i++) {
-		if (v->volumes[i].limit_bytes_per_s)
+		if (v->volumes[i].limit_bytes_per_s) {
 			metrics_sample_u64(
 				&limit, "", ents[i].labels, 1,
 				metrics_scaled(
 					v, v->volumes[i].limit_bytes_per_s));
+		}
 	}
 	for (size_t i = 0; i < v->nvolumes; i++) {
-		if (v->volumes[i].used_known)
+		if (v->volumes[i].used_known) {
 			metrics_sample_u64(&logical, "", ents[i].labels, 1,
 					   v->volumes[i].used_bytes);
+		}
 	}
 	for (size_t i = 0; i < v->nvolumes; i++) {
-		if (v->volumes[i].pooled)
+		if (v->volumes[i].pooled) {
 			metrics_sample_u64(&alloc, "", ents[i].labels, 1,
 					   v->volumes[i].pooled->quota_bytes);
+		}
 	}
 	for (size_t i = 0; i < v->nvolumes; i++) {
 		const struct admin_volume_view *vol = &v->volumes[i];
 
-		if (vol->pooled && vol->pooled->quota_bytes && vol->used_known)
+		if (vol->pooled && vol->pooled->quota_bytes &&
+		    vol->used_known) {
 			metrics_sample_double(
 				&pct, ents[i].labels, 1,
 				(double)vol->used_bytes * 100.0 /
 					(double)vol->pooled->quota_bytes);
+		}
 	}
 	for (size_t i = 0; i < v->nvolumes; i++) {
 		const struct export *exp = v->volumes[i].export;
 
-		if (exp && export_store(exp))
+		if (exp && export_store(exp)) {
 			metrics_sample_u64(
 				&zeroed, "", ents[i].labels, 1,
 				atomic_load(&export_store(exp)->zeroed_blocks));
+		}
 	}
 	for (size_t i = 0; i < v->nvolumes; i++) {
 		const struct export *exp = v->volumes[i].export;
 		const struct store *st = exp ? export_store(exp) : NULL;
 
-		if (exp)
+		if (exp) {
 			metrics_sample_u64(
 				&up, "", ents[i].labels, 1,
 				st && !atomic_load(&st->unavailable));
+		}
 	}
 }
 
@@ -437,8 +450,9 @@ static void metrics_ilog_sample(struct metrics_family *f,
 			seen = e && export_store(e) &&
 			       export_store(e)->ilog == log;
 		}
-		if (!log || seen)
+		if (!log || seen) {
 			continue;
+		}
 		store_ilog_stats(log, &s);
 		struct metrics_label l = { "log", store_ilog_path(log) };
 		uint64_t value;
@@ -524,26 +538,29 @@ static void metrics_alarms(const struct admin_view *v, struct admin_buf *out)
 	for (size_t i = 0; i < v->nalarms; i++) {
 		struct metrics_label l = { "volume", v->alarms[i].volume };
 
-		if (v->alarms[i].scanned)
+		if (v->alarms[i].scanned) {
 			metrics_sample_u64(&prov, "", &l, 1,
 					   v->alarms[i].scan.provisioned_bytes);
+		}
 	}
 	for (size_t i = 0; i < v->nalarms; i++) {
 		struct metrics_label l = { "volume", v->alarms[i].volume };
 
-		if (v->alarms[i].scanned)
+		if (v->alarms[i].scanned) {
 			metrics_sample_u64(
 				&thin, "", &l, 1,
 				v->alarms[i].scan.thin_provisioned_bytes);
+		}
 	}
 	for (int k = 0; k < ADMIN_ALARM_COUNT; k++) {
 		for (size_t i = 0; i < v->nalarms; i++) {
 			struct metrics_label l = { "volume",
 						   v->alarms[i].volume };
 
-			if (v->alarms[i].valid[k])
+			if (v->alarms[i].valid[k]) {
 				metrics_sample_double(&pct[k], &l, 1,
 						      v->alarms[i].percent[k]);
+			}
 		}
 	}
 	for (size_t i = 0; i < v->nalarms; i++) {
@@ -593,12 +610,14 @@ static void metrics_flows(const struct admin_view *v, struct admin_buf *out,
 		};
 	}
 	metrics_counter_families(out, "flow", ents, t->nflows, true);
-	for (size_t i = 0; i < t->nflows; i++)
+	for (size_t i = 0; i < t->nflows; i++) {
 		metrics_sample_u64(&queued, "", ents[i].labels, 3,
 				   t->flows[i].queued);
-	for (size_t i = 0; i < t->nflows; i++)
+	}
+	for (size_t i = 0; i < t->nflows; i++) {
 		metrics_sample_u64(&cap, "", ents[i].labels, 3,
 				   t->flows[i].cap_bytes_per_s);
+	}
 }
 
 static void metrics_hosts(const struct admin_view *v, struct admin_buf *out,
@@ -616,19 +635,22 @@ static void metrics_hosts(const struct admin_view *v, struct admin_buf *out,
 		false
 	};
 
-	for (size_t i = 0; i < t->nhosts; i++)
+	for (size_t i = 0; i < t->nhosts; i++) {
 		ents[i] = (struct metrics_entity){
 			.labels = { { "host", t->hosts[i].host } },
 			.nlabels = 1,
 			.c = &t->hosts[i].counters,
 		};
+	}
 	metrics_counter_families(out, "host", ents, t->nhosts, true);
-	for (size_t i = 0; i < t->nhosts; i++)
+	for (size_t i = 0; i < t->nhosts; i++) {
 		metrics_sample_u64(&flows, "", ents[i].labels, 1,
 				   t->hosts[i].flows);
-	for (size_t i = 0; i < t->nhosts; i++)
+	}
+	for (size_t i = 0; i < t->nhosts; i++) {
 		metrics_sample_u64(&busy, "", ents[i].labels, 1,
 				   t->hosts[i].busy_flows);
+	}
 }
 
 int admin__metrics_write(const struct admin_view *v, struct admin_buf *out)
@@ -644,12 +666,15 @@ int admin__metrics_write(const struct admin_view *v, struct admin_buf *out)
 	};
 	char value[48];
 
-	if (v->nvolumes > n)
+	if (v->nvolumes > n) {
 		n = v->nvolumes;
-	if (t->nflows > n)
+	}
+	if (t->nflows > n) {
 		n = t->nflows;
-	if (t->nhosts > n)
+	}
+	if (t->nhosts > n) {
 		n = t->nhosts;
+	}
 	ents = calloc(n ? n : 1, sizeof(*ents));
 	ids = calloc(t->nflows ? t->nflows : 1, sizeof(*ids));
 	if (!ents || !ids) {

@@ -18,16 +18,20 @@ static bool patch_next_order(int *a, size_t n)
 	size_t i, j;
 	int t;
 
-	if (n < 2)
+	if (n < 2) {
 		return false;
+	}
 	i = n - 1;
-	while (i > 0 && a[i - 1] >= a[i])
+	while (i > 0 && a[i - 1] >= a[i]) {
 		i--;
-	if (i == 0)
+	}
+	if (i == 0) {
 		return false;
+	}
 	j = n - 1;
-	while (a[j] <= a[i - 1])
+	while (a[j] <= a[i - 1]) {
 		j--;
+	}
 	t = a[i - 1];
 	a[i - 1] = a[j];
 	a[j] = t;
@@ -63,18 +67,21 @@ static int patch_plan(struct admin_api *api, const int *steps, size_t n,
 	qsort(order, n, sizeof(*order), patch_cmp);
 	do {
 		err = pool_registry_load(scratch, st, NULL, why, sizeof(why));
-		for (size_t i = 0; !err && i < n; i++)
+		for (size_t i = 0; !err && i < n; i++) {
 			err = fn(scratch, order[i], arg, NULL, why,
 				 sizeof(why));
-		if (!err)
+		}
+		if (!err) {
 			break;
+		}
 		if (!first) {
 			first = err;
 			snprintf(errbuf, errlen, "%s", why);
 		}
 	} while (patch_next_order(order, n));
-	if (err)
+	if (err) {
 		err = first;
+	}
 out:
 	pool_registry_free(scratch);
 	free(st);
@@ -96,8 +103,9 @@ int admin__patch_apply(struct admin_api *api, const int *steps, size_t n,
 		return -EINVAL;
 	}
 	err = patch_plan(api, steps, n, fn, arg, order, errbuf, errlen);
-	if (err)
+	if (err) {
 		return err;
+	}
 	for (size_t i = 0; i < n; i++) {
 		err = fn(api->ctx.pools, order[i], arg, limits, why,
 			 sizeof(why));
@@ -110,8 +118,9 @@ int admin__patch_apply(struct admin_api *api, const int *steps, size_t n,
 		used += (size_t)snprintf(done + used, sizeof(done) - used,
 					 "%s%s", i ? ", " : "",
 					 step_names[order[i]]);
-		if (used >= sizeof(done))
+		if (used >= sizeof(done)) {
 			used = sizeof(done) - 1;
+		}
 	}
 	return 0;
 }

@@ -81,15 +81,17 @@ void admin__pool_create(struct admin_api *api, const struct admin_request *req,
 		return;
 	}
 	rc = admin__json_pool_spec(req->body, &spec, err, sizeof(err));
-	if (!rc)
+	if (!rc) {
 		rc = pool_registry_pool_create(api->ctx.pools, &spec, limits,
 					       err, sizeof(err));
-	if (rc)
+	}
+	if (rc) {
 		admin__reply_error(reply, admin__status_from_err(rc), "%s",
 				   err);
-	else
+	} else {
 		admin__reply_changed(api, &pools_resource, spec.name, limits,
 				     201, reply);
+	}
 	free(limits);
 }
 
@@ -130,9 +132,10 @@ static bool pools_exists(struct admin_api *api, const char *name,
 	}
 	found = pool_state_pool(st, name) != NULL;
 	free(st);
-	if (!found)
+	if (!found) {
 		admin__reply_error(reply, 404, "pool '%s' does not exist",
 				   name);
+	}
 	return found;
 }
 
@@ -151,16 +154,21 @@ void admin__pool_patch(struct admin_api *api, const struct admin_request *req,
 		admin__reply_error(reply, 400, "%s", err);
 		return;
 	}
-	if (!pools_exists(api, req->name, reply))
+	if (!pools_exists(api, req->name, reply)) {
 		return;
-	if (patch.has_qos)
+	}
+	if (patch.has_qos) {
 		steps[n++] = POOL_STEP_QOS;
-	if (patch.has_level)
+	}
+	if (patch.has_level) {
 		steps[n++] = POOL_STEP_LEVEL;
-	if (patch.has_throughput)
+	}
+	if (patch.has_throughput) {
 		steps[n++] = POOL_STEP_THROUGHPUT;
-	if (patch.has_size)
+	}
+	if (patch.has_size) {
 		steps[n++] = POOL_STEP_SIZE;
+	}
 	limits = malloc(sizeof(*limits));
 	if (!limits) {
 		admin__reply_error(reply, 500, "out of memory");
@@ -168,12 +176,13 @@ void admin__pool_patch(struct admin_api *api, const struct admin_request *req,
 	}
 	rc = admin__patch_apply(api, steps, n, pool_step, &arg, pool_step_names,
 				limits, err, sizeof(err));
-	if (rc)
+	if (rc) {
 		admin__reply_error(reply, admin__status_from_err(rc), "%s",
 				   err);
-	else
+	} else {
 		admin__reply_changed(api, &pools_resource, req->name, limits,
 				     200, reply);
+	}
 	free(limits);
 }
 
@@ -184,8 +193,9 @@ void admin__pool_delete(struct admin_api *api, const struct admin_request *req,
 	char err[300];
 	int rc;
 
-	if (!pools_exists(api, req->name, reply))
+	if (!pools_exists(api, req->name, reply)) {
 		return;
+	}
 	limits = malloc(sizeof(*limits));
 	if (!limits) {
 		admin__reply_error(reply, 500, "out of memory");
@@ -195,12 +205,13 @@ void admin__pool_delete(struct admin_api *api, const struct admin_request *req,
 				       sizeof(err));
 	/* The one refusal of a delete: the pool still holds volumes, a
 	 * conflict with the resource's state. */
-	if (rc)
+	if (rc) {
 		admin__reply_error(
 			reply, rc == -EINVAL ? 409 : admin__status_from_err(rc),
 			"%s", err);
-	else
+	} else {
 		admin__reply_changed(api, &pools_resource, req->name, limits,
 				     204, reply);
+	}
 	free(limits);
 }

@@ -22,12 +22,14 @@ void admin__reply_list(struct admin_api *api, const struct admin_resource *r,
 	n = r->count(&view);
 	list = json_array();
 	ok = list != NULL;
-	for (size_t i = 0; ok && i < n; i++)
+	for (size_t i = 0; ok && i < n; i++) {
 		ok = !json_array_append_new(list, r->item(&view, i));
+	}
 	admin__reply_json(reply, 200,
 			  ok ? json_pack("{s:o}", r->key, list) : NULL);
-	if (!ok)
+	if (!ok) {
 		json_decref(list);
+	}
 	admin__view_fini(&view);
 }
 
@@ -44,8 +46,9 @@ void admin__reply_one(struct admin_api *api, const struct admin_resource *r,
 	}
 	n = r->count(&view);
 	for (size_t i = 0; i < n; i++) {
-		if (strcmp(r->name(&view, i), name))
+		if (strcmp(r->name(&view, i), name)) {
 			continue;
+		}
 		admin__reply_json(reply, status, r->item(&view, i));
 		admin__view_fini(&view);
 		return;
@@ -72,7 +75,8 @@ void admin__reply_changed(struct admin_api *api, const struct admin_resource *r,
 		return;
 	}
 	admin__reply_one(api, r, name, status, reply);
-	if (status == 201 && reply->status == 201)
+	if (status == 201 && reply->status == 201) {
 		snprintf(reply->location, sizeof(reply->location), "/%s/%s",
 			 r->key, name);
+	}
 }

@@ -40,8 +40,9 @@ static void scan_account_file(struct admin_scan *out, const char *name,
 
 	out->files++;
 	out->allocated_bytes += allocated;
-	if (!scan_is_flat_extent(name))
+	if (!scan_is_flat_extent(name)) {
 		return;
+	}
 	out->disks++;
 	out->provisioned_bytes += logical;
 	if (allocated < logical) {
@@ -71,18 +72,21 @@ static int scan_walk_dir(struct scan_walk *w, int fd, unsigned depth)
 			err = -errno;
 			break;
 		}
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) {
 			continue;
+		}
 		/* Snapshots' disks are not provisioned twice. */
-		if (depth == 0 && !strcmp(de->d_name, SNAP_DIR_NAME))
+		if (depth == 0 && !strcmp(de->d_name, SNAP_DIR_NAME)) {
 			continue;
+		}
 		if (++w->entries > ADMIN_SCAN_MAX_ENTRIES) {
 			err = -E2BIG;
 			break;
 		}
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW)) {
-			if (errno == ENOENT)
+			if (errno == ENOENT) {
 				continue;
+			}
 			err = -errno;
 			break;
 		}
@@ -91,20 +95,23 @@ static int scan_walk_dir(struct scan_walk *w, int fd, unsigned depth)
 			continue;
 		}
 		if (!S_ISDIR(st.st_mode) || st.st_dev != w->dev ||
-		    depth + 1 >= ADMIN_SCAN_MAX_DEPTH)
+		    depth + 1 >= ADMIN_SCAN_MAX_DEPTH) {
 			continue;
+		}
 		int sub =
 			openat(dirfd(d), de->d_name,
 			       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sub < 0) {
-			if (errno == ENOENT)
+			if (errno == ENOENT) {
 				continue;
+			}
 			err = -errno;
 			break;
 		}
 		err = scan_walk_dir(w, sub, depth + 1);
-		if (err)
+		if (err) {
 			break;
+		}
 	}
 	closedir(d);
 	return err;
@@ -118,8 +125,9 @@ int admin__scan_dir(const char *dir, struct admin_scan *out)
 
 	memset(out, 0, sizeof(*out));
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
 		return -errno;
+	}
 	if (fstat(fd, &st)) {
 		err = -errno;
 		close(fd);

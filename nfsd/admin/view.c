@@ -24,8 +24,9 @@ static const struct admin_alarm_view *view_alarm(const struct admin_view *v,
 						 const char *name)
 {
 	for (size_t i = 0; i < v->nalarms; i++) {
-		if (!strcmp(v->alarms[i].volume, name))
+		if (!strcmp(v->alarms[i].volume, name)) {
 			return &v->alarms[i];
+		}
 	}
 	return NULL;
 }
@@ -34,8 +35,9 @@ static const struct traffic_volume_stats *
 view_traffic_volume(const struct admin_view *v, const char *name)
 {
 	for (size_t i = 0; i < v->traffic.nvolumes; i++) {
-		if (!strcmp(v->traffic.volumes[i].name, name))
+		if (!strcmp(v->traffic.volumes[i].name, name)) {
 			return &v->traffic.volumes[i];
+		}
 	}
 	return NULL;
 }
@@ -44,8 +46,9 @@ const struct traffic_pool_stats *
 admin__view_traffic_pool(const struct admin_view *view, const char *name)
 {
 	for (size_t i = 0; i < view->traffic.npools; i++) {
-		if (!strcmp(view->traffic.pools[i].name, name))
+		if (!strcmp(view->traffic.pools[i].name, name)) {
 			return &view->traffic.pools[i];
+		}
 	}
 	return NULL;
 }
@@ -58,9 +61,10 @@ static void view_volume_fill(struct admin_api *api, struct admin_view *v,
 
 	vol->pooled = pool_state_find_volume(v->state, vol->name);
 	for (size_t i = 0; i < v->limits->nvolumes; i++) {
-		if (!strcmp(v->limits->volumes[i].name, vol->name))
+		if (!strcmp(v->limits->volumes[i].name, vol->name)) {
 			vol->limit_bytes_per_s =
 				v->limits->volumes[i].limit_bytes_per_s;
+		}
 	}
 	vol->alarm = view_alarm(v, vol->name);
 	vol->traffic = view_traffic_volume(v, vol->name);
@@ -75,11 +79,13 @@ static void view_volume_fill(struct admin_api *api, struct admin_view *v,
 
 static bool view_exported(const struct admin_ctx *ctx, const char *name)
 {
-	if (!ctx->exports)
+	if (!ctx->exports) {
 		return false;
+	}
 	for (size_t i = 0; i < export_table_count(ctx->exports); i++) {
-		if (!strcmp(ctx->exports->exports[i].name, name))
+		if (!strcmp(ctx->exports->exports[i].name, name)) {
 			return true;
+		}
 	}
 	return false;
 }
@@ -90,8 +96,9 @@ static int view_volumes(struct admin_api *api, struct admin_view *v)
 	size_t nexp = ctx->exports ? export_table_count(ctx->exports) : 0;
 
 	v->volumes = calloc(nexp + v->state->nvolumes + 1, sizeof(*v->volumes));
-	if (!v->volumes)
+	if (!v->volumes) {
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < nexp; i++) {
 		struct admin_volume_view *vol = &v->volumes[v->nvolumes++];
 
@@ -103,8 +110,9 @@ static int view_volumes(struct admin_api *api, struct admin_view *v)
 		const char *name = v->state->volumes[i].name;
 		struct admin_volume_view *vol;
 
-		if (view_exported(ctx, name))
+		if (view_exported(ctx, name)) {
 			continue;
+		}
 		vol = &v->volumes[v->nvolumes++];
 		snprintf(vol->name, sizeof(vol->name), "%s", name);
 		view_volume_fill(api, v, vol);
@@ -120,24 +128,28 @@ int admin__view_get(struct admin_api *api, struct admin_view *out)
 	memset(out, 0, sizeof(*out));
 	out->state = malloc(sizeof(*out->state));
 	out->limits = malloc(sizeof(*out->limits));
-	if (!out->state || !out->limits)
+	if (!out->state || !out->limits) {
 		goto fail;
+	}
 	pool_registry_snapshot(ctx->pools, out->state);
 	pool_state_limits(out->state, out->limits);
 	err = traffic_stats_get(ctx->traffic, traffic_now_ns(), &out->traffic);
-	if (err)
+	if (err) {
 		goto fail;
+	}
 	traffic_caps_get(ctx->traffic, &out->caps);
 	out->config = ctx->config;
 	if (api->alarms) {
 		err = admin__alarms_evaluate(api->alarms, &out->alarms,
 					     &out->nalarms);
-		if (err)
+		if (err) {
 			goto fail;
+		}
 	}
 	err = view_volumes(api, out);
-	if (err)
+	if (err) {
 		goto fail;
+	}
 	return 0;
 fail:
 	admin__view_fini(out);
@@ -148,8 +160,9 @@ const struct admin_volume_view *
 admin__view_volume(const struct admin_view *view, const char *name)
 {
 	for (size_t i = 0; i < view->nvolumes; i++) {
-		if (!strcmp(view->volumes[i].name, name))
+		if (!strcmp(view->volumes[i].name, name)) {
 			return &view->volumes[i];
+		}
 	}
 	return NULL;
 }
@@ -161,12 +174,14 @@ void admin__view_pool_sums(const struct admin_view *view, const char *pool,
 	for (size_t i = 0; i < view->nvolumes; i++) {
 		const struct admin_volume_view *vol = &view->volumes[i];
 
-		if (!vol->pooled || strcmp(vol->pooled->pool, pool))
+		if (!vol->pooled || strcmp(vol->pooled->pool, pool)) {
 			continue;
+		}
 		out->volumes++;
 		out->quota_bytes += vol->pooled->quota_bytes;
 		out->limit_bytes_per_s += vol->limit_bytes_per_s;
-		if (vol->used_known)
+		if (vol->used_known) {
 			out->used_bytes += vol->used_bytes;
+		}
 	}
 }

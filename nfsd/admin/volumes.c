@@ -69,11 +69,13 @@ void admin__volume_get(struct admin_api *api, const struct admin_request *req,
 
 static bool volumes_exported(const struct admin_ctx *ctx, const char *name)
 {
-	if (!ctx->exports)
+	if (!ctx->exports) {
 		return true; /* nothing to check against */
+	}
 	for (size_t i = 0; i < export_table_count(ctx->exports); i++) {
-		if (!strcmp(ctx->exports->exports[i].name, name))
+		if (!strcmp(ctx->exports->exports[i].name, name)) {
 			return true;
+		}
 	}
 	return false;
 }
@@ -114,11 +116,12 @@ void admin__volume_create(struct admin_api *api,
 	}
 	rc = pool_registry_volume_create(api->ctx.pools, &spec, limits, err,
 					 sizeof(err));
-	if (rc)
+	if (rc) {
 		volumes_refused(reply, rc, err);
-	else
+	} else {
 		admin__reply_changed(api, &volumes_resource, spec.name, limits,
 				     201, reply);
+	}
 	free(limits);
 }
 
@@ -166,10 +169,12 @@ static int volumes_plan(const struct pool_state *st,
 		steps[n++] = VOLUME_STEP_MOVE;
 		arg->move_mibps = p->has_limit ? p->limit_mibps : 0;
 	}
-	if (p->has_quota)
+	if (p->has_quota) {
 		steps[n++] = VOLUME_STEP_QUOTA;
-	if (p->has_limit && !move)
+	}
+	if (p->has_limit && !move) {
 		steps[n++] = VOLUME_STEP_LIMIT;
+	}
 	return n;
 }
 
@@ -214,11 +219,12 @@ void admin__volume_patch(struct admin_api *api, const struct admin_request *req,
 	}
 	rc = admin__patch_apply(api, steps, (size_t)n, volume_step, &arg,
 				volume_step_names, limits, err, sizeof(err));
-	if (rc)
+	if (rc) {
 		volumes_refused(reply, rc, err);
-	else
+	} else {
 		admin__reply_changed(api, &volumes_resource, req->name, limits,
 				     200, reply);
+	}
 out:
 	free(limits);
 	free(st);
@@ -238,11 +244,12 @@ void admin__volume_delete(struct admin_api *api,
 	}
 	rc = pool_registry_volume_delete(api->ctx.pools, req->name, limits, err,
 					 sizeof(err));
-	if (rc)
+	if (rc) {
 		admin__reply_error(reply, admin__status_from_err(rc), "%s",
 				   err);
-	else
+	} else {
 		admin__reply_changed(api, &volumes_resource, req->name, limits,
 				     204, reply);
+	}
 	free(limits);
 }

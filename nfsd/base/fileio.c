@@ -22,12 +22,15 @@ int fileio_pwrite_all(int fd, const void *buf, size_t len, uint64_t off_bytes)
 	while (len) {
 		ssize_t w = pwrite(fd, p, len, (off_t)off_bytes);
 
-		if (w < 0 && errno == EINTR)
+		if (w < 0 && errno == EINTR) {
 			continue;
-		if (w < 0)
+		}
+		if (w < 0) {
 			return -errno;
-		if (w == 0)
+		}
+		if (w == 0) {
 			return -EIO;
+		}
 		p += w;
 		len -= (size_t)w;
 		off_bytes += (uint64_t)w;
@@ -42,15 +45,19 @@ static int fileio_grow(uint8_t **buf, size_t *cap, size_t n, size_t max)
 	size_t want = *cap * 2;
 	uint8_t *p;
 
-	if (n < *cap)
+	if (n < *cap) {
 		return 0;
-	if (*cap > max)
+	}
+	if (*cap > max) {
 		return -EFBIG;
-	if (want > max + 1)
+	}
+	if (want > max + 1) {
 		want = max + 1;
+	}
 	p = realloc(*buf, want + 1); /* + the NUL */
-	if (!p)
+	if (!p) {
 		return -ENOMEM;
+	}
 	*buf = p;
 	*cap = want;
 	return 0;
@@ -62,23 +69,27 @@ int fileio_read_whole(int fd, size_t max, uint8_t **out, size_t *len)
 	uint8_t *buf = malloc(cap + 1);
 	int err = 0;
 
-	if (!buf)
+	if (!buf) {
 		return -ENOMEM;
+	}
 	for (;;) {
 		ssize_t r;
 
 		err = fileio_grow(&buf, &cap, n, max);
-		if (err)
+		if (err) {
 			goto fail;
+		}
 		r = pread(fd, buf + n, cap - n, (off_t)n);
-		if (r < 0 && errno == EINTR)
+		if (r < 0 && errno == EINTR) {
 			continue;
+		}
 		if (r < 0) {
 			err = -errno;
 			goto fail;
 		}
-		if (r == 0)
+		if (r == 0) {
 			break;
+		}
 		n += (size_t)r;
 	}
 	if (n > max) {
@@ -99,13 +110,16 @@ int fileio_sync_parent_dir(const char *path)
 	char dir[PATH_MAX];
 	int fd, err = 0;
 
-	if ((size_t)snprintf(dir, sizeof(dir), "%s", path) >= sizeof(dir))
+	if ((size_t)snprintf(dir, sizeof(dir), "%s", path) >= sizeof(dir)) {
 		return -ENAMETOOLONG;
+	}
 	fd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
 		return -errno;
-	if (fsync(fd) < 0)
+	}
+	if (fsync(fd) < 0) {
 		err = -errno;
+	}
 	close(fd);
 	return err;
 }

@@ -44,25 +44,30 @@ static void log_vwrite(enum log_level level, const char *fmt, va_list ap)
 	len = snprintf(line + n, sizeof(line) - n,
 		       ".%03ldZ %s: ", now.tv_nsec / 1000000,
 		       log_level_names[level]);
-	if (len > 0)
+	if (len > 0) {
 		n += (size_t)len;
+	}
 	len = vsnprintf(line + n, sizeof(line) - n, fmt, ap);
-	if (len > 0)
+	if (len > 0) {
 		n += (size_t)len;
-	if (n > sizeof(line) - 2)
+	}
+	if (n > sizeof(line) - 2) {
 		n = sizeof(line) - 2;
+	}
 	line[n++] = '\n';
 	/* Nothing sensible to do if stderr is gone. */
-	if (write(STDERR_FILENO, line, n) < 0)
+	if (write(STDERR_FILENO, line, n) < 0) {
 		return;
+	}
 }
 
 void log_msg(enum log_level level, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!log_enabled(level))
+	if (!log_enabled(level)) {
 		return;
+	}
 	va_start(ap, fmt);
 	log_vwrite(level, fmt, ap);
 	va_end(ap);

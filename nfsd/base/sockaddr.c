@@ -30,10 +30,11 @@ int sockaddr_format_host(const struct sockaddr *sa, char *buf, size_t len)
 
 	if (sa->sa_family == AF_INET || sa->sa_family == AF_INET6) {
 		sockaddr_key(sa, key);
-		if (IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)key))
+		if (IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)key)) {
 			ok = inet_ntop(AF_INET, &key[12], buf, (socklen_t)len);
-		else
+		} else {
 			ok = inet_ntop(AF_INET6, key, buf, (socklen_t)len);
+		}
 	}
 	if (!ok) {
 		snprintf(buf, len, "?");
@@ -44,10 +45,12 @@ int sockaddr_format_host(const struct sockaddr *sa, char *buf, size_t len)
 
 unsigned sockaddr_port(const struct sockaddr *sa)
 {
-	if (sa->sa_family == AF_INET)
+	if (sa->sa_family == AF_INET) {
 		return ntohs(((const struct sockaddr_in *)sa)->sin_port);
-	if (sa->sa_family == AF_INET6)
+	}
+	if (sa->sa_family == AF_INET6) {
 		return ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
+	}
 	return 0;
 }
 
@@ -56,10 +59,11 @@ void sockaddr_format(const struct sockaddr *sa, char *buf, size_t len)
 	char host[SOCKADDR_TEXT_MAX];
 
 	sockaddr_format_host(sa, host, sizeof(host));
-	if (strchr(host, ':'))
+	if (strchr(host, ':')) {
 		snprintf(buf, len, "[%s]:%u", host, sockaddr_port(sa));
-	else
+	} else {
 		snprintf(buf, len, "%s:%u", host, sockaddr_port(sa));
+	}
 }
 
 int sockaddr_parse(const char *text, int port, struct sockaddr_storage *ss,
@@ -72,24 +76,28 @@ int sockaddr_parse(const char *text, int port, struct sockaddr_storage *ss,
 	size_t n = strlen(text);
 	struct in_addr v4;
 
-	if (port < 0 || port > 65535 || n == 0 || n >= sizeof(host))
+	if (port < 0 || port > 65535 || n == 0 || n >= sizeof(host)) {
 		return -EINVAL;
+	}
 	if (text[0] == '[') {
 		/* "[::1]": brackets hold an IPv6 address only. */
-		if (n < 3 || text[n - 1] != ']' || !memchr(text, ':', n))
+		if (n < 3 || text[n - 1] != ']' || !memchr(text, ':', n)) {
 			return -EINVAL;
+		}
 		memcpy(host, text + 1, n - 2);
 		host[n - 2] = '\0';
 	} else {
 		memcpy(host, text, n + 1);
 	}
 	/* Strict dotted quads: getaddrinfo() would also take "127.1". */
-	if (!strchr(host, ':') && inet_pton(AF_INET, host, &v4) != 1)
+	if (!strchr(host, ':') && inet_pton(AF_INET, host, &v4) != 1) {
 		return -EINVAL;
+	}
 	/* getaddrinfo() rather than inet_pton(): it reads a zone ("%eth0"),
 	 * which a link-local address needs. */
-	if (getaddrinfo(host, NULL, &hints, &ai) != 0)
+	if (getaddrinfo(host, NULL, &hints, &ai) != 0) {
 		return -EINVAL;
+	}
 	if ((ai->ai_family != AF_INET && ai->ai_family != AF_INET6) ||
 	    ai->ai_addrlen > sizeof(*ss)) {
 		freeaddrinfo(ai);
@@ -99,9 +107,10 @@ int sockaddr_parse(const char *text, int port, struct sockaddr_storage *ss,
 	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
 	*len = (socklen_t)ai->ai_addrlen;
 	freeaddrinfo(ai);
-	if (ss->ss_family == AF_INET)
+	if (ss->ss_family == AF_INET) {
 		((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)port);
-	else
+	} else {
 		((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
+	}
 	return 0;
 }

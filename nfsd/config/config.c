@@ -72,8 +72,9 @@ static void config_parse_error(struct config_parse *p, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (p->error_line)
+	if (p->error_line) {
 		return;
+	}
 	p->error_line = p->line;
 	va_start(ap, fmt);
 	vsnprintf(p->error, sizeof(p->error), fmt, ap);
@@ -94,34 +95,40 @@ static char *config_read_line(char *str, int num, void *stream)
 	int ch;
 
 	if (p->file) {
-		if (!fgets(str, num, p->file))
+		if (!fgets(str, num, p->file)) {
 			return NULL;
+		}
 		n = strlen(str);
 		if (n > 0 && str[n - 1] != '\n') {
 			ch = getc(p->file);
 			more = ch != EOF && ch != '\n';
-			if (more)
+			if (more) {
 				ungetc(ch, p->file);
+			}
 		}
 	} else {
-		if (p->text[0] == '\0' || num < 2)
+		if (p->text[0] == '\0' || num < 2) {
 			return NULL;
+		}
 		while (n < (size_t)num - 1 && p->text[n] != '\0') {
 			str[n] = p->text[n];
-			if (str[n++] == '\n')
+			if (str[n++] == '\n') {
 				break;
+			}
 		}
 		str[n] = '\0';
 		p->text += n;
-		if (str[n - 1] != '\n' && p->text[0] == '\n')
+		if (str[n - 1] != '\n' && p->text[0] == '\n') {
 			p->text++; /* the line ends right here */
-		else if (str[n - 1] != '\n' && p->text[0] != '\0')
+		} else if (str[n - 1] != '\n' && p->text[0] != '\0') {
 			more = true;
+		}
 	}
 	p->line++;
-	if (more)
+	if (more) {
 		config_parse_error(p, "line longer than %d characters",
 				   num - 1);
+	}
 	return str;
 }
 
@@ -131,12 +138,14 @@ static int config_parse_uint(const char *value, unsigned long max,
 	char *end;
 	unsigned long v;
 
-	if (value[0] == '\0' || value[0] == '-')
+	if (value[0] == '\0' || value[0] == '-') {
 		return -EINVAL;
+	}
 	errno = 0;
 	v = strtoul(value, &end, 10);
-	if (errno || *end != '\0' || v > max)
+	if (errno || *end != '\0' || v > max) {
 		return -EINVAL;
+	}
 	*out = v;
 	return 0;
 }
@@ -164,8 +173,9 @@ static int config_parse_port(const char *value, bool off_allowed, int *out)
 		*out = CONFIG_PORT_OFF;
 		return 0;
 	}
-	if (config_parse_uint(value, 65535, &v))
+	if (config_parse_uint(value, 65535, &v)) {
 		return -EINVAL;
+	}
 	*out = (int)v;
 	return 0;
 }
@@ -174,8 +184,9 @@ static int config_copy(char *dst, size_t dst_len, const char *value)
 {
 	size_t len = strlen(value);
 
-	if (len >= dst_len)
+	if (len >= dst_len) {
 		return -ENAMETOOLONG;
+	}
 	memcpy(dst, value, len + 1);
 	return 0;
 }
@@ -204,11 +215,13 @@ static int config_server_limit_key(struct config *cfg, const char *key,
 	unsigned long v;
 
 	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
-		if (strcmp(key, limits[i].key) != 0)
+		if (strcmp(key, limits[i].key) != 0) {
 			continue;
+		}
 		if (config_parse_uint(value, limits[i].max, &v) ||
-		    v < limits[i].min)
+		    v < limits[i].min) {
 			return -EINVAL;
+		}
 		*(uint32_t *)((char *)cfg + limits[i].offset) = (uint32_t)v;
 		return 0;
 	}
@@ -220,36 +233,48 @@ static int config_server_key(struct config *cfg, const char *key,
 {
 	unsigned long v;
 
-	if (!strcmp(key, "listen"))
+	if (!strcmp(key, "listen")) {
 		return config_copy(cfg->listen, sizeof(cfg->listen), value);
-	if (!strcmp(key, "nfs_port"))
+	}
+	if (!strcmp(key, "nfs_port")) {
 		return config_parse_port(value, false, &cfg->nfs_port);
-	if (!strcmp(key, "mount_port"))
+	}
+	if (!strcmp(key, "mount_port")) {
 		return config_parse_port(value, false, &cfg->mount_port);
-	if (!strcmp(key, "portmap_port"))
+	}
+	if (!strcmp(key, "portmap_port")) {
 		return config_parse_port(value, true, &cfg->portmap_port);
-	if (!strcmp(key, "admin_listen"))
+	}
+	if (!strcmp(key, "admin_listen")) {
 		return config_copy(cfg->admin_listen, sizeof(cfg->admin_listen),
 				   value);
-	if (!strcmp(key, "admin_port"))
+	}
+	if (!strcmp(key, "admin_port")) {
 		return config_parse_port(value, true, &cfg->admin_port);
-	if (!strcmp(key, "state_dir"))
+	}
+	if (!strcmp(key, "state_dir")) {
 		return config_copy(cfg->state_dir, sizeof(cfg->state_dir),
 				   value);
-	if (!strcmp(key, "trace"))
+	}
+	if (!strcmp(key, "trace")) {
 		return config_parse_bool(value, &cfg->trace);
-	if (!strcmp(key, "nfs_udp"))
+	}
+	if (!strcmp(key, "nfs_udp")) {
 		return config_parse_bool(value, &cfg->nfs_udp);
-	if (!strcmp(key, "read_zero_copy"))
+	}
+	if (!strcmp(key, "read_zero_copy")) {
 		return config_parse_bool(value, &cfg->read_zero_copy);
+	}
 	if (!strcmp(key, "read_zero_copy_min_bytes")) {
-		if (config_parse_uint(value, 1u << 20, &v))
+		if (config_parse_uint(value, 1u << 20, &v)) {
 			return -EINVAL;
+		}
 		cfg->read_zero_copy_min_bytes = (uint32_t)v;
 		return 0;
 	}
-	if (!strcmp(key, "group_commit"))
+	if (!strcmp(key, "group_commit")) {
 		return config_parse_bool(value, &cfg->group_commit);
+	}
 	if (!strcmp(key, "intent_log")) {
 		if (!strcmp(value, "off")) {
 			cfg->intent_log[0] = '\0';
@@ -260,58 +285,67 @@ static int config_server_key(struct config *cfg, const char *key,
 	}
 	if (!strcmp(key, "intent_log_mib")) {
 		/* The ring holds two 4 MiB batches at least; 1 TiB at most. */
-		if (config_parse_uint(value, 1u << 20, &v) || v < 8)
+		if (config_parse_uint(value, 1u << 20, &v) || v < 8) {
 			return -EINVAL;
+		}
 		cfg->intent_log_mib = (uint32_t)v;
 		return 0;
 	}
 	if (!strcmp(key, "intent_log_checkpoint_ms")) {
-		if (config_parse_uint(value, 3600000, &v))
+		if (config_parse_uint(value, 3600000, &v)) {
 			return -EINVAL;
+		}
 		cfg->intent_log_checkpoint_ms = (uint32_t)v;
 		return 0;
 	}
 	if (!strcmp(key, "intent_log_immediate_max_bytes")) {
 		/* Past 1 MiB (the largest WRITE) it would mean 0. */
-		if (config_parse_uint(value, 1u << 20, &v))
+		if (config_parse_uint(value, 1u << 20, &v)) {
 			return -EINVAL;
+		}
 		cfg->intent_log_immediate_max_bytes = (uint32_t)v;
 		return 0;
 	}
 	if (!strcmp(key, "io_offload")) {
-		if (strcmp(value, "off") && strcmp(value, "auto"))
+		if (strcmp(value, "off") && strcmp(value, "auto")) {
 			return -EINVAL;
+		}
 		cfg->io_offload_auto = !strcmp(value, "auto");
 		return 0;
 	}
 	if (!strcmp(key, "workers")) {
-		if (config_parse_uint(value, 256, &v))
+		if (config_parse_uint(value, 256, &v)) {
 			return -EINVAL;
+		}
 		cfg->workers = (unsigned)v;
 		return 0;
 	}
 	if (!strcmp(key, "work_threads")) {
-		if (config_parse_uint(value, 256, &v) || v == 0)
+		if (config_parse_uint(value, 256, &v) || v == 0) {
 			return -EINVAL;
+		}
 		cfg->work_threads = (unsigned)v;
 		return 0;
 	}
 	if (!strcmp(key, "max_record_bytes")) {
 		/* Room for a 1 MiB WRITE and its header at least. */
-		if (config_parse_uint(value, 64u << 20, &v) || v < 8192)
+		if (config_parse_uint(value, 64u << 20, &v) || v < 8192) {
 			return -EINVAL;
+		}
 		cfg->max_record_bytes = (uint32_t)v;
 		return 0;
 	}
 	if (!strcmp(key, "max_inflight_per_conn")) {
-		if (config_parse_uint(value, 65536, &v) || v == 0)
+		if (config_parse_uint(value, 65536, &v) || v == 0) {
 			return -EINVAL;
+		}
 		cfg->max_inflight_per_conn = (uint32_t)v;
 		return 0;
 	}
 	if (!strcmp(key, "max_output_bytes_per_conn")) {
-		if (config_parse_uint(value, 1u << 30, &v) || v < 65536)
+		if (config_parse_uint(value, 1u << 30, &v) || v < 65536) {
 			return -EINVAL;
+		}
 		cfg->max_output_bytes_per_conn = (uint32_t)v;
 		return 0;
 	}
@@ -324,17 +358,21 @@ static int config_parse_clients(struct config_datastore *ds, const char *value)
 	char buf[1024];
 	char *save = NULL;
 
-	if (config_copy(buf, sizeof(buf), value))
+	if (config_copy(buf, sizeof(buf), value)) {
 		return -EINVAL;
+	}
 	ds->nclients = 0;
 	for (char *tok = strtok_r(buf, ", \t", &save); tok;
 	     tok = strtok_r(NULL, ", \t", &save)) {
-		if (!strcmp(tok, "*"))
+		if (!strcmp(tok, "*")) {
 			continue;
-		if (ds->nclients == EXPORT_MAX_CLIENTS)
+		}
+		if (ds->nclients == EXPORT_MAX_CLIENTS) {
 			return -E2BIG;
-		if (export_client_parse(tok, &ds->clients[ds->nclients]))
+		}
+		if (export_client_parse(tok, &ds->clients[ds->nclients])) {
 			return -EINVAL;
+		}
 		ds->nclients++;
 	}
 	return 0;
@@ -347,21 +385,23 @@ static int config_datastore_ceph_key(struct config_datastore *ds,
 {
 	int err = -ENOENT;
 
-	if (!strcmp(key, "ceph_conf"))
+	if (!strcmp(key, "ceph_conf")) {
 		err = config_copy(ds->ceph_conf, sizeof(ds->ceph_conf), value);
-	else if (!strcmp(key, "ceph_path"))
-		err = value[0] == '/' ? config_copy(ds->ceph_path,
-						    sizeof(ds->ceph_path),
-						    value)
-				      : -EINVAL;
-	else if (!strcmp(key, "ceph_user"))
+	} else if (!strcmp(key, "ceph_path")) {
+		err = value[0] == '/'
+			      ? config_copy(ds->ceph_path,
+					    sizeof(ds->ceph_path), value)
+			      : -EINVAL;
+	} else if (!strcmp(key, "ceph_user")) {
 		err = value[0] ? config_copy(ds->ceph_user,
 					     sizeof(ds->ceph_user), value)
 			       : -EINVAL;
-	else if (!strcmp(key, "ceph_fs"))
+	} else if (!strcmp(key, "ceph_fs")) {
 		err = config_copy(ds->ceph_fs, sizeof(ds->ceph_fs), value);
-	if (!err && !ds->ceph_line)
+	}
+	if (!err && !ds->ceph_line) {
 		ds->ceph_line = line;
+	}
 	return err;
 }
 
@@ -376,54 +416,65 @@ static int config_datastore_key(struct config_datastore *ds, const char *key,
 	}
 	if (!strcmp(key, "backend")) {
 		ds->backend_line = line;
-		if (!strcmp(value, "local"))
+		if (!strcmp(value, "local")) {
 			ds->backend = CONFIG_BACKEND_LOCAL;
-		else if (!strcmp(value, "cephfs"))
+		} else if (!strcmp(value, "cephfs")) {
 			ds->backend = CONFIG_BACKEND_CEPHFS;
-		else
+		} else {
 			return -EINVAL;
+		}
 		return 0;
 	}
-	if (!strncmp(key, "ceph_", 5))
+	if (!strncmp(key, "ceph_", 5)) {
 		return config_datastore_ceph_key(ds, key, value, line);
-	if (!strcmp(key, "clients"))
+	}
+	if (!strcmp(key, "clients")) {
 		return config_parse_clients(ds, value);
-	if (!strcmp(key, "read_only"))
+	}
+	if (!strcmp(key, "read_only")) {
 		return config_parse_bool(value, &ds->read_only);
-	if (!strcmp(key, "snapshot_dir"))
+	}
+	if (!strcmp(key, "snapshot_dir")) {
 		return config_parse_bool(value, &ds->snapshot_dir);
-	if (!strcmp(key, "zero_on_first_write"))
+	}
+	if (!strcmp(key, "zero_on_first_write")) {
 		return config_parse_bool(value, &ds->zero_on_first_write);
+	}
 	if (!strcmp(key, "intent_log")) {
 		ds->intent_log_line = line;
 		return config_copy(ds->intent_log, sizeof(ds->intent_log),
 				   value);
 	}
-	if (!strcmp(key, "secure"))
+	if (!strcmp(key, "secure")) {
 		return config_parse_bool(value, &ds->secure);
+	}
 	if (!strcmp(key, "squash")) {
-		if (!strcmp(value, "none"))
+		if (!strcmp(value, "none")) {
 			ds->squash = EXPORT_SQUASH_NONE;
-		else if (!strcmp(value, "root"))
+		} else if (!strcmp(value, "root")) {
 			ds->squash = EXPORT_SQUASH_ROOT;
-		else if (!strcmp(value, "all"))
+		} else if (!strcmp(value, "all")) {
 			ds->squash = EXPORT_SQUASH_ALL;
-		else
+		} else {
 			return -EINVAL;
+		}
 		return 0;
 	}
 	if (!strcmp(key, "anonuid") || !strcmp(key, "anongid")) {
-		if (config_parse_uint(value, UINT32_MAX, &v))
+		if (config_parse_uint(value, UINT32_MAX, &v)) {
 			return -EINVAL;
-		if (key[4] == 'u')
+		}
+		if (key[4] == 'u') {
 			ds->anon_uid = (uint32_t)v;
-		else
+		} else {
 			ds->anon_gid = (uint32_t)v;
+		}
 		return 0;
 	}
 	if (!strcmp(key, "fsid")) {
-		if (config_parse_uint(value, UINT32_MAX, &v) || v == 0)
+		if (config_parse_uint(value, UINT32_MAX, &v) || v == 0) {
 			return -EINVAL;
+		}
 		ds->fsid = (uint32_t)v;
 		return 0;
 	}
@@ -440,12 +491,14 @@ static struct config_datastore *config_datastore_get(struct config *cfg,
 	struct config_datastore *ds;
 
 	for (size_t i = 0; i < cfg->ndatastores; i++) {
-		if (!strcmp(cfg->datastores[i].name, name))
+		if (!strcmp(cfg->datastores[i].name, name)) {
 			return &cfg->datastores[i];
+		}
 	}
 	if (cfg->ndatastores == CONFIG_MAX_DATASTORES ||
-	    !pool_name_valid(name))
+	    !pool_name_valid(name)) {
 		return NULL;
+	}
 	ds = &cfg->datastores[cfg->ndatastores++];
 	memset(ds, 0, sizeof(*ds));
 	snprintf(ds->name, sizeof(ds->name), "%s", name);
@@ -465,13 +518,15 @@ static int config_hook_key(struct config_parse *p, const char *section,
 	char why[256] = "";
 	int err;
 
-	if (!p->cfg->section_hook)
+	if (!p->cfg->section_hook) {
 		return -ENOENT;
+	}
 	err = p->cfg->section_hook(p->cfg->section_hook_arg, section, key,
 				   value, why, sizeof(why));
-	if (err && err != -ENOENT)
+	if (err && err != -ENOENT) {
 		config_parse_error(p, "[%s] %s: %s", section, key,
 				   why[0] ? why : "invalid value");
+	}
 	return err;
 }
 
@@ -482,8 +537,9 @@ static int config_ini_handler(void *user, const char *section, const char *key,
 	bool ours = true;
 	int err;
 
-	if (p->error_line)
+	if (p->error_line) {
 		return 0; /* the config is not used: do not fill it further */
+	}
 	if (!strcmp(section, "server")) {
 		err = config_server_key(p->cfg, key, value);
 	} else if (!strncmp(section, CONFIG_SECTION_DATASTORE,
@@ -509,15 +565,17 @@ static int config_ini_handler(void *user, const char *section, const char *key,
 	 * pool keys of [datastore NAME] (pool, quota, throughput_mibps). */
 	if (err == -ENOENT) {
 		err = config_hook_key(p, section, key, value);
-		if (err && err != -ENOENT)
+		if (err && err != -ENOENT) {
 			return 0;
+		}
 	}
 	if (err == -ENOENT) {
-		if (ours || p->cfg->section_hook)
+		if (ours || p->cfg->section_hook) {
 			config_parse_error(p, "[%s]: unknown key '%s'", section,
 					   key);
-		else
+		} else {
 			config_parse_error(p, "unknown section [%s]", section);
+		}
 		return 0;
 	}
 	if (err) {
@@ -529,17 +587,17 @@ static int config_ini_handler(void *user, const char *section, const char *key,
 }
 
 /* Records an error about line @line (one read earlier), if none yet. */
-static void config_line_error(struct config_parse *p, int line,
-			      const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+static void config_line_error(struct config_parse *p, int line, const char *fmt,
+			      ...) __attribute__((format(printf, 3, 4)));
 
-static void config_line_error(struct config_parse *p, int line,
-			      const char *fmt, ...)
+static void config_line_error(struct config_parse *p, int line, const char *fmt,
+			      ...)
 {
 	va_list ap;
 
-	if (p->error_line)
+	if (p->error_line) {
 		return;
+	}
 	p->error_line = line;
 	va_start(ap, fmt);
 	vsnprintf(p->error, sizeof(p->error), fmt, ap);
@@ -555,34 +613,36 @@ static void config_datastore_check(struct config_parse *p,
 	int bl = ds->backend_line;
 
 	if (ds->backend == CONFIG_BACKEND_LOCAL) {
-		if (ds->ceph_line)
+		if (ds->ceph_line) {
 			config_line_error(p, ds->ceph_line,
 					  "[datastore %s] ceph_*: only for "
 					  "backend = cephfs",
 					  ds->name);
+		}
 		return;
 	}
-	if (!ds->ceph_conf[0])
+	if (!ds->ceph_conf[0]) {
 		config_line_error(p, bl,
 				  "[datastore %s] backend: cephfs needs "
 				  "ceph_conf (the cluster's ceph.conf)",
 				  ds->name);
-	else if (!ds->ceph_path[0])
+	} else if (!ds->ceph_path[0]) {
 		config_line_error(p, bl,
 				  "[datastore %s] backend: cephfs needs "
 				  "ceph_path (the CephFS directory served)",
 				  ds->name);
-	else if (ds->path_line)
+	} else if (ds->path_line) {
 		config_line_error(p, ds->path_line,
 				  "[datastore %s] path: not used by backend "
 				  "cephfs (ceph_path names its directory)",
 				  ds->name);
-	else if (ds->intent_log[0] && strcmp(ds->intent_log, "off"))
+	} else if (ds->intent_log[0] && strcmp(ds->intent_log, "off")) {
 		config_line_error(p, ds->intent_log_line,
 				  "[datastore %s] intent_log: the cephfs "
 				  "backend keeps no intent log (its stable "
 				  "writes are stable in the cluster)",
 				  ds->name);
+	}
 }
 
 /* Turns ini_parse_stream's result into 0 / -errno and a "NAME:LINE: ..."
@@ -602,8 +662,9 @@ static int config_parse_result(int rc, const char *name,
 			 p->error);
 		return -EINVAL;
 	}
-	if (rc == 0)
+	if (rc == 0) {
 		return 0;
+	}
 	snprintf(errbuf, errlen, "%s:%d: syntax error", name, rc);
 	return -EINVAL;
 }
@@ -623,8 +684,9 @@ int config_load_file(struct config *cfg, const char *path, char *errbuf,
 	}
 	rc = ini_parse_stream(config_read_line, &p, config_ini_handler, &p);
 	fclose(p.file);
-	for (size_t i = 0; rc == 0 && i < cfg->ndatastores; i++)
+	for (size_t i = 0; rc == 0 && i < cfg->ndatastores; i++) {
 		config_datastore_check(&p, &cfg->datastores[i]);
+	}
 	return config_parse_result(rc, path, &p, errbuf, errlen);
 }
 
@@ -634,8 +696,9 @@ int config_load_string(struct config *cfg, const char *name, const char *text,
 	struct config_parse p = { .cfg = cfg, .text = text };
 	int rc = ini_parse_stream(config_read_line, &p, config_ini_handler, &p);
 
-	for (size_t i = 0; rc == 0 && i < cfg->ndatastores; i++)
+	for (size_t i = 0; rc == 0 && i < cfg->ndatastores; i++) {
 		config_datastore_check(&p, &cfg->datastores[i]);
+	}
 	return config_parse_result(rc, name, &p, errbuf, errlen);
 }
 

@@ -28,12 +28,13 @@ static void api_error(const struct ctl_http_reply *reply)
 
 	doc = json_loadb(reply->body, reply->len, 0, &e);
 	msg = doc ? json_object_get(doc, "error") : NULL;
-	if (json_is_string(msg))
+	if (json_is_string(msg)) {
 		fprintf(stderr, "dsnfsctl: %u: %s\n", reply->status,
 			json_string_value(msg));
-	else
+	} else {
 		fprintf(stderr, "dsnfsctl: %u: %.200s\n", reply->status,
 			reply->body);
+	}
 	json_decref(doc);
 }
 
@@ -45,8 +46,9 @@ int ctl_api_call(const struct ctl_remote *r, const char *method,
 	json_error_t e;
 	int rc;
 
-	if (doc)
+	if (doc) {
 		*doc = NULL;
+	}
 	if (body) {
 		text = json_dumps(body, JSON_COMPACT);
 		json_decref(body);
@@ -97,13 +99,15 @@ int ctl_item_call(const struct ctl_remote *r, const char *collection,
 	char path[160];
 
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
-		if (strcmp(verb, verbs[i].verb))
+		if (strcmp(verb, verbs[i].verb)) {
 			continue;
-		if (verbs[i].named)
+		}
+		if (verbs[i].named) {
 			snprintf(path, sizeof(path), "/%s/%s", collection,
 				 name);
-		else
+		} else {
 			snprintf(path, sizeof(path), "/%s", collection);
+		}
 		return ctl_api_call(r, verbs[i].method, path, body, doc);
 	}
 	json_decref(body);

@@ -31,19 +31,21 @@ static int bill_parse(int argc, char **argv, struct bill_args *a)
 
 	memset(a, 0, sizeof(*a));
 	while ((c = getopt_long(argc, argv, "l:p:f:t:", opts, NULL)) != -1) {
-		if (c == 'l')
+		if (c == 'l') {
 			a->ledger = optarg;
-		else if (c == 'p')
+		} else if (c == 'p') {
 			a->prices = optarg;
-		else if (c == 'f')
+		} else if (c == 'f') {
 			a->from = optarg;
-		else if (c == 't')
+		} else if (c == 't') {
 			a->to = optarg;
-		else
+		} else {
 			return -1;
+		}
 	}
-	if (!a->ledger || !a->from || !a->to || optind != argc)
+	if (!a->ledger || !a->from || !a->to || optind != argc) {
 		return -1;
+	}
 	return 0;
 }
 
@@ -61,8 +63,9 @@ static void bill_print(const struct billing_bill *bill, const char *prices)
 		billing_line_format(l, bill->currency, line, sizeof(line));
 		printf("  %s\n", line);
 		if (i + 1 < bill->nlines &&
-		    bill->lines[i + 1].pool_order == l->pool_order)
+		    bill->lines[i + 1].pool_order == l->pool_order) {
 			continue;
+		}
 		billing_amount_format(billing_bill_pool_total(bill, l->pool),
 				      amount, sizeof(amount));
 		printf("pool %s: %s %s\n", l->pool, amount, bill->currency);
@@ -101,8 +104,9 @@ int ctl_bill_main(int argc, char **argv)
 	} else {
 		billing_prices_default(&prices);
 	}
-	if (ctl_ledger_read(a.ledger, &evs, &n))
+	if (ctl_ledger_read(a.ledger, &evs, &n)) {
 		return CTL_EXIT_FAIL;
+	}
 	rc = billing_compute(evs, n, &prices, from, to, &bill, err,
 			     sizeof(err));
 	free(evs);

@@ -24,19 +24,23 @@ static void changes_fields(const json_t *obj, const char *skip1,
 		char val[64];
 
 		if ((skip1 && !strcmp(key, skip1)) ||
-		    (skip2 && !strcmp(key, skip2)))
+		    (skip2 && !strcmp(key, skip2))) {
 			continue;
-		if (json_is_string(v))
+		}
+		if (json_is_string(v)) {
 			snprintf(val, sizeof(val), "%s", json_string_value(v));
-		else
+		} else {
 			ctl_fmt_member(obj, key, false, val, sizeof(val));
-		if (used < len)
+		}
+		if (used < len) {
 			used += (size_t)snprintf(buf + used, len - used,
 						 "%s%s=%s", used ? " " : "",
 						 key, val);
+		}
 	}
-	if (!buf[0])
+	if (!buf[0]) {
 		snprintf(buf, len, "-");
+	}
 }
 
 /* One row per entry of the list @key ("pools") of @doc. */
@@ -69,8 +73,9 @@ static int changes_show(const struct ctl_remote *r)
 	bool empty;
 	int rc;
 
-	if (ctl_api_call(r, "GET", "/changes", NULL, &doc) || !doc)
+	if (ctl_api_call(r, "GET", "/changes", NULL, &doc) || !doc) {
 		return CTL_EXIT_FAIL;
+	}
 	if (r->json) {
 		ctl_json_print(doc);
 		json_decref(doc);
@@ -90,19 +95,22 @@ static int changes_show(const struct ctl_remote *r)
 	       json_string_value(json_object_get(doc, "file")));
 	empty = t.nrows == 0;
 	rc = ctl_table_print(&t);
-	if (!rc && empty)
+	if (!rc && empty) {
 		printf("(none: the live state is the config's)\n");
+	}
 	json_decref(doc);
 	return rc ? CTL_EXIT_FAIL : CTL_EXIT_OK;
 }
 
 int ctl_changes_main(const struct ctl_remote *r, int argc, char **argv)
 {
-	if (argc == 1)
+	if (argc == 1) {
 		return changes_show(r);
+	}
 	if (argc == 2 && !strcmp(argv[1], "revert")) {
-		if (ctl_api_call(r, "DELETE", "/changes", NULL, NULL))
+		if (ctl_api_call(r, "DELETE", "/changes", NULL, NULL)) {
 			return CTL_EXIT_FAIL;
+		}
 		printf("changes forgotten: the config's pools, volumes and "
 		       "caps are live\n");
 		return CTL_EXIT_OK;

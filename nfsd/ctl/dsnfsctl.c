@@ -95,8 +95,9 @@ static void ctl_usage(FILE *out)
 		     "  -s, --server HOST:PORT  the admin endpoint "
 		     "(DSNFSCTL_SERVER; 127.0.0.1:8049)\n"
 		     "  -j, --json              the API's JSON, not a table\n");
-	for (size_t i = 0; i < ARRAY_SIZE(ctl_commands); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(ctl_commands); i++) {
 		fprintf(out, "  dsnfsctl %s\n", ctl_commands[i].usage);
+	}
 }
 
 /* Takes the global options off the front of argv, and --json from
@@ -106,13 +107,15 @@ static int ctl_globals(int *argc, char **argv, struct ctl_remote *r)
 	int i = 1, n = 1;
 
 	r->server = getenv("DSNFSCTL_SERVER");
-	if (!r->server || !r->server[0])
+	if (!r->server || !r->server[0]) {
 		r->server = CTL_DEFAULT_SERVER;
+	}
 	for (int j = 1; j < *argc; j++) {
-		if (!strcmp(argv[j], "--json") || !strcmp(argv[j], "-j"))
+		if (!strcmp(argv[j], "--json") || !strcmp(argv[j], "-j")) {
 			r->json = true;
-		else
+		} else {
 			argv[n++] = argv[j];
+		}
 	}
 	*argc = n;
 	while (i < *argc && argv[i][0] == '-') {
@@ -156,8 +159,9 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < ARRAY_SIZE(ctl_commands); i++) {
 		const struct ctl_command *c = &ctl_commands[i];
 
-		if (strcmp(argv[1], c->name))
+		if (strcmp(argv[1], c->name)) {
 			continue;
+		}
 		return c->run ? c->run(argc - 1, argv + 1)
 			      : c->remote(&r, argc - 1, argv + 1);
 	}

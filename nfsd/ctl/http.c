@@ -35,19 +35,22 @@ static int http_server_split(const char *server, char *host, size_t hlen,
 
 	if (server[0] == '[') {
 		end = strchr(server, ']');
-		if (!end || (end[1] != '\0' && end[1] != ':'))
+		if (!end || (end[1] != '\0' && end[1] != ':')) {
 			return -EINVAL;
+		}
 		n = (size_t)(end - server - 1);
 		colon = end[1] ? end + 1 : NULL;
 		server++;
 	} else {
 		colon = strrchr(server, ':');
-		if (colon && strchr(server, ':') != colon)
+		if (colon && strchr(server, ':') != colon) {
 			return -EINVAL; /* a bare IPv6 address: use [...] */
+		}
 		n = colon ? (size_t)(colon - server) : strlen(server);
 	}
-	if (n == 0 || n >= hlen)
+	if (n == 0 || n >= hlen) {
 		return -EINVAL;
+	}
 	memcpy(host, server, n);
 	host[n] = '\0';
 	snprintf(port, plen, "%s", colon ? colon + 1 : HTTP_DEFAULT_PORT);
@@ -80,8 +83,9 @@ static int http_connect(const char *server, char *errbuf, size_t errlen)
 		}
 		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
 			break;
+		}
 		err = -errno;
 		close(fd);
 		fd = -1;
@@ -99,10 +103,12 @@ static int http_send_all(int fd, const char *buf, size_t len)
 	while (len) {
 		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
 
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && errno == EINTR) {
 			continue;
-		if (n <= 0)
+		}
+		if (n <= 0) {
 			return n < 0 ? -errno : -EPIPE;
+		}
 		buf += n;
 		len -= (size_t)n;
 	}
@@ -116,8 +122,9 @@ static int http_read_all(int fd, char **out, size_t *len)
 	char *buf = malloc(cap), *p;
 	ssize_t got;
 
-	if (!buf)
+	if (!buf) {
 		return -ENOMEM;
+	}
 	for (;;) {
 		if (cap - n < 4096) {
 			if (cap >= CTL_REPLY_MAX_BYTES) {
@@ -133,16 +140,18 @@ static int http_read_all(int fd, char **out, size_t *len)
 			cap *= 2;
 		}
 		got = recv(fd, buf + n, cap - n - 1, 0);
-		if (got < 0 && errno == EINTR)
+		if (got < 0 && errno == EINTR) {
 			continue;
+		}
 		if (got < 0) {
 			int err = errno == EAGAIN ? -ETIMEDOUT : -errno;
 
 			free(buf);
 			return err;
 		}
-		if (got == 0)
+		if (got == 0) {
 			break;
+		}
 		n += (size_t)got;
 	}
 	buf[n] = '\0';
@@ -162,8 +171,9 @@ static bool http_header(const char *head, const char *name, char *out,
 		if (!strncasecmp(l, name, nlen) && l[nlen] == ':') {
 			const char *v = l + nlen + 1, *e = strstr(v, "\r\n");
 
-			while (*v == ' ')
+			while (*v == ' ') {
 				v++;
+			}
 			/* the last header ends where the head was cut */
 			snprintf(out, len, "%.*s",
 				 e ? (int)(e - v) : (int)strlen(v), v);
@@ -228,25 +238,30 @@ int ctl_http_request(const char *server, const char *method, const char *path,
 		     "%s %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n"
 		     "Accept: application/json, text/plain\r\n",
 		     method, path, server);
-	if (body && n > 0 && (size_t)n < sizeof(head))
+	if (body && n > 0 && (size_t)n < sizeof(head)) {
 		n += snprintf(head + n, sizeof(head) - (size_t)n,
 			      "Content-Type: application/json\r\n"
 			      "Content-Length: %zu\r\n",
 			      blen);
-	if (n > 0 && (size_t)n < sizeof(head))
+	}
+	if (n > 0 && (size_t)n < sizeof(head)) {
 		n += snprintf(head + n, sizeof(head) - (size_t)n, "\r\n");
+	}
 	if (n < 0 || (size_t)n >= sizeof(head)) {
 		snprintf(errbuf, errlen, "request too long");
 		return -EINVAL;
 	}
 	fd = http_connect(server, errbuf, errlen);
-	if (fd < 0)
+	if (fd < 0) {
 		return fd;
+	}
 	err = http_send_all(fd, head, (size_t)n);
-	if (!err && blen)
+	if (!err && blen) {
 		err = http_send_all(fd, body, blen);
-	if (!err)
+	}
+	if (!err) {
 		err = http_read_all(fd, &raw, &rlen);
+	}
 	close(fd);
 	if (err) {
 		snprintf(errbuf, errlen, "%s: %s", server, strerror(-err));

@@ -45,8 +45,9 @@ int ctl_list_main(const struct ctl_remote *r, int argc, const char *path,
 		fprintf(stderr, "usage: dsnfsctl %s\n", key);
 		return CTL_EXIT_USAGE;
 	}
-	if (ctl_api_call(r, "GET", path, NULL, &doc) || !doc)
+	if (ctl_api_call(r, "GET", path, NULL, &doc) || !doc) {
 		return CTL_EXIT_FAIL;
+	}
 	rc = ctl_items_print(r, doc, key, header, row);
 	json_decref(doc);
 	return rc;
@@ -55,8 +56,9 @@ int ctl_list_main(const struct ctl_remote *r, int argc, const char *path,
 int ctl_item_operands(int argc, char **argv, const char **verb,
 		      const char **name)
 {
-	if (argc - optind != 2 || !pool_name_valid(argv[optind + 1]))
+	if (argc - optind != 2 || !pool_name_valid(argv[optind + 1])) {
 		return -EINVAL;
+	}
 	*verb = argv[optind];
 	*name = argv[optind + 1];
 	return 0;
@@ -72,8 +74,9 @@ static int ctl_item_body(const char *verb, const char *name, json_t *fields,
 		*body = json_incref(fields);
 		return 0;
 	}
-	if (strcmp(verb, "create"))
+	if (strcmp(verb, "create")) {
 		return 0;
+	}
 	*body = json_object();
 	if (!*body || json_object_set_new(*body, "name", json_string(name)) ||
 	    json_object_update(*body, fields)) {
@@ -111,10 +114,12 @@ int ctl_item_main(const struct ctl_remote *r, const struct ctl_item_cmd *cmd,
 		return CTL_EXIT_FAIL;
 	}
 	rc = ctl_item_call(r, cmd->collection, verb, name, body, &doc);
-	if (rc == -EOPNOTSUPP)
+	if (rc == -EOPNOTSUPP) {
 		return cmd->usage();
-	if (rc)
+	}
+	if (rc) {
 		return CTL_EXIT_FAIL;
+	}
 	if (!doc) {
 		printf("%s %s %s\n", cmd->kind, name, cmd->gone);
 		return CTL_EXIT_OK;
@@ -130,13 +135,15 @@ static int ctl_item_option_set(const struct ctl_item_option *o,
 {
 	uint64_t n;
 
-	if (o->kind == CTL_OPTION_STRING)
+	if (o->kind == CTL_OPTION_STRING) {
 		return json_object_set_new(fields, o->key, json_string(value))
 			       ? -ENOMEM
 			       : 0;
+	}
 	if (o->kind == CTL_OPTION_UINT32 ? ctl_parse_uint(value, UINT32_MAX, &n)
-					 : pool_size_parse(value, &n))
+					 : pool_size_parse(value, &n)) {
 		return -EINVAL;
+	}
 	return json_object_set_new(fields, o->key, json_integer((json_int_t)n))
 		       ? -ENOMEM
 		       : 0;
@@ -152,9 +159,10 @@ int ctl_item_run(const struct ctl_remote *r, const struct ctl_item_cmd *cmd,
 	size_t n = 0;
 	int c;
 
-	for (; n < CTL_ITEM_MAX_OPTIONS && cmd->options[n].name; n++)
+	for (; n < CTL_ITEM_MAX_OPTIONS && cmd->options[n].name; n++) {
 		opts[n] = (struct option){ cmd->options[n].name,
 					   required_argument, NULL, (int)n };
+	}
 	optind = 0;
 	while (fields && (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c < 0 || (size_t)c >= n ||
@@ -169,8 +177,9 @@ int ctl_item_run(const struct ctl_remote *r, const struct ctl_item_cmd *cmd,
 	}
 	for (size_t i = 0; fields && i < n; i++) {
 		if (cmd->options[i].required &&
-		    !json_object_get(fields, cmd->options[i].key))
+		    !json_object_get(fields, cmd->options[i].key)) {
 			complete = false;
+		}
 	}
 	return ctl_item_main(r, cmd, fields ? verb : "", fields ? name : "",
 			     fields, complete);

@@ -25,15 +25,17 @@ int ctl_ledger_read(const char *path, struct pool_event **events, size_t *n)
 		fprintf(stderr, "dsnfsctl: ledger: %s\n", err);
 		return rc;
 	}
-	if (rec.torn)
+	if (rec.torn) {
 		fprintf(stderr,
 			"dsnfsctl: ledger: %s: last record at offset %" PRIu64
 			" (%" PRIu64 " bytes) ignored: %s\n",
 			path, rec.offset, rec.dropped_bytes, rec.why);
+	}
 	rc = pool_ledger_events(l, events, n);
 	pool_ledger_close(l);
-	if (rc)
+	if (rc) {
 		fprintf(stderr, "dsnfsctl: ledger: out of memory\n");
+	}
 	return rc;
 }
 
@@ -50,16 +52,18 @@ int ctl_ledger_main(int argc, char **argv)
 	int c;
 
 	while ((c = getopt_long(argc, argv, "l:", opts, NULL)) != -1) {
-		if (c != 'l')
+		if (c != 'l') {
 			return CTL_EXIT_USAGE;
+		}
 		path = optarg;
 	}
 	if (!path || optind != argc) {
 		fprintf(stderr, "usage: dsnfsctl ledger --ledger FILE\n");
 		return CTL_EXIT_USAGE;
 	}
-	if (ctl_ledger_read(path, &evs, &n))
+	if (ctl_ledger_read(path, &evs, &n)) {
 		return CTL_EXIT_FAIL;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct pool_event *ev = &evs[i];
 
@@ -67,9 +71,10 @@ int ctl_ledger_main(int argc, char **argv)
 		printf("%s %-18s %s %s %" PRIu32 " TiB", when,
 		       pool_event_type_name(ev->type), ev->pool,
 		       pool_level_name(ev->level), ev->size_tib);
-		if (ev->level == POOL_LEVEL_FLEXIBLE)
+		if (ev->level == POOL_LEVEL_FLEXIBLE) {
 			printf(" %d+%" PRIu32 " MiB/s",
 			       POOL_FLEX_BASELINE_MIBPS, ev->purchased_mibps);
+		}
 		putchar('\n');
 	}
 	free(evs);

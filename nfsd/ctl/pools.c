@@ -26,8 +26,9 @@ static void pool_row(struct ctl_table *t, const json_t *p)
 	{
 		n += (size_t)snprintf(vols + n, sizeof(vols) - n, "%s%s",
 				      i ? "," : "", json_string_value(v));
-		if (n >= sizeof(vols))
+		if (n >= sizeof(vols)) {
 			break;
+		}
 	}
 	ctl_fmt_member(p, "size_tib", false, size, sizeof(size));
 	strncat(size, " TiB", sizeof(size) - strlen(size) - 1);

@@ -25,8 +25,9 @@ void ctl_table_row(struct ctl_table *t, ...)
 	va_list ap;
 	char **p;
 
-	if (t->failed)
+	if (t->failed) {
 		return;
+	}
 	if (t->nrows == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 16;
 
@@ -45,8 +46,9 @@ void ctl_table_row(struct ctl_table *t, ...)
 
 		/* A field missing from the server's reply shows as "-". */
 		p[c] = strdup(cell ? cell : "-");
-		if (!p[c])
+		if (!p[c]) {
 			t->failed = true;
+		}
 	}
 	va_end(ap);
 	t->nrows++;
@@ -54,8 +56,9 @@ void ctl_table_row(struct ctl_table *t, ...)
 
 static void table_free(struct ctl_table *t)
 {
-	for (size_t i = 0; i < t->nrows * t->ncols; i++)
+	for (size_t i = 0; i < t->nrows * t->ncols; i++) {
 		free(t->cells[i]);
+	}
 	free(t->cells);
 	t->cells = NULL;
 	t->nrows = 0;
@@ -65,10 +68,11 @@ static void table_line(const struct ctl_table *t, const size_t *width,
 		       const char *const *cells)
 {
 	for (size_t c = 0; c < t->ncols; c++) {
-		if (c + 1 == t->ncols)
+		if (c + 1 == t->ncols) {
 			printf("%s\n", cells[c]);
-		else
+		} else {
 			printf("%-*s  ", (int)width[c], cells[c]);
+		}
 	}
 }
 
@@ -86,14 +90,16 @@ int ctl_table_print(struct ctl_table *t)
 		for (size_t r = 0; r < t->nrows; r++) {
 			size_t w = strlen(t->cells[r * t->ncols + c]);
 
-			if (w > width[c])
+			if (w > width[c]) {
 				width[c] = w;
+			}
 		}
 	}
 	table_line(t, width, t->header);
-	for (size_t r = 0; r < t->nrows; r++)
+	for (size_t r = 0; r < t->nrows; r++) {
 		table_line(t, width,
 			   (const char *const *)&t->cells[r * t->ncols]);
+	}
 	table_free(t);
 	return 0;
 }
@@ -106,14 +112,16 @@ const char *ctl_fmt_bytes(uint64_t bytes, char *buf, size_t len)
 	double v = (double)bytes;
 
 	while (u + 1 < sizeof(units) / sizeof(units[0]) &&
-	       bytes >= (UINT64_C(1) << (10 * (u + 1))))
+	       bytes >= (UINT64_C(1) << (10 * (u + 1)))) {
 		u++;
+	}
 	v = (double)bytes / (double)(UINT64_C(1) << (10 * u));
-	if (bytes % (UINT64_C(1) << (10 * u)) == 0)
+	if (bytes % (UINT64_C(1) << (10 * u)) == 0) {
 		snprintf(buf, len, "%" PRIu64 " %s", bytes >> (10 * u),
 			 units[u]);
-	else
+	} else {
 		snprintf(buf, len, "%.1f %s", v, units[u]);
+	}
 	return buf;
 }
 
@@ -121,12 +129,13 @@ const char *ctl_fmt_rate(uint64_t bytes_per_s, char *buf, size_t len)
 {
 	const uint64_t mib = UINT64_C(1) << 20;
 
-	if (bytes_per_s == 0)
+	if (bytes_per_s == 0) {
 		snprintf(buf, len, "-");
-	else if (bytes_per_s % mib == 0)
+	} else if (bytes_per_s % mib == 0) {
 		snprintf(buf, len, "%" PRIu64 " MiB/s", bytes_per_s / mib);
-	else
+	} else {
 		snprintf(buf, len, "%.1f MiB/s", (double)bytes_per_s / mib);
+	}
 	return buf;
 }
 
@@ -135,20 +144,22 @@ const char *ctl_fmt_member(const json_t *obj, const char *key, bool bytes,
 {
 	const json_t *v = json_object_get(obj, key);
 
-	if (json_is_integer(v) && bytes)
+	if (json_is_integer(v) && bytes) {
 		return ctl_fmt_bytes((uint64_t)json_integer_value(v), buf, len);
-	if (json_is_integer(v))
+	}
+	if (json_is_integer(v)) {
 		snprintf(buf, len, "%" JSON_INTEGER_FORMAT,
 			 json_integer_value(v));
-	else if (json_is_real(v))
+	} else if (json_is_real(v)) {
 		/* %g: the value as set (scale 0.03125), not rounded to 0.0. */
 		snprintf(buf, len, "%.6g", json_real_value(v));
-	else if (json_is_string(v))
+	} else if (json_is_string(v)) {
 		snprintf(buf, len, "%s", json_string_value(v));
-	else if (json_is_boolean(v))
+	} else if (json_is_boolean(v)) {
 		snprintf(buf, len, "%s", json_is_true(v) ? "yes" : "no");
-	else
+	} else {
 		snprintf(buf, len, "-");
+	}
 	return buf;
 }
 
@@ -157,10 +168,11 @@ const char *ctl_fmt_percent(const json_t *obj, const char *key, char *buf,
 {
 	const json_t *v = json_object_get(obj, key);
 
-	if (json_is_number(v))
+	if (json_is_number(v)) {
 		snprintf(buf, len, "%.1f", json_number_value(v));
-	else
+	} else {
 		snprintf(buf, len, "-");
+	}
 	return buf;
 }
 
@@ -168,15 +180,18 @@ int ctl_parse_uint(const char *text, uint64_t max, uint64_t *out)
 {
 	uint64_t v = 0;
 
-	if (!text[0])
+	if (!text[0]) {
 		return -EINVAL;
+	}
 	for (const char *p = text; *p; p++) {
-		if (*p < '0' || *p > '9' || v > (UINT64_MAX - 9) / 10)
+		if (*p < '0' || *p > '9' || v > (UINT64_MAX - 9) / 10) {
 			return -EINVAL;
+		}
 		v = v * 10 + (uint64_t)(*p - '0');
 	}
-	if (v > max)
+	if (v > max) {
 		return -EINVAL;
+	}
 	*out = v;
 	return 0;
 }

@@ -87,12 +87,13 @@ static const char *alarm_cell(const json_t *a, const char *kind, char *buf,
 	const json_t *k = json_object_get(a, kind);
 	const json_t *pct = json_object_get(k, "percent");
 
-	if (!json_is_number(pct))
+	if (!json_is_number(pct)) {
 		snprintf(buf, len, "-");
-	else
+	} else {
 		snprintf(buf, len, "%.1f%%%s", json_number_value(pct),
 			 json_is_true(json_object_get(k, "raised")) ? " ALARM"
 								    : "");
+	}
 	return buf;
 }
 
@@ -155,22 +156,26 @@ static json_t *caps_body(int argc, char **argv)
 		char key[32], *end;
 		double v;
 
-		if (c != 0)
+		if (c != 0) {
 			goto bad;
+		}
 		v = strtod(optarg, &end);
-		if (!optarg[0] || *end)
+		if (!optarg[0] || *end) {
 			goto bad;
+		}
 		snprintf(key, sizeof(key), "%s", opts[idx].name);
-		for (char *p = key; *p; p++)
+		for (char *p = key; *p; p++) {
 			*p = *p == '-' ? '_' : *p;
+		}
 		/* Whole numbers go as integers: burst_ms takes no other. */
 		json_object_set_new(b, key,
 				    v == floor(v) && fabs(v) < 1e15
 					    ? json_integer((json_int_t)v)
 					    : json_real(v));
 	}
-	if (!b || optind != argc || json_object_size(b) == 0)
+	if (!b || optind != argc || json_object_size(b) == 0) {
 		goto bad;
+	}
 	return b;
 bad:
 	json_decref(b);
@@ -185,14 +190,16 @@ int ctl_caps_main(const struct ctl_remote *r, int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "set")) {
 		body = caps_body(argc - 1, argv + 1);
-		if (!body)
+		if (!body) {
 			return caps_usage();
+		}
 	} else if (argc != 1) {
 		return caps_usage();
 	}
 	if (ctl_api_call(r, body ? "PATCH" : "GET", "/caps", body, &doc) ||
-	    !doc)
+	    !doc) {
 		return CTL_EXIT_FAIL;
+	}
 	if (r->json) {
 		ctl_json_print(doc);
 	} else {

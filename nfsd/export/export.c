@@ -17,8 +17,9 @@ static size_t export_path_len(const char *path)
 {
 	size_t len = strlen(path);
 
-	while (len > 1 && path[len - 1] == '/')
+	while (len > 1 && path[len - 1] == '/') {
 		len--;
+	}
 	return len;
 }
 
@@ -43,11 +44,13 @@ struct export *export_find_by_path(const struct export_table *tab,
 	for (size_t i = 0; i < count; i++) {
 		struct export *exp = &tab->exports[i];
 
-		if (!export_is_live(exp))
+		if (!export_is_live(exp)) {
 			continue;
+		}
 		if (strlen(exp->path) == len &&
-		    memcmp(exp->path, path, len) == 0)
+		    memcmp(exp->path, path, len) == 0) {
 			return exp;
+		}
 	}
 	return NULL;
 }
@@ -61,15 +64,19 @@ struct export *export_find_by_prefix(const struct export_table *tab,
 		struct export *exp = &tab->exports[i];
 		size_t len = strlen(exp->path);
 
-		if (!export_is_live(exp))
+		if (!export_is_live(exp)) {
 			continue;
-		if (strncmp(path, exp->path, len) != 0)
+		}
+		if (strncmp(path, exp->path, len) != 0) {
 			continue;
-		if (path[len] != '\0' && path[len] != '/')
+		}
+		if (path[len] != '\0' && path[len] != '/') {
 			continue;
+		}
 		path += len;
-		while (*path == '/')
+		while (*path == '/') {
 			path++;
+		}
 		*rest = path;
 		return exp;
 	}
@@ -82,8 +89,9 @@ struct export *export_find_by_id(const struct export_table *tab, uint32_t id)
 
 	for (size_t i = 0; i < count; i++) {
 		if (tab->exports[i].id == id &&
-		    export_is_live(&tab->exports[i]))
+		    export_is_live(&tab->exports[i])) {
 			return &tab->exports[i];
+		}
 	}
 	return NULL;
 }
@@ -93,10 +101,12 @@ static bool export_prefix_match(const uint8_t *a, const uint8_t *b,
 {
 	unsigned full = prefix_len / 8, rest = prefix_len % 8;
 
-	if (memcmp(a, b, full) != 0)
+	if (memcmp(a, b, full) != 0) {
 		return false;
-	if (rest == 0)
+	}
+	if (rest == 0) {
 		return true;
+	}
 	uint8_t mask = (uint8_t)(0xff << (8 - rest));
 	return (a[full] & mask) == (b[full] & mask);
 }
@@ -107,8 +117,9 @@ static int export_addr_bytes(const struct sockaddr *addr, uint8_t out[16])
 {
 	uint8_t key[16];
 
-	if (addr->sa_family != AF_INET && addr->sa_family != AF_INET6)
+	if (addr->sa_family != AF_INET && addr->sa_family != AF_INET6) {
 		return AF_UNSPEC;
+	}
 	sockaddr_key(addr, key);
 	if (IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)key)) {
 		memcpy(out, &key[12], 4);
@@ -124,17 +135,20 @@ bool export_client_allowed(const struct export *exp,
 	uint8_t bytes[16];
 	int family;
 
-	if (exp->secure && sockaddr_port(addr) >= 1024)
+	if (exp->secure && sockaddr_port(addr) >= 1024) {
 		return false;
-	if (exp->nclients == 0)
+	}
+	if (exp->nclients == 0) {
 		return true;
+	}
 	family = export_addr_bytes(addr, bytes);
 	for (size_t i = 0; i < exp->nclients; i++) {
 		const struct export_client *c = &exp->clients[i];
 
 		if (c->family == family &&
-		    export_prefix_match(bytes, c->addr, c->prefix_len))
+		    export_prefix_match(bytes, c->addr, c->prefix_len)) {
 			return true;
+		}
 	}
 	return false;
 }
@@ -180,8 +194,9 @@ void export_table_write_unlock(struct export_table *tab)
 
 int export_table_publish(struct export_table *tab)
 {
-	if (tab->count >= tab->cap)
+	if (tab->count >= tab->cap) {
 		return -ENOSPC;
+	}
 	__atomic_store_n(&tab->count, tab->count + 1, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -198,8 +213,9 @@ int export_client_parse(const char *text, struct export_client *out)
 	size_t len = slash ? (size_t)(slash - text) : strlen(text);
 	unsigned max_prefix;
 
-	if (len == 0 || len >= sizeof(addr))
+	if (len == 0 || len >= sizeof(addr)) {
 		return -EINVAL;
+	}
 	memcpy(addr, text, len);
 	addr[len] = '\0';
 	memset(out, 0, sizeof(*out));
@@ -217,8 +233,9 @@ int export_client_parse(const char *text, struct export_client *out)
 		char *end;
 		unsigned long prefix = strtoul(slash + 1, &end, 10);
 
-		if (slash[1] == '\0' || *end != '\0' || prefix > max_prefix)
+		if (slash[1] == '\0' || *end != '\0' || prefix > max_prefix) {
 			return -EINVAL;
+		}
 		out->prefix_len = (uint8_t)prefix;
 	}
 	/* Peers in ::ffff:a.b.c.d are matched as IPv4 (export_addr_bytes),

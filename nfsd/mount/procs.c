@@ -88,12 +88,14 @@ static void mount_canonical_path(const struct export *exp, const char *rest,
 		if (n > 0) {
 			pos += (size_t)snprintf(buf + pos, len - pos, "/%.*s",
 						(int)n, rest);
-			if (pos >= len)
+			if (pos >= len) {
 				pos = len - 1;
+			}
 		}
 		rest += n;
-		while (*rest == '/')
+		while (*rest == '/') {
 			rest++;
+		}
 	}
 }
 
@@ -133,14 +135,15 @@ static mountstat3 mount_dir_fh(const struct export *exp, const char *rest,
 	int err;
 
 	if (!st) {
-		if (export_store_down(exp))
+		if (export_store_down(exp)) {
 			log_error("mount: %s: its cluster has not answered "
 				  "since start (tried again every few "
 				  "seconds); refused",
 				  exp->name);
-		else
+		} else {
 			log_error("mount: %s: export has no datastore",
 				  exp->name);
+		}
 		return MNT3ERR_SERVERFAULT;
 	}
 	err = st->ops->root(st, &obj);
@@ -159,24 +162,29 @@ static mountstat3 mount_dir_fh(const struct export *exp, const char *rest,
 		memcpy(name, rest, len);
 		name[len] = '\0';
 		rest += len;
-		while (*rest == '/')
+		while (*rest == '/') {
 			rest++;
+		}
 		err = st->ops->lookup(st, obj, name, &next);
 		st->ops->obj_unref(obj);
-		if (err)
+		if (err) {
 			return mount_errno_stat(err);
+		}
 		obj = next;
 		walked = true;
 	}
 	/* The root is a directory; a walked path must end at one. */
 	err = walked ? st->ops->getattr(st, obj, &attr) : 0;
-	if (!err && walked && attr.type != STORE_DIR)
+	if (!err && walked && attr.type != STORE_DIR) {
 		err = -ENOTDIR;
-	if (!err)
+	}
+	if (!err) {
 		st->ops->obj_fh(obj, fh);
+	}
 	st->ops->obj_unref(obj);
-	if (err)
+	if (err) {
 		return mount_errno_stat(err);
+	}
 	if (fh->len == 0 || fh->len > FHSIZE3) {
 		log_error("mount: %s: handle of %u bytes", exp->name, fh->len);
 		return MNT3ERR_SERVERFAULT;

@@ -54,10 +54,12 @@ static void flow_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	/* A call may close the conn; its last reference would free f. */
 	net__conn_ref(c);
 	while ((v = traffic_flow_next(f->tf, traffic_now_ns(), &tr,
-				      &wait_ns)) == TRAFFIC_START)
+				      &wait_ns)) == TRAFFIC_START) {
 		rpc_call_run(container_of(tr, struct rpc_call, tr));
-	if (v == TRAFFIC_WAIT && c->state != CONN_CLOSED)
+	}
+	if (v == TRAFFIC_WAIT && c->state != CONN_CLOSED) {
 		flow_timer_arm(f, wait_ns);
+	}
 	net__conn_unref(c);
 }
 
@@ -70,14 +72,17 @@ static struct net_flow *flow_get(struct net *net, struct conn *c,
 	int err;
 
 	for (f = c->flows; f; f = f->next) {
-		if (!strcmp(f->volume, volume))
+		if (!strcmp(f->volume, volume)) {
 			return f;
+		}
 	}
-	if (strlen(volume) >= sizeof(f->volume))
+	if (strlen(volume) >= sizeof(f->volume)) {
 		return NULL;
+	}
 	f = calloc(1, sizeof(*f));
-	if (!f)
+	if (!f) {
 		return NULL;
+	}
 	err = traffic_flow_new(net->traffic, (const struct sockaddr *)&c->peer,
 			       volume, traffic_now_ns(), &f->tf);
 	if (err) {
@@ -104,20 +109,24 @@ static enum rpc_admit_verdict flow_admit(void *arg, struct rpc_call *call)
 
 	/* The TCP dispatcher's transports are conns; anything else (a
 	 * dispatcher shared with UDP by mistake) runs unaccounted. */
-	if (call->tops != &net__conn_tops || !req->export_name)
+	if (call->tops != &net__conn_tops || !req->export_name) {
 		return RPC_ADMIT_RUN;
+	}
 	f = flow_get(net, c, req->export_name);
-	if (!f)
+	if (!f) {
 		return RPC_ADMIT_RUN;
+	}
 	call->admit_ctx = f;
 	call->tr.bytes = req->cost.bytes;
 	call->tr.op = req->cost.op;
 	if (traffic_admit(f->tf, &call->tr, traffic_now_ns(), &wait_ns) ==
-	    TRAFFIC_START)
+	    TRAFFIC_START) {
 		return RPC_ADMIT_RUN;
+	}
 	/* Queued behind a waiting head: its timer is armed already. */
-	if (!ev_is_active(&f->timer))
+	if (!ev_is_active(&f->timer)) {
 		flow_timer_arm(f, wait_ns);
+	}
 	return RPC_ADMIT_QUEUED;
 }
 

@@ -42,16 +42,18 @@
 
 static void conn_set_state(struct conn *c, enum conn_state state)
 {
-	if (c->state == state)
+	if (c->state == state) {
 		return;
+	}
 	switch (state) {
 	case CONN_OPEN:
 		ev_io_start(c->worker->loop, &c->read_watcher);
 		/* Held input is consumed from the read callback, on the next
 		 * loop iteration: the socket may have nothing new to read. */
-		if (c->in_held_len)
+		if (c->in_held_len) {
 			ev_feed_event(c->worker->loop, &c->read_watcher,
 				      EV_READ);
+		}
 		break;
 	case CONN_PAUSED:
 	case CONN_DRAINING:
@@ -96,8 +98,9 @@ static void conn_out_free_all(struct conn *c)
 
 void net__conn_unref(struct conn *c)
 {
-	if (--c->refs > 0)
+	if (--c->refs > 0) {
 		return;
+	}
 	net__flows_free(c);
 	rpc_record_fini(&c->record);
 	conn_out_free_all(c);
@@ -119,18 +122,20 @@ static void conn_update_reading(struct conn *c)
 {
 	bool over = conn_over_limits(c);
 
-	if (c->state == CONN_OPEN && over)
+	if (c->state == CONN_OPEN && over) {
 		conn_set_state(c, CONN_PAUSED);
-	else if (c->state == CONN_PAUSED && !over)
+	} else if (c->state == CONN_PAUSED && !over) {
 		conn_set_state(c, CONN_OPEN);
+	}
 }
 
 /* A draining conn whose calls are all answered and written closes.
  * Returns true when @c was closed. */
 static bool conn_drain_check(struct conn *c)
 {
-	if (c->state != CONN_DRAINING || c->inflight > 0 || c->out_head)
+	if (c->state != CONN_DRAINING || c->inflight > 0 || c->out_head) {
 		return false;
+	}
 	log_debug("net: %s: half-closed peer answered; closing", c->peer_str);
 	net__conn_close(c);
 	return true;
@@ -140,18 +145,21 @@ void net__conn_close(struct conn *c)
 {
 	struct worker *w = c->worker;
 
-	if (c->state == CONN_CLOSED)
+	if (c->state == CONN_CLOSED) {
 		return;
+	}
 	conn_set_state(c, CONN_CLOSED);
 	close(c->fd);
 	c->fd = -1;
 	conn_out_free_all(c);
-	if (c->prev)
+	if (c->prev) {
 		c->prev->next = c->next;
-	else
+	} else {
 		w->conns = c->next;
-	if (c->next)
+	}
+	if (c->next) {
 		c->next->prev = c->prev;
+	}
 	c->prev = c->next = NULL;
 	net__release_conn(w->net, (const struct sockaddr *)&c->peer, w->id);
 	net__worker_trim_arm(w);
@@ -179,14 +187,17 @@ static struct conn *conn_evict_pick(struct worker *w, const uint8_t *addr)
 	for (struct conn *c = w->conns; c; c = c->next) {
 		uint8_t key[16];
 
-		if (!conn_is_idle(c))
+		if (!conn_is_idle(c)) {
 			continue;
-		if (best && c->last_activity >= best->last_activity)
+		}
+		if (best && c->last_activity >= best->last_activity) {
 			continue;
+		}
 		if (addr) {
 			sockaddr_key((const struct sockaddr *)&c->peer, key);
-			if (memcmp(key, addr, sizeof(key)) != 0)
+			if (memcmp(key, addr, sizeof(key)) != 0) {
 				continue;
+			}
 		}
 		best = c;
 	}
@@ -202,10 +213,12 @@ bool net__conn_evict(struct worker *w, const uint8_t addr[16],
 
 	/* All of the busiest host's conns here are busy: make room with
 	 * another idle one rather than stay past the limit. */
-	if (!c)
+	if (!c) {
 		c = conn_evict_pick(w, NULL);
-	if (!c)
+	}
+	if (!c) {
 		return false;
+	}
 	w->evicted++;
 	/* One line a second per loop: a flood of new hosts must not flood
 	 * the log; the count says how many went meanwhile. */
@@ -292,8 +305,9 @@ static ssize_t conn_send_file(struct conn *c)
 		off_t pos = (off_t)(o->payload.off_bytes + done);
 
 		n = sendfile(c->fd, o->payload.fd, &pos, left);
-		if (n != 0)
+		if (n != 0) {
 			return n < 0 ? -errno : n;
+		}
 		o->file_short = true;
 		log_debug("net: %s: file ended %zu bytes short of a reply; "
 			  "zeros follow",
@@ -318,8 +332,9 @@ static void conn_out_advance(struct conn *c, size_t wrote)
 		}
 		wrote -= left;
 		c->out_head = o->next;
-		if (!c->out_head)
+		if (!c->out_head) {
 			c->out_tail = NULL;
+		}
 		c->out_head_off = 0;
 		conn_out_free(o);
 	}
@@ -345,16 +360,20 @@ static int conn_flush(struct conn *c)
 				o, o == c->out_head ? c->out_head_off : 0,
 				&iov[n], &at_file);
 		}
-		if (n > 0)
+		if (n > 0) {
 			wrote = conn_send_iov(c->fd, iov, n, at_file);
-		else
+		} else {
 			wrote = conn_send_file(c);
-		if (wrote == -EINTR)
+		}
+		if (wrote == -EINTR) {
 			continue;
-		if (wrote == -EAGAIN || wrote == -EWOULDBLOCK)
+		}
+		if (wrote == -EAGAIN || wrote == -EWOULDBLOCK) {
 			return 0;
-		if (wrote < 0)
+		}
+		if (wrote < 0) {
 			return (int)wrote;
+		}
 		conn_out_advance(c, (size_t)wrote);
 	}
 	return 0;
@@ -372,12 +391,14 @@ static void conn_output_kick(struct conn *c)
 		net__conn_close(c);
 		return;
 	}
-	if (c->out_head)
+	if (c->out_head) {
 		ev_io_start(c->worker->loop, &c->write_watcher);
-	else
+	} else {
 		ev_io_stop(c->worker->loop, &c->write_watcher);
-	if (c->out_bytes < before)
+	}
+	if (c->out_bytes < before) {
 		c->output_since = ev_now(c->worker->loop);
+	}
 	conn_update_reading(c);
 	conn_drain_check(c);
 }
@@ -433,8 +454,9 @@ static void conn_tops_send_payload(void *transport, uint8_t *buf, size_t len,
 	 * one sendmsg at the end, up to the first file payload (docs/bench.md:
 	 * one writev per call was the cost of pipelined NULLs and small
 	 * READs). */
-	if (c->batching)
+	if (c->batching) {
 		return;
+	}
 	conn_output_kick(c);
 }
 
@@ -521,8 +543,9 @@ static size_t conn_consume(struct conn *c, const uint8_t *data, size_t len)
 			net__conn_close(c);
 			return len;
 		}
-		if (rc == 0)
+		if (rc == 0) {
 			break;
+		}
 		c->input_more = pos < len;
 		rpc_dispatch_pooled(c->worker->net->dispatcher, c->worker->pool,
 				    rec, rec_len, &net__conn_tops, c,
@@ -554,11 +577,13 @@ static int conn_consume_read(struct conn *c, const uint8_t *data, size_t len)
 {
 	size_t used = conn_consume(c, data, len);
 
-	if (used == len || c->state == CONN_CLOSED)
+	if (used == len || c->state == CONN_CLOSED) {
 		return 0;
+	}
 	c->in_held = malloc(len - used);
-	if (!c->in_held)
+	if (!c->in_held) {
 		return -ENOMEM;
+	}
 	memcpy(c->in_held, data + used, len - used);
 	c->in_held_len = len - used;
 	return 0;
@@ -580,15 +605,17 @@ static void conn_timer_arm(struct conn *c, ev_tstamp now)
 		if (c->out_head) {
 			ev_tstamp out = c->output_since +
 					lim->idle_timeout_ms / 1000.0 - now;
-			if (out < next)
+			if (out < next) {
 				next = out;
+			}
 		}
 	}
 	if (lim->record_timeout_ms && c->partial_since > 0) {
 		ev_tstamp rec = c->partial_since +
 				lim->record_timeout_ms / 1000.0 - now;
-		if (next <= 0 || rec < next)
+		if (next <= 0 || rec < next) {
 			next = rec;
+		}
 	}
 	if (!lim->idle_timeout_ms && c->partial_since == 0) {
 		ev_timer_stop(c->worker->loop, &c->timer);
@@ -637,8 +664,9 @@ static void conn_timer_cb(struct ev_loop *loop, ev_timer *t, int revents)
 		net__conn_close(c);
 		return;
 	}
-	if (c->inflight > 0 || c->out_head)
+	if (c->inflight > 0 || c->out_head) {
 		c->last_activity = now; /* busy is not idle */
+	}
 	conn_timer_arm(c, now);
 }
 
@@ -648,10 +676,11 @@ static void conn_note_input(struct conn *c)
 	ev_tstamp now = ev_now(c->worker->loop);
 
 	c->last_activity = now;
-	if (!rpc_record_partial(&c->record))
+	if (!rpc_record_partial(&c->record)) {
 		c->partial_since = 0;
-	else if (c->partial_since == 0)
+	} else if (c->partial_since == 0) {
 		c->partial_since = now;
+	}
 	conn_timer_arm(c, now);
 }
 
@@ -669,8 +698,9 @@ static void conn_drain_start(struct conn *c)
 	rpc_record_fini(&c->record);
 	c->partial_since = 0;
 	c->last_activity = now;
-	if (!conn_drain_check(c))
+	if (!conn_drain_check(c)) {
 		conn_timer_arm(c, now);
+	}
 }
 
 static void conn_read_cb(struct ev_loop *loop, ev_io *w, int revents)
@@ -685,8 +715,9 @@ static void conn_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 		n = read(c->fd, c->worker->read_buf, NET_READ_CHUNK);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR ||
-			    errno == EWOULDBLOCK)
+			    errno == EWOULDBLOCK) {
 				return;
+			}
 			log_debug("net: %s: read failed: %s", c->peer_str,
 				  strerror(errno));
 			net__conn_close(c);
@@ -700,13 +731,15 @@ static void conn_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 	/* Dispatch may close c; keep it alive until we are done with it. */
 	net__conn_ref(c);
 	c->batching = true;
-	if (c->in_held_len)
+	if (c->in_held_len) {
 		conn_consume_held(c);
-	else
+	} else {
 		err = conn_consume_read(c, c->worker->read_buf, (size_t)n);
+	}
 	c->batching = false;
-	if (err)
+	if (err) {
 		net__conn_close(c);
+	}
 	if (c->state != CONN_CLOSED) {
 		conn_note_input(c);
 		conn_output_kick(c);
@@ -729,8 +762,9 @@ void net__conn_open(struct worker *w, int fd, const struct sockaddr *peer,
 	c->fd = fd;
 	c->refs = 1;
 	c->state = CONN_PAUSED; /* conn_set_state(OPEN) starts reading */
-	if (peer_len > sizeof(c->peer))
+	if (peer_len > sizeof(c->peer)) {
 		peer_len = sizeof(c->peer);
+	}
 	memcpy(&c->peer, peer, peer_len);
 	c->peer_len = peer_len;
 	sockaddr_format((const struct sockaddr *)&c->peer, c->peer_str,
@@ -742,8 +776,9 @@ void net__conn_open(struct worker *w, int fd, const struct sockaddr *peer,
 	ev_io_init(&c->write_watcher, conn_write_cb, fd, EV_WRITE);
 	ev_init(&c->timer, conn_timer_cb);
 	c->next = w->conns;
-	if (w->conns)
+	if (w->conns) {
 		w->conns->prev = c;
+	}
 	w->conns = c;
 	conn_set_state(c, CONN_OPEN);
 	conn_note_input(c);

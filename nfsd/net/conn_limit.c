@@ -40,8 +40,9 @@ static struct net_host_count **admit_slot(struct net *net,
 	size_t b = (size_t)XXH3_64bits(addr, 16) % ARRAY_SIZE(net->hosts);
 	struct net_host_count **pp = &net->hosts[b];
 
-	while (*pp && memcmp((*pp)->addr, addr, 16) != 0)
+	while (*pp && memcmp((*pp)->addr, addr, 16) != 0) {
 		pp = &(*pp)->next;
+	}
 	return pp;
 }
 
@@ -56,8 +57,9 @@ static struct net_host_count *admit_busiest_host(struct net *net,
 
 	for (size_t i = 0; i < ARRAY_SIZE(net->hosts); i++) {
 		for (struct net_host_count *h = net->hosts[i]; h; h = h->next) {
-			if (!best || h->conns > best->conns)
+			if (!best || h->conns > best->conns) {
 				best = h;
+			}
 		}
 	}
 	return best;
@@ -70,8 +72,9 @@ static unsigned admit_busiest_worker(const struct net *net,
 	unsigned best = 0;
 
 	for (unsigned i = 1; i < net->nworkers; i++) {
-		if (h->per_worker[i] > h->per_worker[best])
+		if (h->per_worker[i] > h->per_worker[best]) {
 			best = i;
+		}
 	}
 	return best;
 }
@@ -84,11 +87,13 @@ static bool admit_choose_victim(struct net *net, struct net_host_count *self,
 	const struct net_limits *lim = &net->limits;
 	struct net_host_count *big;
 
-	if (net->nconns - lim->max_conns >= NET_EVICT_SLACK)
+	if (net->nconns - lim->max_conns >= NET_EVICT_SLACK) {
 		return false;
+	}
 	big = admit_busiest_host(net, self);
-	if (!big)
+	if (!big) {
 		return false;
+	}
 	memcpy(ev->addr, big->addr, 16);
 	ev->worker = admit_busiest_worker(net, big);
 	ev->host_conns = big->conns;
@@ -109,27 +114,33 @@ enum net_admit_verdict net__admit_conn(struct net *net,
 	pthread_mutex_lock(&net->admit_lock);
 	pp = admit_slot(net, addr);
 	h = *pp;
-	if (lim->max_conns_per_host && h && h->conns >= lim->max_conns_per_host)
+	if (lim->max_conns_per_host && h &&
+	    h->conns >= lim->max_conns_per_host) {
 		goto refuse;
+	}
 	if (lim->max_conns && net->nconns >= lim->max_conns) {
-		if (!admit_choose_victim(net, h, ev))
+		if (!admit_choose_victim(net, h, ev)) {
 			goto refuse;
+		}
 		verdict = NET_ADMIT_EVICT;
 	}
 	if (!h) {
 		h = calloc(1, sizeof(*h) +
 				      net->nworkers * sizeof(h->per_worker[0]));
-		if (!h)
+		if (!h) {
 			goto refuse;
+		}
 		memcpy(h->addr, addr, 16);
 		*pp = h;
 	}
 	h->conns++;
-	if (worker < net->nworkers)
+	if (worker < net->nworkers) {
 		h->per_worker[worker]++;
+	}
 	net->nconns++;
-	if (verdict == NET_ADMIT_EVICT)
+	if (verdict == NET_ADMIT_EVICT) {
 		net->evict_orders++;
+	}
 	pthread_mutex_unlock(&net->admit_lock);
 	return verdict;
 refuse:
@@ -150,8 +161,9 @@ void net__release_conn(struct net *net, const struct sockaddr *peer,
 	h = *pp;
 	if (h) {
 		net->nconns--;
-		if (worker < net->nworkers && h->per_worker[worker] > 0)
+		if (worker < net->nworkers && h->per_worker[worker] > 0) {
 			h->per_worker[worker]--;
+		}
 		if (--h->conns == 0) {
 			*pp = h->next;
 			free(h);

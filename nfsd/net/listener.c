@@ -61,8 +61,9 @@ static void udp_tops_send(void *transport, uint8_t *buf, size_t len)
 	if (c->l->fd >= 0 &&
 	    sendto(c->l->fd, buf + RPC_REPLY_MARK_ROOM,
 		   len - RPC_REPLY_MARK_ROOM, 0, (struct sockaddr *)&c->peer,
-		   c->peer_len) < 0)
+		   c->peer_len) < 0) {
 		log_debug("net: udp reply lost: %s", strerror(errno));
+	}
 	rpc_buf_unref(buf);
 }
 
@@ -146,8 +147,9 @@ static void listener_udp_cb(struct ev_loop *loop, ev_io *w, int revents)
 		struct udp_call *c = calloc(1, sizeof(*c));
 		ssize_t n;
 
-		if (!c)
+		if (!c) {
 			return;
+		}
 		c->peer_len = sizeof(c->peer);
 		n = recvfrom(l->fd, buf, sizeof(buf), 0,
 			     (struct sockaddr *)&c->peer, &c->peer_len);
@@ -178,8 +180,9 @@ static void listener_tcp_cb(struct ev_loop *loop, ev_io *w, int revents)
 				 SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 		if (fd < 0) {
-			if (errno == EMFILE || errno == ENFILE)
+			if (errno == EMFILE || errno == ENFILE) {
 				log_error("net: accept: %s", strerror(errno));
+			}
 			return;
 		}
 		net__handoff(l->net, fd, (struct sockaddr *)&peer, peer_len);
@@ -194,26 +197,32 @@ static int listener_socket(const char *addr, int port, bool udp,
 	int fd, one = 1, zero = 0, err;
 
 	err = sockaddr_parse(addr, port, &ss, &len);
-	if (err)
+	if (err) {
 		return err;
+	}
 	fd = socket(ss.ss_family,
 		    (udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_NONBLOCK |
 			    SOCK_CLOEXEC,
 		    0);
-	if (fd < 0)
+	if (fd < 0) {
 		return -errno;
+	}
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	/* "::" serves IPv4 clients too (as ::ffff:a.b.c.d, which sockaddr.c
 	 * reads as IPv4), whatever net.ipv6.bindv6only says. */
 	if (ss.ss_family == AF_INET6 &&
-	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero)) < 0)
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero)) <
+		    0) {
 		goto fail;
+	}
 	if (bind(fd, (struct sockaddr *)&ss, len) < 0 ||
-	    (!udp && listen(fd, 1024) < 0))
+	    (!udp && listen(fd, 1024) < 0)) {
 		goto fail;
+	}
 	len = sizeof(ss);
-	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
 		goto fail;
+	}
 	*bound_port = (int)sockaddr_port((struct sockaddr *)&ss);
 	return fd;
 fail:
@@ -237,8 +246,9 @@ static int listener_add(struct net *net, int fd, bool udp,
 	l->udp_dispatcher = udp_dispatcher;
 	pthread_mutex_init(&l->done_lock, NULL);
 	ev_async_init(&l->done_wake, listener_done_cb);
-	if (udp)
+	if (udp) {
 		ev_async_start(net->main_loop, &l->done_wake);
+	}
 	ev_io_init(&l->watcher, udp ? listener_udp_cb : listener_tcp_cb, fd,
 		   EV_READ);
 	ev_io_start(net->main_loop, &l->watcher);
@@ -253,23 +263,27 @@ int net_listen(struct net *net, const char *addr, int port, bool udp,
 	int fd, udp_port, err;
 
 	fd = listener_socket(addr, port, false, bound_port);
-	if (fd < 0)
+	if (fd < 0) {
 		return fd;
+	}
 	err = listener_add(net, fd, false, NULL);
-	if (err || !udp)
+	if (err || !udp) {
 		return err;
+	}
 	/* UDP on the same port number as TCP, as rpcbind users expect. */
 	fd = listener_socket(addr, *bound_port, true, &udp_port);
-	if (fd < 0)
+	if (fd < 0) {
 		return fd;
+	}
 	return listener_add(net, fd, true, udp_dispatcher);
 }
 
 void net__listeners_close(struct net *net)
 {
 	for (struct net_listener *l = net->listeners; l; l = l->next) {
-		if (l->fd < 0)
+		if (l->fd < 0) {
 			continue;
+		}
 		ev_io_stop(net->main_loop, &l->watcher);
 		close(l->fd);
 		l->fd = -1;
@@ -285,8 +299,9 @@ void net__listeners_free(struct net *net)
 		/* The work threads are gone: what they handed back since the
 		 * loop stopped is finished here, its replies dropped. */
 		listener_udp_finish(l);
-		if (l->udp)
+		if (l->udp) {
 			ev_async_stop(net->main_loop, &l->done_wake);
+		}
 		pthread_mutex_destroy(&l->done_lock);
 		free(l);
 	}

@@ -45,9 +45,10 @@ static void worker_wake_cb(struct ev_loop *loop, ev_async *a, int revents)
 		struct net_evict *next = evicts->next;
 		if (!stopping &&
 		    !net__conn_evict(w, evicts->addr, evicts->host_conns,
-				     evicts->for_peer))
+				     evicts->for_peer)) {
 			log_debug("net: no idle connection to close for %s",
 				  evicts->for_peer);
+		}
 		free(evicts);
 		evicts = next;
 	}
@@ -58,16 +59,18 @@ static void worker_wake_cb(struct ev_loop *loop, ev_async *a, int revents)
 			net__release_conn(w->net,
 					  (struct sockaddr *)&incoming->peer,
 					  w->id);
-		} else
+		} else {
 			net__conn_open(w, incoming->fd,
 				       (struct sockaddr *)&incoming->peer,
 				       incoming->peer_len);
+		}
 		free(incoming);
 		incoming = next;
 	}
 	if (stopping) {
-		while (w->conns)
+		while (w->conns) {
 			net__conn_close(w->conns);
+		}
 		ev_timer_stop(loop, &w->trim_timer);
 		ev_break(loop, EVBREAK_ALL);
 	}
@@ -118,10 +121,11 @@ void net_worker_defer_done(struct worker *w, struct rpc_call *call)
 {
 	call->next = NULL;
 	pthread_mutex_lock(&w->lock);
-	if (w->done_tail)
+	if (w->done_tail) {
 		w->done_tail->next = call;
-	else
+	} else {
 		w->done_head = call;
+	}
 	w->done_tail = call;
 	pthread_mutex_unlock(&w->lock);
 	ev_async_send(w->loop, &w->wake);
@@ -135,8 +139,9 @@ static void net_evict_post(struct net *net, const struct net_evict_order *ev,
 	struct worker *w = &net->workers[ev->worker];
 	struct net_evict *e = calloc(1, sizeof(*e));
 
-	if (!e)
+	if (!e) {
 		return;
+	}
 	memcpy(e->addr, ev->addr, sizeof(e->addr));
 	e->host_conns = ev->host_conns;
 	sockaddr_format_host(for_peer, e->for_peer, sizeof(e->for_peer));
@@ -174,8 +179,9 @@ void net__handoff(struct net *net, int fd, const struct sockaddr *peer,
 		}
 		return;
 	}
-	if (verdict == NET_ADMIT_EVICT)
+	if (verdict == NET_ADMIT_EVICT) {
 		net_evict_post(net, &ev, peer);
+	}
 	h = calloc(1, sizeof(*h));
 	if (!h) {
 		close(fd);
@@ -183,8 +189,9 @@ void net__handoff(struct net *net, int fd, const struct sockaddr *peer,
 		return;
 	}
 	h->fd = fd;
-	if (peer_len > sizeof(h->peer))
+	if (peer_len > sizeof(h->peer)) {
 		peer_len = sizeof(h->peer);
+	}
 	memcpy(&h->peer, peer, peer_len);
 	h->peer_len = peer_len;
 	pthread_mutex_lock(&w->lock);
@@ -202,18 +209,21 @@ static int worker_start(struct net *net, struct worker *w, unsigned id)
 	w->id = id;
 	w->read_buf = malloc(NET_READ_CHUNK);
 	w->loop = ev_loop_new(EVFLAG_AUTO);
-	if (!w->read_buf || !w->loop)
+	if (!w->read_buf || !w->loop) {
 		return -ENOMEM;
+	}
 	err = rpc_pool_new(RPC_POOL_DEFAULT_MAX_BYTES, &w->pool);
-	if (err)
+	if (err) {
 		return err;
+	}
 	pthread_mutex_init(&w->lock, NULL);
 	ev_async_init(&w->wake, worker_wake_cb);
 	ev_async_start(w->loop, &w->wake);
 	ev_init(&w->trim_timer, worker_trim_cb);
 	err = pthread_create(&w->thread, NULL, worker_main, w);
-	if (err)
+	if (err) {
 		return -err;
+	}
 	return 0;
 }
 
@@ -238,8 +248,9 @@ int net_start(struct net *net, struct ev_loop *main_loop,
 	malloc_trim(0);
 #endif
 	net->workers = calloc(nworkers, sizeof(*net->workers));
-	if (!net->workers)
+	if (!net->workers) {
 		return -ENOMEM;
+	}
 	for (unsigned i = 0; i < nworkers; i++) {
 		int err = worker_start(net, &net->workers[i], i);
 
@@ -290,15 +301,17 @@ static void worker_free(struct worker *w)
 void net_stop(struct net *net)
 {
 	net__listeners_close(net);
-	for (unsigned i = 0; i < net->nworkers; i++)
+	for (unsigned i = 0; i < net->nworkers; i++) {
 		worker_stop(&net->workers[i]);
+	}
 	net->stopped = true;
 }
 
 void net_free(struct net *net)
 {
-	for (unsigned i = 0; i < net->nworkers; i++)
+	for (unsigned i = 0; i < net->nworkers; i++) {
 		worker_free(&net->workers[i]);
+	}
 	free(net->workers);
 	net->workers = NULL;
 	net->nworkers = 0;

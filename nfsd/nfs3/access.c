@@ -19,11 +19,13 @@
 
 static bool nfs3_cred_in_group(const struct store_cred *cred, uint32_t gid)
 {
-	if (cred->gid == gid)
+	if (cred->gid == gid) {
 		return true;
+	}
 	for (uint32_t i = 0; i < cred->ngroups; i++) {
-		if (cred->groups[i] == gid)
+		if (cred->groups[i] == gid) {
 			return true;
+		}
 	}
 	return false;
 }
@@ -38,10 +40,12 @@ static uint32_t nfs3_perm_bits(const struct store_attr *a,
 		return NFS3_PERM_R | NFS3_PERM_W |
 		       ((a->type == STORE_DIR || any_x) ? NFS3_PERM_X : 0);
 	}
-	if (cred->uid == a->uid)
+	if (cred->uid == a->uid) {
 		return (a->mode >> 6) & 7;
-	if (nfs3_cred_in_group(cred, a->gid))
+	}
+	if (nfs3_cred_in_group(cred, a->gid)) {
 		return (a->mode >> 3) & 7;
+	}
 	return a->mode & 7;
 }
 
@@ -52,38 +56,46 @@ uint32_t nfs3__access_mask(const struct store_attr *a,
 	uint32_t perm = nfs3_perm_bits(a, cred);
 	uint32_t granted = 0;
 
-	if (perm & NFS3_PERM_R)
+	if (perm & NFS3_PERM_R) {
 		granted |= ACCESS3_READ;
+	}
 	if (a->type == STORE_DIR) {
 		/* knfsd's nfs3_diraccess: changing entries needs w and x. */
-		if (perm & NFS3_PERM_X)
+		if (perm & NFS3_PERM_X) {
 			granted |= ACCESS3_LOOKUP;
-		if ((perm & NFS3_PERM_W) && (perm & NFS3_PERM_X))
+		}
+		if ((perm & NFS3_PERM_W) && (perm & NFS3_PERM_X)) {
 			granted |= ACCESS3_MODIFY | ACCESS3_EXTEND |
 				   ACCESS3_DELETE;
+		}
 	} else {
-		if (perm & NFS3_PERM_W)
+		if (perm & NFS3_PERM_W) {
 			granted |= ACCESS3_MODIFY | ACCESS3_EXTEND;
-		if (perm & NFS3_PERM_X)
+		}
+		if (perm & NFS3_PERM_X) {
 			granted |= ACCESS3_EXECUTE;
+		}
 	}
-	if (read_only)
+	if (read_only) {
 		granted &= ~(uint32_t)(ACCESS3_MODIFY | ACCESS3_EXTEND |
 				       ACCESS3_DELETE);
+	}
 	return want & granted;
 }
 
 int nfs3__may_read(const struct store_attr *a, const struct store_cred *cred)
 {
-	if (cred->uid == a->uid && a->type != STORE_DIR)
+	if (cred->uid == a->uid && a->type != STORE_DIR) {
 		return 0;
+	}
 	return (nfs3_perm_bits(a, cred) & NFS3_PERM_R) ? 0 : -EACCES;
 }
 
 int nfs3__may_write(const struct store_attr *a, const struct store_cred *cred)
 {
-	if (cred->uid == a->uid && a->type != STORE_DIR)
+	if (cred->uid == a->uid && a->type != STORE_DIR) {
 		return 0;
+	}
 	return (nfs3_perm_bits(a, cred) & NFS3_PERM_W) ? 0 : -EACCES;
 }
 
@@ -105,10 +117,12 @@ int nfs3__may_unlink_sticky(const struct store_attr *dir,
 			    const struct store_attr *victim,
 			    const struct store_cred *cred)
 {
-	if (!(dir->mode & NFS3_MODE_STICKY) || cred->uid == 0)
+	if (!(dir->mode & NFS3_MODE_STICKY) || cred->uid == 0) {
 		return 0;
-	if (cred->uid == dir->uid || cred->uid == victim->uid)
+	}
+	if (cred->uid == dir->uid || cred->uid == victim->uid) {
 		return 0;
+	}
 	return -EPERM; /* the VFS's answer (check_sticky) */
 }
 
@@ -118,22 +132,28 @@ int nfs3__may_setattr(const struct store_attr *a,
 {
 	bool owner = cred->uid == a->uid;
 
-	if (cred->uid == 0)
+	if (cred->uid == 0) {
 		return 0;
-	if (sattr->set_uid && sattr->uid != a->uid)
+	}
+	if (sattr->set_uid && sattr->uid != a->uid) {
 		return -EPERM;
+	}
 	if (sattr->set_gid && sattr->gid != a->gid &&
-	    !(owner && nfs3_cred_in_group(cred, sattr->gid)))
+	    !(owner && nfs3_cred_in_group(cred, sattr->gid))) {
 		return -EPERM;
-	if (sattr->set_mode && !owner)
+	}
+	if (sattr->set_mode && !owner) {
 		return -EPERM;
+	}
 	if ((sattr->atime_how == STORE_TIME_CLIENT ||
 	     sattr->mtime_how == STORE_TIME_CLIENT) &&
-	    !owner)
+	    !owner) {
 		return -EPERM;
+	}
 	if ((sattr->atime_how == STORE_TIME_SERVER ||
 	     sattr->mtime_how == STORE_TIME_SERVER || sattr->set_size) &&
-	    nfs3__may_write(a, cred) != 0)
+	    nfs3__may_write(a, cred) != 0) {
 		return -EACCES;
+	}
 	return 0;
 }

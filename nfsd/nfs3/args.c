@@ -122,8 +122,9 @@ bool_t nfs3__xdr_LOOKUP3args(XDR *xdrs, struct nfs3_lookup_args *objp)
 {
 	diropargs3 *what = &objp->a.what;
 
-	if (!nfs3_xdr_fh_in(xdrs, &what->dir, objp->fh))
+	if (!nfs3_xdr_fh_in(xdrs, &what->dir, objp->fh)) {
 		return FALSE;
+	}
 	switch (xdrs->x_op) {
 	case XDR_DECODE:
 		what->name = objp->name; /* NFS3_NAMELEN_BOUND + 1 bytes */
@@ -156,21 +157,25 @@ bool_t nfs3__xdr_WRITE3args(XDR *xdrs, struct nfs3_write_args *objp)
 	}
 	if (!nfs3_xdr_fh_in(xdrs, &a->file, objp->fh) ||
 	    !xdr_offset3(xdrs, &a->offset) || !xdr_count3(xdrs, &a->count) ||
-	    !xdr_stable_how(xdrs, &a->stable))
+	    !xdr_stable_how(xdrs, &a->stable)) {
 		return FALSE;
-	if (xdrs->x_op == XDR_ENCODE)
+	}
+	if (xdrs->x_op == XDR_ENCODE) {
 		return xdr_bytes(xdrs, &a->data.data_val, &a->data.data_len,
 				 NFS3_DATA_BOUND);
-	if (!xdr_u_int(xdrs, &len) || len > NFS3_DATA_BOUND)
+	}
+	if (!xdr_u_int(xdrs, &len) || len > NFS3_DATA_BOUND) {
 		return FALSE;
+	}
 	if (len == 0) {
 		a->data.data_val = objp->fh; /* any valid pointer, 0 bytes */
 		a->data.data_len = 0;
 		return TRUE;
 	}
 	data = xdr_inline(xdrs, (len + 3) & ~3u);
-	if (!data)
+	if (!data) {
 		return FALSE;
+	}
 	a->data.data_val = (char *)data;
 	a->data.data_len = len;
 	return TRUE;

@@ -73,8 +73,9 @@ void nfs3__post_op_fill(const struct nfs3_file *f, post_op_attr *out)
 	struct store_attr a;
 
 	memset(out, 0, sizeof(*out));
-	if (!f->obj || nfs3__getattr(f, &a) != 0)
+	if (!f->obj || nfs3__getattr(f, &a) != 0) {
 		return;
+	}
 	nfs3__post_op_from_attr(&a, out);
 }
 
@@ -84,8 +85,9 @@ int nfs3__wcc_pre(const struct nfs3_file *f, struct store_attr *pre,
 	int err;
 
 	err = nfs3__getattr(f, pre);
-	if (err)
+	if (err) {
 		return err;
+	}
 	nfs3__pre_op_from_attr(pre, &out->before);
 	return 0;
 }
@@ -105,8 +107,9 @@ int nfs3__sattr_to_store(const sattr3 *in, struct store_sattr *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (!nfs3_time_how_valid(in->atime.set_it) ||
-	    !nfs3_time_how_valid(in->mtime.set_it))
+	    !nfs3_time_how_valid(in->mtime.set_it)) {
 		return -EINVAL;
+	}
 	out->set_mode = in->mode.set_it;
 	out->mode = in->mode.set_mode3_u.mode & 07777;
 	out->set_uid = in->uid.set_it;
@@ -116,10 +119,12 @@ int nfs3__sattr_to_store(const sattr3 *in, struct store_sattr *out)
 	out->set_size = in->size.set_it;
 	out->size_bytes = in->size.set_size3_u.size;
 	out->atime_how = (enum store_time_how)in->atime.set_it;
-	if (in->atime.set_it == SET_TO_CLIENT_TIME)
+	if (in->atime.set_it == SET_TO_CLIENT_TIME) {
 		out->atime = nfs3_time_to_store(&in->atime.set_atime_u.atime);
+	}
 	out->mtime_how = (enum store_time_how)in->mtime.set_it;
-	if (in->mtime.set_it == SET_TO_CLIENT_TIME)
+	if (in->mtime.set_it == SET_TO_CLIENT_TIME) {
 		out->mtime = nfs3_time_to_store(&in->mtime.set_mtime_u.mtime);
+	}
 	return 0;
 }

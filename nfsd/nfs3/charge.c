@@ -51,12 +51,14 @@ static struct export *nfs3_charge_export(const struct request *req,
 	uint32_t id;
 
 	if (req->proc == NFSPROC3_NULL || fh->data.data_len == 0 ||
-	    fh->data.data_len > STORE_FH_MAX)
+	    fh->data.data_len > STORE_FH_MAX) {
 		return NULL;
+	}
 	sfh.len = fh->data.data_len;
 	memcpy(sfh.data, fh->data.data_val, sfh.len);
-	if (store_fh_export_id(&sfh, &id))
+	if (store_fh_export_id(&sfh, &id)) {
 		return NULL;
+	}
 	return export_find_by_id(svc->exports, id);
 }
 
@@ -72,8 +74,9 @@ bool nfs3__charge(struct request *req, const void *args)
 {
 	const struct export *exp = nfs3_charge_export(req, args);
 
-	if (!exp || !export_store(exp))
+	if (!exp || !export_store(exp)) {
 		return false;
+	}
 	req->export_name = exp->name;
 	req->cost.bytes = 0;
 	req->cost.op = TRAFFIC_OP_OTHER;
@@ -81,14 +84,14 @@ bool nfs3__charge(struct request *req, const void *args)
 		const READ3args *a = args;
 
 		req->cost.op = TRAFFIC_OP_READ;
-		req->cost.bytes = nfs3_charge_min(
-			a->count, nfs3__read_limit(req));
+		req->cost.bytes =
+			nfs3_charge_min(a->count, nfs3__read_limit(req));
 	} else if (req->proc == NFSPROC3_WRITE) {
 		const WRITE3args *a = args;
 
 		req->cost.op = TRAFFIC_OP_WRITE;
-		req->cost.bytes = nfs3_charge_min(
-			a->count, nfs3__write_limit(req));
+		req->cost.bytes =
+			nfs3_charge_min(a->count, nfs3__write_limit(req));
 	}
 	return true;
 }

@@ -29,21 +29,26 @@ static void nfs3_cred_squash(const struct export_access *exp,
 		c->ngroups = 0;
 		return;
 	}
-	if (n > RPC_AUTH_SYS_MAX_GROUPS)
+	if (n > RPC_AUTH_SYS_MAX_GROUPS) {
 		n = RPC_AUTH_SYS_MAX_GROUPS;
+	}
 	c->uid = rc->uid;
 	c->gid = rc->gid;
 	c->ngroups = n;
 	memcpy(f->groups, rc->groups, n * sizeof(f->groups[0]));
-	if (exp->squash != EXPORT_SQUASH_ROOT)
+	if (exp->squash != EXPORT_SQUASH_ROOT) {
 		return;
-	if (c->uid == 0)
+	}
+	if (c->uid == 0) {
 		c->uid = exp->anon_uid;
-	if (c->gid == 0)
+	}
+	if (c->gid == 0) {
 		c->gid = exp->anon_gid;
+	}
 	for (uint32_t i = 0; i < n; i++) {
-		if (f->groups[i] == 0)
+		if (f->groups[i] == 0) {
 			f->groups[i] = exp->anon_gid;
+		}
 	}
 }
 
@@ -58,8 +63,9 @@ void nfs3__fh_summary(const nfs_fh3 *fh, char *buf, size_t len)
  * be one of ours by its length alone. */
 static int nfs3_fh_copy(const nfs_fh3 *fh, struct store_fh *out)
 {
-	if (fh->data.data_len == 0 || fh->data.data_len > STORE_FH_MAX)
+	if (fh->data.data_len == 0 || fh->data.data_len > STORE_FH_MAX) {
 		return -STORE_EBADHANDLE;
+	}
 	out->len = fh->data.data_len;
 	memcpy(out->data, fh->data.data_val, fh->data.data_len);
 	return 0;
@@ -72,17 +78,20 @@ static struct export *nfs3_fh_find_export(const struct nfs3_service *svc,
 	uint32_t id;
 
 	*err = nfs3_fh_copy(fh, &sfh);
-	if (*err)
+	if (*err) {
 		return NULL;
+	}
 	*err = store_fh_export_id(&sfh, &id);
-	if (*err)
+	if (*err) {
 		return NULL;
+	}
 	struct export *exp = export_find_by_id(svc->exports, id);
 	/* A well-formed handle of an export that is no longer in the
 	 * config names files the client may no longer reach: STALE, so that
 	 * the client drops them (knfsd does the same). */
-	if (!exp || !export_store(exp))
+	if (!exp || !export_store(exp)) {
 		*err = exp && export_store_down(exp) ? -EAGAIN : -ESTALE;
+	}
 	return exp;
 }
 
@@ -95,20 +104,24 @@ int nfs3__fh_export(struct request *req, const nfs_fh3 *fh, bool modify,
 	int err;
 
 	memset(f, 0, sizeof(*f));
-	if (request_traced(req))
+	if (request_traced(req)) {
 		nfs3__fh_summary(fh, req->path_hint, sizeof(req->path_hint));
+	}
 	exp = nfs3_fh_find_export(svc, fh, &err);
-	if (err)
+	if (err) {
 		return err;
+	}
 	req->export_name = exp->name;
 	/* One copy of the options, taken under the table's lock: a SIGHUP
 	 * may change them meanwhile on the main thread. */
 	err = export_access_get(svc->exports, exp,
 				(const struct sockaddr *)&req->peer, &acc);
-	if (err)
+	if (err) {
 		return err;
-	if (modify && acc.read_only)
+	}
+	if (modify && acc.read_only) {
 		return -EROFS;
+	}
 	f->exp = exp;
 	f->st = export_store(exp);
 	f->read_only = acc.read_only;
@@ -128,11 +141,13 @@ static int nfs3_fh_resolve_obj(struct request *req, const nfs_fh3 *fh,
 	int err;
 
 	err = nfs3__fh_export(req, fh, modify, f);
-	if (err)
+	if (err) {
 		return err;
+	}
 	err = nfs3_fh_copy(fh, &sfh);
-	if (err)
+	if (err) {
 		return err;
+	}
 	if (a && f->st->ops->resolve_attr) {
 		err = f->st->ops->resolve_attr(f->st, &sfh, &f->obj, a);
 		have_attr = true;
@@ -145,11 +160,13 @@ static int nfs3_fh_resolve_obj(struct request *req, const nfs_fh3 *fh,
 	}
 	/* --trace names the file, not its handle: only when tracing, since
 	 * the path costs the backend a system call. */
-	if (request_traced(req) && f->st->ops->path)
+	if (request_traced(req) && f->st->ops->path) {
 		(void)f->st->ops->path(f->st, f->obj, req->path_hint,
 				       sizeof(req->path_hint));
-	if (a && !have_attr)
+	}
+	if (a && !have_attr) {
 		return nfs3__getattr(f, a);
+	}
 	return 0;
 }
 
@@ -213,15 +230,17 @@ void nfs3__hint_name(struct request *req, const char *name)
 {
 	size_t i = 0, len = sizeof(req->path_hint);
 
-	if (!request_traced(req))
+	if (!request_traced(req)) {
 		return;
+	}
 
 	/* With --trace the directory's path is already there: add the name
 	 * to it ("/sub" + "disk.vmdk"). */
 	if (req->path_hint[0] == '/') {
 		i = strlen(req->path_hint);
-		if (i > 1 && i < len - 1)
+		if (i > 1 && i < len - 1) {
 			req->path_hint[i++] = '/';
+		}
 	}
 	/* Names come from the wire: keep control bytes out of trace lines. */
 	for (; name && *name && i < len - 1; i++, name++) {

@@ -23,10 +23,12 @@ enum rpc_disposition nfs3__proc_fsstat(struct request *req, const void *argp,
 	int err;
 
 	err = nfs3__fh_resolve(req, &args->fsroot, false, &f);
-	if (!err)
+	if (!err) {
 		err = f.st->ops->fsstat(f.st, &fs);
-	if (!err)
+	}
+	if (!err) {
 		nfs3__usage_fsstat(&f, &fs);
+	}
 	res->status = nfs3__status_from_errno(err);
 	if (res->status == NFS3_OK) {
 		FSSTAT3resok *ok = &res->FSSTAT3res_u.resok;

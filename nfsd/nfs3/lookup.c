@@ -19,9 +19,10 @@ enum rpc_disposition nfs3__proc_getattr(struct request *req, const void *argp,
 	int err;
 
 	err = nfs3__fh_resolve_attr(req, &args->object, false, &f, &a);
-	if (!err)
+	if (!err) {
 		nfs3__fattr_from_store(
 			&a, &res->GETATTR3res_u.resok.obj_attributes);
+	}
 	res->status = nfs3__status_from_errno(err);
 	nfs3__file_release(&f);
 	return RPC_REPLY;
@@ -42,27 +43,34 @@ static int nfs3_setattr_run(const SETATTR3args *args, struct nfs3_file *f,
 	int err;
 
 	err = nfs3__wcc_pre(f, &pre, wcc);
-	if (err)
+	if (err) {
 		return err;
+	}
 	err = nfs3__sattr_to_store(&args->new_attributes, &sa);
-	if (err)
+	if (err) {
 		return err;
+	}
 	if (args->guard.check &&
 	    !nfs3_ctime_matches(&args->guard.sattrguard3_u.obj_ctime,
-				&pre.ctime))
+				&pre.ctime)) {
 		return -STORE_ENOTSYNC;
+	}
 	err = nfs3__may_setattr(&pre, &sa, &f->cred);
-	if (err)
+	if (err) {
 		return err;
-	if (sa.set_size && pre.type == STORE_DIR)
+	}
+	if (sa.set_size && pre.type == STORE_DIR) {
 		return -EISDIR;
-	if (sa.set_size && pre.type != STORE_REG)
+	}
+	if (sa.set_size && pre.type != STORE_REG) {
 		return -EINVAL;
+	}
 	err = f->st->ops->setattr(f->st, f->obj, &sa, &f->cred);
 	/* A size change allocates nothing when it grows (the new part is a
 	 * hole) but frees what a shrink cuts off. */
-	if (sa.set_size)
+	if (sa.set_size) {
 		nfs3__usage_note(f, f->obj, pre.fileid);
+	}
 	return err;
 }
 
@@ -77,14 +85,16 @@ enum rpc_disposition nfs3__proc_setattr(struct request *req, const void *argp,
 
 	memset(&wcc, 0, sizeof(wcc));
 	err = nfs3__fh_resolve(req, &args->object, true, &f);
-	if (!err)
+	if (!err) {
 		err = nfs3_setattr_run(args, &f, &wcc);
+	}
 	nfs3__wcc_post(&f, &wcc);
 	res->status = nfs3__status_from_errno(err);
-	if (res->status == NFS3_OK)
+	if (res->status == NFS3_OK) {
 		res->SETATTR3res_u.resok.obj_wcc = wcc;
-	else
+	} else {
 		res->SETATTR3res_u.resfail.obj_wcc = wcc;
+	}
 	nfs3__file_release(&f);
 	return RPC_REPLY;
 }
@@ -100,25 +110,32 @@ static int nfs3_lookup_run(const char *name, struct nfs3_file *dir,
 	int err;
 
 	err = nfs3__getattr(dir, dir_attr);
-	if (err)
+	if (err) {
 		return err;
+	}
 	*have_dir_attr = true;
-	if (dir_attr->type != STORE_DIR)
+	if (dir_attr->type != STORE_DIR) {
 		return -ENOTDIR;
+	}
 	err = nfs3__name_check(name, NFS3_NAME_LOOKUP);
-	if (err)
+	if (err) {
 		return err;
-	if (!dir->snapshot_dir && nfs3__name_is_snapdir(dir, dir_attr, name))
+	}
+	if (!dir->snapshot_dir && nfs3__name_is_snapdir(dir, dir_attr, name)) {
 		return -ENOENT;
+	}
 	err = nfs3__may_lookup(dir_attr, &dir->cred);
-	if (err)
+	if (err) {
 		return err;
+	}
 	err = nfs3__name_lookup(dir, name, &obj);
-	if (err)
+	if (err) {
 		return err;
+	}
 	nfs3__fh_set(dir->st, obj, fh_room, &ok->object);
-	if (dir->st->ops->getattr(dir->st, obj, &a) == 0)
+	if (dir->st->ops->getattr(dir->st, obj, &a) == 0) {
 		nfs3__post_op_from_attr(&a, &ok->obj_attributes);
+	}
 	/* A lookup changes nothing in the directory: its attributes from
 	 * before are its attributes after. */
 	nfs3__post_op_from_attr(dir_attr, &ok->dir_attributes);
@@ -141,19 +158,21 @@ enum rpc_disposition nfs3__proc_lookup(struct request *req, const void *argp,
 	memset(&ok, 0, sizeof(ok));
 	err = nfs3__fh_resolve(req, &args->what.dir, false, &dir);
 	nfs3__hint_name(req, args->what.name);
-	if (!err)
+	if (!err) {
 		err = nfs3_lookup_run(args->what.name, &dir, &ok, lres->fh,
 				      &dir_attr, &have_dir_attr);
+	}
 	res->status = nfs3__status_from_errno(err);
 	if (res->status == NFS3_OK) {
 		res->LOOKUP3res_u.resok = ok;
 	} else {
 		memset(&res->LOOKUP3res_u.resfail, 0,
 		       sizeof(res->LOOKUP3res_u.resfail));
-		if (have_dir_attr)
+		if (have_dir_attr) {
 			nfs3__post_op_from_attr(
 				&dir_attr,
 				&res->LOOKUP3res_u.resfail.dir_attributes);
+		}
 	}
 	nfs3__file_release(&dir);
 	return RPC_REPLY;
@@ -189,13 +208,16 @@ static int nfs3_readlink_run(struct nfs3_file *f, struct store_attr *a,
 	int err;
 
 	err = nfs3__getattr(f, a);
-	if (err)
+	if (err) {
 		return err;
-	if (a->type != STORE_LNK)
+	}
+	if (a->type != STORE_LNK) {
 		return -EINVAL;
+	}
 	buf = malloc(STORE_PATH_MAX + 1);
-	if (!buf)
+	if (!buf) {
 		return -ENOMEM;
+	}
 	err = f->st->ops->readlink(f->st, f->obj, buf, STORE_PATH_MAX, &len);
 	if (err) {
 		free(buf);
@@ -217,8 +239,9 @@ enum rpc_disposition nfs3__proc_readlink(struct request *req, const void *argp,
 	int err;
 
 	err = nfs3__fh_resolve(req, &args->symlink, false, &f);
-	if (!err)
+	if (!err) {
 		err = nfs3_readlink_run(&f, &a, &target);
+	}
 	res->status = nfs3__status_from_errno(err);
 	if (res->status == NFS3_OK) {
 		res->READLINK3res_u.resok.data = target;

@@ -19,15 +19,19 @@ int nfs3__name_check(const char *name, enum nfs3_name_use use)
 {
 	size_t len;
 
-	if (!name || name[0] == '\0')
+	if (!name || name[0] == '\0') {
 		return -EACCES;
+	}
 	len = strnlen(name, STORE_NAME_MAX + 1);
-	if (len > STORE_NAME_MAX)
+	if (len > STORE_NAME_MAX) {
 		return -ENAMETOOLONG;
-	if (memchr(name, '/', len))
+	}
+	if (memchr(name, '/', len)) {
 		return -EACCES;
-	if (!nfs3_name_is_dot(name))
+	}
+	if (!nfs3_name_is_dot(name)) {
 		return 0;
+	}
 	switch (use) {
 	case NFS3_NAME_LOOKUP:
 		return 0;

@@ -31,18 +31,23 @@ static int nfs3_dir_open(struct request *req, const diropargs3 *where,
 
 	err = nfs3__fh_resolve(req, &where->dir, true, dir);
 	nfs3__hint_name(req, where->name);
-	if (err)
+	if (err) {
 		return err;
+	}
 	err = nfs3__wcc_pre(dir, pre, wcc);
-	if (err)
+	if (err) {
 		return err;
-	if (pre->type != STORE_DIR)
+	}
+	if (pre->type != STORE_DIR) {
 		return -ENOTDIR;
+	}
 	err = nfs3__name_check(where->name, use);
-	if (err)
+	if (err) {
 		return err;
-	if (nfs3__name_is_snapdir(dir, pre, where->name))
+	}
+	if (nfs3__name_is_snapdir(dir, pre, where->name)) {
 		return -EACCES; /* the server's own */
+	}
 	return nfs3__may_change_dir(pre, &dir->cred);
 }
 
@@ -56,15 +61,18 @@ static int nfs3_sticky_check(const struct nfs3_file *dir,
 	struct store_attr va;
 	int err;
 
-	if (nfs3__may_unlink_sticky(dir_attr, dir_attr, &dir->cred) == 0)
+	if (nfs3__may_unlink_sticky(dir_attr, dir_attr, &dir->cred) == 0) {
 		return 0;
+	}
 	err = dir->st->ops->lookup(dir->st, dir->obj, name, &victim);
-	if (err)
+	if (err) {
 		return err == -ENOENT ? 0 : err;
+	}
 	err = dir->st->ops->getattr(dir->st, victim, &va);
 	dir->st->ops->obj_unref(victim);
-	if (err)
+	if (err) {
 		return err;
+	}
 	return nfs3__may_unlink_sticky(dir_attr, &va, &dir->cred);
 }
 
@@ -81,8 +89,9 @@ static int nfs3_new_sattr(const sattr3 *in, const struct store_cred *cred,
 	int err;
 
 	err = nfs3__sattr_to_store(in, out);
-	if (err)
+	if (err) {
 		return err;
+	}
 	return nfs3__may_setattr(&owner, out, cred);
 }
 
@@ -99,24 +108,28 @@ static void nfs3_new_finish(const struct nfs3_file *dir,
 
 	if (!err && obj) {
 		if (nfs3__fh_dup(dir->st, obj, &n->obj.post_op_fh3_u.handle) ==
-		    0)
+		    0) {
 			n->obj.handle_follows = TRUE;
+		}
 		if (dir->st->ops->getattr(dir->st, obj, &a) == 0) {
 			nfs3__post_op_from_attr(&a, &n->attr);
 			nfs3__usage_note(dir, obj, a.fileid);
 		}
 	}
-	if (!err)
+	if (!err) {
 		nfs3__usage_note(dir, dir->obj, dir_pre->fileid);
-	if (obj)
+	}
+	if (obj) {
 		dir->st->ops->obj_unref(obj);
+	}
 	nfs3__wcc_post(dir, &n->dir_wcc);
 }
 
 static void nfs3_new_free(post_op_fh3 *obj)
 {
-	if (obj->handle_follows)
+	if (obj->handle_follows) {
 		nfs3__fh_free(&obj->post_op_fh3_u.handle);
+	}
 	obj->handle_follows = FALSE;
 }
 
@@ -143,8 +156,9 @@ static int nfs3_new_obj_make(struct request *req, const diropargs3 *where,
 	memset(n, 0, sizeof(*n));
 	err = nfs3_dir_open(req, where, NFS3_NAME_CREATE, &dir, &pre,
 			    &n->dir_wcc);
-	if (!err)
+	if (!err) {
 		err = make(argp, &dir, &obj);
+	}
 	nfs3_new_finish(&dir, &pre, obj, err, n);
 	nfs3__file_release(&dir);
 	return err;
@@ -166,8 +180,9 @@ static int nfs3_create_run(const void *argp, struct nfs3_file *dir,
 	case GUARDED:
 		err = nfs3_new_sattr(&how->createhow3_u.obj_attributes,
 				     &dir->cred, &sa);
-		if (err)
+		if (err) {
 			return err;
+		}
 		break;
 	case EXCLUSIVE:
 		/* The verifier is kept with the file by the store; the client
@@ -210,8 +225,9 @@ static int nfs3_mkdir_run(const void *argp, struct nfs3_file *dir,
 	int err;
 
 	err = nfs3_new_sattr(&args->attributes, &dir->cred, &sa);
-	if (err)
+	if (err) {
 		return err;
+	}
 	sa.set_size = false; /* a directory has no size to set */
 	return dir->st->ops->mkdir(dir->st, dir->obj, args->where.name, &sa,
 				   &dir->cred, obj);
@@ -247,14 +263,17 @@ static int nfs3_symlink_run(const void *argp, struct nfs3_file *dir,
 
 	/* An empty target names nothing: INVAL (the VFS says ENOENT, which
 	 * would read as "the directory is gone"). */
-	if (!target || target[0] == '\0')
+	if (!target || target[0] == '\0') {
 		return -EINVAL;
-	if (strnlen(target, STORE_PATH_MAX + 1) > STORE_PATH_MAX)
+	}
+	if (strnlen(target, STORE_PATH_MAX + 1) > STORE_PATH_MAX) {
 		return -ENAMETOOLONG;
+	}
 	err = nfs3_new_sattr(&args->symlink.symlink_attributes, &dir->cred,
 			     &sa);
-	if (err)
+	if (err) {
 		return err;
+	}
 	sa.set_size = false;
 	return dir->st->ops->symlink(dir->st, dir->obj, args->where.name,
 				     target, &sa, &dir->cred, obj);
@@ -307,8 +326,9 @@ static int nfs3_mknod_run(const void *argp, struct nfs3_file *dir,
 		return -STORE_EBADTYPE;
 	}
 	err = nfs3_new_sattr(attrs, &dir->cred, &sa);
-	if (err)
+	if (err) {
 		return err;
+	}
 	sa.set_size = false;
 	return dir->st->ops->mknod(dir->st, dir->obj, args->where.name,
 				   (enum store_ftype)what->type, major, minor,
@@ -340,8 +360,9 @@ void nfs3__create_release(struct request *req, void *resp)
 	CREATE3res *res = resp;
 
 	(void)req;
-	if (res->status == NFS3_OK)
+	if (res->status == NFS3_OK) {
 		nfs3_new_free(&res->CREATE3res_u.resok.obj);
+	}
 }
 
 void nfs3__mkdir_release(struct request *req, void *resp)
@@ -349,8 +370,9 @@ void nfs3__mkdir_release(struct request *req, void *resp)
 	MKDIR3res *res = resp;
 
 	(void)req;
-	if (res->status == NFS3_OK)
+	if (res->status == NFS3_OK) {
 		nfs3_new_free(&res->MKDIR3res_u.resok.obj);
+	}
 }
 
 void nfs3__symlink_release(struct request *req, void *resp)
@@ -358,8 +380,9 @@ void nfs3__symlink_release(struct request *req, void *resp)
 	SYMLINK3res *res = resp;
 
 	(void)req;
-	if (res->status == NFS3_OK)
+	if (res->status == NFS3_OK) {
 		nfs3_new_free(&res->SYMLINK3res_u.resok.obj);
+	}
 }
 
 void nfs3__mknod_release(struct request *req, void *resp)
@@ -367,8 +390,9 @@ void nfs3__mknod_release(struct request *req, void *resp)
 	MKNOD3res *res = resp;
 
 	(void)req;
-	if (res->status == NFS3_OK)
+	if (res->status == NFS3_OK) {
 		nfs3_new_free(&res->MKNOD3res_u.resok.obj);
+	}
 }
 
 /* REMOVE and RMDIR: @rmdir picks the store op.  Fills *wcc. */
@@ -381,14 +405,17 @@ static int nfs3_unlink_run(struct request *req, const diropargs3 *what,
 	int err;
 
 	err = nfs3_dir_open(req, what, NFS3_NAME_REMOVE, &dir, &pre, wcc);
-	if (!err)
+	if (!err) {
 		err = nfs3_sticky_check(&dir, &pre, what->name);
-	if (!err)
+	}
+	if (!err) {
 		nfs3__usage_victim(&dir, what->name, &victim);
-	if (!err && rmdir)
+	}
+	if (!err && rmdir) {
 		err = dir.st->ops->rmdir(dir.st, dir.obj, what->name);
-	else if (!err)
+	} else if (!err) {
 		err = dir.st->ops->remove(dir.st, dir.obj, what->name);
+	}
 	if (!err) {
 		nfs3__usage_gone(&dir, &victim);
 		nfs3__usage_note(&dir, dir.obj, pre.fileid);
@@ -409,10 +436,11 @@ enum rpc_disposition nfs3__proc_remove(struct request *req, const void *argp,
 	memset(&wcc, 0, sizeof(wcc));
 	err = nfs3_unlink_run(req, &args->object, false, &wcc);
 	res->status = nfs3__status_from_errno(err);
-	if (res->status == NFS3_OK)
+	if (res->status == NFS3_OK) {
 		res->REMOVE3res_u.resok.dir_wcc = wcc;
-	else
+	} else {
 		res->REMOVE3res_u.resfail.dir_wcc = wcc;
+	}
 	return RPC_REPLY;
 }
 
@@ -427,10 +455,11 @@ enum rpc_disposition nfs3__proc_rmdir(struct request *req, const void *argp,
 	memset(&wcc, 0, sizeof(wcc));
 	err = nfs3_unlink_run(req, &args->object, true, &wcc);
 	res->status = nfs3__status_from_errno(err);
-	if (res->status == NFS3_OK)
+	if (res->status == NFS3_OK) {
 		res->RMDIR3res_u.resok.dir_wcc = wcc;
-	else
+	} else {
 		res->RMDIR3res_u.resfail.dir_wcc = wcc;
+	}
 	return RPC_REPLY;
 }
 
@@ -444,30 +473,37 @@ static int nfs3_rename_run(struct request *req, const RENAME3args *args,
 
 	err = nfs3_dir_open(req, &args->from, NFS3_NAME_REMOVE, from, &from_pre,
 			    from_wcc);
-	if (err)
+	if (err) {
 		return err;
+	}
 	err = nfs3_dir_open(req, &args->to, NFS3_NAME_REMOVE, to, &to_pre,
 			    to_wcc);
-	if (err)
+	if (err) {
 		return err;
-	if (from->exp != to->exp)
+	}
+	if (from->exp != to->exp) {
 		return -EXDEV;
+	}
 	err = nfs3_sticky_check(from, &from_pre, args->from.name);
-	if (err)
+	if (err) {
 		return err;
+	}
 	err = nfs3_sticky_check(to, &to_pre, args->to.name);
-	if (err)
+	if (err) {
 		return err;
+	}
 	/* Renaming over a file unlinks it. */
 	nfs3__usage_victim(to, args->to.name, &victim);
 	err = from->st->ops->rename(from->st, from->obj, args->from.name,
 				    to->obj, args->to.name);
-	if (err)
+	if (err) {
 		return err;
+	}
 	nfs3__usage_gone(to, &victim);
 	nfs3__usage_note(from, from->obj, from_pre.fileid);
-	if (to->obj != from->obj)
+	if (to->obj != from->obj) {
 		nfs3__usage_note(to, to->obj, to_pre.fileid);
+	}
 	return 0;
 }
 
@@ -509,16 +545,20 @@ static int nfs3_link_run(struct request *req, const LINK3args *args,
 	int err;
 
 	err = nfs3__fh_resolve(req, &args->file, true, f);
-	if (err)
+	if (err) {
 		return err;
+	}
 	err = nfs3_dir_open(req, &args->link, NFS3_NAME_CREATE, dir, &pre, wcc);
-	if (err)
+	if (err) {
 		return err;
-	if (f->exp != dir->exp)
+	}
+	if (f->exp != dir->exp) {
 		return -EXDEV;
+	}
 	err = f->st->ops->link(f->st, f->obj, dir->obj, args->link.name);
-	if (!err)
+	if (!err) {
 		nfs3__usage_note(dir, dir->obj, pre.fileid);
+	}
 	return err;
 }
 

@@ -41,8 +41,9 @@ struct nfs3_file {
 static inline uint32_t nfs3__io_limit(uint32_t configured_bytes)
 {
 	if (configured_bytes == 0 ||
-	    configured_bytes > NFS3_SERVICE_IO_MAX_BYTES)
+	    configured_bytes > NFS3_SERVICE_IO_MAX_BYTES) {
 		return NFS3_SERVICE_IO_MAX_BYTES;
+	}
 	return configured_bytes;
 }
 

@@ -283,10 +283,12 @@ int nfs3_service_init(struct nfs3_service *svc,
 	 * still differ by the random half, and vice versa. */
 	memcpy(svc->write_verf, &start, sizeof(start));
 	n = getrandom(svc->write_verf + 4, 4, 0);
-	if (n < 0)
+	if (n < 0) {
 		return -errno;
-	if (n != 4)
+	}
+	if (n != 4) {
 		return -EIO;
+	}
 	return 0;
 }
 
@@ -299,9 +301,10 @@ void nfs3_write_verf(const struct nfs3_service *svc, const struct export *exp,
 	uint32_t mix = gen ^ (exp->id << 8) ^ (exp->id >> 24);
 
 	memcpy(out, svc->write_verf, 8);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 4; i++) {
 		out[4 + i] =
 			(char)((uint8_t)out[4 + i] ^ (uint8_t)(mix >> (8 * i)));
+	}
 }
 
 void nfs3_program_init(struct rpc_program *prog, struct nfs3_service *svc)

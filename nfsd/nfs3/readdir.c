@@ -46,10 +46,12 @@ void nfs3__cookieverf(uint64_t fileid, cookieverf3 out)
 {
 	uint64_t h = XXH64(&fileid, sizeof(fileid), 0x6473636b /* "dsck" */);
 
-	if (h == 0) /* 0 is what a client sends first; never answer it */
+	if (h == 0) { /* 0 is what a client sends first; never answer it */
 		h = 1;
-	for (int i = 0; i < NFS3_COOKIEVERFSIZE; i++)
+	}
+	for (int i = 0; i < NFS3_COOKIEVERFSIZE; i++) {
 		out[i] = (char)(h >> (56 - 8 * i));
+	}
 }
 
 static bool nfs3_cookieverf_is_zero(const cookieverf3 verf)
@@ -70,8 +72,9 @@ static int nfs3_dirpage_grow(struct nfs3_dirpage *p, size_t name_bytes)
 		size_t cap = p->cap ? p->cap * 2 : 64;
 		struct nfs3_dirent *e = realloc(p->ents, cap * sizeof(*e));
 
-		if (!e)
+		if (!e) {
 			return -ENOMEM;
+		}
 		p->ents = e;
 		p->cap = cap;
 	}
@@ -79,11 +82,13 @@ static int nfs3_dirpage_grow(struct nfs3_dirpage *p, size_t name_bytes)
 		size_t cap = p->names_cap ? p->names_cap * 2 : 4096;
 		char *names;
 
-		while (cap - p->names_len < name_bytes)
+		while (cap - p->names_len < name_bytes) {
 			cap *= 2;
+		}
 		names = realloc(p->names, cap);
-		if (!names)
+		if (!names) {
 			return -ENOMEM;
+		}
 		p->names = names;
 		p->names_cap = cap;
 	}
@@ -99,16 +104,19 @@ static int nfs3_dirpage_add_cb(void *arg, const char *name, uint64_t fileid,
 	uint32_t dir_bytes, entry_bytes;
 	int err;
 
-	if (len > STORE_NAME_MAX)
+	if (len > STORE_NAME_MAX) {
 		return -EIO; /* no store may list a name it cannot hold */
-	if (p->hide_snapdir && !strcmp(name, SNAP_DIR_NAME))
+	}
+	if (p->hide_snapdir && !strcmp(name, SNAP_DIR_NAME)) {
 		return 0;
+	}
 	/* fileid + name + cookie, and the value_follows word before. */
 	dir_bytes = 8 + 4 + nfs3_xdr_pad4(len) + 8;
 	entry_bytes = 4 + dir_bytes;
-	if (p->plus)
+	if (p->plus) {
 		entry_bytes +=
 			NFS3_XDR_POST_OP_ATTR_BYTES + NFS3_XDR_POST_OP_FH_BYTES;
+	}
 	if ((uint64_t)p->used_bytes + entry_bytes > p->max_bytes) {
 		p->full = true;
 		return 1;
@@ -121,8 +129,9 @@ static int nfs3_dirpage_add_cb(void *arg, const char *name, uint64_t fileid,
 		return 1;
 	}
 	err = nfs3_dirpage_grow(p, len + 1);
-	if (err)
+	if (err) {
 		return err;
+	}
 	p->ents[p->n].fileid = fileid;
 	p->ents[p->n].cookie = cookie;
 	p->ents[p->n].name_off = p->names_len;
@@ -155,30 +164,37 @@ static int nfs3_dirpage_scan(struct request *req, const nfs_fh3 *fh,
 	int err;
 
 	err = nfs3__fh_resolve_attr(req, fh, false, dir, &a);
-	if (err)
+	if (err) {
 		return err;
-	if (a.type != STORE_DIR)
+	}
+	if (a.type != STORE_DIR) {
 		return -ENOTDIR;
+	}
 	err = nfs3__may_read(&a, &dir->cred);
-	if (err)
+	if (err) {
 		return err;
+	}
 	/* Cookie 0 starts over and needs no verifier; a zero verifier with
 	 * a cookie is what some clients send and is taken as trust. */
 	nfs3__cookieverf(a.fileid, page->verf);
 	if (cookie != 0 && !nfs3_cookieverf_is_zero(verf) &&
-	    memcmp(verf, page->verf, NFS3_COOKIEVERFSIZE) != 0)
+	    memcmp(verf, page->verf, NFS3_COOKIEVERFSIZE) != 0) {
 		return -STORE_EBADCOOKIE;
-	if (page->max_bytes < NFS3_DIRPAGE_HEAD_BYTES)
+	}
+	if (page->max_bytes < NFS3_DIRPAGE_HEAD_BYTES) {
 		return -STORE_ETOOSMALL;
+	}
 	page->used_bytes = NFS3_DIRPAGE_HEAD_BYTES;
 	page->hide_snapdir = !dir->snapshot_dir &&
 			     nfs3__name_is_snapdir(dir, &a, SNAP_DIR_NAME);
 	err = dir->st->ops->readdir(dir->st, dir->obj, cookie,
 				    nfs3_dirpage_add_cb, page);
-	if (err)
+	if (err) {
 		return err;
-	if (page->full && page->n == 0)
+	}
+	if (page->full && page->n == 0) {
 		return -STORE_ETOOSMALL;
+	}
 	*eof = !page->full;
 	return 0;
 }
@@ -190,8 +206,9 @@ static uint32_t nfs3_dir_cap(const struct request *req, uint32_t count)
 	const struct nfs3_service *svc = req->svc;
 	uint32_t transport = request_max_payload(req);
 
-	if (count > svc->max_dir_bytes)
+	if (count > svc->max_dir_bytes) {
 		count = svc->max_dir_bytes;
+	}
 	return count < transport ? count : transport;
 }
 
@@ -202,11 +219,13 @@ static int nfs3_dirpage_list(const struct nfs3_dirpage *p, entry3 **entries)
 	char *names;
 
 	*entries = NULL;
-	if (p->n == 0)
+	if (p->n == 0) {
 		return 0;
+	}
 	e = malloc(p->n * sizeof(*e) + p->names_len);
-	if (!e)
+	if (!e) {
 		return -ENOMEM;
+	}
 	names = (char *)(e + p->n);
 	memcpy(names, p->names, p->names_len);
 	for (size_t i = 0; i < p->n; i++) {
@@ -233,8 +252,9 @@ static void nfs3_readdir_work(struct request *req)
 
 	err = nfs3_dirpage_scan(req, &args->dir, args->cookie, args->cookieverf,
 				&dir, &page, &eof);
-	if (!err)
+	if (!err) {
 		err = nfs3_dirpage_list(&page, &entries);
+	}
 	res->status = nfs3__status_from_errno(err);
 	if (res->status == NFS3_OK) {
 		READDIR3resok *ok = &res->READDIR3res_u.resok;
@@ -266,8 +286,9 @@ static void nfs3_entryplus_fill(const struct nfs3_file *dir, bool may_lookup,
 
 	memset(&e->name_attributes, 0, sizeof(e->name_attributes));
 	memset(&e->name_handle, 0, sizeof(e->name_handle));
-	if (!may_lookup || nfs3__name_lookup(dir, e->name, &obj) != 0)
+	if (!may_lookup || nfs3__name_lookup(dir, e->name, &obj) != 0) {
 		return;
+	}
 	dir->st->ops->obj_fh(obj, &sfh);
 	if (sfh.len > 0 && sfh.len <= STORE_FH_MAX) {
 		memcpy(fh_buf, sfh.data, sfh.len);
@@ -275,8 +296,9 @@ static void nfs3_entryplus_fill(const struct nfs3_file *dir, bool may_lookup,
 		e->name_handle.post_op_fh3_u.handle.data.data_val = fh_buf;
 		e->name_handle.post_op_fh3_u.handle.data.data_len = sfh.len;
 	}
-	if (dir->st->ops->getattr(dir->st, obj, &a) == 0)
+	if (dir->st->ops->getattr(dir->st, obj, &a) == 0) {
 		nfs3__post_op_from_attr(&a, &e->name_attributes);
+	}
 	dir->st->ops->obj_unref(obj);
 }
 
@@ -292,11 +314,13 @@ static int nfs3_dirpage_listplus(const struct nfs3_dirpage *p,
 	char *fhs, *names;
 
 	*entries = NULL;
-	if (p->n == 0)
+	if (p->n == 0) {
 		return 0;
+	}
 	e = malloc(p->n * (sizeof(*e) + STORE_FH_MAX) + p->names_len);
-	if (!e)
+	if (!e) {
 		return -ENOMEM;
+	}
 	fhs = (char *)(e + p->n);
 	names = fhs + p->n * STORE_FH_MAX;
 	memcpy(names, p->names, p->names_len);
@@ -330,8 +354,9 @@ static void nfs3_readdirplus_work(struct request *req)
 
 	err = nfs3_dirpage_scan(req, &args->dir, args->cookie, args->cookieverf,
 				&dir, &page, &eof);
-	if (!err)
+	if (!err) {
 		err = nfs3_dirpage_listplus(&page, &dir, &entries);
+	}
 	res->status = nfs3__status_from_errno(err);
 	if (res->status == NFS3_OK) {
 		READDIRPLUS3resok *ok = &res->READDIRPLUS3res_u.resok;

@@ -5,8 +5,8 @@
  * blocking-work thread.  With [server] io_offload = auto, READ and UNSTABLE
  * WRITE of a connection with calls pipelined go there too
  * (request_io_offload): the work touches no loop pool (a READ's buffer is
- * taken on the loop beforehand, request_work_buf_alloc, or from the heap).  A WRITE
- * reply says what was done (`committed`) and carries the service's write
+ * taken on the loop beforehand, request_work_buf_alloc, or from the heap).  A
+ * WRITE reply says what was done (`committed`) and carries the service's write
  * verifier, new at every server start, so that a client resends unstable data
  * after a restart.  A write that would pass the datastore's quota is refused
  * with NOSPC before it touches the file (usage.c).
@@ -30,8 +30,9 @@ static uint32_t nfs3_min_u32(uint32_t a, uint32_t b)
 /* Data I/O is on regular files only; the RFC's errors for the rest. */
 static int nfs3_check_regular(const struct store_attr *a)
 {
-	if (a->type == STORE_DIR)
+	if (a->type == STORE_DIR) {
 		return -EISDIR;
+	}
 	return a->type == STORE_REG ? 0 : -EINVAL;
 }
 
@@ -43,8 +44,9 @@ static int nfs3_regular_wcc_pre(const struct nfs3_file *f,
 	int err;
 
 	err = nfs3__wcc_pre(f, pre, wcc);
-	if (err)
+	if (err) {
 		return err;
+	}
 	return nfs3_check_regular(pre);
 }
 
@@ -52,8 +54,9 @@ static int nfs3_regular_wcc_pre(const struct nfs3_file *f,
 static uint32_t nfs3_read_avail(uint64_t off, uint32_t count,
 				uint64_t size_bytes)
 {
-	if (off >= size_bytes)
+	if (off >= size_bytes) {
 		return 0;
+	}
 	return size_bytes - off < count ? (uint32_t)(size_bytes - off) : count;
 }
 
@@ -106,8 +109,9 @@ static int nfs3_read_store(struct request *req, const READ3args *args,
 	/* From the loop's pool (rpc/pool.h), given back by the release hook
 	 * or, when sent from its own buffer, by the transport. */
 	buf = nfs3_read_buf(req, count);
-	if (!buf)
+	if (!buf) {
 		return -ENOMEM;
+	}
 	err = f->st->ops->read(f->st, f->obj, args->offset, buf, count, &nread,
 			       &eof);
 	if (err) {
@@ -139,8 +143,9 @@ static int nfs3_read_fd(struct request *req, const READ3args *args,
 
 	count = nfs3_read_avail(args->offset, count, a->size_bytes);
 	err = f->st->ops->read_ref(f->st, f->obj, &ref);
-	if (err)
+	if (err) {
 		return err;
+	}
 	if (count > 0 && count >= svc->read_zero_copy_min_bytes &&
 	    svc->read_zero_copy && request_payload_ok(req)) {
 		struct rpc_payload p = { .len = count,
@@ -182,13 +187,16 @@ static int nfs3_read_run(struct request *req, const READ3args *args,
 	int err;
 
 	err = nfs3_check_regular(a);
-	if (err)
+	if (err) {
 		return err;
+	}
 	err = nfs3__may_read(a, &f->cred);
-	if (err)
+	if (err) {
 		return err;
-	if (f->st->ops->read_ref)
+	}
+	if (f->st->ops->read_ref) {
 		return nfs3_read_fd(req, args, f, a, count, ok);
+	}
 	return nfs3_read_store(req, args, f, count, ok);
 }
 
@@ -203,8 +211,9 @@ static void nfs3_read_all(struct request *req, const READ3args *args,
 
 	memset(&ok, 0, sizeof(ok));
 	err = nfs3__fh_resolve_attr(req, &args->file, false, &f, &a);
-	if (!err)
+	if (!err) {
 		err = nfs3_read_run(req, args, &f, &a, &ok);
+	}
 	res->status = nfs3__status_from_errno(err);
 	if (res->status == NFS3_OK) {
 		/* The attributes the count and eof came from (RFC 1813
@@ -252,8 +261,9 @@ static enum rpc_disposition nfs3_read_offload(struct request *req,
 enum rpc_disposition nfs3__proc_read(struct request *req, const void *argp,
 				     void *resp)
 {
-	if (request_io_offload(req))
+	if (request_io_offload(req)) {
 		return nfs3_read_offload(req, argp);
+	}
 	nfs3_read_all(req, argp, resp);
 	return RPC_REPLY;
 }
@@ -283,8 +293,9 @@ static void nfs3_sync_failed(struct nfs3_file *f, int err)
 {
 	/* What fsync(2) reports for lost data; EROFS, EBADF and the like
 	 * lose nothing that was acknowledged. */
-	if (err != -EIO && err != -ENOSPC && err != -EDQUOT)
+	if (err != -EIO && err != -ENOSPC && err != -EDQUOT) {
 		return;
+	}
 	atomic_fetch_add(&f->exp->write_verf_gen, 1);
 	log_warn("nfs3: %s: a sync failed (%s); new write verifier for this "
 		 "datastore: its clients resend their unstable data",
@@ -325,8 +336,9 @@ static void nfs3_write_park_end(struct nfs3_write_park *p)
 
 static void nfs3_write_park_leave(struct nfs3_write_park *p)
 {
-	if (atomic_fetch_sub(&p->parties, 1) == 1)
+	if (atomic_fetch_sub(&p->parties, 1) == 1) {
 		nfs3_write_park_end(p);
+	}
 }
 
 /* store_write_done_fn: on the log's flush thread. */
@@ -357,8 +369,9 @@ static int nfs3_write_store(struct request *req, const WRITE3args *args,
 			(enum store_stable)args->stable, sync_failed);
 	}
 	p = calloc(1, sizeof(*p));
-	if (!p)
+	if (!p) {
 		return -EAGAIN;
+	}
 	p->req = req;
 	p->exp = f->exp;
 	atomic_init(&p->parties, 2);
@@ -387,27 +400,33 @@ static int nfs3_write_data(struct request *req, const WRITE3args *args,
 
 	nfs3__pre_op_from_attr(pre, &wcc->before);
 	err = nfs3_check_regular(pre);
-	if (err)
+	if (err) {
 		return err;
+	}
 	err = nfs3__may_write(pre, &f->cred);
-	if (err)
+	if (err) {
 		return err;
+	}
 	/* The RFC lets the server write less than asked; the reply says. */
 	*count = nfs3_min_u32(args->count, nfs3__write_limit(req));
-	if (args->offset > NFS3_MAX_FILE_BYTES - *count)
+	if (args->offset > NFS3_MAX_FILE_BYTES - *count) {
 		return -EFBIG;
+	}
 	/* Past the datastore's quota: NOSPC, and the file stays as it was. */
 	err = nfs3__usage_write_reserve(f, pre, args->offset, *count,
 					&reserved);
-	if (err)
+	if (err) {
 		return err;
+	}
 	err = nfs3_write_store(req, args, f, *count, try_park, park,
 			       &sync_failed);
 	nfs3__usage_write_end(f, pre, reserved);
-	if (err && sync_failed)
+	if (err && sync_failed) {
 		nfs3_sync_failed(f, err);
-	if (err)
+	}
+	if (err) {
 		return err;
+	}
 	req->payload_bytes = *count;
 	return 0;
 }
@@ -431,9 +450,10 @@ static int nfs3_write_run(struct request *req, const WRITE3args *args,
 
 	memset(&wcc, 0, sizeof(wcc));
 	err = nfs3__fh_resolve_attr(req, &args->file, true, &f, &pre);
-	if (!err)
+	if (!err) {
 		err = nfs3_write_data(req, args, &f, &pre, &wcc, &count,
 				      try_park, &park);
+	}
 	if (try_park && err == -EAGAIN) {
 		nfs3__file_release(&f);
 		return -EAGAIN;
@@ -480,13 +500,16 @@ enum rpc_disposition nfs3__proc_write(struct request *req, const void *argp,
 	int err;
 
 	err = nfs3__fh_export(req, &args->file, true, &f);
-	if (!err && args->count != args->data.data_len)
+	if (!err && args->count != args->data.data_len) {
 		err = -EINVAL;
+	}
 	if (!err && args->stable != UNSTABLE && args->stable != DATA_SYNC &&
-	    args->stable != FILE_SYNC)
+	    args->stable != FILE_SYNC) {
 		err = -EINVAL;
-	if (err)
+	}
+	if (err) {
 		return nfs3_reply_early(&res->status, err);
+	}
 	req->payload_bytes = args->count;
 	if (args->stable == UNSTABLE && !request_io_offload(req)) {
 		nfs3_write_run(req, args, res, false);
@@ -498,10 +521,12 @@ enum rpc_disposition nfs3__proc_write(struct request *req, const void *argp,
 	    request_can_park(req)) {
 		int rc = nfs3_write_run(req, args, res, true);
 
-		if (rc == 1)
+		if (rc == 1) {
 			return request_park(req);
-		if (rc == 0)
+		}
+		if (rc == 0) {
 			return RPC_REPLY;
+		}
 	}
 	return request_defer(req, nfs3_write_work);
 }
@@ -514,12 +539,14 @@ static int nfs3_commit_data(struct nfs3_file *f, const COMMIT3args *args,
 	int err;
 
 	err = nfs3_regular_wcc_pre(f, &pre, wcc);
-	if (err || f->read_only)
+	if (err || f->read_only) {
 		return err;
+	}
 	err = f->st->ops->commit(f->st, f->obj, args->offset, args->count,
 				 &sync_failed);
-	if (err && sync_failed)
+	if (err && sync_failed) {
 		nfs3_sync_failed(f, err);
+	}
 	return err;
 }
 
@@ -536,8 +563,9 @@ static void nfs3_commit_work(struct request *req)
 
 	memset(&wcc, 0, sizeof(wcc));
 	err = nfs3__fh_resolve(req, &args->file, false, &f);
-	if (!err)
+	if (!err) {
 		err = nfs3_commit_data(&f, args, &wcc);
+	}
 	nfs3__wcc_post(&f, &wcc);
 	res->status = nfs3__status_from_errno(err);
 	if (res->status == NFS3_OK) {
@@ -566,8 +594,9 @@ enum rpc_disposition nfs3__proc_commit(struct request *req, const void *argp,
 	 * OK is what a client that reconciles by verifier expects, and costs
 	 * no fsync a read-only client could make the server do at will. */
 	err = nfs3__fh_export(req, &args->file, false, &f);
-	if (err)
+	if (err) {
 		return nfs3_reply_early(&res->status, err);
+	}
 	if (f.read_only) {
 		nfs3_commit_work(req);
 		return req->disposition;

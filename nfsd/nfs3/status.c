@@ -67,8 +67,9 @@ nfsstat3 nfs3__status_from_errno(int err)
 	int pos = err < 0 ? -err : err;
 
 	for (size_t i = 0; i < ARRAY_SIZE(nfs3_status_table); i++) {
-		if (nfs3_status_table[i].err == pos)
+		if (nfs3_status_table[i].err == pos) {
 			return nfs3_status_table[i].status;
+		}
 	}
 	/* An unknown failure of the backend: NFS3ERR_IO rather than
 	 * SERVERFAULT, which ESXi treats as a broken server. */
@@ -78,12 +79,14 @@ nfsstat3 nfs3__status_from_errno(int err)
 const char *nfs3__status_name(nfsstat3 status)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(nfs3_status_table); i++) {
-		if (nfs3_status_table[i].status == status)
+		if (nfs3_status_table[i].status == status) {
 			return nfs3_status_table[i].name;
+		}
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(nfs3_status_extra); i++) {
-		if (nfs3_status_extra[i].status == status)
+		if (nfs3_status_extra[i].status == status) {
 			return nfs3_status_extra[i].name;
+		}
 	}
 	return "NFS3ERR_?";
 }

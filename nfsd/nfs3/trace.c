@@ -53,13 +53,15 @@ static void nfs3_trace_put(char *buf, size_t len, size_t *pos, const char *fmt,
 	va_list ap;
 	int n;
 
-	if (*pos >= len)
+	if (*pos >= len) {
 		return;
+	}
 	va_start(ap, fmt);
 	n = vsnprintf(buf + *pos, len - *pos, fmt, ap);
 	va_end(ap);
-	if (n > 0)
+	if (n > 0) {
 		*pos += (size_t)n < len - *pos ? (size_t)n : len - *pos - 1;
+	}
 }
 
 void nfs3__trace_args_setattr(const struct request *req, const void *args,
@@ -73,24 +75,30 @@ void nfs3__trace_args_setattr(const struct request *req, const void *args,
 	(void)res;
 	buf[0] = '\0';
 	nfs3_trace_put(buf, len, &pos, "guard=%d", a->guard.check ? 1 : 0);
-	if (s->mode.set_it)
+	if (s->mode.set_it) {
 		nfs3_trace_put(buf, len, &pos, " mode=%04o",
 			       s->mode.set_mode3_u.mode);
-	if (s->uid.set_it)
+	}
+	if (s->uid.set_it) {
 		nfs3_trace_put(buf, len, &pos, " uid=%u",
 			       s->uid.set_uid3_u.uid);
-	if (s->gid.set_it)
+	}
+	if (s->gid.set_it) {
 		nfs3_trace_put(buf, len, &pos, " gid=%u",
 			       s->gid.set_gid3_u.gid);
-	if (s->size.set_it)
+	}
+	if (s->size.set_it) {
 		nfs3_trace_put(buf, len, &pos, " size=%llu",
 			       (unsigned long long)s->size.set_size3_u.size);
-	if (s->atime.set_it != DONT_CHANGE)
+	}
+	if (s->atime.set_it != DONT_CHANGE) {
 		nfs3_trace_put(buf, len, &pos, " atime=%s",
 			       nfs3_time_how_name(s->atime.set_it));
-	if (s->mtime.set_it != DONT_CHANGE)
+	}
+	if (s->mtime.set_it != DONT_CHANGE) {
 		nfs3_trace_put(buf, len, &pos, " mtime=%s",
 			       nfs3_time_how_name(s->mtime.set_it));
+	}
 }
 
 void nfs3__trace_args_access(const struct request *req, const void *args,
@@ -258,8 +266,9 @@ void nfs3__trace_res_readdir(const struct request *req, const void *args,
 		return;
 	}
 	for (const entry3 *e = r->READDIR3res_u.resok.reply.entries; e;
-	     e = e->nextentry)
+	     e = e->nextentry) {
 		n++;
+	}
 	snprintf(buf, len, "status=NFS3_OK entries=%u eof=%d", n,
 		 r->READDIR3res_u.resok.reply.eof ? 1 : 0);
 }
@@ -275,8 +284,9 @@ void nfs3__trace_res_readdirplus(const struct request *req, const void *args,
 		return;
 	}
 	for (const entryplus3 *e = r->READDIRPLUS3res_u.resok.reply.entries; e;
-	     e = e->nextentry)
+	     e = e->nextentry) {
 		n++;
+	}
 	snprintf(buf, len, "status=NFS3_OK entries=%u eof=%d", n,
 		 r->READDIRPLUS3res_u.resok.reply.eof ? 1 : 0);
 }

@@ -23,8 +23,9 @@ static int nfs3_usage_measure(void *arg, uint64_t *used_bytes)
 	struct store_attr a;
 	int err = m->st->ops->getattr(m->st, m->obj, &a);
 
-	if (!err)
+	if (!err) {
 		*used_bytes = a.used_bytes;
+	}
 	return err;
 }
 
@@ -36,13 +37,15 @@ int nfs3__usage_write_reserve(const struct nfs3_file *f,
 	int err;
 
 	*reserved_bytes = 0;
-	if (!f->exp->quota)
+	if (!f->exp->quota) {
 		return 0;
+	}
 	grow = quota_write_growth(pre->size_bytes, pre->used_bytes, off_bytes,
 				  count);
 	err = quota_reserve(f->exp->quota, grow);
-	if (!err)
+	if (!err) {
 		*reserved_bytes = grow;
+	}
 	return err;
 }
 
@@ -50,8 +53,9 @@ void nfs3__usage_write_end(const struct nfs3_file *f,
 			   const struct store_attr *pre,
 			   uint64_t reserved_bytes)
 {
-	if (!f->exp->quota || !reserved_bytes)
+	if (!f->exp->quota || !reserved_bytes) {
 		return; /* a write that cannot allocate changed nothing */
+	}
 	nfs3__usage_note(f, f->obj, pre->fileid);
 	quota_release(f->exp->quota, reserved_bytes);
 }
@@ -61,9 +65,10 @@ void nfs3__usage_note(const struct nfs3_file *f, struct store_obj *obj,
 {
 	struct nfs3_usage_measure m = { .st = f->st, .obj = obj };
 
-	if (f->exp && f->exp->quota && obj)
+	if (f->exp && f->exp->quota && obj) {
 		(void)quota_file_update(f->exp->quota, fileid,
 					nfs3_usage_measure, &m);
+	}
 }
 
 void nfs3__usage_victim(const struct nfs3_file *dir, const char *name,
@@ -73,10 +78,12 @@ void nfs3__usage_victim(const struct nfs3_file *dir, const char *name,
 	struct store_attr a;
 
 	memset(v, 0, sizeof(*v));
-	if (!dir->exp || !dir->exp->quota || !dir->obj)
+	if (!dir->exp || !dir->exp->quota || !dir->obj) {
 		return;
-	if (dir->st->ops->lookup(dir->st, dir->obj, name, &obj))
+	}
+	if (dir->st->ops->lookup(dir->st, dir->obj, name, &obj)) {
 		return;
+	}
 	if (dir->st->ops->getattr(dir->st, obj, &a) == 0) {
 		v->fileid = a.fileid;
 		/* A directory's link count counts its subdirectories. */
@@ -88,8 +95,9 @@ void nfs3__usage_victim(const struct nfs3_file *dir, const char *name,
 
 void nfs3__usage_gone(const struct nfs3_file *dir, const struct nfs3_victim *v)
 {
-	if (v->found && v->last_link && dir->exp && dir->exp->quota)
+	if (v->found && v->last_link && dir->exp && dir->exp->quota) {
 		quota_file_forget(dir->exp->quota, v->fileid);
+	}
 }
 
 void nfs3__usage_fsstat(const struct nfs3_file *f, struct store_fsstat *fs)
@@ -97,16 +105,20 @@ void nfs3__usage_fsstat(const struct nfs3_file *f, struct store_fsstat *fs)
 	struct quota_usage u;
 	uint64_t room;
 
-	if (!f->exp->quota)
+	if (!f->exp->quota) {
 		return;
+	}
 	quota_get(f->exp->quota, &u);
-	if (!u.limit_bytes)
+	if (!u.limit_bytes) {
 		return;
+	}
 	room = u.used_bytes < u.limit_bytes ? u.limit_bytes - u.used_bytes : 0;
 	fs->total_bytes = u.limit_bytes;
 	/* The disk may be fuller than the quota says: the smaller wins. */
-	if (fs->free_bytes > room)
+	if (fs->free_bytes > room) {
 		fs->free_bytes = room;
-	if (fs->avail_bytes > room)
+	}
+	if (fs->avail_bytes > room) {
 		fs->avail_bytes = room;
+	}
 }

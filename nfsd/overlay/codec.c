@@ -82,16 +82,20 @@ static json_t *codec_pool(const struct overlay_pool *e)
 		  codec_set(o, "change",
 			    json_string(codec_change_names[e->change]));
 
-	if (ok && (e->fields & OVERLAY_POOL_LEVEL))
+	if (ok && (e->fields & OVERLAY_POOL_LEVEL)) {
 		ok = codec_set(o, "level",
 			       json_string(pool_level_name(p->level)));
-	if (ok && (e->fields & OVERLAY_POOL_QOS))
+	}
+	if (ok && (e->fields & OVERLAY_POOL_QOS)) {
 		ok = codec_set(o, "qos", json_string(pool_qos_name(p->qos)));
-	if (ok && (e->fields & OVERLAY_POOL_SIZE))
+	}
+	if (ok && (e->fields & OVERLAY_POOL_SIZE)) {
 		ok = codec_set(o, "size_tib", json_integer(p->size_tib));
-	if (ok && (e->fields & OVERLAY_POOL_PURCHASED))
+	}
+	if (ok && (e->fields & OVERLAY_POOL_PURCHASED)) {
 		ok = codec_set(o, "purchased_mibps",
 			       json_integer(p->purchased_mibps));
+	}
 	if (!ok) {
 		json_decref(o);
 		return NULL;
@@ -107,13 +111,16 @@ static json_t *codec_volume(const struct overlay_volume *e)
 		  codec_set(o, "change",
 			    json_string(codec_change_names[e->change]));
 
-	if (ok && (e->fields & OVERLAY_VOLUME_POOL))
+	if (ok && (e->fields & OVERLAY_VOLUME_POOL)) {
 		ok = codec_set(o, "pool", json_string(v->pool));
-	if (ok && (e->fields & OVERLAY_VOLUME_QUOTA))
+	}
+	if (ok && (e->fields & OVERLAY_VOLUME_QUOTA)) {
 		ok = codec_set(o, "quota_bytes",
 			       json_integer((json_int_t)v->quota_bytes));
-	if (ok && (e->fields & OVERLAY_VOLUME_LIMIT))
+	}
+	if (ok && (e->fields & OVERLAY_VOLUME_LIMIT)) {
 		ok = codec_set(o, "limit_mibps", json_integer(v->manual_mibps));
+	}
 	if (!ok) {
 		json_decref(o);
 		return NULL;
@@ -131,14 +138,16 @@ static json_t *codec_caps(const struct overlay *ov)
 		const char *at = (const char *)&ov->caps + k->offset;
 		json_t *v;
 
-		if (!(ov->caps_fields & k->field))
+		if (!(ov->caps_fields & k->field)) {
 			continue;
-		if (k->kind == CODEC_REAL)
+		}
+		if (k->kind == CODEC_REAL) {
 			v = json_real(*(const double *)at);
-		else if (k->kind == CODEC_U64)
+		} else if (k->kind == CODEC_U64) {
 			v = json_integer((json_int_t) * (const uint64_t *)at);
-		else
+		} else {
 			v = json_integer(*(const uint32_t *)at);
+		}
 		ok = codec_set(o, k->key, v);
 	}
 	if (!ok) {
@@ -154,11 +163,13 @@ json_t *overlay_to_json(const struct overlay *ov)
 	       *volumes = json_array();
 	bool ok = doc && pools && volumes;
 
-	for (size_t i = 0; ok && i < ov->npools; i++)
+	for (size_t i = 0; ok && i < ov->npools; i++) {
 		ok = !json_array_append_new(pools, codec_pool(&ov->pools[i]));
-	for (size_t i = 0; ok && i < ov->nvolumes; i++)
+	}
+	for (size_t i = 0; ok && i < ov->nvolumes; i++) {
 		ok = !json_array_append_new(volumes,
 					    codec_volume(&ov->volumes[i]));
+	}
 	ok = ok && codec_set(doc, "format", json_string(OVERLAY_FORMAT)) &&
 	     codec_set(doc, "version", json_integer(OVERLAY_VERSION)) &&
 	     codec_set(doc, "pools", json_incref(pools)) &&
@@ -185,8 +196,9 @@ int overlay_encode(const struct overlay *ov, char **out, size_t *len)
 					     JSON_REAL_PRECISION(17))
 		   : NULL;
 	json_decref(doc);
-	if (!text)
+	if (!text) {
 		return -ENOMEM;
+	}
 	n = strlen(text);
 	*out = realloc(text, n + 2);
 	if (!*out) {
@@ -212,12 +224,14 @@ static int codec_keys(const json_t *obj, const char *const *known,
 	{
 		size_t i = 0;
 
-		while (known[i] && strcmp(known[i], key))
+		while (known[i] && strcmp(known[i], key)) {
 			i++;
-		if (!known[i])
+		}
+		if (!known[i]) {
 			return errbuf_printf(errbuf, errlen, -EINVAL,
 					     "%s: unknown field '%.64s'", where,
 					     key);
+		}
 	}
 	return 0;
 }
@@ -231,14 +245,16 @@ static int codec_uint(const json_t *obj, const char *key, uint64_t max,
 	json_int_t i;
 
 	*has = v != NULL;
-	if (!v)
+	if (!v) {
 		return 0;
+	}
 	i = json_is_integer(v) ? json_integer_value(v) : -1;
-	if (i < 0 || (uint64_t)i > max)
+	if (i < 0 || (uint64_t)i > max) {
 		return errbuf_printf(errbuf, errlen, -EINVAL,
 				     "%s: '%s' must be a whole number from 0 "
 				     "to %llu",
 				     where, key, (unsigned long long)max);
+	}
 	*out = (uint64_t)i;
 	return 0;
 }
@@ -251,11 +267,13 @@ static int codec_string(const json_t *obj, const char *key, const char **out,
 	const json_t *v = json_object_get(obj, key);
 
 	*has = v != NULL;
-	if (!v)
+	if (!v) {
 		return 0;
-	if (!json_is_string(v))
+	}
+	if (!json_is_string(v)) {
 		return errbuf_printf(errbuf, errlen, -EINVAL,
 				     "%s: '%s' must be a string", where, key);
+	}
 	*out = json_string_value(v);
 	return 0;
 }
@@ -266,13 +284,15 @@ static int codec_name(const json_t *obj, const char *key, char *out, bool *has,
 	const char *s = NULL;
 	int err = codec_string(obj, key, &s, has, where, errbuf, errlen);
 
-	if (err || !*has)
+	if (err || !*has) {
 		return err;
-	if (!pool_name_valid(s))
+	}
+	if (!pool_name_valid(s)) {
 		return errbuf_printf(errbuf, errlen, -EINVAL,
 				     "%s: '%s' must be a name of 1 to 63 "
 				     "letters, digits, '-', '_' or '.'",
 				     where, key);
+	}
 	snprintf(out, POOL_NAME_MAX, "%s", s);
 	return 0;
 }
@@ -286,21 +306,26 @@ static int codec_entry_head(const json_t *obj, char *name,
 	bool has;
 	int err;
 
-	if (!json_is_object(obj))
+	if (!json_is_object(obj)) {
 		return errbuf_printf(errbuf, errlen, -EINVAL,
 				     "%s: an object is expected", where);
+	}
 	err = codec_name(obj, "name", name, &has, where, errbuf, errlen);
-	if (!err && !has)
+	if (!err && !has) {
 		err = errbuf_printf(errbuf, errlen, -EINVAL,
 				    "%s: 'name' is missing", where);
-	if (!err)
+	}
+	if (!err) {
 		err = codec_string(obj, "change", &s, &has, where, errbuf,
 				   errlen);
-	if (!err && !has)
+	}
+	if (!err && !has) {
 		err = errbuf_printf(errbuf, errlen, -EINVAL,
 				    "%s: 'change' is missing", where);
-	if (err)
+	}
+	if (err) {
 		return err;
+	}
 	for (int c = OVERLAY_CREATED; c <= OVERLAY_DELETED; c++) {
 		if (!strcmp(s, codec_change_names[c])) {
 			*change = (enum overlay_change)c;
@@ -318,18 +343,21 @@ static int codec_fields_check(enum overlay_change change, unsigned fields,
 			      unsigned all, const char *where, char *errbuf,
 			      size_t errlen)
 {
-	if (change == OVERLAY_CREATED && fields != all)
+	if (change == OVERLAY_CREATED && fields != all) {
 		return errbuf_printf(errbuf, errlen, -EINVAL,
 				     "%s: a created entry needs every field",
 				     where);
-	if (change == OVERLAY_CHANGED && !fields)
+	}
+	if (change == OVERLAY_CHANGED && !fields) {
 		return errbuf_printf(errbuf, errlen, -EINVAL,
 				     "%s: a changed entry needs a field",
 				     where);
-	if (change == OVERLAY_DELETED && fields)
+	}
+	if (change == OVERLAY_DELETED && fields) {
 		return errbuf_printf(errbuf, errlen, -EINVAL,
 				     "%s: a deleted entry has no fields",
 				     where);
+	}
 	return 0;
 }
 
@@ -348,37 +376,45 @@ static int codec_pool_in(const json_t *obj, struct overlay_pool *e,
 	memset(e, 0, sizeof(*e));
 	err = codec_entry_head(obj, e->pool.name, &e->change, where, errbuf,
 			       errlen);
-	if (!err)
+	if (!err) {
 		err = codec_keys(obj, known, where, errbuf, errlen);
-	if (!err)
+	}
+	if (!err) {
 		err = codec_string(obj, "level", &s, &has, where, errbuf,
 				   errlen);
-	if (!err && has && pool_level_parse(s, &e->pool.level))
+	}
+	if (!err && has && pool_level_parse(s, &e->pool.level)) {
 		err = errbuf_printf(errbuf, errlen, -EINVAL,
 				    "%s: 'level' must be standard, premium, "
 				    "ultra or flexible",
 				    where);
+	}
 	e->fields |= !err && has ? OVERLAY_POOL_LEVEL : 0;
-	if (!err)
+	if (!err) {
 		err = codec_string(obj, "qos", &s, &has, where, errbuf, errlen);
-	if (!err && has && pool_qos_parse(s, &e->pool.qos))
+	}
+	if (!err && has && pool_qos_parse(s, &e->pool.qos)) {
 		err = errbuf_printf(errbuf, errlen, -EINVAL,
 				    "%s: 'qos' must be auto or manual", where);
+	}
 	e->fields |= !err && has ? OVERLAY_POOL_QOS : 0;
-	if (!err)
+	if (!err) {
 		err = codec_uint(obj, "size_tib", UINT32_MAX, &n, &has, where,
 				 errbuf, errlen);
+	}
 	e->pool.size_tib = (uint32_t)n;
 	e->fields |= !err && has ? OVERLAY_POOL_SIZE : 0;
 	n = 0;
-	if (!err)
+	if (!err) {
 		err = codec_uint(obj, "purchased_mibps", UINT32_MAX, &n, &has,
 				 where, errbuf, errlen);
+	}
 	e->pool.purchased_mibps = (uint32_t)n;
 	e->fields |= !err && has ? OVERLAY_POOL_PURCHASED : 0;
-	if (!err)
+	if (!err) {
 		err = codec_fields_check(e->change, e->fields, OVERLAY_POOL_ALL,
 					 where, errbuf, errlen);
+	}
 	return err;
 }
 
@@ -395,27 +431,32 @@ static int codec_volume_in(const json_t *obj, struct overlay_volume *e,
 	memset(e, 0, sizeof(*e));
 	err = codec_entry_head(obj, e->volume.name, &e->change, where, errbuf,
 			       errlen);
-	if (!err)
+	if (!err) {
 		err = codec_keys(obj, known, where, errbuf, errlen);
-	if (!err)
+	}
+	if (!err) {
 		err = codec_name(obj, "pool", e->volume.pool, &has, where,
 				 errbuf, errlen);
+	}
 	e->fields |= !err && has ? OVERLAY_VOLUME_POOL : 0;
-	if (!err)
+	if (!err) {
 		err = codec_uint(obj, "quota_bytes", INT64_MAX, &n, &has, where,
 				 errbuf, errlen);
+	}
 	e->volume.quota_bytes = n;
 	e->fields |= !err && has ? OVERLAY_VOLUME_QUOTA : 0;
 	n = 0;
-	if (!err)
+	if (!err) {
 		err = codec_uint(obj, "limit_mibps", UINT32_MAX, &n, &has,
 				 where, errbuf, errlen);
+	}
 	e->volume.manual_mibps = (uint32_t)n;
 	e->fields |= !err && has ? OVERLAY_VOLUME_LIMIT : 0;
-	if (!err)
+	if (!err) {
 		err = codec_fields_check(e->change, e->fields,
 					 OVERLAY_VOLUME_ALL, where, errbuf,
 					 errlen);
+	}
 	return err;
 }
 
@@ -423,8 +464,9 @@ static int codec_volume_in(const json_t *obj, struct overlay_volume *e,
 static const struct codec_caps_key *codec_caps_key(const char *key)
 {
 	for (size_t i = 0; i < CODEC_NCAPS; i++) {
-		if (!strcmp(codec_caps_keys[i].key, key))
+		if (!strcmp(codec_caps_keys[i].key, key)) {
 			return &codec_caps_keys[i];
+		}
 	}
 	return NULL;
 }
@@ -435,9 +477,10 @@ static int codec_caps_in(const json_t *obj, struct overlay *ov, char *errbuf,
 	const char *key;
 	json_t *v;
 
-	if (!json_is_object(obj))
+	if (!json_is_object(obj)) {
 		return errbuf_printf(errbuf, errlen, -EINVAL,
 				     "caps: an object is expected");
+	}
 	json_object_foreach((json_t *)obj, key, v)
 	{
 		const struct codec_caps_key *k = codec_caps_key(key);
@@ -445,28 +488,32 @@ static int codec_caps_in(const json_t *obj, struct overlay *ov, char *errbuf,
 		double d;
 		char *at;
 
-		if (!k)
+		if (!k) {
 			return errbuf_printf(errbuf, errlen, -EINVAL,
 					     "caps: unknown field '%.64s'",
 					     key);
+		}
 		d = json_is_number(v) ? json_number_value(v) : NAN;
-		if (whole && !json_is_integer(v))
+		if (whole && !json_is_integer(v)) {
 			d = NAN;
+		}
 		if (!isfinite(d) || d > k->max ||
-		    (k->min_excl < 0 ? d < 0 : d <= k->min_excl))
+		    (k->min_excl < 0 ? d < 0 : d <= k->min_excl)) {
 			return errbuf_printf(errbuf, errlen, -EINVAL,
 					     "caps: '%s' must be a%s number "
 					     "%s 0 and at most %g",
 					     k->key, whole ? " whole" : "",
 					     k->min_excl < 0 ? "from" : "above",
 					     k->max);
+		}
 		at = (char *)&ov->caps + k->offset;
-		if (k->kind == CODEC_REAL)
+		if (k->kind == CODEC_REAL) {
 			*(double *)at = d;
-		else if (k->kind == CODEC_U64)
+		} else if (k->kind == CODEC_U64) {
 			*(uint64_t *)at = (uint64_t)json_integer_value(v);
-		else
+		} else {
 			*(uint32_t *)at = (uint32_t)json_integer_value(v);
+		}
 		ov->caps_fields |= k->field;
 	}
 	return 0;
@@ -481,8 +528,9 @@ static bool codec_seen(const struct overlay *ov, bool pools, size_t n,
 		const char *other = pools ? ov->pools[i].pool.name
 					  : ov->volumes[i].volume.name;
 
-		if (!strcmp(other, name))
+		if (!strcmp(other, name)) {
 			return true;
+		}
 	}
 	return false;
 }
@@ -497,13 +545,15 @@ static int codec_list_in(const json_t *doc, const char *key, bool pools,
 	char where[96];
 	int err;
 
-	if (!json_is_array(list))
+	if (!json_is_array(list)) {
 		return errbuf_printf(errbuf, errlen, -EINVAL,
 				     "'%s' must be an array", key);
-	if (n > max)
+	}
+	if (n > max) {
 		return errbuf_printf(errbuf, errlen, -EINVAL,
 				     "'%s': %zu entries, more than %zu", key, n,
 				     max);
+	}
 	for (size_t i = 0; i < n; i++) {
 		const json_t *item = json_array_get(list, i);
 		const char *name;
@@ -518,16 +568,19 @@ static int codec_list_in(const json_t *doc, const char *key, bool pools,
 					      errbuf, errlen);
 			name = ov->volumes[i].volume.name;
 		}
-		if (!err && codec_seen(ov, pools, i, name))
+		if (!err && codec_seen(ov, pools, i, name)) {
 			err = errbuf_printf(errbuf, errlen, -EINVAL,
 					    "%s (%s): the name is used twice",
 					    where, name);
-		if (err)
+		}
+		if (err) {
 			return err;
-		if (pools)
+		}
+		if (pools) {
 			ov->npools = i + 1;
-		else
+		} else {
 			ov->nvolumes = i + 1;
+		}
 	}
 	return 0;
 }
@@ -541,28 +594,34 @@ static int codec_doc_in(const json_t *doc, struct overlay *ov, char *errbuf,
 	const json_t *version = json_object_get(doc, "version");
 	int err;
 
-	if (!json_is_object(doc))
+	if (!json_is_object(doc)) {
 		return errbuf_printf(errbuf, errlen, -EINVAL,
 				     "a JSON object is expected");
+	}
 	err = codec_keys(doc, known, "document", errbuf, errlen);
-	if (err)
+	if (err) {
 		return err;
+	}
 	if (!json_is_string(format) ||
-	    strcmp(json_string_value(format), OVERLAY_FORMAT))
+	    strcmp(json_string_value(format), OVERLAY_FORMAT)) {
 		return errbuf_printf(errbuf, errlen, -EINVAL,
 				     "'format' must be \"%s\"", OVERLAY_FORMAT);
+	}
 	if (!json_is_integer(version) ||
-	    json_integer_value(version) != OVERLAY_VERSION)
+	    json_integer_value(version) != OVERLAY_VERSION) {
 		return errbuf_printf(errbuf, errlen, -EINVAL,
 				     "'version' must be %d (this dsnfsd "
 				     "reads no other)",
 				     OVERLAY_VERSION);
+	}
 	err = codec_list_in(doc, "pools", true, ov, errbuf, errlen);
-	if (!err)
+	if (!err) {
 		err = codec_list_in(doc, "volumes", false, ov, errbuf, errlen);
-	if (!err)
+	}
+	if (!err) {
 		err = codec_caps_in(json_object_get(doc, "caps"), ov, errbuf,
 				    errlen);
+	}
 	return err;
 }
 
@@ -574,18 +633,21 @@ int overlay_decode(const char *buf, size_t len, struct overlay *out,
 	int err;
 
 	overlay_clear(out);
-	if (len > OVERLAY_FILE_MAX_BYTES)
+	if (len > OVERLAY_FILE_MAX_BYTES) {
 		return errbuf_printf(errbuf, errlen, -E2BIG,
 				     "%zu bytes, more than %u", len,
 				     OVERLAY_FILE_MAX_BYTES);
+	}
 	doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &e);
-	if (!doc)
+	if (!doc) {
 		return errbuf_printf(errbuf, errlen, -EINVAL,
 				     "line %d column %d: %s", e.line, e.column,
 				     e.text);
+	}
 	err = codec_doc_in(doc, out, errbuf, errlen);
 	json_decref(doc);
-	if (err)
+	if (err) {
 		overlay_clear(out);
+	}
 	return err;
 }

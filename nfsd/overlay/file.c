@@ -29,8 +29,9 @@ int overlay_file_read(const char *path, struct overlay *out, char *errbuf,
 
 	overlay_clear(out);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT)
+	if (fd < 0 && errno == ENOENT) {
 		return -ENOENT;
+	}
 	if (fd < 0) {
 		err = -errno;
 		return errbuf_printf(errbuf, errlen, err, "%s: %s", path,
@@ -38,17 +39,20 @@ int overlay_file_read(const char *path, struct overlay *out, char *errbuf,
 	}
 	err = fileio_read_whole(fd, OVERLAY_FILE_MAX_BYTES, &buf, &len);
 	close(fd);
-	if (err == -EFBIG)
+	if (err == -EFBIG) {
 		return errbuf_printf(errbuf, errlen, err,
 				     "%s: larger than %u bytes", path,
 				     OVERLAY_FILE_MAX_BYTES);
-	if (err)
+	}
+	if (err) {
 		return errbuf_printf(errbuf, errlen, err, "%s: %s", path,
 				     strerror(-err));
+	}
 	err = overlay_decode((const char *)buf, len, out, why, sizeof(why));
 	free(buf);
-	if (err)
+	if (err) {
 		return errbuf_printf(errbuf, errlen, err, "%s: %s", path, why);
+	}
 	return 0;
 }
 
@@ -59,9 +63,10 @@ int overlay_file_write(const char *path, const char *text, size_t len,
 	const char *step = "open";
 	int fd, err;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp)) {
 		return errbuf_printf(errbuf, errlen, -ENAMETOOLONG,
 				     "%s: path too long", path);
+	}
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		err = -errno;
@@ -77,18 +82,20 @@ int overlay_file_write(const char *path, const char *text, size_t len,
 		step = "close";
 		err = -errno;
 	}
-	if (err)
+	if (err) {
 		goto fail_unlink;
+	}
 	step = "rename";
 	if (rename(tmp, path) < 0) {
 		err = -errno;
 		goto fail_unlink;
 	}
 	err = fileio_sync_parent_dir(path);
-	if (err)
+	if (err) {
 		return errbuf_printf(errbuf, errlen, err,
 				     "%s: fsync of its directory: %s", path,
 				     strerror(-err));
+	}
 	return 0;
 fail_unlink:
 	unlink(tmp);

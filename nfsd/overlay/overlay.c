@@ -118,16 +118,18 @@ void overlay_diff(const struct pool_state *base,
 		const struct pool *was = pool_state_pool(base, p->name);
 		unsigned f = was ? overlay_pool_fields(was, p) : 0;
 
-		if (!was)
+		if (!was) {
 			overlay_pool_add(out, OVERLAY_CREATED, OVERLAY_POOL_ALL,
 					 p);
-		else if (f)
+		} else if (f) {
 			overlay_pool_add(out, OVERLAY_CHANGED, f, p);
+		}
 	}
 	for (size_t i = 0; i < base->npools; i++) {
-		if (!pool_state_pool(live, base->pools[i].name))
+		if (!pool_state_pool(live, base->pools[i].name)) {
 			overlay_pool_add(out, OVERLAY_DELETED, 0,
 					 &base->pools[i]);
+		}
 	}
 	for (size_t i = 0; i < live->nvolumes; i++) {
 		const struct pool_volume *v = &live->volumes[i];
@@ -135,16 +137,18 @@ void overlay_diff(const struct pool_state *base,
 			pool_state_find_volume(b, v->name);
 		unsigned f = was ? overlay_volume_fields(was, v) : 0;
 
-		if (!was)
+		if (!was) {
 			overlay_volume_add(out, OVERLAY_CREATED,
 					   OVERLAY_VOLUME_ALL, v);
-		else if (f)
+		} else if (f) {
 			overlay_volume_add(out, OVERLAY_CHANGED, f, v);
+		}
 	}
 	for (size_t i = 0; i < base->nvolumes; i++) {
-		if (!pool_state_find_volume(l, base->volumes[i].name))
+		if (!pool_state_find_volume(l, base->volumes[i].name)) {
 			overlay_volume_add(out, OVERLAY_DELETED, 0,
 					   &base->volumes[i]);
+		}
 	}
 	out->caps_fields = overlay_caps_fields(base_caps, live_caps);
 	out->caps = *live_caps;
@@ -154,25 +158,32 @@ void overlay_diff(const struct pool_state *base,
 
 static void overlay_pool_set(struct pool *p, const struct overlay_pool *e)
 {
-	if (e->fields & OVERLAY_POOL_LEVEL)
+	if (e->fields & OVERLAY_POOL_LEVEL) {
 		p->level = e->pool.level;
-	if (e->fields & OVERLAY_POOL_QOS)
+	}
+	if (e->fields & OVERLAY_POOL_QOS) {
 		p->qos = e->pool.qos;
-	if (e->fields & OVERLAY_POOL_SIZE)
+	}
+	if (e->fields & OVERLAY_POOL_SIZE) {
 		p->size_tib = e->pool.size_tib;
-	if (e->fields & OVERLAY_POOL_PURCHASED)
+	}
+	if (e->fields & OVERLAY_POOL_PURCHASED) {
 		p->purchased_mibps = e->pool.purchased_mibps;
+	}
 }
 
 static void overlay_volume_set(struct pool_volume *v,
 			       const struct overlay_volume *e)
 {
-	if (e->fields & OVERLAY_VOLUME_POOL)
+	if (e->fields & OVERLAY_VOLUME_POOL) {
 		snprintf(v->pool, sizeof(v->pool), "%s", e->volume.pool);
-	if (e->fields & OVERLAY_VOLUME_QUOTA)
+	}
+	if (e->fields & OVERLAY_VOLUME_QUOTA) {
 		v->quota_bytes = e->volume.quota_bytes;
-	if (e->fields & OVERLAY_VOLUME_LIMIT)
+	}
+	if (e->fields & OVERLAY_VOLUME_LIMIT) {
 		v->manual_mibps = e->volume.manual_mibps;
+	}
 }
 
 /* Lays pool entry @e over @st.  Returns 0, or -errno with the reason. */
@@ -184,10 +195,11 @@ static int overlay_pool_apply(struct pool_state *st,
 
 	switch (e->change) {
 	case OVERLAY_CREATED:
-		if (!p && st->npools == POOL_MAX_POOLS)
+		if (!p && st->npools == POOL_MAX_POOLS) {
 			return errbuf_printf(errbuf, errlen, -ENOSPC,
 					     "already %d pools",
 					     POOL_MAX_POOLS);
+		}
 		if (!p) {
 			p = &st->pools[st->npools++];
 			memset(p, 0, sizeof(*p));
@@ -196,11 +208,12 @@ static int overlay_pool_apply(struct pool_state *st,
 		overlay_pool_set(p, e);
 		return 0;
 	case OVERLAY_CHANGED:
-		if (!p)
+		if (!p) {
 			return errbuf_printf(errbuf, errlen, -ENOENT,
 					     "the config no longer declares "
 					     "pool %s",
 					     e->pool.name);
+		}
 		overlay_pool_set(p, e);
 		return 0;
 	case OVERLAY_DELETED:
@@ -218,11 +231,13 @@ static int overlay_pool_apply(struct pool_state *st,
 static bool overlay_exported(const struct export_table *exports,
 			     const char *name)
 {
-	if (!exports)
+	if (!exports) {
 		return true;
+	}
 	for (size_t i = 0; i < exports->count; i++) {
-		if (!strcmp(exports->exports[i].name, name))
+		if (!strcmp(exports->exports[i].name, name)) {
 			return true;
+		}
 	}
 	return false;
 }
@@ -236,15 +251,17 @@ static int overlay_volume_apply(struct pool_state *st,
 
 	switch (e->change) {
 	case OVERLAY_CREATED:
-		if (!overlay_exported(exports, e->volume.name))
+		if (!overlay_exported(exports, e->volume.name)) {
 			return errbuf_printf(errbuf, errlen, -ENOENT,
 					     "the config no longer declares "
 					     "datastore %s",
 					     e->volume.name);
-		if (!v && st->nvolumes == POOL_MAX_VOLUMES)
+		}
+		if (!v && st->nvolumes == POOL_MAX_VOLUMES) {
 			return errbuf_printf(errbuf, errlen, -ENOSPC,
 					     "already %d volumes",
 					     POOL_MAX_VOLUMES);
+		}
 		if (!v) {
 			v = &st->volumes[st->nvolumes++];
 			memset(v, 0, sizeof(*v));
@@ -254,11 +271,12 @@ static int overlay_volume_apply(struct pool_state *st,
 		overlay_volume_set(v, e);
 		return 0;
 	case OVERLAY_CHANGED:
-		if (!v)
+		if (!v) {
 			return errbuf_printf(errbuf, errlen, -ENOENT,
 					     "the config no longer puts "
 					     "datastore %s in a pool",
 					     e->volume.name);
+		}
 		overlay_volume_set(v, e);
 		return 0;
 	case OVERLAY_DELETED:
@@ -279,8 +297,9 @@ static int overlay_entry_apply(const struct overlay *ov, size_t i,
 			       const struct export_table *exports, char *errbuf,
 			       size_t errlen)
 {
-	if (i < ov->npools)
+	if (i < ov->npools) {
 		return overlay_pool_apply(st, &ov->pools[i], errbuf, errlen);
+	}
 	return overlay_volume_apply(st, &ov->volumes[i - ov->npools], exports,
 				    errbuf, errlen);
 }
@@ -298,13 +317,15 @@ static void overlay_appendf(char *buf, size_t len, size_t *used,
 	va_list ap;
 	int n;
 
-	if (*used >= len)
+	if (*used >= len) {
 		return;
+	}
 	va_start(ap, fmt);
 	n = vsnprintf(buf + *used, len - *used, fmt, ap);
 	va_end(ap);
-	if (n > 0)
+	if (n > 0) {
 		*used += (size_t)n;
+	}
 }
 
 /* "pool gold (changed size_tib=2 level=Ultra)" into @buf. */
@@ -318,34 +339,41 @@ static void overlay_entry_describe(const struct overlay *ov, size_t i,
 
 		overlay_appendf(buf, len, &used, "pool %s (%s", e->pool.name,
 				overlay_change_names[e->change]);
-		if (e->fields & OVERLAY_POOL_LEVEL)
+		if (e->fields & OVERLAY_POOL_LEVEL) {
 			overlay_appendf(buf, len, &used, " level=%s",
 					pool_level_name(e->pool.level));
-		if (e->fields & OVERLAY_POOL_QOS)
+		}
+		if (e->fields & OVERLAY_POOL_QOS) {
 			overlay_appendf(buf, len, &used, " qos=%s",
 					pool_qos_name(e->pool.qos));
-		if (e->fields & OVERLAY_POOL_SIZE)
+		}
+		if (e->fields & OVERLAY_POOL_SIZE) {
 			overlay_appendf(buf, len, &used, " size_tib=%u",
 					e->pool.size_tib);
-		if (e->fields & OVERLAY_POOL_PURCHASED)
+		}
+		if (e->fields & OVERLAY_POOL_PURCHASED) {
 			overlay_appendf(buf, len, &used, " purchased_mibps=%u",
 					e->pool.purchased_mibps);
+		}
 	} else {
 		const struct overlay_volume *e = &ov->volumes[i - ov->npools];
 
 		overlay_appendf(buf, len, &used, "volume %s (%s",
 				e->volume.name,
 				overlay_change_names[e->change]);
-		if (e->fields & OVERLAY_VOLUME_POOL)
+		if (e->fields & OVERLAY_VOLUME_POOL) {
 			overlay_appendf(buf, len, &used, " pool=%s",
 					e->volume.pool);
-		if (e->fields & OVERLAY_VOLUME_QUOTA)
+		}
+		if (e->fields & OVERLAY_VOLUME_QUOTA) {
 			overlay_appendf(
 				buf, len, &used, " quota_bytes=%llu",
 				(unsigned long long)e->volume.quota_bytes);
-		if (e->fields & OVERLAY_VOLUME_LIMIT)
+		}
+		if (e->fields & OVERLAY_VOLUME_LIMIT) {
 			overlay_appendf(buf, len, &used, " limit_mibps=%u",
 					e->volume.manual_mibps);
+		}
 	}
 	overlay_appendf(buf, len, &used, ")");
 }
@@ -358,8 +386,9 @@ static int overlay_apply_all(const struct overlay *ov,
 	size_t n = ov->npools + ov->nvolumes;
 	int err = 0;
 
-	for (size_t i = 0; i < n && !err; i++)
+	for (size_t i = 0; i < n && !err; i++) {
 		err = overlay_entry_apply(ov, i, st, exports, NULL, 0);
+	}
 	return err ? err : pool_state_check(st, NULL, 0);
 }
 
@@ -374,10 +403,12 @@ static int overlay_apply_one(const struct overlay *ov, size_t i,
 
 	memcpy(tmp, acc, sizeof(*tmp));
 	err = overlay_entry_apply(ov, i, tmp, exports, errbuf, errlen);
-	if (!err)
+	if (!err) {
 		err = pool_state_check(tmp, errbuf, errlen);
-	if (!err)
+	}
+	if (!err) {
 		memcpy(acc, tmp, sizeof(*acc));
+	}
 	return err;
 }
 
@@ -392,15 +423,17 @@ static size_t overlay_apply_greedy(const struct overlay *ov,
 	size_t n = ov->npools + ov->nvolumes, left = n;
 	bool progress = true;
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		pending[i] = true;
+	}
 	while (progress && left) {
 		progress = false;
 		for (size_t i = 0; i < n; i++) {
 			if (!pending[i] ||
 			    overlay_apply_one(ov, i, exports, acc, tmp, why[i],
-					      sizeof(why[i])))
+					      sizeof(why[i]))) {
 				continue;
+			}
 			pending[i] = false;
 			left--;
 			progress = true;
@@ -415,24 +448,33 @@ static void overlay_caps_apply(const struct overlay *ov,
 	const struct traffic_caps *c = &ov->caps;
 	unsigned f = ov->caps_fields;
 
-	if (f & OVERLAY_CAPS_SCALE)
+	if (f & OVERLAY_CAPS_SCALE) {
 		caps->scale = c->scale;
-	if (f & OVERLAY_CAPS_FLOW_BYTES)
+	}
+	if (f & OVERLAY_CAPS_FLOW_BYTES) {
 		caps->flow_bytes_per_s = c->flow_bytes_per_s;
-	if (f & OVERLAY_CAPS_FLOW_OPS)
+	}
+	if (f & OVERLAY_CAPS_FLOW_OPS) {
 		caps->flow_ops_per_s = c->flow_ops_per_s;
-	if (f & OVERLAY_CAPS_HOST_BYTES)
+	}
+	if (f & OVERLAY_CAPS_HOST_BYTES) {
 		caps->host_bytes_per_s = c->host_bytes_per_s;
-	if (f & OVERLAY_CAPS_HOST_OPS)
+	}
+	if (f & OVERLAY_CAPS_HOST_OPS) {
 		caps->host_ops_per_s = c->host_ops_per_s;
-	if (f & OVERLAY_CAPS_VOLUME_OPS)
+	}
+	if (f & OVERLAY_CAPS_VOLUME_OPS) {
 		caps->volume_ops_per_s = c->volume_ops_per_s;
-	if (f & OVERLAY_CAPS_CONTENTION)
+	}
+	if (f & OVERLAY_CAPS_CONTENTION) {
 		caps->host_contention = c->host_contention;
-	if (f & OVERLAY_CAPS_VOLUME_CONTENTION)
+	}
+	if (f & OVERLAY_CAPS_VOLUME_CONTENTION) {
 		caps->volume_contention = c->volume_contention;
-	if (f & OVERLAY_CAPS_BURST)
+	}
+	if (f & OVERLAY_CAPS_BURST) {
 		caps->burst_ms = c->burst_ms;
+	}
 }
 
 int overlay_apply(const struct overlay *ov, const struct pool_state *base,
@@ -448,25 +490,29 @@ int overlay_apply(const struct overlay *ov, const struct pool_state *base,
 	char entry[512];
 	int err = -ENOMEM;
 
-	if (!tmp || !pending || !why)
+	if (!tmp || !pending || !why) {
 		goto out;
+	}
 	*caps_out = *base_caps;
 	overlay_caps_apply(ov, caps_out);
 	memcpy(out, base, sizeof(*out));
 	err = 0;
-	if (!overlay_apply_all(ov, exports, out))
+	if (!overlay_apply_all(ov, exports, out)) {
 		goto out;
+	}
 	memcpy(out, base, sizeof(*out));
 	left = overlay_apply_greedy(ov, exports, out, tmp, pending, why);
 	for (size_t i = 0; i < n && refused; i++) {
-		if (!pending[i])
+		if (!pending[i]) {
 			continue;
+		}
 		overlay_entry_describe(ov, i, entry, sizeof(entry));
 		refused(arg, entry, why[i]);
 	}
 out:
-	if (ndropped)
+	if (ndropped) {
 		*ndropped = left;
+	}
 	free(why);
 	free(pending);
 	free(tmp);

@@ -26,22 +26,26 @@ int overlay_store_new(const char *path, struct overlay_store **out)
 	struct overlay_store *s = calloc(1, sizeof(*s));
 	int err = -ENOMEM;
 
-	if (!s)
+	if (!s) {
 		return -ENOMEM;
+	}
 	pthread_mutex_init(&s->lock, NULL);
 	s->base = calloc(1, sizeof(*s->base));
 	s->current = calloc(1, sizeof(*s->current));
-	if (!s->base || !s->current)
+	if (!s->base || !s->current) {
 		goto fail;
+	}
 	traffic_caps_default(&s->base_caps);
 	err = -ENAMETOOLONG;
 	if ((size_t)snprintf(s->path, sizeof(s->path), "%s", path) >=
-	    sizeof(s->path))
+	    sizeof(s->path)) {
 		goto fail;
+	}
 	/* No file yet holds the same as an empty overlay. */
 	err = overlay_encode(s->current, &s->text, &s->len);
-	if (err)
+	if (err) {
 		goto fail;
+	}
 	*out = s;
 	return 0;
 fail:
@@ -51,8 +55,9 @@ fail:
 
 void overlay_store_free(struct overlay_store *s)
 {
-	if (!s)
+	if (!s) {
 		return;
+	}
 	pthread_mutex_destroy(&s->lock);
 	free(s->text);
 	free(s->current);
@@ -82,8 +87,9 @@ static int store_text_set(struct overlay_store *s, const struct overlay *ov)
 	size_t len;
 	int err = overlay_encode(ov, &text, &len);
 
-	if (err)
+	if (err) {
 		return err;
+	}
 	free(s->text);
 	s->text = text;
 	s->len = len;
@@ -95,12 +101,14 @@ int overlay_store_load(struct overlay_store *s, struct overlay *out,
 {
 	int err = overlay_file_read(s->path, out, errbuf, errlen);
 
-	if (err)
+	if (err) {
 		return err;
+	}
 	memcpy(s->current, out, sizeof(*out));
 	err = store_text_set(s, out);
-	if (err)
+	if (err) {
 		snprintf(errbuf, errlen, "%s: out of memory", s->path);
+	}
 	return err;
 }
 

@@ -38,8 +38,9 @@ static int billing_line_push(struct billing_run *run,
 	if (run->nlines == run->cap) {
 		want = run->cap ? run->cap * 2 : 16;
 		grown = realloc(run->lines, want * sizeof(*grown));
-		if (!grown)
+		if (!grown) {
 			return -ENOMEM;
+		}
 		run->lines = grown;
 		run->cap = want;
 	}
@@ -57,8 +58,9 @@ static int billing_period(struct billing_run *run, size_t order,
 	uint64_t secs;
 	int err;
 
-	if (to <= from)
+	if (to <= from) {
 		return 0;
+	}
 	secs = (uint64_t)(to - from);
 	memset(&line, 0, sizeof(line));
 	memcpy(line.pool, st->name, sizeof(line.pool));
@@ -73,8 +75,9 @@ static int billing_period(struct billing_run *run, size_t order,
 	line.amount_quanta =
 		(unsigned __int128)line.quantity * secs * line.unit_price_pico;
 	err = billing_line_push(run, &line);
-	if (err || st->level != POOL_LEVEL_FLEXIBLE || !st->purchased_mibps)
+	if (err || st->level != POOL_LEVEL_FLEXIBLE || !st->purchased_mibps) {
 		return err;
+	}
 	line.item = BILLING_ITEM_THROUGHPUT;
 	line.quantity = st->purchased_mibps;
 	line.unit_price_pico = run->prices->throughput_pico;
@@ -124,8 +127,9 @@ static int billing_walk(struct billing_run *run,
 		if (tr->alive) {
 			err = billing_period(run, order, &tr->state,
 					     tr->since_s, ev->time_s);
-			if (err)
+			if (err) {
 				goto nomem;
+			}
 		}
 		err = pool_event_apply(ev, &tr->alive, &tr->state, why,
 				       sizeof(why));
@@ -138,12 +142,14 @@ static int billing_walk(struct billing_run *run,
 	for (size_t i = 0; i < run->ntracks; i++) {
 		struct billing_track *tr = &run->tracks[i];
 
-		if (!tr->alive)
+		if (!tr->alive) {
 			continue;
+		}
 		err = billing_period(run, i, &tr->state, tr->since_s,
 				     run->to_s);
-		if (err)
+		if (err) {
 			goto nomem;
+		}
 	}
 	return 0;
 nomem:
@@ -155,10 +161,12 @@ static int billing_line_cmp(const void *a, const void *b)
 {
 	const struct billing_line *x = a, *y = b;
 
-	if (x->pool_order != y->pool_order)
+	if (x->pool_order != y->pool_order) {
 		return x->pool_order < y->pool_order ? -1 : 1;
-	if (x->from_s != y->from_s)
+	}
+	if (x->from_s != y->from_s) {
 		return x->from_s < y->from_s ? -1 : 1;
+	}
 	return (int)x->item - (int)y->item;
 }
 
@@ -188,16 +196,18 @@ int billing_compute(const struct pool_event *events, size_t n,
 		free(run.lines);
 		return err;
 	}
-	if (run.nlines)
+	if (run.nlines) {
 		qsort(run.lines, run.nlines, sizeof(*run.lines),
 		      billing_line_cmp);
+	}
 	out->from_s = from_s;
 	out->to_s = to_s;
 	memcpy(out->currency, prices->currency, sizeof(out->currency));
 	out->lines = run.lines;
 	out->nlines = run.nlines;
-	for (size_t i = 0; i < run.nlines; i++)
+	for (size_t i = 0; i < run.nlines; i++) {
 		out->total_quanta += run.lines[i].amount_quanta;
+	}
 	return 0;
 }
 
@@ -214,8 +224,9 @@ unsigned __int128 billing_bill_pool_total(const struct billing_bill *bill,
 	unsigned __int128 sum = 0;
 
 	for (size_t i = 0; i < bill->nlines; i++) {
-		if (!strcmp(bill->lines[i].pool, pool))
+		if (!strcmp(bill->lines[i].pool, pool)) {
 			sum += bill->lines[i].amount_quanta;
+		}
 	}
 	return sum;
 }

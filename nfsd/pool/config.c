@@ -51,21 +51,27 @@ int pool_size_parse(const char *text, uint64_t *bytes)
 	unsigned long long v;
 	char *end;
 
-	if (*text < '0' || *text > '9')
+	if (*text < '0' || *text > '9') {
 		return -EINVAL;
+	}
 	errno = 0;
 	v = strtoull(text, &end, 10);
-	if (errno == ERANGE)
+	if (errno == ERANGE) {
 		return -ERANGE;
-	while (*end == ' ')
+	}
+	while (*end == ' ') {
 		end++;
+	}
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcasecmp(end, units[i].suffix))
+		if (strcasecmp(end, units[i].suffix)) {
 			continue;
-		if (v == 0)
+		}
+		if (v == 0) {
 			return -EINVAL;
-		if (v > (UINT64_MAX >> units[i].shift))
+		}
+		if (v > (UINT64_MAX >> units[i].shift)) {
 			return -ERANGE;
+		}
 		*bytes = (uint64_t)v << units[i].shift;
 		return 0;
 	}
@@ -77,12 +83,14 @@ static int config_u32(const char *text, uint32_t *out)
 	unsigned long long v;
 	char *end;
 
-	if (*text < '0' || *text > '9')
+	if (*text < '0' || *text > '9') {
 		return -EINVAL;
+	}
 	errno = 0;
 	v = strtoull(text, &end, 10);
-	if (errno || *end || v > UINT32_MAX)
+	if (errno || *end || v > UINT32_MAX) {
 		return -EINVAL;
+	}
 	*out = (uint32_t)v;
 	return 0;
 }
@@ -104,8 +112,9 @@ static struct pool *config_pool_get(struct pool_config *cfg, const char *name,
 	struct pool *p = pool_state_find_pool(st, name);
 
 	if (!p) {
-		if (st->npools == POOL_MAX_POOLS || !pool_name_valid(name))
+		if (st->npools == POOL_MAX_POOLS || !pool_name_valid(name)) {
 			return NULL;
+		}
 		p = &st->pools[st->npools++];
 		memset(p, 0, sizeof(*p));
 		snprintf(p->name, sizeof(p->name), "%s", name);
@@ -121,8 +130,10 @@ static struct pool_volume *config_volume_get(struct pool_config *cfg,
 	struct pool_volume *v = pool_state_find_volume(st, name);
 
 	if (!v) {
-		if (st->nvolumes == POOL_MAX_VOLUMES || !pool_name_valid(name))
+		if (st->nvolumes == POOL_MAX_VOLUMES ||
+		    !pool_name_valid(name)) {
 			return NULL;
+		}
 		v = &st->volumes[st->nvolumes++];
 		memset(v, 0, sizeof(*v));
 		snprintf(v->name, sizeof(v->name), "%s", name);
@@ -138,30 +149,35 @@ static int config_pool_key(struct pool_config *cfg, const char *name,
 	unsigned *keys;
 	struct pool *p = config_pool_get(cfg, name, &keys);
 
-	if (!p)
+	if (!p) {
 		return errbuf_printf(errbuf, errlen, -EINVAL,
 				     "bad pool name (1 to 63 letters, digits, "
 				     "'-', '_', '.') or too many pools");
-	if (!strcmp(key, "level"))
+	}
+	if (!strcmp(key, "level")) {
 		return config_key_end(keys, KEY_LEVEL,
 				      pool_level_parse(value, &p->level),
 				      "level is standard, premium, ultra or "
 				      "flexible",
 				      errbuf, errlen);
-	if (!strcmp(key, "size_tib"))
+	}
+	if (!strcmp(key, "size_tib")) {
 		return config_key_end(
 			keys, KEY_SIZE, config_u32(value, &p->size_tib),
 			"size_tib is a whole number of TiB", errbuf, errlen);
-	if (!strcmp(key, "qos"))
+	}
+	if (!strcmp(key, "qos")) {
 		return config_key_end(keys, KEY_QOS,
 				      pool_qos_parse(value, &p->qos),
 				      "qos is auto or manual", errbuf, errlen);
-	if (!strcmp(key, "purchased_mibps"))
+	}
+	if (!strcmp(key, "purchased_mibps")) {
 		return config_key_end(keys, 0,
 				      config_u32(value, &p->purchased_mibps),
 				      "purchased_mibps is a whole number of "
 				      "MiB/s",
 				      errbuf, errlen);
+	}
 	return -ENOENT;
 }
 
@@ -178,31 +194,36 @@ static int config_volume_key(struct pool_config *cfg, const char *name,
 	struct pool_volume *v;
 	unsigned *keys;
 
-	if (!config_is_volume_key(key))
+	if (!config_is_volume_key(key)) {
 		return -ENOENT;
+	}
 	v = config_volume_get(cfg, name, &keys);
-	if (!v)
+	if (!v) {
 		return errbuf_printf(errbuf, errlen, -EINVAL,
 				     "bad datastore name or too many pooled "
 				     "datastores");
+	}
 	if (!strcmp(key, "pool")) {
 		*keys |= KEY_POOL;
-		if (!pool_name_valid(value))
+		if (!pool_name_valid(value)) {
 			return errbuf_printf(errbuf, errlen, -EINVAL,
 					     "bad pool name");
+		}
 		snprintf(v->pool, sizeof(v->pool), "%s", value);
 		return 0;
 	}
-	if (!strcmp(key, "quota"))
+	if (!strcmp(key, "quota")) {
 		return config_key_end(keys, KEY_QUOTA,
 				      pool_size_parse(value, &v->quota_bytes),
 				      "quota is a size above 0: bytes, or N "
 				      "with KiB, MiB, GiB or TiB",
 				      errbuf, errlen);
-	if (config_u32(value, &v->manual_mibps) || v->manual_mibps == 0)
+	}
+	if (config_u32(value, &v->manual_mibps) || v->manual_mibps == 0) {
 		return errbuf_printf(errbuf, errlen, -EINVAL,
 				     "throughput_mibps is a whole number of "
 				     "MiB/s above 0");
+	}
 	return 0;
 }
 
@@ -211,13 +232,15 @@ int pool_config_section(void *arg, const char *section, const char *key,
 {
 	struct pool_config *cfg = arg;
 
-	if (!strncmp(section, POOL_SECTION, strlen(POOL_SECTION)))
+	if (!strncmp(section, POOL_SECTION, strlen(POOL_SECTION))) {
 		return config_pool_key(cfg, section + strlen(POOL_SECTION), key,
 				       value, errbuf, errlen);
-	if (!strncmp(section, DATASTORE_SECTION, strlen(DATASTORE_SECTION)))
+	}
+	if (!strncmp(section, DATASTORE_SECTION, strlen(DATASTORE_SECTION))) {
 		return config_volume_key(cfg,
 					 section + strlen(DATASTORE_SECTION),
 					 key, value, errbuf, errlen);
+	}
 	return -ENOENT;
 }
 
@@ -238,8 +261,9 @@ int pool_config_finish(struct pool_config *cfg, const struct pool_state **out,
 			return -EINVAL;
 		}
 		/* Flexible exists only with manual QoS: default to it. */
-		if (p->level == POOL_LEVEL_FLEXIBLE && !(keys & KEY_QOS))
+		if (p->level == POOL_LEVEL_FLEXIBLE && !(keys & KEY_QOS)) {
 			p->qos = POOL_QOS_MANUAL;
+		}
 	}
 	for (size_t i = 0; i < st->nvolumes; i++) {
 		unsigned keys = cfg->volume_keys[i];
@@ -253,8 +277,9 @@ int pool_config_finish(struct pool_config *cfg, const struct pool_state **out,
 		}
 	}
 	err = pool_state_check(st, errbuf, errlen);
-	if (err)
+	if (err) {
 		return err;
+	}
 	*out = st;
 	return 0;
 }

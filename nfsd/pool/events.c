@@ -22,8 +22,9 @@ static const char *const pool_event_names[] = {
 const char *pool_event_type_name(enum pool_event_type type)
 {
 	if ((unsigned)type >= ARRAY_SIZE(pool_event_names) ||
-	    !pool_event_names[type])
+	    !pool_event_names[type]) {
 		return "?";
+	}
 	return pool_event_names[type];
 }
 
@@ -32,14 +33,16 @@ int pool_event_apply(const struct pool_event *ev, bool *alive,
 {
 	const char *why = NULL;
 
-	if (ev->type == POOL_EVENT_CREATED && *alive)
+	if (ev->type == POOL_EVENT_CREATED && *alive) {
 		why = "while it already exists";
-	else if (ev->type != POOL_EVENT_CREATED && !*alive)
+	} else if (ev->type != POOL_EVENT_CREATED && !*alive) {
 		why = "while it does not exist";
+	}
 	if (why) {
-		if (errbuf && errlen)
+		if (errbuf && errlen) {
 			snprintf(errbuf, errlen, "pool %s: %s %s", ev->pool,
 				 pool_event_type_name(ev->type), why);
+		}
 		return -EINVAL;
 	}
 	if (ev->type == POOL_EVENT_DELETED) {
@@ -51,16 +54,18 @@ int pool_event_apply(const struct pool_event *ev, bool *alive,
 	state->level = ev->level;
 	state->size_tib = ev->size_tib;
 	state->purchased_mibps = ev->purchased_mibps;
-	if (ev->type == POOL_EVENT_CREATED)
+	if (ev->type == POOL_EVENT_CREATED) {
 		state->qos = POOL_QOS_AUTO;
+	}
 	return 0;
 }
 
 static struct pool *events_find(struct pool *pools, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (!strcmp(pools[i].name, name))
+		if (!strcmp(pools[i].name, name)) {
 			return &pools[i];
+		}
 	}
 	return NULL;
 }
@@ -83,18 +88,20 @@ int pool_events_replay(const struct pool_event *events, size_t n,
 		err = pool_event_apply(ev, &alive, p ? p : &fresh, why,
 				       sizeof(why));
 		if (err) {
-			if (errbuf && errlen)
+			if (errbuf && errlen) {
 				snprintf(errbuf, errlen, "event %zu: %s", i,
 					 why);
+			}
 			return err;
 		}
 		if (!p && alive) {
 			if (count == max) {
-				if (errbuf && errlen)
+				if (errbuf && errlen) {
 					snprintf(errbuf, errlen,
 						 "event %zu: more than %zu "
 						 "pools",
 						 i, max);
+				}
 				return -ENOSPC;
 			}
 			out[count++] = fresh;
@@ -115,8 +122,9 @@ static int events_push(struct pool_event *out, size_t max, size_t *nout,
 {
 	struct pool_event *ev;
 
-	if (*nout == max)
+	if (*nout == max) {
 		return -ENOSPC;
+	}
 	ev = &out[(*nout)++];
 	memset(ev, 0, sizeof(*ev));
 	ev->type = type;
@@ -132,8 +140,9 @@ static const struct pool *events_find_const(const struct pool *pools, size_t n,
 					    const char *name)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (!strcmp(pools[i].name, name))
+		if (!strcmp(pools[i].name, name)) {
 			return &pools[i];
+		}
 	}
 	return NULL;
 }
@@ -173,19 +182,21 @@ int pool_events_diff(const struct pool *from, size_t nfrom,
 
 	*nout = 0;
 	for (size_t i = 0; i < nfrom && !err; i++) {
-		if (!events_find_const(to, nto, from[i].name))
+		if (!events_find_const(to, nto, from[i].name)) {
 			err = events_push(out, max, nout, POOL_EVENT_DELETED,
 					  &from[i], now_s);
+		}
 	}
 	for (size_t i = 0; i < nto && !err; i++) {
 		const struct pool *a =
 			events_find_const(from, nfrom, to[i].name);
 
-		if (!a)
+		if (!a) {
 			err = events_push(out, max, nout, POOL_EVENT_CREATED,
 					  &to[i], now_s);
-		else
+		} else {
 			err = events_diff_one(a, &to[i], now_s, out, max, nout);
+		}
 	}
 	return err;
 }

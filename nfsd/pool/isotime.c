@@ -24,12 +24,14 @@ static int isotime_epoch(const char *text, int64_t *out_s)
 	long long v;
 	char *end;
 
-	if (text[0] < '0' || text[0] > '9')
+	if (text[0] < '0' || text[0] > '9') {
 		return -EINVAL;
+	}
 	errno = 0;
 	v = strtoll(text, &end, 10);
-	if (errno || *end)
+	if (errno || *end) {
 		return -EINVAL;
+	}
 	*out_s = (int64_t)v;
 	return 0;
 }
@@ -41,40 +43,48 @@ int billing_time_parse(const char *text, int64_t *out_s)
 	const char *p;
 	time_t t;
 
-	if (text[0] == '@')
+	if (text[0] == '@') {
 		return isotime_epoch(text + 1, out_s);
+	}
 	memset(&tm, 0, sizeof(tm));
 	if (sscanf(text, "%4d-%2d-%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
 		   &date_len) != 3 ||
-	    date_len != 10)
+	    date_len != 10) {
 		return -EINVAL;
+	}
 	p = text + date_len;
 	if (*p == 'T' || *p == ' ') {
 		p++;
 		if (sscanf(p, "%2d:%2d%n", &tm.tm_hour, &tm.tm_min, &n) != 2 ||
-		    n != 5)
+		    n != 5) {
 			return -EINVAL;
+		}
 		p += n;
 		if (*p == ':') {
 			p++;
-			if (sscanf(p, "%2d%n", &tm.tm_sec, &n) != 1 || n != 2)
+			if (sscanf(p, "%2d%n", &tm.tm_sec, &n) != 1 || n != 2) {
 				return -EINVAL;
+			}
 			p += n;
 		}
-		if (*p == 'Z')
+		if (*p == 'Z') {
 			p++;
+		}
 	}
-	if (*p)
+	if (*p) {
 		return -EINVAL;
+	}
 	tm.tm_year -= 1900;
 	tm.tm_mon -= 1;
-	if (!isotime_fields_valid(&tm))
+	if (!isotime_fields_valid(&tm)) {
 		return -EINVAL;
+	}
 	check = tm;
 	t = timegm(&tm);
 	/* timegm() normalises 31 February into March: refuse it. */
-	if (tm.tm_mday != check.tm_mday || tm.tm_mon != check.tm_mon)
+	if (tm.tm_mday != check.tm_mday || tm.tm_mon != check.tm_mon) {
 		return -EINVAL;
+	}
 	*out_s = (int64_t)t;
 	return 0;
 }
@@ -85,6 +95,7 @@ void billing_time_format(int64_t t_s, char *buf, size_t len)
 	struct tm tm;
 
 	if (!gmtime_r(&t, &tm) ||
-	    !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+	    !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm)) {
 		snprintf(buf, len, "@%" PRId64, t_s);
+	}
 }

@@ -39,22 +39,25 @@ struct pool_ledger {
 
 static void ledger_put_le32(uint8_t *p, uint32_t v)
 {
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 4; i++) {
 		p[i] = (uint8_t)(v >> (8 * i));
+	}
 }
 
 static void ledger_put_le64(uint8_t *p, uint64_t v)
 {
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < 8; i++) {
 		p[i] = (uint8_t)(v >> (8 * i));
+	}
 }
 
 static uint32_t ledger_get_le32(const uint8_t *p)
 {
 	uint32_t v = 0;
 
-	for (int i = 3; i >= 0; i--)
+	for (int i = 3; i >= 0; i--) {
 		v = (v << 8) | p[i];
+	}
 	return v;
 }
 
@@ -62,8 +65,9 @@ static uint64_t ledger_get_le64(const uint8_t *p)
 {
 	uint64_t v = 0;
 
-	for (int i = 7; i >= 0; i--)
+	for (int i = 7; i >= 0; i--) {
 		v = (v << 8) | p[i];
+	}
 	return v;
 }
 
@@ -81,8 +85,9 @@ int pool_ledger_encode(const struct pool_event *ev, uint8_t *buf, size_t len)
 	size_t plen = POOL_LEDGER_PAYLOAD_FIXED_BYTES + name_len;
 	uint8_t *pl = buf + 4;
 
-	if (!ledger_event_valid(ev) || len < 4 + plen + 8)
+	if (!ledger_event_valid(ev) || len < 4 + plen + 8) {
 		return -EINVAL;
+	}
 	ledger_put_le32(buf, (uint32_t)plen);
 	pl[0] = LEDGER_VERSION;
 	pl[1] = (uint8_t)ev->type;
@@ -135,8 +140,9 @@ static int ledger_payload_decode(const uint8_t *pl, size_t plen,
 static bool ledger_all_zero(const uint8_t *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (p[i])
+		if (p[i]) {
 			return false;
+		}
 	}
 	return true;
 }
@@ -147,13 +153,15 @@ static int ledger_events_push(struct pool_event **events, size_t *n,
 	struct pool_event *grown;
 	size_t want;
 
-	if (*n == POOL_LEDGER_MAX_EVENTS)
+	if (*n == POOL_LEDGER_MAX_EVENTS) {
 		return -ENOSPC;
+	}
 	if (*n == *cap) {
 		want = *cap ? *cap * 2 : 64;
 		grown = realloc(*events, want * sizeof(**events));
-		if (!grown)
+		if (!grown) {
 			return -ENOMEM;
+		}
 		*events = grown;
 		*cap = want;
 	}
@@ -170,11 +178,13 @@ static int ledger_events_push(struct pool_event **events, size_t *n,
 static bool ledger_bad_is_last(const uint8_t *buf, size_t len, size_t off,
 			       size_t rec_len)
 {
-	if (rec_len == 0)
+	if (rec_len == 0) {
 		return len - off <= POOL_LEDGER_RECORD_MAX_BYTES ||
 		       ledger_all_zero(buf + off, len - off);
-	if (rec_len >= len - off)
+	}
+	if (rec_len >= len - off) {
 		return true;
+	}
 	return ledger_all_zero(buf + off + rec_len, len - off - rec_len);
 }
 
@@ -194,9 +204,10 @@ int pool_ledger_decode(const uint8_t *buf, size_t len,
 	*n = 0;
 	if (len < hdr) {
 		/* A crash while the header was written: empty ledger. */
-		if (memcmp(buf, POOL_LEDGER_MAGIC, len))
+		if (memcmp(buf, POOL_LEDGER_MAGIC, len)) {
 			return errbuf_printf(errbuf, errlen, -EILSEQ,
 					     "offset 0: not a dsnfs ledger");
+		}
 		*valid_len = 0;
 		if (len) {
 			rec->torn = true;
@@ -206,9 +217,10 @@ int pool_ledger_decode(const uint8_t *buf, size_t len,
 		}
 		return 0;
 	}
-	if (memcmp(buf, POOL_LEDGER_MAGIC, hdr))
+	if (memcmp(buf, POOL_LEDGER_MAGIC, hdr)) {
 		return errbuf_printf(errbuf, errlen, -EILSEQ,
 				     "offset 0: not a dsnfs ledger");
+	}
 	while (off < len) {
 		size_t left = len - off;
 		uint32_t plen;
@@ -234,8 +246,9 @@ int pool_ledger_decode(const uint8_t *buf, size_t len,
 			why = "checksum mismatch";
 			break;
 		}
-		if (ledger_payload_decode(buf + off + 4, plen, &ev, &why))
+		if (ledger_payload_decode(buf + off + 4, plen, &ev, &why)) {
 			break;
+		}
 		if (count && ev.time_s < evs[count - 1].time_s) {
 			why = "time goes backwards";
 			break;
@@ -280,9 +293,10 @@ static int ledger_open_fd(const char *path, bool writable, int *fd_out,
 		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		created = fd >= 0;
 	}
-	if (fd < 0)
+	if (fd < 0) {
 		return errbuf_printf(errbuf, errlen, -errno, "%s: %s", path,
 				     strerror(errno));
+	}
 	if (writable && flock(fd, LOCK_EX | LOCK_NB)) {
 		err = errno == EWOULDBLOCK ? -EBUSY : -errno;
 		close(fd);
@@ -309,23 +323,26 @@ static int ledger_repair(struct pool_ledger *l, size_t valid_len,
 {
 	int err;
 
-	if (valid_len < file_len && ftruncate(l->fd, (off_t)valid_len))
+	if (valid_len < file_len && ftruncate(l->fd, (off_t)valid_len)) {
 		return errbuf_printf(errbuf, errlen, -errno,
 				     "%s: truncating a torn record: %s",
 				     l->path, strerror(errno));
+	}
 	if (valid_len == 0) {
 		err = fileio_pwrite_all(l->fd,
 					(const uint8_t *)POOL_LEDGER_MAGIC,
 					POOL_LEDGER_HEADER_BYTES, 0);
-		if (err)
+		if (err) {
 			return errbuf_printf(errbuf, errlen, err,
 					     "%s: writing the header: %s",
 					     l->path, strerror(-err));
+		}
 		valid_len = POOL_LEDGER_HEADER_BYTES;
 	}
-	if (valid_len != file_len && fsync(l->fd))
+	if (valid_len != file_len && fsync(l->fd)) {
 		return errbuf_printf(errbuf, errlen, -errno, "%s: fsync: %s",
 				     l->path, strerror(errno));
+	}
 	l->size_bytes = valid_len;
 	return 0;
 }
@@ -341,16 +358,19 @@ int pool_ledger_open(const char *path, enum pool_ledger_mode mode,
 	char why[192];
 	int err;
 
-	if (!rec)
+	if (!rec) {
 		rec = &local;
+	}
 	l = calloc(1, sizeof(*l));
-	if (!l)
+	if (!l) {
 		return errbuf_printf(errbuf, errlen, -ENOMEM, "out of memory");
+	}
 	l->writable = mode == POOL_LEDGER_READ_WRITE;
 	snprintf(l->path, sizeof(l->path), "%s", path);
 	err = ledger_open_fd(path, l->writable, &l->fd, errbuf, errlen);
-	if (err)
+	if (err) {
 		goto fail_alloc;
+	}
 	err = fileio_read_whole(l->fd, LEDGER_MAX_FILE_BYTES, &buf, &len);
 	if (err) {
 		errbuf_printf(errbuf, errlen, err, "%s: reading: %s", path,
@@ -368,8 +388,9 @@ int pool_ledger_open(const char *path, enum pool_ledger_mode mode,
 	l->size_bytes = valid_len;
 	if (l->writable) {
 		err = ledger_repair(l, valid_len, len, errbuf, errlen);
-		if (err)
+		if (err) {
 			goto fail_events;
+		}
 	}
 	pthread_mutex_init(&l->lock, NULL);
 	*out = l;
@@ -386,8 +407,9 @@ fail_alloc:
 
 void pool_ledger_close(struct pool_ledger *ledger)
 {
-	if (!ledger)
+	if (!ledger) {
 		return;
+	}
 	close(ledger->fd);
 	pthread_mutex_destroy(&ledger->lock);
 	free(ledger->events);
@@ -407,13 +429,15 @@ static int ledger_encode_batch(const struct pool_ledger *l,
 		int w;
 
 		stamped[i] = events[i];
-		if (stamped[i].time_s < last)
+		if (stamped[i].time_s < last) {
 			stamped[i].time_s = last;
+		}
 		last = stamped[i].time_s;
 		w = pool_ledger_encode(&stamped[i], buf + off,
 				       POOL_LEDGER_RECORD_MAX_BYTES);
-		if (w < 0)
+		if (w < 0) {
 			return w;
+		}
 		off += (size_t)w;
 	}
 	*len = off;
@@ -429,13 +453,15 @@ static int ledger_append_locked(struct pool_ledger *l,
 	size_t len = 0;
 	int err;
 
-	if (!l->writable)
+	if (!l->writable) {
 		return errbuf_printf(errbuf, errlen, -EBADF,
 				     "%s: opened read-only", l->path);
-	if (n > POOL_LEDGER_MAX_EVENTS - l->nevents)
+	}
+	if (n > POOL_LEDGER_MAX_EVENTS - l->nevents) {
 		return errbuf_printf(errbuf, errlen, -ENOSPC,
 				     "%s: more than %u events", l->path,
 				     POOL_LEDGER_MAX_EVENTS);
+	}
 	buf = malloc(n * POOL_LEDGER_RECORD_MAX_BYTES);
 	stamped = malloc(n * sizeof(*stamped));
 	if (!buf || !stamped) {
@@ -449,25 +475,29 @@ static int ledger_append_locked(struct pool_ledger *l,
 		goto out;
 	}
 	err = fileio_pwrite_all(l->fd, buf, len, l->size_bytes);
-	if (!err && fsync(l->fd))
+	if (!err && fsync(l->fd)) {
 		err = -errno;
+	}
 	if (err) {
 		errbuf_printf(errbuf, errlen, err, "%s: appending: %s", l->path,
 			      strerror(-err));
 		/* Best effort: leave no partial record behind.  A failure
 		 * here is handled by the torn-tail replay on next open. */
-		if (ftruncate(l->fd, (off_t)l->size_bytes) == 0)
+		if (ftruncate(l->fd, (off_t)l->size_bytes) == 0) {
 			(void)fsync(l->fd);
+		}
 		goto out;
 	}
 	l->size_bytes += len;
-	for (size_t i = 0; i < n && !err; i++)
+	for (size_t i = 0; i < n && !err; i++) {
 		err = ledger_events_push(&l->events, &l->nevents, &l->cap,
 					 &stamped[i]);
-	if (err)
+	}
+	if (err) {
 		errbuf_printf(errbuf, errlen, err,
 			      "%s: appended, but no memory to keep the events",
 			      l->path);
+	}
 out:
 	free(stamped);
 	free(buf);
@@ -480,8 +510,9 @@ int pool_ledger_append(struct pool_ledger *ledger,
 {
 	int err;
 
-	if (n == 0)
+	if (n == 0) {
 		return 0;
+	}
 	pthread_mutex_lock(&ledger->lock);
 	err = ledger_append_locked(ledger, events, n, errbuf, errlen);
 	pthread_mutex_unlock(&ledger->lock);

@@ -40,8 +40,9 @@ static const char *const pool_qos_names[] = {
 
 const char *pool_level_name(enum pool_level level)
 {
-	if ((unsigned)level >= POOL_LEVEL_COUNT)
+	if ((unsigned)level >= POOL_LEVEL_COUNT) {
 		return "?";
+	}
 	return pool_levels[level].name;
 }
 
@@ -58,22 +59,25 @@ int pool_level_parse(const char *text, enum pool_level *out)
 
 uint32_t pool_level_mibps_per_tib(enum pool_level level)
 {
-	if ((unsigned)level >= POOL_LEVEL_COUNT)
+	if ((unsigned)level >= POOL_LEVEL_COUNT) {
 		return 0;
+	}
 	return pool_levels[level].mibps_per_tib;
 }
 
 uint32_t pool_level_volume_cap_mibps(enum pool_level level)
 {
-	if ((unsigned)level >= POOL_LEVEL_COUNT)
+	if ((unsigned)level >= POOL_LEVEL_COUNT) {
 		return 0;
+	}
 	return pool_levels[level].volume_cap_mibps;
 }
 
 const char *pool_qos_name(enum pool_qos qos)
 {
-	if ((unsigned)qos >= ARRAY_SIZE(pool_qos_names))
+	if ((unsigned)qos >= ARRAY_SIZE(pool_qos_names)) {
 		return "?";
+	}
 	return pool_qos_names[qos];
 }
 
@@ -92,24 +96,27 @@ bool pool_name_valid(const char *name)
 {
 	size_t len = strnlen(name, POOL_NAME_MAX);
 
-	if (len == 0 || len >= POOL_NAME_MAX)
+	if (len == 0 || len >= POOL_NAME_MAX) {
 		return false;
+	}
 	for (size_t i = 0; i < len; i++) {
 		char c = name[i];
 
 		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 		      (c >= '0' && c <= '9') || c == '-' || c == '_' ||
-		      c == '.'))
+		      c == '.')) {
 			return false;
+		}
 	}
 	return true;
 }
 
 uint64_t pool_throughput_mibps(const struct pool *pool)
 {
-	if (pool->level == POOL_LEVEL_FLEXIBLE)
+	if (pool->level == POOL_LEVEL_FLEXIBLE) {
 		return (uint64_t)POOL_FLEX_BASELINE_MIBPS +
 		       pool->purchased_mibps;
+	}
 	return (uint64_t)pool->size_tib * pool_level_mibps_per_tib(pool->level);
 }
 

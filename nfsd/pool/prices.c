@@ -31,27 +31,33 @@ int billing_price_parse(const char *text, uint64_t *pico)
 	unsigned decimals = 0;
 	const char *p = text;
 
-	if (*p < '0' || *p > '9')
+	if (*p < '0' || *p > '9') {
 		return -EINVAL;
+	}
 	for (; *p >= '0' && *p <= '9'; p++) {
 		units = units * 10 + (uint64_t)(*p - '0');
-		if (units >= BILLING_PRICE_MAX_UNITS)
+		if (units >= BILLING_PRICE_MAX_UNITS) {
 			return -EINVAL;
+		}
 	}
 	if (*p == '.') {
 		p++;
-		if (*p < '0' || *p > '9')
+		if (*p < '0' || *p > '9') {
 			return -EINVAL;
+		}
 		for (; *p >= '0' && *p <= '9'; p++) {
-			if (++decimals > PRICES_DECIMALS)
+			if (++decimals > PRICES_DECIMALS) {
 				return -EINVAL;
+			}
 			frac = frac * 10 + (uint64_t)(*p - '0');
 		}
 	}
-	if (*p)
+	if (*p) {
 		return -EINVAL;
-	for (; decimals < PRICES_DECIMALS; decimals++)
+	}
+	for (; decimals < PRICES_DECIMALS; decimals++) {
 		frac *= 10;
+	}
 	*pico = units * BILLING_PICO_PER_UNIT + frac;
 	return 0;
 }
@@ -63,8 +69,9 @@ void billing_price_format(uint64_t pico, char *buf, size_t len)
 
 	snprintf(frac, sizeof(frac), "%012" PRIu64,
 		 pico % BILLING_PICO_PER_UNIT);
-	while (keep > 6 && frac[keep - 1] == '0')
+	while (keep > 6 && frac[keep - 1] == '0') {
 		keep--;
+	}
 	snprintf(buf, len, "%" PRIu64 ".%.*s", pico / BILLING_PICO_PER_UNIT,
 		 keep, frac);
 }
@@ -76,16 +83,21 @@ struct prices_parse {
 
 static uint64_t *prices_slot(struct billing_prices *pr, const char *key)
 {
-	if (!strcmp(key, "standard"))
+	if (!strcmp(key, "standard")) {
 		return &pr->capacity_pico[POOL_LEVEL_STANDARD];
-	if (!strcmp(key, "premium"))
+	}
+	if (!strcmp(key, "premium")) {
 		return &pr->capacity_pico[POOL_LEVEL_PREMIUM];
-	if (!strcmp(key, "ultra"))
+	}
+	if (!strcmp(key, "ultra")) {
 		return &pr->capacity_pico[POOL_LEVEL_ULTRA];
-	if (!strcmp(key, "flexible"))
+	}
+	if (!strcmp(key, "flexible")) {
 		return &pr->capacity_pico[POOL_LEVEL_FLEXIBLE];
-	if (!strcmp(key, "flexible_throughput"))
+	}
+	if (!strcmp(key, "flexible_throughput")) {
 		return &pr->throughput_pico;
+	}
 	return NULL;
 }
 
@@ -131,8 +143,9 @@ static int prices_ini_handler(void *user, const char *section, const char *key,
 static int prices_result(int rc, const char *name, const struct prices_parse *p,
 			 char *errbuf, size_t errlen)
 {
-	if (rc == 0)
+	if (rc == 0) {
 		return 0;
+	}
 	if (rc == -1) {
 		snprintf(errbuf, errlen, "%s: cannot open", name);
 		return -ENOENT;

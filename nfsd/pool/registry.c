@@ -43,8 +43,9 @@ int pool_registry_new(pool_clock_fn clock, void *clock_arg,
 {
 	struct pool_registry *reg = calloc(1, sizeof(*reg));
 
-	if (!reg)
+	if (!reg) {
 		return -ENOMEM;
+	}
 	pthread_mutex_init(&reg->lock, NULL);
 	reg->live = calloc(1, sizeof(*reg->live));
 	reg->scratch = calloc(1, sizeof(*reg->scratch));
@@ -61,8 +62,9 @@ int pool_registry_new(pool_clock_fn clock, void *clock_arg,
 
 void pool_registry_free(struct pool_registry *reg)
 {
-	if (!reg)
+	if (!reg) {
 		return;
+	}
 	pthread_mutex_destroy(&reg->lock);
 	free(reg->events);
 	free(reg->scratch);
@@ -93,13 +95,15 @@ static int registry_record(struct pool_registry *reg, const struct pool *from,
 	size_t n = 0;
 	int err;
 
-	if (!reg->ledger)
+	if (!reg->ledger) {
 		return 0;
+	}
 	err = pool_events_diff(from, nfrom, to, nto, reg->clock(reg->clock_arg),
 			       reg->events, REGISTRY_MAX_EVENTS, &n);
-	if (err)
+	if (err) {
 		return errbuf_printf(errbuf, errlen, err,
 				     "ledger: too many events at once");
+	}
 	return pool_ledger_append(reg->ledger, reg->events, n, errbuf, errlen);
 }
 
@@ -112,14 +116,16 @@ static int registry_commit(struct pool_registry *reg,
 	int err;
 
 	err = pool_state_check(st, errbuf, errlen);
-	if (!err)
+	if (!err) {
 		err = registry_record(reg, reg->live->pools, reg->live->npools,
 				      st->pools, st->npools, errbuf, errlen);
+	}
 	if (!err) {
 		reg->scratch = reg->live;
 		reg->live = st;
-		if (limits)
+		if (limits) {
 			pool_state_limits(reg->live, limits);
+		}
 	}
 	pthread_mutex_unlock(&reg->lock);
 	return err;
@@ -155,12 +161,14 @@ int pool_registry_ledger_attach(struct pool_registry *reg,
 	}
 	err = pool_events_replay(events, nevents, known, POOL_MAX_POOLS,
 				 &nknown, errbuf, errlen);
-	if (!err)
+	if (!err) {
 		err = registry_record(reg, known, nknown, reg->live->pools,
 				      reg->live->npools, errbuf, errlen);
+	}
 out:
-	if (err)
+	if (err) {
 		reg->ledger = NULL;
+	}
 	pthread_mutex_unlock(&reg->lock);
 	free(events);
 	free(known);
@@ -187,9 +195,10 @@ static struct pool *registry_pool(struct pool_state *st, const char *name,
 {
 	struct pool *p = pool_state_find_pool(st, name);
 
-	if (!p)
+	if (!p) {
 		*err = errbuf_printf(errbuf, errlen, -ENOENT,
 				     "pool '%.63s' does not exist", name);
+	}
 	return p;
 }
 
@@ -214,8 +223,9 @@ static int registry_begin_volume(struct pool_registry *reg, const char *name,
 {
 	*st = registry_begin(reg);
 	*v = pool_state_find_volume(*st, name);
-	if (*v)
+	if (*v) {
 		return 0;
+	}
 	return registry_abort(
 		reg, errbuf_printf(errbuf, errlen, -ENOENT,
 				   "volume '%.63s' does not exist", name));
@@ -228,16 +238,18 @@ int pool_registry_pool_create(struct pool_registry *reg,
 {
 	struct pool_state *st = registry_begin(reg);
 
-	if (pool_state_find_pool(st, spec->name))
+	if (pool_state_find_pool(st, spec->name)) {
 		return registry_abort(reg,
 				      errbuf_printf(errbuf, errlen, -EEXIST,
 						    "pool %.63s already exists",
 						    spec->name));
-	if (st->npools == POOL_MAX_POOLS)
+	}
+	if (st->npools == POOL_MAX_POOLS) {
 		return registry_abort(
 			reg, errbuf_printf(errbuf, errlen, -ENOSPC,
 					   "pool %.63s: already %d pools",
 					   spec->name, POOL_MAX_POOLS));
+	}
 	st->pools[st->npools++] = *spec;
 	return registry_commit(reg, limits, errbuf, errlen);
 }
@@ -251,8 +263,9 @@ int pool_registry_pool_resize(struct pool_registry *reg, const char *name,
 	int err;
 
 	err = registry_begin_pool(reg, name, &st, &p, errbuf, errlen);
-	if (err)
+	if (err) {
 		return err;
+	}
 	p->size_tib = size_tib;
 	return registry_commit(reg, limits, errbuf, errlen);
 }
@@ -267,10 +280,12 @@ int pool_registry_pool_set_level(struct pool_registry *reg, const char *name,
 	int err;
 
 	err = registry_begin_pool(reg, name, &st, &p, errbuf, errlen);
-	if (err)
+	if (err) {
 		return err;
-	if (level != POOL_LEVEL_FLEXIBLE)
+	}
+	if (level != POOL_LEVEL_FLEXIBLE) {
 		p->purchased_mibps = 0;
+	}
 	p->level = level;
 	return registry_commit(reg, limits, errbuf, errlen);
 }
@@ -286,8 +301,9 @@ int pool_registry_pool_set_throughput(struct pool_registry *reg,
 	int err;
 
 	err = registry_begin_pool(reg, name, &st, &p, errbuf, errlen);
-	if (err)
+	if (err) {
 		return err;
+	}
 	p->purchased_mibps = purchased_mibps;
 	return registry_commit(reg, limits, errbuf, errlen);
 }
@@ -310,21 +326,25 @@ int pool_registry_pool_set_qos(struct pool_registry *reg, const char *name,
 	int err;
 
 	err = registry_begin_pool(reg, name, &st, &p, errbuf, errlen);
-	if (err)
+	if (err) {
 		return err;
-	if (p->qos == qos)
+	}
+	if (p->qos == qos) {
 		return registry_commit(reg, limits, errbuf, errlen);
-	if (qos != POOL_QOS_MANUAL)
+	}
+	if (qos != POOL_QOS_MANUAL) {
 		return registry_abort(
 			reg, errbuf_printf(errbuf, errlen, -EINVAL,
 					   "pool %s: QoS changes only from "
 					   "auto to manual",
 					   name));
+	}
 	for (size_t i = 0; i < st->nvolumes; i++) {
 		struct pool_volume *v = &st->volumes[i];
 
-		if (!strcmp(v->pool, p->name))
+		if (!strcmp(v->pool, p->name)) {
 			v->manual_mibps = registry_manual_from(p, v);
+		}
 	}
 	p->qos = qos;
 	return registry_commit(reg, limits, errbuf, errlen);
@@ -340,17 +360,20 @@ int pool_registry_pool_delete(struct pool_registry *reg, const char *name,
 	int err;
 
 	err = registry_begin_pool(reg, name, &st, &p, errbuf, errlen);
-	if (err)
+	if (err) {
 		return err;
-	for (size_t i = 0; i < st->nvolumes; i++)
+	}
+	for (size_t i = 0; i < st->nvolumes; i++) {
 		held += !strcmp(st->volumes[i].pool, name);
-	if (held)
+	}
+	if (held) {
 		return registry_abort(
 			reg, errbuf_printf(errbuf, errlen, -EINVAL,
 					   "pool %s: still holds %zu "
 					   "volume(s); delete or move them "
 					   "first",
 					   name, held));
+	}
 	memmove(p, p + 1,
 		(size_t)(st->pools + st->npools - (p + 1)) * sizeof(*p));
 	st->npools--;
@@ -364,22 +387,25 @@ int pool_registry_volume_create(struct pool_registry *reg,
 {
 	struct pool_state *st = registry_begin(reg);
 
-	if (pool_state_find_volume(st, spec->name))
+	if (pool_state_find_volume(st, spec->name)) {
 		return registry_abort(
 			reg, errbuf_printf(errbuf, errlen, -EEXIST,
 					   "volume %.63s already exists",
 					   spec->name));
-	if (!pool_state_find_pool(st, spec->pool))
+	}
+	if (!pool_state_find_pool(st, spec->pool)) {
 		return registry_abort(
 			reg, errbuf_printf(errbuf, errlen, -ENOENT,
 					   "volume %.63s: pool '%.63s' does "
 					   "not exist",
 					   spec->name, spec->pool));
-	if (st->nvolumes == POOL_MAX_VOLUMES)
+	}
+	if (st->nvolumes == POOL_MAX_VOLUMES) {
 		return registry_abort(
 			reg, errbuf_printf(errbuf, errlen, -ENOSPC,
 					   "volume %.63s: already %d volumes",
 					   spec->name, POOL_MAX_VOLUMES));
+	}
 	st->volumes[st->nvolumes++] = *spec;
 	return registry_commit(reg, limits, errbuf, errlen);
 }
@@ -394,8 +420,9 @@ int pool_registry_volume_resize(struct pool_registry *reg, const char *name,
 	int err;
 
 	err = registry_begin_volume(reg, name, &st, &v, errbuf, errlen);
-	if (err)
+	if (err) {
 		return err;
+	}
 	v->quota_bytes = quota_bytes;
 	return registry_commit(reg, limits, errbuf, errlen);
 }
@@ -409,8 +436,9 @@ int pool_registry_volume_delete(struct pool_registry *reg, const char *name,
 	int err;
 
 	err = registry_begin_volume(reg, name, &st, &v, errbuf, errlen);
-	if (err)
+	if (err) {
 		return err;
+	}
 	memmove(v, v + 1,
 		(size_t)(st->volumes + st->nvolumes - (v + 1)) * sizeof(*v));
 	st->nvolumes--;
@@ -428,18 +456,21 @@ int pool_registry_volume_move(struct pool_registry *reg, const char *name,
 	int err;
 
 	err = registry_begin_volume(reg, name, &st, &v, errbuf, errlen);
-	if (err)
+	if (err) {
 		return err;
+	}
 	dest = registry_pool(st, to, &err, errbuf, errlen);
-	if (!dest)
+	if (!dest) {
 		return registry_abort(reg, err);
+	}
 	from = pool_state_find_pool(st, v->pool);
-	if (dest->qos == POOL_QOS_AUTO)
+	if (dest->qos == POOL_QOS_AUTO) {
 		v->manual_mibps = 0;
-	else if (manual_mibps)
+	} else if (manual_mibps) {
 		v->manual_mibps = manual_mibps;
-	else
+	} else {
 		v->manual_mibps = from ? registry_manual_from(from, v) : 1;
+	}
 	snprintf(v->pool, sizeof(v->pool), "%s", dest->name);
 	return registry_commit(reg, limits, errbuf, errlen);
 }
@@ -455,16 +486,18 @@ int pool_registry_volume_set_limit(struct pool_registry *reg, const char *name,
 	int err;
 
 	err = registry_begin_volume(reg, name, &st, &v, errbuf, errlen);
-	if (err)
+	if (err) {
 		return err;
+	}
 	p = pool_state_pool(st, v->pool);
-	if (p && p->qos != POOL_QOS_MANUAL)
+	if (p && p->qos != POOL_QOS_MANUAL) {
 		return registry_abort(
 			reg, errbuf_printf(errbuf, errlen, -EINVAL,
 					   "volume %s: pool %s has auto QoS; "
 					   "a throughput limit is set only in "
 					   "manual QoS pools",
 					   name, p->name));
+	}
 	v->manual_mibps = manual_mibps;
 	return registry_commit(reg, limits, errbuf, errlen);
 }

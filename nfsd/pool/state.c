@@ -9,8 +9,9 @@
 struct pool *pool_state_find_pool(struct pool_state *st, const char *name)
 {
 	for (size_t i = 0; i < st->npools; i++) {
-		if (!strcmp(st->pools[i].name, name))
+		if (!strcmp(st->pools[i].name, name)) {
 			return &st->pools[i];
+		}
 	}
 	return NULL;
 }
@@ -19,8 +20,9 @@ const struct pool *pool_state_pool(const struct pool_state *st,
 				   const char *name)
 {
 	for (size_t i = 0; i < st->npools; i++) {
-		if (!strcmp(st->pools[i].name, name))
+		if (!strcmp(st->pools[i].name, name)) {
 			return &st->pools[i];
+		}
 	}
 	return NULL;
 }
@@ -29,8 +31,9 @@ struct pool_volume *pool_state_find_volume(struct pool_state *st,
 					   const char *name)
 {
 	for (size_t i = 0; i < st->nvolumes; i++) {
-		if (!strcmp(st->volumes[i].name, name))
+		if (!strcmp(st->volumes[i].name, name)) {
 			return &st->volumes[i];
+		}
 	}
 	return NULL;
 }
@@ -52,8 +55,9 @@ void pool_state_limits(const struct pool_state *st, struct pool_limits *out)
 		const struct pool *p = pool_state_pool(st, v->pool);
 		struct pool_limit_volume *lv;
 
-		if (!p)
+		if (!p) {
 			continue;
+		}
 		lv = &out->volumes[out->nvolumes++];
 		memcpy(lv->name, v->name, sizeof(lv->name));
 		memcpy(lv->pool, v->pool, sizeof(lv->pool));

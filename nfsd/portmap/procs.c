@@ -40,8 +40,9 @@ static bool portmap_peer_is_loopback(const struct request *req)
  * the procedure in the refusal). */
 static bool portmap_caller_may_change(struct request *req, const char *proc)
 {
-	if (portmap_peer_is_loopback(req))
+	if (portmap_peer_is_loopback(req)) {
 		return true;
+	}
 	log_debug("portmap: %s: %s refused: not a loopback caller",
 		  request_peer(req), proc);
 	return false;
@@ -64,8 +65,9 @@ static enum rpc_disposition portmap_proc_set(struct request *req,
 	int err;
 
 	*ok = FALSE;
-	if (!portmap_caller_may_change(req, "SET"))
+	if (!portmap_caller_may_change(req, "SET")) {
 		return RPC_REPLY;
+	}
 	err = portmap_registry_set(req->svc, m->prog, m->vers, m->prot,
 				   m->port);
 	*ok = err == 0;
@@ -79,8 +81,9 @@ static enum rpc_disposition portmap_proc_unset(struct request *req,
 	bool_t *ok = res;
 
 	*ok = FALSE;
-	if (!portmap_caller_may_change(req, "UNSET"))
+	if (!portmap_caller_may_change(req, "UNSET")) {
 		return RPC_REPLY;
+	}
 	*ok = portmap_registry_unset(req->svc, m->prog, m->vers) == 0;
 	return RPC_REPLY;
 }

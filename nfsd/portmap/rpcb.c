@@ -108,9 +108,10 @@ static void rpcb_unmap(const struct sockaddr_storage *ss,
 
 static bool rpcb_is_wildcard(const struct sockaddr_storage *ss)
 {
-	if (ss->ss_family == AF_INET)
+	if (ss->ss_family == AF_INET) {
 		return ((const struct sockaddr_in *)ss)->sin_addr.s_addr ==
 		       htonl(INADDR_ANY);
+	}
 	return IN6_IS_ADDR_UNSPECIFIED(
 		&((const struct sockaddr_in6 *)ss)->sin6_addr);
 }
@@ -120,8 +121,9 @@ static bool rpcb_serves(const struct portmap_registry *reg, int family)
 {
 	struct sockaddr_storage l;
 
-	if (!reg->listen_set)
+	if (!reg->listen_set) {
 		return false;
+	}
 	rpcb_unmap(&reg->listen, &l);
 	return l.ss_family == family ||
 	       (l.ss_family == AF_INET6 && rpcb_is_wildcard(&l));
@@ -142,32 +144,38 @@ static int rpcb_local_addr(const struct portmap_registry *reg,
 	socklen_t len = sizeof(*out);
 	int fd, err = 0;
 
-	if (!rpcb_serves(reg, family))
+	if (!rpcb_serves(reg, family)) {
 		return -EAFNOSUPPORT;
+	}
 	rpcb_unmap(&reg->listen, out);
-	if (!rpcb_is_wildcard(out) && out->ss_family == family)
+	if (!rpcb_is_wildcard(out) && out->ss_family == family) {
 		return 0;
+	}
 	rpcb_unmap(&req->peer, &peer);
-	if (peer.ss_family != family)
+	if (peer.ss_family != family) {
 		return -EAFNOSUPPORT;
+	}
 	fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
+	if (fd < 0) {
 		return -errno;
+	}
 	if (connect(fd, (struct sockaddr *)&peer,
 		    family == AF_INET ? sizeof(struct sockaddr_in)
 				      : sizeof(struct sockaddr_in6)) < 0 ||
-	    getsockname(fd, (struct sockaddr *)out, &len) < 0)
+	    getsockname(fd, (struct sockaddr *)out, &len) < 0) {
 		err = -errno;
+	}
 	close(fd);
 	return err;
 }
 
 static void rpcb_set_port(struct sockaddr_storage *ss, uint32_t port)
 {
-	if (ss->ss_family == AF_INET)
+	if (ss->ss_family == AF_INET) {
 		((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)port);
-	else
+	} else {
 		((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
+	}
 }
 
 /* The registry's port of (@prog, @vers, @prot); rpcbind 3 and 4 are
@@ -175,8 +183,10 @@ static void rpcb_set_port(struct sockaddr_storage *ss, uint32_t port)
 static uint32_t rpcb_getport(struct portmap_registry *reg, uint32_t prog,
 			     uint32_t vers, uint32_t prot)
 {
-	if (prog == RPCB4_PROG && (vers == RPCB4_VERS3 || vers == RPCB4_VERS4))
+	if (prog == RPCB4_PROG &&
+	    (vers == RPCB4_VERS3 || vers == RPCB4_VERS4)) {
 		vers = PMAP2_VERS;
+	}
 	return portmap_registry_getport(reg, prog, vers, prot);
 }
 
@@ -213,8 +223,9 @@ static enum rpc_disposition rpcb_proc_getaddr(struct request *req,
 		prot = IPPROTO_TCP;
 	}
 	port = rpcb_getport(req->svc, e->r_prog, e->r_vers, prot);
-	if (port == 0 || rpcb_local_addr(req->svc, req, family, &ss))
+	if (port == 0 || rpcb_local_addr(req->svc, req, family, &ss)) {
 		return RPC_REPLY;
+	}
 	rpcb_set_port(&ss, port);
 	rpcb_uaddr_format(&ss, r->buf, sizeof(r->buf));
 	return RPC_REPLY;
@@ -233,8 +244,9 @@ static size_t rpcb_dump_add(struct portmap_registry *reg,
 	for (size_t f = 0; f < 2; f++) {
 		struct sockaddr_storage ss;
 
-		if (!rpcb_serves(reg, families[f]))
+		if (!rpcb_serves(reg, families[f])) {
 			continue;
+		}
 		if (rpcb_local_addr(reg, req, families[f], &ss)) {
 			/* A caller of the other family: the wildcard. */
 			rpcb_unmap(&reg->listen, &ss);
@@ -268,22 +280,27 @@ static enum rpc_disposition rpcb_proc_dump(struct request *req,
 	size_t n = 0, cap = 0;
 
 	(void)args;
-	if (portmap__registry_dump(req->svc, &maps) < 0)
+	if (portmap__registry_dump(req->svc, &maps) < 0) {
 		return RPC_DROP; /* no error status; the client retransmits */
-	for (const struct pmap2_node *m = maps; m; m = m->next)
+	}
+	for (const struct pmap2_node *m = maps; m; m = m->next) {
 		cap += 6; /* two families, up to three versions */
-	if (cap == 0)
+	}
+	if (cap == 0) {
 		return RPC_REPLY;
+	}
 	nodes = calloc(cap, sizeof(*nodes));
 	if (!nodes) {
 		free(maps);
 		return RPC_DROP;
 	}
-	for (const struct pmap2_node *m = maps; m; m = m->next)
+	for (const struct pmap2_node *m = maps; m; m = m->next) {
 		n = rpcb_dump_add(req->svc, req, &m->map, nodes, n);
+	}
 	free(maps);
-	for (size_t i = 0; i + 1 < n; i++)
+	for (size_t i = 0; i + 1 < n; i++) {
 		nodes[i].node.next = &nodes[i + 1].node;
+	}
 	if (n == 0) {
 		free(nodes);
 		return RPC_REPLY;
@@ -329,8 +346,9 @@ static void rpcb_trace_dump(const struct request *req, const void *args,
 	(void)req;
 	(void)args;
 	for (const struct rpcb4_node *n = *(const rpcb4_list *)res; n;
-	     n = n->next)
+	     n = n->next) {
 		count++;
+	}
 	snprintf(buf, len, "entries=%zu", count);
 }
 

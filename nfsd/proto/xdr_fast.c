@@ -10,8 +10,9 @@ bool_t xdr_READ3res_head(XDR *xdrs, READ3res *objp)
 {
 	READ3resok *ok = &objp->READ3res_u.resok;
 
-	if (xdrs->x_op != XDR_ENCODE || objp->status != NFS3_OK)
+	if (xdrs->x_op != XDR_ENCODE || objp->status != NFS3_OK) {
 		return xdr_READ3res(xdrs, objp);
+	}
 	return xdr_nfsstat3(xdrs, &objp->status) &&
 	       xdr_post_op_attr(xdrs, &ok->file_attributes) &&
 	       xdr_count3(xdrs, &ok->count) && xdr_bool(xdrs, &ok->eof) &&

@@ -18,13 +18,15 @@ static size_t quota_bucket(uint64_t fileid, size_t nbuckets)
 
 struct quota_file *quota_files_find(struct quota_files *t, uint64_t fileid)
 {
-	if (!t->nbuckets)
+	if (!t->nbuckets) {
 		return NULL;
+	}
 	for (struct quota_file *f =
 		     t->buckets[quota_bucket(fileid, t->nbuckets)];
 	     f; f = f->next) {
-		if (f->fileid == fileid)
+		if (f->fileid == fileid) {
 			return f;
+		}
 	}
 	return NULL;
 }
@@ -35,8 +37,9 @@ static int quota_files_grow(struct quota_files *t)
 	size_t n = t->nbuckets ? t->nbuckets * 2 : QUOTA_BUCKETS_MIN;
 	struct quota_file **b = calloc(n, sizeof(*b));
 
-	if (!b)
+	if (!b) {
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < t->nbuckets; i++) {
 		struct quota_file *f = t->buckets[i];
 
@@ -61,11 +64,13 @@ struct quota_file *quota_files_add(struct quota_files *t, uint64_t fileid,
 	struct quota_file *f;
 	size_t i;
 
-	if (t->count >= t->nbuckets && quota_files_grow(t) && !t->nbuckets)
+	if (t->count >= t->nbuckets && quota_files_grow(t) && !t->nbuckets) {
 		return NULL;
+	}
 	f = malloc(sizeof(*f));
-	if (!f)
+	if (!f) {
 		return NULL;
+	}
 	i = quota_bucket(fileid, t->nbuckets);
 	f->fileid = fileid;
 	f->used_bytes = used_bytes;
@@ -98,14 +103,16 @@ bool quota_files_remove(struct quota_files *t, uint64_t fileid,
 {
 	struct quota_file **pp;
 
-	if (!t->nbuckets)
+	if (!t->nbuckets) {
 		return false;
+	}
 	for (pp = &t->buckets[quota_bucket(fileid, t->nbuckets)]; *pp;
 	     pp = &(*pp)->next) {
 		struct quota_file *f = *pp;
 
-		if (f->fileid != fileid)
+		if (f->fileid != fileid) {
 			continue;
+		}
 		*pp = f->next;
 		t->count--;
 		*used_bytes = f->used_bytes;

@@ -52,8 +52,9 @@ static uint64_t quota_round_up(uint64_t v)
 {
 	uint64_t r = v % QUOTA_BLOCK_BYTES;
 
-	if (!r)
+	if (!r) {
 		return v;
+	}
 	return v > UINT64_MAX - (QUOTA_BLOCK_BYTES - r)
 		       ? UINT64_MAX
 		       : v + (QUOTA_BLOCK_BYTES - r);
@@ -64,11 +65,13 @@ uint64_t quota_write_growth(uint64_t size_bytes, uint64_t used_bytes,
 {
 	uint64_t end;
 
-	if (count == 0)
+	if (count == 0) {
 		return 0;
+	}
 	end = off_bytes > UINT64_MAX - count ? UINT64_MAX : off_bytes + count;
-	if (used_bytes >= quota_round_up(size_bytes) && end <= size_bytes)
+	if (used_bytes >= quota_round_up(size_bytes) && end <= size_bytes) {
 		return 0;
+	}
 	return quota_round_up(end) -
 	       (off_bytes - off_bytes % QUOTA_BLOCK_BYTES);
 }
@@ -86,24 +89,28 @@ int quota_reserve(struct quota *q, uint64_t bytes)
 		uint64_t used = quota__used(q);
 
 		if (used > limit || reserved > limit - used ||
-		    bytes > limit - used - reserved)
+		    bytes > limit - used - reserved) {
 			return -ENOSPC;
+		}
 		if (atomic_compare_exchange_weak(&q->reserved_bytes, &reserved,
-						 reserved + bytes))
+						 reserved + bytes)) {
 			return 0;
+		}
 	}
 }
 
 void quota_release(struct quota *q, uint64_t bytes)
 {
-	if (bytes)
+	if (bytes) {
 		atomic_fetch_sub(&q->reserved_bytes, bytes);
+	}
 }
 
 void quota__add(struct quota *q, int64_t delta_bytes)
 {
-	if (delta_bytes)
+	if (delta_bytes) {
 		atomic_fetch_add(&q->used_bytes, delta_bytes);
+	}
 }
 
 int quota_file_update(struct quota *q, uint64_t fileid,
@@ -115,8 +122,9 @@ int quota_file_update(struct quota *q, uint64_t fileid,
 
 	pthread_mutex_lock(&q->lock);
 	err = measure(arg, &now);
-	if (err)
+	if (err) {
 		goto out;
+	}
 	f = quota_files_find(&q->files, fileid);
 	if (!f) {
 		f = quota_files_add(&q->files, fileid, 0);
@@ -137,7 +145,8 @@ void quota_file_forget(struct quota *q, uint64_t fileid)
 	uint64_t used;
 
 	pthread_mutex_lock(&q->lock);
-	if (quota_files_remove(&q->files, fileid, &used))
+	if (quota_files_remove(&q->files, fileid, &used)) {
 		quota__add(q, -(int64_t)used);
+	}
 	pthread_mutex_unlock(&q->lock);
 }

@@ -17,10 +17,12 @@ static int scan_entry(struct quota *q, const struct stat *st, uint64_t *total)
 {
 	uint64_t bytes = (uint64_t)st->st_blocks * 512;
 
-	if (quota_files_find(&q->files, st->st_ino))
+	if (quota_files_find(&q->files, st->st_ino)) {
 		return 0;
-	if (!quota_files_add(&q->files, st->st_ino, bytes))
+	}
+	if (!quota_files_add(&q->files, st->st_ino, bytes)) {
 		return -ENOMEM;
+	}
 	*total += bytes;
 	return 0;
 }
@@ -58,9 +60,10 @@ int quota_scan(struct quota *q, const char *dir, char *errbuf, size_t errlen)
 		case FTS_SLNONE:
 		case FTS_DEFAULT:
 			err = scan_entry(q, e->fts_statp, &total);
-			if (err)
+			if (err) {
 				snprintf(errbuf, errlen, "%s: %s", e->fts_path,
 					 strerror(-err));
+			}
 			break;
 		case FTS_DNR:
 		case FTS_ERR:
@@ -78,11 +81,12 @@ int quota_scan(struct quota *q, const char *dir, char *errbuf, size_t errlen)
 		snprintf(errbuf, errlen, "%s: cannot scan: %s", dir,
 			 strerror(-err));
 	}
-	if (err)
+	if (err) {
 		quota_files_clear(&q->files);
-	else
+	} else {
 		atomic_store(&q->used_bytes,
 			     total > INT64_MAX ? INT64_MAX : (int64_t)total);
+	}
 	pthread_mutex_unlock(&q->lock);
 	fts_close(fts);
 	return err;

@@ -27,26 +27,30 @@ static int scan_name_cb(void *arg, const char *name, uint64_t fileid,
 
 	(void)fileid;
 	(void)cookie;
-	if (!strcmp(name, ".") || !strcmp(name, ".."))
+	if (!strcmp(name, ".") || !strcmp(name, "..")) {
 		return 0;
+	}
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 64;
 		grown = realloc(s->names, s->cap * sizeof(*grown));
-		if (!grown)
+		if (!grown) {
 			return -ENOMEM;
+		}
 		s->names = grown;
 	}
 	s->names[s->n] = strdup(name);
-	if (!s->names[s->n])
+	if (!s->names[s->n]) {
 		return -ENOMEM;
+	}
 	s->n++;
 	return 0;
 }
 
 static void scan_names_free(struct scan_names *s)
 {
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; i < s->n; i++) {
 		free(s->names[i]);
+	}
 	free(s->names);
 	memset(s, 0, sizeof(*s));
 }
@@ -64,8 +68,9 @@ static int scan_push(struct scan_stack *k, struct store_obj *dir)
 	if (k->n == k->cap) {
 		k->cap = k->cap ? 2 * k->cap : 16;
 		grown = realloc(k->dirs, k->cap * sizeof(*grown));
-		if (!grown)
+		if (!grown) {
 			return -ENOMEM;
+		}
 		k->dirs = grown;
 	}
 	k->dirs[k->n++] = dir;
@@ -77,10 +82,12 @@ static int scan_push(struct scan_stack *k, struct store_obj *dir)
 static int scan_store_entry(struct quota *q, const struct store_attr *a,
 			    uint64_t *total)
 {
-	if (quota_files_find(&q->files, a->fileid))
+	if (quota_files_find(&q->files, a->fileid)) {
 		return 0;
-	if (!quota_files_add(&q->files, a->fileid, a->used_bytes))
+	}
+	if (!quota_files_add(&q->files, a->fileid, a->used_bytes)) {
 		return -ENOMEM;
+	}
 	*total += a->used_bytes;
 	return 0;
 }
@@ -98,15 +105,18 @@ static int scan_store_dir(struct quota *q, struct store *st,
 	err = st->ops->readdir(st, dir, 0, scan_name_cb, &s);
 	for (size_t i = 0; !err && i < s.n; i++) {
 		/* Gone meanwhile: nothing to count. */
-		if (st->ops->lookup(st, dir, s.names[i], &obj) != 0)
+		if (st->ops->lookup(st, dir, s.names[i], &obj) != 0) {
 			continue;
+		}
 		err = st->ops->getattr(st, obj, &a);
-		if (!err)
+		if (!err) {
 			err = scan_store_entry(q, &a, total);
+		}
 		if (!err && a.type == STORE_DIR) {
 			err = scan_push(k, obj);
-			if (!err)
+			if (!err) {
 				continue;
+			}
 		}
 		st->ops->obj_unref(obj);
 	}
@@ -133,16 +143,20 @@ int quota_scan_store(struct quota *q, struct store *st, char *errbuf,
 	pthread_mutex_lock(&q->lock);
 	quota_files_clear(&q->files);
 	err = st->ops->getattr(st, root, &a);
-	if (!err)
+	if (!err) {
 		err = scan_store_entry(q, &a, &total);
-	if (!err)
+	}
+	if (!err) {
 		err = scan_push(&k, root);
-	else
+	} else {
 		st->ops->obj_unref(root);
-	while (!err && k.n > 0)
+	}
+	while (!err && k.n > 0) {
 		err = scan_store_dir(q, st, k.dirs[--k.n], &k, &total);
-	while (k.n > 0)
+	}
+	while (k.n > 0) {
 		st->ops->obj_unref(k.dirs[--k.n]);
+	}
 	free(k.dirs);
 	if (err) {
 		quota_files_clear(&q->files);

@@ -15,8 +15,9 @@ struct auth_cursor {
 
 static bool auth_get_u32(struct auth_cursor *c, uint32_t *v)
 {
-	if (c->pos > c->len || 4 > c->len - c->pos)
+	if (c->pos > c->len || 4 > c->len - c->pos) {
 		return false;
+	}
 	const uint8_t *p = c->buf + c->pos;
 	*v = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
 	     p[3];
@@ -31,27 +32,34 @@ static enum rpc_auth_stat auth_sys_parse(const struct rpc_call_header *call,
 				 .len = call->cred_len };
 	uint32_t stamp, name_len, padded;
 
-	if (!auth_get_u32(&c, &stamp) || !auth_get_u32(&c, &name_len))
+	if (!auth_get_u32(&c, &stamp) || !auth_get_u32(&c, &name_len)) {
 		return RPC_AUTH_BADCRED;
-	if (name_len > 255)
+	}
+	if (name_len > 255) {
 		return RPC_AUTH_BADCRED;
+	}
 	padded = (name_len + 3) & ~3u;
-	if (padded > c.len - c.pos)
+	if (padded > c.len - c.pos) {
 		return RPC_AUTH_BADCRED;
+	}
 	memcpy(cred->machine, c.buf + c.pos, name_len);
 	cred->machine[name_len] = '\0';
 	c.pos += padded;
 	if (!auth_get_u32(&c, &cred->uid) || !auth_get_u32(&c, &cred->gid) ||
-	    !auth_get_u32(&c, &cred->ngroups))
+	    !auth_get_u32(&c, &cred->ngroups)) {
 		return RPC_AUTH_BADCRED;
-	if (cred->ngroups > RPC_AUTH_SYS_MAX_GROUPS)
-		return RPC_AUTH_BADCRED;
-	for (uint32_t i = 0; i < cred->ngroups; i++) {
-		if (!auth_get_u32(&c, &cred->groups[i]))
-			return RPC_AUTH_BADCRED;
 	}
-	if (c.pos != c.len)
+	if (cred->ngroups > RPC_AUTH_SYS_MAX_GROUPS) {
 		return RPC_AUTH_BADCRED;
+	}
+	for (uint32_t i = 0; i < cred->ngroups; i++) {
+		if (!auth_get_u32(&c, &cred->groups[i])) {
+			return RPC_AUTH_BADCRED;
+		}
+	}
+	if (c.pos != c.len) {
+		return RPC_AUTH_BADCRED;
+	}
 	return RPC_AUTH_OK;
 }
 

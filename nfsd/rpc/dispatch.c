@@ -42,8 +42,9 @@ static uint64_t dispatch_now_ns(void)
 
 int rpc_dispatcher_add(struct rpc_dispatcher *d, const struct rpc_program *prog)
 {
-	if (d->nprograms == RPC_MAX_PROGRAMS)
+	if (d->nprograms == RPC_MAX_PROGRAMS) {
 		return -ENOSPC;
+	}
 	d->programs[d->nprograms++] = prog;
 	return 0;
 }
@@ -67,8 +68,9 @@ static void dispatch_send_copy(struct rpc_pool *pool,
 {
 	uint8_t *buf = rpc_buf_alloc(pool, RPC_REPLY_MARK_ROOM + len);
 
-	if (!buf)
+	if (!buf) {
 		return;
+	}
 	memcpy(buf + RPC_REPLY_MARK_ROOM, bytes, len);
 	tops->send(transport, buf, RPC_REPLY_MARK_ROOM + len);
 }
@@ -115,8 +117,9 @@ static void dispatch_trace_rpc_error(const struct rpc_dispatcher *d,
 {
 	char peer_str[SOCKADDR_TEXT_MAX];
 
-	if (!d->trace)
+	if (!d->trace) {
 		return;
+	}
 	sockaddr_format(peer, peer_str, sizeof(peer_str));
 	log_info("trace: %s xid=%#x prog=%u vers=%u proc=%u -> %s", peer_str,
 		 call->xid, call->prog, call->vers, call->proc, what);
@@ -135,15 +138,19 @@ dispatch_find_program(const struct rpc_dispatcher *d, uint32_t prog,
 	for (size_t i = 0; i < d->nprograms; i++) {
 		const struct rpc_program *p = d->programs[i];
 
-		if (p->prog != prog)
+		if (p->prog != prog) {
 			continue;
-		if (p->vers == vers)
+		}
+		if (p->vers == vers) {
 			return p;
+		}
 		prog_seen = true;
-		if (p->vers < *low)
+		if (p->vers < *low) {
 			*low = p->vers;
-		if (p->vers > *high)
+		}
+		if (p->vers > *high) {
 			*high = p->vers;
+		}
 	}
 	*stat = prog_seen ? RPC_ACCEPT_PROG_MISMATCH : RPC_ACCEPT_PROG_UNAVAIL;
 	return NULL;
@@ -179,13 +186,15 @@ static bool dispatch_drc_check(struct rpc_dispatcher *d, struct rpc_call *call,
 					     args_len);
 	verdict =
 		drc_lookup(d->drc, &key, &call->drc_entry, &reply, &reply_len);
-	if (verdict == DRC_NEW)
+	if (verdict == DRC_NEW) {
 		return false;
-	if (d->trace)
+	}
+	if (d->trace) {
 		log_info("trace: %s xid=%#x %s %s -> %s", request_peer(req),
 			 req->xid, req->program->name, req->desc->name,
 			 verdict == DRC_REPLAY ? "replayed from the DRC"
 					       : "dropped: first copy runs");
+	}
 	if (verdict == DRC_REPLAY) {
 		/* The DRC's copy includes the mark room. */
 		dispatch_send_copy(call->pool, call->tops, call->transport,
@@ -217,8 +226,9 @@ static bool dispatch_header_decode(const struct rpc_dispatcher *d,
 		/* A reply or other message type on our socket is ignored;
 		 * a record that is not a message at all ends the stream. */
 		if (rpc_msg_peek(rec, len, &xid, &type) == 0 &&
-		    type != RPC_MSG_CALL)
+		    type != RPC_MSG_CALL) {
 			return false;
+		}
 		sockaddr_format(o->peer, peer_str, sizeof(peer_str));
 		log_warn("rpc: %s: record of %zu bytes is not an RPC call; "
 			 "closing",
@@ -283,8 +293,9 @@ static struct rpc_call *dispatch_call_new(const struct dispatch_origin *o,
 	struct request *req;
 	socklen_t peer_len = o->peer_len;
 
-	if (!call)
+	if (!call) {
 		return NULL;
+	}
 	req = &call->req;
 	call->pool = o->pool;
 	call->dispatcher = d;
@@ -302,8 +313,9 @@ static struct rpc_call *dispatch_call_new(const struct dispatch_origin *o,
 	req->program = prog;
 	req->desc = desc;
 	req->svc = prog->ctx;
-	if (peer_len > sizeof(req->peer))
+	if (peer_len > sizeof(req->peer)) {
 		peer_len = sizeof(req->peer);
+	}
 	memcpy(&req->peer, o->peer, peer_len);
 	req->peer_len = peer_len;
 	return call;
@@ -326,8 +338,9 @@ static const uint8_t *dispatch_hold_record(struct rpc_call *call,
 		return rec;
 	}
 	copy = rpc_buf_alloc(o->pool, len ? len : 1);
-	if (!copy)
+	if (!copy) {
 		return NULL;
+	}
 	memcpy(copy, rec, len);
 	call->rec_held = copy;
 	return copy;
@@ -345,8 +358,9 @@ dispatch_args_decode(struct rpc_call *call, const struct dispatch_origin *o,
 
 	if (desc->args_borrow_record) {
 		rec = dispatch_hold_record(call, o, rec, len);
-		if (!rec)
+		if (!rec) {
 			return RPC_ACCEPT_SYSTEM_ERR;
+		}
 	}
 	xdrmem_create(&xdrs, (char *)rec + args_offset,
 		      (u_int)(len - args_offset), XDR_DECODE);
@@ -359,8 +373,9 @@ dispatch_args_decode(struct rpc_call *call, const struct dispatch_origin *o,
  * transport reference is not taken yet). */
 static void dispatch_call_discard(struct rpc_call *call)
 {
-	if (call->drc_entry)
+	if (call->drc_entry) {
 		drc_forget(call->dispatcher->drc, call->drc_entry);
+	}
 	xdr_free(call->req.desc->decode, call->req.args);
 	rpc_buf_unref(call->rec_held);
 	rpc_buf_unref(call);
@@ -377,11 +392,13 @@ static void dispatch_common(struct rpc_dispatcher *d,
 	struct rpc_call *call;
 	struct rpc_cred cred;
 
-	if (!dispatch_header_decode(d, o, rec, len, &hdr, &cred))
+	if (!dispatch_header_decode(d, o, rec, len, &hdr, &cred)) {
 		return;
+	}
 	desc = dispatch_proc_find(d, o, &hdr, &prog);
-	if (!desc)
+	if (!desc) {
 		return;
+	}
 	call = dispatch_call_new(o, d, prog, desc, &hdr, &cred);
 	if (!call) {
 		dispatch_reply_accepted(o->pool, o->tops, o->transport, hdr.xid,
@@ -406,8 +423,9 @@ static void dispatch_common(struct rpc_dispatcher *d,
 	o->tops->ref(o->transport);
 	if (d->admission && prog->charge &&
 	    prog->charge(&call->req, call->req.args) &&
-	    d->admission->admit(d->admission->arg, call) == RPC_ADMIT_QUEUED)
+	    d->admission->admit(d->admission->arg, call) == RPC_ADMIT_QUEUED) {
 		return;
+	}
 	rpc_call_run(call);
 }
 
@@ -461,8 +479,9 @@ void rpc_call_run(struct rpc_call *call)
 	/* Once deferred, the call belongs to the work pool: the work may
 	 * already have set req->disposition, and the call may be on its way
 	 * back, so it is not touched again here. */
-	if (disp == RPC_PENDING)
+	if (disp == RPC_PENDING) {
 		return;
+	}
 	req->disposition = disp;
 	rpc_call_finish(call);
 }
@@ -503,8 +522,9 @@ static uint8_t *dispatch_encode(struct rpc_call *call, xdrproc_t encode,
 	bool ok;
 	XDR xdrs;
 
-	if (!buf)
+	if (!buf) {
 		return NULL;
+	}
 	rpc_reply_accepted_encode(buf + RPC_REPLY_MARK_ROOM,
 				  RPC_REPLY_ACCEPTED_LEN, call->req.xid,
 				  RPC_ACCEPT_SUCCESS, 0, 0);
@@ -536,8 +556,9 @@ static void dispatch_send_result(struct rpc_call *call)
 	if (!buf) {
 		unsigned long body = xdr_sizeof(encode, call->req.res);
 
-		if (body > DISPATCH_REPLY_TRY_BYTES)
+		if (body > DISPATCH_REPLY_TRY_BYTES) {
 			buf = dispatch_encode(call, encode, body, &total);
+		}
 	}
 	if (!buf) {
 		log_error("rpc: %s: cannot encode the %s reply of xid %#x",
@@ -573,10 +594,12 @@ static void dispatch_trace_reply(struct rpc_call *call)
 			   : req->disposition == RPC_DROP ? "dropped "
 							  : "closed ";
 
-	if (desc->trace_args)
+	if (desc->trace_args) {
 		desc->trace_args(req, req->args, req->res, args, sizeof(args));
-	if (desc->trace_res)
+	}
+	if (desc->trace_res) {
 		desc->trace_res(req, req->args, req->res, res, sizeof(res));
+	}
 	log_info("trace: %s xid=%#x %s %s%s%s%s%s %s -> %s%s (%llu.%03llu ms)",
 		 request_peer(req), req->xid, req->program->name, desc->name,
 		 req->export_name ? " " : "",
@@ -592,8 +615,9 @@ static void dispatch_call_free(struct rpc_call *call)
 {
 	/* Not replied (dropped, closed, failed to encode, cancelled): not
 	 * cached. */
-	if (call->drc_entry)
+	if (call->drc_entry) {
 		drc_forget(call->dispatcher->drc, call->drc_entry);
+	}
 	xdr_free(call->req.desc->decode, call->req.args);
 	rpc_payload_release(&call->payload);
 	rpc_buf_unref(call->work_buf);
@@ -621,12 +645,15 @@ void rpc_call_finish(struct rpc_call *call)
 	case RPC_PENDING:
 		break;
 	}
-	if (call->dispatcher && call->dispatcher->trace)
+	if (call->dispatcher && call->dispatcher->trace) {
 		dispatch_trace_reply(call);
-	if (desc->release)
+	}
+	if (desc->release) {
 		desc->release(req, req->res);
-	if (call->admit_ctx && admission)
+	}
+	if (call->admit_ctx && admission) {
 		admission->done(admission->arg, call);
+	}
 	dispatch_call_free(call);
 }
 
@@ -634,10 +661,11 @@ void rpc_call_cancel(struct rpc_call *call)
 {
 	struct request *req = &call->req;
 
-	if (call->dispatcher && call->dispatcher->trace)
+	if (call->dispatcher && call->dispatcher->trace) {
 		log_info("trace: %s xid=%#x %s %s %s -> cancelled in its queue",
 			 request_peer(req), req->xid, req->program->name,
 			 req->desc->name,
 			 req->export_name ? req->export_name : "");
+	}
 	dispatch_call_free(call);
 }

@@ -50,8 +50,9 @@ struct drc {
 /* Frees @e's reply when it is not stored inline. */
 static void drc_entry_drop_reply(struct drc_entry *e)
 {
-	if (e->reply != e->inline_reply)
+	if (e->reply != e->inline_reply) {
 		free(e->reply);
+	}
 	e->reply = NULL;
 	e->reply_len = 0;
 }
@@ -61,10 +62,12 @@ int drc_new(size_t max_entries, size_t max_bytes, struct drc **out)
 	struct drc *drc = calloc(1, sizeof(*drc));
 	size_t n = 64;
 
-	if (!drc)
+	if (!drc) {
 		return -ENOMEM;
-	while (n < max_entries)
+	}
+	while (n < max_entries) {
 		n *= 2;
+	}
 	drc->buckets = calloc(n, sizeof(*drc->buckets));
 	if (!drc->buckets) {
 		free(drc);
@@ -117,14 +120,16 @@ static bool drc_key_equal(const struct drc_key *a, const struct drc_key *b)
 
 static void drc_lru_unlink(struct drc *drc, struct drc_entry *e)
 {
-	if (e->lru_prev)
+	if (e->lru_prev) {
 		e->lru_prev->lru_next = e->lru_next;
-	else
+	} else {
 		drc->lru_head = e->lru_next;
-	if (e->lru_next)
+	}
+	if (e->lru_next) {
 		e->lru_next->lru_prev = e->lru_prev;
-	else
+	} else {
 		drc->lru_tail = e->lru_prev;
+	}
 	e->lru_prev = e->lru_next = NULL;
 }
 
@@ -132,11 +137,13 @@ static void drc_lru_push(struct drc *drc, struct drc_entry *e)
 {
 	e->lru_prev = NULL;
 	e->lru_next = drc->lru_head;
-	if (drc->lru_head)
+	if (drc->lru_head) {
 		drc->lru_head->lru_prev = e;
+	}
 	drc->lru_head = e;
-	if (!drc->lru_tail)
+	if (!drc->lru_tail) {
 		drc->lru_tail = e;
+	}
 }
 
 /* Unlinks @e from its bucket and puts it on the spare list. */
@@ -144,11 +151,13 @@ static void drc_remove(struct drc *drc, struct drc_entry *e)
 {
 	struct drc_entry **pp = &drc->buckets[drc_bucket(drc, &e->key)];
 
-	while (*pp != e)
+	while (*pp != e) {
 		pp = &(*pp)->hash_next;
+	}
 	*pp = e->hash_next;
-	if (e->state == DRC_ENTRY_DONE)
+	if (e->state == DRC_ENTRY_DONE) {
 		drc_lru_unlink(drc, e);
+	}
 	drc->entries--;
 	drc->bytes -= e->reply_len;
 	drc_entry_drop_reply(e);
@@ -179,8 +188,9 @@ enum drc_verdict drc_lookup(struct drc *drc, const struct drc_key *key,
 	*entry = NULL;
 	pthread_mutex_lock(&drc->lock);
 	for (e = drc->buckets[b]; e; e = e->hash_next) {
-		if (drc_key_equal(&e->key, key))
+		if (drc_key_equal(&e->key, key)) {
 			break;
+		}
 	}
 	if (e && e->state == DRC_ENTRY_RUNNING) {
 		drc->stats.in_progress++;

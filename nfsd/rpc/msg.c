@@ -17,8 +17,9 @@ struct msg_cursor {
 
 static int msg_get_u32(struct msg_cursor *c, uint32_t *v)
 {
-	if (c->pos > c->len || 4 > c->len - c->pos)
+	if (c->pos > c->len || 4 > c->len - c->pos) {
 		return -EBADMSG;
+	}
 	const uint8_t *p = c->buf + c->pos;
 	*v = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
 	     p[3];
@@ -33,13 +34,16 @@ static int msg_get_auth(struct msg_cursor *c, uint32_t *flavor,
 	uint32_t len;
 	size_t padded;
 
-	if (msg_get_u32(c, flavor) || msg_get_u32(c, &len))
+	if (msg_get_u32(c, flavor) || msg_get_u32(c, &len)) {
 		return -EBADMSG;
-	if (len > RPC_AUTH_BODY_MAX)
+	}
+	if (len > RPC_AUTH_BODY_MAX) {
 		return -EBADMSG;
+	}
 	padded = ((size_t)len + 3) & ~(size_t)3;
-	if (padded > c->len - c->pos)
+	if (padded > c->len - c->pos) {
 		return -EBADMSG;
+	}
 	*body = c->buf + c->pos;
 	*body_len = len;
 	c->pos += padded;
@@ -60,8 +64,9 @@ int rpc_msg_peek(const uint8_t *rec, size_t len, uint32_t *xid,
 {
 	struct msg_cursor c = { .buf = rec, .len = len };
 
-	if (msg_get_u32(&c, xid) || msg_get_u32(&c, msg_type))
+	if (msg_get_u32(&c, xid) || msg_get_u32(&c, msg_type)) {
 		return -EBADMSG;
+	}
 	return 0;
 }
 
@@ -72,19 +77,24 @@ int rpc_call_decode(const uint8_t *rec, size_t len,
 	uint32_t type;
 
 	memset(call, 0, sizeof(*call));
-	if (msg_get_u32(&c, &call->xid) || msg_get_u32(&c, &type))
+	if (msg_get_u32(&c, &call->xid) || msg_get_u32(&c, &type)) {
 		return -EBADMSG;
-	if (type != RPC_MSG_CALL)
+	}
+	if (type != RPC_MSG_CALL) {
 		return -EBADMSG;
+	}
 	if (msg_get_u32(&c, &call->rpcvers) || msg_get_u32(&c, &call->prog) ||
-	    msg_get_u32(&c, &call->vers) || msg_get_u32(&c, &call->proc))
+	    msg_get_u32(&c, &call->vers) || msg_get_u32(&c, &call->proc)) {
 		return -EBADMSG;
+	}
 	if (msg_get_auth(&c, &call->cred_flavor, &call->cred_body,
-			 &call->cred_len))
+			 &call->cred_len)) {
 		return -EBADMSG;
+	}
 	if (msg_get_auth(&c, &call->verf_flavor, &call->verf_body,
-			 &call->verf_len))
+			 &call->verf_len)) {
 		return -EBADMSG;
+	}
 	call->args_offset = c.pos;
 	return 0;
 }
@@ -97,8 +107,9 @@ size_t rpc_reply_accepted_encode(uint8_t *buf, size_t len, uint32_t xid,
 		      (stat == RPC_ACCEPT_PROG_MISMATCH ? 8 : 0);
 	size_t pos = 0;
 
-	if (len < need)
+	if (len < need) {
 		return 0;
+	}
 	pos = msg_put_u32(buf, pos, xid);
 	pos = msg_put_u32(buf, pos, RPC_MSG_REPLY);
 	pos = msg_put_u32(buf, pos, 0); /* MSG_ACCEPTED */
@@ -118,8 +129,9 @@ size_t rpc_reply_denied_encode(uint8_t *buf, size_t len, uint32_t xid,
 {
 	size_t pos = 0;
 
-	if (len < 24)
+	if (len < 24) {
 		return 0;
+	}
 	pos = msg_put_u32(buf, pos, xid);
 	pos = msg_put_u32(buf, pos, RPC_MSG_REPLY);
 	pos = msg_put_u32(buf, pos, 1); /* MSG_DENIED */
@@ -142,8 +154,9 @@ size_t rpc_call_encode(uint8_t *buf, size_t len, uint32_t xid, uint32_t prog,
 	size_t cred_len = machine ? 4 + 4 + name_padded + 4 + 4 + 4 : 0;
 	size_t pos = 0;
 
-	if (name_len > 255 || len < 40 + cred_len)
+	if (name_len > 255 || len < 40 + cred_len) {
 		return 0;
+	}
 	pos = msg_put_u32(buf, pos, xid);
 	pos = msg_put_u32(buf, pos, RPC_MSG_CALL);
 	pos = msg_put_u32(buf, pos, RPC_MSG_RPCVERS);
@@ -178,13 +191,16 @@ int rpc_reply_decode(const uint8_t *rec, size_t len, uint32_t *xid,
 	const uint8_t *body;
 
 	if (msg_get_u32(&c, xid) || msg_get_u32(&c, &type) ||
-	    type != RPC_MSG_REPLY || msg_get_u32(&c, &reply_stat))
+	    type != RPC_MSG_REPLY || msg_get_u32(&c, &reply_stat)) {
 		return -EBADMSG;
-	if (reply_stat != 0)
+	}
+	if (reply_stat != 0) {
 		return -EACCES;
+	}
 	if (msg_get_auth(&c, &flavor, &body, &body_len) ||
-	    msg_get_u32(&c, accept_stat))
+	    msg_get_u32(&c, accept_stat)) {
 		return -EBADMSG;
+	}
 	*body_offset = c.pos;
 	return 0;
 }

@@ -42,8 +42,9 @@ int rpc_pool_new(size_t max_bytes, struct rpc_pool **out)
 {
 	struct rpc_pool *pool = calloc(1, sizeof(*pool));
 
-	if (!pool)
+	if (!pool) {
 		return -ENOMEM;
+	}
 	pool->max_bytes = max_bytes;
 	*out = pool;
 	return 0;
@@ -65,8 +66,9 @@ static size_t rpc_pool_block_bytes(size_t cls)
 
 void rpc_pool_free(struct rpc_pool *pool)
 {
-	if (!pool)
+	if (!pool) {
 		return;
+	}
 	for (size_t c = 0; c < RPC_POOL_NCLASSES; c++) {
 		while (pool->free[c]) {
 			struct rpc_pool_free_block *b = pool->free[c];
@@ -118,8 +120,9 @@ static uint16_t rpc_pool_class(size_t size)
 	size_t cap = RPC_POOL_MIN_CLASS_BYTES;
 	uint16_t cls = 0;
 
-	if (size > RPC_POOL_MAX_CLASS_BYTES)
+	if (size > RPC_POOL_MAX_CLASS_BYTES) {
 		return RPC_BUF_HEAP_CLASS;
+	}
 	while (cap < size) {
 		cap <<= 1;
 		cls++;
@@ -149,11 +152,13 @@ void *rpc_buf_alloc(struct rpc_pool *pool, size_t size)
 			return b;
 		}
 	}
-	if (cap > SIZE_MAX - sizeof(*h))
+	if (cap > SIZE_MAX - sizeof(*h)) {
 		return NULL;
+	}
 	h = malloc(sizeof(*h) + cap);
-	if (!h)
+	if (!h) {
 		return NULL;
+	}
 	h->pool = pool;
 	h->refs = 1;
 	h->cls = cls;
@@ -171,8 +176,9 @@ void *rpc_buf_zalloc(struct rpc_pool *pool, size_t size)
 {
 	void *buf = rpc_buf_alloc(pool, size);
 
-	if (buf)
+	if (buf) {
 		memset(buf, 0, size);
+	}
 	return buf;
 }
 
@@ -196,12 +202,14 @@ void rpc_buf_unref(void *buf)
 	struct rpc_buf_hdr *h;
 	struct rpc_pool *pool;
 
-	if (!buf)
+	if (!buf) {
 		return;
+	}
 	h = rpc_buf_hdr(buf);
 	assert(h->refs > 0);
-	if (--h->refs > 0)
+	if (--h->refs > 0) {
 		return;
+	}
 	pool = h->pool;
 	if (!pool) {
 		free(h);
@@ -210,8 +218,9 @@ void rpc_buf_unref(void *buf)
 	pool->stats.outstanding--;
 	if (pool->orphaned) {
 		free(h);
-		if (pool->stats.outstanding == 0)
+		if (pool->stats.outstanding == 0) {
 			free(pool);
+		}
 		return;
 	}
 	if (h->cls != RPC_BUF_HEAP_CLASS &&

@@ -34,17 +34,22 @@ static int rpc_record_reserve(struct rpc_record *rec, size_t need)
 	size_t cap = rec->cap ? rec->cap : 4096;
 	uint8_t *buf;
 
-	if (need <= rec->cap)
+	if (need <= rec->cap) {
 		return 0;
-	while (cap < need)
+	}
+	while (cap < need) {
 		cap *= 2;
-	if (cap > rec->max_bytes)
+	}
+	if (cap > rec->max_bytes) {
 		cap = rec->max_bytes;
+	}
 	buf = rpc_buf_alloc(rec->pool, cap);
-	if (!buf)
+	if (!buf) {
 		return -ENOMEM;
-	if (rec->len)
+	}
+	if (rec->len) {
 		memcpy(buf, rec->buf, rec->len);
+	}
 	rpc_buf_unref(rec->buf);
 	rec->buf = buf;
 	rec->cap = rpc_buf_cap(buf);
@@ -55,8 +60,9 @@ static int rpc_record_reserve(struct rpc_record *rec, size_t need)
 static bool rpc_record_take_mark(struct rpc_record *rec, const uint8_t *data,
 				 size_t len, size_t *pos)
 {
-	while (rec->mark_have < 4 && *pos < len)
+	while (rec->mark_have < 4 && *pos < len) {
 		rec->mark[rec->mark_have++] = data[(*pos)++];
+	}
 	return rec->mark_have == 4;
 }
 
@@ -79,8 +85,9 @@ int rpc_record_feed(struct rpc_record *rec, const uint8_t *data, size_t len,
 		if (!rec->in_fragment) {
 			uint32_t mark;
 
-			if (!rpc_record_take_mark(rec, data, len, &pos))
+			if (!rpc_record_take_mark(rec, data, len, &pos)) {
 				break;
+			}
 			mark = (uint32_t)rec->mark[0] << 24 |
 			       (uint32_t)rec->mark[1] << 16 |
 			       (uint32_t)rec->mark[2] << 8 | rec->mark[3];
@@ -100,16 +107,18 @@ int rpc_record_feed(struct rpc_record *rec, const uint8_t *data, size_t len,
 			rec->in_fragment = true;
 		}
 		size_t n = len - pos;
-		if (n > rec->frag_left)
+		if (n > rec->frag_left) {
 			n = rec->frag_left;
+		}
 		if (n) {
 			memcpy(rec->buf + rec->len, data + pos, n);
 			rec->len += n;
 			pos += n;
 			rec->frag_left -= (uint32_t)n;
 		}
-		if (rec->frag_left > 0)
+		if (rec->frag_left > 0) {
 			break;
+		}
 		rec->in_fragment = false;
 		if (rec->frag_last) {
 			rec->delivered = true;
@@ -131,8 +140,9 @@ bool rpc_record_partial(const struct rpc_record *rec)
 
 void rpc_record_trim(struct rpc_record *rec)
 {
-	if (rpc_record_partial(rec))
+	if (rpc_record_partial(rec)) {
 		return;
+	}
 	rpc_buf_unref(rec->buf);
 	rec->buf = NULL;
 	rec->cap = 0;

@@ -12,9 +12,10 @@ const char *request_peer(struct request *req)
 {
 	struct rpc_call *call = rpc_call_of(req);
 
-	if (!call->peer_str[0])
+	if (!call->peer_str[0]) {
 		sockaddr_format((const struct sockaddr *)&req->peer,
 				call->peer_str, sizeof(call->peer_str));
+	}
 	return call->peer_str;
 }
 
@@ -29,8 +30,9 @@ uint32_t request_max_payload(const struct request *req)
 {
 	const struct rpc_dispatcher *d = rpc_call_of_const(req)->dispatcher;
 
-	if (!d || !d->max_payload_bytes)
+	if (!d || !d->max_payload_bytes) {
 		return UINT32_MAX;
+	}
 	return d->max_payload_bytes;
 }
 
@@ -86,8 +88,9 @@ void *request_work_buf_take(struct request *req, size_t size)
 	struct rpc_call *call = rpc_call_of(req);
 	void *buf = call->work_buf;
 
-	if (!buf || rpc_buf_cap(buf) < size)
+	if (!buf || rpc_buf_cap(buf) < size) {
 		return NULL;
+	}
 	call->work_buf = NULL;
 	return buf;
 }

@@ -61,8 +61,9 @@ struct rpc_payload {
 static inline void rpc_payload_release(struct rpc_payload *p)
 {
 	rpc_buf_unref(p->buf);
-	if (p->unref)
+	if (p->unref) {
 		p->unref(p->ref);
+	}
 	memset(p, 0, sizeof(*p));
 	p->fd = -1;
 }

@@ -30,16 +30,18 @@ static void *rpc_work_thread(void *arg)
 		struct rpc_call *call;
 
 		pthread_mutex_lock(&pool->lock);
-		while (!pool->head && !pool->stopping)
+		while (!pool->head && !pool->stopping) {
 			pthread_cond_wait(&pool->wake, &pool->lock);
+		}
 		call = pool->head;
 		if (!call) {
 			pthread_mutex_unlock(&pool->lock);
 			return NULL;
 		}
 		pool->head = call->next;
-		if (!pool->head)
+		if (!pool->head) {
 			pool->tail = NULL;
+		}
 		pthread_mutex_unlock(&pool->lock);
 
 		call->next = NULL;
@@ -54,8 +56,9 @@ int rpc_work_pool_new(unsigned nthreads, struct rpc_work_pool **out)
 	int err;
 
 	pool = calloc(1, sizeof(*pool) + nthreads * sizeof(pthread_t));
-	if (!pool)
+	if (!pool) {
 		return -ENOMEM;
+	}
 	pthread_mutex_init(&pool->lock, NULL);
 	pthread_cond_init(&pool->wake, NULL);
 	for (unsigned i = 0; i < nthreads; i++) {
@@ -77,8 +80,9 @@ void rpc_work_pool_free(struct rpc_work_pool *pool)
 	pool->stopping = true;
 	pthread_cond_broadcast(&pool->wake);
 	pthread_mutex_unlock(&pool->lock);
-	for (unsigned i = 0; i < pool->nthreads; i++)
+	for (unsigned i = 0; i < pool->nthreads; i++) {
 		pthread_join(pool->threads[i], NULL);
+	}
 	pthread_cond_destroy(&pool->wake);
 	pthread_mutex_destroy(&pool->lock);
 	free(pool);
@@ -88,10 +92,11 @@ void rpc_work_pool_submit(struct rpc_work_pool *pool, struct rpc_call *call)
 {
 	call->next = NULL;
 	pthread_mutex_lock(&pool->lock);
-	if (pool->tail)
+	if (pool->tail) {
 		pool->tail->next = call;
-	else
+	} else {
 		pool->head = call;
+	}
 	pool->tail = call;
 	pthread_cond_signal(&pool->wake);
 	pthread_mutex_unlock(&pool->lock);

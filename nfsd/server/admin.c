@@ -17,8 +17,9 @@ static int server_admin_usage(void *arg, const char *volume,
 	struct server_volume_usage u;
 	int err = server_volume_usage(arg, volume, &u);
 
-	if (!err)
+	if (!err) {
 		*used_bytes = u.used_bytes;
+	}
 	return err;
 }
 
@@ -45,12 +46,14 @@ int server__admin_start(struct server *srv, const struct config *cfg,
 	int err;
 
 	srv->ports.admin = -1;
-	if (cfg->admin_port == CONFIG_PORT_OFF)
+	if (cfg->admin_port == CONFIG_PORT_OFF) {
 		return 0;
+	}
 	err = admin_start(&ctx, cfg->admin_listen, cfg->admin_port,
 			  &srv->ports.admin, &srv->admin, errbuf, errlen);
-	if (err == -EINVAL)
+	if (err == -EINVAL) {
 		return err; /* admin_listen is not an address: the config */
+	}
 	if (err) {
 		/* NFS clients must not depend on the metrics port: a port in
 		 * use costs the endpoint, not the server. */

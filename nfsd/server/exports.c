@@ -30,9 +30,10 @@ static void server_export_options_set(struct export *exp,
 	exp->anon_gid = ds->anon_gid;
 	memcpy(exp->clients, ds->clients, sizeof(exp->clients));
 	exp->nclients = ds->nclients;
-	if (exp->store)
+	if (exp->store) {
 		atomic_store(&exp->store->zero_on_first_write,
 			     ds->zero_on_first_write);
+	}
 }
 
 static bool server_export_options_same(const struct export *exp,
@@ -65,8 +66,9 @@ static int server_export_ilog_open(struct server *srv, struct export *exp,
 {
 	int err;
 
-	if (!strcmp(ds->intent_log, "off"))
+	if (!strcmp(ds->intent_log, "off")) {
 		return 0;
+	}
 	if (!ds->intent_log[0]) {
 		exp->store->ilog = srv->ilog;
 		return 0;
@@ -89,9 +91,8 @@ static void server_store_params(const struct server *srv,
 				uint32_t export_id, struct store_params *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->backend = ds->backend == CONFIG_BACKEND_CEPHFS
-			     ? STORE_BACKEND_CEPHFS
-			     : STORE_BACKEND_LOCAL;
+	p->backend = ds->backend == CONFIG_BACKEND_CEPHFS ? STORE_BACKEND_CEPHFS
+							  : STORE_BACKEND_LOCAL;
 	p->name = ds->name;
 	p->export_id = export_id;
 	p->state_dir = srv->state_dir;
@@ -120,14 +121,16 @@ int server__export_store_open(struct server *srv,
 	 * handles of every export. */
 	server_store_params(srv, ds, id, &p);
 	err = store_open(&p, &st, errbuf, errlen);
-	if (err)
+	if (err) {
 		return err;
+	}
 	st->group_commit = srv->group_commit;
 	atomic_store(&st->zero_on_first_write, ds->zero_on_first_write);
 	*root_fileid = 0;
 	if (!st->ops->root(st, &root)) {
-		if (!st->ops->getattr(st, root, &a))
+		if (!st->ops->getattr(st, root, &a)) {
 			*root_fileid = a.fileid;
+		}
 		st->ops->obj_unref(root);
 	}
 	*out = st;
@@ -150,8 +153,9 @@ static int server_export_open(struct server *srv, struct export *exp,
 	server_export_options_set(exp, ds);
 	err = server__export_store_open(srv, ds, exp->id, &exp->store,
 					&exp->root_fileid, errbuf, errlen);
-	if (err)
+	if (err) {
 		return err;
+	}
 	return server_export_ilog_open(srv, exp, ds, errbuf, errlen);
 }
 
@@ -159,7 +163,7 @@ static int server_export_open(struct server *srv, struct export *exp,
 static void server_export_log(const char *what, const struct export *exp,
 			      const struct config_datastore *ds)
 {
-	if (ds && ds->backend == CONFIG_BACKEND_CEPHFS)
+	if (ds && ds->backend == CONFIG_BACKEND_CEPHFS) {
 		log_info("export: %s %s -> cephfs %s%s%s (%s, client.%s; "
 			 "fsid %u%s%s%s)",
 			 what, exp->path, ds->ceph_fs[0] ? ds->ceph_fs : "",
@@ -168,11 +172,11 @@ static void server_export_log(const char *what, const struct export *exp,
 			 exp->read_only ? ", read-only" : "",
 			 exp->nclients ? ", client list" : "",
 			 exp->store_down ? "; cluster down: JUKEBOX" : "");
-	else
+	} else {
 		log_info("export: %s %s -> %s (fsid %u%s%s)", what, exp->path,
-			 exp->dir, exp->id,
-			 exp->read_only ? ", read-only" : "",
+			 exp->dir, exp->id, exp->read_only ? ", read-only" : "",
 			 exp->nclients ? ", client list" : "");
+	}
 }
 
 /* The [server] intent log, replayed onto every store that names no log
@@ -185,14 +189,16 @@ static int server_ilog_open(struct server *srv, const struct config *cfg,
 	size_t n = 0;
 	int err;
 
-	if (!cfg->intent_log[0])
+	if (!cfg->intent_log[0]) {
 		return 0;
+	}
 	for (size_t i = 0; i < tab->count && i < cfg->ndatastores; i++) {
 		/* The log replays onto local files only. */
 		if (!cfg->datastores[i].intent_log[0] &&
 		    cfg->datastores[i].backend == CONFIG_BACKEND_LOCAL &&
-		    tab->exports[i].store)
+		    tab->exports[i].store) {
 			stores[n++] = tab->exports[i].store;
+		}
 	}
 	err = store_ilog_open(cfg->intent_log, srv->ilog_ring_bytes,
 			      srv->ilog_checkpoint_ms, stores, n, &srv->ilog,
@@ -212,8 +218,9 @@ int server__exports_open(struct server *srv, const struct config *cfg,
 	/* Full capacity now: slots never move, so a borrowed export stays
 	 * valid while SIGHUPs add exports. */
 	tab->exports = calloc(CONFIG_MAX_DATASTORES, sizeof(struct export));
-	if (!tab->exports)
+	if (!tab->exports) {
 		return -ENOMEM;
+	}
 	tab->cap = CONFIG_MAX_DATASTORES;
 	pthread_rwlock_init(&tab->lock, NULL);
 	srv->exports_lock_init = true;
@@ -224,26 +231,32 @@ int server__exports_open(struct server *srv, const struct config *cfg,
 					 errlen);
 		/* A cluster that does not answer costs its datastores, not
 		 * the others: the export stays, its calls answer JUKEBOX. */
-		if (err && cfg->datastores[i].backend == CONFIG_BACKEND_CEPHFS) {
-			log_error("export: %s; retried every %d s",
-				  errbuf, SERVER_RECOVERY_RETRY_MS / 1000);
+		if (err &&
+		    cfg->datastores[i].backend == CONFIG_BACKEND_CEPHFS) {
+			log_error("export: %s; retried every %d s", errbuf,
+				  SERVER_RECOVERY_RETRY_MS / 1000);
 			exp->store_down = true;
 			exp->store = NULL;
 			err = 0;
 		}
 		/* Every cephfs datastore: opened later if it is down, opened
 		 * anew if its session is evicted. */
-		if (!err && cfg->datastores[i].backend == CONFIG_BACKEND_CEPHFS &&
-		    server__recovery_add(srv, tab->count, &cfg->datastores[i]))
+		if (!err &&
+		    cfg->datastores[i].backend == CONFIG_BACKEND_CEPHFS &&
+		    server__recovery_add(srv, tab->count,
+					 &cfg->datastores[i])) {
 			err = errbuf_printf(errbuf, errlen, -ENOMEM,
 					    "datastore %s: out of memory",
 					    cfg->datastores[i].name);
-		if (err)
+		}
+		if (err) {
 			return err;
+		}
 		err = export_table_publish(tab);
 		if (err) {
-			if (exp->store)
+			if (exp->store) {
 				exp->store->ops->close(exp->store);
+			}
 			exp->store = NULL;
 			snprintf(errbuf, errlen, "more than %d datastores",
 				 CONFIG_MAX_DATASTORES);
@@ -252,8 +265,9 @@ int server__exports_open(struct server *srv, const struct config *cfg,
 		server_export_log("exporting", exp, &cfg->datastores[i]);
 	}
 	err = server_ilog_open(srv, cfg, errbuf, errlen);
-	if (err)
+	if (err) {
 		return err;
+	}
 	server__fcache_budget_apply(srv, "start");
 	return 0;
 }
@@ -263,8 +277,9 @@ void server__ilogs_drain(struct server *srv)
 	struct export_table *tab = &srv->exports;
 
 	store_ilog_drain(srv->ilog);
-	for (size_t i = 0; i < tab->count; i++)
+	for (size_t i = 0; i < tab->count; i++) {
 		store_ilog_drain(tab->exports[i].ilog);
+	}
 }
 
 void server__exports_close(struct server *srv)
@@ -281,19 +296,22 @@ void server__exports_close(struct server *srv)
 
 		store_ilog_close(tab->exports[i].ilog);
 		tab->exports[i].ilog = NULL;
-		if (st)
+		if (st) {
 			st->ops->close(st);
+		}
 	}
 	free(tab->exports);
-	if (srv->exports_lock_init)
+	if (srv->exports_lock_init) {
 		pthread_rwlock_destroy(&tab->lock);
+	}
 }
 
 static struct export *server_slot_by_name(struct server *srv, const char *name)
 {
 	for (size_t i = 0; i < srv->exports.count; i++) {
-		if (!strcmp(srv->exports.exports[i].name, name))
+		if (!strcmp(srv->exports.exports[i].name, name)) {
 			return &srv->exports.exports[i];
+		}
 	}
 	return NULL;
 }
@@ -310,37 +328,42 @@ static int server_exports_check(struct server *srv, const struct config *cfg,
 		const struct export *old = server_slot_by_name(srv, ds->name);
 		uint32_t id = server_datastore_id(ds);
 
-		if (old && strcmp(old->dir, ds->path))
+		if (old && strcmp(old->dir, ds->path)) {
 			return errbuf_printf(
 				errbuf, errlen, -EINVAL,
 				"datastore %s: path %s was %s; a new "
 				"path takes a restart",
 				ds->name, ds->path, old->dir);
-		if (old && old->id != id)
+		}
+		if (old && old->id != id) {
 			return errbuf_printf(
 				errbuf, errlen, -EINVAL,
 				"datastore %s: fsid %u was %u; a new "
 				"fsid takes a restart",
 				ds->name, id, old->id);
-		if (old)
+		}
+		if (old) {
 			continue;
+		}
 		for (size_t j = 0; j < srv->exports.count; j++) {
 			const struct export *e = &srv->exports.exports[j];
 
-			if (e->id == id)
+			if (e->id == id) {
 				return errbuf_printf(errbuf, errlen, -EINVAL,
 						     "datastore %s: fsid %u is "
 						     "(or was) %s's",
 						     ds->name, id, e->name);
+			}
 		}
 		nnew++;
 	}
-	if (nnew > srv->exports.cap - srv->exports.count)
+	if (nnew > srv->exports.cap - srv->exports.count) {
 		return errbuf_printf(errbuf, errlen, -ENOSPC,
 				     "%zu new datastores: room for %zu more "
 				     "until a restart",
 				     nnew,
 				     srv->exports.cap - srv->exports.count);
+	}
 	return 0;
 }
 
@@ -354,8 +377,9 @@ void server__exports_abort(struct server *srv, size_t nadd)
 		exp->quota = NULL;
 		quota_fini(&srv->quotas[base + i]);
 		store_ilog_close(exp->ilog);
-		if (exp->store)
+		if (exp->store) {
 			exp->store->ops->close(exp->store);
+		}
 		memset(exp, 0, sizeof(*exp));
 	}
 }
@@ -368,28 +392,32 @@ int server__exports_prepare(struct server *srv, const struct config *cfg,
 
 	*nadd = 0;
 	err = server_exports_check(srv, cfg, errbuf, errlen);
-	if (err)
+	if (err) {
 		return err;
+	}
 	for (size_t i = 0; i < cfg->ndatastores; i++) {
 		const struct config_datastore *ds = &cfg->datastores[i];
 		size_t slot = base + *nadd;
 		struct export *exp = &srv->exports.exports[slot];
 
-		if (server_slot_by_name(srv, ds->name))
+		if (server_slot_by_name(srv, ds->name)) {
 			continue;
+		}
 		/* Not published yet: no other thread sees the slot. */
 		err = server_export_open(srv, exp, ds, errbuf, errlen);
-		if (err)
+		if (err) {
 			goto fail;
+		}
 		quota_init(&srv->quotas[slot]);
 		(*nadd)++;
-		err = !exp->remote_store ? quota_scan(&srv->quotas[slot], exp->dir,
-						  errbuf, errlen)
-				     : quota_scan_store(&srv->quotas[slot],
-							exp->store, errbuf,
-							errlen);
-		if (err)
+		err = !exp->remote_store
+			      ? quota_scan(&srv->quotas[slot], exp->dir, errbuf,
+					   errlen)
+			      : quota_scan_store(&srv->quotas[slot], exp->store,
+						 errbuf, errlen);
+		if (err) {
 			goto fail;
+		}
 		exp->quota = &srv->quotas[slot];
 	}
 	return 0;
@@ -413,15 +441,17 @@ void server__exports_commit(struct server *srv, const struct config *cfg,
 		const char *what = NULL;
 
 		for (size_t j = 0; j < cfg->ndatastores && !ds; j++) {
-			if (!strcmp(cfg->datastores[j].name, exp->name))
+			if (!strcmp(cfg->datastores[j].name, exp->name)) {
 				ds = &cfg->datastores[j];
+			}
 		}
 		/* One export at a time, and the log written after: readers
 		 * wait for a copy of a few fields, never for I/O. */
 		export_table_write_lock(tab);
 		if (!ds) {
-			if (export_is_live(exp))
+			if (export_is_live(exp)) {
 				what = "removed (its handles are now stale):";
+			}
 			export_table_set_removed(exp, true);
 		} else if (!export_is_live(exp)) {
 			server_export_options_set(exp, ds);
@@ -432,8 +462,9 @@ void server__exports_commit(struct server *srv, const struct config *cfg,
 			what = "options changed:";
 		}
 		export_table_write_unlock(tab);
-		if (what)
+		if (what) {
 			server_export_log(what, exp, ds);
+		}
 	}
 	pthread_mutex_lock(&srv->apply_lock);
 	for (size_t i = 0; i < nadd; i++) {
@@ -447,11 +478,13 @@ void server__exports_commit(struct server *srv, const struct config *cfg,
 		const struct config_datastore *ds = NULL;
 
 		for (size_t j = 0; j < cfg->ndatastores && !ds; j++) {
-			if (!strcmp(cfg->datastores[j].name, exp->name))
+			if (!strcmp(cfg->datastores[j].name, exp->name)) {
 				ds = &cfg->datastores[j];
+			}
 		}
 		server_export_log("added", exp, ds);
 	}
-	if (nadd)
+	if (nadd) {
 		server__fcache_budget_apply(srv, "reload");
+	}
 }

@@ -53,12 +53,15 @@ void server__fd_budget_compute(const struct server_fd_inputs *in,
 	out->nexports = nexports;
 	files = nexports ? out->total / nexports / 2 : 0;
 	out->too_low = files < SERVER_FCACHE_MIN_FILES;
-	if (out->too_low)
+	if (out->too_low) {
 		files = SERVER_FCACHE_MIN_FILES;
-	if (!out->overridden && files > SERVER_FCACHE_AUTO_MAX_FILES)
+	}
+	if (!out->overridden && files > SERVER_FCACHE_AUTO_MAX_FILES) {
 		files = SERVER_FCACHE_AUTO_MAX_FILES;
-	if (files > STORE_CACHE_MAX_ENTRIES)
+	}
+	if (files > STORE_CACHE_MAX_ENTRIES) {
 		files = STORE_CACHE_MAX_ENTRIES;
+	}
 	out->files_per_export = (size_t)files;
 }
 
@@ -68,8 +71,10 @@ static uint64_t server_nofile(void)
 {
 	struct rlimit rl;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 ||
+	    rl.rlim_cur == RLIM_INFINITY) {
 		return UINT64_MAX / 4;
+	}
 	return rl.rlim_cur;
 }
 
@@ -79,35 +84,40 @@ void server__fcache_budget_apply(struct server *srv, const char *when)
 	struct server_fd_budget b;
 	size_t n = 0;
 
-	for (size_t i = 0; i < tab->count; i++)
+	for (size_t i = 0; i < tab->count; i++) {
 		n += export_store(&tab->exports[i]) != NULL;
-	if (n == 0)
+	}
+	if (n == 0) {
 		return;
+	}
 	server__fd_budget_compute(&srv->fd_inputs, server_nofile(), n, &b);
 	for (size_t i = 0; i < tab->count; i++) {
 		struct store *st = export_store(&tab->exports[i]);
 		int err;
 
-		if (!st)
+		if (!st) {
 			continue;
-		if (!st->ops->cache_resize)
+		}
+		if (!st->ops->cache_resize) {
 			continue;
+		}
 		err = st->ops->cache_resize(st, b.files_per_export);
-		if (err)
+		if (err) {
 			log_warn("fcache: %s: cannot bound its file cache to "
 				 "%zu "
 				 "files: %s",
 				 tab->exports[i].name, b.files_per_export,
 				 strerror(-err));
+		}
 	}
-	if (b.overridden)
+	if (b.overridden) {
 		log_info("fcache (%s): file_cache_fds %llu for %zu exports: "
 			 "%zu files each, up to 2 descriptors a file "
 			 "(RLIMIT_NOFILE %llu, max_conns %llu)",
 			 when, (unsigned long long)b.total, n,
 			 b.files_per_export, (unsigned long long)b.nofile,
 			 (unsigned long long)b.conns);
-	else
+	} else {
 		log_info("fcache (%s): RLIMIT_NOFILE %llu - max_conns %llu - "
 			 "reserve %llu = %llu descriptors for %zu exports: "
 			 "%zu files each, up to 2 descriptors a file",
@@ -115,10 +125,12 @@ void server__fcache_budget_apply(struct server *srv, const char *when)
 			 (unsigned long long)b.conns,
 			 (unsigned long long)b.reserve,
 			 (unsigned long long)b.total, n, b.files_per_export);
-	if (b.too_low)
+	}
+	if (b.too_low) {
 		log_warn("fcache: the descriptor limit leaves too few for the "
 			 "file caches; each keeps %d files, and opens may fail "
 			 "(NFS3ERR_JUKEBOX): raise the hard RLIMIT_NOFILE, or "
 			 "lower max_conns",
 			 SERVER_FCACHE_MIN_FILES);
+	}
 }

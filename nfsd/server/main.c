@@ -59,8 +59,9 @@ static int parse_port(const char *arg, bool off_allowed, int *out)
 		return 0;
 	}
 	v = strtol(arg, &end, 10);
-	if (*arg == '\0' || *end != '\0' || v < 0 || v > 65535)
+	if (*arg == '\0' || *end != '\0' || v < 0 || v > 65535) {
 		return -EINVAL;
+	}
 	*out = (int)v;
 	return 0;
 }
@@ -79,23 +80,31 @@ struct cli_overrides {
 
 static void apply_overrides(struct config *cfg, const struct cli_overrides *o)
 {
-	if (o->listen)
+	if (o->listen) {
 		snprintf(cfg->listen, sizeof(cfg->listen), "%s", o->listen);
-	if (o->state_dir)
+	}
+	if (o->state_dir) {
 		snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s",
 			 o->state_dir);
-	if (o->nfs_port_set)
+	}
+	if (o->nfs_port_set) {
 		cfg->nfs_port = o->nfs_port;
-	if (o->mount_port_set)
+	}
+	if (o->mount_port_set) {
 		cfg->mount_port = o->mount_port;
-	if (o->portmap_port_set)
+	}
+	if (o->portmap_port_set) {
 		cfg->portmap_port = o->portmap_port;
-	if (o->admin_port_set)
+	}
+	if (o->admin_port_set) {
 		cfg->admin_port = o->admin_port;
-	if (o->workers > 0)
+	}
+	if (o->workers > 0) {
 		cfg->workers = (unsigned)o->workers;
-	if (o->trace)
+	}
+	if (o->trace) {
 		cfg->trace = true;
+	}
 }
 
 /* Every cached file holds descriptors, and so does every connection: use
@@ -106,10 +115,11 @@ static void raise_fd_limit(void)
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
-		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
 			log_warn(
 				"dsnfsd: cannot raise the descriptor limit: %s",
 				strerror(errno));
+		}
 	}
 }
 
@@ -133,13 +143,15 @@ static int load_config(struct config *cfg, struct server_sections *sections,
 	}
 	for (size_t i = 0; i < o->nexports; i++) {
 		err = config_add_export_arg(cfg, o->exports[i], errbuf, errlen);
-		if (err)
+		if (err) {
 			return err;
+		}
 	}
 	if (path) {
 		err = config_load_file(cfg, path, errbuf, errlen);
-		if (err)
+		if (err) {
 			return err;
+		}
 	}
 	apply_overrides(cfg, o);
 	return config_validate(cfg, errbuf, errlen);
@@ -171,11 +183,13 @@ static void reload_cb(struct ev_loop *loop, ev_signal *w, int revents)
 		 r->path ? r->path : "the command line");
 	sd_notify(0, "RELOADING=1");
 	rc = load_config(cfg, &sections, r->path, r->o, err, sizeof(err));
-	if (!rc)
+	if (!rc) {
 		rc = server_reconfigure(r->srv, cfg, &sections, err,
 					sizeof(err));
-	if (rc)
+	}
+	if (rc) {
 		log_error("dsnfsd: SIGHUP: %s; the running config stays", err);
+	}
 	sd_notify(0, "READY=1");
 	server_sections_fini(&sections);
 	free(cfg);
@@ -226,40 +240,46 @@ int main(int argc, char **argv)
 			config_path = optarg;
 			break;
 		case 'e':
-			if (o.nexports == CONFIG_MAX_DATASTORES)
+			if (o.nexports == CONFIG_MAX_DATASTORES) {
 				fatal("dsnfsd: more than %d datastores",
 				      CONFIG_MAX_DATASTORES);
+			}
 			o.exports[o.nexports++] = optarg;
 			break;
 		case 'l':
 			o.listen = optarg;
 			break;
 		case 'p':
-			if (parse_port(optarg, false, &o.nfs_port))
+			if (parse_port(optarg, false, &o.nfs_port)) {
 				fatal("dsnfsd: -p %s: not a port", optarg);
+			}
 			o.nfs_port_set = true;
 			break;
 		case 'm':
-			if (parse_port(optarg, false, &o.mount_port))
+			if (parse_port(optarg, false, &o.mount_port)) {
 				fatal("dsnfsd: -m %s: not a port", optarg);
+			}
 			o.mount_port_set = true;
 			break;
 		case 'P':
-			if (parse_port(optarg, true, &o.portmap_port))
+			if (parse_port(optarg, true, &o.portmap_port)) {
 				fatal("dsnfsd: -P %s: not a port or 'off'",
 				      optarg);
+			}
 			o.portmap_port_set = true;
 			break;
 		case 'A':
-			if (parse_port(optarg, true, &o.admin_port))
+			if (parse_port(optarg, true, &o.admin_port)) {
 				fatal("dsnfsd: -A %s: not a port or 'off'",
 				      optarg);
+			}
 			o.admin_port_set = true;
 			break;
 		case 'w':
 			o.workers = strtol(optarg, NULL, 10);
-			if (o.workers < 1 || o.workers > 256)
+			if (o.workers < 1 || o.workers > 256) {
 				fatal("dsnfsd: -w %s: 1 to 256", optarg);
+			}
 			break;
 		case 's':
 			o.state_dir = optarg;
@@ -288,20 +308,23 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (load_config(&cfg, &sections, config_path, &o, err, sizeof(err)))
+	if (load_config(&cfg, &sections, config_path, &o, err, sizeof(err))) {
 		fatal("dsnfsd: %s", err);
+	}
 
 	/* A peer that vanishes mid-write must cost one conn, not the process.
 	 */
 	signal(SIGPIPE, SIG_IGN);
 	raise_fd_limit();
-	if (!foreground && daemon(1, 1) < 0)
+	if (!foreground && daemon(1, 1) < 0) {
 		fatal("dsnfsd: cannot detach: %s", strerror(errno));
+	}
 	loop = ev_default_loop(EVFLAG_AUTO);
 	rc = server_open(&cfg, &sections, loop, &srv, err, sizeof(err));
 	server_sections_fini(&sections);
-	if (rc)
+	if (rc) {
 		fatal("dsnfsd: %s", err);
+	}
 
 	struct server_ports ports = server_ports(srv);
 	/* One machine-readable line: tests and scripts read the ports here. */

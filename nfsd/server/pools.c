@@ -31,12 +31,14 @@ static int server_sections_hook(void *arg, const char *section, const char *key,
 	int err = traffic_config_section(&s->caps, section, key, value, errbuf,
 					 errlen);
 
-	if (err != -ENOENT)
+	if (err != -ENOENT) {
 		return err;
+	}
 	err = pool_config_section(&s->pools, section, key, value, errbuf,
 				  errlen);
-	if (err != -ENOENT)
+	if (err != -ENOENT) {
 		return err;
+	}
 	return admin_config_section(&s->admin, section, key, value, errbuf,
 				    errlen);
 }
@@ -48,8 +50,9 @@ int server_sections_init(struct server_sections *s, struct config *cfg)
 	traffic_caps_default(&s->caps);
 	admin_config_default(&s->admin);
 	err = pool_config_init(&s->pools);
-	if (err)
+	if (err) {
 		return err;
+	}
 	cfg->section_hook = server_sections_hook;
 	cfg->section_hook_arg = s;
 	return 0;
@@ -65,8 +68,9 @@ int server__quotas_open(struct server *srv, char *errbuf, size_t errlen)
 	/* A slot per export slot: a reload adds quotas without moving. */
 	srv->quotas = calloc(srv->exports.cap ? srv->exports.cap : 1,
 			     sizeof(*srv->quotas));
-	if (!srv->quotas)
+	if (!srv->quotas) {
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < srv->exports.count; i++) {
 		struct export *exp = &srv->exports.exports[i];
 		struct quota *q = &srv->quotas[i];
@@ -76,14 +80,16 @@ int server__quotas_open(struct server *srv, char *errbuf, size_t errlen)
 
 		quota_init(q);
 		srv->nquotas++;
-		if (!exp->remote_store)
+		if (!exp->remote_store) {
 			err = quota_scan(q, exp->dir, errbuf, errlen);
-		else if (exp->store)
+		} else if (exp->store) {
 			err = quota_scan_store(q, exp->store, errbuf, errlen);
-		else
+		} else {
 			err = 0; /* store_down: nothing to count yet */
-		if (err)
+		}
+		if (err) {
 			return err;
+		}
 		exp->quota = q;
 		quota_get(q, &u);
 		log_info("quota: %s: %" PRIu64 " bytes allocated in %" PRIu64
@@ -127,11 +133,12 @@ int server__overlay_apply(struct server *srv, const struct overlay *ov,
 		snprintf(errbuf, errlen, "admin-state: out of memory");
 		return err;
 	}
-	if (!overlay_empty(ov))
+	if (!overlay_empty(ov)) {
 		log_info("admin-state: %s: %zu admin API change(s) over the "
 			 "config, %zu dropped",
 			 overlay_store_path(srv->changes),
 			 server_overlay_count(ov), dropped);
+	}
 	return 0;
 }
 
@@ -162,15 +169,17 @@ static int server_overlay_load(struct server *srv, const char *state_dir,
 		return err;
 	}
 	err = overlay_store_load(srv->changes, ov, why, sizeof(why));
-	if (err == -ENOENT)
+	if (err == -ENOENT) {
 		return 0;
-	if (err)
+	}
+	if (err) {
 		snprintf(errbuf, errlen,
 			 "admin-state: %s; it holds the admin API's changes "
 			 "over the config (pools, volumes, caps), and dsnfsd "
 			 "will not start without them: repair it, or move it "
 			 "away to start from the config alone",
 			 why);
+	}
 	return err;
 }
 
@@ -187,51 +196,61 @@ int server__pools_open(struct server *srv, const char *state_dir,
 	char path[4200];
 	int err = -ENOMEM;
 
-	if (!limits || !merged || !ov)
+	if (!limits || !merged || !ov) {
 		goto out;
+	}
 	pthread_mutex_init(&srv->apply_lock, NULL);
 	srv->apply_lock_init = true;
 	err = pool_config_finish(&sections->pools, &st, errbuf, errlen);
-	if (err)
+	if (err) {
 		goto out;
+	}
 	err = server_overlay_load(srv, state_dir, ov, errbuf, errlen);
-	if (!err)
+	if (!err) {
 		err = server__overlay_apply(srv, ov, st, &sections->caps,
 					    merged, &caps, errbuf, errlen);
-	if (err)
+	}
+	if (err) {
 		goto out;
+	}
 	err = pool_registry_new(NULL, NULL, &srv->pools);
-	if (err)
+	if (err) {
 		goto out;
+	}
 	err = pool_registry_load(srv->pools, merged, limits, errbuf, errlen);
-	if (err)
+	if (err) {
 		goto out;
+	}
 	snprintf(path, sizeof(path), "%s/%s", state_dir, SERVER_LEDGER_FILE);
 	err = pool_ledger_open(path, POOL_LEDGER_READ_WRITE, &srv->ledger, &rec,
 			       errbuf, errlen);
-	if (err)
+	if (err) {
 		goto out;
-	if (rec.torn)
+	}
+	if (rec.torn) {
 		log_warn("pool: %s: a torn last record at offset %" PRIu64
 			 " (%" PRIu64 " bytes) was dropped: %s",
 			 path, rec.offset, rec.dropped_bytes, rec.why);
+	}
 	/* The config and the admin API's changes over it are the truth at
 	 * start: the ledger records how they differ from its last state, so
 	 * a pool that survives the restart is not billed as deleted and
 	 * created again (docs/pools.md, section 2). */
 	err = pool_registry_ledger_attach(srv->pools, srv->ledger, errbuf,
 					  errlen);
-	if (err)
+	if (err) {
 		goto out;
+	}
 	err = traffic_new(&caps, &srv->traffic);
 	if (err) {
 		snprintf(errbuf, errlen, "[traffic]: %s", strerror(-err));
 		goto out;
 	}
-	for (size_t i = 0; i < srv->exports.count && !err; i++)
+	for (size_t i = 0; i < srv->exports.count && !err; i++) {
 		err = traffic_volume_keep(srv->traffic,
 					  srv->exports.exports[i].name,
 					  traffic_now_ns());
+	}
 	if (err) {
 		snprintf(errbuf, errlen, "traffic volumes: %s", strerror(-err));
 		goto out;
@@ -243,8 +262,9 @@ int server__pools_open(struct server *srv, const char *state_dir,
 	}
 	err = server__overlay_record(srv, st, &sections->caps, merged, &caps,
 				     errbuf, errlen);
-	if (err)
+	if (err) {
 		goto out;
+	}
 	log_info("pool: %zu pools, %zu pooled datastores; ledger %s",
 		 limits->npools, limits->nvolumes, path);
 out:
@@ -256,20 +276,24 @@ out:
 
 void server__pools_close(struct server *srv)
 {
-	if (srv->traffic)
+	if (srv->traffic) {
 		traffic_free(srv->traffic);
-	if (srv->pools)
+	}
+	if (srv->pools) {
 		pool_registry_free(srv->pools);
-	if (srv->ledger)
+	}
+	if (srv->ledger) {
 		pool_ledger_close(srv->ledger);
+	}
 	overlay_store_free(srv->changes);
 	for (size_t i = 0; i < srv->nquotas; i++) {
 		srv->exports.exports[i].quota = NULL;
 		quota_fini(&srv->quotas[i]);
 	}
 	free(srv->quotas);
-	if (srv->apply_lock_init)
+	if (srv->apply_lock_init) {
 		pthread_mutex_destroy(&srv->apply_lock);
+	}
 }
 
 int server_limits_apply(struct server *srv, const struct pool_limits *limits)
@@ -317,8 +341,9 @@ int server_volume_usage(struct server *srv, const char *name,
 	for (size_t i = 0; i < n; i++) {
 		struct quota_usage u;
 
-		if (strcmp(srv->exports.exports[i].name, name))
+		if (strcmp(srv->exports.exports[i].name, name)) {
 			continue;
+		}
 		quota_get(&srv->quotas[i], &u);
 		out->used_bytes = u.used_bytes;
 		out->quota_bytes = u.limit_bytes;

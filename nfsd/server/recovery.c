@@ -32,8 +32,9 @@ int server__recovery_add(struct server *srv, size_t slot,
 	struct server_revive *v;
 
 	v = realloc(r->revive, (r->nrevive + 1) * sizeof(*v));
-	if (!v)
+	if (!v) {
 		return -ENOMEM;
+	}
 	r->revive = v;
 	v = &r->revive[r->nrevive++];
 	memset(v, 0, sizeof(*v));
@@ -104,8 +105,9 @@ static void server_revive_reopen(struct server *srv, struct server_revive *v)
 	int err;
 
 	retired = realloc(r->retired, (r->nretired + 1) * sizeof(*retired));
-	if (!retired)
+	if (!retired) {
 		return; /* tried again at the next round */
+	}
 	r->retired = retired;
 	pthread_mutex_unlock(&r->lock);
 	err = server__export_store_open(srv, &v->ds, exp->id, &st, &root_fileid,
@@ -143,8 +145,9 @@ static void *server_recovery_thread(void *arg)
 
 			if (v->done) {
 				if (st && atomic_load(&st->reopen) &&
-				    export_is_live(exp))
+				    export_is_live(exp)) {
 					server_revive_reopen(srv, v);
+				}
 				continue;
 			}
 			/* The open blocks: not under the lock that stop
@@ -164,8 +167,9 @@ int server__recovery_start(struct server *srv)
 	pthread_condattr_t attr;
 	int err;
 
-	if (!r->nrevive)
+	if (!r->nrevive) {
 		return 0;
+	}
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
@@ -195,8 +199,9 @@ void server__recovery_stop(struct server *srv)
 		pthread_mutex_destroy(&r->lock);
 		r->running = false;
 	}
-	for (size_t i = 0; i < r->nretired; i++)
+	for (size_t i = 0; i < r->nretired; i++) {
 		r->retired[i]->ops->close(r->retired[i]);
+	}
 	free(r->retired);
 	r->retired = NULL;
 	r->nretired = 0;

@@ -43,8 +43,9 @@ static int server_reload_pools(struct server *srv, struct server_reload *r,
 	overlay_diff(&r->old, &r->old_caps, &r->merged, &r->live_caps, &r->ov);
 	err = server__overlay_apply(srv, &r->ov, st, caps, &r->merged,
 				    &r->merged_caps, errbuf, errlen);
-	if (err)
+	if (err) {
 		return err;
+	}
 	return pool_registry_load(srv->pools, &r->merged, limits, errbuf,
 				  errlen);
 }
@@ -57,10 +58,11 @@ static void server_reload_exports(struct server *srv, const struct config *cfg,
 		const char *name =
 			srv->exports.exports[srv->exports.count + i].name;
 
-		if (traffic_volume_keep(srv->traffic, name, traffic_now_ns()))
+		if (traffic_volume_keep(srv->traffic, name, traffic_now_ns())) {
 			log_error("config: datastore %s: no memory for its "
 				  "traffic counters",
 				  name);
+		}
 	}
 	server__exports_commit(srv, cfg, nadd);
 	server__trace_set(srv, cfg->trace);
@@ -90,10 +92,11 @@ static int server_reload_traffic(struct server *srv, struct server_reload *r,
 	/* The reload is in effect; a file that cannot be written is the
 	 * operator's to fix, and the next change tries again. */
 	if (server__overlay_record(srv, st, caps, &r->merged, &r->merged_caps,
-				   why, sizeof(why)))
+				   why, sizeof(why))) {
 		log_error("admin-state: %s; the admin API's changes are live "
 			  "but not saved",
 			  why);
+	}
 	return 0;
 }
 
@@ -107,16 +110,19 @@ int server_reconfigure(struct server *srv, const struct config *cfg,
 	size_t nadd = 0;
 	int err = -ENOMEM;
 
-	if (!limits || !r)
+	if (!limits || !r) {
 		goto out;
+	}
 	err = pool_config_finish(&sections->pools, &st, errbuf, errlen);
-	if (err)
+	if (err) {
 		goto out;
+	}
 	/* New datastores are opened (not yet published) before the pools
 	 * change, so that either both happen or neither. */
 	err = server__exports_prepare(srv, cfg, &nadd, errbuf, errlen);
-	if (err)
+	if (err) {
 		goto out;
+	}
 	overlay_store_lock(srv->changes);
 	err = server_reload_pools(srv, r, st, &sections->caps, limits, errbuf,
 				  errlen);
@@ -128,8 +134,9 @@ int server_reconfigure(struct server *srv, const struct config *cfg,
 					    errbuf, errlen);
 	}
 	overlay_store_unlock(srv->changes);
-	if (err)
+	if (err) {
 		goto out;
+	}
 	log_info("config: reloaded: %zu datastores (%zu new), %zu pools, "
 		 "%zu pooled datastores, trace %s",
 		 cfg->ndatastores, nadd, limits->npools, limits->nvolumes,

@@ -30,16 +30,19 @@ static int server_mkdir_p(const char *path)
 	char buf[4096];
 	size_t len = strlen(path);
 
-	if (len == 0 || len >= sizeof(buf))
+	if (len == 0 || len >= sizeof(buf)) {
 		return -EINVAL;
+	}
 	memcpy(buf, path, len + 1);
 	for (size_t i = 1; i <= len; i++) {
-		if (buf[i] != '/' && buf[i] != '\0')
+		if (buf[i] != '/' && buf[i] != '\0') {
 			continue;
+		}
 		char saved = buf[i];
 		buf[i] = '\0';
-		if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+		if (mkdir(buf, 0700) < 0 && errno != EEXIST) {
 			return -errno;
+		}
 		buf[i] = saved;
 	}
 	return 0;
@@ -67,18 +70,21 @@ static int server_open_services(struct server *srv, const struct config *cfg)
 {
 	int err = nfs3_service_init(&srv->nfs3, &srv->exports);
 
-	if (err)
+	if (err) {
 		return err;
+	}
 	srv->nfs3.read_zero_copy = cfg->read_zero_copy;
 	srv->nfs3.read_zero_copy_min_bytes = cfg->read_zero_copy_min_bytes;
 	nfs3_program_init(&srv->nfs3_prog, &srv->nfs3);
 	err = mount_service_new(&srv->exports, &srv->mount);
-	if (err)
+	if (err) {
 		return err;
+	}
 	mount_program_init(&srv->mount_prog, srv->mount);
 	err = portmap_registry_new(&srv->portmap);
-	if (err)
+	if (err) {
 		return err;
+	}
 	portmap_program_init(&srv->portmap_prog, srv->portmap);
 	portmap_rpcb_program_init(&srv->rpcb3_prog, srv->portmap, 3);
 	portmap_rpcb_program_init(&srv->rpcb4_prog, srv->portmap, 4);
@@ -95,8 +101,9 @@ static int server_open_services(struct server *srv, const struct config *cfg)
 	rpc_dispatcher_add(&srv->udp_dispatcher, &srv->rpcb4_prog);
 	rpc_dispatcher_add(&srv->nfs_udp_dispatcher, &srv->nfs3_prog);
 	err = rpc_work_pool_new(cfg->work_threads, &srv->work_pool);
-	if (err)
+	if (err) {
 		return err;
+	}
 	srv->dispatcher.work_pool = srv->work_pool;
 	/* NFS over UDP, as knfsd: its deferred work on the same threads,
 	 * READ/WRITE within a datagram, no io_offload (no backlog) and no
@@ -107,8 +114,9 @@ static int server_open_services(struct server *srv, const struct config *cfg)
 		cfg->io_offload_auto ? RPC_IO_OFFLOAD_AUTO : RPC_IO_OFFLOAD_OFF;
 	err = drc_new(DRC_DEFAULT_MAX_ENTRIES, DRC_DEFAULT_MAX_BYTES,
 		      &srv->drc);
-	if (err)
+	if (err) {
 		return err;
+	}
 	srv->dispatcher.drc = srv->drc;
 	/* Retransmissions are UDP's normal case: the same cache. */
 	srv->nfs_udp_dispatcher.drc = srv->drc;
@@ -119,8 +127,9 @@ static unsigned server_worker_count(const struct config *cfg)
 {
 	long n;
 
-	if (cfg->workers)
+	if (cfg->workers) {
 		return cfg->workers;
+	}
 	n = sysconf(_SC_NPROCESSORS_ONLN);
 	return n > 0 ? (unsigned)n : 1;
 }
@@ -155,19 +164,22 @@ static void server_register_programs(struct server *srv)
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(regs); i++) {
-		if (regs[i].port <= 0)
+		if (regs[i].port <= 0) {
 			continue;
+		}
 		if (srv->ports.rpcbind) {
-			if (regs[i].prog == PORTMAP_PROG)
+			if (regs[i].prog == PORTMAP_PROG) {
 				continue;
+			}
 			int err = portmap_rpcbind_register(
 				regs[i].prog, regs[i].vers, regs[i].proto,
 				(uint16_t)regs[i].port);
-			if (err)
+			if (err) {
 				log_warn("portmap: rpcbind refused program %u "
 					 "version %u: %s",
 					 regs[i].prog, regs[i].vers,
 					 strerror(-err));
+			}
 		} else {
 			portmap_registry_set(srv->portmap, regs[i].prog,
 					     regs[i].vers, regs[i].proto,
@@ -178,8 +190,9 @@ static void server_register_programs(struct server *srv)
 
 static void server_unregister_programs(struct server *srv)
 {
-	if (!srv->ports.rpcbind)
+	if (!srv->ports.rpcbind) {
 		return;
+	}
 	portmap_rpcbind_unregister(NFS3_SERVICE_PROG, NFS3_SERVICE_VERS);
 	portmap_rpcbind_unregister(MOUNT_SERVICE_PROG, MOUNT_SERVICE_VERS);
 }
@@ -205,8 +218,9 @@ static int server_listen(struct server *srv, const struct config *cfg,
 			 cfg->mount_port, strerror(-err));
 		return err;
 	}
-	if (cfg->portmap_port == CONFIG_PORT_OFF)
+	if (cfg->portmap_port == CONFIG_PORT_OFF) {
 		return 0;
+	}
 	err = net_listen(&srv->net, cfg->listen, cfg->portmap_port, true,
 			 &srv->udp_dispatcher, &srv->ports.portmap);
 	if (err == -EADDRINUSE && cfg->portmap_port == 111 &&
@@ -243,8 +257,9 @@ int server_open(const struct config *cfg, struct server_sections *sections,
 	};
 	int err;
 
-	if (!srv)
+	if (!srv) {
 		return -ENOMEM;
+	}
 	srv->fd_inputs = (struct server_fd_inputs){
 		.max_conns = cfg->max_conns,
 		.file_cache_fds = cfg->file_cache_fds,
@@ -252,11 +267,13 @@ int server_open(const struct config *cfg, struct server_sections *sections,
 		.work_threads = cfg->work_threads,
 	};
 	err = server_open_exports(srv, cfg, errbuf, errlen);
-	if (err)
+	if (err) {
 		goto fail;
+	}
 	err = server__quotas_open(srv, errbuf, errlen);
-	if (err)
+	if (err) {
 		goto fail;
+	}
 	/* Cephfs datastores down at start: opened when their cluster
 	 * answers, with their quotas now there to scan into. */
 	err = server__recovery_start(srv);
@@ -266,8 +283,9 @@ int server_open(const struct config *cfg, struct server_sections *sections,
 		goto fail;
 	}
 	err = server__pools_open(srv, cfg->state_dir, sections, errbuf, errlen);
-	if (err)
+	if (err) {
 		goto fail;
+	}
 	err = server_open_services(srv, cfg);
 	if (err) {
 		snprintf(errbuf, errlen, "cannot start services: %s",
@@ -287,12 +305,14 @@ int server_open(const struct config *cfg, struct server_sections *sections,
 	/* Before any call can arrive (server_listen() refuses a bad one). */
 	portmap_registry_set_listen(srv->portmap, cfg->listen);
 	err = server_listen(srv, cfg, errbuf, errlen);
-	if (err)
+	if (err) {
 		goto fail;
+	}
 	server_register_programs(srv);
 	err = server__admin_start(srv, cfg, sections, errbuf, errlen);
-	if (err)
+	if (err) {
 		goto fail;
+	}
 	*out = srv;
 	return 0;
 fail:
@@ -318,21 +338,27 @@ void server_close(struct server *srv)
 {
 	server__admin_stop(srv);
 	server_unregister_programs(srv);
-	if (srv->net_started)
+	if (srv->net_started) {
 		net_stop(&srv->net);
-	if (srv->work_pool)
+	}
+	if (srv->work_pool) {
 		rpc_work_pool_free(srv->work_pool);
+	}
 	/* Stable WRITEs parked on an intent log come back as the work
 	 * pool's do: before the loops' memory goes. */
 	server__ilogs_drain(srv);
-	if (srv->net_started)
+	if (srv->net_started) {
 		net_free(&srv->net);
-	if (srv->drc)
+	}
+	if (srv->drc) {
 		drc_free(srv->drc);
-	if (srv->portmap)
+	}
+	if (srv->portmap) {
 		portmap_registry_free(srv->portmap);
-	if (srv->mount)
+	}
+	if (srv->mount) {
 		mount_service_free(srv->mount);
+	}
 	server__pools_close(srv);
 	server__exports_close(srv);
 	free(srv);

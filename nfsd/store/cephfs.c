@@ -53,10 +53,11 @@ void store__cephfs_close(struct store *st)
 	store__cephfs_rados_close(sc);
 	/* Evicted: nothing of this mount can reach the cluster any more,
 	 * and an unmount would try to flush. */
-	if (atomic_load(&sc->base.reopen))
+	if (atomic_load(&sc->base.reopen)) {
 		ceph_abort_conn(sc->cm);
-	else
+	} else {
 		ceph_unmount(sc->cm);
+	}
 	ceph_release(sc->cm);
 	pthread_mutex_destroy(&sc->cache_lock);
 	explicit_bzero(&sc->secret, sizeof(sc->secret));

@@ -15,8 +15,9 @@ static int guard_resolve(struct store *st, const struct store_fh *fh,
 	unsigned slot;
 	int rc = store__cephfs_call_enter(sc, &slot);
 
-	if (rc)
+	if (rc) {
 		return rc;
+	}
 	rc = store__cephfs_resolve(st, fh, out);
 	return store__cephfs_call_leave(sc, slot, rc);
 }
@@ -28,8 +29,9 @@ static int guard_resolve_attr(struct store *st, const struct store_fh *fh,
 	unsigned slot;
 	int rc = store__cephfs_call_enter(sc, &slot);
 
-	if (rc)
+	if (rc) {
 		return rc;
+	}
 	rc = store__cephfs_resolve_attr(st, fh, out, attr);
 	return store__cephfs_call_leave(sc, slot, rc);
 }
@@ -41,8 +43,9 @@ static int guard_getattr(struct store *st, struct store_obj *obj,
 	unsigned slot;
 	int rc = store__cephfs_call_enter(sc, &slot);
 
-	if (rc)
+	if (rc) {
 		return rc;
+	}
 	rc = store__cephfs_getattr(st, obj, attr);
 	return store__cephfs_call_leave(sc, slot, rc);
 }
@@ -55,8 +58,9 @@ static int guard_setattr(struct store *st, struct store_obj *obj,
 	unsigned slot;
 	int rc = store__cephfs_call_enter(sc, &slot);
 
-	if (rc)
+	if (rc) {
 		return rc;
+	}
 	rc = store__cephfs_setattr(st, obj, sattr, cred);
 	return store__cephfs_call_leave(sc, slot, rc);
 }
@@ -68,8 +72,9 @@ static int guard_lookup(struct store *st, struct store_obj *dir,
 	unsigned slot;
 	int rc = store__cephfs_call_enter(sc, &slot);
 
-	if (rc)
+	if (rc) {
 		return rc;
+	}
 	rc = store__cephfs_lookup(st, dir, name, out);
 	return store__cephfs_call_leave(sc, slot, rc);
 }
@@ -81,8 +86,9 @@ static int guard_readlink(struct store *st, struct store_obj *obj, char *buf,
 	unsigned slot;
 	int rc = store__cephfs_call_enter(sc, &slot);
 
-	if (rc)
+	if (rc) {
 		return rc;
+	}
 	rc = store__cephfs_readlink(st, obj, buf, buflen, len);
 	return store__cephfs_call_leave(sc, slot, rc);
 }
@@ -95,8 +101,9 @@ static int guard_read(struct store *st, struct store_obj *obj,
 	unsigned slot;
 	int rc = store__cephfs_call_enter(sc, &slot);
 
-	if (rc)
+	if (rc) {
 		return rc;
+	}
 	rc = store__cephfs_read(st, obj, off_bytes, buf, count, nread, eof);
 	return store__cephfs_call_leave(sc, slot, rc);
 }
@@ -109,8 +116,9 @@ static int guard_write(struct store *st, struct store_obj *obj,
 	unsigned slot;
 	int rc = store__cephfs_call_enter(sc, &slot);
 
-	if (rc)
+	if (rc) {
 		return rc;
+	}
 	rc = store__cephfs_write(st, obj, off_bytes, buf, count, stable,
 				 sync_failed);
 	return store__cephfs_call_leave(sc, slot, rc);
@@ -123,8 +131,9 @@ static int guard_commit(struct store *st, struct store_obj *obj,
 	unsigned slot;
 	int rc = store__cephfs_call_enter(sc, &slot);
 
-	if (rc)
+	if (rc) {
 		return rc;
+	}
 	rc = store__cephfs_commit(st, obj, off_bytes, count, sync_failed);
 	return store__cephfs_call_leave(sc, slot, rc);
 }
@@ -138,8 +147,9 @@ static int guard_create(struct store *st, struct store_obj *dir,
 	unsigned slot;
 	int rc = store__cephfs_call_enter(sc, &slot);
 
-	if (rc)
+	if (rc) {
 		return rc;
+	}
 	rc = store__cephfs_create(st, dir, name, how, sattr, verf, cred, out);
 	return store__cephfs_call_leave(sc, slot, rc);
 }
@@ -152,8 +162,9 @@ static int guard_mkdir(struct store *st, struct store_obj *dir,
 	unsigned slot;
 	int rc = store__cephfs_call_enter(sc, &slot);
 
-	if (rc)
+	if (rc) {
 		return rc;
+	}
 	rc = store__cephfs_mkdir(st, dir, name, sattr, cred, out);
 	return store__cephfs_call_leave(sc, slot, rc);
 }
@@ -167,8 +178,9 @@ static int guard_symlink(struct store *st, struct store_obj *dir,
 	unsigned slot;
 	int rc = store__cephfs_call_enter(sc, &slot);
 
-	if (rc)
+	if (rc) {
 		return rc;
+	}
 	rc = store__cephfs_symlink(st, dir, name, target, sattr, cred, out);
 	return store__cephfs_call_leave(sc, slot, rc);
 }
@@ -183,8 +195,9 @@ static int guard_mknod(struct store *st, struct store_obj *dir,
 	unsigned slot;
 	int rc = store__cephfs_call_enter(sc, &slot);
 
-	if (rc)
+	if (rc) {
 		return rc;
+	}
 	rc = store__cephfs_mknod(st, dir, name, type, rdev_major, rdev_minor,
 				 sattr, cred, out);
 	return store__cephfs_call_leave(sc, slot, rc);
@@ -197,8 +210,9 @@ static int guard_remove(struct store *st, struct store_obj *dir,
 	unsigned slot;
 	int rc = store__cephfs_call_enter(sc, &slot);
 
-	if (rc)
+	if (rc) {
 		return rc;
+	}
 	rc = store__cephfs_remove(st, dir, name);
 	return store__cephfs_call_leave(sc, slot, rc);
 }
@@ -210,8 +224,9 @@ static int guard_rmdir(struct store *st, struct store_obj *dir,
 	unsigned slot;
 	int rc = store__cephfs_call_enter(sc, &slot);
 
-	if (rc)
+	if (rc) {
 		return rc;
+	}
 	rc = store__cephfs_rmdir(st, dir, name);
 	return store__cephfs_call_leave(sc, slot, rc);
 }
@@ -224,8 +239,9 @@ static int guard_rename(struct store *st, struct store_obj *from_dir,
 	unsigned slot;
 	int rc = store__cephfs_call_enter(sc, &slot);
 
-	if (rc)
+	if (rc) {
 		return rc;
+	}
 	rc = store__cephfs_rename(st, from_dir, from_name, to_dir, to_name);
 	return store__cephfs_call_leave(sc, slot, rc);
 }
@@ -237,8 +253,9 @@ static int guard_link(struct store *st, struct store_obj *obj,
 	unsigned slot;
 	int rc = store__cephfs_call_enter(sc, &slot);
 
-	if (rc)
+	if (rc) {
 		return rc;
+	}
 	rc = store__cephfs_link(st, obj, dir, name);
 	return store__cephfs_call_leave(sc, slot, rc);
 }
@@ -250,8 +267,9 @@ static int guard_readdir(struct store *st, struct store_obj *dir,
 	unsigned slot;
 	int rc = store__cephfs_call_enter(sc, &slot);
 
-	if (rc)
+	if (rc) {
 		return rc;
+	}
 	rc = store__cephfs_readdir(st, dir, cookie, cb, arg);
 	return store__cephfs_call_leave(sc, slot, rc);
 }
@@ -262,8 +280,9 @@ static int guard_fsstat(struct store *st, struct store_fsstat *fs)
 	unsigned slot;
 	int rc = store__cephfs_call_enter(sc, &slot);
 
-	if (rc)
+	if (rc) {
 		return rc;
+	}
 	rc = store__cephfs_fsstat(st, fs);
 	return store__cephfs_call_leave(sc, slot, rc);
 }

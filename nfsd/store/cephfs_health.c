@@ -60,8 +60,9 @@ static uint64_t store_cephfs_oldest(const struct store_cephfs_health *h)
 	uint64_t oldest = 0;
 
 	for (unsigned i = 0; i < h->cap; i++) {
-		if (h->start_ns[i] && (!oldest || h->start_ns[i] < oldest))
+		if (h->start_ns[i] && (!oldest || h->start_ns[i] < oldest)) {
 			oldest = h->start_ns[i];
+		}
 	}
 	return oldest;
 }
@@ -72,22 +73,24 @@ static void store_cephfs_mark_down(struct store_cephfs *sc, const char *why,
 {
 	struct store_cephfs_health *h = &sc->health;
 
-	if (atomic_load(&sc->base.unavailable))
+	if (atomic_load(&sc->base.unavailable)) {
 		return;
+	}
 	atomic_store(&sc->base.unavailable, true);
 	h->down_since_ns = store_cephfs_now_ns();
 	h->outages++;
 	pthread_cond_broadcast(&h->wake);
 	/* @err 0: a call has waited the bound. */
-	if (err)
+	if (err) {
 		log_error("cephfs: %s: cluster %s does not answer (%s: %s): "
 			  "calls answer NFS3ERR_JUKEBOX until it is back",
 			  sc->base.name, sc->cluster, why, strerror(-err));
-	else
+	} else {
 		log_error("cephfs: %s: cluster %s does not answer (%s %d ms): "
 			  "calls answer NFS3ERR_JUKEBOX until it is back",
 			  sc->base.name, sc->cluster, why,
 			  STORE_CEPHFS_BOUND_MS);
+	}
 }
 
 /* ESHUTDOWN is Ceph's EBLOCKLISTED: the cluster evicted this client, and
@@ -95,8 +98,9 @@ static void store_cephfs_mark_down(struct store_cephfs *sc, const char *why,
  * getattr, lookup, mkdir at once; statfs still answers). */
 static void store_cephfs_evicted(struct store_cephfs *sc, int rc)
 {
-	if (rc != -ESHUTDOWN || atomic_exchange(&sc->base.reopen, true))
+	if (rc != -ESHUTDOWN || atomic_exchange(&sc->base.reopen, true)) {
 		return;
+	}
 	log_error("cephfs: %s: cluster %s evicted this gateway's session: "
 		  "the datastore is mounted anew",
 		  sc->base.name, sc->cluster);
@@ -116,8 +120,9 @@ int store__cephfs_call_enter(struct store_cephfs *sc, unsigned *slot)
 	for (;;) {
 		uint64_t oldest;
 
-		if (atomic_load(&sc->base.unavailable))
+		if (atomic_load(&sc->base.unavailable)) {
 			break;
+		}
 		if (h->inflight < h->cap) {
 			for (unsigned i = 0; i < h->cap; i++) {
 				if (!h->start_ns[i]) {
@@ -134,15 +139,17 @@ int store__cephfs_call_enter(struct store_cephfs *sc, unsigned *slot)
 		 * SLOW_MS means the place will not come soon. */
 		oldest = store_cephfs_oldest(h);
 		if (oldest && store_cephfs_now_ns() - oldest >=
-				      STORE_CEPHFS_SLOW_MS * 1000000ull)
+				      STORE_CEPHFS_SLOW_MS * 1000000ull) {
 			break;
+		}
 		struct timespec until = store_cephfs_deadline(50);
 
 		pthread_cond_timedwait(&h->wake, &h->lock, &until);
 	}
 	pthread_mutex_unlock(&h->lock);
-	if (rc)
+	if (rc) {
 		atomic_fetch_add(&h->refused, 1);
+	}
 	return rc;
 }
 
@@ -153,8 +160,9 @@ int store__cephfs_call_leave(struct store_cephfs *sc, unsigned slot, int rc)
 	pthread_mutex_lock(&h->lock);
 	h->start_ns[slot] = 0;
 	h->inflight--;
-	if (store__cephfs_conn_err(rc))
+	if (store__cephfs_conn_err(rc)) {
 		store_cephfs_mark_down(sc, "a call failed", rc);
+	}
 	store_cephfs_evicted(sc, rc);
 	pthread_cond_broadcast(&h->wake);
 	pthread_mutex_unlock(&h->lock);
@@ -174,8 +182,9 @@ static int store_cephfs_probe(struct store_cephfs *sc)
 
 	rc = ceph_ll_getattr(sc->cm, sc->root->in, &stx, CEPH_STATX_MODE, 0,
 			     sc->root_perms);
-	if (!rc)
+	if (!rc) {
 		rc = ceph_statfs(sc->cm, "/", &vfs);
+	}
 	return rc;
 }
 
@@ -192,32 +201,37 @@ static void *store_cephfs_monitor(void *arg)
 		int rc;
 
 		pthread_cond_timedwait(&h->wake, &h->lock, &until);
-		if (h->stopping)
+		if (h->stopping) {
 			break;
+		}
 		now = store_cephfs_now_ns();
 		if (!atomic_load(&sc->base.unavailable)) {
 			oldest = store_cephfs_oldest(h);
-			if (oldest &&
-			    now - oldest >= STORE_CEPHFS_BOUND_MS * 1000000ull)
+			if (oldest && now - oldest >= STORE_CEPHFS_BOUND_MS *
+							      1000000ull) {
 				store_cephfs_mark_down(sc, "a call waited", 0);
+			}
 			continue;
 		}
 		/* Down: calls still in libcephfs hold on to what they were
 		 * given; back up only when all of them have come back. */
 		/* Evicted: this mount never answers again. */
 		if (h->inflight || atomic_load(&sc->base.reopen) ||
-		    now - h->probe_ns < 1000000000ull)
+		    now - h->probe_ns < 1000000000ull) {
 			continue;
+		}
 		h->probe_ns = now;
 		pthread_mutex_unlock(&h->lock);
 		rc = h->probe(sc);
-		if (rc)
+		if (rc) {
 			log_debug("cephfs: %s: probe: %s", sc->base.name,
 				  strerror(-rc));
+		}
 		pthread_mutex_lock(&h->lock);
 		store_cephfs_evicted(sc, rc);
-		if (rc || h->inflight || h->stopping)
+		if (rc || h->inflight || h->stopping) {
 			continue;
+		}
 		atomic_store(&sc->base.unavailable, false);
 		log_info("cephfs: %s: cluster %s answers again after %" PRIu64
 			 " ms: serving",
@@ -234,25 +248,31 @@ int store__cephfs_health_start(struct store_cephfs *sc, unsigned cap)
 	pthread_condattr_t attr;
 	int err;
 
-	if (cap < 1)
+	if (cap < 1) {
 		cap = 1;
-	if (cap > STORE_CEPHFS_CALLS_MAX)
+	}
+	if (cap > STORE_CEPHFS_CALLS_MAX) {
 		cap = STORE_CEPHFS_CALLS_MAX;
+	}
 	h->cap = cap;
-	if (!h->probe)
+	if (!h->probe) {
 		h->probe = store_cephfs_probe;
+	}
 	err = pthread_mutex_init(&h->lock, NULL);
-	if (err)
+	if (err) {
 		return -err;
+	}
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	err = pthread_cond_init(&h->wake, &attr);
 	pthread_condattr_destroy(&attr);
-	if (err)
+	if (err) {
 		goto out_lock;
+	}
 	err = pthread_create(&h->monitor, NULL, store_cephfs_monitor, sc);
-	if (err)
+	if (err) {
 		goto out_cond;
+	}
 	return 0;
 
 out_cond:
@@ -271,10 +291,11 @@ void store__cephfs_health_stop(struct store_cephfs *sc)
 	pthread_cond_broadcast(&h->wake);
 	pthread_mutex_unlock(&h->lock);
 	pthread_join(h->monitor, NULL);
-	if (h->outages || atomic_load(&h->refused))
+	if (h->outages || atomic_load(&h->refused)) {
 		log_info("cephfs: %s: %" PRIu64 " outages, %" PRIu64
 			 " calls answered NFS3ERR_JUKEBOX",
 			 sc->base.name, h->outages, atomic_load(&h->refused));
+	}
 	pthread_cond_destroy(&h->wake);
 	pthread_mutex_destroy(&h->lock);
 }

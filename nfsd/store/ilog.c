@@ -11,8 +11,8 @@
  * batch always starts on a 4 KiB LSN, so the O_DIRECT write is aligned,
  * and ends with a PAD record up to the next one.  The flush threads also
  * call the done hooks of write_async, in LSN order.  A large write synced
- * in place appends at most a SYNCED record (store__ilog_append_synced).  Opening, replay's
- * call and closing are ilog_open.c's.
+ * in place appends at most a SYNCED record (store__ilog_append_synced).
+ * Opening, replay's call and closing are ilog_open.c's.
  */
 #include "nfsd/store/store_int.h"
 

@@ -197,7 +197,6 @@ int store__ilog_wait(struct store_ilog *ilog, int64_t end_lsn);
  */
 int store__ilog_settle(struct store_ilog *ilog, struct store_obj *obj);
 
-
 /* Writers now waiting for a flush (tests wait on it). */
 uint32_t store__ilog_waiters(struct store_ilog *ilog);
 

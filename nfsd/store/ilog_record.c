@@ -164,8 +164,7 @@ int store__ilog_head_decode(const uint8_t *buf, size_t len, uint64_t salt,
 	if (type == STORE_ILOG_REC_PAD) {
 		/* Only what the encoder writes: a PAD holds nothing. */
 		if (fh_len || out->off_bytes || out->data_len ||
-		    out->rec_len % 8 ||
-		    out->rec_len < STORE_ILOG_HEAD_BYTES ||
+		    out->rec_len % 8 || out->rec_len < STORE_ILOG_HEAD_BYTES ||
 		    out->rec_len > STORE_ILOG_BLOCK + STORE_ILOG_HEAD_BYTES) {
 			return -EINVAL;
 		}

@@ -123,8 +123,7 @@ static int store_ilog_replay_touch(struct store_ilog_replay *r,
 	return 0;
 }
 
-static int store_ilog_fh_cmp(const struct store_fh *a,
-			     const struct store_fh *b)
+static int store_ilog_fh_cmp(const struct store_fh *a, const struct store_fh *b)
 {
 	if (a->len != b->len) {
 		return a->len < b->len ? -1 : 1;
@@ -304,8 +303,8 @@ static void store_ilog_rec_name(const struct store_ilog_replay *r,
 	store__obj_unref(obj);
 }
 
-/* Whether a whole, valid WRITE or SYNCED record follows @rec (past the pads of its
- * batch): then @rec is corruption, not the torn end of the last flush. */
+/* Whether a whole, valid WRITE or SYNCED record follows @rec (past the pads of
+ * its batch): then @rec is corruption, not the torn end of the last flush. */
 static bool store_ilog_next_valid(struct store_ilog_replay *r,
 				  const struct store_ilog_rec *rec)
 {

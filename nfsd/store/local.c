@@ -188,8 +188,9 @@ static int store_local_path(struct store *st, const struct store_obj *obj,
 
 	store__proc_fd_path(obj->fd, link, sizeof(link));
 	n = readlink(link, path, sizeof(path) - 1);
-	if (n <= 0 || len == 0)
+	if (n <= 0 || len == 0) {
 		return -ENOENT;
+	}
 	path[n] = '\0';
 	if ((size_t)n == sl->root_path_len &&
 	    memcmp(path, sl->root_path, (size_t)n) == 0) {
@@ -198,8 +199,9 @@ static int store_local_path(struct store *st, const struct store_obj *obj,
 	}
 	if ((size_t)n <= sl->root_path_len ||
 	    memcmp(path, sl->root_path, sl->root_path_len) != 0 ||
-	    path[sl->root_path_len] != '/')
+	    path[sl->root_path_len] != '/') {
 		return -ENOENT;
+	}
 	snprintf(buf, len, "%s", path + sl->root_path_len);
 	return 0;
 }
@@ -250,10 +252,11 @@ static int store_local_open_err(const struct store_local *sl, int err)
 	case -EMFILE:
 	case -ENFILE:
 		now = time(NULL);
-		if (atomic_exchange(&logged, now) != now)
+		if (atomic_exchange(&logged, now) != now) {
 			log_warn("store: %s: open_by_handle_at: %s; answering "
 				 "NFS3ERR_JUKEBOX (the client retries)",
 				 sl->base.name, strerror(-err));
+		}
 		return err;
 	case -EPERM:
 		return err;

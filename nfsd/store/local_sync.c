@@ -26,10 +26,12 @@ int store__local_sync_dir(const struct store_obj *dir)
 	int fd = openat(dir->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int err = 0;
 
-	if (fd < 0)
+	if (fd < 0) {
 		return -errno;
-	if (fsync(fd) != 0)
+	}
+	if (fsync(fd) != 0) {
 		err = -errno;
+	}
 	close(fd);
 	return err;
 }
@@ -45,8 +47,9 @@ int store__local_sync_obj(struct store_local *sl, struct store_obj *obj)
 		return store__local_sync_dir(obj);
 	case STORE_REG:
 		err = store__local_io_fd(sl, obj, &fd, &write_err);
-		if (err)
+		if (err) {
 			return err;
+		}
 		return fsync(fd) != 0 ? -errno : 0;
 	default:
 		return syncfs(sl->root_fd) != 0 ? -errno : 0;

@@ -53,8 +53,9 @@ int store__obj_new(int fd, bool io_fd_rw, const struct stat *stat,
 	err = pthread_mutex_init(&obj->ilog_order, NULL);
 	if (!err) {
 		err = pthread_mutex_init(&obj->zero_lock, NULL);
-		if (err)
+		if (err) {
 			pthread_mutex_destroy(&obj->ilog_order);
+		}
 	}
 	if (err) {
 		store__syncgroup_fini(&obj->sync);

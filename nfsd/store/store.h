@@ -216,9 +216,10 @@ struct store_ops {
 	 * goes to the file, and @done(@arg, err) is called once, later, on
 	 * another thread, when it is stable.  Returns 0 then; -EAGAIN when
 	 * it cannot go on without blocking (no log, its ring or batch full,
-	 * the file busy, a large write that is synced in its file): nothing is acknowledged and the caller uses write
-	 * on a work thread (its bytes may be in the file already: the same
-	 * bytes again); another -errno as write (done is never called).
+	 * the file busy, a large write that is synced in its file): nothing is
+	 * acknowledged and the caller uses write on a work thread (its bytes
+	 * may be in the file already: the same bytes again); another -errno as
+	 * write (done is never called).
 	 * @w (borrowed until done) is the store's meanwhile. */
 	int (*write_async)(struct store *st, struct store_obj *obj,
 			   uint64_t off_bytes, const void *buf, uint32_t count,

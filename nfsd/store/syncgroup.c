@@ -26,14 +26,17 @@ int store__syncgroup_init(struct store_syncgroup *sg)
 	sg->failed_round = 0;
 	sg->err = 0;
 	err = pthread_mutex_init(&sg->lock, NULL);
-	if (err)
+	if (err) {
 		return -err;
+	}
 	err = pthread_cond_init(&sg->done[0], NULL);
-	if (err)
+	if (err) {
 		goto out_lock;
+	}
 	err = pthread_cond_init(&sg->done[1], NULL);
-	if (err)
+	if (err) {
 		goto out_done0;
+	}
 	return 0;
 
 out_done0:
@@ -83,8 +86,9 @@ static void store_syncgroup_run(struct store_syncgroup *sg, store_sync_fn fn,
 	sg->finished = round;
 	sg->running = false;
 	pthread_cond_broadcast(&sg->done[round % 2]);
-	if (sg->next_waiters)
+	if (sg->next_waiters) {
 		pthread_cond_signal(&sg->done[(round + 1) % 2]);
+	}
 }
 
 /* Group commit off: a sync of the caller's own; a failure of anyone's
@@ -120,14 +124,16 @@ int store__syncgroup_sync(struct store_syncgroup *sg, enum store_stable level,
 	}
 	/* A round in flight may have started before our pwrite ended. */
 	need = sg->started + 1;
-	if (level > sg->next_level)
+	if (level > sg->next_level) {
 		sg->next_level = level;
+	}
 	sg->next_waiters++;
 	while (sg->finished < need) {
-		if (!sg->running && sg->started < need)
+		if (!sg->running && sg->started < need) {
 			store_syncgroup_run(sg, fn, arg);
-		else
+		} else {
 			pthread_cond_wait(&sg->done[need % 2], &sg->lock);
+		}
 	}
 	err = sg->err && sg->failed_round <= need ? sg->err : 0;
 out:

@@ -45,8 +45,9 @@ static uint64_t next_data(int fd, uint64_t from, uint64_t to)
 {
 	off_t d = lseek(fd, (off_t)from, SEEK_DATA);
 
-	if (d < 0) /* ENXIO: no data past @from */
+	if (d < 0) { /* ENXIO: no data past @from */
 		return to;
+	}
 	return (uint64_t)d > to ? to : (uint64_t)d;
 }
 
@@ -66,19 +67,22 @@ static int zero_holes(int fd, uint64_t from, uint64_t to)
 		uint64_t end = hole < to ? next_data(fd, hole, to) : to;
 		int err;
 
-		if (hole >= to)
+		if (hole >= to) {
 			break;
+		}
 		err = store__pwrite_full(fd, zero_block, (uint32_t)(end - hole),
 					 hole);
-		if (err)
+		if (err) {
 			return err;
+		}
 		at = end;
 	}
 	if (sync_file_range(fd, (off_t)from, (off_t)(to - from),
 			    SYNC_FILE_RANGE_WAIT_BEFORE |
 				    SYNC_FILE_RANGE_WRITE |
-				    SYNC_FILE_RANGE_WAIT_AFTER) != 0)
+				    SYNC_FILE_RANGE_WAIT_AFTER) != 0) {
 		return -errno;
+	}
 	return 0;
 }
 
@@ -92,18 +96,22 @@ int store__zero_first_begin(struct store *st, struct store_obj *obj, int fd,
 	int err = 0;
 
 	*locked = false;
-	if (!atomic_load(&st->zero_on_first_write) || count == 0)
+	if (!atomic_load(&st->zero_on_first_write) || count == 0) {
 		return 0;
+	}
 	eof = lseek(fd, 0, SEEK_END);
-	if (eof < 0)
+	if (eof < 0) {
 		return -errno;
+	}
 	/* Blocks past the end of file are new: nothing in them to keep. */
 	last = (last + ZERO_FIRST_BLOCK_BYTES - 1) / ZERO_FIRST_BLOCK_BYTES *
 	       ZERO_FIRST_BLOCK_BYTES;
-	if (last > (uint64_t)eof)
+	if (last > (uint64_t)eof) {
 		last = (uint64_t)eof;
-	if (!range_has_hole(fd, first, last))
+	}
+	if (!range_has_hole(fd, first, last)) {
 		return 0;
+	}
 	pthread_mutex_lock(&obj->zero_lock);
 	*locked = true;
 	for (uint64_t b = first; b < last && !err;
@@ -114,8 +122,9 @@ int store__zero_first_begin(struct store *st, struct store_obj *obj, int fd,
 
 		if (range_has_hole(fd, b, end)) {
 			err = zero_holes(fd, b, end);
-			if (!err)
+			if (!err) {
 				atomic_fetch_add(&st->zeroed_blocks, 1);
+			}
 		}
 	}
 	return err;
@@ -123,6 +132,7 @@ int store__zero_first_begin(struct store *st, struct store_obj *obj, int fd,
 
 void store__zero_first_end(struct store_obj *obj, bool locked)
 {
-	if (locked)
+	if (locked) {
 		pthread_mutex_unlock(&obj->zero_lock);
+	}
 }

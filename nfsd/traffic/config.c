@@ -31,12 +31,14 @@ static int config_number(const char *text, double max, double *out)
 	char *end;
 	double v;
 
-	if (!((*text >= '0' && *text <= '9') || *text == '.'))
+	if (!((*text >= '0' && *text <= '9') || *text == '.')) {
 		return -EINVAL;
+	}
 	errno = 0;
 	v = strtod(text, &end);
-	if (errno || *end || !isfinite(v) || v < 0 || v > max)
+	if (errno || *end || !isfinite(v) || v < 0 || v > max) {
 		return -EINVAL;
+	}
 	*out = v;
 	return 0;
 }
@@ -50,33 +52,38 @@ int traffic_config_section(void *arg, const char *section, const char *key,
 	uint64_t *rate = NULL;
 	double v, unit = 1;
 
-	if (strcmp(section, TRAFFIC_SECTION))
+	if (strcmp(section, TRAFFIC_SECTION)) {
 		return -ENOENT;
+	}
 	if (!strcmp(key, "scale")) {
-		if (config_number(value, 1e6, &v) || v <= 0)
+		if (config_number(value, 1e6, &v) || v <= 0) {
 			return errbuf_printf(errbuf, errlen, -EINVAL,
 					     "a number above 0");
+		}
 		caps->scale = v;
 		return 0;
 	}
 	if (!strcmp(key, "host_contention")) {
-		if (config_number(value, 1e6, &v))
+		if (config_number(value, 1e6, &v)) {
 			return errbuf_printf(errbuf, errlen, -EINVAL,
 					     "a number, 0 or more");
+		}
 		caps->host_contention = v;
 		return 0;
 	}
 	if (!strcmp(key, "volume_contention")) {
-		if (config_number(value, 1e6, &v))
+		if (config_number(value, 1e6, &v)) {
 			return errbuf_printf(errbuf, errlen, -EINVAL,
 					     "a number, 0 or more");
+		}
 		caps->volume_contention = v;
 		return 0;
 	}
 	if (!strcmp(key, "burst_ms")) {
-		if (config_number(value, 60000, &v) || v < 1 || v != floor(v))
+		if (config_number(value, 60000, &v) || v < 1 || v != floor(v)) {
 			return errbuf_printf(errbuf, errlen, -EINVAL,
 					     "whole milliseconds, 1 to 60000");
+		}
 		caps->burst_ms = (uint32_t)v;
 		return 0;
 	}
@@ -95,9 +102,10 @@ int traffic_config_section(void *arg, const char *section, const char *key,
 	} else {
 		return -ENOENT;
 	}
-	if (config_number(value, TRAFFIC_RATE_MAX / unit, &v))
+	if (config_number(value, TRAFFIC_RATE_MAX / unit, &v)) {
 		return errbuf_printf(errbuf, errlen, -EINVAL,
 				     "a rate, 0 (none) or more");
+	}
 	*rate = (uint64_t)llround(v * unit);
 	return 0;
 }

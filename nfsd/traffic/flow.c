@@ -22,14 +22,17 @@ int traffic_flow_new(struct traffic *t, const struct sockaddr *peer,
 	int err;
 
 	err = sockaddr_format_host(peer, addr, sizeof(addr));
-	if (err)
+	if (err) {
 		return err;
+	}
 	if (!volume || !volume[0] ||
-	    strnlen(volume, TRAFFIC_NAME_MAX) >= TRAFFIC_NAME_MAX)
+	    strnlen(volume, TRAFFIC_NAME_MAX) >= TRAFFIC_NAME_MAX) {
 		return -EINVAL;
+	}
 	f = calloc(1, sizeof(*f));
-	if (!f)
+	if (!f) {
 		return -ENOMEM;
+	}
 	f->t = t;
 	token_bucket_init(&f->bytes, 0, 0, now_ns);
 	token_bucket_init(&f->ops, 0, 0, now_ns);
@@ -78,8 +81,9 @@ size_t traffic__host_busy_count(const struct traffic_host *h, int64_t now_ns)
 {
 	size_t busy = 0;
 
-	for (const struct traffic_flow *f = h->flows; f; f = f->host_next)
+	for (const struct traffic_flow *f = h->flows; f; f = f->host_next) {
 		busy += flow_busy(f, now_ns);
+	}
 	return busy;
 }
 
@@ -88,8 +92,9 @@ size_t traffic__volume_busy_count(const struct traffic_volume *v,
 {
 	size_t busy = 0;
 
-	for (const struct traffic_flow *f = v->flows; f; f = f->volume_next)
+	for (const struct traffic_flow *f = v->flows; f; f = f->volume_next) {
 		busy += flow_busy(f, now_ns);
+	}
 	return busy;
 }
 
@@ -119,8 +124,9 @@ static uint64_t flow_contended(uint64_t cap, double divisor)
 {
 	double v;
 
-	if (!cap || divisor <= 1.0)
+	if (!cap || divisor <= 1.0) {
 		return cap;
+	}
 	v = (double)cap / divisor;
 	return v < 1 ? 1 : (uint64_t)v;
 }
@@ -193,8 +199,9 @@ static void flow_ticket_claim(struct traffic_ticket *t,
 	if (t->flow_id && t->flow_id != key->flow_id &&
 	    now_ns < t->expires_ns &&
 	    !flow_key_older(key->since_ns, key->flow_id,
-			    &(struct flow_key){ t->since_ns, t->flow_id }))
+			    &(struct flow_key){ t->since_ns, t->flow_id })) {
 		return;
+	}
 	t->flow_id = key->flow_id;
 	t->since_ns = key->since_ns;
 	t->expires_ns = now_ns + 2 * TRAFFIC_WAIT_MAX_NS;
@@ -202,8 +209,9 @@ static void flow_ticket_claim(struct traffic_ticket *t,
 
 static void flow_ticket_drop(struct traffic_ticket *t, uint64_t flow_id)
 {
-	if (t->flow_id == flow_id)
+	if (t->flow_id == flow_id) {
 		t->flow_id = 0;
+	}
 }
 
 /* How long @lv makes a request of @n bytes wait.  A level whose tokens an
@@ -221,13 +229,15 @@ static uint64_t flow_level_wait(const struct flow_level *lv, uint64_t n,
 
 		w = wo > w ? wo : w;
 	}
-	if (w || !lv->ticket || !flow_ticket_blocks(lv->ticket, key, now_ns))
+	if (w || !lv->ticket || !flow_ticket_blocks(lv->ticket, key, now_ns)) {
 		return w;
+	}
 	/* A holder slow to come back (its loop is busy) may keep the tokens
 	 * only until the level is full: after that they would be lost. */
 	if (token_bucket_full(lv->bytes, now_ns) &&
-	    (!lv->ops || token_bucket_full(lv->ops, now_ns)))
+	    (!lv->ops || token_bucket_full(lv->ops, now_ns))) {
 		return 0;
+	}
 	w = token_bucket_time_to_earn(lv->bytes, n);
 	if (lv->ops) {
 		e = token_bucket_time_to_earn(lv->ops, 1);
@@ -241,10 +251,12 @@ static void flow_level_take(const struct flow_level *lv,
 			    int64_t now_ns)
 {
 	token_bucket_take(lv->bytes, req->bytes, now_ns);
-	if (lv->ops)
+	if (lv->ops) {
 		token_bucket_take(lv->ops, 1, now_ns);
-	if (lv->ticket)
+	}
+	if (lv->ticket) {
 		flow_ticket_drop(lv->ticket, flow_id);
+	}
 	atomic_fetch_add_explicit(&lv->counters->ops[req->op], 1,
 				  memory_order_relaxed);
 	atomic_fetch_add_explicit(&lv->counters->bytes[req->op], req->bytes,
@@ -280,19 +292,22 @@ static uint64_t flow_decide(struct traffic_flow *f, struct traffic_req *req,
 		}
 	}
 	if (!wait) {
-		for (size_t i = 0; i < nlv; i++)
+		for (size_t i = 0; i < nlv; i++) {
 			flow_level_take(&lv[i], req, f->id, now_ns);
+		}
 		return 0;
 	}
 	if (!req->limited) {
 		req->limited = true;
 		req->blocked_ns = now_ns;
 		flow_count_limited(&f->counters);
-		if (blamed->counters != &f->counters)
+		if (blamed->counters != &f->counters) {
 			flow_count_limited(blamed->counters);
+		}
 	}
-	if (blamed->ticket)
+	if (blamed->ticket) {
 		flow_ticket_claim(blamed->ticket, &key, now_ns);
+	}
 	return wait;
 }
 
@@ -311,17 +326,20 @@ static uint64_t flow_try(struct traffic_flow *f, struct traffic_req *req,
 	pthread_mutex_lock(&h->lock);
 	atomic_store_explicit(&f->last_demand_ns, now_ns, memory_order_relaxed);
 	if (h->contention > 0 &&
-	    flow_recount_due(h->busy, h->recount_ns, now_ns))
+	    flow_recount_due(h->busy, h->recount_ns, now_ns)) {
 		flow_recount(&h->busy, &h->recount_ns,
 			     traffic__host_busy_count(h, now_ns), now_ns);
+	}
 	pthread_mutex_lock(&v->lock);
 	if (h->volume_contention > 0 &&
-	    flow_recount_due(v->busy, v->recount_ns, now_ns))
+	    flow_recount_due(v->busy, v->recount_ns, now_ns)) {
 		flow_recount(&v->busy, &v->recount_ns,
 			     traffic__volume_busy_count(v, now_ns), now_ns);
+	}
 	if (f->applied_gen != h->caps_gen || f->applied_busy != h->busy ||
-	    f->applied_volume_busy != v->busy)
+	    f->applied_volume_busy != v->busy) {
 		flow_caps_apply(f, h, v, now_ns);
+	}
 	lv[nlv++] =
 		(struct flow_level){ &f->bytes, &f->ops, NULL, &f->counters };
 	lv[nlv++] = (struct flow_level){ &h->bytes, &h->ops, &h->ticket,
@@ -335,8 +353,9 @@ static uint64_t flow_try(struct traffic_flow *f, struct traffic_req *req,
 						 &p->counters };
 	}
 	wait = flow_decide(f, req, lv, nlv, now_ns);
-	if (p)
+	if (p) {
 		pthread_mutex_unlock(&p->lock);
+	}
 	pthread_mutex_unlock(&v->lock);
 	pthread_mutex_unlock(&h->lock);
 	return wait;
@@ -367,8 +386,9 @@ void traffic_flow_free(struct traffic_flow *flow)
 	struct traffic_flow **pp;
 	struct traffic_host *h;
 
-	if (!flow)
+	if (!flow) {
 		return;
+	}
 	t = flow->t;
 	h = flow->host;
 	flow_tickets_release(flow);
@@ -402,10 +422,11 @@ static int64_t flow_wait_clamp(uint64_t wait)
 static void flow_enqueue(struct traffic_flow *f, struct traffic_req *req)
 {
 	req->next = NULL;
-	if (f->tail)
+	if (f->tail) {
 		f->tail->next = req;
-	else
+	} else {
 		f->head = req;
+	}
 	f->tail = req;
 	atomic_fetch_add_explicit(&f->queued, 1, memory_order_relaxed);
 }
@@ -416,8 +437,9 @@ enum traffic_verdict traffic_admit(struct traffic_flow *flow,
 {
 	uint64_t wait;
 
-	if ((unsigned)req->op >= TRAFFIC_OP_COUNT)
+	if ((unsigned)req->op >= TRAFFIC_OP_COUNT) {
 		req->op = TRAFFIC_OP_OTHER;
+	}
 	req->next = NULL;
 	req->arrival_ns = now_ns;
 	req->blocked_ns = 0;
@@ -448,16 +470,18 @@ enum traffic_verdict traffic_flow_next(struct traffic_flow *flow,
 
 	*req = NULL;
 	*wait_ns = 0;
-	if (!head)
+	if (!head) {
 		return TRAFFIC_IDLE;
+	}
 	wait = flow_try(flow, head, now_ns);
 	if (wait) {
 		*wait_ns = flow_wait_clamp(wait);
 		return TRAFFIC_WAIT;
 	}
 	flow->head = head->next;
-	if (!flow->head)
+	if (!flow->head) {
 		flow->tail = NULL;
+	}
 	head->next = NULL;
 	atomic_fetch_sub_explicit(&flow->queued, 1, memory_order_relaxed);
 	*req = head;

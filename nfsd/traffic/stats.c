@@ -32,8 +32,9 @@ static size_t stats_count_flows(const struct traffic *t)
 {
 	size_t n = 0;
 
-	for (const struct traffic_flow *f = t->flows; f; f = f->next)
+	for (const struct traffic_flow *f = t->flows; f; f = f->next) {
 		n++;
+	}
 	return n;
 }
 
@@ -109,12 +110,15 @@ int traffic_stats_get(struct traffic *t, int64_t now_ns,
 	memset(out, 0, sizeof(*out));
 	pthread_mutex_lock(&t->lock);
 	nf = stats_count_flows(t);
-	for (struct traffic_host *h = t->hosts; h; h = h->next)
+	for (struct traffic_host *h = t->hosts; h; h = h->next) {
 		nh++;
-	for (struct traffic_volume *v = t->volumes; v; v = v->next)
+	}
+	for (struct traffic_volume *v = t->volumes; v; v = v->next) {
 		nv++;
-	for (struct traffic_pool *p = t->pools; p; p = p->next)
+	}
+	for (struct traffic_pool *p = t->pools; p; p = p->next) {
 		np++;
+	}
 	out->flows = calloc(nf ? nf : 1, sizeof(*out->flows));
 	out->hosts = calloc(nh ? nh : 1, sizeof(*out->hosts));
 	out->volumes = calloc(nv ? nv : 1, sizeof(*out->volumes));

@@ -39,13 +39,16 @@ uint64_t traffic__scale(const struct traffic_caps *caps, uint64_t published)
 {
 	long double v;
 
-	if (!published)
+	if (!published) {
 		return 0;
+	}
 	v = roundl((long double)published * caps->scale);
-	if (v < 1)
+	if (v < 1) {
 		return 1;
-	if (v >= (long double)UINT64_MAX)
+	}
+	if (v >= (long double)UINT64_MAX) {
 		return UINT64_MAX;
+	}
 	return (uint64_t)v;
 }
 
@@ -53,8 +56,9 @@ uint64_t traffic__burst(uint32_t burst_ms, uint64_t rate_per_s)
 {
 	unsigned __int128 b = (unsigned __int128)rate_per_s * burst_ms / 1000;
 
-	if (b < 1)
+	if (b < 1) {
 		return 1;
+	}
 	return b > UINT64_MAX ? UINT64_MAX : (uint64_t)b;
 }
 
@@ -71,11 +75,13 @@ int traffic_new(const struct traffic_caps *caps, struct traffic **out)
 {
 	struct traffic *t;
 
-	if (!traffic_caps_valid(caps))
+	if (!traffic_caps_valid(caps)) {
 		return -EINVAL;
+	}
 	t = calloc(1, sizeof(*t));
-	if (!t)
+	if (!t) {
 		return -ENOMEM;
+	}
 	pthread_mutex_init(&t->lock, NULL);
 	t->caps = *caps;
 	t->next_flow_id = 1;
@@ -97,8 +103,9 @@ static void traffic_volume_free(struct traffic_volume *v)
 
 void traffic_free(struct traffic *t)
 {
-	if (!t)
+	if (!t) {
 		return;
+	}
 	while (t->volumes) {
 		struct traffic_volume *v = t->volumes;
 
@@ -169,8 +176,9 @@ static void traffic_pool_apply(struct traffic *t, struct traffic_pool *p,
 int traffic_caps_set(struct traffic *t, const struct traffic_caps *caps,
 		     int64_t now_ns)
 {
-	if (!traffic_caps_valid(caps))
+	if (!traffic_caps_valid(caps)) {
 		return -EINVAL;
+	}
 	pthread_mutex_lock(&t->lock);
 	t->caps = *caps;
 	t->caps_gen++;
@@ -199,12 +207,14 @@ struct traffic_host *traffic__host_get(struct traffic *t, const char *addr,
 	struct traffic_host *h;
 
 	for (h = t->hosts; h; h = h->next) {
-		if (!strcmp(h->addr, addr))
+		if (!strcmp(h->addr, addr)) {
 			return h;
+		}
 	}
 	h = calloc(1, sizeof(*h));
-	if (!h)
+	if (!h) {
 		return NULL;
+	}
 	snprintf(h->addr, sizeof(h->addr), "%s", addr);
 	pthread_mutex_init(&h->lock, NULL);
 	token_bucket_init(&h->bytes, 0, 0, now_ns);
@@ -219,8 +229,9 @@ void traffic__host_unref(struct traffic *t, struct traffic_host *h)
 {
 	struct traffic_host **pp;
 
-	if (--h->refs)
+	if (--h->refs) {
 		return;
+	}
 	for (pp = &t->hosts; *pp != h; pp = &(*pp)->next)
 		;
 	*pp = h->next;
@@ -234,12 +245,14 @@ struct traffic_volume *traffic__volume_get(struct traffic *t, const char *name,
 	struct traffic_volume *v;
 
 	for (v = t->volumes; v; v = v->next) {
-		if (!strcmp(v->name, name))
+		if (!strcmp(v->name, name)) {
 			return v;
+		}
 	}
 	v = calloc(1, sizeof(*v));
-	if (!v)
+	if (!v) {
 		return NULL;
+	}
 	snprintf(v->name, sizeof(v->name), "%s", name);
 	pthread_mutex_init(&v->lock, NULL);
 	token_bucket_init(&v->bytes, 0, 0, now_ns);
@@ -255,8 +268,9 @@ static void traffic_pool_release(struct traffic *t, struct traffic_pool *p)
 {
 	struct traffic_pool **pp;
 
-	if (p->refs || p->configured)
+	if (p->refs || p->configured) {
 		return;
+	}
 	for (pp = &t->pools; *pp != p; pp = &(*pp)->next)
 		;
 	*pp = p->next;
@@ -269,10 +283,12 @@ static void traffic_volume_repoint(struct traffic *t, struct traffic_volume *v,
 {
 	struct traffic_pool *old;
 
-	if (v->pool == p)
+	if (v->pool == p) {
 		return;
-	if (p)
+	}
+	if (p) {
 		p->refs++;
+	}
 	pthread_mutex_lock(&v->lock);
 	old = v->pool;
 	v->pool = p;
@@ -288,8 +304,9 @@ static void traffic_volume_release(struct traffic *t, struct traffic_volume *v)
 {
 	struct traffic_volume **pp;
 
-	if (v->refs || v->configured || v->kept)
+	if (v->refs || v->configured || v->kept) {
 		return;
+	}
 	traffic_volume_repoint(t, v, NULL);
 	for (pp = &t->volumes; *pp != v; pp = &(*pp)->next)
 		;
@@ -309,12 +326,14 @@ static struct traffic_pool *traffic_pool_get(struct traffic *t,
 	struct traffic_pool *p;
 
 	for (p = t->pools; p; p = p->next) {
-		if (!strcmp(p->name, name))
+		if (!strcmp(p->name, name)) {
 			return p;
+		}
 	}
 	p = calloc(1, sizeof(*p));
-	if (!p)
+	if (!p) {
 		return NULL;
+	}
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	pthread_mutex_init(&p->lock, NULL);
 	token_bucket_init(&p->bytes, 0, 0, now_ns);
@@ -338,18 +357,21 @@ static int traffic_volume_set_locked(struct traffic *t, const char *volume,
 	struct traffic_pool *p = NULL;
 
 	if (!traffic_name_valid(volume) ||
-	    (pool && pool[0] && !traffic_name_valid(pool)))
+	    (pool && pool[0] && !traffic_name_valid(pool))) {
 		return -EINVAL;
+	}
 	if (pool && pool[0]) {
 		p = traffic_pool_get(t, pool, now_ns);
-		if (!p)
+		if (!p) {
 			return -ENOMEM;
+		}
 	}
 	v = traffic__volume_get(t, volume, now_ns);
 	if (!v) {
 		/* A pool created just now, with no user, goes away again. */
-		if (p)
+		if (p) {
 			traffic_pool_release(t, p);
+		}
 		return -ENOMEM;
 	}
 	v->configured = true;
@@ -378,11 +400,13 @@ static int traffic_pool_set_locked(struct traffic *t, const char *pool,
 {
 	struct traffic_pool *p;
 
-	if (!traffic_name_valid(pool))
+	if (!traffic_name_valid(pool)) {
 		return -EINVAL;
+	}
 	p = traffic_pool_get(t, pool, now_ns);
-	if (!p)
+	if (!p) {
 		return -ENOMEM;
+	}
 	p->configured = true;
 	pthread_mutex_lock(&p->lock);
 	p->throughput_bytes_per_s = throughput;
@@ -406,8 +430,9 @@ static bool traffic_limits_has_volume(const struct pool_limits *l,
 				      const char *name)
 {
 	for (size_t i = 0; i < l->nvolumes; i++) {
-		if (!strcmp(l->volumes[i].name, name))
+		if (!strcmp(l->volumes[i].name, name)) {
 			return true;
+		}
 	}
 	return false;
 }
@@ -416,8 +441,9 @@ static bool traffic_limits_has_pool(const struct pool_limits *l,
 				    const char *name)
 {
 	for (size_t i = 0; i < l->npools; i++) {
-		if (!strcmp(l->pools[i].name, name))
+		if (!strcmp(l->pools[i].name, name)) {
 			return true;
+		}
 	}
 	return false;
 }
@@ -426,12 +452,14 @@ int traffic_volume_keep(struct traffic *t, const char *volume, int64_t now_ns)
 {
 	struct traffic_volume *v;
 
-	if (!traffic_name_valid(volume))
+	if (!traffic_name_valid(volume)) {
 		return -EINVAL;
+	}
 	pthread_mutex_lock(&t->lock);
 	v = traffic__volume_get(t, volume, now_ns);
-	if (v)
+	if (v) {
 		v->kept = true;
+	}
 	pthread_mutex_unlock(&t->lock);
 	return v ? 0 : -ENOMEM;
 }
@@ -444,19 +472,22 @@ int traffic_limits_apply(struct traffic *t, const struct pool_limits *limits,
 	int err = 0;
 
 	pthread_mutex_lock(&t->lock);
-	for (size_t i = 0; i < limits->npools && !err; i++)
+	for (size_t i = 0; i < limits->npools && !err; i++) {
 		err = traffic_pool_set_locked(
 			t, limits->pools[i].name,
 			limits->pools[i].throughput_bytes_per_s, now_ns);
-	for (size_t i = 0; i < limits->nvolumes && !err; i++)
+	}
+	for (size_t i = 0; i < limits->nvolumes && !err; i++) {
 		err = traffic_volume_set_locked(
 			t, limits->volumes[i].name, limits->volumes[i].pool,
 			limits->volumes[i].limit_bytes_per_s, now_ns);
+	}
 	for (v = t->volumes; v && !err; v = vnext) {
 		vnext = v->next;
 		if (!v->configured ||
-		    traffic_limits_has_volume(limits, v->name))
+		    traffic_limits_has_volume(limits, v->name)) {
 			continue;
+		}
 		pthread_mutex_lock(&v->lock);
 		v->limit_bytes_per_s = 0;
 		traffic_volume_apply(t, v, now_ns);
@@ -467,8 +498,9 @@ int traffic_limits_apply(struct traffic *t, const struct pool_limits *limits,
 	}
 	for (p = t->pools; p && !err; p = pnext) {
 		pnext = p->next;
-		if (traffic_limits_has_pool(limits, p->name))
+		if (traffic_limits_has_pool(limits, p->name)) {
 			continue;
+		}
 		p->configured = false;
 		traffic_pool_release(t, p);
 	}

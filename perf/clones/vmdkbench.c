@@ -51,15 +51,17 @@ static int io_open(void *ctx, const char *path, int flags, mode_t mode,
 	int err;
 
 	for (int fd = 0; fd < MAX_FDS; fd++) {
-		if (n->fh[fd])
+		if (n->fh[fd]) {
 			continue;
+		}
 		/* O_CREAT: the library rewrites a descriptor by a new file. */
 		err = nfs_open2(
 			n->nfs, path,
 			flags & (O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC),
 			(int)mode, &n->fh[fd]);
-		if (err)
+		if (err) {
 			return err < 0 ? err : -EIO;
+		}
 		*fd_out = fd;
 		return 0;
 	}
@@ -108,8 +110,9 @@ static int io_fstat(void *ctx, int fd, struct stat *st)
 	struct nfs_stat_64 s;
 	int err = nfs_fstat64(n->nfs, n->fh[fd], &s);
 
-	if (!err)
+	if (!err) {
 		stat_from_nfs(&s, st);
+	}
 	return err;
 }
 
@@ -119,8 +122,9 @@ static int io_stat(void *ctx, const char *path, struct stat *st)
 	struct nfs_stat_64 s;
 	int err = nfs_stat64(n->nfs, path, &s);
 
-	if (!err)
+	if (!err) {
 		stat_from_nfs(&s, st);
+	}
 	return err;
 }
 
@@ -219,8 +223,9 @@ static int nfs_io_connect(struct nfs_io *n, const char *url, char **file)
 
 	memset(n, 0, sizeof(*n));
 	n->nfs = nfs_init_context();
-	if (!n->nfs)
+	if (!n->nfs) {
 		return -ENOMEM;
+	}
 	u = nfs_parse_url_full(n->nfs, url);
 	if (!u) {
 		fprintf(stderr, "vmdkbench: %s: %s\n", url,
@@ -228,9 +233,10 @@ static int nfs_io_connect(struct nfs_io *n, const char *url, char **file)
 		return -EINVAL;
 	}
 	err = nfs_mount(n->nfs, u->server, u->path);
-	if (err)
+	if (err) {
 		fprintf(stderr, "vmdkbench: mount %s:%s: %s\n", u->server,
 			u->path, nfs_get_error(n->nfs));
+	}
 	*file = strdup(u->file);
 	nfs_destroy_url(u);
 	n->io = (struct vmdk_io){ &nfs_ops, n };
@@ -239,8 +245,9 @@ static int nfs_io_connect(struct nfs_io *n, const char *url, char **file)
 
 static void nfs_io_close(struct nfs_io *n)
 {
-	if (n->nfs)
+	if (n->nfs) {
 		nfs_destroy_context(n->nfs);
+	}
 }
 
 static double now_s(void)
@@ -282,13 +289,16 @@ static void *reader(void *arg)
 	void *buf;
 
 	w->err = nfs_io_connect(&n, w->url, &file);
-	if (!w->err)
+	if (!w->err) {
 		w->err = vmdk_open(&n.io, file, 0, &v, w->msg, sizeof(w->msg));
+	}
 	buf = malloc(w->bs);
-	if (!w->err && !buf)
+	if (!w->err && !buf) {
 		w->err = -ENOMEM;
-	if (w->err)
+	}
+	if (w->err) {
 		goto out;
+	}
 	blocks = vmdk_size_bytes(v) / w->bs;
 	end = now_s() + w->seconds;
 	for (double t = now_s(); t < end;) {
@@ -297,8 +307,9 @@ static void *reader(void *arg)
 		uint64_t b;
 
 		w->err = vmdk_pread(v, buf, w->bs, off);
-		if (w->err)
+		if (w->err) {
 			break;
+		}
 		t1 = now_s();
 		b = (uint64_t)((t1 - t) * 1e9) / LAT_BUCKET_NS;
 		w->lat[b < LAT_BUCKETS ? b : LAT_BUCKETS - 1]++;
@@ -320,8 +331,9 @@ static double percentile(const uint64_t *lat, uint64_t total, double frac)
 
 	for (unsigned b = 0; b < LAT_BUCKETS; b++) {
 		seen += lat[b];
-		if (seen > want)
+		if (seen > want) {
 			return (b + 1) * (LAT_BUCKET_NS / 1000.0);
+		}
 	}
 	return LAT_BUCKETS * (LAT_BUCKET_NS / 1000.0);
 }
@@ -349,8 +361,9 @@ static int cmd_read(const char *url, unsigned depth, size_t bs, double secs,
 			return 1;
 		}
 		ops += w[i].ops;
-		for (unsigned b = 0; b < LAT_BUCKETS; b++)
+		for (unsigned b = 0; b < LAT_BUCKETS; b++) {
 			lat[b] += w[i].lat[b];
+		}
 	}
 	el = now_s() - t0;
 	printf("read %zu B x %u deep, %.1f s: %.0f IOPS, %.1f MiB/s, "
@@ -371,9 +384,10 @@ static int cmd_fill(const char *url, unsigned percent, uint64_t seed)
 	int err;
 
 	err = nfs_io_connect(&n, url, &file);
-	if (!err)
+	if (!err) {
 		err = vmdk_open(&n.io, file, VMDK_OPEN_RDWR, &v, msg,
 				sizeof(msg));
+	}
 	if (!err) {
 		pieces = vmdk_size_bytes(v) / FILL_PIECE;
 		n_write = pieces * percent / 100;
@@ -383,16 +397,19 @@ static int cmd_fill(const char *url, unsigned percent, uint64_t seed)
 			memset(piece, (int)(0x41 + i % 26), sizeof(piece));
 			err = vmdk_pwrite(v, piece, sizeof(piece), off);
 		}
-		if (!err)
+		if (!err) {
 			err = vmdk_flush(v);
-		if (!err)
+		}
+		if (!err) {
 			printf("filled %u%% of %s: %" PRIu64
 			       " pieces of 64 KiB\n",
 			       percent, url, n_write);
+		}
 	}
-	if (err)
+	if (err) {
 		fprintf(stderr, "vmdkbench: %s: %s\n", url,
 			msg[0] ? msg : strerror(-err));
+	}
 	vmdk_close(v);
 	free(file);
 	nfs_io_close(&n);
@@ -416,32 +433,37 @@ int main(int argc, char **argv)
 	uint64_t seed = 1;
 	int i = 3;
 
-	if (argc < 3)
+	if (argc < 3) {
 		return usage();
+	}
 	if (!strcmp(argv[1], "fill")) {
-		if (argc < 4)
+		if (argc < 4) {
 			return usage();
+		}
 		percent = (unsigned)strtoul(argv[3], NULL, 10);
 		i = 4;
 	} else if (strcmp(argv[1], "read")) {
 		return usage();
 	}
 	for (; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "-d"))
+		if (!strcmp(argv[i], "-d")) {
 			depth = (unsigned)strtoul(argv[i + 1], NULL, 10);
-		else if (!strcmp(argv[i], "-s"))
+		} else if (!strcmp(argv[i], "-s")) {
 			bs = strtoul(argv[i + 1], NULL, 10);
-		else if (!strcmp(argv[i], "-t"))
+		} else if (!strcmp(argv[i], "-t")) {
 			secs = strtod(argv[i + 1], NULL);
-		else if (!strcmp(argv[i], "-S"))
+		} else if (!strcmp(argv[i], "-S")) {
 			seed = strtoull(argv[i + 1], NULL, 10);
-		else
+		} else {
 			return usage();
+		}
 	}
 	if (i != argc || depth == 0 || depth > MAX_DEPTH || bs == 0 ||
-	    bs > (1u << 20) || percent > 100 || secs <= 0)
+	    bs > (1u << 20) || percent > 100 || secs <= 0) {
 		return usage();
-	if (!strcmp(argv[1], "fill"))
+	}
+	if (!strcmp(argv[1], "fill")) {
 		return cmd_fill(argv[2], percent, seed);
+	}
 	return cmd_read(argv[2], depth, bs, secs, seed);
 }

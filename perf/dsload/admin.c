@@ -28,8 +28,9 @@ static size_t admin_write_cb(char *ptr, size_t size, size_t nmemb, void *arg)
 		return 0;
 	}
 	grown = realloc(b->data, b->len + n + 1);
-	if (!grown)
+	if (!grown) {
 		return 0;
+	}
 	b->data = grown;
 	memcpy(b->data + b->len, ptr, n);
 	b->len += n;
@@ -64,8 +65,9 @@ int admin_get(const char *host, uint16_t port, const char *path, int timeout_ms,
 
 	snprintf(url, sizeof(url), "http://%s:%u%s", host, port, path);
 	curl = curl_easy_init();
-	if (!curl)
+	if (!curl) {
 		return -ENOMEM;
+	}
 	curl_easy_setopt(curl, CURLOPT_URL, url);
 	curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, (long)timeout_ms);
 	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);

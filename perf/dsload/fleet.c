@@ -80,19 +80,21 @@ void workload_name_set(struct workload *w)
 						   : "mix";
 	char size[16];
 
-	if (w->bs_bytes % (1024 * 1024) == 0)
+	if (w->bs_bytes % (1024 * 1024) == 0) {
 		snprintf(size, sizeof(size), "%um", w->bs_bytes >> 20);
-	else if (w->bs_bytes % 1024 == 0)
+	} else if (w->bs_bytes % 1024 == 0) {
 		snprintf(size, sizeof(size), "%uk", w->bs_bytes >> 10);
-	else
+	} else {
 		snprintf(size, sizeof(size), "%ub", w->bs_bytes);
-	if (w->read_pct == 100)
+	}
+	if (w->read_pct == 100) {
 		snprintf(w->name, sizeof(w->name), "%s-%sread", size, pattern);
-	else if (w->read_pct == 0)
+	} else if (w->read_pct == 0) {
 		snprintf(w->name, sizeof(w->name), "%s-%swrite", size, pattern);
-	else
+	} else {
 		snprintf(w->name, sizeof(w->name), "%s-%s-r%u", size, pattern,
 			 w->read_pct);
+	}
 }
 
 uint64_t fleet_verf_changes(const struct fleet *f)
@@ -103,8 +105,9 @@ uint64_t fleet_verf_changes(const struct fleet *f)
 void dloop_job_done(struct dloop *lp, struct job *j)
 {
 	(void)j;
-	if (lp->active_jobs > 0 && --lp->active_jobs == 0)
+	if (lp->active_jobs > 0 && --lp->active_jobs == 0) {
 		ev_break(lp->loop, EVBREAK_ALL);
+	}
 }
 
 /* ---- building ---------------------------------------------------------- */
@@ -119,8 +122,9 @@ static int fleet_layout(struct fleet *f)
 	f->hosts = calloc(s->hosts, sizeof(*f->hosts));
 	f->njobs = (size_t)s->hosts * s->vms * s->vmdks;
 	f->jobs = calloc(f->njobs, sizeof(*f->jobs));
-	if (!f->hosts || !f->jobs)
+	if (!f->hosts || !f->jobs) {
 		return -ENOMEM;
+	}
 	for (unsigned l = 0; l < f->nloops; l++) {
 		struct dloop *lp = &f->loops[l];
 
@@ -128,8 +132,9 @@ static int fleet_layout(struct fleet *f)
 		lp->hosts = calloc(per_loop_hosts, sizeof(*lp->hosts));
 		lp->jobs = calloc(per_loop_jobs, sizeof(*lp->jobs));
 		lp->loop = ev_loop_new(EVFLAG_AUTO);
-		if (!lp->hosts || !lp->jobs || !lp->loop)
+		if (!lp->hosts || !lp->jobs || !lp->loop) {
 			return -ENOMEM;
+		}
 	}
 	for (unsigned h = 0; h < s->hosts; h++) {
 		struct host *host = &f->hosts[h];
@@ -141,15 +146,17 @@ static int fleet_layout(struct fleet *f)
 		host->jobs =
 			calloc((size_t)s->vms * s->vmdks, sizeof(*host->jobs));
 		host->vms = calloc(s->vms, sizeof(*host->vms));
-		if (!host->jobs || !host->vms)
+		if (!host->jobs || !host->vms) {
 			return -ENOMEM;
+		}
 		for (unsigned v = 0; v < s->vms; v++) {
 			struct dvm *vm = &host->vms[v];
 
 			vm->host = host;
 			vm->jobs = calloc(s->vmdks, sizeof(*vm->jobs));
-			if (!vm->jobs)
+			if (!vm->jobs) {
 				return -ENOMEM;
+			}
 			for (unsigned k = 0; k < s->vmdks; k++, i++) {
 				struct job *j = &f->jobs[i];
 				unsigned g = h * s->vms + v;
@@ -183,8 +190,9 @@ static void *fleet_setup_main(void *arg)
 	struct dloop *lp = arg;
 	int err = 0;
 
-	for (size_t i = 0; i < lp->nhosts && !err; i++)
+	for (size_t i = 0; i < lp->nhosts && !err; i++) {
 		err = host_setup(lp->hosts[i], lp->errmsg, sizeof(lp->errmsg));
+	}
 	for (size_t i = 0; i < lp->njobs && !err; i++) {
 		struct job *j = lp->jobs[i];
 
@@ -215,8 +223,9 @@ int fleet_new(const struct fleet_spec *spec, struct fleet **out, char *errbuf,
 		return -EINVAL;
 	}
 	f = calloc(1, sizeof(*f));
-	if (!f)
+	if (!f) {
 		return -ENOMEM;
+	}
 	f->spec = *spec;
 	f->verify = -1;
 	f->shape = (struct place_shape){ .hosts = spec->hosts,
@@ -241,13 +250,15 @@ int fleet_new(const struct fleet_spec *spec, struct fleet **out, char *errbuf,
 		if (err) {
 			snprintf(errbuf, errlen, "pthread_create: %s",
 				 strerror(-err));
-			for (unsigned k = 0; k < l; k++)
+			for (unsigned k = 0; k < l; k++) {
 				pthread_join(f->loops[k].thread, NULL);
+			}
 			goto fail;
 		}
 	}
-	for (unsigned l = 0; l < f->nloops; l++)
+	for (unsigned l = 0; l < f->nloops; l++) {
 		pthread_join(f->loops[l].thread, NULL);
+	}
 	for (unsigned l = 0; l < f->nloops; l++) {
 		if (f->loops[l].err) {
 			err = f->loops[l].err;
@@ -270,8 +281,9 @@ static void fleet_end_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 
 	(void)loop;
 	(void)revents;
-	for (size_t i = 0; i < lp->njobs; i++)
+	for (size_t i = 0; i < lp->njobs; i++) {
 		job_stop(lp->jobs[i]);
+	}
 }
 
 static void *fleet_phase_main(void *arg)
@@ -289,9 +301,10 @@ static void *fleet_phase_main(void *arg)
 	t0 = f->t0_ns;
 	ev_now_update(lp->loop);
 	for (size_t i = 0; i < lp->nhosts; i++) {
-		for (unsigned v = 0; v < f->spec.vms; v++)
+		for (unsigned v = 0; v < f->spec.vms; v++) {
 			vm_phase_start(&lp->hosts[i]->vms[v], f->spec.vm_iops,
 				       t0);
+		}
 	}
 	lp->active_jobs = lp->njobs;
 	for (size_t i = 0; i < lp->njobs; i++) {
@@ -307,8 +320,9 @@ static void *fleet_phase_main(void *arg)
 			lp->active_jobs--;
 		}
 	}
-	for (size_t i = 0; i < lp->nhosts; i++)
+	for (size_t i = 0; i < lp->nhosts; i++) {
 		host_timers_start(lp->hosts[i]);
+	}
 	if (!w->one_pass) {
 		double left_s = dsload_ns_to_s(
 			t0 + (int64_t)((w->ramp_s + w->run_s) * 1e9) -
@@ -318,13 +332,15 @@ static void *fleet_phase_main(void *arg)
 			      left_s > 0 ? left_s : 0.0, 0.0);
 		ev_timer_start(lp->loop, &lp->end_timer);
 	}
-	if (lp->active_jobs > 0)
+	if (lp->active_jobs > 0) {
 		ev_run(lp->loop, 0);
+	}
 	ev_timer_stop(lp->loop, &lp->end_timer);
 	for (size_t i = 0; i < lp->nhosts; i++) {
 		host_timers_stop(lp->hosts[i]);
-		for (unsigned v = 0; v < f->spec.vms; v++)
+		for (unsigned v = 0; v < f->spec.vms; v++) {
 			vm_phase_stop(&lp->hosts[i]->vms[v]);
+		}
 	}
 	atomic_fetch_sub(&f->running, 1);
 	return NULL;
@@ -355,11 +371,13 @@ void fleet_progress_sample(const struct fleet *f, struct progress_sample *s)
 /* Tells @obs about a window edge, once. */
 static void fleet_edge(const struct fleet_observer *obs, bool end, bool *told)
 {
-	if (*told)
+	if (*told) {
 		return;
+	}
 	*told = true;
-	if (obs && obs->window)
+	if (obs && obs->window) {
 		obs->window(obs->arg, end, dsload_now_ns());
+	}
 }
 
 /*
@@ -383,15 +401,19 @@ static void fleet_watch(struct fleet *f, int64_t t0,
 	fleet_progress_sample(f, &prev);
 	while (atomic_load(&f->running) > 0) {
 		now = dsload_now_ns();
-		if (now >= start)
+		if (now >= start) {
 			fleet_edge(obs, false, &started);
-		if (now >= stop)
+		}
+		if (now >= stop) {
 			fleet_edge(obs, true, &stopped);
+		}
 		wake = now + FLEET_POLL_NS;
-		if (!started && start < wake)
+		if (!started && start < wake) {
 			wake = start;
-		if (!stopped && stop < wake)
+		}
+		if (!stopped && stop < wake) {
 			wake = stop;
+		}
 		if (f->spec.progress && now >= next) {
 			fleet_progress_sample(f, &cur);
 			progress_format(line, sizeof(line), w->name,
@@ -410,8 +432,9 @@ static void fleet_watch(struct fleet *f, int64_t t0,
 	}
 	fleet_edge(obs, false, &started);
 	fleet_edge(obs, true, &stopped);
-	if (printed && tty)
+	if (printed && tty) {
 		fputc('\n', stderr);
+	}
 }
 
 static void fleet_conn_sum(const struct fleet *f, struct fleet_conn_counters *c)
@@ -467,8 +490,9 @@ static int fleet_collect(struct fleet *f, const struct workload *w,
 	res->keys = calloc(f->njobs, sizeof(*res->keys));
 	res->job_disk = calloc(f->njobs, sizeof(*res->job_disk));
 	res->job_stop = calloc(f->njobs, sizeof(*res->job_stop));
-	if (!res->jobs || !res->keys || !res->job_disk || !res->job_stop)
+	if (!res->jobs || !res->keys || !res->job_disk || !res->job_stop) {
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < f->njobs; i++) {
 		struct job *j = &f->jobs[i];
 
@@ -476,13 +500,16 @@ static int fleet_collect(struct fleet *f, const struct workload *w,
 		res->keys[i] = j->key;
 		res->job_disk[i] = j->disk;
 		f->verf_changes += j->stats.verf_changes;
-		if (j->t0_ns < t0)
+		if (j->t0_ns < t0) {
 			t0 = j->t0_ns;
-		if (j->done_ns > t1)
+		}
+		if (j->done_ns > t1) {
 			t1 = j->done_ns;
-		if (j->fatal)
+		}
+		if (j->fatal) {
 			snprintf(res->job_stop[i], sizeof(res->job_stop[i]),
 				 "%s", j->fatal_msg);
+		}
 		if (j->fatal && !res->fatal) {
 			res->fatal = j->fatal;
 			snprintf(res->fatal_msg, sizeof(res->fatal_msg),
@@ -491,8 +518,9 @@ static int fleet_collect(struct fleet *f, const struct workload *w,
 		}
 	}
 	res->window_s = w->one_pass ? dsload_ns_to_s(t1 - t0) : w->run_s;
-	if (res->window_s <= 0)
+	if (res->window_s <= 0) {
 		res->window_s = 1e-9;
+	}
 	return 0;
 }
 
@@ -535,14 +563,16 @@ int fleet_run(struct fleet *f, const struct workload *w,
 	f->w = w;
 	fleet_conn_sum(f, &before);
 	err = -pthread_barrier_init(&f->barrier, NULL, f->nloops + 1);
-	if (err)
+	if (err) {
 		return err;
+	}
 	atomic_store(&f->running, f->nloops);
 	for (; started < f->nloops; started++) {
 		err = -pthread_create(&f->loops[started].thread, NULL,
 				      fleet_phase_main, &f->loops[started]);
-		if (err)
+		if (err) {
 			break;
+		}
 	}
 	if (err) {
 		/* Threads already waiting at the barrier cannot be released
@@ -554,14 +584,16 @@ int fleet_run(struct fleet *f, const struct workload *w,
 	f->t0_ns = t0;
 	pthread_barrier_wait(&f->barrier);
 	fleet_watch(f, t0, obs);
-	for (unsigned l = 0; l < f->nloops; l++)
+	for (unsigned l = 0; l < f->nloops; l++) {
 		pthread_join(f->loops[l].thread, NULL);
+	}
 	pthread_barrier_destroy(&f->barrier);
 	err = fleet_collect(f, w, res);
 	fleet_conn_sum(f, &res->conn);
 	fleet_conn_delta(&res->conn, &before);
-	for (size_t i = 0; i < f->njobs; i++)
+	for (size_t i = 0; i < f->njobs; i++) {
 		job_phase_fini(&f->jobs[i]);
+	}
 	if (err) {
 		fleet_result_fini(res);
 		snprintf(errbuf, errlen, "out of memory");
@@ -584,24 +616,29 @@ void fleet_result_fini(struct phase_result *res)
 
 void fleet_free(struct fleet *f)
 {
-	if (!f)
+	if (!f) {
 		return;
+	}
 	for (size_t i = 0; f->jobs && i < f->njobs; i++) {
-		if (f->jobs[i].mnt && f->jobs[i].mnt->nconns)
+		if (f->jobs[i].mnt && f->jobs[i].mnt->nconns) {
 			vdisk_lck_remove(&f->jobs[i]);
+		}
 	}
 	for (unsigned h = 0; f->hosts && h < f->spec.hosts; h++) {
 		host_fini(&f->hosts[h]);
 		free(f->hosts[h].jobs);
-		for (unsigned v = 0; f->hosts[h].vms && v < f->spec.vms; v++)
+		for (unsigned v = 0; f->hosts[h].vms && v < f->spec.vms; v++) {
 			free(f->hosts[h].vms[v].jobs);
+		}
 		free(f->hosts[h].vms);
 	}
-	for (size_t i = 0; f->jobs && i < f->njobs; i++)
+	for (size_t i = 0; f->jobs && i < f->njobs; i++) {
 		job_fini(&f->jobs[i]);
+	}
 	for (unsigned l = 0; l < f->nloops; l++) {
-		if (f->loops[l].loop)
+		if (f->loops[l].loop) {
 			ev_loop_destroy(f->loops[l].loop);
+		}
 		free(f->loops[l].hosts);
 		free(f->loops[l].jobs);
 	}

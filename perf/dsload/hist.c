@@ -17,11 +17,13 @@ uint32_t lat_hist_index(uint64_t ns)
 {
 	uint32_t e, shift;
 
-	if (ns < LAT_HIST_SUB)
+	if (ns < LAT_HIST_SUB) {
 		return (uint32_t)ns;
+	}
 	e = 63u - (uint32_t)__builtin_clzll(ns);
-	if (e >= LAT_HIST_MAX_EXP)
+	if (e >= LAT_HIST_MAX_EXP) {
 		return LAT_HIST_BUCKETS - 1;
+	}
 	shift = e - LAT_HIST_SUB_BITS;
 	return (shift + 1) * LAT_HIST_SUB +
 	       (uint32_t)((ns >> shift) - LAT_HIST_SUB);
@@ -43,10 +45,12 @@ void lat_hist_bucket_range(uint32_t idx, uint64_t *lo_ns, uint64_t *hi_ns)
 
 void lat_hist_add(struct lat_hist *h, uint64_t ns)
 {
-	if (h->count == 0 || ns < h->min_ns)
+	if (h->count == 0 || ns < h->min_ns) {
 		h->min_ns = ns;
-	if (ns > h->max_ns)
+	}
+	if (ns > h->max_ns) {
 		h->max_ns = ns;
+	}
 	h->count++;
 	h->sum_ns += ns;
 	h->buckets[lat_hist_index(ns)]++;
@@ -54,16 +58,20 @@ void lat_hist_add(struct lat_hist *h, uint64_t ns)
 
 void lat_hist_merge(struct lat_hist *dst, const struct lat_hist *src)
 {
-	if (src->count == 0)
+	if (src->count == 0) {
 		return;
-	if (dst->count == 0 || src->min_ns < dst->min_ns)
+	}
+	if (dst->count == 0 || src->min_ns < dst->min_ns) {
 		dst->min_ns = src->min_ns;
-	if (src->max_ns > dst->max_ns)
+	}
+	if (src->max_ns > dst->max_ns) {
 		dst->max_ns = src->max_ns;
+	}
 	dst->count += src->count;
 	dst->sum_ns += src->sum_ns;
-	for (uint32_t i = 0; i < LAT_HIST_BUCKETS; i++)
+	for (uint32_t i = 0; i < LAT_HIST_BUCKETS; i++) {
 		dst->buckets[i] += src->buckets[i];
+	}
 }
 
 double lat_hist_mean_ns(const struct lat_hist *h)
@@ -75,27 +83,34 @@ uint64_t lat_hist_percentile_ns(const struct lat_hist *h, double pct)
 {
 	uint64_t rank, seen = 0, lo, hi, mid;
 
-	if (h->count == 0)
+	if (h->count == 0) {
 		return 0;
-	if (pct >= 100.0)
+	}
+	if (pct >= 100.0) {
 		return h->max_ns;
+	}
 	/* The smallest value with at least pct % of the counts at or below
 	 * it: rank ceil(pct / 100 * count), counted from 1. */
 	rank = (uint64_t)((pct / 100.0) * (double)h->count);
-	if ((double)rank < (pct / 100.0) * (double)h->count)
+	if ((double)rank < (pct / 100.0) * (double)h->count) {
 		rank++;
-	if (rank == 0)
+	}
+	if (rank == 0) {
 		rank = 1;
+	}
 	for (uint32_t i = 0; i < LAT_HIST_BUCKETS; i++) {
 		seen += h->buckets[i];
-		if (seen < rank)
+		if (seen < rank) {
 			continue;
+		}
 		lat_hist_bucket_range(i, &lo, &hi);
 		mid = lo + (hi - lo) / 2;
-		if (mid < h->min_ns)
+		if (mid < h->min_ns) {
 			mid = h->min_ns;
-		if (mid > h->max_ns)
+		}
+		if (mid > h->max_ns) {
 			mid = h->max_ns;
+		}
 		return mid;
 	}
 	return h->max_ns;

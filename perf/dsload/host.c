@@ -23,8 +23,9 @@
 /* A reconnect waits at most this long for the portmapper. */
 #define HOST_REDIRECT_TIMEOUT_MS 1000
 
-static void host_rpcconn_opts(const struct host *h, const struct sockaddr_in *dst,
-			   struct rpcconn_opts *o)
+static void host_rpcconn_opts(const struct host *h,
+			      const struct sockaddr_in *dst,
+			      struct rpcconn_opts *o)
 {
 	const struct fleet_spec *spec = h->spec;
 
@@ -88,15 +89,18 @@ static int host_ports(struct host *h, char *errbuf, size_t errlen)
 				 strerror(-err));
 			return err;
 		}
-		if (!mount_port)
+		if (!mount_port) {
 			err = host_getport(h, &pm, MOUNT_PROGRAM, MOUNT_V3,
 					   &mount_port, errbuf, errlen);
-		if (!err && !nfs_port)
+		}
+		if (!err && !nfs_port) {
 			err = host_getport(h, &pm, NFS_PROGRAM, NFS_V3,
 					   &nfs_port, errbuf, errlen);
+		}
 		rpcconn_close(&pm);
-		if (err)
+		if (err) {
 			return err;
+		}
 	}
 	h->nfs.sin_port = htons(nfs_port);
 	h->mount = h->nfs;
@@ -148,9 +152,10 @@ static int host_mnt(struct host *h, struct rpcconn *mc, struct dsmount *m,
 		fhandle3 *fh = &res.mountres3_u.mountinfo.fhandle;
 
 		err = nfsc_fh_set(&m->root, fh->fhandle3_val, fh->fhandle3_len);
-		if (err)
+		if (err) {
 			snprintf(errbuf, errlen, "%s: MNT %s: handle too long",
 				 h->addr, path);
+		}
 	}
 	xdr_free((xdrproc_t)xdr_mountres3, (char *)&res);
 	return err;
@@ -201,8 +206,9 @@ static void host_nfs_redirect(void *arg, struct sockaddr_in *dst)
 		int timeout_ms = h->spec->timeout_ms;
 		uint16_t port;
 
-		if (timeout_ms <= 0 || timeout_ms > HOST_REDIRECT_TIMEOUT_MS)
+		if (timeout_ms <= 0 || timeout_ms > HOST_REDIRECT_TIMEOUT_MS) {
 			timeout_ms = HOST_REDIRECT_TIMEOUT_MS;
+		}
 		pm.sin_port = htons(h->spec->portmap_port);
 		h->nfs_asked_ns = now;
 		if (pmapq_getport(&h->src, &pm, NFS_PROGRAM, NFS_V3, timeout_ms,
@@ -225,8 +231,9 @@ static int host_conns_open(struct host *h, struct dsmount *m, char *errbuf,
 	int err;
 
 	m->conns = calloc(h->spec->nconnect, sizeof(*m->conns));
-	if (!m->conns)
+	if (!m->conns) {
 		return -ENOMEM;
+	}
 	host_rpcconn_opts(h, &h->nfs, &o);
 	/* Fixed ports given by the user stay fixed. */
 	if (!h->spec->nfs_port) {
@@ -273,11 +280,13 @@ int host_setup(struct host *h, char *errbuf, size_t errlen)
 		return -EINVAL;
 	}
 	err = host_ports(h, errbuf, errlen);
-	if (err)
+	if (err) {
 		return err;
+	}
 	h->mounts = calloc(spec->ndatastores, sizeof(*h->mounts));
-	if (!h->mounts)
+	if (!h->mounts) {
 		return -ENOMEM;
+	}
 	host_rpcconn_opts(h, &h->mount, &o);
 	err = rpcconn_open(&mc, h->lp->loop, &o);
 	if (err) {
@@ -295,8 +304,9 @@ int host_setup(struct host *h, char *errbuf, size_t errlen)
 	rpcconn_close(&mc);
 	for (unsigned d = 0; d < spec->ndatastores && !err; d++) {
 		err = host_conns_open(h, &h->mounts[d], errbuf, errlen);
-		if (!err)
+		if (!err) {
 			err = host_fsinfo(h, &h->mounts[d], errbuf, errlen);
+		}
 	}
 	return err;
 }
@@ -311,21 +321,24 @@ struct rpcconn *host_mount_conn(struct dsmount *m)
 
 /* ---- background traffic ------------------------------------------------- */
 
-static void host_hb_done(struct rpcconn_call *call, int err, const uint8_t *body,
-			 size_t len)
+static void host_hb_done(struct rpcconn_call *call, int err,
+			 const uint8_t *body, size_t len)
 {
 	struct dsmount *m = container_of(call, struct dsmount, hb_call);
 	GETATTR3res res;
 
 	memset(&res, 0, sizeof(res));
-	if (!err)
+	if (!err) {
 		err = nfsc_decode(body, len, (xdrproc_t)xdr_GETATTR3res, &res);
-	if (!err && res.status != NFS3_OK)
+	}
+	if (!err && res.status != NFS3_OK) {
 		err = -EIO;
-	if (err)
+	}
+	if (err) {
 		m->heartbeat_failures++;
-	else
+	} else {
 		m->heartbeats++;
+	}
 }
 
 static void host_hb_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
@@ -339,16 +352,18 @@ static void host_hb_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		GETATTR3args a = { .object = nfsc_fh3(&m->root) };
 		int len;
 
-		if (m->hb_call.state != RPCCONN_CALL_IDLE || !m->nconns)
+		if (m->hb_call.state != RPCCONN_CALL_IDLE || !m->nconns) {
 			continue;
+		}
 		m->hb_call.buf = m->hb_buf;
 		m->hb_call.cap = sizeof(m->hb_buf);
 		len = nfsc_encode(&m->conns[0], &m->hb_call, NFS_PROGRAM,
 				  NFS_V3, NFSPROC3_GETATTR,
 				  (xdrproc_t)xdr_GETATTR3args, &a);
-		if (len > 0)
+		if (len > 0) {
 			rpcconn_submit(&m->conns[0], &m->hb_call, (size_t)len,
-				    host_hb_done);
+				       host_hb_done);
+		}
 	}
 }
 
@@ -358,8 +373,9 @@ static void host_lck_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 
 	(void)loop;
 	(void)revents;
-	for (size_t i = 0; i < h->njobs; i++)
+	for (size_t i = 0; i < h->njobs; i++) {
 		vdisk_lck_refresh(h->jobs[i]);
+	}
 	h->lck_refreshes++;
 }
 
@@ -381,13 +397,15 @@ void host_timers_stop(struct host *h)
 
 void host_fini(struct host *h)
 {
-	if (!h->mounts)
+	if (!h->mounts) {
 		return;
+	}
 	for (unsigned d = 0; d < h->spec->ndatastores; d++) {
 		struct dsmount *m = &h->mounts[d];
 
-		for (unsigned i = 0; i < m->nconns; i++)
+		for (unsigned i = 0; i < m->nconns; i++) {
 			rpcconn_close(&m->conns[i]);
+		}
 		free(m->conns);
 	}
 	free(h->mounts);

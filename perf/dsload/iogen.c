@@ -29,8 +29,9 @@ uint64_t iogen_rand_below(uint64_t *state, uint64_t n)
 int iogen_init(struct iogen *g, const struct iogen_params *p)
 {
 	if (p->bs_bytes == 0 || p->read_pct > 100 || p->random_pct > 100 ||
-	    p->region_bytes < p->bs_bytes)
+	    p->region_bytes < p->bs_bytes) {
 		return -EINVAL;
+	}
 	memset(g, 0, sizeof(*g));
 	g->p = *p;
 	g->blocks = p->region_bytes / p->bs_bytes;
@@ -39,8 +40,9 @@ int iogen_init(struct iogen *g, const struct iogen_params *p)
 	g->rng = (g->rng ^ (g->rng >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
 	g->rng = (g->rng ^ (g->rng >> 27)) * UINT64_C(0x94D049BB133111EB);
 	g->rng ^= g->rng >> 31;
-	if (g->rng == 0)
+	if (g->rng == 0) {
 		g->rng = 1;
+	}
 	return 0;
 }
 

@@ -41,8 +41,9 @@ static void job_fail(struct job *j, int err, const char *fmt, ...)
 		vsnprintf(j->fatal_msg, sizeof(j->fatal_msg), fmt, ap);
 		va_end(ap);
 	}
-	if (j->state == JOB_RUNNING)
+	if (j->state == JOB_RUNNING) {
 		j->state = JOB_DRAINING;
+	}
 }
 
 static int job_nfs_errno(nfsstat3 st)
@@ -56,11 +57,13 @@ static int job_nfs_errno(nfsstat3 st)
 static void job_units_set(struct job *j, uint64_t off_bytes, uint32_t len,
 			  uint32_t gen)
 {
-	if (!j->unit_gen)
+	if (!j->unit_gen) {
 		return;
+	}
 	for (uint64_t u = off_bytes / VTAG_UNIT_BYTES;
-	     u < (off_bytes + len) / VTAG_UNIT_BYTES && u < j->nunits; u++)
+	     u < (off_bytes + len) / VTAG_UNIT_BYTES && u < j->nunits; u++) {
 		j->unit_gen[u] = gen;
+	}
 }
 
 static bool job_overlaps(const struct job *j, uint64_t off_bytes, uint32_t len)
@@ -70,8 +73,9 @@ static bool job_overlaps(const struct job *j, uint64_t off_bytes, uint32_t len)
 
 		if (io->busy && io->kind != JOB_IO_COMMIT &&
 		    io->off_bytes < off_bytes + len &&
-		    off_bytes < io->off_bytes + io->len)
+		    off_bytes < io->off_bytes + io->len) {
 			return true;
+		}
 	}
 	return false;
 }
@@ -87,21 +91,24 @@ static void job_check_read(struct job *j, const struct job_io *io,
 		uint32_t want = j->unit_gen[off / VTAG_UNIT_BYTES], found;
 		enum vtag_result r;
 
-		if (want == VTAG_GEN_UNKNOWN)
+		if (want == VTAG_GEN_UNKNOWN) {
 			continue;
+		}
 		j->stats.verified++;
 		r = vtag_check(data + pos, j->file_id, off, want, &found);
-		if (r == VTAG_OK)
+		if (r == VTAG_OK) {
 			continue;
+		}
 		j->stats.mismatches++;
 		atomic_fetch_add_explicit(&pg->mismatches, 1,
 					  memory_order_relaxed);
-		if (j->mismatch_prints++ < JOB_MISMATCH_PRINTS)
+		if (j->mismatch_prints++ < JOB_MISMATCH_PRINTS) {
 			fprintf(stderr,
 				"dsload: MISMATCH %s:%s/%s offset %" PRIu64
 				": %s (expected generation %u, read %u)\n",
 				j->mnt->name, j->vm_name, j->flat_name, off,
 				vtag_result_name(r), want, found);
+		}
 	}
 }
 
@@ -115,8 +122,9 @@ static int job_unc_push(struct job_unc **v, size_t *n, size_t *cap,
 		size_t ncap = *cap ? *cap * 2 : 256;
 		struct job_unc *nv = realloc(*v, ncap * sizeof(*nv));
 
-		if (!nv)
+		if (!nv) {
 			return -ENOMEM;
+		}
 		*v = nv;
 		*cap = ncap;
 	}
@@ -164,8 +172,9 @@ static void job_account(struct job *j, const struct job_io *io,
 	atomic_fetch_add_explicit(&pg->bytes[dir], io->len,
 				  memory_order_relaxed);
 	atomic_fetch_add_explicit(&pg->lat_ns, lat, memory_order_relaxed);
-	if (io->resend || now_ns < j->ramp_end_ns || now_ns > j->end_ns)
+	if (io->resend || now_ns < j->ramp_end_ns || now_ns > j->end_ns) {
 		return;
+	}
 	j->stats.ops[dir]++;
 	j->stats.bytes[dir] += io->len;
 	lat_hist_add(&j->stats.lat[dir], lat);
@@ -181,14 +190,16 @@ static void job_io_error(struct job *j, const struct job_io *io, int err,
 
 	j->stats.errors++;
 	atomic_fetch_add_explicit(&pg->errors, 1, memory_order_relaxed);
-	if (io->kind == JOB_IO_WRITE)
+	if (io->kind == JOB_IO_WRITE) {
 		job_units_set(j, io->off_bytes, io->len, VTAG_GEN_UNKNOWN);
+	}
 	if (err) {
 		job_fail(j, err, "%s: %s", op, strerror(-err));
 		return;
 	}
-	if (st == NFS3ERR_NOSPC || st == NFS3ERR_DQUOT)
+	if (st == NFS3ERR_NOSPC || st == NFS3ERR_DQUOT) {
 		j->stats.nospc++;
+	}
 	job_fail(j, job_nfs_errno(st), "%s at %" PRIu64 ": %s", op,
 		 io->off_bytes, nfsc_status_name(st));
 }
@@ -201,8 +212,9 @@ static void job_read_done(struct job *j, struct job_io *io, int err,
 	nfsstat3 st = NFS3_OK;
 	bool eof = false;
 
-	if (!err)
+	if (!err) {
 		err = nfsc_read_decode(body, len, &st, &eof, &data, &dlen);
+	}
 	if (err || st != NFS3_OK) {
 		job_io_error(j, io, err, st);
 		return;
@@ -213,8 +225,9 @@ static void job_read_done(struct job *j, struct job_io *io, int err,
 		j->stats.errors++;
 		return;
 	}
-	if (j->unit_gen)
+	if (j->unit_gen) {
 		job_check_read(j, io, data);
+	}
 	job_account(j, io, DSTATS_READ, now_ns);
 }
 
@@ -224,8 +237,9 @@ static void job_write_done(struct job *j, struct job_io *io, int err,
 	struct nfsc_write_res res;
 	struct job_unc e = { io->off_bytes, io->len, io->gen };
 
-	if (!err)
+	if (!err) {
 		err = nfsc_write_decode(body, len, &res);
+	}
 	if (err || res.status != NFS3_OK) {
 		job_io_error(j, io, err, err ? NFS3_OK : res.status);
 		return;
@@ -240,10 +254,12 @@ static void job_write_done(struct job *j, struct job_io *io, int err,
 	job_units_set(j, io->off_bytes, io->len, io->gen);
 	job_verf_seen(j, res.verf);
 	if (j->w->stable == UNSTABLE && res.committed == UNSTABLE &&
-	    job_unc_push(&j->unc, &j->nunc, &j->unc_cap, &e))
+	    job_unc_push(&j->unc, &j->nunc, &j->unc_cap, &e)) {
 		job_fail(j, -ENOMEM, "out of memory for uncommitted writes");
-	if (io->resend)
+	}
+	if (io->resend) {
 		j->stats.resent++;
+	}
 	job_account(j, io, DSTATS_WRITE, now_ns);
 }
 
@@ -254,15 +270,17 @@ static void job_commit_done(struct job *j, struct job_io *io, int err,
 	nfsstat3 st = NFS3_OK;
 
 	j->commit_inflight = false;
-	if (!err)
+	if (!err) {
 		err = nfsc_commit_decode(body, len, &st, verf);
+	}
 	if (err || st != NFS3_OK) {
 		job_io_error(j, io, err, st);
 		return;
 	}
 	j->stats.commits++;
-	if (io->verf_epoch != j->verf_epoch)
+	if (io->verf_epoch != j->verf_epoch) {
 		return; /* a change since it left: its entries are resent */
+	}
 	if (j->have_verf && memcmp(j->verf, verf, sizeof(verf)) != 0) {
 		job_verf_changed(j, verf);
 		return;
@@ -287,8 +305,9 @@ static void job_io_done(struct rpcconn_call *call, int err, const uint8_t *body,
 	int64_t now = dsload_now_ns();
 
 	j->inflight--;
-	if (io->kind != JOB_IO_COMMIT)
+	if (io->kind != JOB_IO_COMMIT) {
 		j->inflight_rw--;
+	}
 	io->busy = false;
 	switch (io->kind) {
 	case JOB_IO_READ:
@@ -302,8 +321,9 @@ static void job_io_done(struct rpcconn_call *call, int err, const uint8_t *body,
 		break;
 	}
 	job_io_put(j, io);
-	if (j->state == JOB_RUNNING && now >= j->end_ns)
+	if (j->state == JOB_RUNNING && now >= j->end_ns) {
 		j->state = JOB_DRAINING;
+	}
 	job_fill(j);
 }
 
@@ -314,8 +334,9 @@ static struct job_io *job_io_get(struct job *j)
 {
 	struct job_io *io;
 
-	if (j->free_head < 0)
+	if (j->free_head < 0) {
 		return NULL;
+	}
 	io = &j->ios[j->free_head];
 	j->free_head = io->next_free;
 	io->busy = true;
@@ -328,7 +349,7 @@ static void job_submit(struct job *j, struct job_io *io, int len)
 {
 	int err = len < 0 ? len
 			  : rpcconn_submit(io->conn, &io->call, (size_t)len,
-					job_io_done);
+					   job_io_done);
 
 	if (err) {
 		job_io_put(j, io);
@@ -336,8 +357,9 @@ static void job_submit(struct job *j, struct job_io *io, int len)
 		return;
 	}
 	j->inflight++;
-	if (io->kind != JOB_IO_COMMIT)
+	if (io->kind != JOB_IO_COMMIT) {
 		j->inflight_rw++;
+	}
 }
 
 static void job_submit_write(struct job *j, uint64_t off_bytes, uint32_t gen,
@@ -359,8 +381,9 @@ static void job_submit_write(struct job *j, uint64_t off_bytes, uint32_t gen,
 	/* Without verification the payload is whatever pattern the buffer
 	 * was filled with at allocation: no copy per write. */
 	if (len > 0 && j->unit_gen) {
-		for (uint32_t pos = 0; pos < io->len; pos += VTAG_UNIT_BYTES)
+		for (uint32_t pos = 0; pos < io->len; pos += VTAG_UNIT_BYTES) {
 			vtag_fill(data + pos, j->file_id, off_bytes + pos, gen);
+		}
 	}
 	job_submit(j, io, len);
 }
@@ -392,17 +415,20 @@ static void job_submit_commit(struct job *j)
 	j->commit_inflight = true;
 	j->writes_since_commit = 0;
 	job_submit(j, io, nfsc_commit_encode(io->conn, &io->call, &j->flat_fh));
-	if (!io->busy)
+	if (!io->busy) {
 		j->commit_inflight = false;
+	}
 }
 
 static bool job_commit_due(const struct job *j)
 {
 	if (j->w->stable != UNSTABLE || j->commit_inflight || j->nunc == 0 ||
-	    j->fatal)
+	    j->fatal) {
 		return false;
-	if (j->state == JOB_RUNNING)
+	}
+	if (j->state == JOB_RUNNING) {
 		return j->writes_since_commit >= j->w->commit_every;
+	}
 	/* Draining: the final COMMIT waits for every write. */
 	return j->inflight_rw == 0 && j->iresq == j->nresq;
 }
@@ -414,8 +440,9 @@ static bool job_resend_next(struct job *j, struct job_unc *e)
 	while (j->iresq < j->nresq) {
 		*e = j->resq[j->iresq];
 		if (!j->unit_gen ||
-		    j->unit_gen[e->off_bytes / VTAG_UNIT_BYTES] == e->gen)
+		    j->unit_gen[e->off_bytes / VTAG_UNIT_BYTES] == e->gen) {
 			return true;
+		}
 		j->iresq++;
 	}
 	return false;
@@ -423,10 +450,12 @@ static bool job_resend_next(struct job *j, struct job_unc *e)
 
 static void job_check_done(struct job *j)
 {
-	if (j->state != JOB_DRAINING || j->inflight > 0)
+	if (j->state != JOB_DRAINING || j->inflight > 0) {
 		return;
-	if (!j->fatal && (j->iresq < j->nresq || j->nunc > 0))
+	}
+	if (!j->fatal && (j->iresq < j->nresq || j->nunc > 0)) {
 		return;
+	}
 	j->state = JOB_DONE;
 	j->done_ns = dsload_now_ns();
 	dloop_job_done(j->host->lp, j);
@@ -437,17 +466,20 @@ static void job_fill(struct job *j)
 	struct job_unc e;
 
 	while (j->state == JOB_RUNNING || j->state == JOB_DRAINING) {
-		if (j->fatal || j->free_head < 0)
+		if (j->fatal || j->free_head < 0) {
 			break;
+		}
 		if (j->inflight_rw < j->w->iodepth && job_resend_next(j, &e)) {
-			if (job_overlaps(j, e.off_bytes, e.len))
+			if (job_overlaps(j, e.off_bytes, e.len)) {
 				break;
+			}
 			j->iresq++;
 			job_submit_write(j, e.off_bytes, e.gen, true);
 			continue;
 		}
-		if (j->iresq == j->nresq)
+		if (j->iresq == j->nresq) {
 			j->iresq = j->nresq = 0;
+		}
 		if (job_commit_due(j)) {
 			if (j->state == JOB_DRAINING &&
 			    ++j->final_commits > JOB_FINAL_COMMITS_MAX) {
@@ -458,8 +490,10 @@ static void job_fill(struct job *j)
 			job_submit_commit(j);
 			continue;
 		}
-		if (j->state != JOB_RUNNING || j->inflight_rw >= j->w->iodepth)
+		if (j->state != JOB_RUNNING ||
+		    j->inflight_rw >= j->w->iodepth) {
 			break;
+		}
 		if (j->w->one_pass && j->issued >= j->gen.blocks) {
 			j->state = JOB_DRAINING;
 			break;
@@ -469,10 +503,12 @@ static void job_fill(struct job *j)
 			j->have_next_op = true;
 		}
 		if (j->unit_gen &&
-		    job_overlaps(j, j->next_op.off_bytes, j->w->bs_bytes))
+		    job_overlaps(j, j->next_op.off_bytes, j->w->bs_bytes)) {
 			break;
-		if (!vm_admit(j->vm, dsload_now_ns()))
+		}
+		if (!vm_admit(j->vm, dsload_now_ns())) {
 			break;
+		}
 		j->have_next_op = false;
 		j->issued++;
 		if (j->next_op.is_read) {
@@ -482,8 +518,10 @@ static void job_fill(struct job *j)
 			job_submit_write(j, j->next_op.off_bytes,
 					 j->unit_gen ? ++j->gen_next : 1,
 					 false);
-			if (j->unit_gen && j->gen_next == VTAG_GEN_UNKNOWN - 1)
+			if (j->unit_gen &&
+			    j->gen_next == VTAG_GEN_UNKNOWN - 1) {
 				j->gen_next = 0;
+			}
 		}
 	}
 	job_check_done(j);
@@ -510,36 +548,43 @@ int job_start(struct job *j, const struct workload *w, int64_t t0_ns)
 	int err;
 
 	if (w->bs_bytes > j->mnt->wtmax || w->bs_bytes > j->mnt->rtmax ||
-	    (w->verify && w->bs_bytes % VTAG_UNIT_BYTES) || w->iodepth == 0)
+	    (w->verify && w->bs_bytes % VTAG_UNIT_BYTES) || w->iodepth == 0) {
 		return -EINVAL;
+	}
 	err = iogen_init(&j->gen, &p);
-	if (err)
+	if (err) {
 		return err;
+	}
 	if (w->verify && !j->unit_gen) {
 		j->nunits = j->size_bytes / VTAG_UNIT_BYTES;
 		j->unit_gen = calloc(j->nunits, sizeof(*j->unit_gen));
-		if (!j->unit_gen)
+		if (!j->unit_gen) {
 			return -ENOMEM;
+		}
 		/* A flat file kept from an earlier run holds data this run
 		 * did not write: its units are checked once written. */
-		for (size_t u = 0; !j->fresh && u < j->nunits; u++)
+		for (size_t u = 0; !j->fresh && u < j->nunits; u++) {
 			j->unit_gen[u] = VTAG_GEN_UNKNOWN;
+		}
 	}
 	j->nios = w->iodepth + 1;
 	j->ios = calloc(j->nios, sizeof(*j->ios));
-	if (!j->ios)
+	if (!j->ios) {
 		return -ENOMEM;
+	}
 	for (unsigned i = 0; i < j->nios; i++) {
 		struct job_io *io = &j->ios[i];
 
 		io->job = j;
 		io->call.buf = malloc(cap);
-		if (!io->call.buf)
+		if (!io->call.buf) {
 			return -ENOMEM;
+		}
 		io->call.cap = cap;
 		/* A pattern, not zeros, for writes that are not verified. */
-		for (size_t b = 0; b < cap; b++)
+		for (size_t b = 0; b < cap; b++) {
 			io->call.buf[b] = (uint8_t)(b * 131 + i);
+		}
 		io->next_free = i + 1 < j->nios ? (int)i + 1 : -1;
 	}
 	j->free_head = 0;
@@ -569,16 +614,18 @@ int job_start(struct job *j, const struct workload *w, int64_t t0_ns)
 
 void job_stop(struct job *j)
 {
-	if (j->state != JOB_RUNNING)
+	if (j->state != JOB_RUNNING) {
 		return;
+	}
 	j->state = JOB_DRAINING;
 	job_fill(j);
 }
 
 void job_phase_fini(struct job *j)
 {
-	for (unsigned i = 0; j->ios && i < j->nios; i++)
+	for (unsigned i = 0; j->ios && i < j->nios; i++) {
 		free(j->ios[i].call.buf);
+	}
 	free(j->ios);
 	j->ios = NULL;
 	j->nios = 0;

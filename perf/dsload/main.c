@@ -47,11 +47,12 @@ static void dsload_fd_limit_raise(void)
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
-		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
 			fprintf(stderr,
 				"dsload: cannot raise the descriptor limit: "
 				"%s\n",
 				strerror(errno));
+		}
 	}
 }
 

@@ -82,11 +82,13 @@ static int model_net_build(const struct model_params *m,
 	if (!p->hosts || !p->vms || !p->vmdks || !p->datastores ||
 	    !s->bs_bytes ||
 	    (size_t)p->hosts * p->vms * p->vmdks * nc > MODEL_STREAMS_MAX ||
-	    (size_t)p->hosts * p->datastores * nc > MODEL_STREAMS_MAX)
+	    (size_t)p->hosts * p->datastores * nc > MODEL_STREAMS_MAX) {
 		return -EINVAL;
+	}
 	n = calloc(1, sizeof(*n));
-	if (!n)
+	if (!n) {
 		return -ENOMEM;
+	}
 	n->nsrv[MODEL_VM] = (size_t)p->hosts * p->vms;
 	nflows = (size_t)p->hosts * p->datastores * nc;
 	n->nsrv[MODEL_FLOW] = nflows;
@@ -95,13 +97,15 @@ static int model_net_build(const struct model_params *m,
 	for (int k = 0; k < MODEL_KINDS; k++) {
 		n->cap[k] = calloc(n->nsrv[k], sizeof(double));
 		n->members[k] = calloc(n->nsrv[k], sizeof(unsigned));
-		if (!n->cap[k] || !n->members[k])
+		if (!n->cap[k] || !n->members[k]) {
 			goto nomem;
+		}
 	}
 	n->flows_of[0] = calloc(p->hosts, sizeof(unsigned));
 	n->flows_of[1] = calloc(p->datastores, sizeof(unsigned));
-	if (!n->flows_of[0] || !n->flows_of[1])
+	if (!n->flows_of[0] || !n->flows_of[1]) {
 		goto nomem;
+	}
 	for (unsigned h = 0; h < p->hosts; h++) {
 		for (unsigned v = 0; v < p->vms; v++) {
 			for (unsigned k = 0; k < p->vmdks; k++) {
@@ -133,10 +137,11 @@ static int model_net_build(const struct model_params *m,
 			n->flows_of[1][d]++;
 		}
 	}
-	for (size_t i = 0; i < n->nsrv[MODEL_VM]; i++)
+	for (size_t i = 0; i < n->nsrv[MODEL_VM]; i++) {
 		n->cap[MODEL_VM][i] = m->v[MODEL_VM_IOPS] > 0
 					      ? m->v[MODEL_VM_IOPS]
 					      : INFINITY;
+	}
 	for (size_t f = 0; f < nflows; f++) {
 		unsigned h = (unsigned)(f / nc / p->datastores);
 		unsigned d = (unsigned)(f / nc % p->datastores);
@@ -150,12 +155,14 @@ static int model_net_build(const struct model_params *m,
 
 		n->cap[MODEL_FLOW][f] = fmin(ops, bw) / fmax(fmax(dh, dv), 1);
 	}
-	for (unsigned h = 0; h < p->hosts; h++)
+	for (unsigned h = 0; h < p->hosts; h++) {
 		n->cap[MODEL_HOST][h] =
 			model_cap_ops(m->v[MODEL_HOST_MIBPS], s->bs_bytes);
-	for (unsigned d = 0; d < p->datastores; d++)
+	}
+	for (unsigned d = 0; d < p->datastores; d++) {
 		n->cap[MODEL_VOLUME][d] =
 			model_cap_ops(m->volume_mibps, s->bs_bytes);
+	}
 	*out = n;
 	return 0;
 nomem:
@@ -178,26 +185,31 @@ static double model_net_fill(struct model_net *n)
 	for (int k = 0; k < MODEL_KINDS; k++) {
 		used[k] = calloc(n->nsrv[k], sizeof(double));
 		cnt[k] = calloc(n->nsrv[k], sizeof(unsigned));
-		if (!used[k] || !cnt[k])
+		if (!used[k] || !cnt[k]) {
 			total = NAN;
+		}
 	}
-	if (!rate || !frozen)
+	if (!rate || !frozen) {
 		total = NAN;
+	}
 	while (left && !isnan(total)) {
 		double inc = INFINITY;
 
-		for (int k = 0; k < MODEL_KINDS; k++)
+		for (int k = 0; k < MODEL_KINDS; k++) {
 			memset(cnt[k], 0, n->nsrv[k] * sizeof(unsigned));
+		}
 		for (size_t i = 0; i < n->nstreams; i++) {
-			for (int k = 0; k < MODEL_KINDS && !frozen[i]; k++)
+			for (int k = 0; k < MODEL_KINDS && !frozen[i]; k++) {
 				cnt[k][n->srv[i][k]]++;
+			}
 		}
 		for (int k = 0; k < MODEL_KINDS; k++) {
 			for (size_t j = 0; j < n->nsrv[k]; j++) {
-				if (cnt[k][j] && isfinite(n->cap[k][j]))
+				if (cnt[k][j] && isfinite(n->cap[k][j])) {
 					inc = fmin(inc,
 						   (n->cap[k][j] - used[k][j]) /
 							   cnt[k][j]);
+				}
 			}
 		}
 		if (!isfinite(inc)) {
@@ -206,11 +218,13 @@ static double model_net_fill(struct model_net *n)
 		}
 		inc = fmax(inc, 0);
 		for (size_t i = 0; i < n->nstreams; i++) {
-			if (frozen[i])
+			if (frozen[i]) {
 				continue;
+			}
 			rate[i] += inc;
-			for (int k = 0; k < MODEL_KINDS; k++)
+			for (int k = 0; k < MODEL_KINDS; k++) {
 				used[k][n->srv[i][k]] += inc;
+			}
 		}
 		/* Freeze every stream through a server now full. */
 		for (size_t i = 0; i < n->nstreams; i++) {
@@ -225,8 +239,9 @@ static double model_net_fill(struct model_net *n)
 			}
 		}
 	}
-	for (size_t i = 0; i < n->nstreams && isfinite(total); i++)
+	for (size_t i = 0; i < n->nstreams && isfinite(total); i++) {
 		total += rate[i];
+	}
 	for (int k = 0; k < MODEL_KINDS; k++) {
 		free(used[k]);
 		free(cnt[k]);
@@ -245,17 +260,21 @@ int model_predict(const struct model_params *m, const struct model_shape *s,
 	int err;
 
 	err = model_net_build(m, s, &n);
-	if (err)
+	if (err) {
 		return err;
-	for (size_t f = 0; f < n->nsrv[MODEL_FLOW]; f++)
+	}
+	for (size_t f = 0; f < n->nsrv[MODEL_FLOW]; f++) {
 		busy += n->members[MODEL_FLOW][f] != 0;
+	}
 	ops = model_net_fill(n);
 	model_net_free(n);
-	if (isnan(ops))
+	if (isnan(ops)) {
 		return -ENOMEM;
+	}
 	*figure = s->mibps ? ops * s->bs_bytes / MODEL_MIB : ops;
-	if (flows)
+	if (flows) {
 		*flows = busy;
+	}
 	return 0;
 }
 
@@ -270,8 +289,9 @@ struct model_fit_ctx {
 static void model_from_log(const double *x, double volume_mibps,
 			   struct model_params *m)
 {
-	for (int i = 0; i < MODEL_NPARAMS; i++)
+	for (int i = 0; i < MODEL_NPARAMS; i++) {
 		m->v[i] = exp(x[i]);
+	}
 	m->volume_mibps = volume_mibps;
 }
 
@@ -286,8 +306,9 @@ static double model_cost(const struct model_fit_ctx *c, const double *x)
 		double r;
 
 		if (model_predict(&m, &c->pts[i].shape, &fig, NULL) ||
-		    !isfinite(fig) || fig <= 0)
+		    !isfinite(fig) || fig <= 0) {
 			return 1e30;
+		}
 		r = log(fig / c->pts[i].target);
 		sum += r * r;
 	}
@@ -304,8 +325,9 @@ static double model_simplex(const struct model_fit_ctx *c, double *x,
 
 	for (int i = 0; i <= D; i++) {
 		memcpy(p[i], x, sizeof(p[i]));
-		if (i)
+		if (i) {
 			p[i][i - 1] += step;
+		}
 		f[i] = model_cost(c, p[i]);
 	}
 	for (int it = 0; it < iters; it++) {
@@ -313,33 +335,40 @@ static double model_simplex(const struct model_fit_ctx *c, double *x,
 		double fr;
 
 		for (int i = 1; i <= D; i++) {
-			if (f[i] < f[lo])
+			if (f[i] < f[lo]) {
 				lo = i;
-			if (f[i] > f[hi])
+			}
+			if (f[i] > f[hi]) {
 				hi = i;
+			}
 		}
 		nh = lo;
 		for (int i = 0; i <= D; i++) {
-			if (i != hi && f[i] > f[nh])
+			if (i != hi && f[i] > f[nh]) {
 				nh = i;
+			}
 		}
-		if (f[hi] - f[lo] < 1e-18)
+		if (f[hi] - f[lo] < 1e-18) {
 			break;
+		}
 		for (int j = 0; j < D; j++) {
 			xo[j] = 0;
 			for (int i = 0; i <= D; i++) {
-				if (i != hi)
+				if (i != hi) {
 					xo[j] += p[i][j] / D;
+				}
 			}
 		}
-		for (int j = 0; j < D; j++)
+		for (int j = 0; j < D; j++) {
 			xr[j] = xo[j] + (xo[j] - p[hi][j]);
+		}
 		fr = model_cost(c, xr);
 		if (fr < f[lo]) {
 			double fe;
 
-			for (int j = 0; j < D; j++)
+			for (int j = 0; j < D; j++) {
 				xe[j] = xo[j] + 2 * (xo[j] - p[hi][j]);
+			}
 			fe = model_cost(c, xe);
 			memcpy(p[hi], fe < fr ? xe : xr, sizeof(p[hi]));
 			f[hi] = fe < fr ? fe : fr;
@@ -349,8 +378,9 @@ static double model_simplex(const struct model_fit_ctx *c, double *x,
 		} else {
 			double fc;
 
-			for (int j = 0; j < D; j++)
+			for (int j = 0; j < D; j++) {
 				xc[j] = xo[j] + 0.5 * (p[hi][j] - xo[j]);
+			}
 			fc = model_cost(c, xc);
 			if (fc < f[hi]) {
 				memcpy(p[hi], xc, sizeof(p[hi]));
@@ -358,11 +388,13 @@ static double model_simplex(const struct model_fit_ctx *c, double *x,
 				continue;
 			}
 			for (int i = 0; i <= D; i++) {
-				if (i == lo)
+				if (i == lo) {
 					continue;
-				for (int j = 0; j < D; j++)
+				}
+				for (int j = 0; j < D; j++) {
 					p[i][j] = p[lo][j] +
 						  0.5 * (p[i][j] - p[lo][j]);
+				}
 				f[i] = model_cost(c, p[i]);
 			}
 		}
@@ -371,8 +403,9 @@ static double model_simplex(const struct model_fit_ctx *c, double *x,
 		int lo = 0;
 
 		for (int i = 1; i <= D; i++) {
-			if (f[i] < f[lo])
+			if (f[i] < f[lo]) {
 				lo = i;
+			}
 		}
 		memcpy(x, p[lo], sizeof(p[lo]));
 		return f[lo];
@@ -386,15 +419,18 @@ static void model_fit_start(const struct model_point *pts, size_t n, double *x)
 	double iops = INFINITY, mibps = INFINITY;
 
 	for (size_t i = 0; i < n; i++) {
-		if (pts[i].shape.mibps)
+		if (pts[i].shape.mibps) {
 			mibps = fmin(mibps, pts[i].target);
-		else
+		} else {
 			iops = fmin(iops, pts[i].target);
+		}
 	}
-	if (!isfinite(iops))
+	if (!isfinite(iops)) {
 		iops = isfinite(mibps) ? mibps * 16 : 1e5;
-	if (!isfinite(mibps))
+	}
+	if (!isfinite(mibps)) {
 		mibps = iops / 16;
+	}
 	x[MODEL_FLOW_IOPS] = log(iops);
 	x[MODEL_FLOW_MIBPS] = log(mibps);
 	x[MODEL_CONTENTION] = log(0.1);
@@ -410,25 +446,30 @@ int model_fit(const struct model_point *pts, size_t n, struct model_params *m,
 	struct model_params probe;
 	double fig;
 
-	if (!n || n > MODEL_FIT_MAX)
+	if (!n || n > MODEL_FIT_MAX) {
 		return -EINVAL;
+	}
 	for (size_t i = 0; i < n; i++) {
-		if (!(pts[i].target > 0) || !isfinite(pts[i].target))
+		if (!(pts[i].target > 0) || !isfinite(pts[i].target)) {
 			return -EINVAL;
+		}
 	}
 	model_fit_start(pts, n, x);
 	model_from_log(x, m->volume_mibps, &probe);
 	for (size_t i = 0; i < n; i++) {
-		if (model_predict(&probe, &pts[i].shape, &fig, NULL))
+		if (model_predict(&probe, &pts[i].shape, &fig, NULL)) {
 			return -EINVAL;
+		}
 	}
 	/* Restarts from the best point with smaller steps escape the
 	 * simplex collapsing on a flat face (a cap that does not bind). */
 	best = model_simplex(&c, x, 0.7, 4000);
-	for (int r = 0; r < 6 && best > 1e-14; r++)
+	for (int r = 0; r < 6 && best > 1e-14; r++) {
 		best = model_simplex(&c, x, r % 2 ? 0.2 : 1.0, 4000);
+	}
 	model_from_log(x, m->volume_mibps, m);
-	if (rms_log)
+	if (rms_log) {
 		*rms_log = sqrt(best / (double)n);
+	}
 	return 0;
 }

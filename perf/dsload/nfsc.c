@@ -15,8 +15,9 @@
 
 int nfsc_fh_set(struct nfsc_fh *dst, const char *data, uint32_t len)
 {
-	if (len > NFS3_FHSIZE)
+	if (len > NFS3_FHSIZE) {
 		return -EINVAL;
+	}
 	memcpy(dst->data, data, len);
 	dst->len = len;
 	return 0;
@@ -31,8 +32,9 @@ int nfsc_encode(struct rpcconn *c, struct rpcconn_call *call, uint32_t prog,
 	bool_t ok;
 	size_t len;
 
-	if (!off)
+	if (!off) {
 		return -ENOBUFS;
+	}
 	xdrmem_create(&x, (char *)call->buf + off, (u_int)(call->cap - off),
 		      XDR_ENCODE);
 	ok = args_fn(&x, (void *)args);
@@ -64,13 +66,14 @@ struct nfsc_sync {
 	bool timed_out;
 };
 
-static void nfsc_sync_done(struct rpcconn_call *call, int err, const uint8_t *body,
-			   size_t len)
+static void nfsc_sync_done(struct rpcconn_call *call, int err,
+			   const uint8_t *body, size_t len)
 {
 	struct nfsc_sync *s = container_of(call, struct nfsc_sync, call);
 
-	if (!err && s->res_fn)
+	if (!err && s->res_fn) {
 		err = nfsc_decode(body, len, s->res_fn, s->res);
+	}
 	s->err = err;
 	s->done = true;
 }
@@ -84,15 +87,16 @@ static void nfsc_sync_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	s->timed_out = true;
 }
 
-int nfsc_call_sync(struct rpcconn *c, uint32_t prog, uint32_t vers, uint32_t proc,
-		   xdrproc_t args_fn, const void *args, xdrproc_t res_fn,
-		   void *res, int timeout_ms)
+int nfsc_call_sync(struct rpcconn *c, uint32_t prog, uint32_t vers,
+		   uint32_t proc, xdrproc_t args_fn, const void *args,
+		   xdrproc_t res_fn, void *res, int timeout_ms)
 {
 	struct nfsc_sync *s = calloc(1, sizeof(*s));
 	int len, err;
 
-	if (!s)
+	if (!s) {
 		return -ENOMEM;
+	}
 	s->call.buf = malloc(NFSC_SYNC_BUF_BYTES);
 	if (!s->call.buf) {
 		err = -ENOMEM;
@@ -107,14 +111,16 @@ int nfsc_call_sync(struct rpcconn *c, uint32_t prog, uint32_t vers, uint32_t pro
 		goto out_buf;
 	}
 	err = rpcconn_submit(c, &s->call, (size_t)len, nfsc_sync_done);
-	if (err)
+	if (err) {
 		goto out_buf;
+	}
 	/* The loop's cached time may be old (between phases). */
 	ev_now_update(c->loop);
 	ev_timer_init(&s->timer, nfsc_sync_timer_cb, timeout_ms / 1000.0, 0.0);
 	ev_timer_start(c->loop, &s->timer);
-	while (!s->done && !s->timed_out)
+	while (!s->done && !s->timed_out) {
 		ev_run(c->loop, EVRUN_ONCE);
+	}
 	ev_timer_stop(c->loop, &s->timer);
 	if (!s->done) {
 		rpcconn_cancel(c, &s->call);
@@ -136,8 +142,8 @@ int nfsc_write_encode(struct rpcconn *c, struct rpcconn_call *call,
 		      const struct nfsc_fh *fh, uint64_t off_bytes,
 		      uint32_t count, enum stable_how stable, uint8_t **data)
 {
-	size_t off =
-		rpcconn_call_begin(c, call, NFS_PROGRAM, NFS_V3, NFSPROC3_WRITE);
+	size_t off = rpcconn_call_begin(c, call, NFS_PROGRAM, NFS_V3,
+					NFSPROC3_WRITE);
 	nfs_fh3 fh3 = nfsc_fh3(fh);
 	offset3 offset = off_bytes;
 	count3 cnt = count;
@@ -146,8 +152,9 @@ int nfsc_write_encode(struct rpcconn *c, struct rpcconn_call *call,
 	XDR x;
 	bool_t ok;
 
-	if (!off)
+	if (!off) {
 		return -ENOBUFS;
+	}
 	xdrmem_create(&x, (char *)call->buf + off, (u_int)(call->cap - off),
 		      XDR_ENCODE);
 	ok = xdr_nfs_fh3(&x, &fh3) && xdr_offset3(&x, &offset) &&
@@ -155,8 +162,9 @@ int nfsc_write_encode(struct rpcconn *c, struct rpcconn_call *call,
 	     xdr_u_int(&x, &data_len);
 	pos = off + xdr_getpos(&x);
 	xdr_destroy(&x);
-	if (!ok || pos > call->cap || (size_t)count + pad > call->cap - pos)
+	if (!ok || pos > call->cap || (size_t)count + pad > call->cap - pos) {
 		return -ENOBUFS;
+	}
 	*data = call->buf + pos;
 	memset(call->buf + pos + count, 0, pad);
 	return (int)(pos + count + pad);
@@ -170,8 +178,9 @@ int nfsc_write_decode(const uint8_t *body, size_t len,
 
 	memset(&r, 0, sizeof(r));
 	err = nfsc_decode(body, len, (xdrproc_t)xdr_WRITE3res, &r);
-	if (err)
+	if (err) {
 		return err;
+	}
 	memset(res, 0, sizeof(*res));
 	res->status = r.status;
 	if (r.status == NFS3_OK) {
@@ -208,19 +217,23 @@ int nfsc_read_decode(const uint8_t *body, size_t len, nfsstat3 *status,
 	memset(&attr, 0, sizeof(attr));
 	xdrmem_create(&x, (char *)body, (u_int)len, XDR_DECODE);
 	ok = xdr_nfsstat3(&x, status) && xdr_post_op_attr(&x, &attr);
-	if (ok && *status == NFS3_OK)
+	if (ok && *status == NFS3_OK) {
 		ok = xdr_count3(&x, &count) && xdr_bool(&x, &b_eof) &&
 		     xdr_u_int(&x, &dlen);
+	}
 	pos = xdr_getpos(&x);
 	xdr_destroy(&x);
-	if (!ok)
+	if (!ok) {
 		return -EBADMSG;
-	if (*status != NFS3_OK)
+	}
+	if (*status != NFS3_OK) {
 		return 0;
+	}
 	/* The payload is bounded by what the record holds, not trusted. */
 	if (pos > len || dlen > len - pos || dlen > NFS3_DATA_BOUND ||
-	    count != dlen)
+	    count != dlen) {
 		return -EBADMSG;
+	}
 	*eof = b_eof;
 	*data = body + pos;
 	*data_len = dlen;
@@ -244,11 +257,13 @@ int nfsc_commit_decode(const uint8_t *body, size_t len, nfsstat3 *status,
 
 	memset(&r, 0, sizeof(r));
 	err = nfsc_decode(body, len, (xdrproc_t)xdr_COMMIT3res, &r);
-	if (err)
+	if (err) {
 		return err;
+	}
 	*status = r.status;
-	if (r.status == NFS3_OK)
+	if (r.status == NFS3_OK) {
 		memcpy(verf, r.COMMIT3res_u.resok.verf, NFS3_WRITEVERFSIZE);
+	}
 	return 0;
 }
 

@@ -58,9 +58,9 @@ int nfsc_decode(const uint8_t *body, size_t len, xdrproc_t res_fn, void *res);
  * for a void result; the caller xdr_free()s it after a 0 return.
  * Returns 0, -ETIMEDOUT, -ENOMEM, or the call's error (rpcconn_done_fn).
  */
-int nfsc_call_sync(struct rpcconn *c, uint32_t prog, uint32_t vers, uint32_t proc,
-		   xdrproc_t args_fn, const void *args, xdrproc_t res_fn,
-		   void *res, int timeout_ms);
+int nfsc_call_sync(struct rpcconn *c, uint32_t prog, uint32_t vers,
+		   uint32_t proc, xdrproc_t args_fn, const void *args,
+		   xdrproc_t res_fn, void *res, int timeout_ms);
 
 /*
  * Encodes WRITE (@count bytes at @off_bytes of @fh, @stable) into

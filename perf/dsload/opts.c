@@ -213,12 +213,14 @@ int opts_size_parse(const char *s, uint64_t *out)
 	unsigned long long v;
 	uint64_t mul = 1;
 
-	if (!s || *s < '0' || *s > '9')
+	if (!s || *s < '0' || *s > '9') {
 		return -EINVAL;
+	}
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (errno)
+	if (errno) {
 		return -EINVAL;
+	}
 	switch (*end) {
 	case '\0':
 		break;
@@ -237,10 +239,12 @@ int opts_size_parse(const char *s, uint64_t *out)
 	default:
 		return -EINVAL;
 	}
-	if (*end && end[1] && strcmp(end + 1, "iB") && strcmp(end + 1, "B"))
+	if (*end && end[1] && strcmp(end + 1, "iB") && strcmp(end + 1, "B")) {
 		return -EINVAL;
-	if (v > UINT64_MAX / mul)
+	}
+	if (v > UINT64_MAX / mul) {
 		return -EINVAL;
+	}
 	*out = v * mul;
 	return 0;
 }
@@ -250,12 +254,14 @@ static int opts_uint(const char *s, unsigned min, unsigned max, unsigned *out)
 	char *end;
 	unsigned long v;
 
-	if (!s || *s < '0' || *s > '9')
+	if (!s || *s < '0' || *s > '9') {
 		return -EINVAL;
+	}
 	errno = 0;
 	v = strtoul(s, &end, 10);
-	if (errno || *end || v < min || v > max)
+	if (errno || *end || v < min || v > max) {
 		return -EINVAL;
+	}
 	*out = (unsigned)v;
 	return 0;
 }
@@ -267,8 +273,9 @@ static int opts_seconds(const char *s, double *out)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || *end || end == s || !(v >= 0) || v > 86400)
+	if (errno || *end || end == s || !(v >= 0) || v > 86400) {
 		return -EINVAL;
+	}
 	*out = v;
 	return 0;
 }
@@ -281,8 +288,9 @@ static int opts_rate(const char *s, double *out)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || *end || end == s || !(v >= 0) || v > 1e9)
+	if (errno || *end || end == s || !(v >= 0) || v > 1e9) {
 		return -EINVAL;
+	}
 	*out = v;
 	return 0;
 }
@@ -292,8 +300,9 @@ static int opts_port(const char *s, uint16_t *out)
 	unsigned v;
 	int err = opts_uint(s, 1, 65535, &v);
 
-	if (!err)
+	if (!err) {
 		*out = (uint16_t)v;
+	}
 	return err;
 }
 
@@ -302,8 +311,9 @@ static int opts_ms(const char *s, unsigned min, int *out)
 	unsigned v;
 	int err = opts_uint(s, min, 3600000, &v);
 
-	if (!err)
+	if (!err) {
 		*out = (int)v;
+	}
 	return err;
 }
 
@@ -312,10 +322,12 @@ static int opts_positive_seconds(const char *s, double *out)
 	double v;
 	int err = opts_seconds(s, &v);
 
-	if (!err && v <= 0)
+	if (!err && v <= 0) {
 		err = -EINVAL;
-	if (!err)
+	}
+	if (!err) {
 		*out = v;
+	}
 	return err;
 }
 
@@ -324,15 +336,17 @@ int opts_list_parse(const char *s, unsigned min, unsigned max,
 {
 	char buf[256], *save = NULL, *tok;
 
-	if (strlen(s) >= sizeof(buf))
+	if (strlen(s) >= sizeof(buf)) {
 		return -EINVAL;
+	}
 	snprintf(buf, sizeof(buf), "%s", s);
 	out->n = 0;
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (out->n == OPTS_LIST_MAX ||
-		    opts_uint(tok, min, max, &out->v[out->n]))
+		    opts_uint(tok, min, max, &out->v[out->n])) {
 			return -EINVAL;
+		}
 		out->n++;
 	}
 	return out->n ? 0 : -EINVAL;
@@ -341,9 +355,10 @@ int opts_list_parse(const char *s, unsigned min, unsigned max,
 void opts_datastores_count(struct fleet_spec *spec, unsigned n)
 {
 	spec->ndatastores = n;
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
 		snprintf(spec->datastores[i], sizeof(spec->datastores[i]),
 			 "ds%u", i + 1);
+	}
 }
 
 static int opts_datastores(const char *s, struct dsload_opts *o)
@@ -354,15 +369,17 @@ static int opts_datastores(const char *s, struct dsload_opts *o)
 		o->datastores_named = false;
 		return opts_list_parse(s, 1, FLEET_DS_MAX, &o->ndatastores);
 	}
-	if (strlen(s) >= sizeof(buf))
+	if (strlen(s) >= sizeof(buf)) {
 		return -EINVAL;
+	}
 	snprintf(buf, sizeof(buf), "%s", s);
 	o->spec.ndatastores = 0;
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (o->spec.ndatastores == FLEET_DS_MAX ||
-		    strlen(tok) >= FLEET_NAME_MAX || strchr(tok, '/'))
+		    strlen(tok) >= FLEET_NAME_MAX || strchr(tok, '/')) {
 			return -EINVAL;
+		}
 		snprintf(o->spec.datastores[o->spec.ndatastores++],
 			 FLEET_NAME_MAX, "%s", tok);
 	}
@@ -374,8 +391,9 @@ static int opts_datastores(const char *s, struct dsload_opts *o)
 
 static int opts_copy(char *dst, const char *src)
 {
-	if (strlen(src) >= OPTS_PATH_MAX)
+	if (strlen(src) >= OPTS_PATH_MAX) {
 		return -EINVAL;
+	}
 	snprintf(dst, OPTS_PATH_MAX, "%s", src);
 	return 0;
 }
@@ -404,8 +422,9 @@ static int opts_one(struct dsload_opts *o, int c, const char *arg)
 
 	switch (c) {
 	case 's':
-		if (strlen(arg) >= sizeof(o->spec.server))
+		if (strlen(arg) >= sizeof(o->spec.server)) {
 			return -EINVAL;
+		}
 		snprintf(o->spec.server, sizeof(o->spec.server), "%s", arg);
 		return 0;
 	case OPT_PORTMAP:
@@ -454,8 +473,9 @@ static int opts_one(struct dsload_opts *o, int c, const char *arg)
 		return opts_positive_seconds(arg, &o->spec.lck_refresh_s);
 	case OPT_BS:
 		if (opts_size_parse(arg, &size) || size == 0 ||
-		    size > 1024 * 1024)
+		    size > 1024 * 1024) {
 			return -EINVAL;
+		}
 		o->w.bs_bytes = (uint32_t)size;
 		return 0;
 	case OPT_READ_PCT:
@@ -472,12 +492,13 @@ static int opts_one(struct dsload_opts *o, int c, const char *arg)
 		o->runtime_set = true;
 		return opts_positive_seconds(arg, &o->w.run_s);
 	case OPT_STABLE:
-		if (!strcmp(arg, "file_sync"))
+		if (!strcmp(arg, "file_sync")) {
 			o->w.stable = FILE_SYNC;
-		else if (!strcmp(arg, "unstable"))
+		} else if (!strcmp(arg, "unstable")) {
 			o->w.stable = UNSTABLE;
-		else
+		} else {
 			return -EINVAL;
+		}
 		return 0;
 	case OPT_COMMIT_EVERY:
 		return opts_uint(arg, 1, 1u << 20, &o->w.commit_every);
@@ -491,8 +512,9 @@ static int opts_one(struct dsload_opts *o, int c, const char *arg)
 		o->prefill = true;
 		return 0;
 	case OPT_SEED:
-		if (opts_uint(arg, 0, UINT32_MAX, &u))
+		if (opts_uint(arg, 0, UINT32_MAX, &u)) {
 			return -EINVAL;
+		}
 		o->w.seed = u;
 		return 0;
 	case OPT_PAUSE:
@@ -511,8 +533,9 @@ static int opts_one(struct dsload_opts *o, int c, const char *arg)
 		o->show_jobs = true;
 		return 0;
 	case OPT_CORNERS:
-		if (strlen(arg) >= sizeof(o->corners))
+		if (strlen(arg) >= sizeof(o->corners)) {
 			return -EINVAL;
+		}
 		snprintf(o->corners, sizeof(o->corners), "%s", arg);
 		return 0;
 	case OPT_PROFILE:
@@ -548,8 +571,9 @@ static int opts_one(struct dsload_opts *o, int c, const char *arg)
 static const char *opts_name(int c)
 {
 	for (const struct option *opt = opts_long; opt->name; opt++) {
-		if (opt->val == c)
+		if (opt->val == c) {
 			return opt->name;
+		}
 	}
 	return "?";
 }
@@ -609,8 +633,9 @@ int opts_parse(int argc, char **argv, struct dsload_opts *o, char *errbuf,
 		o->spec.hosts = o->hosts.v[0];
 		o->spec.vms = o->vms.v[0];
 		o->spec.vmdks = o->vmdks.v[0];
-		if (!o->datastores_named)
+		if (!o->datastores_named) {
 			opts_datastores_count(&o->spec, o->ndatastores.v[0]);
+		}
 	}
 	o->w.read_pct = o->read_pcts.v[0];
 	return 0;

@@ -28,8 +28,9 @@ int place_policy_parse(const char *name, enum place_policy *out)
 
 const char *place_policy_name(enum place_policy policy)
 {
-	if ((unsigned)policy < sizeof(place_names) / sizeof(place_names[0]))
+	if ((unsigned)policy < sizeof(place_names) / sizeof(place_names[0])) {
 		return place_names[policy];
+	}
 	return "?";
 }
 
@@ -58,8 +59,10 @@ unsigned place_flows(const struct place_shape *s)
 			int used = 0;
 
 			for (unsigned v = 0; v < s->vms && !used; v++) {
-				for (unsigned k = 0; k < s->vmdks && !used; k++)
+				for (unsigned k = 0; k < s->vmdks && !used;
+				     k++) {
 					used = place_datastore(s, h, v, k) == d;
+				}
 			}
 			flows += used;
 		}

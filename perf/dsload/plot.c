@@ -36,8 +36,9 @@ int plot_draw(const char *gp_path, const char *png, const char *svg,
 	FILE *f = fopen(gp_path, "w");
 	unsigned h = (panels ? panels : 1) * height;
 
-	if (!f)
+	if (!f) {
 		return -errno;
+	}
 	fprintf(f, "# written by dsload; gnuplot %s draws %s and %s\n", gp_path,
 		png, svg);
 	fprintf(f,
@@ -52,7 +53,8 @@ int plot_draw(const char *gp_path, const char *png, const char *svg,
 		h, svg);
 	body(f, arg);
 	fprintf(f, "unset output\n");
-	if (fclose(f))
+	if (fclose(f)) {
 		return -errno;
+	}
 	return plot_run(gp_path);
 }

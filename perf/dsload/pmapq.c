@@ -54,8 +54,9 @@ size_t pmapq_call_encode(uint32_t xid, uint32_t prog, uint32_t vers,
 		0, /* port: ignored */
 	};
 
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
 		pmapq_put32(buf + 4 * i, words[i]);
+	}
 	return PMAPQ_CALL_BYTES;
 }
 
@@ -67,20 +68,25 @@ int pmapq_reply_decode(const uint8_t *rec, size_t len, uint32_t xid,
 
 	/* xid, REPLY, MSG_ACCEPTED, verifier flavor, verifier length */
 	if (len < 20 || pmapq_get32(rec) != xid || pmapq_get32(rec + 4) != 1 ||
-	    pmapq_get32(rec + 8) != 0)
+	    pmapq_get32(rec + 8) != 0) {
 		return -EBADMSG;
+	}
 	verf_len = pmapq_get32(rec + 16);
-	if (verf_len > 400)
+	if (verf_len > 400) {
 		return -EBADMSG;
+	}
 	off = 20 + ((verf_len + 3) & ~3u);
 	/* accept_stat SUCCESS, then the port */
-	if (len < off + 8 || pmapq_get32(rec + off) != 0)
+	if (len < off + 8 || pmapq_get32(rec + off) != 0) {
 		return -EBADMSG;
+	}
 	value = pmapq_get32(rec + off + 4);
-	if (value == 0)
+	if (value == 0) {
 		return -EPROTONOSUPPORT;
-	if (value > 65535)
+	}
+	if (value > 65535) {
 		return -EBADMSG;
+	}
 	*port = (uint16_t)value;
 	return 0;
 }
@@ -102,15 +108,19 @@ static int pmapq_wait(int fd, short events, int64_t deadline_ms)
 
 	for (;;) {
 		left = deadline_ms - pmapq_now_ms();
-		if (left <= 0)
+		if (left <= 0) {
 			return -ETIMEDOUT;
+		}
 		n = poll(&p, 1, (int)left);
-		if (n > 0)
+		if (n > 0) {
 			return 0;
-		if (n == 0)
+		}
+		if (n == 0) {
 			return -ETIMEDOUT;
-		if (errno != EINTR)
+		}
+		if (errno != EINTR) {
 			return -errno;
+		}
 	}
 }
 
@@ -120,15 +130,19 @@ static int pmapq_connect(int fd, const struct sockaddr_in *pm,
 	socklen_t elen = sizeof(int);
 	int err = 0;
 
-	if (connect(fd, (const struct sockaddr *)pm, sizeof(*pm)) == 0)
+	if (connect(fd, (const struct sockaddr *)pm, sizeof(*pm)) == 0) {
 		return 0;
-	if (errno != EINPROGRESS)
+	}
+	if (errno != EINPROGRESS) {
 		return -errno;
+	}
 	err = pmapq_wait(fd, POLLOUT, deadline_ms);
-	if (err)
+	if (err) {
 		return err;
-	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0)
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0) {
 		return -errno;
+	}
 	return -err;
 }
 
@@ -144,11 +158,13 @@ static int pmapq_send(int fd, const uint8_t *buf, size_t len,
 			len -= (size_t)w;
 			continue;
 		}
-		if (w < 0 && errno != EAGAIN && errno != EINTR)
+		if (w < 0 && errno != EAGAIN && errno != EINTR) {
 			return -errno;
+		}
 		err = pmapq_wait(fd, POLLOUT, deadline_ms);
-		if (err)
+		if (err) {
 			return err;
+		}
 	}
 	return 0;
 }
@@ -164,13 +180,16 @@ static int pmapq_recv(int fd, uint8_t *buf, size_t len, int64_t deadline_ms)
 			len -= (size_t)r;
 			continue;
 		}
-		if (r == 0)
+		if (r == 0) {
 			return -ECONNRESET;
-		if (errno != EAGAIN && errno != EINTR)
+		}
+		if (errno != EAGAIN && errno != EINTR) {
 			return -errno;
+		}
 		err = pmapq_wait(fd, POLLIN, deadline_ms);
-		if (err)
+		if (err) {
 			return err;
+		}
 	}
 	return 0;
 }
@@ -184,22 +203,26 @@ int pmapq_getport(const struct sockaddr_in *src, const struct sockaddr_in *pm,
 	int fd, err;
 
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
+	if (fd < 0) {
 		return -errno;
+	}
 	if (src && bind(fd, (const struct sockaddr *)src, sizeof(*src)) < 0) {
 		err = -errno;
 		goto out;
 	}
 	err = pmapq_connect(fd, pm, deadline_ms);
-	if (err)
+	if (err) {
 		goto out;
+	}
 	err = pmapq_send(fd, call, pmapq_call_encode(xid, prog, vers, call),
 			 deadline_ms);
-	if (err)
+	if (err) {
 		goto out;
+	}
 	err = pmapq_recv(fd, mark, sizeof(mark), deadline_ms);
-	if (err)
+	if (err) {
 		goto out;
+	}
 	rlen = pmapq_get32(mark);
 	/* One last fragment, bounded: a GETPORT reply is never split. */
 	if (!(rlen & 0x80000000u) || (rlen & 0x7fffffffu) > sizeof(rep)) {
@@ -208,8 +231,9 @@ int pmapq_getport(const struct sockaddr_in *src, const struct sockaddr_in *pm,
 	}
 	rlen &= 0x7fffffffu;
 	err = pmapq_recv(fd, rep, rlen, deadline_ms);
-	if (!err)
+	if (!err) {
 		err = pmapq_reply_decode(rep, rlen, xid, port);
+	}
 out:
 	close(fd);
 	return err;

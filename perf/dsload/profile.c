@@ -76,12 +76,14 @@ static int profile_scenario_run(struct profile_ctx *c,
 	spec.threads = c->o->threads_set ? c->o->spec.threads : c->p->threads;
 	/* The VM ceiling is part of the published shape; the uncapped
 	 * ceiling runs measure the machine, without it. */
-	if (!c->o->vm_iops_set)
+	if (!c->o->vm_iops_set) {
 		spec.vm_iops =
 			c->uncapped ? 0 : c->m.v[MODEL_VM_IOPS] * c->scale;
+	}
 	spec.nconnect = s->nconnect ? s->nconnect : 1;
-	for (unsigned m = 0; m < s->read_pcts.n; m++)
+	for (unsigned m = 0; m < s->read_pcts.n; m++) {
 		profile_workload(c, s, m, &ws[m]);
+	}
 	snprintf(run, sizeof(run), "%s%s", s->id, tag);
 	fprintf(stderr,
 		"dsload: scenario %s: %u host(s) x %u VM(s) x %u "
@@ -98,14 +100,16 @@ static int profile_scenario_run(struct profile_ctx *c,
 	c->sink.admin_port = c->admin_port;
 	err = run_fleet_phases(f, ws, s->read_pcts.n, &c->sink, res);
 	fleet_free(f);
-	if (err)
+	if (err) {
 		return err;
+	}
 	for (unsigned m = 0; m < s->read_pcts.n; m++) {
 		struct dstats total;
 
 		dstats_init(&total);
-		for (size_t i = 0; i < res[m].njobs; i++)
+		for (size_t i = 0; i < res[m].njobs; i++) {
 			dstats_merge(&total, &res[m].jobs[i]);
+		}
 		double v = s->mibps ? dstats_mibps(&total, DSTATS_DIRS,
 						   res[m].window_s)
 				    : dstats_iops(&total, DSTATS_DIRS,
@@ -119,8 +123,9 @@ static int profile_scenario_run(struct profile_ctx *c,
 		fleet_result_fini(&res[m]);
 	}
 	*figure = sum / s->read_pcts.n;
-	if (slowest)
+	if (slowest) {
 		*slowest = min;
+	}
 	return 0;
 }
 
@@ -134,11 +139,13 @@ static void profile_ceiling_run(struct profile_ctx *c)
 
 	c->uncapped = true;
 	for (size_t i = 0; i < c->p->n; i++) {
-		if (!c->p->s[i].ceiling)
+		if (!c->p->s[i].ceiling) {
 			continue;
+		}
 		if (!profile_scenario_run(c, &c->p->s[i], "-ceiling", &avg,
-					  &c->r[i].ceiling, &c->r[i].flows))
+					  &c->r[i].ceiling, &c->r[i].flows)) {
 			c->r[i].ceiling_ran = true;
+		}
 	}
 	c->uncapped = false;
 }
@@ -151,8 +158,9 @@ static void profile_model_figures(struct profile_ctx *c)
 		struct model_shape ms;
 
 		profile_model_shape(&c->p->s[i], &ms);
-		if (model_predict(&c->m, &ms, &c->r[i].model, NULL))
+		if (model_predict(&c->m, &ms, &c->r[i].model, NULL)) {
 			c->r[i].model = 0;
+		}
 	}
 }
 
@@ -168,13 +176,16 @@ static void profile_scale_choose(struct profile_ctx *c)
 		int u = c->p->s[i].mibps ? 1 : 0;
 		double lim;
 
-		if (!r->ceiling_ran || r->model <= 0)
+		if (!r->ceiling_ran || r->model <= 0) {
 			continue;
-		if (r->ceiling > c->ceiling[u])
+		}
+		if (r->ceiling > c->ceiling[u]) {
 			c->ceiling[u] = r->ceiling;
+		}
 		lim = r->ceiling * PROFILE_CEILING_SHARE / r->model;
-		if (lim < scale)
+		if (lim < scale) {
 			scale = lim;
+		}
 	}
 	if (scale < c->scale) {
 		double e = pow(10, floor(log10(scale)) - 2);
@@ -193,8 +204,9 @@ static void profile_ceiling_print(FILE *out, const struct profile_ctx *c)
 	for (size_t i = 0; i < p->n; i++) {
 		const struct profile_result *r = &c->r[i];
 
-		if (!r->ceiling_ran)
+		if (!r->ceiling_ran) {
 			continue;
+		}
 		fprintf(out,
 			"%-4s uncapped %9.0f %-5s; the model's capped figure "
 			"%.0f x scale %.4g = %.0f (%.0f%% of it)\n",
@@ -204,16 +216,17 @@ static void profile_ceiling_print(FILE *out, const struct profile_ctx *c)
 			r->ceiling > 0 ? 100 * r->model * c->scale / r->ceiling
 				       : 0.0);
 	}
-	if (c->scale < c->scale_start)
+	if (c->scale < c->scale_start) {
 		fprintf(out,
 			"scale lowered from %.4g to %.4g: the largest capped "
 			"figure at most a third of the ceiling\n",
 			c->scale_start, c->scale);
-	else
+	} else {
 		fprintf(out,
 			"scale %.4g kept: its largest capped figure is "
 			"within a third of the ceiling\n",
 			c->scale);
+	}
 }
 
 static void profile_server_argv_uncapped(const struct server_config *cfg,
@@ -282,21 +295,24 @@ static int profile_run_own(struct profile_ctx *c, const char *dir)
 
 	err = server_config_read(o->server_config, &cfg, errbuf,
 				 sizeof(errbuf));
-	if (!err)
+	if (!err) {
 		err = server_dirs_make(&cfg, errbuf, sizeof(errbuf));
+	}
 	if (err) {
 		fprintf(stderr, "dsload: %s\n", errbuf);
 		return err;
 	}
-	if (o->scale <= 0)
+	if (o->scale <= 0) {
 		c->scale = cfg.scale;
+	}
 	c->scale_start = c->scale;
 	c->base.ndatastores = cfg.ndatastores;
 	memcpy(c->base.datastores, cfg.names, sizeof(cfg.names));
-	if (o->dsnfsd[0])
+	if (o->dsnfsd[0]) {
 		snprintf(dsnfsd, sizeof(dsnfsd), "%s", o->dsnfsd);
-	else
+	} else {
 		server_default_path(dsnfsd, sizeof(dsnfsd));
+	}
 	if (!o->no_ceiling) {
 		snprintf(state, sizeof(state), "%s/state-ceiling", dir);
 		mkdir(state, 0700);
@@ -321,12 +337,14 @@ static int profile_run_own(struct profile_ctx *c, const char *dir)
 	argv[2] = conf;
 	argv[3] = NULL;
 	err = profile_server_up(c, dsnfsd, argv, dir, "dsnfsd-capped.log", &sp);
-	if (err)
+	if (err) {
 		return err;
-	for (size_t i = 0; i < c->p->n; i++)
+	}
+	for (size_t i = 0; i < c->p->n; i++) {
 		c->r[i].ran = !profile_scenario_run(c, &c->p->s[i], "",
 						    &c->r[i].figure, NULL,
 						    &c->r[i].flows);
+	}
 	server_stop(&sp);
 	return 0;
 }
@@ -335,21 +353,24 @@ static int profile_run_own(struct profile_ctx *c, const char *dir)
  * same server: a ceiling only if it runs uncapped) comes after. */
 static void profile_run_given(struct profile_ctx *c)
 {
-	if (!c->o->datastores_named)
+	if (!c->o->datastores_named) {
 		opts_datastores_count(&c->base, PROFILE_DS_DEFAULT);
+	}
 	c->scale_start = c->scale;
-	for (size_t i = 0; i < c->p->n; i++)
+	for (size_t i = 0; i < c->p->n; i++) {
 		c->r[i].ran = !profile_scenario_run(c, &c->p->s[i], "",
 						    &c->r[i].figure, NULL,
 						    &c->r[i].flows);
+	}
 	if (!c->o->no_ceiling) {
 		profile_ceiling_run(c);
 		for (size_t i = 0; i < c->p->n; i++) {
 			int u = c->p->s[i].mibps ? 1 : 0;
 
 			if (c->r[i].ceiling_ran &&
-			    c->r[i].ceiling > c->ceiling[u])
+			    c->r[i].ceiling > c->ceiling[u]) {
 				c->ceiling[u] = c->r[i].ceiling;
+			}
 		}
 	}
 }
@@ -363,13 +384,15 @@ int profile_main(const struct dsload_opts *o)
 	unsigned failed, predicted = 0;
 	int status = DSLOAD_EXIT_USAGE;
 
-	if (!c || !p)
+	if (!c || !p) {
 		goto out;
-	if (strchr(o->profile, '/') || strstr(o->profile, ".ini"))
+	}
+	if (strchr(o->profile, '/') || strstr(o->profile, ".ini")) {
 		snprintf(path, sizeof(path), "%s", o->profile);
-	else
+	} else {
 		snprintf(path, sizeof(path), "%s/%s.ini", o->profile_dir,
 			 o->profile);
+	}
 	if (profile_load(path, p, errbuf, sizeof(errbuf)) ||
 	    profile_fit(p, &c->m, &c->rms_log, errbuf, sizeof(errbuf))) {
 		fprintf(stderr, "dsload: %s: %s\n", path, errbuf);
@@ -390,25 +413,29 @@ int profile_main(const struct dsload_opts *o)
 	c->sink.admin_host = o->spec.server;
 	c->admin_port = o->admin_port;
 	c->sink.csv = fopen(path, "w");
-	if (c->sink.csv)
+	if (c->sink.csv) {
 		report_csv_header(c->sink.csv);
+	}
 	c->sink.json = json_array();
 	root = json_pack("{s:s, s:s, s:o}", "command", "profile", "profile",
 			 p->name, "phases", c->sink.json);
 	c->scale = o->scale > 0 ? o->scale : 1.0;
 	run_signals_block();
 	if (o->server_config[0]) {
-		if (profile_run_own(c, dir))
+		if (profile_run_own(c, dir)) {
 			goto out;
+		}
 	} else {
 		profile_run_given(c);
 	}
 	profile__fit_print(stdout, c);
-	if (!o->no_ceiling)
+	if (!o->no_ceiling) {
 		profile_ceiling_print(stdout, c);
+	}
 	failed = profile__table(stdout, c);
-	for (size_t i = 0; i < p->n; i++)
+	for (size_t i = 0; i < p->n; i++) {
 		predicted += !p->s[i].fitted;
+	}
 	snprintf(path, sizeof(path), "%s/profile.csv", dir);
 	profile__csv_write(path, c);
 	profile__json_add(root, c);
@@ -433,8 +460,9 @@ int profile_main(const struct dsload_opts *o)
 	}
 out:
 	json_decref(root);
-	if (c && c->sink.csv)
+	if (c && c->sink.csv) {
 		fclose(c->sink.csv);
+	}
 	free(c);
 	free(p);
 	return status;

@@ -37,8 +37,9 @@ static int profile_double(const char *s, double *out)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < 0)
+	if (errno || end == s || *end || !isfinite(v) || v < 0) {
 		return -EINVAL;
+	}
 	*out = v;
 	return 0;
 }
@@ -48,12 +49,14 @@ static int profile_unsigned(const char *s, unsigned max, unsigned *out)
 	char *end;
 	unsigned long v;
 
-	if (*s < '0' || *s > '9')
+	if (*s < '0' || *s > '9') {
 		return -EINVAL;
+	}
 	errno = 0;
 	v = strtoul(s, &end, 10);
-	if (errno || *end || v > max)
+	if (errno || *end || v > max) {
 		return -EINVAL;
+	}
 	*out = (unsigned)v;
 	return 0;
 }
@@ -62,27 +65,32 @@ static int profile_ratio(const char *s, double *lo, double *hi)
 {
 	char buf[64], *dash;
 
-	if (strlen(s) >= sizeof(buf))
+	if (strlen(s) >= sizeof(buf)) {
 		return -EINVAL;
+	}
 	snprintf(buf, sizeof(buf), "%s", s);
 	dash = strchr(buf, '-');
-	if (dash)
+	if (dash) {
 		*dash = '\0';
-	if (profile_double(buf, lo))
+	}
+	if (profile_double(buf, lo)) {
 		return -EINVAL;
+	}
 	if (!dash) {
 		*hi = *lo;
 		return 0;
 	}
-	if (profile_double(dash + 1, hi) || *hi < *lo)
+	if (profile_double(dash + 1, hi) || *hi < *lo) {
 		return -EINVAL;
+	}
 	return 0;
 }
 
 static int profile_yes_no(const char *s, bool *out)
 {
-	if (strcmp(s, "yes") && strcmp(s, "no"))
+	if (strcmp(s, "yes") && strcmp(s, "no")) {
 		return -EINVAL;
+	}
 	*out = !strcmp(s, "yes");
 	return 0;
 }
@@ -93,14 +101,16 @@ static int profile_fit_list(struct profile *p, const char *value)
 {
 	char buf[256], *save = NULL, *tok;
 
-	if (strlen(value) >= sizeof(buf))
+	if (strlen(value) >= sizeof(buf)) {
 		return -EINVAL;
+	}
 	snprintf(buf, sizeof(buf), "%s", value);
 	p->nfit = 0;
 	for (tok = strtok_r(buf, ", ", &save); tok;
 	     tok = strtok_r(NULL, ", ", &save)) {
-		if (p->nfit == MODEL_FIT_MAX || strlen(tok) >= PROFILE_ID_MAX)
+		if (p->nfit == MODEL_FIT_MAX || strlen(tok) >= PROFILE_ID_MAX) {
 			return -EINVAL;
+		}
 		snprintf(p->fit[p->nfit++], PROFILE_ID_MAX, "%s", tok);
 	}
 	return p->nfit ? 0 : -EINVAL;
@@ -119,26 +129,34 @@ static int profile_key_general(struct profile *p, const char *key,
 		snprintf(p->source, sizeof(p->source), "%s", value);
 		return 0;
 	}
-	if (!strcmp(key, "ramp"))
+	if (!strcmp(key, "ramp")) {
 		return profile_double(value, &p->ramp_s);
+	}
 	if (!strcmp(key, "runtime")) {
-		if (profile_double(value, &p->run_s) || p->run_s <= 0)
+		if (profile_double(value, &p->run_s) || p->run_s <= 0) {
 			return -EINVAL;
+		}
 		return 0;
 	}
-	if (!strcmp(key, "iodepth"))
+	if (!strcmp(key, "iodepth")) {
 		return profile_unsigned(value, 1024, &p->iodepth);
-	if (!strcmp(key, "volume_mibps"))
+	}
+	if (!strcmp(key, "volume_mibps")) {
 		return profile_double(value, &p->volume_mibps);
-	if (!strcmp(key, "verify"))
+	}
+	if (!strcmp(key, "verify")) {
 		return profile_yes_no(value, &p->verify);
-	if (!strcmp(key, "fit"))
+	}
+	if (!strcmp(key, "fit")) {
 		return profile_fit_list(p, value);
-	if (!strcmp(key, "threads"))
+	}
+	if (!strcmp(key, "threads")) {
 		return profile_unsigned(value, FLEET_THREADS_MAX, &p->threads);
+	}
 	if (!strcmp(key, "vmdk_size")) {
-		if (opts_size_parse(value, &size) || size < FLEET_VMDK_MIN)
+		if (opts_size_parse(value, &size) || size < FLEET_VMDK_MIN) {
 			return -EINVAL;
+		}
 		p->vmdk_bytes = size;
 		return 0;
 	}
@@ -150,55 +168,69 @@ static int profile_key_scenario(struct profile_scenario *s, const char *key,
 {
 	uint64_t size;
 
-	if (!strcmp(key, "hosts"))
+	if (!strcmp(key, "hosts")) {
 		return profile_unsigned(value, FLEET_HOSTS_MAX, &s->hosts);
-	if (!strcmp(key, "vms"))
+	}
+	if (!strcmp(key, "vms")) {
 		return profile_unsigned(value, 1024, &s->vms);
-	if (!strcmp(key, "vmdks"))
+	}
+	if (!strcmp(key, "vmdks")) {
 		return profile_unsigned(value, 1024, &s->vmdks);
-	if (!strcmp(key, "datastores"))
+	}
+	if (!strcmp(key, "datastores")) {
 		return profile_unsigned(value, FLEET_DS_MAX, &s->datastores);
-	if (!strcmp(key, "placement"))
+	}
+	if (!strcmp(key, "placement")) {
 		return place_policy_parse(value, &s->policy);
+	}
 	if (!strcmp(key, "bs")) {
 		if (opts_size_parse(value, &size) || size == 0 ||
-		    size > 1024 * 1024)
+		    size > 1024 * 1024) {
 			return -EINVAL;
+		}
 		s->bs_bytes = (uint32_t)size;
 		return 0;
 	}
-	if (!strcmp(key, "random_pct"))
+	if (!strcmp(key, "random_pct")) {
 		return profile_unsigned(value, 100, &s->random_pct);
-	if (!strcmp(key, "read_pcts"))
+	}
+	if (!strcmp(key, "read_pcts")) {
 		return opts_list_parse(value, 0, 100, &s->read_pcts);
+	}
 	if (!strcmp(key, "metric")) {
-		if (strcmp(value, "iops") && strcmp(value, "mibps"))
+		if (strcmp(value, "iops") && strcmp(value, "mibps")) {
 			return -EINVAL;
+		}
 		s->mibps = !strcmp(value, "mibps");
 		return 0;
 	}
-	if (!strcmp(key, "published"))
+	if (!strcmp(key, "published")) {
 		return profile_double(value, &s->published);
+	}
 	if (!strcmp(key, "published_text")) {
 		snprintf(s->published_text, sizeof(s->published_text), "%s",
 			 value);
 		return 0;
 	}
 	if (!strcmp(key, "baseline")) {
-		if (strlen(value) >= sizeof(s->baseline))
+		if (strlen(value) >= sizeof(s->baseline)) {
 			return -EINVAL;
+		}
 		snprintf(s->baseline, sizeof(s->baseline), "%s", value);
 		return 0;
 	}
-	if (!strcmp(key, "ratio"))
+	if (!strcmp(key, "ratio")) {
 		return profile_ratio(value, &s->ratio_lo, &s->ratio_hi);
-	if (!strcmp(key, "ceiling"))
+	}
+	if (!strcmp(key, "ceiling")) {
 		return profile_yes_no(value, &s->ceiling);
-	if (!strcmp(key, "nconnect"))
+	}
+	if (!strcmp(key, "nconnect")) {
 		return profile_unsigned(value, 16, &s->nconnect) ||
 				       s->nconnect == 0
 			       ? -EINVAL
 			       : 0;
+	}
 	return -EINVAL;
 }
 
@@ -208,12 +240,14 @@ static struct profile_scenario *profile_scenario_get(struct profile *p,
 	struct profile_scenario *s;
 
 	for (size_t i = 0; i < p->n; i++) {
-		if (!strcmp(p->s[i].id, id))
+		if (!strcmp(p->s[i].id, id)) {
 			return &p->s[i];
+		}
 	}
 	if (p->n == PROFILE_SCENARIOS_MAX || strlen(id) >= PROFILE_ID_MAX ||
-	    !*id)
+	    !*id) {
 		return NULL;
+	}
 	s = &p->s[p->n++];
 	memset(s, 0, sizeof(*s));
 	snprintf(s->id, sizeof(s->id), "%s", id);
@@ -255,8 +289,9 @@ const struct profile_scenario *profile_find(const struct profile *p,
 					    const char *id)
 {
 	for (size_t i = 0; i < p->n; i++) {
-		if (!strcmp(p->s[i].id, id))
+		if (!strcmp(p->s[i].id, id)) {
 			return &p->s[i];
+		}
 	}
 	return NULL;
 }
@@ -320,7 +355,8 @@ bool profile_ratio_ok(double measured, double lo, double hi)
 {
 	double mid = (lo + hi) / 2.0;
 
-	if (measured >= lo && measured <= hi)
+	if (measured >= lo && measured <= hi) {
 		return true;
+	}
 	return mid > 0 && fabs(measured / mid - 1.0) <= PROFILE_TOLERANCE;
 }

@@ -14,10 +14,12 @@ double profile_target(const struct profile *p, const struct profile_scenario *s)
 {
 	const struct profile_scenario *b = profile_find(p, s->baseline);
 
-	if (s->published > 0)
+	if (s->published > 0) {
 		return s->published;
-	if (!b || b == s || b->published <= 0)
+	}
+	if (!b || b == s || b->published <= 0) {
 		return 0;
+	}
 	return (s->ratio_lo + s->ratio_hi) / 2 * b->published;
 }
 
@@ -46,8 +48,9 @@ int profile_fit(const struct profile *p, struct model_params *m,
 	for (size_t i = 0; i < p->n && n < MODEL_FIT_MAX; i++) {
 		const struct profile_scenario *s = &p->s[i];
 
-		if (!s->fitted)
+		if (!s->fitted) {
 			continue;
+		}
 		profile_model_shape(s, &pts[n].shape);
 		pts[n].target = profile_target(p, s);
 		if (pts[n].target <= 0) {
@@ -84,13 +87,16 @@ static bool profile_config_key_ours(const char *line)
 	};
 	size_t len;
 
-	while (*line == ' ' || *line == '\t')
+	while (*line == ' ' || *line == '\t') {
 		line++;
+	}
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		len = strlen(keys[i]);
 		if (!strncmp(line, keys[i], len) &&
-		    (line[len] == ' ' || line[len] == '=' || line[len] == '\t'))
+		    (line[len] == ' ' || line[len] == '=' ||
+		     line[len] == '\t')) {
 			return true;
+		}
 	}
 	return false;
 }
@@ -139,8 +145,9 @@ int profile_config_write(const char *base_path, const char *out_path,
 	while (fgets(line, sizeof(line), in)) {
 		const char *t = line;
 
-		while (*t == ' ' || *t == '\t')
+		while (*t == ' ' || *t == '\t') {
 			t++;
+		}
 		if (*t == '[') {
 			in_traffic = !strncmp(t, "[traffic]", 9);
 			if (in_traffic) {
@@ -149,8 +156,9 @@ int profile_config_write(const char *base_path, const char *out_path,
 				continue;
 			}
 		}
-		if (in_traffic && profile_config_key_ours(t))
+		if (in_traffic && profile_config_key_ours(t)) {
 			continue;
+		}
 		fputs(line, out);
 	}
 	if (!wrote) {

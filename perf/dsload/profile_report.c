@@ -48,16 +48,19 @@ static void profile_row_get(const struct profile_ctx *c, size_t i,
 
 	memset(row, 0, sizeof(*row));
 	row->target = (s->ratio_lo + s->ratio_hi) / 2;
-	if (br->model > 0)
+	if (br->model > 0) {
 		row->model_ratio = r->model / br->model;
-	if (row->target > 0)
+	}
+	if (row->target > 0) {
 		row->model_residual = row->model_ratio / row->target - 1;
+	}
 	if (r->ran && br->ran && br->figure > 0) {
 		row->ratio = r->figure / br->figure;
 		row->ok =
 			profile_ratio_ok(row->ratio, s->ratio_lo, s->ratio_hi);
-		if (row->target > 0)
+		if (row->target > 0) {
 			row->residual = row->ratio / row->target - 1;
+		}
 	}
 	row->ceiling = c->ceiling[s->mibps ? 1 : 0];
 }
@@ -67,15 +70,17 @@ void profile__fit_print(FILE *out, const struct profile_ctx *c)
 	const struct profile *p = c->p;
 
 	fprintf(out, "\n== model: fitted to");
-	for (size_t i = 0; i < p->nfit; i++)
+	for (size_t i = 0; i < p->nfit; i++) {
 		fprintf(out, "%s %s", i ? "," : "", p->fit[i]);
+	}
 	fprintf(out,
 		" (%zu of %zu scenarios; rms of ln(model / published) %.2g); "
 		"every other row is a prediction\n",
 		p->nfit, p->n, c->rms_log);
-	for (int k = 0; k < MODEL_NPARAMS; k++)
+	for (int k = 0; k < MODEL_NPARAMS; k++) {
 		fprintf(out, "  %-11s %12.6g  %s\n", model_param_name(k),
 			c->m.v[k], model_param_meaning(k));
+	}
 	fprintf(out, "  %-11s %12.6g  %s\n", "volume_mibps", c->m.volume_mibps,
 		"the volume's QoS limit (given: its service level, not "
 		"fitted)");
@@ -112,17 +117,19 @@ unsigned profile__table(FILE *out, const struct profile_ctx *c)
 		snprintf(wl, sizeof(wl), "%uk %s r%u%s", s->bs_bytes / 1024,
 			 s->random_pct == 100 ? "rand" : "seq",
 			 s->read_pcts.v[0], s->read_pcts.n > 1 ? "+" : "");
-		if (s->ratio_lo == s->ratio_hi)
+		if (s->ratio_lo == s->ratio_hi) {
 			snprintf(tgt, sizeof(tgt), "%.2f", s->ratio_lo);
-		else
+		} else {
 			snprintf(tgt, sizeof(tgt), "%.2f-%.2f", s->ratio_lo,
 				 s->ratio_hi);
-		if (row.ceiling > 0)
+		}
+		if (row.ceiling > 0) {
 			snprintf(ceil, sizeof(ceil), "%.0f %s = %.0f%%",
 				 row.ceiling, profile_unit(s),
 				 100.0 * r->figure / row.ceiling);
-		else
+		} else {
 			snprintf(ceil, sizeof(ceil), "-");
+		}
 		if (!s->fitted) {
 			predicted++;
 			failed += !row.ok;
@@ -153,8 +160,9 @@ void profile__csv_write(const char *path, const struct profile_ctx *c)
 	FILE *f = fopen(path, "w");
 	const struct profile *p = c->p;
 
-	if (!f)
+	if (!f) {
 		return;
+	}
 	fprintf(f, "id,role,hosts,vms,vmdks,datastores,nconnect,placement,bs,"
 		   "random_pct,metric,flows,published,target_figure,measured,"
 		   "scaled_back,model,baseline,ratio,model_ratio,"
@@ -189,13 +197,16 @@ void profile__json_add(json_t *root, const struct profile_ctx *c)
 	json_t *fit = json_object(), *params = json_object();
 	json_t *rows = json_array(), *ids = json_array();
 
-	if (!fit || !params || !rows || !ids)
+	if (!fit || !params || !rows || !ids) {
 		goto out;
-	for (size_t i = 0; i < p->nfit; i++)
+	}
+	for (size_t i = 0; i < p->nfit; i++) {
 		json_array_append_new(ids, json_string(p->fit[i]));
-	for (int k = 0; k < MODEL_NPARAMS; k++)
+	}
+	for (int k = 0; k < MODEL_NPARAMS; k++) {
 		json_object_set_new(params, model_param_name(k),
 				    json_real(c->m.v[k]));
+	}
 	json_object_set_new(params, "volume_mibps",
 			    json_real(c->m.volume_mibps));
 	json_object_set_new(fit, "scenarios", ids);
@@ -270,8 +281,9 @@ static bool profile_curve_shape(int kind, unsigned n,
 		s->place = (struct place_shape){ n, 1, 1, 1, PLACE_ONE };
 		return true;
 	default:
-		if (n % 2)
+		if (n % 2) {
 			return false;
+		}
 		s->place = (struct place_shape){ n / 2, 1, 1, n / 2,
 						 PLACE_PER_VM };
 		s->nconnect = 2;
@@ -289,12 +301,14 @@ static size_t profile_panels(const struct profile *p, struct profile_panel *out,
 
 		for (j = 0; j < n; j++) {
 			if (out[j].bs_bytes == p->s[i].bs_bytes &&
-			    out[j].mibps == p->s[i].mibps)
+			    out[j].mibps == p->s[i].mibps) {
 				break;
+			}
 		}
-		if (j == n && n < max)
+		if (j == n && n < max) {
 			out[n++] = (struct profile_panel){ p->s[i].bs_bytes,
 							   p->s[i].mibps };
+		}
 	}
 	return n;
 }
@@ -309,8 +323,9 @@ static int profile_dat_write(const char *path, const struct profile_ctx *c,
 	const struct profile *p = c->p;
 	FILE *f = fopen(path, "w");
 
-	if (!f)
+	if (!f) {
 		return -1;
+	}
 	for (size_t k = 0; k < npanels; k++) {
 		for (int b = 0; b < 3; b++) {
 			fprintf(f, "# %uk %s: %s: flows figure id\n",
@@ -328,8 +343,9 @@ static int profile_dat_write(const char *path, const struct profile_ctx *c,
 
 				if (s->bs_bytes != pn[k].bs_bytes ||
 				    s->mibps != pn[k].mibps ||
-				    (b == 0 && !r->ran) || v <= 0)
+				    (b == 0 && !r->ran) || v <= 0) {
 					continue;
+				}
 				fprintf(f, "%u %.1f %s\n", r->flows, v, s->id);
 			}
 			fprintf(f, "\n\n");
@@ -343,8 +359,9 @@ static int profile_dat_write(const char *path, const struct profile_ctx *c,
 
 				if (profile_curve_shape(kind, n, &pn[k], &s) &&
 				    !model_predict(&c->m, &s, &v, &flows) &&
-				    isfinite(v))
+				    isfinite(v)) {
 					fprintf(f, "%u %.1f\n", flows, v);
+				}
 			}
 			fprintf(f, "\n\n");
 		}
@@ -385,12 +402,13 @@ static void profile_plot_body(FILE *f, void *argp)
 			a->pn[k].mibps ? "sequential" : "random",
 			a->pn[k].mibps ? "MiB/s" : "IOPS");
 		fprintf(f, "plot ");
-		for (int kind = 0; kind < CURVE_KINDS; kind++)
+		for (int kind = 0; kind < CURVE_KINDS; kind++) {
 			fprintf(f,
 				"'%s' index %zu with lines lw 2 dt %s "
 				"lc rgb '%s' title '%s', \\\n     ",
 				a->dat, base + 3 + kind, dashes[kind],
 				colors[kind], curve_titles[kind]);
+		}
 		fprintf(f,
 			"'%s' index %zu with points pt 2 ps 1.6 lc rgb "
 			"'#555555' title 'model at each row', \\\n     "
@@ -418,7 +436,8 @@ void profile__plot(const char *dir, const struct profile_ctx *c)
 	snprintf(gp, sizeof(gp), "%s/profile.gp", dir);
 	snprintf(png, sizeof(png), "%s/profile.png", dir);
 	snprintf(svg, sizeof(svg), "%s/profile.svg", dir);
-	if (!npanels || profile_dat_write(dat, c, pn, npanels))
+	if (!npanels || profile_dat_write(dat, c, pn, npanels)) {
 		return;
+	}
 	plot_draw(gp, png, svg, (unsigned)npanels, 420, profile_plot_body, &a);
 }

@@ -10,12 +10,13 @@
 /* "12.3k" style: three significant digits at most. */
 static void progress_si(char *buf, size_t len, double v)
 {
-	if (v >= 1e6)
+	if (v >= 1e6) {
 		snprintf(buf, len, "%.2fM", v / 1e6);
-	else if (v >= 1e4)
+	} else if (v >= 1e4) {
 		snprintf(buf, len, "%.1fk", v / 1e3);
-	else
+	} else {
 		snprintf(buf, len, "%.0f", v);
+	}
 }
 
 char *progress_format(char *buf, size_t len, const char *name, double elapsed_s,
@@ -27,8 +28,9 @@ char *progress_format(char *buf, size_t len, const char *name, double elapsed_s,
 	char iops[DSTATS_DIRS][16];
 	double mib[DSTATS_DIRS], lat_ms;
 
-	if (dt <= 0)
+	if (dt <= 0) {
 		dt = 1e-9;
+	}
 	for (int d = 0; d < DSTATS_DIRS; d++) {
 		ops[d] = cur->ops[d] - prev->ops[d];
 		progress_si(iops[d], sizeof(iops[d]), (double)ops[d] / dt);

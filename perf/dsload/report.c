@@ -71,10 +71,12 @@ static void report_level(FILE *out, const struct phase_result *r,
 	struct dstats_group *groups;
 	size_t n;
 
-	if (dstats_aggregate(r->jobs, r->keys, r->njobs, level, &groups, &n))
+	if (dstats_aggregate(r->jobs, r->keys, r->njobs, level, &groups, &n)) {
 		return;
-	for (size_t i = 0; i < n; i++)
+	}
+	for (size_t i = 0; i < n; i++) {
 		report_row(out, r, &groups[i]);
+	}
 	free(groups);
 }
 
@@ -83,8 +85,9 @@ static void report_dir_line(FILE *out, const char *what, const struct dstats *s,
 {
 	const struct lat_hist *h = &s->lat[d];
 
-	if (s->ops[d] == 0)
+	if (s->ops[d] == 0) {
 		return;
+	}
 	fprintf(out,
 		"  %-5s: IOPS=%.0f, BW=%.1f MiB/s, lat (ms): min=%.3f "
 		"mean=%.3f p50=%.3f p99=%.3f p99.9=%.3f max=%.3f, ios=%" PRIu64
@@ -104,17 +107,20 @@ static void report_stops(FILE *out, const struct phase_result *r)
 	char name[96];
 
 	for (size_t i = 0; i < r->njobs; i++) {
-		if (!r->job_stop[i][0])
+		if (!r->job_stop[i][0]) {
 			continue;
-		if (stopped++ >= REPORT_STOPS_SHOWN)
+		}
+		if (stopped++ >= REPORT_STOPS_SHOWN) {
 			continue;
+		}
 		g.id = (unsigned)i;
 		report_group_name(r, &g, name, sizeof(name));
 		fprintf(out, "  STOPPED %s: %s\n", name, r->job_stop[i]);
 		shown++;
 	}
-	if (stopped > shown)
+	if (stopped > shown) {
 		fprintf(out, "  STOPPED: %u more VMDK(s)\n", stopped - shown);
+	}
 }
 
 void report_text(FILE *out, const struct phase_result *r, bool show_jobs)
@@ -169,7 +175,8 @@ void report_text(FILE *out, const struct phase_result *r, bool show_jobs)
 	report_level(out, r, DSTATS_LEVEL_DATASTORE);
 	report_level(out, r, DSTATS_LEVEL_HOST);
 	report_level(out, r, DSTATS_LEVEL_VM);
-	if (show_jobs)
+	if (show_jobs) {
 		report_level(out, r, DSTATS_LEVEL_JOB);
+	}
 	report_server_text(out, r);
 }

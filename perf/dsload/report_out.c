@@ -72,18 +72,22 @@ int report_json_phase(json_t *phases, const struct phase_result *r)
 
 	ds = json_array();
 	rows = json_array();
-	if (!ds || !rows)
+	if (!ds || !rows) {
 		goto fail;
-	for (unsigned d = 0; d < r->shape.datastores; d++)
+	}
+	for (unsigned d = 0; d < r->shape.datastores; d++) {
 		json_array_append_new(ds, json_string(r->ds_names[d]));
+	}
 	for (size_t l = 0; l < sizeof(report_levels) / sizeof(*report_levels);
 	     l++) {
 		if (dstats_aggregate(r->jobs, r->keys, r->njobs,
-				     report_levels[l], &groups, &n))
+				     report_levels[l], &groups, &n)) {
 			goto fail;
-		for (size_t i = 0; i < n; i++)
+		}
+		for (size_t i = 0; i < n; i++) {
 			json_array_append_new(rows,
 					      report_json_group(r, &groups[i]));
+		}
 		free(groups);
 	}
 	phase = json_pack(
@@ -112,8 +116,9 @@ int report_json_phase(json_t *phases, const struct phase_result *r)
 		(json_int_t)r->conn.lck_refreshes, "stopped",
 		r->fatal ? r->fatal_msg : NULL, "server",
 		report_server_json(r));
-	if (!phase)
+	if (!phase) {
 		return -ENOMEM;
+	}
 	return json_array_append_new(phases, phase) ? -ENOMEM : 0;
 fail:
 	json_decref(ds);
@@ -123,8 +128,9 @@ fail:
 
 int report_json_write(const char *path, json_t *root)
 {
-	if (json_dump_file(root, path, JSON_INDENT(2) | JSON_SORT_KEYS))
+	if (json_dump_file(root, path, JSON_INDENT(2) | JSON_SORT_KEYS)) {
 		return -EIO;
+	}
 	return 0;
 }
 
@@ -149,8 +155,9 @@ int report_csv_phase(FILE *out, const char *run, const struct phase_result *r)
 	for (size_t l = 0; l < sizeof(report_levels) / sizeof(*report_levels);
 	     l++) {
 		if (dstats_aggregate(r->jobs, r->keys, r->njobs,
-				     report_levels[l], &groups, &n))
+				     report_levels[l], &groups, &n)) {
 			return -ENOMEM;
+		}
 		for (size_t i = 0; i < n; i++) {
 			const struct dstats *s = &groups[i].s;
 

@@ -22,8 +22,9 @@ static double rate_lat_ms(const struct srv_rate *r)
 {
 	double n = rate_iops(r);
 
-	if (n <= 0)
+	if (n <= 0) {
 		return 0;
+	}
 	return (r->lat_ms[SRV_READ] * r->iops[SRV_READ] +
 		r->lat_ms[SRV_WRITE] * r->iops[SRV_WRITE]) /
 	       n;
@@ -63,18 +64,21 @@ void report_server_text(FILE *out, const struct phase_result *r)
 		"server/client IOPS %.2f, MiB/s %.2f",
 		v->seconds, ratio(rate_iops(&v->total), v->client_iops),
 		ratio(rate_mibps(&v->total), v->client_mibps));
-	if (v->client_write_mibps > 0)
+	if (v->client_write_mibps > 0) {
 		fprintf(out, ", write bytes %.2f (write amplification)",
 			ratio(v->total.mibps[SRV_WRITE],
 			      v->client_write_mibps));
+	}
 	fputc('\n', out);
 	fprintf(out, "%-11s %-18s %10s %10s %10s %9s %8s\n", "level", "name",
 		"IOPS", "r-IOPS", "w-IOPS", "MiB/s", "mean-ms");
 	report_server_row(out, "server", &v->total);
-	for (size_t i = 0; i < v->nvol; i++)
+	for (size_t i = 0; i < v->nvol; i++) {
 		report_server_row(out, "server-ds", &v->vol[i]);
-	for (size_t i = 0; i < v->nhost; i++)
+	}
+	for (size_t i = 0; i < v->nhost; i++) {
 		report_server_row(out, "server-host", &v->host[i]);
+	}
 }
 
 static json_t *report_server_rate(const struct srv_rate *r)
@@ -84,12 +88,13 @@ static json_t *report_server_rate(const struct srv_rate *r)
 			      rate_iops(r), "mib_per_s", rate_mibps(r),
 			      "lat_mean_ms", rate_lat_ms(r));
 
-	for (int d = 0; o && d < SRV_DIRS; d++)
+	for (int d = 0; o && d < SRV_DIRS; d++) {
 		json_object_set_new(o, dirs[d],
 				    json_pack("{s:f, s:f, s:f}", "iops",
 					      r->iops[d], "mib_per_s",
 					      r->mibps[d], "lat_mean_ms",
 					      r->lat_ms[d]));
+	}
 	return o;
 }
 
@@ -98,16 +103,20 @@ json_t *report_server_json(const struct phase_result *r)
 	const struct srv_view *v = &r->server;
 	json_t *o, *vols, *hosts;
 
-	if (!v->sampled)
+	if (!v->sampled) {
 		return json_null();
-	if (!v->ok)
+	}
+	if (!v->ok) {
 		return json_pack("{s:s}", "unavailable", v->why);
+	}
 	vols = json_array();
 	hosts = json_array();
-	for (size_t i = 0; i < v->nvol; i++)
+	for (size_t i = 0; i < v->nvol; i++) {
 		json_array_append_new(vols, report_server_rate(&v->vol[i]));
-	for (size_t i = 0; i < v->nhost; i++)
+	}
+	for (size_t i = 0; i < v->nhost; i++) {
 		json_array_append_new(hosts, report_server_rate(&v->host[i]));
+	}
 	o = json_pack("{s:f, s:o, s:o, s:o, s:{s:f, s:f, s:f}}", "seconds",
 		      v->seconds, "total", report_server_rate(&v->total),
 		      "datastores", vols, "hosts", hosts,
@@ -139,12 +148,15 @@ void report_server_csv(FILE *out, const char *run, const struct phase_result *r)
 {
 	const struct srv_view *v = &r->server;
 
-	if (!v->ok)
+	if (!v->ok) {
 		return;
+	}
 	report_server_csv_row(out, run, r, "server-total", &v->total);
-	for (size_t i = 0; i < v->nvol; i++)
+	for (size_t i = 0; i < v->nvol; i++) {
 		report_server_csv_row(out, run, r, "server-datastore",
 				      &v->vol[i]);
-	for (size_t i = 0; i < v->nhost; i++)
+	}
+	for (size_t i = 0; i < v->nhost; i++) {
 		report_server_csv_row(out, run, r, "server-host", &v->host[i]);
+	}
 }

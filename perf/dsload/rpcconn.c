@@ -46,24 +46,27 @@ static void list_append(struct rpcconn_call **head, struct rpcconn_call **tail,
 {
 	call->next = NULL;
 	call->prev = *tail;
-	if (*tail)
+	if (*tail) {
 		(*tail)->next = call;
-	else
+	} else {
 		*head = call;
+	}
 	*tail = call;
 }
 
 static void list_unlink(struct rpcconn_call **head, struct rpcconn_call **tail,
 			struct rpcconn_call *call)
 {
-	if (call->prev)
+	if (call->prev) {
 		call->prev->next = call->next;
-	else
+	} else {
 		*head = call->next;
-	if (call->next)
+	}
+	if (call->next) {
 		call->next->prev = call->prev;
-	else
+	} else {
 		*tail = call->prev;
+	}
 	call->prev = NULL;
 	call->next = NULL;
 }
@@ -73,8 +76,9 @@ static int hash_grow(struct rpcconn *c)
 	size_t cap = c->hash_cap ? c->hash_cap * 2 : RPCCONN_HASH_MIN;
 	struct rpcconn_call **h = calloc(cap, sizeof(*h));
 
-	if (!h)
+	if (!h) {
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < c->hash_cap; i++) {
 		struct rpcconn_call *call = c->hash[i], *next;
 
@@ -118,10 +122,11 @@ static struct rpcconn_call *hash_take(struct rpcconn *c, uint32_t xid)
 /* Takes @call out of every structure of @c; it is idle afterwards. */
 static void rpcconn_call_detach(struct rpcconn *c, struct rpcconn_call *call)
 {
-	if (call->state == RPCCONN_CALL_QUEUED)
+	if (call->state == RPCCONN_CALL_QUEUED) {
 		list_unlink(&c->qhead, &c->qtail, call);
-	else if (call->state == RPCCONN_CALL_SENT)
+	} else if (call->state == RPCCONN_CALL_SENT) {
 		list_unlink(&c->shead, &c->stail, call);
+	}
 	if (call->state != RPCCONN_CALL_IDLE) {
 		hash_take(c, call->xid);
 		c->pending--;
@@ -163,16 +168,18 @@ static void rpcconn_timer_set(struct rpcconn *c, double after_s)
 
 static void rpcconn_flush_start(struct rpcconn *c)
 {
-	if (!ev_is_active(&c->flush))
+	if (!ev_is_active(&c->flush)) {
 		ev_prepare_start(c->loop, &c->flush);
+	}
 }
 
 static void rpcconn_fd_close(struct rpcconn *c)
 {
 	ev_io_stop(c->loop, &c->rio);
 	ev_io_stop(c->loop, &c->wio);
-	if (c->fd >= 0)
+	if (c->fd >= 0) {
 		close(c->fd);
+	}
 	c->fd = -1;
 }
 
@@ -185,14 +192,18 @@ static int rpcconn_bind(struct rpcconn *c, int fd)
 {
 	struct sockaddr_in src = c->opts.src;
 
-	if (!c->opts.resvport)
+	if (!c->opts.resvport) {
 		return bind(fd, (const struct sockaddr *)&src, sizeof(src));
-	for (int port = RPCCONN_RESVPORT_HIGH; port >= RPCCONN_RESVPORT_LOW; port--) {
+	}
+	for (int port = RPCCONN_RESVPORT_HIGH; port >= RPCCONN_RESVPORT_LOW;
+	     port--) {
 		src.sin_port = htons((uint16_t)port);
-		if (bind(fd, (const struct sockaddr *)&src, sizeof(src)) == 0)
+		if (bind(fd, (const struct sockaddr *)&src, sizeof(src)) == 0) {
 			return 0;
-		if (errno != EADDRINUSE)
+		}
+		if (errno != EADDRINUSE) {
 			return -1;
+		}
 	}
 	errno = EADDRINUSE;
 	return -1;
@@ -205,15 +216,18 @@ static int rpcconn_connect_start(struct rpcconn *c)
 	int fd, one = 1;
 
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
+	if (fd < 0) {
 		return -errno;
+	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (rpcconn_bind(c, fd) < 0)
+	if (rpcconn_bind(c, fd) < 0) {
 		goto fail;
+	}
 	if (connect(fd, (const struct sockaddr *)&c->opts.dst,
 		    sizeof(c->opts.dst)) < 0 &&
-	    errno != EINPROGRESS)
+	    errno != EINPROGRESS) {
 		goto fail;
+	}
 	c->fd = fd;
 	c->state = RPCCONN_CONNECTING;
 	ev_io_set(&c->rio, fd, EV_READ);
@@ -250,14 +264,16 @@ static void rpcconn_connect_failed(struct rpcconn *c, int err)
 	c->state = RPCCONN_DOWN;
 	rpcconn_timer_set(c, c->backoff_ms / 1000.0);
 	c->backoff_ms *= 2;
-	if (c->backoff_ms > RPCCONN_BACKOFF_MAX_MS)
+	if (c->backoff_ms > RPCCONN_BACKOFF_MAX_MS) {
 		c->backoff_ms = RPCCONN_BACKOFF_MAX_MS;
+	}
 }
 
 static void rpcconn_connected(struct rpcconn *c)
 {
-	if (c->ever_up)
+	if (c->ever_up) {
 		c->counters.reconnects++;
+	}
 	c->ever_up = true;
 	c->state = RPCCONN_UP;
 	c->backoff_ms = RPCCONN_BACKOFF_MIN_MS;
@@ -281,15 +297,17 @@ static void rpcconn_break(struct rpcconn *c, int err)
 		call->state = RPCCONN_CALL_QUEUED;
 		call->next = c->qhead;
 		call->prev = NULL;
-		if (c->qhead)
+		if (c->qhead) {
 			c->qhead->prev = call;
-		else
+		} else {
 			c->qtail = call;
+		}
 		c->qhead = call;
 		c->counters.resent++;
 	}
-	for (call = c->qhead; call; call = call->next)
+	for (call = c->qhead; call; call = call->next) {
 		call->sent = 0;
+	}
 	c->counters.breaks++;
 	c->last_err = err;
 	c->down_since_ns = dsload_now_ns();
@@ -316,8 +334,9 @@ static void rpcconn_redirect(struct rpcconn *c)
 	uint16_t before = c->opts.dst.sin_port;
 
 	c->opts.redirect(c->opts.redirect_arg, &c->opts.dst);
-	if (c->opts.dst.sin_port != before)
+	if (c->opts.dst.sin_port != before) {
 		rpcconn_name_set(c);
+	}
 }
 
 static void rpcconn_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
@@ -332,11 +351,13 @@ static void rpcconn_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		rpcconn_connect_failed(c, -ETIMEDOUT);
 		break;
 	case RPCCONN_DOWN:
-		if (c->opts.redirect)
+		if (c->opts.redirect) {
 			rpcconn_redirect(c);
+		}
 		err = rpcconn_connect_start(c);
-		if (err)
+		if (err) {
 			rpcconn_connect_failed(c, err);
+		}
 		break;
 	case RPCCONN_UP:
 		if (c->shead && dsload_now_ns() - c->shead->sent_ns >=
@@ -372,8 +393,9 @@ static void rpcconn_send(struct rpcconn *c)
 			n++;
 		}
 		w = writev(c->fd, iov, n);
-		if (w < 0 && errno == EINTR)
+		if (w < 0 && errno == EINTR) {
 			continue;
+		}
 		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
 			ev_io_start(c->loop, &c->wio);
 			return;
@@ -407,10 +429,11 @@ static void rpcconn_flush_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 
 	(void)revents;
 	ev_prepare_stop(loop, w);
-	if (c->state == RPCCONN_UP)
+	if (c->state == RPCCONN_UP) {
 		rpcconn_send(c);
-	else if (c->state == RPCCONN_DEAD)
+	} else if (c->state == RPCCONN_DEAD) {
 		rpcconn_fail_all(c, c->last_err);
+	}
 }
 
 static void rpcconn_wio_cb(struct ev_loop *loop, ev_io *w, int revents)
@@ -422,16 +445,19 @@ static void rpcconn_wio_cb(struct ev_loop *loop, ev_io *w, int revents)
 	(void)loop;
 	(void)revents;
 	if (c->state == RPCCONN_CONNECTING) {
-		if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+		if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0) {
 			err = errno;
-		if (err)
+		}
+		if (err) {
 			rpcconn_connect_failed(c, -err);
-		else
+		} else {
 			rpcconn_connected(c);
+		}
 		return;
 	}
-	if (c->state == RPCCONN_UP)
+	if (c->state == RPCCONN_UP) {
 		rpcconn_send(c);
+	}
 }
 
 /* ---- receiving ---------------------------------------------------------- */
@@ -444,24 +470,29 @@ static void rpcconn_deliver(struct rpcconn *c, const uint8_t *rec, size_t len)
 	size_t body_off = 0;
 	int err;
 
-	if (rpc_msg_peek(rec, len, &xid, &type) || type != RPC_MSG_REPLY)
+	if (rpc_msg_peek(rec, len, &xid, &type) || type != RPC_MSG_REPLY) {
 		return;
+	}
 	call = hash_take(c, xid);
-	if (!call)
+	if (!call) {
 		return; /* a reply to a call already cancelled */
+	}
 	err = rpc_reply_decode(rec, len, &xid, &stat, &body_off);
-	if (!err && stat != RPC_ACCEPT_SUCCESS)
+	if (!err && stat != RPC_ACCEPT_SUCCESS) {
 		err = -EPROTO;
-	if (call->state == RPCCONN_CALL_QUEUED)
+	}
+	if (call->state == RPCCONN_CALL_QUEUED) {
 		list_unlink(&c->qhead, &c->qtail, call);
-	else
+	} else {
 		list_unlink(&c->shead, &c->stail, call);
+	}
 	call->state = RPCCONN_CALL_IDLE;
 	c->pending--;
-	if (err)
+	if (err) {
 		call->done(call, err, NULL, 0);
-	else
+	} else {
 		call->done(call, 0, rec + body_off, len - body_off);
+	}
 }
 
 static void rpcconn_rio_cb(struct ev_loop *loop, ev_io *w, int revents)
@@ -475,10 +506,12 @@ static void rpcconn_rio_cb(struct ev_loop *loop, ev_io *w, int revents)
 		ssize_t n = read(fd, c->rbuf, c->rbuf_cap);
 		size_t off = 0;
 
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && errno == EINTR) {
 			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		}
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
 			return;
+		}
 		if (n <= 0) {
 			rpcconn_break(c, n == 0 ? -ECONNRESET : -errno);
 			return;
@@ -495,22 +528,25 @@ static void rpcconn_rio_cb(struct ev_loop *loop, ev_io *w, int revents)
 				rpcconn_break(c, r);
 				return;
 			}
-			if (r == 0)
+			if (r == 0) {
 				break;
+			}
 			rpcconn_deliver(c, rec, rlen);
 			/* A callback may have reset the connection. */
-			if (c->fd != fd || c->state != RPCCONN_UP)
+			if (c->fd != fd || c->state != RPCCONN_UP) {
 				return;
+			}
 		}
-		if ((size_t)n < c->rbuf_cap)
+		if ((size_t)n < c->rbuf_cap) {
 			return;
+		}
 	}
 }
 
 /* ---- public ------------------------------------------------------------- */
 
 int rpcconn_open(struct rpcconn *c, struct ev_loop *loop,
-	      const struct rpcconn_opts *opts)
+		 const struct rpcconn_opts *opts)
 {
 	int err;
 
@@ -527,19 +563,22 @@ int rpcconn_open(struct rpcconn *c, struct ev_loop *loop,
 	c->backoff_ms = RPCCONN_BACKOFF_MIN_MS;
 	c->rbuf_cap = RPCCONN_RBUF_BYTES;
 	c->rbuf = malloc(c->rbuf_cap);
-	if (!c->rbuf)
+	if (!c->rbuf) {
 		return -ENOMEM;
+	}
 	err = hash_grow(c);
-	if (err)
+	if (err) {
 		goto fail_rbuf;
+	}
 	rpc_record_init(&c->rec, RPC_RECORD_DEFAULT_MAX);
 	ev_io_init(&c->rio, rpcconn_rio_cb, -1, EV_READ);
 	ev_io_init(&c->wio, rpcconn_wio_cb, -1, EV_WRITE);
 	ev_timer_init(&c->timer, rpcconn_timer_cb, 0.0, 0.0);
 	ev_prepare_init(&c->flush, rpcconn_flush_cb);
 	err = rpcconn_connect_start(c);
-	if (err)
+	if (err) {
 		goto fail_rec;
+	}
 	return 0;
 fail_rec:
 	rpc_record_fini(&c->rec);
@@ -552,8 +591,9 @@ fail_rbuf:
 
 void rpcconn_close(struct rpcconn *c)
 {
-	if (!c->rbuf)
+	if (!c->rbuf) {
 		return;
+	}
 	rpcconn_fd_close(c);
 	ev_timer_stop(c->loop, &c->timer);
 	ev_prepare_stop(c->loop, &c->flush);
@@ -567,13 +607,14 @@ void rpcconn_close(struct rpcconn *c)
 	c->rbuf = NULL;
 }
 
-size_t rpcconn_call_begin(struct rpcconn *c, struct rpcconn_call *call, uint32_t prog,
-		       uint32_t vers, uint32_t proc)
+size_t rpcconn_call_begin(struct rpcconn *c, struct rpcconn_call *call,
+			  uint32_t prog, uint32_t vers, uint32_t proc)
 {
 	size_t n;
 
-	if (call->cap < 4)
+	if (call->cap < 4) {
 		return 0;
+	}
 	call->xid = c->xid_next++;
 	n = rpc_call_encode(call->buf + 4, call->cap - 4, call->xid, prog, vers,
 			    proc, c->machine, 0, 0);
@@ -581,13 +622,15 @@ size_t rpcconn_call_begin(struct rpcconn *c, struct rpcconn_call *call, uint32_t
 }
 
 int rpcconn_submit(struct rpcconn *c, struct rpcconn_call *call, size_t len,
-		rpcconn_done_fn done)
+		   rpcconn_done_fn done)
 {
 	if (call->state != RPCCONN_CALL_IDLE || len <= 4 || len > call->cap ||
-	    len - 4 > RPC_RECORD_DEFAULT_MAX)
+	    len - 4 > RPC_RECORD_DEFAULT_MAX) {
 		return -EINVAL;
-	if (c->pending + 1 > c->hash_cap && hash_grow(c))
+	}
+	if (c->pending + 1 > c->hash_cap && hash_grow(c)) {
 		return -ENOMEM;
+	}
 	rpc_record_mark_encode(call->buf, (uint32_t)(len - 4));
 	call->len = len;
 	call->sent = 0;
@@ -608,6 +651,7 @@ void rpcconn_cancel(struct rpcconn *c, struct rpcconn_call *call)
 		   call->sent < call->len;
 
 	rpcconn_call_detach(c, call);
-	if (cut && c->state == RPCCONN_UP)
+	if (cut && c->state == RPCCONN_UP) {
 		rpcconn_break(c, -ECANCELED);
+	}
 }

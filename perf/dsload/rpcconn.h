@@ -36,7 +36,7 @@ struct rpcconn_call;
  * submitted anew from the callback.
  */
 typedef void (*rpcconn_done_fn)(struct rpcconn_call *call, int err,
-			     const uint8_t *body, size_t len);
+				const uint8_t *body, size_t len);
 
 enum rpcconn_call_state {
 	RPCCONN_CALL_IDLE = 0, /* not in the rpcconn's hands */
@@ -128,7 +128,7 @@ struct rpcconn {
  * local, -ECONNREFUSED ...).
  */
 int rpcconn_open(struct rpcconn *c, struct ev_loop *loop,
-	      const struct rpcconn_opts *opts);
+		 const struct rpcconn_opts *opts);
 
 /* Fails every pending call with -ECANCELED (their callbacks run here),
  * then closes and frees what @c holds. */
@@ -140,8 +140,8 @@ void rpcconn_close(struct rpcconn *c);
  * the offset where the arguments start, or 0 when the buffer is too
  * small.
  */
-size_t rpcconn_call_begin(struct rpcconn *c, struct rpcconn_call *call, uint32_t prog,
-		       uint32_t vers, uint32_t proc);
+size_t rpcconn_call_begin(struct rpcconn *c, struct rpcconn_call *call,
+			  uint32_t prog, uint32_t vers, uint32_t proc);
 
 /*
  * Queues @call (borrowed until its callback), whose record is @len bytes
@@ -150,7 +150,7 @@ size_t rpcconn_call_begin(struct rpcconn *c, struct rpcconn_call *call, uint32_t
  * -EINVAL when the call is not idle or @len is out of bounds.
  */
 int rpcconn_submit(struct rpcconn *c, struct rpcconn_call *call, size_t len,
-		rpcconn_done_fn done);
+		   rpcconn_done_fn done);
 
 /*
  * Takes @call back without a completion.  A call cut mid-send breaks the

@@ -53,22 +53,25 @@ void run_outcome_add(struct run_outcome *out, const struct phase_result *r)
 		out->mismatches += r->jobs[i].mismatches;
 		out->errors += r->jobs[i].errors;
 		out->resent += r->jobs[i].resent;
-		if (r->jobs[i].verf_changes > changes)
+		if (r->jobs[i].verf_changes > changes) {
 			changes = r->jobs[i].verf_changes;
+		}
 	}
 	out->verf_changes += changes;
-	if (r->fatal)
+	if (r->fatal) {
 		out->stopped = true;
+	}
 }
 
 int run_outcome_report(FILE *out, const struct run_outcome *o)
 {
-	if (o->verf_changes)
+	if (o->verf_changes) {
 		fprintf(out,
 			"dsload: the server's write verifier changed %" PRIu64
 			" time(s) (a restart): %" PRIu64
 			" unstable write(s) sent again\n",
 			o->verf_changes, o->resent);
+	}
 	if (o->mismatches || o->errors || o->stopped) {
 		fprintf(out,
 			"dsload: FAILED: %" PRIu64
@@ -116,8 +119,9 @@ static int run_admin_dated_get(struct run_admin *ra, const char *path,
 		fleet_progress_sample(ra->fleet, &before);
 		err = admin_get(ra->host, ra->port, path, RUN_ADMIN_TIMEOUT_MS,
 				&b, ra->errmsg, sizeof(ra->errmsg));
-		if (err)
+		if (err) {
 			break;
+		}
 		fleet_progress_sample(ra->fleet, &after);
 		if (after.at_ns - before.at_ns < best) {
 			free(*body);
@@ -143,15 +147,18 @@ static void run_admin_window(void *arg, bool end, int64_t now_ns)
 	int err;
 
 	(void)now_ns;
-	if (ra->err)
+	if (ra->err) {
 		return;
+	}
 	err = run_admin_dated_get(ra, "/volumes", &vols, client);
-	if (!err)
+	if (!err) {
 		err = run_admin_dated_get(ra, "/hosts", &hosts, &unused);
-	if (!err)
+	}
+	if (!err) {
 		err = srv_sample_parse(vols, hosts, client->at_ns,
 				       end ? &ra->b : &ra->a, ra->errmsg,
 				       sizeof(ra->errmsg));
+	}
 	free(vols);
 	free(hosts);
 	ra->err = err;
@@ -179,8 +186,9 @@ static void run_admin_view(const struct run_admin *ra, struct phase_result *r)
 	srv_view_compute(&ra->a, &ra->b,
 			 (const char(*)[SRV_NAME_MAX])r->ds_names,
 			 r->shape.datastores, "127.0.1.", &r->server);
-	if (sec <= 0)
+	if (sec <= 0) {
 		return;
+	}
 	for (int d = 0; d < DSTATS_DIRS; d++) {
 		ops += ra->cb.ops[d] - ra->ca.ops[d];
 		bytes += ra->cb.bytes[d] - ra->ca.bytes[d];
@@ -202,15 +210,17 @@ int run_fleet_phases(struct fleet *f, const struct workload *ws, size_t n,
 
 	if (sink->admin_port) {
 		ra = calloc(1, sizeof(*ra));
-		if (!ra)
+		if (!ra) {
 			return -ENOMEM;
+		}
 		run_admin_observer(ra, &obs);
 	}
 	for (size_t i = 0; i < n && !err; i++) {
 		struct phase_result r;
 
-		if (sink->pause && i > 0)
+		if (sink->pause && i > 0) {
 			run_pause(ws[i].name);
+		}
 		if (ra) {
 			memset(ra, 0, sizeof(*ra));
 			ra->port = sink->admin_port;
@@ -224,19 +234,23 @@ int run_fleet_phases(struct fleet *f, const struct workload *ws, size_t n,
 				errbuf);
 			break;
 		}
-		if (ra)
+		if (ra) {
 			run_admin_view(ra, &r);
+		}
 		report_text(sink->out, &r, sink->show_jobs);
 		fflush(sink->out);
-		if (sink->json)
+		if (sink->json) {
 			report_json_phase(sink->json, &r);
-		if (sink->csv)
+		}
+		if (sink->csv) {
 			report_csv_phase(sink->csv, sink->run_name, &r);
+		}
 		run_outcome_add(&sink->oc, &r);
-		if (results)
+		if (results) {
 			results[i] = r;
-		else
+		} else {
 			fleet_result_fini(&r);
+		}
 	}
 	free(ra);
 	return err;
@@ -250,8 +264,9 @@ static size_t run_workloads(const struct dsload_opts *o, struct workload *ws)
 	if (o->prefill) {
 		ws[n] = o->w;
 		ws[n].bs_bytes = RUN_PREFILL_BS;
-		if (ws[n].bs_bytes > o->spec.vmdk_bytes)
+		if (ws[n].bs_bytes > o->spec.vmdk_bytes) {
 			ws[n].bs_bytes = (uint32_t)o->spec.vmdk_bytes;
+		}
 		ws[n].read_pct = 0;
 		ws[n].random_pct = 0;
 		ws[n].iodepth = 4;
@@ -271,10 +286,11 @@ static FILE *run_csv_open(const char *path)
 {
 	FILE *csv = fopen(path, "w");
 
-	if (!csv)
+	if (!csv) {
 		fprintf(stderr, "dsload: %s: %s\n", path, strerror(errno));
-	else
+	} else {
 		report_csv_header(csv);
+	}
 	return csv;
 }
 
@@ -298,15 +314,18 @@ int run_main(const struct dsload_opts *o)
 	snprintf(csv_path, sizeof(csv_path), "%s", o->csv_path);
 	if (o->out_dir[0]) {
 		mkdir(o->out_dir, 0755);
-		if (!json_path[0])
+		if (!json_path[0]) {
 			snprintf(json_path, sizeof(json_path), "%s/run.json",
 				 o->out_dir);
-		if (!csv_path[0])
+		}
+		if (!csv_path[0]) {
 			snprintf(csv_path, sizeof(csv_path), "%s/run.csv",
 				 o->out_dir);
+		}
 	}
-	if (csv_path[0] && !(sink.csv = run_csv_open(csv_path)))
+	if (csv_path[0] && !(sink.csv = run_csv_open(csv_path))) {
 		return DSLOAD_EXIT_USAGE;
+	}
 	if (json_path[0]) {
 		sink.json = json_array();
 		root = json_pack("{s:s, s:s, s:o}", "command", "run", "server",
@@ -326,11 +345,13 @@ int run_main(const struct dsload_opts *o)
 		goto out;
 	}
 	status = run_outcome_report(stdout, &sink.oc);
-	if (root && report_json_write(json_path, root))
+	if (root && report_json_write(json_path, root)) {
 		fprintf(stderr, "dsload: %s: cannot write\n", json_path);
+	}
 out:
 	json_decref(root);
-	if (sink.csv)
+	if (sink.csv) {
 		fclose(sink.csv);
+	}
 	return status;
 }

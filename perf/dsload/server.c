@@ -36,16 +36,18 @@ static int server_ini_cb(void *user, const char *section, const char *key,
 
 		if (cfg->ndatastores == FLEET_DS_MAX ||
 		    strlen(name) >= FLEET_NAME_MAX ||
-		    strlen(value) >= SERVER_PATH_MAX)
+		    strlen(value) >= SERVER_PATH_MAX) {
 			return 0;
+		}
 		snprintf(cfg->names[cfg->ndatastores], FLEET_NAME_MAX, "%s",
 			 name);
 		snprintf(cfg->paths[cfg->ndatastores], SERVER_PATH_MAX, "%s",
 			 value);
 		cfg->ndatastores++;
 	} else if (!strcmp(section, "server") && !strcmp(key, "state_dir")) {
-		if (strlen(value) >= SERVER_PATH_MAX)
+		if (strlen(value) >= SERVER_PATH_MAX) {
 			return 0;
+		}
 		snprintf(cfg->state_dir, SERVER_PATH_MAX, "%s", value);
 	} else if (!strcmp(section, "traffic")) {
 		cfg->has_traffic = true;
@@ -53,8 +55,9 @@ static int server_ini_cb(void *user, const char *section, const char *key,
 			char *end;
 			double v = strtod(value, &end);
 
-			if (*end || !(v > 0))
+			if (*end || !(v > 0)) {
 				return 0;
+			}
 			cfg->scale = v;
 		}
 	}
@@ -91,15 +94,18 @@ static int server_mkdir_p(const char *path)
 
 	snprintf(buf, sizeof(buf), "%s", path);
 	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
+		if (*p != '/') {
 			continue;
+		}
 		*p = '\0';
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST) {
 			return -errno;
+		}
 		*p = '/';
 	}
-	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+	if (mkdir(buf, 0755) < 0 && errno != EEXIST) {
 		return -errno;
+	}
 	return 0;
 }
 
@@ -136,11 +142,13 @@ static int server_port(const char *line, const char *key, uint16_t *out)
 	const char *p = strstr(line, key);
 	long v;
 
-	if (!p)
+	if (!p) {
 		return -EINVAL;
+	}
 	v = strtol(p + strlen(key), NULL, 10);
-	if (v <= 0 || v > 65535)
+	if (v <= 0 || v > 65535) {
 		return -EINVAL;
+	}
 	*out = (uint16_t)v;
 	return 0;
 }
@@ -157,15 +165,19 @@ static int server_line_read(int fd, char *line, size_t len)
 		int64_t left = deadline - dsload_now_ns();
 		ssize_t n;
 
-		if (left <= 0)
+		if (left <= 0) {
 			return -ETIMEDOUT;
-		if (poll(&pfd, 1, (int)(left / DSLOAD_NS_PER_MS) + 1) <= 0)
+		}
+		if (poll(&pfd, 1, (int)(left / DSLOAD_NS_PER_MS) + 1) <= 0) {
 			continue;
+		}
 		n = read(fd, line + have, 1);
-		if (n <= 0)
+		if (n <= 0) {
 			return -EPIPE;
-		if (line[have] == '\n')
+		}
+		if (line[have] == '\n') {
 			break;
+		}
 		have++;
 	}
 	line[have] = '\0';
@@ -185,21 +197,26 @@ int server_start(const char *dsnfsd, const char *const *argv,
 	size_t n = 0;
 	int pipefd[2], err;
 
-	for (; argv[n] && n + 12 < SERVER_ARGV_MAX; n++)
+	for (; argv[n] && n + 12 < SERVER_ARGV_MAX; n++) {
 		args[n] = argv[n];
-	for (size_t i = 0; i < sizeof(listen_args) / sizeof(*listen_args); i++)
+	}
+	for (size_t i = 0; i < sizeof(listen_args) / sizeof(*listen_args);
+	     i++) {
 		args[n++] = listen_args[i];
+	}
 	args[n] = NULL;
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
+	if (pipe2(pipefd, O_CLOEXEC) < 0) {
 		return -errno;
+	}
 	memset(sp, 0, sizeof(*sp));
 	sp->pid = fork();
 	if (sp->pid == 0) {
 		int log = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
 		dup2(pipefd[1], STDOUT_FILENO);
-		if (log >= 0)
+		if (log >= 0) {
 			dup2(log, STDERR_FILENO);
+		}
 		execv(dsnfsd, (char *const *)args);
 		_exit(127);
 	}
@@ -213,12 +230,15 @@ int server_start(const char *dsnfsd, const char *const *argv,
 	close(pipefd[0]);
 	if (!err && (strncmp(line, "dsnfsd: listening", 17) ||
 		     server_port(line, "nfs=", &sp->nfs_port) ||
-		     server_port(line, "mount=", &sp->mount_port)))
+		     server_port(line, "mount=", &sp->mount_port))) {
 		err = -EPROTO;
-	if (!err && server_port(line, "portmap=", &sp->portmap_port))
+	}
+	if (!err && server_port(line, "portmap=", &sp->portmap_port)) {
 		sp->portmap_port = 0;
-	if (!err && server_port(line, "admin=", &sp->admin_port))
+	}
+	if (!err && server_port(line, "admin=", &sp->admin_port)) {
 		sp->admin_port = 0;
+	}
 	if (err) {
 		snprintf(errbuf, errlen, "%s did not start (%s); see %s",
 			 dsnfsd, strerror(-err), log_path);
@@ -232,8 +252,9 @@ int server_stop(struct server_proc *sp)
 {
 	int st = 0;
 
-	if (sp->pid <= 0)
+	if (sp->pid <= 0) {
 		return 0;
+	}
 	kill(sp->pid, SIGTERM);
 	for (int i = 0; i < 100; i++) {
 		struct timespec ts = { 0, 100 * DSLOAD_NS_PER_MS };

@@ -17,8 +17,9 @@ static int srv_u64(json_t *obj, const char *key, uint64_t *out)
 {
 	json_t *v = json_object_get(obj, key);
 
-	if (!json_is_integer(v) || json_integer_value(v) < 0)
+	if (!json_is_integer(v) || json_integer_value(v) < 0) {
 		return -EBADMSG;
+	}
 	*out = (uint64_t)json_integer_value(v);
 	return 0;
 }
@@ -31,8 +32,9 @@ static int srv_counters_parse(json_t *counters, struct srv_counters *c)
 		if (!json_is_object(o) || srv_u64(o, "ops", &c->ops[d]) ||
 		    srv_u64(o, "bytes", &c->bytes[d]) ||
 		    srv_u64(o, "done", &c->done[d]) ||
-		    srv_u64(o, "latency_ns", &c->latency_ns[d]))
+		    srv_u64(o, "latency_ns", &c->latency_ns[d])) {
 			return -EBADMSG;
+		}
 	}
 	return 0;
 }
@@ -62,8 +64,9 @@ static int srv_list_parse(const char *text, const char *key,
 	{
 		json_t *name = json_object_get(e, name_key);
 
-		if (*n == SRV_ENTRIES_MAX)
+		if (*n == SRV_ENTRIES_MAX) {
 			break;
+		}
 		if (!json_is_string(name) ||
 		    srv_counters_parse(json_object_get(e, "counters"),
 				       &out[*n].c)) {
@@ -89,8 +92,9 @@ int srv_sample_parse(const char *volumes_json, const char *hosts_json,
 	if (srv_list_parse(volumes_json, "volumes", "name", s->vol, &s->nvol,
 			   errbuf, errlen) ||
 	    srv_list_parse(hosts_json, "hosts", "host", s->host, &s->nhost,
-			   errbuf, errlen))
+			   errbuf, errlen)) {
 		return -EBADMSG;
+	}
 	return 0;
 }
 
@@ -98,8 +102,9 @@ static const struct srv_entry *srv_find(const struct srv_entry *list, size_t n,
 					const char *name)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (!strcmp(list[i].name, name))
+		if (!strcmp(list[i].name, name)) {
 			return &list[i];
+		}
 	}
 	return NULL;
 }
@@ -115,8 +120,9 @@ static bool srv_delta_add(const struct srv_entry *a, const struct srv_entry *b,
 	for (int d = 0; d < SRV_DIRS; d++) {
 		if (y->ops[d] < x->ops[d] || y->bytes[d] < x->bytes[d] ||
 		    y->done[d] < x->done[d] ||
-		    y->latency_ns[d] < x->latency_ns[d])
+		    y->latency_ns[d] < x->latency_ns[d]) {
 			return false;
+		}
 		out->ops[d] += y->ops[d] - x->ops[d];
 		out->bytes[d] += y->bytes[d] - x->bytes[d];
 		out->done[d] += y->done[d] - x->done[d];
@@ -167,8 +173,9 @@ void srv_view_compute(const struct srv_sample *a, const struct srv_sample *b,
 		const struct srv_entry *eb = srv_find(b->vol, b->nvol, vols[i]);
 		struct srv_counters c = { 0 };
 
-		if (!eb)
+		if (!eb) {
 			continue;
+		}
 		if (!srv_delta_add(srv_find(a->vol, a->nvol, vols[i]), eb,
 				   &c)) {
 			snprintf(v->why, sizeof(v->why),
@@ -183,8 +190,9 @@ void srv_view_compute(const struct srv_sample *a, const struct srv_sample *b,
 	for (size_t i = 0; i < b->nhost && v->nhost < SRV_ENTRIES_MAX; i++) {
 		struct srv_counters c = { 0 };
 
-		if (strncmp(b->host[i].name, host_prefix, plen))
+		if (strncmp(b->host[i].name, host_prefix, plen)) {
 			continue;
+		}
 		if (!srv_delta_add(srv_find(a->host, a->nhost, b->host[i].name),
 				   &b->host[i], &c)) {
 			snprintf(v->why, sizeof(v->why),

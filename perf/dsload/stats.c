@@ -10,8 +10,9 @@
 void dstats_init(struct dstats *s)
 {
 	memset(s, 0, sizeof(*s));
-	for (int d = 0; d < DSTATS_DIRS; d++)
+	for (int d = 0; d < DSTATS_DIRS; d++) {
 		lat_hist_init(&s->lat[d]);
+	}
 }
 
 void dstats_merge(struct dstats *dst, const struct dstats *src)
@@ -33,8 +34,9 @@ void dstats_merge(struct dstats *dst, const struct dstats *src)
 void dstats_lat_all(const struct dstats *s, struct lat_hist *out)
 {
 	lat_hist_init(out);
-	for (int d = 0; d < DSTATS_DIRS; d++)
+	for (int d = 0; d < DSTATS_DIRS; d++) {
 		lat_hist_merge(out, &s->lat[d]);
+	}
 }
 
 static uint64_t dstats_sum(const uint64_t *v, enum dstats_dir dir)
@@ -82,12 +84,14 @@ int dstats_aggregate(const struct dstats *jobs, const struct dstats_key *keys,
 	for (size_t i = 0; i < njobs; i++) {
 		unsigned id = dstats_id(&keys[i], i, level);
 
-		if (id > max_id)
+		if (id > max_id) {
 			max_id = id;
+		}
 	}
 	all = calloc((size_t)max_id + 1, sizeof(*all));
-	if (!all)
+	if (!all) {
 		return -ENOMEM;
+	}
 	for (unsigned id = 0; id <= max_id; id++) {
 		all[id].level = level;
 		all[id].id = id;
@@ -99,8 +103,9 @@ int dstats_aggregate(const struct dstats *jobs, const struct dstats_key *keys,
 		g->njobs++;
 		dstats_merge(&g->s, &jobs[i]);
 	}
-	for (unsigned id = 0; id <= max_id; id++)
+	for (unsigned id = 0; id <= max_id; id++) {
 		n += all[id].njobs > 0 || level == DSTATS_LEVEL_TOTAL;
+	}
 	groups = calloc(n ? n : 1, sizeof(*groups));
 	if (!groups) {
 		free(all);
@@ -108,8 +113,9 @@ int dstats_aggregate(const struct dstats *jobs, const struct dstats_key *keys,
 	}
 	n = 0;
 	for (unsigned id = 0; id <= max_id; id++) {
-		if (all[id].njobs > 0 || level == DSTATS_LEVEL_TOTAL)
+		if (all[id].njobs > 0 || level == DSTATS_LEVEL_TOTAL) {
 			groups[n++] = all[id];
+		}
 	}
 	free(all);
 	*out = groups;

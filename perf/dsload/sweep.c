@@ -41,8 +41,9 @@ const struct sweep_corner *sweep_corner_find(const char *name)
 {
 	for (size_t i = 0; i < sizeof(sweep_corners) / sizeof(*sweep_corners);
 	     i++) {
-		if (!strcmp(sweep_corners[i].name, name))
+		if (!strcmp(sweep_corners[i].name, name)) {
 			return &sweep_corners[i];
+		}
 	}
 	return NULL;
 }
@@ -53,15 +54,17 @@ int sweep_corners_parse(const char *list, const struct sweep_corner **out,
 	char buf[128], *save = NULL, *tok;
 	size_t n = 0;
 
-	if (strlen(list) >= sizeof(buf))
+	if (strlen(list) >= sizeof(buf)) {
 		return -EINVAL;
+	}
 	snprintf(buf, sizeof(buf), "%s", list);
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		const struct sweep_corner *c = sweep_corner_find(tok);
 
-		if (!c || n == max)
+		if (!c || n == max) {
 			return -EINVAL;
+		}
 		out[n++] = c;
 	}
 	return n ? (int)n : -EINVAL;
@@ -73,8 +76,9 @@ static void sweep_row_fill(struct sweep_row *row, const struct phase_result *r)
 	struct lat_hist all;
 
 	dstats_init(&total);
-	for (size_t i = 0; i < r->njobs; i++)
+	for (size_t i = 0; i < r->njobs; i++) {
 		dstats_merge(&total, &r->jobs[i]);
+	}
 	dstats_lat_all(&total, &all);
 	row->flows = r->flows;
 	row->iops = dstats_iops(&total, DSTATS_DIRS, r->window_s);
@@ -108,8 +112,9 @@ static int sweep_row_cmp(const void *a, const void *b)
 {
 	const struct sweep_row *x = a, *y = b;
 
-	if (x->corner != y->corner)
+	if (x->corner != y->corner) {
 		return x->corner < y->corner ? -1 : 1;
+	}
 	return (x->flows > y->flows) - (x->flows < y->flows);
 }
 
@@ -137,12 +142,14 @@ static size_t sweep_panels(const struct sweep_corner **corners, size_t ncorners,
 
 		for (k = 0; k < n; k++) {
 			if (out[k].bs_bytes == corners[c]->bs_bytes &&
-			    out[k].mibps == corners[c]->mibps)
+			    out[k].mibps == corners[c]->mibps) {
 				break;
+			}
 		}
-		if (k == n)
+		if (k == n) {
 			out[n++] = (struct sweep_panel){ corners[c]->bs_bytes,
 							 corners[c]->mibps };
+		}
 	}
 	return n;
 }
@@ -182,8 +189,9 @@ static bool sweep_model_figure(const struct sweep_plot *sp, unsigned hosts,
 		.mibps = pn->mibps,
 	};
 
-	if (model_predict(&sp->model->m, &s, v, flows) || !isfinite(*v))
+	if (model_predict(&sp->model->m, &s, v, flows) || !isfinite(*v)) {
 		return false;
+	}
 	*v *= sp->model->scale;
 	return true;
 }
@@ -195,18 +203,20 @@ static int sweep_dat_write(struct sweep_plot *sp)
 	FILE *f = fopen(sp->dat, "w");
 	const struct dsload_opts *o = sp->o;
 
-	if (!f)
+	if (!f) {
 		return -errno;
+	}
 	qsort(sp->rows, sp->nrows, sizeof(*sp->rows), sweep_row_cmp);
 	for (size_t c = 0; c < sp->ncorners; c++) {
 		fprintf(f, "# %s: flows hosts datastores IOPS MiB/s\n",
 			sp->corners[c]->name);
 		for (size_t i = 0; i < sp->nrows; i++) {
-			if (sp->rows[i].corner == sp->corners[c])
+			if (sp->rows[i].corner == sp->corners[c]) {
 				fprintf(f, "%u %u %u %.1f %.2f\n",
 					sp->rows[i].flows, sp->rows[i].hosts,
 					sp->rows[i].datastores,
 					sp->rows[i].iops, sp->rows[i].mibps);
+			}
 		}
 		fprintf(f, "\n\n");
 	}
@@ -223,8 +233,9 @@ static int sweep_dat_write(struct sweep_plot *sp)
 
 				if (sweep_model_figure(sp, o->hosts.v[h],
 						       o->ndatastores.v[d], pn,
-						       &v, &flows))
+						       &v, &flows)) {
 					fprintf(f, "%u %.2f\n", flows, v);
+				}
 			}
 			fprintf(f, "\n\n");
 		}
@@ -237,12 +248,14 @@ static int sweep_dat_write(struct sweep_plot *sp)
 			unsigned flows;
 
 			if (s->bs_bytes != pn->bs_bytes ||
-			    s->mibps != pn->mibps || t <= 0)
+			    s->mibps != pn->mibps || t <= 0) {
 				continue;
+			}
 			profile_model_shape(s, &ms);
-			if (!model_predict(&sp->model->m, &ms, &v, &flows))
+			if (!model_predict(&sp->model->m, &ms, &v, &flows)) {
 				fprintf(f, "%u %.2f %s\n", flows,
 					t * sp->model->scale, s->id);
+			}
 		}
 		fprintf(f, "\n\n");
 	}
@@ -259,8 +272,9 @@ static double sweep_panel_max(const struct sweep_plot *sp,
 		const struct sweep_row *r = &sp->rows[i];
 
 		if (r->corner->bs_bytes == pn->bs_bytes &&
-		    r->corner->mibps == pn->mibps)
+		    r->corner->mibps == pn->mibps) {
 			max = fmax(max, pn->mibps ? r->mibps : r->iops);
+		}
 	}
 	return max;
 }
@@ -288,14 +302,16 @@ static void sweep_plot_body(FILE *f, void *arg)
 			pn->bs_bytes / 1024,
 			pn->mibps ? "sequential" : "random",
 			pn->mibps ? "MiB/s" : "IOPS");
-		if (sweep_panel_max(sp, pn) > 0 || sp->model->on)
+		if (sweep_panel_max(sp, pn) > 0 || sp->model->on) {
 			fprintf(f, "set yrange [0:*]\n");
-		else
+		} else {
 			fprintf(f, "set yrange [0:1]\n");
+		}
 		for (size_t c = 0; c < sp->ncorners; c++) {
 			if (sp->corners[c]->bs_bytes != pn->bs_bytes ||
-			    sp->corners[c]->mibps != pn->mibps)
+			    sp->corners[c]->mibps != pn->mibps) {
 				continue;
+			}
 			fprintf(f,
 				"%s '%s' index %zu using 1:%d with points pt 7 "
 				"title '%s measured', \\\n    '' index %zu "
@@ -305,13 +321,14 @@ static void sweep_plot_body(FILE *f, void *arg)
 				sp->corners[c]->name, c, col);
 			first = false;
 		}
-		for (unsigned h = 0; sp->model->on && h < o->hosts.n; h++)
+		for (unsigned h = 0; sp->model->on && h < o->hosts.n; h++) {
 			fprintf(f,
 				", \\\n    '%s' index %zu using 1:2 with lines "
 				"lw 2 title 'model: %u host(s)'",
 				sp->dat, sweep_model_block(sp, k) + h,
 				o->hosts.v[h]);
-		if (sp->model->on)
+		}
+		if (sp->model->on) {
 			fprintf(f,
 				", \\\n    '%s' index %zu using 1:2 with "
 				"points "
@@ -323,6 +340,7 @@ static void sweep_plot_body(FILE *f, void *arg)
 				"1.6,0.6 font ',8' notitle",
 				sp->dat, sweep_model_block(sp, k) + o->hosts.n,
 				sweep_model_block(sp, k) + o->hosts.n);
+		}
 		fprintf(f, "\n");
 	}
 	fprintf(f, "unset multiplot\n");
@@ -333,13 +351,15 @@ static int sweep_model_load(const struct dsload_opts *o, struct sweep_model *sm)
 {
 	char path[SWEEP_PATH_MAX + OPTS_PATH_MAX], errbuf[512];
 
-	if (!o->model[0])
+	if (!o->model[0]) {
 		return 0;
-	if (strchr(o->model, '/') || strstr(o->model, ".ini"))
+	}
+	if (strchr(o->model, '/') || strstr(o->model, ".ini")) {
 		snprintf(path, sizeof(path), "%s", o->model);
-	else
+	} else {
 		snprintf(path, sizeof(path), "%s/%s.ini", o->profile_dir,
 			 o->model);
+	}
 	sm->p = calloc(1, sizeof(*sm->p));
 	if (!sm->p || profile_load(path, sm->p, errbuf, sizeof(errbuf)) ||
 	    profile_fit(sm->p, &sm->m, NULL, errbuf, sizeof(errbuf))) {
@@ -386,8 +406,9 @@ static int sweep_point(const struct dsload_opts *o, struct fleet_spec *spec,
 	sink->run_name = run;
 	err = run_fleet_phases(f, ws, ncorners, sink, res);
 	fleet_free(f);
-	if (err)
+	if (err) {
 		return err;
+	}
 	for (size_t c = 0; c < ncorners && *nrows < SWEEP_ROWS_MAX; c++) {
 		struct sweep_row *row = &rows[(*nrows)++];
 
@@ -447,8 +468,9 @@ int sweep_main(const struct dsload_opts *o)
 		goto out;
 	}
 	report_csv_header(sink.csv);
-	if (!o->placement_set)
+	if (!o->placement_set) {
 		spec.policy = PLACE_SPREAD;
+	}
 	run_signals_block();
 	for (unsigned h = 0; h < o->hosts.n && !err; h++) {
 		for (unsigned d = 0; d < o->ndatastores.n && !err; d++) {
@@ -457,10 +479,11 @@ int sweep_main(const struct dsload_opts *o)
 
 				for (unsigned k = 0; k < nk && !err; k++) {
 					spec.hosts = o->hosts.v[h];
-					if (!o->datastores_named)
+					if (!o->datastores_named) {
 						opts_datastores_count(
 							&spec,
 							o->ndatastores.v[d]);
+					}
 					spec.vms = o->vms.v[v];
 					spec.vmdks = o->vmdks_auto
 							     ? spec.ndatastores
@@ -485,9 +508,10 @@ int sweep_main(const struct dsload_opts *o)
 				  .model = &model,
 				  .dat = dat };
 	sp.npanels = sweep_panels(corners, (size_t)n, sp.panels);
-	if (nrows && !sweep_dat_write(&sp))
+	if (nrows && !sweep_dat_write(&sp)) {
 		plot_draw(path, png, svg, (unsigned)sp.npanels, 420,
 			  sweep_plot_body, &sp);
+	}
 	snprintf(path, sizeof(path), "%s/sweep.json", dir);
 	report_json_write(path, root);
 	printf("dsload: results in %s/ (sweep.csv sweep.json sweep.dat "
@@ -498,7 +522,8 @@ out:
 	json_decref(root);
 	free(rows);
 	free(model.p);
-	if (sink.csv)
+	if (sink.csv) {
 		fclose(sink.csv);
+	}
 	return status;
 }

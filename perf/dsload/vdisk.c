@@ -60,9 +60,10 @@ static int vdisk_call(struct vdisk_ctx *x, uint32_t proc, const char *op,
 	int err = nfsc_call_sync(x->c, NFS_PROGRAM, NFS_V3, proc, args_fn, args,
 				 res_fn, res, x->timeout_ms);
 
-	if (err)
+	if (err) {
 		snprintf(x->errbuf, x->errlen, "%s: %s %s: %s", x->ds, op, name,
 			 strerror(-err));
+	}
 	return err;
 }
 
@@ -71,9 +72,10 @@ static int vdisk_status(struct vdisk_ctx *x, nfsstat3 st, const char *op,
 {
 	int err = vdisk_status_errno(st);
 
-	if (err && !(quiet_noent && err == -ENOENT))
+	if (err && !(quiet_noent && err == -ENOENT)) {
 		snprintf(x->errbuf, x->errlen, "%s: %s %s: %s", x->ds, op, name,
 			 nfsc_status_name(st));
+	}
 	return err;
 }
 
@@ -89,8 +91,9 @@ static int vdisk_lookup(struct vdisk_ctx *x, const struct nfsc_fh *dir,
 	err = vdisk_call(x, NFSPROC3_LOOKUP, "LOOKUP", name,
 			 (xdrproc_t)xdr_LOOKUP3args, &a,
 			 (xdrproc_t)xdr_LOOKUP3res, &r);
-	if (err)
+	if (err) {
 		return err;
+	}
 	err = vdisk_status(x, r.status, "LOOKUP", name, true);
 	if (!err) {
 		nfs_fh3 *fh = &r.LOOKUP3res_u.resok.object;
@@ -108,8 +111,9 @@ static int vdisk_dir_ensure(struct vdisk_ctx *x, const struct nfsc_fh *root,
 	MKDIR3res r;
 	int err = vdisk_lookup(x, root, name, out);
 
-	if (err != -ENOENT)
+	if (err != -ENOENT) {
 		return err;
+	}
 	memset(&a, 0, sizeof(a));
 	a.where.dir = nfsc_fh3(root);
 	a.where.name = (char *)name;
@@ -119,8 +123,9 @@ static int vdisk_dir_ensure(struct vdisk_ctx *x, const struct nfsc_fh *root,
 	err = vdisk_call(x, NFSPROC3_MKDIR, "MKDIR", name,
 			 (xdrproc_t)xdr_MKDIR3args, &a,
 			 (xdrproc_t)xdr_MKDIR3res, &r);
-	if (err)
+	if (err) {
 		return err;
+	}
 	err = r.status == NFS3ERR_EXIST
 		      ? 0
 		      : vdisk_status(x, r.status, "MKDIR", name, false);
@@ -152,8 +157,9 @@ static int vdisk_getattr(struct vdisk_ctx *x, const struct nfsc_fh *fh,
 	err = vdisk_call(x, NFSPROC3_GETATTR, "GETATTR", name,
 			 (xdrproc_t)xdr_GETATTR3args, &ga,
 			 (xdrproc_t)xdr_GETATTR3res, &gr);
-	if (err)
+	if (err) {
 		return err;
+	}
 	err = vdisk_status(x, gr.status, "GETATTR", name, false);
 	if (!err) {
 		out->file_id = gr.GETATTR3res_u.resok.obj_attributes.fileid;
@@ -190,22 +196,26 @@ static int vdisk_file_create(struct vdisk_ctx *x, const struct nfsc_fh *dir,
 	err = vdisk_call(x, NFSPROC3_CREATE, "CREATE", name,
 			 (xdrproc_t)xdr_CREATE3args, &a,
 			 (xdrproc_t)xdr_CREATE3res, &r);
-	if (err)
+	if (err) {
 		return err;
+	}
 	file->fresh = r.status == NFS3_OK;
-	if (how == VDISK_KEEP && r.status == NFS3ERR_EXIST)
+	if (how == VDISK_KEEP && r.status == NFS3ERR_EXIST) {
 		err = vdisk_lookup(x, dir, name, out);
-	else
+	} else {
 		err = vdisk_status(x, r.status, "CREATE", name, false);
-	if (!err && file->fresh && ok->obj.handle_follows)
+	}
+	if (!err && file->fresh && ok->obj.handle_follows) {
 		err = nfsc_fh_set(out,
 				  ok->obj.post_op_fh3_u.handle.data.data_val,
 				  ok->obj.post_op_fh3_u.handle.data.data_len);
-	else if (!err && file->fresh)
+	} else if (!err && file->fresh) {
 		err = vdisk_lookup(x, dir, name, out);
+	}
 	xdr_free((xdrproc_t)xdr_CREATE3res, (char *)&r);
-	if (err)
+	if (err) {
 		return err;
+	}
 	return vdisk_getattr(x, out, name, file);
 }
 
@@ -224,8 +234,9 @@ static int vdisk_size_set(struct vdisk_ctx *x, const struct nfsc_fh *fh,
 	err = vdisk_call(x, NFSPROC3_SETATTR, "SETATTR", name,
 			 (xdrproc_t)xdr_SETATTR3args, &a,
 			 (xdrproc_t)xdr_SETATTR3res, &r);
-	if (!err)
+	if (!err) {
 		err = vdisk_status(x, r.status, "SETATTR", name, false);
+	}
 	xdr_free((xdrproc_t)xdr_SETATTR3res, (char *)&r);
 	return err;
 }
@@ -247,8 +258,9 @@ static int vdisk_write(struct vdisk_ctx *x, const struct nfsc_fh *fh,
 	err = vdisk_call(x, NFSPROC3_WRITE, "WRITE", name,
 			 (xdrproc_t)xdr_WRITE3args, &a,
 			 (xdrproc_t)xdr_WRITE3res, &r);
-	if (!err)
+	if (!err) {
 		err = vdisk_status(x, r.status, "WRITE", name, false);
+	}
 	if (!err && r.WRITE3res_u.resok.count != len) {
 		snprintf(x->errbuf, x->errlen, "%s: WRITE %s: short write",
 			 x->ds, name);
@@ -265,8 +277,9 @@ int vdisk_descriptor_format(char *buf, size_t len, const char *flat_name,
 	uint64_t cylinders = sectors / (255 * 63);
 	int n;
 
-	if (cylinders == 0)
+	if (cylinders == 0) {
 		cylinders = 1;
+	}
 	n = snprintf(buf, len,
 		     "# Disk DescriptorFile\n"
 		     "version=1\n"
@@ -288,8 +301,9 @@ int vdisk_descriptor_format(char *buf, size_t len, const char *flat_name,
 		     "ddb.thinProvisioned = \"1\"\n"
 		     "ddb.virtualHWVersion = \"19\"\n",
 		     cid, sectors, flat_name, cylinders);
-	if (n < 0 || (size_t)n >= len)
+	if (n < 0 || (size_t)n >= len) {
 		return -ENOSPC;
+	}
 	return n;
 }
 
@@ -300,8 +314,9 @@ static int vdisk_lck_record(const struct job *j, uint8_t *rec)
 			 "dsload-lck v1 host=%s vm=%s disk=%s gen=%u\n",
 			 j->host->addr, j->vm_name, j->disk_name, j->lck_gen);
 
-	if (n < 0)
+	if (n < 0) {
 		return -EINVAL;
+	}
 	memset(rec, ' ', VDISK_LCK_RECORD_BYTES);
 	memcpy(rec, text,
 	       (size_t)n < VDISK_LCK_RECORD_BYTES ? (size_t)n
@@ -323,55 +338,65 @@ int vdisk_create(struct job *j, char *errbuf, size_t errlen)
 	int err, n;
 
 	err = vdisk_dir_ensure(&x, &m->root, j->vm_name, &j->dir_fh);
-	if (err)
+	if (err) {
 		return err;
+	}
 	err = vdisk_file_create(&x, &j->dir_fh, j->disk_name, VDISK_EMPTY,
 				&j->desc_fh, &file);
-	if (err)
+	if (err) {
 		return err;
+	}
 	n = vdisk_descriptor_format(desc, sizeof(desc), j->flat_name,
 				    j->size_bytes,
 				    (uint32_t)(0x5eed0000u + j->idx));
-	if (n < 0)
+	if (n < 0) {
 		return n;
+	}
 	err = vdisk_write(&x, &j->desc_fh, j->disk_name, desc, (uint32_t)n);
-	if (err)
+	if (err) {
 		return err;
+	}
 	err = vdisk_file_create(&x, &j->dir_fh, j->flat_name, VDISK_KEEP,
 				&j->flat_fh, &file);
-	if (err)
+	if (err) {
 		return err;
+	}
 	j->file_id = file.file_id;
 	j->fresh = file.fresh;
 	/* Thin: the size is set, no block is written. */
 	if (file.size_bytes != j->size_bytes) {
 		err = vdisk_size_set(&x, &j->flat_fh, j->flat_name,
 				     j->size_bytes);
-		if (err)
+		if (err) {
 			return err;
+		}
 	}
 	snprintf(j->lck_name, sizeof(j->lck_name), ".lck-%016" PRIx64,
 		 j->file_id);
 	err = vdisk_file_create(&x, &j->dir_fh, j->lck_name, VDISK_EMPTY,
 				&j->lck_fh, &file);
-	if (err)
+	if (err) {
 		return err;
+	}
 	n = vdisk_lck_record(j, rec);
-	if (n < 0)
+	if (n < 0) {
 		return n;
+	}
 	return vdisk_write(&x, &j->lck_fh, j->lck_name, rec, (uint32_t)n);
 }
 
-static void vdisk_lck_done(struct rpcconn_call *call, int err, const uint8_t *body,
-			   size_t len)
+static void vdisk_lck_done(struct rpcconn_call *call, int err,
+			   const uint8_t *body, size_t len)
 {
 	struct job *j = container_of(call, struct job, lck_call);
 	struct nfsc_write_res res;
 
-	if (!err)
+	if (!err) {
 		err = nfsc_write_decode(body, len, &res);
-	if (err || res.status != NFS3_OK)
+	}
+	if (err || res.status != NFS3_OK) {
 		j->lck_failures++;
+	}
 }
 
 void vdisk_lck_refresh(struct job *j)
@@ -380,15 +405,17 @@ void vdisk_lck_refresh(struct job *j)
 	uint8_t *data;
 	int len;
 
-	if (j->lck_call.state != RPCCONN_CALL_IDLE || j->lck_fh.len == 0)
+	if (j->lck_call.state != RPCCONN_CALL_IDLE || j->lck_fh.len == 0) {
 		return;
+	}
 	j->lck_gen++;
 	j->lck_call.buf = j->lck_buf;
 	j->lck_call.cap = sizeof(j->lck_buf);
 	len = nfsc_write_encode(c, &j->lck_call, &j->lck_fh, 0,
 				VDISK_LCK_RECORD_BYTES, FILE_SYNC, &data);
-	if (len < 0 || vdisk_lck_record(j, data) < 0)
+	if (len < 0 || vdisk_lck_record(j, data) < 0) {
 		return;
+	}
 	rpcconn_submit(c, &j->lck_call, (size_t)len, vdisk_lck_done);
 }
 
@@ -403,20 +430,24 @@ void vdisk_lck_remove(struct job *j)
 	REMOVE3args a;
 	REMOVE3res r;
 
-	if (j->lck_fh.len == 0)
+	if (j->lck_fh.len == 0) {
 		return;
-	if (j->lck_call.state != RPCCONN_CALL_IDLE)
+	}
+	if (j->lck_call.state != RPCCONN_CALL_IDLE) {
 		rpcconn_cancel(x.c, &j->lck_call);
+	}
 	/* A server that went away would cost a timeout per VMDK. */
-	if (x.c->state != RPCCONN_UP)
+	if (x.c->state != RPCCONN_UP) {
 		return;
+	}
 	memset(&a, 0, sizeof(a));
 	a.object.dir = nfsc_fh3(&j->dir_fh);
 	a.object.name = j->lck_name;
 	memset(&r, 0, sizeof(r));
 	if (!vdisk_call(&x, NFSPROC3_REMOVE, "REMOVE", j->lck_name,
 			(xdrproc_t)xdr_REMOVE3args, &a,
-			(xdrproc_t)xdr_REMOVE3res, &r))
+			(xdrproc_t)xdr_REMOVE3res, &r)) {
 		xdr_free((xdrproc_t)xdr_REMOVE3res, (char *)&r);
+	}
 	j->lck_fh.len = 0;
 }

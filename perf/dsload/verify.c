@@ -16,22 +16,25 @@ static const uint8_t vtag_magic[8] = { 'D', 'S', 'L', 'D', 'V', 'T', 'G', '1' };
 
 static void put_le64(uint8_t *p, uint64_t v)
 {
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < 8; i++) {
 		p[i] = (uint8_t)(v >> (8 * i));
+	}
 }
 
 static void put_le32(uint8_t *p, uint32_t v)
 {
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 4; i++) {
 		p[i] = (uint8_t)(v >> (8 * i));
+	}
 }
 
 static uint64_t get_le64(const uint8_t *p)
 {
 	uint64_t v = 0;
 
-	for (int i = 7; i >= 0; i--)
+	for (int i = 7; i >= 0; i--) {
 		v = v << 8 | p[i];
+	}
 	return v;
 }
 
@@ -39,8 +42,9 @@ static uint32_t get_le32(const uint8_t *p)
 {
 	uint32_t v = 0;
 
-	for (int i = 3; i >= 0; i--)
+	for (int i = 3; i >= 0; i--) {
 		v = v << 8 | p[i];
+	}
 	return v;
 }
 
@@ -108,10 +112,11 @@ enum vtag_result vtag_check(const uint8_t *unit, uint64_t file_id,
 
 	*found_gen = 0;
 	if (memcmp(unit, vtag_magic, sizeof(vtag_magic)) != 0) {
-		if (gen == VTAG_GEN_NONE)
+		if (gen == VTAG_GEN_NONE) {
 			return vtag_all_zero(unit, VTAG_UNIT_BYTES)
 				       ? VTAG_OK
 				       : VTAG_NOT_ZERO;
+		}
 		return VTAG_BAD_MAGIC;
 	}
 	h_file = get_le64(unit + 8);
@@ -119,18 +124,24 @@ enum vtag_result vtag_check(const uint8_t *unit, uint64_t file_id,
 	h_gen = get_le32(unit + 24);
 	*found_gen = h_gen;
 	if (get_le32(unit + 28) != VTAG_UNIT_BYTES ||
-	    get_le64(unit + 32) != vtag_tag(h_file, h_off, h_gen))
+	    get_le64(unit + 32) != vtag_tag(h_file, h_off, h_gen)) {
 		return VTAG_BAD_TAG;
-	if (XXH64(body, body_len, VTAG_BODY_SEED) != get_le64(unit + 40))
+	}
+	if (XXH64(body, body_len, VTAG_BODY_SEED) != get_le64(unit + 40)) {
 		return VTAG_BAD_BODY;
-	if (h_file != file_id)
+	}
+	if (h_file != file_id) {
 		return VTAG_BAD_FILE;
-	if (h_off != off_bytes)
+	}
+	if (h_off != off_bytes) {
 		return VTAG_BAD_OFFSET;
-	if (gen == VTAG_GEN_NONE)
+	}
+	if (gen == VTAG_GEN_NONE) {
 		return VTAG_NOT_ZERO;
-	if (h_gen != gen)
+	}
+	if (h_gen != gen) {
 		return VTAG_BAD_GEN;
+	}
 	return VTAG_OK;
 }
 

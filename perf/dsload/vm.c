@@ -27,8 +27,9 @@ static void vm_wake_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)loop;
 	(void)revents;
 	vm->rr = vm->njobs ? (vm->rr + 1) % vm->njobs : 0;
-	for (size_t i = 0; i < vm->njobs; i++)
+	for (size_t i = 0; i < vm->njobs; i++) {
 		job_kick(vm->jobs[(first + i) % vm->njobs]);
+	}
 }
 
 void vm_phase_start(struct dvm *vm, double iops, int64_t now_ns)
@@ -49,8 +50,9 @@ bool vm_admit(struct dvm *vm, int64_t now_ns)
 {
 	double wait_ns;
 
-	if (vm->rate_per_ns <= 0)
+	if (vm->rate_per_ns <= 0) {
 		return true;
+	}
 	if (now_ns > vm->last_ns) {
 		vm->tokens = fmin(vm->burst,
 				  vm->tokens + (double)(now_ns - vm->last_ns) *

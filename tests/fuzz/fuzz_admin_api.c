@@ -42,12 +42,14 @@ static struct admin_api *fuzz_api(void)
 	static struct admin_api api;
 	static bool ready;
 
-	if (ready)
+	if (ready) {
 		return &api;
+	}
 	if (pool_registry_new(NULL, NULL, &api.ctx.pools) ||
 	    traffic_new(&(struct traffic_caps){ .scale = 1, .burst_ms = 10 },
-			&api.ctx.traffic))
+			&api.ctx.traffic)) {
 		abort();
+	}
 	admin_config_default(&api.ctx.config);
 	ready = true;
 	return &api;
@@ -62,8 +64,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct admin_reply reply;
 	size_t r;
 
-	if (size < 1)
+	if (size < 1) {
 		return 0;
+	}
 	r = data[0] % nroutes;
 	admin__api_handle(fuzz_api(), fuzz_admin_routes[r].method,
 			  fuzz_admin_routes[r].path, "application/json",
@@ -80,8 +83,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	default:
 		abort();
 	}
-	if (reply.status != 204 && (!reply.body || reply.len == 0))
+	if (reply.status != 204 && (!reply.body || reply.len == 0)) {
 		abort();
+	}
 	admin__reply_fini(&reply);
 	return 0;
 }

@@ -18,19 +18,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *text;
 	int rc;
 
-	if (size > 65536)
+	if (size > 65536) {
 		return 0;
+	}
 	text = malloc(size + 1);
-	if (!text)
+	if (!text) {
 		return 0;
+	}
 	memcpy(text, data, size);
 	text[size] = '\0';
 	config_defaults(&cfg);
 	rc = config_load_string(&cfg, "fuzz.conf", text, err, sizeof(err));
-	if (rc != 0 && err[0] == '\0')
+	if (rc != 0 && err[0] == '\0') {
 		abort(); /* an error without words */
-	if (rc == 0)
+	}
+	if (rc == 0) {
 		(void)config_validate(&cfg, err, sizeof(err));
+	}
 	free(text);
 	return 0;
 }

@@ -42,11 +42,13 @@ static void fuzz_fix_checksums(uint8_t *buf, size_t len)
 		uint64_t sum;
 
 		if (plen > POOL_LEDGER_PAYLOAD_MAX_BYTES ||
-		    len - off < 4 + (size_t)plen + 8)
+		    len - off < 4 + (size_t)plen + 8) {
 			return;
+		}
 		sum = XXH64(buf + off, 4 + (size_t)plen, 0);
-		for (int i = 0; i < 8; i++)
+		for (int i = 0; i < 8; i++) {
 			buf[off + 4 + plen + i] = (uint8_t)(sum >> (8 * i));
+		}
 		off += 4 + (size_t)plen + 8;
 	}
 }
@@ -68,22 +70,26 @@ static void fuzz_check_reencode(const uint8_t *buf, size_t valid_len,
 	size_t off = POOL_LEDGER_HEADER_BYTES;
 
 	if (valid_len == 0) {
-		if (n != 0)
+		if (n != 0) {
 			abort();
+		}
 		return;
 	}
-	if (valid_len < POOL_LEDGER_HEADER_BYTES)
+	if (valid_len < POOL_LEDGER_HEADER_BYTES) {
 		abort();
+	}
 	for (size_t i = 0; i < n; i++) {
 		int w = pool_ledger_encode(&evs[i], rec, sizeof(rec));
 
 		if (w < 0 || (size_t)w > valid_len - off ||
-		    memcmp(buf + off, rec, (size_t)w) != 0)
+		    memcmp(buf + off, rec, (size_t)w) != 0) {
 			abort(); /* decoded an event it cannot write back */
+		}
 		off += (size_t)w;
 	}
-	if (off != valid_len)
+	if (off != valid_len) {
 		abort();
+	}
 }
 
 static void fuzz_check_redecode(const uint8_t *buf, size_t valid_len,
@@ -95,13 +101,16 @@ static void fuzz_check_redecode(const uint8_t *buf, size_t valid_len,
 	char err[256] = "";
 
 	if (pool_ledger_decode(buf, valid_len, &again, &n2, &valid2, &rec, err,
-			       sizeof(err)) != 0)
+			       sizeof(err)) != 0) {
 		abort();
-	if (n2 != n || valid2 != valid_len || rec.torn)
+	}
+	if (n2 != n || valid2 != valid_len || rec.torn) {
 		abort();
+	}
 	for (size_t i = 0; i < n; i++) {
-		if (!fuzz_events_equal(&evs[i], &again[i]))
+		if (!fuzz_events_equal(&evs[i], &again[i])) {
 			abort();
+		}
 	}
 	free(again);
 }
@@ -115,12 +124,15 @@ static void fuzz_check_replay(const struct pool_event *evs, size_t n)
 
 	rc = pool_events_replay(evs, n, pools, POOL_MAX_POOLS, &npools, err,
 				sizeof(err));
-	if (rc != 0 && rc != -EINVAL && rc != -ENOSPC)
+	if (rc != 0 && rc != -EINVAL && rc != -ENOSPC) {
 		abort();
-	if (rc != 0 && err[0] == '\0')
+	}
+	if (rc != 0 && err[0] == '\0') {
 		abort();
-	if (rc == 0 && npools > POOL_MAX_POOLS)
+	}
+	if (rc == 0 && npools > POOL_MAX_POOLS) {
 		abort();
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -132,25 +144,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t *buf;
 	int rc;
 
-	if (size < 1 || size > 65536)
+	if (size < 1 || size > 65536) {
 		return 0;
+	}
 	len = size - 1;
 	buf = malloc(len ? len : 1);
-	if (!buf)
+	if (!buf) {
 		return 0;
+	}
 	memcpy(buf, data + 1, len);
-	if (data[0] & 1)
+	if (data[0] & 1) {
 		fuzz_fix_checksums(buf, len);
+	}
 	rc = pool_ledger_decode(buf, len, &evs, &n, &valid_len, &rec, err,
 				sizeof(err));
 	if (rc != 0) {
-		if (err[0] == '\0' || evs || n)
+		if (err[0] == '\0' || evs || n) {
 			abort(); /* a refusal without words, or a leak */
+		}
 		goto out;
 	}
 	if (valid_len > len || (!rec.torn && valid_len != len) ||
-	    (rec.torn && rec.dropped_bytes != len - valid_len))
+	    (rec.torn && rec.dropped_bytes != len - valid_len)) {
 		abort();
+	}
 	fuzz_check_reencode(buf, valid_len, evs, n);
 	fuzz_check_redecode(buf, valid_len, evs, n);
 	fuzz_check_replay(evs, n);

@@ -44,23 +44,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[512], *t1 = NULL, *t2 = NULL;
 	size_t l1, l2;
 
-	if (!ov || !again || !base || !out)
+	if (!ov || !again || !base || !out) {
 		abort();
+	}
 	if (overlay_decode((const char *)data, size, ov, err, sizeof(err))) {
-		if (!err[0] || !overlay_empty(ov))
+		if (!err[0] || !overlay_empty(ov)) {
 			abort(); /* a refusal says why and leaves nothing */
+		}
 		goto out;
 	}
 	if (overlay_encode(ov, &t1, &l1) ||
 	    overlay_decode(t1, l1, again, err, sizeof(err)) ||
-	    overlay_encode(again, &t2, &l2) || l1 != l2 || memcmp(t1, t2, l1))
+	    overlay_encode(again, &t2, &l2) || l1 != l2 || memcmp(t1, t2, l1)) {
 		abort();
+	}
 	fuzz_base(base);
 	traffic_caps_default(&caps);
 	if (overlay_apply(ov, base, &caps, NULL, out, &caps_out, NULL, NULL,
 			  NULL) ||
-	    pool_state_check(out, NULL, 0))
+	    pool_state_check(out, NULL, 0)) {
 		abort();
+	}
 out:
 	free(t2);
 	free(t1);

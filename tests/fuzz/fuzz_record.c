@@ -23,17 +23,21 @@ static void fuzz_record_decode(const uint8_t *rec, size_t len)
 	struct rpc_cred cred;
 	uint32_t xid, type;
 
-	if (rpc_msg_peek(rec, len, &xid, &type) != 0 && len >= 8)
+	if (rpc_msg_peek(rec, len, &xid, &type) != 0 && len >= 8) {
 		__builtin_trap();
-	if (rpc_call_decode(rec, len, &call) != 0)
+	}
+	if (rpc_call_decode(rec, len, &call) != 0) {
 		return;
+	}
 	if (call.args_offset > len || call.cred_len > RPC_AUTH_BODY_MAX ||
-	    call.verf_len > RPC_AUTH_BODY_MAX)
+	    call.verf_len > RPC_AUTH_BODY_MAX) {
 		__builtin_trap();
+	}
 	if (rpc_auth_parse(&call, &cred) == RPC_AUTH_OK &&
 	    (cred.ngroups > RPC_AUTH_SYS_MAX_GROUPS ||
-	     cred.machine[sizeof(cred.machine) - 1] != '\0'))
+	     cred.machine[sizeof(cred.machine) - 1] != '\0')) {
 		__builtin_trap();
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -44,11 +48,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const uint8_t *sizes, *stream;
 	size_t nsizes, len, pos = 0, turn = 0;
 
-	if (size < 1)
+	if (size < 1) {
 		return 0;
+	}
 	nsizes = data[0];
-	if (nsizes > size - 1)
+	if (nsizes > size - 1) {
 		nsizes = size - 1;
+	}
 	sizes = data + 1;
 	stream = sizes + nsizes;
 	len = size - 1 - nsizes;
@@ -58,8 +64,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t chunk =
 			nsizes ? (size_t)sizes[turn++ % nsizes] + 1 : len - pos;
 
-		if (chunk > len - pos)
+		if (chunk > len - pos) {
 			chunk = len - pos;
+		}
 		/* A chunk may hold several records, as one read may. */
 		while (chunk > 0) {
 			const uint8_t *out = NULL;
@@ -67,19 +74,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			int rc = rpc_record_feed(&rec, stream + pos, chunk,
 						 &used, &out, &out_len);
 
-			if (used > chunk)
+			if (used > chunk) {
 				__builtin_trap();
+			}
 			pos += used;
 			chunk -= used;
-			if (rc < 0)
+			if (rc < 0) {
 				goto done;
+			}
 			if (rc == 0) {
-				if (chunk != 0)
+				if (chunk != 0) {
 					__builtin_trap();
+				}
 				break;
 			}
-			if (out_len > FUZZ_RECORD_MAX)
+			if (out_len > FUZZ_RECORD_MAX) {
 				__builtin_trap();
+			}
 			fuzz_record_decode(out, out_len);
 		}
 	}

@@ -31,8 +31,9 @@ static int fixture_usage(void *arg, const char *volume, uint64_t *used)
 	struct admin_fixture *fx = arg;
 
 	(void)volume;
-	if (!fx->used_set)
+	if (!fx->used_set) {
 		return -ENOENT;
+	}
 	*used = fx->used_bytes;
 	return 0;
 }
@@ -104,8 +105,9 @@ void admin_fixture_free(struct admin_fixture *fx)
 	pool_registry_free(fx->reg);
 	pool_ledger_close(fx->ledger);
 	for (size_t i = 0; i < ADMIN_FIXTURE_EXPORTS; i++) {
-		if (fx->exports[i].store)
+		if (fx->exports[i].store) {
 			fx->exports[i].store->ops->close(fx->exports[i].store);
+		}
 	}
 	nftw(fx->dir, fixture_rm, 16, FTW_DEPTH | FTW_PHYS);
 	free(fx);
@@ -126,18 +128,21 @@ unsigned admin_fixture_call(struct admin_fixture *fx, const char *method,
 	if (r->len && r->content_type &&
 	    !strcmp(r->content_type, "application/json")) {
 		parsed = json_loadb(r->body, r->len, 0, &e);
-		if (!parsed)
+		if (!parsed) {
 			fail_msg("reply is not JSON: %s: %.*s", e.text,
 				 (int)r->len, r->body);
+		}
 		err = json_object_get(parsed, "error");
-		if (json_is_string(err))
+		if (json_is_string(err)) {
 			snprintf(fx->error, sizeof(fx->error), "%s",
 				 json_string_value(err));
+		}
 	}
-	if (doc)
+	if (doc) {
 		*doc = parsed;
-	else
+	} else {
 		json_decref(parsed);
+	}
 	return r->status;
 }
 
@@ -155,9 +160,10 @@ void admin_fixture_file(struct admin_fixture *fx, const char *path,
 	*slash = '/';
 	fd = open(full, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	assert_true(fd >= 0);
-	for (uint64_t done = 0; done < allocated; done += sizeof(block))
+	for (uint64_t done = 0; done < allocated; done += sizeof(block)) {
 		assert_int_equal(write(fd, block, sizeof(block)),
 				 (ssize_t)sizeof(block));
+	}
 	assert_int_equal(ftruncate(fd, (off_t)size), 0);
 	close(fd);
 }

@@ -35,8 +35,9 @@ static enum rpc_disposition conn_fixture_proc_fill(struct request *req,
 	(void)args;
 	pthread_mutex_lock(&fill->lock);
 	fill->calls++;
-	if (c->out_bytes > fill->max_out_bytes)
+	if (c->out_bytes > fill->max_out_bytes) {
 		fill->max_out_bytes = c->out_bytes;
+	}
 	*(u_int *)res = fill->bytes;
 	pthread_mutex_unlock(&fill->lock);
 	return RPC_REPLY;
@@ -48,8 +49,9 @@ static bool_t conn_fixture_xdr_fill_res(XDR *xdrs, void *res)
 	for (u_int i = 0; i < *(const u_int *)res / 4; i++) {
 		u_int zero = 0;
 
-		if (!xdr_u_int(xdrs, &zero))
+		if (!xdr_u_int(xdrs, &zero)) {
 			return FALSE;
+		}
 	}
 	return TRUE;
 }
@@ -106,8 +108,9 @@ int conn_fixture_setup(void **state, uint32_t max_output_bytes,
 	};
 	struct traffic_caps caps;
 
-	if (!f)
+	if (!f) {
 		return -1;
+	}
 	*state = f;
 	log_capture_reset();
 	pthread_mutex_init(&f->fill.lock, NULL);
@@ -122,30 +125,36 @@ int conn_fixture_setup(void **state, uint32_t max_output_bytes,
 	traffic_caps_default(&caps);
 	if (rpc_dispatcher_add(&f->d, &f->prog) ||
 	    (udp && rpc_dispatcher_add(&f->d_udp, &f->prog)) ||
-	    rpc_work_pool_new(2, &f->pool) || traffic_new(&caps, &f->traffic))
+	    rpc_work_pool_new(2, &f->pool) || traffic_new(&caps, &f->traffic)) {
 		return -1;
+	}
 	f->d.work_pool = f->pool;
 	f->main_loop = ev_loop_new(EVFLAG_AUTO);
-	if (!f->main_loop)
+	if (!f->main_loop) {
 		return -1;
+	}
 	ev_async_init(&f->stop, conn_fixture_stop_cb);
 	ev_async_start(f->main_loop, &f->stop);
-	if (net_start(&f->net, f->main_loop, &f->d, &limits, 1))
+	if (net_start(&f->net, f->main_loop, &f->d, &limits, 1)) {
 		return -1;
+	}
 	f->d.admission = net_admission_init(&f->net, f->traffic);
 	if (net_listen(&f->net, "127.0.0.1", 0, false, NULL, &f->port) ||
 	    (udp && net_listen(&f->net, "127.0.0.1", 0, true, &f->d_udp,
-			       &f->udp_port)))
+			       &f->udp_port))) {
 		return -1;
-	if (pthread_create(&f->thread, NULL, conn_fixture_main, f))
+	}
+	if (pthread_create(&f->thread, NULL, conn_fixture_main, f)) {
 		return -1;
+	}
 	return 0;
 }
 
 void conn_fixture_stop(struct conn_fixture *f)
 {
-	if (!f->main_loop)
+	if (!f->main_loop) {
 		return;
+	}
 	ev_async_send(f->main_loop, &f->stop);
 	pthread_join(f->thread, NULL);
 	net_stop(&f->net);
@@ -196,8 +205,9 @@ void conn_fixture_write_all(int fd, const uint8_t *buf, size_t len)
 	while (len > 0) {
 		ssize_t n = write(fd, buf, len);
 
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && errno == EINTR) {
 			continue;
+		}
 		assert_true(n > 0);
 		buf += n;
 		len -= (size_t)n;
@@ -209,10 +219,12 @@ bool conn_fixture_read_all(int fd, uint8_t *buf, size_t len)
 	while (len > 0) {
 		ssize_t n = read(fd, buf, len);
 
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && errno == EINTR) {
 			continue;
-		if (n <= 0)
+		}
+		if (n <= 0) {
 			return false;
+		}
 		buf += n;
 		len -= (size_t)n;
 	}

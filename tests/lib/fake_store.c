@@ -26,8 +26,9 @@ void fake_store__now(struct timespec *ts)
 
 struct fake_node *fake_store__node_get(struct fake_store *fs, uint64_t fileid)
 {
-	if (fileid == 0 || fileid > fs->nnodes)
+	if (fileid == 0 || fileid > fs->nnodes) {
 		return NULL;
+	}
 	return fs->nodes[fileid - 1];
 }
 
@@ -41,8 +42,9 @@ int fake_store__injected(struct fake_store *fs, const char *op)
 {
 	int err = fs->fail_err;
 
-	if (!err || strcmp(fs->fail_op, op) != 0)
+	if (!err || strcmp(fs->fail_op, op) != 0) {
 		return 0;
+	}
 	fs->fail_err = 0;
 	return err;
 }
@@ -52,8 +54,9 @@ int fake_store__obj_new(struct fake_store *fs, uint64_t fileid,
 {
 	struct store_obj *obj = malloc(sizeof(*obj));
 
-	if (!obj)
+	if (!obj) {
 		return -ENOMEM;
+	}
 	obj->fs = fs;
 	obj->fileid = fileid;
 	obj->refs = 1;
@@ -73,14 +76,16 @@ struct fake_node *fake_store__node_new(struct fake_store *fs,
 		struct fake_node **nodes =
 			realloc(fs->nodes, cap * sizeof(*nodes));
 
-		if (!nodes)
+		if (!nodes) {
 			return NULL;
+		}
 		fs->nodes = nodes;
 		fs->cap = cap;
 	}
 	n = calloc(1, sizeof(*n));
-	if (!n)
+	if (!n) {
 		return NULL;
+	}
 	fs->nodes[fs->nnodes++] = n;
 	n->fileid = fs->nnodes;
 	n->gen = 7;
@@ -102,8 +107,9 @@ struct fake_dirent *fake_store__dir_find(struct fake_node *dir,
 					 const char *name)
 {
 	for (size_t i = 0; i < dir->nents; i++) {
-		if (strcmp(dir->ents[i].name, name) == 0)
+		if (strcmp(dir->ents[i].name, name) == 0) {
 			return &dir->ents[i];
+		}
 	}
 	return NULL;
 }
@@ -119,15 +125,17 @@ int fake_store__dir_add(struct fake_node *dir, const char *name,
 {
 	struct fake_dirent *e;
 
-	if (strlen(name) > STORE_NAME_MAX)
+	if (strlen(name) > STORE_NAME_MAX) {
 		return -ENAMETOOLONG;
+	}
 	if (dir->nents == dir->cap) {
 		size_t cap = dir->cap ? dir->cap * 2 : 16;
 		struct fake_dirent *ents =
 			realloc(dir->ents, cap * sizeof(*ents));
 
-		if (!ents)
+		if (!ents) {
 			return -ENOMEM;
+		}
 		dir->ents = ents;
 		dir->cap = cap;
 	}
@@ -151,8 +159,9 @@ void fake_store__dir_del(struct fake_node *dir, struct fake_dirent *e)
 /* One link of @n is gone; the last one makes it stale. */
 void fake_store__unlink_node(struct fake_node *n)
 {
-	if (n->attr.nlink > 0)
+	if (n->attr.nlink > 0) {
 		n->attr.nlink--;
+	}
 	if (n->attr.type == STORE_DIR || n->attr.nlink == 0) {
 		n->attr.nlink = 0;
 		n->gone = true;
@@ -165,8 +174,9 @@ static int fake_set_size(struct fake_node *n, uint64_t size)
 	if (size > n->attr.size_bytes) {
 		uint8_t *data = realloc(n->data, size ? size : 1);
 
-		if (!data)
+		if (!data) {
 			return -ENOMEM;
+		}
 		memset(data + n->attr.size_bytes, 0, size - n->attr.size_bytes);
 		n->data = data;
 	}
@@ -182,29 +192,37 @@ int fake_store__apply_sattr(struct fake_node *n, const struct store_sattr *sa)
 
 	fake_store__now(&now);
 	if (sa->set_size) {
-		if (n->attr.type == STORE_DIR)
+		if (n->attr.type == STORE_DIR) {
 			return -EISDIR;
-		if (n->attr.type != STORE_REG)
+		}
+		if (n->attr.type != STORE_REG) {
 			return -EINVAL;
+		}
 		err = fake_set_size(n, sa->size_bytes);
-		if (err)
+		if (err) {
 			return err;
+		}
 		n->attr.mtime = now;
 	}
-	if (sa->set_mode)
+	if (sa->set_mode) {
 		n->attr.mode = sa->mode & 07777;
-	if (sa->set_uid)
+	}
+	if (sa->set_uid) {
 		n->attr.uid = sa->uid;
-	if (sa->set_gid)
+	}
+	if (sa->set_gid) {
 		n->attr.gid = sa->gid;
-	if (sa->atime_how == STORE_TIME_SERVER)
+	}
+	if (sa->atime_how == STORE_TIME_SERVER) {
 		n->attr.atime = now;
-	else if (sa->atime_how == STORE_TIME_CLIENT)
+	} else if (sa->atime_how == STORE_TIME_CLIENT) {
 		n->attr.atime = sa->atime;
-	if (sa->mtime_how == STORE_TIME_SERVER)
+	}
+	if (sa->mtime_how == STORE_TIME_SERVER) {
 		n->attr.mtime = now;
-	else if (sa->mtime_how == STORE_TIME_CLIENT)
+	} else if (sa->mtime_how == STORE_TIME_CLIENT) {
 		n->attr.mtime = sa->mtime;
+	}
 	n->attr.ctime = now;
 	return 0;
 }
@@ -218,16 +236,18 @@ static uint64_t fake_fh_tag(const uint8_t *p)
 
 static void fake_put_be(uint8_t *p, uint64_t v, int bytes)
 {
-	for (int i = 0; i < bytes; i++)
+	for (int i = 0; i < bytes; i++) {
 		p[i] = (uint8_t)(v >> (8 * (bytes - 1 - i)));
+	}
 }
 
 static uint64_t fake_get_be(const uint8_t *p, int bytes)
 {
 	uint64_t v = 0;
 
-	for (int i = 0; i < bytes; i++)
+	for (int i = 0; i < bytes; i++) {
 		v = v << 8 | p[i];
+	}
 	return v;
 }
 
@@ -261,17 +281,20 @@ static int fake_resolve(struct store *st, const struct store_fh *fh,
 	if (fh->len != FAKE_FH_LEN || fh->data[0] != FAKE_FH_VERSION ||
 	    fh->data[5] != FAKE_FH_TYPE || fh->data[6] != FAKE_FH_BODY ||
 	    fake_get_be(fh->data + 19, 8) != fake_fh_tag(fh->data) ||
-	    fake_get_be(fh->data + 1, 4) != st->export_id)
+	    fake_get_be(fh->data + 1, 4) != st->export_id) {
 		return -STORE_EBADHANDLE;
+	}
 	fileid = fake_get_be(fh->data + 7, 8);
 	pthread_mutex_lock(&fs->lock);
 	n = fake_store__node_get(fs, fileid);
 	err = fake_store__injected(fs, "resolve");
 	if (!err && (!n || n->gone ||
-		     n->gen != (uint32_t)fake_get_be(fh->data + 15, 4)))
+		     n->gen != (uint32_t)fake_get_be(fh->data + 15, 4))) {
 		err = -ESTALE;
-	if (!err)
+	}
+	if (!err) {
 		err = fake_store__obj_new(fs, fileid, out);
+	}
 	pthread_mutex_unlock(&fs->lock);
 	return err;
 }
@@ -295,8 +318,9 @@ static void fake_obj_unref(struct store_obj *obj)
 	fs->refs--;
 	last = --obj->refs == 0;
 	pthread_mutex_unlock(&fs->lock);
-	if (last)
+	if (last) {
 		free(obj);
+	}
 }
 
 static int fake_root(struct store *st, struct store_obj **out)
@@ -306,8 +330,9 @@ static int fake_root(struct store *st, struct store_obj **out)
 
 	pthread_mutex_lock(&fs->lock);
 	err = fake_store__injected(fs, "root");
-	if (!err)
+	if (!err) {
 		err = fake_store__obj_new(fs, 1, out);
+	}
 	pthread_mutex_unlock(&fs->lock);
 	return err;
 }
@@ -326,8 +351,9 @@ static int fake_getattr(struct store *st, struct store_obj *obj,
 	err = fake_store__injected(fs, "getattr");
 	if (!err) {
 		*attr = n->attr;
-		if (n->attr.type == STORE_DIR)
+		if (n->attr.type == STORE_DIR) {
 			attr->size_bytes = 4096 + n->nents * 32;
+		}
 	}
 	pthread_mutex_unlock(&fs->lock);
 	return err;
@@ -343,8 +369,9 @@ static int fake_setattr(struct store *st, struct store_obj *obj,
 	(void)cred;
 	pthread_mutex_lock(&fs->lock);
 	err = fake_store__injected(fs, "setattr");
-	if (!err)
+	if (!err) {
 		err = fake_store__apply_sattr(fake_store__obj_node(obj), sattr);
+	}
 	pthread_mutex_unlock(&fs->lock);
 	return err;
 }
@@ -360,8 +387,9 @@ static int fake_lookup(struct store *st, struct store_obj *dir,
 	pthread_mutex_lock(&fs->lock);
 	d = fake_store__obj_node(dir);
 	err = fake_store__injected(fs, "lookup");
-	if (err)
+	if (err) {
 		goto out;
+	}
 	if (d->attr.type != STORE_DIR) {
 		err = -ENOTDIR;
 	} else if (strcmp(name, ".") == 0) {
@@ -388,12 +416,14 @@ static int fake_readlink(struct store *st, struct store_obj *obj, char *buf,
 	pthread_mutex_lock(&fs->lock);
 	n = fake_store__obj_node(obj);
 	err = fake_store__injected(fs, "readlink");
-	if (!err && n->attr.type != STORE_LNK)
+	if (!err && n->attr.type != STORE_LNK) {
 		err = -EINVAL;
+	}
 	if (!err) {
 		*len = strlen(n->target);
-		if (*len > buflen)
+		if (*len > buflen) {
 			*len = buflen;
+		}
 		memcpy(buf, n->target, *len);
 	}
 	pthread_mutex_unlock(&fs->lock);
@@ -402,8 +432,9 @@ static int fake_readlink(struct store *st, struct store_obj *obj, char *buf,
 
 int fake_store__check_reg(const struct fake_node *n)
 {
-	if (n->attr.type == STORE_DIR)
+	if (n->attr.type == STORE_DIR) {
 		return -EISDIR;
+	}
 	return n->attr.type == STORE_REG ? 0 : -EINVAL;
 }
 
@@ -419,15 +450,17 @@ static int fake_read(struct store *st, struct store_obj *obj,
 	pthread_mutex_lock(&fs->lock);
 	n = fake_store__obj_node(obj);
 	err = fake_store__injected(fs, "read");
-	if (!err)
+	if (!err) {
 		err = fake_store__check_reg(n);
+	}
 	if (!err) {
 		size = n->attr.size_bytes;
 		*nread = 0;
-		if (off_bytes < size)
+		if (off_bytes < size) {
 			*nread = (uint32_t)(size - off_bytes < count
 						    ? size - off_bytes
 						    : count);
+		}
 		memcpy(buf, n->data + (off_bytes < size ? off_bytes : 0),
 		       *nread);
 		*eof = off_bytes + *nread >= size;
@@ -450,10 +483,12 @@ static int fake_write(struct store *st, struct store_obj *obj,
 	pthread_mutex_lock(&fs->lock);
 	n = fake_store__obj_node(obj);
 	err = fake_store__injected(fs, "write");
-	if (!err)
+	if (!err) {
 		err = fake_store__check_reg(n);
-	if (!err && off_bytes + count > n->attr.size_bytes)
+	}
+	if (!err && off_bytes + count > n->attr.size_bytes) {
 		err = fake_set_size(n, off_bytes + count);
+	}
 	if (!err) {
 		memcpy(n->data + off_bytes, buf, count);
 		fake_touch(n);
@@ -481,8 +516,9 @@ static int fake_commit(struct store *st, struct store_obj *obj,
 	pthread_mutex_lock(&fs->lock);
 	err = fake_store__injected(fs, "commit");
 	*sync_failed = err != 0;
-	if (!err)
+	if (!err) {
 		fs->commits++;
+	}
 	pthread_mutex_unlock(&fs->lock);
 	return err;
 }
@@ -497,20 +533,26 @@ static int fake_readdir(struct store *st, struct store_obj *dir,
 	pthread_mutex_lock(&fs->lock);
 	d = fake_store__obj_node(dir);
 	err = fake_store__injected(fs, "readdir");
-	if (!err && d->attr.type != STORE_DIR)
+	if (!err && d->attr.type != STORE_DIR) {
 		err = -ENOTDIR;
-	if (!err && cookie >= d->next_cookie)
+	}
+	if (!err && cookie >= d->next_cookie) {
 		err = -STORE_EBADCOOKIE;
-	if (err)
+	}
+	if (err) {
 		goto out;
-	if (cookie < 1)
+	}
+	if (cookie < 1) {
 		rc = cb(arg, ".", d->fileid, 1);
-	if (rc == 0 && cookie < 2)
+	}
+	if (rc == 0 && cookie < 2) {
 		rc = cb(arg, "..", d->parent ? d->parent : d->fileid, 2);
+	}
 	for (size_t i = 0; rc == 0 && i < d->nents; i++) {
-		if (d->ents[i].cookie > cookie)
+		if (d->ents[i].cookie > cookie) {
 			rc = cb(arg, d->ents[i].name, d->ents[i].fileid,
 				d->ents[i].cookie);
+		}
 	}
 	err = rc < 0 ? rc : 0;
 out:
@@ -584,8 +626,9 @@ int fake_store_new(const char *name, uint32_t export_id, uint32_t root_uid,
 	struct fake_store *fs = calloc(1, sizeof(*fs));
 	struct store_cred owner = { .uid = root_uid, .gid = root_gid };
 
-	if (!fs)
+	if (!fs) {
 		return -ENOMEM;
+	}
 	fs->base.ops = &fake_store_ops;
 	snprintf(fs->base.name, sizeof(fs->base.name), "%s", name);
 	fs->base.export_id = export_id;

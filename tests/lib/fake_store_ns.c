@@ -18,15 +18,19 @@ static int fake_add_check(struct fake_store *fs, const char *op,
 {
 	int err = fake_store__injected(fs, op);
 
-	if (err)
+	if (err) {
 		return err;
-	if (dir->attr.type != STORE_DIR)
+	}
+	if (dir->attr.type != STORE_DIR) {
 		return -ENOTDIR;
-	if (strlen(name) > STORE_NAME_MAX)
+	}
+	if (strlen(name) > STORE_NAME_MAX) {
 		return -ENAMETOOLONG;
+	}
 	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
-	    fake_store__dir_find(dir, name))
+	    fake_store__dir_find(dir, name)) {
 		return -EEXIST;
+	}
 	return 0;
 }
 
@@ -40,18 +44,21 @@ static int fake_add_node(struct fake_store *fs, struct fake_node *dir,
 	struct fake_node *n = fake_store__node_new(fs, type, mode, cred);
 	int err;
 
-	if (!n)
+	if (!n) {
 		return -ENOMEM;
+	}
 	n->parent = dir->fileid;
 	err = sattr ? fake_store__apply_sattr(n, sattr) : 0;
-	if (!err)
+	if (!err) {
 		err = fake_store__dir_add(dir, name, n->fileid);
+	}
 	if (err) {
 		n->gone = true;
 		return err;
 	}
-	if (type == STORE_DIR)
+	if (type == STORE_DIR) {
 		dir->attr.nlink++;
+	}
 	*node = n;
 	return fake_store__obj_new(fs, n->fileid, out);
 }
@@ -67,15 +74,19 @@ static int fake_create_existing(struct fake_store *fs, struct fake_node *n,
 	int err;
 
 	if (how == STORE_CREATE_EXCLUSIVE && n->has_verf &&
-	    memcmp(n->verf, verf, 8) == 0)
+	    memcmp(n->verf, verf, 8) == 0) {
 		return fake_store__obj_new(fs, n->fileid, out);
-	if (how != STORE_CREATE_UNCHECKED)
+	}
+	if (how != STORE_CREATE_UNCHECKED) {
 		return -EEXIST;
+	}
 	err = fake_store__check_reg(n);
-	if (!err)
+	if (!err) {
 		err = fake_store__apply_sattr(n, sattr);
-	if (!err)
+	}
+	if (!err) {
 		err = fake_store__obj_new(fs, n->fileid, out);
+	}
 	return err;
 }
 
@@ -99,8 +110,9 @@ int fake_store__create(struct store *st, struct store_obj *dir,
 					   how, sattr, verf, out);
 		goto out;
 	}
-	if (err)
+	if (err) {
 		goto out;
+	}
 	err = fake_add_node(fs, d, name, STORE_REG, 0644,
 			    how == STORE_CREATE_EXCLUSIVE ? NULL : sattr, cred,
 			    &n, out);
@@ -124,9 +136,10 @@ int fake_store__mkdir(struct store *st, struct store_obj *dir, const char *name,
 	pthread_mutex_lock(&fs->lock);
 	d = fake_store__obj_node(dir);
 	err = fake_add_check(fs, "mkdir", d, name);
-	if (!err)
+	if (!err) {
 		err = fake_add_node(fs, d, name, STORE_DIR, 0755, sattr, cred,
 				    &n, out);
+	}
 	pthread_mutex_unlock(&fs->lock);
 	return err;
 }
@@ -141,14 +154,16 @@ int fake_store__symlink(struct store *st, struct store_obj *dir,
 	char *copy = strdup(target);
 	int err;
 
-	if (!copy)
+	if (!copy) {
 		return -ENOMEM;
+	}
 	pthread_mutex_lock(&fs->lock);
 	d = fake_store__obj_node(dir);
 	err = fake_add_check(fs, "symlink", d, name);
-	if (!err)
+	if (!err) {
 		err = fake_add_node(fs, d, name, STORE_LNK, 0777, sattr, cred,
 				    &n, out);
+	}
 	if (!err) {
 		n->target = copy;
 		n->attr.size_bytes = strlen(copy);
@@ -169,14 +184,16 @@ int fake_store__mknod(struct store *st, struct store_obj *dir, const char *name,
 	int err;
 
 	if (type != STORE_CHR && type != STORE_BLK && type != STORE_SOCK &&
-	    type != STORE_FIFO)
+	    type != STORE_FIFO) {
 		return -STORE_EBADTYPE;
+	}
 	pthread_mutex_lock(&fs->lock);
 	d = fake_store__obj_node(dir);
 	err = fake_add_check(fs, "mknod", d, name);
-	if (!err)
+	if (!err) {
 		err = fake_add_node(fs, d, name, type, 0644, sattr, cred, &n,
 				    out);
+	}
 	if (!err) {
 		n->attr.rdev_major = rdev_major;
 		n->attr.rdev_minor = rdev_minor;
@@ -192,13 +209,16 @@ static int fake_find_victim(struct fake_store *fs, const char *op,
 {
 	int err = fake_store__injected(fs, op);
 
-	if (err)
+	if (err) {
 		return err;
-	if (d->attr.type != STORE_DIR)
+	}
+	if (d->attr.type != STORE_DIR) {
 		return -ENOTDIR;
+	}
 	*e = fake_store__dir_find(d, name);
-	if (!*e)
+	if (!*e) {
 		return -ENOENT;
+	}
 	*n = fake_store__node_get(fs, (*e)->fileid);
 	return 0;
 }
@@ -214,8 +234,9 @@ int fake_store__remove(struct store *st, struct store_obj *dir,
 	pthread_mutex_lock(&fs->lock);
 	d = fake_store__obj_node(dir);
 	err = fake_find_victim(fs, "remove", d, name, &e, &n);
-	if (!err && n->attr.type == STORE_DIR)
+	if (!err && n->attr.type == STORE_DIR) {
 		err = -EISDIR;
+	}
 	if (!err) {
 		fake_store__dir_del(d, e);
 		fake_store__unlink_node(n);
@@ -234,10 +255,12 @@ int fake_store__rmdir(struct store *st, struct store_obj *dir, const char *name)
 	pthread_mutex_lock(&fs->lock);
 	d = fake_store__obj_node(dir);
 	err = fake_find_victim(fs, "rmdir", d, name, &e, &n);
-	if (!err && n->attr.type != STORE_DIR)
+	if (!err && n->attr.type != STORE_DIR) {
 		err = -ENOTDIR;
-	if (!err && n->nents > 0)
+	}
+	if (!err && n->nents > 0) {
 		err = -ENOTEMPTY;
+	}
 	if (!err) {
 		fake_store__dir_del(d, e);
 		fake_store__unlink_node(n);
@@ -253,8 +276,9 @@ static bool fake_is_ancestor(struct fake_store *fs, uint64_t anc,
 {
 	for (struct fake_node *n = fake_store__node_get(fs, fileid); n;
 	     n = n->parent ? fake_store__node_get(fs, n->parent) : NULL) {
-		if (n->fileid == anc)
+		if (n->fileid == anc) {
 			return true;
+		}
 	}
 	return false;
 }
@@ -262,12 +286,15 @@ static bool fake_is_ancestor(struct fake_store *fs, uint64_t anc,
 /* Can @src replace @dst (rename(2) rules)?  With the lock held. */
 static int fake_rename_check(struct fake_node *src, struct fake_node *dst)
 {
-	if (src->attr.type == STORE_DIR && dst->attr.type != STORE_DIR)
+	if (src->attr.type == STORE_DIR && dst->attr.type != STORE_DIR) {
 		return -ENOTDIR;
-	if (src->attr.type != STORE_DIR && dst->attr.type == STORE_DIR)
+	}
+	if (src->attr.type != STORE_DIR && dst->attr.type == STORE_DIR) {
 		return -EISDIR;
-	if (dst->attr.type == STORE_DIR && dst->nents > 0)
+	}
+	if (dst->attr.type == STORE_DIR && dst->nents > 0) {
 		return -ENOTEMPTY;
+	}
 	return 0;
 }
 
@@ -285,25 +312,31 @@ int fake_store__rename(struct store *st, struct store_obj *from_dir,
 	fd = fake_store__obj_node(from_dir);
 	td = fake_store__obj_node(to_dir);
 	err = fake_find_victim(fs, "rename", fd, from_name, &e, &src);
-	if (!err && td->attr.type != STORE_DIR)
+	if (!err && td->attr.type != STORE_DIR) {
 		err = -ENOTDIR;
+	}
 	if (!err && src->attr.type == STORE_DIR &&
-	    fake_is_ancestor(fs, src->fileid, td->fileid))
+	    fake_is_ancestor(fs, src->fileid, td->fileid)) {
 		err = -EINVAL;
-	if (err)
+	}
+	if (err) {
 		goto out;
+	}
 	te = fake_store__dir_find(td, to_name);
-	if (te && te->fileid == src->fileid)
+	if (te && te->fileid == src->fileid) {
 		goto out;
+	}
 	if (te) {
 		dst = fake_store__node_get(fs, te->fileid);
 		err = fake_rename_check(src, dst);
-		if (err)
+		if (err) {
 			goto out;
+		}
 		fake_store__dir_del(td, te);
 		fake_store__unlink_node(dst);
-		if (dst->attr.type == STORE_DIR)
+		if (dst->attr.type == STORE_DIR) {
 			td->attr.nlink--;
+		}
 	}
 	fileid = src->fileid;
 	fake_store__dir_del(fd, fake_store__dir_find(fd, from_name));
@@ -330,10 +363,12 @@ int fake_store__link(struct store *st, struct store_obj *obj,
 	n = fake_store__obj_node(obj);
 	d = fake_store__obj_node(dir);
 	err = fake_add_check(fs, "link", d, name);
-	if (!err && n->attr.type == STORE_DIR)
+	if (!err && n->attr.type == STORE_DIR) {
 		err = -EPERM;
-	if (!err)
+	}
+	if (!err) {
 		err = fake_store__dir_add(d, name, n->fileid);
+	}
 	if (!err) {
 		n->attr.nlink++;
 		fake_store__now(&n->attr.ctime);

@@ -28,11 +28,13 @@ static void log_capture_append(const char *fmt, va_list ap)
 	size_t room = sizeof(captured) - captured_len;
 	int n;
 
-	if (room <= 1)
+	if (room <= 1) {
 		return;
+	}
 	n = vsnprintf(captured + captured_len, room - 1, fmt, ap);
-	if (n < 0)
+	if (n < 0) {
 		return;
+	}
 	captured_len += (size_t)n < room - 1 ? (size_t)n : room - 2;
 	captured[captured_len++] = '\n';
 	captured[captured_len] = '\0';
@@ -42,8 +44,9 @@ void log_msg(enum log_level level, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!log_enabled(level))
+	if (!log_enabled(level)) {
 		return;
+	}
 	va_start(ap, fmt);
 	log_capture_append(fmt, ap);
 	va_end(ap);

@@ -143,8 +143,9 @@ int nfs3_fixture_resolve(struct nfs3_fixture *fx, int exp, const nfs_fh3 *fh,
 	struct store *st = nfs3_fixture_store(fx, exp);
 	struct store_fh sfh;
 
-	if (fh->data.data_len > STORE_FH_MAX)
+	if (fh->data.data_len > STORE_FH_MAX) {
 		return -STORE_EBADHANDLE;
+	}
 	sfh.len = fh->data.data_len;
 	memcpy(sfh.data, fh->data.data_val, sfh.len);
 	return st->ops->resolve(st, &sfh, out);
@@ -201,10 +202,11 @@ nfs_fh3 nfs3_fixture_mkfile(struct nfs3_fixture *fx, int exp,
 					 verf, nfs3_fixture_owner(), &obj),
 			 0);
 	st->ops->obj_unref(d);
-	if (len)
+	if (len) {
 		assert_int_equal(st->ops->write(st, obj, 0, data, (uint32_t)len,
 						STORE_UNSTABLE, &sync_failed),
 				 0);
+	}
 	return nfs3_fixture_take(fx, exp, obj);
 }
 
@@ -277,8 +279,9 @@ enum rpc_disposition nfs3_fixture_call(struct nfs3_fixture *fx, uint32_t proc,
 	memset(res, 0, desc->res_size);
 	disp = desc->handler(req, args, res);
 	if (disp == RPC_REPLY ||
-	    (disp == RPC_PENDING && req->disposition == RPC_REPLY))
+	    (disp == RPC_PENDING && req->disposition == RPC_REPLY)) {
 		nfs3_fixture_encode(desc, res);
+	}
 	return disp;
 }
 
@@ -286,6 +289,7 @@ void nfs3_fixture_release(struct nfs3_fixture *fx, uint32_t proc, void *res)
 {
 	const struct rpc_proc *desc = &fx->prog.procs[proc];
 
-	if (desc->release)
+	if (desc->release) {
 		desc->release(&fx->call.req, res);
+	}
 }

@@ -43,7 +43,8 @@ struct nfs3_fixture {
 	struct nfs3_service svc;
 	struct rpc_program prog;
 	struct rpc_dispatcher dispatcher; /* trace on: handlers fill hints */
-	struct rpc_call call; /* a call as dispatch makes it: handlers reach its state */
+	struct rpc_call call; /* a call as dispatch makes it: handlers reach its
+				 state */
 	/* Handle bytes the nfs_fh3 values handed to tests point into. */
 	char fh_bytes[NFS3_FIXTURE_FH_SLOTS][STORE_FH_MAX];
 	size_t fh_used;

@@ -42,8 +42,9 @@ void nfs3_local_fixture_open(struct nfs3_local_fixture *lf, const char *tag)
 	e = &lf->fx->exports[NFS3_FIXTURE_DS1];
 	lf->fake = e->store;
 	if (store_local_open("ds1", ds, e->id, st_dir, &e->store, err,
-			     sizeof(err)) != 0)
+			     sizeof(err)) != 0) {
 		fail_msg("store_local_open: %s", err);
+	}
 }
 
 void nfs3_local_fixture_close(struct nfs3_local_fixture *lf)

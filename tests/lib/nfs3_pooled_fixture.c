@@ -42,8 +42,9 @@ void nfs3_pooled_fixture_close(struct nfs3_pooled_fixture *pf)
 	rpc_pool_stats_get(pf->pool, &st);
 	assert_int_equal(st.outstanding, 0);
 	rpc_pool_free(pf->pool);
-	if (pf->d.work_pool)
+	if (pf->d.work_pool) {
 		rpc_work_pool_free(pf->d.work_pool);
+	}
 	drc_free(pf->d.drc);
 	nfs3_local_fixture_close(&pf->local);
 }

@@ -38,8 +38,9 @@ enum rpc_disposition rpc_test_proc_defer(struct request *req, const void *args,
 bool rpc_test_charge(struct request *req, const void *args)
 {
 	if (req->desc->handler != rpc_test_proc_echo &&
-	    req->desc->handler != rpc_test_proc_defer)
+	    req->desc->handler != rpc_test_proc_defer) {
 		return false;
+	}
 	req->export_name = RPC_TEST_VOLUME;
 	req->cost.bytes = *(const u_int *)args;
 	req->cost.op = TRAFFIC_OP_READ;

@@ -39,8 +39,9 @@ void rpc_wire_call(struct rpc_wire *w, uint32_t xid, uint32_t rpcvers,
 	rpc_wire_u32(w, 1000);
 	rpc_wire_u32(w, 100);
 	rpc_wire_u32(w, ngroups);
-	for (uint32_t i = 0; i < ngroups; i++)
+	for (uint32_t i = 0; i < ngroups; i++) {
 		rpc_wire_u32(w, i);
+	}
 	rpc_wire_u32(w, RPC_AUTH_NONE);
 	rpc_wire_u32(w, 0);
 }

@@ -39,8 +39,9 @@ static size_t log_count(const char *needle)
 	size_t n = 0;
 
 	for (const char *p = strstr(log_capture_text(), needle); p;
-	     p = strstr(p + 1, needle))
+	     p = strstr(p + 1, needle)) {
 		n++;
+	}
 	return n;
 }
 

@@ -37,8 +37,9 @@ static int teardown(void **state)
 
 static void assert_error_says(const struct admin_fixture *fx, const char *why)
 {
-	if (!strstr(fx->error, why))
+	if (!strstr(fx->error, why)) {
 		fail_msg("error '%s' does not say '%s'", fx->error, why);
+	}
 }
 
 static json_int_t int_at(const json_t *doc, const char *key)
@@ -66,8 +67,9 @@ static uint64_t traffic_limit(struct admin_fixture *fx, const char *volume)
 	assert_int_equal(traffic_stats_get(fx->traffic, traffic_now_ns(), &st),
 			 0);
 	for (size_t i = 0; i < st.nvolumes; i++) {
-		if (!strcmp(st.volumes[i].name, volume))
+		if (!strcmp(st.volumes[i].name, volume)) {
 			limit = st.volumes[i].limit_bytes_per_s;
+		}
 	}
 	traffic_stats_fini(&st);
 	return limit == UINT64_MAX ? 0 : limit;
@@ -388,8 +390,9 @@ static void test_flows_hosts_and_metrics(void **state)
 			    "text/plain; version=0.0.4; charset=utf-8");
 	if (!strstr(fx->reply.body, "dsnfs_flow_read_latency_seconds_sum{flow="
 				    "\"1\",host=\"127.0.0.1\",volume=\"ds1\"} "
-				    "0.001000000\n"))
+				    "0.001000000\n")) {
 		fail_msg("%s", fx->reply.body);
+	}
 	assert_non_null(strstr(fx->reply.body, "dsnfs_volume_read_bytes_total"
 					       "{volume=\"ds1\"} 4096\n"));
 	traffic_flow_free(flow);

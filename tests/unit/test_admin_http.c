@@ -79,17 +79,20 @@ static char *http(int port, const char *head, const char *body, size_t body_len)
 	for (size_t sent = 0; sent < body_len; sent += (size_t)n) {
 		size_t chunk = body_len - sent;
 
-		if (chunk > sizeof(xs))
+		if (chunk > sizeof(xs)) {
 			chunk = sizeof(xs);
+		}
 		/* The server may answer and close early: then EPIPE, not a
 		 * SIGPIPE that would end the test (a loaded machine makes
 		 * that likely, a quiet one rare). */
 		n = send(fd, body ? body + sent : xs, chunk, MSG_NOSIGNAL);
-		if (n <= 0)
+		if (n <= 0) {
 			break;
+		}
 	}
-	while ((n = read(fd, out + len, cap - len - 1)) > 0)
+	while ((n = read(fd, out + len, cap - len - 1)) > 0) {
 		len += (size_t)n;
+	}
 	out[len] = '\0';
 	close(fd);
 	return out;
@@ -97,8 +100,9 @@ static char *http(int port, const char *head, const char *body, size_t body_len)
 
 static void assert_has(const char *text, const char *needle)
 {
-	if (!strstr(text, needle))
+	if (!strstr(text, needle)) {
 		fail_msg("'%s' not in:\n%s", needle, text);
+	}
 }
 
 static void test_get_and_post_over_http(void **state)

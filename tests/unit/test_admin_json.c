@@ -38,8 +38,9 @@ static void parse_fails(const char *text, size_t len, const char *why)
 	assert_int_equal(admin__json_parse(text, len, &doc, err, sizeof(err)),
 			 -EINVAL);
 	assert_null(doc);
-	if (!strstr(err, why))
+	if (!strstr(err, why)) {
 		fail_msg("'%s' does not say '%s'", err, why);
+	}
 }
 
 static void test_parse_refuses_what_is_not_one_object(void **state)
@@ -99,8 +100,9 @@ static void expect_pool_spec_error(const char *text, const char *why)
 	char err[300] = "";
 
 	assert_int_equal(pool_spec_of(text, &p, err, sizeof(err)), -EINVAL);
-	if (!strstr(err, why))
+	if (!strstr(err, why)) {
 		fail_msg("'%s' does not say '%s'", err, why);
+	}
 }
 
 static void test_pool_spec_refuses_bad_fields(void **state)
@@ -292,8 +294,9 @@ static void assert_json(json_t *doc, const char *expected)
 	text = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS |
 				       JSON_REAL_PRECISION(10));
 	assert_non_null(text);
-	if (strcmp(text, expected))
+	if (strcmp(text, expected)) {
 		fail_msg("got      %s\nexpected %s", text, expected);
+	}
 	free(text);
 	json_decref(doc);
 }

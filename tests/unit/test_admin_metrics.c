@@ -82,16 +82,19 @@ static char *metrics_of(const struct admin_view *v)
 
 static void assert_contains(const char *text, const char *needle)
 {
-	if (!strstr(text, needle))
+	if (!strstr(text, needle)) {
 		fail_msg("missing:\n%s", needle);
+	}
 }
 
 static size_t count_of(const char *text, const char *needle)
 {
 	size_t n = 0;
 
-	for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+	for (const char *p = strstr(text, needle); p;
+	     p = strstr(p + 1, needle)) {
 		n++;
+	}
 	return n;
 }
 

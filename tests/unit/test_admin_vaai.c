@@ -216,8 +216,10 @@ static void test_clone_refusals(void **state)
 		unsigned got = admin_fixture_call(
 			fx, "POST", "/volumes/ds1/clones", cases[i].body, NULL);
 
-		if (got != cases[i].status || !strstr(fx->error, cases[i].says))
+		if (got != cases[i].status ||
+		    !strstr(fx->error, cases[i].says)) {
 			fail_msg("%s: %u '%s'", cases[i].body, got, fx->error);
+		}
 	}
 	assert_false(ds1_has(fx, "t.vmdk"));
 	assert_false(ds1_has(fx, "n.vmdk"));

@@ -53,8 +53,9 @@ static void body_sys(struct body *b, uint32_t name_len, uint32_t ngroups)
 	body_u32(b, 1000);
 	body_u32(b, 100);
 	body_u32(b, ngroups);
-	for (uint32_t i = 0; i < ngroups; i++)
+	for (uint32_t i = 0; i < ngroups; i++) {
 		body_u32(b, 200 + i);
+	}
 }
 
 static enum rpc_auth_stat parse(uint32_t flavor, const struct body *b,
@@ -93,8 +94,9 @@ static void test_auth_sys_with_16_groups(void **state)
 	body_sys(&b, 8, 16);
 	assert_int_equal(parse(RPC_AUTH_SYS, &b, &cred), RPC_AUTH_OK);
 	assert_int_equal(cred.ngroups, 16);
-	for (uint32_t i = 0; i < 16; i++)
+	for (uint32_t i = 0; i < 16; i++) {
 		assert_int_equal(cred.groups[i], 200 + i);
+	}
 }
 
 static void test_auth_sys_17_groups_is_badcred(void **state)
@@ -148,9 +150,10 @@ static void test_auth_sys_every_truncation_is_badcred(void **state)
 	(void)state;
 	body_sys(&b, 6, 3);
 	full = b.len;
-	for (b.len = 0; b.len < full; b.len++)
+	for (b.len = 0; b.len < full; b.len++) {
 		assert_int_equal(parse(RPC_AUTH_SYS, &b, &cred),
 				 RPC_AUTH_BADCRED);
+	}
 }
 
 static void test_auth_sys_name_longer_than_body_is_badcred(void **state)

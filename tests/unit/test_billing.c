@@ -92,8 +92,9 @@ static void pool_add(struct fixture *fx, const char *name,
 	snprintf(p.name, sizeof(p.name), "%s", name);
 	p.level = level;
 	p.size_tib = size_tib;
-	if (level == POOL_LEVEL_FLEXIBLE)
+	if (level == POOL_LEVEL_FLEXIBLE) {
 		p.qos = POOL_QOS_MANUAL;
+	}
 	assert_int_equal(pool_registry_pool_create(fx->reg, &p, NULL, fx->err,
 						   sizeof(fx->err)),
 			 0);
@@ -128,10 +129,11 @@ static unsigned __int128 bill_total(struct fixture *fx, int64_t from,
 			 0);
 	free(evs);
 	total = bill.total_quanta;
-	if (keep)
+	if (keep) {
 		*keep = bill;
-	else
+	} else {
 		billing_bill_fini(&bill);
+	}
 	return total;
 }
 

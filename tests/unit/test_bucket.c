@@ -42,10 +42,11 @@ static void assert_within(uint64_t got, uint64_t want, double tolerance)
 {
 	double ratio = (double)got / (double)want;
 
-	if (ratio < 1 - tolerance || ratio > 1 + tolerance)
+	if (ratio < 1 - tolerance || ratio > 1 + tolerance) {
 		fail_msg("got %llu, want %llu +- %.0f%%",
 			 (unsigned long long)got, (unsigned long long)want,
 			 tolerance * 100);
+	}
 }
 
 static void test_rate_held_over_ten_seconds(void **state)
@@ -73,8 +74,9 @@ static void test_burst_passes_at_once_then_the_rate(void **state)
 
 	(void)state;
 	assert_int_equal(token_bucket_init(&b, 1000, 100, 0), 0);
-	while (token_bucket_try_take(&b, 10, 0))
+	while (token_bucket_try_take(&b, 10, 0)) {
 		n++;
+	}
 	/* 100 tokens of burst in 10-token requests. */
 	assert_int_equal(n, 10);
 	/* Empty: the next request starts once the level is above zero, one
@@ -122,8 +124,9 @@ static void test_unlimited_and_empty_takes_never_wait(void **state)
 
 	(void)state;
 	assert_int_equal(token_bucket_init(&b, 0, 0, 0), 0);
-	for (int i = 0; i < 1000; i++)
+	for (int i = 0; i < 1000; i++) {
 		assert_true(token_bucket_try_take(&b, UINT64_MAX / 4, 0));
+	}
 	assert_int_equal(token_bucket_init(&b, 10, 1, 0), 0);
 	token_bucket_take(&b, 100, 0);
 	assert_int_equal(token_bucket_time_until(&b, 0, 0), 0);
@@ -198,8 +201,9 @@ static void test_late_waiter_loses_no_tokens(void **state)
 	assert_int_equal(token_bucket_init(&b, rate, burst, 0), 0);
 	token_bucket_take(&b, 20 * MIB, 0);
 	assert_true(token_bucket_time_until(&b, MIB, 0) > 0);
-	assert_int_equal(token_bucket_tokens(&b, 10 * S),
-			 (int64_t)(burst + rate * TOKEN_BUCKET_CATCHUP_MS / 1000));
+	assert_int_equal(
+		token_bucket_tokens(&b, 10 * S),
+		(int64_t)(burst + rate * TOKEN_BUCKET_CATCHUP_MS / 1000));
 	/* Spent down to the burst, the bucket owes nothing: idle, it fills
 	 * to its burst only. */
 	token_bucket_take(&b, rate * TOKEN_BUCKET_CATCHUP_MS / 1000, 10 * S);

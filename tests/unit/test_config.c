@@ -28,8 +28,9 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
-	if (!f)
+	if (!f) {
 		return -1;
+	}
 	config_defaults(&f->cfg);
 	*state = f;
 	return 0;
@@ -192,8 +193,9 @@ static void test_config_file_on_disk_loads(void **state)
 	char want[64];
 	unsigned line = 2; /* the bad key is the 2nd line after full_conf */
 
-	for (const char *p = full_conf; *p; p++)
+	for (const char *p = full_conf; *p; p++) {
 		line += *p == '\n';
+	}
 	snprintf(text, sizeof(text), "%s[server]\nnfs_port = x\n", full_conf);
 	assert_int_equal(load_file(f, text), -EINVAL);
 	/* The bad key's line, in the file named by its own path. */
@@ -358,8 +360,9 @@ static int section_hook(void *arg, const char *section, const char *key,
 		hook_keys++;
 		return 0;
 	}
-	if (strcmp(section, "pool p1") != 0)
+	if (strcmp(section, "pool p1") != 0) {
 		return -ENOENT;
+	}
 	if (!strcmp(key, "size") && !strcmp(value, "huge")) {
 		snprintf(errbuf, errlen, "not a size");
 		return -EINVAL;
@@ -572,39 +575,51 @@ static void assert_fresh_load_error(struct fixture *f, const char *text,
 
 static void test_config_cephfs_errors_name_line_and_key(void **state)
 {
-	assert_fresh_load_error(*state, "[datastore c]\nbackend = rados\n",
-			  "t.conf:2: [datastore c] backend: invalid value "
-			  "'rados'");
-	assert_fresh_load_error(*state, "[datastore c]\nbackend = cephfs\n"
-				  "ceph_path = /x\n",
-			  "t.conf:2: [datastore c] backend: cephfs needs "
-			  "ceph_conf (the cluster's ceph.conf)");
-	assert_fresh_load_error(*state, "[datastore c]\nceph_conf = /c\n"
-				  "backend = cephfs\n",
-			  "t.conf:3: [datastore c] backend: cephfs needs "
-			  "ceph_path (the CephFS directory served)");
-	assert_fresh_load_error(*state, "[datastore c]\nbackend = cephfs\n"
-				  "ceph_conf = /c\nceph_path = x\n",
-			  "t.conf:4: [datastore c] ceph_path: invalid value "
-			  "'x'");
-	assert_fresh_load_error(*state, "[datastore c]\nbackend = cephfs\n"
-				  "ceph_conf = /c\nceph_path = /x\n"
-				  "path = /local\n",
-			  "t.conf:5: [datastore c] path: not used by backend "
-			  "cephfs (ceph_path names its directory)");
-	assert_fresh_load_error(*state, "[datastore c]\nbackend = cephfs\n"
-				  "ceph_conf = /c\nceph_path = /x\n"
-				  "intent_log = /l.ilog\n",
-			  "t.conf:5: [datastore c] intent_log: the cephfs "
-			  "backend keeps no intent log (its stable writes "
-			  "are stable in the cluster)");
-	assert_fresh_load_error(*state, "[datastore l]\npath = /l\n"
-				  "ceph_user = bob\n",
-			  "t.conf:3: [datastore l] ceph_*: only for backend "
-			  "= cephfs");
-	assert_fresh_load_error(*state, "[datastore c]\nceph_user =\n",
-			  "t.conf:2: [datastore c] ceph_user: invalid value "
-			  "''");
+	assert_fresh_load_error(
+		*state, "[datastore c]\nbackend = rados\n",
+		"t.conf:2: [datastore c] backend: invalid value "
+		"'rados'");
+	assert_fresh_load_error(*state,
+				"[datastore c]\nbackend = cephfs\n"
+				"ceph_path = /x\n",
+				"t.conf:2: [datastore c] backend: cephfs needs "
+				"ceph_conf (the cluster's ceph.conf)");
+	assert_fresh_load_error(*state,
+				"[datastore c]\nceph_conf = /c\n"
+				"backend = cephfs\n",
+				"t.conf:3: [datastore c] backend: cephfs needs "
+				"ceph_path (the CephFS directory served)");
+	assert_fresh_load_error(
+		*state,
+		"[datastore c]\nbackend = cephfs\n"
+		"ceph_conf = /c\nceph_path = x\n",
+		"t.conf:4: [datastore c] ceph_path: invalid value "
+		"'x'");
+	assert_fresh_load_error(
+		*state,
+		"[datastore c]\nbackend = cephfs\n"
+		"ceph_conf = /c\nceph_path = /x\n"
+		"path = /local\n",
+		"t.conf:5: [datastore c] path: not used by backend "
+		"cephfs (ceph_path names its directory)");
+	assert_fresh_load_error(
+		*state,
+		"[datastore c]\nbackend = cephfs\n"
+		"ceph_conf = /c\nceph_path = /x\n"
+		"intent_log = /l.ilog\n",
+		"t.conf:5: [datastore c] intent_log: the cephfs "
+		"backend keeps no intent log (its stable writes "
+		"are stable in the cluster)");
+	assert_fresh_load_error(
+		*state,
+		"[datastore l]\npath = /l\n"
+		"ceph_user = bob\n",
+		"t.conf:3: [datastore l] ceph_*: only for backend "
+		"= cephfs");
+	assert_fresh_load_error(
+		*state, "[datastore c]\nceph_user =\n",
+		"t.conf:2: [datastore c] ceph_user: invalid value "
+		"''");
 }
 
 int main(void)

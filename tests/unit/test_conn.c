@@ -69,8 +69,9 @@ static void test_conn_call_split_across_writes_is_answered(void **state)
 	int fd = conn_fixture_connect(s, 0);
 	uint32_t xid = 0;
 
-	for (size_t i = 0; i < len; i++)
+	for (size_t i = 0; i < len; i++) {
 		conn_fixture_write_all(fd, call + i, 1);
+	}
 	assert_int_equal(conn_fixture_read_echo(fd, &xid), 0xc0ffee);
 	assert_int_equal(xid, 0x51);
 	close(fd);
@@ -107,9 +108,10 @@ static void test_conn_100_pipelined_calls_get_100_replies(void **state)
 	size_t pos = 0;
 	int fd = conn_fixture_connect(s, 0);
 
-	for (uint32_t i = 0; i < N; i++)
+	for (uint32_t i = 0; i < N; i++) {
 		pos += conn_fixture_call_build(wire + pos, 1000 + i,
 					       CONN_FIXTURE_ECHO, i * 7);
+	}
 	conn_fixture_write_all(fd, wire, pos);
 	for (int i = 0; i < N; i++) {
 		uint32_t xid = 0, v = conn_fixture_read_echo(fd, &xid);
@@ -131,9 +133,10 @@ static void test_conn_deferred_calls_are_answered(void **state)
 	size_t pos = 0;
 	int fd = conn_fixture_connect(s, 0);
 
-	for (uint32_t i = 0; i < N; i++)
+	for (uint32_t i = 0; i < N; i++) {
 		pos += conn_fixture_call_build(wire + pos, 2000 + i,
 					       CONN_FIXTURE_DEFER, i * 3);
+	}
 	conn_fixture_write_all(fd, wire, pos);
 	for (int i = 0; i < N; i++) {
 		uint32_t xid = 0, v = conn_fixture_read_echo(fd, &xid);
@@ -242,15 +245,18 @@ static void flood_until_stalled(struct flood *f, uint32_t max_calls)
 			f->len = 0;
 			f->off = 0;
 			for (size_t i = 0; i < sizeof(f->wire) / TEST_CALL_LEN;
-			     i++)
+			     i++) {
 				f->len += conn_fixture_call_build(
 					f->wire + f->len, f->calls++,
 					CONN_FIXTURE_FILL, 0);
+			}
 		}
-		if (flood_write(f))
+		if (flood_write(f)) {
 			continue;
-		if (poll(&p, 1, 500) == 0)
+		}
+		if (poll(&p, 1, 500) == 0) {
 			return;
+		}
 	}
 }
 
@@ -269,13 +275,16 @@ static void flood_read_replies(struct flood *f)
 		size_t pos = 0;
 		ssize_t n;
 
-		if (f->off < f->len)
+		if (f->off < f->len) {
 			p.events |= POLLOUT;
+		}
 		assert_true(poll(&p, 1, TEST_IO_TIMEOUT_S * 1000) > 0);
-		if (p.revents & POLLOUT)
+		if (p.revents & POLLOUT) {
 			flood_write(f);
-		if (!(p.revents & POLLIN))
+		}
+		if (!(p.revents & POLLIN)) {
 			continue;
+		}
 		n = read(f->fd, buf, NET_READ_CHUNK);
 		assert_true(n > 0);
 		while (pos < (size_t)n) {
@@ -288,8 +297,9 @@ static void flood_read_replies(struct flood *f)
 
 			assert_true(rc >= 0);
 			pos += used;
-			if (rc == 0)
+			if (rc == 0) {
 				break;
+			}
 			assert_int_equal(rpc_reply_decode(out, out_len, &xid,
 							  &stat, &off),
 					 0);
@@ -384,10 +394,11 @@ static void test_conn_throttled_calls_wait_in_order(void **state)
 	double start, last = 0;
 
 	volume_limit(s, TEST_MIB);
-	for (uint32_t i = 0; i < 3; i++)
+	for (uint32_t i = 0; i < 3; i++) {
 		pos += conn_fixture_call_build(wire + pos, 3000 + i,
 					       CONN_FIXTURE_ECHO,
 					       TEST_MIB / 2 + i);
+	}
 	start = now_s();
 	conn_fixture_write_all(fd, wire, pos);
 	for (uint32_t i = 0; i < 3; i++) {
@@ -416,9 +427,10 @@ static void test_conn_close_with_queued_calls_is_clean(void **state)
 	int fd = conn_fixture_connect(s, 0);
 
 	volume_limit(s, TEST_MIB);
-	for (uint32_t i = 0; i < 4; i++)
+	for (uint32_t i = 0; i < 4; i++) {
 		pos += conn_fixture_call_build(wire + pos, 4000 + i,
 					       CONN_FIXTURE_DEFER, TEST_MIB);
+	}
 	conn_fixture_write_all(fd, wire, pos);
 	/* The first runs (deferred work) at once; three wait. */
 	assert_int_equal(conn_fixture_read_echo(fd, &xid), TEST_MIB + 1);

@@ -73,10 +73,11 @@ static void test_drain_pipelined_calls_are_all_answered(void **state)
 	size_t pos = 0;
 	int fd = conn_fixture_connect(s, 0);
 
-	for (uint32_t i = 0; i < N; i++)
+	for (uint32_t i = 0; i < N; i++) {
 		pos += conn_fixture_call_build(
 			wire + pos, i,
 			i % 2 ? CONN_FIXTURE_DEFER : CONN_FIXTURE_ECHO, i * 5);
+	}
 	conn_fixture_write_all(fd, wire, pos);
 	assert_int_equal(shutdown(fd, SHUT_WR), 0);
 	for (int i = 0; i < N; i++) {
@@ -107,9 +108,10 @@ static void test_drain_throttled_calls_are_answered(void **state)
 					    (int64_t)ts.tv_sec * 1000000000 +
 						    ts.tv_nsec),
 			 0);
-	for (uint32_t i = 0; i < 3; i++)
+	for (uint32_t i = 0; i < 3; i++) {
 		pos += conn_fixture_call_build(wire + pos, 10 + i,
 					       CONN_FIXTURE_ECHO, TEST_MIB + i);
+	}
 	conn_fixture_write_all(fd, wire, pos);
 	assert_int_equal(shutdown(fd, SHUT_WR), 0);
 	for (uint32_t i = 0; i < 3; i++) {
@@ -203,19 +205,22 @@ static void peer_never_reads(void **state, bool half_close, const char *why)
 		fd, wire,
 		conn_fixture_call_build(wire, N, CONN_FIXTURE_ECHO, 1));
 	assert_int_equal(conn_fixture_read_echo(fd, &xid), 1);
-	for (uint32_t i = 0; i < N; i++)
+	for (uint32_t i = 0; i < N; i++) {
 		pos += conn_fixture_call_build(wire + pos, i, CONN_FIXTURE_FILL,
 					       0);
+	}
 	conn_fixture_write_all(fd, wire, pos);
-	if (half_close)
+	if (half_close) {
 		assert_int_equal(shutdown(fd, SHUT_WR), 0);
+	}
 	/* Waits for the server's decision, not for a guessed time. */
 	for (int i = 0; server_nconns(s) > 0; i++) {
 		assert_true(i < TEST_IO_TIMEOUT_S * 100);
 		poll(NULL, 0, 10);
 	}
-	while ((n = read(fd, buf, TEST_MIB)) > 0)
+	while ((n = read(fd, buf, TEST_MIB)) > 0) {
 		got += (size_t)n;
+	}
 	/* EOF, or a reset when the close dropped unsent bytes. */
 	assert_true(n == 0 || errno == ECONNRESET);
 	assert_true(got < (size_t)N * TEST_FILL_BYTES);

@@ -92,8 +92,9 @@ static int setup(void **state)
 	assert_true(fx->file_fd >= 0);
 	fx->orig = malloc(FILE_BYTES);
 	assert_non_null(fx->orig);
-	for (size_t i = 0; i < FILE_BYTES; i++)
+	for (size_t i = 0; i < FILE_BYTES; i++) {
 		fx->orig[i] = (uint8_t)(i * 7 + i / 251 + 1) | 1; /* never 0 */
+	}
 	assert_int_equal(pwrite(fx->file_fd, fx->orig, FILE_BYTES, 0),
 			 FILE_BYTES);
 	*state = fx;
@@ -104,8 +105,9 @@ static int teardown(void **state)
 {
 	struct fixture *fx = *state;
 
-	if (fx->w.conns)
+	if (fx->w.conns) {
 		net__conn_close(fx->w.conns);
+	}
 	close(fx->peer_fd);
 	close(fx->file_fd);
 	unlink(fx->path);
@@ -206,8 +208,9 @@ static size_t expect_head(struct fixture *fx, size_t *pos, size_t len,
 
 	assert_true(*pos + len + payload_len + pad <= fx->got_len);
 	assert_memory_equal(fx->got + *pos, want, 4);
-	for (size_t i = 4; i < len; i++)
+	for (size_t i = 4; i < len; i++) {
 		assert_int_equal(fx->got[*pos + i], tag);
+	}
 	*pos += len;
 	return *pos;
 }
@@ -216,8 +219,9 @@ static void expect_pad(struct fixture *fx, size_t *pos, size_t payload_len)
 {
 	size_t pad = (4 - payload_len % 4) % 4;
 
-	for (size_t i = 0; i < pad; i++)
+	for (size_t i = 0; i < pad; i++) {
 		assert_int_equal(fx->got[*pos + i], 0);
+	}
 	*pos += pad;
 }
 
@@ -248,8 +252,9 @@ static void test_mixed_replies_come_out_whole_and_in_order(void **state)
 	pos += 200001;
 	expect_pad(fx, &pos, 200001);
 	expect_head(fx, &pos, 40, 'c', 70000);
-	for (size_t i = 0; i < 70000; i++)
+	for (size_t i = 0; i < 70000; i++) {
 		assert_int_equal(fx->got[pos + i], 'C');
+	}
 	pos += 70000;
 	expect_head(fx, &pos, 120, 'd', 1 << 20);
 	assert_memory_equal(fx->got + pos, fx->orig, 1 << 20);
@@ -284,8 +289,9 @@ static void test_file_shrunk_before_sending_is_padded_with_zeros(void **state)
 	pos += 512 * 1024;
 	expect_head(fx, &pos, 120, 'b', 65537);
 	assert_memory_equal(fx->got + pos, fx->orig, 10000);
-	for (size_t i = 10000; i < 65537; i++)
+	for (size_t i = 10000; i < 65537; i++) {
 		assert_int_equal(fx->got[pos + i], 0);
+	}
 	pos += 65537;
 	expect_pad(fx, &pos, 65537);
 	expect_head(fx, &pos, 28, 'c', 0);

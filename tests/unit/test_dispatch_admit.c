@@ -31,8 +31,9 @@ static void test_dispatcher_add_refuses_past_max(void **state)
 	struct rpc_dispatcher d = { 0 };
 
 	(void)state;
-	for (size_t i = 0; i < RPC_MAX_PROGRAMS; i++)
+	for (size_t i = 0; i < RPC_MAX_PROGRAMS; i++) {
 		assert_int_equal(rpc_dispatcher_add(&d, &test_prog_v1), 0);
+	}
 	assert_int_equal(rpc_dispatcher_add(&d, &test_prog_v1), -ENOSPC);
 }
 

@@ -44,9 +44,10 @@ static atomic_ulong alloc_count;
 
 static void alloc_note(void)
 {
-	if (atomic_load_explicit(&alloc_counting, memory_order_relaxed))
+	if (atomic_load_explicit(&alloc_counting, memory_order_relaxed)) {
 		atomic_fetch_add_explicit(&alloc_count, 1,
 					  memory_order_relaxed);
+	}
 }
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -151,15 +152,17 @@ static void alloc_send_payload(void *transport, uint8_t *buf, size_t len,
 	t->last_status = len > RPC_REPLY_MARK_ROOM + RPC_REPLY_ACCEPTED_LEN
 				 ? rpc_wire_get_u32(p + RPC_REPLY_ACCEPTED_LEN)
 				 : 0;
-	if (payload && payload->buf)
+	if (payload && payload->buf) {
 		memcpy(t->last_payload, payload->buf,
 		       payload->len < sizeof(t->last_payload)
 			       ? payload->len
 			       : sizeof(t->last_payload));
+	}
 	t->replies++;
 	rpc_buf_unref(buf);
-	if (payload)
+	if (payload) {
 		rpc_payload_release(payload);
+	}
 }
 
 static void alloc_send(void *transport, uint8_t *buf, size_t len)
@@ -256,11 +259,13 @@ static void alloc_finish_deferred(struct alloc_fixture *af, unsigned before)
 {
 	struct rpc_call *call;
 
-	if (af->t.replies != before || !af->pf.d.work_pool)
+	if (af->t.replies != before || !af->pf.d.work_pool) {
 		return;
+	}
 	pthread_mutex_lock(&af->t.lock);
-	while (!af->t.done)
+	while (!af->t.done) {
 		pthread_cond_wait(&af->t.cond, &af->t.lock);
+	}
 	call = af->t.done;
 	af->t.done = NULL;
 	pthread_mutex_unlock(&af->t.lock);
@@ -282,8 +287,9 @@ static void alloc_call(struct alloc_fixture *af, uint32_t proc,
 	alloc_finish_deferred(af, before);
 	assert_int_equal(af->t.replies, before + 1);
 	assert_int_equal(af->t.last_xid, af->pf.xid);
-	if (proc != NFSPROC3_NULL)
+	if (proc != NFSPROC3_NULL) {
 		assert_int_equal(af->t.last_status, NFS3_OK);
+	}
 }
 
 /* One round: every common procedure once; WRITE as @stable. */
@@ -326,12 +332,14 @@ alloc_assert_steady_state_allocates_nothing(struct alloc_fixture *af,
 	struct rpc_pool_stats before, after;
 	unsigned long n;
 
-	for (int i = 0; i < ALLOC_WARMUP_CALLS; i++)
+	for (int i = 0; i < ALLOC_WARMUP_CALLS; i++) {
 		alloc_round(af, stable);
+	}
 	rpc_pool_stats_get(af->pf.pool, &before);
 	alloc_count_start();
-	for (int i = 0; i < ALLOC_COUNTED_CALLS; i++)
+	for (int i = 0; i < ALLOC_COUNTED_CALLS; i++) {
 		alloc_round(af, stable);
+	}
 	n = alloc_count_stop();
 	rpc_pool_stats_get(af->pf.pool, &after);
 	assert_int_equal(n, 0);

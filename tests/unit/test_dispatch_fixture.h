@@ -131,8 +131,9 @@ static struct rpc_call *fake_wait_deferred(struct fake_transport *t)
 	struct rpc_call *call;
 
 	pthread_mutex_lock(&t->lock);
-	while (!t->defer_dones)
+	while (!t->defer_dones) {
 		pthread_cond_wait(&t->cond, &t->lock);
+	}
 	call = t->deferred;
 	pthread_mutex_unlock(&t->lock);
 	return call;
@@ -167,8 +168,9 @@ static enum rpc_disposition proc_defer_race(struct request *req,
 
 	(void)args;
 	(void)res;
-	if (disp == RPC_PENDING)
+	if (disp == RPC_PENDING) {
 		fake_wait_deferred(rpc_call_of(req)->transport);
+	}
 	return disp;
 }
 
@@ -313,10 +315,11 @@ static void assert_reply(const struct fixture *f, size_t i,
 {
 	assert_true(i < f->t.nsent);
 	assert_int_equal(f->t.sent_len[i], RPC_REPLY_MARK_ROOM + 4 * nwords);
-	for (size_t k = 0; k < nwords; k++)
+	for (size_t k = 0; k < nwords; k++) {
 		assert_int_equal(rpc_wire_get_u32(f->t.sent[i] +
 						  RPC_REPLY_MARK_ROOM + 4 * k),
 				 want[k]);
+	}
 }
 
 /* ---- fixture ----------------------------------------------------------- */
@@ -325,15 +328,17 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
-	if (!f)
+	if (!f) {
 		return -1;
+	}
 	pthread_mutex_init(&f->t.lock, NULL);
 	pthread_cond_init(&f->t.cond, NULL);
 	if (rpc_dispatcher_add(&f->d, &test_prog_v1) ||
 	    rpc_dispatcher_add(&f->d, &test_prog_v3) ||
 	    rpc_dispatcher_add(&f->d, &test_prog_charged) ||
-	    rpc_dispatcher_add(&f->d, &test_prog_offloaded))
+	    rpc_dispatcher_add(&f->d, &test_prog_offloaded)) {
 		return -1;
+	}
 	f->admission.admit = fake_admit;
 	f->admission.done = fake_done;
 	f->admission.arg = &f->adm;
@@ -351,8 +356,9 @@ static int teardown(void **state)
 
 	/* Every request gave back the reference it took. */
 	assert_int_equal(f->t.refs, f->t.unrefs);
-	for (size_t i = 0; i < f->t.nsent; i++)
+	for (size_t i = 0; i < f->t.nsent; i++) {
 		rpc_buf_unref(f->t.sent[i]);
+	}
 	pthread_cond_destroy(&f->t.cond);
 	pthread_mutex_destroy(&f->t.lock);
 	free(f);

@@ -81,18 +81,20 @@ static void off_send_payload(void *transport, uint8_t *buf, size_t len,
 	out = calloc(1, head + plen + pad);
 	assert_non_null(out);
 	memcpy(out, buf + RPC_REPLY_MARK_ROOM, head);
-	if (payload && payload->buf)
+	if (payload && payload->buf) {
 		memcpy(out + head, payload->buf, plen);
-	else if (plen)
+	} else if (plen) {
 		assert_int_equal(pread(payload->fd, out + head, plen,
 				       (off_t)payload->off_bytes),
 				 (ssize_t)plen);
+	}
 	r->bytes = out;
 	r->len = head + plen + pad;
 	t->replies++;
 	rpc_buf_unref(buf);
-	if (payload)
+	if (payload) {
 		rpc_payload_release(payload);
+	}
 }
 
 static void off_send(void *transport, uint8_t *buf, size_t len)
@@ -139,8 +141,9 @@ static void off_defer_done(void *transport, struct rpc_call *call)
 	if (now.allocs != t->loop_stats.allocs ||
 	    now.heap_frees != t->loop_stats.heap_frees ||
 	    now.kept_blocks != t->loop_stats.kept_blocks ||
-	    now.outstanding != t->loop_stats.outstanding)
+	    now.outstanding != t->loop_stats.outstanding) {
 		t->pool_touched = true;
+	}
 	assert_true(t->ndone < OFF_MAX_CALLS);
 	t->done[t->ndone++] = call;
 	pthread_cond_broadcast(&t->cond);
@@ -221,16 +224,18 @@ static void off_gate_work(struct request *req)
 	struct off_transport *t = rpc_call_of(req)->transport;
 
 	pthread_mutex_lock(&t->lock);
-	while (!t->gate_open)
+	while (!t->gate_open) {
 		pthread_cond_wait(&t->cond, &t->lock);
+	}
 	pthread_mutex_unlock(&t->lock);
 }
 
 static void off_gate_close(struct off_fixture *of)
 {
 	pthread_mutex_lock(&of->t.lock);
-	while (of->t.gate_out)
+	while (of->t.gate_out) {
 		pthread_cond_wait(&of->t.cond, &of->t.lock);
+	}
 	of->t.gate_out = true;
 	of->t.gate_open = false;
 	pthread_mutex_unlock(&of->t.lock);
@@ -272,20 +277,23 @@ static void off_finish_deferred(struct off_fixture *of, unsigned n)
 	unsigned got;
 
 	pthread_mutex_lock(&t->lock);
-	while (t->ndone < n)
+	while (t->ndone < n) {
 		pthread_cond_wait(&t->cond, &t->lock);
+	}
 	got = t->ndone;
 	t->ndone = 0;
 	pthread_mutex_unlock(&t->lock);
 	assert_int_equal(got, n);
-	while (got > 0)
+	while (got > 0) {
 		rpc_call_finish(t->done[--got]);
+	}
 }
 
 static void off_fill(uint8_t *p, size_t len, unsigned seed)
 {
-	for (size_t i = 0; i < len; i++)
+	for (size_t i = 0; i < len; i++) {
 		p[i] = (uint8_t)(seed * 131u + i * 7u + (i >> 9));
+	}
 }
 
 /* What one run of calls got back, decoded. */
@@ -330,9 +338,10 @@ static void off_decode(const struct off_reply *rep, uint32_t proc,
 			out->data_len = ok->data.data_len;
 			out->data = malloc(ok->data.data_len + 1);
 			assert_non_null(out->data);
-			if (ok->data.data_len)
+			if (ok->data.data_len) {
 				memcpy(out->data, ok->data.data_val,
 				       ok->data.data_len);
+			}
 		}
 		xdr_free((xdrproc_t)xdr_READ3res, (char *)&res);
 	} else {
@@ -379,8 +388,9 @@ static void off_batch(struct off_fixture *of, const char *name,
 	memset(run, 0, sizeof(*run));
 
 	for (int phase = 0; phase < 2; phase++) {
-		if (gated)
+		if (gated) {
 			off_gate_close(of);
+		}
 		before = of->t.replies;
 		first = n;
 
@@ -443,8 +453,9 @@ static void off_batch(struct off_fixture *of, const char *name,
 	}
 	assert_int_equal(of->t.replies - replies0, n);
 	run->ncalls = n;
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
 		off_decode(&of->t.reply[i], procs[i], &run->r[i]);
+	}
 
 	/* The bytes are the ones written, whoever did the I/O. */
 	for (unsigned i = 0; i < OFF_NWRITES; i++) {
@@ -461,9 +472,10 @@ static void off_batch(struct off_fixture *of, const char *name,
 		struct off_result *r = &run->r[2 * OFF_NWRITES + h];
 
 		assert_int_equal(r->data_len, 65536);
-		for (unsigned b = 0; b < 8; b++)
+		for (unsigned b = 0; b < 8; b++) {
 			assert_memory_equal(r->data + b * OFF_BLOCK,
 					    data[h * 8 + b], OFF_BLOCK);
+		}
 	}
 	assert_int_equal(run->r[2 * OFF_NWRITES + 2].data_len, OFF_BLOCK);
 	assert_true(run->r[2 * OFF_NWRITES + 2].eof);
@@ -475,8 +487,9 @@ static void off_batch(struct off_fixture *of, const char *name,
 
 static void off_run_free(struct off_run *run)
 {
-	for (unsigned i = 0; i < run->ncalls; i++)
+	for (unsigned i = 0; i < run->ncalls; i++) {
 		free(run->r[i].data);
+	}
 }
 
 /* Decoded results must match call by call: status, counts, eof, what was
@@ -494,8 +507,9 @@ static void off_runs_assert_equal(const struct off_run *a,
 		assert_int_equal(x->committed, y->committed);
 		assert_memory_equal(x->verf, y->verf, sizeof(x->verf));
 		assert_int_equal(x->data_len, y->data_len);
-		if (x->data_len)
+		if (x->data_len) {
 			assert_memory_equal(x->data, y->data, x->data_len);
+		}
 	}
 }
 

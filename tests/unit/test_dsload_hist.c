@@ -30,10 +30,12 @@ static uint64_t exact_pct(const uint64_t *sorted, size_t n, double pct)
 	double want = pct / 100.0 * (double)n;
 	size_t rank = (size_t)want;
 
-	if ((double)rank < want)
+	if ((double)rank < want) {
 		rank++;
-	if (rank == 0)
+	}
+	if (rank == 0) {
 		rank = 1;
+	}
 	return sorted[rank - 1];
 }
 
@@ -68,8 +70,9 @@ static void test_hist_small_values_exact(void **state)
 
 	(void)state;
 	lat_hist_init(h);
-	for (uint64_t v = 1; v <= 100; v++)
+	for (uint64_t v = 1; v <= 100; v++) {
 		lat_hist_add(h, v);
+	}
 	assert_int_equal(lat_hist_percentile_ns(h, 50.0), 50);
 	assert_int_equal(lat_hist_percentile_ns(h, 99.0), 99);
 	assert_int_equal(lat_hist_percentile_ns(h, 100.0), 100);
@@ -84,8 +87,9 @@ static void check_percentiles(uint64_t *v, size_t n)
 	const double pcts[] = { 1, 10, 50, 90, 99, 99.9, 99.99 };
 
 	lat_hist_init(h);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		lat_hist_add(h, v[i]);
+	}
 	qsort(v, n, sizeof(*v), cmp_u64);
 	for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
 		uint64_t want = exact_pct(v, n, pcts[i]);
@@ -105,8 +109,9 @@ static void test_hist_percentiles_uniform_within_error(void **state)
 	uint64_t *v = malloc(n * sizeof(*v)), s = 42;
 
 	(void)state;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		v[i] = 20000 + lcg(&s) % 5000000; /* 20 us .. 5 ms */
+	}
 	check_percentiles(v, n);
 	free(v);
 }

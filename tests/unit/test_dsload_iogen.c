@@ -75,8 +75,9 @@ static void test_iogen_random_aligned_inside_and_covering(void **state)
 		seen[op.off_bytes / 8192]++;
 	}
 	/* uniform: each block near 1000 of 64000 draws */
-	for (uint64_t b = 0; b < blocks; b++)
+	for (uint64_t b = 0; b < blocks; b++) {
 		assert_true(seen[b] > 800 && seen[b] < 1200);
+	}
 }
 
 static void test_iogen_read_share_follows_read_pct(void **state)
@@ -111,8 +112,9 @@ static void test_iogen_random_share_follows_random_pct(void **state)
 	for (int i = 0; i < n; i++) {
 		iogen_next(&g, &op);
 		/* a random draw is almost never the next block */
-		if (i > 0 && op.off_bytes != prev + 4096)
+		if (i > 0 && op.off_bytes != prev + 4096) {
 			jumps++;
+		}
 		prev = op.off_bytes;
 	}
 	/* a random op breaks the chain (25 %), and so does a sequential op

@@ -24,8 +24,9 @@
 
 static void assert_within(double got, double want, double rel)
 {
-	if (!(fabs(got / want - 1) <= rel))
+	if (!(fabs(got / want - 1) <= rel)) {
 		fail_msg("%g is not within %g%% of %g", got, rel * 100, want);
+	}
 }
 
 static struct model_shape shape(unsigned hosts, unsigned vms, unsigned vmdks,
@@ -137,12 +138,14 @@ static void test_fit_finds_known_parameters_again(void **state)
 	double rms;
 
 	(void)state;
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 5; i++) {
 		pts[i].target = predict(&known, pts[i].shape, NULL);
+	}
 	assert_int_equal(model_fit(pts, 5, &m, &rms), 0);
 	assert_true(rms < 1e-6);
-	for (int k = 0; k < MODEL_NPARAMS; k++)
+	for (int k = 0; k < MODEL_NPARAMS; k++) {
 		assert_within(m.v[k], known.v[k], 1e-4);
+	}
 	assert_int_equal(model_fit(pts, 0, &m, NULL), -EINVAL);
 	assert_int_equal(model_fit(pts, MODEL_FIT_MAX + 1, &m, NULL), -EINVAL);
 	pts[0].target = 0;
@@ -158,8 +161,9 @@ static double conf_value(const char *path, const char *key)
 
 	assert_non_null(f);
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%63s = %lf", k, &x) == 2 && !strcmp(k, key))
+		if (sscanf(line, "%63s = %lf", k, &x) == 2 && !strcmp(k, key)) {
 			v = x;
+		}
 	}
 	fclose(f);
 	return v;

@@ -23,8 +23,9 @@ static int parse(struct dsload_opts *o, char *err, size_t errlen, ...)
 
 	argv[argc++] = "dsload";
 	va_start(ap, errlen);
-	for (char *a; (a = va_arg(ap, char *));)
+	for (char *a; (a = va_arg(ap, char *));) {
 		argv[argc++] = a;
+	}
 	va_end(ap);
 	argv[argc] = NULL;
 	return opts_parse(argc, argv, o, err, errlen);

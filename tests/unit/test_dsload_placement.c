@@ -19,9 +19,11 @@ static void test_place_one_puts_everything_on_the_first(void **state)
 	struct place_shape s = { 1, 4, 4, 1, PLACE_ONE }; /* H1, S2 */
 
 	(void)state;
-	for (unsigned v = 0; v < 4; v++)
-		for (unsigned k = 0; k < 4; k++)
+	for (unsigned v = 0; v < 4; v++) {
+		for (unsigned k = 0; k < 4; k++) {
 			assert_int_equal(place_datastore(&s, 0, v, k), 0);
+		}
+	}
 	assert_int_equal(place_flows(&s), 1);
 	s.datastores = 4; /* mounted, but idle: still one flow of I/O */
 	assert_int_equal(place_flows(&s), 1);
@@ -35,8 +37,9 @@ static void test_place_spread_one_vmdk_per_datastore(void **state)
 	unsigned seen = 0;
 
 	(void)state;
-	for (unsigned k = 0; k < 8; k++)
+	for (unsigned k = 0; k < 8; k++) {
 		seen |= 1u << place_datastore(&s, 0, 0, k);
+	}
 	assert_int_equal(seen, 0xff);
 	assert_int_equal(place_flows(&s), 8);
 }
@@ -47,8 +50,9 @@ static void test_place_spread_vms_over_datastores(void **state)
 	unsigned count[2] = { 0 };
 
 	(void)state;
-	for (unsigned v = 0; v < 4; v++)
+	for (unsigned v = 0; v < 4; v++) {
 		count[place_datastore(&s, 0, v, 0)]++;
+	}
 	assert_int_equal(count[0], 2);
 	assert_int_equal(count[1], 2);
 	assert_int_equal(place_flows(&s), 2);
@@ -72,9 +76,11 @@ static void test_place_per_vm_keeps_a_vm_together(void **state)
 	struct place_shape s = { 4, 1, 3, 4, PLACE_PER_VM }; /* M3/M4 */
 
 	(void)state;
-	for (unsigned h = 0; h < 4; h++)
-		for (unsigned k = 0; k < 3; k++)
+	for (unsigned h = 0; h < 4; h++) {
+		for (unsigned k = 0; k < 3; k++) {
 			assert_int_equal(place_datastore(&s, h, 0, k), h);
+		}
+	}
 	assert_int_equal(place_flows(&s), 4);
 }
 

@@ -105,19 +105,22 @@ static void *serve_one(void *arg)
 	size_t got = 0, n;
 	int fd = accept(s->lfd, NULL, NULL);
 
-	if (fd < 0)
+	if (fd < 0) {
 		return NULL;
+	}
 	while (got < sizeof(call)) {
 		ssize_t r = read(fd, call + got, sizeof(call) - got);
 
-		if (r <= 0)
+		if (r <= 0) {
 			break;
+		}
 		got += (size_t)r;
 	}
 	n = reply(rep + 4, get32(call + 4), 0, 0, s->port);
 	put32(rep, 0x80000000u | (uint32_t)n);
-	if (write(fd, rep, n + 4) < 0)
+	if (write(fd, rep, n + 4) < 0) {
 		got = 0;
+	}
 	close(fd);
 	return NULL;
 }

@@ -99,8 +99,9 @@ static void expect_refused(const char *text, const char *why)
 	char err[256] = "";
 
 	assert_int_equal(profile_load(path, p, err, sizeof(err)), -EINVAL);
-	if (!strstr(err, why))
+	if (!strstr(err, why)) {
 		fail_msg("error '%s' does not say '%s'", err, why);
+	}
 	unlink(path);
 	free(p);
 }

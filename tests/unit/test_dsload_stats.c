@@ -28,8 +28,9 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
-	if (!f)
+	if (!f) {
 		return -1;
+	}
 	for (unsigned i = 0; i < NJOBS; i++) {
 		dstats_init(&f->jobs[i]);
 		f->keys[i] = (struct dstats_key){ .host = i / 4,

@@ -28,8 +28,9 @@ static int vm_setup(void **state)
 {
 	struct vm_fixture *fx = calloc(1, sizeof(*fx));
 
-	if (!fx)
+	if (!fx) {
 		return -1;
+	}
 	fx->lp.loop = ev_loop_new(EVFLAG_AUTO);
 	fx->host.lp = &fx->lp;
 	fx->vm.host = &fx->host;
@@ -54,10 +55,12 @@ static unsigned vm_run(struct dvm *vm, int64_t away_ms)
 	unsigned started = 0;
 
 	for (int64_t t = 0; t < 10000 * MS; t += MS) {
-		if (t % (100 * MS) >= (100 - away_ms) * MS)
+		if (t % (100 * MS) >= (100 - away_ms) * MS) {
 			continue;
-		while (vm_admit(vm, t))
+		}
+		while (vm_admit(vm, t)) {
 			started++;
+		}
 	}
 	return started;
 }
@@ -89,8 +92,9 @@ static void test_vm_without_ceiling_admits_all(void **state)
 	struct vm_fixture *fx = *state;
 
 	vm_phase_start(&fx->vm, 0, 0);
-	for (int i = 0; i < 1000; i++)
+	for (int i = 0; i < 1000; i++) {
 		assert_true(vm_admit(&fx->vm, 0));
+	}
 }
 
 int main(void)

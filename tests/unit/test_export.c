@@ -318,9 +318,10 @@ static void test_export_client_parse_errors(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		if (export_client_parse(bad[i], &c) != -EINVAL)
+		if (export_client_parse(bad[i], &c) != -EINVAL) {
 			fail_msg("export_client_parse(\"%s\") accepted",
 				 bad[i]);
+		}
 	}
 }
 

@@ -55,8 +55,9 @@ static uint8_t *write_pattern(struct fixture *f, size_t len)
 	uint8_t *buf = malloc(len ? len : 1);
 
 	assert_non_null(buf);
-	for (size_t i = 0; i < len; i++)
+	for (size_t i = 0; i < len; i++) {
 		buf[i] = (uint8_t)(i * 7 + 3);
+	}
 	assert_int_equal(fileio_pwrite_all(f->fd, buf, len, 0), 0);
 	return buf;
 }

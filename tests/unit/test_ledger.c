@@ -342,9 +342,10 @@ static void test_ledger_decode_refuses_nul_in_name(void **state)
 	/* "eXYZ" -> "e\0\0\0", with its checksum made right again. */
 	memset(buf + len + 4 + POOL_LEDGER_PAYLOAD_FIXED_BYTES + 1, 0, 3);
 	sum = XXH64(buf + len, (size_t)w - 8, 0);
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < 8; i++) {
 		buf[len + (size_t)w - 8 + (size_t)i] =
 			(uint8_t)(sum >> (8 * i));
+	}
 	len += (size_t)w;
 	w = pool_ledger_encode(&good, buf + len, POOL_LEDGER_RECORD_MAX_BYTES);
 	assert_true(w > 0);

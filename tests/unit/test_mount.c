@@ -129,7 +129,8 @@ static mountstat3 mnt(struct fixture *f, const char *addr, const char *path)
 	mountstat3 stat;
 
 	request_from(f, &req_call.req, addr);
-	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_MNT, &arg, &res), RPC_REPLY);
+	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_MNT, &arg, &res),
+			 RPC_REPLY);
 	stat = ((mountres3 *)res)->fhs_status;
 	release(f, &req_call.req, MOUNTPROC3_MNT, res);
 	return stat;
@@ -142,7 +143,8 @@ static void umnt(struct fixture *f, const char *addr, const char *path)
 	void *res;
 
 	request_from(f, &req_call.req, addr);
-	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_UMNT, &arg, &res), RPC_REPLY);
+	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_UMNT, &arg, &res),
+			 RPC_REPLY);
 	release(f, &req_call.req, MOUNTPROC3_UMNT, res);
 }
 
@@ -156,7 +158,8 @@ static void dump_text(struct fixture *f, char *buf, size_t len)
 
 	buf[0] = '\0';
 	request_from(f, &req_call.req, "127.0.0.1");
-	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_DUMP, NULL, &res), RPC_REPLY);
+	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_DUMP, NULL, &res),
+			 RPC_REPLY);
 	for (b = *(mountlist *)res; b; b = b->ml_next) {
 		used += (size_t)snprintf(buf + used, len - used, "%s%s:%s",
 					 used ? " " : "", b->ml_hostname,
@@ -173,7 +176,8 @@ static void test_null_replies(void **state)
 	void *res;
 
 	request_from(f, &req_call.req, "127.0.0.1");
-	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_NULL, NULL, &res), RPC_REPLY);
+	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_NULL, NULL, &res),
+			 RPC_REPLY);
 	release(f, &req_call.req, MOUNTPROC3_NULL, res);
 	assert_int_equal(f->prog.prog, 100005);
 	assert_int_equal(f->prog.vers, 3);
@@ -192,7 +196,8 @@ static void test_mnt_returns_root_handle_and_flavors(void **state)
 	void *out;
 
 	request_from(f, &req_call.req, "127.0.0.1");
-	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_MNT, &arg, &out), RPC_REPLY);
+	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_MNT, &arg, &out),
+			 RPC_REPLY);
 	res = out;
 	assert_int_equal(res->fhs_status, MNT3_OK);
 	assert_string_equal(req_call.req.export_name, "ds1");
@@ -420,30 +425,37 @@ static void test_trace_summaries(void **state)
 	void *res;
 
 	request_from(f, &req_call.req, "127.0.0.1");
-	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_MNT, &arg, &res), RPC_REPLY);
-	p[MOUNTPROC3_MNT].trace_args(&req_call.req, &arg, res, buf, sizeof(buf));
+	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_MNT, &arg, &res),
+			 RPC_REPLY);
+	p[MOUNTPROC3_MNT].trace_args(&req_call.req, &arg, res, buf,
+				     sizeof(buf));
 	assert_string_equal(buf, "path=/ds1");
 	p[MOUNTPROC3_MNT].trace_res(&req_call.req, &arg, res, buf, sizeof(buf));
 	assert_string_equal(buf, "status=OK");
 	release(f, &req_call.req, MOUNTPROC3_MNT, res);
 
-	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_MNT, &bad, &res), RPC_REPLY);
+	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_MNT, &bad, &res),
+			 RPC_REPLY);
 	p[MOUNTPROC3_MNT].trace_res(&req_call.req, &bad, res, buf, sizeof(buf));
 	assert_string_equal(buf, "status=NOENT");
 	release(f, &req_call.req, MOUNTPROC3_MNT, res);
 
-	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_DUMP, NULL, &res), RPC_REPLY);
-	p[MOUNTPROC3_DUMP].trace_res(&req_call.req, NULL, res, buf, sizeof(buf));
+	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_DUMP, NULL, &res),
+			 RPC_REPLY);
+	p[MOUNTPROC3_DUMP].trace_res(&req_call.req, NULL, res, buf,
+				     sizeof(buf));
 	assert_string_equal(buf, "entries=1");
 	release(f, &req_call.req, MOUNTPROC3_DUMP, res);
 
 	assert_int_equal(call(f, &req_call.req, MOUNTPROC3_EXPORT, NULL, &res),
 			 RPC_REPLY);
-	p[MOUNTPROC3_EXPORT].trace_res(&req_call.req, NULL, res, buf, sizeof(buf));
+	p[MOUNTPROC3_EXPORT].trace_res(&req_call.req, NULL, res, buf,
+				       sizeof(buf));
 	assert_string_equal(buf, "exports=2");
 	release(f, &req_call.req, MOUNTPROC3_EXPORT, res);
 
-	p[MOUNTPROC3_UMNT].trace_args(&req_call.req, &arg, NULL, buf, sizeof(buf));
+	p[MOUNTPROC3_UMNT].trace_args(&req_call.req, &arg, NULL, buf,
+				      sizeof(buf));
 	assert_string_equal(buf, "path=/ds1");
 }
 

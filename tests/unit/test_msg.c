@@ -58,8 +58,9 @@ static void put_u32(uint8_t *p, uint32_t v)
 
 static void assert_words(const uint8_t *buf, const uint32_t *want, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		assert_int_equal(get_u32(buf + 4 * i), want[i]);
+	}
 }
 
 static void test_call_decode_reads_auth_sys_fixture(void **state)
@@ -86,9 +87,10 @@ static void test_call_decode_rejects_every_truncation(void **state)
 	struct rpc_call_header call;
 
 	(void)state;
-	for (size_t len = 0; len < CALL_SYS_HEADER_LEN; len++)
+	for (size_t len = 0; len < CALL_SYS_HEADER_LEN; len++) {
 		assert_int_equal(rpc_call_decode(call_sys, len, &call),
 				 -EBADMSG);
+	}
 	assert_int_equal(rpc_call_decode(call_sys, CALL_SYS_HEADER_LEN, &call),
 			 0);
 	assert_int_equal(call.args_offset, CALL_SYS_HEADER_LEN);
@@ -342,9 +344,10 @@ static void test_reply_decode_rejects_malformed(void **state)
 	(void)state;
 	rpc_reply_accepted_encode(buf, sizeof(buf), 1, RPC_ACCEPT_SUCCESS, 0,
 				  0);
-	for (size_t len = 0; len < sizeof(buf); len++)
+	for (size_t len = 0; len < sizeof(buf); len++) {
 		assert_int_equal(rpc_reply_decode(buf, len, &xid, &stat, &off),
 				 -EBADMSG);
+	}
 	/* A call is not a reply. */
 	assert_int_equal(
 		rpc_reply_decode(call_sys, sizeof(call_sys), &xid, &stat, &off),

@@ -296,9 +296,10 @@ static void test_errno_maps_to_nfsstat3(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
 		assert_int_equal(nfs3__status_from_errno(map[i].err),
 				 map[i].status);
+	}
 	assert_string_equal(nfs3__status_name(NFS3ERR_NOT_SYNC),
 			    "NFS3ERR_NOT_SYNC");
 	assert_string_equal(nfs3__status_name(NFS3ERR_SERVERFAULT),

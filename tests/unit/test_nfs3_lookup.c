@@ -336,8 +336,8 @@ static void test_setattr_trace_line(void **state)
 	args.new_attributes.size.set_it = TRUE;
 	args.new_attributes.size.set_size3_u.size = 10;
 	args.new_attributes.mtime.set_it = SET_TO_SERVER_TIME;
-	fx->prog.procs[NFSPROC3_SETATTR].trace_args(&fx->call.req, &args, NULL, buf,
-						    sizeof(buf));
+	fx->prog.procs[NFSPROC3_SETATTR].trace_args(&fx->call.req, &args, NULL,
+						    buf, sizeof(buf));
 	assert_string_equal(buf, "guard=0 mode=0644 size=10 mtime=server");
 }
 

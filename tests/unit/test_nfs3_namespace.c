@@ -192,10 +192,11 @@ static nfsstat3 symlink_call(struct nfs3_fixture *fx, const nfs_fh3 *dir,
 
 	nfs3_fixture_call(fx, NFSPROC3_SYMLINK, &args, &res);
 	status = res.status;
-	if (status == NFS3_OK)
+	if (status == NFS3_OK) {
 		assert_int_equal(res.SYMLINK3res_u.resok.obj_attributes
 					 .post_op_attr_u.attributes.type,
 				 NF3LNK);
+	}
 	nfs3_fixture_release(fx, NFSPROC3_SYMLINK, &res);
 	return status;
 }
@@ -233,9 +234,10 @@ static nfsstat3 mknod_call(struct nfs3_fixture *fx, const nfs_fh3 *dir,
 	}
 	nfs3_fixture_call(fx, NFSPROC3_MKNOD, &args, &res);
 	status = res.status;
-	if (status == NFS3_OK)
+	if (status == NFS3_OK) {
 		*attr = res.MKNOD3res_u.resok.obj_attributes.post_op_attr_u
 				.attributes;
+	}
 	nfs3_fixture_release(fx, NFSPROC3_MKNOD, &res);
 	return status;
 }
@@ -409,9 +411,10 @@ static nfsstat3 link_call(struct nfs3_fixture *fx, const nfs_fh3 *file,
 	LINK3res res;
 
 	nfs3_fixture_call(fx, NFSPROC3_LINK, &args, &res);
-	if (res.status == NFS3_OK)
+	if (res.status == NFS3_OK) {
 		*nlink = res.LINK3res_u.resok.file_attributes.post_op_attr_u
 				 .attributes.nlink;
+	}
 	return res.status;
 }
 
@@ -445,12 +448,12 @@ static void test_namespace_trace_lines(void **state)
 	char hint[16], buf[RPC_TRACE_DETAIL_MAX], want[64];
 
 	nfs3__fh_summary(&root, hint, sizeof(hint));
-	fx->prog.procs[NFSPROC3_RENAME].trace_args(&fx->call.req, &rargs, NULL, buf,
-						   sizeof(buf));
+	fx->prog.procs[NFSPROC3_RENAME].trace_args(&fx->call.req, &rargs, NULL,
+						   buf, sizeof(buf));
 	snprintf(want, sizeof(want), "from=%s to=%s/b?", hint, hint);
 	assert_string_equal(buf, want);
-	fx->prog.procs[NFSPROC3_REMOVE].trace_args(&fx->call.req, &rargs, NULL, buf,
-						   sizeof(buf));
+	fx->prog.procs[NFSPROC3_REMOVE].trace_args(&fx->call.req, &rargs, NULL,
+						   buf, sizeof(buf));
 	snprintf(want, sizeof(want), "dir=%s", hint);
 	assert_string_equal(buf, want);
 }

@@ -75,8 +75,9 @@ static void seen_assert_once(const struct seen *s)
 {
 	assert_int_equal(s->dot, 1);
 	assert_int_equal(s->dotdot, 1);
-	for (int i = 0; i < BIG_DIR_FILES; i++)
+	for (int i = 0; i < BIG_DIR_FILES; i++) {
 		assert_int_equal(s->files[i], 1);
+	}
 }
 
 static enum rpc_disposition readdir_call(struct nfs3_fixture *fx,
@@ -86,8 +87,9 @@ static enum rpc_disposition readdir_call(struct nfs3_fixture *fx,
 {
 	READDIR3args args = { .dir = *dir, .cookie = cookie, .count = count };
 
-	if (verf)
+	if (verf) {
 		memcpy(args.cookieverf, verf, NFS3_COOKIEVERFSIZE);
+	}
 	return nfs3_fixture_call(fx, NFSPROC3_READDIR, &args, res);
 }
 
@@ -168,10 +170,12 @@ static void test_readdir_pages_1000_entries_with_small_counts(void **state)
 
 		readdir_all(fx, &dir, counts[i], &s);
 		seen_assert_once(&s);
-		if (counts[i] == 150)
+		if (counts[i] == 150) {
 			assert_int_equal(s.pages, BIG_DIR_FILES + 2);
-		if (counts[i] == 65536)
+		}
+		if (counts[i] == 65536) {
 			assert_int_equal(s.pages, 1);
+		}
 	}
 }
 
@@ -185,8 +189,9 @@ readdirplus_call(struct nfs3_fixture *fx, const nfs_fh3 *dir, uint64_t cookie,
 				  .dircount = dircount,
 				  .maxcount = maxcount };
 
-	if (verf)
+	if (verf) {
 		memcpy(args.cookieverf, verf, NFS3_COOKIEVERFSIZE);
+	}
 	return nfs3_fixture_call(fx, NFSPROC3_READDIRPLUS, &args, res);
 }
 
@@ -264,8 +269,9 @@ static void first_page(struct nfs3_fixture *fx, const nfs_fh3 *dir,
 	readdir_call(fx, dir, 0, NULL, count, &res);
 	assert_int_equal(res.status, NFS3_OK);
 	assert_false(res.READDIR3res_u.resok.reply.eof);
-	for (e = res.READDIR3res_u.resok.reply.entries; e; e = e->nextentry)
+	for (e = res.READDIR3res_u.resok.reply.entries; e; e = e->nextentry) {
 		*cookie = e->cookie;
+	}
 	memcpy(verf, res.READDIR3res_u.resok.cookieverf, NFS3_COOKIEVERFSIZE);
 	nfs3_fixture_release(fx, NFSPROC3_READDIR, &res);
 }

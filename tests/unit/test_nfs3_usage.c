@@ -44,8 +44,9 @@ static int setup(void **state)
 	struct fixture *f = calloc(1, sizeof(*f));
 	void *fx;
 
-	if (!f || nfs3_fixture_setup(&fx))
+	if (!f || nfs3_fixture_setup(&fx)) {
 		return -1;
+	}
 	f->fx = fx;
 	quota_init(&f->q);
 	quota_set_limit(&f->q, QUOTA_BYTES);
@@ -108,9 +109,10 @@ static void assert_data(struct fixture *f, const nfs_fh3 *fh, uint64_t off,
 	nfs3_fixture_call(f->fx, NFSPROC3_READ, &args, &res);
 	assert_int_equal(res.status, NFS3_OK);
 	assert_int_equal(res.READ3res_u.resok.count, count);
-	for (uint32_t i = 0; i < count; i++)
+	for (uint32_t i = 0; i < count; i++) {
 		assert_int_equal((uint8_t)res.READ3res_u.resok.data.data_val[i],
 				 fill);
+	}
 	nfs3_fixture_release(f->fx, NFSPROC3_READ, &res);
 }
 

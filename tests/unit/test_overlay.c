@@ -214,9 +214,10 @@ static void refuse(struct fixture *fx, const char *doc, int err,
 	int rc = overlay_decode(doc, strlen(doc), &fx->ov, fx->err,
 				sizeof(fx->err));
 
-	if (rc != err || !strstr(fx->err, why))
+	if (rc != err || !strstr(fx->err, why)) {
 		fail_msg("%s: got %d '%s', want %d '%s'", doc, rc, fx->err, err,
 			 why);
+	}
 	assert_true(overlay_empty(&fx->ov));
 }
 
@@ -310,11 +311,12 @@ static void test_overlay_decoder_is_bounded(void **state)
 
 	assert_non_null(doc);
 	used += (size_t)snprintf(doc + used, cap - used, HEAD "\"pools\": [");
-	for (int i = 0; i <= OVERLAY_MAX_POOLS; i++)
+	for (int i = 0; i <= OVERLAY_MAX_POOLS; i++) {
 		used += (size_t)snprintf(doc + used, cap - used,
 					 "%s{\"name\": \"p%d\", \"change\": "
 					 "\"deleted\"}",
 					 i ? ", " : "", i);
+	}
 	used += (size_t)snprintf(doc + used, cap - used,
 				 "], \"volumes\": [], \"caps\": {}}");
 	refuse(fx, doc, -EINVAL, "'pools': 129 entries, more than 128");

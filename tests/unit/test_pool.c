@@ -73,8 +73,9 @@ static const struct pool_limit_volume *limit_of(const struct pool_limits *l,
 						const char *name)
 {
 	for (size_t i = 0; i < l->nvolumes; i++) {
-		if (!strcmp(l->volumes[i].name, name))
+		if (!strcmp(l->volumes[i].name, name)) {
 			return &l->volumes[i];
+		}
 	}
 	return NULL;
 }

@@ -251,7 +251,8 @@ static void test_trace_summaries(void **state)
 	assert_string_equal(buf, "prog=100003 vers=3 prot=udp port=2049");
 	p[PMAP2PROC_SET].trace_res(&req_call.req, &m, &yes, buf, sizeof(buf));
 	assert_string_equal(buf, "TRUE");
-	p[PMAP2PROC_GETPORT].trace_res(&req_call.req, &m, &port, buf, sizeof(buf));
+	p[PMAP2PROC_GETPORT].trace_res(&req_call.req, &m, &port, buf,
+				       sizeof(buf));
 	assert_string_equal(buf, "port=2049");
 }
 

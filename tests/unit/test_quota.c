@@ -33,12 +33,14 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
-	if (!f)
+	if (!f) {
 		return -1;
+	}
 	quota_init(&f->q);
 	snprintf(f->dir, sizeof(f->dir), "/tmp/test_quota_XXXXXX");
-	if (!mkdtemp(f->dir))
+	if (!mkdtemp(f->dir)) {
 		return -1;
+	}
 	*state = f;
 	return 0;
 }
@@ -50,8 +52,9 @@ static int teardown(void **state)
 
 	quota_fini(&f->q);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
-	if (system(cmd) != 0)
+	if (system(cmd) != 0) {
 		return -1;
+	}
 	free(f);
 	return 0;
 }
@@ -125,8 +128,9 @@ static int measure_cb(void *arg, uint64_t *used_bytes)
 	struct measure *m = arg;
 
 	m->calls++;
-	if (m->err)
+	if (m->err) {
 		return m->err;
+	}
 	*used_bytes = m->bytes;
 	return 0;
 }
@@ -166,14 +170,16 @@ static void test_quota_many_files_grow_the_table(void **state)
 	struct measure m = { .bytes = 4096 };
 	struct quota_usage u;
 
-	for (uint64_t id = 1; id <= 5000; id++)
+	for (uint64_t id = 1; id <= 5000; id++) {
 		assert_int_equal(
 			quota_file_update(&f->q, id * 4096, measure_cb, &m), 0);
+	}
 	quota_get(&f->q, &u);
 	assert_int_equal(u.files, 5000);
 	assert_int_equal(u.used_bytes, 5000 * 4096);
-	for (uint64_t id = 1; id <= 5000; id += 2)
+	for (uint64_t id = 1; id <= 5000; id += 2) {
 		quota_file_forget(&f->q, id * 4096);
+	}
 	quota_get(&f->q, &u);
 	assert_int_equal(u.files, 2500);
 	assert_int_equal(u.used_bytes, 2500 * 4096);
@@ -191,8 +197,9 @@ static void *racer_main(void *arg)
 	struct racer *r = arg;
 
 	for (int i = 0; i < 1000; i++) {
-		if (quota_reserve(r->q, MIB) == 0)
+		if (quota_reserve(r->q, MIB) == 0) {
 			r->granted++;
+		}
 	}
 	return NULL;
 }

@@ -34,16 +34,18 @@ static void put_mark(uint8_t *p, uint32_t len, bool last)
 /* Fills @p with @len bytes counting up from @seed. */
 static void fill(uint8_t *p, size_t len, uint8_t seed)
 {
-	for (size_t i = 0; i < len; i++)
+	for (size_t i = 0; i < len; i++) {
 		p[i] = (uint8_t)(seed + i);
+	}
 }
 
 static int setup(void **state)
 {
 	struct rpc_record *rec = malloc(sizeof(*rec));
 
-	if (!rec)
+	if (!rec) {
 		return -1;
+	}
 	rpc_record_init(rec, TEST_MAX);
 	*state = rec;
 	return 0;
@@ -354,8 +356,9 @@ static void test_record_trim_keeps_a_held_record_valid(void **state)
 		rpc_record_feed(rec, wire, sizeof(wire), &used, &out, &out_len),
 		1);
 	assert_ptr_not_equal(out, held);
-	for (size_t i = 0; i < 32; i++)
+	for (size_t i = 0; i < 32; i++) {
 		assert_int_equal(held[i], (uint8_t)(0x30 + i));
+	}
 	rpc_buf_unref((void *)held);
 }
 

@@ -2,8 +2,9 @@
  * test_rpc_pool: the per-loop free lists (nfsd/rpc/pool.c): a freed block
  * comes back to the next allocation of its class, the bytes a pool keeps
  * never pass its bound, large blocks bypass it, references keep a block
- * alive, a trim keeps only the low-water mark; and the record reassembly (rpc/record.c) that hands a held
- * record's buffer over and assembles the next one elsewhere.
+ * alive, a trim keeps only the low-water mark; and the record reassembly
+ * (rpc/record.c) that hands a held record's buffer over and assembles the next
+ * one elsewhere.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -65,8 +66,9 @@ static void test_pool_zalloc_zeroes_a_reused_block(void **state)
 	rpc_buf_unref(a);
 	b = rpc_buf_zalloc(pool, 200);
 	assert_ptr_equal(a, b);
-	for (size_t i = 0; i < 200; i++)
+	for (size_t i = 0; i < 200; i++) {
 		assert_int_equal(b[i], 0);
+	}
 	rpc_buf_unref(b);
 	rpc_pool_free(pool);
 }
@@ -86,10 +88,12 @@ static void test_pool_keeps_no_more_than_its_bound(void **state)
 	assert_true(one > RPC_POOL_MIN_CLASS_BYTES);
 
 	assert_int_equal(rpc_pool_new(2 * one, &pool), 0);
-	for (size_t i = 0; i < 5; i++)
+	for (size_t i = 0; i < 5; i++) {
 		b[i] = rpc_buf_alloc(pool, 10);
-	for (size_t i = 0; i < 5; i++)
+	}
+	for (size_t i = 0; i < 5; i++) {
 		rpc_buf_unref(b[i]);
+	}
 	rpc_pool_stats_get(pool, &st);
 	assert_int_equal(st.kept_blocks, 2);
 	assert_int_equal(st.kept_bytes, 2 * one);
@@ -97,12 +101,14 @@ static void test_pool_keeps_no_more_than_its_bound(void **state)
 	assert_int_equal(st.outstanding, 0);
 
 	/* The two kept come back before the heap is asked again. */
-	for (size_t i = 0; i < 3; i++)
+	for (size_t i = 0; i < 3; i++) {
 		b[i] = rpc_buf_alloc(pool, 10);
+	}
 	rpc_pool_stats_get(pool, &st);
 	assert_int_equal(st.heap_allocs, 5 + 1);
-	for (size_t i = 0; i < 3; i++)
+	for (size_t i = 0; i < 3; i++) {
 		rpc_buf_unref(b[i]);
+	}
 	rpc_pool_free(pool);
 }
 
@@ -118,14 +124,18 @@ static void test_pool_trim_keeps_the_low_water_mark(void **state)
 
 	(void)state;
 	assert_int_equal(rpc_pool_new(RPC_POOL_DEFAULT_MAX_BYTES, &pool), 0);
-	for (size_t i = 0; i < 24; i++)
+	for (size_t i = 0; i < 24; i++) {
 		big[i] = rpc_buf_alloc(pool, 100 * 1024); /* 128 KiB class */
-	for (size_t i = 0; i < 64; i++)
+	}
+	for (size_t i = 0; i < 64; i++) {
 		small[i] = rpc_buf_alloc(pool, 200); /* 256 B class */
-	for (size_t i = 0; i < 24; i++)
+	}
+	for (size_t i = 0; i < 24; i++) {
 		rpc_buf_unref(big[i]);
-	for (size_t i = 0; i < 64; i++)
+	}
+	for (size_t i = 0; i < 64; i++) {
 		rpc_buf_unref(small[i]);
+	}
 	rpc_pool_stats_get(pool, &st);
 	assert_true(st.kept_bytes > 3u * 1024 * 1024);
 	size_t before = st.kept_bytes;
@@ -162,8 +172,9 @@ static void test_pool_with_no_room_keeps_nothing(void **state)
 
 	(void)state;
 	assert_int_equal(rpc_pool_new(0, &pool), 0);
-	for (size_t i = 0; i < 3; i++)
+	for (size_t i = 0; i < 3; i++) {
 		rpc_buf_unref(rpc_buf_alloc(pool, 64));
+	}
 	rpc_pool_stats_get(pool, &st);
 	assert_int_equal(st.heap_allocs, 3);
 	assert_int_equal(st.heap_frees, 3);
@@ -289,8 +300,9 @@ static void test_record_held_is_not_overwritten(void **state)
 	rpc_buf_ref((void *)first); /* a request keeps it */
 	second = feed_one(&rec, 0x22, 100);
 	assert_ptr_not_equal(first, second);
-	for (size_t i = 0; i < 100; i++)
+	for (size_t i = 0; i < 100; i++) {
 		assert_int_equal(first[i], 0x11);
+	}
 	rpc_buf_unref((void *)first);
 
 	/* Nobody kept the second: the third reuses its buffer in place. */

@@ -27,11 +27,13 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
-	if (!f)
+	if (!f) {
 		return -1;
+	}
 	config_defaults(&f->cfg);
-	if (server_sections_init(&f->sections, &f->cfg))
+	if (server_sections_init(&f->sections, &f->cfg)) {
 		return -1;
+	}
 	*state = f;
 	return 0;
 }

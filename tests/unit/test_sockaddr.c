@@ -131,8 +131,9 @@ static void test_parse_refuses_what_is_not_an_address(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		if (sockaddr_parse(bad[i], 0, &ss, &len) != -EINVAL)
+		if (sockaddr_parse(bad[i], 0, &ss, &len) != -EINVAL) {
 			fail_msg("\"%s\" parsed", bad[i]);
+		}
 	}
 	assert_int_equal(sockaddr_parse("::1", -1, &ss, &len), -EINVAL);
 	assert_int_equal(sockaddr_parse("::1", 65536, &ss, &len), -EINVAL);

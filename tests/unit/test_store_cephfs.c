@@ -40,11 +40,13 @@ static int setup(void **state)
 	struct store_obj *root;
 	char err[512] = "";
 
-	if (!f)
+	if (!f) {
 		return -1;
+	}
 	*state = f;
-	if (!conf || !conf[0] || access(conf, R_OK) != 0)
+	if (!conf || !conf[0] || access(conf, R_OK) != 0) {
 		return 0;
+	}
 	if (store_cephfs_open("c1", TEST_EXPORT_ID, conf, "/", "admin", "", 8,
 			      &f->a, err, sizeof(err)) ||
 	    store_cephfs_open("c1", TEST_EXPORT_ID, conf, "/", "admin", "", 8,
@@ -53,10 +55,12 @@ static int setup(void **state)
 		return -1;
 	}
 	snprintf(f->dir, sizeof(f->dir), "test_store_cephfs-%d", getpid());
-	if (f->a->ops->root(f->a, &root))
+	if (f->a->ops->root(f->a, &root)) {
 		return -1;
-	if (f->a->ops->mkdir(f->a, root, f->dir, NULL, NULL, &f->dir_a))
+	}
+	if (f->a->ops->mkdir(f->a, root, f->dir, NULL, NULL, &f->dir_a)) {
 		return -1;
+	}
 	f->a->ops->obj_unref(root);
 	return 0;
 }
@@ -69,8 +73,9 @@ static int clean_cb(void *arg, const char *name, uint64_t fileid,
 
 	(void)fileid;
 	(void)cookie;
-	if (strcmp(name, ".") && strcmp(name, ".."))
+	if (strcmp(name, ".") && strcmp(name, "..")) {
 		f->a->ops->remove(f->a, f->dir_a, name);
+	}
 	return 0;
 }
 
@@ -87,18 +92,21 @@ static int teardown(void **state)
 			f->a->ops->obj_unref(root);
 		}
 	}
-	if (f->b)
+	if (f->b) {
 		f->b->ops->close(f->b);
-	if (f->a)
+	}
+	if (f->a) {
 		f->a->ops->close(f->a);
+	}
 	free(f);
 	return 0;
 }
 
 static void need_cluster(struct fixture *f)
 {
-	if (!f->a)
+	if (!f->a) {
 		skip();
+	}
 }
 
 static struct store_obj *make_file(struct fixture *f, const char *name)
@@ -238,8 +246,9 @@ static int list_cb(void *arg, const char *name, uint64_t fileid,
 	struct listing *l = arg;
 
 	(void)fileid;
-	if (!strcmp(name, ".") || !strcmp(name, ".."))
+	if (!strcmp(name, ".") || !strcmp(name, "..")) {
 		return 0;
+	}
 	assert_true(l->n < 64);
 	snprintf(l->names[l->n], sizeof(l->names[0]), "%s", name);
 	l->cookies[l->n++] = cookie;
@@ -272,8 +281,9 @@ static void test_cephfs_readdir_cookie_resumes_on_the_other(void **state)
 	f->b->ops->obj_unref(dir_b);
 	assert_int_equal(first.n + rest.n, 30);
 	for (size_t i = 0; i < first.n; i++) {
-		for (size_t j = 0; j < rest.n; j++)
+		for (size_t j = 0; j < rest.n; j++) {
 			assert_string_not_equal(first.names[i], rest.names[j]);
+		}
 	}
 }
 
@@ -286,7 +296,8 @@ static void test_cephfs_open_names_datastore_and_cluster(void **state)
 
 	need_cluster(f);
 	assert_int_equal(store_cephfs_open("c2", 78, conf, "/no/such/dir",
-					   "admin", "", 8, &st, err, sizeof(err)),
+					   "admin", "", 8, &st, err,
+					   sizeof(err)),
 			 -ENOENT);
 	assert_null(st);
 	assert_non_null(strstr(err, "datastore c2: cephfs cluster "));

@@ -39,8 +39,9 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
-	if (!f)
+	if (!f) {
 		return -1;
+	}
 	snprintf(f->sc.base.name, sizeof(f->sc.base.name), "c1");
 	snprintf(f->sc.cluster, sizeof(f->sc.cluster), "test.conf");
 	f->sc.health.probe = fake_probe;
@@ -77,8 +78,9 @@ static bool wait_state(struct fixture *f, bool down, double s)
 	double until = now_s() + s;
 
 	while (now_s() < until) {
-		if (atomic_load(&f->sc.base.unavailable) == down)
+		if (atomic_load(&f->sc.base.unavailable) == down) {
 			return true;
+		}
 		usleep(10000);
 	}
 	return false;

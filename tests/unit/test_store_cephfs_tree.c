@@ -47,11 +47,13 @@ static int setup(void **state)
 	struct stat sb;
 	int fd = -1;
 
-	if (!f)
+	if (!f) {
 		return -1;
+	}
 	*state = f;
-	if (!conf || !conf[0] || access(conf, R_OK) != 0)
+	if (!conf || !conf[0] || access(conf, R_OK) != 0) {
 		return 0;
+	}
 	if (store_cephfs_open("t1", 91, conf, "/", "admin", "", 8, &f->st, err,
 			      sizeof(err)) ||
 	    f->st->ops->tree_open(f->st, &f->t, err, sizeof(err))) {
@@ -70,8 +72,9 @@ static int setup(void **state)
 		struct store_obj *root, *d;
 
 		if (f->st->ops->root(f->st, &root) ||
-		    f->st->ops->mkdir(f->st, root, f->dir, NULL, NULL, &d))
+		    f->st->ops->mkdir(f->st, root, f->dir, NULL, NULL, &d)) {
 			return -1;
+		}
 		f->st->ops->obj_unref(d);
 		f->st->ops->obj_unref(root);
 	}
@@ -82,10 +85,12 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	if (f->t)
+	if (f->t) {
 		f->t->close(f->t);
-	if (f->st)
+	}
+	if (f->st) {
 		f->st->ops->close(f->st);
+	}
 	free(f);
 	return 0;
 }
@@ -99,8 +104,9 @@ static const char *P(struct fixture *f, const char *name)
 
 static void need_cluster(struct fixture *f)
 {
-	if (!f->st)
+	if (!f->st) {
 		skip();
+	}
 }
 
 /* A thin 64 MiB disk with 1 MiB of 0xab at 0 and at 40 MiB. */

@@ -152,8 +152,9 @@ static void test_fcache_resize_shrinks_and_grows(void **state)
 
 	(void)state;
 	assert_int_equal(store__fcache_new(8, &fc), 0);
-	for (uint8_t n = 0; n < 8; n++)
+	for (uint8_t n = 0; n < 8; n++) {
 		put_new(fc, n);
+	}
 	assert_true(cached(fc, 0)); /* now the most recently used */
 	assert_int_equal(store__fcache_resize(fc, 3), 0);
 	assert_int_equal(store__fcache_count(fc), 3);
@@ -163,11 +164,13 @@ static void test_fcache_resize_shrinks_and_grows(void **state)
 	assert_false(cached(fc, 5));
 	/* Far past the table it was made with: every entry still found. */
 	assert_int_equal(store__fcache_resize(fc, 100), 0);
-	for (uint8_t n = 10; n < 110; n++)
+	for (uint8_t n = 10; n < 110; n++) {
 		put_new(fc, n);
+	}
 	assert_int_equal(store__fcache_count(fc), 100);
-	for (uint8_t n = 10; n < 110; n++)
+	for (uint8_t n = 10; n < 110; n++) {
 		assert_true(cached(fc, n));
+	}
 	assert_int_equal(store__fcache_resize(fc, 0), -EINVAL);
 	assert_int_equal(store__fcache_resize(fc, STORE_FCACHE_MAX_ENTRIES + 1),
 			 -EINVAL);
@@ -181,8 +184,9 @@ static void test_fcache_relieve_gives_back_a_quarter(void **state)
 	(void)state;
 	assert_int_equal(store__fcache_new(16, &fc), 0);
 	assert_false(store__fcache_relieve(fc, -EMFILE)); /* empty */
-	for (uint8_t n = 0; n < 16; n++)
+	for (uint8_t n = 0; n < 16; n++) {
 		put_new(fc, n);
+	}
 	assert_false(store__fcache_relieve(fc, -EIO));
 	assert_int_equal(store__fcache_count(fc), 16);
 	assert_true(store__fcache_relieve(fc, -EMFILE));

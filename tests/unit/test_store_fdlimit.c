@@ -35,11 +35,13 @@ static int setup(void **state)
 	struct fdl *t = calloc(1, sizeof(*t));
 	void *fs = NULL;
 
-	if (t == NULL || fixture_setup(&fs) != 0)
+	if (t == NULL || fixture_setup(&fs) != 0) {
 		return -1;
+	}
 	t->f = fs;
-	if (getrlimit(RLIMIT_NOFILE, &t->saved) != 0)
+	if (getrlimit(RLIMIT_NOFILE, &t->saved) != 0) {
 		return -1;
+	}
 	*state = t;
 	return 0;
 }
@@ -141,16 +143,18 @@ static void test_nothing_to_evict_is_jukebox(void **state)
 
 		name_of(i, name, sizeof(name));
 		err = f->ops->lookup(f->st, f->root, name, &held[nheld]);
-		if (!err)
+		if (!err) {
 			nheld++;
+		}
 	}
 	assert_int_equal(err, -EMFILE);
 	assert_true(nheld >= 4 && nheld < NFILES);
 	assert_int_equal(nfs3__status_from_errno(err), NFS3ERR_JUKEBOX);
 	assert_int_equal(nfs3__status_from_errno(-ENFILE), NFS3ERR_JUKEBOX);
 	/* Given back, the descriptors serve again. */
-	for (int i = 0; i < nheld; i++)
+	for (int i = 0; i < nheld; i++) {
 		f->ops->obj_unref(held[i]);
+	}
 	held[0] = NULL;
 	assert_int_equal(f->ops->lookup(f->st, f->root, "f39", &held[0]), 0);
 	f->ops->obj_unref(held[0]);
@@ -160,8 +164,8 @@ static void test_nothing_to_evict_is_jukebox(void **state)
  * (JUKEBOX, logged with its cause); the handle of a deleted file is STALE
  * all the same, since the kernel decodes a handle before it takes a
  * descriptor. */
-static void test_no_descriptor_left_live_is_jukebox_deleted_is_stale(
-	void **state)
+static void
+test_no_descriptor_left_live_is_jukebox_deleted_is_stale(void **state)
 {
 	struct fdl *t = *state;
 	struct fixture *f = t->f;
@@ -180,8 +184,9 @@ static void test_no_descriptor_left_live_is_jukebox_deleted_is_stale(
 			 0);
 	fixture_reopen(f);
 	limit_set(lowest_free_fd() + 8);
-	while (nspare < 64 && (spare[nspare] = dup(0)) >= 0)
+	while (nspare < 64 && (spare[nspare] = dup(0)) >= 0) {
 		nspare++;
+	}
 	assert_true(nspare < 64);
 	log_capture_reset();
 	err = f->ops->resolve(f->st, &live_fh, &obj);
@@ -191,8 +196,9 @@ static void test_no_descriptor_left_live_is_jukebox_deleted_is_stale(
 		"open_by_handle_at: Too many open files; answering "
 		"NFS3ERR_JUKEBOX"));
 	assert_int_equal(f->ops->resolve(f->st, &gone_fh, &obj), -ESTALE);
-	while (nspare > 0)
+	while (nspare > 0) {
 		close(spare[--nspare]);
+	}
 	assert_int_equal(f->ops->resolve(f->st, &live_fh, &obj), 0);
 	f->ops->obj_unref(obj);
 }

@@ -328,15 +328,15 @@ static void test_synced_record_out_of_bounds_stops_replay(void **state)
 	crash_only(x);
 	fd = open(x->path, O_RDWR);
 	assert_true(fd >= 0);
-	assert_int_equal(pread(fd, rec, STORE_ILOG_HEAD_BYTES,
-			       (off_t)block_off(1)),
-			 STORE_ILOG_HEAD_BYTES);
+	assert_int_equal(
+		pread(fd, rec, STORE_ILOG_HEAD_BYTES, (off_t)block_off(1)),
+		STORE_ILOG_HEAD_BYTES);
 	memcpy(&salt, rec + 8, 8);
 	memcpy(&lsn, rec + 16, 8);
 	store__ilog_synced_encode(rec, salt, lsn, &fh, 0, BIG, lsn + 1);
-	assert_int_equal(store__ilog_rec_decode(rec, sizeof(rec), salt, lsn,
-						&dec),
-			 -EINVAL);
+	assert_int_equal(
+		store__ilog_rec_decode(rec, sizeof(rec), salt, lsn, &dec),
+		-EINVAL);
 	assert_int_equal(pwrite(fd, rec, store__ilog_synced_len(fh.len),
 				(off_t)block_off(1)),
 			 (ssize_t)store__ilog_synced_len(fh.len));

@@ -42,11 +42,13 @@ static int fake_sync_fn(void *arg, enum store_stable level)
 
 	pthread_mutex_lock(&fs->lock);
 	i = fs->calls++;
-	if (i < MAX_CALLS)
+	if (i < MAX_CALLS) {
 		fs->levels[i] = level;
+	}
 	pthread_cond_broadcast(&fs->cond);
-	while (i == 0 && fs->gate_closed)
+	while (i == 0 && fs->gate_closed) {
 		pthread_cond_wait(&fs->cond, &fs->lock);
+	}
 	rc = i < MAX_CALLS ? fs->results[i] : -E2BIG;
 	pthread_mutex_unlock(&fs->lock);
 	return rc;
@@ -129,8 +131,9 @@ static void leader_start_held(struct fixture *f, struct caller *leader)
 	f->fs.gate_closed = true;
 	caller_start(leader, f, STORE_DATA_SYNC, true);
 	pthread_mutex_lock(&f->fs.lock);
-	while (f->fs.calls == 0)
+	while (f->fs.calls == 0) {
 		pthread_cond_wait(&f->fs.cond, &f->fs.lock);
+	}
 	pthread_mutex_unlock(&f->fs.lock);
 }
 
@@ -145,8 +148,9 @@ static void gate_open(struct fixture *f)
 /* Waits (without a clock) until @n callers wait for the next round. */
 static void waiters_wait(struct fixture *f, uint32_t n)
 {
-	while (store__syncgroup_waiters(&f->sg) < n)
+	while (store__syncgroup_waiters(&f->sg) < n) {
 		sched_yield();
+	}
 }
 
 /* Leader in round 1; @n callers at @levels enter meanwhile; all joined. */
@@ -155,13 +159,15 @@ static void run_behind_held_round(struct fixture *f, struct caller *leader,
 				  size_t n)
 {
 	leader_start_held(f, leader);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		caller_start(&c[i], f, l[i], true);
+	}
 	waiters_wait(f, (uint32_t)n);
 	gate_open(f);
 	caller_join(leader);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		caller_join(&c[i]);
+	}
 }
 
 static void test_syncgroup_writers_behind_a_round_share_the_next(void **state)
@@ -170,15 +176,17 @@ static void test_syncgroup_writers_behind_a_round_share_the_next(void **state)
 	enum store_stable l[NTHREADS];
 	struct caller c[NTHREADS], leader;
 
-	for (size_t i = 0; i < NTHREADS; i++)
+	for (size_t i = 0; i < NTHREADS; i++) {
 		l[i] = STORE_DATA_SYNC;
+	}
 	run_behind_held_round(f, &leader, c, l, NTHREADS);
 	/* 1 + 8 callers, 2 syncs: the in-flight one covered none of them. */
 	assert_int_equal(fake_calls(&f->fs), 2);
 	assert_int_equal(f->fs.levels[1], STORE_DATA_SYNC);
 	assert_int_equal(leader.result, 0);
-	for (size_t i = 0; i < NTHREADS; i++)
+	for (size_t i = 0; i < NTHREADS; i++) {
 		assert_int_equal(c[i].result, 0);
+	}
 }
 
 static void test_syncgroup_one_file_sync_makes_the_round_fsync(void **state)
@@ -187,8 +195,9 @@ static void test_syncgroup_one_file_sync_makes_the_round_fsync(void **state)
 	enum store_stable l[NTHREADS];
 	struct caller c[NTHREADS], leader;
 
-	for (size_t i = 0; i < NTHREADS; i++)
+	for (size_t i = 0; i < NTHREADS; i++) {
 		l[i] = i == 5 ? STORE_FILE_SYNC : STORE_DATA_SYNC;
+	}
 	run_behind_held_round(f, &leader, c, l, NTHREADS);
 	assert_int_equal(fake_calls(&f->fs), 2);
 	assert_int_equal(f->fs.levels[0], STORE_DATA_SYNC);
@@ -212,14 +221,16 @@ static void test_syncgroup_failed_round_fails_everyone_it_covered(void **state)
 	enum store_stable l[NTHREADS];
 	struct caller c[NTHREADS], leader;
 
-	for (size_t i = 0; i < NTHREADS; i++)
+	for (size_t i = 0; i < NTHREADS; i++) {
 		l[i] = STORE_FILE_SYNC;
+	}
 	f->fs.results[1] = -EIO;
 	run_behind_held_round(f, &leader, c, l, NTHREADS);
 	assert_int_equal(fake_calls(&f->fs), 2);
 	assert_int_equal(leader.result, 0);
-	for (size_t i = 0; i < NTHREADS; i++)
+	for (size_t i = 0; i < NTHREADS; i++) {
 		assert_int_equal(c[i].result, -EIO);
+	}
 }
 
 static void test_syncgroup_error_sticks_without_another_sync(void **state)
@@ -231,13 +242,15 @@ static void test_syncgroup_error_sticks_without_another_sync(void **state)
 	/* Round 1 fails while 8 wait for round 2: they were written before
 	 * the failure was seen, so they fail too, and nobody syncs again
 	 * (a second fsync would find the error consumed and say 0). */
-	for (size_t i = 0; i < NTHREADS; i++)
+	for (size_t i = 0; i < NTHREADS; i++) {
 		l[i] = STORE_DATA_SYNC;
+	}
 	f->fs.results[0] = -ENOSPC;
 	run_behind_held_round(f, &leader, c, l, NTHREADS);
 	assert_int_equal(leader.result, -ENOSPC);
-	for (size_t i = 0; i < NTHREADS; i++)
+	for (size_t i = 0; i < NTHREADS; i++) {
 		assert_int_equal(c[i].result, -ENOSPC);
+	}
 	assert_int_equal(fake_calls(&f->fs), 1);
 	assert_int_equal(store__syncgroup_sync(&f->sg, STORE_FILE_SYNC, true,
 					       fake_sync_fn, &f->fs),
@@ -249,11 +262,12 @@ static void test_syncgroup_sequential_callers_each_sync(void **state)
 {
 	struct fixture *f = *state;
 
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 3; i++) {
 		assert_int_equal(store__syncgroup_sync(&f->sg, STORE_DATA_SYNC,
 						       true, fake_sync_fn,
 						       &f->fs),
 				 0);
+	}
 	assert_int_equal(fake_calls(&f->fs), 3);
 	assert_int_equal(store__syncgroup_waiters(&f->sg), 0);
 }
@@ -264,8 +278,9 @@ static void test_syncgroup_ungrouped_syncs_alone_with_sticky_error(void **state)
 	struct caller c[NTHREADS];
 
 	/* Group commit off: one sync per caller, concurrent or not. */
-	for (size_t i = 0; i < NTHREADS; i++)
+	for (size_t i = 0; i < NTHREADS; i++) {
 		caller_start(&c[i], f, STORE_FILE_SYNC, false);
+	}
 	for (size_t i = 0; i < NTHREADS; i++) {
 		caller_join(&c[i]);
 		assert_int_equal(c[i].result, 0);

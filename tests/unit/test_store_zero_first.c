@@ -24,8 +24,9 @@ static int zf_setup(void **state)
 	int err = fixture_setup(state);
 	struct fixture *f;
 
-	if (err)
+	if (err) {
 		return err;
+	}
 	f = *state;
 	atomic_store(&f->st->zero_on_first_write, true);
 	return 0;
@@ -41,10 +42,11 @@ static struct store_obj *disk_file(struct fixture *f, const char *name,
 
 	fd = open(fixture_path(f, name, path, sizeof(path)), O_RDWR);
 	assert_true(fd >= 0);
-	if (lazy_zeroed)
+	if (lazy_zeroed) {
 		assert_int_equal(fallocate(fd, 0, 0, (off_t)size), 0);
-	else
+	} else {
 		assert_int_equal(ftruncate(fd, (off_t)size), 0);
+	}
 	close(fd);
 	return obj;
 }
@@ -87,9 +89,10 @@ static void assert_bytes(struct fixture *f, const char *name, uint64_t off,
 	assert_int_equal(pread(fd, buf, len, (off_t)off), (ssize_t)len);
 	close(fd);
 	for (uint32_t i = 0; i < len; i++) {
-		if (buf[i] != want)
+		if (buf[i] != want) {
 			fail_msg("%s: byte %" PRIu64 " is 0x%02x, want 0x%02x",
 				 name, off + i, buf[i], want);
+		}
 	}
 }
 
@@ -207,8 +210,9 @@ static void *writer_run(void *arg)
 	for (uint64_t off = w->index * 4096u; off < MIB;
 	     off += WRITERS * 4096u) {
 		if (w->f->ops->write(w->f->st, w->obj, off, data, sizeof(data),
-				     STORE_UNSTABLE, &sync_failed) != 0)
+				     STORE_UNSTABLE, &sync_failed) != 0) {
 			return (void *)1;
+		}
 	}
 	return NULL;
 }
@@ -232,9 +236,10 @@ static void test_concurrent_first_writes_keep_all_data(void **state)
 		assert_int_equal(pthread_join(t[i], &ret), 0);
 		assert_null(ret);
 	}
-	for (uint64_t off = 0; off < MIB; off += 4096)
+	for (uint64_t off = 0; off < MIB; off += 4096) {
 		assert_bytes(f, "d", off, 4096,
 			     (uint8_t)(0x50 + (off / 4096) % WRITERS));
+	}
 	assert_int_equal(atomic_load(&f->st->zeroed_blocks), 1);
 	f->ops->obj_unref(obj);
 }

@@ -208,8 +208,9 @@ static void test_flow_catches_up_a_client_back_late(void **state)
 			if (f->queued) {
 				/* the server's timer: what waits, starts */
 				if (traffic_flow_next(f->flow, t, &r, &wait) !=
-				    TRAFFIC_START)
+				    TRAFFIC_START) {
 					break;
+				}
 				f->queued = false;
 			} else if (away) {
 				break; /* nothing asked while away */

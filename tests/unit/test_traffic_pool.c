@@ -241,12 +241,14 @@ static int profile_key(void *user, const char *section, const char *key,
 	int err = traffic_config_section(&p->caps, section, key, value, p->err,
 					 sizeof(p->err));
 
-	if (err == -ENOENT)
+	if (err == -ENOENT) {
 		err = pool_config_section(&p->pools, section, key, value,
 					  p->err, sizeof(p->err));
+	}
 	/* config.c's own key. */
-	if (err == -ENOENT && !strcmp(key, "path"))
+	if (err == -ENOENT && !strcmp(key, "path")) {
 		err = 0;
+	}
 	return err == 0;
 }
 
@@ -419,9 +421,10 @@ static void test_threads_share_a_volume(void **state)
 						  "ds1", 0, &args[i].flow),
 				 0);
 	}
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 4; i++) {
 		assert_int_equal(
 			pthread_create(&th[i], NULL, thread_main, &args[i]), 0);
+	}
 	for (int i = 0; i < 4; i++) {
 		pthread_join(th[i], NULL);
 		sum += args[i].bytes;

@@ -136,11 +136,14 @@ static inline void sim_run(struct sim *s, int64_t until)
 			struct sim_flow *f = &s->flows[i];
 
 			if (!next || f->next_ns < next->next_ns ||
-			    (f->next_ns == next->next_ns && f->seq < next->seq))
+			    (f->next_ns == next->next_ns &&
+			     f->seq < next->seq)) {
 				next = f;
+			}
 		}
-		if (!next || next->next_ns >= until)
+		if (!next || next->next_ns >= until) {
 			break;
+		}
 		s->now = next->next_ns;
 		sim_step(s, next);
 	}
@@ -151,16 +154,18 @@ static inline void sim_run(struct sim *s, int64_t until)
 static inline void sim_window(struct sim *s)
 {
 	s->window_ns = s->now;
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; i < s->n; i++) {
 		s->flows[i].bytes = s->flows[i].ops = 0;
+	}
 }
 
 static inline uint64_t sim_bytes(const struct sim *s)
 {
 	uint64_t sum = 0;
 
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; i < s->n; i++) {
 		sum += s->flows[i].bytes;
+	}
 	return sum;
 }
 
@@ -168,8 +173,9 @@ static inline uint64_t sim_ops(const struct sim *s)
 {
 	uint64_t sum = 0;
 
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; i < s->n; i++) {
 		sum += s->flows[i].ops;
+	}
 	return sum;
 }
 
@@ -177,9 +183,10 @@ static inline void assert_within(double got, double want, double tolerance)
 {
 	double ratio = got / want;
 
-	if (ratio < 1 - tolerance || ratio > 1 + tolerance)
+	if (ratio < 1 - tolerance || ratio > 1 + tolerance) {
 		fail_msg("got %.1f, want %.1f +- %.0f%%", got, want,
 			 tolerance * 100);
+	}
 }
 
 static inline void caps_plain(struct traffic_caps *caps)

@@ -28,8 +28,9 @@ static void fill_ok(READ3res *res, size_t len)
 	ok->data.data_len = (u_int)len;
 	ok->data.data_val = malloc(len ? len : 1);
 	assert_non_null(ok->data.data_val);
-	for (size_t i = 0; i < len; i++)
+	for (size_t i = 0; i < len; i++) {
 		ok->data.data_val[i] = (char)(i * 7 + 1);
+	}
 }
 
 /* head + payload + padding == the generated encoding, for every padding. */

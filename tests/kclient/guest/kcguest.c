@@ -52,12 +52,13 @@ static int runas_main(int argc, char **argv)
 	uid_t uid;
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: runas UID GID[,GID...] CMD [ARGS...]\n");
+		fprintf(stderr,
+			"usage: runas UID GID[,GID...] CMD [ARGS...]\n");
 		return 2;
 	}
 	uid = (uid_t)strtoul(argv[1], NULL, 10);
-	for (tok = strtok_r(argv[2], ",", &save);
-	     tok && ngids < RUNAS_MAX_GIDS; tok = strtok_r(NULL, ",", &save)) {
+	for (tok = strtok_r(argv[2], ",", &save); tok && ngids < RUNAS_MAX_GIDS;
+	     tok = strtok_r(NULL, ",", &save)) {
 		gids[ngids++] = (gid_t)strtoul(tok, NULL, 10);
 	}
 	if (ngids == 0) {

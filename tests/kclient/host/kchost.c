@@ -231,8 +231,8 @@ static int relay_connect(int port, bool resv)
 		if (s < 0) {
 			return -errno;
 		}
-		if ((!resv || bind(s, (struct sockaddr *)&from,
-				   sizeof(from)) == 0) &&
+		if ((!resv ||
+		     bind(s, (struct sockaddr *)&from, sizeof(from)) == 0) &&
 		    connect(s, (struct sockaddr *)&to, sizeof(to)) == 0) {
 			return s;
 		}
