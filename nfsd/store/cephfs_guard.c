@@ -8,134 +8,138 @@
  */
 #include "nfsd/store/cephfs_int.h"
 
+/* A call into libcephfs begins: 0 with its slot, or -EAGAIN (the cluster
+ * does not answer, or the store's calls hold their cap of threads). */
+static int guard_enter(struct store *st, unsigned *slot)
+{
+	return store__cephfs_call_enter(store__cephfs(st), slot);
+}
+
+/* It returned @rc: the slot goes back; a connection error marks the store
+ * down and comes back as -EAGAIN. */
+static int guard_leave(struct store *st, unsigned slot, int rc)
+{
+	return store__cephfs_call_leave(store__cephfs(st), slot, rc);
+}
+
 static int guard_resolve(struct store *st, const struct store_fh *fh,
 			 struct store_obj **out)
 {
-	struct store_cephfs *sc = store__cephfs(st);
 	unsigned slot;
-	int rc = store__cephfs_call_enter(sc, &slot);
+	int rc = guard_enter(st, &slot);
 
 	if (rc) {
 		return rc;
 	}
-	rc = store__cephfs_resolve(st, fh, out);
-	return store__cephfs_call_leave(sc, slot, rc);
+	return guard_leave(st, slot, store__cephfs_resolve(st, fh, out));
 }
 
 static int guard_resolve_attr(struct store *st, const struct store_fh *fh,
 			      struct store_obj **out, struct store_attr *attr)
 {
-	struct store_cephfs *sc = store__cephfs(st);
 	unsigned slot;
-	int rc = store__cephfs_call_enter(sc, &slot);
+	int rc = guard_enter(st, &slot);
 
 	if (rc) {
 		return rc;
 	}
-	rc = store__cephfs_resolve_attr(st, fh, out, attr);
-	return store__cephfs_call_leave(sc, slot, rc);
+	return guard_leave(st, slot,
+			   store__cephfs_resolve_attr(st, fh, out, attr));
 }
 
 static int guard_getattr(struct store *st, struct store_obj *obj,
 			 struct store_attr *attr)
 {
-	struct store_cephfs *sc = store__cephfs(st);
 	unsigned slot;
-	int rc = store__cephfs_call_enter(sc, &slot);
+	int rc = guard_enter(st, &slot);
 
 	if (rc) {
 		return rc;
 	}
-	rc = store__cephfs_getattr(st, obj, attr);
-	return store__cephfs_call_leave(sc, slot, rc);
+	return guard_leave(st, slot, store__cephfs_getattr(st, obj, attr));
 }
 
 static int guard_setattr(struct store *st, struct store_obj *obj,
 			 const struct store_sattr *sattr,
 			 const struct store_cred *cred)
 {
-	struct store_cephfs *sc = store__cephfs(st);
 	unsigned slot;
-	int rc = store__cephfs_call_enter(sc, &slot);
+	int rc = guard_enter(st, &slot);
 
 	if (rc) {
 		return rc;
 	}
-	rc = store__cephfs_setattr(st, obj, sattr, cred);
-	return store__cephfs_call_leave(sc, slot, rc);
+	return guard_leave(st, slot,
+			   store__cephfs_setattr(st, obj, sattr, cred));
 }
 
 static int guard_lookup(struct store *st, struct store_obj *dir,
 			const char *name, struct store_obj **out)
 {
-	struct store_cephfs *sc = store__cephfs(st);
 	unsigned slot;
-	int rc = store__cephfs_call_enter(sc, &slot);
+	int rc = guard_enter(st, &slot);
 
 	if (rc) {
 		return rc;
 	}
-	rc = store__cephfs_lookup(st, dir, name, out);
-	return store__cephfs_call_leave(sc, slot, rc);
+	return guard_leave(st, slot, store__cephfs_lookup(st, dir, name, out));
 }
 
 static int guard_readlink(struct store *st, struct store_obj *obj, char *buf,
 			  size_t buflen, size_t *len)
 {
-	struct store_cephfs *sc = store__cephfs(st);
 	unsigned slot;
-	int rc = store__cephfs_call_enter(sc, &slot);
+	int rc = guard_enter(st, &slot);
 
 	if (rc) {
 		return rc;
 	}
-	rc = store__cephfs_readlink(st, obj, buf, buflen, len);
-	return store__cephfs_call_leave(sc, slot, rc);
+	return guard_leave(st, slot,
+			   store__cephfs_readlink(st, obj, buf, buflen, len));
 }
 
 static int guard_read(struct store *st, struct store_obj *obj,
 		      uint64_t off_bytes, void *buf, uint32_t count,
 		      uint32_t *nread, bool *eof)
 {
-	struct store_cephfs *sc = store__cephfs(st);
 	unsigned slot;
-	int rc = store__cephfs_call_enter(sc, &slot);
+	int rc = guard_enter(st, &slot);
 
 	if (rc) {
 		return rc;
 	}
-	rc = store__cephfs_read(st, obj, off_bytes, buf, count, nread, eof);
-	return store__cephfs_call_leave(sc, slot, rc);
+	return guard_leave(
+		st, slot,
+		store__cephfs_read(st, obj, off_bytes, buf, count, nread, eof));
 }
 
 static int guard_write(struct store *st, struct store_obj *obj,
 		       uint64_t off_bytes, const void *buf, uint32_t count,
 		       enum store_stable stable, bool *sync_failed)
 {
-	struct store_cephfs *sc = store__cephfs(st);
 	unsigned slot;
-	int rc = store__cephfs_call_enter(sc, &slot);
+	int rc = guard_enter(st, &slot);
 
 	if (rc) {
 		return rc;
 	}
-	rc = store__cephfs_write(st, obj, off_bytes, buf, count, stable,
-				 sync_failed);
-	return store__cephfs_call_leave(sc, slot, rc);
+	return guard_leave(st, slot,
+			   store__cephfs_write(st, obj, off_bytes, buf, count,
+					       stable, sync_failed));
 }
 
 static int guard_commit(struct store *st, struct store_obj *obj,
 			uint64_t off_bytes, uint32_t count, bool *sync_failed)
 {
-	struct store_cephfs *sc = store__cephfs(st);
 	unsigned slot;
-	int rc = store__cephfs_call_enter(sc, &slot);
+	int rc = guard_enter(st, &slot);
 
 	if (rc) {
 		return rc;
 	}
-	rc = store__cephfs_commit(st, obj, off_bytes, count, sync_failed);
-	return store__cephfs_call_leave(sc, slot, rc);
+	return guard_leave(
+		st, slot,
+		store__cephfs_commit(st, obj, off_bytes, count, sync_failed));
 }
 
 static int guard_create(struct store *st, struct store_obj *dir,
@@ -143,30 +147,29 @@ static int guard_create(struct store *st, struct store_obj *dir,
 			const struct store_sattr *sattr, const uint8_t verf[8],
 			const struct store_cred *cred, struct store_obj **out)
 {
-	struct store_cephfs *sc = store__cephfs(st);
 	unsigned slot;
-	int rc = store__cephfs_call_enter(sc, &slot);
+	int rc = guard_enter(st, &slot);
 
 	if (rc) {
 		return rc;
 	}
-	rc = store__cephfs_create(st, dir, name, how, sattr, verf, cred, out);
-	return store__cephfs_call_leave(sc, slot, rc);
+	return guard_leave(st, slot,
+			   store__cephfs_create(st, dir, name, how, sattr, verf,
+						cred, out));
 }
 
 static int guard_mkdir(struct store *st, struct store_obj *dir,
 		       const char *name, const struct store_sattr *sattr,
 		       const struct store_cred *cred, struct store_obj **out)
 {
-	struct store_cephfs *sc = store__cephfs(st);
 	unsigned slot;
-	int rc = store__cephfs_call_enter(sc, &slot);
+	int rc = guard_enter(st, &slot);
 
 	if (rc) {
 		return rc;
 	}
-	rc = store__cephfs_mkdir(st, dir, name, sattr, cred, out);
-	return store__cephfs_call_leave(sc, slot, rc);
+	return guard_leave(
+		st, slot, store__cephfs_mkdir(st, dir, name, sattr, cred, out));
 }
 
 static int guard_symlink(struct store *st, struct store_obj *dir,
@@ -174,15 +177,15 @@ static int guard_symlink(struct store *st, struct store_obj *dir,
 			 const struct store_sattr *sattr,
 			 const struct store_cred *cred, struct store_obj **out)
 {
-	struct store_cephfs *sc = store__cephfs(st);
 	unsigned slot;
-	int rc = store__cephfs_call_enter(sc, &slot);
+	int rc = guard_enter(st, &slot);
 
 	if (rc) {
 		return rc;
 	}
-	rc = store__cephfs_symlink(st, dir, name, target, sattr, cred, out);
-	return store__cephfs_call_leave(sc, slot, rc);
+	return guard_leave(
+		st, slot,
+		store__cephfs_symlink(st, dir, name, target, sattr, cred, out));
 }
 
 static int guard_mknod(struct store *st, struct store_obj *dir,
@@ -191,100 +194,90 @@ static int guard_mknod(struct store *st, struct store_obj *dir,
 		       const struct store_sattr *sattr,
 		       const struct store_cred *cred, struct store_obj **out)
 {
-	struct store_cephfs *sc = store__cephfs(st);
 	unsigned slot;
-	int rc = store__cephfs_call_enter(sc, &slot);
+	int rc = guard_enter(st, &slot);
 
 	if (rc) {
 		return rc;
 	}
-	rc = store__cephfs_mknod(st, dir, name, type, rdev_major, rdev_minor,
-				 sattr, cred, out);
-	return store__cephfs_call_leave(sc, slot, rc);
+	return guard_leave(st, slot,
+			   store__cephfs_mknod(st, dir, name, type, rdev_major,
+					       rdev_minor, sattr, cred, out));
 }
 
 static int guard_remove(struct store *st, struct store_obj *dir,
 			const char *name)
 {
-	struct store_cephfs *sc = store__cephfs(st);
 	unsigned slot;
-	int rc = store__cephfs_call_enter(sc, &slot);
+	int rc = guard_enter(st, &slot);
 
 	if (rc) {
 		return rc;
 	}
-	rc = store__cephfs_remove(st, dir, name);
-	return store__cephfs_call_leave(sc, slot, rc);
+	return guard_leave(st, slot, store__cephfs_remove(st, dir, name));
 }
 
 static int guard_rmdir(struct store *st, struct store_obj *dir,
 		       const char *name)
 {
-	struct store_cephfs *sc = store__cephfs(st);
 	unsigned slot;
-	int rc = store__cephfs_call_enter(sc, &slot);
+	int rc = guard_enter(st, &slot);
 
 	if (rc) {
 		return rc;
 	}
-	rc = store__cephfs_rmdir(st, dir, name);
-	return store__cephfs_call_leave(sc, slot, rc);
+	return guard_leave(st, slot, store__cephfs_rmdir(st, dir, name));
 }
 
 static int guard_rename(struct store *st, struct store_obj *from_dir,
 			const char *from_name, struct store_obj *to_dir,
 			const char *to_name)
 {
-	struct store_cephfs *sc = store__cephfs(st);
 	unsigned slot;
-	int rc = store__cephfs_call_enter(sc, &slot);
+	int rc = guard_enter(st, &slot);
 
 	if (rc) {
 		return rc;
 	}
-	rc = store__cephfs_rename(st, from_dir, from_name, to_dir, to_name);
-	return store__cephfs_call_leave(sc, slot, rc);
+	return guard_leave(
+		st, slot,
+		store__cephfs_rename(st, from_dir, from_name, to_dir, to_name));
 }
 
 static int guard_link(struct store *st, struct store_obj *obj,
 		      struct store_obj *dir, const char *name)
 {
-	struct store_cephfs *sc = store__cephfs(st);
 	unsigned slot;
-	int rc = store__cephfs_call_enter(sc, &slot);
+	int rc = guard_enter(st, &slot);
 
 	if (rc) {
 		return rc;
 	}
-	rc = store__cephfs_link(st, obj, dir, name);
-	return store__cephfs_call_leave(sc, slot, rc);
+	return guard_leave(st, slot, store__cephfs_link(st, obj, dir, name));
 }
 
 static int guard_readdir(struct store *st, struct store_obj *dir,
 			 uint64_t cookie, store_readdir_fn cb, void *arg)
 {
-	struct store_cephfs *sc = store__cephfs(st);
 	unsigned slot;
-	int rc = store__cephfs_call_enter(sc, &slot);
+	int rc = guard_enter(st, &slot);
 
 	if (rc) {
 		return rc;
 	}
-	rc = store__cephfs_readdir(st, dir, cookie, cb, arg);
-	return store__cephfs_call_leave(sc, slot, rc);
+	return guard_leave(st, slot,
+			   store__cephfs_readdir(st, dir, cookie, cb, arg));
 }
 
 static int guard_fsstat(struct store *st, struct store_fsstat *fs)
 {
-	struct store_cephfs *sc = store__cephfs(st);
 	unsigned slot;
-	int rc = store__cephfs_call_enter(sc, &slot);
+	int rc = guard_enter(st, &slot);
 
 	if (rc) {
 		return rc;
 	}
-	rc = store__cephfs_fsstat(st, fs);
-	return store__cephfs_call_leave(sc, slot, rc);
+	return guard_leave(st, slot, store__cephfs_fsstat(st, fs));
 }
 
 const struct store_ops store__cephfs_ops = {
