@@ -85,58 +85,6 @@ static int server_export_ilog_open(struct server *srv, struct export *exp,
 	return 0;
 }
 
-/* The store parameters of @ds (borrowed: they point into it). */
-static void server_store_params(const struct server *srv,
-				const struct config_datastore *ds,
-				uint32_t export_id, struct store_params *p)
-{
-	memset(p, 0, sizeof(*p));
-	p->backend = ds->backend == CONFIG_BACKEND_CEPHFS ? STORE_BACKEND_CEPHFS
-							  : STORE_BACKEND_LOCAL;
-	p->name = ds->name;
-	p->export_id = export_id;
-	p->state_dir = srv->state_dir;
-	p->path = ds->path;
-	p->ceph_conf = ds->ceph_conf;
-	p->ceph_path = ds->ceph_path;
-	p->ceph_user = ds->ceph_user;
-	p->ceph_fs = ds->ceph_fs;
-	/* Half the work threads: a lost cluster's calls, waiting in
-	 * libcephfs, leave the other half to the other datastores. */
-	p->call_cap = srv->fd_inputs.work_threads / 2;
-}
-
-int server__export_store_open(struct server *srv,
-			      const struct config_datastore *ds, uint32_t id,
-			      struct store **out, uint64_t *root_fileid,
-			      char *errbuf, size_t errlen)
-{
-	struct store_params p;
-	struct store_obj *root;
-	struct store_attr a;
-	struct store *st;
-	int err;
-
-	/* The state_dir of the start: it holds the secret that signs the
-	 * handles of every export. */
-	server_store_params(srv, ds, id, &p);
-	err = store_open(&p, &st, errbuf, errlen);
-	if (err) {
-		return err;
-	}
-	st->group_commit = srv->group_commit;
-	atomic_store(&st->zero_on_first_write, ds->zero_on_first_write);
-	*root_fileid = 0;
-	if (!st->ops->root(st, &root)) {
-		if (!st->ops->getattr(st, root, &a)) {
-			*root_fileid = a.fileid;
-		}
-		st->ops->obj_unref(root);
-	}
-	*out = st;
-	return 0;
-}
-
 /* Fills the unpublished slot @exp from @ds and opens its store. */
 static int server_export_open(struct server *srv, struct export *exp,
 			      const struct config_datastore *ds, char *errbuf,

@@ -1,10 +1,11 @@
 /*
  * server_int: struct server, shared by the files of nfsd/server/ alone:
  * server.c (assembly and teardown), reload.c (a SIGHUP's config),
- * exports.c (the export table and its reload), pools.c (pools, ledger,
- * traffic, quotas), admin.c (the admin endpoint's hooks) and fcache.c (the
- * file caches' descriptor budget); and by test_store_fdlimit, which checks
- * that budget,.
+ * exports.c (the export table and its reload), store.c (a datastore's
+ * store opened from its config), recovery.c (the retries of a cephfs
+ * datastore's cluster), pools.c (pools, ledger, traffic, quotas), admin.c
+ * (the admin endpoint's hooks) and fcache.c (the file caches' descriptor
+ * budget); and by test_store_fdlimit, which checks that budget.
  */
 #ifndef DSNFS_SERVER_INT_H
 #define DSNFS_SERVER_INT_H
