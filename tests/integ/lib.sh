@@ -13,6 +13,11 @@
 # dsnfsd_stop              SIGTERM, wait, fail if it did not exit cleanly
 # nfs_url DS PATH          nfs:// URL with explicit ports (libnfs)
 # check DESCRIPTION CMD..  runs CMD, prints ok/FAIL, counts failures
+# ctl ARGS...              dsnfsctl against the admin endpoint of dsnfsd_start
+# post PATH BODY           POSTs JSON to it: prints the status, the body goes
+#                          to $TEST_TMP/body
+# status_is GOT WANT       true when equal; else says the status and body
+# body_has TEXT            true when $TEST_TMP/body holds TEXT; else says it
 
 set -u
 DSNFS_BIN=${DSNFS_BIN:-build/bin}
@@ -94,6 +99,28 @@ dsnfsd_stop() {
 		tail -30 "$TEST_TMP/dsnfsd.log" >&2
 	fi
 	return $rc
+}
+
+ctl() { "$DSNFS_BIN/dsnfsctl" -s "127.0.0.1:$ADMIN_PORT" "$@"; }
+
+post() {
+	curl -s -o "$TEST_TMP/body" -w '%{http_code}' \
+		-H 'Content-Type: application/json' -d "$2" \
+		"http://127.0.0.1:$ADMIN_PORT$1"
+}
+
+status_is() {
+	[ "$1" = "$2" ] || {
+		echo "    got $1: $(cat "$TEST_TMP/body")"
+		return 1
+	}
+}
+
+body_has() {
+	grep -q "$1" "$TEST_TMP/body" || {
+		echo "    body: $(cat "$TEST_TMP/body")"
+		return 1
+	}
 }
 
 nfs_url() {

@@ -18,18 +18,12 @@ export DSNFS_DS1_BACKEND=cephfs
 trap 'dsnfsd_stop; ceph_test_cleanup; test_cleanup' EXIT
 dsnfsd_start || exit 1
 A="http://127.0.0.1:$ADMIN_PORT"
-ctl() { "$DSNFS_BIN/dsnfsctl" -s "127.0.0.1:$ADMIN_PORT" "$@"; }
-post() {
-	curl -s -o "$TEST_TMP/body" -w '%{http_code}' -H 'Content-Type: application/json' \
-		-d "$2" "$A$1"
-}
 # alloc_is PATH BYTES: Extended Statistics' allocated bytes of a disk.
 alloc_is() {
 	local got
 	got=$(ctl --json vmdk stats ds1 "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["allocated_bytes"])')
 	[ "$got" = "$2" ] || { echo "    allocated $got"; return 1; }
 }
-status_is() { [ "$1" = "$2" ] || { echo "    got $1: $(cat "$TEST_TMP/body")"; return 1; }; }
 ds1=$TEST_TMP/ds1 # ceph-fuse's view of the datastore
 "$DSNFS_BIN/dsvmdk" create -t thin -s 256M "$ds1/src.vmdk" >/dev/null
 python3 - "$ds1/src-flat.vmdk" <<'PY'

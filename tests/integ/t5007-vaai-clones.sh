@@ -21,14 +21,6 @@ if mount -t tmpfs -o size=48m tmpfs "$TEST_TMP/ds2" 2>/dev/null; then
 fi
 dsnfsd_start -P 111 || exit 1
 A="http://127.0.0.1:$ADMIN_PORT"
-ctl() { "$DSNFS_BIN/dsnfsctl" -s "127.0.0.1:$ADMIN_PORT" "$@"; }
-# post PATH BODY: the status, the body in $TEST_TMP/body
-post() {
-	curl -s -o "$TEST_TMP/body" -w '%{http_code}' -H 'Content-Type: application/json' \
-		-d "$2" "$A$1"
-}
-status_is() { [ "$1" = "$2" ] || { echo "    got $1: $(cat "$TEST_TMP/body")"; return 1; }; }
-body_has() { grep -q "$1" "$TEST_TMP/body" || { echo "    body: $(cat "$TEST_TMP/body")"; return 1; }; }
 # A thin 256 MiB disk with 12 MiB of data in three places.
 ds1=$TEST_TMP/ds1
 "$DSNFS_BIN/dsvmdk" create -t thin -s 256M "$ds1/src.vmdk" >/dev/null

@@ -23,7 +23,6 @@ fi
 trap 'umount "$TEST_TMP/ds1" 2>/dev/null; test_cleanup' EXIT
 dsnfsd_start -P 111 || exit 1
 A="http://127.0.0.1:$ADMIN_PORT"
-ctl() { "$DSNFS_BIN/dsnfsctl" -s "127.0.0.1:$ADMIN_PORT" "$@"; }
 ds1=$TEST_TMP/ds1
 "$DSNFS_BIN/dsvmdk" create -t thin -s 512M "$ds1/src.vmdk" >/dev/null
 dd if=/dev/urandom of="$ds1/src-flat.vmdk" bs=1M count=64 seek=8 conv=notrunc status=none

@@ -50,8 +50,6 @@ ln -s vm1/disk.vmdk "$ds1/link.vmdk"
 echo a >"$TEST_TMP/ds3/a.txt"
 dsnfsd_start -c "$conf" || exit 1
 A="http://127.0.0.1:$ADMIN_PORT"
-ctl() { "$DSNFS_BIN/dsnfsctl" -s "127.0.0.1:$ADMIN_PORT" "$@"; }
-post() { curl -s -o "$TEST_TMP/body" -w '%{http_code}' -H 'Content-Type: application/json' -d "$2" "$A$1"; }
 
 check "dsnfsctl snapshot create ds1 s1" ctl snapshot create ds1 s1
 check "dsnfsctl snapshot list ds1 names it" bash -c "'$DSNFS_BIN/dsnfsctl' -s 127.0.0.1:$ADMIN_PORT snapshot list ds1 | grep -q '^s1 '"

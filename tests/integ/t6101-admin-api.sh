@@ -7,7 +7,6 @@
 . "$(dirname "$0")/lib.sh"
 
 here=$(dirname "$0")
-ctl() { "$DSNFS_BIN/dsnfsctl" -s "127.0.0.1:$ADMIN_PORT" "$@"; }
 url() { echo "http://127.0.0.1:$ADMIN_PORT$1"; }
 # status METHOD PATH [BODY [CONTENT_TYPE]]: prints the HTTP status; the
 # body goes to $TEST_TMP/body.

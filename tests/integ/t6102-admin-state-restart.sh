@@ -11,7 +11,6 @@
 
 state=$TEST_TMP/state
 ledger=$state/capacity.ledger
-ctl() { "$DSNFS_BIN/dsnfsctl" -s "127.0.0.1:$ADMIN_PORT" "$@"; }
 url() { echo "http://127.0.0.1:$ADMIN_PORT$1"; }
 json() {
 	curl -s "$(url "$1")" | python3 -c "import json,sys; d=json.load(sys.stdin); print($2)"
