@@ -161,7 +161,8 @@ void net__conn_close(struct conn *c)
 		c->next->prev = c->prev;
 	}
 	c->prev = c->next = NULL;
-	net__release_conn(w->net, (const struct sockaddr *)&c->peer, w->id);
+	net__release_conn(w->net, (const struct sockaddr *)&c->peer, w->id,
+			  c->spread);
 	net__worker_trim_arm(w);
 	log_debug("net: %s: closed", c->peer_str);
 	/* Calls waiting for admission hold references: give them back
@@ -748,18 +749,19 @@ static void conn_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 }
 
 void net__conn_open(struct worker *w, int fd, const struct sockaddr *peer,
-		    socklen_t peer_len)
+		    socklen_t peer_len, unsigned spread)
 {
 	struct conn *c = calloc(1, sizeof(*c));
 	int one = 1;
 
 	if (!c) {
 		close(fd);
-		net__release_conn(w->net, peer, w->id);
+		net__release_conn(w->net, peer, w->id, spread);
 		return;
 	}
 	c->worker = w;
 	c->fd = fd;
+	c->spread = spread;
 	c->refs = 1;
 	c->state = CONN_PAUSED; /* conn_set_state(OPEN) starts reading */
 	if (peer_len > sizeof(c->peer)) {

@@ -16,6 +16,9 @@
  * addresses cannot keep the others out.  While victims close, the count
  * may pass max_conns by at most NET_EVICT_SLACK; past that (every
  * connection busy) new ones are refused as before.
+ *
+ * The same counts place connections: each TCP listener's live
+ * connections are kept even over the worker loops (net__place_conn).
  */
 #include <arpa/inet.h>
 #include <stdlib.h>
@@ -100,9 +103,46 @@ static bool admit_choose_victim(struct net *net, struct net_host_count *self,
 	return true;
 }
 
+/* The counter of @spread's connections on @worker; admit_lock held. */
+static uint32_t *spread_slot(struct net *net, unsigned spread, unsigned worker)
+{
+	if (spread >= NET_SPREAD_MAX) {
+		spread = NET_SPREAD_MAX - 1;
+	}
+	return &net->spread_conns[spread * net->nworkers + worker];
+}
+
+unsigned net__place_conn(struct net *net, unsigned spread)
+{
+	unsigned n = net->nworkers;
+	unsigned best = net->next_worker++ % n;
+
+	pthread_mutex_lock(&net->admit_lock);
+	for (unsigned i = 1; i < n; i++) {
+		unsigned w = (best + i) % n;
+
+		if (*spread_slot(net, spread, w) <
+		    *spread_slot(net, spread, best)) {
+			best = w;
+		}
+	}
+	pthread_mutex_unlock(&net->admit_lock);
+	return best;
+}
+
+uint32_t net__spread_conns(struct net *net, unsigned spread, unsigned worker)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&net->admit_lock);
+	n = *spread_slot(net, spread, worker);
+	pthread_mutex_unlock(&net->admit_lock);
+	return n;
+}
+
 enum net_admit_verdict net__admit_conn(struct net *net,
 				       const struct sockaddr *peer,
-				       unsigned worker,
+				       unsigned worker, unsigned spread,
 				       struct net_evict_order *ev)
 {
 	const struct net_limits *lim = &net->limits;
@@ -136,6 +176,7 @@ enum net_admit_verdict net__admit_conn(struct net *net,
 	h->conns++;
 	if (worker < net->nworkers) {
 		h->per_worker[worker]++;
+		(*spread_slot(net, spread, worker))++;
 	}
 	net->nconns++;
 	if (verdict == NET_ADMIT_EVICT) {
@@ -150,7 +191,7 @@ refuse:
 }
 
 void net__release_conn(struct net *net, const struct sockaddr *peer,
-		       unsigned worker)
+		       unsigned worker, unsigned spread)
 {
 	struct net_host_count **pp, *h;
 	uint8_t addr[16];
@@ -163,6 +204,10 @@ void net__release_conn(struct net *net, const struct sockaddr *peer,
 		net->nconns--;
 		if (worker < net->nworkers && h->per_worker[worker] > 0) {
 			h->per_worker[worker]--;
+		}
+		if (worker<net->nworkers && *
+			   spread_slot(net, spread, worker)> 0) {
+			(*spread_slot(net, spread, worker))--;
 		}
 		if (--h->conns == 0) {
 			*pp = h->next;
@@ -181,5 +226,7 @@ void net__admit_fini(struct net *net)
 			free(h);
 		}
 	}
+	free(net->spread_conns);
+	net->spread_conns = NULL;
 	pthread_mutex_destroy(&net->admit_lock);
 }

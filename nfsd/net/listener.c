@@ -1,12 +1,13 @@
 /*
- * listener: TCP and UDP sockets on the main loop.  TCP accepts are handed
- * to the workers round-robin.  UDP (the portmapper, MOUNT and NFS, which
- * old clients and ESXi's discovery may use) is answered on the main loop:
- * portmapper and MOUNT calls are small and never block; an NFS call that
- * defers its work (COMMIT, a stable WRITE, READDIR: request_defer) runs it
- * on the work threads, which hand the request back through the listener's
- * queue and ev_async, so a sync never stalls the main loop.  NFS over UDP
- * goes through the duplicate request cache like TCP (a retransmitted
+ * listener: TCP and UDP sockets on the main loop.  A TCP accept goes to
+ * the worker holding the fewest live connections of its listener
+ * (net__place_conn: each TCP listener has its number).  UDP (the portmapper,
+ * MOUNT and NFS, which old clients and ESXi's discovery may use) is answered on
+ * the main loop: portmapper and MOUNT calls are small and never block; an NFS
+ * call that defers its work (COMMIT, a stable WRITE, READDIR: request_defer)
+ * runs it on the work threads, which hand the request back through the
+ * listener's queue and ev_async, so a sync never stalls the main loop.  NFS
+ * over UDP goes through the duplicate request cache like TCP (a retransmitted
  * datagram gets the first reply); its READ and WRITE sizes fit a datagram
  * (the dispatcher's max_payload_bytes).
  */
@@ -34,6 +35,7 @@ struct net_listener {
 	ev_io watcher;
 	int fd; /* -1 once closed: replies still due are dropped */
 	bool udp;
+	unsigned spread; /* TCP: its number in net->spread_conns */
 	struct rpc_dispatcher *udp_dispatcher;
 	/* UDP: requests whose deferred work is done, back from the work
 	 * threads (done_lock guards the list). */
@@ -185,7 +187,8 @@ static void listener_tcp_cb(struct ev_loop *loop, ev_io *w, int revents)
 			}
 			return;
 		}
-		net__handoff(l->net, fd, (struct sockaddr *)&peer, peer_len);
+		net__handoff(l->net, fd, (struct sockaddr *)&peer, peer_len,
+			     l->spread);
 	}
 }
 
@@ -244,6 +247,10 @@ static int listener_add(struct net *net, int fd, bool udp,
 	l->fd = fd;
 	l->udp = udp;
 	l->udp_dispatcher = udp_dispatcher;
+	if (!udp) {
+		l->spread = net->nspread < NET_SPREAD_MAX ? net->nspread++
+							  : NET_SPREAD_MAX - 1;
+	}
 	pthread_mutex_init(&l->done_lock, NULL);
 	ev_async_init(&l->done_wake, listener_done_cb);
 	if (udp) {

@@ -58,11 +58,11 @@ static void worker_wake_cb(struct ev_loop *loop, ev_async *a, int revents)
 			close(incoming->fd);
 			net__release_conn(w->net,
 					  (struct sockaddr *)&incoming->peer,
-					  w->id);
+					  w->id, incoming->spread);
 		} else {
 			net__conn_open(w, incoming->fd,
 				       (struct sockaddr *)&incoming->peer,
-				       incoming->peer_len);
+				       incoming->peer_len, incoming->spread);
 		}
 		free(incoming);
 		incoming = next;
@@ -154,14 +154,14 @@ static void net_evict_post(struct net *net, const struct net_evict_order *ev,
 
 /* Gives an accepted socket to the next worker (takes @fd). */
 void net__handoff(struct net *net, int fd, const struct sockaddr *peer,
-		  socklen_t peer_len)
+		  socklen_t peer_len, unsigned spread)
 {
-	struct worker *w = &net->workers[net->next_worker++ % net->nworkers];
+	struct worker *w = &net->workers[net__place_conn(net, spread)];
 	struct net_evict_order ev;
 	enum net_admit_verdict verdict;
 	struct net_handoff *h;
 
-	verdict = net__admit_conn(net, peer, w->id, &ev);
+	verdict = net__admit_conn(net, peer, w->id, spread, &ev);
 	if (verdict == NET_ADMIT_REFUSED) {
 		ev_tstamp now = ev_now(net->main_loop);
 
@@ -185,10 +185,11 @@ void net__handoff(struct net *net, int fd, const struct sockaddr *peer,
 	h = calloc(1, sizeof(*h));
 	if (!h) {
 		close(fd);
-		net__release_conn(net, peer, w->id);
+		net__release_conn(net, peer, w->id, spread);
 		return;
 	}
 	h->fd = fd;
+	h->spread = spread;
 	if (peer_len > sizeof(h->peer)) {
 		peer_len = sizeof(h->peer);
 	}
@@ -248,7 +249,9 @@ int net_start(struct net *net, struct ev_loop *main_loop,
 	malloc_trim(0);
 #endif
 	net->workers = calloc(nworkers, sizeof(*net->workers));
-	if (!net->workers) {
+	net->spread_conns = calloc((size_t)NET_SPREAD_MAX * nworkers,
+				   sizeof(*net->spread_conns));
+	if (!net->workers || !net->spread_conns) {
 		return -ENOMEM;
 	}
 	for (unsigned i = 0; i < nworkers; i++) {

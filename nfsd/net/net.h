@@ -38,7 +38,7 @@ struct net {
 	struct net_limits limits;
 	struct worker *workers;
 	unsigned nworkers;
-	unsigned next_worker; /* round-robin for accept */
+	unsigned next_worker; /* where ties in net__place_conn start */
 	struct net_listener *listeners;
 	bool stopped;
 
@@ -48,6 +48,12 @@ struct net {
 	struct net_host_count *hosts[256];
 	uint64_t refused_conns;
 	uint64_t evict_orders; /* admitted at the limit, a victim chosen */
+	/* Live connections per TCP listener and worker, [listener *
+	 * nworkers + worker] (net__place_conn); TCP listeners are numbered
+	 * in net_listen order, the later ones past NET_SPREAD_MAX share the
+	 * last number. */
+	uint32_t *spread_conns;
+	unsigned nspread;
 	double last_refusal_log;
 
 	/* Admission of the TCP connections' calls (net/call_queue.c). */

@@ -16,6 +16,7 @@
 /* A connection handed from the accepting loop to a worker. */
 struct net_handoff {
 	int fd;
+	unsigned spread; /* its listener's number (net->spread_conns) */
 	struct sockaddr_storage peer;
 	socklen_t peer_len;
 	struct net_handoff *next;
@@ -94,6 +95,7 @@ enum conn_state {
 struct conn {
 	struct worker *worker;
 	int fd;
+	unsigned spread; /* its listener's number (net->spread_conns) */
 	enum conn_state state;
 	unsigned refs; /* 1 while open + 1 per request in flight */
 	unsigned inflight; /* requests dispatched and not yet finished */
@@ -118,9 +120,10 @@ struct conn {
 	struct net_flow *flows; /* one per datastore its calls were for */
 };
 
-/* Creates a conn on @w for an accepted socket (takes @fd).  Worker thread. */
+/* Creates a conn on @w for an accepted socket (takes @fd) of the listener
+ * numbered @spread.  Worker thread. */
 void net__conn_open(struct worker *w, int fd, const struct sockaddr *peer,
-		    socklen_t peer_len);
+		    socklen_t peer_len, unsigned spread);
 
 /* A conn of @w closed: memory_trim_ms from now, unless another closes
  * meanwhile, @w's pool keeps only its low-water mark and the heap gives
@@ -145,9 +148,26 @@ void net__flows_cancel(struct conn *c);
  * calls have all finished. */
 void net__flows_free(struct conn *c);
 
-/* Gives an accepted socket to the next worker (takes @fd).  Main loop. */
+/* Gives an accepted socket (takes @fd) of the listener numbered @spread
+ * to the worker net__place_conn picks.  Main loop. */
 void net__handoff(struct net *net, int fd, const struct sockaddr *peer,
-		  socklen_t peer_len);
+		  socklen_t peer_len, unsigned spread);
+
+/* Listeners with counts of their own in net->spread_conns. */
+#define NET_SPREAD_MAX 8u
+
+/*
+ * The worker for a new connection of the listener numbered @spread: the
+ * one holding the fewest live connections of that listener, ties taken
+ * in turn.  Per listener, because a client opens a short MOUNT (or
+ * portmapper) connection before each NFS one: one turn shared by all
+ * listeners put every NFS connection of such clients on the same loop.
+ * Main loop.
+ */
+unsigned net__place_conn(struct net *net, unsigned spread);
+
+/* Live connections of listener @spread on worker @worker (tests). */
+uint32_t net__spread_conns(struct net *net, unsigned spread, unsigned worker);
 
 enum net_admit_verdict {
 	NET_ADMIT_OK = 0, /* counted */
@@ -155,18 +175,18 @@ enum net_admit_verdict {
 	NET_ADMIT_REFUSED, /* per-host cap, or full with no room to make */
 };
 
-/* Counts a new connection from @peer on worker @worker.  At max_conns it
- * names in *ev an idle connection to close for it (net/conn_limit.c says
- * which).  Any thread. */
+/* Counts a new connection from @peer of listener @spread on worker
+ * @worker.  At max_conns it names in *ev an idle connection to close for
+ * it (net/conn_limit.c says which).  Any thread. */
 enum net_admit_verdict net__admit_conn(struct net *net,
 				       const struct sockaddr *peer,
-				       unsigned worker,
+				       unsigned worker, unsigned spread,
 				       struct net_evict_order *ev);
 
 /* Uncounts a connection admitted by net__admit_conn on @worker.  Any
  * thread. */
 void net__release_conn(struct net *net, const struct sockaddr *peer,
-		       unsigned worker);
+		       unsigned worker, unsigned spread);
 
 /*
  * Makes room for a connection from @for_peer: closes the least recently

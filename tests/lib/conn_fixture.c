@@ -96,8 +96,11 @@ static void *conn_fixture_main(void *arg)
 	return NULL;
 }
 
-int conn_fixture_setup(void **state, uint32_t max_output_bytes,
-		       uint32_t idle_timeout_ms, bool udp, u_int fill_bytes)
+/* The setups' body: @nworkers loops; with @second a TCP listener more
+ * (port2). */
+static int conn_fixture_start(void **state, uint32_t max_output_bytes,
+			      uint32_t idle_timeout_ms, bool udp,
+			      u_int fill_bytes, unsigned nworkers, bool second)
 {
 	struct conn_fixture *f = calloc(1, sizeof(*f));
 	const struct net_limits limits = {
@@ -135,19 +138,34 @@ int conn_fixture_setup(void **state, uint32_t max_output_bytes,
 	}
 	ev_async_init(&f->stop, conn_fixture_stop_cb);
 	ev_async_start(f->main_loop, &f->stop);
-	if (net_start(&f->net, f->main_loop, &f->d, &limits, 1)) {
+	if (net_start(&f->net, f->main_loop, &f->d, &limits, nworkers)) {
 		return -1;
 	}
 	f->d.admission = net_admission_init(&f->net, f->traffic);
 	if (net_listen(&f->net, "127.0.0.1", 0, false, NULL, &f->port) ||
 	    (udp && net_listen(&f->net, "127.0.0.1", 0, true, &f->d_udp,
-			       &f->udp_port))) {
+			       &f->udp_port)) ||
+	    (second &&
+	     net_listen(&f->net, "127.0.0.1", 0, false, NULL, &f->port2))) {
 		return -1;
 	}
 	if (pthread_create(&f->thread, NULL, conn_fixture_main, f)) {
 		return -1;
 	}
 	return 0;
+}
+
+int conn_fixture_setup(void **state, uint32_t max_output_bytes,
+		       uint32_t idle_timeout_ms, bool udp, u_int fill_bytes)
+{
+	return conn_fixture_start(state, max_output_bytes, idle_timeout_ms, udp,
+				  fill_bytes, 1, false);
+}
+
+int conn_fixture_setup_loops(void **state, unsigned nworkers)
+{
+	return conn_fixture_start(state, 64 * 1024, 0, false, 0, nworkers,
+				  true);
 }
 
 void conn_fixture_stop(struct conn_fixture *f)
@@ -178,8 +196,13 @@ int conn_fixture_teardown(void **state)
 
 int conn_fixture_connect(const struct conn_fixture *f, int bufsize)
 {
+	return conn_fixture_connect_port(f->port, bufsize);
+}
+
+int conn_fixture_connect_port(int port, int bufsize)
+{
 	struct sockaddr_in sin = { .sin_family = AF_INET,
-				   .sin_port = htons((uint16_t)f->port) };
+				   .sin_port = htons((uint16_t)port) };
 	struct timeval tv = { .tv_sec = CONN_FIXTURE_IO_TIMEOUT_S };
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	int one = 1;

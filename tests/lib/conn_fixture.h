@@ -1,7 +1,7 @@
 /*
  * conn_fixture: a real server on loopback for tests of nfsd/net
- * (test_conn*.c): net_start() with one worker, a work pool of two threads,
- * a traffic model with default caps as the dispatcher's admission, TCP
+ * (test_conn*.c): net_start() with one worker (or more), a work pool of two
+ * threads, a traffic model with default caps as the dispatcher's admission, TCP
  * (and optionally UDP) listeners on 127.0.0.1 port 0, and the main loop on
  * its own thread, stopped through an ev_async.  It serves a tiny program
  * (CONN_FIXTURE_PROG v1) built from tests/lib/rpc_test_prog.h:
@@ -67,6 +67,7 @@ struct conn_fixture {
 	struct traffic *traffic;
 	int port;
 	int udp_port; /* 0 without UDP */
+	int port2; /* conn_fixture_setup_loops: the second TCP listener */
 };
 
 /*
@@ -80,6 +81,11 @@ struct conn_fixture {
 int conn_fixture_setup(void **state, uint32_t max_output_bytes,
 		       uint32_t idle_timeout_ms, bool udp, u_int fill_bytes);
 
+/* As conn_fixture_setup (64 KiB output limit, no idle timeout, no UDP,
+ * FILL of 0 bytes), with @nworkers loops and a second TCP listener on
+ * port2, as a server's NFS and MOUNT ports. */
+int conn_fixture_setup_loops(void **state, unsigned nworkers);
+
 /* A cmocka teardown: stops *@state if it runs, then frees it. */
 int conn_fixture_teardown(void **state);
 
@@ -90,6 +96,8 @@ void conn_fixture_stop(struct conn_fixture *f);
 /* Returns a TCP socket connected to @f; a nonzero @bufsize shrinks its
  * socket buffers.  Asserts success. */
 int conn_fixture_connect(const struct conn_fixture *f, int bufsize);
+/* As conn_fixture_connect, to @port of 127.0.0.1. */
+int conn_fixture_connect_port(int port, int bufsize);
 
 /* Writes all of @buf (borrowed); asserts success. */
 void conn_fixture_write_all(int fd, const uint8_t *buf, size_t len);

@@ -82,7 +82,7 @@ static int setup(void **state)
 	assert_int_equal(fcntl(sv[1], F_SETFL, O_NONBLOCK), 0);
 	peer.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	net__conn_open(&fx->w, sv[0], (const struct sockaddr *)&peer,
-		       sizeof(peer));
+		       sizeof(peer), 0);
 	fx->c = fx->w.conns;
 	assert_non_null(fx->c);
 	fx->peer_fd = sv[1];
