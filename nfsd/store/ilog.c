@@ -129,8 +129,9 @@ static void store_ilog_flush_locked(struct store_ilog *ilog)
 	ilog->fill = (ilog->fill + 1) % STORE_ILOG_NBATCH;
 	ilog->buf_lsn = padded;
 	ilog->tail_lsn = padded;
-	/* The other flush thread may take the next batch meanwhile. */
-	pthread_cond_signal(&ilog->flusher_cv);
+	/* No wake-up for the other flush thread: the batch just taken is
+	 * all there is, and the next append signals (a wake-up for nothing
+	 * cost a context switch per batch). */
 	pthread_mutex_unlock(&ilog->lock);
 	err = store_ilog_write_ring(ilog, b->buf, (size_t)(padded - start),
 				    start);
@@ -141,9 +142,8 @@ static void store_ilog_flush_locked(struct store_ilog *ilog)
 	}
 	b->written = true;
 	store_ilog_retire_locked(ilog);
-	if (ilog->async_head) {
-		pthread_cond_signal(&ilog->flusher_cv);
-	}
+	/* This thread calls the done hooks next (flusher_main), or the one
+	 * calling them now finds these when it is done: no wake-up. */
 }
 
 /* Waits until the ring and the batch being filled have room for a record
