@@ -4,11 +4,13 @@
 #   off       dsnfsd as before: pwrite + fsync per stable WRITE (group
 #             commit per file)
 #   ilog      dsnfsd with [server] intent_log (one log flush for every
-#             WRITE in flight, files fsynced at checkpoints; WRITEs of
-#             intent_log_immediate_max_bytes and more, 32 KiB by default,
+#             WRITE in flight, files fsynced at checkpoints) and its
+#             defaults, plus BENCH_ILOG_KEYS (e.g.
+#             intent_log_immediate_max_bytes=32768: large WRITEs
 #             fdatasynced in their file instead, docs/bench.md)
-#   ilog-all  the same with intent_log_immediate_max_bytes = 0: every
-#             stable WRITE's data copied into the log (the log before)
+#   ilog-all  the same with intent_log_immediate_max_bytes = 0 whatever
+#             BENCH_ILOG_KEYS say: every stable WRITE's data copied into
+#             the log (the default)
 #   ilog-mem  the same with the log on tmpfs (/dev/shm): NOT durable; a
 #             model of a log device with no latency (NVRAM), showing
 #             what the log costs in CPU apart from its device
