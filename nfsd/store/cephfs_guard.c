@@ -28,10 +28,8 @@ static int guard_resolve(struct store *st, const struct store_fh *fh,
 	unsigned slot;
 	int rc = guard_enter(st, &slot);
 
-	if (rc) {
-		return rc;
-	}
-	return guard_leave(st, slot, store__cephfs_resolve(st, fh, out));
+	return rc ? rc
+		  : guard_leave(st, slot, store__cephfs_resolve(st, fh, out));
 }
 
 static int guard_resolve_attr(struct store *st, const struct store_fh *fh,
@@ -40,11 +38,9 @@ static int guard_resolve_attr(struct store *st, const struct store_fh *fh,
 	unsigned slot;
 	int rc = guard_enter(st, &slot);
 
-	if (rc) {
-		return rc;
-	}
-	return guard_leave(st, slot,
-			   store__cephfs_resolve_attr(st, fh, out, attr));
+	return rc ? rc
+		  : guard_leave(st, slot,
+				store__cephfs_resolve_attr(st, fh, out, attr));
 }
 
 static int guard_getattr(struct store *st, struct store_obj *obj,
@@ -53,10 +49,8 @@ static int guard_getattr(struct store *st, struct store_obj *obj,
 	unsigned slot;
 	int rc = guard_enter(st, &slot);
 
-	if (rc) {
-		return rc;
-	}
-	return guard_leave(st, slot, store__cephfs_getattr(st, obj, attr));
+	return rc ? rc
+		  : guard_leave(st, slot, store__cephfs_getattr(st, obj, attr));
 }
 
 static int guard_setattr(struct store *st, struct store_obj *obj,
@@ -66,11 +60,9 @@ static int guard_setattr(struct store *st, struct store_obj *obj,
 	unsigned slot;
 	int rc = guard_enter(st, &slot);
 
-	if (rc) {
-		return rc;
-	}
-	return guard_leave(st, slot,
-			   store__cephfs_setattr(st, obj, sattr, cred));
+	return rc ? rc
+		  : guard_leave(st, slot,
+				store__cephfs_setattr(st, obj, sattr, cred));
 }
 
 static int guard_lookup(struct store *st, struct store_obj *dir,
@@ -79,10 +71,9 @@ static int guard_lookup(struct store *st, struct store_obj *dir,
 	unsigned slot;
 	int rc = guard_enter(st, &slot);
 
-	if (rc) {
-		return rc;
-	}
-	return guard_leave(st, slot, store__cephfs_lookup(st, dir, name, out));
+	return rc ? rc
+		  : guard_leave(st, slot,
+				store__cephfs_lookup(st, dir, name, out));
 }
 
 static int guard_readlink(struct store *st, struct store_obj *obj, char *buf,
@@ -91,11 +82,10 @@ static int guard_readlink(struct store *st, struct store_obj *obj, char *buf,
 	unsigned slot;
 	int rc = guard_enter(st, &slot);
 
-	if (rc) {
-		return rc;
-	}
-	return guard_leave(st, slot,
-			   store__cephfs_readlink(st, obj, buf, buflen, len));
+	return rc ? rc
+		  : guard_leave(
+			    st, slot,
+			    store__cephfs_readlink(st, obj, buf, buflen, len));
 }
 
 static int guard_read(struct store *st, struct store_obj *obj,
@@ -105,12 +95,10 @@ static int guard_read(struct store *st, struct store_obj *obj,
 	unsigned slot;
 	int rc = guard_enter(st, &slot);
 
-	if (rc) {
-		return rc;
-	}
-	return guard_leave(
-		st, slot,
-		store__cephfs_read(st, obj, off_bytes, buf, count, nread, eof));
+	return rc ? rc
+		  : guard_leave(st, slot,
+				store__cephfs_read(st, obj, off_bytes, buf,
+						   count, nread, eof));
 }
 
 static int guard_write(struct store *st, struct store_obj *obj,
@@ -120,12 +108,11 @@ static int guard_write(struct store *st, struct store_obj *obj,
 	unsigned slot;
 	int rc = guard_enter(st, &slot);
 
-	if (rc) {
-		return rc;
-	}
-	return guard_leave(st, slot,
-			   store__cephfs_write(st, obj, off_bytes, buf, count,
-					       stable, sync_failed));
+	return rc ? rc
+		  : guard_leave(st, slot,
+				store__cephfs_write(st, obj, off_bytes, buf,
+						    count, stable,
+						    sync_failed));
 }
 
 static int guard_commit(struct store *st, struct store_obj *obj,
@@ -134,12 +121,10 @@ static int guard_commit(struct store *st, struct store_obj *obj,
 	unsigned slot;
 	int rc = guard_enter(st, &slot);
 
-	if (rc) {
-		return rc;
-	}
-	return guard_leave(
-		st, slot,
-		store__cephfs_commit(st, obj, off_bytes, count, sync_failed));
+	return rc ? rc
+		  : guard_leave(st, slot,
+				store__cephfs_commit(st, obj, off_bytes, count,
+						     sync_failed));
 }
 
 static int guard_create(struct store *st, struct store_obj *dir,
@@ -150,12 +135,10 @@ static int guard_create(struct store *st, struct store_obj *dir,
 	unsigned slot;
 	int rc = guard_enter(st, &slot);
 
-	if (rc) {
-		return rc;
-	}
-	return guard_leave(st, slot,
-			   store__cephfs_create(st, dir, name, how, sattr, verf,
-						cred, out));
+	return rc ? rc
+		  : guard_leave(st, slot,
+				store__cephfs_create(st, dir, name, how, sattr,
+						     verf, cred, out));
 }
 
 static int guard_mkdir(struct store *st, struct store_obj *dir,
@@ -165,11 +148,10 @@ static int guard_mkdir(struct store *st, struct store_obj *dir,
 	unsigned slot;
 	int rc = guard_enter(st, &slot);
 
-	if (rc) {
-		return rc;
-	}
-	return guard_leave(
-		st, slot, store__cephfs_mkdir(st, dir, name, sattr, cred, out));
+	return rc ? rc
+		  : guard_leave(st, slot,
+				store__cephfs_mkdir(st, dir, name, sattr, cred,
+						    out));
 }
 
 static int guard_symlink(struct store *st, struct store_obj *dir,
@@ -180,12 +162,10 @@ static int guard_symlink(struct store *st, struct store_obj *dir,
 	unsigned slot;
 	int rc = guard_enter(st, &slot);
 
-	if (rc) {
-		return rc;
-	}
-	return guard_leave(
-		st, slot,
-		store__cephfs_symlink(st, dir, name, target, sattr, cred, out));
+	return rc ? rc
+		  : guard_leave(st, slot,
+				store__cephfs_symlink(st, dir, name, target,
+						      sattr, cred, out));
 }
 
 static int guard_mknod(struct store *st, struct store_obj *dir,
@@ -197,12 +177,11 @@ static int guard_mknod(struct store *st, struct store_obj *dir,
 	unsigned slot;
 	int rc = guard_enter(st, &slot);
 
-	if (rc) {
-		return rc;
-	}
-	return guard_leave(st, slot,
-			   store__cephfs_mknod(st, dir, name, type, rdev_major,
-					       rdev_minor, sattr, cred, out));
+	return rc ? rc
+		  : guard_leave(st, slot,
+				store__cephfs_mknod(st, dir, name, type,
+						    rdev_major, rdev_minor,
+						    sattr, cred, out));
 }
 
 static int guard_remove(struct store *st, struct store_obj *dir,
@@ -211,10 +190,8 @@ static int guard_remove(struct store *st, struct store_obj *dir,
 	unsigned slot;
 	int rc = guard_enter(st, &slot);
 
-	if (rc) {
-		return rc;
-	}
-	return guard_leave(st, slot, store__cephfs_remove(st, dir, name));
+	return rc ? rc
+		  : guard_leave(st, slot, store__cephfs_remove(st, dir, name));
 }
 
 static int guard_rmdir(struct store *st, struct store_obj *dir,
@@ -223,10 +200,8 @@ static int guard_rmdir(struct store *st, struct store_obj *dir,
 	unsigned slot;
 	int rc = guard_enter(st, &slot);
 
-	if (rc) {
-		return rc;
-	}
-	return guard_leave(st, slot, store__cephfs_rmdir(st, dir, name));
+	return rc ? rc
+		  : guard_leave(st, slot, store__cephfs_rmdir(st, dir, name));
 }
 
 static int guard_rename(struct store *st, struct store_obj *from_dir,
@@ -236,12 +211,10 @@ static int guard_rename(struct store *st, struct store_obj *from_dir,
 	unsigned slot;
 	int rc = guard_enter(st, &slot);
 
-	if (rc) {
-		return rc;
-	}
-	return guard_leave(
-		st, slot,
-		store__cephfs_rename(st, from_dir, from_name, to_dir, to_name));
+	return rc ? rc
+		  : guard_leave(st, slot,
+				store__cephfs_rename(st, from_dir, from_name,
+						     to_dir, to_name));
 }
 
 static int guard_link(struct store *st, struct store_obj *obj,
@@ -250,10 +223,9 @@ static int guard_link(struct store *st, struct store_obj *obj,
 	unsigned slot;
 	int rc = guard_enter(st, &slot);
 
-	if (rc) {
-		return rc;
-	}
-	return guard_leave(st, slot, store__cephfs_link(st, obj, dir, name));
+	return rc ? rc
+		  : guard_leave(st, slot,
+				store__cephfs_link(st, obj, dir, name));
 }
 
 static int guard_readdir(struct store *st, struct store_obj *dir,
@@ -262,11 +234,10 @@ static int guard_readdir(struct store *st, struct store_obj *dir,
 	unsigned slot;
 	int rc = guard_enter(st, &slot);
 
-	if (rc) {
-		return rc;
-	}
-	return guard_leave(st, slot,
-			   store__cephfs_readdir(st, dir, cookie, cb, arg));
+	return rc ? rc
+		  : guard_leave(
+			    st, slot,
+			    store__cephfs_readdir(st, dir, cookie, cb, arg));
 }
 
 static int guard_fsstat(struct store *st, struct store_fsstat *fs)
@@ -274,10 +245,7 @@ static int guard_fsstat(struct store *st, struct store_fsstat *fs)
 	unsigned slot;
 	int rc = guard_enter(st, &slot);
 
-	if (rc) {
-		return rc;
-	}
-	return guard_leave(st, slot, store__cephfs_fsstat(st, fs));
+	return rc ? rc : guard_leave(st, slot, store__cephfs_fsstat(st, fs));
 }
 
 const struct store_ops store__cephfs_ops = {
