@@ -33,6 +33,8 @@
 #include "nfsd/pool/pool.h"
 #include "nfsd/traffic/traffic.h"
 
+struct net;
+
 #define ADMIN_DEFAULT_PORT 8049
 /* Request bodies above this get 413. */
 #define ADMIN_BODY_MAX_BYTES (64 * 1024)
@@ -70,6 +72,8 @@ struct admin_ctx {
 	 * is 404).  Its lock is held across every request that changes
 	 * something, and the new overlay is recorded before the reply. */
 	struct overlay_store *changes;
+	/* May be NULL: no dsnfs_loop_connections on /metrics. */
+	struct net *net;
 	struct admin_config config;
 };
 

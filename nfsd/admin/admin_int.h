@@ -147,6 +147,8 @@ struct admin_view {
 	size_t nalarms;
 	struct admin_volume_view *volumes; /* owned; exports, then others */
 	size_t nvolumes;
+	uint32_t *loop_conns; /* owned; TCP connections per event loop */
+	unsigned nloops;
 };
 
 /* Gathers the registry, traffic and alarms at once.  Returns 0 and fills

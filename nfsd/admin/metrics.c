@@ -653,6 +653,25 @@ static void metrics_hosts(const struct admin_view *v, struct admin_buf *out,
 	}
 }
 
+/* How the TCP connections (flows) lie over the event loops. */
+static void metrics_loops(const struct admin_view *v, struct admin_buf *out)
+{
+	struct metrics_family conns = {
+		out, "dsnfs_loop_connections", "gauge",
+		"TCP connections an event loop holds now (NFS, MOUNT and "
+		"portmapper; each listener's are kept even over the loops)",
+		false
+	};
+
+	for (unsigned i = 0; i < v->nloops; i++) {
+		char id[16];
+		struct metrics_label l = { "loop", id };
+
+		snprintf(id, sizeof(id), "%u", i);
+		metrics_sample_u64(&conns, "", &l, 1, v->loop_conns[i]);
+	}
+}
+
 int admin__metrics_write(const struct admin_view *v, struct admin_buf *out)
 {
 	const struct traffic_stats *t = &v->traffic;
@@ -690,6 +709,7 @@ int admin__metrics_write(const struct admin_view *v, struct admin_buf *out)
 	metrics_alarms(v, out);
 	metrics_flows(v, out, ents, ids);
 	metrics_hosts(v, out, ents);
+	metrics_loops(v, out);
 	free(ids);
 	free(ents);
 	return out->err;

@@ -10,10 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfsd/net/net.h"
+
 void admin__view_fini(struct admin_view *view)
 {
 	traffic_stats_fini(&view->traffic);
 	free(view->volumes);
+	free(view->loop_conns);
 	free(view->alarms);
 	free(view->limits);
 	free(view->state);
@@ -120,6 +123,23 @@ static int view_volumes(struct admin_api *api, struct admin_view *v)
 	return 0;
 }
 
+/* The connections each event loop of @net (may be NULL) holds. */
+static int view_loops(struct net *net, struct admin_view *out)
+{
+	if (!net || !net->nworkers) {
+		return 0;
+	}
+	out->loop_conns = calloc(net->nworkers, sizeof(*out->loop_conns));
+	if (!out->loop_conns) {
+		return -ENOMEM;
+	}
+	out->nloops = net->nworkers;
+	for (unsigned i = 0; i < net->nworkers; i++) {
+		out->loop_conns[i] = net_loop_conns(net, i);
+	}
+	return 0;
+}
+
 int admin__view_get(struct admin_api *api, struct admin_view *out)
 {
 	const struct admin_ctx *ctx = &api->ctx;
@@ -147,6 +167,10 @@ int admin__view_get(struct admin_api *api, struct admin_view *out)
 		}
 	}
 	err = view_volumes(api, out);
+	if (err) {
+		goto fail;
+	}
+	err = view_loops(ctx->net, out);
 	if (err) {
 		goto fail;
 	}

@@ -140,6 +140,19 @@ uint32_t net__spread_conns(struct net *net, unsigned spread, unsigned worker)
 	return n;
 }
 
+uint32_t net_loop_conns(struct net *net, unsigned worker)
+{
+	uint32_t n = 0;
+
+	pthread_mutex_lock(&net->admit_lock);
+	for (unsigned i = 0; i < NET_SPREAD_MAX && worker < net->nworkers;
+	     i++) {
+		n += *spread_slot(net, i, worker);
+	}
+	pthread_mutex_unlock(&net->admit_lock);
+	return n;
+}
+
 enum net_admit_verdict net__admit_conn(struct net *net,
 				       const struct sockaddr *peer,
 				       unsigned worker, unsigned spread,

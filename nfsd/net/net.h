@@ -80,6 +80,10 @@ int net_start(struct net *net, struct ev_loop *main_loop,
 int net_listen(struct net *net, const char *addr, int port, bool udp,
 	       struct rpc_dispatcher *udp_dispatcher, int *bound_port);
 
+/* TCP connections worker loop @worker holds now, of every listener (the
+ * counts that place new ones).  Any thread. */
+uint32_t net_loop_conns(struct net *net, unsigned worker);
+
 /*
  * Stops listening, closes every connection, stops and joins the workers.
  * Call from the main thread after the main loop returned; then stop the

@@ -41,6 +41,7 @@ int server__admin_start(struct server *srv, const struct config *cfg,
 		.limits_apply = server_admin_limits_apply,
 		.cb_arg = srv,
 		.changes = srv->changes,
+		.net = &srv->net,
 		.config = sections->admin,
 	};
 	int err;

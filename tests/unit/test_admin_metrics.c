@@ -1,7 +1,8 @@
 /*
  * test_admin_metrics: the Prometheus text of GET /metrics
  * (nfsd/admin/metrics.c): golden output, label escaping, one HELP and
- * TYPE per family, families without samples left out, exact seconds.
+ * TYPE per family, families without samples left out, exact seconds,
+ * connections per event loop.
  * tests/integ/promparse.py checks the same text from a live server.
  */
 #include "nfsd/admin/admin_int.h"
@@ -140,6 +141,7 @@ struct full {
 	struct traffic_host_stats host;
 	struct admin_alarm_view alarms[2];
 	struct admin_volume_view vols[2];
+	uint32_t loop_conns[2];
 };
 
 static struct full *full_new(void)
@@ -214,6 +216,10 @@ static struct full *full_new(void)
 	f->vols[1].alarm = &f->alarms[1];
 	f->v.volumes = f->vols;
 	f->v.nvolumes = 2;
+	f->loop_conns[0] = 2;
+	f->loop_conns[1] = 3;
+	f->v.loop_conns = f->loop_conns;
+	f->v.nloops = 2;
 	return f;
 }
 
@@ -282,6 +288,8 @@ static void test_full_view_families(void **state)
 			      "host=\"10.0.0.\\\"1\\\\\\n\",volume=\"ds1\"} "
 			      "2.000000001\n");
 	assert_contains(text, "dsnfs_host_flows{host=\"10.0.0.1\"} 1\n");
+	assert_contains(text, "dsnfs_loop_connections{loop=\"0\"} 2\n"
+			      "dsnfs_loop_connections{loop=\"1\"} 3\n");
 	/* Pools count no completions: no latency families for them. */
 	assert_int_equal(count_of(text, "dsnfs_pool_read_latency"), 0);
 	assert_int_equal(count_of(text, "# HELP dsnfs_volume_read_ops_total "),
