@@ -215,12 +215,15 @@ void net__release_conn(struct net *net, const struct sockaddr *peer,
 	h = *pp;
 	if (h) {
 		net->nconns--;
-		if (worker < net->nworkers && h->per_worker[worker] > 0) {
-			h->per_worker[worker]--;
-		}
-		if (worker<net->nworkers && *
-			   spread_slot(net, spread, worker)> 0) {
-			(*spread_slot(net, spread, worker))--;
+		if (worker < net->nworkers) {
+			uint32_t *on_loop = spread_slot(net, spread, worker);
+
+			if (h->per_worker[worker] > 0) {
+				h->per_worker[worker]--;
+			}
+			if (*on_loop > 0) {
+				(*on_loop)--;
+			}
 		}
 		if (--h->conns == 0) {
 			*pp = h->next;
