@@ -461,6 +461,25 @@ static void conn_tops_send_payload(void *transport, uint8_t *buf, size_t len,
 	conn_output_kick(c);
 }
 
+bool net__conn_output_hold(struct conn *c)
+{
+	if (c->batching) {
+		return false;
+	}
+	net__conn_ref(c);
+	c->batching = true;
+	return true;
+}
+
+void net__conn_output_release(struct conn *c)
+{
+	c->batching = false;
+	if (c->state != CONN_CLOSED && c->out_head) {
+		conn_output_kick(c);
+	}
+	net__conn_unref(c);
+}
+
 static void conn_tops_send(void *transport, uint8_t *buf, size_t len)
 {
 	struct rpc_payload none = { .fd = -1 };

@@ -22,6 +22,7 @@ static void worker_wake_cb(struct ev_loop *loop, ev_async *a, int revents)
 	struct net_handoff *incoming;
 	struct net_evict *evicts;
 	struct rpc_call *done;
+	struct conn *held = NULL;
 	bool stopping;
 
 	(void)revents;
@@ -35,10 +36,23 @@ static void worker_wake_cb(struct ev_loop *loop, ev_async *a, int revents)
 	stopping = w->stopping;
 	pthread_mutex_unlock(&w->lock);
 
+	/* Their replies leave per connection in one sendmsg, not one each. */
 	while (done) {
 		struct rpc_call *next = done->next;
+		struct conn *c = done->transport;
+
+		if (net__conn_output_hold(c)) {
+			c->held_next = held;
+			held = c;
+		}
 		rpc_call_finish(done);
 		done = next;
+	}
+	while (held) {
+		struct conn *next = held->held_next;
+
+		net__conn_output_release(held);
+		held = next;
 	}
 	/* Room first: the connections it was made for are counted. */
 	while (evicts) {

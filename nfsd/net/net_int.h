@@ -117,6 +117,8 @@ struct conn {
 	socklen_t peer_len;
 	char peer_str[64];
 	struct conn *prev, *next; /* worker->conns */
+	struct conn *held_next; /* the loop's list of conns whose output it
+				 * holds (net__conn_output_hold) */
 	struct net_flow *flows; /* one per datastore its calls were for */
 };
 
@@ -135,6 +137,15 @@ void net__worker_trim_arm(struct worker *w);
 void net__conn_close(struct conn *c);
 
 extern const struct rpc_transport_ops net__conn_tops;
+
+/*
+ * Replies to @c gather from now until net__conn_output_release() and leave
+ * in one sendmsg, as during a read: for the calls a deferred batch hands
+ * back at once (a log flush answers several WRITEs of one connection).
+ * Returns false, doing nothing, when they gather already.  Loop thread.
+ */
+bool net__conn_output_hold(struct conn *c);
+void net__conn_output_release(struct conn *c);
 
 /* A reference that keeps @c's memory (not its socket) alive. */
 void net__conn_ref(struct conn *c);

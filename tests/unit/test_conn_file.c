@@ -8,7 +8,8 @@
  * a file, come out whole and in order; a file that shrinks after its reply
  * was queued is followed by zeros up to the length the record mark
  * promised, and the next reply is intact; closing the conn drops the file
- * references it still held.
+ * references it still held; output held (net__conn_output_hold) leaves
+ * only at its release.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -348,6 +349,37 @@ static void test_close_drops_queued_file_references(void **state)
 	net__conn_unref(fx->c);
 }
 
+/* The replies of deferred calls handed back together (loop.c) wait for
+ * the release, then leave together; a second hold while held does
+ * nothing, and a closed conn's release drops nothing it should send. */
+static void test_held_output_leaves_at_release(void **state)
+{
+	struct fixture *fx = *state;
+	size_t pos = 0, total = 28 + 32 + 36;
+	uint8_t byte;
+
+	assert_true(net__conn_output_hold(fx->c));
+	assert_false(net__conn_output_hold(fx->c));
+	queue_plain(fx, 28, 'a');
+	queue_plain(fx, 32, 'b');
+	queue_plain(fx, 36, 'c');
+	ev_run(fx->loop, EVRUN_NOWAIT);
+	assert_int_equal(fx->c->out_bytes, total);
+	assert_int_equal(read(fx->peer_fd, &byte, 1), -1);
+	assert_int_equal(errno, EAGAIN);
+	net__conn_output_release(fx->c);
+	read_until(fx, total);
+	expect_head(fx, &pos, 28, 'a', 0);
+	expect_head(fx, &pos, 32, 'b', 0);
+	expect_head(fx, &pos, 36, 'c', 0);
+	assert_drained(fx);
+
+	/* Closed while held: the release only drops its reference. */
+	assert_true(net__conn_output_hold(fx->c));
+	net__conn_close(fx->c);
+	net__conn_output_release(fx->c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -363,6 +395,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_close_drops_queued_file_references, setup,
 			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_held_output_leaves_at_release, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
