@@ -18,7 +18,7 @@
  *
  * Input buffers: a record buffer is given back once the input holds no
  * partial record (rpc_record_trim), so an idle conn holds none whatever
- * the size of its last call.
+ * the size of its last call.  Writing the output queue is conn_out.c's.
  */
 #include <errno.h>
 #include <arpa/inet.h>
@@ -27,8 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sendfile.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "nfsd/base/base.h"
@@ -36,9 +34,6 @@
 #include "nfsd/base/sockaddr.h"
 #include "nfsd/net/net_int.h"
 #include "nfsd/rpc/pool.h"
-
-#define CONN_IOV_MAX 64
-#define CONN_ZERO_CHUNK 65536 /* zeros sent at once for a short file */
 
 static void conn_set_state(struct conn *c, enum conn_state state)
 {
@@ -73,29 +68,6 @@ void net__conn_ref(struct conn *c)
 	c->refs++;
 }
 
-/* Gives a written or dropped reply back to the loop's pool: its head, its
- * buffer or its file reference (dispatch.h: send takes rpc_bufs). */
-static void conn_out_free(struct conn_out *o)
-{
-	rpc_buf_unref(o->buf);
-	rpc_payload_release(&o->payload);
-	rpc_buf_unref(o);
-}
-
-static void conn_out_free_all(struct conn *c)
-{
-	struct conn_out *o = c->out_head;
-
-	while (o) {
-		struct conn_out *next = o->next;
-		conn_out_free(o);
-		o = next;
-	}
-	c->out_head = c->out_tail = NULL;
-	c->out_bytes = 0;
-	c->out_head_off = 0;
-}
-
 void net__conn_unref(struct conn *c)
 {
 	if (--c->refs > 0) {
@@ -103,7 +75,7 @@ void net__conn_unref(struct conn *c)
 	}
 	net__flows_free(c);
 	rpc_record_fini(&c->record);
-	conn_out_free_all(c);
+	net__conn_out_free_all(c);
 	free(c->in_held);
 	free(c);
 }
@@ -151,7 +123,7 @@ void net__conn_close(struct conn *c)
 	conn_set_state(c, CONN_CLOSED);
 	close(c->fd);
 	c->fd = -1;
-	conn_out_free_all(c);
+	net__conn_out_free_all(c);
 	if (c->prev) {
 		c->prev->next = c->next;
 	} else {
@@ -236,155 +208,11 @@ bool net__conn_evict(struct worker *w, const uint8_t addr[16],
 	return true;
 }
 
-static size_t conn_out_total(const struct conn_out *o)
-{
-	return o->len + o->payload.len + o->pad;
-}
-
-/*
- * Adds @o's in-memory segments past @off to iov; returns how many (at most
- * 3).  Stops at a file payload not yet sent, and sets *at_file then.
- */
-static int conn_out_iov(const struct conn_out *o, size_t off, struct iovec *iov,
-			bool *at_file)
-{
-	static const uint8_t zeros[4];
-	const struct {
-		const uint8_t *base;
-		size_t len;
-	} seg[3] = {
-		{ o->buf, o->len },
-		{ o->payload.buf, o->payload.len },
-		{ zeros, o->pad },
-	};
-	int n = 0;
-
-	for (int i = 0; i < 3; i++) {
-		if (off >= seg[i].len) {
-			off -= seg[i].len;
-			continue;
-		}
-		if (i == 1 && !seg[i].base) {
-			*at_file = true;
-			break;
-		}
-		iov[n].iov_base = (void *)(seg[i].base + off);
-		iov[n].iov_len = seg[i].len - off;
-		off = 0;
-		n++;
-	}
-	return n;
-}
-
-/* Sends @n iovecs; MSG_MORE when a file's data follows at once, so that
- * the head and the data share packets.  Returns bytes sent or -errno. */
-static ssize_t conn_send_iov(int fd, struct iovec *iov, int n, bool more)
-{
-	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = (size_t)n };
-	ssize_t wrote;
-
-	wrote = sendmsg(fd, &msg, MSG_NOSIGNAL | (more ? MSG_MORE : 0));
-	return wrote < 0 ? -errno : wrote;
-}
-
-/*
- * Sends what is left of the head reply's file payload: from the page cache
- * with sendfile(2), or, once the file has ended before the promised length
- * (it shrank after the reply was sized), zeros: the record mark is out, and
- * the stream must carry exactly what it announced.  Returns bytes sent or
- * -errno.
- */
-static ssize_t conn_send_file(struct conn *c)
-{
-	static const uint8_t zeros[CONN_ZERO_CHUNK];
-	struct conn_out *o = c->out_head;
-	size_t done = c->out_head_off - o->len;
-	size_t left = o->payload.len - done;
-	ssize_t n;
-
-	if (!o->file_short) {
-		off_t pos = (off_t)(o->payload.off_bytes + done);
-
-		n = sendfile(c->fd, o->payload.fd, &pos, left);
-		if (n != 0) {
-			return n < 0 ? -errno : n;
-		}
-		o->file_short = true;
-		log_debug("net: %s: file ended %zu bytes short of a reply; "
-			  "zeros follow",
-			  c->peer_str, left);
-	}
-	n = send(c->fd, zeros, left < sizeof(zeros) ? left : sizeof(zeros),
-		 MSG_NOSIGNAL);
-	return n < 0 ? -errno : n;
-}
-
-/* Drops @wrote sent bytes from the front of the queue. */
-static void conn_out_advance(struct conn *c, size_t wrote)
-{
-	c->out_bytes -= wrote;
-	while (wrote > 0) {
-		struct conn_out *o = c->out_head;
-		size_t left = conn_out_total(o) - c->out_head_off;
-
-		if (wrote < left) {
-			c->out_head_off += wrote;
-			break;
-		}
-		wrote -= left;
-		c->out_head = o->next;
-		if (!c->out_head) {
-			c->out_tail = NULL;
-		}
-		c->out_head_off = 0;
-		conn_out_free(o);
-	}
-}
-
-/*
- * Writes as much of the queue as the socket takes: the in-memory parts of
- * consecutive replies in one sendmsg, up to the next file payload, which
- * goes with sendfile.  Returns 0 (all sent, or the socket is full) or
- * -errno.
- */
-static int conn_flush(struct conn *c)
-{
-	while (c->out_head) {
-		struct iovec iov[CONN_IOV_MAX];
-		bool at_file = false;
-		int n = 0;
-		ssize_t wrote;
-
-		for (struct conn_out *o = c->out_head;
-		     o && !at_file && n + 3 <= CONN_IOV_MAX; o = o->next) {
-			n += conn_out_iov(
-				o, o == c->out_head ? c->out_head_off : 0,
-				&iov[n], &at_file);
-		}
-		if (n > 0) {
-			wrote = conn_send_iov(c->fd, iov, n, at_file);
-		} else {
-			wrote = conn_send_file(c);
-		}
-		if (wrote == -EINTR) {
-			continue;
-		}
-		if (wrote == -EAGAIN || wrote == -EWOULDBLOCK) {
-			return 0;
-		}
-		if (wrote < 0) {
-			return (int)wrote;
-		}
-		conn_out_advance(c, (size_t)wrote);
-	}
-	return 0;
-}
-
 /* Flushes, then arms or disarms the write watcher to match the queue. */
 static void conn_output_kick(struct conn *c)
 {
 	size_t before = c->out_bytes;
-	int err = conn_flush(c);
+	int err = net__conn_flush(c);
 
 	if (err) {
 		log_debug("net: %s: write failed: %s; closing", c->peer_str,
@@ -450,7 +278,7 @@ static void conn_tops_send_payload(void *transport, uint8_t *buf, size_t len,
 		c->output_since = ev_now(c->worker->loop);
 	}
 	c->out_tail = o;
-	c->out_bytes += conn_out_total(o);
+	c->out_bytes += net__conn_out_total(o);
 	/* While a read's calls are dispatched, replies gather and leave in
 	 * one sendmsg at the end, up to the first file payload (docs/bench.md:
 	 * one writev per call was the cost of pipelined NULLs and small

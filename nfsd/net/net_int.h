@@ -133,6 +133,14 @@ void net__conn_open(struct worker *w, int fd, const struct sockaddr *peer,
  * Worker thread. */
 void net__worker_trim_arm(struct worker *w);
 
+/* conn_out.c: bytes of @o on the wire (head, payload, padding). */
+size_t net__conn_out_total(const struct conn_out *o);
+/* Gives every queued reply of @c back (closing). */
+void net__conn_out_free_all(struct conn *c);
+/* Writes @c's queue until it is empty or the socket is full (0), or a
+ * write fails (-errno). */
+int net__conn_flush(struct conn *c);
+
 /* Closes @c (idempotent); memory goes with the last reference. */
 void net__conn_close(struct conn *c);
 
