@@ -18,85 +18,13 @@
 
 #include <cmocka.h>
 
-#include "tests/lib/log_capture.h"
-#include "tests/unit/test_store_fixture.h"
+#include "tests/unit/test_ilog_fixture.h"
 
-#define RING_BYTES (8u << 20)
 #define NTHREADS 8
-
-struct ilog_fixture {
-	struct fixture *f;
-	char path[128];
-	struct store_ilog *ilog;
-	/* The injected batch write: held while gate_closed, fails with
-	 * fail_err when set, counts its calls. */
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool gate_closed;
-	int fail_err;
-	unsigned writes;
-};
-
-static int gated_write(void *arg, int fd, const void *buf, size_t len,
-		       uint64_t off)
-{
-	struct ilog_fixture *x = arg;
-	int err;
-
-	pthread_mutex_lock(&x->lock);
-	x->writes++;
-	pthread_cond_broadcast(&x->cond);
-	while (x->gate_closed) {
-		pthread_cond_wait(&x->cond, &x->lock);
-	}
-	err = x->fail_err;
-	pthread_mutex_unlock(&x->lock);
-	if (err) {
-		return err;
-	}
-	return store__pwrite_full(fd, buf, len, off);
-}
-
-static void ilog_open(struct ilog_fixture *x)
-{
-	char err[512] = "";
-	struct store *st = x->f->st;
-
-	assert_int_equal(store_ilog_open(x->path, RING_BYTES, 0, &st, 1,
-					 &x->ilog, err, sizeof(err)),
-			 0);
-	assert_ptr_equal(x->f->st->ilog, x->ilog);
-}
 
 static int setup(void **state)
 {
-	struct ilog_fixture *x = calloc(1, sizeof(*x));
-	void *fs;
-
-	if (!x || fixture_setup(&fs) != 0) {
-		return -1;
-	}
-	x->f = fs;
-	snprintf(x->path, sizeof(x->path), "%s/ilog", x->f->dir);
-	pthread_mutex_init(&x->lock, NULL);
-	pthread_cond_init(&x->cond, NULL);
-	log_capture_reset();
-	ilog_open(x);
-	*state = x;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct ilog_fixture *x = *state;
-	void *fs = x->f;
-
-	store_ilog_close(x->ilog);
-	fixture_teardown(&fs);
-	pthread_cond_destroy(&x->cond);
-	pthread_mutex_destroy(&x->lock);
-	free(x);
-	return 0;
+	return ilog_fixture_setup(state, 0);
 }
 
 /* A crash: the log stops without a checkpoint, the server's objects go,
@@ -111,7 +39,7 @@ static void crash_and_restart(struct ilog_fixture *x)
 
 static void restart_log(struct ilog_fixture *x)
 {
-	ilog_open(x);
+	ilog_fixture_open(x);
 }
 
 /* Cuts @rel back to @size, as a file whose unsynced pages were lost. */
@@ -221,7 +149,7 @@ static void test_ilog_one_flush_covers_writers_of_many_files(void **state)
 	struct store_ilog_stats s;
 	char name[16];
 
-	store__ilog_write_hook(x->ilog, gated_write, x);
+	store__ilog_write_hook(x->ilog, ilog_fixture_write, x);
 	x->gate_closed = true;
 	for (int i = 0; i < NTHREADS; i++) {
 		snprintf(name, sizeof(name), "f%d", i);
@@ -415,8 +343,8 @@ static void test_ilog_failed_log_write_fails_stable_writes(void **state)
 	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
 	bool sync_failed = false;
 
-	store__ilog_write_hook(x->ilog, gated_write, x);
 	x->fail_err = -EIO;
+	store__ilog_write_hook(x->ilog, ilog_fixture_write, x);
 	assert_int_equal(f->ops->write(f->st, obj, 0, "x", 1, STORE_FILE_SYNC,
 				       &sync_failed),
 			 -EIO);
@@ -560,7 +488,7 @@ static void test_ilog_write_async_answers_after_the_flush(void **state)
 	struct store_ilog_stats s;
 	bool called;
 
-	store__ilog_write_hook(x->ilog, gated_write, x);
+	store__ilog_write_hook(x->ilog, ilog_fixture_write, x);
 	x->gate_closed = true;
 	assert_int_equal(f->ops->write_async(f->st, obj, 0, "async", 5, &w,
 					     async_done_cb, &d),
@@ -639,43 +567,46 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(
 			test_ilog_stable_write_is_logged_and_read_back, setup,
-			teardown),
+			ilog_fixture_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_ilog_one_flush_covers_writers_of_many_files, setup,
-			teardown),
+			ilog_fixture_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_ilog_replay_restores_data_and_size_past_eof, setup,
-			teardown),
+			ilog_fixture_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_ilog_torn_tail_is_dropped_and_logged, setup,
-			teardown),
+			ilog_fixture_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_ilog_corrupt_record_stops_replay_and_log_opens,
-			setup, teardown),
+			setup, ilog_fixture_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_ilog_full_ring_waits_for_a_checkpoint, setup,
-			teardown),
+			ilog_fixture_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_ilog_failed_log_write_fails_stable_writes, setup,
-			teardown),
+			ilog_fixture_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_ilog_commit_of_newer_bytes_survives_replay, setup,
-			teardown),
+			ilog_fixture_teardown),
 		cmocka_unit_test_setup_teardown(
-			test_ilog_truncate_survives_replay, setup, teardown),
+			test_ilog_truncate_survives_replay, setup,
+			ilog_fixture_teardown),
 		cmocka_unit_test_setup_teardown(
-			test_ilog_removed_file_is_skipped, setup, teardown),
+			test_ilog_removed_file_is_skipped, setup,
+			ilog_fixture_teardown),
 		cmocka_unit_test_setup_teardown(
-			test_ilog_renamed_file_gets_its_data, setup, teardown),
+			test_ilog_renamed_file_gets_its_data, setup,
+			ilog_fixture_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_ilog_write_async_answers_after_the_flush, setup,
-			teardown),
+			ilog_fixture_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_ilog_write_async_full_ring_is_eagain, setup,
-			teardown),
+			ilog_fixture_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_ilog_bad_superblock_is_logged_and_log_opens, setup,
-			teardown),
+			ilog_fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,67 +19,14 @@
 
 #include <cmocka.h>
 
-#include "tests/lib/log_capture.h"
-#include "tests/unit/test_store_fixture.h"
+#include "tests/unit/test_ilog_fixture.h"
 
-#define RING_BYTES (8u << 20)
 #define BIG (64u * 1024)
 #define INPLACE_MIN (32u * 1024)
 
-struct ilog_fixture {
-	struct fixture *f;
-	char path[128];
-	struct store_ilog *ilog;
-	int fail_err; /* the injected log write fails with it when set */
-};
-
-static int failing_write(void *arg, int fd, const void *buf, size_t len,
-			 uint64_t off)
-{
-	struct ilog_fixture *x = arg;
-
-	if (x->fail_err) {
-		return x->fail_err;
-	}
-	return store__pwrite_full(fd, buf, len, off);
-}
-
-static void ilog_open(struct ilog_fixture *x)
-{
-	char err[512] = "";
-	struct store *st = x->f->st;
-
-	assert_int_equal(store_ilog_open(x->path, RING_BYTES, 0, &st, 1,
-					 &x->ilog, err, sizeof(err)),
-			 0);
-	store_ilog_set_inplace_min(x->ilog, INPLACE_MIN);
-}
-
 static int setup(void **state)
 {
-	struct ilog_fixture *x = calloc(1, sizeof(*x));
-	void *fs;
-
-	if (!x || fixture_setup(&fs) != 0) {
-		return -1;
-	}
-	x->f = fs;
-	snprintf(x->path, sizeof(x->path), "%s/ilog", x->f->dir);
-	log_capture_reset();
-	ilog_open(x);
-	*state = x;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct ilog_fixture *x = *state;
-	void *fs = x->f;
-
-	store_ilog_close(x->ilog);
-	fixture_teardown(&fs);
-	free(x);
-	return 0;
+	return ilog_fixture_setup(state, INPLACE_MIN);
 }
 
 /* A crash: the log stops without a checkpoint and the store opens cold;
@@ -90,7 +37,7 @@ static void crash_and_replay(struct ilog_fixture *x)
 	x->ilog = NULL;
 	x->f->st->ilog = NULL;
 	fixture_reopen(x->f);
-	ilog_open(x);
+	ilog_fixture_open(x);
 }
 
 static void crash_only(struct ilog_fixture *x)
@@ -242,7 +189,7 @@ static void test_newer_record_over_inplace_bytes_is_replayed(void **state)
 	/* The page cache of the last write is lost; the synced bytes are
 	 * what the disk holds. */
 	disk_bytes(x, "f", 4096, 'N', 4096);
-	ilog_open(x);
+	ilog_fixture_open(x);
 	expect_bytes(x, "f", 0, 'N', 4096);
 	expect_bytes(x, "f", 4096, 'z', 4096);
 	expect_bytes(x, "f", 8192, 'N', BIG - 8192);
@@ -298,7 +245,7 @@ static void test_corrupt_synced_record_stops_replay(void **state)
 	crash_only(x);
 	/* Its upto, after the handle: the file can still be named. */
 	flip(x, block_off(1) + STORE_ILOG_HEAD_BYTES + fh.len + 1);
-	ilog_open(x);
+	ilog_fixture_open(x);
 	assert_int_equal(stats(x).replayed, 1);
 	assert_true(log_capture_contains("corrupt record at log offset 8192"));
 	assert_true(log_capture_contains("ds1:/f"));
@@ -341,7 +288,7 @@ static void test_synced_record_out_of_bounds_stops_replay(void **state)
 				(off_t)block_off(1)),
 			 (ssize_t)store__ilog_synced_len(fh.len));
 	close(fd);
-	ilog_open(x);
+	ilog_fixture_open(x);
 	assert_int_equal(stats(x).replayed, 1);
 	assert_true(log_capture_contains("corrupt record at log offset 8192"));
 	assert_true(log_capture_contains("ds1:/f"));
@@ -419,8 +366,8 @@ static void test_inplace_write_after_a_failed_log_fails(void **state)
 	static char buf[BIG];
 	bool sync_failed;
 
-	store__ilog_write_hook(x->ilog, failing_write, x);
 	x->fail_err = -EIO;
+	store__ilog_write_hook(x->ilog, ilog_fixture_write, x);
 	assert_int_equal(stable_write(f, obj, 0, buf, 4096, &sync_failed),
 			 -EIO);
 	assert_int_equal(stable_write(f, obj, 0, buf, BIG, &sync_failed), -EIO);
@@ -500,7 +447,8 @@ static void test_inplace_min_zero_logs_everything(void **state)
 	f->ops->obj_unref(obj);
 }
 
-#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+#define T(name)                                                                \
+	cmocka_unit_test_setup_teardown(name, setup, ilog_fixture_teardown)
 
 int main(void)
 {
