@@ -302,7 +302,9 @@ bool net__conn_output_hold(struct conn *c)
 void net__conn_output_release(struct conn *c)
 {
 	c->batching = false;
-	if (c->state != CONN_CLOSED && c->out_head) {
+	/* Also when nothing was queued: the kick re-checks reading and
+	 * draining. */
+	if (c->state != CONN_CLOSED) {
 		conn_output_kick(c);
 	}
 	net__conn_unref(c);
@@ -576,23 +578,21 @@ static void conn_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 			return;
 		}
 	}
-	/* Dispatch may close c; keep it alive until we are done with it. */
-	net__conn_ref(c);
-	c->batching = true;
+	/* The replies of this read leave together; the hold also keeps c
+	 * alive, as dispatch may close it. */
+	net__conn_output_hold(c);
 	if (c->in_held_len) {
 		conn_consume_held(c);
 	} else {
 		err = conn_consume_read(c, c->worker->read_buf, (size_t)n);
 	}
-	c->batching = false;
 	if (err) {
 		net__conn_close(c);
 	}
 	if (c->state != CONN_CLOSED) {
 		conn_note_input(c);
-		conn_output_kick(c);
 	}
-	net__conn_unref(c);
+	net__conn_output_release(c);
 }
 
 void net__conn_open(struct worker *w, int fd, const struct sockaddr *peer,
