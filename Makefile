@@ -138,7 +138,9 @@ $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(GEN_H)
 	$(CC) $(CPPFLAGS) $(GEN_CFLAGS) -c -o $@ $<
 
 # ---- our objects ----------------------------------------------------------
-$(BUILD)/obj/%.o: %.c $(GEN_H)
+# deps-check is order-only: under `make -j` it runs (and installs missing
+# headers) before the first compile, and never forces a rebuild.
+$(BUILD)/obj/%.o: %.c $(GEN_H) | deps-check
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
