@@ -38,11 +38,12 @@ done
 # Config keys: every key the code parses (nfsd/config/ for [server] and
 # [datastore NAME]; the modules that own [pool NAME], [traffic], [admin]
 # and the pool keys of a datastore), as strcmp(key, "...") or a table row
-# { "...", ... }, is in dsnfsd.conf(5).  The page is their one reference.
+# ({ "...", ... } or .key = "..."), is in dsnfsd.conf(5): fewer than 60
+# found means this scan no longer matches the code, and fails.  The page is their one reference.
 key_sources="nfsd/config/config.c nfsd/pool/config.c nfsd/traffic/config.c
 nfsd/admin/config.c"
 keys=$(for f in $key_sources; do
-	grep -ohE 'strn?cmp\(key, "[a-z_]+"|\{ "[a-z_]+",' "$f"
+	grep -ohE 'strn?cmp\(key, "[a-z_]+"|\{ "[a-z_]+",|\.(key|name) = "[a-z_]+"' "$f"
 done | grep -oE '"[a-z_]+"' | tr -d '"' |
 	grep -vxE 'k|kib|m|mib|g|gib|t|tib|ceph_' | sort -u)
 n=$(echo "$keys" | wc -w)
