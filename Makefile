@@ -222,7 +222,7 @@ fuzz: fuzz-build
 # The anf-avs lab profile end to end (docs/dsload.md): dsload fits the
 # model to five published rows, measures the machine's ceiling on an
 # uncapped dsnfsd, picks the scale, starts dsnfsd with the fitted caps and
-# runs the 14 scenarios of shared/CONTEXT.md section 1, verifying data.
+# runs the 14 scenarios of docs/published.md section 1, verifying data.
 # Exit 0 exactly when every predicted ratio is within 15%.  Results,
 # profile.png and profile.svg: var/lab/.
 lab: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsload

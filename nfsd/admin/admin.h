@@ -14,8 +14,8 @@
  * are applied (to the traffic buckets and the quotas), and the changes
  * over the config are saved (nfsd/overlay/overlay.h) so that they survive
  * a restart.  Errors are JSON,
- * {"error": "..."}, naming the rule broken.  The reference is README.md,
- * "Admin API".
+ * {"error": "..."}, naming the rule broken.  The reference is
+ * docs/admin-api.md.
  *
  * The endpoint also watches thin provisioning: every alarm_interval_s it
  * scans each datastore's directory for VMDK flat extents and raises an

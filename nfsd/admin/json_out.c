@@ -1,6 +1,6 @@
 /*
- * json_out: the JSON shapes of the admin API's resources (README.md,
- * "Admin API").  Sizes are bytes, rates bytes/s unless the key names
+ * json_out: the JSON shapes of the admin API's resources (docs/admin-api.md,
+ * "Resources").  Sizes are bytes, rates bytes/s unless the key names
  * another unit (_mibps, _tib); a value that is not known is null.
  */
 #include "nfsd/admin/admin_int.h"

@@ -5,7 +5,7 @@
  * escape backslash, double quote and newline; HELP text backslash and
  * newline.  Names are dsnfs_<object>_<what>_<unit>, counters end in
  * _total, latencies are summaries (_sum and _count, in seconds) from which
- * an average is rate(_sum) / rate(_count).  README.md, "Admin API", maps
+ * an average is rate(_sum) / rate(_count).  docs/admin-api.md, "Metrics", maps
  * them to the Azure NetApp Files metric names.  A family without samples
  * is left out.
  */

@@ -1,5 +1,6 @@
 /*
- * base: the two macros STYLE.md allows everywhere.
+ * base: the two macros the house rules allow everywhere
+ * (docs/architecture.md, "Comments and logging").
  */
 #ifndef DSNFS_BASE_H
 #define DSNFS_BASE_H

@@ -1,7 +1,7 @@
 /*
  * call_queue: admission of the calls of one TCP connection through the
- * traffic model (traffic.h; shared/DESIGN.md "How a request flows", step
- * 3).  A connection has one flow per datastore its calls were for (ESXi:
+ * traffic model (traffic.h; docs/architecture.md, "How a call flows",
+ * step 3).  A connection has one flow per datastore its calls were for (ESXi:
  * exactly one), made on the first such call.  A call the flow may not
  * start yet waits in the flow's FIFO queue, and one ev_timer per flow, on
  * the connection's loop, runs the queue when its head may start: the loop

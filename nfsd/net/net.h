@@ -3,7 +3,7 @@
  * loops, one per thread (libev).  An accepted connection is handed to one
  * worker for its whole life, so nothing on the per-connection path takes a
  * lock; work crosses threads only through a queue owned by the receiving
- * loop plus an ev_async (STYLE.md 5).
+ * loop plus an ev_async (docs/architecture.md, "Threads").
  */
 #ifndef DSNFS_NET_H
 #define DSNFS_NET_H

@@ -12,7 +12,7 @@
  *
  * Those of the common calls (GETATTR, ACCESS, LOOKUP, READ, WRITE, COMMIT)
  * allocate nothing: the handle and name land in room after the wire struct
- * and WRITE's data stays in the record (nfs3_int.h, issue 7).
+ * and WRITE's data stays in the record (nfs3_int.h).
  */
 
 #include "nfsd/nfs3/nfs3_int.h"

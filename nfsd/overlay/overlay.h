@@ -1,6 +1,6 @@
 /*
  * overlay: what the admin API changed over the config, kept across
- * restarts (README.md "Admin API", docs/pools.md section 5).
+ * restarts (docs/admin-api.md, docs/pools.md section 5).
  *
  * The rule: the config declares the starting state; the overlay is how the
  * live state differs from it, object by object and field by field: pools

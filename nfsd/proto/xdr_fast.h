@@ -1,6 +1,7 @@
 /*
  * xdr_fast: hand-written replacements for generated XDR routines where the
- * generated one costs too much (STYLE.md 6).  The .x files do not change.
+ * generated one costs too much (docs/architecture.md, "Generated XDR").
+ * The .x files do not change.
  */
 #ifndef DSNFS_PROTO_XDR_FAST_H
 #define DSNFS_PROTO_XDR_FAST_H

@@ -3,7 +3,8 @@
  * checks follows the RFC: RPC version, credentials, program, version,
  * procedure, then the arguments (GARBAGE_ARGS).  A request owns its decoded
  * arguments and its result until the reply is encoded; then the procedure's
- * release hook and xdr_free give everything back (STYLE.md 4).  Requests
+ * release hook and xdr_free give everything back (docs/architecture.md,
+ * "Memory and ownership").  Requests
  * and reply buffers are rpc_bufs of the transport's loop pool (pool.h).
  */
 #include "nfsd/rpc/dispatch.h"

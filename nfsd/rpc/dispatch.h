@@ -6,7 +6,7 @@
  * the procedure's XDR routine, calls the handler, encodes the result, calls
  * the release hook and frees the arguments.
  *
- * Memory (issue 7): on a loop with an rpc_pool (rpc_dispatch_pooled), the
+ * Memory: on a loop with an rpc_pool (rpc_dispatch_pooled), the
  * call, its reply buffer and the record a WRITE's data points into come
  * from the loop's free lists, so a call in steady state costs no malloc.
  *

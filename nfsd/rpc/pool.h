@@ -1,7 +1,7 @@
 /*
  * pool: one event loop's caches of buffers, so that a request in steady
- * state costs no malloc (issue 7, "no per-request heap allocation on the
- * hot path").  Requests, reply buffers, output-queue entries and record
+ * state costs no malloc (no per-request heap allocation on the
+ * hot path).  Requests, reply buffers, output-queue entries and record
  * buffers are all rpc_bufs: a 16-byte header (owner pool, reference
  * count, size class) before the caller's bytes.  Sizes up to
  * RPC_POOL_MAX_CLASS_BYTES are rounded up to a power of two and come back

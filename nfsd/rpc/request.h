@@ -99,7 +99,7 @@ struct rpc_proc {
 	 * nfs3__xdr_WRITE3args): the request keeps a reference on the
 	 * record's buffer (or a copy of it) until it is freed. */
 	bool args_borrow_record;
-	/* Optional zero-copy reply (STYLE.md 6, xdr_READ3res_head): encodes
+	/* Optional zero-copy reply (xdr_fast.h, xdr_READ3res_head): encodes
 	 * the result up to and including its payload's length word, for a
 	 * reply whose payload the handler handed over apart
 	 * (request_reply_payload). */

@@ -1,5 +1,5 @@
 /*
- * snap: native datastore snapshots (issue 14), as ANF offers them: a
+ * snap: native datastore snapshots (docs/admin-api.md), as ANF offers them: a
  * snapshot is a copy-on-write copy of the datastore's whole tree, made by
  * FICLONE of every file (XFS with reflink=1, btrfs), in the hidden area
  * ROOT/.snapshot/NAME, and made read-only by the file system itself: every

@@ -1,5 +1,5 @@
 /*
- * ilog: the intent log of stable writes (issue 13), the store module's
+ * ilog: the intent log of stable writes, the store module's
  * internal side; the server's calls are in store_open.h (store_ilog_open,
  * store_ilog_close).  A stable WRITE costs one sequential log append and a
  * share of one flush instead of an fsync of its file:

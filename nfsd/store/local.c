@@ -87,7 +87,7 @@ int store__local_obj_from_fd(struct store_local *sl, int fd, bool io_fd_rw,
 	store__fh_encode(&sl->secret, sl->base.export_id, &kfh, &fh);
 	/* Already cached (a LOOKUP of a known name): the cached object, as
 	 * store__fcache_put() would return, without allocating a new one
-	 * only to drop it (issue 7: no allocation per call). */
+	 * only to drop it (no allocation per call in steady state). */
 	obj = store__fcache_get(sl->fc, &fh);
 	if (obj) {
 		close(fd);

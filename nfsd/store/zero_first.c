@@ -4,7 +4,7 @@
  * write, and a lazy-zeroed (zeroedthick) disk keeps its blocks "to be
  * zeroed" (tbz) until then; either way the block is written with zeros,
  * durably, before the guest's data lands in it, which is what makes the
- * zeroing phase of CONTEXT.md section 2 slow.  A local file system does
+ * zeroing phase (docs/published.md, 2) slow.  A local file system does
  * neither (a hole or an unwritten extent reads as zeros for free), so the
  * lab would not see the phase; here each WRITE into a block that still has
  * a hole or an unwritten extent first writes zeros over those parts of the

@@ -1,6 +1,6 @@
 /*
  * traffic: admission of requests through a hierarchy of token buckets,
- * flow -> host -> volume -> pool (shared/DESIGN.md "How a request flows",
+ * flow -> host -> volume -> pool (docs/architecture.md, "How a call flows";
  * docs/pools.md for the model and its calibration).
  *
  *   flow    one connection x one datastore; one FIFO queue of waiting

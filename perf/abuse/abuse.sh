@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Abuse resistance (issue 6), measured: a well-behaved client (dsload,
+# Abuse resistance, measured: a well-behaved client (dsload,
 # 8 KiB random reads, 1 host x 1 datastore) alone, then the same client
 # while perf/abuse/abusers.py holds 1,000 idle connections, runs 8 clients
 # that never read their replies and opens and closes 10,000 connections.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # perf/clones/reads.sh [BIN_DIR] - `make lab-clone-reads`: 8 KiB random
-# reads at depth 16 through NFS on three clones of one disk (CONTEXT.md
-# section 3: linked clones lose about 65% on disk-heavy work, native array
-# snapshots almost nothing):
+# reads at depth 16 through NFS on three clones of one disk
+# (docs/published.md section 3: linked clones lose about 65% on
+# disk-heavy work, native array snapshots almost nothing):
 #   full    storage-side copy (dsnfsctl vmdk clone --full: copy_file_range)
 #   linked  a redo log on the source (--linked: a hosted-sparse delta that
 #           the host walks, grain table first, then the delta or the
@@ -95,7 +95,7 @@ for c in src full linked native; do
 	printf '%-8s %-10s %-9s %-10s %s\n' "$c" "$m" "$q" "$r" "${iops[$c]# }"
 	printf '%s\t%s\t%s\t%s\t%s\n' "$c" "$m" "$q" "$r" "${iops[$c]# }" >>"$tsv"
 done
-echo "published (CONTEXT.md section 3): linked about 1/3 of full on disk-heavy work; native close to full"
+echo "published (docs/published.md section 3): linked about 1/3 of full on disk-heavy work; native close to full"
 echo "table: $tsv"
 if command -v gnuplot >/dev/null; then
 	gnuplot <<GP

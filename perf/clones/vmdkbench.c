@@ -7,7 +7,7 @@
  * vmdk_io whose calls are libnfs's synchronous ones; DEPTH workers, each
  * with its own NFS connection and its own open disk, keep DEPTH reads in
  * flight.  QEMU 7.2 cannot do this (it cannot open a flat extent over
- * nfs://: README.md), hence this tool, for `make lab-clone-reads`.
+ * nfs://: docs/mounting.md), hence this tool, for `make lab-clone-reads`.
  *
  *   vmdkbench read URL [-d DEPTH] [-s BYTES] [-t SECONDS] [-S SEED]
  *   vmdkbench fill URL PERCENT [-s BYTES] [-S SEED]

@@ -1,5 +1,5 @@
 /*
- * admin: a GET from dsnfsd's admin endpoint (README "Admin API"), through
+ * admin: a GET from dsnfsd's admin endpoint (docs/admin-api.md), through
  * libcurl.  Used between phases and at the edges of a measured window, on
  * the caller's thread, never on an event loop.
  */

@@ -1,7 +1,7 @@
 /*
- * srvview: the server's view of a phase beside the client's (shared/
- * CONTEXT.md section 4: "a backend view (server-side) beside the VM
- * view").  dsnfsd's admin endpoint counts, per datastore (/volumes) and
+ * srvview: the server's view of a phase beside the client's, as the
+ * vSAN benchmarks report them (docs/published.md, section 4).
+ * dsnfsd's admin endpoint counts, per datastore (/volumes) and
  * per client address (/hosts), the READ, WRITE and other calls it started
  * and finished, their bytes and their summed latency (arrival to reply,
  * queueing in the traffic model included).  Two samples, at the edges of

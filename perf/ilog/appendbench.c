@@ -1,6 +1,6 @@
 /*
  * appendbench: how the intent log should reach stable storage, measured
- * (issue 13; docs/bench.md, "Intent log").  T threads each append N
+ * (docs/bench.md, "Intent log").  T threads each append N
  * records of BS bytes to one preallocated log file and wait until theirs
  * is durable, two ways:
  *

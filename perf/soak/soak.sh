@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The soak (issue 6): dsnfsd under 64 flows of mixed, verified traffic for
+# The soak: dsnfsd under 64 flows of mixed, verified traffic for
 # SOAK_SECONDS (default 1800), its resident memory sampled every 10 s.
 # Prints the RSS series and a verdict: no dsload errors or mismatches, and
 # RSS after warm-up (the first sixth) grows by less than 10 %.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # perf/zeroing/lab.sh [BIN_DIR] - `make lab-zeroing`: the thin versus thick
-# experiment of CONTEXT.md section 2 through NFS.  A thin, a lazy-zeroed
+# experiment of docs/published.md section 2 through NFS.  A thin, a lazy-zeroed
 # (zeroedthick) and an eager-zeroed (eagerzeroedthick) disk of LAB_ZERO_MIB
 # (default 1024) are written sequentially by a client over NFS (qemu-io on
 # nfs://, LAB_ZERO_REQ_KIB per request, default 1024 as ESXi 7 sends them,
@@ -104,7 +104,7 @@ for ds in vmfs plain; do
 		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$ds" "$type" "$z" "$p" "$r" "$ceiling" "$blocks" >>"$tsv"
 	done
 done
-echo "published (CONTEXT.md section 2): about 60 MB/s zeroing, 180 MB/s post-zeroing (3x), thin and thick alike"
+echo "published (docs/published.md section 2): about 60 MB/s zeroing, 180 MB/s post-zeroing (3x), thin and thick alike"
 echo "table: $tsv"
 if command -v gnuplot >/dev/null; then
 	gnuplot <<GP

@@ -1002,7 +1002,7 @@ class Checks:
     """Prints `  ok   what` or `  FAIL what: detail` as tests/integ/lib.sh
     does and counts failures; exit() ends the script with 1 on any.
 
-    A check marked known_bug="..." is an expected failure (STYLE.md 9: a
+    A check marked known_bug="..." is an expected failure (a
     known bug stays in the suite): it prints `  xfail` and does not count;
     once it passes it prints a reminder to drop the mark."""
 

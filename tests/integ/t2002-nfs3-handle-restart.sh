@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# File handles survive a restart (DESIGN.md: ESXi keeps them for days):
+# File handles survive a restart (ESXi keeps them for days):
 # handles taken before dsnfsd stops still GETATTR and READ the same bytes
 # on a new connection to the new ports, without a new MNT; a file deleted
 # while the server was down is NFS3ERR_STALE; a renamed file keeps its

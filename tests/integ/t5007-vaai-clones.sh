@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Storage-side VMDK operations through a running dsnfsd (issue 14, the
+# Storage-side VMDK operations through a running dsnfsd (the
 # VAAI-NAS primitives), driven by dsnfsctl and curl: a full clone checked
 # with qemu-img compare over nfs:// (the portmapper on 111, in a network
 # namespace of its own), a linked clone checked with qemu-img on the

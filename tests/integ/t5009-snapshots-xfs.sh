@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Native datastore snapshots (issue 14): reflink copies of the tree in
+# Native datastore snapshots (docs/admin-api.md): reflink copies of the tree in
 # ROOT/.snapshot/NAME, immutable, on loop-mounted XFS file systems made
 # with reflink=1.  dsnfsctl snapshot create|list|delete|restore; names with
 # "/" or ".." are 400; a datastore on ext4 is refused (422, reflink named);

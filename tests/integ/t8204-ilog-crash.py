@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The intent log across SIGKILL (issue 13): what replay writes back, and
+"""The intent log across SIGKILL: what replay writes back, and
 what it must never undo.
 
     t8204-ilog-crash.py DSNFSD_BINARY SCRATCH_DIR

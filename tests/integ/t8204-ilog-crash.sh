@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The intent log across SIGKILL (issue 13): replay writes back acknowledged
+# The intent log across SIGKILL: replay writes back acknowledged
 # FILE_SYNC data (past EOF too) and undoes no later COMMIT, truncate,
 # REMOVE, RENAME or CREATE, nor a large write synced in place over logged
 # bytes (see the .py); then t8201's verified FILE_SYNC +

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Power loss (issue 13): the datastore, the state and the intent log on
+# Power loss: the datastore, the state and the intent log on
 # ext4 on a loop device over a FUSE file that logs every write and flush
 # (tests/integ/powerfs.py, the dm-log-writes method); the log replayed to
 # POWER_POINTS (default 100) of its flushes, intent log off and on, and at

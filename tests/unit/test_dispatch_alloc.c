@@ -1,5 +1,5 @@
 /*
- * test_dispatch_alloc: the hot path allocates nothing (issue 7).  Calls of
+ * test_dispatch_alloc: the hot path allocates nothing.  Calls of
  * NULL, GETATTR, ACCESS, LOOKUP, READ, WRITE (UNSTABLE and FILE_SYNC) and
  * COMMIT go as a connection sends them: bytes with a record mark fed to
  * rpc/record.c, the record to rpc_dispatch_pooled() with the NFSv3 program

@@ -1,5 +1,5 @@
 /*
- * test_dispatch_offload: [server] io_offload = auto (issue 7, one
+ * test_dispatch_offload: [server] io_offload = auto (else one
  * connection = one CPU).  READ and UNSTABLE WRITE of a connection that
  * reports more than RPC_IO_OFFLOAD_BACKLOG calls go to work threads; the
  * replies must carry the same results and bytes as when the loop runs

@@ -1,7 +1,7 @@
 /*
  * test_dsload_profile: the profile file (perf/dsload/profile_file.c) and
  * the pass rule.  The shipped anf-avs.ini loads with the table of
- * shared/CONTEXT.md section 1; a ratio passes inside its range or within
+ * docs/published.md section 1; a ratio passes inside its range or within
  * 15 % of its middle; files with unknown keys, bad values or dangling
  * baselines are refused with the reason.
  */

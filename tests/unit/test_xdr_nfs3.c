@@ -2,7 +2,7 @@
  * test_xdr_nfs3: the rpcgen routines of nfsd/proto/nfs3_prot.x (RFC 1813
  * 2, 3).  Every procedure's arguments and both result arms round-trip
  * through xdrmem unchanged; oversized handles, names, paths and data fail
- * to decode (STYLE.md 6).  With DSNFS_FUZZ_SEED_DIR set, the argument
+ * to decode (their XDR bounds).  With DSNFS_FUZZ_SEED_DIR set, the argument
  * encodings are written as seeds for tests/fuzz/fuzz_args.c.
  */
 #include <errno.h>
