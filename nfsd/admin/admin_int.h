@@ -156,10 +156,6 @@ struct admin_view {
 int admin__view_get(struct admin_api *api, struct admin_view *out);
 void admin__view_fini(struct admin_view *view);
 
-/* The volume named @name, or NULL.  Borrowed from @view. */
-const struct admin_volume_view *
-admin__view_volume(const struct admin_view *view, const char *name);
-
 /* The sums over @pool's volumes: quotas, limits, used bytes. */
 struct admin_pool_sums {
 	uint64_t quota_bytes;

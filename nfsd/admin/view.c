@@ -180,17 +180,6 @@ fail:
 	return err;
 }
 
-const struct admin_volume_view *
-admin__view_volume(const struct admin_view *view, const char *name)
-{
-	for (size_t i = 0; i < view->nvolumes; i++) {
-		if (!strcmp(view->volumes[i].name, name)) {
-			return &view->volumes[i];
-		}
-	}
-	return NULL;
-}
-
 void admin__view_pool_sums(const struct admin_view *view, const char *pool,
 			   struct admin_pool_sums *out)
 {

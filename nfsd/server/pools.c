@@ -318,21 +318,6 @@ int server_limits_apply(struct server *srv, const struct pool_limits *limits)
 	return err;
 }
 
-struct pool_registry *server_pools(struct server *srv)
-{
-	return srv->pools;
-}
-
-struct traffic *server_traffic(struct server *srv)
-{
-	return srv->traffic;
-}
-
-const struct export_table *server_exports(struct server *srv)
-{
-	return &srv->exports;
-}
-
 int server_volume_usage(struct server *srv, const char *name,
 			struct server_volume_usage *out)
 {

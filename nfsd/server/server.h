@@ -86,16 +86,6 @@ int server_reconfigure(struct server *srv, const struct config *cfg,
 
 /* ---- for the admin API (any thread) ----------------------------------- */
 
-/* The live pool registry (pool.h; thread-safe), borrowed from @srv. */
-struct pool_registry *server_pools(struct server *srv);
-
-/* The traffic model (traffic.h; thread-safe), borrowed from @srv. */
-struct traffic *server_traffic(struct server *srv);
-
-/* The datastores, borrowed from @srv: a SIGHUP may publish more or mark
- * some removed (export.h says how to read them). */
-const struct export_table *server_exports(struct server *srv);
-
 /*
  * Makes @limits effective (borrowed; what a pool_registry_*() operation
  * or pool_registry_limits() returned): every volume's and pool's
