@@ -22,13 +22,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int store_ilog_file_refuse(char *errbuf, size_t errlen,
-				  const char *path, int err, const char *fmt,
-				  ...) __attribute__((format(printf, 5, 6)));
+static int store_ilog_file_refuse(char *errbuf, size_t errlen, const char *path,
+				  int err, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
-static int store_ilog_file_refuse(char *errbuf, size_t errlen,
-				  const char *path, int err, const char *fmt,
-				  ...)
+static int store_ilog_file_refuse(char *errbuf, size_t errlen, const char *path,
+				  int err, const char *fmt, ...)
 {
 	char why[256];
 	va_list ap;
@@ -133,19 +132,18 @@ out_close:
 	return err;
 }
 
-int store__ilog_file_make(const char *path, uint64_t total, int *fd,
-			  char *tmp, size_t tmplen)
+int store__ilog_file_make(const char *path, uint64_t total, int *fd, char *tmp,
+			  size_t tmplen)
 {
 	uint8_t *zero;
 	int err = 0;
 	int f;
 
-	if ((size_t)snprintf(tmp, tmplen, "%s.new.%ld", path,
-			     (long)getpid()) >= tmplen) {
+	if ((size_t)snprintf(tmp, tmplen, "%s.new.%ld", path, (long)getpid()) >=
+	    tmplen) {
 		return -ENAMETOOLONG;
 	}
-	f = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		 0600);
+	f = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (f < 0) {
 		return -errno;
 	}

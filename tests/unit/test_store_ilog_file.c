@@ -84,10 +84,11 @@ static void test_ilog_file_with_data_is_refused_and_kept(void **state)
 	char path[256], err[512];
 
 	fill(data, sizeof(data));
-	snprintf(path, sizeof(path), "%s/disk-flat.vmdk", (*(struct ilog_fixture **)state)->f->dir);
+	snprintf(path, sizeof(path), "%s/disk-flat.vmdk",
+		 (*(struct ilog_fixture **)state)->f->dir);
 	write_file(path, data, sizeof(data), 0600);
-	assert_int_equal(try_open(*state, "disk-flat.vmdk", path,
-				  sizeof(path), err, sizeof(err)),
+	assert_int_equal(try_open(*state, "disk-flat.vmdk", path, sizeof(path),
+				  err, sizeof(err)),
 			 -EINVAL);
 	assert_non_null(strstr(err, path));
 	assert_non_null(strstr(err, "not an intent log"));
@@ -99,11 +100,12 @@ static void test_ilog_file_short_foreign_file_is_refused(void **state)
 	char path[256], err[512];
 	static const uint8_t note[] = "not a log";
 
-	snprintf(path, sizeof(path), "%s/note", (*(struct ilog_fixture **)state)->f->dir);
+	snprintf(path, sizeof(path), "%s/note",
+		 (*(struct ilog_fixture **)state)->f->dir);
 	write_file(path, note, sizeof(note), 0600);
-	assert_int_equal(try_open(*state, "note", path, sizeof(path), err,
-				  sizeof(err)),
-			 -EINVAL);
+	assert_int_equal(
+		try_open(*state, "note", path, sizeof(path), err, sizeof(err)),
+		-EINVAL);
 	assert_file_is(path, note, sizeof(note));
 }
 
@@ -114,9 +116,9 @@ static void test_ilog_file_group_readable_log_is_refused(void **state)
 
 	/* Our own log, made readable by others. */
 	assert_int_equal(chmod(x->path, 0640), 0);
-	assert_int_equal(try_open(x, "ilog", path, sizeof(path), err,
-				  sizeof(err)),
-			 -EPERM);
+	assert_int_equal(
+		try_open(x, "ilog", path, sizeof(path), err, sizeof(err)),
+		-EPERM);
 	assert_non_null(strstr(err, "mode 0640"));
 	assert_int_equal(chmod(x->path, 0600), 0);
 }
@@ -130,9 +132,9 @@ static void test_ilog_file_of_another_owner_is_refused(void **state)
 		skip(); /* only root can give a file away */
 	}
 	assert_int_equal(chown(x->path, 4242, 4242), 0);
-	assert_int_equal(try_open(x, "ilog", path, sizeof(path), err,
-				  sizeof(err)),
-			 -EPERM);
+	assert_int_equal(
+		try_open(x, "ilog", path, sizeof(path), err, sizeof(err)),
+		-EPERM);
 	assert_non_null(strstr(err, "owned by uid 4242"));
 	assert_int_equal(chown(x->path, 0, 0), 0);
 }
@@ -145,15 +147,15 @@ static void test_ilog_file_symlink_and_fifo_are_refused(void **state)
 
 	snprintf(path, sizeof(path), "%s/link", x->f->dir);
 	assert_int_equal(symlink(x->path, path), 0);
-	assert_int_equal(try_open(x, "link", path, sizeof(path), err,
-				  sizeof(err)),
-			 -ELOOP);
+	assert_int_equal(
+		try_open(x, "link", path, sizeof(path), err, sizeof(err)),
+		-ELOOP);
 	assert_non_null(strstr(err, "symbolic link"));
 	snprintf(path, sizeof(path), "%s/fifo", x->f->dir);
 	assert_int_equal(mkfifo(path, 0600), 0);
-	assert_int_equal(try_open(x, "fifo", path, sizeof(path), err,
-				  sizeof(err)),
-			 -EINVAL);
+	assert_int_equal(
+		try_open(x, "fifo", path, sizeof(path), err, sizeof(err)),
+		-EINVAL);
 	assert_non_null(strstr(err, "not a regular file"));
 	assert_int_equal(lstat(path, &sb), 0);
 	assert_true(S_ISFIFO(sb.st_mode));
@@ -168,23 +170,23 @@ static void test_ilog_file_new_and_empty_are_made_0600(void **state)
 	/* Whatever the umask, a new log is 0600. */
 	mode_t old = umask(0);
 
-	assert_int_equal(try_open(x, "new.log", path, sizeof(path), err,
-				  sizeof(err)),
-			 0);
+	assert_int_equal(
+		try_open(x, "new.log", path, sizeof(path), err, sizeof(err)),
+		0);
 	umask(old);
 	assert_int_equal(stat(path, &sb), 0);
 	assert_int_equal(sb.st_mode & 07777, 0600);
 	assert_true(sb.st_size > 0);
 	/* ... and it opens again as a log. */
-	assert_int_equal(try_open(x, "new.log", path, sizeof(path), err,
-				  sizeof(err)),
-			 0);
+	assert_int_equal(
+		try_open(x, "new.log", path, sizeof(path), err, sizeof(err)),
+		0);
 	/* An empty file of ours becomes a log too. */
 	snprintf(path, sizeof(path), "%s/empty.log", x->f->dir);
 	write_file(path, (const uint8_t *)"", 0, 0600);
-	assert_int_equal(try_open(x, "empty.log", path, sizeof(path), err,
-				  sizeof(err)),
-			 0);
+	assert_int_equal(
+		try_open(x, "empty.log", path, sizeof(path), err, sizeof(err)),
+		0);
 	assert_int_equal(stat(path, &sb), 0);
 	assert_true(sb.st_size > 0);
 }
