@@ -28,8 +28,11 @@ check "the file is byte for byte unchanged" \
 # A new log where nothing was: made 0600; then refused once made 0644.
 printf '[server]\nintent_log = %s\n' "$TEST_TMP/v/intent.log" \
 	>"$TEST_TMP/v/ok.conf"
-(umask 0 && dsnfsd_start -c "$TEST_TMP/v/ok.conf") || exit 1
-dsnfsd_stop
+old_umask=$(umask)
+umask 0
+dsnfsd_start -c "$TEST_TMP/v/ok.conf" || exit 1
+umask "$old_umask"
+check "server stops cleanly" dsnfsd_stop
 check "a new log is made 0600" [ "$(stat -c %a "$TEST_TMP/v/intent.log")" = 600 ]
 chmod 644 "$TEST_TMP/v/intent.log"
 if dsnfsd_start -c "$TEST_TMP/v/ok.conf" 2>/dev/null; then

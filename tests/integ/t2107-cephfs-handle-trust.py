@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Forged CephFS handles (t2107-*.sh).
+
+    t2107-cephfs-handle-trust.py NFS_PORT MOUNT_PORT KEY_FILE
+                                 INO_INSIDE INO_OUTSIDE INO_OTHER_DIR
+                                 INO_PARENT
+
+With the key, a handle with a valid MAC can be made for any inode number
+(as an attacker who stole or guessed the key could): one naming an inode
+under ds1's ceph_path resolves (the forging is right), one naming an inode
+elsewhere in the same CephFS -- a file, a directory beside ds1, ds1's
+parent, the file system's root -- is refused by the subtree check.
+"""
+import hashlib
+import hmac
+import os
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nfs3wire import *  # noqa: E402,F401,F403
+
+nfs_port, mount_port = int(sys.argv[1]), int(sys.argv[2])
+key = open(sys.argv[3], "rb").read()
+inside, outside, other_dir, parent = (int(x) for x in sys.argv[4:8])
+ck = Checks()
+with MountClient(("127.0.0.1", mount_port)) as m:
+    root = m.mnt("/ds1").fhandle
+c = Nfs3Client(("127.0.0.1", nfs_port))
+ck.check("the root handle is version 2, 23 bytes", len(root) == 23 and
+         root[0] == 2, repr(root))
+
+
+def forge(ino):
+    body = bytes([2]) + root[1:5] + bytes([0xCE, 8]) + ino.to_bytes(8, "big")
+    return body + hmac.new(key, body, hashlib.sha256).digest()[:8]
+
+
+ck.check("a forged root handle is the server's own", forge(
+    int.from_bytes(root[7:15], "big")) == root)
+r = c.getattr(forge(inside))
+ck.status("GETATTR of a forged handle inside ds1 (a file two levels "
+          "down, not looked up before)", r, NFS3_OK)
+REFUSED = (NFS3ERR_STALE, NFS3ERR_BADHANDLE)
+for what, ino in (("a file of another directory", outside),
+                  ("a directory beside ds1", other_dir),
+                  ("ds1's parent", parent),
+                  ("the file system's root", 1)):
+    r = c.getattr(forge(ino))
+    ck.check("GETATTR of %s (inode %#x) is refused" % (what, ino),
+             r.status in REFUSED, "status %d" % r.status)
+r = c.read(forge(outside), 0, 4096)
+ck.check("READ of the other directory's file is refused",
+         r.status in REFUSED, "status %d" % r.status)
+r = c.lookup(forge(other_dir), "payroll.txt")
+ck.check("LOOKUP in the directory beside ds1 is refused",
+         r.status in REFUSED, "status %d" % r.status)
+ck.exit()
