@@ -163,8 +163,8 @@ int store__cephfs_key_load(struct store_cephfs *sc, Inode *root,
 	}
 	if (made) {
 		rc = store__key_load(state_dir, file, sc->secret.key,
-				     sizeof(sc->secret.key), true, NULL,
-				     errbuf, errlen);
+				     sizeof(sc->secret.key), true, NULL, errbuf,
+				     errlen);
 		if (rc) {
 			return rc;
 		}
@@ -205,8 +205,7 @@ int store__cephfs_key_load(struct store_cephfs *sc, Inode *root,
 			 * be refused again at the next start. */
 			char path[4200];
 
-			snprintf(path, sizeof(path), "%s/%s", state_dir,
-				 file);
+			snprintf(path, sizeof(path), "%s/%s", state_dir, file);
 			unlink(path);
 		}
 		return -ENOKEY;
