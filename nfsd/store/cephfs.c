@@ -73,6 +73,12 @@ static int store_cephfs_configure(struct ceph_mount_info *cm, const char *conf)
 		return rc;
 	}
 	rc = ceph_conf_set(cm, "client_permissions", "false");
+	/* Nor in the ll_* calls: the subtree check walks ".." from a file,
+	 * which libcephfs's own check (search permission on the file)
+	 * refuses for a file without an x bit. */
+	if (!rc) {
+		rc = ceph_conf_set(cm, "fuse_default_permissions", "true");
+	}
 	if (!rc) {
 		rc = ceph_conf_set(cm, "client_mount_timeout", "10");
 	}

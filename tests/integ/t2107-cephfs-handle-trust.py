@@ -50,6 +50,26 @@ for what, ino in (("a file of another directory", outside),
     r = c.getattr(forge(ino))
     ck.check("GETATTR of %s (inode %#x) is refused" % (what, ino),
              r.status in REFUSED, "status %d" % r.status)
+
+
+def forge_snap(ino, snapid):
+    body = (bytes([2]) + root[1:5] + bytes([0xCE, 16]) +
+            ino.to_bytes(8, "big") + snapid.to_bytes(8, "big"))
+    return body + hmac.new(key, body, hashlib.sha256).digest()[:8]
+
+
+# The snapids of the two snapshots are small numbers this client cannot
+# read (ceph-fuse shows made-up inode numbers in .snap): every one up to
+# 256 is tried.  One of them finds the file of ds1's own snapshot (the
+# forging is right); none finds the file of the other tree's snapshot.
+ok_in = [s for s in range(1, 257)
+         if c.getattr(forge_snap(inside, s)).status == NFS3_OK]
+ok_out = [s for s in range(1, 257)
+          if c.getattr(forge_snap(outside, s)).status == NFS3_OK]
+ck.check("a forged handle of ds1's file in ds1's snapshot resolves",
+         len(ok_in) >= 1, repr(ok_in))
+ck.check("no forged handle of the other tree's file in a snapshot "
+         "resolves", ok_out == [], repr(ok_out))
 r = c.read(forge(outside), 0, 4096)
 ck.check("READ of the other directory's file is refused",
          r.status in REFUSED, "status %d" % r.status)

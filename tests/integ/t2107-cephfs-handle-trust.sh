@@ -18,6 +18,9 @@ echo "secret of another tree" >"$CEPH_MNT$dir/other/payroll.txt"
 echo "inside" >"$CEPH_MNT$dir/ds1/inside.txt"
 mkdir -p "$CEPH_MNT$dir/ds1/sub"
 echo "deeper" >"$CEPH_MNT$dir/ds1/sub/deep.txt"
+# A snapshot of each tree: ds1's own, and one of the directory beside it.
+mkdir "$CEPH_MNT$dir/ds1/.snap/mine" "$CEPH_MNT$dir/other/.snap/theirs" ||
+	exit 1
 CEPH_DS1_PATH=$dir/ds1
 xattr() { python3 -c 'import os, sys
 if sys.argv[1] == "set":
