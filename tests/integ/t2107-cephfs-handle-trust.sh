@@ -93,4 +93,6 @@ check "server stops cleanly" dsnfsd_stop
 chmod 600 "$TEST_TMP/state/cephfs.key"
 dsnfsd_start || exit 1
 check "with its own key back it serves again" dsnfsd_stop
+# The snapshots, so that the test's directory can go.
+rmdir "$CEPH_MNT$dir/ds1/.snap/mine" "$CEPH_MNT$dir/other/.snap/theirs"
 test_done
