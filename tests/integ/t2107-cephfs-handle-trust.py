@@ -4,14 +4,17 @@
 
     t2107-cephfs-handle-trust.py NFS_PORT MOUNT_PORT KEY_FILE
                                  INO_INSIDE INO_OUTSIDE INO_OTHER_DIR
-                                 INO_PARENT
+                                 INO_PARENT V1_SECRET
 
 With the key, a handle with a valid MAC can be made for any inode number
 (as an attacker who stole or guessed the key could): one naming an inode
 under ds1's ceph_path resolves (the forging is right), one naming an inode
 elsewhere in the same CephFS -- a file, a directory beside ds1, ds1's
 parent, the file system's root -- is refused by the subtree check.
+Version-1 handles (keyed xxh3, with the secret the old xattr held) of a
+file inside resolve after the upgrade; of a file outside, are refused.
 """
+import ctypes
 import hashlib
 import hmac
 import os
@@ -24,6 +27,11 @@ from nfs3wire import *  # noqa: E402,F401,F403
 nfs_port, mount_port = int(sys.argv[1]), int(sys.argv[2])
 key = open(sys.argv[3], "rb").read()
 inside, outside, other_dir, parent = (int(x) for x in sys.argv[4:8])
+v1_secret = open(sys.argv[8], "rb").read()
+xxh = ctypes.CDLL("libxxhash.so.0")
+xxh.XXH3_64bits_withSecret.restype = ctypes.c_uint64
+xxh.XXH3_64bits_withSecret.argtypes = [ctypes.c_char_p, ctypes.c_size_t,
+                                       ctypes.c_char_p, ctypes.c_size_t]
 ck = Checks()
 with MountClient(("127.0.0.1", mount_port)) as m:
     root = m.mnt("/ds1").fhandle
@@ -70,6 +78,21 @@ ck.check("a forged handle of ds1's file in ds1's snapshot resolves",
          len(ok_in) >= 1, repr(ok_in))
 ck.check("no forged handle of the other tree's file in a snapshot "
          "resolves", ok_out == [], repr(ok_out))
+
+
+def forge_v1(ino):
+    body = bytes([1]) + root[1:5] + bytes([0xCE, 8]) + ino.to_bytes(8, "big")
+    tag = xxh.XXH3_64bits_withSecret(body, len(body), v1_secret,
+                                     len(v1_secret))
+    return body + tag.to_bytes(8, "big")
+
+
+r = c.getattr(forge_v1(inside))
+ck.status("a version-1 handle (old xattr's secret) of a file in ds1 still "
+          "resolves", r, NFS3_OK)
+r = c.getattr(forge_v1(outside))
+ck.check("a version-1 handle of a file outside ds1 is refused",
+         r.status in REFUSED, "status %d" % r.status)
 r = c.read(forge(outside), 0, 4096)
 ck.check("READ of the other directory's file is refused",
          r.status in REFUSED, "status %d" % r.status)

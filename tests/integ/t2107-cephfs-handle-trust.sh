@@ -7,7 +7,8 @@
 # outside the datastore's ceph_path is refused (STALE/BADHANDLE) while one
 # naming an inode inside resolves; a version-1 secret planted in the old
 # xattr before the first start is moved into the state directory and the
-# xattr removed (see the .py for the handle checks).
+# xattr removed, and version-1 handles made with it still resolve inside
+# ds1 and are refused outside (see the .py for the handle checks).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../ceph/lib.sh"
 
@@ -58,7 +59,7 @@ check "forged handles: inside resolves, outside is refused" python3 \
 	"$(stat -c %i "$CEPH_MNT$dir/ds1/sub/deep.txt")" \
 	"$(stat -c %i "$CEPH_MNT$dir/other/payroll.txt")" \
 	"$(stat -c %i "$CEPH_MNT$dir/other")" \
-	"$(stat -c %i "$CEPH_MNT$dir")"
+	"$(stat -c %i "$CEPH_MNT$dir")" "$TEST_TMP/v1"
 check "the refusal is logged" grep -q "not under the directory served" \
 	"$TEST_TMP/dsnfsd.log"
 check "server stops cleanly" dsnfsd_stop
