@@ -30,7 +30,7 @@ CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARN) $(SANFLAGS) -MMD -MP
 GEN_CFLAGS := -std=gnu11 $(CFLAGS) -w $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
-LDLIBS := -ltirpc -lev -lxxhash -linih -lmicrohttpd -ljansson -lsystemd \
+LDLIBS := -ltirpc -lev -lxxhash -lnettle -linih -lmicrohttpd -ljansson -lsystemd \
 	-lcephfs -lrados -lpthread -lm -lz
 
 PROTO_X := $(wildcard nfsd/proto/*.x)

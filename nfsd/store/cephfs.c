@@ -1,11 +1,11 @@
 /*
  * cephfs: opens a datastore on a CephFS directory (the mount, the handle
- * secret kept in the cluster, the root object) and holds the backend's ops
- * table.  libcephfs calls may wait on the cluster, so the store is marked
- * `blocking`: the nfs3 layer runs each of its calls on a work thread, and
- * no event loop waits on the cluster.  libcephfs checks no permission
- * here (client_permissions = false): as with the local backend, the nfs3
- * layer checks access and the ops act with the mount's (root) identity.
+ * key of the state directory (cephfs_key.c), the root object) and holds the
+ * backend's ops table.  libcephfs calls may wait on the cluster, so the store
+ * is marked `blocking`: the nfs3 layer runs each of its calls on a work thread,
+ * and no event loop waits on the cluster.  libcephfs checks no permission here
+ * (client_permissions = false): as with the local backend, the nfs3 layer
+ * checks access and the ops act with the mount's (root) identity.
  */
 #include "nfsd/store/cephfs_int.h"
 
@@ -13,8 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <sys/xattr.h>
 
 #include "nfsd/base/log.h"
 
@@ -64,44 +62,6 @@ void store__cephfs_close(struct store *st)
 	free(sc);
 }
 
-/*
- * The handle secret of the directory served: its xattr, made by the first
- * gateway with XATTR_CREATE (so two gateways starting together cannot
- * both make one: the loser reads the winner's), read by every other.
- */
-static int store_cephfs_secret(struct store_cephfs *sc, Inode *root)
-{
-	uint8_t fresh[STORE_SECRET_BYTES];
-	int rc;
-
-	for (int tries = 0; tries < 2; tries++) {
-		rc = ceph_ll_getxattr(sc->cm, root, STORE_CEPHFS_SECRET_XATTR,
-				      sc->secret.bytes,
-				      sizeof(sc->secret.bytes), sc->root_perms);
-		if (rc == (int)sizeof(sc->secret.bytes)) {
-			return 0;
-		}
-		if (rc >= 0) {
-			return -EINVAL; /* not ours, or cut */
-		}
-		if (rc != -ENODATA) {
-			return rc;
-		}
-		if (getrandom(fresh, sizeof(fresh), 0) != sizeof(fresh)) {
-			return -EIO;
-		}
-		rc = ceph_ll_setxattr(sc->cm, root, STORE_CEPHFS_SECRET_XATTR,
-				      fresh, sizeof(fresh), XATTR_CREATE,
-				      sc->root_perms);
-		explicit_bzero(fresh, sizeof(fresh));
-		if (rc != 0 && rc != -EEXIST) {
-			return rc;
-		}
-		/* Read back what the cluster holds: ours, or the winner's. */
-	}
-	return -EIO;
-}
-
 /* The ceph.conf options of our mount: the nfs3 layer checks access, and
  * a cluster that does not answer fails the mount in bounded time. */
 static int store_cephfs_configure(struct ceph_mount_info *cm, const char *conf)
@@ -113,6 +73,12 @@ static int store_cephfs_configure(struct ceph_mount_info *cm, const char *conf)
 		return rc;
 	}
 	rc = ceph_conf_set(cm, "client_permissions", "false");
+	/* Nor in the ll_* calls: the subtree check walks ".." from a file,
+	 * which libcephfs's own check (search permission on the file)
+	 * refuses for a file without an x bit. */
+	if (!rc) {
+		rc = ceph_conf_set(cm, "fuse_default_permissions", "true");
+	}
 	if (!rc) {
 		rc = ceph_conf_set(cm, "client_mount_timeout", "10");
 	}
@@ -180,9 +146,11 @@ out_release:
 }
 
 /* The root's object, and the secret its handles are signed with. */
-static int store_cephfs_root_open(struct store_cephfs *sc, char *errbuf,
+static int store_cephfs_root_open(struct store_cephfs *sc,
+				  const char *state_dir, char *errbuf,
 				  size_t errlen)
 {
+	char why[512] = "";
 	struct ceph_statx stx;
 	Inode *root;
 	int rc;
@@ -193,14 +161,15 @@ static int store_cephfs_root_open(struct store_cephfs *sc, char *errbuf,
 				 "root", rc);
 		return rc;
 	}
-	rc = store_cephfs_secret(sc, root);
+	rc = store__cephfs_key_load(sc, root, state_dir, why, sizeof(why));
 	if (rc) {
 		ceph_ll_put(sc->cm, root);
-		store_cephfs_err(
-			errbuf, errlen, sc->base.name, sc->cluster,
-			"handle secret (xattr " STORE_CEPHFS_SECRET_XATTR
-			" of the directory)",
-			rc);
+		if (errbuf != NULL && errlen > 0) {
+			snprintf(errbuf, errlen,
+				 "datastore %s: cephfs cluster %s: handle "
+				 "key: %s",
+				 sc->base.name, sc->cluster, why);
+		}
 		return rc;
 	}
 	rc = ceph_ll_getattr(sc->cm, root, &stx, STORE_CEPHFS_WANT, 0,
@@ -229,8 +198,8 @@ static int store_cephfs_root_open(struct store_cephfs *sc, char *errbuf,
 int store_cephfs_open(const char *name, uint32_t export_id,
 		      const char *ceph_conf, const char *ceph_path,
 		      const char *ceph_user, const char *ceph_fs,
-		      unsigned call_cap, struct store **out, char *errbuf,
-		      size_t errlen)
+		      const char *state_dir, unsigned call_cap,
+		      struct store **out, char *errbuf, size_t errlen)
 {
 	struct store_cephfs *sc;
 	int err;
@@ -264,7 +233,7 @@ int store_cephfs_open(const char *name, uint32_t export_id,
 	if (err) {
 		goto out_lock;
 	}
-	err = store_cephfs_root_open(sc, errbuf, errlen);
+	err = store_cephfs_root_open(sc, state_dir, errbuf, errlen);
 	if (err) {
 		goto out_unmount;
 	}

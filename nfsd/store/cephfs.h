@@ -15,21 +15,22 @@
 /*
  * Mounts the CephFS directory @ceph_path of the cluster that @ceph_conf
  * names as client @ceph_user (file system @ceph_fs, or the default when
- * NULL or ""), and opens the datastore @name on it.  The handle secret is
- * kept in the cluster (an xattr of the directory served), made by the
- * first gateway and read by the others, so that every gateway of the
- * cluster signs the same handles.  Blocks up to the client mount timeout
- * (10 s) when the cluster does not answer.  At most @call_cap calls of the
- * store wait in libcephfs at once (the work threads it may hold; 0 is
- * taken as 1); a cluster lost later makes its calls answer -EAGAIN until
- * it is back (cephfs_health.c).  *out returns owned: free with
+ * NULL or ""), and opens the datastore @name on it.  Its handles are signed
+ * with the key <@state_dir>/cephfs.key, made by the first gateway
+ * and copied by the operator to the others (cephfs_key.c), so that every
+ * gateway signs the same handles; a gateway whose key is not the one the
+ * directory's handles are signed with is refused (-ENOKEY).  Blocks up to the
+ * client mount timeout (10 s) when the cluster does not answer.  At most
+ * @call_cap calls of the store wait in libcephfs at once (the work threads it
+ * may hold; 0 is taken as 1); a cluster lost later makes its calls answer
+ * -EAGAIN until it is back (cephfs_health.c).  *out returns owned: free with
  * st->ops->close().  Returns 0 or -errno with the datastore and the
  * cluster named in errbuf.
  */
 int store_cephfs_open(const char *name, uint32_t export_id,
 		      const char *ceph_conf, const char *ceph_path,
 		      const char *ceph_user, const char *ceph_fs,
-		      unsigned call_cap, struct store **out, char *errbuf,
-		      size_t errlen);
+		      const char *state_dir, unsigned call_cap,
+		      struct store **out, char *errbuf, size_t errlen);
 
 #endif

@@ -8,7 +8,7 @@
  *
  * Handles have the layout of handle.c with kernel type
  * STORE_CEPHFS_FH_TYPE and an 8-byte body, the inode number (big endian):
- * 23 bytes, valid on every gateway of the cluster (same secret) and across
+ * 23 bytes, valid on every gateway of the cluster (same key) and across
  * restarts (inode numbers are never reused while the file exists).
  */
 #ifndef DSNFS_STORE_CEPHFS_INT_H
@@ -36,7 +36,12 @@
  * Linux uses (FILEID_* are below 0x100 but far below this one). */
 #define STORE_CEPHFS_FH_TYPE 0xce
 #define STORE_CEPHFS_VERF_XATTR "user.dsnfs.verf"
+/* Version 1's handle secret (adopted and removed: cephfs_key.c). */
 #define STORE_CEPHFS_SECRET_XATTR "user.dsnfs.handle_secret"
+/* The handle key of a gateway's CephFS datastores, in its state dir. */
+#define STORE_CEPHFS_KEY_FILE "cephfs.key"
+/* The id of the handle key (not the key): cephfs_key.c. */
+#define STORE_CEPHFS_KEYID_XATTR "user.dsnfs.handle_key_id"
 #define STORE_CEPHFS_CACHE_ENTRIES 4096
 #define STORE_CEPHFS_CACHE_BUCKETS 1024
 /* The root's ".snapshot" over NFS is CephFS's ".snap" (read-only). */
@@ -157,6 +162,15 @@ static inline struct store_obj *store__cephfs_pub(struct store_cephfs_obj *o)
  * libcephfs at once (1 to STORE_CEPHFS_CALLS_MAX).  After the mount and
  * the root object: the monitor probes through them.  Returns 0 or -errno.
  */
+/*
+ * Loads the handle key of @sc's datastore from @state_dir (making it on
+ * the directory's first start) and checks it is the directory's; adopts a
+ * version-1 secret (cephfs_key.c).  Returns 0 or -errno, the reason in
+ * @errbuf.
+ */
+int store__cephfs_key_load(struct store_cephfs *sc, Inode *root,
+			   const char *state_dir, char *errbuf, size_t errlen);
+
 int store__cephfs_health_start(struct store_cephfs *sc, unsigned cap);
 /* Stops the monitor (waits for a probe in flight); before the unmount. */
 void store__cephfs_health_stop(struct store_cephfs *sc);

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfsd/base/log.h"
+
 static size_t store_cephfs_bucket(uint64_t ino)
 {
 	return (size_t)((ino * 0x9e3779b97f4a7c15ull) >> 54) %
@@ -257,6 +259,57 @@ static int store_cephfs_fh_ino(struct store_cephfs *sc,
 	return 0;
 }
 
+/* The deepest directory tree the subtree check walks. */
+#define STORE_CEPHFS_DEPTH_MAX 4096
+
+/*
+ * Whether @in (@stx) lies under the directory served: its ".." chain
+ * reaches the root's inode (in the same snapshot, for a snapshot's
+ * inode).  A signed handle names an inode number, and libcephfs finds any
+ * inode of the file system by number (the cephx user may see all of it):
+ * without this check a handle whose MAC was forged or leaked would reach
+ * any file or snapshot of the cluster.  0, or -ESTALE.
+ */
+static int store_cephfs_under_root(struct store_cephfs *sc, Inode *in,
+				   const struct ceph_statx *stx)
+{
+	struct ceph_statx pstx;
+	uint64_t ino = stx->stx_ino;
+	Inode *cur = in;
+	Inode *parent;
+	int rc = -ESTALE;
+
+	if (ino == sc->root_ino) {
+		return 0;
+	}
+	for (int depth = 0; depth < STORE_CEPHFS_DEPTH_MAX; depth++) {
+		parent = NULL;
+		rc = ceph_ll_lookup(sc->cm, cur, "..", &parent, &pstx,
+				    CEPH_STATX_INO, 0, sc->root_perms);
+		if (cur != in) {
+			ceph_ll_put(sc->cm, cur);
+		}
+		if (rc || parent == NULL) {
+			return -ESTALE;
+		}
+		if (pstx.stx_ino == sc->root_ino) {
+			ceph_ll_put(sc->cm, parent);
+			return 0;
+		}
+		if (pstx.stx_ino == ino) {
+			/* The file system's root: its ".." is itself. */
+			ceph_ll_put(sc->cm, parent);
+			return -ESTALE;
+		}
+		cur = parent;
+		ino = pstx.stx_ino;
+	}
+	if (cur != in) {
+		ceph_ll_put(sc->cm, cur);
+	}
+	return -ESTALE;
+}
+
 int store__cephfs_resolve_attr(struct store *st, const struct store_fh *fh,
 			       struct store_obj **out, struct store_attr *attr)
 {
@@ -295,6 +348,17 @@ int store__cephfs_resolve_attr(struct store *st, const struct store_fh *fh,
 		if (stx.stx_nlink == 0) {
 			ceph_ll_put(sc->cm, in);
 			return -ESTALE;
+		}
+		rc = store_cephfs_under_root(sc, in, &stx);
+		if (rc) {
+			ceph_ll_put(sc->cm, in);
+			log_error("cephfs: %s: a handle with a valid MAC names "
+				  "inode %#llx (snapid %#llx), not under the "
+				  "directory served: refused (stale)",
+				  sc->base.name,
+				  (unsigned long long)stx.stx_ino,
+				  (unsigned long long)stx.stx_dev);
+			return rc;
 		}
 		rc = store__cephfs_obj_get(sc, in, &stx, &o);
 		if (rc) {

@@ -4,15 +4,15 @@
  * the kernel's own handle so that it survives server restarts and renames.
  *
  *   offset  bytes  field
- *        0      1  version, STORE_FH_VERSION (1)
+ *        0      1  version, STORE_FH_VERSION (2)
  *        1      4  export id, big endian (store_fh_export_id() reads it
  *                  without the key, to find the store)
  *        5      1  kernel handle_type (FILEID_*; ext4 gives 1)
  *        6      1  n = kernel f_handle length, 1..STORE_KFH_MAX (41)
  *        7      n  kernel f_handle bytes from name_to_handle_at() (ext4: 8)
- *      7+n      8  MAC, big endian: XXH3_64bits_withSecret() of bytes
- *                  0 .. 7+n-1 keyed with the 192-byte server secret
- *                  (<state_dir>/handle.secret, see secret.c)
+ *      7+n      8  MAC: the first 8 bytes of HMAC-SHA-256 (nettle) of
+ *                  bytes 0 .. 7+n-1, keyed with the store's 32-byte key
+ *                  (<state_dir>/handle.key, see secret.c)
  *
  * An ext4 handle is 23 bytes.  A handle is valid only with exactly 15+n
  * bytes.  Neither a boot epoch nor a device number is carried: the handle
@@ -20,12 +20,17 @@
  * the store checks st_dev and the export subtree when it resolves one.
  *
  * The MAC covers the export id, so a handle of one export is refused by
- * every other.  xxh3 reads only part of the secret for short inputs (bytes
- * 24..55 for the 15 signed bytes of an ext4 handle), folded into two 64-bit
- * keys: 128 bits of key, more for longer handles.  Keyed xxh3 is not a
- * cryptographic MAC: it stops clients from guessing or editing handles (a
- * random 64-bit tag), not an attacker who studies many handles to recover the
- * key.  The export-boundary checks of local.c stay in force either way.
+ * every other.  64 bits of a real MAC: forging one handle takes 2^64
+ * guesses on average, each one an NFS request, and studying valid handles
+ * tells nothing of the key.
+ *
+ * Version 1 (issued before issue 23) had the same layout with a keyed
+ * xxh3 tag, which is not a MAC (its key can be recovered from handles).
+ * Such a handle is still accepted when the store holds the version-1
+ * secret (<state_dir>/handle.secret, or a CephFS datastore's adopted one),
+ * so that clients (ESXi) keep their open files across the upgrade; the
+ * store's subtree checks hold for it as for any handle, so a forged one
+ * reaches nothing outside the export.  Removing that file ends it.
  */
 #include "nfsd/store/store_int.h"
 
@@ -34,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <nettle/hmac.h>
 #include <xxhash.h>
 
 #define STORE_FH_OFF_VERSION 0
@@ -59,21 +65,38 @@ static uint32_t store_be32_get(const uint8_t *p)
 	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
 }
 
-static void store_be64_put(uint8_t *p, uint64_t v)
-{
-	store_be32_put(p, (uint32_t)(v >> 32));
-	store_be32_put(p + 4, (uint32_t)v);
-}
-
 static uint64_t store_be64_get(const uint8_t *p)
 {
 	return (uint64_t)store_be32_get(p) << 32 | store_be32_get(p + 4);
 }
 
-static uint64_t store_fh_mac(const struct store_secret *sec, const uint8_t *p,
-			     size_t len)
+static void store_fh_mac(const struct store_secret *sec, const uint8_t *p,
+			 size_t len, uint8_t out[STORE_FH_MAC_BYTES])
 {
-	return XXH3_64bits_withSecret(p, len, sec->bytes, sizeof(sec->bytes));
+	struct hmac_sha256_ctx ctx;
+
+	hmac_sha256_set_key(&ctx, sizeof(sec->key), sec->key);
+	hmac_sha256_update(&ctx, len, p);
+	hmac_sha256_digest(&ctx, STORE_FH_MAC_BYTES, out);
+	explicit_bzero(&ctx, sizeof(ctx));
+}
+
+/* Version 1's tag: only ever checked, never issued. */
+static uint64_t store_fh_mac_xxh3(const struct store_secret *sec,
+				  const uint8_t *p, size_t len)
+{
+	return XXH3_64bits_withSecret(p, len, sec->legacy, sizeof(sec->legacy));
+}
+
+/* Compares in time independent of where the bytes differ. */
+static bool store_fh_mac_eq(const uint8_t *a, const uint8_t *b)
+{
+	uint8_t d = 0;
+
+	for (int i = 0; i < STORE_FH_MAC_BYTES; i++) {
+		d |= (uint8_t)(a[i] ^ b[i]);
+	}
+	return d == 0;
 }
 
 void store__fh_encode(const struct store_secret *sec, uint32_t export_id,
@@ -87,7 +110,7 @@ void store__fh_encode(const struct store_secret *sec, uint32_t export_id,
 	out->data[STORE_FH_OFF_TYPE] = kfh->type;
 	out->data[STORE_FH_OFF_LEN] = kfh->len;
 	memcpy(out->data + STORE_FH_HEAD_BYTES, kfh->f_handle, kfh->len);
-	store_be64_put(out->data + body, store_fh_mac(sec, out->data, body));
+	store_fh_mac(sec, out->data, body, out->data + body);
 	out->len = (uint32_t)(body + STORE_FH_MAC_BYTES);
 }
 
@@ -100,7 +123,8 @@ static int store_fh_check_layout(const struct store_fh *fh, size_t *body)
 	    fh->len > STORE_FH_MAX) {
 		return -STORE_EBADHANDLE;
 	}
-	if (fh->data[STORE_FH_OFF_VERSION] != STORE_FH_VERSION) {
+	if (fh->data[STORE_FH_OFF_VERSION] != STORE_FH_VERSION &&
+	    fh->data[STORE_FH_OFF_VERSION] != STORE_FH_VERSION_XXH3) {
 		return -STORE_EBADHANDLE;
 	}
 	n = fh->data[STORE_FH_OFF_LEN];
@@ -122,9 +146,19 @@ int store__fh_decode(const struct store_secret *sec, const struct store_fh *fh,
 	if (err) {
 		return err;
 	}
-	if (store_be64_get(fh->data + body) !=
-	    store_fh_mac(sec, fh->data, body)) {
-		return -STORE_EBADHANDLE;
+	if (fh->data[STORE_FH_OFF_VERSION] == STORE_FH_VERSION_XXH3) {
+		if (!sec->legacy_ok ||
+		    store_be64_get(fh->data + body) !=
+			    store_fh_mac_xxh3(sec, fh->data, body)) {
+			return -STORE_EBADHANDLE;
+		}
+	} else {
+		uint8_t mac[STORE_FH_MAC_BYTES];
+
+		store_fh_mac(sec, fh->data, body, mac);
+		if (!store_fh_mac_eq(mac, fh->data + body)) {
+			return -STORE_EBADHANDLE;
+		}
 	}
 	*export_id = store_be32_get(fh->data + STORE_FH_OFF_EXPORT);
 	memset(kfh, 0, sizeof(*kfh));
@@ -132,6 +166,12 @@ int store__fh_decode(const struct store_secret *sec, const struct store_fh *fh,
 	kfh->len = fh->data[STORE_FH_OFF_LEN];
 	memcpy(kfh->f_handle, fh->data + STORE_FH_HEAD_BYTES, kfh->len);
 	return 0;
+}
+
+bool store__fh_is_legacy(const struct store_fh *fh)
+{
+	return fh->len > 0 &&
+	       fh->data[STORE_FH_OFF_VERSION] == STORE_FH_VERSION_XXH3;
 }
 
 int store_fh_export_id(const struct store_fh *fh, uint32_t *export_id)

@@ -150,6 +150,35 @@ void store__ilog_super_encode(uint8_t *out, const struct store_ilog_super *sb);
 /* Decodes a slot: 0, or -EINVAL (magic, checksum or a bound). */
 int store__ilog_super_decode(const uint8_t *buf, size_t len,
 			     struct store_ilog_super *out);
+/* Whether the slot at @buf starts with the superblock's magic: a log's
+ * file even when its checksum fails. */
+bool store__ilog_super_has_magic(const uint8_t *buf);
+
+/* ---- the log's file (ilog_file.c) -------------------------------------- */
+
+/*
+ * Opens the existing log at @path for replay, or finds there is none.
+ * Refuses (one clear reason in @errbuf) a symbolic link, a file that is
+ * not regular, one not owned by our uid, one with group or other mode bits,
+ * and a non-empty file with neither superblock's magic (not a log: a disk
+ * named by typo is left as it was).  Returns 0 with *@fd open on the log,
+ * or 0 with *@fd = -1 when there is no log yet (no file, or an empty one),
+ * or -errno.
+ */
+int store__ilog_file_open(const char *path, int *fd, char *errbuf,
+			  size_t errlen);
+
+/*
+ * Makes a zeroed file of @total bytes beside @path, created 0600 with
+ * O_EXCL|O_NOFOLLOW: *@fd open on it, its name in @tmp.  The caller writes
+ * the superblock, then store__ilog_file_publish() renames it over @path,
+ * so @path never names a log without a superblock.
+ */
+int store__ilog_file_make(const char *path, uint64_t total, int *fd, char *tmp,
+			  size_t tmplen);
+/* Renames @tmp to @path (@replace: over the log or the empty file there;
+ * else only when nothing is there) and syncs the directory. */
+int store__ilog_file_publish(const char *tmp, const char *path, bool replace);
 
 /* ---- the writer (ilog.c) ----------------------------------------------- */
 

@@ -1,8 +1,10 @@
 /*
  * ilog_open: opening the intent log (ilog.h): read its superblock, replay
- * what follows the last checkpoint (ilog_replay.c), size and zero the file
- * once, start anew with a new salt and the flush and checkpoint threads;
- * and closing it: a last checkpoint, so the next start replays nothing.
+ * what follows the last checkpoint (ilog_replay.c), make a new file when
+ * there is none or the ring size changed (ilog_file.c, which also refuses
+ * a path that is not our log), start anew with a new salt and the flush and
+ * checkpoint threads; and closing it: a last checkpoint, so the next start
+ * replays nothing.
  */
 #include "nfsd/store/store_int.h"
 
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -72,41 +75,6 @@ static int store_ilog_super_read(int fd, struct store_ilog_super *out)
 	}
 	*out = ok[0] && (!ok[1] || s[0].seq > s[1].seq) ? s[0] : s[1];
 	return 0;
-}
-
-/* Sizes the file for a ring of ilog->ring_bytes and writes it once with
- * zeros, so that later O_DIRECT writes change no extent (no journal). */
-static int store_ilog_format(struct store_ilog *ilog, int fd)
-{
-	uint64_t total = STORE_ILOG_DATA_OFF + ilog->ring_bytes;
-	struct stat sb;
-	uint8_t *zero;
-	int err = 0;
-
-	if (fstat(fd, &sb) != 0) {
-		return -errno;
-	}
-	if ((uint64_t)sb.st_size == total) {
-		return 0;
-	}
-	if (ftruncate(fd, 0) != 0) {
-		return -errno;
-	}
-	zero = calloc(1, 1u << 20);
-	if (!zero) {
-		return -ENOMEM;
-	}
-	for (uint64_t off = 0; off < total && !err; off += 1u << 20) {
-		size_t n = total - off < (1u << 20) ? (size_t)(total - off)
-						    : (1u << 20);
-
-		err = store__pwrite_full(fd, zero, n, off);
-	}
-	free(zero);
-	if (!err && fsync(fd) != 0) {
-		err = -errno;
-	}
-	return err;
 }
 
 static void store_ilog_free(struct store_ilog *ilog)
@@ -195,9 +163,13 @@ int store_ilog_open(const char *path, uint64_t ring_bytes,
 		    size_t nstores, struct store_ilog **out, char *errbuf,
 		    size_t errlen)
 {
+	uint64_t total = STORE_ILOG_DATA_OFF + ring_bytes;
 	struct store_ilog_super old;
 	struct store_ilog *ilog;
-	int rfd;
+	char tmp[4200] = "";
+	bool fresh, replace = false;
+	struct stat sb;
+	int rfd = -1, wfd = -1;
 	int err;
 
 	if (ring_bytes < STORE_ILOG_RING_MIN ||
@@ -212,27 +184,41 @@ int store_ilog_open(const char *path, uint64_t ring_bytes,
 	}
 	/* Replay reads through the page cache: O_DIRECT wants aligned
 	 * buffers and records are not. */
-	rfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (rfd < 0) {
-		err = -errno;
-		store_ilog_err(errbuf, errlen, path, "open", err);
+	err = store__ilog_file_open(path, &rfd, errbuf, errlen);
+	if (err) {
 		goto out_free;
 	}
-	err = store_ilog_recover(ilog, rfd, &old, stores, nstores);
-	if (err) {
-		store_ilog_err(errbuf, errlen, path, "replay", err);
-		goto out_rfd;
+	old.seq = 0;
+	if (rfd >= 0) {
+		err = store_ilog_recover(ilog, rfd, &old, stores, nstores);
+		if (err) {
+			store_ilog_err(errbuf, errlen, path, "replay", err);
+			goto out_rfd;
+		}
+		if (fstat(rfd, &sb) != 0) {
+			err = -errno;
+			store_ilog_err(errbuf, errlen, path, "stat", err);
+			goto out_rfd;
+		}
 	}
-	err = store_ilog_format(ilog, rfd);
-	if (err) {
-		store_ilog_err(errbuf, errlen, path, "format", err);
-		goto out_rfd;
+	/* A new log, or a new ring size: built beside and renamed over. */
+	fresh = rfd < 0 || (uint64_t)sb.st_size != total;
+	if (fresh) {
+		replace = rfd >= 0 || access(path, F_OK) == 0;
+		err = store__ilog_file_make(path, total, &wfd, tmp,
+					    sizeof(tmp));
+		if (err) {
+			store_ilog_err(errbuf, errlen, path, "create", err);
+			goto out_rfd;
+		}
 	}
-	ilog->fd = open(path, O_RDWR | O_CLOEXEC | O_DIRECT | O_DSYNC);
+	ilog->fd = open(fresh ? tmp : path,
+			O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_DIRECT | O_DSYNC);
 	ilog->direct = ilog->fd >= 0;
 	if (ilog->fd < 0) {
 		/* tmpfs and some others refuse O_DIRECT. */
-		ilog->fd = open(path, O_RDWR | O_CLOEXEC);
+		ilog->fd = open(fresh ? tmp : path,
+				O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	}
 	if (ilog->fd < 0) {
 		err = -errno;
@@ -253,14 +239,28 @@ int store_ilog_open(const char *path, uint64_t ring_bytes,
 	err = store__ilog_super_write(ilog, &ilog->sb);
 	if (!err && ilog->direct) {
 		/* The zeros and the superblock went through the page cache
-		 * of rfd too; make them stable before the ring is used. */
-		err = fsync(rfd) != 0 ? -errno : 0;
+		 * of the other descriptor too; make them stable before the
+		 * ring is used. */
+		err = fsync(fresh ? wfd : rfd) != 0 ? -errno : 0;
 	}
 	if (err) {
 		store_ilog_err(errbuf, errlen, path, "superblock", err);
 		goto out_rfd;
 	}
-	close(rfd);
+	if (fresh) {
+		err = store__ilog_file_publish(tmp, path, replace);
+		tmp[0] = '\0';
+		if (err) {
+			store_ilog_err(errbuf, errlen, path, "rename", err);
+			goto out_rfd;
+		}
+		close(wfd);
+		wfd = -1;
+	}
+	if (rfd >= 0) {
+		close(rfd);
+	}
+	rfd = -1;
 	err = pthread_create(&ilog->thread, NULL, store__ilog_checkpoint_main,
 			     ilog);
 	if (err) {
@@ -295,7 +295,15 @@ int store_ilog_open(const char *path, uint64_t ring_bytes,
 	return 0;
 
 out_rfd:
-	close(rfd);
+	if (wfd >= 0) {
+		close(wfd);
+	}
+	if (tmp[0]) {
+		unlink(tmp);
+	}
+	if (rfd >= 0) {
+		close(rfd);
+	}
 out_free:
 	store_ilog_free(ilog);
 	return err;

@@ -233,6 +233,11 @@ void store__ilog_super_encode(uint8_t *out, const struct store_ilog_super *sb)
 	put64(out + 48, XXH3_64bits(out, 48));
 }
 
+bool store__ilog_super_has_magic(const uint8_t *buf)
+{
+	return get64(buf) == STORE_ILOG_SUPER_MAGIC;
+}
+
 int store__ilog_super_decode(const uint8_t *buf, size_t len,
 			     struct store_ilog_super *out)
 {

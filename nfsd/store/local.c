@@ -276,6 +276,7 @@ static int store_local_resolve_stat(struct store *st, const struct store_fh *fh,
 				    struct store_obj **out, struct stat *sb)
 {
 	struct store_local *sl = store__local(st);
+	struct store_fh canon;
 	struct store_kfh kfh;
 	struct store_obj *obj;
 	uint32_t export_id;
@@ -288,6 +289,12 @@ static int store_local_resolve_stat(struct store *st, const struct store_fh *fh,
 	}
 	if (export_id != st->export_id) {
 		return -STORE_EBADHANDLE;
+	}
+	if (store__fh_is_legacy(fh)) {
+		/* One object per file: the cache is keyed by the handle we
+		 * issue today for the same kernel handle. */
+		store__fh_encode(&sl->secret, export_id, &kfh, &canon);
+		fh = &canon;
 	}
 	obj = store__fcache_get(sl->fc, fh);
 	if (obj != NULL) {

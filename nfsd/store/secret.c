@@ -1,9 +1,12 @@
 /*
- * secret: the server secret that signs file handles (see handle.c), kept
- * in <state_dir>/handle.secret so that handles stay valid across restarts.
- * The file holds STORE_SECRET_BYTES random bytes and nothing else; it is
- * created once from getrandom() and only read afterwards.  Deleting it
- * invalidates every handle clients hold (they get NFS3ERR_BADHANDLE).
+ * secret: the keys that sign file handles (see handle.c), kept in files of
+ * the state directory so that handles stay valid across restarts.  A key
+ * file holds its random bytes and nothing else; it is created once from
+ * getrandom() and only read afterwards.  It must be ours: a regular file
+ * of the right size, owned by our uid, mode 0600 (a key another user can
+ * read lets them forge handles).  Deleting handle.key invalidates every
+ * handle clients hold (they get NFS3ERR_BADHANDLE); deleting handle.secret
+ * ends the acceptance of version-1 handles (docs/security.md, section 4).
  */
 #include "nfsd/store/store_int.h"
 
@@ -14,46 +17,51 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-static void store_secret_err(char *errbuf, size_t errlen, const char *fmt,
-			     const char *dir, const char *why)
+static void store_key_err(char *errbuf, size_t errlen, const char *dir,
+			  const char *file, const char *why)
 {
 	if (errbuf != NULL && errlen > 0) {
-		snprintf(errbuf, errlen, fmt, dir, STORE_SECRET_FILE, why);
+		snprintf(errbuf, errlen, "%s/%s: %s", dir, file, why);
 	}
 }
 
-/* Returns 0, -ENOENT when there is no secret yet, or another -errno. */
-static int store_secret_read(int dirfd, const char *dir,
-			     struct store_secret *out, char *errbuf,
-			     size_t errlen)
+/* Returns 0, -ENOENT when there is no key yet, or another -errno. */
+static int store_key_read(int dirfd, const char *dir, const char *file,
+			  uint8_t *out, size_t len, char *errbuf, size_t errlen)
 {
 	struct stat st;
 	size_t done;
-	char why[64];
+	char why[128];
 	int fd;
 	int err;
 
-	fd = openat(dirfd, STORE_SECRET_FILE,
-		    O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(dirfd, file,
+		    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
 		if (err != -ENOENT) {
-			store_secret_err(errbuf, errlen, "%s/%s: %s", dir,
-					 strerror(-err));
+			store_key_err(errbuf, errlen, dir, file,
+				      strerror(-err));
 		}
 		return err;
 	}
 	if (fstat(fd, &st) != 0) {
 		err = -errno;
-		store_secret_err(errbuf, errlen, "%s/%s: %s", dir,
-				 strerror(-err));
+		store_key_err(errbuf, errlen, dir, file, strerror(-err));
 		goto out_close;
 	}
-	if (!S_ISREG(st.st_mode) || st.st_size != STORE_SECRET_BYTES) {
+	if (!S_ISREG(st.st_mode) || st.st_size != (off_t)len) {
 		err = -EINVAL;
-		snprintf(why, sizeof(why), "expected a file of %d bytes",
-			 STORE_SECRET_BYTES);
-		store_secret_err(errbuf, errlen, "%s/%s: %s", dir, why);
+		snprintf(why, sizeof(why), "expected a file of %zu bytes", len);
+		store_key_err(errbuf, errlen, dir, file, why);
+		goto out_close;
+	}
+	if (st.st_uid != geteuid()) {
+		err = -EACCES;
+		snprintf(why, sizeof(why),
+			 "owned by uid %u, not by dsnfsd's uid %u: refused",
+			 (unsigned)st.st_uid, (unsigned)geteuid());
+		store_key_err(errbuf, errlen, dir, file, why);
 		goto out_close;
 	}
 	if ((st.st_mode & 077) != 0) {
@@ -61,29 +69,28 @@ static int store_secret_read(int dirfd, const char *dir,
 		snprintf(why, sizeof(why),
 			 "mode %04o lets others read it; expected 0600",
 			 (unsigned)(st.st_mode & 07777));
-		store_secret_err(errbuf, errlen, "%s/%s: %s", dir, why);
+		store_key_err(errbuf, errlen, dir, file, why);
 		goto out_close;
 	}
-	err = store__pread_full(fd, out->bytes, sizeof(out->bytes), 0, &done);
-	if (err == 0 && done != sizeof(out->bytes)) {
+	err = store__pread_full(fd, out, len, 0, &done);
+	if (err == 0 && done != len) {
 		err = -EIO;
 	}
 	if (err) {
-		store_secret_err(errbuf, errlen, "%s/%s: %s", dir,
-				 strerror(-err));
+		store_key_err(errbuf, errlen, dir, file, strerror(-err));
 	}
 out_close:
 	close(fd);
 	return err;
 }
 
-static int store_secret_random(struct store_secret *out)
+static int store_key_random(uint8_t *out, size_t len)
 {
 	size_t pos = 0;
 	ssize_t n;
 
-	while (pos < sizeof(out->bytes)) {
-		n = getrandom(out->bytes + pos, sizeof(out->bytes) - pos, 0);
+	while (pos < len) {
+		n = getrandom(out + pos, len - pos, 0);
 		if (n < 0 && errno == EINTR) {
 			continue;
 		}
@@ -96,23 +103,28 @@ static int store_secret_random(struct store_secret *out)
 }
 
 /* Returns 0, -EEXIST when another process created it first, or -errno. */
-static int store_secret_create(int dirfd, const char *dir,
-			       struct store_secret *out, char *errbuf,
-			       size_t errlen)
+static int store_key_create(int dirfd, const char *dir, const char *file,
+			    uint8_t *out, size_t len, const uint8_t *seed,
+			    char *errbuf, size_t errlen)
 {
-	char tmp[64];
+	char tmp[128];
+	char why[128];
 	int fd;
-	int err;
+	int err = 0;
 
-	err = store_secret_random(out);
+	if (seed != NULL) {
+		memcpy(out, seed, len);
+	} else {
+		err = store_key_random(out, len);
+	}
 	if (err) {
-		store_secret_err(errbuf, errlen, "%s/%s: getrandom: %s", dir,
-				 strerror(-err));
+		snprintf(why, sizeof(why), "getrandom: %s", strerror(-err));
+		store_key_err(errbuf, errlen, dir, file, why);
 		return err;
 	}
 	/* Per thread: stores may be opened from several threads at once. */
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%ld", STORE_SECRET_FILE,
-		 (long)getpid(), (long)gettid());
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%ld", file, (long)getpid(),
+		 (long)gettid());
 	fd = openat(dirfd, tmp,
 		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
 		    0600);
@@ -125,7 +137,7 @@ static int store_secret_create(int dirfd, const char *dir,
 		err = -errno;
 	}
 	if (err == 0) {
-		err = store__pwrite_full(fd, out->bytes, sizeof(out->bytes), 0);
+		err = store__pwrite_full(fd, out, len, 0);
 	}
 	if (err == 0 && fsync(fd) != 0) {
 		err = -errno;
@@ -136,8 +148,7 @@ static int store_secret_create(int dirfd, const char *dir,
 	if (err) {
 		goto out_unlink;
 	}
-	if (renameat2(dirfd, tmp, dirfd, STORE_SECRET_FILE, RENAME_NOREPLACE) !=
-	    0) {
+	if (renameat2(dirfd, tmp, dirfd, file, RENAME_NOREPLACE) != 0) {
 		err = -errno;
 		goto out_unlink;
 	}
@@ -153,13 +164,14 @@ out_unlink:
 		return err;
 	}
 out_err:
-	store_secret_err(errbuf, errlen, "%s/%s: cannot create: %s", dir,
-			 strerror(-err));
+	snprintf(why, sizeof(why), "cannot create: %s", strerror(-err));
+	store_key_err(errbuf, errlen, dir, file, why);
 	return err;
 }
 
-int store__secret_load(const char *state_dir, struct store_secret *out,
-		       char *errbuf, size_t errlen)
+int store__key_load(const char *state_dir, const char *file, uint8_t *out,
+		    size_t len, bool create, const uint8_t *seed, char *errbuf,
+		    size_t errlen)
 {
 	int dirfd;
 	int err;
@@ -173,15 +185,39 @@ int store__secret_load(const char *state_dir, struct store_secret *out,
 		}
 		return err;
 	}
-	err = store_secret_read(dirfd, state_dir, out, errbuf, errlen);
-	if (err == -ENOENT) {
-		err = store_secret_create(dirfd, state_dir, out, errbuf,
-					  errlen);
+	err = store_key_read(dirfd, state_dir, file, out, len, errbuf, errlen);
+	if (err == -ENOENT && create) {
+		err = store_key_create(dirfd, state_dir, file, out, len, seed,
+				       errbuf, errlen);
 		if (err == -EEXIST) {
-			err = store_secret_read(dirfd, state_dir, out, errbuf,
-						errlen);
+			err = store_key_read(dirfd, state_dir, file, out, len,
+					     errbuf, errlen);
 		}
 	}
 	close(dirfd);
 	return err;
+}
+
+int store__secret_load(const char *state_dir, struct store_secret *out,
+		       char *errbuf, size_t errlen)
+{
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = store__key_load(state_dir, STORE_KEY_FILE, out->key,
+			      sizeof(out->key), true, NULL, errbuf, errlen);
+	if (err) {
+		return err;
+	}
+	err = store__key_load(state_dir, STORE_SECRET_FILE, out->legacy,
+			      sizeof(out->legacy), false, NULL, errbuf, errlen);
+	if (err == -ENOENT) {
+		return 0;
+	}
+	if (err) {
+		explicit_bzero(out, sizeof(*out));
+		return err;
+	}
+	out->legacy_ok = true;
+	return 0;
 }

@@ -50,30 +50,51 @@ int store__zero_first_begin(struct store *st, struct store_obj *obj, int fd,
 			    uint64_t off_bytes, uint32_t count, bool *locked);
 void store__zero_first_end(struct store_obj *obj, bool locked);
 
-/* ---- handle.secret (secret.c) ------------------------------------------ */
+/* ---- handle keys (secret.c) ------------------------------------------- */
 
-/* XXH3_SECRET_DEFAULT_SIZE: comfortably above XXH3_SECRET_SIZE_MIN (136). */
+/* The key of HMAC-SHA-256, the MAC of our handles (handle.c). */
+#define STORE_KEY_BYTES 32
+#define STORE_KEY_FILE "handle.key"
+/* The keyed-xxh3 secret of version-1 handles: read if present, never made
+ * (XXH3_SECRET_DEFAULT_SIZE, above XXH3_SECRET_SIZE_MIN). */
 #define STORE_SECRET_BYTES 192
 #define STORE_SECRET_FILE "handle.secret"
 
 struct store_secret {
-	uint8_t bytes[STORE_SECRET_BYTES];
+	uint8_t key[STORE_KEY_BYTES];
+	/* Version-1 handles (keyed xxh3) are accepted only with this. */
+	bool legacy_ok;
+	uint8_t legacy[STORE_SECRET_BYTES];
 };
 
 /*
- * Reads <state_dir>/handle.secret into *out, creating it on first use from
- * getrandom() (mode 0600, written to a temporary file, fsynced, renamed into
- * place without replacing a secret another process created meanwhile, and
- * the directory fsynced).  A file of the wrong size, type or with group or
- * other permission bits is refused.  Returns 0 or -errno with the file
- * named in errbuf (optional).  Borrows state_dir.
+ * Reads the key file @file of @state_dir (exactly @len bytes) into @out;
+ * when there is none and @create, makes one from getrandom() (or from
+ * @seed when not NULL: an adopted key), 0600, written to a temporary file,
+ * fsynced, renamed into place without replacing one another process made
+ * meanwhile, the directory fsynced.  A file of the wrong size or type, with
+ * group or other permission bits, or not owned by our uid is refused.
+ * Returns 0, -ENOENT (none, and not @create), or -errno with the file named
+ * in errbuf (optional).
+ */
+int store__key_load(const char *state_dir, const char *file, uint8_t *out,
+		    size_t len, bool create, const uint8_t *seed, char *errbuf,
+		    size_t errlen);
+
+/*
+ * The keys of a local datastore: <state_dir>/handle.key (made on first
+ * use) and, when it exists, the version-1 secret <state_dir>/handle.secret
+ * (handles issued before the upgrade stay valid).  Borrows state_dir.
  */
 int store__secret_load(const char *state_dir, struct store_secret *out,
 		       char *errbuf, size_t errlen);
 
 /* ---- file handles (handle.c) ------------------------------------------- */
 
-#define STORE_FH_VERSION 1
+/* 2: HMAC-SHA-256 truncated to 64 bits; 1: keyed xxh3 (accepted only
+ * with the legacy secret, never issued). */
+#define STORE_FH_VERSION 2
+#define STORE_FH_VERSION_XXH3 1
 #define STORE_FH_HEAD_BYTES 7 /* version, export id, kernel type, length */
 #define STORE_FH_MAC_BYTES 8
 /* Longest kernel f_handle that fits: 41 bytes (ext4 and xfs use 8..16). */
@@ -109,11 +130,16 @@ void store__fh_encode(const struct store_secret *sec, uint32_t export_id,
 
 /*
  * Checks the layout and the MAC of @fh and unpacks it.  Returns 0 or
- * -STORE_EBADHANDLE (wrong version, length or MAC).  Reads at most
- * min(fh->len, STORE_FH_MAX) bytes.
+ * -STORE_EBADHANDLE (wrong version, length or MAC; a version-1 handle
+ * without sec->legacy_ok).  Reads at most min(fh->len, STORE_FH_MAX)
+ * bytes.
  */
 int store__fh_decode(const struct store_secret *sec, const struct store_fh *fh,
 		     uint32_t *export_id, struct store_kfh *kfh);
+
+/* Whether @fh (decoded) is a version-1 handle: a store keys its objects
+ * by the version-2 handle of the same kernel handle. */
+bool store__fh_is_legacy(const struct store_fh *fh);
 
 /* ---- resolved objects (obj.c) ------------------------------------------ */
 

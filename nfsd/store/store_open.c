@@ -21,7 +21,8 @@ int store_open(const struct store_params *p, struct store **out, char *errbuf,
 	case STORE_BACKEND_CEPHFS:
 		return store_cephfs_open(p->name, p->export_id, p->ceph_conf,
 					 p->ceph_path, p->ceph_user, p->ceph_fs,
-					 p->call_cap, out, errbuf, errlen);
+					 p->state_dir, p->call_cap, out, errbuf,
+					 errlen);
 	}
 	if (errbuf != NULL && errlen > 0) {
 		snprintf(errbuf, errlen, "%s: unknown backend %d", p->name,

@@ -24,7 +24,7 @@ check "handles taken, files read, verifier kept" wire before
 check "server stops cleanly" dsnfsd_stop
 rm "$TEST_TMP/ds1/gone.txt"
 mv "$TEST_TMP/ds1/old-name.txt" "$TEST_TMP/ds1/new-name.txt"
-check "handle secret is in the state dir" test -s "$TEST_TMP/state/handle.secret"
+check "handle key is in the state dir, 0600" [ "$(stat -c %a "$TEST_TMP/state/handle.key")" = 600 ]
 
 dsnfsd_start || exit 1
 echo "after the restart (ports $old_ports -> $NFS_PORT $MOUNT_PORT):"

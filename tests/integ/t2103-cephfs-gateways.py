@@ -29,10 +29,12 @@ BLOCK = 65536
 class Gateway:
     """One dsnfsd serving GW_CONF on ADDR (ports 0: any)."""
 
-    def __init__(self, name, addr, nfs_port=0, mount_port=0):
+    def __init__(self, name, addr, nfs_port=0, mount_port=0, key_from=None):
         self.name, self.addr = name, addr
         state = os.path.join(TMP, "state-" + name)
-        os.makedirs(state, exist_ok=True)
+        os.makedirs(state, mode=0o700, exist_ok=True)
+        if key_from is not None:
+            copy_key(key_from, name)
         self.log = os.path.join(TMP, "gw-%s.log" % name)
         out = os.path.join(TMP, "gw-%s.out" % name)
         self.p = subprocess.Popen(
@@ -65,6 +67,42 @@ class Gateway:
         if self.p.poll() is None:
             self.p.send_signal(signal.SIGTERM)
             self.p.wait(30)
+
+
+def copy_key(src, dst):
+    """What the operator does for each new gateway: the handle key of the
+    first one (state_dir/cephfs.key, 0600) into the new one's state dir."""
+    data = open(os.path.join(TMP, "state-" + src, "cephfs.key"), "rb").read()
+    path = os.path.join(TMP, "state-" + dst, "cephfs.key")
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    os.write(fd, data)
+    os.close(fd)
+
+
+def refused_without_key(ck, addr):
+    """A gateway whose state dir lacks the datastore's key does not serve
+    it (the datastore is down, retried as a cluster that does not answer),
+    says why, and makes no key of its own."""
+    state = os.path.join(TMP, "state-nokey")
+    os.makedirs(state, mode=0o700, exist_ok=True)
+    log = os.path.join(TMP, "gw-nokey.log")
+    p = subprocess.Popen(
+        [DSNFSD, "-f", "-l", addr, "-p", "0", "-m", "0", "-P", "off",
+         "-A", "off", "-s", state, "-c", CONF],
+        stdout=subprocess.DEVNULL, stderr=open(log, "w"))
+    said = False
+    deadline = time.time() + 30
+    while time.time() < deadline and p.poll() is None and not said:
+        said = "does not have: copy cephfs.key" in open(log).read()
+        time.sleep(0.1)
+    if p.poll() is None:
+        p.send_signal(signal.SIGTERM)
+    p.wait(30)
+    ck.check("a gateway without the datastore's key does not serve it, "
+             "and says why", said, open(log).read()[-400:])
+    ck.check("... and makes no key of its own",
+             not os.path.exists(os.path.join(state, "cephfs.key")))
 
 
 def pattern(tag, n=BLOCK):
@@ -177,7 +215,7 @@ def failover(ck, a, root):
                         "evict", "id=%d" % a.session],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                        timeout=60)
-    gw_c = Gateway("c", a.addr, a.nfs, a.mount)
+    gw_c = Gateway("c", a.addr, a.nfs, a.mount, key_from="a")
     time.sleep(2.0)
     stop[0] = True
     t.join(60)
@@ -210,7 +248,8 @@ def failover(ck, a, root):
 def main():
     ck = Checks()
     a = Gateway("a", "127.0.0.2")
-    b = Gateway("b", "127.0.0.3")
+    refused_without_key(ck, "127.0.0.3")
+    b = Gateway("b", "127.0.0.3", key_from="a")
     gw_c = None
     try:
         print("two gateways:")

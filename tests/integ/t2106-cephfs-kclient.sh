@@ -29,7 +29,7 @@ CONF
 # sets GW_PID, GW_NFS, GW_MOUNT, GW_SESSION.
 gateway() {
 	local name=$1 out=$TEST_TMP/gw-$1.out log=$TEST_TMP/gw-$1.log line
-	mkdir -p "$TEST_TMP/state-$name"
+	mkdir -p -m 700 "$TEST_TMP/state-$name"
 	"$DSNFS_BIN/dsnfsd" -f -l 127.0.0.1 -p "$2" -m "$3" -P off -A off \
 		-s "$TEST_TMP/state-$name" -c "$TEST_TMP/gw.conf" \
 		>"$out" 2>"$log" &
@@ -105,6 +105,9 @@ wait "$a_pid" 2>/dev/null
 # Fencing, as t2103: the dead gateway's session goes before B serves.
 [ -n "$a_session" ] && timeout 60 ceph -c "$CEPH_CONF" tell 'mds.*' client \
 	evict "id=$a_session" >/dev/null 2>&1
+# What the operator does for each gateway: the first one's handle key.
+install -d -m 700 "$TEST_TMP/state-b"
+install -m 600 "$TEST_TMP/state-a/cephfs.key" "$TEST_TMP/state-b/cephfs.key"
 gateway b "$nfs" "$mnt"
 b_pid=$GW_PID
 check "gateway B took A's ports" [ "$GW_NFS" = "$nfs" ]

@@ -1,9 +1,11 @@
 /*
  * test_handle: our file handle (nfsd/store/handle.c) and the secret that
  * signs it (secret.c).  A handle decodes to what was encoded; any changed
- * byte, a wrong length or version is -STORE_EBADHANDLE; the secret file is
- * created once (0600, 192 bytes) and reused, so a handle resolves to the
+ * byte, a wrong length or version is -STORE_EBADHANDLE; the key file is
+ * created once (0600, 32 bytes) and reused, so a handle resolves to the
  * same file after the store is reopened and after the file was renamed.
+ * The MAC is HMAC-SHA-256 (RFC 4231's vectors pin it); a version-1 handle
+ * (keyed xxh3) is accepted only with the version-1 secret.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +22,9 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include <nettle/hmac.h>
+#include <xxhash.h>
 
 #include "nfsd/store/store.h"
 #include "nfsd/store/store_int.h"
@@ -170,8 +175,7 @@ static void test_handle_other_secret_is_badhandle(void **state)
 
 	sample_kfh(&kfh);
 	store__fh_encode(&f->sec, TEST_EXPORT_ID, &kfh, &fh);
-	/* xxh3 reads secret bytes 24..55 for a 15-byte input (ext4). */
-	other.bytes[30] ^= 1;
+	other.key[STORE_KEY_BYTES - 1] ^= 1;
 	assert_int_equal(store__fh_decode(&other, &fh, &id, &out),
 			 -STORE_EBADHANDLE);
 }
@@ -203,7 +207,7 @@ static void test_handle_wrong_length_or_version_is_badhandle(void **state)
 	assert_int_equal(store__fh_decode(&f->sec, &bad, &id, &out),
 			 -STORE_EBADHANDLE);
 	bad = fh;
-	bad.data[0] = 2;
+	bad.data[0] = 3;
 	assert_int_equal(store_fh_export_id(&bad, &id), -STORE_EBADHANDLE);
 	/* A kernel length that disagrees with the handle length. */
 	bad = fh;
@@ -220,12 +224,16 @@ static void test_handle_secret_file_is_private_and_stable(void **state)
 	char path[160];
 	struct stat sb;
 
-	snprintf(path, sizeof(path), "%s/%s", f->state, STORE_SECRET_FILE);
+	snprintf(path, sizeof(path), "%s/%s", f->state, STORE_KEY_FILE);
 	assert_int_equal(stat(path, &sb), 0);
 	assert_int_equal(sb.st_mode & 07777, 0600);
-	assert_int_equal(sb.st_size, STORE_SECRET_BYTES);
+	assert_int_equal(sb.st_size, STORE_KEY_BYTES);
 	assert_int_equal(store__secret_load(f->state, &again, NULL, 0), 0);
-	assert_memory_equal(again.bytes, f->sec.bytes, STORE_SECRET_BYTES);
+	assert_memory_equal(again.key, f->sec.key, STORE_KEY_BYTES);
+	/* No version-1 secret is ever made. */
+	snprintf(path, sizeof(path), "%s/%s", f->state, STORE_SECRET_FILE);
+	assert_int_equal(stat(path, &sb), -1);
+	assert_false(again.legacy_ok);
 }
 
 struct loader {
@@ -259,12 +267,11 @@ static void test_handle_racing_first_starts_agree_on_one_secret(void **state)
 	for (int i = 0; i < 8; i++) {
 		pthread_join(t[i], NULL);
 		assert_int_equal(l[i].err, 0);
-		assert_memory_equal(l[i].sec.bytes, l[0].sec.bytes,
-				    STORE_SECRET_BYTES);
+		assert_memory_equal(l[i].sec.key, l[0].sec.key,
+				    STORE_KEY_BYTES);
 	}
-	/* The new secret is not the fixture's: each state dir has its own. */
-	assert_memory_not_equal(l[0].sec.bytes, f->sec.bytes,
-				STORE_SECRET_BYTES);
+	/* The new key is not the fixture's: each state dir has its own. */
+	assert_memory_not_equal(l[0].sec.key, f->sec.key, STORE_KEY_BYTES);
 }
 
 static void test_handle_secret_with_loose_mode_is_refused(void **state)
@@ -274,16 +281,25 @@ static void test_handle_secret_with_loose_mode_is_refused(void **state)
 	char path[160];
 	char err[256] = "";
 
-	snprintf(path, sizeof(path), "%s/%s", f->state, STORE_SECRET_FILE);
+	snprintf(path, sizeof(path), "%s/%s", f->state, STORE_KEY_FILE);
 	assert_int_equal(chmod(path, 0644), 0);
 	assert_int_equal(store__secret_load(f->state, &sec, err, sizeof(err)),
 			 -EACCES);
-	assert_non_null(strstr(err, "handle.secret"));
+	assert_non_null(strstr(err, "handle.key"));
 	assert_int_equal(chmod(path, 0600), 0);
+	if (geteuid() == 0) {
+		/* Another owner: someone else could have planted it. */
+		assert_int_equal(chown(path, 4242, 0), 0);
+		assert_int_equal(
+			store__secret_load(f->state, &sec, err, sizeof(err)),
+			-EACCES);
+		assert_non_null(strstr(err, "owned by uid 4242"));
+		assert_int_equal(chown(path, 0, 0), 0);
+	}
 	assert_int_equal(truncate(path, 10), 0);
 	assert_int_equal(store__secret_load(f->state, &sec, err, sizeof(err)),
 			 -EINVAL);
-	assert_non_null(strstr(err, "192 bytes"));
+	assert_non_null(strstr(err, "32 bytes"));
 }
 
 static void test_handle_missing_state_dir_names_it(void **state)
@@ -390,10 +406,126 @@ static void test_handle_new_secret_invalidates_old_handles(void **state)
 	char path[160];
 
 	create_file(f, "y", &fh, &fileid);
-	snprintf(path, sizeof(path), "%s/%s", f->state, STORE_SECRET_FILE);
+	snprintf(path, sizeof(path), "%s/%s", f->state, STORE_KEY_FILE);
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(store_reopen(f), 0);
 	assert_int_equal(f->st->ops->resolve(f->st, &fh, &obj),
+			 -STORE_EBADHANDLE);
+}
+
+/* RFC 4231 test case 2: key "Jefe", the MAC's first 8 bytes. */
+static void test_handle_mac_is_hmac_sha256(void **state)
+{
+	static const uint8_t want[8] = { 0x5b, 0xdc, 0xc1, 0x46,
+					 0xbf, 0x60, 0x75, 0x4e };
+	struct store_secret sec;
+	struct store_kfh kfh;
+	struct store_fh fh;
+	struct hmac_sha256_ctx ctx;
+	uint8_t mac[8];
+
+	(void)state;
+	memset(&sec, 0, sizeof(sec));
+	for (size_t i = 0; i < sizeof(sec.key); i++) {
+		sec.key[i] = (uint8_t)(i * 7 + 1);
+	}
+	sample_kfh(&kfh);
+	store__fh_encode(&sec, TEST_EXPORT_ID, &kfh, &fh);
+	hmac_sha256_set_key(&ctx, sizeof(sec.key), sec.key);
+	hmac_sha256_update(&ctx, fh.len - 8, fh.data);
+	hmac_sha256_digest(&ctx, sizeof(mac), mac);
+	assert_memory_equal(fh.data + fh.len - 8, mac, 8);
+	/* ... and nettle's HMAC is the RFC's. */
+	hmac_sha256_set_key(&ctx, 4, (const uint8_t *)"Jefe");
+	hmac_sha256_update(&ctx, 28,
+			   (const uint8_t *)"what do ya want for nothing?");
+	hmac_sha256_digest(&ctx, sizeof(mac), mac);
+	assert_memory_equal(mac, want, 8);
+}
+
+/* A version-1 handle of @kfh as dsnfsd issued it before: keyed xxh3. */
+static void v1_handle(const struct store_secret *sec, uint32_t export_id,
+		      const struct store_kfh *kfh, struct store_fh *fh)
+{
+	uint64_t tag;
+
+	store__fh_encode(sec, export_id, kfh, fh);
+	fh->data[0] = STORE_FH_VERSION_XXH3;
+	tag = XXH3_64bits_withSecret(fh->data, fh->len - 8, sec->legacy,
+				     sizeof(sec->legacy));
+	for (int i = 0; i < 8; i++) {
+		fh->data[fh->len - 8 + i] = (uint8_t)(tag >> (56 - 8 * i));
+	}
+}
+
+static void test_handle_v1_needs_the_v1_secret(void **state)
+{
+	struct fixture *f = *state;
+	struct store_secret sec = f->sec;
+	struct store_kfh kfh, out;
+	struct store_fh fh, bad;
+	uint32_t id;
+
+	sample_kfh(&kfh);
+	memset(sec.legacy, 0x42, sizeof(sec.legacy));
+	v1_handle(&sec, TEST_EXPORT_ID, &kfh, &fh);
+	/* Without the version-1 secret: refused. */
+	sec.legacy_ok = false;
+	assert_int_equal(store__fh_decode(&sec, &fh, &id, &out),
+			 -STORE_EBADHANDLE);
+	sec.legacy_ok = true;
+	assert_int_equal(store__fh_decode(&sec, &fh, &id, &out), 0);
+	assert_true(store__fh_is_legacy(&fh));
+	assert_memory_equal(out.f_handle, kfh.f_handle, kfh.len);
+	/* Its tag is checked as before. */
+	bad = fh;
+	bad.data[fh.len - 1] ^= 1;
+	assert_int_equal(store__fh_decode(&sec, &bad, &id, &out),
+			 -STORE_EBADHANDLE);
+	/* An xxh3 tag is never taken for a version-2 handle. */
+	bad = fh;
+	bad.data[0] = STORE_FH_VERSION;
+	assert_int_equal(store__fh_decode(&sec, &bad, &id, &out),
+			 -STORE_EBADHANDLE);
+}
+
+/* A handle issued before the upgrade (handle.secret kept) resolves to the
+ * same object as today's handle of the file. */
+static void test_handle_v1_of_the_store_resolves_after_upgrade(void **state)
+{
+	struct fixture *f = *state;
+	struct store_secret sec;
+	struct store_obj *a = NULL, *b = NULL;
+	struct store_fh fh, v1;
+	struct store_kfh kfh;
+	uint64_t fileid;
+	uint32_t id;
+	char path[160];
+	int fd;
+
+	create_file(f, "old.vmdk", &fh, &fileid);
+	snprintf(path, sizeof(path), "%s/%s", f->state, STORE_SECRET_FILE);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	memset(sec.legacy, 0x5c, sizeof(sec.legacy));
+	assert_int_equal(write(fd, sec.legacy, sizeof(sec.legacy)),
+			 (ssize_t)sizeof(sec.legacy));
+	close(fd);
+	assert_int_equal(store_reopen(f), 0);
+	assert_int_equal(store__secret_load(f->state, &sec, NULL, 0), 0);
+	assert_true(sec.legacy_ok);
+	assert_int_equal(store__fh_decode(&sec, &fh, &id, &kfh), 0);
+	v1_handle(&sec, TEST_EXPORT_ID, &kfh, &v1);
+	assert_int_equal(resolve_fileid(f, &v1), fileid);
+	assert_int_equal(f->st->ops->resolve(f->st, &v1, &a), 0);
+	assert_int_equal(f->st->ops->resolve(f->st, &fh, &b), 0);
+	assert_ptr_equal(a, b);
+	f->st->ops->obj_unref(a);
+	f->st->ops->obj_unref(b);
+	/* Without handle.secret, the old handle is stale for good. */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(store_reopen(f), 0);
+	assert_int_equal(f->st->ops->resolve(f->st, &v1, &a),
 			 -STORE_EBADHANDLE);
 }
 
@@ -436,6 +568,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_handle_new_secret_invalidates_old_handles, setup,
 			teardown),
+		cmocka_unit_test(test_handle_mac_is_hmac_sha256),
+		cmocka_unit_test_setup_teardown(
+			test_handle_v1_needs_the_v1_secret, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_handle_v1_of_the_store_resolves_after_upgrade,
+			setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,6 +20,11 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/test_cephfs_state.h"
+
+/* The state directory of every store opened here. */
+static char sdir[600];
+
 #include "nfsd/store/cephfs.h"
 #include "nfsd/store/store.h"
 #include "tests/lib/log_capture.h"
@@ -47,9 +52,11 @@ static int setup(void **state)
 	if (!conf || !conf[0] || access(conf, R_OK) != 0) {
 		return 0;
 	}
-	if (store_cephfs_open("c1", TEST_EXPORT_ID, conf, "/", "admin", "", 8,
+	if (store_cephfs_open("c1", TEST_EXPORT_ID, conf, "/", "admin", "",
+			      test_cephfs_state(conf, sdir, sizeof(sdir)), 8,
 			      &f->a, err, sizeof(err)) ||
-	    store_cephfs_open("c1", TEST_EXPORT_ID, conf, "/", "admin", "", 8,
+	    store_cephfs_open("c1", TEST_EXPORT_ID, conf, "/", "admin", "",
+			      test_cephfs_state(conf, sdir, sizeof(sdir)), 8,
 			      &f->b, err, sizeof(err))) {
 		fprintf(stderr, "store_cephfs_open: %s\n", err);
 		return -1;
@@ -295,10 +302,11 @@ static void test_cephfs_open_names_datastore_and_cluster(void **state)
 	char err[512] = "";
 
 	need_cluster(f);
-	assert_int_equal(store_cephfs_open("c2", 78, conf, "/no/such/dir",
-					   "admin", "", 8, &st, err,
-					   sizeof(err)),
-			 -ENOENT);
+	assert_int_equal(
+		store_cephfs_open("c2", 78, conf, "/no/such/dir", "admin", "",
+				  test_cephfs_state(conf, sdir, sizeof(sdir)),
+				  8, &st, err, sizeof(err)),
+		-ENOENT);
 	assert_null(st);
 	assert_non_null(strstr(err, "datastore c2: cephfs cluster "));
 	assert_non_null(strstr(err, conf));

@@ -23,6 +23,11 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/test_cephfs_state.h"
+
+/* The state directory of every store opened here. */
+static char sdir[600];
+
 #include "nfsd/store/cephfs.h"
 #include "nfsd/store/store.h"
 #include "nfsd/store/store_tree.h"
@@ -54,8 +59,9 @@ static int setup(void **state)
 	if (!conf || !conf[0] || access(conf, R_OK) != 0) {
 		return 0;
 	}
-	if (store_cephfs_open("t1", 91, conf, "/", "admin", "", 8, &f->st, err,
-			      sizeof(err)) ||
+	if (store_cephfs_open("t1", 91, conf, "/", "admin", "",
+			      test_cephfs_state(conf, sdir, sizeof(sdir)), 8,
+			      &f->st, err, sizeof(err)) ||
 	    f->st->ops->tree_open(f->st, &f->t, err, sizeof(err))) {
 		fprintf(stderr, "cephfs: %s\n", err);
 		return -1;
@@ -312,9 +318,11 @@ static void snapshot_dir_reads(struct store *s, const char *conf,
 	}
 	s->ops->obj_fh(disk, &fh);
 	assert_int_equal(fh.len, 31); /* 23 + the snapid */
-	assert_int_equal(store_cephfs_open("t2", 92, conf, sub, "admin", "", 8,
-					   &other, err, sizeof(err)),
-			 0);
+	assert_int_equal(
+		store_cephfs_open("t2", 92, conf, sub, "admin", "",
+				  test_cephfs_state(conf, sdir, sizeof(sdir)),
+				  8, &other, err, sizeof(err)),
+		0);
 	assert_int_equal(other->ops->resolve(other, &fh, &again), 0);
 	assert_int_equal(
 		other->ops->read(other, again, 0, buf, sizeof(buf), &n, &eof),
@@ -351,9 +359,11 @@ static void test_snapshots_create_list_restore_delete(void **state)
 
 	need_cluster(f);
 	snprintf(sub, sizeof(sub), "/%s", f->dir);
-	assert_int_equal(store_cephfs_open("t2", 92, conf, sub, "admin", "", 8,
-					   &s, err, sizeof(err)),
-			 0);
+	assert_int_equal(
+		store_cephfs_open("t2", 92, conf, sub, "admin", "",
+				  test_cephfs_state(conf, sdir, sizeof(sdir)),
+				  8, &s, err, sizeof(err)),
+		0);
 	so = s->ops->snap;
 	assert_non_null(so);
 	assert_int_equal(s->ops->root(s, &root), 0);
@@ -385,10 +395,12 @@ static void test_snapshots_create_list_restore_delete(void **state)
 		struct store *below;
 
 		snprintf(vm, sizeof(vm), "%s/vm", sub);
-		assert_int_equal(store_cephfs_open("t3", 93, conf, vm, "admin",
-						   "", 8, &below, err,
-						   sizeof(err)),
-				 0);
+		assert_int_equal(
+			store_cephfs_open(
+				"t3", 93, conf, vm, "admin", "",
+				test_cephfs_state(conf, sdir, sizeof(sdir)), 8,
+				&below, err, sizeof(err)),
+			0);
 		assert_int_equal(below->ops->snap->list(below, &list, &count),
 				 0);
 		assert_int_equal(count, 0);
