@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 struct ratelimit {
@@ -38,6 +39,18 @@ static inline bool ratelimit_take(struct ratelimit *rl, uint64_t *held)
 	}
 	*held = atomic_exchange(&rl->held, 0);
 	return true;
+}
+
+/* "" or " (N more not logged)" for a line after @held were held back. */
+static inline const char *ratelimit_held_note(uint64_t held, char *buf,
+					      size_t len)
+{
+	if (held == 0) {
+		return "";
+	}
+	snprintf(buf, len, " (%llu more not logged)",
+		 (unsigned long long)held);
+	return buf;
 }
 
 #endif

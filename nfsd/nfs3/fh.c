@@ -7,7 +7,6 @@
  * the export's way.  Only then does the store resolve the handle.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,7 +107,7 @@ static void nfs3_fh_log_refusal(struct request *req, const struct export *exp,
 {
 	static struct ratelimit rl;
 	uint64_t held;
-	char why[256];
+	char why[256], note[64];
 
 	if (!ratelimit_take(&rl, &held)) {
 		return;
@@ -116,9 +115,8 @@ static void nfs3_fh_log_refusal(struct request *req, const struct export *exp,
 	export_refusal_format(refusal, exp->name,
 			      (const struct sockaddr *)&req->peer, why,
 			      sizeof(why));
-	log_warn("nfs: %s: call to %s refused: %s (%" PRIu64
-		 " more refusals not logged)",
-		 request_peer(req), exp->path, why, held);
+	log_warn("nfs: %s: call to %s refused: %s%s", request_peer(req),
+		 exp->path, why, ratelimit_held_note(held, note, sizeof(note)));
 }
 
 int nfs3__fh_export(struct request *req, const nfs_fh3 *fh, bool modify,

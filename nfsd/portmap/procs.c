@@ -10,7 +10,6 @@
  */
 #include "nfsd/portmap/portmap_int.h"
 
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +48,7 @@ static bool portmap_caller_may_change(struct request *req, const char *proc,
 {
 	static struct ratelimit rl;
 	const char *why;
+	char note[64];
 	uint64_t held;
 
 	if (!portmap_peer_is_loopback(req)) {
@@ -63,8 +63,9 @@ static bool portmap_caller_may_change(struct request *req, const char *proc,
 	 * own: refused, and said (at most once a second). */
 	if (ratelimit_take(&rl, &held)) {
 		log_warn("portmap: %s: %s of program %u version %u refused: "
-			 "%s (%" PRIu64 " more refusals not logged)",
-			 request_peer(req), proc, m->prog, m->vers, why, held);
+			 "%s%s",
+			 request_peer(req), proc, m->prog, m->vers, why,
+			 ratelimit_held_note(held, note, sizeof(note)));
 	}
 	return false;
 }
