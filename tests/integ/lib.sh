@@ -13,6 +13,8 @@
 #                          the lab's access ($TEST_TMP/lab.conf, read
 #                          before any -c of ARGS), unless
 #                          DSNFSD_DEFAULTS=1: then dsnfsd's own defaults
+# lab_access               prints the lab's access keys (lab_conf) for a
+#                          [datastore] a test's own -c file adds
 # dsnfsd_stop              SIGTERM, wait, fail if it did not exit cleanly
 # nfs_url DS PATH          nfs:// URL with explicit ports (libnfs)
 # check DESCRIPTION CMD..  runs CMD, prints ok/FAIL, counts failures
@@ -63,9 +65,14 @@ check() {
 lab_conf() {
 	local ds
 	for ds in ds1 ds2; do
-		printf '[datastore %s]\nclients = 127.0.0.0/8, ::1\n' "$ds"
-		printf 'squash = none\nsecure = false\n'
+		printf '[datastore %s]\n' "$ds"
+		lab_access
 	done
+}
+
+# The lab's access keys, for a [datastore] a test's own config adds.
+lab_access() {
+	printf 'clients = 127.0.0.0/8, ::1\nsquash = none\nsecure = false\n'
 }
 
 # Waits for the "listening" line and reads the ports from it.
