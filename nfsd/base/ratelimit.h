@@ -48,8 +48,7 @@ static inline const char *ratelimit_held_note(uint64_t held, char *buf,
 	if (held == 0) {
 		return "";
 	}
-	snprintf(buf, len, " (%llu more not logged)",
-		 (unsigned long long)held);
+	snprintf(buf, len, " (%llu more not logged)", (unsigned long long)held);
 	return buf;
 }
 
