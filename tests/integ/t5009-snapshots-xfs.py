@@ -20,7 +20,7 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nfs3wire import (FILE_SYNC, NFS3_OK, NFS3ERR_ACCES, NFS3ERR_NOENT,  # noqa: E402
-                      NFS3ERR_PERM, NFS3ERR_STALE, Checks, MountClient,
+                      NFS3ERR_ROFS, NFS3ERR_STALE, Checks, MountClient,
                       Nfs3Client)
 
 HOST = "127.0.0.1"
