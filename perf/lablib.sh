@@ -5,15 +5,31 @@
 #     output in DIR/out and DIR/log, plus ARGS (-P 111 or -P off, -e, -c);
 #     waits for it to listen and sets LAB_PID, LAB_NFS_PORT,
 #     LAB_MOUNT_PORT, LAB_ADMIN_PORT; exits with its log if it does not
+#     start.  Each -e NAME=DIR datastore gets the labs' access
+#     (etc/lab/access.conf: loopback clients, uid 0, any port) in
+#     DIR/state/lab-access.conf, read before the ARGS' own -c
 # lab_dsnfsd_stop                     SIGTERM and wait, if it runs
 # lab_now / lab_since T0              a clock, and seconds since T0
 LAB_PID=""
 
 lab_dsnfsd_start() {
-	local bin=$1 dir=$2 line
+	local bin=$1 dir=$2 line arg prev=""
 	shift 2
 	mkdir -p "$dir/state"
-	"$bin/dsnfsd" -f -l 127.0.0.1 -p 0 -m 0 -A 0 -s "$dir/state" "$@" \
+	# dsnfsd's defaults (secure, squash = root, loopback) would refuse the
+	# labs' root tools and unprivileged raw clients.
+	: >"$dir/state/lab-access.conf"
+	for arg in "$@"; do
+		if [ "$prev" = -e ]; then
+			printf '[datastore %s]\nclients = 127.0.0.0/8, ::1\n' \
+				"${arg%%=*}" >>"$dir/state/lab-access.conf"
+			printf 'squash = none\nsecure = false\n' \
+				>>"$dir/state/lab-access.conf"
+		fi
+		prev=$arg
+	done
+	"$bin/dsnfsd" -f -l 127.0.0.1 -p 0 -m 0 -A 0 -s "$dir/state" \
+		-c "$dir/state/lab-access.conf" "$@" \
 		>"$dir/out" 2>"$dir/log" &
 	LAB_PID=$!
 	for _ in $(seq 1 100); do

@@ -362,9 +362,12 @@ static int config_parse_clients(struct config_datastore *ds, const char *value)
 		return -EINVAL;
 	}
 	ds->nclients = 0;
+	ds->clients_default = false;
 	for (char *tok = strtok_r(buf, ", \t", &save); tok;
 	     tok = strtok_r(NULL, ", \t", &save)) {
+		/* "*": everyone, said explicitly (an empty list). */
 		if (!strcmp(tok, "*")) {
+			ds->everyone = true;
 			continue;
 		}
 		if (ds->nclients == EXPORT_MAX_CLIENTS) {
@@ -374,6 +377,14 @@ static int config_parse_clients(struct config_datastore *ds, const char *value)
 			return -EINVAL;
 		}
 		ds->nclients++;
+	}
+	/* An empty value would read as everyone: say "*" for that. */
+	if (ds->nclients == 0 && !ds->everyone) {
+		return -EINVAL;
+	}
+	/* "*" and addresses together: the addresses would mean nothing. */
+	if (ds->nclients > 0 && ds->everyone) {
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -429,6 +440,7 @@ static int config_datastore_key(struct config_datastore *ds, const char *key,
 		return config_datastore_ceph_key(ds, key, value, line);
 	}
 	if (!strcmp(key, "clients")) {
+		ds->everyone = false;
 		return config_parse_clients(ds, value);
 	}
 	if (!strcmp(key, "read_only")) {
@@ -481,6 +493,18 @@ static int config_datastore_key(struct config_datastore *ds, const char *key,
 	return -ENOENT;
 }
 
+/* The client list of a datastore that names none: loopback only,
+ * 127.0.0.0/8 and ::1 (IPv4 clients of a "::" listener arrive as
+ * ::ffff:127.x.y.z and are matched as IPv4, export.c). */
+static void config_clients_loopback(struct config_datastore *ds)
+{
+	(void)export_client_parse("127.0.0.0/8", &ds->clients[0]);
+	(void)export_client_parse("::1", &ds->clients[1]);
+	ds->nclients = 2;
+	ds->clients_default = true;
+	ds->everyone = false;
+}
+
 /* A datastore is a volume of the pool model: one name rule for both. */
 _Static_assert(sizeof(((struct config_datastore *)0)->name) == POOL_NAME_MAX,
 	       "a datastore's name is a volume's");
@@ -502,7 +526,11 @@ static struct config_datastore *config_datastore_get(struct config *cfg,
 	ds = &cfg->datastores[cfg->ndatastores++];
 	memset(ds, 0, sizeof(*ds));
 	snprintf(ds->name, sizeof(ds->name), "%s", name);
-	ds->squash = EXPORT_SQUASH_NONE;
+	/* As knfsd's defaults: root_squash, secure, and with no clients
+	 * given, this machine only (docs/security.md, section 2). */
+	ds->squash = EXPORT_SQUASH_ROOT;
+	ds->secure = true;
+	config_clients_loopback(ds);
 	ds->anon_uid = EXPORT_ANON_ID;
 	ds->anon_gid = EXPORT_ANON_ID;
 	ds->snapshot_dir = true;
@@ -725,6 +753,75 @@ int config_add_export_arg(struct config *cfg, const char *arg, char *errbuf,
 	return 0;
 }
 
+/* @path resolved (realpath) into @out, or as written when it does not
+ * resolve yet (the store's open reports that). */
+static void config_real_path(const char *path, char *out)
+{
+	if (!realpath(path, out)) {
+		snprintf(out, PATH_MAX, "%s", path);
+	}
+}
+
+/* True when directory @inner is @outer or lies below it. */
+static bool config_path_within(const char *inner, const char *outer)
+{
+	size_t len = strlen(outer);
+
+	while (len > 1 && outer[len - 1] == '/') {
+		len--;
+	}
+	if (len == 1 && outer[0] == '/') {
+		return true;
+	}
+	return strncmp(inner, outer, len) == 0 &&
+	       (inner[len] == '\0' || inner[len] == '/');
+}
+
+/*
+ * One export's directory inside another's: a client of the outer one
+ * reaches the inner one's files under the outer one's rules (clients,
+ * squash, read_only), so it is refused, as two names for one directory.
+ */
+static int config_check_nested(const struct config *cfg, char *errbuf,
+			       size_t errlen)
+{
+	char(*real)[PATH_MAX] = calloc(cfg->ndatastores, PATH_MAX);
+
+	if (!real) {
+		snprintf(errbuf, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < cfg->ndatastores; i++) {
+		if (cfg->datastores[i].backend == CONFIG_BACKEND_LOCAL) {
+			config_real_path(cfg->datastores[i].path, real[i]);
+		}
+	}
+	for (size_t i = 0; i < cfg->ndatastores; i++) {
+		const struct config_datastore *a = &cfg->datastores[i];
+
+		for (size_t j = 0; j < cfg->ndatastores; j++) {
+			const struct config_datastore *b = &cfg->datastores[j];
+
+			if (i == j || a->backend != CONFIG_BACKEND_LOCAL ||
+			    b->backend != CONFIG_BACKEND_LOCAL ||
+			    !config_path_within(real[i], real[j])) {
+				continue;
+			}
+			snprintf(errbuf, errlen,
+				 "datastores %s (%s) and %s (%s): %s; give "
+				 "each datastore a directory of its own",
+				 a->name, real[i], b->name, real[j],
+				 strcmp(real[i], real[j])
+					 ? "one lies inside the other"
+					 : "the same directory");
+			free(real);
+			return -EINVAL;
+		}
+	}
+	free(real);
+	return 0;
+}
+
 int config_validate(const struct config *cfg, char *errbuf, size_t errlen)
 {
 	if (cfg->ndatastores == 0) {
@@ -758,5 +855,5 @@ int config_validate(const struct config *cfg, char *errbuf, size_t errlen)
 			}
 		}
 	}
-	return 0;
+	return config_check_nested(cfg, errbuf, errlen);
 }

@@ -17,9 +17,11 @@
  *                       read_zero_copy_min_bytes (smaller READs copy),
  *                       io_offload (off|auto: READ and UNSTABLE WRITE
  *                       of a pipelining connection on work threads)
- *   [datastore NAME]    path, clients (CIDR list), read_only, secure, squash
- *                       (none|root|all; default none, because ESXi needs
- *                       root access to its datastores), anonuid, anongid,
+ *   [datastore NAME]    path, clients (CIDR list, or "*" for everyone;
+ *                       default: loopback only), read_only, secure
+ *                       (default true), squash (none|root|all; default
+ *                       root, as knfsd; ESXi needs none, for its hosts
+ *                       only), anonuid, anongid,
  *                       fsid; backend (local|cephfs; default local) and,
  *                       for cephfs, ceph_conf, ceph_path, ceph_user
  *                       (default admin), ceph_fs
@@ -60,6 +62,10 @@ struct config_datastore {
 	int path_line, backend_line, ceph_line, intent_log_line;
 	struct export_client clients[EXPORT_MAX_CLIENTS];
 	size_t nclients;
+	/* No clients key: the list is loopback only (the default). */
+	bool clients_default;
+	/* clients = "*": everyone (nclients 0). */
+	bool everyone;
 	bool read_only;
 	/* The snapshots' .snapshot directory is seen over NFS (snap.h). */
 	bool snapshot_dir;
@@ -147,7 +153,9 @@ int config_add_export_arg(struct config *cfg, const char *arg, char *errbuf,
 			  size_t errlen);
 
 /* Checks what single keys cannot: at least one datastore, unique names and
- * fsids, ports in range.  Returns 0 or -EINVAL with a message. */
+ * fsids, ports in range, and no local datastore's directory inside
+ * another's (after realpath: the outer export would bypass the inner
+ * one's rules).  Returns 0 or -EINVAL with a message. */
 int config_validate(const struct config *cfg, char *errbuf, size_t errlen);
 
 #endif

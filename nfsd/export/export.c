@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -129,28 +130,74 @@ static int export_addr_bytes(const struct sockaddr *addr, uint8_t out[16])
 	return AF_INET6;
 }
 
-bool export_client_allowed(const struct export *exp,
-			   const struct sockaddr *addr)
+enum export_refusal export_client_check(const struct export *exp,
+					const struct sockaddr *addr)
 {
 	uint8_t bytes[16];
 	int family;
 
-	if (exp->secure && sockaddr_port(addr) >= 1024) {
-		return false;
-	}
-	if (exp->nclients == 0) {
-		return true;
-	}
-	family = export_addr_bytes(addr, bytes);
-	for (size_t i = 0; i < exp->nclients; i++) {
-		const struct export_client *c = &exp->clients[i];
+	/* The address first: a stranger is told about the list, not the
+	 * port. */
+	if (exp->nclients > 0) {
+		bool listed = false;
 
-		if (c->family == family &&
-		    export_prefix_match(bytes, c->addr, c->prefix_len)) {
-			return true;
+		family = export_addr_bytes(addr, bytes);
+		for (size_t i = 0; i < exp->nclients && !listed; i++) {
+			const struct export_client *c = &exp->clients[i];
+
+			listed = c->family == family &&
+				 export_prefix_match(bytes, c->addr,
+						     c->prefix_len);
+		}
+		if (!listed) {
+			return exp->clients_default
+				       ? EXPORT_REFUSED_ADDR_DEFAULT
+				       : EXPORT_REFUSED_ADDR;
 		}
 	}
-	return false;
+	if (exp->secure && sockaddr_port(addr) >= 1024) {
+		return EXPORT_REFUSED_PORT;
+	}
+	return EXPORT_ALLOWED;
+}
+
+bool export_client_allowed(const struct export *exp,
+			   const struct sockaddr *addr)
+{
+	return export_client_check(exp, addr) == EXPORT_ALLOWED;
+}
+
+void export_refusal_format(enum export_refusal r, const char *name,
+			   const struct sockaddr *addr, char *buf, size_t len)
+{
+	char host[INET6_ADDRSTRLEN + 8];
+
+	sockaddr_format_host(addr, host, sizeof(host));
+	switch (r) {
+	case EXPORT_ALLOWED:
+		snprintf(buf, len, "allowed");
+		break;
+	case EXPORT_REFUSED_PORT:
+		snprintf(buf, len,
+			 "source port %u is not privileged (secure = true); "
+			 "to allow it, use a port below 1024 (a client run as "
+			 "root) or set secure = false in [datastore %s]",
+			 (unsigned)sockaddr_port(addr), name);
+		break;
+	case EXPORT_REFUSED_ADDR:
+		snprintf(buf, len,
+			 "%s is not in clients; to allow it, add it to "
+			 "clients in [datastore %s]",
+			 host, name);
+		break;
+	case EXPORT_REFUSED_ADDR_DEFAULT:
+		snprintf(buf, len,
+			 "%s is not loopback (no clients given: loopback "
+			 "only); to allow it, list it in clients in "
+			 "[datastore %s]",
+			 host, name);
+		break;
+	}
 }
 
 int export_access_get(const struct export_table *tab, const struct export *exp,
@@ -159,7 +206,8 @@ int export_access_get(const struct export_table *tab, const struct export *exp,
 	int err = 0;
 
 	export_table_read_lock(tab);
-	if (export_client_allowed(exp, addr)) {
+	out->refusal = export_client_check(exp, addr);
+	if (out->refusal == EXPORT_ALLOWED) {
 		out->read_only = exp->read_only;
 		out->snapshot_dir = exp->snapshot_dir;
 		out->squash = exp->squash;

@@ -68,7 +68,9 @@ struct export
 	enum export_squash squash;
 	uint32_t anon_uid, anon_gid;
 	struct export_client clients[EXPORT_MAX_CLIENTS];
-	size_t nclients; /* 0 = everyone */
+	size_t nclients; /* 0 = everyone (clients = *) */
+	/* The list is the default one (loopback only): refusals say so. */
+	bool clients_default;
 	/* No longer in the config (atomic; export_table_remove()). */
 	bool removed;
 	/* The store is not a directory of this machine (backend cephfs):
@@ -102,8 +104,18 @@ struct export_table {
 	pthread_rwlock_t lock;
 };
 
+/* Why a client may not use an export (export_client_check()). */
+enum export_refusal {
+	EXPORT_ALLOWED = 0,
+	EXPORT_REFUSED_PORT, /* secure, and the source port is >= 1024 */
+	EXPORT_REFUSED_ADDR, /* the address is not on the clients list */
+	EXPORT_REFUSED_ADDR_DEFAULT, /* no list given: loopback only */
+};
+
 /* What a call may do in an export, copied out under the table's lock. */
 struct export_access {
+	/* Set also when export_access_get() refuses: the rule that did. */
+	enum export_refusal refusal;
 	bool read_only;
 	bool snapshot_dir;
 	enum export_squash squash;
@@ -147,18 +159,32 @@ struct export *export_find_by_prefix(const struct export_table *tab,
  * skipped (their handles are STALE).  Borrowed, or NULL. */
 struct export *export_find_by_id(const struct export_table *tab, uint32_t id);
 
-/* True when a client at @addr may use @exp: its address is on the list,
- * and with `secure` its port is privileged (below 1024).  Reads the
- * options without the lock: for a table no other thread changes (tests),
- * or inside export_table_read_lock(). */
+/* Whether a client at @addr may use @exp: its address is on the list
+ * (the default list is loopback only), and with `secure` its port is
+ * privileged (below 1024).  EXPORT_ALLOWED or the rule that refuses.
+ * Reads the options without the lock: for a table no other thread
+ * changes (tests), or inside export_table_read_lock(). */
+enum export_refusal export_client_check(const struct export *exp,
+					const struct sockaddr *addr);
+
+/* export_client_check() == EXPORT_ALLOWED. */
 bool export_client_allowed(const struct export *exp,
 			   const struct sockaddr *addr);
 
 /*
- * export_client_allowed() and what the call may do, read under @tab's
+ * The one log line's reason for refusal @r of a client at @addr by the
+ * export named @name: which rule refused and how to allow the client
+ * ("source port 40123 is not privileged (secure = true); to allow it, use
+ * a port below 1024 or set secure = false in [datastore ds1]").
+ */
+void export_refusal_format(enum export_refusal r, const char *name,
+			   const struct sockaddr *addr, char *buf, size_t len);
+
+/*
+ * export_client_check() and what the call may do, read under @tab's
  * lock (a SIGHUP may be changing @exp's options on another thread).
  * @exp is borrowed from @tab.  Returns 0 with *out filled, or -EACCES
- * when the client may not use the export.
+ * when the client may not use the export (out->refusal says why).
  */
 int export_access_get(const struct export_table *tab, const struct export *exp,
 		      const struct sockaddr *addr, struct export_access *out);

@@ -17,6 +17,7 @@
 #include "nfsd/base/log.h"
 #include "nfsd/base/sockaddr.h"
 #include "nfsd/proto/xdr_empty.h"
+#include "nfsd/snap/snap.h"
 
 /* A client rule as EXPORT lists it: "10.0.0.0/8", "fd00::1". */
 #define MOUNT_GROUP_MAX (INET6_ADDRSTRLEN + sizeof("/128"))
@@ -119,13 +120,28 @@ static mountstat3 mount_errno_stat(int err)
 	}
 }
 
+/* Whether @name in directory @dir is the datastore's ROOT/.snapshot. */
+static bool mount_is_snapdir(const struct export *exp, struct store *st,
+			     struct store_obj *dir, const char *name)
+{
+	struct store_attr a;
+
+	if (strcmp(name, SNAP_DIR_NAME) != 0) {
+		return false;
+	}
+	/* Unknown root (0) or no attributes: treat it as the root, so
+	 * that the option is never bypassed. */
+	return exp->root_fileid == 0 || st->ops->getattr(st, dir, &a) != 0 ||
+	       a.fileid == exp->root_fileid;
+}
+
 /*
  * The handle of @rest ("" or "sub/dir") inside @exp, walked one name at a
  * time with the store's lookup, which never follows a symlink and keeps
  * ".." at the root: a mount cannot leave its export.
  */
 static mountstat3 mount_dir_fh(const struct export *exp, const char *rest,
-			       struct store_fh *fh)
+			       bool snapshot_dir, struct store_fh *fh)
 {
 	struct store *st = export_store(exp);
 	struct store_obj *obj, *next;
@@ -164,6 +180,12 @@ static mountstat3 mount_dir_fh(const struct export *exp, const char *rest,
 		rest += len;
 		while (*rest == '/') {
 			rest++;
+		}
+		/* The snapshot area is not there when snapshot_dir = false:
+		 * not for MNT either (as LOOKUP and READDIR, nfs3/). */
+		if (!snapshot_dir && mount_is_snapdir(exp, st, obj, name)) {
+			st->ops->obj_unref(obj);
+			return MNT3ERR_NOENT;
 		}
 		err = st->ops->lookup(st, obj, name, &next);
 		st->ops->obj_unref(obj);
@@ -233,13 +255,16 @@ static enum rpc_disposition mount_proc_mnt(struct request *req,
 	req->export_name = exp->name;
 	if (export_access_get(svc->exports, exp,
 			      (const struct sockaddr *)&req->peer, &acc)) {
+		char why[256];
+
 		r->res.fhs_status = MNT3ERR_ACCES;
-		log_info("mount: %s: MNT %s refused by the export's client "
-			 "rules",
-			 host, exp->path);
+		export_refusal_format(acc.refusal, exp->name,
+				      (const struct sockaddr *)&req->peer, why,
+				      sizeof(why));
+		log_warn("mount: %s: MNT %s refused: %s", host, exp->path, why);
 		return RPC_REPLY;
 	}
-	stat = mount_dir_fh(exp, rest, &fh);
+	stat = mount_dir_fh(exp, rest, acc.snapshot_dir, &fh);
 	r->res.fhs_status = stat;
 	if (stat != MNT3_OK) {
 		return RPC_REPLY;

@@ -12,7 +12,10 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "nfsd/base/log.h"
+#include "nfsd/base/ratelimit.h"
 #include "nfsd/nfs3/nfs3_int.h"
+#include "nfsd/snap/snap.h"
 
 /* root_squash maps uid 0 and gid 0 (primary and supplementary) to the
  * anonymous ids; all_squash and AUTH_NONE map everybody (as knfsd). */
@@ -95,6 +98,27 @@ static struct export *nfs3_fh_find_export(const struct nfs3_service *svc,
 	return exp;
 }
 
+/* One line for a call the export's rules refuse (a client that was
+ * allowed at MNT and is no longer, or one that skipped MNT), at most one
+ * a second for all clients: each call is refused, the log is not
+ * flooded. */
+static void nfs3_fh_log_refusal(struct request *req, const struct export *exp,
+				enum export_refusal refusal)
+{
+	static struct ratelimit rl;
+	uint64_t held;
+	char why[256], note[64];
+
+	if (!ratelimit_take(&rl, &held)) {
+		return;
+	}
+	export_refusal_format(refusal, exp->name,
+			      (const struct sockaddr *)&req->peer, why,
+			      sizeof(why));
+	log_warn("nfs: %s: call to %s refused: %s%s", request_peer(req),
+		 exp->path, why, ratelimit_held_note(held, note, sizeof(note)));
+}
+
 int nfs3__fh_export(struct request *req, const nfs_fh3 *fh, bool modify,
 		    struct nfs3_file *f)
 {
@@ -117,6 +141,7 @@ int nfs3__fh_export(struct request *req, const nfs_fh3 *fh, bool modify,
 	err = export_access_get(svc->exports, exp,
 				(const struct sockaddr *)&req->peer, &acc);
 	if (err) {
+		nfs3_fh_log_refusal(req, exp, acc.refusal);
 		return err;
 	}
 	if (modify && acc.read_only) {
@@ -128,6 +153,35 @@ int nfs3__fh_export(struct request *req, const nfs_fh3 *fh, bool modify,
 	f->snapshot_dir = acc.snapshot_dir;
 	nfs3_cred_squash(&acc, &req->cred, f);
 	return 0;
+}
+
+/*
+ * Whether f->obj is the datastore's snapshot area or lies in it
+ * (ROOT/.snapshot/...): by where the object itself is, not by the name a
+ * call gave, so that a handle kept from a LOOKUP, a READDIRPLUS or an
+ * earlier run is caught too.  The store's path is the kernel's name of
+ * the object (local backend); a file whose name the kernel has not
+ * reconnected yet (a handle resolved after a restart) reads as unknown
+ * and passes: its snapshot's FS_IMMUTABLE_FL still refuses the change
+ * (snap.h).  CephFS's snapshots are read-only in the cluster itself.
+ * Costs one readlink, for calls that change something only.
+ */
+static bool nfs3_fh_in_snapdir(const struct nfs3_file *f,
+			       const struct store_attr *a)
+{
+	static const char area[] = "/" SNAP_DIR_NAME;
+	char path[4096];
+
+	if (!f->st->ops->path ||
+	    (a && f->exp->root_fileid && a->fileid == f->exp->root_fileid)) {
+		return false;
+	}
+	if (f->st->ops->path(f->st, f->obj, path, sizeof(path)) != 0) {
+		return false;
+	}
+	return strncmp(path, area, sizeof(area) - 1) == 0 &&
+	       (path[sizeof(area) - 1] == '\0' ||
+		path[sizeof(area) - 1] == '/');
 }
 
 /* Resolves @fh into f->obj; with @a, its attributes too, from one stat
@@ -157,6 +211,13 @@ static int nfs3_fh_resolve_obj(struct request *req, const nfs_fh3 *fh,
 	if (err) {
 		f->obj = NULL;
 		return err;
+	}
+	/* Nothing under .snapshot changes over NFS, whatever the file
+	 * system would allow (a snapshot being made or deleted). */
+	if (modify && nfs3_fh_in_snapdir(f, have_attr ? a : NULL)) {
+		f->st->ops->obj_unref(f->obj);
+		f->obj = NULL;
+		return -EROFS;
 	}
 	/* --trace names the file, not its handle: only when tracing, since
 	 * the path costs the backend a system call. */

@@ -312,6 +312,13 @@ static int nfs3_mknod_run(const void *argp, struct nfs3_file *dir,
 	switch (what->type) {
 	case NF3CHR:
 	case NF3BLK:
+		/* As knfsd (vfs_mknod needs CAP_MKNOD): a device node is
+		 * root's to make, after squashing; a device file in a
+		 * datastore would open the server's disks to the client
+		 * (and to the admin API's VAAI copies). */
+		if (dir->cred.uid != 0) {
+			return -EPERM;
+		}
 		attrs = &what->mknoddata3_u.device.dev_attributes;
 		major = what->mknoddata3_u.device.spec.specdata1;
 		minor = what->mknoddata3_u.device.spec.specdata2;

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "nfsd/base/log.h"
 #include "nfsd/nfs3/nfs3_int.h"
@@ -386,6 +387,39 @@ static int nfs3_write_store(struct request *req, const WRITE3args *args,
 	return 0;
 }
 
+/*
+ * Linux's rule for a write (should_remove_suid(), file_remove_privs()):
+ * a writer without CAP_FSETID clears setuid, and setgid when
+ * group-execute is set (setgid without it marks mandatory locking and
+ * stays).  Over NFS that is every caller but uid 0 after squashing, as
+ * knfsd drops CAP_FSETID for them: the file's owner too, as in Linux.
+ * dsnfsd writes as root, so the kernel would keep the bits: the clearing
+ * is ours, before the data goes in.  Once per file (then no bit is left).
+ */
+static int nfs3_write_kill_priv(struct nfs3_file *f,
+				const struct store_attr *pre)
+{
+	struct store_sattr sa;
+	uint32_t kill = 0;
+
+	if (f->cred.uid == 0) {
+		return 0;
+	}
+	if (pre->mode & S_ISUID) {
+		kill |= S_ISUID;
+	}
+	if ((pre->mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP)) {
+		kill |= S_ISGID;
+	}
+	if (!kill) {
+		return 0;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.set_mode = true;
+	sa.mode = pre->mode & 07777 & ~kill;
+	return f->st->ops->setattr(f->st, f->obj, &sa, &f->cred);
+}
+
 /* @pre: the attributes from resolving the handle (one stat for them and
  * the cache's check); the post-op attributes need a stat of their own.
  * @try_park and @park as nfs3_write_store(). */
@@ -404,6 +438,10 @@ static int nfs3_write_data(struct request *req, const WRITE3args *args,
 		return err;
 	}
 	err = nfs3__may_write(pre, &f->cred);
+	if (err) {
+		return err;
+	}
+	err = nfs3_write_kill_priv(f, pre);
 	if (err) {
 		return err;
 	}

@@ -7,7 +7,8 @@
  * The built-in responder answers NULL, SET, UNSET, GETPORT and DUMP, and
  * of rpcbind versions 3 and 4 (RFC 1833 2, rpcb.c; what IPv6 clients ask)
  * NULL, GETADDR, DUMP and GETVERSADDR, from the same registry.  SET
- * and UNSET are accepted only from loopback callers.  CALLIT (procedure 5)
+ * and UNSET are accepted only from loopback callers on a privileged
+ * source port (procs.c).  CALLIT (procedure 5)
  * is not implemented: it is absent from the table, so dispatch answers
  * PROC_UNAVAIL (it is the classic amplification vector, and NFS clients
  * never use it).

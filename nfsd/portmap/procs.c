@@ -2,8 +2,11 @@
  * procs: the procedures of the built-in portmapper, PMAP version 2 (RFC
  * 1833 3: NULL, SET, UNSET, GETPORT, DUMP), their table and their --trace
  * summaries.  SET and UNSET change the registry only for loopback callers
- * (127.0.0.0/8, ::1, ::ffff:127.0.0.0/104); others get FALSE, as rpcbind
- * answers them.  CALLIT is left out of the table (see portmap.h).
+ * (127.0.0.0/8, ::1, ::ffff:127.0.0.0/104) from a privileged source port
+ * (below 1024: root's, as rpcbind asks of a caller over the network);
+ * dsnfsd's own programs are put in the registry directly, not over RPC.
+ * Others get FALSE, as rpcbind answers them, and one log line.  CALLIT is
+ * left out of the table (see portmap.h).
  */
 #include "nfsd/portmap/portmap_int.h"
 
@@ -12,6 +15,8 @@
 #include <string.h>
 
 #include "nfsd/base/log.h"
+#include "nfsd/base/ratelimit.h"
+#include "nfsd/base/sockaddr.h"
 #include "nfsd/proto/xdr_empty.h"
 
 _Static_assert(PORTMAP_PROG == PMAP2_PROG && PORTMAP_VERS == PMAP2_VERS,
@@ -38,13 +43,30 @@ static bool portmap_peer_is_loopback(const struct request *req)
 
 /* SET and UNSET: whether the caller may change the registry (@proc names
  * the procedure in the refusal). */
-static bool portmap_caller_may_change(struct request *req, const char *proc)
+static bool portmap_caller_may_change(struct request *req, const char *proc,
+				      const pmap2_mapping *m)
 {
-	if (portmap_peer_is_loopback(req)) {
+	static struct ratelimit rl;
+	const char *why;
+	char note[64];
+	uint64_t held;
+
+	if (!portmap_peer_is_loopback(req)) {
+		why = "not a loopback caller";
+	} else if (sockaddr_port((const struct sockaddr *)&req->peer) >= 1024) {
+		why = "source port not privileged (SET and UNSET are root's: "
+		      "a caller on a port below 1024)";
+	} else {
 		return true;
 	}
-	log_debug("portmap: %s: %s refused: not a loopback caller",
-		  request_peer(req), proc);
+	/* A local user could otherwise point clients at a server of its
+	 * own: refused, and said (at most once a second). */
+	if (ratelimit_take(&rl, &held)) {
+		log_warn("portmap: %s: %s of program %u version %u refused: "
+			 "%s%s",
+			 request_peer(req), proc, m->prog, m->vers, why,
+			 ratelimit_held_note(held, note, sizeof(note)));
+	}
 	return false;
 }
 
@@ -65,7 +87,7 @@ static enum rpc_disposition portmap_proc_set(struct request *req,
 	int err;
 
 	*ok = FALSE;
-	if (!portmap_caller_may_change(req, "SET")) {
+	if (!portmap_caller_may_change(req, "SET", m)) {
 		return RPC_REPLY;
 	}
 	err = portmap_registry_set(req->svc, m->prog, m->vers, m->prot,
@@ -81,7 +103,7 @@ static enum rpc_disposition portmap_proc_unset(struct request *req,
 	bool_t *ok = res;
 
 	*ok = FALSE;
-	if (!portmap_caller_may_change(req, "UNSET")) {
+	if (!portmap_caller_may_change(req, "UNSET", m)) {
 		return RPC_REPLY;
 	}
 	*ok = portmap_registry_unset(req->svc, m->prog, m->vers) == 0;

@@ -173,6 +173,7 @@ static bool dispatch_drc_check(struct rpc_dispatcher *d, struct rpc_call *call,
 
 	memset(&key, 0, sizeof(key));
 	drc_key_addr(&key, (const struct sockaddr *)&req->peer);
+	drc_key_cred(&key, &req->cred);
 	key.xid = req->xid;
 	key.prog = req->prog;
 	key.vers = req->vers;

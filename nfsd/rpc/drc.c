@@ -9,6 +9,7 @@
  */
 #include "nfsd/rpc/drc.h"
 #include "nfsd/base/sockaddr.h"
+#include "nfsd/rpc/auth.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -106,6 +107,22 @@ void drc_free(struct drc *drc)
 void drc_key_addr(struct drc_key *key, const struct sockaddr *addr)
 {
 	sockaddr_key(addr, key->addr);
+	key->port = sockaddr_port(addr);
+}
+
+void drc_key_cred(struct drc_key *key, const struct rpc_cred *cred)
+{
+	uint32_t n = cred->ngroups < RPC_AUTH_SYS_MAX_GROUPS
+			     ? cred->ngroups
+			     : RPC_AUTH_SYS_MAX_GROUPS;
+	uint32_t ids[4 + RPC_AUTH_SYS_MAX_GROUPS];
+
+	ids[0] = cred->flavor;
+	ids[1] = cred->uid;
+	ids[2] = cred->gid;
+	ids[3] = n;
+	memcpy(&ids[4], cred->groups, n * sizeof(ids[0]));
+	key->cred_hash = XXH3_64bits(ids, (4 + n) * sizeof(ids[0]));
 }
 
 static size_t drc_bucket(const struct drc *drc, const struct drc_key *key)

@@ -5,10 +5,14 @@
  * CREATE, WRITE ...) running it twice gives a wrong answer (a retried
  * REMOVE says NOENT), so the first reply is kept and sent again.
  *
- * An entry is keyed by the client's address (not its port), the XID, the
- * program, version and procedure, and an xxh3 of the argument length and
- * first 256 bytes (as knfsd's RC_CSUMLEN), so an XID reused for other work
- * is not mistaken for a retransmission.  Memory
+ * An entry is keyed by the client's address and source port (as knfsd:
+ * the Linux client reconnects from the port it had, so that its
+ * retransmissions find their replies), the caller's credential (an xxh3
+ * of flavor, uid, gid and groups), the XID, the program, version and
+ * procedure, and an xxh3 of the argument length and first 256 bytes (as
+ * knfsd's RC_CSUMLEN), so an XID reused for other work is not mistaken
+ * for a retransmission, and another user of the same machine who sends a
+ * call with someone's XID is not answered with their reply.  Memory
  * is bounded by an entry count and a byte budget; the least recently used
  * finished entries go first.  Thread-safe (one mutex): every worker loop
  * shares the cache, since a retransmission may arrive on any of them.
@@ -28,9 +32,11 @@ struct drc_entry;
 
 struct drc_key {
 	uint8_t addr[16]; /* IPv4 as v4-mapped IPv6 */
+	uint32_t port; /* the client's source port */
 	uint32_t xid;
 	uint32_t prog, vers, proc;
 	uint64_t args_hash;
+	uint64_t cred_hash; /* drc_key_cred() */
 };
 
 enum drc_verdict {
@@ -48,8 +54,13 @@ struct drc_stats {
 int drc_new(size_t max_entries, size_t max_bytes, struct drc **out);
 void drc_free(struct drc *drc);
 
-/* Fills the key's address from a socket address (port ignored). */
+/* Fills the key's address and port from a socket address. */
 void drc_key_addr(struct drc_key *key, const struct sockaddr *addr);
+
+struct rpc_cred;
+
+/* Fills the key's credential hash from the call's credential. */
+void drc_key_cred(struct drc_key *key, const struct rpc_cred *cred);
 
 /*
  * Looks @key up.  DRC_NEW: an in-progress entry was made; *entry returns

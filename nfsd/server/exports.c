@@ -30,6 +30,7 @@ static void server_export_options_set(struct export *exp,
 	exp->anon_gid = ds->anon_gid;
 	memcpy(exp->clients, ds->clients, sizeof(exp->clients));
 	exp->nclients = ds->nclients;
+	exp->clients_default = ds->clients_default;
 	if (exp->store) {
 		atomic_store(&exp->store->zero_on_first_write,
 			     ds->zero_on_first_write);
@@ -44,6 +45,7 @@ static bool server_export_options_same(const struct export *exp,
 	       exp->secure == ds->secure && exp->squash == ds->squash &&
 	       exp->anon_uid == ds->anon_uid && exp->anon_gid == ds->anon_gid &&
 	       exp->nclients == ds->nclients &&
+	       exp->clients_default == ds->clients_default &&
 	       (!exp->store || atomic_load(&exp->store->zero_on_first_write) ==
 				       ds->zero_on_first_write) &&
 	       memcmp(exp->clients, ds->clients,
@@ -107,23 +109,49 @@ static int server_export_open(struct server *srv, struct export *exp,
 	return server_export_ilog_open(srv, exp, ds, errbuf, errlen);
 }
 
+/* Who may use @exp, for the export's log line: "loopback only",
+ * "listed clients", "everyone". */
+static const char *server_export_who(const struct export *exp)
+{
+	if (exp->nclients == 0) {
+		return "everyone";
+	}
+	return exp->clients_default ? "loopback only" : "listed clients";
+}
+
+static const char *server_export_squash(const struct export *exp)
+{
+	switch (exp->squash) {
+	case EXPORT_SQUASH_NONE:
+		return "squash none";
+	case EXPORT_SQUASH_ROOT:
+		return "squash root";
+	case EXPORT_SQUASH_ALL:
+		return "squash all";
+	}
+	return "squash ?";
+}
+
 /* @ds: the export's datastore in the config, or NULL (removed). */
 static void server_export_log(const char *what, const struct export *exp,
 			      const struct config_datastore *ds)
 {
 	if (ds && ds->backend == CONFIG_BACKEND_CEPHFS) {
 		log_info("export: %s %s -> cephfs %s%s%s (%s, client.%s; "
-			 "fsid %u%s%s%s)",
+			 "fsid %u%s; %s, %s%s%s)",
 			 what, exp->path, ds->ceph_fs[0] ? ds->ceph_fs : "",
 			 ds->ceph_fs[0] ? ":" : "", ds->ceph_path,
 			 ds->ceph_conf, ds->ceph_user, exp->id,
 			 exp->read_only ? ", read-only" : "",
-			 exp->nclients ? ", client list" : "",
+			 server_export_who(exp), server_export_squash(exp),
+			 exp->secure ? ", secure" : ", insecure",
 			 exp->store_down ? "; cluster down: JUKEBOX" : "");
 	} else {
-		log_info("export: %s %s -> %s (fsid %u%s%s)", what, exp->path,
-			 exp->dir, exp->id, exp->read_only ? ", read-only" : "",
-			 exp->nclients ? ", client list" : "");
+		log_info("export: %s %s -> %s (fsid %u%s; %s, %s%s)", what,
+			 exp->path, exp->dir, exp->id,
+			 exp->read_only ? ", read-only" : "",
+			 server_export_who(exp), server_export_squash(exp),
+			 exp->secure ? ", secure" : ", insecure");
 	}
 }
 

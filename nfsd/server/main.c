@@ -4,7 +4,7 @@
  * datastores and their options, pools, quotas, [traffic] caps and trace
  * flag (server_reconfigure()); --trace on the command line stays on.
  *
- *   dsnfsd [-c FILE] [-e NAME=DIR]... [-l ADDR] [-p NFS_PORT]
+ *   dsnfsd [-c FILE]... [-e NAME=DIR]... [-l ADDR] [-p NFS_PORT]
  *          [-m MOUNT_PORT] [-P PORTMAP_PORT|off] [-A ADMIN_PORT|off]
  *          [-w WORKERS] [-f] [--trace] [-v] [--version]
  */
@@ -29,7 +29,9 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: dsnfsd [options]\n"
 		"  -c, --config FILE        read FILE (INI; see "
-		"etc/dsnfsd.conf)\n"
+		"etc/dsnfsd.conf); repeatable:\n"
+		"                           files are read in order, later "
+		"keys win\n"
 		"  -e, --export NAME=DIR    export DIR as /NAME (repeatable)\n"
 		"  -l, --listen ADDR        address to listen on (127.0.0.1)\n"
 		"  -p, --nfs-port PORT      NFS port (2049; 0 = any)\n"
@@ -66,8 +68,13 @@ static int parse_port(const char *arg, bool off_allowed, int *out)
 	return 0;
 }
 
+/* Config files read, at most (-c). */
+#define MAIN_MAX_CONFIGS 8
+
 /* Command-line values win over the file, whatever their order. */
 struct cli_overrides {
+	const char *configs[MAIN_MAX_CONFIGS]; /* -c FILE, in argv's order */
+	size_t nconfigs;
 	const char *exports[CONFIG_MAX_DATASTORES]; /* -e NAME=DIR, argv's */
 	size_t nexports;
 	const char *listen;
@@ -130,8 +137,8 @@ static void raise_fd_limit(void)
  * reason in errbuf.
  */
 static int load_config(struct config *cfg, struct server_sections *sections,
-		       const char *path, const struct cli_overrides *o,
-		       char *errbuf, size_t errlen)
+		       const struct cli_overrides *o, char *errbuf,
+		       size_t errlen)
 {
 	int err;
 
@@ -147,8 +154,10 @@ static int load_config(struct config *cfg, struct server_sections *sections,
 			return err;
 		}
 	}
-	if (path) {
-		err = config_load_file(cfg, path, errbuf, errlen);
+	/* Later files add to and override earlier ones (a [datastore]
+	 * section may appear in several). */
+	for (size_t i = 0; i < o->nconfigs; i++) {
+		err = config_load_file(cfg, o->configs[i], errbuf, errlen);
 		if (err) {
 			return err;
 		}
@@ -161,7 +170,6 @@ static int load_config(struct config *cfg, struct server_sections *sections,
 struct reload {
 	ev_signal watcher;
 	struct server *srv;
-	const char *path;
 	const struct cli_overrides *o;
 };
 
@@ -179,10 +187,11 @@ static void reload_cb(struct ev_loop *loop, ev_signal *w, int revents)
 		log_error("dsnfsd: SIGHUP: out of memory; config not reloaded");
 		return;
 	}
-	log_info("dsnfsd: SIGHUP: reading %s again",
-		 r->path ? r->path : "the command line");
+	log_info("dsnfsd: SIGHUP: reading %s%s again",
+		 r->o->nconfigs ? r->o->configs[0] : "the command line",
+		 r->o->nconfigs > 1 ? " and the other -c files" : "");
 	sd_notify(0, "RELOADING=1");
-	rc = load_config(cfg, &sections, r->path, r->o, err, sizeof(err));
+	rc = load_config(cfg, &sections, r->o, err, sizeof(err));
 	if (!rc) {
 		rc = server_reconfigure(r->srv, cfg, &sections, err,
 					sizeof(err));
@@ -225,7 +234,6 @@ int main(int argc, char **argv)
 	static struct cli_overrides o;
 	struct server_sections sections;
 	struct reload reload;
-	const char *config_path = NULL;
 	char err[1024];
 	bool foreground = false;
 	struct ev_loop *loop;
@@ -237,7 +245,11 @@ int main(int argc, char **argv)
 				NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			config_path = optarg;
+			if (o.nconfigs == MAIN_MAX_CONFIGS) {
+				fatal("dsnfsd: more than %d config files",
+				      MAIN_MAX_CONFIGS);
+			}
+			o.configs[o.nconfigs++] = optarg;
 			break;
 		case 'e':
 			if (o.nexports == CONFIG_MAX_DATASTORES) {
@@ -308,7 +320,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (load_config(&cfg, &sections, config_path, &o, err, sizeof(err))) {
+	if (load_config(&cfg, &sections, &o, err, sizeof(err))) {
 		fatal("dsnfsd: %s", err);
 	}
 
@@ -343,7 +355,6 @@ int main(int argc, char **argv)
 	ev_signal_init(&sigint, stop_cb, SIGINT);
 	ev_signal_start(loop, &sigint);
 	reload.srv = srv;
-	reload.path = config_path;
 	reload.o = &o;
 	ev_signal_init(&reload.watcher, reload_cb, SIGHUP);
 	ev_signal_start(loop, &reload.watcher);

@@ -9,7 +9,12 @@
 #                          ADMIN_PORT (-1 when ARGS turn it off)
 #                          (DSNFS_DS1_BACKEND=cephfs: ds1 is a CephFS
 #                          directory, $TEST_TMP/ds1 a symlink to it through
-#                          ceph-fuse: tests/ceph/lib.sh)
+#                          ceph-fuse: tests/ceph/lib.sh); ds1 and ds2 get
+#                          the lab's access ($TEST_TMP/lab.conf, read
+#                          before any -c of ARGS), unless
+#                          DSNFSD_DEFAULTS=1: then dsnfsd's own defaults
+# lab_access               prints the lab's access keys (lab_conf) for a
+#                          [datastore] a test's own -c file adds
 # dsnfsd_stop              SIGTERM, wait, fail if it did not exit cleanly
 # nfs_url DS PATH          nfs:// URL with explicit ports (libnfs)
 # check DESCRIPTION CMD..  runs CMD, prints ok/FAIL, counts failures
@@ -50,6 +55,26 @@ check() {
 	fi
 }
 
+# The lab's access to ds1 and ds2: the ESXi recipe (docs/security.md,
+# dsnfsd.conf(5)) for this machine's loopback clients.  The tests run as
+# root and send root's calls (qemu-img, nfs-cp) to root-owned directories:
+# squash = none keeps uid 0, as ESXi needs.  secure = false: the raw RPC
+# clients (rawrpc.py, nfs3wire.py) bind unprivileged ports.  What the
+# defaults refuse is proved by t2007-nfs3-trust.sh, which starts dsnfsd
+# without this file (DSNFSD_DEFAULTS=1).
+lab_conf() {
+	local ds
+	for ds in ds1 ds2; do
+		printf '[datastore %s]\n' "$ds"
+		lab_access
+	done
+}
+
+# The lab's access keys, for a [datastore] a test's own config adds.
+lab_access() {
+	printf 'clients = 127.0.0.0/8, ::1\nsquash = none\nsecure = false\n'
+}
+
 # Waits for the "listening" line and reads the ports from it.
 dsnfsd_start() {
 	local ds1=(-e ds1="$TEST_TMP/ds1")
@@ -60,9 +85,14 @@ dsnfsd_start() {
 		ds1=(-c "$TEST_TMP/ceph-ds1.conf")
 	fi
 	mkdir -p "$TEST_TMP/ds1" "$TEST_TMP/ds2" "$TEST_TMP/state"
+	local lab=()
+	if [ "${DSNFSD_DEFAULTS:-0}" != 1 ]; then
+		lab_conf >"$TEST_TMP/lab.conf"
+		lab=(-c "$TEST_TMP/lab.conf")
+	fi
 	: >"$TEST_TMP/dsnfsd.out"
 	"$DSNFS_BIN/dsnfsd" -f -l 127.0.0.1 -p 0 -m 0 -P off -A 0 \
-		-s "$TEST_TMP/state" \
+		-s "$TEST_TMP/state" "${lab[@]}" \
 		"${ds1[@]}" -e ds2="$TEST_TMP/ds2" "$@" \
 		>"$TEST_TMP/dsnfsd.out" 2>"$TEST_TMP/dsnfsd.log" &
 	DSNFSD_PID=$!

@@ -265,11 +265,15 @@ class RpcClient:
     """One connection to one RPC program; TCP (default) or UDP.
 
     call() sends one call and waits for its reply; calls are sequential.
-    cred is an (flavor, body) pair; auth_sys() makes one.
+    cred is an (flavor, body) pair; auth_sys() makes one.  src_port: the
+    source port to bind (None: any, the kernel's choice, above 1023;
+    "priv": a free privileged one, 600..1023, which needs root).
     """
 
-    def __init__(self, addr, prog, vers, proto="tcp", cred=None, timeout=10.0):
+    def __init__(self, addr, prog, vers, proto="tcp", cred=None, timeout=10.0,
+                 src_port=None):
         self.addr = addr
+        self.src_port = src_port
         self.prog = prog
         self.vers = vers
         self.proto = proto
@@ -286,13 +290,35 @@ class RpcClient:
         self.close()
         if addr is not None:
             self.addr = addr
-        if self.proto == "tcp":
+        if self.src_port is not None:
+            self.sock = self._bound_socket()
+            self.sock.settimeout(self.timeout)
+            self.sock.connect(self.addr)
+        elif self.proto == "tcp":
             self.sock = socket.create_connection(self.addr, timeout=self.timeout)
         else:
             self.sock = socket.socket(addr_family(self.addr[0]),
                                       socket.SOCK_DGRAM)
             self.sock.settimeout(self.timeout)
             self.sock.connect(self.addr)
+
+    def _bound_socket(self):
+        """A socket bound to src_port (or a free privileged port)."""
+        import random
+        kind = socket.SOCK_STREAM if self.proto == "tcp" else socket.SOCK_DGRAM
+        ports = ([self.src_port] if self.src_port != "priv"
+                 else random.sample(range(600, 1024), 424))
+        for port in ports:
+            s = socket.socket(addr_family(self.addr[0]), kind)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                s.bind(("", port))
+                return s
+            except OSError:
+                s.close()
+                if self.src_port != "priv":
+                    raise
+        raise OSError("no free privileged port")
 
     def close(self):
         if self.sock is not None:

@@ -88,7 +88,14 @@ for _ in $(seq 50); do [ -S "$TEST_TMP/notify" ] && break; sleep 0.1; done
 
 mkdir -p "$TEST_TMP/scratch"
 echo "from the package" >"$TEST_TMP/f.txt"
+# The scratch datastore as the installed ds1: root (nfs-cp) keeps uid 0,
+# for loopback clients only (a -e datastore would squash it).
+{
+	echo "[datastore scratch]"
+	lab_access
+} >"$TEST_TMP/scratch.conf"
 NOTIFY_SOCKET=$TEST_TMP/notify /usr/sbin/dsnfsd -f -c /etc/dsnfs/dsnfsd.conf \
+	-c "$TEST_TMP/scratch.conf" \
 	-p 0 -m 0 -P off -A 0 -e scratch="$TEST_TMP/scratch" \
 	>"$TEST_TMP/dsnfsd.out" 2>"$TEST_TMP/dsnfsd.log" &
 DSNFSD_PID=$!

@@ -25,14 +25,17 @@ write_conf() { # READ_ONLY_DS3 WITH_DS4 WITH_DS5 TRACE [EXTRA_LINE]
 		echo "trace = $4"
 		echo "[datastore ds3]"
 		echo "path = $TEST_TMP/ds3"
+		lab_access
 		echo "read_only = $1"
 		if [ "$2" = yes ]; then
 			echo "[datastore ds4]"
 			echo "path = $TEST_TMP/ds4"
+			lab_access
 		fi
 		if [ "$3" = yes ]; then
 			echo "[datastore ds5]"
 			echo "path = $TEST_TMP/ds5"
+			lab_access
 		fi
 		if [ -n "${5:-}" ]; then
 			echo "$5"

@@ -21,6 +21,7 @@ cat >"$TEST_TMP/down.conf" <<CONF
 backend = cephfs
 ceph_conf = $TEST_TMP/down/ceph.conf
 ceph_path = /
+$(lab_access)
 CONF
 start=$SECONDS
 dsnfsd_start -c "$TEST_TMP/down.conf" || exit 1

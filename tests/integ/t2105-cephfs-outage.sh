@@ -35,6 +35,7 @@ cat >"$TEST_TMP/cephds.conf" <<CONF
 backend = cephfs
 ceph_conf = $CEPH_OWN_DIR/ceph.conf
 ceph_path = /
+$(lab_access)
 CONF
 
 # dsnfsd_start waits 10 s for the listening line: the mount timeout is as

@@ -38,7 +38,10 @@ cleanup() {
 }
 trap cleanup EXIT
 conf=$TEST_TMP/snap.conf
-write_conf() { printf '[datastore ds3]\npath = %s\nsnapshot_dir = %s\n' "$TEST_TMP/ds3" "$1" >"$conf"; }
+write_conf() {
+	printf '[datastore ds3]\npath = %s\nsnapshot_dir = %s\n' "$TEST_TMP/ds3" "$1" >"$conf"
+	lab_access >>"$conf"
+}
 write_conf false
 ds1=$TEST_TMP/ds1
 echo v1 >"$ds1/keep.txt"

@@ -9,7 +9,10 @@
 PY=$(dirname "$0")/t5011-vmfs-zeroing.py
 conf=$TEST_TMP/zero.conf
 mkdir -p "$TEST_TMP/ds3"
-write_conf() { printf '[datastore ds3]\npath = %s\nzero_on_first_write = %s\n' "$TEST_TMP/ds3" "$1" >"$conf"; }
+write_conf() {
+	printf '[datastore ds3]\npath = %s\nzero_on_first_write = %s\n' "$TEST_TMP/ds3" "$1" >"$conf"
+	lab_access >>"$conf"
+}
 MIB=1048576
 # first_hole FILE OFF: SEEK_HOLE on the server's file.
 first_hole() { python3 -c 'import os,sys; fd=os.open(sys.argv[1], os.O_RDONLY); print(os.lseek(fd, int(sys.argv[2]), os.SEEK_HOLE))' "$TEST_TMP/ds3/$1" "$2"; }

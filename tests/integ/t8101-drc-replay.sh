@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Duplicate request cache: retransmissions on a new connection are
-# answered from the cache, not executed twice.
+# Duplicate request cache: retransmissions on a new connection from the
+# client's port are answered from the cache, not executed twice; the same
+# XID from another port or uid is not someone else's retransmission.
 . "$(dirname "$0")/lib.sh"
 
 dsnfsd_start || exit 1

@@ -48,7 +48,7 @@ has() { grep -Eq -- "$2" "$1"; }
 
 echo "== lab 1: libnfs, qemu-img, --trace"
 mkdir -p "$T/ds1/vm1" "$T/state"
-srv_start l1 -e ds1="$T/ds1" -s "$T/state" --trace || exit 1
+srv_start l1 -c "$PWD/etc/lab/access.conf" -e ds1="$T/ds1" -s "$T/state" --trace || exit 1
 check "default ports on the listening line" grep -qx \
 	'dsnfsd: listening on 127.0.0.1 nfs=2049 mount=20048 portmap=111 admin=8049' \
 	"$T/l1.out"
@@ -84,7 +84,7 @@ srv_stop
 echo "== lab 2: file handles"
 doc_heredoc "cat > /tmp/lab/fh.py <<'EOF'" >"$T/fh.py"
 check "fh.py is in the page" has "$T/fh.py" '^elif cmd == "commit":'
-srv_start l2 -e ds1="$T/ds1" -s "$T/state" || exit 1
+srv_start l2 -c "$PWD/etc/lab/access.conf" -e ds1="$T/ds1" -s "$T/state" || exit 1
 echo "disk data" >"$T/ds1/vm1/disk-flat.vmdk"
 python3 "$T/fh.py" lookup vm1/disk-flat.vmdk >"$T/lookup.txt" 2>&1
 cat "$T/lookup.txt"
@@ -98,7 +98,7 @@ check "the kernel handle starts with the inode, little-endian" has \
 check "fileid is the inode" has "$T/lookup.txt" "^  fileid $ino\$"
 check "23 bytes in all" has "$T/lookup.txt" '^handle  01[0-9a-f]{44} \(23 bytes\)$'
 srv_stop
-srv_start l2 -e ds1="$T/ds1" -s "$T/state" || exit 1
+srv_start l2 -c "$PWD/etc/lab/access.conf" -e ds1="$T/ds1" -s "$T/state" || exit 1
 getattr() { python3 "$T/fh.py" getattr "$1" 2>&1; }
 check "the handle works after a restart" [ "$(getattr "$FH")" = "GETATTR NFS3_OK fileid $ino size 10" ]
 mv "$T/ds1/vm1/disk-flat.vmdk" "$T/ds1/vm1/renamed-flat.vmdk"
@@ -124,7 +124,7 @@ check "UNSTABLE answered UNSTABLE" has "$T/w1.txt" '^WRITE NFS3_OK committed=UNS
 check "FILE_SYNC answered FILE_SYNC" has "$T/w1.txt" "^WRITE NFS3_OK committed=FILE_SYNC verf=$v1\$"
 check "COMMIT: the same verifier" has "$T/w1.txt" "^COMMIT NFS3_OK verf=$v1\$"
 srv_stop -KILL
-srv_start l2 -e ds1="$T/ds1" -s "$T/state" || exit 1
+srv_start l2 -c "$PWD/etc/lab/access.conf" -e ds1="$T/ds1" -s "$T/state" || exit 1
 c2=$(python3 "$T/fh.py" commit "$FH" 2>&1)
 echo "$c2"
 check "after kill -9 and a start: a new verifier" \
@@ -163,7 +163,7 @@ check "a write to the parent is refused" has "$T/l3.txt" \
 	'^dsvmdk: write: thin\.vmdk: read-only \(mode 0444\): the parent of a snapshot or linked clone$'
 check "snapshot names the ESXi way" has "$T/l3.txt" \
 	'^snapshot of clone1\.vmdk: write to clone1-000001\.vmdk from now on$'
-srv_start l3 -e ds1="$T/lab3" -s "$T/state" || exit 1
+srv_start l3 -c "$PWD/etc/lab/access.conf" -e ds1="$T/lab3" -s "$T/state" || exit 1
 qemu-img info -f raw nfs://127.0.0.1/ds1/eager-flat.vmdk >"$T/qi.txt" 2>&1
 qemu-img info -f raw nfs://127.0.0.1/ds1/thin-flat.vmdk >>"$T/qi.txt" 2>&1
 check "over NFS: fattr3 used gives qemu's disk size" eval \

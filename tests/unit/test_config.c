@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -177,9 +178,20 @@ static void test_config_full_file_loads(void **state)
 	b = &c->datastores[1];
 	assert_string_equal(b->name, "ds-2.b_c");
 	assert_string_equal(b->path, "/srv/ds2");
-	assert_int_equal(b->nclients, 0);
+	/* Issue 23: knfsd's defaults, and no clients given means loopback
+	 * only (127.0.0.0/8 and ::1). */
+	assert_int_equal(b->nclients, 2);
+	assert_true(b->clients_default);
+	assert_int_equal(b->clients[0].family, AF_INET);
+	assert_int_equal(b->clients[0].addr[0], 127);
+	assert_int_equal(b->clients[0].prefix_len, 8);
+	assert_int_equal(b->clients[1].family, AF_INET6);
+	assert_int_equal(b->clients[1].addr[15], 1);
+	assert_int_equal(b->clients[1].prefix_len, 128);
+	assert_true(b->secure);
+	assert_false(a->clients_default);
 	assert_false(b->read_only);
-	assert_int_equal(b->squash, EXPORT_SQUASH_NONE);
+	assert_int_equal(b->squash, EXPORT_SQUASH_ROOT);
 	assert_int_equal(b->anon_uid, EXPORT_ANON_ID);
 	assert_int_equal(b->anon_gid, EXPORT_ANON_ID);
 	assert_int_equal(b->fsid, 0);
@@ -410,7 +422,11 @@ static void test_config_export_arg_adds_datastore(void **state)
 	assert_int_equal(f->cfg.ndatastores, 1);
 	assert_string_equal(f->cfg.datastores[0].name, "ds1");
 	assert_string_equal(f->cfg.datastores[0].path, "/srv/a=b");
-	assert_int_equal(f->cfg.datastores[0].squash, EXPORT_SQUASH_NONE);
+	/* -e gets the secure defaults too (issue 23). */
+	assert_int_equal(f->cfg.datastores[0].squash, EXPORT_SQUASH_ROOT);
+	assert_true(f->cfg.datastores[0].secure);
+	assert_true(f->cfg.datastores[0].clients_default);
+	assert_int_equal(f->cfg.datastores[0].nclients, 2);
 	/* The same name again replaces the path, not a second datastore. */
 	assert_int_equal(config_add_export_arg(&f->cfg, "ds1=/srv/c", f->err,
 					       sizeof(f->err)),
@@ -480,6 +496,84 @@ static void test_config_validate_refuses_missing_path(void **state)
 	assert_int_equal(config_validate(&f->cfg, f->err, sizeof(f->err)),
 			 -EINVAL);
 	assert_string_equal(f->err, "[datastore b]: no path");
+}
+
+/* Issue 23: one datastore's directory inside another's (the outer export
+ * would reach the inner one's files under its own rules), or the same
+ * directory twice, is refused, naming both, after realpath (a symlink or
+ * "/./" does not hide it). */
+static void test_config_validate_refuses_nested_datastores(void **state)
+{
+	struct fixture *f = *state;
+	char dir[] = "/tmp/test_config_nest_XXXXXX";
+	char text[1024], inner[128], link[128];
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(inner, sizeof(inner), "%s/vms", dir);
+	assert_int_equal(mkdir(inner, 0700), 0);
+	snprintf(link, sizeof(link), "%s-link", dir);
+	assert_int_equal(symlink(inner, link), 0);
+
+	snprintf(text, sizeof(text),
+		 "[datastore outer]\npath = %s\n"
+		 "[datastore inner]\npath = %s/./\n",
+		 dir, link);
+	assert_int_equal(load(f, text), 0);
+	assert_int_equal(config_validate(&f->cfg, f->err, sizeof(f->err)),
+			 -EINVAL);
+	assert_non_null(strstr(f->err, "datastores inner"));
+	assert_non_null(strstr(f->err, "and outer"));
+	assert_non_null(strstr(f->err, "one lies inside the other"));
+
+	/* The same directory under two names. */
+	config_defaults(&f->cfg);
+	snprintf(text, sizeof(text),
+		 "[datastore a]\npath = %s\n[datastore b]\npath = %s/\n", inner,
+		 inner);
+	assert_int_equal(load(f, text), 0);
+	assert_int_equal(config_validate(&f->cfg, f->err, sizeof(f->err)),
+			 -EINVAL);
+	assert_non_null(strstr(f->err, "the same directory"));
+
+	/* Siblings, and a name that merely starts like the other: fine. */
+	config_defaults(&f->cfg);
+	snprintf(text, sizeof(text),
+		 "[datastore a]\npath = %s/vms\n[datastore b]\npath = "
+		 "%s-link2\n[datastore c]\npath = %s/vm\n",
+		 dir, dir, dir);
+	assert_int_equal(load(f, text), 0);
+	assert_int_equal(config_validate(&f->cfg, f->err, sizeof(f->err)), 0);
+
+	unlink(link);
+	rmdir(inner);
+	rmdir(dir);
+}
+
+/* Issue 23: "clients = *" is everyone, said explicitly; an empty list is
+ * an error (it used to mean everyone). */
+static void test_config_clients_star_and_empty(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(load(f, "[datastore a]\npath = /a\nclients = *\n"), 0);
+	assert_int_equal(f->cfg.datastores[0].nclients, 0);
+	assert_true(f->cfg.datastores[0].everyone);
+	assert_false(f->cfg.datastores[0].clients_default);
+	config_defaults(&f->cfg);
+	assert_int_equal(load(f, "[datastore a]\npath = /a\nclients =\n"),
+			 -EINVAL);
+	config_defaults(&f->cfg);
+	assert_int_equal(
+		load(f, "[datastore a]\npath = /a\nclients = *, 10.0.0.1\n"),
+		-EINVAL);
+	config_defaults(&f->cfg);
+	assert_int_equal(load(f, "[datastore a]\npath = /a\nclients = "
+				 "192.0.2.7\nsquash = none\nsecure = no\n"),
+			 0);
+	assert_int_equal(f->cfg.datastores[0].nclients, 1);
+	assert_false(f->cfg.datastores[0].clients_default);
+	assert_int_equal(f->cfg.datastores[0].squash, EXPORT_SQUASH_NONE);
+	assert_false(f->cfg.datastores[0].secure);
 }
 
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -648,6 +742,8 @@ int main(void)
 		T(test_config_validate_needs_a_datastore),
 		T(test_config_validate_refuses_duplicate_fsid),
 		T(test_config_validate_refuses_missing_path),
+		T(test_config_validate_refuses_nested_datastores),
+		T(test_config_clients_star_and_empty),
 		T(test_config_intent_log_keys),
 		T(test_config_intent_log_immediate_max),
 	};

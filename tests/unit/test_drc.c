@@ -2,6 +2,7 @@
  * Unit tests for rpc/drc.c: the duplicate request cache.
  */
 #include "nfsd/rpc/drc.h"
+#include "nfsd/rpc/auth.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -30,12 +31,13 @@ static struct drc_key key_for(uint32_t xid, const char *ip, uint16_t port)
 	return key;
 }
 
-static void test_drc_replays_a_finished_call_from_another_port(void **state)
+/* A retransmission from the same address, port and caller is replayed. */
+static void test_drc_replays_a_finished_call(void **state)
 {
 	struct drc *drc;
 	struct drc_entry *e;
 	struct drc_key first = key_for(7, "10.0.0.1", 900);
-	struct drc_key again = key_for(7, "10.0.0.1", 901);
+	struct drc_key again = key_for(7, "10.0.0.1", 900);
 	uint8_t *reply = NULL;
 	size_t len = 0;
 
@@ -46,6 +48,50 @@ static void test_drc_replays_a_finished_call_from_another_port(void **state)
 	drc_finish(drc, e, (const uint8_t *)"reply-1", 7);
 	assert_int_equal(drc_lookup(drc, &again, &e, &reply, &len), DRC_REPLAY);
 	assert_int_equal(len, 7);
+	assert_memory_equal(reply, "reply-1", 7);
+	free(reply);
+	drc_free(drc);
+}
+
+/* Issue 23: the key holds the source port and the credential (as knfsd
+ * keys on address and port: the Linux client reconnects from its port),
+ * so that another local user sending a call with someone's XID, from
+ * another port or as another uid, runs it (and is checked as itself)
+ * instead of getting the other user's reply. */
+static void test_drc_port_and_credential_are_in_the_key(void **state)
+{
+	struct rpc_cred alice = { .flavor = 1, .uid = 1000, .gid = 1000 };
+	struct rpc_cred mallory = { .flavor = 1, .uid = 1001, .gid = 1000 };
+	struct rpc_cred alice_groups = alice;
+	struct drc *drc;
+	struct drc_entry *e;
+	struct drc_key first = key_for(7, "10.0.0.1", 900);
+	struct drc_key other_port = key_for(7, "10.0.0.1", 901);
+	struct drc_key other_uid = first, other_groups = first, same = first;
+	uint8_t *reply = NULL;
+	size_t len = 0;
+
+	(void)state;
+	alice_groups.ngroups = 1;
+	alice_groups.groups[0] = 0;
+	drc_key_cred(&first, &alice);
+	drc_key_cred(&same, &alice);
+	drc_key_cred(&other_port, &alice);
+	drc_key_cred(&other_uid, &mallory);
+	drc_key_cred(&other_groups, &alice_groups);
+	assert_int_equal(drc_new(16, 4096, &drc), 0);
+	assert_int_equal(drc_lookup(drc, &first, &e, &reply, &len), DRC_NEW);
+	drc_finish(drc, e, (const uint8_t *)"reply-1", 7);
+	assert_int_equal(drc_lookup(drc, &other_port, &e, &reply, &len),
+			 DRC_NEW);
+	drc_forget(drc, e);
+	assert_int_equal(drc_lookup(drc, &other_uid, &e, &reply, &len),
+			 DRC_NEW);
+	drc_forget(drc, e);
+	assert_int_equal(drc_lookup(drc, &other_groups, &e, &reply, &len),
+			 DRC_NEW);
+	drc_forget(drc, e);
+	assert_int_equal(drc_lookup(drc, &same, &e, &reply, &len), DRC_REPLAY);
 	assert_memory_equal(reply, "reply-1", 7);
 	free(reply);
 	drc_free(drc);
@@ -189,8 +235,8 @@ static void test_drc_never_evicts_running_calls(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(
-			test_drc_replays_a_finished_call_from_another_port),
+		cmocka_unit_test(test_drc_replays_a_finished_call),
+		cmocka_unit_test(test_drc_port_and_credential_are_in_the_key),
 		cmocka_unit_test(test_drc_drops_a_copy_while_the_first_runs),
 		cmocka_unit_test(
 			test_drc_tells_apart_clients_xids_and_arguments),

@@ -149,6 +149,69 @@ static void test_export_several_rules_any_matches(void **state)
 	assert_false(export_client_allowed(&exp, (struct sockaddr *)&un));
 }
 
+/* @text as a peer with source port @port. */
+static const struct sockaddr *peer_port(const char *text, uint16_t port)
+{
+	struct sockaddr_storage *ss = (struct sockaddr_storage *)peer(text);
+
+	if (ss->ss_family == AF_INET) {
+		((struct sockaddr_in *)ss)->sin_port = htons(port);
+	} else {
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+	}
+	return (const struct sockaddr *)ss;
+}
+
+/* Issue 23: the default export (no clients given) is loopback only and
+ * secure; each refusal names its rule and how to allow the client. */
+static void test_export_default_is_loopback_and_secure(void **state)
+{
+	const char *rules[] = { "127.0.0.0/8", "::1", NULL };
+	struct export exp;
+	char why[256];
+
+	(void)state;
+	export_with(&exp, rules);
+	exp.clients_default = true;
+	exp.secure = true;
+	assert_int_equal(export_client_check(&exp, peer_port("127.0.0.1", 900)),
+			 EXPORT_ALLOWED);
+	assert_int_equal(
+		export_client_check(&exp, peer_port("127.0.0.2", 1023)),
+		EXPORT_ALLOWED);
+	assert_int_equal(export_client_check(&exp, peer_port("::1", 700)),
+			 EXPORT_ALLOWED);
+	/* IPv4 through a "::" listener. */
+	assert_int_equal(
+		export_client_check(&exp, peer_port("::ffff:127.0.0.1", 700)),
+		EXPORT_ALLOWED);
+	assert_int_equal(
+		export_client_check(&exp, peer_port("127.0.0.1", 1024)),
+		EXPORT_REFUSED_PORT);
+	assert_int_equal(export_client_check(&exp, peer_port("10.0.0.1", 700)),
+			 EXPORT_REFUSED_ADDR_DEFAULT);
+	assert_int_equal(
+		export_client_check(&exp, peer_port("::ffff:10.0.0.1", 700)),
+		EXPORT_REFUSED_ADDR_DEFAULT);
+	assert_int_equal(export_client_check(&exp, peer_port("::2", 700)),
+			 EXPORT_REFUSED_ADDR_DEFAULT);
+
+	export_refusal_format(EXPORT_REFUSED_PORT, "ds1",
+			      peer_port("127.0.0.1", 40000), why, sizeof(why));
+	assert_non_null(strstr(why, "source port 40000 is not privileged"));
+	assert_non_null(strstr(why, "secure = false in [datastore ds1]"));
+	export_refusal_format(EXPORT_REFUSED_ADDR_DEFAULT, "ds1",
+			      peer_port("10.0.0.1", 700), why, sizeof(why));
+	assert_non_null(strstr(why, "10.0.0.1 is not loopback"));
+	assert_non_null(strstr(why, "list it in clients in [datastore ds1]"));
+	exp.clients_default = false;
+	assert_int_equal(export_client_check(&exp, peer_port("10.0.0.1", 700)),
+			 EXPORT_REFUSED_ADDR);
+	export_refusal_format(EXPORT_REFUSED_ADDR, "ds1",
+			      peer_port("10.0.0.1", 700), why, sizeof(why));
+	assert_non_null(strstr(why, "10.0.0.1 is not in clients"));
+}
+
 static struct export table_exports[3];
 
 static struct export_table make_table(void)
@@ -336,6 +399,7 @@ int main(void)
 		cmocka_unit_test(test_export_v4_mapped_rule_matches_v4_peer),
 		cmocka_unit_test(test_export_empty_list_is_everyone),
 		cmocka_unit_test(test_export_several_rules_any_matches),
+		cmocka_unit_test(test_export_default_is_loopback_and_secure),
 		cmocka_unit_test(
 			test_export_find_by_path_ignores_trailing_slash),
 		cmocka_unit_test(test_export_find_by_id),

@@ -252,6 +252,19 @@ static void test_mknod_makes_special_files_only(void **state)
 	assert_int_equal(a.type, NF3FIFO);
 	assert_int_equal(mknod_call(fx, &root, "sock", NF3SOCK, &a), NFS3_OK);
 	assert_int_equal(a.type, NF3SOCK);
+	/* Device nodes are root's (issue 23): uid 1000 is refused ... */
+	assert_int_equal(mknod_call(fx, &root, "chr", NF3CHR, &a),
+			 NFS3ERR_PERM);
+	assert_int_equal(mknod_call(fx, &root, "blk", NF3BLK, &a),
+			 NFS3ERR_PERM);
+	/* ... so is uid 0 squashed by root_squash (the fixture's ds1) ... */
+	nfs3_fixture_cred(fx, AUTH_SYS, 0, 0);
+	assert_int_equal(mknod_call(fx, &root, "blk", NF3BLK, &a),
+			 NFS3ERR_PERM);
+	/* ... and root is not, where nothing squashes it. */
+	fx->exports[NFS3_FIXTURE_DS1].squash = EXPORT_SQUASH_NONE;
+	assert_int_equal(mknod_call(fx, &root, "blk", NF3BLK, &a), NFS3_OK);
+	assert_int_equal(a.type, NF3BLK);
 	assert_int_equal(mknod_call(fx, &root, "chr", NF3CHR, &a), NFS3_OK);
 	assert_int_equal(a.type, NF3CHR);
 	assert_int_equal(a.rdev.specdata1, 8);

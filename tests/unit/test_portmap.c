@@ -135,6 +135,9 @@ static void request_from(struct fixture *f, struct request *req,
 	}
 }
 
+/* The source port set_from() calls from (0: privileged). */
+static uint16_t from_port;
+
 /* Calls SET (or UNSET) from @addr; returns the boolean reply. */
 static bool_t set_from(struct fixture *f, uint32_t proc, const char *addr,
 		       uint32_t prog, uint32_t port)
@@ -147,6 +150,13 @@ static bool_t set_from(struct fixture *f, uint32_t proc, const char *addr,
 	bool_t res = 7;
 
 	request_from(f, &req_call.req, addr);
+	if (req_call.req.peer.ss_family == AF_INET) {
+		((struct sockaddr_in *)&req_call.req.peer)->sin_port =
+			htons(from_port);
+	} else {
+		((struct sockaddr_in6 *)&req_call.req.peer)->sin6_port =
+			htons(from_port);
+	}
 	req_call.req.desc = desc;
 	assert_int_equal(desc->res_size, sizeof(res));
 	assert_int_equal(desc->handler(&req_call.req, &m, &res), RPC_REPLY);
@@ -196,6 +206,29 @@ static void test_set_and_unset_only_from_loopback(void **state)
 		set_from(f, PMAP2PROC_UNSET, "::ffff:127.0.0.9", NFS_PROG, 0));
 	assert_int_equal(getport(f, NFS_PROG), 0);
 	assert_false(set_from(f, PMAP2PROC_UNSET, "127.0.0.1", NFS_PROG, 0));
+}
+
+/* Issue 23: a local user's program on an unprivileged port may not
+ * point NFS or MOUNT at a server of its own: SET and UNSET need a
+ * privileged source port too (rpcbind asks root of remote callers). */
+static void test_set_and_unset_only_from_privileged_ports(void **state)
+{
+	struct fixture *f = *state;
+
+	from_port = 700;
+	assert_true(set_from(f, PMAP2PROC_SET, "127.0.0.1", NFS_PROG, 2049));
+	from_port = 1024;
+	assert_false(set_from(f, PMAP2PROC_UNSET, "127.0.0.1", NFS_PROG, 0));
+	assert_int_equal(getport(f, NFS_PROG), 2049);
+	from_port = 40000;
+	assert_false(set_from(f, PMAP2PROC_UNSET, "::1", NFS_PROG, 0));
+	assert_false(set_from(f, PMAP2PROC_SET, "::1", MOUNT_PROG, 4444));
+	assert_int_equal(getport(f, NFS_PROG), 2049);
+	assert_int_equal(getport(f, MOUNT_PROG), 0);
+	from_port = 1023;
+	assert_true(set_from(f, PMAP2PROC_UNSET, "127.0.0.1", NFS_PROG, 0));
+	assert_int_equal(getport(f, NFS_PROG), 0);
+	from_port = 0;
 }
 
 static void test_dump_lists_in_registration_order(void **state)
@@ -364,6 +397,9 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(
 			test_set_and_unset_only_from_loopback, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_set_and_unset_only_from_privileged_ports, setup,
+			teardown),
 		cmocka_unit_test_setup_teardown(
 			test_dump_lists_in_registration_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trace_summaries, setup,
