@@ -229,11 +229,14 @@ static int open_extents(struct open_ctx *c, struct vmdk *v)
 			return -ENOMEM;
 		}
 		err = vmdk__io_open(c->io, e->path, rw ? O_RDWR : O_RDONLY, 0,
-				    &e->fd);
+				    &e->fd, c->errbuf, c->errlen);
 		if (err) {
-			return vmdk__errf(c->errbuf, c->errlen, err,
-					  "%s: extent %zu '%s': %s", v->path, i,
-					  e->path, strerror(-err));
+			char where[64];
+
+			snprintf(where, sizeof(where), "extent %zu", i);
+			vmdk__err_prefix(c->errbuf, c->errlen, err, where);
+			return vmdk__err_prefix(c->errbuf, c->errlen, err,
+						v->path);
 		}
 		if (d->type == VMDK_EXTENT_SPARSE) {
 			err = open_sparse_extent(c, e, rw);
@@ -492,10 +495,9 @@ static int open_link(struct open_ctx *c, const char *path, bool writable,
 		err = -ENOMEM;
 		goto fail;
 	}
-	err = vmdk__io_open(c->io, path, O_RDONLY, 0, &fd);
+	err = vmdk__io_open(c->io, path, O_RDONLY, 0, &fd, c->errbuf,
+			    c->errlen);
 	if (err) {
-		vmdk__errf(c->errbuf, c->errlen, err, "%s: %s", path,
-			   strerror(-err));
 		goto fail;
 	}
 	err = read_desc(c, v, fd);
@@ -602,7 +604,7 @@ int vmdk__desc_save(struct vmdk *v)
 	if (v->desc_home == VMDK_DESC_TEXT) {
 		err = vmdk__io_replace_file(v->io, v->path, text, len);
 	} else {
-		err = vmdk__io_open(v->io, v->path, O_RDWR, 0, &fd);
+		err = vmdk__io_open(v->io, v->path, O_RDWR, 0, &fd, NULL, 0);
 		if (!err) {
 			err = vmdk__sparse_desc_write(v->io, fd, &v->embed_hdr,
 						      text, len);

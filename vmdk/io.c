@@ -169,10 +169,65 @@ const struct vmdk_io *vmdk_io_posix(void)
 	return &sys_io;
 }
 
-int vmdk__io_open(const struct vmdk_io *io, const char *path, int flags,
-		  mode_t mode, int *fd_out)
+/* What a file that is not a regular one is, for the refusal. */
+static const char *io_kind(mode_t mode)
 {
-	return io->ops->open(io->ctx, path, flags, mode, fd_out);
+	switch (mode & S_IFMT) {
+	case S_IFIFO:
+		return "a FIFO";
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
+	case S_IFDIR:
+		return "a directory";
+	case S_IFSOCK:
+		return "a socket";
+	case S_IFLNK:
+		return "a symlink";
+	default:
+		return "not a file";
+	}
+}
+
+int vmdk__io_open(const struct vmdk_io *io, const char *path, int flags,
+		  mode_t mode, int *fd_out, char *errbuf, size_t errlen)
+{
+	struct stat st;
+	int fd = -1;
+	int err;
+
+	/* A descriptor's names are data a client wrote: a device, FIFO or
+	 * directory is never a disk.  Looked at before the open, so that a
+	 * device is not even opened (opening some has effects), and again
+	 * on the open file, which a rename in between cannot change.  A
+	 * FIFO must not block the opener: O_NONBLOCK, which a regular file
+	 * ignores, so it stays set. */
+	if (!(flags & O_CREAT) && !io->ops->stat(io->ctx, path, &st) &&
+	    !S_ISREG(st.st_mode)) {
+		return vmdk__errf(errbuf, errlen, -EINVAL,
+				  "not a regular file: %s (%s)", path,
+				  io_kind(st.st_mode));
+	}
+	err = io->ops->open(io->ctx, path, flags | O_NONBLOCK, mode, &fd);
+	if (err) {
+		return vmdk__errf(errbuf, errlen, err, "%s: %s", path,
+				  strerror(-err));
+	}
+	err = io->ops->fstat(io->ctx, fd, &st);
+	if (err) {
+		vmdk__errf(errbuf, errlen, err, "%s: %s", path, strerror(-err));
+	} else if (!S_ISREG(st.st_mode)) {
+		err = vmdk__errf(errbuf, errlen, -EINVAL,
+				 "not a regular file: %s (%s)", path,
+				 io_kind(st.st_mode));
+	}
+	if (err) {
+		io->ops->close(io->ctx, fd);
+		return err;
+	}
+	*fd_out = fd;
+	return 0;
 }
 
 void vmdk__io_close(const struct vmdk_io *io, int fd)
@@ -309,7 +364,8 @@ int vmdk__io_write_new_file(const struct vmdk_io *io, const char *path,
 	int fd = -1;
 	int err;
 
-	err = vmdk__io_open(io, path, O_WRONLY | O_CREAT | O_EXCL, mode, &fd);
+	err = vmdk__io_open(io, path, O_WRONLY | O_CREAT | O_EXCL, mode, &fd,
+			    NULL, 0);
 	if (err) {
 		return err;
 	}

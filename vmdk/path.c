@@ -117,10 +117,16 @@ char *vmdk__path_hint(const char *from_dir, const char *target)
 	abs_t = realpath(tdir, NULL);
 	if (abs_from && abs_t && !strcmp(abs_from, abs_t)) {
 		out = strdup(vmdk__path_base(target));
-	} else if (abs_t) {
-		if (asprintf(&out, "%s/%s", strcmp(abs_t, "/") ? abs_t : "",
-			     vmdk__path_base(target)) < 0) {
-			out = NULL;
+	} else if (abs_from && abs_t) {
+		/* Relative, as VMware writes it within a datastore: a
+		 * descriptor a client reads never holds the server's own
+		 * path to the datastore. */
+		char *t_full = NULL;
+
+		if (asprintf(&t_full, "%s/%s", strcmp(abs_t, "/") ? abs_t : "",
+			     vmdk__path_base(target)) >= 0) {
+			out = path_relative(abs_from, t_full);
+			free(t_full);
 		}
 	} else if (!abs_from && !abs_t) {
 		/* Not paths of this machine (a cephfs tree's). */

@@ -286,7 +286,8 @@ int vmdk__flat_create(const struct vmdk_io *io, const char *path,
 	int fd = -1;
 	int err;
 
-	err = vmdk__io_open(io, path, O_RDWR | O_CREAT | O_EXCL, 0644, &fd);
+	err = vmdk__io_open(io, path, O_RDWR | O_CREAT | O_EXCL, 0644, &fd,
+			    NULL, 0);
 	if (err) {
 		return vmdk__errf(errbuf, errlen, err, "%s: create: %s", path,
 				  strerror(-err));

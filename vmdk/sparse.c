@@ -404,7 +404,8 @@ int vmdk__sparse_create(const struct vmdk_io *io, const char *path,
 		h.grain_sectors;
 	vmdk__sparse_header_encode(&h, &raw);
 
-	err = vmdk__io_open(io, path, O_RDWR | O_CREAT | O_EXCL, 0644, &fd);
+	err = vmdk__io_open(io, path, O_RDWR | O_CREAT | O_EXCL, 0644, &fd,
+			    NULL, 0);
 	if (err) {
 		free(text);
 		return vmdk__errf(errbuf, errlen, err, "%s: create: %s", path,

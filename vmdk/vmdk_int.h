@@ -45,14 +45,18 @@ char *vmdk__path_join(const char *dir, const char *name);
 char *vmdk__path_stem(const char *path);
 /*
  * How a descriptor in directory @from_dir names @target: its base name when
- * both share a directory, else @target made absolute.  Returns owned.
+ * both share a directory, else a path relative to @from_dir ("../a/b"),
+ * never the server's absolute one.  Returns owned.
  */
 char *vmdk__path_hint(const char *from_dir, const char *target);
 
 /* ---- io.c -------------------------------------------------------------- */
 
+/* Opens @path with O_NONBLOCK added; anything but a regular file is
+ * refused (-EINVAL, "not a regular file: PATH (a FIFO)" in @errbuf, which
+ * may be NULL), as is every open error ("PATH: reason"). */
 int vmdk__io_open(const struct vmdk_io *io, const char *path, int flags,
-		  mode_t mode, int *fd_out);
+		  mode_t mode, int *fd_out, char *errbuf, size_t errlen);
 void vmdk__io_close(const struct vmdk_io *io, int fd);
 /* Reads until @len or end of file; *done = bytes read. */
 int vmdk__io_read_full(const struct vmdk_io *io, int fd, void *buf, size_t len,

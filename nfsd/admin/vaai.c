@@ -50,10 +50,14 @@ static void vaai_quota_count(const struct export *exp,
 	struct stat st;
 	int fd = -1;
 
-	if (!exp->quota || b->io.ops->open(b->io.ctx, abs, O_RDONLY, 0, &fd)) {
+	/* Only a regular file is counted (or opened: a FIFO or a device
+	 * named by a disk is not). */
+	if (!exp->quota || b->io.ops->stat(b->io.ctx, abs, &st) ||
+	    !S_ISREG(st.st_mode) ||
+	    b->io.ops->open(b->io.ctx, abs, O_RDONLY | O_NONBLOCK, 0, &fd)) {
 		return;
 	}
-	if (!b->io.ops->fstat(b->io.ctx, fd, &st)) {
+	if (!b->io.ops->fstat(b->io.ctx, fd, &st) && S_ISREG(st.st_mode)) {
 		m.used_bytes = (uint64_t)st.st_blocks * 512;
 		(void)quota_file_update(exp->quota, (uint64_t)st.st_ino,
 					vaai_measure_cb, &m);

@@ -20,6 +20,18 @@
  * handle).  Directories likewise.  Hard links in the datastore become
  * separate files in a snapshot (and after a restore).
  *
+ * Which directories of .snapshot are snapshots is said by a manifest in
+ * the server's state directory (@manifest, one file per datastore;
+ * manifest.c), never by what exists under .snapshot: a directory a
+ * client planted there is neither listed nor restorable.  A snapshot is
+ * built under .snapshot/.NAME.tmp (mode 0700, a dot name), in new inodes
+ * (FICLONE, never a hard link), sealed (a file with another link, planted
+ * from outside, fails the snapshot and is never flagged: a live disk is
+ * never made immutable), renamed into place and recorded.  A datastore
+ * without a manifest (snapshotted before it existed) adopts, at its
+ * first create or delete, the directories whose whole tree is sealed:
+ * only the server, with CAP_LINUX_IMMUTABLE, can have made those.
+ *
  * Every call blocks (one FICLONE or unlink per file): run it off the
  * event loops.  Not thread-safe for one datastore: the caller serialises
  * its snapshot calls.
@@ -53,14 +65,14 @@ struct snap_stats {
 
 /*
  * Makes snapshot @name of the datastore rooted at @root (borrowed): the
- * tree but .snapshot, in .snapshot/.NAME.tmp, then renamed to NAME and
- * made immutable.  Returns 0 with @st filled (may be NULL), -EEXIST,
+ * tree but .snapshot, in .snapshot/.NAME.tmp, then sealed, renamed to NAME
+ * and recorded in @manifest.  Returns 0 with @st filled (may be NULL), -EEXIST,
  * -EOPNOTSUPP (no reflink on this file system), -EPERM (FS_IMMUTABLE_FL
  * refused: CAP_LINUX_IMMUTABLE is needed), or another -errno, all with
  * the reason in @errbuf; on failure nothing is left.
  */
-int snap_create(const char *root, const char *name, struct snap_stats *st,
-		char *errbuf, size_t errlen);
+int snap_create(const char *root, const char *manifest, const char *name,
+		struct snap_stats *st, char *errbuf, size_t errlen);
 
 /*
  * What a create (@exists false) or a delete or restore (@exists true) of
@@ -70,26 +82,29 @@ int snap_create(const char *root, const char *name, struct snap_stats *st,
  * not (-ENOENT).  Returns 0 or that error with the reason in @errbuf;
  * changes nothing.
  */
-int snap_check(const char *root, const char *name, bool exists, char *errbuf,
-	       size_t errlen);
+int snap_check(const char *root, const char *manifest, const char *name,
+	       bool exists, char *errbuf, size_t errlen);
 
-/* Removes snapshot @name.  Returns 0, -ENOENT or -errno with the reason. */
-int snap_delete(const char *root, const char *name, char *errbuf,
-		size_t errlen);
+/* Removes snapshot @name (out of the manifest first).  Returns 0, -ENOENT
+ * (not in the manifest) or -errno with the reason. */
+int snap_delete(const char *root, const char *manifest, const char *name,
+		char *errbuf, size_t errlen);
 
 /* Reverts the live tree to snapshot @name (see the head of this file).
  * Returns 0 with @st filled (may be NULL) or -errno with the reason; a
  * restore that fails half way leaves a tree part reverted. */
-int snap_restore(const char *root, const char *name, struct snap_stats *st,
-		 char *errbuf, size_t errlen);
+int snap_restore(const char *root, const char *manifest, const char *name,
+		 struct snap_stats *st, char *errbuf, size_t errlen);
 
 struct snap_entry {
 	char name[SNAP_NAME_MAX + 1];
 	int64_t created_s; /* UTC: when it was made */
 };
 
-/* The snapshots of @root, by name.  Returns 0 and *out (owned: free())
+/* The snapshots of @root that @manifest names and that are still the
+ * directories the server made, by name.  Returns 0 and *out (owned: free())
  * with *n (none: *out NULL, *n 0), or -errno. */
-int snap_list(const char *root, struct snap_entry **out, size_t *n);
+int snap_list(const char *root, const char *manifest, struct snap_entry **out,
+	      size_t *n);
 
 #endif

@@ -1,7 +1,9 @@
 /*
  * tree: the walks behind snapshots, on directory descriptors only (never
  * a path below the root, never a symlink followed): clone a tree with
- * FICLONE, set or clear FS_IMMUTABLE_FL over a tree, remove a tree, and
+ * FICLONE (new inodes: a snapshot never shares an inode with the live
+ * tree), set or clear FS_IMMUTABLE_FL over a tree (never on a file with
+ * another link), tell whether a tree is sealed, remove a tree, and
  * revert a tree to another in place.  Each walk is bounded by
  * SNAP_MAX_DEPTH.
  */
@@ -241,7 +243,18 @@ int snap__flags_set(int fd, bool immutable)
 	return ioctl(fd, FS_IOC_SETFLAGS, &flags) ? -errno : 0;
 }
 
-int snap__tree_immutable(int dirfd, bool immutable, unsigned depth)
+int snap__flags_get(int fd)
+{
+	int flags;
+
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags)) {
+		return -errno;
+	}
+	return !!(flags & FS_IMMUTABLE_FL);
+}
+
+int snap__tree_immutable(int dirfd, bool immutable, bool top_too,
+			 unsigned depth)
 {
 	char **names;
 	int err;
@@ -251,7 +264,7 @@ int snap__tree_immutable(int dirfd, bool immutable, unsigned depth)
 	}
 	/* Clearing goes top down (an immutable directory cannot change),
 	 * setting bottom up. */
-	if (!immutable) {
+	if (!immutable && top_too) {
 		err = snap__flags_set(dirfd, false);
 		if (err) {
 			return err;
@@ -275,16 +288,71 @@ int snap__tree_immutable(int dirfd, bool immutable, unsigned depth)
 			err = fd;
 			break;
 		}
-		err = S_ISDIR(s.st_mode)
-			      ? snap__tree_immutable(fd, immutable, depth + 1)
-			      : snap__flags_set(fd, immutable);
+		/* Looked at on the open file: a link to a live disk planted
+		 * in the tree must never freeze that disk. */
+		if (fstat(fd, &s)) {
+			err = -errno;
+		} else if (S_ISDIR(s.st_mode)) {
+			err = snap__tree_immutable(fd, immutable, true,
+						   depth + 1);
+		} else if (!S_ISREG(s.st_mode)) {
+			err = 0;
+		} else if (s.st_nlink != 1) {
+			err = immutable ? -EMLINK : 0;
+		} else {
+			err = snap__flags_set(fd, immutable);
+		}
 		close(fd);
 	}
 	snap__names_free(names);
-	if (!err && immutable) {
+	if (!err && immutable && top_too) {
 		err = snap__flags_set(dirfd, true);
 	}
 	return err;
+}
+
+int snap__tree_is_sealed(int dirfd, unsigned depth)
+{
+	char **names;
+	int rc;
+
+	if (depth >= SNAP_MAX_DEPTH) {
+		return 0;
+	}
+	rc = snap__flags_get(dirfd);
+	if (rc <= 0) {
+		return rc;
+	}
+	rc = tree_names(dirfd, &names);
+	if (rc) {
+		return rc;
+	}
+	rc = 1;
+	for (size_t i = 0; rc == 1 && names[i]; i++) {
+		struct stat s;
+		int fd;
+
+		if (tree_skip(names[i], false) ||
+		    fstatat(dirfd, names[i], &s, AT_SYMLINK_NOFOLLOW) ||
+		    !(S_ISREG(s.st_mode) || S_ISDIR(s.st_mode))) {
+			continue;
+		}
+		fd = tree_openat(dirfd, names[i], O_RDONLY | O_NONBLOCK);
+		if (fd < 0) {
+			rc = fd;
+			break;
+		}
+		if (fstat(fd, &s)) {
+			rc = -errno;
+		} else if (S_ISDIR(s.st_mode)) {
+			rc = snap__tree_is_sealed(fd, depth + 1);
+		} else if (S_ISREG(s.st_mode)) {
+			rc = s.st_nlink == 1 ? snap__flags_get(fd) : 0;
+		}
+		close(fd);
+	}
+	snap__names_free(names);
+	return rc;
 }
 
 int snap__tree_remove(int dirfd, const char *name, unsigned depth)

@@ -518,6 +518,23 @@ static int store_local_root_open(struct store_local *sl, const char *path,
 	return 0;
 }
 
+/* Where the snapshot manifest of datastore @name is: the state directory
+ * as an absolute path when it can be had (the server does not change
+ * directory, but a manifest's name should not depend on it). */
+static void store_local_manifest_name(struct store_local *sl,
+				      const char *state_dir, const char *name)
+{
+	char *abs = realpath(state_dir, NULL);
+	int n;
+
+	n = snprintf(sl->snap_manifest, sizeof(sl->snap_manifest),
+		     "%s/snapshots-%s.manifest", abs ? abs : state_dir, name);
+	if (n < 0 || (size_t)n >= sizeof(sl->snap_manifest)) {
+		sl->snap_manifest[0] = '\0';
+	}
+	free(abs);
+}
+
 int store_local_open(const char *name, const char *path, uint32_t export_id,
 		     const char *state_dir, struct store **out, char *errbuf,
 		     size_t errlen)
@@ -540,6 +557,7 @@ int store_local_open(const char *name, const char *path, uint32_t export_id,
 		goto out_free;
 	}
 	strcpy(sl->base.name, name);
+	store_local_manifest_name(sl, state_dir, name);
 	err = store__secret_load(state_dir, &sl->secret, errbuf, errlen);
 	if (err) {
 		goto out_free;

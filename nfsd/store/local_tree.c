@@ -70,12 +70,29 @@ int store__local_tree_open(struct store *st, struct store_tree **out,
 	return 0;
 }
 
+/* The snapshot manifest of the store, or NULL with the reason. */
+static const char *local_tree_manifest(struct store *st, char *errbuf,
+				       size_t errlen)
+{
+	const struct store_local *sl = store__local(st);
+
+	if (!sl->snap_manifest[0]) {
+		snprintf(errbuf, errlen,
+			 "volume %s: its snapshot manifest's path is too long",
+			 st->name);
+		return NULL;
+	}
+	return sl->snap_manifest;
+}
+
 static int local_snap_check(struct store *st, const char *name, bool exists,
 			    char *errbuf, size_t errlen)
 {
 	const char *root = local_tree_root(st, errbuf, errlen);
+	const char *m = local_tree_manifest(st, errbuf, errlen);
 
-	return root ? snap_check(root, name, exists, errbuf, errlen) : -ENOENT;
+	return root && m ? snap_check(root, m, name, exists, errbuf, errlen)
+			 : -ENOENT;
 }
 
 static int local_snap_create(struct store *st, const char *name,
@@ -83,16 +100,19 @@ static int local_snap_create(struct store *st, const char *name,
 			     size_t errlen)
 {
 	const char *root = local_tree_root(st, errbuf, errlen);
+	const char *m = local_tree_manifest(st, errbuf, errlen);
 
-	return root ? snap_create(root, name, out, errbuf, errlen) : -ENOENT;
+	return root && m ? snap_create(root, m, name, out, errbuf, errlen)
+			 : -ENOENT;
 }
 
 static int local_snap_remove(struct store *st, const char *name, char *errbuf,
 			     size_t errlen)
 {
 	const char *root = local_tree_root(st, errbuf, errlen);
+	const char *m = local_tree_manifest(st, errbuf, errlen);
 
-	return root ? snap_delete(root, name, errbuf, errlen) : -ENOENT;
+	return root && m ? snap_delete(root, m, name, errbuf, errlen) : -ENOENT;
 }
 
 /* One FICLONE per file: no progress to report on the way. */
@@ -101,18 +121,21 @@ static int local_snap_restore(struct store *st, const char *name,
 			      void *progress_arg, char *errbuf, size_t errlen)
 {
 	const char *root = local_tree_root(st, errbuf, errlen);
+	const char *m = local_tree_manifest(st, errbuf, errlen);
 
 	(void)progress;
 	(void)progress_arg;
-	return root ? snap_restore(root, name, out, errbuf, errlen) : -ENOENT;
+	return root && m ? snap_restore(root, m, name, out, errbuf, errlen)
+			 : -ENOENT;
 }
 
 static int local_snap_list(struct store *st, struct snap_entry **out, size_t *n)
 {
 	char err[256];
 	const char *root = local_tree_root(st, err, sizeof(err));
+	const char *m = local_tree_manifest(st, err, sizeof(err));
 
-	return root ? snap_list(root, out, n) : -ENOENT;
+	return root && m ? snap_list(root, m, out, n) : -ENOENT;
 }
 
 const struct store_snap_ops store__local_snap_ops = {

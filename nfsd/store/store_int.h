@@ -297,6 +297,9 @@ struct store_local {
 	struct store_secret secret;
 	struct store_fcache *fc;
 	struct store_obj *root; /* one reference held for the store's life */
+	/* STATE_DIR/snapshots-NAME.manifest: which .snapshot directories
+	 * are snapshots (nfsd/snap/); empty when the name is too long. */
+	char snap_manifest[4096 + 128];
 };
 
 static inline struct store_local *store__local(struct store *st)

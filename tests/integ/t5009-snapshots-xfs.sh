@@ -8,7 +8,11 @@
 # snapshot's data, a file made since is STALE, a file removed since is
 # back; snapshot_dir = false hides .snapshot (LOOKUP NOENT, READDIR leaves
 # it out, CREATE refused) and SIGHUP shows it again; the Linux kernel client
-# (tests/kclient) reads the snapshot and cannot change it.  Needs root.
+# (tests/kclient) reads the snapshot and cannot change it.  Issue 23: the
+# snapshots are those of the manifest in the state directory: a directory
+# planted under .snapshot is not listed, its restore is 404 and changes
+# nothing; a live disk written all through a snapshot never fails and is
+# never flagged immutable.  Needs root.
 . "$(dirname "$0")/lib.sh"
 
 if [ "$(id -u)" != 0 ] || ! command -v mkfs.xfs >/dev/null; then
@@ -115,6 +119,57 @@ write_conf true
 kill -HUP "$DSNFSD_PID"
 for _ in $(seq 1 100); do grep -q 'config: reloaded' "$TEST_TMP/dsnfsd.log" && break; sleep 0.1; done
 check "over NFS: after SIGHUP with snapshot_dir = true" python3 "$py" shown "$NFS_PORT" "$MOUNT_PORT"
+
+echo "issue 23: the manifest, a planted directory, the live disk"
+check "the manifest in the state directory names s1" \
+	grep -q '^s1 ' "$TEST_TMP/state/snapshots-ds1.manifest"
+# A directory planted under .snapshot, as a client could while it was
+# writable (here on the server: .snapshot is immutable in between).
+keep_sum=$(md5sum <"$ds1/keep.txt")
+chattr -i "$ds1/.snapshot"
+mkdir "$ds1/.snapshot/daily-0601"
+echo planted >"$ds1/.snapshot/daily-0601/keep.txt"
+echo evil >"$ds1/.snapshot/daily-0601/evil.txt"
+chattr +i "$ds1/.snapshot"
+check "a planted .snapshot/daily-0601 is not listed" bash -c \
+	"! '$DSNFS_BIN/dsnfsctl' -s 127.0.0.1:$ADMIN_PORT snapshot list ds1 | grep -q daily-0601"
+code=$(post /volumes/ds1/snapshots/daily-0601/restore '{}')
+check "its restore: 404" [ "$code" = 404 ]
+check "  the reason: a directory the server did not make" body_has "did not make"
+sleep 0.5
+check "  the datastore is untouched: keep.txt as it was" [ "$(md5sum <"$ds1/keep.txt")" = "$keep_sum" ]
+check "  nothing of the planted directory in it" [ ! -e "$ds1/evil.txt" ]
+code=$(post /volumes/ds1/snapshots '{"name":"daily-0601"}')
+check "a snapshot of that name: 409, what is there kept" bash -c \
+	"[ $code = 409 ] && [ -e '$ds1/.snapshot/daily-0601/evil.txt' ]"
+# A VM writes its disk all through a snapshot and after it.
+python3 - "$ds1/vm1/disk-flat.vmdk" "$TEST_TMP/stop" "$TEST_TMP/writer.out" <<'PY' &
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_WRONLY)
+ok = bad = 0
+while not os.path.exists(sys.argv[2]) or ok < 20:
+    try:
+        os.pwrite(fd, os.urandom(4096), (ok % 2048) * 4096)
+        ok += 1
+    except OSError as e:
+        bad += 1
+        print("error:", e)
+    time.sleep(0.002)
+os.close(fd)
+open(sys.argv[3], "w").write("%d %d\n" % (ok, bad))
+PY
+writer=$!
+check "a snapshot s2 while the live disk is written" ctl snapshot create ds1 s2
+touch "$TEST_TMP/stop"
+wait "$writer"
+check "  every write of the live disk succeeded" bash -c "read ok bad <'$TEST_TMP/writer.out' && [ \$ok -gt 0 ] && [ \$bad = 0 ]"
+check "  the live disk carries no immutable flag" bash -c "! lsattr '$ds1/vm1/disk-flat.vmdk' | grep -q '^....i'"
+check "  and is written after it too" bash -c "printf x | dd of='$ds1/vm1/disk-flat.vmdk' bs=1 seek=5 conv=notrunc status=none"
+check "  the snapshot's copy is its own inode, immutable" bash -c \
+	"[ \$(stat -c %i '$ds1/vm1/disk-flat.vmdk') != \$(stat -c %i '$ds1/.snapshot/s2/vm1/disk-flat.vmdk') ] && lsattr '$ds1/.snapshot/s2/vm1/disk-flat.vmdk' | grep -q '^....i'"
+check "  no temporary left in .snapshot" bash -c "! ls -a '$ds1/.snapshot' | grep -q '\.tmp\$'"
+check "dsnfsctl snapshot delete ds1 s2" ctl snapshot delete ds1 s2
+check "  out of the manifest" bash -c "! grep -q '^s2 ' '$TEST_TMP/state/snapshots-ds1.manifest'"
 
 check "dsnfsctl snapshot delete ds1 s1" ctl snapshot delete ds1 s1
 check "... it is gone" bash -c "[ ! -e '$ds1/.snapshot/s1' ]"

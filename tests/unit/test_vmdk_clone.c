@@ -344,6 +344,51 @@ static void test_check_finds_overlaps_short_files_and_leaks(void **state)
 		-ENOENT);
 }
 
+/* A linked clone in another directory names its parent relative to its own
+ * directory ("../a/b.vmdk"), never by the server's absolute path (issue
+ * 23, finding 9), and opens through it, under vmdk_io_beneath too. */
+static void test_clone_linked_parent_hint_is_relative(void **state)
+{
+	struct tdir *t = *state;
+	struct vmdk_io_beneath b;
+	struct vmdk_info in;
+	struct vmdk *v;
+	char err[512];
+
+	assert_int_equal(mkdir(tp(t, "vm1"), 0755), 0);
+	assert_int_equal(mkdir(tp(t, "vm2"), 0755), 0);
+	assert_int_equal(make(t, "vm1/b.vmdk", 4 * MIB, VMDK_TYPE_THIN), 0);
+	put(tp(t, "vm1/b.vmdk"), 0, GRAIN, 4);
+	assert_int_equal(vmdk_io_beneath_init(&b, t->path), 0);
+	assert_int_equal(vmdk_clone_linked(&b.io, tp(t, "vm1/b.vmdk"),
+					   tp(t, "vm2/c.vmdk"), err,
+					   sizeof(err)),
+			 0);
+	assert_int_equal(
+		vmdk_open(&b.io, tp(t, "vm2/c.vmdk"), 0, &v, err, sizeof(err)),
+		0);
+	assert_int_equal(vmdk_info_get(v, &in) == 0 ||
+				 vmdk_info_get(v, &in) == -EOPNOTSUPP,
+			 1);
+	assert_non_null(in.parent_hint);
+	assert_string_equal(in.parent_hint, "../vm1/b.vmdk");
+	assert_null(strstr(in.parent_hint, t->path));
+	vmdk_close(v);
+	/* Same directory: the base name, as before. */
+	assert_int_equal(vmdk_clone_linked(&b.io, tp(t, "vm1/b.vmdk"),
+					   tp(t, "vm1/d.vmdk"), err,
+					   sizeof(err)),
+			 0);
+	v = open_ok(tp(t, "vm1/d.vmdk"), 0);
+	assert_int_equal(vmdk_info_get(v, &in) == 0 ||
+				 vmdk_info_get(v, &in) == -EOPNOTSUPP,
+			 1);
+	assert_string_equal(in.parent_hint, "b.vmdk");
+	vmdk_close(v);
+	assert_same_content(tp(t, "vm1/b.vmdk"), tp(t, "vm2/c.vmdk"));
+	vmdk_io_beneath_fini(&b);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, tdir_setup, tdir_teardown)
@@ -357,6 +402,7 @@ int main(void)
 		T(test_convert_to_thin_drops_zero_blocks),
 		T(test_inflate_thin_to_eagerzeroedthick),
 		T(test_check_finds_overlaps_short_files_and_leaks),
+		T(test_clone_linked_parent_hint_is_relative),
 	};
 #undef T
 
