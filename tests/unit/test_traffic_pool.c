@@ -245,8 +245,10 @@ static int profile_key(void *user, const char *section, const char *key,
 		err = pool_config_section(&p->pools, section, key, value,
 					  p->err, sizeof(p->err));
 	}
-	/* config.c's own key. */
-	if (err == -ENOENT && !strcmp(key, "path")) {
+	/* config.c's own keys: the path and who may mount it. */
+	if (err == -ENOENT &&
+	    (!strcmp(key, "path") || !strcmp(key, "clients") ||
+	     !strcmp(key, "squash") || !strcmp(key, "secure"))) {
 		err = 0;
 	}
 	return err == 0;
