@@ -452,6 +452,13 @@ struct store_tree;
  * -EOPNOTSUPP (no such operations) or -errno, with the reason. */
 int admin__tree_open(const struct export *exp, struct store_tree **out,
 		     char *errbuf, size_t errlen);
+/* The file @abs of @t is a regular file, checked without blocking (a
+ * FIFO's open waits for a writer) and without following a symlink.
+ * Returns 0, the open's -errno (-ENOENT, -ELOOP, -EXDEV), or -EINVAL
+ * with the reason: a request then never opens a FIFO or a device. */
+int admin__file_regular(const struct store_tree *t, const char *abs,
+			char *errbuf, size_t errlen);
+
 /* The HTTP status of admin__tree_open()'s error: 503, 422, 500. */
 unsigned admin__tree_status(int err);
 /* The tree's path of @rel (returns owned, free()), or NULL. */

@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,8 @@
 
 #define HTTP_CONNECTIONS_MAX 64
 #define HTTP_TIMEOUT_S 30
+/* How long a stop waits for the requests under way. */
+#define HTTP_STOP_WAIT_S 3
 
 struct admin {
 	struct MHD_Daemon *mhd;
@@ -377,13 +380,46 @@ static int http_bind_error(const struct sockaddr_storage *ss, socklen_t len)
 	return err;
 }
 
+static void *http_stop_thread(void *arg)
+{
+	MHD_stop_daemon(arg);
+	return NULL;
+}
+
+/* Stops libmicrohttpd, which waits for every request under way; one
+ * that hangs (a store that does not answer) may hold the stop for
+ * HTTP_STOP_WAIT_S, no longer: dsnfsd stops all the same.  Returns
+ * false when it gave up waiting. */
+static bool http_stop_timed(struct MHD_Daemon *mhd)
+{
+	struct timespec deadline;
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, http_stop_thread, mhd)) {
+		MHD_stop_daemon(mhd);
+		return true;
+	}
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += HTTP_STOP_WAIT_S;
+	if (pthread_timedjoin_np(t, NULL, &deadline)) {
+		pthread_detach(t);
+		log_warn("admin: a request still runs after %d s: dsnfsd "
+			 "stops without waiting for it",
+			 HTTP_STOP_WAIT_S);
+		return false;
+	}
+	return true;
+}
+
 void admin_stop(struct admin *adm)
 {
 	if (!adm) {
 		return;
 	}
-	if (adm->mhd) {
-		MHD_stop_daemon(adm->mhd);
+	if (adm->mhd && !http_stop_timed(adm->mhd)) {
+		/* The hung request still uses @adm: left to the exit. */
+		admin__alarms_free(adm->alarms);
+		return;
 	}
 	/* After the server: no request can start an operation now. */
 	admin__ops_free(adm->ops);

@@ -14,6 +14,44 @@
 #include <string.h>
 #include <strings.h>
 
+static int login_hex(char c)
+{
+	return c >= '0' && c <= '9'   ? c - '0'
+	       : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10
+				      : -1;
+}
+
+/* A form value (@n bytes of @v) percent-decoded into @out (@len bytes),
+ * without the blanks a pasted token may end with. */
+static bool login_form_decode(const char *v, size_t n, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char c = v[i];
+
+		if (c == '+') {
+			c = ' ';
+		} else if (c == '%' && i + 2 < n && login_hex(v[i + 1]) >= 0 &&
+			   login_hex(v[i + 2]) >= 0) {
+			c = (char)(login_hex(v[i + 1]) * 16 +
+				   login_hex(v[i + 2]));
+			i += 2;
+		}
+		if (o + 1 >= len) {
+			return false;
+		}
+		out[o++] = c;
+	}
+	while (o && (out[o - 1] == '\n' || out[o - 1] == '\r' ||
+		     out[o - 1] == ' ')) {
+		o--;
+	}
+	out[o] = '\0';
+	return true;
+}
+
 /* The token of a form body "token=HEX[&...]" into @out (@len bytes). */
 static bool login_form_token(const char *body, size_t n, char *out, size_t len)
 {
@@ -24,12 +62,7 @@ static bool login_form_token(const char *body, size_t n, char *out, size_t len)
 		size_t field = amp ? (size_t)(amp - p) : (size_t)(end - p);
 
 		if (field > 6 && !strncmp(p, "token=", 6)) {
-			if (field - 6 >= len) {
-				return false;
-			}
-			memcpy(out, p + 6, field - 6);
-			out[field - 6] = '\0';
-			return true;
+			return login_form_decode(p + 6, field - 6, out, len);
 		}
 		p += field + 1;
 	}

@@ -50,7 +50,8 @@ static void vaai_quota_count(const struct export *exp,
 	struct stat st;
 	int fd = -1;
 
-	if (!exp->quota || b->io.ops->open(b->io.ctx, abs, O_RDONLY, 0, &fd)) {
+	if (!exp->quota ||
+	    b->io.ops->open(b->io.ctx, abs, O_RDONLY | O_NONBLOCK, 0, &fd)) {
 		return;
 	}
 	if (!b->io.ops->fstat(b->io.ctx, fd, &st)) {
@@ -315,7 +316,10 @@ vaai_prepare(struct admin_api *api, const struct admin_request *req,
 		return NULL;
 	}
 	abs = admin__path_abs(*bp, rel);
-	rc = abs ? vaai_disk_measure(*bp, abs, d, err, sizeof(err)) : -ENOMEM;
+	rc = abs ? admin__file_regular(*bp, abs, err, sizeof(err)) : -ENOMEM;
+	if (!rc) {
+		rc = vaai_disk_measure(*bp, abs, d, err, sizeof(err));
+	}
 	free(abs);
 	if (rc) {
 		admin__msg_relative(*bp, err);
