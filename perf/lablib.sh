@@ -4,7 +4,10 @@
 #     free NFS, MOUNT and admin ports, its state in DIR/state and its
 #     output in DIR/out and DIR/log, plus ARGS (-P 111 or -P off, -e, -c);
 #     waits for it to listen and sets LAB_PID, LAB_NFS_PORT,
-#     LAB_MOUNT_PORT, LAB_ADMIN_PORT; exits with its log if it does not
+#     LAB_MOUNT_PORT, LAB_ADMIN_PORT and exports DSNFS_ADMIN_TOKEN_FILE
+#     (DIR/state/admin.token: dsnfsctl and dsload read it); exits with
+#     its log if it does not
+# lab_curl ARGS...                    curl with the admin token
 # lab_dsnfsd_stop                     SIGTERM and wait, if it runs
 # lab_now / lab_since T0              a clock, and seconds since T0
 LAB_PID=""
@@ -28,6 +31,13 @@ lab_dsnfsd_start() {
 	LAB_NFS_PORT=$(echo "$line" | sed 's/.* nfs=\([0-9]*\).*/\1/')
 	LAB_MOUNT_PORT=$(echo "$line" | sed 's/.* mount=\([0-9]*\).*/\1/')
 	LAB_ADMIN_PORT=$(echo "$line" | sed 's/.* admin=\([0-9]*\).*/\1/')
+	export DSNFS_ADMIN_TOKEN_FILE="$dir/state/admin.token"
+}
+
+# The token's header from a pipe: no token on a command line.
+lab_curl() {
+	curl -H @<(printf 'Authorization: Bearer %s\n' \
+		"$(cat "$DSNFS_ADMIN_TOKEN_FILE")") "$@"
 }
 
 lab_dsnfsd_stop() {
