@@ -111,10 +111,10 @@ int admin_config_section(void *arg, const char *section, const char *key,
  * a thread per connection (at most 64); starts the alarm thread, which
  * scans the datastores once at once.  Loads or makes ctx->state_dir's
  * admin.token first, and refuses (-EPERM) a token file that is not safe,
- * and a @listen beyond loopback without config.tls_cert and tls_key.  @ctx is copied; what it points to is borrowed.
- * Returns 0 and *out (owned: admin_stop()), or -errno with the reason in
- * errbuf (-EINVAL for a bad address, -EADDRINUSE, ...) and nothing
- * running.
+ * and a @listen beyond loopback without config.tls_cert and tls_key.  @ctx is
+ * copied; what it points to is borrowed. Returns 0 and *out (owned:
+ * admin_stop()), or -errno with the reason in errbuf (-EINVAL for a bad
+ * address, -EADDRINUSE, ...) and nothing running.
  */
 int admin_start(const struct admin_ctx *ctx, const char *listen, int port,
 		int *bound_port, struct admin **out, char *errbuf,

@@ -75,9 +75,10 @@ int admin_auth_init(struct admin_auth *a, const struct admin_auth_config *cfg,
 					     (int)(n < 100 ? n : 100), p);
 		}
 		if (a->n_hosts == ADMIN_ALLOWED_HOSTS_MAX) {
-			return errbuf_printf(errbuf, errlen, -EINVAL,
-					     "allowed_hosts: more than %d names",
-					     ADMIN_ALLOWED_HOSTS_MAX);
+			return errbuf_printf(
+				errbuf, errlen, -EINVAL,
+				"allowed_hosts: more than %d names",
+				ADMIN_ALLOWED_HOSTS_MAX);
 		}
 		auth_lower_copy(a->hosts[a->n_hosts++], p, n);
 		p += n;
@@ -208,8 +209,7 @@ static bool auth_origin_ok(const struct admin_auth *a, const char *origin,
 	const char *scheme = a->tls ? "https://" : "http://";
 	size_t n = strlen(scheme);
 
-	return !strncasecmp(origin, scheme, n) &&
-	       !strcasecmp(origin + n, host);
+	return !strncasecmp(origin, scheme, n) && !strcasecmp(origin + n, host);
 }
 
 /* The value of cookie @name in a Cookie header, into @out (@len bytes):
@@ -251,8 +251,8 @@ static bool auth_session_valid(struct admin_auth *a, const char *cookie,
 	char id[ADMIN_TOKEN_HEX_LEN + 2];
 	bool ok = false;
 
-	if (!cookie || !auth_cookie_get(cookie, ADMIN_SESSION_COOKIE, id,
-					sizeof(id))) {
+	if (!cookie ||
+	    !auth_cookie_get(cookie, ADMIN_SESSION_COOKIE, id, sizeof(id))) {
 		return false;
 	}
 	for (size_t i = 0; i < ADMIN_SESSIONS_MAX; i++) {
@@ -301,7 +301,8 @@ static bool auth_public(const struct admin_auth *a,
 }
 
 static void auth_refuse(struct admin_auth_verdict *out, unsigned status,
-			const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+			const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 static void auth_refuse(struct admin_auth_verdict *out, unsigned status,
 			const char *fmt, ...)

@@ -57,8 +57,8 @@
  * @token (ADMIN_TOKEN_HEX_LEN + 1 bytes) and *created, or -errno with
  * the reason.
  */
-int admin_token_load(const char *path, char *token, bool *created,
-		     char *errbuf, size_t errlen);
+int admin_token_load(const char *path, char *token, bool *created, char *errbuf,
+		     size_t errlen);
 
 /*
  * The tools' side: reads the token of @path (any owner: the file's

@@ -97,7 +97,8 @@ bool admin__dashboard_handle(const char *method, const char *url,
 		return false;
 	}
 	/* The page polls the API: without a session, the login step. */
-	if (!authenticated && (!strcmp(url, "/") || !strcmp(url, "/index.html"))) {
+	if (!authenticated &&
+	    (!strcmp(url, "/") || !strcmp(url, "/index.html"))) {
 		memset(reply, 0, sizeof(*reply));
 		dashboard_reply_copy(reply, "text/html; charset=utf-8",
 				     dashboard_login_html,

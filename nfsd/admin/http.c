@@ -219,8 +219,7 @@ static const char *http_header(struct MHD_Connection *conn, const char *name)
 
 /* auth.c's decision on @conn's request: 0, or the refusal queued (and
  * logged, the first time for its peer). */
-static enum MHD_Result http_auth(struct admin *adm,
-				 struct MHD_Connection *conn,
+static enum MHD_Result http_auth(struct admin *adm, struct MHD_Connection *conn,
 				 const char *method, const char *url,
 				 struct http_request *r, bool *refused)
 {
@@ -458,9 +457,8 @@ static int http_pem_read(const char *what, const char *path, char **out,
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), err;
 
 	if (fd < 0) {
-		return errbuf_printf(errbuf, errlen, -errno,
-				     "admin: %s %s: %s", what, path,
-				     strerror(errno));
+		return errbuf_printf(errbuf, errlen, -errno, "admin: %s %s: %s",
+				     what, path, strerror(errno));
 	}
 	err = fileio_read_whole(fd, 1 << 20, &data, &len);
 	close(fd);
@@ -475,9 +473,8 @@ static int http_pem_read(const char *what, const char *path, char **out,
 /* HTTPS from [admin] tls_cert and tls_key, both or neither; beyond
  * loopback only with them: a token must not cross a network in clear. */
 static int http_tls_setup(struct admin *adm, const struct admin_config *cfg,
-			  const char *listen,
-			  const struct sockaddr_storage *ss, char *errbuf,
-			  size_t errlen)
+			  const char *listen, const struct sockaddr_storage *ss,
+			  char *errbuf, size_t errlen)
 {
 	int err;
 

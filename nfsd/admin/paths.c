@@ -183,8 +183,8 @@ int admin__file_regular(const struct store_tree *t, const char *abs,
 	 * follows no symlink (RESOLVE_NO_SYMLINKS), O_NOFOLLOW says it
 	 * again for a tree that would. */
 	err = t->io.ops->open(t->io.ctx, abs,
-			      O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC,
-			      0, &fd);
+			      O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0,
+			      &fd);
 	if (err) {
 		return err;
 	}
@@ -194,8 +194,7 @@ int admin__file_regular(const struct store_tree *t, const char *abs,
 		return err;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		snprintf(errbuf, errlen,
-			 "not a regular file (%s): refused",
+		snprintf(errbuf, errlen, "not a regular file (%s): refused",
 			 S_ISFIFO(st.st_mode)  ? "a FIFO"
 			 : S_ISDIR(st.st_mode) ? "a directory"
 			 : S_ISBLK(st.st_mode) ? "a block device"

@@ -89,8 +89,7 @@ static int token_open(const char *path, struct stat *st, char *errbuf,
 	return fd;
 }
 
-int admin_token_read(const char *path, char *token, char *errbuf,
-		     size_t errlen)
+int admin_token_read(const char *path, char *token, char *errbuf, size_t errlen)
 {
 	char buf[TOKEN_FILE_READ_MAX];
 	struct stat st;
@@ -151,8 +150,8 @@ static int token_create(const char *path, char *token, char *errbuf,
 		err = errno ? -errno : -EIO;
 	}
 	close(fd);
-	if (!err && renameat2(AT_FDCWD, tmp, AT_FDCWD, path,
-			      RENAME_NOREPLACE) < 0) {
+	if (!err &&
+	    renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) < 0) {
 		err = -errno;
 	}
 	if (err) {
@@ -167,8 +166,8 @@ static int token_create(const char *path, char *token, char *errbuf,
 	return 0;
 }
 
-int admin_token_load(const char *path, char *token, bool *created,
-		     char *errbuf, size_t errlen)
+int admin_token_load(const char *path, char *token, bool *created, char *errbuf,
+		     size_t errlen)
 {
 	char buf[TOKEN_FILE_READ_MAX];
 	struct stat st;

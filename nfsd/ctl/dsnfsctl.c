@@ -92,19 +92,20 @@ static const struct ctl_command ctl_commands[] = {
 
 static void ctl_usage(FILE *out)
 {
-	fprintf(out, "usage: dsnfsctl [-s HOST:PORT] [--token-file FILE] "
-		     "[--json] COMMAND [OPTIONS]\n"
-		     "       dsnfsctl --help | --version\n"
-		     "  -s, --server HOST:PORT  the admin endpoint "
-		     "(DSNFSCTL_SERVER; 127.0.0.1:8049;\n"
-		     "                          https://HOST:PORT: over TLS)\n"
-		     "  --token-file FILE       the admin token "
-		     "(DSNFS_ADMIN_TOKEN_FILE;\n"
-		     "                          " ADMIN_TOKEN_DEFAULT_PATH ")\n"
-		     "  --state-dir DIR         the token is DIR/admin.token\n"
-		     "  --cacert FILE           HTTPS, the server's certificate "
-		     "signed by FILE\n"
-		     "  -j, --json              the API's JSON, not a table\n");
+	fprintf(out,
+		"usage: dsnfsctl [-s HOST:PORT] [--token-file FILE] "
+		"[--json] COMMAND [OPTIONS]\n"
+		"       dsnfsctl --help | --version\n"
+		"  -s, --server HOST:PORT  the admin endpoint "
+		"(DSNFSCTL_SERVER; 127.0.0.1:8049;\n"
+		"                          https://HOST:PORT: over TLS)\n"
+		"  --token-file FILE       the admin token "
+		"(DSNFS_ADMIN_TOKEN_FILE;\n"
+		"                          " ADMIN_TOKEN_DEFAULT_PATH ")\n"
+		"  --state-dir DIR         the token is DIR/admin.token\n"
+		"  --cacert FILE           HTTPS, the server's certificate "
+		"signed by FILE\n"
+		"  -j, --json              the API's JSON, not a table\n");
 	for (size_t i = 0; i < ARRAY_SIZE(ctl_commands); i++) {
 		fprintf(out, "  dsnfsctl %s\n", ctl_commands[i].usage);
 	}
@@ -165,7 +166,8 @@ static int ctl_token_load(struct ctl_remote *r)
 
 	if (rc) {
 		fprintf(stderr,
-			"dsnfsctl: cannot read the admin token: %s (--token-file "
+			"dsnfsctl: cannot read the admin token: %s "
+			"(--token-file "
 			"FILE or " ADMIN_TOKEN_ENV " names it; it is dsnfsd's "
 			"STATE_DIR/" ADMIN_TOKEN_FILE_NAME ")\n",
 			err);

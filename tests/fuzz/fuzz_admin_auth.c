@@ -23,7 +23,7 @@
 
 #include "nfsd/admin/auth.h"
 
-#define FUZZ_TOKEN                                                         \
+#define FUZZ_TOKEN                                                             \
 	"5f2b9c0e7a41d3869b0c2e4f6a8d1b3c5e7f90a2c4e6081a3b5c7d9e0f1a2b3c"
 #define FUZZ_FIELDS 8
 #define FUZZ_PORT 8049
@@ -45,7 +45,8 @@ static bool fuzz_public(const char *method, const char *url, bool metrics)
 static bool fuzz_host_sane(const char *host)
 {
 	for (const char *p = host; *p; p++) {
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWX"
+			    "YZ"
 			    "0123456789.-_:[]",
 			    *p)) {
 			return false;
@@ -130,9 +131,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!req.host || !fuzz_host_sane(req.host)) {
 			abort();
 		}
-		if (req.origin &&
-		    (strncasecmp(req.origin, "http://", 7) ||
-		     strcasecmp(req.origin + 7, req.host))) {
+		if (req.origin && (strncasecmp(req.origin, "http://", 7) ||
+				   strcasecmp(req.origin + 7, req.host))) {
 			abort();
 		}
 		if (req.sec_fetch_site &&

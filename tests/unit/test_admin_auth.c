@@ -44,9 +44,8 @@ static int setup(void **state)
 	snprintf(f->dir, sizeof(f->dir), "/tmp/dsnfs-auth.XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
 	snprintf(f->path, sizeof(f->path), "%s/admin.token", f->dir);
-	assert_int_equal(admin_auth_init(&f->auth, &cfg, TOKEN, err,
-					 sizeof(err)),
-			 0);
+	assert_int_equal(
+		admin_auth_init(&f->auth, &cfg, TOKEN, err, sizeof(err)), 0);
 	*state = f;
 	return 0;
 }
@@ -83,9 +82,8 @@ static void test_token_made_once_0600(void **state)
 	struct stat st;
 	bool created;
 
-	assert_int_equal(admin_token_load(f->path, t1, &created, err,
-					  sizeof(err)),
-			 0);
+	assert_int_equal(
+		admin_token_load(f->path, t1, &created, err, sizeof(err)), 0);
 	assert_true(created);
 	assert_int_equal(strlen(t1), ADMIN_TOKEN_HEX_LEN);
 	assert_int_equal(stat(f->path, &st), 0);
@@ -93,9 +91,8 @@ static void test_token_made_once_0600(void **state)
 	assert_int_equal(st.st_uid, geteuid());
 	assert_int_equal(st.st_size, ADMIN_TOKEN_HEX_LEN + 1);
 	/* the second start reads the same one */
-	assert_int_equal(admin_token_load(f->path, t2, &created, err,
-					  sizeof(err)),
-			 0);
+	assert_int_equal(
+		admin_token_load(f->path, t2, &created, err, sizeof(err)), 0);
 	assert_false(created);
 	assert_string_equal(t1, t2);
 	/* and a tool reads it too */
@@ -113,13 +110,11 @@ static void test_token_two_makes_differ(void **state)
 	char err[256];
 	bool created;
 
-	assert_int_equal(admin_token_load(f->path, t1, &created, err,
-					  sizeof(err)),
-			 0);
+	assert_int_equal(
+		admin_token_load(f->path, t1, &created, err, sizeof(err)), 0);
 	unlink(f->path);
-	assert_int_equal(admin_token_load(f->path, t2, &created, err,
-					  sizeof(err)),
-			 0);
+	assert_int_equal(
+		admin_token_load(f->path, t2, &created, err, sizeof(err)), 0);
 	assert_string_not_equal(t1, t2);
 }
 
@@ -130,18 +125,17 @@ static void test_token_refused_mode(void **state)
 	bool created;
 
 	write_file(f->path, TOKEN "\n", 0640);
-	assert_int_equal(admin_token_load(f->path, t, &created, err,
-					  sizeof(err)),
-			 -EPERM);
+	assert_int_equal(
+		admin_token_load(f->path, t, &created, err, sizeof(err)),
+		-EPERM);
 	assert_non_null(strstr(err, "mode 0640 lets others"));
 	write_file(f->path, TOKEN "\n", 0604);
-	assert_int_equal(admin_token_load(f->path, t, &created, err,
-					  sizeof(err)),
-			 -EPERM);
+	assert_int_equal(
+		admin_token_load(f->path, t, &created, err, sizeof(err)),
+		-EPERM);
 	write_file(f->path, TOKEN "\n", 0400);
-	assert_int_equal(admin_token_load(f->path, t, &created, err,
-					  sizeof(err)),
-			 0);
+	assert_int_equal(
+		admin_token_load(f->path, t, &created, err, sizeof(err)), 0);
 	assert_string_equal(t, TOKEN);
 }
 
@@ -156,9 +150,9 @@ static void test_token_refused_owner(void **state)
 	}
 	write_file(f->path, TOKEN "\n", 0600);
 	assert_int_equal(chown(f->path, 65534, 65534), 0);
-	assert_int_equal(admin_token_load(f->path, t, &created, err,
-					  sizeof(err)),
-			 -EPERM);
+	assert_int_equal(
+		admin_token_load(f->path, t, &created, err, sizeof(err)),
+		-EPERM);
 	assert_non_null(strstr(err, "owned by uid 65534"));
 }
 
@@ -171,24 +165,24 @@ static void test_token_refused_not_regular(void **state)
 	snprintf(other, sizeof(other), "%s/elsewhere", f->dir);
 	write_file(other, TOKEN "\n", 0600);
 	assert_int_equal(symlink(other, f->path), 0);
-	assert_int_equal(admin_token_load(f->path, t, &created, err,
-					  sizeof(err)),
-			 -EPERM);
+	assert_int_equal(
+		admin_token_load(f->path, t, &created, err, sizeof(err)),
+		-EPERM);
 	assert_non_null(strstr(err, "a symlink"));
 	assert_int_equal(admin_token_read(f->path, t, err, sizeof(err)),
 			 -EPERM);
 	unlink(f->path);
 	/* A FIFO: refused at once, the open does not wait for a writer. */
 	assert_int_equal(mkfifo(f->path, 0600), 0);
-	assert_int_equal(admin_token_load(f->path, t, &created, err,
-					  sizeof(err)),
-			 -EPERM);
+	assert_int_equal(
+		admin_token_load(f->path, t, &created, err, sizeof(err)),
+		-EPERM);
 	assert_non_null(strstr(err, "not a regular file"));
 	unlink(f->path);
 	assert_int_equal(mkdir(f->path, 0700), 0);
-	assert_int_equal(admin_token_load(f->path, t, &created, err,
-					  sizeof(err)),
-			 -EPERM);
+	assert_int_equal(
+		admin_token_load(f->path, t, &created, err, sizeof(err)),
+		-EPERM);
 	rmdir(f->path);
 }
 
@@ -199,7 +193,8 @@ static void test_token_refused_malformed(void **state)
 		"abc\n",
 		TOKEN "0\n", /* 65 digits */
 		TOKEN "\n\n",
-		"g123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+		"g123456789abcdef0123456789abcdef0123456789abcdef0123456789abcd"
+		"ef",
 		" " TOKEN,
 	};
 	struct auth_fixture *f = *state;
@@ -212,8 +207,7 @@ static void test_token_refused_malformed(void **state)
 						  sizeof(err)),
 				 -EINVAL);
 		assert_non_null(strstr(err, "malformed"));
-		assert_int_equal(admin_token_read(f->path, t, err,
-						  sizeof(err)),
+		assert_int_equal(admin_token_read(f->path, t, err, sizeof(err)),
 				 -EINVAL);
 	}
 	/* no newline, upper case: the same token */
@@ -221,9 +215,8 @@ static void test_token_refused_malformed(void **state)
 		   "0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789"
 		   "abcdef",
 		   0600);
-	assert_int_equal(admin_token_load(f->path, t, &created, err,
-					  sizeof(err)),
-			 0);
+	assert_int_equal(
+		admin_token_load(f->path, t, &created, err, sizeof(err)), 0);
 	assert_string_equal(t, TOKEN);
 }
 
@@ -259,8 +252,8 @@ static unsigned decide(struct admin_auth *a, const char *method,
 
 	admin_auth_decide(a, &r, 1000, &v);
 	assert_true(v.status == 0 || v.why[0]);
-	assert_false(v.status == 0 && !v.authenticated &&
-		     strcmp(url, "/") && strcmp(url, "/index.html") &&
+	assert_false(v.status == 0 && !v.authenticated && strcmp(url, "/") &&
+		     strcmp(url, "/index.html") &&
 		     strcmp(url, "/dashboard.js") && strcmp(url, "/chart.js") &&
 		     strcmp(url, "/login") && strcmp(url, "/logout") &&
 		     strcmp(url, "/metrics"));
@@ -273,9 +266,11 @@ static void test_host_allowlist(void **state)
 {
 	struct admin_auth *a = &((struct auth_fixture *)*state)->auth;
 	static const char *const good[] = {
-		"127.0.0.1",	  "127.0.0.1:8049", "localhost",
-		"LOCALHOST:8049", "[::1]",	    "[::1]:8049",
-		"nas1.example",	  "nas2.example:8049", "[fd00::5]:8049",
+		"127.0.0.1",	  "127.0.0.1:8049",
+		"localhost",	  "LOCALHOST:8049",
+		"[::1]",	  "[::1]:8049",
+		"nas1.example",	  "nas2.example:8049",
+		"[fd00::5]:8049",
 	};
 	static const char *const bad[] = {
 		"evil.example",
@@ -306,13 +301,13 @@ static void test_host_allowlist(void **state)
 					NULL, BEARER, NULL),
 				 421);
 		/* the pages too: a rebound name gets nothing */
-		assert_int_equal(decide(a, "GET", "/", bad[i], NULL, NULL,
-					NULL, NULL),
-				 421);
+		assert_int_equal(
+			decide(a, "GET", "/", bad[i], NULL, NULL, NULL, NULL),
+			421);
 	}
-	assert_int_equal(decide(a, "GET", "/volumes", NULL, NULL, NULL, BEARER,
-				NULL),
-			 421);
+	assert_int_equal(
+		decide(a, "GET", "/volumes", NULL, NULL, NULL, BEARER, NULL),
+		421);
 }
 
 static void test_allowed_hosts_checked(void **state)
@@ -333,15 +328,13 @@ static void test_allowed_hosts_checked(void **state)
 	/* The listen literal, bracketed IPv6 in the config or not. */
 	cfg.allowed_hosts = NULL;
 	cfg.listen = "[FD00::7]";
-	assert_int_equal(admin_auth_init(&a, &cfg, TOKEN, err, sizeof(err)),
-			 0);
+	assert_int_equal(admin_auth_init(&a, &cfg, TOKEN, err, sizeof(err)), 0);
 	assert_int_equal(decide(&a, "GET", "/volumes", "[fd00::7]:1", NULL,
 				NULL, BEARER, NULL),
 			 0);
 	admin_auth_fini(&a);
 	cfg.listen = "0.0.0.0";
-	assert_int_equal(admin_auth_init(&a, &cfg, TOKEN, err, sizeof(err)),
-			 0);
+	assert_int_equal(admin_auth_init(&a, &cfg, TOKEN, err, sizeof(err)), 0);
 	assert_int_equal(decide(&a, "GET", "/volumes", "0.0.0.0:1", NULL, NULL,
 				BEARER, NULL),
 			 421);
@@ -427,18 +420,17 @@ static void test_credentials(void **state)
 	assert_int_equal(decide(a, "GET", "/metrics", "127.0.0.1", NULL, NULL,
 				NULL, NULL),
 			 401);
-	assert_int_equal(decide(a, "GET", "/", "127.0.0.1", NULL, NULL, NULL,
-				NULL),
-			 0);
+	assert_int_equal(
+		decide(a, "GET", "/", "127.0.0.1", NULL, NULL, NULL, NULL), 0);
 	assert_int_equal(decide(a, "GET", "/chart.js", "127.0.0.1", NULL, NULL,
 				NULL, NULL),
 			 0);
-	assert_int_equal(decide(a, "POST", "/", "127.0.0.1", NULL, NULL, NULL,
-				NULL),
-			 401);
-	assert_int_equal(decide(a, "GET", "/login", "127.0.0.1", NULL, NULL,
-				NULL, NULL),
-			 401);
+	assert_int_equal(
+		decide(a, "POST", "/", "127.0.0.1", NULL, NULL, NULL, NULL),
+		401);
+	assert_int_equal(
+		decide(a, "GET", "/login", "127.0.0.1", NULL, NULL, NULL, NULL),
+		401);
 	a->metrics_auth = false;
 	assert_int_equal(decide(a, "GET", "/metrics", "127.0.0.1", NULL, NULL,
 				NULL, NULL),
@@ -535,8 +527,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_token_refused_mode, setup,
 						teardown),
-		cmocka_unit_test_setup_teardown(test_token_refused_owner,
-						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_token_refused_owner, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_token_refused_not_regular,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_token_refused_malformed,
@@ -550,8 +542,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_credentials, setup,
 						teardown),
 		cmocka_unit_test(test_token_equal),
-		cmocka_unit_test_setup_teardown(test_sessions, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_sessions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_peer_logged_once, setup,
 						teardown),
 	};

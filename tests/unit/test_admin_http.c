@@ -278,9 +278,8 @@ static void test_refusals_over_http(void **state)
 	r = http(h->port, head, body, strlen(body));
 	assert_has(r, "HTTP/1.1 401 ");
 	free(r);
-	assert_int_equal(admin_fixture_call(h->fx, "GET", "/pools/p9", NULL,
-					    NULL),
-			 404);
+	assert_int_equal(
+		admin_fixture_call(h->fx, "GET", "/pools/p9", NULL, NULL), 404);
 	r = http(h->port,
 		 "GET /pools HTTP/1.1\r\nHost: x\r\nOrigin: http://evil.example"
 		 "\r\nConnection: close\r\n\r\n",
