@@ -5,6 +5,7 @@
  * Host allowlist, Origin and Sec-Fetch-Site, the bearer token, sessions,
  * the pages that need no credential, and the once-per-peer log.
  */
+#include "nfsd/admin/admin.h"
 #include "nfsd/admin/auth.h"
 
 #include <errno.h>
@@ -518,6 +519,39 @@ static void test_peer_logged_once(void **state)
 	assert_int_equal(logged, ADMIN_AUTH_PEERS_LOGGED - 2 + 1);
 }
 
+/* The [admin] keys of the walls (config.c). */
+static void test_config_keys(void **state)
+{
+	struct admin_config cfg;
+	char err[256];
+
+	(void)state;
+	admin_config_default(&cfg);
+	assert_true(cfg.metrics_auth);
+	assert_string_equal(cfg.allowed_hosts, "");
+	assert_int_equal(admin_config_section(&cfg, "admin", "allowed_hosts",
+					      "a.example b.example", err,
+					      sizeof(err)),
+			 0);
+	assert_string_equal(cfg.allowed_hosts, "a.example b.example");
+	assert_int_equal(admin_config_section(&cfg, "admin", "metrics_auth",
+					      "false", err, sizeof(err)),
+			 0);
+	assert_false(cfg.metrics_auth);
+	assert_int_equal(admin_config_section(&cfg, "admin", "metrics_auth",
+					      "maybe", err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "true or false"));
+	assert_int_equal(admin_config_section(&cfg, "admin", "tls_cert",
+					      "/etc/dsnfs/a.crt", err,
+					      sizeof(err)),
+			 0);
+	assert_string_equal(cfg.tls_cert, "/etc/dsnfs/a.crt");
+	assert_int_equal(admin_config_section(&cfg, "admin", "nope", "1", err,
+					      sizeof(err)),
+			 -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -545,6 +579,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sessions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_peer_logged_once, setup,
 						teardown),
+		cmocka_unit_test(test_config_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
