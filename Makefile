@@ -163,7 +163,10 @@ $(BUILD)/bin/dsload: $(call obj,perf/dsload/main.c) $(LIB_DSLOAD) $(ALL_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) -Wl,--start-group \
 		$(LIB_DSLOAD) $(ALL_LIBS) -Wl,--end-group $(LDLIBS) -lcurl
+# dsnfsctl speaks HTTPS (an admin endpoint beyond loopback) through libcurl.
 $(BUILD)/bin/dsnfsctl: $(call obj,$(CTL_SRC)) $(ALL_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LINK_LIBS) -lcurl
 # A hypervisor's reads of a VMDK chain over NFS (libnfs), for a lab only.
 $(BUILD)/bin/vmdkbench: $(call obj,perf/clones/vmdkbench.c) $(LIB_VMDK)
 	@mkdir -p $(@D)

@@ -4,10 +4,12 @@
 #     free NFS, MOUNT and admin ports, its state in DIR/state and its
 #     output in DIR/out and DIR/log, plus ARGS (-P 111 or -P off, -e, -c);
 #     waits for it to listen and sets LAB_PID, LAB_NFS_PORT,
-#     LAB_MOUNT_PORT, LAB_ADMIN_PORT; exits with its log if it does not
-#     start.  Each -e NAME=DIR datastore gets the labs' access
-#     (etc/lab/access.conf: loopback clients, uid 0, any port) in
-#     DIR/state/lab-access.conf, read before the ARGS' own -c
+#     LAB_MOUNT_PORT, LAB_ADMIN_PORT and exports DSNFS_ADMIN_TOKEN_FILE
+#     (DIR/state/admin.token: dsnfsctl and dsload read it); exits with
+#     its log if it does not start.  Each -e NAME=DIR datastore gets the
+#     labs' access (etc/lab/access.conf: loopback clients, uid 0, any
+#     port) in DIR/state/lab-access.conf, read before the ARGS' own -c
+# lab_curl ARGS...                    curl with the admin token
 # lab_dsnfsd_stop                     SIGTERM and wait, if it runs
 # lab_now / lab_since T0              a clock, and seconds since T0
 LAB_PID=""
@@ -44,6 +46,13 @@ lab_dsnfsd_start() {
 	LAB_NFS_PORT=$(echo "$line" | sed 's/.* nfs=\([0-9]*\).*/\1/')
 	LAB_MOUNT_PORT=$(echo "$line" | sed 's/.* mount=\([0-9]*\).*/\1/')
 	LAB_ADMIN_PORT=$(echo "$line" | sed 's/.* admin=\([0-9]*\).*/\1/')
+	export DSNFS_ADMIN_TOKEN_FILE="$dir/state/admin.token"
+}
+
+# The token's header from a pipe: no token on a command line.
+lab_curl() {
+	curl -H @<(printf 'Authorization: Bearer %s\n' \
+		"$(cat "$DSNFS_ADMIN_TOKEN_FILE")") "$@"
 }
 
 lab_dsnfsd_stop() {

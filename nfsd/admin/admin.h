@@ -25,6 +25,7 @@
 #ifndef DSNFS_ADMIN_H
 #define DSNFS_ADMIN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,11 +40,19 @@ struct net;
 /* Request bodies above this get 413. */
 #define ADMIN_BODY_MAX_BYTES (64 * 1024)
 
-/* The [admin] section: thresholds of the thin-provisioning alarms. */
+/* The [admin] section: thresholds of the thin-provisioning alarms, and
+ * who may call (auth.h). */
 struct admin_config {
 	uint32_t usage_alarm_percent; /* used / quota; default 80 */
 	uint32_t overallocation_alarm_percent; /* provisioned / quota; 150 */
 	uint32_t alarm_interval_s; /* between datastore scans; 60 */
+	/* Host names a request may give besides the listen address,
+	 * localhost and the loopback literals (commas or blanks). */
+	char allowed_hosts[1024];
+	bool metrics_auth; /* /metrics needs the token; default true */
+	/* PEM files: HTTPS.  Required to listen beyond loopback. */
+	char tls_cert[512];
+	char tls_key[512];
 };
 
 /* Bytes of @volume in use (its quota accounting).  Returns 0 or -ENOENT
@@ -74,6 +83,8 @@ struct admin_ctx {
 	struct overlay_store *changes;
 	/* May be NULL: no dsnfs_loop_connections on /metrics. */
 	struct net *net;
+	/* Holds admin.token (auth.h), made at the first start. */
+	const char *state_dir;
 	struct admin_config config;
 };
 
@@ -86,7 +97,9 @@ void admin_config_default(struct admin_config *cfg);
  * One key of the [admin] section; the signature of config.h's
  * config_section_fn, @arg being a struct admin_config (start it with
  * admin_config_default()).  Keys: usage_alarm_percent (1..1000),
- * overallocation_alarm_percent (1..100000), alarm_interval_s (1..86400).
+ * overallocation_alarm_percent (1..100000), alarm_interval_s (1..86400),
+ * allowed_hosts (names), metrics_auth (a boolean), tls_cert, tls_key
+ * (paths).
  * Returns 0, -ENOENT (not an admin key) or -EINVAL with the reason.
  */
 int admin_config_section(void *arg, const char *section, const char *key,
@@ -94,12 +107,14 @@ int admin_config_section(void *arg, const char *section, const char *key,
 
 /*
  * Listens on @listen (an IPv4 or IPv6 address) port @port (0: any free
- * port; the one bound is returned in *bound_port) and serves the admin API
- * from a thread of its own; starts the alarm thread, which scans the
- * datastores once at once.  @ctx is copied; what it points to is borrowed.
- * Returns 0 and *out (owned: admin_stop()), or -errno with the reason in
- * errbuf (-EINVAL for a bad address, -EADDRINUSE, ...) and nothing
- * running.
+ * port; the one bound is returned in *bound_port) and serves the admin API,
+ * a thread per connection (at most 64); starts the alarm thread, which
+ * scans the datastores once at once.  Loads or makes ctx->state_dir's
+ * admin.token first, and refuses (-EPERM) a token file that is not safe,
+ * and a @listen beyond loopback without config.tls_cert and tls_key.  @ctx is
+ * copied; what it points to is borrowed. Returns 0 and *out (owned:
+ * admin_stop()), or -errno with the reason in errbuf (-EINVAL for a bad
+ * address, -EADDRINUSE, ...) and nothing running.
  */
 int admin_start(const struct admin_ctx *ctx, const char *listen, int port,
 		int *bound_port, struct admin **out, char *errbuf,

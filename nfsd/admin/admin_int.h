@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "nfsd/admin/admin.h"
 
@@ -276,6 +277,8 @@ struct admin_reply {
 	size_t len;
 	char location[96]; /* "" or the Location of a 201 */
 	char allow[48]; /* "" or the Allow of a 405 */
+	char set_cookie[192]; /* "" or a Set-Cookie (the login's) */
+	bool bearer_challenge; /* a 401: WWW-Authenticate: Bearer */
 };
 
 /* One argument of the query string, percent-decoded (borrowed). */
@@ -339,10 +342,23 @@ void admin__reply_fini(struct admin_reply *reply);
 /*
  * The dashboard (dashboard.c): answers GET and HEAD of /, /index.html,
  * /dashboard.js and /chart.js into @reply (release: admin__reply_fini())
- * and returns true; false for any other request, @reply untouched.
+ * and returns true; false for any other request, @reply untouched.  / is
+ * the login page (login.html) unless the request is @authenticated.
  */
 bool admin__dashboard_handle(const char *method, const char *url,
-			     struct admin_reply *reply);
+			     bool authenticated, struct admin_reply *reply);
+
+struct admin_auth;
+/*
+ * POST /login and /logout (login.c): answers them into @reply (release:
+ * admin__reply_fini()) and returns true; false for any other URL.  A
+ * login with the token of @auth sets a session cookie (Secure when @tls):
+ * 303 to / for a form, 204 for JSON; a wrong token is 401.
+ */
+bool admin__login_handle(struct admin_auth *auth, bool tls, const char *method,
+			 const char *url, const char *content_type,
+			 const char *cookie, const char *body, size_t len,
+			 time_t now, struct admin_reply *reply);
 
 /* {"error": "..."} with @status. */
 void admin__reply_error(struct admin_reply *reply, unsigned status,
@@ -432,6 +448,13 @@ struct store_tree;
  * -EOPNOTSUPP (no such operations) or -errno, with the reason. */
 int admin__tree_open(const struct export *exp, struct store_tree **out,
 		     char *errbuf, size_t errlen);
+/* The file @abs of @t is a regular file, checked without blocking (a
+ * FIFO's open waits for a writer) and without following a symlink.
+ * Returns 0, the open's -errno (-ENOENT, -ELOOP, -EXDEV), or -EINVAL
+ * with the reason: a request then never opens a FIFO or a device. */
+int admin__file_regular(const struct store_tree *t, const char *abs,
+			char *errbuf, size_t errlen);
+
 /* The HTTP status of admin__tree_open()'s error: 503, 422, 500. */
 unsigned admin__tree_status(int err);
 /* The tree's path of @rel (returns owned, free()), or NULL. */

@@ -7,6 +7,10 @@
  *   usage_alarm_percent = 80            used / quota
  *   overallocation_alarm_percent = 150  provisioned / quota
  *   alarm_interval_s = 60               between datastore scans
+ *   allowed_hosts = nas1.example        Host names besides the address
+ *   metrics_auth = true                 /metrics needs the token too
+ *   tls_cert = /etc/dsnfs/admin.crt     HTTPS (PEM); with tls_key
+ *   tls_key = /etc/dsnfs/admin.key
  */
 #include "nfsd/admin/admin.h"
 
@@ -15,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfsd/base/errbuf.h"
+
 #define ADMIN_SECTION "admin"
 
 void admin_config_default(struct admin_config *cfg)
@@ -22,6 +28,52 @@ void admin_config_default(struct admin_config *cfg)
 	cfg->usage_alarm_percent = 80;
 	cfg->overallocation_alarm_percent = 150;
 	cfg->alarm_interval_s = 60;
+	cfg->allowed_hosts[0] = '\0';
+	cfg->metrics_auth = true;
+	cfg->tls_cert[0] = '\0';
+	cfg->tls_key[0] = '\0';
+}
+
+/* The string and boolean keys; -ENOENT for another. */
+static int admin_config_text(struct admin_config *cfg, const char *key,
+			     const char *value, char *errbuf, size_t errlen)
+{
+	static const struct {
+		const char *key;
+		size_t offset, size;
+	} texts[] = {
+		{ "allowed_hosts", offsetof(struct admin_config, allowed_hosts),
+		  sizeof(cfg->allowed_hosts) },
+		{ "tls_cert", offsetof(struct admin_config, tls_cert),
+		  sizeof(cfg->tls_cert) },
+		{ "tls_key", offsetof(struct admin_config, tls_key),
+		  sizeof(cfg->tls_key) },
+	};
+
+	if (!strcmp(key, "metrics_auth")) {
+		if (!strcmp(value, "true") || !strcmp(value, "yes")) {
+			cfg->metrics_auth = true;
+		} else if (!strcmp(value, "false") || !strcmp(value, "no")) {
+			cfg->metrics_auth = false;
+		} else {
+			return errbuf_printf(errbuf, errlen, -EINVAL,
+					     "%s: true or false", key);
+		}
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		if (strcmp(key, texts[i].key)) {
+			continue;
+		}
+		if (strlen(value) >= texts[i].size) {
+			return errbuf_printf(errbuf, errlen, -EINVAL,
+					     "%s: longer than %zu bytes", key,
+					     texts[i].size - 1);
+		}
+		strcpy((char *)cfg + texts[i].offset, value);
+		return 0;
+	}
+	return -ENOENT;
 }
 
 int admin_config_section(void *arg, const char *section, const char *key,
@@ -43,9 +95,14 @@ int admin_config_section(void *arg, const char *section, const char *key,
 	struct admin_config *cfg = arg;
 	unsigned long v;
 	char *end;
+	int err;
 
 	if (strcmp(section, ADMIN_SECTION)) {
 		return -ENOENT;
+	}
+	err = admin_config_text(cfg, key, value, errbuf, errlen);
+	if (err != -ENOENT) {
+		return err;
 	}
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		if (strcmp(key, keys[i].key)) {

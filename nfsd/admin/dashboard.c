@@ -5,7 +5,9 @@
  * with xxd -i); GET /chart.js is Chart.js 3 from Debian's libjs-chart.js,
  * read from ADMIN_CHARTJS_PATH at each request, so nothing is fetched from
  * outside and a missing package is a 404 the page reports.  The page polls
- * the JSON API (/flows /hosts /volumes /pools /alarms /caps) itself.
+ * the JSON API (/flows /hosts /volumes /pools /alarms /caps) itself, with
+ * the session cookie that POST /login set (login.html, http.c): without
+ * one, / is the login page.
  */
 #include "nfsd/admin/admin_int.h"
 
@@ -24,6 +26,8 @@ extern const unsigned char dashboard_index_html[];
 extern const unsigned int dashboard_index_html_len;
 extern const unsigned char dashboard_dashboard_js[];
 extern const unsigned int dashboard_dashboard_js_len;
+extern const unsigned char dashboard_login_html[];
+extern const unsigned int dashboard_login_html_len;
 
 struct dashboard_asset {
 	const char *url;
@@ -87,10 +91,19 @@ static void dashboard_reply_file(struct admin_reply *reply, const char *path,
 }
 
 bool admin__dashboard_handle(const char *method, const char *url,
-			     struct admin_reply *reply)
+			     bool authenticated, struct admin_reply *reply)
 {
 	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
 		return false;
+	}
+	/* The page polls the API: without a session, the login step. */
+	if (!authenticated &&
+	    (!strcmp(url, "/") || !strcmp(url, "/index.html"))) {
+		memset(reply, 0, sizeof(*reply));
+		dashboard_reply_copy(reply, "text/html; charset=utf-8",
+				     dashboard_login_html,
+				     dashboard_login_html_len);
+		return true;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(dashboard_assets); i++) {
 		const struct dashboard_asset *a = &dashboard_assets[i];

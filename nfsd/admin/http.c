@@ -1,41 +1,61 @@
 /*
- * http: the admin endpoint's HTTP server, libmicrohttpd with one internal
- * thread (MHD_USE_INTERNAL_POLLING_THREAD, epoll or poll: dsnfsd's
- * descriptors run past select()'s FD_SETSIZE).  Request bodies are
+ * http: the admin endpoint's HTTP server, libmicrohttpd with a thread per
+ * connection (at most HTTP_CONNECTIONS_MAX; poll: dsnfsd's descriptors
+ * run past select()'s FD_SETSIZE), so that one slow request holds its
+ * own connection only, never the API, /metrics or the stop.  HTTPS when
+ * [admin] tls_cert and tls_key are set (GnuTLS), and then only may the
+ * endpoint listen beyond loopback.  Every request first passes auth.c's
+ * decision (Host, Origin, the token or a session), taken before its
+ * body is read; a refusal is logged once per peer.  Request bodies are
  * collected up to ADMIN_BODY_MAX_BYTES (413 past it) and handed whole to
  * api.c; changes are logged at info, reads not at all.
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/admin/auth.h"
+#include "nfsd/base/fileio.h"
 #include "nfsd/base/sockaddr.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "nfsd/base/errbuf.h"
 #include "nfsd/base/log.h"
 
 #define HTTP_CONNECTIONS_MAX 64
 #define HTTP_TIMEOUT_S 30
+/* How long a stop waits for the requests under way. */
+#define HTTP_STOP_WAIT_S 3
 
 struct admin {
 	struct MHD_Daemon *mhd;
 	struct admin_api api;
 	struct admin_alarms *alarms;
 	struct admin_ops *ops;
+	struct admin_auth auth;
+	bool auth_ready;
+	bool tls;
+	char *tls_cert; /* PEM text, owned */
+	char *tls_key;
 };
 
-/* One request's body, as it arrives. */
+/* One request's body, as it arrives, and what auth.c said of it. */
 struct http_request {
 	char *body;
 	size_t len;
 	bool too_large;
+	bool refused; /* answered by http_auth() */
+	bool authenticated;
 };
 
 static void http_log_cb(void *cls, const char *fmt, va_list ap)
@@ -77,6 +97,17 @@ static enum MHD_Result http_queue(struct MHD_Connection *conn,
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW,
 					reply->allow);
 	}
+	if (reply->set_cookie[0]) {
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE,
+					reply->set_cookie);
+	}
+	if (reply->bearer_challenge || reply->status == 401) {
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+					"Bearer realm=\"dsnfs\"");
+	}
+	/* No page of another origin may frame this one. */
+	MHD_add_response_header(resp, "X-Frame-Options", "DENY");
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
 				"no-store");
 	ret = MHD_queue_response(conn, reply->status, resp);
@@ -173,6 +204,61 @@ static enum MHD_Result http_arg_cb(void *cls, enum MHD_ValueKind kind,
 	return MHD_YES;
 }
 
+static time_t http_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
+static const char *http_header(struct MHD_Connection *conn, const char *name)
+{
+	return MHD_lookup_connection_value(conn, MHD_HEADER_KIND, name);
+}
+
+/* auth.c's decision on @conn's request: 0, or the refusal queued (and
+ * logged, the first time for its peer). */
+static enum MHD_Result http_auth(struct admin *adm, struct MHD_Connection *conn,
+				 const char *method, const char *url,
+				 struct http_request *r, bool *refused)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+		conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	struct admin_auth_request req = {
+		.method = method,
+		.url = url,
+		.host = http_header(conn, MHD_HTTP_HEADER_HOST),
+		.origin = http_header(conn, MHD_HTTP_HEADER_ORIGIN),
+		.sec_fetch_site = http_header(conn, "Sec-Fetch-Site"),
+		.authorization =
+			http_header(conn, MHD_HTTP_HEADER_AUTHORIZATION),
+		.cookie = http_header(conn, MHD_HTTP_HEADER_COOKIE),
+	};
+	struct admin_auth_verdict v;
+	struct admin_reply reply;
+	char addr[SOCKADDR_TEXT_MAX] = "?";
+
+	admin_auth_decide(&adm->auth, &req, http_now(), &v);
+	r->authenticated = v.authenticated;
+	*refused = v.status != 0;
+	if (!v.status) {
+		return MHD_YES;
+	}
+	if (ci) {
+		sockaddr_format_host(ci->client_addr, addr, sizeof(addr));
+	}
+	if (admin_auth_peer_first(&adm->auth, addr)) {
+		log_warn("admin: %s: %.16s %.200s refused %u: %s (logged once "
+			 "per peer)",
+			 addr, method, url, v.status, v.why);
+	}
+	memset(&reply, 0, sizeof(reply));
+	admin__reply_error(&reply, v.status, "%s", v.why);
+	reply.bearer_challenge = v.status == 401;
+	return http_queue(conn, &reply);
+}
+
 static enum MHD_Result http_access_cb(void *cls, struct MHD_Connection *conn,
 				      const char *url, const char *method,
 				      const char *version,
@@ -184,6 +270,8 @@ static enum MHD_Result http_access_cb(void *cls, struct MHD_Connection *conn,
 	struct http_args args = { .n = 0 };
 	struct admin_reply reply;
 	const char *ctype;
+	enum MHD_Result ret;
+	bool refused;
 
 	(void)version;
 	if (!r) {
@@ -192,12 +280,23 @@ static enum MHD_Result http_access_cb(void *cls, struct MHD_Connection *conn,
 			return MHD_NO;
 		}
 		*con_cls = r;
+		/* Who asks comes first: a refused request's body is never
+		 * read (libmicrohttpd closes the connection). */
+		ret = http_auth(adm, conn, method, url, r, &refused);
+		if (refused) {
+			r->refused = true; /* its body is dropped */
+			return ret;
+		}
 		/* A body announced too large is refused before it is read;
 		 * libmicrohttpd then closes the connection. */
 		if (http_announced_too_large(conn)) {
 			r->too_large = true;
 			return http_reply_too_large(conn, method, url);
 		}
+		return MHD_YES;
+	}
+	if (r->refused) {
+		*upload_data_size = 0; /* answered already */
 		return MHD_YES;
 	}
 	if (*upload_data_size) {
@@ -212,7 +311,10 @@ static enum MHD_Result http_access_cb(void *cls, struct MHD_Connection *conn,
 					    MHD_HTTP_HEADER_CONTENT_TYPE);
 	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, http_arg_cb,
 				  &args);
-	if (!admin__dashboard_handle(method, url, &reply)) {
+	if (!admin__login_handle(&adm->auth, adm->tls, method, url, ctype,
+				 http_header(conn, MHD_HTTP_HEADER_COOKIE),
+				 r->body, r->len, http_now(), &reply) &&
+	    !admin__dashboard_handle(method, url, r->authenticated, &reply)) {
 		admin__api_handle_args(&adm->api, method, url, args.list,
 				       args.n, ctype, r->body, r->len, &reply);
 	}
@@ -277,18 +379,162 @@ static int http_bind_error(const struct sockaddr_storage *ss, socklen_t len)
 	return err;
 }
 
+static void *http_stop_thread(void *arg)
+{
+	MHD_stop_daemon(arg);
+	return NULL;
+}
+
+/* Stops libmicrohttpd, which waits for every request under way; one
+ * that hangs (a store that does not answer) may hold the stop for
+ * HTTP_STOP_WAIT_S, no longer: dsnfsd stops all the same.  Returns
+ * false when it gave up waiting. */
+static bool http_stop_timed(struct MHD_Daemon *mhd)
+{
+	struct timespec deadline;
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, http_stop_thread, mhd)) {
+		MHD_stop_daemon(mhd);
+		return true;
+	}
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += HTTP_STOP_WAIT_S;
+	if (pthread_timedjoin_np(t, NULL, &deadline)) {
+		pthread_detach(t);
+		log_warn("admin: a request still runs after %d s: dsnfsd "
+			 "stops without waiting for it",
+			 HTTP_STOP_WAIT_S);
+		return false;
+	}
+	return true;
+}
+
 void admin_stop(struct admin *adm)
 {
 	if (!adm) {
 		return;
 	}
-	if (adm->mhd) {
-		MHD_stop_daemon(adm->mhd);
+	if (adm->mhd && !http_stop_timed(adm->mhd)) {
+		/* The hung request still uses @adm: left to the exit. */
+		admin__alarms_free(adm->alarms);
+		return;
 	}
 	/* After the server: no request can start an operation now. */
 	admin__ops_free(adm->ops);
 	admin__alarms_free(adm->alarms);
+	if (adm->auth_ready) {
+		admin_auth_fini(&adm->auth);
+	}
+	if (adm->tls_key) {
+		explicit_bzero(adm->tls_key, strlen(adm->tls_key));
+	}
+	free(adm->tls_key);
+	free(adm->tls_cert);
 	free(adm);
+}
+
+/* A loopback address: 127.0.0.0/8, ::1 or ::ffff:127.0.0.0/104. */
+static bool http_addr_loopback(const struct sockaddr_storage *ss)
+{
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)ss;
+	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)ss;
+
+	if (ss->ss_family == AF_INET) {
+		return (ntohl(sin->sin_addr.s_addr) >> 24) == 127;
+	}
+	return IN6_IS_ADDR_LOOPBACK(&sin6->sin6_addr) ||
+	       (IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr) &&
+		sin6->sin6_addr.s6_addr[12] == 127);
+}
+
+/* The whole of PEM file @path, NUL-terminated (owned), for GnuTLS. */
+static int http_pem_read(const char *what, const char *path, char **out,
+			 char *errbuf, size_t errlen)
+{
+	uint8_t *data;
+	size_t len;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), err;
+
+	if (fd < 0) {
+		return errbuf_printf(errbuf, errlen, -errno, "admin: %s %s: %s",
+				     what, path, strerror(errno));
+	}
+	err = fileio_read_whole(fd, 1 << 20, &data, &len);
+	close(fd);
+	if (err) {
+		return errbuf_printf(errbuf, errlen, err, "admin: %s %s: %s",
+				     what, path, strerror(-err));
+	}
+	*out = (char *)data; /* one NUL after the bytes read */
+	return 0;
+}
+
+/* HTTPS from [admin] tls_cert and tls_key, both or neither; beyond
+ * loopback only with them: a token must not cross a network in clear. */
+static int http_tls_setup(struct admin *adm, const struct admin_config *cfg,
+			  const char *listen, const struct sockaddr_storage *ss,
+			  char *errbuf, size_t errlen)
+{
+	int err;
+
+	if (!cfg->tls_cert[0] != !cfg->tls_key[0]) {
+		return errbuf_printf(errbuf, errlen, -EINVAL,
+				     "admin: [admin] tls_cert and tls_key go "
+				     "together: set both or neither");
+	}
+	if (!cfg->tls_cert[0]) {
+		if (!http_addr_loopback(ss)) {
+			return errbuf_printf(
+				errbuf, errlen, -EPERM,
+				"admin_listen %s: beyond loopback the admin "
+				"endpoint needs HTTPS ([admin] tls_cert and "
+				"tls_key): its token would cross the network "
+				"in clear",
+				listen);
+		}
+		return 0;
+	}
+	if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		return errbuf_printf(errbuf, errlen, -EOPNOTSUPP,
+				     "admin: [admin] tls_cert: this "
+				     "libmicrohttpd has no TLS");
+	}
+	err = http_pem_read("tls_cert", cfg->tls_cert, &adm->tls_cert, errbuf,
+			    errlen);
+	if (!err) {
+		err = http_pem_read("tls_key", cfg->tls_key, &adm->tls_key,
+				    errbuf, errlen);
+	}
+	adm->tls = !err;
+	return err;
+}
+
+/* The token of ctx->state_dir/admin.token, made at the first start. */
+static int http_token_load(const struct admin_ctx *ctx, char *token,
+			   char *errbuf, size_t errlen)
+{
+	char path[4096];
+	bool created;
+	int err;
+
+	if (!ctx->state_dir) {
+		return errbuf_printf(errbuf, errlen, -EINVAL,
+				     "admin: no state directory for "
+				     "admin.token");
+	}
+	snprintf(path, sizeof(path), "%s/%s", ctx->state_dir,
+		 ADMIN_TOKEN_FILE_NAME);
+	err = admin_token_load(path, token, &created, errbuf, errlen);
+	if (err) {
+		return err;
+	}
+	if (created) {
+		log_info("admin: made the API token %s (0600): dsnfsctl and "
+			 "dsload read it",
+			 path);
+	}
+	return 0;
 }
 
 int admin_start(const struct admin_ctx *ctx, const char *listen, int port,
@@ -298,8 +544,13 @@ int admin_start(const struct admin_ctx *ctx, const char *listen, int port,
 	const union MHD_DaemonInfo *info;
 	struct sockaddr_storage ss;
 	struct admin *adm;
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO |
+	/* A thread per connection: a request that blocks (a slow store)
+	 * holds its own connection only. */
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD |
+			 MHD_USE_THREAD_PER_CONNECTION | MHD_USE_AUTO |
 			 MHD_USE_ERROR_LOG;
+	char token[ADMIN_TOKEN_HEX_LEN + 1];
+	struct admin_auth_config acfg;
 	socklen_t len;
 	int err;
 
@@ -315,6 +566,27 @@ int admin_start(const struct admin_ctx *ctx, const char *listen, int port,
 		return -ENOMEM;
 	}
 	adm->api.ctx = *ctx;
+	err = http_tls_setup(adm, &ctx->config, listen, &ss, errbuf, errlen);
+	if (err) {
+		goto fail;
+	}
+	err = http_token_load(ctx, token, errbuf, errlen);
+	if (err) {
+		goto fail;
+	}
+	acfg = (struct admin_auth_config){
+		.listen = listen,
+		.port = port,
+		.tls = adm->tls,
+		.metrics_auth = ctx->config.metrics_auth,
+		.allowed_hosts = ctx->config.allowed_hosts,
+	};
+	err = admin_auth_init(&adm->auth, &acfg, token, errbuf, errlen);
+	explicit_bzero(token, sizeof(token));
+	if (err) {
+		goto fail;
+	}
+	adm->auth_ready = true;
 	err = admin__alarms_new(&adm->api.ctx, &adm->alarms);
 	if (err) {
 		snprintf(errbuf, errlen, "admin: out of memory");
@@ -331,6 +603,10 @@ int admin_start(const struct admin_ctx *ctx, const char *listen, int port,
 	if (ss.ss_family == AF_INET6) {
 		flags |= MHD_USE_DUAL_STACK;
 	}
+	if (adm->tls) {
+		flags |= MHD_USE_TLS;
+	}
+	/* The TLS options last: without TLS they are not passed at all. */
 	adm->mhd = MHD_start_daemon(
 		flags, (uint16_t)port, NULL, NULL, http_access_cb, adm,
 		MHD_OPTION_EXTERNAL_LOGGER, http_log_cb, adm,
@@ -338,6 +614,8 @@ int admin_start(const struct admin_ctx *ctx, const char *listen, int port,
 		MHD_OPTION_NOTIFY_COMPLETED, http_completed_cb, adm,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_CONNECTIONS_MAX,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S,
+		adm->tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END,
+		adm->tls_cert, MHD_OPTION_HTTPS_MEM_KEY, adm->tls_key,
 		MHD_OPTION_END);
 	if (!adm->mhd) {
 		err = http_bind_error(&ss, len);
@@ -348,6 +626,8 @@ int admin_start(const struct admin_ctx *ctx, const char *listen, int port,
 	}
 	info = MHD_get_daemon_info(adm->mhd, MHD_DAEMON_INFO_BIND_PORT);
 	*bound_port = info ? info->port : port;
+	/* A Host must name the port bound; no client knew it before. */
+	__atomic_store_n(&adm->auth.port, *bound_port, __ATOMIC_RELEASE);
 	err = admin__alarms_start(adm->alarms);
 	if (err) {
 		snprintf(errbuf, errlen,

@@ -35,8 +35,8 @@ const struct export *admin__export_live(struct admin_api *api, const char *name,
 	return NULL;
 }
 
-/* A relative path of names, none empty, "." or "..".  Returns 0 or
- * -EINVAL with the reason. */
+/* A relative path of names, none empty, "." or "..", with no '"' and no
+ * control character.  Returns 0 or -EINVAL with the reason. */
 int admin__path_check(const char *what, const char *rel, char *errbuf,
 		      size_t errlen)
 {
@@ -48,6 +48,18 @@ int admin__path_check(const char *what, const char *rel, char *errbuf,
 			 "%s: a path of 1 to %d bytes is needed", what,
 			 ADMIN_OP_PATH_MAX - 17);
 		return -EINVAL;
+	}
+	/* The names go into descriptors between quotes, one a line: a '"'
+	 * or a control character would end the string or the line there. */
+	for (const unsigned char *c = (const unsigned char *)rel; *c; c++) {
+		if (*c < 0x20 || *c == 0x7f || *c == '"') {
+			snprintf(errbuf, errlen,
+				 "%s '%.300s': a '\"', a newline or another "
+				 "control character (byte 0x%02x) would break "
+				 "a VMDK descriptor: not allowed in a path",
+				 what, rel, *c);
+			return -EINVAL;
+		}
 	}
 	if (rel[0] == '/') {
 		snprintf(errbuf, errlen,
@@ -159,4 +171,36 @@ void admin__msg_relative(const struct store_tree *t, char *msg)
 	while (n && (p = strstr(msg, t->root)) && p[n] == '/') {
 		memmove(p, p + n + 1, strlen(p + n + 1) + 1);
 	}
+}
+
+int admin__file_regular(const struct store_tree *t, const char *abs,
+			char *errbuf, size_t errlen)
+{
+	struct stat st;
+	int fd = -1, err;
+
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer; the tree
+	 * follows no symlink (RESOLVE_NO_SYMLINKS), O_NOFOLLOW says it
+	 * again for a tree that would. */
+	err = t->io.ops->open(t->io.ctx, abs,
+			      O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0,
+			      &fd);
+	if (err) {
+		return err;
+	}
+	err = t->io.ops->fstat(t->io.ctx, fd, &st);
+	t->io.ops->close(t->io.ctx, fd);
+	if (err) {
+		return err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(errbuf, errlen, "not a regular file (%s): refused",
+			 S_ISFIFO(st.st_mode)  ? "a FIFO"
+			 : S_ISDIR(st.st_mode) ? "a directory"
+			 : S_ISBLK(st.st_mode) ? "a block device"
+			 : S_ISCHR(st.st_mode) ? "a character device"
+					       : "a socket");
+		return -EINVAL;
+	}
+	return 0;
 }

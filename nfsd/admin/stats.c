@@ -137,7 +137,16 @@ void admin__stats_get(struct admin_api *api, const struct admin_request *req,
 		return;
 	}
 	abs = admin__path_abs(b, rel);
-	rc = abs ? vmdk_open(&b->io, abs, 0, &v, err, sizeof(err)) : -ENOMEM;
+	rc = abs ? admin__file_regular(b, abs, err, sizeof(err)) : -ENOMEM;
+	if (rc == -EINVAL) {
+		admin__file_refused(reply, "path", rel, -EINVAL, err);
+		free(abs);
+		b->close(b);
+		return;
+	}
+	if (!rc) {
+		rc = vmdk_open(&b->io, abs, 0, &v, err, sizeof(err));
+	}
 	if (!rc) {
 		doc = stats_disk(b, v, rel);
 		vmdk_close(v);

@@ -319,7 +319,10 @@ vaai_prepare(struct admin_api *api, const struct admin_request *req,
 		return NULL;
 	}
 	abs = admin__path_abs(*bp, rel);
-	rc = abs ? vaai_disk_measure(*bp, abs, d, err, sizeof(err)) : -ENOMEM;
+	rc = abs ? admin__file_regular(*bp, abs, err, sizeof(err)) : -ENOMEM;
+	if (!rc) {
+		rc = vaai_disk_measure(*bp, abs, d, err, sizeof(err));
+	}
 	free(abs);
 	if (rc) {
 		admin__msg_relative(*bp, err);

@@ -57,8 +57,7 @@ int ctl_api_call(const struct ctl_remote *r, const char *method,
 			return -ENOMEM;
 		}
 	}
-	rc = ctl_http_request(r->server, method, path, text, &reply, err,
-			      sizeof(err));
+	rc = ctl_http_request(r, method, path, text, &reply, err, sizeof(err));
 	free(text);
 	if (rc) {
 		fprintf(stderr, "dsnfsctl: %s\n", err);

@@ -39,11 +39,15 @@ int ctl_ledger_read(const char *path, struct pool_event **events, size_t *n);
 /* Replies larger than this are refused (a /metrics of many flows fits). */
 #define CTL_REPLY_MAX_BYTES (64u << 20)
 
-/* Where the admin endpoint is and how to print, from the global options:
- * dsnfsctl [-s HOST:PORT] [--json] COMMAND ... */
+/* Where the admin endpoint is, its token and how to print, from the
+ * global options: dsnfsctl [-s [https://]HOST:PORT] [--token-file FILE]
+ * [--cacert FILE] [--json] COMMAND ... */
 struct ctl_remote {
-	const char *server;
+	const char *server; /* HOST:PORT; "https://" first: TLS */
 	bool json;
+	const char *token_file; /* --token-file, or NULL */
+	const char *cacert; /* --cacert (implies HTTPS), or NULL */
+	char token[65]; /* read from the token file before a command */
 };
 
 /* A subcommand that talks to the admin endpoint. */
@@ -57,14 +61,21 @@ struct ctl_http_reply {
 };
 
 /*
- * One HTTP/1.1 request to @server ("HOST:PORT", "[V6]:PORT" or "HOST" for
- * port 8049) over a plain socket: @method @path with @body (borrowed, may be
- * NULL) as application/json.  Returns 0 with @out filled (release:
- * ctl_http_reply_fini()), or -errno with the reason in errbuf.
+ * One HTTP/1.1 request to r->server ("HOST:PORT", "[V6]:PORT" or "HOST"
+ * for port 8049) over a plain socket, or through libcurl over HTTPS
+ * ("https://HOST:PORT", or with r->cacert): @method @path with @body
+ * (borrowed, may be NULL) as application/json and r->token as the bearer
+ * token.  Returns 0 with @out filled (release: ctl_http_reply_fini()), or
+ * -errno with the reason in errbuf.
  */
-int ctl_http_request(const char *server, const char *method, const char *path,
-		     const char *body, struct ctl_http_reply *out, char *errbuf,
-		     size_t errlen);
+int ctl_http_request(const struct ctl_remote *r, const char *method,
+		     const char *path, const char *body,
+		     struct ctl_http_reply *out, char *errbuf, size_t errlen);
+
+/* The HTTPS half of ctl_http_request() (https.c, libcurl). */
+int ctl_https_request(const struct ctl_remote *r, const char *method,
+		      const char *path, const char *body,
+		      struct ctl_http_reply *out, char *errbuf, size_t errlen);
 void ctl_http_reply_fini(struct ctl_http_reply *reply);
 
 /*

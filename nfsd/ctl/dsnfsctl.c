@@ -3,13 +3,16 @@
  * come first, then a subcommand from the table below; everything after
  * it is the subcommand's (ctl.h).  Offline commands read files; the
  * others talk to dsnfsd's admin endpoint (-s HOST:PORT, or
- * DSNFSCTL_SERVER, or 127.0.0.1:8049).  --json anywhere prints the API's
- * JSON instead of a table.
+ * DSNFSCTL_SERVER, or 127.0.0.1:8049) with the token of its admin.token
+ * (--token-file, DSNFS_ADMIN_TOKEN_FILE, --state-dir DIR's, or
+ * /var/lib/dsnfs/admin.token).  --json anywhere prints the API's JSON
+ * instead of a table.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfsd/admin/auth.h"
 #include "nfsd/base/base.h"
 #include "nfsd/ctl/ctl.h"
 
@@ -89,12 +92,20 @@ static const struct ctl_command ctl_commands[] = {
 
 static void ctl_usage(FILE *out)
 {
-	fprintf(out, "usage: dsnfsctl [-s HOST:PORT] [--json] COMMAND "
-		     "[OPTIONS]\n"
-		     "       dsnfsctl --help | --version\n"
-		     "  -s, --server HOST:PORT  the admin endpoint "
-		     "(DSNFSCTL_SERVER; 127.0.0.1:8049)\n"
-		     "  -j, --json              the API's JSON, not a table\n");
+	fprintf(out,
+		"usage: dsnfsctl [-s HOST:PORT] [--token-file FILE] "
+		"[--json] COMMAND [OPTIONS]\n"
+		"       dsnfsctl --help | --version\n"
+		"  -s, --server HOST:PORT  the admin endpoint "
+		"(DSNFSCTL_SERVER; 127.0.0.1:8049;\n"
+		"                          https://HOST:PORT: over TLS)\n"
+		"  --token-file FILE       the admin token "
+		"(DSNFS_ADMIN_TOKEN_FILE;\n"
+		"                          " ADMIN_TOKEN_DEFAULT_PATH ")\n"
+		"  --state-dir DIR         the token is DIR/admin.token\n"
+		"  --cacert FILE           HTTPS, the server's certificate "
+		"signed by FILE\n"
+		"  -j, --json              the API's JSON, not a table\n");
 	for (size_t i = 0; i < ARRAY_SIZE(ctl_commands); i++) {
 		fprintf(out, "  dsnfsctl %s\n", ctl_commands[i].usage);
 	}
@@ -104,6 +115,7 @@ static void ctl_usage(FILE *out)
  * anywhere.  Returns how many leading arguments were options, or -1. */
 static int ctl_globals(int *argc, char **argv, struct ctl_remote *r)
 {
+	static char state_token[4096];
 	int i = 1, n = 1;
 
 	r->server = getenv("DSNFSCTL_SERVER");
@@ -126,11 +138,41 @@ static int ctl_globals(int *argc, char **argv, struct ctl_remote *r)
 		} else if (!strncmp(argv[i], "--server=", 9)) {
 			r->server = argv[i] + 9;
 			i++;
+		} else if (!strcmp(argv[i], "--token-file") && i + 1 < *argc) {
+			r->token_file = argv[i + 1];
+			i += 2;
+		} else if (!strcmp(argv[i], "--state-dir") && i + 1 < *argc) {
+			snprintf(state_token, sizeof(state_token), "%s/%s",
+				 argv[i + 1], ADMIN_TOKEN_FILE_NAME);
+			r->token_file = state_token;
+			i += 2;
+		} else if (!strcmp(argv[i], "--cacert") && i + 1 < *argc) {
+			r->cacert = argv[i + 1];
+			i += 2;
 		} else {
 			return -1;
 		}
 	}
 	return i - 1;
+}
+
+/* The admin token, before a command that talks to dsnfsd: a clear error
+ * when it cannot be read, not a 401 later. */
+static int ctl_token_load(struct ctl_remote *r)
+{
+	const char *path = admin_token_path(r->token_file);
+	char err[512];
+	int rc = admin_token_read(path, r->token, err, sizeof(err));
+
+	if (rc) {
+		fprintf(stderr,
+			"dsnfsctl: cannot read the admin token: %s "
+			"(--token-file "
+			"FILE or " ADMIN_TOKEN_ENV " names it; it is dsnfsd's "
+			"STATE_DIR/" ADMIN_TOKEN_FILE_NAME ")\n",
+			err);
+	}
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -162,8 +204,11 @@ int main(int argc, char **argv)
 		if (strcmp(argv[1], c->name)) {
 			continue;
 		}
-		return c->run ? c->run(argc - 1, argv + 1)
-			      : c->remote(&r, argc - 1, argv + 1);
+		if (c->run) {
+			return c->run(argc - 1, argv + 1);
+		}
+		return ctl_token_load(&r) ? CTL_EXIT_FAIL
+					  : c->remote(&r, argc - 1, argv + 1);
 	}
 	fprintf(stderr, "dsnfsctl: unknown command '%s'\n", argv[1]);
 	ctl_usage(stderr);

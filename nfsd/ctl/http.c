@@ -3,7 +3,8 @@
  * one request with "Connection: close", the reply read to the end of the
  * stream (bounded by CTL_REPLY_MAX_BYTES) and split into status line,
  * headers and body.  The endpoint answers with Content-Length; a chunked
- * reply is refused rather than misread.
+ * reply is refused rather than misread.  Every request carries the
+ * token (Authorization: Bearer).  HTTPS goes through https.c.
  */
 #include "nfsd/ctl/ctl.h"
 
@@ -225,19 +226,28 @@ static int http_parse(char *raw, size_t len, struct ctl_http_reply *out,
 	return 0;
 }
 
-int ctl_http_request(const char *server, const char *method, const char *path,
-		     const char *body, struct ctl_http_reply *out, char *errbuf,
-		     size_t errlen)
+int ctl_http_request(const struct ctl_remote *r, const char *method,
+		     const char *path, const char *body,
+		     struct ctl_http_reply *out, char *errbuf, size_t errlen)
 {
 	size_t blen = body ? strlen(body) : 0, rlen = 0;
+	const char *server = r->server;
 	char head[1024], *raw = NULL;
 	int fd, err, n;
 
+	if (r->cacert || !strncasecmp(server, "https://", 8)) {
+		return ctl_https_request(r, method, path, body, out, errbuf,
+					 errlen);
+	}
+	if (!strncasecmp(server, "http://", 7)) {
+		server += 7;
+	}
 	memset(out, 0, sizeof(*out));
 	n = snprintf(head, sizeof(head),
 		     "%s %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n"
-		     "Accept: application/json, text/plain\r\n",
-		     method, path, server);
+		     "Accept: application/json, text/plain\r\n"
+		     "Authorization: Bearer %s\r\n",
+		     method, path, server, r->token);
 	if (body && n > 0 && (size_t)n < sizeof(head)) {
 		n += snprintf(head + n, sizeof(head) - (size_t)n,
 			      "Content-Type: application/json\r\n"

@@ -221,7 +221,7 @@ int ctl_metrics_main(const struct ctl_remote *r, int argc, char **argv)
 		fprintf(stderr, "usage: dsnfsctl metrics\n");
 		return CTL_EXIT_USAGE;
 	}
-	if (ctl_http_request(r->server, "GET", "/metrics", NULL, &reply, err,
+	if (ctl_http_request(r, "GET", "/metrics", NULL, &reply, err,
 			     sizeof(err))) {
 		fprintf(stderr, "dsnfsctl: %s\n", err);
 		return CTL_EXIT_FAIL;

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "nfsd/base/log.h"
 #include "nfsd/server/server_int.h"
@@ -42,6 +43,7 @@ int server__admin_start(struct server *srv, const struct config *cfg,
 		.cb_arg = srv,
 		.changes = srv->changes,
 		.net = &srv->net,
+		.state_dir = cfg->state_dir,
 		.config = sections->admin,
 	};
 	int err;
@@ -50,20 +52,25 @@ int server__admin_start(struct server *srv, const struct config *cfg,
 	if (cfg->admin_port == CONFIG_PORT_OFF) {
 		return 0;
 	}
+	/* Every failure stops the start: a port in use may be an impostor
+	 * that dsnfsctl would then talk to (and give the token to); an
+	 * operator who wants no endpoint says admin_port = off. */
 	err = admin_start(&ctx, cfg->admin_listen, cfg->admin_port,
 			  &srv->ports.admin, &srv->admin, errbuf, errlen);
-	if (err == -EINVAL) {
-		return err; /* admin_listen is not an address: the config */
-	}
 	if (err) {
-		/* NFS clients must not depend on the metrics port: a port in
-		 * use costs the endpoint, not the server. */
-		log_error("%s; the admin endpoint is off", errbuf);
+		size_t n = strlen(errbuf);
+
+		if (err == -EADDRINUSE && n + 1 < errlen) {
+			snprintf(errbuf + n, errlen - n,
+				 " (another dsnfsd, or another program: stop "
+				 "it, or set admin_port, or admin_port = off)");
+		}
 		srv->ports.admin = -1;
-		return 0;
+		return err;
 	}
-	log_info("admin: http://%s:%d/ (alarms at %u%% usage, %u%% "
+	log_info("admin: %s://%s:%d/ (alarms at %u%% usage, %u%% "
 		 "overallocation, every %u s)",
+		 sections->admin.tls_cert[0] ? "https" : "http",
 		 cfg->admin_listen, srv->ports.admin,
 		 ctx.config.usage_alarm_percent,
 		 ctx.config.overallocation_alarm_percent,

@@ -84,11 +84,13 @@ EOF
 # Flushes per logged write of dsnfsd's intent log over the run, from its
 # /metrics on a port of the namespace; "-" without the log.
 log_flushes_per_write() {
-	bench_in_ns "$1" python3 - <<'PY'
-import re, urllib.request
+	bench_in_ns "$1" python3 - "$BENCH_TMP/dsnfsd-state/admin.token" <<'PY'
+import re, sys, urllib.request
 try:
-    text = urllib.request.urlopen("http://127.0.0.1:28080/metrics",
-                                  timeout=5).read().decode()
+    token = open(sys.argv[1]).read().strip()
+    req = urllib.request.Request("http://127.0.0.1:28080/metrics",
+                                 headers={"Authorization": "Bearer " + token})
+    text = urllib.request.urlopen(req, timeout=5).read().decode()
 except OSError:
     text = ""
 def total(name):

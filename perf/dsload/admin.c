@@ -4,6 +4,8 @@
  */
 #include "perf/dsload/admin.h"
 
+#include "nfsd/admin/auth.h"
+
 #include <curl/curl.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -57,17 +59,36 @@ int admin_get(const char *host, uint16_t port, const char *path, int timeout_ms,
 	      char **body, char *errbuf, size_t errlen)
 {
 	struct admin_buf b = { 0 };
-	char url[256];
+	struct curl_slist *hdrs = NULL;
+	char url[256], token[ADMIN_TOKEN_HEX_LEN + 1], terr[512];
+	char auth[ADMIN_TOKEN_HEX_LEN + 32];
+	const char *tfile = admin_token_file();
 	long status = 0;
 	CURLcode rc;
 	CURL *curl;
 	int err = 0;
 
 	snprintf(url, sizeof(url), "http://%s:%u%s", host, port, path);
+	err = admin_token_read(tfile, token, terr, sizeof(terr));
+	if (err) {
+		snprintf(errbuf, errlen,
+			 "cannot read the admin token: %s (--token-file FILE "
+			 "or " ADMIN_TOKEN_ENV ")",
+			 terr);
+		return -EACCES;
+	}
+	snprintf(auth, sizeof(auth), "Authorization: Bearer %s", token);
+	explicit_bzero(token, sizeof(token));
 	curl = curl_easy_init();
-	if (!curl) {
+	hdrs = curl ? curl_slist_append(NULL, auth) : NULL;
+	explicit_bzero(auth, sizeof(auth));
+	if (!curl || !hdrs) {
+		if (curl) {
+			curl_easy_cleanup(curl);
+		}
 		return -ENOMEM;
 	}
+	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, hdrs);
 	curl_easy_setopt(curl, CURLOPT_URL, url);
 	curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, (long)timeout_ms);
 	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
@@ -90,5 +111,6 @@ int admin_get(const char *host, uint16_t port, const char *path, int timeout_ms,
 out:
 	free(b.data);
 	curl_easy_cleanup(curl);
+	curl_slist_free_all(hdrs);
 	return err;
 }

@@ -2,6 +2,7 @@
  * opts: the command line (see opts.h and `dsload --help`).
  */
 #include "perf/dsload/opts.h"
+#include "perf/dsload/admin.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -27,6 +28,7 @@ enum {
 	OPT_VM_IOPS,
 	OPT_RESVPORT,
 	OPT_ADMIN_PORT,
+	OPT_TOKEN_FILE,
 	OPT_BS,
 	OPT_READ_PCT,
 	OPT_RANDOM_PCT,
@@ -78,6 +80,7 @@ static const struct option opts_long[] = {
 	{ "vm-iops", required_argument, NULL, OPT_VM_IOPS },
 	{ "resvport", no_argument, NULL, OPT_RESVPORT },
 	{ "admin-port", required_argument, NULL, OPT_ADMIN_PORT },
+	{ "token-file", required_argument, NULL, OPT_TOKEN_FILE },
 	{ "bs", required_argument, NULL, OPT_BS },
 	{ "read-pct", required_argument, NULL, OPT_READ_PCT },
 	{ "random-pct", required_argument, NULL, OPT_RANDOM_PCT },
@@ -126,6 +129,8 @@ void opts_usage(FILE *out)
 	      "      --admin-port PORT      dsnfsd's admin endpoint: the "
 	      "server's "
 	      "view\n"
+	      "      --token-file FILE      its token (DSNFS_ADMIN_TOKEN_FILE; "
+	      "/var/lib/dsnfs/admin.token)\n"
 	      "fleet:\n"
 	      "  -H, --hosts N[,N..]        emulated hosts, 127.0.1.1 ... (1)\n"
 	      "  -D, --datastores LIST      names (ds1,ds2) or a count N = "
@@ -463,6 +468,10 @@ static int opts_one(struct dsload_opts *o, int c, const char *arg)
 		return opts_positive_seconds(arg, &o->spec.heartbeat_s);
 	case OPT_ADMIN_PORT:
 		return opts_port(arg, &o->admin_port);
+	case OPT_TOKEN_FILE:
+		/* argv outlives the run: kept by pointer */
+		admin_token_option(arg);
+		return 0;
 	case OPT_RESVPORT:
 		o->spec.resvport = true;
 		return 0;

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "perf/dsload/admin.h"
 #include "perf/dsload/report.h"
 
 #define PROFILE_PATH_MAX (2 * OPTS_PATH_MAX + 64)
@@ -318,6 +319,7 @@ static int profile_run_own(struct profile_ctx *c, const char *dir)
 		mkdir(state, 0700);
 		profile_server_argv_uncapped(&cfg, dsnfsd, state, c->ds_args,
 					     argv);
+		admin_token_server(state);
 		if (!profile_server_up(c, dsnfsd, argv, dir,
 				       "dsnfsd-uncapped.log", &sp)) {
 			profile_ceiling_run(c);
@@ -336,6 +338,7 @@ static int profile_run_own(struct profile_ctx *c, const char *dir)
 	argv[1] = "-c";
 	argv[2] = conf;
 	argv[3] = NULL;
+	admin_token_server(cfg.state_dir[0] ? cfg.state_dir : "var/state");
 	err = profile_server_up(c, dsnfsd, argv, dir, "dsnfsd-capped.log", &sp);
 	if (err) {
 		return err;

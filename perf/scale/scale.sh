@@ -79,8 +79,12 @@ start_dsnfsd() {
 	ADMP=$(port_of admin)
 }
 stop_dsnfsd() { bench_stop_pid "$DPID"; }
+# With the token dsnfsd made in its state dir (a header file, not argv).
 admin_get() {
-	bench_in_ns "$NS" curl -s --max-time 10 "http://127.0.0.1:$ADMP$1"
+	printf 'Authorization: Bearer %s\n' "$(cat "$BENCH_TMP/state/admin.token")" \
+		>"$BENCH_TMP/admin.hdr"
+	bench_in_ns "$NS" curl -s --max-time 10 -H @"$BENCH_TMP/admin.hdr" \
+		"http://127.0.0.1:$ADMP$1"
 }
 # calc EXPR: awk arithmetic, 3 decimals (bc is not installed everywhere).
 calc() { awk "BEGIN { printf \"%.3f\", $* }"; }
@@ -103,7 +107,7 @@ flows_run() {
 	sleep 1
 	idle0=$(kib "$DPID" VmRSS)
 	bench_bg "dsload-$tag" "$NS" "$BIN/dsload" run --portmap-port 111 \
-		--admin-port "$ADMP" -H "$h" -D "$d" --vms 1 --vmdks "$d" \
+		--admin-port "$ADMP" --token-file "$BENCH_TMP/state/admin.token" -H "$h" -D "$d" --vms 1 --vmdks "$d" \
 		--placement spread --threads 2 --vmdk-size 1m --bs 8k \
 		--read-pct 100,50,100 --random-pct 100 --iodepth 1 \
 		--stable unstable --commit-every 64 \

@@ -54,6 +54,7 @@ sampler=$!
 # Mixed traffic: 70 % reads, half random, 8 KiB blocks, every block
 # tagged and checked; FILE_SYNC and UNSTABLE+COMMIT alternate by phase.
 "$bin/dsload" run --portmap-port "$pmap_port" --admin-port "$admin_port" \
+	--token-file "$tmp/state/admin.token" \
 	-H "$hosts" -D "$datastores" --vmdks "$datastores" --placement spread \
 	--threads 2 --bs 8k --read-pct 70 --random-pct 50 --iodepth 4 \
 	--verify --ramp 5 --runtime "$seconds" --quiet \

@@ -81,7 +81,7 @@ echo "sequential write of a ${MIB} MiB disk through NFS, ${REQ_KIB} KiB requests
 echo "$(uname -r), $(nproc) cores, $(df -T "$dir" | awk 'NR==2 {print $2}') at $dir; $(uptime | sed 's/^ *//')"
 printf '%-7s %-17s %-14s %-14s %-7s %-13s %s\n' DS TYPE "ZEROING MiB/s" "POST MiB/s" RATIO "DISK CEILING" "AFTER THE 1ST PASS"
 zeroed() {
-	curl -s "http://127.0.0.1:$admin/metrics" |
+	lab_curl -s "http://127.0.0.1:$admin/metrics" |
 		awk -v ds="$1" '$1 ~ /^dsnfs_volume_zeroed_blocks_total/ && $1 ~ "\"" ds "\"" { print $2 }'
 }
 median() { tr ' ' '\n' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }

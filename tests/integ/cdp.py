@@ -1,5 +1,9 @@
 #!/usr/bin/python3
-"""cdp.py URL SECONDS SCREENSHOT.png [JS_EXPRESSION]
+"""cdp.py [--login TOKEN_FILE] URL SECONDS SCREENSHOT.png [JS_EXPRESSION]
+
+--login: URL is dsnfsd's login page: its form is filled with the token of
+TOKEN_FILE (through the DevTools protocol, never in a URL) and submitted,
+as an operator would; the page then is the dashboard, with its session.
 
 Loads URL in headless Chromium (Debian's `chromium`), talks to it over the
 DevTools protocol (python3-websocket) for SECONDS, saves a screenshot and
@@ -22,8 +26,12 @@ import websocket
 
 
 def main():
-    url, seconds, shot = sys.argv[1], float(sys.argv[2]), sys.argv[3]
-    expr = sys.argv[4] if len(sys.argv) > 4 else "null"
+    args = sys.argv[1:]
+    token_file = None
+    if args[:1] == ["--login"]:
+        token_file, args = args[1], args[2:]
+    url, seconds, shot = args[0], float(args[1]), args[2]
+    expr = args[3] if len(args) > 3 else "null"
     profile = tempfile.mkdtemp(prefix="dsnfs-chromium.")
     proc = subprocess.Popen(
         ["chromium", "--headless", "--no-sandbox", "--disable-gpu",
@@ -89,6 +97,21 @@ def main():
         for m in ("Runtime.enable", "Log.enable", "Page.enable"):
             call(m)
         call("Page.navigate", {"url": url})
+        if token_file:
+            with open(token_file) as f:
+                token = f.read().strip()
+            # The login form is there once the page has loaded.
+            for _ in range(50):
+                pump(time.time() + 0.2)
+                found = call("Runtime.evaluate", {
+                    "expression": "!!document.getElementById('token')",
+                    "returnByValue": True})
+                if found.get("result", {}).get("value"):
+                    break
+            call("Runtime.evaluate", {"expression": (
+                "document.getElementById('token').value = %s; "
+                "document.getElementById('login').submit();"
+                % json.dumps(token))})
         pump(time.time() + seconds)
         value = call("Runtime.evaluate", {"expression": expr,
                                           "returnByValue": True})

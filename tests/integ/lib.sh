@@ -19,6 +19,11 @@
 # nfs_url DS PATH          nfs:// URL with explicit ports (libnfs)
 # check DESCRIPTION CMD..  runs CMD, prints ok/FAIL, counts failures
 # ctl ARGS...              dsnfsctl against the admin endpoint of dsnfsd_start
+#                          (with its token: DSNFS_ADMIN_TOKEN_FILE, exported,
+#                          is $TEST_TMP/state/admin.token, which dsnfsctl
+#                          and dsload read)
+# acurl ARGS...            curl with the admin token (exported: usable in
+#                          bash -c); plain curl sends none
 # post PATH BODY           POSTs JSON to it: prints the status, the body goes
 #                          to $TEST_TMP/body
 # status_is GOT WANT       true when equal; else says the status and body
@@ -131,10 +136,20 @@ dsnfsd_stop() {
 	return $rc
 }
 
+# The token dsnfsd makes in the state dir of dsnfsd_start at its start.
+export DSNFS_ADMIN_TOKEN_FILE="$TEST_TMP/state/admin.token"
+
 ctl() { "$DSNFS_BIN/dsnfsctl" -s "127.0.0.1:$ADMIN_PORT" "$@"; }
 
+# The header comes from a pipe, not the command line: ps shows no token.
+acurl() {
+	curl -H @<(printf 'Authorization: Bearer %s\n' \
+		"$(cat "$DSNFS_ADMIN_TOKEN_FILE")") "$@"
+}
+export -f acurl
+
 post() {
-	curl -s -o "$TEST_TMP/body" -w '%{http_code}' \
+	acurl -s -o "$TEST_TMP/body" -w '%{http_code}' \
 		-H 'Content-Type: application/json' -d "$2" \
 		"http://127.0.0.1:$ADMIN_PORT$1"
 }

@@ -14,11 +14,11 @@ connection limit keyed by address.
 import json
 import os
 import socket
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import admintoken  # noqa: E402
 from nfs3wire import (MNT3_OK, MNT3ERR_ACCES, NFS3_OK, NFS3ERR_ACCES,  # noqa: E402
                       Checks, ConnectionClosed, MountClient, Nfs3Client,
                       Packer, RpcClient, addr_family)
@@ -152,11 +152,10 @@ def check_rules(ck, host, nfs_port, mount_port, ds2_allowed):
 
 
 def admin_get(admin_port, path):
-    """GET http://[::1]:ADMIN_PORT/path with curl (-g: no URL globbing of
-    the brackets) -> the decoded JSON."""
-    out = subprocess.run(["curl", "-gsf", "http://[::1]:%d/%s" % (admin_port, path)],
-                         check=True, capture_output=True, timeout=30).stdout
-    return json.loads(out)
+    """GET http://[::1]:ADMIN_PORT/path with the admin token -> the
+    decoded JSON."""
+    with admintoken.urlopen("http://[::1]:%d/%s" % (admin_port, path)) as r:
+        return json.load(r)
 
 
 def check_admin(ck, host, admin_port):

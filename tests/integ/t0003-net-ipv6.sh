@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # IPv6 end to end: dsnfsd on ::1, then on :: (dual stack), driven by
 # rpcinfo, libnfs and the raw-wire client (t0003-net-ipv6.py, which asks
-# the admin API with curl -g 'http://[::1]:PORT/...'): MOUNT,
+# the admin API over http://[::1]:PORT/ with its token): MOUNT,
 # NFS, the portmapper over TCP and UDP, the admin API, export rules with
 # IPv6 prefixes, root squash, `secure`, the per-address connection limit,
 # and the spelling of IPv6 peers in --trace lines, /hosts and /flows.

@@ -107,7 +107,12 @@ line=$(grep '^dsnfsd: listening' "$TEST_TMP/dsnfsd.out")
 echo "$line"
 NFS_PORT=$(echo "$line" | sed 's/.* nfs=\([0-9]*\).*/\1/')
 MOUNT_PORT=$(echo "$line" | sed 's/.* mount=\([0-9]*\).*/\1/')
+ADMIN_PORT=$(echo "$line" | sed 's/.* admin=\(-\{0,1\}[0-9]*\).*/\1/')
 check "the installed dsnfsd starts with the installed config" [ -n "$line" ]
+check "it made the admin token /var/lib/dsnfs/admin.token, 0600" \
+	[ "$(stat -c %a /var/lib/dsnfs/admin.token 2>/dev/null)" = 600 ]
+check "the installed dsnfsctl reads it there by default" bash -c \
+	"DSNFS_ADMIN_TOKEN_FILE= /usr/bin/dsnfsctl -s 127.0.0.1:$ADMIN_PORT volumes | grep -q '^ds1 '"
 wait $npid
 check "it tells NOTIFY_SOCKET READY=1 once listening" grep -q '^READY=1' "$TEST_TMP/notify.out"
 check "nfs-cp into the temporary datastore" nfs-cp "$TEST_TMP/f.txt" "$(nfs_url scratch f.txt)"

@@ -11,8 +11,7 @@ the NFS ones close, both loops hold none.
 """
 import sys
 import time
-import urllib.request
-
+import admintoken
 import nfs3wire
 
 MOUNT_PROG, MOUNT_VERS = 100005, 3
@@ -23,7 +22,7 @@ PAIRS = 8
 def loop_conns(admin_port):
     """{loop: connections} from /metrics."""
     url = "http://127.0.0.1:%d/metrics" % admin_port
-    text = urllib.request.urlopen(url, timeout=10).read().decode()
+    text = admintoken.urlopen(url, timeout=10).read().decode()
     out = {}
     for line in text.splitlines():
         if line.startswith('dsnfs_loop_connections{loop="'):

@@ -45,7 +45,7 @@ check "read back over NFS (libnfs) equals the source" bash -c \
 check "qemu-img compare of the disks" qemu-img compare -q "$ds1/src.vmdk" "$ds1/vm2/full.vmdk"
 check "holes kept: 4 RADOS objects of 4 MiB (12 MiB at 0, 100, 250 MiB)" alloc_is vm2/full.vmdk 16777216
 check "GET /operations lists it done at 100%" bash -c \
-	"curl -s $A/operations | python3 -c 'import json,sys; o=json.load(sys.stdin)[\"operations\"]; sys.exit(not any(x[\"target\"]==\"vm2/full.vmdk\" and x[\"state\"]==\"done\" and x[\"percent\"]==100 for x in o))'"
+	"acurl -s $A/operations | python3 -c 'import json,sys; o=json.load(sys.stdin)[\"operations\"]; sys.exit(not any(x[\"target\"]==\"vm2/full.vmdk\" and x[\"state\"]==\"done\" and x[\"percent\"]==100 for x in o))'"
 
 echo "linked and native"
 check "dsnfsctl vmdk clone --linked" ctl vmdk clone ds1 vm2/full.vmdk vm2/linked.vmdk --linked
@@ -65,11 +65,11 @@ python3 -c "import os,sys; os.setxattr(sys.argv[1], 'ceph.quota.max_bytes', b'83
 check "a clone past the folder's quota: 507" status_is "$(post /volumes/ds1/clones '{"source":"src.vmdk","target":"q/c.vmdk","mode":"full"}')" 202
 ctl operations >/dev/null
 for _ in $(seq 1 100); do
-	curl -s "$A/operations" | grep -q '"target": *"q/c.vmdk"[^}]*"state": *"running"' || break
+	acurl -s "$A/operations" | grep -q '"target": *"q/c.vmdk"[^}]*"state": *"running"' || break
 	sleep 0.1
 done
 check "its operation failed with 507" bash -c \
-	"curl -s $A/operations | python3 -c 'import json,sys; o=json.load(sys.stdin)[\"operations\"]; sys.exit(not any(x[\"target\"]==\"q/c.vmdk\" and x[\"state\"]==\"failed\" and x[\"status\"]==507 for x in o))'"
+	"acurl -s $A/operations | python3 -c 'import json,sys; o=json.load(sys.stdin)[\"operations\"]; sys.exit(not any(x[\"target\"]==\"q/c.vmdk\" and x[\"state\"]==\"failed\" and x[\"status\"]==507 for x in o))'"
 check "the partial target is removed" bash -c "[ -z \"\$(ls -A '$ds1/q')\" ]"
 check "the source is unchanged" qemu-img compare -q "$ds1/src.vmdk" "$ds1/vm2/full.vmdk"
 
@@ -110,11 +110,11 @@ nosnap_refused() {
 	local out
 	out=$(ctl snapshot create ds1 s2 2>&1) && return 1
 	echo "$out" | grep -q 'allow_new_snaps' || { echo "    $out"; return 1; }
-	curl -s "$A/operations" | python3 -c 'import json,sys; o=json.load(sys.stdin)["operations"]; sys.exit(not any(x["target"]=="s2" and x["state"]=="failed" and x["status"]==422 for x in o))'
+	acurl -s "$A/operations" | python3 -c 'import json,sys; o=json.load(sys.stdin)["operations"]; sys.exit(not any(x["target"]=="s2" and x["state"]=="failed" and x["status"]==422 for x in o))'
 }
 check "snapshots not allowed: the create fails with 422 and says how" nosnap_refused
 ceph -c "$CEPH_CONF" fs set cephfs allow_new_snaps true >/dev/null 2>&1
 check "nothing made" bash -c "[ ! -e '$ds1/.snap/s2' ]"
-check "delete again: 404" status_is "$(curl -s -o "$TEST_TMP/body" -w '%{http_code}' -X DELETE "$A/volumes/ds1/snapshots/s1")" 404
+check "delete again: 404" status_is "$(acurl -s -o "$TEST_TMP/body" -w '%{http_code}' -X DELETE "$A/volumes/ds1/snapshots/s1")" 404
 rm -f "$ds1/etc"
 test_done

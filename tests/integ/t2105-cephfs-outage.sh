@@ -67,7 +67,7 @@ check "the refusal says why" \
 	grep -q "mount: cephds: its cluster has not answered since start" \
 	"$TEST_TMP/dsnfsd.log"
 metric_up() {
-	curl -s "http://127.0.0.1:$ADMIN_PORT/metrics" |
+	acurl -s "http://127.0.0.1:$ADMIN_PORT/metrics" |
 		grep "^dsnfs_volume_up{volume=\"$1\"" | awk '{print $2}'
 }
 check "dsnfs_volume_up says cephds is down, ds2 up" \
@@ -90,7 +90,7 @@ check "cephds serves by itself within 30 s of the cluster" \
 check "the log says it serves again" \
 	grep -q "export: cephds: cephfs cluster .* answers after .* ms: serving" \
 	"$TEST_TMP/dsnfsd.log"
-check "dsnfs_volume_up says cephds is up" bash -c "[ \"\$(curl -s http://127.0.0.1:$ADMIN_PORT/metrics | grep '^dsnfs_volume_up{volume=\"cephds\"' | awk '{print \$2}')\" = 1 ]"
+check "dsnfs_volume_up says cephds is up" bash -c "[ \"\$(acurl -s http://127.0.0.1:$ADMIN_PORT/metrics | grep '^dsnfs_volume_up{volume=\"cephds\"' | awk '{print \$2}')\" = 1 ]"
 
 echo "cluster lost mid-run:"
 check "JUKEBOX during the outage, recovery, eviction, nothing lost" \

@@ -44,9 +44,9 @@ check "the clone is thin: holes kept (12 MiB allocated)" bash -c \
 check "the clone's blocks are its own (nothing shared on ext4)" bash -c \
 	"ctl() { '$DSNFS_BIN/dsnfsctl' -s 127.0.0.1:$ADMIN_PORT \"\$@\"; }; ctl --json vmdk stats ds1 vm2/full.vmdk | grep -q '\"shared_bytes\": 0'"
 check "GET /operations lists it as done" bash -c \
-	"curl -s $A/operations | python3 -c 'import json,sys; o=json.load(sys.stdin)[\"operations\"]; sys.exit(not any(x[\"target\"]==\"vm2/full.vmdk\" and x[\"state\"]==\"done\" and x[\"percent\"]==100 for x in o))'"
+	"acurl -s $A/operations | python3 -c 'import json,sys; o=json.load(sys.stdin)[\"operations\"]; sys.exit(not any(x[\"target\"]==\"vm2/full.vmdk\" and x[\"state\"]==\"done\" and x[\"percent\"]==100 for x in o))'"
 check "the API answers 202 with Location for a full clone" bash -c \
-	"curl -s -i -H 'Content-Type: application/json' -d '{\"source\":\"src.vmdk\",\"target\":\"f3.vmdk\",\"mode\":\"full\"}' $A/volumes/ds1/clones | grep -q '^Location: /operations/[1-9]'"
+	"acurl -s -i -H 'Content-Type: application/json' -d '{\"source\":\"src.vmdk\",\"target\":\"f3.vmdk\",\"mode\":\"full\"}' $A/volumes/ds1/clones | grep -q '^Location: /operations/[1-9]'"
 
 echo "linked clone"
 check "dsnfsctl vmdk clone --linked" ctl vmdk clone ds1 vm2/full.vmdk vm2/linked.vmdk --linked
@@ -106,7 +106,7 @@ id=$(python3 -c "import json; print(json.load(open('$TEST_TMP/body'))['id'])")
 c1=$(post /volumes/ds1/clones '{"source":"big.vmdk","target":"big3.vmdk","mode":"native"}')
 cp "$TEST_TMP/body" "$TEST_TMP/body1"
 c2=$(post /volumes/ds1/clones '{"source":"big2.vmdk","target":"big4.vmdk","mode":"full"}')
-state=$(curl -s "$A/operations/$id" | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')
+state=$(acurl -s "$A/operations/$id" | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')
 if [ "$state" = running ]; then
 	check "its source, while it runs: 409" status_is "$c1" 409
 	cp "$TEST_TMP/body1" "$TEST_TMP/body"
@@ -116,10 +116,10 @@ else
 	echo "  skip: the clone ended before the second request (state $state)"
 fi
 check "GET /operations/ID shows progress" bash -c \
-	"curl -s $A/operations/$id | grep -q '\"done_bytes\"'"
+	"acurl -s $A/operations/$id | grep -q '\"done_bytes\"'"
 check "dsnfsctl operations lists it" bash -c "'$DSNFS_BIN/dsnfsctl' -s 127.0.0.1:$ADMIN_PORT operations | grep -q 'big2.vmdk'"
 for _ in $(seq 1 300); do
-	state=$(curl -s "$A/operations/$id" | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')
+	state=$(acurl -s "$A/operations/$id" | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')
 	[ "$state" = running ] || break
 	sleep 0.1
 done
@@ -131,7 +131,7 @@ rm -f "$ds1"/big*
 echo "reserve space and extended statistics"
 "$DSNFS_BIN/dsvmdk" create -t thin -s 64M "$ds1/r.vmdk" >/dev/null
 printf 'x%.0s' $(seq 1 4096) | dd of="$ds1/r-flat.vmdk" bs=4096 seek=768 conv=notrunc status=none
-stat_of() { curl -s "$A/volumes/ds1/stats?path=$1" | python3 -c "import json,sys; d=json.load(sys.stdin); print(d['provisioning'], d['size_bytes'], d['nb'], d['tbz'])"; }
+stat_of() { acurl -s "$A/volumes/ds1/stats?path=$1" | python3 -c "import json,sys; d=json.load(sys.stdin); print(d['provisioning'], d['size_bytes'], d['nb'], d['tbz'])"; }
 check "stats of a thin disk: thin, 64 MiB, nb 1 tbz 0" [ "$(stat_of r.vmdk)" = "thin 67108864 1 0" ]
 check "dsnfsctl vmdk reserve --zeroedthick" ctl vmdk reserve ds1 r.vmdk --zeroedthick
 check "stats: zeroedthick, nb 64 tbz 63 (the written block stays)" [ "$(stat_of r.vmdk)" = "zeroedthick 67108864 64 63" ]
@@ -139,13 +139,13 @@ check "dsnfsctl vmdk reserve --eagerzeroedthick" ctl vmdk reserve ds1 r.vmdk --e
 check "stats: eagerzeroedthick, nb 64 tbz 0" [ "$(stat_of r.vmdk)" = "eagerzeroedthick 67108864 64 0" ]
 check "the data written before stays" bash -c "[ \$(dd if='$ds1/r-flat.vmdk' bs=4096 skip=768 count=1 status=none | tr -d x | wc -c) = 0 ]"
 check "dsnfsctl vmdk stats prints nb and tbz" bash -c "'$DSNFS_BIN/dsnfsctl' -s 127.0.0.1:$ADMIN_PORT vmdk stats ds1 r.vmdk | grep -q 'nb 64 tbz 0'"
-code=$(curl -s -o "$TEST_TMP/body" -w '%{http_code}' "$A/volumes/ds1/stats?path=notes.vmdk")
+code=$(acurl -s -o "$TEST_TMP/body" -w '%{http_code}' "$A/volumes/ds1/stats?path=notes.vmdk")
 check "stats of a file that is not a disk: 200, kind file" bash -c "[ $code = 200 ] && grep -q '\"kind\":\"file\"' '$TEST_TMP/body'"
-code=$(curl -s -o "$TEST_TMP/body" -w '%{http_code}' "$A/volumes/ds1/stats?path=o.vmdk")
+code=$(acurl -s -o "$TEST_TMP/body" -w '%{http_code}' "$A/volumes/ds1/stats?path=o.vmdk")
 check "stats of a symlink: 400" status_is "$code" 400
-code=$(curl -s -o "$TEST_TMP/body" -w '%{http_code}' "$A/volumes/ds1/stats?path=..%2Fds2")
+code=$(acurl -s -o "$TEST_TMP/body" -w '%{http_code}' "$A/volumes/ds1/stats?path=..%2Fds2")
 check "stats with ..: 400" status_is "$code" 400
-code=$(curl -s -o "$TEST_TMP/body" -w '%{http_code}' "$A/volumes/ds1/stats")
+code=$(acurl -s -o "$TEST_TMP/body" -w '%{http_code}' "$A/volumes/ds1/stats")
 check "stats without path: 400" status_is "$code" 400
 code=$(post /volumes/ds1/reserve '{"path":"r.vmdk","type":"thin"}')
 check "reserve of type thin: 400" status_is "$code" 400
@@ -179,7 +179,7 @@ if [ $tmpfs = 1 ]; then
 	check "  the partial target is removed" bash -c "[ ! -e '$ds2/t.vmdk' ] && [ ! -e '$ds2/t-flat.vmdk' ]"
 	check "  nothing else changed (files, source, usage)" bash -c \
 		"[ \"\$(ls '$ds2' | sort | tr '\n' ' ')\" = '$before' ] && [ \"\$(md5sum <'$ds2/s-flat.vmdk')\" = '$sum' ] && [ \$(df --output=used '$ds2' | tail -1) = $used ]"
-	code=$(curl -s -o "$TEST_TMP/body" -w '%{http_code}' "$A/operations")
+	code=$(acurl -s -o "$TEST_TMP/body" -w '%{http_code}' "$A/operations")
 	check "  the operation is failed with status 507" bash -c \
 		"grep -q '\"target\":\"t.vmdk\",\"state\":\"failed\"' '$TEST_TMP/body' && grep -q '\"status\":507' '$TEST_TMP/body'"
 else

@@ -28,7 +28,7 @@ ds1=$TEST_TMP/ds1
 dd if=/dev/urandom of="$ds1/src-flat.vmdk" bs=1M count=64 seek=8 conv=notrunc status=none
 sync
 sum=$(md5sum <"$ds1/src-flat.vmdk")
-shared() { curl -s "$A/volumes/ds1/stats?path=$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["shared_bytes"])'; }
+shared() { acurl -s "$A/volumes/ds1/stats?path=$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["shared_bytes"])'; }
 
 check "dsnfsctl vmdk clone --native" ctl vmdk clone ds1 src.vmdk nat.vmdk --native
 check "the clone shares its 64 MiB with the source" [ "$(shared nat.vmdk)" = $((64 << 20)) ]
@@ -48,7 +48,7 @@ check "a full clone on XFS (copy_file_range)" ctl vmdk clone ds1 src.vmdk full.v
 check "  reads the same over nfs://" qemu-img compare -q -f raw -F raw \
 	nfs://127.0.0.1/ds1/src-flat.vmdk nfs://127.0.0.1/ds1/full-flat.vmdk
 echo "    full clone on XFS: $(shared full.vmdk) bytes shared (the kernel's copy_file_range may reflink)"
-code=$(curl -s -o "$TEST_TMP/body" -w '%{http_code}' -H 'Content-Type: application/json' \
+code=$(acurl -s -o "$TEST_TMP/body" -w '%{http_code}' -H 'Content-Type: application/json' \
 	-d '{"source":"src.vmdk","target":"nat.vmdk","mode":"native"}' "$A/volumes/ds1/clones")
 check "native onto an existing target: 409" [ "$code" = 409 ]
 check "server exits cleanly" dsnfsd_stop

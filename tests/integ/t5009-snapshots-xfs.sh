@@ -62,7 +62,7 @@ check "dsnfsctl snapshot create ds1 s1" ctl snapshot create ds1 s1
 check "dsnfsctl snapshot list ds1 names it" bash -c "'$DSNFS_BIN/dsnfsctl' -s 127.0.0.1:$ADMIN_PORT snapshot list ds1 | grep -q '^s1 '"
 check "the snapshot holds the tree" bash -c "cmp -s '$ds1/keep.txt' '$ds1/.snapshot/s1/keep.txt' && cmp -s '$ds1/vm1/disk-flat.vmdk' '$ds1/.snapshot/s1/vm1/disk-flat.vmdk'"
 check "... its symlink as a symlink" bash -c "[ \"\$(readlink '$ds1/.snapshot/s1/link.vmdk')\" = vm1/disk.vmdk ]"
-shared=$(curl -s "$A/volumes/ds1/stats?path=vm1/disk.vmdk" | python3 -c 'import json,sys; print(json.load(sys.stdin)["shared_bytes"])')
+shared=$(acurl -s "$A/volumes/ds1/stats?path=vm1/disk.vmdk" | python3 -c 'import json,sys; print(json.load(sys.stdin)["shared_bytes"])')
 check "the live disk shares its 8 MiB with the snapshot" [ "$shared" = $((8 << 20)) ]
 check "the snapshot is immutable" bash -c "lsattr -d '$ds1/.snapshot/s1' | grep -q '^....i'"
 check "root cannot write it either" bash -c "! (echo x >>'$ds1/.snapshot/s1/keep.txt') 2>/dev/null"
@@ -72,7 +72,7 @@ for bad in 'a/b' '..' 'x..y' '.hidden' ''; do
 	code=$(post /volumes/ds1/snapshots "{\"name\":\"$bad\"}")
 	check "name '$bad': 400" [ "$code" = 400 ]
 done
-code=$(curl -s --path-as-is -o "$TEST_TMP/body" -w '%{http_code}' -X DELETE "$A/volumes/ds1/snapshots/..")
+code=$(acurl -s --path-as-is -o "$TEST_TMP/body" -w '%{http_code}' -X DELETE "$A/volumes/ds1/snapshots/..")
 check "DELETE .../snapshots/..: 400" [ "$code" = 400 ]
 code=$(post /volumes/ds2/snapshots '{"name":"s1"}')
 check "a datastore on ext4: 422" [ "$code" = 422 ]
@@ -174,7 +174,7 @@ check "  out of the manifest" bash -c "! grep -q '^s2 ' '$TEST_TMP/state/snapsho
 check "dsnfsctl snapshot delete ds1 s1" ctl snapshot delete ds1 s1
 check "... it is gone" bash -c "[ ! -e '$ds1/.snapshot/s1' ]"
 check "... and listed no more" bash -c "! '$DSNFS_BIN/dsnfsctl' -s 127.0.0.1:$ADMIN_PORT snapshot list ds1 | grep -q '^s1 '"
-code=$(curl -s -o "$TEST_TMP/body" -w '%{http_code}' -X DELETE "$A/volumes/ds1/snapshots/s1")
+code=$(acurl -s -o "$TEST_TMP/body" -w '%{http_code}' -X DELETE "$A/volumes/ds1/snapshots/s1")
 check "deleting it again: 404" [ "$code" = 404 ]
 check "server exits cleanly" dsnfsd_stop
 test_done

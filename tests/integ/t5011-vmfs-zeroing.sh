@@ -16,7 +16,7 @@ write_conf() {
 MIB=1048576
 # first_hole FILE OFF: SEEK_HOLE on the server's file.
 first_hole() { python3 -c 'import os,sys; fd=os.open(sys.argv[1], os.O_RDONLY); print(os.lseek(fd, int(sys.argv[2]), os.SEEK_HOLE))' "$TEST_TMP/ds3/$1" "$2"; }
-zeroed() { curl -s "http://127.0.0.1:$ADMIN_PORT/metrics" | awk '/^dsnfs_volume_zeroed_blocks_total\{volume="ds3"\}/ { print $2 }'; }
+zeroed() { acurl -s "http://127.0.0.1:$ADMIN_PORT/metrics" | awk '/^dsnfs_volume_zeroed_blocks_total\{volume="ds3"\}/ { print $2 }'; }
 
 write_conf true
 dsnfsd_start -c "$conf" || exit 1

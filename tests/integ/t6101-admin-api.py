@@ -8,14 +8,14 @@ counted, and its host under /hosts.
 import json
 import os
 import sys
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nfs3wire import Checks, MountClient, Nfs3Client  # noqa: E402
+import admintoken  # noqa: E402
 
 
 def get(port, path):
-    with urllib.request.urlopen("http://127.0.0.1:%d%s" % (port, path)) as r:
+    with admintoken.urlopen("http://127.0.0.1:%d%s" % (port, path)) as r:
         return json.load(r)
 
 

@@ -14,11 +14,11 @@ status() {
 	local args=(-s -o "$TEST_TMP/body" -w '%{http_code}' -X "$1")
 	[ $# -ge 3 ] && args+=(-H "Content-Type: ${4:-application/json}" \
 		--data-binary "$3")
-	curl "${args[@]}" "$(url "$2")"
+	acurl "${args[@]}" "$(url "$2")"
 }
 # json PATH EXPR: evaluates EXPR on the JSON at PATH (as d).
 json() {
-	curl -s "$(url "$1")" | python3 -c "import json,sys; d=json.load(sys.stdin); print($2)"
+	acurl -s "$(url "$1")" | python3 -c "import json,sys; d=json.load(sys.stdin); print($2)"
 }
 
 cat >"$TEST_TMP/admin.conf" <<CONF
@@ -66,20 +66,20 @@ check "dsnfsctl caps shows the scale as set, not rounded" \
 echo "-- errors"
 check "duplicate pool: 409" test "$(status POST /pools '{"name": "p2", "level": "ultra", "size_tib": 2}')" = 409
 check "a broken rule: 400 naming it" \
-	bash -c "test \"\$(curl -s -o $TEST_TMP/body -w '%{http_code}' -X PATCH -H 'Content-Type: application/json' --data-binary '{\"size_tib\": 0}' $(url /pools/p2))\" = 400 && grep -q 'below the 1 TiB minimum' $TEST_TMP/body"
+	bash -c "test \"\$(acurl -s -o $TEST_TMP/body -w '%{http_code}' -X PATCH -H 'Content-Type: application/json' --data-binary '{\"size_tib\": 0}' $(url /pools/p2))\" = 400 && grep -q 'below the 1 TiB minimum' $TEST_TMP/body"
 check "unknown field: 400" test "$(status PATCH /pools/p2 '{"colour": "red"}')" = 400
 check "malformed JSON: 400" test "$(status POST /pools '{"name": ')" = 400
 check "duplicate keys: 400" test "$(status PATCH /pools/p2 '{"size_tib": 3, "size_tib": 4}')" = 400
 check "not JSON: 415" test "$(status POST /pools '{}' application/x-www-form-urlencoded)" = 415
 check "PUT: 405" test "$(status PUT /pools '{}')" = 405
 check "405 says what is allowed" \
-	bash -c "curl -s -D - -o /dev/null -X PUT $(url /pools) | grep -qi '^Allow: GET, POST'"
+	bash -c "acurl -s -D - -o /dev/null -X PUT $(url /pools) | grep -qi '^Allow: GET, POST'"
 check "unknown pool: 404" test "$(status GET /pools/nope)" = 404
 check "unknown resource: 404" test "$(status GET /nope)" = 404
 check "a pool with volumes cannot go: 409" test "$(status DELETE /pools/p2)" = 409
 head -c 70000 /dev/zero | tr '\0' 'x' >"$TEST_TMP/big"
 check "a body over 64 KiB: 413" \
-	test "$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' --data-binary @"$TEST_TMP/big" "$(url /pools)")" = 413
+	test "$(acurl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' --data-binary @"$TEST_TMP/big" "$(url /pools)")" = 413
 check "dsnfsctl reports an error reply and fails" \
 	bash -c "$(declare -f ctl); ADMIN_PORT=$ADMIN_PORT DSNFS_BIN=$DSNFS_BIN ctl pool set nope --size 2 2>&1 >/dev/null | grep -q \"404: pool 'nope' does not exist\"; test \${PIPESTATUS[0]} -eq 1"
 check "dsnfsctl without a server fails" \
@@ -106,7 +106,7 @@ check "dsnfsctl alarms shows it" \
 sleep 1.2 # another scan: still raised, not logged again
 check "the alarm is logged once" \
 	test "$(grep -c 'ds1: overallocation 200.0% of its 1024.0 GiB quota crossed the 150% alarm threshold' "$TEST_TMP/dsnfsd.log")" -eq 1
-curl -s -D "$TEST_TMP/mh" -o "$TEST_TMP/metrics" "$(url /metrics)"
+acurl -s -D "$TEST_TMP/mh" -o "$TEST_TMP/metrics" "$(url /metrics)"
 check "/metrics is text format 0.0.4" \
 	grep -qi '^Content-Type: text/plain; version=0.0.4' "$TEST_TMP/mh"
 check "/metrics parses strictly" python3 -B "$here/promparse.py" "$TEST_TMP/metrics"

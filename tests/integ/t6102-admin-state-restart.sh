@@ -13,7 +13,7 @@ state=$TEST_TMP/state
 ledger=$state/capacity.ledger
 url() { echo "http://127.0.0.1:$ADMIN_PORT$1"; }
 json() {
-	curl -s "$(url "$1")" | python3 -c "import json,sys; d=json.load(sys.stdin); print($2)"
+	acurl -s "$(url "$1")" | python3 -c "import json,sys; d=json.load(sys.stdin); print($2)"
 }
 events() { "$DSNFS_BIN/dsnfsctl" ledger --ledger "$ledger"; }
 write_conf() { # QUOTA_OF_DS1

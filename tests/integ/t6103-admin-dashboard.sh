@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The dashboard at GET / of the admin port, in headless Chromium (cdp.py):
 # the page, its script and Chart.js (from libjs-chart.js) are served by
-# dsnfsd; while dsload runs against a datastore in a pool, the page logs no
+# dsnfsd; without a session / is the login form, which Chromium fills with
+# the token of admin.token and submits (the token in no URL), and the page
+# then polls the API with its session cookie; while dsload runs against a
+# datastore in a pool, the page logs no
 # console error or exception and its charts get points with traffic in
 # them.  The screenshot stays in BUILD/dashboard.png.  The example Grafana
 # dashboard in etc/ names only metrics /metrics has.
@@ -23,11 +26,13 @@ ctl volume create ds1 --pool gold --quota 100GiB >/dev/null
 check "ds1 is in pool gold (limit 6.25 MiB/s)" eval 'ctl volumes | grep -q "^ds1 *gold"'
 
 type_of() { curl -s -o /dev/null -w '%{http_code} %{content_type}' "http://$ADMIN$1"; }
-check "GET / is the page" [ "$(type_of /)" = "200 text/html; charset=utf-8" ]
+check "GET / is a page (the login form without a session)" [ "$(type_of /)" = "200 text/html; charset=utf-8" ]
+check "... the login form, not the dashboard" bash -c "curl -s 'http://$ADMIN/' | grep -q 'action=\"/login\"'"
 check "GET /dashboard.js" [ "$(type_of /dashboard.js)" = "200 text/javascript; charset=utf-8" ]
 check "GET /chart.js is Debian's Chart.js" eval \
 	'curl -s "http://$ADMIN/chart.js" | cmp -s - /usr/share/javascript/chart.js/chart.min.js'
-check "the API still answers beside it" eval 'curl -sf "http://$ADMIN/volumes" | grep -q "\"ds1\""'
+check "the API still answers beside it" eval 'acurl -sf "http://$ADMIN/volumes" | grep -q "\"ds1\""'
+check "... and not without the token" [ "$(curl -s -o /dev/null -w '%{http_code}' "http://$ADMIN/volumes")" = 401 ]
 
 "$DSNFS_BIN/dsload" --nfs-port "$NFS_PORT" --mount-port "$MOUNT_PORT" -D ds1 \
 	-H 2 --bs 64k --ramp 0 --runtime 60 --quiet >"$TEST_TMP/dsload.out" 2>&1 &
@@ -40,10 +45,10 @@ expr+='datasets: Chart.getChart(c) ? Chart.getChart(c).data.datasets.map(d => d.
 expr+='volumes: document.querySelectorAll("#t-volumes tr").length - 1, '
 expr+='flows: document.querySelectorAll("#t-flows tr").length - 1, '
 expr+='status: document.getElementById("status").textContent})'
-/usr/bin/python3 tests/integ/cdp.py "http://$ADMIN/" 9 "$SHOT" "$expr" >"$TEST_TMP/cdp.json" 2>"$TEST_TMP/cdp.err"
+/usr/bin/python3 tests/integ/cdp.py --login "$DSNFS_ADMIN_TOKEN_FILE" "http://$ADMIN/" 9 "$SHOT" "$expr" >"$TEST_TMP/cdp.json" 2>"$TEST_TMP/cdp.err"
 rc=$?
 # /metrics while the hosts are connected (for the Grafana check below).
-curl -s "http://$ADMIN/metrics" >"$TEST_TMP/metrics"
+acurl -s "http://$ADMIN/metrics" >"$TEST_TMP/metrics"
 # Enough traffic seen: end dsload (by its pid).
 kill $lpid 2>/dev/null
 wait $lpid 2>/dev/null

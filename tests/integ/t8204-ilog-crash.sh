@@ -31,7 +31,7 @@ fh = c.lookup(root, "f").object
 sys.exit(c.write(fh, 0, b"x" * 8192, stable=FILE_SYNC).status != NFS3_OK or
          c.write(fh, 0, b"y" * 65536, stable=FILE_SYNC).status != NFS3_OK)
 ' "$(dirname "$0")" "$NFS_PORT" "$MOUNT_PORT"
-metric() { curl -s "http://127.0.0.1:$ADMIN_PORT/metrics" | awk -v m="$1{log=\"$TEST_TMP/c/intent.log\"}" '$1 == m { print $2 }'; }
+metric() { acurl -s "http://127.0.0.1:$ADMIN_PORT/metrics" | awk -v m="$1{log=\"$TEST_TMP/c/intent.log\"}" '$1 == m { print $2 }'; }
 check "records on /metrics" [ "$(metric dsnfs_intent_log_records_total)" -ge 1 ]
 check "flushes on /metrics" [ "$(metric dsnfs_intent_log_flushes_total)" -ge 1 ]
 check "checkpoints on /metrics" [ -n "$(metric dsnfs_intent_log_checkpoints_total)" ]

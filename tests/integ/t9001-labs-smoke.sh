@@ -202,6 +202,8 @@ doc_heredoc "cat > /tmp/lab/pools.conf <<'EOF'" indented | sed "s|/tmp/lab/|$T/l
 check "pools.conf is in the page" has "$T/pools.conf" '^throughput_mibps = 8$'
 mkdir -p "$T/lab6/ds1" "$T/lab6/ds2" "$T/lab6/state"
 srv_start l6 -c "$T/pools.conf" || exit 1
+# As the page says: the token of the lab's state dir.
+export DSNFS_ADMIN_TOKEN_FILE=$T/lab6/state/admin.token
 ctl() { "$BIN/dsnfsctl" "$@" 2>&1; }
 ctl volumes >"$T/volumes.txt"
 cat "$T/volumes.txt"
@@ -222,7 +224,7 @@ done
 ctl flows
 check "/flows: 2 hosts x 2 datastores = 4 flows" [ "$nflows" -ge 4 ]
 wait $load
-curl -s localhost:8049/metrics >"$T/metrics.txt"
+acurl -s localhost:8049/metrics >"$T/metrics.txt"
 check "/metrics parses strictly" python3 tests/integ/promparse.py "$T/metrics.txt"
 check "/metrics: ds1's limit, 4 MiB/s" has "$T/metrics.txt" \
 	'^dsnfs_volume_throughput_limit_bytes_per_second\{volume="ds1"\} 4194304$'

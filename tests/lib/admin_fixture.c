@@ -83,6 +83,7 @@ struct admin_fixture *admin_fixture_new(void)
 	fx->api.ctx.exports = &fx->table;
 	fx->api.ctx.usage = fixture_usage;
 	fx->api.ctx.cb_arg = fx;
+	fx->api.ctx.state_dir = fx->dir; /* admin_start() makes the token */
 	admin_config_default(&fx->api.ctx.config);
 	assert_int_equal(admin__alarms_new(&fx->api.ctx, &fx->api.alarms), 0);
 	return fx;

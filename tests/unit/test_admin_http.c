@@ -1,9 +1,13 @@
 /*
  * test_admin_http: the admin endpoint over real loopback sockets
  * (nfsd/admin/http.c, libmicrohttpd): status lines, headers, a body past
- * ADMIN_BODY_MAX_BYTES refused with 413, bad addresses and ports in use.
+ * ADMIN_BODY_MAX_BYTES refused with 413, bad addresses and ports in use,
+ * and the refusals of auth.c as HTTP sends them: 421 for a foreign Host,
+ * 401 with WWW-Authenticate without the token, 403 cross-origin.  A head
+ * written with "Host: x" is sent with the endpoint's Host and the token.
  */
 #include "tests/lib/admin_fixture.h"
+#include "nfsd/admin/auth.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -26,10 +30,13 @@ struct http_fixture {
 	int port;
 };
 
+/* The token admin_start() made in the fixture's directory. */
+static char test_token[ADMIN_TOKEN_HEX_LEN + 1];
+
 static int setup(void **state)
 {
 	struct http_fixture *h = calloc(1, sizeof(*h));
-	char err[300];
+	char err[300], path[128];
 
 	assert_non_null(h);
 	h->fx = admin_fixture_new();
@@ -37,6 +44,9 @@ static int setup(void **state)
 				     &h->adm, err, sizeof(err)),
 			 0);
 	assert_true(h->port > 0);
+	snprintf(path, sizeof(path), "%s/" ADMIN_TOKEN_FILE_NAME, h->fx->dir);
+	assert_int_equal(admin_token_read(path, test_token, err, sizeof(err)),
+			 0);
 	*state = h;
 	return 0;
 }
@@ -69,11 +79,19 @@ static char *http(int port, const char *head, const char *body, size_t body_len)
 {
 	static const char xs[4096] = { [0 ... 4095] = 'x' };
 	size_t cap = 65536, len = 0;
-	char *out = malloc(cap);
+	char *out = malloc(cap), full[2048];
+	const char *x = strstr(head, "Host: x\r\n");
 	int fd = connect_to(port);
 	ssize_t n;
 
 	assert_non_null(out);
+	if (x) {
+		snprintf(full, sizeof(full),
+			 "%.*sHost: 127.0.0.1\r\nAuthorization: Bearer "
+			 "%s\r\n%s",
+			 (int)(x - head), head, test_token, x + 9);
+		head = full;
+	}
 	assert_int_equal(send(fd, head, strlen(head), MSG_NOSIGNAL),
 			 (ssize_t)strlen(head));
 	for (size_t sent = 0; sent < body_len; sent += (size_t)n) {
@@ -222,10 +240,57 @@ static void test_ipv6_listen_is_dual_stack(void **state)
 	assert_int_equal(admin_start(&h->fx->api.ctx, "::ffff:127.0.0.1", 0,
 				     &port, &v6, err, sizeof(err)),
 			 0);
-	out = http(port, "GET /hosts HTTP/1.0\r\n\r\n", NULL, 0);
+	out = http(port, "GET /hosts HTTP/1.0\r\nHost: x\r\n\r\n", NULL, 0);
 	assert_has(out, " 200 ");
 	free(out);
 	admin_stop(v6);
+}
+
+/* The walls of auth.c over a socket: nothing of the API without them. */
+static void test_refusals_over_http(void **state)
+{
+	static const char body[] =
+		"{\"name\": \"p9\", \"level\": \"ultra\", \"size_tib\": 2}";
+	struct http_fixture *h = *state;
+	char head[512], *r;
+
+	r = http(h->port,
+		 "GET /pools HTTP/1.1\r\nHost: evil.example\r\n"
+		 "Connection: close\r\n\r\n",
+		 NULL, 0);
+	assert_has(r, "HTTP/1.1 421 ");
+	assert_has(r, "is not this endpoint's");
+	free(r);
+	r = http(h->port,
+		 "GET /pools HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+		 "Connection: close\r\n\r\n",
+		 NULL, 0);
+	assert_has(r, "HTTP/1.1 401 ");
+	assert_has(r, "WWW-Authenticate: Bearer");
+	assert_has(r, "{\"error\":\"no credential");
+	free(r);
+	/* A body of a refused request is not read: no 413, no handler. */
+	snprintf(head, sizeof(head),
+		 "POST /pools HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+		 "Connection: close\r\nContent-Type: application/json\r\n"
+		 "Content-Length: %zu\r\n\r\n",
+		 strlen(body));
+	r = http(h->port, head, body, strlen(body));
+	assert_has(r, "HTTP/1.1 401 ");
+	free(r);
+	assert_int_equal(
+		admin_fixture_call(h->fx, "GET", "/pools/p9", NULL, NULL), 404);
+	r = http(h->port,
+		 "GET /pools HTTP/1.1\r\nHost: x\r\nOrigin: http://evil.example"
+		 "\r\nConnection: close\r\n\r\n",
+		 NULL, 0);
+	assert_has(r, "HTTP/1.1 403 ");
+	free(r);
+	r = http(h->port,
+		 "GET /pools HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+		 NULL, 0);
+	assert_has(r, "HTTP/1.1 200 ");
+	free(r);
 }
 
 int main(void)
@@ -242,6 +307,8 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(test_ipv6_listen_is_dual_stack,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refusals_over_http, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

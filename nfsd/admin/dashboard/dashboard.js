@@ -22,7 +22,11 @@ const state = {
 function el(id) { return document.getElementById(id); }
 
 async function getJSON(path) {
-	const r = await fetch(path, { cache: "no-store" });
+	// Same-origin: the session cookie of POST /login goes with it.
+	const r = await fetch(path, { cache: "no-store", credentials: "same-origin" });
+	if (r.status === 401) {
+		throw new Error("the session ended: reload the page to log in again");
+	}
 	if (!r.ok) {
 		throw new Error(path + ": HTTP " + r.status);
 	}
