@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # dsnfs: one entry point.  make | make run | make test | make deps | make fuzz
 #
 # Sources are found by wildcard, so adding a file to a module needs no edit

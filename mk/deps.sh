@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Installs the Debian packages in mk/packages.txt that are missing.
 # --quiet: say nothing when all are present (used by every `make`).
 set -eu

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # perf/lablib.sh: what the `make lab-*` scripts share (sourced, bash).
 #
 # lab_dsnfsd_start BIN DIR [ARGS...]  starts BIN/dsnfsd on 127.0.0.1 with

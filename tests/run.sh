@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs the whole suite: unit tests, integration tests, then each fuzz target
 # briefly.  Usage: tests/run.sh [--unit-only] BUILD_DIR [FUZZ_BUILD_DIR]
 # Ends with one line "N passed, N failed" and exits non-zero on a failure.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * vmdk/chain.c: opening a disk.  Reads its descriptor (a text file, the one
  * embedded in a monolithicSparse file, or none for a bare KDMV / COWD

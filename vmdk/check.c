@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * vmdk/check.c: consistency check of a disk and its chain, like
  * `qemu-img check`.  Opening already validates descriptors, headers, grain

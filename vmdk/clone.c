@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * vmdk/clone.c: full clones (and conversions), linked clones, snapshots and
  * consolidation.  A full clone walks the source's block status through its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * vmdk/cowd.c: ESX vmfsSparse redo logs (the COWD format of ESX 3-6 snapshot
  * deltas: a 2048-byte header, a grain directory, 4096-entry grain tables

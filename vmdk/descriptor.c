@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * vmdk/descriptor.c: the descriptor grammar (VMware "Virtual Disk Format
  * 5.0", "The Descriptor File"): header lines `key=value` (version, CID,

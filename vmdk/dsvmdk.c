@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * dsvmdk: the command-line face of vmdk/.  Parses argv, calls the library,
  * prints.  One function per subcommand, joined by one table; the library

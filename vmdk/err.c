@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * vmdk/err.c: the errbuf convention of vmdk/.  The library never logs; a call
  * whose failure needs words writes them into the caller's buffer, naming the

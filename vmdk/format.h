@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vmdk/format.h: the on-disk structures of the VMDK formats we read and
  * write, packed and little endian, with the caps that bound every length read

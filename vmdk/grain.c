@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * vmdk/grain.c: the two-level map of sparse extents, common to hosted
  * sparse (KDMV), ESX redo logs (COWD) and ESXi seSparse deltas: a grain

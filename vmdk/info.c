@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * vmdk/info.c: what `dsvmdk info` shows of one disk of a chain: its
  * descriptor (createType, CIDs, parent, geometry), its extents, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * vmdk/io.c: every file access of vmdk/.  The POSIX implementation of
  * struct vmdk_io_ops, and the helpers the rest of the library calls: they

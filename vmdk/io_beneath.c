@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * vmdk/io_beneath.c: a struct vmdk_io confined to one directory tree.  The
  * library names files by path (a descriptor's directory joined with the

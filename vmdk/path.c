@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * vmdk/path.c: the file names of a disk.  Extent files and parents are named
  * relative to the directory of the descriptor that names them (VMware

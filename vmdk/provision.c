@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * vmdk/provision.c: provisioning on the backing file, the way VMware shows
  * it.  thin = a sparse flat file; zeroedthick (lazy zeroed) = space reserved

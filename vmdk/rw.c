@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * vmdk/rw.c: reads, writes and block status through the extents and the
  * delta chain.  A sparse extent's unallocated grains read from the parent

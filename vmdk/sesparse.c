@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * vmdk/sesparse.c: ESXi space-efficient sparse deltas (seSparse, the
  * snapshot format ESXi 6.5 and later writes for disks over 2 TiB and on

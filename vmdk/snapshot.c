@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * vmdk/snapshot.c: snapshots and their consolidation.  A snapshot is a
  * linked clone named after its parent ("disk-000001.vmdk", ESXi's naming);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * vmdk/sparse.c: hosted sparse extents (KDMV; VMware "Virtual Disk Format
  * 5.0", "Hosted Sparse Extent Header"): the one function that converts and

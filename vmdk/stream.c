@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * vmdk/stream.c: the compressed grains of streamOptimized extents (VMware
  * "Virtual Disk Format 5.0", "Stream-Optimized Compressed Sparse Extents"),

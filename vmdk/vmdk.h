@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vmdk: VMware virtual disks.  Opens a disk by its descriptor (a text
  * `disk.vmdk`, or a monolithic sparse file with an embedded descriptor),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vmdk_int.h: declarations shared inside vmdk/ only.  The descriptor model
  * (descriptor.c), the grain map common to KDMV and COWD extents (grain.c),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * admin: dsnfsd's admin and metrics endpoint, HTTP/1.1 on a loopback port
  * of its own (libmicrohttpd, one internal thread; JSON through jansson).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * admin_int: the admin module's own declarations.  The layers, bottom up:
  * buf.c (text), scan.c and alarms.c (thin provisioning), view.c (one

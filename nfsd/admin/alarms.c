@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * alarms: the thin-provisioning alarms of every datastore.  A thread scans
  * the datastores' directories (scan.c) every alarm_interval_s; each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * api: routes a request to its resource's handler (the replies are
  * reply.c's, what the handlers ask of the server ctx.c's).  A path is

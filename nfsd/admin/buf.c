@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * buf: the growing text buffer replies are built in.  The first failure
  * sticks, so writers append freely and check once.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * changes: the /changes resource, what the admin API changed over the
  * config (nfsd/overlay/overlay.h): GET shows the overlay that is laid

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * config: the [admin] section of dsnfsd.conf, the thresholds of the
  * thin-provisioning alarms.  (The endpoint's address and port are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * ctx: what the API asks of the server it serves: a copy of the pool
  * registry's state, and new limits made effective (the server's hook, or

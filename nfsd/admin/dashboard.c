@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * dashboard: the live page of the admin endpoint.  GET / is
  * nfsd/admin/dashboard/index.html, GET /dashboard.js its script, both

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * http: the admin endpoint's HTTP server, libmicrohttpd with a thread per
  * connection (at most HTTP_CONNECTIONS_MAX; poll: dsnfsd's descriptors

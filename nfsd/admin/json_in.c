@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * json_in: request bodies into plain structs, strictly: one object, no
  * duplicate or unknown keys, each value of its one type and in its type's

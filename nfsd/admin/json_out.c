@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * json_out: the JSON shapes of the admin API's resources (docs/admin-api.md,
  * "Resources").  Sizes are bytes, rates bytes/s unless the key names

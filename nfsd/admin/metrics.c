@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * metrics: GET /metrics, the Prometheus text exposition format 0.0.4
  * (prometheus.io/docs/instrumenting/exposition_formats): per family one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * ops: the admin API's long operations (storage-side clones, Reserve
  * Space) and GET /operations.  The HTTP server has one thread, so an

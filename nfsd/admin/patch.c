@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * patch: a change of several fields as one.  The registry checks every
  * operation on its own and some valid end states can be reached only in

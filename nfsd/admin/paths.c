@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * paths: what the storage-side operations (vaai.c, stats.c) share about
  * the files a request names: the live datastore, a relative path checked

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * pools: the /pools resource.  GET lists or shows pools with what their
  * volumes take of them; POST creates one, PATCH changes its size, service

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * reply: how a handler's result becomes a reply: a JSON document, an
  * {"error"} with its status, a text body, or none; and a registry error

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * resource: the replies every collection shares: the list, one item, and
  * the item after a change (with the new limits applied first).

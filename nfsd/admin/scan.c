@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * scan: what a datastore's directory holds, for the thin-provisioning
  * alarms.  ESXi keeps a VM's disk on an NFS datastore as a descriptor

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * snapshots: native datastore snapshots through the admin API (snap.h):
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * stats: Extended Statistics of one file of a datastore (GET
  * /volumes/NAME/stats?path=P): a disk's logical size, provisioning,

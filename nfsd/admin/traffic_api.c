@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * traffic_api: the read-mostly resources: /flows and /hosts (the traffic
  * counters and effective caps), /caps (the [traffic] caps and scale, which

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * vaai: the VAAI-NAS primitives that change a datastore, storage-side,
  * through the admin API: Full File Clone and Fast File Clone (POST

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * view: one picture of the server for a GET: the registry's state and
  * limits, the traffic counters, the alarms, and the list of volumes, which

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * volumes: the /volumes resource.  A volume is a datastore: the exported
  * ones are listed whether they are in a pool or not.  POST puts a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * base: the two macros the house rules allow everywhere
  * (docs/architecture.md, "Comments and logging").

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * errbuf: the one formatter of the errbuf convention (errbuf.h), shared by
  * the modules that explain their refusals (pool, admin).

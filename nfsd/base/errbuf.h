@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * errbuf: the convention of the functions that explain a refusal: the
  * caller passes `char *errbuf, size_t errlen` (errbuf may be NULL) and gets

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * fileio: the state files' I/O (fileio.h).  Files here are small (a ledger
  * of at most a few MiB, a JSON document), so a whole-file read grows one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fileio: whole-file reads, full writes and directory syncs for the small
  * state files dsnfsd keeps in its state_dir (the capacity ledger, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * log: formats one line per message and writes it to stderr with a single
  * write(2), so lines from worker threads never interleave.

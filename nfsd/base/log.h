@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * log: the one place dsnfsd's messages go (stderr, or syslog later).
  * One shape: "component: subject: what happened[: why]".  Levels:

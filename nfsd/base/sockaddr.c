@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * sockaddr: inet_ntop() and the v4-mapped rule, once; and the one parser of
  * the addresses the config names (listen).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sockaddr: the one place client addresses are turned into text and keys.
  * An IPv4 client arriving on a dual-stack socket as ::ffff:a.b.c.d is the

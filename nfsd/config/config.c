@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * config: parses dsnfsd.conf with libinih and the -e NAME=DIR option into
  * struct config.  Every error names the file, the line and the key.

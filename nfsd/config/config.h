@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * config: the config file and command line -> struct config.  The file is
  * INI (parsed by libinih):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * api: one call of the admin API for a dsnfsctl command: the request body
  * as JSON, the reply parsed, an error reply turned into one line on stderr

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * bill: `dsnfsctl bill`, the explained bill of a period from a ledger file
  * and a price list, offline (billing.h).  One line per pool and period of

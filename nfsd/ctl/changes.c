@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * changes: `dsnfsctl changes` shows what the admin API changed over the
  * config (GET /changes: the overlay dsnfsd keeps in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ctl: dsnfsctl's subcommands.  Each one is a function that parses its own
  * arguments (argv[0] is the subcommand's name) and returns the exit status:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * dsnfsctl: the command line tool for dsnfs operators.  Global options
  * come first, then a subcommand from the table below; everything after

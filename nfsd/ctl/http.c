@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * http: dsnfsctl's HTTP/1.1 client for the admin endpoint, a plain socket:
  * one request with "Connection: close", the reply read to the end of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * items: the course that the admin API's collections share in dsnfsctl:
  * `dsnfsctl pools|volumes|flows|...` lists one, and `dsnfsctl pool|volume

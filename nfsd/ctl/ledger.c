@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * ledger: `dsnfsctl ledger`, the capacity ledger as text, one event a
  * line, and the ledger reading shared with `dsnfsctl bill`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * operations: `dsnfsctl operations [ID]` (GET /operations, the admin
  * API's long operations with their progress), and the wait that the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * pools: `dsnfsctl pools` and `dsnfsctl pool create|set|show|delete`,
  * over the admin API's /pools (README.md, "Admin API").

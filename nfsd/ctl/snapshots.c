@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * snapshots: `dsnfsctl snapshot create|list|delete|restore DATASTORE
  * [NAME]`, the datastore snapshots of the admin API

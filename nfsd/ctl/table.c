@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * table: dsnfsctl's readable output: aligned columns under a header, and
  * the units sizes and rates are shown in.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * traffic: the read-mostly commands over the admin API: `flows`, `hosts`,
  * `alarms`, `caps` (and `caps set`, live changes of the [traffic] caps),

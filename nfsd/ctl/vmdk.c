@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * vmdk: `dsnfsctl vmdk clone|reserve|stats`, the VAAI-NAS primitives run
  * by dsnfsd on a datastore (README.md, "Admin API": /volumes/NAME/clones,

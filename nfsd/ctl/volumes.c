@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * volumes: `dsnfsctl volumes` and `dsnfsctl volume create|set|show|delete`,
  * over the admin API's /volumes (README.md, "Admin API").

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * export: lookups in the export table, CIDR client checks, and the lock
  * and publication rules that let a SIGHUP change the table while calls

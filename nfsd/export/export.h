@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * export: the table of datastores this server exports, and who may use
  * them.  An export is a path ("/ds1"), a store, and a client list of CIDR

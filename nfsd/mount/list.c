@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * list: the mount service object and its mount list (RFC 1813 5.2.2 DUMP,
  * 5.2.3 UMNT, 5.2.4 UMNTALL).  The list is an array grown by doubling up

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mount: the MOUNT version 3 service (RFC 1813 section 5).  MNT hands out
  * the root handle of an export to the clients its rules allow and records

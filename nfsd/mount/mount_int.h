@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mount_int: what the files of nfsd/mount/ share: the service object and
  * its mount list (list.c), used by the procedures (procs.c).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * procs: the procedures of MOUNT version 3 (RFC 1813 5.2: NULL, MNT, DUMP,
  * UMNT, UMNTALL, EXPORT), their table and their --trace summaries.  MNT

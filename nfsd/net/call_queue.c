@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * call_queue: admission of the calls of one TCP connection through the
  * traffic model (traffic.h; docs/architecture.md, "How a call flows",

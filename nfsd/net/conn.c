@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * conn: one TCP connection on one worker loop.  It owns its input (record
  * reassembly) and its output queue.  Back-pressure: when too many requests

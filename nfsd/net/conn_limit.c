@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * conn_limit: connection limits, in total and per client address, so that
  * a host opening connections in a loop cannot use up the server's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * conn_out: writing a conn's output queue (net_int.h, struct conn_out):
  * whole replies, each a head, an optional payload from a buffer or a file

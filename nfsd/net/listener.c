@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * listener: TCP and UDP sockets on the main loop.  A TCP accept goes to
  * the worker holding the fewest live connections of its listener

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * loop: the worker threads, one libev loop each.  Other threads reach a
  * worker only through its locked hand-off queues and its ev_async: new

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * net: the event loops.  One main loop (listeners, signals) and N worker
  * loops, one per thread (libev).  An accepted connection is handed to one

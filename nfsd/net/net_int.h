@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * net_int: what the net module's files share and nothing outside uses.
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * access: who may do what to a file, from its mode bits and the caller's
  * squashed credentials (RFC 1813 3.3.4 ACCESS, 4.4 permission issues).

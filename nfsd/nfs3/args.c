@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * args: argument decoders that differ from the generated ones.
  *

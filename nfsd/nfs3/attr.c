@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * attr: store attributes -> fattr3, post_op_attr, pre_op_attr and
  * wcc_data, and sattr3 -> store_sattr (RFC 1813 2.5, 2.6: weak cache

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * charge: what an NFSv3 call costs in the traffic model (traffic.h), named
  * before its handler runs so that it can wait in its flow's queue.  Every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * fh: from an nfs_fh3 on the wire to a checked, resolved file (RFC 1813
  * 2.3.3, 4.1).  Every call goes through here: the handle is ours, its

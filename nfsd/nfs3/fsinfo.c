@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * fsinfo: FSSTAT, FSINFO and PATHCONF (RFC 1813 3.3.18 to 3.3.20): what a
  * datastore holds and what the server accepts.  FSSTAT of a datastore

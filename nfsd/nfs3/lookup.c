@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * lookup: the procedures that read or set one file's attributes or find
  * it by name: GETATTR, SETATTR, LOOKUP, ACCESS, READLINK (RFC 1813 3.3.1

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * name: the rules for file names from the wire (RFC 1813 2.5 filename3,
  * 3.3.3 LOOKUP).  The RFC leaves empty names and names with '/' open; we

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nfs3: the NFS version 3 service (RFC 1813 section 3, all 22 procedures).
  * The service is a procedure table for rpc/dispatch plus the state the

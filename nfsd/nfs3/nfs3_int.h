@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nfs3_int.h: declarations shared by the files of nfsd/nfs3 and nowhere
  * else (tests include it to reach the handlers through the table).  The

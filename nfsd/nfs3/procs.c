@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * procs: the NFSv3 procedure table (RFC 1813 3.3.0 to 3.3.21, one row per
  * procedure, indexed by its number) and the service's start-up: defaults

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * readdir: READDIR and READDIRPLUS (RFC 1813 3.3.16, 3.3.17).  Directory
  * scans block, so both run through request_defer().  A page holds what

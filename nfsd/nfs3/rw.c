@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * rw: READ, WRITE and COMMIT (RFC 1813 3.3.6, 3.3.7, 3.3.21).  READ and
  * UNSTABLE writes run on the loop; DATA_SYNC and FILE_SYNC writes and

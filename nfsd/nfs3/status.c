@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * status: the one place a negative errno becomes an nfsstat3 (RFC 1813
  * 2.6).  Store ops return errno values plus the NFS-specific STORE_E*

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * trace: one-line summaries of NFSv3 arguments and results for --trace
  * (rpc_trace_fn).  The dispatcher prints "EXPORT:HINT" before them, where

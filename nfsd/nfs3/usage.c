@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * usage: keeps a datastore's allocation figure (quota.h) up to date from
  * the calls that change it, and refuses a WRITE that would pass the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * codec: the overlay as JSON (jansson), and back, strictly and within
  * stated bounds: the file is ours, but a torn disk, an editor or a bad

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * file: STATE_DIR/admin-state.json on disk.  Read whole, within
  * OVERLAY_FILE_MAX_BYTES; replaced atomically (write PATH.tmp, fsync,

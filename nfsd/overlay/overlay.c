@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * overlay: the difference between the config's state and the live one
  * (overlay_diff), and that difference laid over a config again

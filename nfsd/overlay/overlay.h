@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * overlay: what the admin API changed over the config, kept across
  * restarts (docs/admin-api.md, docs/pools.md section 5).

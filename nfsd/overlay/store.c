@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * store: the server's overlay: the config's state it is taken over, the
  * overlay as last recorded and the text last written, behind the lock

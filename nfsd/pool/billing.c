@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * billing: turns the ledger's events into explained bill lines.  Each pool's
  * life is cut at its events into periods of constant state; each period,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * billing: what a period costs, as a pure function of the capacity ledger's
  * events, a price list and the period [from, to).  A pool costs its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * config: the pool keys of dsnfsd.conf ([pool NAME] sections, and the
  * pool, quota and throughput_mibps keys of [datastore NAME]) into a plain

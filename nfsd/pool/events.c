@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * events: the life cycle of a pool as the ledger tells it.  Replay turns
  * events into the pools alive after them; diff turns two pool lists into the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * isotime: the UTC timestamps of bills and ledgers, ISO 8601 in and out.
  * Only UTC: a bill's period means the same wherever it is printed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * ledger: the capacity ledger's file (format in ledger.h): replay on open
  * with torn-tail recovery, fsync'd appends, and the in-memory copy of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ledger: the append-only, durable record of capacity events (a pool
  * created, resized, its level or purchased throughput changed, deleted),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * level: the service levels and what they turn into: a pool's throughput,
  * and a volume's throughput limit under auto or manual QoS (Azure NetApp

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pool: capacity pools, service levels and the QoS rules of a cloud file
  * service, modelled on Azure NetApp Files (docs/pools.md).  A pool has a

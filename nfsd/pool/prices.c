@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * prices: the price list (etc/prices.conf, INI through libinih) as exact
  * integers of 1e-12 currency.  Decimal text is converted digit by digit,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * qos: the rules a pool state must keep, each refusal naming the rule it
  * breaks (Azure NetApp Files: "Service levels", "Performance considerations",

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * registry: the live pools and volumes behind one mutex.  Every operation
  * edits a scratch copy, checks every rule on it (qos.c), writes the capacity

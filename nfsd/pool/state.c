@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * state: lookups in a plain struct pool_state, and the effective limits it
  * implies.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * portmap: the portmapper, PMAP version 2 (RFC 1833 section 3).  When no
  * rpcbind runs on the host, dsnfsd answers program 100000 itself from a

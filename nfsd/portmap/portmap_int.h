@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * portmap_int: what the files of nfsd/portmap/ share: the registry
  * (registry.c) as the procedures (procs.c) see it.

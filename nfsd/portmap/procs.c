@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * procs: the procedures of the built-in portmapper, PMAP version 2 (RFC
  * 1833 3: NULL, SET, UNSET, GETPORT, DUMP), their table and their --trace

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * registry: the mappings of the built-in portmapper (RFC 1833 3: SET,
  * UNSET, GETPORT, DUMP), a fixed array under a mutex: a handful of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * rpcb: the built-in portmapper's rpcbind versions 3 and 4 (RFC 1833 2:
  * NULL, GETADDR, DUMP; version 4 GETVERSADDR), the versions that carry a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * rpcbind: talking to the host's own portmapper when one runs (RFC 1833
  * 3).  portmap_rpcbind_probe() finds it with a NULL call bounded in time;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * xdr_cstring: peeks at the length word, decodes with xdr_string(), and
  * compares the two lengths.

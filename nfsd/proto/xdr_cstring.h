@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * xdr_cstring: xdr_string() for names and paths that are used as C
  * strings.  The generated xdr_string() keeps the bytes after a NUL, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * xdr_empty: the XDR routine of void (see xdr_empty.h).
  */

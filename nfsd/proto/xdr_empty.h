@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * xdr_empty: the XDR routine of "void" arguments and results (RFC 4506
  * 4.16) with the signature of the generated routines, for procedure tables

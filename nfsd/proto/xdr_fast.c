@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * xdr_fast: the READ reply in two parts.  xdr_READ3res() would copy up to
  * 1 MiB of file data into the reply buffer (88% of dsnfsd's user-space

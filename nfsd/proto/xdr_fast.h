@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * xdr_fast: hand-written replacements for generated XDR routines where the
  * generated one costs too much (docs/architecture.md, "Generated XDR").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * files: the per-inode allocation records of a datastore's quota, by
  * inode number: a chained hash table that doubles as it fills.  Not

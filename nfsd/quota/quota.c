@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * quota: the running figures of one datastore (quota.h).  A reservation
  * is taken with a compare-and-swap on reserved_bytes against the used

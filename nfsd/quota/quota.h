@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * quota: what one datastore has allocated, against its quota (the
  * volume's quota of its capacity pool, pool.h).  The figure is the bytes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * quota_int: what the quota module's files share: the used figure
  * (quota.c), which the scan (scan.c) adds to.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * scan: the allocated bytes under a datastore's directory, walked once
  * with fts(3) (physical: symlinks are not followed; one filesystem), each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * scan_store: the allocated bytes of a datastore counted through its
  * store's ops (readdir, lookup, getattr's used_bytes), for a backend whose

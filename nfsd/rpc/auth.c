@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * auth: decodes AUTH_SYS credentials (RFC 5531 appendix A):
  *   stamp, machinename<255>, uid, gid, gids<16>.

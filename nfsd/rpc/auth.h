@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * auth: the credentials of a call (RFC 5531 8, appendix A: AUTH_SYS).
  * dsnfsd accepts AUTH_NONE and AUTH_SYS; anything else is AUTH_BADCRED /

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * call: one RPC call in flight as dispatch and its transport see it (the
  * handler sees only its struct request, rpc/request.h), the transport's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * dispatch: one call in, one reply out (RFC 5531 9 and 10).  The order of
  * checks follows the RFC: RPC version, credentials, program, version,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dispatch: turns one decoded RPC call into one reply (RFC 5531 9, 10): the
  * transports' and the server's side of a call.  Programs register a table

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * drc: a chained hash table of entries plus an LRU list of the finished
  * ones.  In-progress entries are never evicted (their reply is coming);

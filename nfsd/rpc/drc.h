@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * drc: the duplicate request cache.  A client that loses its connection
  * retransmits every call it has no reply for, often on a new connection

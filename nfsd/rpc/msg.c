@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * msg: encodes and decodes ONC RPC message headers (RFC 5531 9) by hand.
  * The header is a handful of 32-bit words; walking them with bounds checks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * msg: ONC RPC call and reply headers (RFC 5531 9).  Pure: decodes a call
  * header from a record and encodes reply headers into a buffer; shared by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * pool: size-classed free lists of one loop, no locks.  A block is a
  * struct rpc_buf_hdr followed by the caller's bytes; a free block links to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pool: one event loop's caches of buffers, so that a request in steady
  * state costs no malloc (no per-request heap allocation on the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * record: reassembles RPC records from their fragments (RFC 5531 11,
  * "Record Marking Standard").  Every length comes from the peer, so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * record: ONC RPC record marking over a byte stream (RFC 5531 11).  Pure:
  * bytes in, whole records out; it knows nothing of sockets, so a test can

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * request: what a handler may do with its call (rpc/request.h), over the
  * state dispatch keeps beside it (struct rpc_call, rpc/call.h).  Each is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * request: what a program's procedures see of one RPC call, and all they may
  * do with it.  A program registers a table of procedures (struct

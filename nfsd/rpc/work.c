@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * work: a plain FIFO of requests under one mutex and condition variable.
  * Blocking work is rare next to the loop's own work (syncs, directory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * work: the threads that run blocking work (fsync, fdatasync, directory
  * scans) off the event loops.  A call handed here runs its work

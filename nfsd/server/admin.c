@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * admin: the admin and metrics endpoint of a running dsnfsd
  * (admin.h), given the server's registry, traffic model and datastores,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * exports: the export table of a running dsnfsd.  At start every
  * [datastore NAME] becomes an export; at SIGHUP the table follows the new

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * fcache: the descriptor budget of the exports' open-file caches.
  * Every cached file holds one or two descriptors (store.h), every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * dsnfsd: argv, config, signals, the main loop; nothing else.  SIGTERM and
  * SIGINT stop the server; SIGHUP reads the config again and swaps in its

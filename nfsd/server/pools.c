@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * pools: the capacity side of a running dsnfsd (docs/pools.md,
  * section 5): the config keys of the pool and traffic modules, the pool

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * recovery: opens, in the background, the cephfs datastores whose cluster
  * did not answer at start, and publishes each once its cluster answers, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * reload: a SIGHUP's new config taken live (server_reconfigure, server.h):
  * new datastores opened, the pools and caps of the new config with the

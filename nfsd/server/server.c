@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * server: assembly and teardown of a running dsnfsd.  Order matters on the
  * way down: stop listening and the loops first, then the blocking-work

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * server: puts dsnfsd together from a struct config: the datastores and
  * their export table, the NFS, MOUNT and portmapper programs, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * server_int: struct server, shared by the files of nfsd/server/ alone:
  * server.c (assembly and teardown), reload.c (a SIGHUP's config),

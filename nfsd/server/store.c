@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * store: a datastore's store opened from its [datastore NAME] section, for
  * the export table at start and at SIGHUP (exports.c) and for the retries

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * snap: datastore snapshots by name (snap.h): the hidden area, a probe
  * that the file system shares blocks, snapshots made under a temporary

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * snap: native datastore snapshots (docs/admin-api.md), as ANF offers them: a
  * snapshot is a copy-on-write copy of the datastore's whole tree, made by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * snap_int: the snap module's own declarations: the tree walks of tree.c
  * that snap.c runs.  Each takes directory descriptors (borrowed) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * tree: the walks behind snapshots, on directory descriptors only (never
  * a path below the root, never a symlink followed): clone a tree with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * cephfs: opens a datastore on a CephFS directory (the mount, the handle
  * key of the state directory (cephfs_key.c), the root object) and holds the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cephfs: the CephFS backend of a datastore (store/cephfs*.c): a directory
  * of a CephFS, reached through libcephfs's low-level (ceph_ll_*) calls.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * cephfs_dir: READDIR of the cephfs backend (RFC 1813 3.3.16; READDIRPLUS
  * builds on it), through ceph_ll_opendir / ceph_readdir_r.  Each call opens

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * cephfs_guard: the ops table of the cephfs backend.  Each op that may
  * reach the cluster runs between store__cephfs_call_enter() and _leave()

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * cephfs_health: whether a cephfs datastore's cluster answers, and how many
  * work threads its calls may hold.  Every op of the store passes through

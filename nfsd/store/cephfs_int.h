@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cephfs_int: what the files of the cephfs backend share.  cephfs.c mounts
  * and owns the store, cephfs_obj.c its objects (one per inode, cached with

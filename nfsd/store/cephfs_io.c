@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * cephfs_io: READ, WRITE and COMMIT of the cephfs backend (RFC 1813 3.3.6,
  * 3.3.7, 3.3.21) through the object's open file (ceph_ll_read,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * cephfs_ns: LOOKUP and the namespace ops of the cephfs backend: CREATE,
  * MKDIR, SYMLINK, MKNOD, REMOVE, RMDIR, RENAME and LINK (RFC 1813 3.3.3,

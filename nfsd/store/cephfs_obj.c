@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * cephfs_obj: the objects of the cephfs backend, one per inode, with their
  * handle, and the cache that keeps the recently used ones (and the open

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * cephfs_restore: reverts a cephfs datastore to one of its snapshots.
  * CephFS has no rollback, so the snapshot (read-only, "/.snap/NAME") is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * cephfs_snap: native snapshots of a cephfs datastore (store/store_tree.h)
  * with CephFS's own: a snapshot of the directory served is a mkdir in its

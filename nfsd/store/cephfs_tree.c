@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * cephfs_tree: the storage-side operations' file I/O on a cephfs
  * datastore (store/store_tree.h): vmdk/'s io table over this backend's

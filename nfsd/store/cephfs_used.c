@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * cephfs_used: the bytes a file of the cephfs backend holds.  CephFS
  * reports st_blocks from the size (a 2 TiB thin VMDK would count as 2 TiB

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * convert: what both backends turn from the system's terms into the
  * store's: a file type from st_mode, a MKNOD's type into the mode and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * fcache: a bounded cache of resolved objects, keyed by the bytes of their
  * wire handle, so that resolving a handle costs a hash lookup instead of an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * fdio: the one place nfsd/store loops over short reads and writes.
  * pread(2)/pwrite(2) may move fewer bytes than asked (a signal, a full

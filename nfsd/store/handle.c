@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * handle: our NFSv3 file handle (RFC 1813 2.3.3, nfs_fh3, at most
  * STORE_FH_MAX = 56 bytes because ESXi refuses longer ones), built around

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * ilog: the intent log's writer and flushes (group commit; ilog.h has the
  * protocol).  One mutex guards the state; the batch writes, the fsyncs of

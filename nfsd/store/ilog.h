@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ilog: the intent log of stable writes, the store module's
  * internal side; the server's calls are in store_open.h (store_ilog_open,

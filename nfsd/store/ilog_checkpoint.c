@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * ilog_checkpoint: the intent log's checkpoints (ilog.h): at half the
  * ring, every checkpoint_ms, or when a caller needs one (a full ring, a

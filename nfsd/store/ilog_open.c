@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * ilog_open: opening the intent log (ilog.h): read its superblock, replay
  * what follows the last checkpoint (ilog_replay.c), make a new file when

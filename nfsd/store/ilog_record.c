@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * ilog_record: the on-disk format of the intent log (ilog.h), bytes in and
  * bytes out; nothing here touches a file, so the fuzz target feeds it

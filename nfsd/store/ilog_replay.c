@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * ilog_replay: brings the files up to date from the intent log at start
  * (ilog.h).  Records after the checkpoint are written again to their files,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * local: the datastore backend for a directory of the server's disk: its
  * open and close, handle resolution, LOOKUP (RFC 1813 3.3.3) and the ops

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * local: the local-directory backend of a datastore (store/local*.c).  Only
  * store/store_open.c and the store's own tests name it: the server reaches

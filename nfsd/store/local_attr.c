@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * local_attr: attributes of the local backend: GETATTR, SETATTR, READLINK
  * and FSSTAT (RFC 1813 3.3.1, 3.3.2, 3.3.5, 3.3.18).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * local_dir: READDIR of the local backend (RFC 1813 3.3.16; READDIRPLUS
  * builds on it).  Each call opens its own descriptor of the directory

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * local_fd: the local backend's opens when the process is out of
  * descriptors.  Every cached file holds one or two, so the export's own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * local_io: READ, WRITE and COMMIT of the local backend (RFC 1813 3.3.6,
  * 3.3.7, 3.3.21) on the object's read/write descriptor (see obj.c).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * local_ns: the namespace ops of the local backend: CREATE, MKDIR,
  * SYMLINK, MKNOD, REMOVE, RMDIR, RENAME and LINK (RFC 1813 3.3.8 - 3.3.15),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * local_sync: namespace and attribute changes made durable before the
  * reply.  RFC 1813 (section 4, "Synchronous modifying operations" and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * local_tree: the storage-side operations of a local datastore
  * (store/store_tree.h): vmdk_io_beneath on the store's directory, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * obj: one resolved file of the local backend, shared by reference count
  * between the fcache and the requests using it.  An object holds an O_PATH

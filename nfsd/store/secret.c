@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * secret: the keys that sign file handles (see handle.c), kept in files of
  * the state directory so that handles stay valid across restarts.  A key

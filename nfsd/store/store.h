@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * store: the backend interface of a datastore.  A datastore (= one export =
  * one volume) is a `struct store` whose ops table reaches files only through

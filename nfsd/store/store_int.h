@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * store_int: declarations shared by the files of nfsd/store/ and their unit
  * tests only.  handle.c turns kernel file handles into our signed wire

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * store_open: the one place that turns a datastore's backend name into the
  * backend's open function; everything after that goes through the ops

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * store_open: how the server opens, and closes, the store of a datastore
  * without knowing its backend (store/local*.c or store/cephfs*.c), and the

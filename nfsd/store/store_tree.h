@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * store_tree: what the storage-side operations of a datastore (the admin
  * API's VAAI clones, Reserve Space, Extended Statistics, native

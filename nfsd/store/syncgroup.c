@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * syncgroup: one sync round for many stable writers of a file (see
  * syncgroup.h for the protocol and the error rule).  Rounds are numbered;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * syncgroup: group commit for the stable writes and COMMITs of one open
  * file.  ESXi keeps many FILE_SYNC writes in flight per VMDK; each used to

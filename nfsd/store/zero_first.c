@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * store/zero_first.c: VMFS's zeroing on first write, for a datastore with
  * zero_on_first_write.  VMFS hands a thin disk a 1 MiB block on its first

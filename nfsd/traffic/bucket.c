@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * bucket: token bucket arithmetic (bucket.h).  All in 128-bit integers:
  * rate x elapsed nanoseconds cannot overflow for any 64-bit rate over any

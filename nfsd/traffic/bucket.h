@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bucket: a token bucket on an injected monotonic clock (nanoseconds), the
  * building block of every traffic limit.  Tokens are bytes or operations.

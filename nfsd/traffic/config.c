@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * config: the [traffic] section of dsnfsd.conf into struct traffic_caps.
  * Rates are written as published (MiB/s, IOPS); scale shrinks them all.

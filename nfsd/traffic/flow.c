@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * flow: one connection x one datastore, its FIFO queue, and the admission
  * of its requests through flow -> host -> volume -> pool.  Called by the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * req: a call as the traffic model sees it (traffic.h): its kind and the
  * bytes it pays for, which the RPC layer's charge hook names

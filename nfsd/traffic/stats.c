@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * stats: a snapshot of every flow, host, volume and pool, for /metrics and
  * the admin API.  Counters are relaxed atomics: each value is exact, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * traffic: the shared objects of the admission hierarchy (hosts, volumes,
  * pools), their life times, and the live changes of their limits and of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * traffic: admission of requests through a hierarchy of token buckets,
  * flow -> host -> volume -> pool (docs/architecture.md, "How a call flows";

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * traffic_int: the objects behind traffic.h, shared by traffic.c (setup,
  * live changes), flow.c (admission) and stats.c.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Abuse resistance, measured: a well-behaved client (dsload,
 # 8 KiB random reads, 1 host x 1 datastore) alone, then the same client
 # while perf/abuse/abusers.py holds 1,000 idle connections, runs 8 clients

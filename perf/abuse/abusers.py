@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The abusers of perf/abuse/abuse.sh, all at once, for SECONDS:
 1,000 idle connections held open, 8 clients that pipeline READ calls and
 never read a reply, and a loop that opens and closes connections (10,000

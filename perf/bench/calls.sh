@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # perf/bench/calls.sh BUILD_DIR [BUILD_DIR...]: user-space instructions
 # per call of each dsnfsd build, side by side, counted by callgrind (so
 # other work on the machine changes nothing but the time it takes).  Each

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # perf/bench/ceph.sh [BUILD_DIR]: dsnfsd on CephFS against nfs-ganesha with
 # FSAL_CEPH, on one one-node cluster (tests/ceph/cluster.sh), same client
 # (dsload), in one run; and librados itself (rados bench) beside them, so

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The dsload half of perf/bench/run.sh (sourced by it, bash): the four
 # corners at each flow count, caps off, against both servers alternately.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # perf/bench/ilog.sh [BUILD_DIR]: stable writes with the intent log on,
 # side by side in one run (docs/bench.md, "Intent log"), against
 #   off       dsnfsd as before: pwrite + fsync per stable WRITE (group

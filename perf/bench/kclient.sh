@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # perf/bench/kclient.sh [BUILD_DIR]: the Linux kernel client (the kclient
 # guest, tests/kclient) running fio against dsnfsd with its intent log,
 # dsnfsd without it, and nfs-ganesha, side by side in one run.  `make

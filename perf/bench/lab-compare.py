@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Compares profile.csv files of `make lab` runs (quiet, then loaded):
 each row's role, target, ratio and residual per run, and the largest
 relative spread of its ratio between the runs.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # make lab on a busy machine: stress-ng --cpu N (LOADED_CPUS, 8: a load
 # of about 10 on two cores, as on a shared box) runs beside the whole
 # profile, ceiling included, and is stopped by its PID afterwards.

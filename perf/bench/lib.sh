@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Shared helpers of perf/bench/run.sh and perf/bench/profile.sh (sourced,
 # bash).  Everything started here is recorded in BENCH_PIDS and stopped by
 # PID in bench_cleanup (TERM, then KILL after 10 s), newest first.

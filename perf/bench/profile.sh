@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # perf/bench/profile.sh [BUILD_DIR]: where dsnfsd spends its time under the
 # two loads the fast path is judged by, driven by qemu-img bench over
 # nfs:// in a loopback-only network namespace (as run.sh does):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * rpcping: the RPC round-trip ceiling of the benchmark (perf/bench/run.sh).
  *

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # perf/bench/run.sh [BUILD_DIR]: dsnfsd against nfs-ganesha, side by side,
 # on loopback, with the same clients and the same data; the loopback
 # ceiling measured in the same run.  `make bench` runs it.  Needs root.

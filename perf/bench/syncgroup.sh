@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # perf/bench/syncgroup.sh [BUILD_DIR]: group commit on against off, side by
 # side in one run (docs/bench.md, "Group commit").  One emulated ESXi host, one VMDK,
 # random FILE_SYNC writes with BENCH_SYNC_IODEPTH in flight: dsnfsd with

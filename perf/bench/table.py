@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """perf/bench/table.py RESULTS.tsv: the tables of perf/bench/run.sh.
 
 Reads the raw results (one line per run, written by run.sh) and prints two

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # perf/clones/lab.sh [BIN_DIR] - `make lab-clones`: a full clone made by
 # the storage (POST /volumes/ds1/clones, mode full: copy_file_range in
 # dsnfsd) against the same clone made by a client over NFS (qemu-img

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # perf/clones/reads.sh [BIN_DIR] - `make lab-clone-reads`: 8 KiB random
 # reads at depth 16 through NFS on three clones of one disk
 # (docs/published.md section 3: linked clones lose about 65% on

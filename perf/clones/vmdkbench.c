@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * vmdkbench: random reads of a virtual disk as a hypervisor host does them
  * over NFS: the host, not the server, walks the disk's VMDK chain (a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * admin: HTTP GET with libcurl's easy interface (see admin.h).  One easy
  * handle per request: a few requests per phase, so reuse buys nothing.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * admin: a GET from dsnfsd's admin endpoint (docs/admin-api.md), through
  * libcurl.  Used between phases and at the edges of a measured window, on

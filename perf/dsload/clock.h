@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * clock: the monotonic clock in nanoseconds, the one time base of dsload
  * (latencies, phase windows, timeouts).

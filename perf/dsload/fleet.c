@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * fleet: builds the emulated fleet, runs its phases on one thread per
  * event loop and gathers what they measured (see fleet.h).  The caller's

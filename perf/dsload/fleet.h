@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fleet: the emulated ESXi fleet.  H hosts, each with its own loopback
  * source address (127.0.1.N, N = host index + 1), mount every datastore

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fleet_int.h: the fleet's moving parts, shared by fleet.c (threads and
  * phases), host.c (ports, mounts, connections, timers), vdisk.c (VMDKs

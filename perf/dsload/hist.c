@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * hist: log-linear latency histogram (see hist.h for the error bound).
  * Bucket index: values below 2^SUB_BITS map to themselves; a value whose

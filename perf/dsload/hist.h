@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hist: a latency histogram in the manner of HdrHistogram, log-linear and
  * of fixed size.  Values (nanoseconds) below 2^LAT_HIST_SUB_BITS are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * host: one emulated ESXi host.  It has its own source address, asks the
  * portmapper for the MOUNT and NFS ports (RFC 1833 3, GETPORT), mounts

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * iogen: offsets and read/write choices for one job (see iogen.h).  The
  * generator is xorshift64* (Vigna, "An experimental exploration of

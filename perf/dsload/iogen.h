@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * iogen: the I/O sequence of one job (one VMDK), as fio draws it: each I/O
  * is a read with probability read_pct % (fio rwmixread) and goes to a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * job: the I/O engine of one VMDK during a phase, a libev state machine in
  * the manner of fio's: it keeps iodepth READs and WRITEs on the wire

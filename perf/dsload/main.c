@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * dsload: an emulated fleet of ESXi hosts driving NFSv3 datastores
  * (docs/dsload.md).  main parses argv and hands over to a command.

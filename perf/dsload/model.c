@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * model: a fleet shape through the capacities of its VMs, flows, hosts
  * and volumes (max-min fair, by progressive filling), and the fit of the

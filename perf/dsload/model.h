@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * model: the traffic model of a published profile as a function of the
  * fleet's shape, and its fit to the published table (docs/pools.md,

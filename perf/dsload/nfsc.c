@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * nfsc: client-side encoding and decoding of NFSv3 (RFC 1813 3.3), MOUNT
  * v3 (RFC 1813 5.2) and portmapper (RFC 1833 3) calls with the generated

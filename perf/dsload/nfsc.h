@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nfsc: NFSv3, MOUNT v3 and portmapper calls from the client side,
  * encoded and decoded with the generated XDR (the .x files of nfsd/proto),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * opts: the command line (see opts.h and `dsload --help`).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * opts: dsload's command line into struct dsload_opts.  One option table
  * serves the three commands (run, sweep, profile); list-valued options

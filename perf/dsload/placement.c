@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * placement: the three placement policies (see placement.h), as the
  * AVS / ANF tests place VMDKs: all on one datastore, spread round-robin,

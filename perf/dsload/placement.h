@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * placement: which datastore each VMDK of the emulated fleet lives on.
  * VMs are numbered across the fleet (VM v of host h is h * vms + v).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * plot: one gnuplot script per chart, drawn to PNG and SVG (plot.h).
  */

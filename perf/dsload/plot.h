@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plot: charts drawn by gnuplot (Debian's gnuplot-nox, mk/packages.txt).
  * A caller writes the data and the body of a script (the plot commands

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * pmapq: a blocking portmapper GETPORT over TCP (RFC 1833 3; RFC 5531 for
  * the call and reply headers and record marking).  The call is 60 bytes

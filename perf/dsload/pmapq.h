@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pmapq: one portmapper GETPORT (RFC 1833 3, PMAPPROC_GETPORT, version 2)
  * over TCP, blocking, bounded by a timeout.  dsload asks through it again

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * profile: the runner of a published profile (see profile.h).  With a
  * server config: fits the model, starts an uncapped dsnfsd on the

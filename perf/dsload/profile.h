@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * profile: a published profile, a table of scenarios (fleet shape,
  * workload, published figure, baseline and published ratio), read from

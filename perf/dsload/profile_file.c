@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * profile_file: the profile file format (see perf/profiles/anf-avs.ini),
  * parsed with libinih:

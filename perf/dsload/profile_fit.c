@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * profile_fit: a profile's scenarios as the model's points, the fit of
  * the model to the scenarios the profile names, and the dsnfsd config

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * profile_int: the state of one `dsload profile` run, shared by its
  * runner (profile.c) and its report (profile_report.c: the fit, the

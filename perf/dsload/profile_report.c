@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * profile_report: what a profile run prints and writes (profile_int.h):
  * the fit, one table row per scenario (fitted or predicted, measured and

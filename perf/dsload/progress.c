@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * progress: formatting of the once-a-second line (see progress.h).
  */

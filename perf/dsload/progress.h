@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * progress: the live line dsload prints on stderr once a second, from
  * the loops' published totals: the last second's IOPS, MiB/s and mean

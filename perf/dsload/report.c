@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * report: the text summary (see report.h), modelled on fio's: one block
  * per phase, a header naming the workload and the fleet, then a table

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report: what a phase measured, for people (a fio-like summary), for
  * programs (JSON through jansson) and for spreadsheets (CSV).  Every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * report_out: the machine-readable forms of a phase (see report.h): JSON
  * through jansson and CSV, with the same rows as the text summary.

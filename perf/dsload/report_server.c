@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * report_server: the server's view of a phase (srvview.h) in the text,
  * JSON and CSV reports, beside the client's (see report.h).

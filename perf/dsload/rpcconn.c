@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * rpcconn: an RPC client connection on a libev loop (see rpcconn.h).  Calls are
  * queued by rpcconn_submit() and written by one ev_prepare pass per loop

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rpcconn: one ONC RPC client connection over TCP on a libev loop, as an
  * ESXi host keeps one per datastore.  It binds the emulated host's source

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * run: `dsload run` and the phase loop shared by every command (see
  * run.h).

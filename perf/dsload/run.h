@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * run: the commands.  `dsload run` builds one fleet and runs its phases
  * (an optional prefill, then one phase per --read-pct value); sweep.c and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * server: starting and stopping a dsnfsd for the profile runner, and the
  * few keys of its config the runner needs (see server.h).  The config is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * server: a dsnfsd that dsload starts and stops itself, for the profile
  * runner: `dsnfsd -f -c CONFIG -l 127.0.0.1 -p 0 -m 0 -P 0 -A 0` (the

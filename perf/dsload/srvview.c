@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * srvview: samples of dsnfsd's /volumes and /hosts counters and the rates
  * between two of them (see srvview.h).  The JSON shape, per entry:

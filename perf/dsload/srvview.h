@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * srvview: the server's view of a phase beside the client's, as the
  * vSAN benchmarks report them (docs/published.md, section 4).

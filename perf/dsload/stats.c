@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * stats: per-job counters and their sums (see stats.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * stats: what a job (one VMDK's I/O generator) counts during the measured
  * window of a phase, and the sums of jobs by VM, host, datastore and in

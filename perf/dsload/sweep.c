@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * sweep: hosts x datastores x four corners, a table and a plot (see
  * sweep.h).  Each fleet shape is a fresh fleet; its corners run as phases

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sweep: `dsload sweep`, the flow-scaling experiment.  For every fleet
  * shape in hosts x datastores (x VMs x VMDKs) it runs the four corners

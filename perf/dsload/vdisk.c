@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * vdisk: a VMDK made over NFS the way ESXi makes one on an NFS datastore:
  * a folder per VM, a text descriptor `vmN-diskK.vmdk` (createType "vmfs",

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * verify: fills and checks tagged units (layout in verify.h).  The body
  * stream is splitmix64 (Steele, Lea, Flood, "Fast splittable pseudorandom

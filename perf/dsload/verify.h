@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * verify: data verification tags.  A written block is cut into units of
  * VTAG_UNIT_BYTES; each unit starts with a 64-byte header

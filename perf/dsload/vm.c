@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * vm: the ceiling of one emulated VM (see struct dvm in fleet_int.h), a
  * token bucket refilled at spec.vm_iops.  Its VMDKs live on one host,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * appendbench: how the intent log should reach stable storage, measured
  * (docs/bench.md, "Intent log").  T threads each append N

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Summarises one dsload run of perf/scale/scale.sh (the light-load phase
 of its --json) with the admin API's /flows and /hosts taken during it.
 

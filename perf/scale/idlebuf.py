@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """idlebuf: what idle connections hold after large WRITEs (docs/scale.md).
 
     perf/scale/idlebuf.py [-n CONNS] [-w WRITE_BYTES] BIN_DIR [BIN_DIR...]

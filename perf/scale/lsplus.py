@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """READDIRPLUS over the raw wire (tests/integ/nfs3wire.py), for
 perf/scale/scale.sh: lists one directory page by page, or creates files
 in it over NFS, and prints one line of key=value figures.

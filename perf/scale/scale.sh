@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # perf/scale/scale.sh [BUILD_DIR]: what dsnfsd holds at scale, measured
 # (`make bench-scale`; docs/scale.md).  Three parts, each printed with
 # its figures side by side:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The soak: dsnfsd under 64 flows of mixed, verified traffic for
 # SOAK_SECONDS (default 1800), its resident memory sampled every 10 s.
 # Prints the RSS series and a verdict: no dsload errors or mismatches, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # perf/vmdk/bench.sh [DSVMDK] - provisioning benchmark of dsvmdk (not a
 # timed test).  Prints, on the machine's own file system:
 #   1. full-clone time of a 10 GiB thin disk with 1 GiB written versus one

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # perf/zeroing/lab.sh [BIN_DIR] - `make lab-zeroing`: the thin versus thick
 # experiment of docs/published.md section 2 through NFS.  A thin, a lazy-zeroed
 # (zeroedthick) and an eager-zeroed (eagerzeroedthick) disk of LAB_ZERO_MIB

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A one-node Ceph cluster for the tests: one mon, one mgr, one OSD
 # (bluestore on a sparse file, never memstore: memstore keeps the whole
 # size of a truncated object in RAM) and one MDS on 127.0.0.1, with a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Helpers for the tests that serve a datastore from CephFS (sourced by
 # tests/integ/lib.sh when DSNFS_DS1_BACKEND=cephfs, or by a test itself).
 #

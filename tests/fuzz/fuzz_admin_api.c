@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * fuzz_admin_api: libFuzzer target for the admin API's request handling
  * (nfsd/admin/api.c and below): routing, strict JSON parsing of the body,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * fuzz_args: libFuzzer target for the argument decoders of NFSv3 (RFC 1813
  * 3) and MOUNT v3 (RFC 1813 5), the code that reads untrusted bytes first.

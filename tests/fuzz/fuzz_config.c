@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * fuzz_config: libFuzzer target for the config parser (nfsd/config/config.c on
  * top of libinih): any text either parses into a config or is refused with

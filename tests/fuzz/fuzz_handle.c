@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * fuzz_handle: feeds bytes to the file-handle decoder (nfsd/store/handle.c)
  * as a client would send them in an nfs_fh3.  The first byte picks a mode

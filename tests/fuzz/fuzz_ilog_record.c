@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * fuzz_ilog_record: the intent log's decoders (nfsd/store/ilog_record.c),
  * which read what a crash, a bad disk or anyone with the log file left.

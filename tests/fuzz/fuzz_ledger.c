@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * fuzz_ledger: feeds bytes to the capacity ledger decoder
  * (pool_ledger_decode(), nfsd/pool/ledger.c) as pool_ledger_open() would

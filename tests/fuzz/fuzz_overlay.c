@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * fuzz_overlay: libFuzzer target for the decoder of
  * STATE_DIR/admin-state.json (nfsd/overlay/codec.c) and what is done with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * fuzz_record: the bytes a TCP peer controls, end to end up to dispatch.
  * Input: one byte N, then N chunk sizes (each byte + 1, used in turn), then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * fuzz_vmdk_descriptor: feeds bytes to the descriptor parser
  * (vmdk/descriptor.c) as they would come from a `disk.vmdk` file or the

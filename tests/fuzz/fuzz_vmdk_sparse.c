@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * fuzz_vmdk_sparse: opens the input as a disk image (vmdk/chain.c, sparse.c,
  * cowd.c, sesparse.c, grain.c) through an in-memory struct vmdk_io, so the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs libFuzzer targets.  tests/fuzz/run.sh FUZZ_BUILD_DIR SECONDS runs
 # every target for SECONDS each; --one TARGET SECONDS runs one.  Seeds come
 # from tests/fuzz/corpus/<name>/ (name = target without "fuzz_"); new

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """cdp.py [--login TOKEN_FILE] URL SECONDS SCREENSHOT.png [JS_EXPRESSION]
 
 --login: URL is dsnfsd's login page: its form is filled with the token of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Shared helpers for the integration tests (sourced, bash).
 #
 #   DSNFS_BIN  where dsnfsd and the tools are (default build/bin)

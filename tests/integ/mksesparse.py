@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes an ESXi seSparse delta file, since no tool on this machine does.
 
     mksesparse.py FILE CAPACITY_SECTORS [ENTRY ...] [--version V]

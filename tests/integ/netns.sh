@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced first by the tests that need a fixed port (the portmapper's
 # 111, the labs' defaults): re-runs the test in a network namespace of its
 # own, with only a loopback, where the port is free whatever the host runs

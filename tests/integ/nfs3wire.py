@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """nfs3wire: a small NFSv3 and MOUNT v3 client, written from the RFCs.
 
 Standard library only.  Read it top to bottom; each layer uses only the

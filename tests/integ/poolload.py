@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """poolload: load for the pool and QoS tests (t6NNN-pool-*).
 
 Each client is a process of its own with one TCP connection (one flow:

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """A disk that remembers what a power cut would keep (t8205-power-loss).
 
     powerfs.py MOUNTPOINT IMAGE LOG

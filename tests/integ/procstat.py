@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What /proc says of a process, for the tests and benchmarks that measure
 a server's memory (t8106, perf/scale/idlebuf.py)."""
 

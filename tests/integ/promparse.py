@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A strict checker of the Prometheus text exposition format 0.0.4, for
 dsnfsd's /metrics (prometheus.io/docs/instrumenting/exposition_formats).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """rawrpc: hand-made ONC RPC records for the bad-input tests.
 
 Each check sends bytes on a fresh TCP connection and says what came back:

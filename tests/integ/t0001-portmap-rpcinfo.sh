@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The built-in portmapper on port 111 answers rpcinfo over TCP and UDP and
 # lists NFS v3 and MOUNT v3 at the ports dsnfsd bound.
 . "$(dirname "$0")/netns.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # --trace: one readable line per call with client, XID, procedure, the
 # path behind the handle, offset / count, status and latency.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """IPv6 on the wire (t0003-net-ipv6.sh): MOUNT, NFS, the portmapper (PMAP 2
 GETPORT, rpcbind 3 and 4 GETADDR) over TCP and UDP to ::1, export rules, root squash, `secure` and the per-host
 connection limit keyed by address.

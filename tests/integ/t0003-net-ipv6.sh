@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # IPv6 end to end: dsnfsd on ::1, then on :: (dual stack), driven by
 # rpcinfo, libnfs and the raw-wire client (t0003-net-ipv6.py, which asks
 # the admin API over http://[::1]:PORT/ with its token): MOUNT,

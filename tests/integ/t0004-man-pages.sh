@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The man pages (man/*.scd, built by scdoc into BUILD/man) cover every
 # option each program's --help lists, and dsnfsd.conf(5) every config key
 # the code parses; each page renders without a warning; every program prints

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `make deb` builds dsnfs_VERSION_amd64.deb with Debian's tooling and
 # lintian finds no error; the package installs with dpkg into this system;
 # its unit passes `systemd-analyze verify`; the installed dsnfsd, with the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """t0006: where dsnfsd puts TCP connections (two event loops).
 
     t0006-net-loops.py NFS_PORT MOUNT_PORT ADMIN_PORT

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Connection placement over two event loops (nfsd/net/conn_limit.c,
 # net__place_conn): NFS connections that each follow a MOUNT connection
 # still lie evenly over the loops, as /metrics' dsnfs_loop_connections

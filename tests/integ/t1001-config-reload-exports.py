@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Exports across a SIGHUP (driven by t1001-config-reload-exports.sh).
 
     t1001-config-reload-exports.py before NFS_PORT MOUNT_PORT STATE_JSON

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # SIGHUP applies the exports and the trace flag of the config file, live:
 # ds3 turns read-only (its handles keep working, writes get ROFS), ds4 is
 # removed (its handles get STALE, MOUNT refuses it), ds5 is added (it

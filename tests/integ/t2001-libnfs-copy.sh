@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # libnfs clients (nfs-ls, nfs-cp): a 100 MiB file copied in and out keeps
 # its checksum; listings show what the server holds.
 . "$(dirname "$0")/lib.sh"

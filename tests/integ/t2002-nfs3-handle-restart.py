@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """File handles across a dsnfsd restart (driven by t2002-nfs3-handle-restart.sh).
 
     t2002-nfs3-handle-restart.py before NFS_PORT MOUNT_PORT STATE_JSON DS1_DIR

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # File handles survive a restart (ESXi keeps them for days):
 # handles taken before dsnfsd stops still GETATTR and READ the same bytes
 # on a new connection to the new ports, without a new MNT; a file deleted

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Every NFSv3 procedure over the wire (driven by t2003-nfs3-procedures.sh).
 
     t2003-nfs3-procedures.py NFS_PORT MOUNT_PORT TEST_TMP

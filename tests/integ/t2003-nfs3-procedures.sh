@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Every NFSv3 procedure over the wire with its success and error cases,
 # exact nfsstat3 values (RFC 1813 3.3), by t2003-nfs3-procedures.py and
 # nfs3wire.py.  Also: names over 255 bytes, ".." at the export root, and

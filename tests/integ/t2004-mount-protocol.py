@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """MOUNT v3 (RFC 1813 5.2) over TCP and UDP (driven by t2004-mount-protocol.sh).
 
     t2004-mount-protocol.py open       NFS_PORT MOUNT_PORT STATE_JSON

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # MOUNT v3 over TCP and UDP: MNT (root handle, AUTH_SYS), MNT3ERR_NOENT,
 # EXPORT, DUMP, UMNT, UMNTALL.  Then a restart with ds2 limited to
 # 10.9.9.0/24: MNT /ds2 is MNT3ERR_ACCES, and ds2 handles taken before the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """READ replies queued while their file shrinks (t2005-nfs3-read-truncate.sh).
 
     t2005-nfs3-read-truncate.py NFS_PORT MOUNT_PORT FILE

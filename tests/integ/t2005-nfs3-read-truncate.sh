@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # READ replies in flight while their file shrinks, with READ zero copy
 # (sendfile) and without it: the stream stays in sync, data before the
 # truncation point is intact, and the connection answers the next call.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """NFSv3 over UDP (t2006-nfs3-udp.sh): one datagram per call.
 
     t2006-nfs3-udp.py NFS_PORT MOUNT_PORT PORTMAP_PORT

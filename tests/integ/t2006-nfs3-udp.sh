@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # NFSv3 over UDP on the NFS port: the built-in portmapper maps
 # it, and a raw UDP client gets NULL, GETATTR, WRITE and READ back, READ
 # and WRITE clamped to a datagram, COMMIT off the main loop and a

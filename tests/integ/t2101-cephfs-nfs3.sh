@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The NFSv3 procedure tests again with ds1 on CephFS (backend = cephfs,
 # store/cephfs*.c) and ds2 local: every procedure with its errors (t2003),
 # handles across a restart (t2002), libnfs copies (t2001) and UDP (t2006).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A cephfs datastore whose cluster does not answer at start (a mon address
 # nobody listens on): dsnfsd still starts, within the client mount timeout,
 # logs an error naming the datastore and the cluster, serves the local

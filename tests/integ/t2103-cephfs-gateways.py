@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Two gateways on one CephFS datastore, and a failover (t2103-*.sh).
 
     t2103-cephfs-gateways.py DSNFSD TEST_TMP GW_CONF CEPH_CONF

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Two gateways on one CephFS datastore, then a failover (t2103-cephfs-
 # gateways.py): A (127.0.0.2) and B (127.0.0.3) give the same handles, what
 # one writes the other reads at once, a READDIR goes on from the other's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Storage-side VMDK operations and native snapshots of a CephFS datastore
 # (backend = cephfs: store/cephfs_tree.c, cephfs_snap.c,
 # cephfs_restore.c), through dsnfsctl and the admin API: a full clone

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A cephfs datastore's cluster lost mid-run, and back (t2105-*.sh).
 
     t2105-cephfs-outage.py NFS_PORT MOUNT_PORT CLUSTER_SH CEPH_DIR LOG

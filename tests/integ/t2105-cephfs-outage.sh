@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A cephfs datastore whose cluster is down, then back, with no restart of
 # dsnfsd.  In a network namespace of its own, with a cluster of its own
 # (it kills every daemon of it):

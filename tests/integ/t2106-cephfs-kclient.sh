@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The Linux kernel NFS client (tests/kclient, a QEMU guest) on a CephFS
 # datastore, through a failover: the guest writes numbered 64 KiB blocks
 # with O_DIRECT and an fsync (each stable on the server before dd

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # QEMU's NFS block driver (libnfs through the portmapper on port 111): a
 # 4 GiB raw image, patterns written at 0, 1 GiB - 4 KiB and 3 GiB, read back.
 . "$(dirname "$0")/netns.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # qemu-img makes a VMDK over NFS, writes into it, and finds it consistent.
 . "$(dirname "$0")/netns.sh"
 . "$(dirname "$0")/lib.sh"

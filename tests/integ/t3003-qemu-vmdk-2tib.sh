@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A 2 TiB thin VMDK (dsvmdk, ESXi layout: descriptor + sparse flat extent)
 # served over NFS like a small one: qemu-io (libnfs, through the
 # portmapper on 111) writes 64 KiB just below the 2 TiB end of the flat

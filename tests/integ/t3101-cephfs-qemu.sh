@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # qemu-img and qemu-io over a CephFS datastore: t3001 (a 4 GiB raw image,
 # patterns at 0, 1 GiB - 4 KiB and 3 GiB) and t3002 (a VMDK made, written,
 # checked) with ds1 on CephFS.  QEMU's NFS driver needs the portmapper on

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The Linux kernel NFS client (tests/kclient, a QEMU guest) mounts a
 # datastore and uses most procedures: CREATE WRITE COMMIT READ LOOKUP
 # GETATTR SETATTR ACCESS MKDIR RENAME LINK SYMLINK READLINK MKNOD REMOVE

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # dsvmdk create: thin, zeroedthick, eagerzeroedthick and sparse disks open in
 # qemu-img and vmdkinfo with the right size and type, pass qemu-img check,
 # and show VMware's allocation counters: thin nb 0 tbz 0, zeroedthick

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Disks written by QEMU open and read identically in dsvmdk: qemu-img create
 # -f vmdk, and qemu-img convert -O vmdk with each subformat (monolithicSparse,
 # monolithicFlat, twoGbMaxExtentSparse, twoGbMaxExtentFlat, zeroed grains),

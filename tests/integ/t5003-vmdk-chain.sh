@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Delta chains: a linked clone and snapshots of a flat (ESXi layout) disk.
 # qemu-img finds each delta clean with the right backing chain, qemu-img
 # compare finds a clone identical to its source read through its chain,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Full clones, conversions and inflation.  A full clone of a 10 GiB thin disk
 # with 8 MiB written copies 8 MiB (sparse-aware: skipped bytes are reported)
 # and qemu-img compare finds it identical; each provisioning type survives a

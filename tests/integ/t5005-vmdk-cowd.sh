@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # ESX vmfsSparse redo logs (COWD), read-only: a COWD delta in the ESXi
 # snapshot layout (disk-000001.vmdk + disk-000001-delta.vmdk over a flat
 # disk) reads identically in dsvmdk and QEMU, refuses writes, and

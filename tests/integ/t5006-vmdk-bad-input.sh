@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Bad input gets a clear error and never a crash or a write outside the
 # file: garbage, truncated and corrupted headers, grain tables pointing past
 # the end of file or into the header, absurd descriptor sizes, descriptor

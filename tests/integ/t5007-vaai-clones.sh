@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Storage-side VMDK operations through a running dsnfsd (the
 # VAAI-NAS primitives), driven by dsnfsctl and curl: a full clone checked
 # with qemu-img compare over nfs:// (the portmapper on 111, in a network

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Native clones (FICLONE) through a running dsnfsd on a datastore that can
 # share blocks: ds1 is a loop-mounted XFS made with reflink=1 (xfsprogs).
 # The clone is made at once and shares every block with its source

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Datastore snapshots seen over NFS (driven by t5009-snapshots-xfs.sh).
 
     t5009-snapshots-xfs.py before  NFS_PORT MOUNT_PORT STATE_JSON

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Native datastore snapshots (docs/admin-api.md): reflink copies of the tree in
 # ROOT/.snapshot/NAME, immutable, on loop-mounted XFS file systems made
 # with reflink=1.  dsnfsctl snapshot create|list|delete|restore; names with

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # ESXi seSparse snapshot deltas, read-only: a bare seSparse file and a
 # seSparse delta in the ESXi snapshot layout (disk-000001.vmdk +
 # disk-000001-sesparse.vmdk over a flat disk) read identically in dsvmdk and

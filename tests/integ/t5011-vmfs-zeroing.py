@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """One WRITE through NFS into a disk's block (t5011-vmfs-zeroing.sh).
 
     t5011-vmfs-zeroing.py NFS_PORT MOUNT_PORT FILE OFFSET [EARLIER ...]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # VMFS's zeroing on first write (zero_on_first_write): a WRITE through NFS
 # into a thin disk's hole or a lazy-zeroed disk's unwritten block leaves the
 # whole 1 MiB block written on the server (no hole left in it), reads back

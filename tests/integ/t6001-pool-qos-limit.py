@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """ds1's 40 MiB/s QoS limit against four concurrent flows (t6001).
 
 Two clients READ 256 KiB and two WRITE 256 KiB (UNSTABLE, over the same

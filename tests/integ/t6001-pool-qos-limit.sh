@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A volume's QoS limit holds against several concurrent clients: ds1 is in
 # a manual QoS pool at 40 MiB/s; four connections read and write it back
 # to back.  Client-side MiB/s over 4 s must not pass the limit by more

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Live service-level changes under load (t6002-pool-live-change.sh).
 
 Four clients read ds1 for 9 s on four connections.  At 3 s the config

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Live changes without restart or dropped connections: while four clients
 # read ds1, SIGHUP swaps in a config where ds1's pool went from Standard to
 # Premium (auto QoS: 16 -> 64 MiB/s for a 1 TiB quota), then one where ds1

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Flows are isolated (t6003-pool-isolation.sh).
 
 one-connection: ds1 is limited to 1 MiB/s.  On ONE connection, without

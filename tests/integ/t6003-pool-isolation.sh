@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A throttled flow does not hold back others: the queue is per flow
 # (connection x datastore).  On one connection, calls for ds2 overtake the
 # calls for a throttled ds1 waiting in their queue, while ds1's own calls

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A 16 MiB quota on ds1 (t6004-pool-quota.sh).
 
 fill: b gets 4 MiB, then a is written 1 MiB at a time (FILE_SYNC, each

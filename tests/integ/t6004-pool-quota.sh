@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Quotas are real: ds1 has a 16 MiB quota.  FSSTAT reports it as the size;
 # writes fill it and the one that would pass it gets NFS3ERR_NOSPC, with
 # every byte written before intact; a full datastore still takes

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The capacity ledger (STATE_DIR/capacity.ledger) survives restarts: the
 # config's pools are recorded once, a restart with the same config adds
 # nothing, a changed config adds exactly its difference, a torn last

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """t6101 companion: while one NFS connection to ds1 stays open, the admin
 API lists it as a flow (host 127.0.0.1, datastore ds1) with its requests
 counted, and its host under /hosts.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The admin API through real sockets: dsnfsctl and curl against a running
 # dsnfsd; every kind of error; /metrics checked by a strict exposition
 # format parser (and promtool when installed); real NFS traffic counted;

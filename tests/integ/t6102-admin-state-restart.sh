@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The admin API's changes survive a restart (STATE_DIR/admin-state.json):
 # a pool created, a datastore put in a pool, a pool resized and the
 # [traffic] caps patched are all there after a restart, with their limits

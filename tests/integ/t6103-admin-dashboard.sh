@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The dashboard at GET / of the admin port, in headless Chromium (cdp.py):
 # the page, its script and Chart.js (from libjs-chart.js) are served by
 # dsnfsd; without a session / is the login form, which Chromium fills with

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # dsload sweep against dsnfsd: 1-2 hosts x 1-2 datastores, the four
 # corners, one second each, every block verified.  Exit status 0, zero
 # mismatches, every read checked something, one flow per host and

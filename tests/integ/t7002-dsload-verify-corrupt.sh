@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # dsload catches corruption: a write pass, then one byte of the flat file
 # changed on the server's disk, then a read pass.  The read pass names the
 # corrupted unit and dsload exits 1; an untouched run exits 0.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # dsload rides out a server restart: with UNSTABLE writes not yet
 # committed, dsnfsd is killed (SIGKILL) and started again on the same
 # ports.  dsload reconnects, sees the new write verifier, sends the

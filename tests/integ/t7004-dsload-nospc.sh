@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A full datastore: ds1 is a 4 MiB tmpfs and each VMDK is 16 MiB, thin.
 # Writing them fills it; every VMDK whose write gets NFS3ERR_NOSPC is
 # named with it, its generator stops (ESXi would pause the VM), the other

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A server that is not there is a clear error within seconds, never a
 # hang: nothing listening (refused at once), a listener that accepts but
 # never answers (the setup timeout), a server address that is not

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # dsload finds a restarted server that came back on other ports: dsload
 # found the NFS and MOUNT ports through dsnfsd's portmapper on port 111;
 # dsnfsd is killed (SIGKILL) and started again on new ephemeral ports.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Bad input at the RPC layer: each gets its RPC error or a closed
 # connection, and a fresh connection is answered afterwards.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Damaged NFSv3 arguments over the wire (driven by t8002-nfs3-bad-args.sh).
 
     t8002-nfs3-bad-args.py NFS_PORT MOUNT_PORT

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Bad NFSv3 arguments: every procedure's arguments truncated at every
 # 4-byte boundary -> GARBAGE_ARGS; handles of 65 bytes -> GARBAGE_ARGS, of
 # 57..64 bytes or forged -> NFS3ERR_BADHANDLE; WRITE data over 1 MiB and

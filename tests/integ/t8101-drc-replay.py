@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Duplicate request cache over real connections (t8101-drc-replay.sh).
 
 A client whose connection breaks resends its calls on a new connection

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Duplicate request cache: retransmissions on a new connection from the
 # client's port are answered from the cache, not executed twice; the same
 # XID from another port or uid is not someone else's retransmission.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Abuse limits on connections (t8102-conn-limits.sh starts dsnfsd with
 max_conns_per_host = 8, record_timeout_ms = 1000, idle_timeout_ms = 2000).
 

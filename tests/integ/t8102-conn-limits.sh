@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Connection limits and timeouts: per-host cap, half-sent records, idle
 # connections, and connection churn.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A `secure` datastore serves only clients on privileged ports, at MNT and
 on every NFS call (t8103-export-secure.sh; ds2 is secure, ds1 is not).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `secure = true`: privileged client ports only, at MNT and on every call.
 . "$(dirname "$0")/lib.sh"
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A client that shuts down its sending side after its calls
 (shutdown(SHUT_WR)) gets every reply, then the server's close.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Half-close: a client that sends its calls, then shutdown(SHUT_WR), gets
 # every reply (deferred FILE_SYNC WRITEs and COMMITs included), then EOF.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Connection lockout (t8105-conn-lockout.sh starts dsnfsd with
 max_conns = 64, max_conns_per_host = 32, idle_timeout_ms at its 6 min
 default).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A server full of idle connections still serves a new client: an idle
 # connection of the busiest host makes room.
 . "$(dirname "$0")/lib.sh"

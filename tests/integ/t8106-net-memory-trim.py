@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Memory after abuse (t8106-net-memory-trim.sh starts dsnfsd with
 read_zero_copy = false, so READ data is buffered, and memory_trim_ms =
 300).

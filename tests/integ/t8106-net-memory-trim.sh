@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Memory after abuse: eight clients pipeline 1 MiB READs and
 # never read the replies; once they are closed, dsnfsd's RSS comes back
 # within 20% of its figure before.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Crash consistency: dsnfsd is killed with SIGKILL again and again under a
 verified write workload; every write it acknowledged as stable (FILE_SYNC,
 DATA_SYNC, or UNSTABLE covered by a COMMIT with the same verifier) must

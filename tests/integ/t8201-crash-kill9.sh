@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Crash consistency under SIGKILL: acknowledged stable writes survive,
 # handles survive, the write verifier changes (see the .py for the scope).
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Group commit on and off ([server] group_commit): dsload keeps 16
 # FILE_SYNC writes in flight on one VMDK, half of the calls reads, every
 # block verified, so concurrent stable writes that share (or not) one sync

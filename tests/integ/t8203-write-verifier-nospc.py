@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """One write verifier per datastore (driven by t8203-write-verifier-nospc.sh).
 
     t8203-write-verifier-nospc.py NFS_PORT MOUNT_PORT

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A write verifier per datastore, changed only by a sync that failed: a
 # FILE_SYNC WRITE refused with NOSPC by a full ds1 (a 256 KiB tmpfs)
 # changes neither ds1's verifier nor ds2's, and logs no new verifier.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The intent log across SIGKILL: what replay writes back, and
 what it must never undo.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The intent log across SIGKILL: replay writes back acknowledged
 # FILE_SYNC data (past EOF too) and undoes no later COMMIT, truncate,
 # REMOVE, RENAME or CREATE, nor a large write synced in place over logged

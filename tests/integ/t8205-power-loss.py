@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Power loss: what dsnfsd acknowledged survives a cut at any flush.
 
     t8205-power-loss.py DSNFSD SCRATCH on|off CRASH_POINTS OPS

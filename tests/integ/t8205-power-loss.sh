@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Power loss: the datastore, the state and the intent log on
 # ext4 on a loop device over a FUSE file that logs every write and flush
 # (tests/integ/powerfs.py, the dm-log-writes method); the log replayed to

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # docs/labs.md cannot rot: the quickest, deterministic command of each of
 # its eight labs, checked against the outputs the page shows (statuses,
 # counts, rules and bill lines; never a rate).  fh.py and pools.conf are

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/kclient/build.sh: builds the kernel-client guest into $KCLIENT_OUT
 # (default build/kclient of this repository).  Up to date: returns at once.
 #

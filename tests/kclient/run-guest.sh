@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/kclient/run-guest.sh NFSPORT MOUNTPORT EXPORT 'COMMANDS'
 #
 # Boots a throw-away QEMU guest with Debian's kernel (the Linux NFS client),

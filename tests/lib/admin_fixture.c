@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * admin_fixture: see admin_fixture.h.
  */

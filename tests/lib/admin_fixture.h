@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * admin_fixture: a live admin API without HTTP for the admin tests: a pool
  * registry with its ledger in a scratch directory and an injected clock,

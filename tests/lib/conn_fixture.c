@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * conn_fixture: the loopback server of tests/lib/conn_fixture.h and the
  * blocking client that talks to it (RFC 5531 11, record marking).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * conn_fixture: a real server on loopback for tests of nfsd/net
  * (test_conn*.c): net_start() with one worker (or more), a work pool of two

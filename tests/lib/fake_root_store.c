@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * fake_root_store: a store with a root directory and nothing else (see
  * fake_root_store.h).

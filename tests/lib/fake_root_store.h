@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fake_root_store: a datastore that has only a root directory, for tests
  * of code that needs a store's root handle (MOUNT).  It counts object

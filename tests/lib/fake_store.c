@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * fake_store: an in-memory store (see fake_store.h).  Nodes live in an
  * array indexed by fileid - 1 and are never freed before the store, so a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fake_store: an in-memory datastore behind the store_ops vtable, for unit
  * tests of code above the store (nfsd/nfs3).  It holds regular files,

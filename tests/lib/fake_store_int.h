@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fake_store_int: what fake_store.c (nodes, handles, data, listing) and
  * fake_store_ns.c (the namespace ops) share.  Every helper is called with

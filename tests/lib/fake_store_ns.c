@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * fake_store_ns: the namespace ops of the fake store (create, mkdir,
  * symlink, mknod, remove, rmdir, rename, link) with the rename(2) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * log_capture: replaces nfsd/base/log.c in unit tests.  Messages are kept in a
  * buffer that tests read through log_capture_text() and assert on.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * log_capture: the test double of nfsd/base/log.c.  Every log call appends one
  * line to an in-memory buffer.

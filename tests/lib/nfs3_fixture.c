@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * nfs3_fixture: the export table, service and request of the NFSv3 unit
  * tests (see nfs3_fixture.h).

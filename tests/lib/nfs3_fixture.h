@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nfs3_fixture: an NFSv3 service over four fake stores (fake_store.c) and
  * a hand-built request, for the tests/unit/test_nfs3_*.c files.  Calls go

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * nfs3_local_fixture: ds1 of the nfs3 fixture on the real local store in
  * a temporary directory (tests/lib/nfs3_local_fixture.h).

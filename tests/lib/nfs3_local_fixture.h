@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nfs3_local_fixture: an nfs3_fixture (tests/lib/nfs3_fixture.h) whose
  * NFS3_FIXTURE_DS1 export serves the real local store

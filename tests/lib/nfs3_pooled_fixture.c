@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * nfs3_pooled_fixture: NFSv3 calls fed to the dispatcher as a connection
  * feeds them (tests/lib/nfs3_pooled_fixture.h; RFC 5531 11, record

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nfs3_pooled_fixture: the server's dispatcher as a connection drives it,
  * for tests of the hot path (test_dispatch_alloc.c, test_dispatch_offload.c):

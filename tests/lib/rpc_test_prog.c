@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * rpc_test_prog: handlers of a tiny RPC test program (see
  * rpc_test_prog.h).

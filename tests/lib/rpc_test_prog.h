@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rpc_test_prog: the handlers a tiny RPC test program is built from, for
  * tests of dispatch and of the connections under it.  NULL answers

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * rpc_wire: hand-built RPC call records for tests (see rpc_wire.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rpc_wire: hand-built RPC call records for tests that feed dispatch
  * bytes directly (RFC 5531 9), and a big-endian word reader for checking

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * xdr_roundtrip: encode/decode/compare helpers for the XDR unit tests, and
  * the writer of fuzz seeds (see xdr_roundtrip.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * xdr_roundtrip: test helpers for the generated XDR routines.  A value is
  * encoded, decoded into fresh zeroed storage and encoded again; both

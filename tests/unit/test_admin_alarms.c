@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_admin_alarms: the datastore scan (thin and thick flat extents,
  * symlinks not followed) and the thin-provisioning alarms: raised and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_admin_api: the admin API's resources against a live registry,
  * ledger and traffic object, without HTTP (nfsd/admin/api.c and the

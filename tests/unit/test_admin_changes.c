@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_admin_changes: the admin API keeps its changes over the config
  * (nfsd/admin/changes.c, api.c): every accepted change rewrites

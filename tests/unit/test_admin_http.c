@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_admin_http: the admin endpoint over real loopback sockets
  * (nfsd/admin/http.c, libmicrohttpd): status lines, headers, a body past

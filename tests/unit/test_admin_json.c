@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_admin_json: the admin API's request bodies (strict: one object, no
  * duplicate or unknown keys, typed values) and the JSON shapes of its

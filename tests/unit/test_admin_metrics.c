@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_admin_metrics: the Prometheus text of GET /metrics
  * (nfsd/admin/metrics.c): golden output, label escaping, one HELP and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Unit tests of the admin API's storage-side operations (nfsd/admin/
  * ops.c, vaai.c, snapshots.c) through admin__api_handle(), on datastores

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_auth: credentials (nfsd/rpc/auth.c, RFC 5531 appendix A).  AUTH_SYS
  * bodies are read field by field and refused with AUTH_BADCRED when they

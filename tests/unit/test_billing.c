@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_billing: bills as a pure function of ledger events, prices and a
  * period (nfsd/pool/billing.h): volumes never matter, a month on a higher

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_bucket: token bucket arithmetic on an injected clock
  * (nfsd/traffic/bucket.h): rates held over a simulated 10 s, bursts, debt

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_config: dsnfsd.conf and -e NAME=DIR (nfsd/config/config.c).  Defaults, a
  * full valid file, one test per kind of error (the message names the file,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_conn: nfsd/net over real loopback TCP.  A server (net_start with one
  * worker, the main loop on its own thread, stopped through an ev_async)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_conn_drain: a client that shuts down its write side
  * (shutdown(SHUT_WR)) after its calls (nfsd/net/conn.c, CONN_DRAINING).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_conn_file: the output queue of a conn (nfsd/net/conn.c) with file
  * payloads (READ zero copy, sendfile).  The conn is opened on one end of a

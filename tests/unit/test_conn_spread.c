@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_conn_spread: where accepted connections go (net__place_conn), over
  * real loopback TCP with two worker loops and two listeners, as a server's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_dispatch: one call in, one reply out (nfsd/rpc/dispatch.c, RFC 5531
  * 9 and 10), through a fake transport that keeps what is sent and counts

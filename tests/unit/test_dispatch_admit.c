@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_dispatch_admit: the dispatcher's edges around a call
  * (nfsd/rpc/dispatch.c): --trace lines, the table of programs, and

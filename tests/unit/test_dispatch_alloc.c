@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_dispatch_alloc: the hot path allocates nothing.  Calls of
  * NULL, GETATTR, ACCESS, LOOKUP, READ, WRITE (UNSTABLE and FILE_SYNC) and

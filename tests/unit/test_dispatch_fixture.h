@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_dispatch_fixture: what test_dispatch.c and test_dispatch_admit.c
  * share: the fake transport and admission hook, the test programs

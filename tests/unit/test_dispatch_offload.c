@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_dispatch_offload: [server] io_offload = auto (else one
  * connection = one CPU).  READ and UNSTABLE WRITE of a connection that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_dsload_hist: the latency histogram of perf/dsload (hist.c).  Every
  * value lands in a bucket that contains it; percentiles stay within the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_dsload_iogen: the I/O sequence of one job (perf/dsload/iogen.c).
  * Sequential offsets follow each other and wrap; random ones are aligned,

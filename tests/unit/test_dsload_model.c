@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_dsload_model: the traffic model of a profile (perf/dsload/model.c)
  * and its fit (profile_fit.c).  Shapes go through their VMs, flows,

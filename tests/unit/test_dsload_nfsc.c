@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_dsload_nfsc: dsload's client-side codecs (perf/dsload/nfsc.c)
  * against the generated XDR.  A WRITE built in place decodes as the

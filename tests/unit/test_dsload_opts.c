@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_dsload_opts: dsload's command line (perf/dsload/opts.c): sizes,
  * lists, datastore names or counts, the three commands, and refusals

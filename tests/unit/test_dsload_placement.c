@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_dsload_placement: VMDK placement (perf/dsload/placement.c) for the
  * shapes of the anf-avs profile: all on one datastore, one VMDK per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_dsload_pmapq: dsload's blocking portmapper GETPORT
  * (perf/dsload/pmapq.h): the call's bytes, the reply decoder's checks,

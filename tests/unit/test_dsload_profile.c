@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_dsload_profile: the profile file (perf/dsload/profile_file.c) and
  * the pass rule.  The shipped anf-avs.ini loads with the table of

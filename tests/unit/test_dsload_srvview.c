@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_dsload_srvview: the server's view (perf/dsload/srvview.c).  Two
  * samples of dsnfsd's /volumes and /hosts give per-datastore and per-host

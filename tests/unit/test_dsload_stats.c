@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_dsload_stats: per-job counters and their sums by VM, host,
  * datastore and in total (perf/dsload/stats.c): every group holds

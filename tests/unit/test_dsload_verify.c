@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_dsload_verify: data verification tags (perf/dsload/verify.c).  A
  * filled unit checks; one flipped byte anywhere fails; a unit of another

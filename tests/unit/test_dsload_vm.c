@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_dsload_vm: one emulated VM's ceiling (perf/dsload/vm.c).  Its
  * bucket grants its rate, and a loop that comes back late (dsload

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_export: the export table and its client rules (nfsd/export/export.c).
  * CIDR rules match IPv4 and IPv6 peers by prefix, IPv4 clients arriving

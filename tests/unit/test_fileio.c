@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_fileio: the state files' I/O (nfsd/base/fileio.c) on real files in a
  * temporary directory: full writes at an offset, whole-file reads at and

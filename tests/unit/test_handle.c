@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_handle: our file handle (nfsd/store/handle.c) and the secret that
  * signs it (secret.c).  A handle decodes to what was encoded; any changed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_ilog_fixture: the fixture of the intent-log tests
  * (test_store_ilog*.c): the local store of test_store_fixture.h with an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_ledger: the capacity ledger's file: replay, fsync'd appends, a torn
  * or corrupt last record dropped, damage in the middle refused, and the

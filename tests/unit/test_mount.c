@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_mount: the MOUNT v3 procedures (nfsd/mount/, RFC 1813 5) called
  * through their program table with hand-built requests, against an export

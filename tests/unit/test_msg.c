@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_msg: ONC RPC call and reply headers (nfsd/rpc/msg.c, RFC 5531 9).
  * A hand-built AUTH_SYS call decodes field by field, and every truncation

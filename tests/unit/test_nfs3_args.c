@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_nfs3_args: the NFSv3 argument decoders of nfsd/nfs3/args.c.  Every
  * argument that carries a name or a symlink path round-trips as with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_nfs3_fh: what every NFSv3 call goes through first (nfsd/nfs3/fh.c,
  * status.c): malformed, forged, foreign and stale handles, the export's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_nfs3_fsinfo: NULL, FSSTAT, FSINFO and PATHCONF (nfsd/nfs3/fsinfo.c)
  * and the procedure table itself (nfsd/nfs3/procs.c).

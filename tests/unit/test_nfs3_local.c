@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_nfs3_local: the NFSv3 procedures against the real local store
  * (nfsd/store/local*.c) in a mkdtemp() directory, where test_nfs3_*.c use

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_nfs3_lookup: GETATTR, SETATTR, LOOKUP, ACCESS and READLINK
  * (nfsd/nfs3/lookup.c, access.c, name.c) through the procedure table

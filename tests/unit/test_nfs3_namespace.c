@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_nfs3_namespace: CREATE, MKDIR, SYMLINK, MKNOD, REMOVE, RMDIR,
  * RENAME and LINK (nfsd/nfs3/namespace.c) through the procedure table

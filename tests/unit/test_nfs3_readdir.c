@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_nfs3_readdir: READDIR and READDIRPLUS (nfsd/nfs3/readdir.c) through
  * the procedure table against the fake store: both leave the loop, pages

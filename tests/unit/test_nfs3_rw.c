@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_nfs3_rw: READ, WRITE and COMMIT (nfsd/nfs3/rw.c) through the
  * procedure table against the fake store: data and eof exactly as stored,

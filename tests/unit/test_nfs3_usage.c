@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_nfs3_usage: quotas through the NFSv3 procedures (nfsd/nfs3/usage.c,
  * nfsd/quota) against the fake store, and what a call is charged for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_overlay: the admin API's changes over the config
  * (nfsd/overlay/overlay.h): the diff, its JSON round trip, the strict and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_pool: service levels, the QoS rules and their refusals, and the
  * registry's checked, atomic operations (nfsd/pool/pool.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_portmap: the built-in portmapper (nfsd/portmap/, RFC 1833 3): the
  * registry's rules, the PMAP v2 procedures called through their table

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Unit tests for nfsd/portmap/rpcb.c: rpcbind 3 and 4 answer universal
  * addresses for the netids the listen address serves.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_quota: a datastore's allocation figure and quota (nfsd/quota).  The
  * worst-case growth of a write, reservations that never pass the limit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_record: record marking (nfsd/rpc/record.c, RFC 5531 11).  Records
  * come out whole however the stream is cut: in one feed, one byte at a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_rpc_pool: the per-loop free lists (nfsd/rpc/pool.c): a freed block
  * comes back to the next allocation of its class, the bytes a pool keeps

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_server_sections: the config keys the server's modules parse
  * themselves (nfsd/server/pools.c): [traffic], [pool NAME] and the pool

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Unit tests of the snapshot module's parts that need no reflink
  * (nfsd/snap/): the name rules, the listing (sorted, temporary names and

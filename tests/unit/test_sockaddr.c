@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Unit tests for nfsd/base/sockaddr.c: one client, one spelling, one key.
  */

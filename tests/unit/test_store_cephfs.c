@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_store_cephfs: the CephFS store (nfsd/store/cephfs*.c) on a real
  * cluster, through its ops: handles that a second store on the same

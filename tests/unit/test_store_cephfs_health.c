@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_store_cephfs_health: the health state of a cephfs store
  * (nfsd/store/cephfs_health.c) without a cluster: the cap on the calls in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_store_cephfs_tree: the storage-side operations of a cephfs
  * datastore on a real cluster (nfsd/store/cephfs_tree.c, cephfs_snap.c,

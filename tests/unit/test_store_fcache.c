@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_store_fcache: the bounded object cache (nfsd/store/fcache.c).  It
  * never holds more than its bound, evicts the least recently used entry,

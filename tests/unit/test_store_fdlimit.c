@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_store_fdlimit: the local store out of descriptors, and the budget
  * its file cache gets (nfsd/store/local_fd.c, fcache.c, nfsd/server/fcache.c).

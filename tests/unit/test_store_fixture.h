@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_store_fixture: the fixture of the local-store tests
  * (test_store_local*.c): a mkdtemp() directory holding a state directory

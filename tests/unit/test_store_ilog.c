@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_store_ilog: the intent log (nfsd/store/ilog*.c) under the local
  * store: stable writes logged and flushed in groups across threads (the

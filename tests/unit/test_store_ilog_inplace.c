@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_store_ilog_inplace: large stable writes with the intent log on
  * (nfsd/store/ilog.h, store_ilog_set_inplace_min): written and synced in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_store_ilog_record: the intent log's on-disk codec
  * (nfsd/store/ilog_record.c) on bytes alone: a WRITE and a PAD record

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_store_local: the local-directory store (nfsd/store/local*.c) on a
  * real directory: LOOKUP and the export boundary (symlinks are never

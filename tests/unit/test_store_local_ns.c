@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_store_local_ns: the namespace ops of the local store
  * (nfsd/store/local_ns.c): CREATE in its three modes (EXCLUSIVE retries

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_store_syncgroup: group commit (nfsd/store/syncgroup.c) with real
  * threads and an injected sync that counts its calls.  The first round can

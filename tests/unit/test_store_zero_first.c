@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Unit tests of VMFS's zeroing on first write (store/zero_first.c) through
  * the local store: a write into a thin (sparse) or lazy-zeroed (unwritten

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_traffic: the admission hierarchy flow -> host -> volume -> pool
  * (nfsd/traffic/traffic.h), driven by a small discrete-event simulation on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_traffic_pool: the traffic model past one volume's flows
  * (nfsd/traffic/traffic.h): a pool's throughput shared by its volumes,

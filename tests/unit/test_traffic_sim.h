@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_traffic_sim: the discrete-event simulation test_traffic.c and
  * test_traffic_pool.c drive the traffic model with: an injected clock,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_vmdk.h: fixtures shared by the tests/unit/test_vmdk_*.c files: a
  * scratch directory per test, small file helpers, and a struct vmdk_io that

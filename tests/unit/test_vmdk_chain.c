@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Unit tests of delta chains (vmdk/chain.c, rw.c, clone.c, snapshot.c):
  * reads through parents, copy-on-write at grain size, zeroed grains,

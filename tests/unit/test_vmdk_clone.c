@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Unit tests of provisioning and whole-disk operations (vmdk/provision.c,
  * info.c, clone.c, check.c): nb / tbz through FIEMAP, create errors, full

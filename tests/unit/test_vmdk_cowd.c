@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Unit tests of ESX vmfsSparse (COWD) redo logs, read-only: a bare COWD
  * file, a COWD delta over a flat parent through its descriptor, writes

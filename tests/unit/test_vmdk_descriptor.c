@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Unit tests of vmdk/descriptor.c: the descriptor grammar, its caps, the
  * line numbers in its errors, and a format -> parse round trip.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Unit tests of ESXi seSparse deltas, read-only: the entry types of a bare
  * file (allocated in either half of the split index, zero, unmapped), the

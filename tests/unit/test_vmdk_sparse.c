@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Unit tests of hosted sparse extents (vmdk/sparse.c, grain.c, rw.c): the
  * layout we create, reads and writes across grains, the allocation order

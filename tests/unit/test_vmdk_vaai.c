@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Unit tests of the storage-side operations the admin API runs (VAAI-NAS):
  * the confined I/O (vmdk/io_beneath.c: "..", absolute names and symlinks

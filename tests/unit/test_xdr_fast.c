@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Unit tests for nfsd/proto/xdr_fast.c: the READ reply in two parts must be
  * the same bytes on the wire as xdr_READ3res() would write.

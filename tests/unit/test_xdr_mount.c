@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_xdr_mount: the rpcgen routines of nfsd/proto/mount3.x (RFC 1813 5).
  * Every procedure's arguments and results round-trip unchanged; a path

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_xdr_nfs3: the rpcgen routines of nfsd/proto/nfs3_prot.x (RFC 1813
  * 2, 3).  Every procedure's arguments and both result arms round-trip

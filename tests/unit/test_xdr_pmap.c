@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * test_xdr_pmap: the rpcgen routines of nfsd/proto/pmap.x (RFC 1833 3).
  * Every procedure's arguments and results round-trip unchanged; the wire

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dsnfsd's dashboard: polls the admin API every POLL_MS and draws the
 // last HISTORY samples.  Rates are differences of the API's counters
 // between two polls; latency is the latency_ns added over the calls done.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kcguest: the guest's two helpers in one static binary, chosen by the
  * name it is run as (the initramfs links both names to it).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * kchost: the host side of the kernel-client guest (tests/kclient).
  *
