@@ -44,18 +44,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The hidden area, in the datastore's root. */
-#define SNAP_DIR_NAME ".snapshot"
-/* A name is [A-Za-z0-9_-][A-Za-z0-9._-]*, at most this long. */
-#define SNAP_NAME_MAX 63
+#include "nfsd/snap/naming.h"
+
 /* Directory levels copied; deeper ones fail the snapshot (-ELOOP). */
 #define SNAP_MAX_DEPTH 32
-/* Snapshots listed per datastore, at most. */
-#define SNAP_LIST_MAX 1024
-
-/* Returns 0, or -EINVAL with the reason ("/", "..", a leading dot, an
- * empty or too long name). */
-int snap_name_check(const char *name, char *errbuf, size_t errlen);
 
 struct snap_stats {
 	uint64_t files; /* regular files cloned */
