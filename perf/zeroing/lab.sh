@@ -45,6 +45,9 @@ zero_on_first_write = true
 [datastore plain]
 path = $dir/plain
 EOF
+# qemu-io writes as root into dsvmdk's root-owned files: the labs' access
+# (dsnfsd's defaults squash root; lab_dsnfsd_start covers -e ones only).
+lab_access vmfs plain >>"$dir/dsnfsd.conf"
 lab_dsnfsd_start "$BIN" "$dir" -c "$dir/dsnfsd.conf" -P 111
 admin=$LAB_ADMIN_PORT
 
