@@ -65,7 +65,13 @@ echo flush >>"$cmds"
 pass() {
 	local t0
 	t0=$(lab_now)
-	qemu-io -f raw "nfs://127.0.0.1/$1/$2-flat.vmdk" <"$cmds" >/dev/null
+	# A refused open must stop the lab, not time nothing: qemu-io says
+	# why on stderr.
+	qemu-io -f raw "nfs://127.0.0.1/$1/$2-flat.vmdk" <"$cmds" >/dev/null ||
+		{
+			echo "lab-zeroing: qemu-io failed on $1/$2-flat.vmdk" >&2
+			return 1
+		}
 	mibps "$t0"
 }
 
