@@ -12,25 +12,21 @@
 #     port) in DIR/state/lab-access.conf, read before the ARGS' own -c
 # lab_curl ARGS...                    curl with the admin token
 # lab_dsnfsd_stop                     SIGTERM and wait, if it runs
+# lab_access NAME...                  prints a [datastore NAME] section
+#     with the labs' access for each NAME, for a config read with -c (or
+#     appended to a script's own config)
+# lab_access_exports ARGS...          the same for every -e NAME=DIR of
+#     ARGS (a dsnfsd command line)
 # lab_now / lab_since T0              a clock, and seconds since T0
 LAB_PID=""
 
 lab_dsnfsd_start() {
-	local bin=$1 dir=$2 line arg prev=""
+	local bin=$1 dir=$2 line
 	shift 2
 	mkdir -p "$dir/state"
 	# dsnfsd's defaults (secure, squash = root, loopback) would refuse the
 	# labs' root tools and unprivileged raw clients.
-	: >"$dir/state/lab-access.conf"
-	for arg in "$@"; do
-		if [ "$prev" = -e ]; then
-			printf '[datastore %s]\nclients = 127.0.0.0/8, ::1\n' \
-				"${arg%%=*}" >>"$dir/state/lab-access.conf"
-			printf 'squash = none\nsecure = false\n' \
-				>>"$dir/state/lab-access.conf"
-		fi
-		prev=$arg
-	done
+	lab_access_exports "$@" >"$dir/state/lab-access.conf"
 	"$bin/dsnfsd" -f -l 127.0.0.1 -p 0 -m 0 -A 0 -s "$dir/state" \
 		-c "$dir/state/lab-access.conf" "$@" \
 		>"$dir/out" 2>"$dir/log" &
@@ -62,6 +58,26 @@ lab_dsnfsd_stop() {
 		wait "$LAB_PID" 2>/dev/null
 		LAB_PID=""
 	fi
+}
+
+# The keys of etc/lab/access.conf (why they are what they are is there):
+# every process of this machine is root in these datastores, nothing else
+# reaches them.  For servers on 127.0.0.1 only, never another address.
+lab_access() {
+	local name
+	for name in "$@"; do
+		printf '[datastore %s]\nclients = 127.0.0.0/8, ::1\n' "$name"
+		printf 'squash = none\nsecure = false\n'
+	done
+}
+
+lab_access_exports() {
+	local arg prev=""
+	for arg in "$@"; do
+		[ "$prev" = -e ] && lab_access "${arg%%=*}"
+		prev=$arg
+	done
+	return 0
 }
 
 lab_now() { date +%s.%N; }

@@ -19,8 +19,13 @@ cleanup() {
 trap cleanup EXIT
 mkdir -p "$tmp/ds1"
 head -c $((256 * 1024 * 1024)) /dev/urandom >"$tmp/ds1/big"
+# dsload and abusers.py bind unprivileged ports and dsload writes as uid
+# 0: dsnfsd's defaults (secure, squash = root) would refuse both; the
+# labs' access (perf/lablib.sh), loopback clients only.
+. "$(dirname "$0")/../lablib.sh"
+lab_access ds1 >"$tmp/access.conf"
 "$bin/dsnfsd" -f -l 127.0.0.1 -p 0 -m 0 -P 0 -A 0 -s "$tmp/state" \
-	-e ds1="$tmp/ds1" >"$tmp/out" 2>"$tmp/log" &
+	-e ds1="$tmp/ds1" -c "$tmp/access.conf" >"$tmp/out" 2>"$tmp/log" &
 pid=$!
 for _ in $(seq 1 100); do
 	grep -q '^dsnfsd: listening' "$tmp/out" && break

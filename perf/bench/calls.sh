@@ -68,10 +68,13 @@ for build in "$@"; do
 	rm -rf "$BENCH_TMP/export" "$BENCH_TMP/state" "$BENCH_TMP"/cg.out*
 	mkdir -p "$BENCH_TMP/export" "$BENCH_TMP/state"
 	: >"$BENCH_TMP/dsnfsd.out"
+	# rpcping and dsload bind unprivileged ports (bench_access).
+	bench_access "$BENCH_TMP/access.conf" bench
 	valgrind --tool=callgrind -q --compress-strings=no \
 		--callgrind-out-file="$BENCH_TMP/cg.out" \
 		"$build/bin/dsnfsd" -f -l 127.0.0.1 -p 0 -m 0 -P off -A off \
 		-w 1 -s "$BENCH_TMP/state" -e bench="$BENCH_TMP/export" \
+		-c "$BENCH_TMP/access.conf" \
 		>"$BENCH_TMP/dsnfsd.out" 2>"$BENCH_TMP/dsnfsd.log" &
 	VG_PID=$!
 	BENCH_PIDS+=("$VG_PID")

@@ -123,6 +123,10 @@ backend = cephfs
 ceph_conf = $CONF
 ceph_path = /bench-dsnfsd
 CONF
+# dsload binds unprivileged ports and writes as uid 0: the labs' access
+# (perf/bench/lib.sh, bench_access), as Ganesha's No_Root_Squash below.
+. perf/lablib.sh
+lab_access ds1 >>"$TMP/dsnfsd.conf"
 mkdir -p "$TMP/state"
 "$DSNFSD" -f -c "$TMP/dsnfsd.conf" >"$TMP/dsnfsd.out" 2>"$TMP/dsnfsd.log" &
 SRV_PID=$!

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# Shared helpers of perf/bench/run.sh and perf/bench/profile.sh (sourced,
+# Shared helpers of perf/bench/*.sh and perf/scale/scale.sh (sourced,
 # bash).  Everything started here is recorded in BENCH_PIDS and stopped by
 # PID in bench_cleanup (TERM, then KILL after 10 s), newest first.
 #
@@ -17,6 +17,10 @@
 #   bench_cpu_ticks PID    utime+stime of a process (all threads), in ticks
 #   bench_stop_pid PID     TERM, wait (KILL after 10 s), forget PID
 #   bench_cleanup          stops what was started, removes $BENCH_TMP
+
+# lab_access, lab_access_exports: the labs' access for the servers started
+# here (dsnfsd's defaults would refuse the clients, see bench_access).
+. "$(dirname "${BASH_SOURCE[0]}")/../lablib.sh"
 
 BENCH_PIDS=()
 BENCH_TMP=${BENCH_TMP:-}
@@ -206,9 +210,24 @@ bench_start_dsnfsd() {
 	DSNFSD_PID=$BENCH_BG_PID
 }
 
+# bench_access FILE NAME...: writes the labs' access for datastores NAME to
+# FILE, a config to read with -c.  dsnfsd's defaults (knfsd's: secure,
+# squash = root) would refuse the clients measured here: dsload and the
+# Python listers bind unprivileged ports, qemu-img and dsload create files
+# as uid 0.  nfs-ganesha, the server compared, runs with No_Root_Squash
+# and its default PrivilegedPort = false (ganesha.conf.in): the same
+# access, so the comparison is unchanged.  Loopback clients only; the
+# servers listen on 127.0.0.1 (most in a namespace of their own).
+bench_access() {
+	local file=$1
+	shift
+	lab_access "$@" >"$file"
+}
+
 # bench_start_dsnfsd_as NAME NS DIR CONF CMD...: as bench_start_dsnfsd, with
 # its files named NAME (NAME.out, NAME.log, NAME-state) and, unless CONF is
-# empty, the config file CONF.  Sets BENCH_BG_PID.
+# empty, the config file CONF; /bench has the labs' access (bench_access,
+# in NAME-access.conf, read before CONF).  Sets BENCH_BG_PID.
 bench_start_dsnfsd_as() {
 	local name=$1
 	local ns=$2
@@ -218,8 +237,10 @@ bench_start_dsnfsd_as() {
 	shift 4
 	[ -n "$conf" ] && extra=(-c "$conf")
 	mkdir -p "$BENCH_TMP/$name-state"
+	bench_access "$BENCH_TMP/$name-access.conf" bench
 	bench_bg "$name" "$ns" "$@" -f -l 127.0.0.1 -p 2049 -m 20048 -P 111 \
-		-s "$BENCH_TMP/$name-state" -e bench="$dir" "${extra[@]}"
+		-s "$BENCH_TMP/$name-state" -e bench="$dir" \
+		-c "$BENCH_TMP/$name-access.conf" "${extra[@]}"
 	bench_wait_line "$BENCH_TMP/$name.out" '^dsnfsd: listening' \
 		"$BENCH_BG_PID" || {
 		cat "$BENCH_TMP/$name.log" >&2

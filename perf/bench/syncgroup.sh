@@ -54,6 +54,8 @@ sync_run() {
 	printf '[server]\nwork_threads = %s\ngroup_commit = %s\n' \
 		"$threads" "$mode" >"$conf"
 	printf '[datastore bench]\npath = %s\n' "$BENCH_TMP/ds" >>"$conf"
+	# dsload binds unprivileged ports, writes as uid 0 (bench_access).
+	lab_access bench >>"$conf"
 	bench_bg dsnfsd $SELF_NS "$DSNFSD" -f -c "$conf" -l 127.0.0.1 -p 0 \
 		-m 0 -P off -A off -s "$BENCH_TMP/state"
 	spid=$BENCH_BG_PID

@@ -231,26 +231,6 @@ static void profile_ceiling_print(FILE *out, const struct profile_ctx *c)
 	}
 }
 
-static void profile_server_argv_uncapped(const struct server_config *cfg,
-					 const char *dsnfsd,
-					 const char *state_dir,
-					 char storage[][SERVER_PATH_MAX + 80],
-					 const char **argv)
-{
-	size_t n = 0;
-
-	argv[n++] = dsnfsd;
-	argv[n++] = "-s";
-	argv[n++] = state_dir;
-	for (unsigned d = 0; d < cfg->ndatastores; d++) {
-		snprintf(storage[d], SERVER_PATH_MAX + 80, "%s=%s",
-			 cfg->names[d], cfg->paths[d]);
-		argv[n++] = "-e";
-		argv[n++] = storage[d];
-	}
-	argv[n] = NULL;
-}
-
 static void profile_base_from_server(struct profile_ctx *c,
 				     const struct server_proc *sp)
 {
@@ -290,7 +270,7 @@ static int profile_run_own(struct profile_ctx *c, const char *dir)
 	const struct dsload_opts *o = c->o;
 	char dsnfsd[512], state[PROFILE_PATH_MAX], conf[PROFILE_PATH_MAX];
 	char errbuf[512];
-	const char *argv[2 * FLEET_DS_MAX + 8];
+	const char *argv[SERVER_ARGV_UNCAPPED_MAX];
 	struct server_config cfg;
 	struct server_proc sp = { 0 };
 	int err;
@@ -318,8 +298,17 @@ static int profile_run_own(struct profile_ctx *c, const char *dir)
 	if (!o->no_ceiling) {
 		snprintf(state, sizeof(state), "%s/state-ceiling", dir);
 		mkdir(state, 0700);
-		profile_server_argv_uncapped(&cfg, dsnfsd, state, c->ds_args,
-					     argv);
+		/* The -e datastores get the config's access keys: dsnfsd's
+		 * defaults (secure, squash = root) would refuse dsload. */
+		snprintf(conf, sizeof(conf), "%s/dsnfsd-uncapped.conf", dir);
+		err = server_access_write(o->server_config, &cfg, conf, errbuf,
+					  sizeof(errbuf));
+		if (err) {
+			fprintf(stderr, "dsload: %s\n", errbuf);
+			return err;
+		}
+		server_argv_uncapped(&cfg, dsnfsd, state, conf, c->ds_args,
+				     argv);
 		admin_token_server(state);
 		if (!profile_server_up(c, dsnfsd, argv, dir,
 				       "dsnfsd-uncapped.log", &sp)) {

@@ -38,7 +38,7 @@ struct profile_ctx {
 	uint16_t admin_port; /* the server's view; 0: none */
 	bool uncapped; /* running the ceiling */
 	struct profile_result r[PROFILE_SCENARIOS_MAX];
-	char ds_args[FLEET_DS_MAX][SERVER_PATH_MAX + 80]; /* -e NAME=DIR */
+	char ds_args[FLEET_DS_MAX][SERVER_EXPORT_ARG_MAX]; /* -e NAME=DIR */
 };
 
 /* The fit: each parameter, its value and meaning, the fitted rows. */

@@ -22,7 +22,8 @@
 
 #include "perf/dsload/clock.h"
 
-#define SERVER_ARGV_MAX 64
+/* The longest argv server_start() is given, and the 11 listen options. */
+#define SERVER_ARGV_MAX (SERVER_ARGV_UNCAPPED_MAX + 12)
 #define SERVER_START_TIMEOUT_MS 10000
 #define SERVER_DS_PREFIX "datastore "
 
@@ -63,6 +64,114 @@ static int server_ini_cb(void *user, const char *section, const char *key,
 		}
 	}
 	return 1;
+}
+
+/* Whether the config line @t (leading blanks skipped) sets an access key
+ * of a datastore (server_access_write()). */
+static bool server_access_key(const char *t)
+{
+	static const char *const keys[] = {
+		"clients", "secure", "squash", "anonuid", "anongid",
+	};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		size_t len = strlen(keys[i]);
+
+		if (!strncmp(t, keys[i], len) &&
+		    (t[len] == ' ' || t[len] == '\t' || t[len] == '=')) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Whether @section ("[datastore NAME]...", leading blanks skipped) names
+ * a datastore of @cfg. */
+static bool server_access_section(const char *section,
+				  const struct server_config *cfg)
+{
+	const char *name = section + 1 + strlen(SERVER_DS_PREFIX);
+	size_t len;
+
+	if (strncmp(section + 1, SERVER_DS_PREFIX, strlen(SERVER_DS_PREFIX))) {
+		return false;
+	}
+	len = strcspn(name, "]");
+	if (name[len] != ']') {
+		return false;
+	}
+	for (unsigned d = 0; d < cfg->ndatastores; d++) {
+		if (strlen(cfg->names[d]) == len &&
+		    !strncmp(cfg->names[d], name, len)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+int server_access_write(const char *base_path, const struct server_config *cfg,
+			const char *out_path, char *errbuf, size_t errlen)
+{
+	FILE *in = fopen(base_path, "r"), *out;
+	char line[1024];
+	bool ours = false;
+	int err = 0;
+
+	if (!in) {
+		err = -errno;
+		snprintf(errbuf, errlen, "%s: %s", base_path, strerror(-err));
+		return err;
+	}
+	out = fopen(out_path, "w");
+	if (!out) {
+		err = -errno;
+		snprintf(errbuf, errlen, "%s: %s", out_path, strerror(-err));
+		fclose(in);
+		return err;
+	}
+	fprintf(out,
+		"; the access keys of %s's datastores, for the uncapped "
+		"dsnfsd of dsload profile (-e NAME=DIR)\n",
+		base_path);
+	while (fgets(line, sizeof(line), in)) {
+		const char *t = line + strspn(line, " \t");
+
+		if (*t == '[') {
+			ours = server_access_section(t, cfg);
+			if (ours) {
+				fputs(t, out);
+			}
+		} else if (ours && server_access_key(t)) {
+			fputs(t, out);
+		}
+	}
+	fclose(in);
+	if (fclose(out)) {
+		err = -errno;
+		snprintf(errbuf, errlen, "%s: %s", out_path, strerror(-err));
+	}
+	return err;
+}
+
+void server_argv_uncapped(const struct server_config *cfg, const char *dsnfsd,
+			  const char *state_dir, const char *access_conf,
+			  char storage[][SERVER_EXPORT_ARG_MAX],
+			  const char **argv)
+{
+	size_t n = 0;
+
+	argv[n++] = dsnfsd;
+	argv[n++] = "-s";
+	argv[n++] = state_dir;
+	argv[n++] = "-c";
+	argv[n++] = access_conf;
+	for (unsigned d = 0; d < cfg->ndatastores; d++) {
+		snprintf(storage[d], SERVER_EXPORT_ARG_MAX, "%s=%s",
+			 cfg->names[d], cfg->paths[d]);
+		argv[n++] = "-e";
+		argv[n++] = storage[d];
+	}
+	argv[n] = NULL;
 }
 
 int server_config_read(const char *path, struct server_config *cfg,

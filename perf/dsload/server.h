@@ -2,8 +2,10 @@
 /*
  * server: a dsnfsd that dsload starts and stops itself, for the profile
  * runner: `dsnfsd -f -c CONFIG -l 127.0.0.1 -p 0 -m 0 -P 0 -A 0` (the
- * calibrated server) or `dsnfsd -f -e NAME=DIR ... -s STATE` (the same
- * datastores, no traffic caps: the machine's ceiling).  The ports come from the
+ * calibrated server) or `dsnfsd -f -s STATE -c ACCESS -e NAME=DIR ...`
+ * (the same datastores, no traffic caps: the machine's ceiling; ACCESS
+ * holds CONFIG's access keys of each, server_access_write()).  The ports
+ * come from the
  * first line dsnfsd prints ("dsnfsd: listening on ... nfs=N mount=M
  * portmap=P").  Also reads what the runner needs from a server config:
  * the datastores and the [traffic] scale.
@@ -47,6 +49,33 @@ int server_config_read(const char *path, struct server_config *cfg,
 int server_start(const char *dsnfsd, const char *const *argv,
 		 const char *log_path, struct server_proc *sp, char *errbuf,
 		 size_t errlen);
+
+/*
+ * Writes to @out_path, for every datastore of @cfg, the access keys the
+ * config @base_path gives it (clients, secure, squash, anonuid, anongid;
+ * nothing else: no pool, quota or caps), so that the uncapped server
+ * started with -e NAME=DIR lets in the same clients as the capped one.
+ * Without them an -e datastore gets dsnfsd's defaults (secure, squash =
+ * root), which refuse dsload: it binds unprivileged ports and writes as
+ * uid 0.  Returns 0 or -errno with the reason in @errbuf.
+ */
+int server_access_write(const char *base_path, const struct server_config *cfg,
+			const char *out_path, char *errbuf, size_t errlen);
+
+/* Length of one -e NAME=DIR argument of server_argv_uncapped(). */
+#define SERVER_EXPORT_ARG_MAX (SERVER_PATH_MAX + 80)
+/* Entries of server_argv_uncapped()'s @argv, its NULL included. */
+#define SERVER_ARGV_UNCAPPED_MAX (2 * FLEET_DS_MAX + 8)
+
+/*
+ * The uncapped server's argv (argv[0] @dsnfsd): -s @state_dir, -c
+ * @access_conf (server_access_write()'s file) and -e NAME=DIR for every
+ * datastore of @cfg, the strings in @storage; NULL-terminated.
+ */
+void server_argv_uncapped(const struct server_config *cfg, const char *dsnfsd,
+			  const char *state_dir, const char *access_conf,
+			  char storage[][SERVER_EXPORT_ARG_MAX],
+			  const char **argv);
 
 /* Creates every datastore directory of @cfg that is missing (mkdir -p):
  * a fresh checkout has no var/.  Returns 0 or -errno with @errbuf. */

@@ -29,6 +29,13 @@ from nfs3wire import MountClient, Nfs3Client, NFS3_OK, UNSTABLE  # noqa: E402
 HOST = "127.0.0.1"
 
 
+# The labs' access to ds1 (loopback clients, uid 0 kept, any source port):
+# the raw clients here bind unprivileged ports and create files as uid 0,
+# which dsnfsd's defaults (secure, squash = root) refuse.
+ACCESS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                      "etc", "lab", "access.conf")
+
+
 def start(bin_dir, tmp):
     ds, state = os.path.join(tmp, "ds1"), os.path.join(tmp, "state")
     os.makedirs(ds)
@@ -37,7 +44,8 @@ def start(bin_dir, tmp):
     log = open(os.path.join(tmp, "log"), "w")
     proc = subprocess.Popen(
         [os.path.join(bin_dir, "dsnfsd"), "-f", "-l", HOST, "-p", "0",
-         "-m", "0", "-P", "off", "-A", "0", "-s", state, "-e", "ds1=" + ds],
+         "-m", "0", "-P", "off", "-A", "0", "-s", state, "-e", "ds1=" + ds,
+         "-c", ACCESS],
         stdout=out, stderr=log)
     for _ in range(200):
         out.seek(0)

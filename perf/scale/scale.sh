@@ -63,12 +63,15 @@ rss() { echo "VmRSS $(kib "$1" VmRSS) KiB (anon $(kib "$1" RssAnon))"; }
 port_of() { sed "s/.* $1=\\([0-9]*\\).*/\\1/" "$BENCH_TMP/dsnfsd.out"; }
 
 # Starts dsnfsd in NS with ARGS (-e NAME=DIR ..., or -c FILE); sets DPID
-# and the ports.  Portmapper on 111, admin on any port.
+# and the ports.  Portmapper on 111, admin on any port.  The -e datastores
+# get the labs' access (bench_access: dsload, the raw-wire lister and
+# qemu-img would be refused by dsnfsd's defaults); a -c FILE gives its own.
 start_dsnfsd() {
 	local args=("$@")
 	rm -rf "$BENCH_TMP/state"
+	lab_access_exports "${args[@]}" >"$BENCH_TMP/access.conf"
 	bench_bg dsnfsd "$NS" "$BIN/dsnfsd" -f -l 127.0.0.1 -p 0 -m 0 -P 111 \
-		-A 0 -s "$BENCH_TMP/state" "${args[@]}"
+		-A 0 -s "$BENCH_TMP/state" -c "$BENCH_TMP/access.conf" "${args[@]}"
 	DPID=$BENCH_BG_PID
 	bench_wait_line "$BENCH_TMP/dsnfsd.out" '^dsnfsd: listening' "$DPID" ||
 		{
@@ -251,8 +254,10 @@ for d, n in (('big', 100000), ('small', 1000)):
 # libnfs's procedure: run nfs-ls against a traced dsnfsd on the small dir.
 nfsls_trace() {
 	rm -rf "$BENCH_TMP/state"
+	bench_access "$BENCH_TMP/access.conf" ds1
 	bench_bg dsnfsd "$NS" "$BIN/dsnfsd" -f -l 127.0.0.1 -p 0 -m 0 -P 111 \
-		-A off --trace -s "$BENCH_TMP/state" -e "ds1=$BENCH_TMP/rd/ds1"
+		-A off --trace -s "$BENCH_TMP/state" -e "ds1=$BENCH_TMP/rd/ds1" \
+		-c "$BENCH_TMP/access.conf"
 	DPID=$BENCH_BG_PID
 	bench_wait_line "$BENCH_TMP/dsnfsd.out" '^dsnfsd: listening' "$DPID" ||
 		bench_die "traced dsnfsd did not start"
@@ -361,6 +366,7 @@ pool = scale
 quota = 4GiB
 throughput_mibps = 1000
 CONF
+	lab_access big small >>"$BENCH_TMP/vm.conf"
 	start_dsnfsd -c "$BENCH_TMP/vm.conf"
 	local url="nfs://127.0.0.1/big/big-flat.vmdk"
 	qio() { bench_in_ns "$NS" qemu-io -f raw -c "$1" "$url" 2>&1 | grep -q "$2" && echo ok || echo FAIL; }

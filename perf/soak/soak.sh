@@ -27,8 +27,13 @@ for i in $(seq 1 "$datastores"); do
 	mkdir -p "$tmp/ds$i"
 	args+=(-e "ds$i=$tmp/ds$i")
 done
+# dsload binds unprivileged ports and writes as uid 0: dsnfsd's defaults
+# (secure, squash = root) would refuse it; the labs' access
+# (perf/lablib.sh), loopback clients only.
+. "$(dirname "$0")/../lablib.sh"
+lab_access_exports "${args[@]}" >"$tmp/access.conf"
 "$bin/dsnfsd" -f -l 127.0.0.1 -p 0 -m 0 -P 0 -A 0 -s "$tmp/state" "${args[@]}" \
-	>"$tmp/out" 2>"$tmp/log" &
+	-c "$tmp/access.conf" >"$tmp/out" 2>"$tmp/log" &
 pid=$!
 for _ in $(seq 1 100); do
 	grep -q '^dsnfsd: listening' "$tmp/out" && break

@@ -46,6 +46,9 @@ zero_on_first_write = true
 [datastore plain]
 path = $dir/plain
 EOF
+# qemu-io writes as root into dsvmdk's root-owned files: the labs' access
+# (dsnfsd's defaults squash root; lab_dsnfsd_start covers -e ones only).
+lab_access vmfs plain >>"$dir/dsnfsd.conf"
 lab_dsnfsd_start "$BIN" "$dir" -c "$dir/dsnfsd.conf" -P 111
 admin=$LAB_ADMIN_PORT
 
@@ -63,7 +66,13 @@ echo flush >>"$cmds"
 pass() {
 	local t0
 	t0=$(lab_now)
-	qemu-io -f raw "nfs://127.0.0.1/$1/$2-flat.vmdk" <"$cmds" >/dev/null
+	# A refused open must stop the lab, not time nothing: qemu-io says
+	# why on stderr.
+	qemu-io -f raw "nfs://127.0.0.1/$1/$2-flat.vmdk" <"$cmds" >/dev/null ||
+		{
+			echo "lab-zeroing: qemu-io failed on $1/$2-flat.vmdk" >&2
+			return 1
+		}
 	mibps "$t0"
 }
 
