@@ -19,6 +19,7 @@ cat >"$TEST_TMP/gw.conf" <<CONF
 backend = cephfs
 ceph_conf = $CEPH_CONF
 ceph_path = $dir/ds1
+$(lab_access)
 CONF
 check "two gateways and a failover" \
 	python3 "$(dirname "$0")/t2103-cephfs-gateways.py" "$DSNFS_BIN/dsnfsd" \

@@ -24,6 +24,7 @@ cat >"$TEST_TMP/gw.conf" <<CONF
 backend = cephfs
 ceph_conf = $CEPH_CONF
 ceph_path = $dir/ds1
+$(lab_access)
 CONF
 
 # gateway NAME NFS_PORT MOUNT_PORT: dsnfsd on 127.0.0.1 (ports 0: any);
