@@ -108,7 +108,7 @@ mkfifo "$ds1/d-flat.vmdk"
 code=$(post /volumes/ds1/clones '{"source":"d.vmdk","target":"y.vmdk","mode":"full"}')
 check "refused (409) without blocking the API" status_is "$code" 409
 check "  the reason names a FIFO" body_has "FIFO"
-check "  the API still answers" bash -c "curl -s -m 5 -o /dev/null -w '%{http_code}' http://127.0.0.1:$ADMIN_PORT/volumes | grep -q 200"
+check "  the API still answers" bash -c "acurl -s -m 5 -o /dev/null -w '%{http_code}' http://127.0.0.1:$ADMIN_PORT/volumes | grep -q 200"
 check "  nothing is made" bash -c "[ ! -e '$ds1/y.vmdk' ] && [ ! -e '$ds1/y-flat.vmdk' ]"
 
 echo "a directory as the descriptor"
