@@ -81,6 +81,14 @@ lab_access() {
 	printf 'clients = 127.0.0.0/8, ::1\nsquash = none\nsecure = false\n'
 }
 
+# The same access for a dsnfsd that a test's Python half starts itself
+# with -e ds1=... (t8201, t8204, t8205): it passes -c "$DSNFS_LAB_CONF".
+{
+	printf '[datastore ds1]\n'
+	lab_access
+} >"$TEST_TMP/lab-access.conf"
+export DSNFS_LAB_CONF=$TEST_TMP/lab-access.conf
+
 # Waits for the "listening" line and reads the ports from it.
 dsnfsd_start() {
 	local ds1=(-e ds1="$TEST_TMP/ds1")

@@ -39,6 +39,15 @@ import time
 # ---------------------------------------------------------------------------
 
 
+def lab_access():
+    """-c and the lab's access config (tests/integ/lib.sh lab_conf: loopback
+    clients, uid 0 kept, any source port) for a dsnfsd a test starts itself
+    with -e ds1=DIR: these clients bind unprivileged ports, which dsnfsd's
+    defaults (secure, squash = root) refuse.  Empty outside lib.sh."""
+    conf = os.environ.get("DSNFS_LAB_CONF")
+    return ["-c", conf] if conf else []
+
+
 class XdrError(Exception):
     """The bytes do not decode as the type asked for."""
 

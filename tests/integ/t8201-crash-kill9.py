@@ -24,7 +24,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nfs3wire import (DATA_SYNC, FILE_SYNC, NFS3_OK, UNSTABLE,  # noqa: E402
+from nfs3wire import (lab_access, DATA_SYNC, FILE_SYNC, NFS3_OK, UNSTABLE,  # noqa: E402
                       Checks, ConnectionClosed, MountClient, Nfs3Client)
 
 HOST = "127.0.0.1"
@@ -46,8 +46,8 @@ def start_server(binary, scratch):
     extra = os.environ.get("CRASH_DSNFSD_ARGS", "").split()
     proc = subprocess.Popen(
         [binary, "-f", "-l", HOST, "-p", "0", "-m", "0", "-P", "off",
-         "-s", os.path.join(scratch, "state"),
-         "-e", "ds1=" + os.path.join(scratch, "ds1")] + extra,
+         "-A", "off", "-s", os.path.join(scratch, "state"),
+         "-e", "ds1=" + os.path.join(scratch, "ds1")] + lab_access() + extra,
         stdout=subprocess.PIPE, stderr=open(os.path.join(scratch, "log"), "a"))
     line = proc.stdout.readline().decode()
     m = re.search(r"nfs=(\d+) mount=(\d+)", line)

@@ -36,7 +36,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nfs3wire import (FILE_SYNC, NFS3_OK, NFS3ERR_NOENT,  # noqa: E402
+from nfs3wire import (lab_access, FILE_SYNC, NFS3_OK, NFS3ERR_NOENT,  # noqa: E402
                       UNSTABLE, UNCHECKED, Checks, MountClient, Nfs3Client)
 
 HOST = "127.0.0.1"
@@ -52,7 +52,7 @@ def start_server(binary, scratch):
     proc = subprocess.Popen(
         [binary, "-f", "-c", conf, "-l", HOST, "-p", "0", "-m", "0",
          "-P", "off", "-A", "off", "-s", os.path.join(scratch, "state"),
-         "-e", "ds1=" + os.path.join(scratch, "ds1")],
+         "-e", "ds1=" + os.path.join(scratch, "ds1")] + lab_access(),
         stdout=subprocess.PIPE, stderr=open(os.path.join(scratch, "log"), "a"))
     line = proc.stdout.readline().decode()
     m = re.search(r"nfs=(\d+) mount=(\d+)", line)

@@ -45,7 +45,7 @@ import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nfs3wire import (FILE_SYNC, NFS3_OK, UNSTABLE, Checks,  # noqa: E402
+from nfs3wire import (lab_access, FILE_SYNC, NFS3_OK, UNSTABLE, Checks,  # noqa: E402
                       MountClient, Nfs3Client)
 
 HOST = "127.0.0.1"
@@ -75,7 +75,7 @@ def start_dsnfsd(binary, root, conf, log):
     proc = subprocess.Popen(
         [binary, "-f", "-l", HOST, "-p", "0", "-m", "0", "-P", "off",
          "-A", "off", "-s", os.path.join(root, "state"),
-         "-e", "ds1=" + os.path.join(root, "ds1"), "-c", conf],
+         "-e", "ds1=" + os.path.join(root, "ds1"), "-c", conf] + lab_access(),
         stdout=subprocess.PIPE, stderr=open(log, "a"))
     line = proc.stdout.readline().decode()
     m = re.search(r"nfs=(\d+) mount=(\d+)", line)
