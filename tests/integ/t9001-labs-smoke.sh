@@ -92,12 +92,12 @@ cat "$T/lookup.txt"
 FH=$(awk '/^handle/ { print $2 }' "$T/lookup.txt")
 ino=$(stat -c %i "$T/ds1/vm1/disk-flat.vmdk")
 ino_le=$(printf '%08x' "$ino" | sed 's/\(..\)\(..\)\(..\)\(..\)/\4\3\2\1/')
-check "a 23-byte ext4 handle, version 1, kernel len 8" has "$T/lookup.txt" \
-	'^  version 1 \| export id [0-9a-f]{8} \| kernel type 1 \| kernel len 8$'
+check "a 23-byte ext4 handle, version 2, kernel len 8" has "$T/lookup.txt" \
+	'^  version 2 \| export id [0-9a-f]{8} \| kernel type 1 \| kernel len 8$'
 check "the kernel handle starts with the inode, little-endian" has \
 	"$T/lookup.txt" "^  kernel handle ${ino_le}[0-9a-f]{8} \\| tag [0-9a-f]{16}\$"
 check "fileid is the inode" has "$T/lookup.txt" "^  fileid $ino\$"
-check "23 bytes in all" has "$T/lookup.txt" '^handle  01[0-9a-f]{44} \(23 bytes\)$'
+check "23 bytes in all" has "$T/lookup.txt" '^handle  02[0-9a-f]{44} \(23 bytes\)$'
 srv_stop
 srv_start l2 -c "$PWD/etc/lab/access.conf" -e ds1="$T/ds1" -s "$T/state" || exit 1
 getattr() { python3 "$T/fh.py" getattr "$1" 2>&1; }
