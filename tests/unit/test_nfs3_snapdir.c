@@ -88,6 +88,19 @@ static nfs_fh3 lookup(struct nfs3_fixture *fx, const nfs_fh3 *dir,
 	return out;
 }
 
+/* Calls @proc and answers its status: every NFSv3 result starts with its
+ * nfsstat3, whatever the procedure. */
+static nfsstat3 call_status(struct nfs3_fixture *fx, uint32_t proc, void *args,
+			    void *res)
+{
+	nfsstat3 st;
+
+	nfs3_fixture_call(fx, proc, args, res);
+	st = *(const nfsstat3 *)res;
+	nfs3_fixture_release(fx, proc, res);
+	return st;
+}
+
 static nfsstat3 write_call(struct nfs3_fixture *fx, const nfs_fh3 *fh)
 {
 	char data[4] = "abcd";
@@ -97,12 +110,8 @@ static nfsstat3 write_call(struct nfs3_fixture *fx, const nfs_fh3 *fh)
 			    .stable = FILE_SYNC,
 			    .data = { .data_len = 4, .data_val = data } };
 	WRITE3res res;
-	nfsstat3 st;
 
-	nfs3_fixture_call(fx, NFSPROC3_WRITE, &args, &res);
-	st = res.status;
-	nfs3_fixture_release(fx, NFSPROC3_WRITE, &res);
-	return st;
+	return call_status(fx, NFSPROC3_WRITE, &args, &res);
 }
 
 static nfsstat3 setattr_call(struct nfs3_fixture *fx, const nfs_fh3 *fh,
@@ -113,8 +122,7 @@ static nfsstat3 setattr_call(struct nfs3_fixture *fx, const nfs_fh3 *fh,
 
 	args.new_attributes.mode.set_it = TRUE;
 	args.new_attributes.mode.set_mode3_u.mode = mode;
-	nfs3_fixture_call(fx, NFSPROC3_SETATTR, &args, &res);
-	return res.status;
+	return call_status(fx, NFSPROC3_SETATTR, &args, &res);
 }
 
 static nfsstat3 create_call(struct nfs3_fixture *fx, const nfs_fh3 *dir,
@@ -123,12 +131,8 @@ static nfsstat3 create_call(struct nfs3_fixture *fx, const nfs_fh3 *dir,
 	CREATE3args args = { .where = { .dir = *dir, .name = (char *)name },
 			     .how = { .mode = UNCHECKED } };
 	CREATE3res res;
-	nfsstat3 st;
 
-	nfs3_fixture_call(fx, NFSPROC3_CREATE, &args, &res);
-	st = res.status;
-	nfs3_fixture_release(fx, NFSPROC3_CREATE, &res);
-	return st;
+	return call_status(fx, NFSPROC3_CREATE, &args, &res);
 }
 
 static nfsstat3 mkdir_call(struct nfs3_fixture *fx, const nfs_fh3 *dir,
@@ -136,12 +140,8 @@ static nfsstat3 mkdir_call(struct nfs3_fixture *fx, const nfs_fh3 *dir,
 {
 	MKDIR3args args = { .where = { .dir = *dir, .name = (char *)name } };
 	MKDIR3res res;
-	nfsstat3 st;
 
-	nfs3_fixture_call(fx, NFSPROC3_MKDIR, &args, &res);
-	st = res.status;
-	nfs3_fixture_release(fx, NFSPROC3_MKDIR, &res);
-	return st;
+	return call_status(fx, NFSPROC3_MKDIR, &args, &res);
 }
 
 static nfsstat3 symlink_call(struct nfs3_fixture *fx, const nfs_fh3 *dir,
@@ -152,12 +152,8 @@ static nfsstat3 symlink_call(struct nfs3_fixture *fx, const nfs_fh3 *dir,
 		.symlink = { .symlink_data = (char *)"target" },
 	};
 	SYMLINK3res res;
-	nfsstat3 st;
 
-	nfs3_fixture_call(fx, NFSPROC3_SYMLINK, &args, &res);
-	st = res.status;
-	nfs3_fixture_release(fx, NFSPROC3_SYMLINK, &res);
-	return st;
+	return call_status(fx, NFSPROC3_SYMLINK, &args, &res);
 }
 
 static nfsstat3 mknod_call(struct nfs3_fixture *fx, const nfs_fh3 *dir,
@@ -165,13 +161,9 @@ static nfsstat3 mknod_call(struct nfs3_fixture *fx, const nfs_fh3 *dir,
 {
 	MKNOD3args args = { .where = { .dir = *dir, .name = (char *)name } };
 	MKNOD3res res;
-	nfsstat3 st;
 
 	args.what.type = NF3FIFO;
-	nfs3_fixture_call(fx, NFSPROC3_MKNOD, &args, &res);
-	st = res.status;
-	nfs3_fixture_release(fx, NFSPROC3_MKNOD, &res);
-	return st;
+	return call_status(fx, NFSPROC3_MKNOD, &args, &res);
 }
 
 static nfsstat3 unlink_call(struct nfs3_fixture *fx, uint32_t proc,
@@ -184,11 +176,9 @@ static nfsstat3 unlink_call(struct nfs3_fixture *fx, uint32_t proc,
 	RMDIR3res rres;
 
 	if (proc == NFSPROC3_RMDIR) {
-		nfs3_fixture_call(fx, proc, &rargs, &rres);
-		return rres.status;
+		return call_status(fx, proc, &rargs, &rres);
 	}
-	nfs3_fixture_call(fx, proc, &args, &res);
-	return res.status;
+	return call_status(fx, proc, &args, &res);
 }
 
 static nfsstat3 rename_call(struct nfs3_fixture *fx, const nfs_fh3 *from,
@@ -201,8 +191,7 @@ static nfsstat3 rename_call(struct nfs3_fixture *fx, const nfs_fh3 *from,
 	};
 	RENAME3res res;
 
-	nfs3_fixture_call(fx, NFSPROC3_RENAME, &args, &res);
-	return res.status;
+	return call_status(fx, NFSPROC3_RENAME, &args, &res);
 }
 
 static nfsstat3 link_call(struct nfs3_fixture *fx, const nfs_fh3 *file,
@@ -212,8 +201,7 @@ static nfsstat3 link_call(struct nfs3_fixture *fx, const nfs_fh3 *file,
 			   .link = { .dir = *dir, .name = (char *)name } };
 	LINK3res res;
 
-	nfs3_fixture_call(fx, NFSPROC3_LINK, &args, &res);
-	return res.status;
+	return call_status(fx, NFSPROC3_LINK, &args, &res);
 }
 
 static nfsstat3 commit_call(struct nfs3_fixture *fx, const nfs_fh3 *fh)
@@ -221,8 +209,7 @@ static nfsstat3 commit_call(struct nfs3_fixture *fx, const nfs_fh3 *fh)
 	COMMIT3args args = { .file = *fh };
 	COMMIT3res res;
 
-	nfs3_fixture_call(fx, NFSPROC3_COMMIT, &args, &res);
-	return res.status;
+	return call_status(fx, NFSPROC3_COMMIT, &args, &res);
 }
 
 /* Makes ROOT/.snapshot/s1/{sub/,disk.vmdk} and ROOT/live on disk, all
