@@ -39,23 +39,14 @@ enum rpc_disposition request_defer(struct request *req,
 	return RPC_PENDING;
 }
 
+/* The local fixture with ds1's .snapshot area served. */
 static int local_setup(void **state)
 {
-	struct nfs3_local_fixture *lf = calloc(1, sizeof(*lf));
+	struct nfs3_local_fixture *lf;
 
-	assert_non_null(lf);
-	nfs3_local_fixture_open(lf, "snapdir");
+	nfs3_local_fixture_setup(state, "snapdir");
+	lf = *state;
 	lf->fx->exports[NFS3_FIXTURE_DS1].snapshot_dir = true;
-	*state = lf;
-	return 0;
-}
-
-static int local_teardown(void **state)
-{
-	struct nfs3_local_fixture *lf = *state;
-
-	nfs3_local_fixture_close(lf);
-	free(lf);
 	return 0;
 }
 
@@ -397,13 +388,13 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(
 			test_snapshot_tree_refuses_every_change, local_setup,
-			local_teardown),
+			nfs3_local_fixture_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_snapshot_rule_is_the_roots_area_only, local_setup,
-			local_teardown),
+			nfs3_local_fixture_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_write_clears_setuid_and_setgid, local_setup,
-			local_teardown),
+			nfs3_local_fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
