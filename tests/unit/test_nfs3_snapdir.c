@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "nfsd/nfs3/nfs3_int.h"
+#include "tests/lib/nfs3_calls.h"
 #include "tests/lib/nfs3_fixture.h"
 #include "tests/lib/nfs3_local_fixture.h"
 
@@ -135,28 +136,8 @@ static nfsstat3 mkdir_call(struct nfs3_fixture *fx, const nfs_fh3 *dir,
 	return call_status(fx, NFSPROC3_MKDIR, &args, &res);
 }
 
-static nfsstat3 symlink_call(struct nfs3_fixture *fx, const nfs_fh3 *dir,
-			     const char *name)
-{
-	SYMLINK3args args = {
-		.where = { .dir = *dir, .name = (char *)name },
-		.symlink = { .symlink_data = (char *)"target" },
-	};
-	SYMLINK3res res;
-
-	return call_status(fx, NFSPROC3_SYMLINK, &args, &res);
-}
-
-static nfsstat3 mknod_call(struct nfs3_fixture *fx, const nfs_fh3 *dir,
-			   const char *name)
-{
-	MKNOD3args args = { .where = { .dir = *dir, .name = (char *)name } };
-	MKNOD3res res;
-
-	args.what.type = NF3FIFO;
-	return call_status(fx, NFSPROC3_MKNOD, &args, &res);
-}
-
+/* REMOVE (or RMDIR) of @name in @dir: the status only (a refusal here
+ * carries no wcc_data, unlike test_nfs3_namespace's on the fakes). */
 static nfsstat3 unlink_call(struct nfs3_fixture *fx, uint32_t proc,
 			    const nfs_fh3 *dir, const char *name)
 {
@@ -170,29 +151,6 @@ static nfsstat3 unlink_call(struct nfs3_fixture *fx, uint32_t proc,
 		return call_status(fx, proc, &rargs, &rres);
 	}
 	return call_status(fx, proc, &args, &res);
-}
-
-static nfsstat3 rename_call(struct nfs3_fixture *fx, const nfs_fh3 *from,
-			    const char *from_name, const nfs_fh3 *to,
-			    const char *to_name)
-{
-	RENAME3args args = {
-		.from = { .dir = *from, .name = (char *)from_name },
-		.to = { .dir = *to, .name = (char *)to_name },
-	};
-	RENAME3res res;
-
-	return call_status(fx, NFSPROC3_RENAME, &args, &res);
-}
-
-static nfsstat3 link_call(struct nfs3_fixture *fx, const nfs_fh3 *file,
-			  const nfs_fh3 *dir, const char *name)
-{
-	LINK3args args = { .file = *file,
-			   .link = { .dir = *dir, .name = (char *)name } };
-	LINK3res res;
-
-	return call_status(fx, NFSPROC3_LINK, &args, &res);
 }
 
 static nfsstat3 commit_call(struct nfs3_fixture *fx, const nfs_fh3 *fh)
@@ -245,6 +203,8 @@ static void test_snapshot_tree_refuses_every_change(void **state)
 	nfs_fh3 root, area, s1, sub, disk, live;
 	char path[256];
 	struct stat st;
+	uint32_t nlink;
+	fattr3 attr;
 
 	make_tree(lf);
 	fh_next = 0;
@@ -262,8 +222,10 @@ static void test_snapshot_tree_refuses_every_change(void **state)
 	assert_int_equal(create_call(fx, &area, "s2"), NFS3ERR_ROFS);
 	assert_int_equal(mkdir_call(fx, &area, "s2"), NFS3ERR_ROFS);
 	assert_int_equal(mkdir_call(fx, &sub, "d"), NFS3ERR_ROFS);
-	assert_int_equal(symlink_call(fx, &s1, "l"), NFS3ERR_ROFS);
-	assert_int_equal(mknod_call(fx, &s1, "p"), NFS3ERR_ROFS);
+	assert_int_equal(nfs3_call_symlink(fx, &s1, "l", "target"),
+			 NFS3ERR_ROFS);
+	assert_int_equal(nfs3_call_mknod(fx, &s1, "p", NF3FIFO, &attr),
+			 NFS3ERR_ROFS);
 	assert_int_equal(unlink_call(fx, NFSPROC3_REMOVE, &s1, "disk.vmdk"),
 			 NFS3ERR_ROFS);
 	assert_int_equal(unlink_call(fx, NFSPROC3_RMDIR, &s1, "sub"),
@@ -271,15 +233,17 @@ static void test_snapshot_tree_refuses_every_change(void **state)
 	assert_int_equal(unlink_call(fx, NFSPROC3_RMDIR, &area, "s1"),
 			 NFS3ERR_ROFS);
 	/* RENAME out of, into and within the area. */
-	assert_int_equal(rename_call(fx, &s1, "disk.vmdk", &root, "out"),
+	assert_int_equal(nfs3_call_rename(fx, &s1, "disk.vmdk", &root, "out"),
 			 NFS3ERR_ROFS);
-	assert_int_equal(rename_call(fx, &root, "live", &s1, "in"),
+	assert_int_equal(nfs3_call_rename(fx, &root, "live", &s1, "in"),
 			 NFS3ERR_ROFS);
-	assert_int_equal(rename_call(fx, &area, "s1", &area, "daily-0601"),
+	assert_int_equal(nfs3_call_rename(fx, &area, "s1", &area, "daily-0601"),
 			 NFS3ERR_ROFS);
 	/* LINK of a snapshot's file out, and of a live file in. */
-	assert_int_equal(link_call(fx, &disk, &root, "out"), NFS3ERR_ROFS);
-	assert_int_equal(link_call(fx, &live, &s1, "in"), NFS3ERR_ROFS);
+	assert_int_equal(nfs3_call_link(fx, &disk, &root, "out", &nlink),
+			 NFS3ERR_ROFS);
+	assert_int_equal(nfs3_call_link(fx, &live, &s1, "in", &nlink),
+			 NFS3ERR_ROFS);
 	/* COMMIT changes nothing: harmless. */
 	assert_int_equal(commit_call(fx, &disk), NFS3_OK);
 
@@ -300,9 +264,11 @@ static void test_snapshot_tree_refuses_every_change(void **state)
 	assert_int_equal(write_call(fx, &live), NFS3_OK);
 	assert_int_equal(create_call(fx, &root, "new"), NFS3_OK);
 	assert_int_equal(mkdir_call(fx, &root, "dir"), NFS3_OK);
-	assert_int_equal(rename_call(fx, &root, "new", &root, "renamed"),
+	assert_int_equal(nfs3_call_rename(fx, &root, "new", &root, "renamed"),
 			 NFS3_OK);
-	assert_int_equal(link_call(fx, &live, &root, "live2"), NFS3_OK);
+	assert_int_equal(nfs3_call_link(fx, &live, &root, "live2", &nlink),
+			 NFS3_OK);
+	assert_int_equal(nlink, 2);
 }
 
 /* The directory's own name does not matter: a live directory named
