@@ -89,27 +89,39 @@ static int token_open(const char *path, struct stat *st, char *errbuf,
 	return fd;
 }
 
-int admin_token_read(const char *path, char *token, char *errbuf, size_t errlen)
+/* Reads the token in @fd (closed here) into @token; @malformed says why
+ * a file that holds no token is refused. The bytes read are wiped
+ * either way: they are the secret. */
+static int token_fd_take(int fd, const char *path, char *token,
+			 const char *malformed, char *errbuf, size_t errlen)
 {
 	char buf[TOKEN_FILE_READ_MAX];
-	struct stat st;
-	ssize_t n;
-	int fd = token_open(path, &st, errbuf, errlen);
+	ssize_t n = token_read_fd(fd, buf);
+	int err = 0;
 
-	if (fd < 0) {
-		return fd;
-	}
-	n = token_read_fd(fd, buf);
 	close(fd);
 	if (n < 0) {
 		return errbuf_printf(errbuf, errlen, (int)n, "%s: %s", path,
 				     strerror((int)-n));
 	}
 	if (token_parse(buf, (size_t)n, token)) {
-		return errbuf_printf(errbuf, errlen, -EINVAL,
-				     "%s: not a token (64 hex digits)", path);
+		err = errbuf_printf(errbuf, errlen, -EINVAL, "%s: %s", path,
+				    malformed);
 	}
-	return 0;
+	explicit_bzero(buf, sizeof(buf));
+	return err;
+}
+
+int admin_token_read(const char *path, char *token, char *errbuf, size_t errlen)
+{
+	struct stat st;
+	int fd = token_open(path, &st, errbuf, errlen);
+
+	if (fd < 0) {
+		return fd;
+	}
+	return token_fd_take(fd, path, token, "not a token (64 hex digits)",
+			     errbuf, errlen);
 }
 
 /* Writes a new token to @path: into PATH.new (0600, exclusive), synced,
@@ -169,9 +181,7 @@ static int token_create(const char *path, char *token, char *errbuf,
 int admin_token_load(const char *path, char *token, bool *created, char *errbuf,
 		     size_t errlen)
 {
-	char buf[TOKEN_FILE_READ_MAX];
 	struct stat st;
-	ssize_t n;
 	int fd;
 
 	*created = false;
@@ -205,21 +215,11 @@ int admin_token_load(const char *path, char *token, bool *created, char *errbuf,
 				     "if others may have read it)",
 				     path, (unsigned)(st.st_mode & 07777));
 	}
-	n = token_read_fd(fd, buf);
-	close(fd);
-	if (n < 0) {
-		return errbuf_printf(errbuf, errlen, (int)n, "%s: %s", path,
-				     strerror((int)-n));
-	}
-	if (token_parse(buf, (size_t)n, token)) {
-		return errbuf_printf(errbuf, errlen, -EINVAL,
-				     "%s: malformed (64 hex digits and a "
-				     "newline expected): remove it and a new "
-				     "one is made at the next start",
-				     path);
-	}
-	explicit_bzero(buf, sizeof(buf));
-	return 0;
+	return token_fd_take(fd, path, token,
+			     "malformed (64 hex digits and a newline "
+			     "expected): remove it and a new one is made at "
+			     "the next start",
+			     errbuf, errlen);
 }
 
 const char *admin_token_path(const char *option)

@@ -223,6 +223,25 @@ static bool snap_area_has(const struct snap_area *a, const char *name)
 	       !faccessat(a->area_fd, name, F_OK, AT_SYMLINK_NOFOLLOW);
 }
 
+/* Whether a new snapshot may not be named @name: -EEXIST with the
+ * reason when the manifest lists it or the area holds something by that
+ * name (a directory the server did not make), else 0. */
+static int snap_name_taken(const struct snap_area *a,
+			   const struct snap_manifest *m, const char *name,
+			   char *errbuf, size_t errlen)
+{
+	bool listed = snap__manifest_find(m, name) >= 0;
+
+	if (!listed && !snap_area_has(a, name)) {
+		return 0;
+	}
+	snprintf(errbuf, errlen, "snapshot '%s' exists%s", name,
+		 listed ? ""
+			: " (" SNAP_DIR_NAME "/NAME is a directory this "
+			  "server did not make: remove it on the server)");
+	return -EEXIST;
+}
+
 /* Opens snapshot @name if the manifest names it and .snapshot/NAME is the
  * directory the server made (same inode, same file system): its
  * descriptor, or -ENOENT with the reason. */
@@ -348,14 +367,8 @@ int snap_create(const char *root, const char *manifest, const char *name,
 	if (err) {
 		goto cleanup;
 	}
-	if (snap__manifest_find(&m, name) >= 0 || snap_area_has(&a, name)) {
-		snprintf(errbuf, errlen, "snapshot '%s' exists%s", name,
-			 snap__manifest_find(&m, name) < 0
-				 ? " (" SNAP_DIR_NAME "/NAME is a directory "
-				   "this server did not make: remove it on the "
-				   "server)"
-				 : "");
-		err = -EEXIST;
+	err = snap_name_taken(&a, &m, name, errbuf, errlen);
+	if (err) {
 		goto cleanup;
 	}
 	snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
@@ -427,15 +440,8 @@ int snap_check(const char *root, const char *manifest, const char *name,
 		if (fd >= 0) {
 			close(fd);
 		}
-	} else if (snap__manifest_find(&m, name) >= 0 ||
-		   snap_area_has(&a, name)) {
-		snprintf(errbuf, errlen, "snapshot '%s' exists%s", name,
-			 snap__manifest_find(&m, name) < 0
-				 ? " (" SNAP_DIR_NAME "/NAME is a directory "
-				   "this server did not make: remove it on the "
-				   "server)"
-				 : "");
-		err = -EEXIST;
+	} else {
+		err = snap_name_taken(&a, &m, name, errbuf, errlen);
 	}
 out:
 	snap__manifest_free(&m);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "perf/dsload/conf_copy.h"
+
 double profile_target(const struct profile *p, const struct profile_scenario *s)
 {
 	const struct profile_scenario *b = profile_find(p, s->baseline);
@@ -124,21 +126,13 @@ int profile_config_write(const char *base_path, const char *out_path,
 			 const struct model_params *m, double scale,
 			 char *errbuf, size_t errlen)
 {
-	FILE *in = fopen(base_path, "r"), *out;
+	FILE *in, *out;
 	char line[1024];
 	bool in_traffic = false, wrote = false;
-	int err = 0;
+	int err;
 
-	if (!in) {
-		err = -errno;
-		snprintf(errbuf, errlen, "%s: %s", base_path, strerror(-err));
-		return err;
-	}
-	out = fopen(out_path, "w");
-	if (!out) {
-		err = -errno;
-		snprintf(errbuf, errlen, "%s: %s", out_path, strerror(-err));
-		fclose(in);
+	err = conf_copy_open(base_path, &in, out_path, &out, errbuf, errlen);
+	if (err) {
 		return err;
 	}
 	fprintf(out, "; %s with the fitted [traffic] caps (dsload profile)\n",
@@ -166,10 +160,5 @@ int profile_config_write(const char *base_path, const char *out_path,
 		fputc('\n', out);
 		profile_config_traffic(out, m, scale);
 	}
-	fclose(in);
-	if (fclose(out)) {
-		err = -errno;
-		snprintf(errbuf, errlen, "%s: %s", out_path, strerror(-err));
-	}
-	return err;
+	return conf_copy_close(in, out, out_path, errbuf, errlen);
 }

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "perf/dsload/clock.h"
+#include "perf/dsload/conf_copy.h"
 
 /* The longest argv server_start() is given, and the 11 listen options. */
 #define SERVER_ARGV_MAX (SERVER_ARGV_UNCAPPED_MAX + 12)
@@ -112,21 +113,13 @@ static bool server_access_section(const char *section,
 int server_access_write(const char *base_path, const struct server_config *cfg,
 			const char *out_path, char *errbuf, size_t errlen)
 {
-	FILE *in = fopen(base_path, "r"), *out;
+	FILE *in, *out;
 	char line[1024];
 	bool ours = false;
-	int err = 0;
+	int err;
 
-	if (!in) {
-		err = -errno;
-		snprintf(errbuf, errlen, "%s: %s", base_path, strerror(-err));
-		return err;
-	}
-	out = fopen(out_path, "w");
-	if (!out) {
-		err = -errno;
-		snprintf(errbuf, errlen, "%s: %s", out_path, strerror(-err));
-		fclose(in);
+	err = conf_copy_open(base_path, &in, out_path, &out, errbuf, errlen);
+	if (err) {
 		return err;
 	}
 	fprintf(out,
@@ -145,12 +138,7 @@ int server_access_write(const char *base_path, const struct server_config *cfg,
 			fputs(t, out);
 		}
 	}
-	fclose(in);
-	if (fclose(out)) {
-		err = -errno;
-		snprintf(errbuf, errlen, "%s: %s", out_path, strerror(-err));
-	}
-	return err;
+	return conf_copy_close(in, out, out_path, errbuf, errlen);
 }
 
 void server_argv_uncapped(const struct server_config *cfg, const char *dsnfsd,

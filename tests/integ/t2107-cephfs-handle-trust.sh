@@ -12,9 +12,11 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../ceph/lib.sh"
 
-ceph_fuse_mount || exit 1
-dir=/t-$$-trust
-mkdir -p "$CEPH_MNT$dir/ds1" "$CEPH_MNT$dir/other" || exit 1
+# ds1 is a directory of its own (lib.sh's dsnfsd_start takes its section);
+# "other" is a tree beside it that ds1's clients must not reach.
+ceph_ds1_setup || exit 1
+dir=$(dirname "$CEPH_DS1_PATH")
+mkdir -p "$CEPH_MNT$dir/other" || exit 1
 echo "secret of another tree" >"$CEPH_MNT$dir/other/payroll.txt"
 echo "inside" >"$CEPH_MNT$dir/ds1/inside.txt"
 mkdir -p "$CEPH_MNT$dir/ds1/sub"
@@ -22,7 +24,6 @@ echo "deeper" >"$CEPH_MNT$dir/ds1/sub/deep.txt"
 # A snapshot of each tree: ds1's own, and one of the directory beside it.
 mkdir "$CEPH_MNT$dir/ds1/.snap/mine" "$CEPH_MNT$dir/other/.snap/theirs" ||
 	exit 1
-CEPH_DS1_PATH=$dir/ds1
 xattr() { python3 -c 'import os, sys
 if sys.argv[1] == "set":
     os.setxattr(sys.argv[3], sys.argv[2], open(sys.argv[4], "rb").read())
@@ -31,16 +32,7 @@ else:
 # The version-1 secret as dsnfsd made it before: 192 bytes in an xattr.
 head -c 192 /dev/urandom >"$TEST_TMP/v1"
 xattr set user.dsnfs.handle_secret "$CEPH_MNT$dir/ds1" "$TEST_TMP/v1" || exit 1
-# ds1 is this directory (lib.sh's dsnfsd_start takes this section).
 export DSNFS_DS1_BACKEND=cephfs
-rmdir "$TEST_TMP/ds1" 2>/dev/null
-ln -sfn "$CEPH_MNT$dir/ds1" "$TEST_TMP/ds1"
-cat >"$TEST_TMP/ceph-ds1.conf" <<CONF
-[datastore ds1]
-backend = cephfs
-ceph_conf = $CEPH_CONF
-ceph_path = $dir/ds1
-CONF
 mkdir -p -m 700 "$TEST_TMP/state"
 dsnfsd_start || exit 1
 check "the handle key is a 0600 file of the state directory" \

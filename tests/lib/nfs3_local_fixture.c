@@ -58,3 +58,22 @@ void nfs3_local_fixture_close(struct nfs3_local_fixture *lf)
 	nfs3_fixture_teardown(&fx_state);
 	nftw(lf->dir, nfs3_local_fixture_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
+
+int nfs3_local_fixture_setup(void **state, const char *tag)
+{
+	struct nfs3_local_fixture *lf = calloc(1, sizeof(*lf));
+
+	assert_non_null(lf);
+	nfs3_local_fixture_open(lf, tag);
+	*state = lf;
+	return 0;
+}
+
+int nfs3_local_fixture_teardown(void **state)
+{
+	struct nfs3_local_fixture *lf = *state;
+
+	nfs3_local_fixture_close(lf);
+	free(lf);
+	return 0;
+}

@@ -29,4 +29,9 @@ void nfs3_local_fixture_open(struct nfs3_local_fixture *lf, const char *tag);
  * (asserting every store object was released) and removes the directory. */
 void nfs3_local_fixture_close(struct nfs3_local_fixture *lf);
 
+/* The cmocka setup and teardown around the two: *@state is a fixture
+ * made with calloc() and opened with @tag, then closed and freed. */
+int nfs3_local_fixture_setup(void **state, const char *tag);
+int nfs3_local_fixture_teardown(void **state);
+
 #endif

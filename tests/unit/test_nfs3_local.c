@@ -34,21 +34,7 @@ enum rpc_disposition request_defer(struct request *req,
  * struct nfs3_fixture pointer the tests take. */
 static int local_setup(void **state)
 {
-	struct nfs3_local_fixture *lf = calloc(1, sizeof(*lf));
-
-	assert_non_null(lf);
-	nfs3_local_fixture_open(lf, "nfs3");
-	*state = lf;
-	return 0;
-}
-
-static int local_teardown(void **state)
-{
-	struct nfs3_local_fixture *lf = *state;
-
-	nfs3_local_fixture_close(lf);
-	free(lf);
-	return 0;
+	return nfs3_local_fixture_setup(state, "nfs3");
 }
 
 static nfs_fh3 create_file(struct nfs3_fixture *fx, const nfs_fh3 *dir,
@@ -206,13 +192,13 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(
 			test_write_sync_commit_read_on_a_real_disk, local_setup,
-			local_teardown),
+			nfs3_local_fixture_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_namespace_and_listing_on_a_real_disk, local_setup,
-			local_teardown),
+			nfs3_local_fixture_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_readdir_pages_on_a_real_disk, local_setup,
-			local_teardown),
+			nfs3_local_fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

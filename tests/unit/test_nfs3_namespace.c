@@ -17,6 +17,7 @@
 
 #include "nfsd/nfs3/nfs3_int.h"
 #include "tests/lib/fake_store.h"
+#include "tests/lib/nfs3_calls.h"
 #include "tests/lib/nfs3_fixture.h"
 
 /* The dispatcher's request_defer() without its work pool: runs the work at
@@ -181,66 +182,22 @@ static void test_mkdir_makes_a_directory(void **state)
 	nfs3_fixture_release(fx, NFSPROC3_MKDIR, &res);
 }
 
-static nfsstat3 symlink_call(struct nfs3_fixture *fx, const nfs_fh3 *dir,
-			     const char *name, const char *target)
-{
-	SYMLINK3args args = {
-		.where = { .dir = *dir, .name = (char *)name },
-		.symlink = { .symlink_data = (char *)target },
-	};
-	SYMLINK3res res;
-	nfsstat3 status;
-
-	nfs3_fixture_call(fx, NFSPROC3_SYMLINK, &args, &res);
-	status = res.status;
-	if (status == NFS3_OK) {
-		assert_int_equal(res.SYMLINK3res_u.resok.obj_attributes
-					 .post_op_attr_u.attributes.type,
-				 NF3LNK);
-	}
-	nfs3_fixture_release(fx, NFSPROC3_SYMLINK, &res);
-	return status;
-}
-
 static void test_symlink(void **state)
 {
 	struct nfs3_fixture *fx = *state;
 	nfs_fh3 root = nfs3_fixture_root(fx, NFS3_FIXTURE_DS1);
 	char target[1100];
 
-	assert_int_equal(symlink_call(fx, &root, "l", "a/b"), NFS3_OK);
-	assert_int_equal(symlink_call(fx, &root, "l", "a/b"), NFS3ERR_EXIST);
-	assert_int_equal(symlink_call(fx, &root, "e", ""), NFS3ERR_INVAL);
+	assert_int_equal(nfs3_call_symlink(fx, &root, "l", "a/b"), NFS3_OK);
+	assert_int_equal(nfs3_call_symlink(fx, &root, "l", "a/b"),
+			 NFS3ERR_EXIST);
+	assert_int_equal(nfs3_call_symlink(fx, &root, "e", ""), NFS3ERR_INVAL);
 	memset(target, 't', 1025);
 	target[1025] = '\0';
-	assert_int_equal(symlink_call(fx, &root, "long", target),
+	assert_int_equal(nfs3_call_symlink(fx, &root, "long", target),
 			 NFS3ERR_NAMETOOLONG);
 	target[1024] = '\0';
-	assert_int_equal(symlink_call(fx, &root, "long", target), NFS3_OK);
-}
-
-static nfsstat3 mknod_call(struct nfs3_fixture *fx, const nfs_fh3 *dir,
-			   const char *name, ftype3 type, fattr3 *attr)
-{
-	MKNOD3args args = {
-		.where = { .dir = *dir, .name = (char *)name },
-		.what = { .type = type },
-	};
-	MKNOD3res res;
-	nfsstat3 status;
-
-	if (type == NF3CHR || type == NF3BLK) {
-		args.what.mknoddata3_u.device.spec.specdata1 = 8;
-		args.what.mknoddata3_u.device.spec.specdata2 = 1;
-	}
-	nfs3_fixture_call(fx, NFSPROC3_MKNOD, &args, &res);
-	status = res.status;
-	if (status == NFS3_OK) {
-		*attr = res.MKNOD3res_u.resok.obj_attributes.post_op_attr_u
-				.attributes;
-	}
-	nfs3_fixture_release(fx, NFSPROC3_MKNOD, &res);
-	return status;
+	assert_int_equal(nfs3_call_symlink(fx, &root, "long", target), NFS3_OK);
 }
 
 static void test_mknod_makes_special_files_only(void **state)
@@ -249,32 +206,36 @@ static void test_mknod_makes_special_files_only(void **state)
 	nfs_fh3 root = nfs3_fixture_root(fx, NFS3_FIXTURE_DS1);
 	fattr3 a;
 
-	assert_int_equal(mknod_call(fx, &root, "fifo", NF3FIFO, &a), NFS3_OK);
+	assert_int_equal(nfs3_call_mknod(fx, &root, "fifo", NF3FIFO, &a),
+			 NFS3_OK);
 	assert_int_equal(a.type, NF3FIFO);
-	assert_int_equal(mknod_call(fx, &root, "sock", NF3SOCK, &a), NFS3_OK);
+	assert_int_equal(nfs3_call_mknod(fx, &root, "sock", NF3SOCK, &a),
+			 NFS3_OK);
 	assert_int_equal(a.type, NF3SOCK);
 	/* Device nodes are root's (issue 23): uid 1000 is refused ... */
-	assert_int_equal(mknod_call(fx, &root, "chr", NF3CHR, &a),
+	assert_int_equal(nfs3_call_mknod(fx, &root, "chr", NF3CHR, &a),
 			 NFS3ERR_PERM);
-	assert_int_equal(mknod_call(fx, &root, "blk", NF3BLK, &a),
+	assert_int_equal(nfs3_call_mknod(fx, &root, "blk", NF3BLK, &a),
 			 NFS3ERR_PERM);
 	/* ... so is uid 0 squashed by root_squash (the fixture's ds1) ... */
 	nfs3_fixture_cred(fx, AUTH_SYS, 0, 0);
-	assert_int_equal(mknod_call(fx, &root, "blk", NF3BLK, &a),
+	assert_int_equal(nfs3_call_mknod(fx, &root, "blk", NF3BLK, &a),
 			 NFS3ERR_PERM);
 	/* ... and root is not, where nothing squashes it. */
 	fx->exports[NFS3_FIXTURE_DS1].squash = EXPORT_SQUASH_NONE;
-	assert_int_equal(mknod_call(fx, &root, "blk", NF3BLK, &a), NFS3_OK);
+	assert_int_equal(nfs3_call_mknod(fx, &root, "blk", NF3BLK, &a),
+			 NFS3_OK);
 	assert_int_equal(a.type, NF3BLK);
-	assert_int_equal(mknod_call(fx, &root, "chr", NF3CHR, &a), NFS3_OK);
+	assert_int_equal(nfs3_call_mknod(fx, &root, "chr", NF3CHR, &a),
+			 NFS3_OK);
 	assert_int_equal(a.type, NF3CHR);
 	assert_int_equal(a.rdev.specdata1, 8);
 	assert_int_equal(a.rdev.specdata2, 1);
-	assert_int_equal(mknod_call(fx, &root, "reg", NF3REG, &a),
+	assert_int_equal(nfs3_call_mknod(fx, &root, "reg", NF3REG, &a),
 			 NFS3ERR_BADTYPE);
-	assert_int_equal(mknod_call(fx, &root, "dir", NF3DIR, &a),
+	assert_int_equal(nfs3_call_mknod(fx, &root, "dir", NF3DIR, &a),
 			 NFS3ERR_BADTYPE);
-	assert_int_equal(mknod_call(fx, &root, "lnk", NF3LNK, &a),
+	assert_int_equal(nfs3_call_mknod(fx, &root, "lnk", NF3LNK, &a),
 			 NFS3ERR_BADTYPE);
 }
 
@@ -367,26 +328,6 @@ static void test_remove_in_sticky_directory(void **state)
 			 NFS3_OK);
 }
 
-static nfsstat3 rename_call(struct nfs3_fixture *fx, const nfs_fh3 *from,
-			    const char *from_name, const nfs_fh3 *to,
-			    const char *to_name)
-{
-	RENAME3args args = {
-		.from = { .dir = *from, .name = (char *)from_name },
-		.to = { .dir = *to, .name = (char *)to_name },
-	};
-	RENAME3res res;
-
-	nfs3_fixture_call(fx, NFSPROC3_RENAME, &args, &res);
-	if (res.status == NFS3_OK) {
-		assert_true(res.RENAME3res_u.resok.fromdir_wcc.after
-				    .attributes_follow);
-		assert_true(res.RENAME3res_u.resok.todir_wcc.after
-				    .attributes_follow);
-	}
-	return res.status;
-}
-
 static void test_rename(void **state)
 {
 	struct nfs3_fixture *fx = *state;
@@ -402,7 +343,7 @@ static void test_rename(void **state)
 	LOOKUP3res *lres = &lookup_res.r;
 
 	nfs3_fixture_mkfile(fx, NFS3_FIXTURE_DS1, &full, "x", "", 0, 0644);
-	assert_int_equal(rename_call(fx, &root, "a", &d, "b"), NFS3_OK);
+	assert_int_equal(nfs3_call_rename(fx, &root, "a", &d, "b"), NFS3_OK);
 	assert_string_equal(fx->call.req.path_hint, "a");
 	nfs3_fixture_call(fx, NFSPROC3_LOOKUP, &largs, &lookup_res);
 	assert_int_equal(lres->status, NFS3_OK);
@@ -410,26 +351,14 @@ static void test_rename(void **state)
 				 .attributes.fileid,
 			 fileid_of(fx, NFS3_FIXTURE_DS1, &f));
 	nfs3_fixture_release(fx, NFSPROC3_LOOKUP, &lookup_res);
-	assert_int_equal(rename_call(fx, &root, "a", &d, "c"), NFS3ERR_NOENT);
-	assert_int_equal(rename_call(fx, &d, "b", &other, "b"), NFS3ERR_XDEV);
-	assert_int_equal(rename_call(fx, &root, "d", &root, "full"),
+	assert_int_equal(nfs3_call_rename(fx, &root, "a", &d, "c"),
+			 NFS3ERR_NOENT);
+	assert_int_equal(nfs3_call_rename(fx, &d, "b", &other, "b"),
+			 NFS3ERR_XDEV);
+	assert_int_equal(nfs3_call_rename(fx, &root, "d", &root, "full"),
 			 NFS3ERR_NOTEMPTY);
-	assert_int_equal(rename_call(fx, &d, "b", &root, ".."), NFS3ERR_INVAL);
-}
-
-static nfsstat3 link_call(struct nfs3_fixture *fx, const nfs_fh3 *file,
-			  const nfs_fh3 *dir, const char *name, uint32_t *nlink)
-{
-	LINK3args args = { .file = *file,
-			   .link = { .dir = *dir, .name = (char *)name } };
-	LINK3res res;
-
-	nfs3_fixture_call(fx, NFSPROC3_LINK, &args, &res);
-	if (res.status == NFS3_OK) {
-		*nlink = res.LINK3res_u.resok.file_attributes.post_op_attr_u
-				 .attributes.nlink;
-	}
-	return res.status;
+	assert_int_equal(nfs3_call_rename(fx, &d, "b", &root, ".."),
+			 NFS3ERR_INVAL);
 }
 
 static void test_link(void **state)
@@ -444,11 +373,14 @@ static void test_link(void **state)
 		nfs3_fixture_mkfile(fx, NFS3_FIXTURE_RO, &ro, "f", "", 0, 0644);
 	uint32_t nlink = 0;
 
-	assert_int_equal(link_call(fx, &f, &root, "g", &nlink), NFS3_OK);
+	assert_int_equal(nfs3_call_link(fx, &f, &root, "g", &nlink), NFS3_OK);
 	assert_int_equal(nlink, 2);
-	assert_int_equal(link_call(fx, &f, &root, "g", &nlink), NFS3ERR_EXIST);
-	assert_int_equal(link_call(fx, &f, &other, "h", &nlink), NFS3ERR_XDEV);
-	assert_int_equal(link_call(fx, &rof, &ro, "h", &nlink), NFS3ERR_ROFS);
+	assert_int_equal(nfs3_call_link(fx, &f, &root, "g", &nlink),
+			 NFS3ERR_EXIST);
+	assert_int_equal(nfs3_call_link(fx, &f, &other, "h", &nlink),
+			 NFS3ERR_XDEV);
+	assert_int_equal(nfs3_call_link(fx, &rof, &ro, "h", &nlink),
+			 NFS3ERR_ROFS);
 }
 
 static void test_namespace_trace_lines(void **state)

@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "nfsd/nfs3/nfs3_int.h"
+#include "tests/lib/nfs3_calls.h"
 #include "tests/lib/nfs3_fixture.h"
 #include "tests/lib/nfs3_local_fixture.h"
 
@@ -39,23 +40,14 @@ enum rpc_disposition request_defer(struct request *req,
 	return RPC_PENDING;
 }
 
+/* The local fixture with ds1's .snapshot area served. */
 static int local_setup(void **state)
 {
-	struct nfs3_local_fixture *lf = calloc(1, sizeof(*lf));
+	struct nfs3_local_fixture *lf;
 
-	assert_non_null(lf);
-	nfs3_local_fixture_open(lf, "snapdir");
+	nfs3_local_fixture_setup(state, "snapdir");
+	lf = *state;
 	lf->fx->exports[NFS3_FIXTURE_DS1].snapshot_dir = true;
-	*state = lf;
-	return 0;
-}
-
-static int local_teardown(void **state)
-{
-	struct nfs3_local_fixture *lf = *state;
-
-	nfs3_local_fixture_close(lf);
-	free(lf);
 	return 0;
 }
 
@@ -88,6 +80,19 @@ static nfs_fh3 lookup(struct nfs3_fixture *fx, const nfs_fh3 *dir,
 	return out;
 }
 
+/* Calls @proc and answers its status: every NFSv3 result starts with its
+ * nfsstat3, whatever the procedure. */
+static nfsstat3 call_status(struct nfs3_fixture *fx, uint32_t proc, void *args,
+			    void *res)
+{
+	nfsstat3 st;
+
+	nfs3_fixture_call(fx, proc, args, res);
+	st = *(const nfsstat3 *)res;
+	nfs3_fixture_release(fx, proc, res);
+	return st;
+}
+
 static nfsstat3 write_call(struct nfs3_fixture *fx, const nfs_fh3 *fh)
 {
 	char data[4] = "abcd";
@@ -97,12 +102,8 @@ static nfsstat3 write_call(struct nfs3_fixture *fx, const nfs_fh3 *fh)
 			    .stable = FILE_SYNC,
 			    .data = { .data_len = 4, .data_val = data } };
 	WRITE3res res;
-	nfsstat3 st;
 
-	nfs3_fixture_call(fx, NFSPROC3_WRITE, &args, &res);
-	st = res.status;
-	nfs3_fixture_release(fx, NFSPROC3_WRITE, &res);
-	return st;
+	return call_status(fx, NFSPROC3_WRITE, &args, &res);
 }
 
 static nfsstat3 setattr_call(struct nfs3_fixture *fx, const nfs_fh3 *fh,
@@ -113,8 +114,7 @@ static nfsstat3 setattr_call(struct nfs3_fixture *fx, const nfs_fh3 *fh,
 
 	args.new_attributes.mode.set_it = TRUE;
 	args.new_attributes.mode.set_mode3_u.mode = mode;
-	nfs3_fixture_call(fx, NFSPROC3_SETATTR, &args, &res);
-	return res.status;
+	return call_status(fx, NFSPROC3_SETATTR, &args, &res);
 }
 
 static nfsstat3 create_call(struct nfs3_fixture *fx, const nfs_fh3 *dir,
@@ -123,12 +123,8 @@ static nfsstat3 create_call(struct nfs3_fixture *fx, const nfs_fh3 *dir,
 	CREATE3args args = { .where = { .dir = *dir, .name = (char *)name },
 			     .how = { .mode = UNCHECKED } };
 	CREATE3res res;
-	nfsstat3 st;
 
-	nfs3_fixture_call(fx, NFSPROC3_CREATE, &args, &res);
-	st = res.status;
-	nfs3_fixture_release(fx, NFSPROC3_CREATE, &res);
-	return st;
+	return call_status(fx, NFSPROC3_CREATE, &args, &res);
 }
 
 static nfsstat3 mkdir_call(struct nfs3_fixture *fx, const nfs_fh3 *dir,
@@ -136,44 +132,12 @@ static nfsstat3 mkdir_call(struct nfs3_fixture *fx, const nfs_fh3 *dir,
 {
 	MKDIR3args args = { .where = { .dir = *dir, .name = (char *)name } };
 	MKDIR3res res;
-	nfsstat3 st;
 
-	nfs3_fixture_call(fx, NFSPROC3_MKDIR, &args, &res);
-	st = res.status;
-	nfs3_fixture_release(fx, NFSPROC3_MKDIR, &res);
-	return st;
+	return call_status(fx, NFSPROC3_MKDIR, &args, &res);
 }
 
-static nfsstat3 symlink_call(struct nfs3_fixture *fx, const nfs_fh3 *dir,
-			     const char *name)
-{
-	SYMLINK3args args = {
-		.where = { .dir = *dir, .name = (char *)name },
-		.symlink = { .symlink_data = (char *)"target" },
-	};
-	SYMLINK3res res;
-	nfsstat3 st;
-
-	nfs3_fixture_call(fx, NFSPROC3_SYMLINK, &args, &res);
-	st = res.status;
-	nfs3_fixture_release(fx, NFSPROC3_SYMLINK, &res);
-	return st;
-}
-
-static nfsstat3 mknod_call(struct nfs3_fixture *fx, const nfs_fh3 *dir,
-			   const char *name)
-{
-	MKNOD3args args = { .where = { .dir = *dir, .name = (char *)name } };
-	MKNOD3res res;
-	nfsstat3 st;
-
-	args.what.type = NF3FIFO;
-	nfs3_fixture_call(fx, NFSPROC3_MKNOD, &args, &res);
-	st = res.status;
-	nfs3_fixture_release(fx, NFSPROC3_MKNOD, &res);
-	return st;
-}
-
+/* REMOVE (or RMDIR) of @name in @dir: the status only (a refusal here
+ * carries no wcc_data, unlike test_nfs3_namespace's on the fakes). */
 static nfsstat3 unlink_call(struct nfs3_fixture *fx, uint32_t proc,
 			    const nfs_fh3 *dir, const char *name)
 {
@@ -184,36 +148,9 @@ static nfsstat3 unlink_call(struct nfs3_fixture *fx, uint32_t proc,
 	RMDIR3res rres;
 
 	if (proc == NFSPROC3_RMDIR) {
-		nfs3_fixture_call(fx, proc, &rargs, &rres);
-		return rres.status;
+		return call_status(fx, proc, &rargs, &rres);
 	}
-	nfs3_fixture_call(fx, proc, &args, &res);
-	return res.status;
-}
-
-static nfsstat3 rename_call(struct nfs3_fixture *fx, const nfs_fh3 *from,
-			    const char *from_name, const nfs_fh3 *to,
-			    const char *to_name)
-{
-	RENAME3args args = {
-		.from = { .dir = *from, .name = (char *)from_name },
-		.to = { .dir = *to, .name = (char *)to_name },
-	};
-	RENAME3res res;
-
-	nfs3_fixture_call(fx, NFSPROC3_RENAME, &args, &res);
-	return res.status;
-}
-
-static nfsstat3 link_call(struct nfs3_fixture *fx, const nfs_fh3 *file,
-			  const nfs_fh3 *dir, const char *name)
-{
-	LINK3args args = { .file = *file,
-			   .link = { .dir = *dir, .name = (char *)name } };
-	LINK3res res;
-
-	nfs3_fixture_call(fx, NFSPROC3_LINK, &args, &res);
-	return res.status;
+	return call_status(fx, proc, &args, &res);
 }
 
 static nfsstat3 commit_call(struct nfs3_fixture *fx, const nfs_fh3 *fh)
@@ -221,8 +158,7 @@ static nfsstat3 commit_call(struct nfs3_fixture *fx, const nfs_fh3 *fh)
 	COMMIT3args args = { .file = *fh };
 	COMMIT3res res;
 
-	nfs3_fixture_call(fx, NFSPROC3_COMMIT, &args, &res);
-	return res.status;
+	return call_status(fx, NFSPROC3_COMMIT, &args, &res);
 }
 
 /* Makes ROOT/.snapshot/s1/{sub/,disk.vmdk} and ROOT/live on disk, all
@@ -267,6 +203,8 @@ static void test_snapshot_tree_refuses_every_change(void **state)
 	nfs_fh3 root, area, s1, sub, disk, live;
 	char path[256];
 	struct stat st;
+	uint32_t nlink;
+	fattr3 attr;
 
 	make_tree(lf);
 	fh_next = 0;
@@ -284,8 +222,10 @@ static void test_snapshot_tree_refuses_every_change(void **state)
 	assert_int_equal(create_call(fx, &area, "s2"), NFS3ERR_ROFS);
 	assert_int_equal(mkdir_call(fx, &area, "s2"), NFS3ERR_ROFS);
 	assert_int_equal(mkdir_call(fx, &sub, "d"), NFS3ERR_ROFS);
-	assert_int_equal(symlink_call(fx, &s1, "l"), NFS3ERR_ROFS);
-	assert_int_equal(mknod_call(fx, &s1, "p"), NFS3ERR_ROFS);
+	assert_int_equal(nfs3_call_symlink(fx, &s1, "l", "target"),
+			 NFS3ERR_ROFS);
+	assert_int_equal(nfs3_call_mknod(fx, &s1, "p", NF3FIFO, &attr),
+			 NFS3ERR_ROFS);
 	assert_int_equal(unlink_call(fx, NFSPROC3_REMOVE, &s1, "disk.vmdk"),
 			 NFS3ERR_ROFS);
 	assert_int_equal(unlink_call(fx, NFSPROC3_RMDIR, &s1, "sub"),
@@ -293,15 +233,17 @@ static void test_snapshot_tree_refuses_every_change(void **state)
 	assert_int_equal(unlink_call(fx, NFSPROC3_RMDIR, &area, "s1"),
 			 NFS3ERR_ROFS);
 	/* RENAME out of, into and within the area. */
-	assert_int_equal(rename_call(fx, &s1, "disk.vmdk", &root, "out"),
+	assert_int_equal(nfs3_call_rename(fx, &s1, "disk.vmdk", &root, "out"),
 			 NFS3ERR_ROFS);
-	assert_int_equal(rename_call(fx, &root, "live", &s1, "in"),
+	assert_int_equal(nfs3_call_rename(fx, &root, "live", &s1, "in"),
 			 NFS3ERR_ROFS);
-	assert_int_equal(rename_call(fx, &area, "s1", &area, "daily-0601"),
+	assert_int_equal(nfs3_call_rename(fx, &area, "s1", &area, "daily-0601"),
 			 NFS3ERR_ROFS);
 	/* LINK of a snapshot's file out, and of a live file in. */
-	assert_int_equal(link_call(fx, &disk, &root, "out"), NFS3ERR_ROFS);
-	assert_int_equal(link_call(fx, &live, &s1, "in"), NFS3ERR_ROFS);
+	assert_int_equal(nfs3_call_link(fx, &disk, &root, "out", &nlink),
+			 NFS3ERR_ROFS);
+	assert_int_equal(nfs3_call_link(fx, &live, &s1, "in", &nlink),
+			 NFS3ERR_ROFS);
 	/* COMMIT changes nothing: harmless. */
 	assert_int_equal(commit_call(fx, &disk), NFS3_OK);
 
@@ -322,9 +264,11 @@ static void test_snapshot_tree_refuses_every_change(void **state)
 	assert_int_equal(write_call(fx, &live), NFS3_OK);
 	assert_int_equal(create_call(fx, &root, "new"), NFS3_OK);
 	assert_int_equal(mkdir_call(fx, &root, "dir"), NFS3_OK);
-	assert_int_equal(rename_call(fx, &root, "new", &root, "renamed"),
+	assert_int_equal(nfs3_call_rename(fx, &root, "new", &root, "renamed"),
 			 NFS3_OK);
-	assert_int_equal(link_call(fx, &live, &root, "live2"), NFS3_OK);
+	assert_int_equal(nfs3_call_link(fx, &live, &root, "live2", &nlink),
+			 NFS3_OK);
+	assert_int_equal(nlink, 2);
 }
 
 /* The directory's own name does not matter: a live directory named
@@ -410,13 +354,13 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(
 			test_snapshot_tree_refuses_every_change, local_setup,
-			local_teardown),
+			nfs3_local_fixture_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_snapshot_rule_is_the_roots_area_only, local_setup,
-			local_teardown),
+			nfs3_local_fixture_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_write_clears_setuid_and_setgid, local_setup,
-			local_teardown),
+			nfs3_local_fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
