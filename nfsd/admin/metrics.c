@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfsd/base/base.h"
+
 #define METRICS_LABELS_MAX 3
 
 struct metrics_label {
@@ -182,8 +184,7 @@ static void metrics_counter_families(struct admin_buf *out, const char *object,
 {
 	char name[96], help[256];
 
-	for (size_t k = 0;
-	     k < sizeof(metrics_counters) / sizeof(metrics_counters[0]); k++) {
+	for (size_t k = 0; k < ARRAY_SIZE(metrics_counters); k++) {
 		int op = metrics_counters[k].op;
 		struct metrics_family f = { .out = out,
 					    .name = name,
@@ -495,7 +496,7 @@ static void metrics_ilogs(const struct admin_view *v, struct admin_buf *out)
 #undef ILOG_FIELD
 	};
 
-	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(families); i++) {
 		struct metrics_family f = { out, families[i].name, "counter",
 					    families[i].help, false };
 

@@ -507,7 +507,7 @@ static void test_config_export_arg_errors(void **state)
 	static const char *const no_eq[] = { "ds1", "=/srv", "ds1=", "" };
 	char long_name[80];
 
-	for (size_t i = 0; i < sizeof(no_eq) / sizeof(no_eq[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(no_eq); i++) {
 		char want[64];
 
 		assert_int_equal(config_add_export_arg(&f->cfg, no_eq[i],
