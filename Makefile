@@ -164,7 +164,7 @@ $(BUILD)/bin/dsload: $(call obj,perf/dsload/main.c) $(LIB_DSLOAD) $(ALL_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) -Wl,--start-group \
 		$(LIB_DSLOAD) $(ALL_LIBS) -Wl,--end-group $(LDLIBS) -lcurl
-# dsnfsctl speaks HTTPS (an admin endpoint beyond loopback) through libcurl.
+# dsnfsctl speaks HTTP and HTTPS to the admin endpoint through libcurl.
 $(BUILD)/bin/dsnfsctl: $(call obj,$(CTL_SRC)) $(ALL_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LINK_LIBS) -lcurl
