@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * admin_int: the admin module's own declarations.  The layers, bottom up:
- * buf.c (text), scan.c and alarms.c (thin provisioning), view.c (one
+ * buf.c (text), view.c (one
  * consistent picture of pools, volumes, traffic and alarms for a GET),
  * json_out.c / json_in.c (the JSON shapes), metrics.c (Prometheus text),
  * resource.c pools.c volumes.c traffic_api.c changes.c (the resources),
@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "nfsd/admin/admin.h"
+#include "nfsd/alarm/alarm.h"
 
 /* ---- text buffer (buf.c) ----------------------------------------------- */
 
@@ -45,83 +46,12 @@ void admin__buf_puts(struct admin_buf *b, const char *s);
 void admin__buf_printf(struct admin_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* ---- datastore scan (scan.c) ------------------------------------------- */
+/* ---- thin-provisioning alarms (nfsd/alarm/, view.c) ------------------- */
 
-/* Directory levels a scan descends (a datastore holds VM folders). */
-#define ADMIN_SCAN_MAX_DEPTH 8
-/* Entries a scan looks at before it gives up with -E2BIG. */
-#define ADMIN_SCAN_MAX_ENTRIES 1000000
-
-/* What one datastore's directory holds. */
-struct admin_scan {
-	uint64_t provisioned_bytes; /* logical sizes of all *-flat.vmdk */
-	uint64_t thin_provisioned_bytes; /* of those with holes (thin) */
-	uint64_t allocated_bytes; /* blocks of every regular file */
-	uint32_t disks; /* flat extents */
-	uint32_t thin_disks;
-	uint64_t files;
-};
-
-/*
- * Walks @dir (borrowed) without following symlinks or leaving its file
- * system, ADMIN_SCAN_MAX_DEPTH levels deep.  A flat extent is thin when
- * fewer bytes are allocated than its logical size.  Returns 0 and fills
- * @out, or -errno (-E2BIG past ADMIN_SCAN_MAX_ENTRIES).  Blocks: run it
- * off any event loop.
- */
-int admin__scan_dir(const char *dir, struct admin_scan *out);
-
-/* ---- thin-provisioning alarms (alarms.c) ------------------------------- */
-
-enum admin_alarm_kind {
-	ADMIN_ALARM_USAGE = 0, /* used / quota */
-	ADMIN_ALARM_OVERALLOCATION, /* provisioned / quota */
-	ADMIN_ALARM_COUNT,
-};
-
-/* One datastore as last evaluated. */
-struct admin_alarm_view {
-	char volume[POOL_NAME_MAX];
-	bool scanned; /* scan holds a result */
-	int scan_err; /* the last scan's error, 0 if it worked */
-	int64_t scan_time_s; /* UTC, of the last good scan */
-	struct admin_scan scan;
-	uint64_t quota_bytes; /* 0: not pooled, no alarms */
-	bool used_known;
-	uint64_t used_bytes;
-	double percent[ADMIN_ALARM_COUNT]; /* valid with a quota */
-	bool valid[ADMIN_ALARM_COUNT]; /* percent computed */
-	bool raised[ADMIN_ALARM_COUNT];
-};
-
-struct admin_alarms;
-
-/* "usage", "overallocation". */
-const char *admin__alarm_kind_name(enum admin_alarm_kind kind);
-
-/* One alarm per export of ctx->exports.  @ctx is borrowed for the life
- * of the object.  Returns 0 and *out (owned: admin__alarms_free()), or
- * -ENOMEM. */
-int admin__alarms_new(const struct admin_ctx *ctx, struct admin_alarms **out);
-
-/* Starts the thread that calls admin__alarms_scan() at once and then
- * every config.alarm_interval_s.  Returns 0 or -errno. */
-int admin__alarms_start(struct admin_alarms *al);
-
-/* Stops the thread, if started, and frees @al (takes).  NULL is fine. */
-void admin__alarms_free(struct admin_alarms *al);
-
-/* Scans every datastore, then evaluates (blocks for the scans). */
-void admin__alarms_scan(struct admin_alarms *al);
-
-/*
- * Evaluates every alarm against the last scans and the current quotas and
- * usage; an alarm that is raised is logged at warn, one that clears at
- * info, each once per crossing.  Returns 0 and a copy of every datastore
- * in *out (owned, free()) with *n, or -ENOMEM.
- */
-int admin__alarms_evaluate(struct admin_alarms *al,
-			   struct admin_alarm_view **out, size_t *n);
+/* The alarms of ctx->exports, with ctx's pools, usage callback and [admin]
+ * thresholds (alarm_set_new() on them).  Returns 0 and *out (owned:
+ * alarm_set_free()), or -ENOMEM. */
+int admin__alarms_new(const struct admin_ctx *ctx, struct alarm_set **out);
 
 /* ---- one picture for a GET (view.c) ------------------------------------ */
 
@@ -135,7 +65,7 @@ struct admin_volume_view {
 	uint64_t limit_bytes_per_s; /* QoS limit as configured; 0: none */
 	bool used_known;
 	uint64_t used_bytes;
-	const struct admin_alarm_view *alarm; /* NULL: not watched */
+	const struct alarm_view *alarm; /* NULL: not watched */
 	const struct traffic_volume_stats *traffic; /* NULL: no traffic */
 };
 
@@ -145,7 +75,7 @@ struct admin_view {
 	struct traffic_stats traffic; /* owned */
 	struct traffic_caps caps;
 	struct admin_config config;
-	struct admin_alarm_view *alarms; /* owned */
+	struct alarm_view *alarms; /* owned */
 	size_t nalarms;
 	struct admin_volume_view *volumes; /* owned; exports, then others */
 	size_t nvolumes;
@@ -184,7 +114,7 @@ json_t *admin__json_flow(const struct traffic_flow_stats *f);
 json_t *admin__json_host(const struct traffic_host_stats *h);
 json_t *admin__json_caps(const struct traffic_caps *caps);
 json_t *admin__json_alarm(const struct admin_view *view,
-			  const struct admin_alarm_view *a);
+			  const struct alarm_view *a);
 
 /* ---- JSON in (json_in.c) ----------------------------------------------- */
 
@@ -267,7 +197,7 @@ struct admin_ops;
 
 struct admin_api {
 	struct admin_ctx ctx;
-	struct admin_alarms *alarms; /* borrowed; may be NULL */
+	struct alarm_set *alarms; /* borrowed; may be NULL */
 	struct admin_ops *ops; /* borrowed; may be NULL: no operations */
 };
 

@@ -518,7 +518,7 @@ static void metrics_alarms(const struct admin_view *v, struct admin_buf *out)
 		"extents, at the last scan",
 		false
 	};
-	struct metrics_family pct[ADMIN_ALARM_COUNT] = {
+	struct metrics_family pct[ALARM_COUNT] = {
 		{ out, "dsnfs_datastore_usage_percent", "gauge",
 		  "Used bytes over the quota, in percent", false },
 		{ out, "dsnfs_datastore_overallocation_percent", "gauge",
@@ -532,7 +532,7 @@ static void metrics_alarms(const struct admin_view *v, struct admin_buf *out)
 		out, "dsnfs_datastore_alarm_threshold_percent", "gauge",
 		"Threshold of a thin-provisioning alarm, in percent", false
 	};
-	const uint32_t thresholds[ADMIN_ALARM_COUNT] = {
+	const uint32_t thresholds[ALARM_COUNT] = {
 		v->config.usage_alarm_percent,
 		v->config.overallocation_alarm_percent,
 	};
@@ -554,7 +554,7 @@ static void metrics_alarms(const struct admin_view *v, struct admin_buf *out)
 				v->alarms[i].scan.thin_provisioned_bytes);
 		}
 	}
-	for (int k = 0; k < ADMIN_ALARM_COUNT; k++) {
+	for (int k = 0; k < ALARM_COUNT; k++) {
 		for (size_t i = 0; i < v->nalarms; i++) {
 			struct metrics_label l = { "volume",
 						   v->alarms[i].volume };
@@ -566,21 +566,21 @@ static void metrics_alarms(const struct admin_view *v, struct admin_buf *out)
 		}
 	}
 	for (size_t i = 0; i < v->nalarms; i++) {
-		for (int k = 0; k < ADMIN_ALARM_COUNT; k++) {
+		for (int k = 0; k < ALARM_COUNT; k++) {
 			struct metrics_label l[2] = {
 				{ "volume", v->alarms[i].volume },
-				{ "alarm", admin__alarm_kind_name(
-						   (enum admin_alarm_kind)k) },
+				{ "alarm",
+				  alarm_kind_name((enum alarm_kind)k) },
 			};
 
 			metrics_sample(&alarm, "", l, 2,
 				       v->alarms[i].raised[k] ? "1" : "0");
 		}
 	}
-	for (int k = 0; k < ADMIN_ALARM_COUNT && v->nalarms; k++) {
-		struct metrics_label l = { "alarm",
-					   admin__alarm_kind_name(
-						   (enum admin_alarm_kind)k) };
+	for (int k = 0; k < ALARM_COUNT && v->nalarms; k++) {
+		struct metrics_label l = {
+			"alarm", alarm_kind_name((enum alarm_kind)k)
+		};
 
 		metrics_sample_u64(&thr, "", &l, 1, thresholds[k]);
 	}
