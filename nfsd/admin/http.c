@@ -12,6 +12,8 @@
  * api.c; changes are logged at info, reads not at all.
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/admin/ops.h"
+#include "nfsd/alarm/alarm.h"
 #include "nfsd/admin/auth.h"
 #include "nfsd/base/fileio.h"
 #include "nfsd/base/sockaddr.h"

@@ -6,6 +6,7 @@
  * registry's to check, so that its message names the rule.
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/admin/patch.h"
 
 #include <errno.h>
 #include <math.h>

@@ -5,6 +5,7 @@
  * another unit (_mibps, _tib); a value that is not known is null.
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/admin/view.h"
 
 #include <limits.h>
 #include <string.h>

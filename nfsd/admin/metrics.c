@@ -11,6 +11,7 @@
  * is left out.
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/admin/view.h"
 #include "nfsd/store/store_open.h"
 
 #include <errno.h>

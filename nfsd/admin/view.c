@@ -6,6 +6,7 @@
  * that no datastore serves.  Taken piece by piece, each piece consistent.
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/admin/view.h"
 
 #include <errno.h>
 #include <stdlib.h>

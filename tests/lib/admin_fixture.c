@@ -3,6 +3,7 @@
  * admin_fixture: see admin_fixture.h.
  */
 #include "tests/lib/admin_fixture.h"
+#include "nfsd/alarm/alarm.h"
 
 #include <errno.h>
 #include <fcntl.h>

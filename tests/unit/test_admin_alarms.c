@@ -6,6 +6,7 @@
  * (nfsd/alarm/scan.c, alarm.c).
  */
 #include "tests/lib/admin_fixture.h"
+#include "nfsd/alarm/alarm.h"
 #include "tests/lib/log_capture.h"
 
 #include <errno.h>

@@ -7,6 +7,7 @@
  * tests/integ/promparse.py checks the same text from a live server.
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/admin/view.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

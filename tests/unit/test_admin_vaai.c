@@ -8,6 +8,7 @@
  * clones, Reserve Space, Extended Statistics and every refusal.
  */
 #include "tests/lib/admin_fixture.h"
+#include "nfsd/admin/ops.h"
 
 #include <errno.h>
 #include <semaphore.h>
