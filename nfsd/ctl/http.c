@@ -8,6 +8,7 @@
  * a header (Authorization: Bearer), never in the URL.
  */
 #include "nfsd/ctl/ctl.h"
+#include "nfsd/base/replybuf.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -88,35 +89,8 @@ static int http_url(const struct ctl_remote *r, const char *path, char *url,
 	return 0;
 }
 
-struct http_body {
-	char *data;
-	size_t len;
-	bool too_large;
-};
-
-static size_t http_write_cb(char *ptr, size_t size, size_t nmemb, void *arg)
-{
-	struct http_body *b = arg;
-	size_t n = size * nmemb;
-	char *p;
-
-	if (b->len + n + 1 > CTL_REPLY_MAX_BYTES) {
-		b->too_large = true;
-		return 0;
-	}
-	p = realloc(b->data, b->len + n + 1);
-	if (!p) {
-		return 0;
-	}
-	memcpy(p + b->len, ptr, n);
-	b->len += n;
-	p[b->len] = '\0';
-	b->data = p;
-	return n;
-}
-
 /* libcurl's failure as the -errno the socket client used to return. */
-static int http_curl_errno(CURLcode rc, const struct http_body *b)
+static int http_curl_errno(CURLcode rc, const struct replybuf *b)
 {
 	if (b->too_large) {
 		return -EFBIG;
@@ -146,7 +120,7 @@ int ctl_http_request(const struct ctl_remote *r, const char *method,
 {
 	char url[1024], auth[128], why[CURL_ERROR_SIZE] = "";
 	struct curl_slist *hdrs = NULL;
-	struct http_body b = { 0 };
+	struct replybuf b = { .max = CTL_REPLY_MAX_BYTES };
 	const char *ctype = NULL;
 	long status = 0;
 	CURLcode rc;
@@ -188,7 +162,7 @@ int ctl_http_request(const struct ctl_remote *r, const char *method,
 	curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)HTTP_TIMEOUT_S);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, why);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, http_write_cb);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, replybuf_write);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
 	rc = curl_easy_perform(c);
 	explicit_bzero(auth, sizeof(auth));
