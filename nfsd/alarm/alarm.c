@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * alarm: the thin-provisioning alarms of every datastore.  A thread scans
- * the datastores' directories (scan.c) every interval_s ([admin]
+ * the datastores' directories (dirscan.c) every interval_s ([admin]
  * alarm_interval_s); each
  * evaluation compares, per datastore with a quota,
  *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * alarm: the thin-provisioning alarms of every datastore, a concern of its
- * own beside the admin API that shows them (/alarms, /metrics).  scan.c
+ * own beside the admin API that shows them (/alarms, /metrics).  dirscan.c
  * walks a datastore's directory for its flat extents; alarm.c keeps one
  * view per datastore, a thread that rescans them every interval, and the
  * evaluation against the quotas that raises and clears each alarm.
@@ -21,7 +21,7 @@
 typedef int (*alarm_usage_fn)(void *arg, const char *volume,
 			      uint64_t *used_bytes);
 
-/* ---- datastore scan (scan.c) ------------------------------------------- */
+/* ---- datastore scan (dirscan.c) ---------------------------------------- */
 
 /* Directory levels a scan descends (a datastore holds VM folders). */
 #define ALARM_SCAN_MAX_DEPTH 8

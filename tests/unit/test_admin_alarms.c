@@ -3,7 +3,7 @@
  * test_admin_alarms: the datastore scan (thin and thick flat extents,
  * symlinks not followed) and the thin-provisioning alarms: raised and
  * cleared once per crossing, logged once, shown in GET /alarms
- * (nfsd/alarm/scan.c, alarm.c).
+ * (nfsd/alarm/dirscan.c, alarm.c).
  */
 #include "tests/lib/admin_fixture.h"
 #include "nfsd/alarm/alarm.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * scan: what a datastore's directory holds, for the thin-provisioning
+ * dirscan: what a datastore's directory holds, for the thin-provisioning
  * alarms.  ESXi keeps a VM's disk on an NFS datastore as a descriptor
  * (disk.vmdk) and a flat extent (disk-flat.vmdk) whose logical size is the
  * disk's; a thin disk is a sparse flat extent, fewer bytes allocated than
