@@ -311,7 +311,9 @@ deb: deps-check
 	@v=$$(dpkg-parsechangelog -l debian/changelog -S Version); \
 	[ "$$v" = "$(VERSION)" ] || { \
 		echo "deb: debian/changelog says $$v, VERSION $(VERSION)" >&2; exit 1; }
-	mkdir -p build/deb/src
+	# A fresh copy: files a commit removed or moved must not linger
+	# there and be built again (the wildcards take every .c).
+	rm -rf build/deb/src && mkdir -p build/deb/src
 	git ls-files -z | tar --null -T - -cf - | tar -xf - -C build/deb/src
 	cd build/deb/src && dpkg-buildpackage -b -nc -us -uc --no-sign >../build.log 2>&1 \
 		|| { tail -30 ../build.log; exit 1; }
