@@ -32,7 +32,11 @@ ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARN) $(SANFLAGS) -MMD -MP
 GEN_CFLAGS := -std=gnu11 $(CFLAGS) -w $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
 LDLIBS := -ltirpc -lev -lxxhash -lnettle -linih -lmicrohttpd -ljansson -lsystemd \
-	-lcephfs -lrados -lpthread -lm -lz
+	-lpthread -lm -lz
+# The CephFS backend's libraries: only dsnfsd and the backend's own tests
+# (CEPH_TESTS: test_store_cephfs*) call them; the tools, the fuzzers and
+# the other tests do not link them (TARGET_LIBS, set per target below).
+CEPH_LIBS := -lcephfs -lrados
 
 PROTO_X := $(wildcard nfsd/proto/*.x)
 GEN_H := $(PROTO_X:nfsd/proto/%.x=$(BUILD)/gen/%.h)
@@ -159,12 +163,13 @@ $(BUILD)/lib/%.a:
 $(call obj,nfsd/server/main.c vmdk/dsvmdk.c perf/dsload/main.c nfsd/ctl/dsnfsctl.c): VERSION
 
 $(BUILD)/bin/dsnfsd: $(call obj,nfsd/server/main.c) $(ALL_LIBS)
+$(BUILD)/bin/dsnfsd: TARGET_LIBS := $(CEPH_LIBS)
 $(BUILD)/bin/dsvmdk: $(call obj,vmdk/dsvmdk.c) $(ALL_LIBS)
 $(BUILD)/bin/dsload: $(call obj,perf/dsload/main.c) $(LIB_DSLOAD) $(ALL_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) -Wl,--start-group \
 		$(LIB_DSLOAD) $(ALL_LIBS) -Wl,--end-group $(LDLIBS) -lcurl
-# dsnfsctl speaks HTTPS (an admin endpoint beyond loopback) through libcurl.
+# dsnfsctl speaks HTTP and HTTPS to the admin endpoint through libcurl.
 $(BUILD)/bin/dsnfsctl: $(call obj,$(CTL_SRC)) $(ALL_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LINK_LIBS) -lcurl
@@ -174,11 +179,14 @@ $(BUILD)/bin/vmdkbench: $(call obj,perf/clones/vmdkbench.c) $(LIB_VMDK)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB_VMDK) -lnfs -lpthread -lz
 $(BUILD)/bin/%:
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LINK_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LINK_LIBS) $(TARGET_LIBS)
 
+CEPH_TESTS := $(filter $(BUILD)/tests/test_store_cephfs%,$(UNIT_BINS))
+$(CEPH_TESTS): TARGET_LIBS := $(CEPH_LIBS)
 $(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(LIB_TEST) $(ALL_LIBS) $(LIB_DSLOAD)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(TEST_LINK_LIBS) -lcmocka
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(TEST_LINK_LIBS) $(TARGET_LIBS) \
+		-lcmocka
 
 $(BUILD)/fuzz/%: $(call obj,tests/fuzz/%.c) $(LIB_TEST) $(ALL_LIBS) $(LIB_DSLOAD)
 	@mkdir -p $(@D)
@@ -303,7 +311,9 @@ deb: deps-check
 	@v=$$(dpkg-parsechangelog -l debian/changelog -S Version); \
 	[ "$$v" = "$(VERSION)" ] || { \
 		echo "deb: debian/changelog says $$v, VERSION $(VERSION)" >&2; exit 1; }
-	mkdir -p build/deb/src
+	# A fresh copy: files a commit removed or moved must not linger
+	# there and be built again (the wildcards take every .c).
+	rm -rf build/deb/src && mkdir -p build/deb/src
 	git ls-files -z | tar --null -T - -cf - | tar -xf - -C build/deb/src
 	cd build/deb/src && dpkg-buildpackage -b -nc -us -uc --no-sign >../build.log 2>&1 \
 		|| { tail -30 ../build.log; exit 1; }

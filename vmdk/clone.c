@@ -410,8 +410,7 @@ static int delta_desc(const struct vmdk *parent, const char *dst,
 				d, VMDK_ACCESS_RW, parent->size_sectors,
 				VMDK_EXTENT_SPARSE, vmdk__path_base(dst), 0);
 		}
-		for (size_t i = 0; !err && i < sizeof(copied) / sizeof(*copied);
-		     i++) {
+		for (size_t i = 0; !err && i < ARRAY_SIZE(copied); i++) {
 			const char *val =
 				vmdk__descriptor_get(&parent->desc, copied[i]);
 

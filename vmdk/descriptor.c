@@ -426,7 +426,7 @@ static int parse_extent(struct parser *p, const char *s, const char *end)
 	int err;
 
 	next_token(&s, end, &tok, &n);
-	access = word_index(access_names, VMDK_ARRAY_LEN(access_names), tok, n);
+	access = word_index(access_names, ARRAY_SIZE(access_names), tok, n);
 	if (!next_token(&s, end, &tok, &n)) {
 		return perr(p, -EINVAL, "extent line has no size", "", 0);
 	}
@@ -438,11 +438,11 @@ static int parse_extent(struct parser *p, const char *s, const char *end)
 	if (!next_token(&s, end, &tok, &n)) {
 		return perr(p, -EINVAL, "extent line has no type", "", 0);
 	}
-	type = word_index(type_names, VMDK_ARRAY_LEN(type_names), tok, n);
+	type = word_index(type_names, ARRAY_SIZE(type_names), tok, n);
 	if (type < 0) {
-		bool known = word_index(unsupported_types,
-					VMDK_ARRAY_LEN(unsupported_types), tok,
-					n) >= 0;
+		bool known =
+			word_index(unsupported_types,
+				   ARRAY_SIZE(unsupported_types), tok, n) >= 0;
 
 		return perr(p, known ? -ENOTSUP : -EINVAL,
 			    known ? "extent type not supported"

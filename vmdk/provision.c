@@ -37,7 +37,7 @@ static const char *const adapters[] = { "ide", "buslogic", "lsilogic",
 
 int vmdk_type_parse(const char *name, enum vmdk_type *out)
 {
-	for (size_t i = 0; i < VMDK_ARRAY_LEN(type_names); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(type_names); i++) {
 		if (!strcmp(name, type_names[i])) {
 			*out = (enum vmdk_type)i;
 			return 0;
@@ -320,7 +320,7 @@ int vmdk__flat_create(const struct vmdk_io *io, const char *path,
 
 static bool adapter_ok(const char *a)
 {
-	for (size_t i = 0; i < VMDK_ARRAY_LEN(adapters); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(adapters); i++) {
 		if (!strcmp(a, adapters[i])) {
 			return true;
 		}

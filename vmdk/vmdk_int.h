@@ -13,10 +13,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "nfsd/base/base.h"
 #include "vmdk/format.h"
 #include "vmdk/vmdk.h"
-
-#define VMDK_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* @a / @b rounded up (@b > 0): the sectors @a bytes take, the tables @a
  * grains need. */

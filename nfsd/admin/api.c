@@ -7,6 +7,7 @@
  * for the handlers.
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/admin/patch.h"
 
 #include <errno.h>
 #include <stdio.h>

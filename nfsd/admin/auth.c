@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <sys/random.h>
 
+#include "nfsd/base/base.h"
 #include "nfsd/base/errbuf.h"
 
 /* A host name or address literal as a Host may give it: letters, digits,
@@ -174,7 +175,7 @@ static bool auth_name_allowed(const struct admin_auth *a, const char *name)
 	    strcmp(name, "0.0.0.0") && strcmp(name, "::")) {
 		return true;
 	}
-	for (size_t i = 0; i < sizeof(loopback) / sizeof(loopback[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(loopback); i++) {
 		if (!strcmp(name, loopback[i])) {
 			return true;
 		}

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfsd/base/base.h"
 #include "nfsd/base/errbuf.h"
 
 #define ADMIN_SECTION "admin"
@@ -62,7 +63,7 @@ static int admin_config_text(struct admin_config *cfg, const char *key,
 		}
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(texts); i++) {
 		if (strcmp(key, texts[i].key)) {
 			continue;
 		}
@@ -105,7 +106,7 @@ int admin_config_section(void *arg, const char *section, const char *key,
 	if (err != -ENOENT) {
 		return err;
 	}
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
 		if (strcmp(key, keys[i].key)) {
 			continue;
 		}

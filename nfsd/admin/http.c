@@ -12,6 +12,8 @@
  * api.c; changes are logged at info, reads not at all.
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/admin/ops.h"
+#include "nfsd/alarm/alarm.h"
 #include "nfsd/admin/auth.h"
 #include "nfsd/base/fileio.h"
 #include "nfsd/base/sockaddr.h"
@@ -41,7 +43,7 @@
 struct admin {
 	struct MHD_Daemon *mhd;
 	struct admin_api api;
-	struct admin_alarms *alarms;
+	struct alarm_set *alarms;
 	struct admin_ops *ops;
 	struct admin_auth auth;
 	bool auth_ready;
@@ -418,12 +420,12 @@ void admin_stop(struct admin *adm)
 	}
 	if (adm->mhd && !http_stop_timed(adm->mhd)) {
 		/* The hung request still uses @adm: left to the exit. */
-		admin__alarms_free(adm->alarms);
+		alarm_set_free(adm->alarms);
 		return;
 	}
 	/* After the server: no request can start an operation now. */
 	admin__ops_free(adm->ops);
-	admin__alarms_free(adm->alarms);
+	alarm_set_free(adm->alarms);
 	if (adm->auth_ready) {
 		admin_auth_fini(&adm->auth);
 	}
@@ -629,7 +631,7 @@ int admin_start(const struct admin_ctx *ctx, const char *listen, int port,
 	*bound_port = info ? info->port : port;
 	/* A Host must name the port bound; no client knew it before. */
 	__atomic_store_n(&adm->auth.port, *bound_port, __ATOMIC_RELEASE);
-	err = admin__alarms_start(adm->alarms);
+	err = alarm_set_start(adm->alarms);
 	if (err) {
 		snprintf(errbuf, errlen,
 			 "admin: cannot start the alarm "

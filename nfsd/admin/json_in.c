@@ -6,12 +6,14 @@
  * registry's to check, so that its message names the rule.
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/admin/patch.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "nfsd/base/base.h"
 #include "nfsd/base/errbuf.h"
 
 /* A rate far above any link, as the [traffic] config allows. */
@@ -362,7 +364,7 @@ int admin__json_caps_patch(const json_t *in, struct traffic_caps *caps,
 	int err;
 
 	err = json_keys_check(in, known, errbuf, errlen);
-	for (size_t i = 0; !err && i < sizeof(rates) / sizeof(rates[0]); i++) {
+	for (size_t i = 0; !err && i < ARRAY_SIZE(rates); i++) {
 		err = json_get_number(in, rates[i].key,
 				      JSON_RATE_MAX / rates[i].unit, &v,
 				      &present, errbuf, errlen);

@@ -5,6 +5,7 @@
  * another unit (_mibps, _tib); a value that is not known is null.
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/admin/view.h"
 
 #include <limits.h>
 #include <string.h>
@@ -158,13 +159,11 @@ json_t *admin__json_caps(const struct traffic_caps *caps)
 }
 
 static json_t *json_alarm_kind(const struct admin_view *view,
-			       const struct admin_alarm_view *a,
-			       enum admin_alarm_kind k)
+			       const struct alarm_view *a, enum alarm_kind k)
 {
 	uint32_t threshold =
-		k == ADMIN_ALARM_USAGE
-			? view->config.usage_alarm_percent
-			: view->config.overallocation_alarm_percent;
+		k == ALARM_USAGE ? view->config.usage_alarm_percent
+				 : view->config.overallocation_alarm_percent;
 
 	return json_pack("{s:o,s:o,s:b}", "percent",
 			 json_real_or_null(a->valid[k], a->percent[k]),
@@ -173,7 +172,7 @@ static json_t *json_alarm_kind(const struct admin_view *view,
 }
 
 json_t *admin__json_alarm(const struct admin_view *view,
-			  const struct admin_alarm_view *a)
+			  const struct alarm_view *a)
 {
 	char when[32] = "";
 
@@ -195,7 +194,7 @@ json_t *admin__json_alarm(const struct admin_view *view,
 		json_u64_or_null(a->scanned, a->scan.thin_disks), "scanned_at",
 		a->scanned ? json_string(when) : json_null(), "scan_error",
 		a->scan_err ? json_string(strerror(-a->scan_err)) : json_null(),
-		"usage", json_alarm_kind(view, a, ADMIN_ALARM_USAGE),
+		"usage", json_alarm_kind(view, a, ALARM_USAGE),
 		"overallocation",
-		json_alarm_kind(view, a, ADMIN_ALARM_OVERALLOCATION));
+		json_alarm_kind(view, a, ALARM_OVERALLOCATION));
 }

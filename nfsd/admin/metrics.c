@@ -11,6 +11,7 @@
  * is left out.
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/admin/view.h"
 #include "nfsd/store/store_open.h"
 
 #include <errno.h>
@@ -20,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "nfsd/base/base.h"
 
 #define METRICS_LABELS_MAX 3
 
@@ -182,8 +185,7 @@ static void metrics_counter_families(struct admin_buf *out, const char *object,
 {
 	char name[96], help[256];
 
-	for (size_t k = 0;
-	     k < sizeof(metrics_counters) / sizeof(metrics_counters[0]); k++) {
+	for (size_t k = 0; k < ARRAY_SIZE(metrics_counters); k++) {
 		int op = metrics_counters[k].op;
 		struct metrics_family f = { .out = out,
 					    .name = name,
@@ -495,7 +497,7 @@ static void metrics_ilogs(const struct admin_view *v, struct admin_buf *out)
 #undef ILOG_FIELD
 	};
 
-	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(families); i++) {
 		struct metrics_family f = { out, families[i].name, "counter",
 					    families[i].help, false };
 
@@ -517,7 +519,7 @@ static void metrics_alarms(const struct admin_view *v, struct admin_buf *out)
 		"extents, at the last scan",
 		false
 	};
-	struct metrics_family pct[ADMIN_ALARM_COUNT] = {
+	struct metrics_family pct[ALARM_COUNT] = {
 		{ out, "dsnfs_datastore_usage_percent", "gauge",
 		  "Used bytes over the quota, in percent", false },
 		{ out, "dsnfs_datastore_overallocation_percent", "gauge",
@@ -531,7 +533,7 @@ static void metrics_alarms(const struct admin_view *v, struct admin_buf *out)
 		out, "dsnfs_datastore_alarm_threshold_percent", "gauge",
 		"Threshold of a thin-provisioning alarm, in percent", false
 	};
-	const uint32_t thresholds[ADMIN_ALARM_COUNT] = {
+	const uint32_t thresholds[ALARM_COUNT] = {
 		v->config.usage_alarm_percent,
 		v->config.overallocation_alarm_percent,
 	};
@@ -553,7 +555,7 @@ static void metrics_alarms(const struct admin_view *v, struct admin_buf *out)
 				v->alarms[i].scan.thin_provisioned_bytes);
 		}
 	}
-	for (int k = 0; k < ADMIN_ALARM_COUNT; k++) {
+	for (int k = 0; k < ALARM_COUNT; k++) {
 		for (size_t i = 0; i < v->nalarms; i++) {
 			struct metrics_label l = { "volume",
 						   v->alarms[i].volume };
@@ -565,21 +567,21 @@ static void metrics_alarms(const struct admin_view *v, struct admin_buf *out)
 		}
 	}
 	for (size_t i = 0; i < v->nalarms; i++) {
-		for (int k = 0; k < ADMIN_ALARM_COUNT; k++) {
+		for (int k = 0; k < ALARM_COUNT; k++) {
 			struct metrics_label l[2] = {
 				{ "volume", v->alarms[i].volume },
-				{ "alarm", admin__alarm_kind_name(
-						   (enum admin_alarm_kind)k) },
+				{ "alarm",
+				  alarm_kind_name((enum alarm_kind)k) },
 			};
 
 			metrics_sample(&alarm, "", l, 2,
 				       v->alarms[i].raised[k] ? "1" : "0");
 		}
 	}
-	for (int k = 0; k < ADMIN_ALARM_COUNT && v->nalarms; k++) {
-		struct metrics_label l = { "alarm",
-					   admin__alarm_kind_name(
-						   (enum admin_alarm_kind)k) };
+	for (int k = 0; k < ALARM_COUNT && v->nalarms; k++) {
+		struct metrics_label l = {
+			"alarm", alarm_kind_name((enum alarm_kind)k)
+		};
 
 		metrics_sample_u64(&thr, "", &l, 1, thresholds[k]);
 	}

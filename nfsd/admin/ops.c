@@ -10,6 +10,7 @@
  * client's would.
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/admin/ops.h"
 
 #include <errno.h>
 #include <pthread.h>

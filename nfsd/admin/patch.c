@@ -7,6 +7,7 @@
  * scratch registry, which has no ledger, before the live one is touched.
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/admin/patch.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -7,6 +7,8 @@
  * without telling the client where the datastore lives.
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/admin/ops.h"
+#include "nfsd/admin/paths.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,6 +4,7 @@
  * the item after a change (with the new limits applied first).
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/admin/view.h"
 
 #include <stdio.h>
 #include <string.h>

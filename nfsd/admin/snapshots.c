@@ -16,6 +16,8 @@
  * datastore, CephFS's own snapshots on a cephfs one.
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/admin/ops.h"
+#include "nfsd/admin/paths.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -7,6 +7,8 @@
  * through the store's tree (store/store_tree.h), as every operation.
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/admin/ops.h"
+#include "nfsd/admin/paths.h"
 
 #include <errno.h>
 #include <fcntl.h>

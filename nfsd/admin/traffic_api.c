@@ -6,6 +6,8 @@
  * change: changes.c), /alarms (thin provisioning) and /metrics.
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/admin/patch.h"
+#include "nfsd/admin/view.h"
 
 #include <errno.h>
 #include <string.h>

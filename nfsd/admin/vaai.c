@@ -16,6 +16,8 @@
  * for the bytes the operation can allocate, before it starts.
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/admin/ops.h"
+#include "nfsd/admin/paths.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,12 +6,29 @@
  * that no datastore serves.  Taken piece by piece, each piece consistent.
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/admin/view.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nfsd/net/net.h"
+
+int admin__alarms_new(const struct admin_ctx *ctx, struct alarm_set **out)
+{
+	const struct alarm_source src = {
+		.pools = ctx->pools,
+		.exports = ctx->exports,
+		.usage = ctx->usage,
+		.usage_arg = ctx->cb_arg,
+		.usage_percent = ctx->config.usage_alarm_percent,
+		.overallocation_percent =
+			ctx->config.overallocation_alarm_percent,
+		.interval_s = ctx->config.alarm_interval_s,
+	};
+
+	return alarm_set_new(&src, out);
+}
 
 void admin__view_fini(struct admin_view *view)
 {
@@ -24,8 +41,8 @@ void admin__view_fini(struct admin_view *view)
 	memset(view, 0, sizeof(*view));
 }
 
-static const struct admin_alarm_view *view_alarm(const struct admin_view *v,
-						 const char *name)
+static const struct alarm_view *view_alarm(const struct admin_view *v,
+					   const char *name)
 {
 	for (size_t i = 0; i < v->nalarms; i++) {
 		if (!strcmp(v->alarms[i].volume, name)) {
@@ -161,8 +178,8 @@ int admin__view_get(struct admin_api *api, struct admin_view *out)
 	traffic_caps_get(ctx->traffic, &out->caps);
 	out->config = ctx->config;
 	if (api->alarms) {
-		err = admin__alarms_evaluate(api->alarms, &out->alarms,
-					     &out->nalarms);
+		err = alarm_set_evaluate(api->alarms, &out->alarms,
+					 &out->nalarms);
 		if (err) {
 			goto fail;
 		}

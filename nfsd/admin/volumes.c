@@ -8,6 +8,8 @@
  * without quota or QoS).  Datastores themselves come from the config.
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/admin/patch.h"
+#include "nfsd/admin/view.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "nfsd/base/base.h"
 #include "nfsd/pool/pool.h"
 
 #define CONFIG_SECTION_DATASTORE "datastore "
@@ -192,165 +193,131 @@ static int config_copy(char *dst, size_t dst_len, const char *value)
 	return 0;
 }
 
-/* The connection limits of [server]; -ENOENT for another key. */
-static int config_server_limit_key(struct config *cfg, const char *key,
-				   const char *value)
+/* What a [server] key's value is, and how it is parsed into its field. */
+enum config_key_type {
+	CONFIG_KEY_TEXT, /* a string that must fit its field */
+	CONFIG_KEY_TEXT_OFF, /* the same, or "off": the empty string */
+	CONFIG_KEY_PORT, /* an int, 0 to 65535 */
+	CONFIG_KEY_PORT_OFF, /* the same, or "off": CONFIG_PORT_OFF */
+	CONFIG_KEY_BOOL, /* true/yes/1/on or false/no/0/off */
+	CONFIG_KEY_AUTO, /* a bool said as "auto" or "off" */
+	CONFIG_KEY_UINT, /* a 32-bit unsigned field, min to max */
+};
+
+/* A field of struct config: where it is and how big; with the bounds of
+ * a CONFIG_KEY_UINT. */
+#define CONFIG_FIELD(f)                                                        \
+	offsetof(struct config, f), sizeof(((struct config *)0)->f), 0, 0
+#define CONFIG_RANGE(f, min, max)                                              \
+	offsetof(struct config, f), sizeof(((struct config *)0)->f), min, max
+
+/* CONFIG_KEY_UINT stores a uint32_t; workers and work_threads are unsigned. */
+_Static_assert(sizeof(unsigned) == sizeof(uint32_t), "unsigned is 32 bits");
+
+/* The keys of [server].  t0004 reads each row's first string, the key, to
+ * check that dsnfsd.conf(5) names it: keep a row's key on its first line. */
+static const struct config_server_key {
+	const char *key;
+	enum config_key_type type;
+	size_t offset, size;
+	unsigned long min, max; /* CONFIG_KEY_UINT */
+} config_server_keys[] = {
+	{ "listen", CONFIG_KEY_TEXT, CONFIG_FIELD(listen) },
+	{ "nfs_port", CONFIG_KEY_PORT, CONFIG_FIELD(nfs_port) },
+	{ "mount_port", CONFIG_KEY_PORT, CONFIG_FIELD(mount_port) },
+	{ "portmap_port", CONFIG_KEY_PORT_OFF, CONFIG_FIELD(portmap_port) },
+	{ "admin_listen", CONFIG_KEY_TEXT, CONFIG_FIELD(admin_listen) },
+	{ "admin_port", CONFIG_KEY_PORT_OFF, CONFIG_FIELD(admin_port) },
+	{ "state_dir", CONFIG_KEY_TEXT, CONFIG_FIELD(state_dir) },
+	{ "trace", CONFIG_KEY_BOOL, CONFIG_FIELD(trace) },
+	{ "nfs_udp", CONFIG_KEY_BOOL, CONFIG_FIELD(nfs_udp) },
+	{ "read_zero_copy", CONFIG_KEY_BOOL, CONFIG_FIELD(read_zero_copy) },
+	{ "read_zero_copy_min_bytes", CONFIG_KEY_UINT,
+	  CONFIG_RANGE(read_zero_copy_min_bytes, 0, 1u << 20) },
+	{ "group_commit", CONFIG_KEY_BOOL, CONFIG_FIELD(group_commit) },
+	{ "intent_log", CONFIG_KEY_TEXT_OFF, CONFIG_FIELD(intent_log) },
+	/* The ring holds two 4 MiB batches at least; 1 TiB at most. */
+	{ "intent_log_mib", CONFIG_KEY_UINT,
+	  CONFIG_RANGE(intent_log_mib, 8, 1u << 20) },
+	{ "intent_log_checkpoint_ms", CONFIG_KEY_UINT,
+	  CONFIG_RANGE(intent_log_checkpoint_ms, 0, 3600000) },
+	/* Past 1 MiB (the largest WRITE) it would mean 0. */
+	{ "intent_log_immediate_max_bytes", CONFIG_KEY_UINT,
+	  CONFIG_RANGE(intent_log_immediate_max_bytes, 0, 1u << 20) },
+	{ "io_offload", CONFIG_KEY_AUTO, CONFIG_FIELD(io_offload_auto) },
+	{ "workers", CONFIG_KEY_UINT, CONFIG_RANGE(workers, 0, 256) },
+	{ "work_threads", CONFIG_KEY_UINT, CONFIG_RANGE(work_threads, 1, 256) },
+	/* Room for a 1 MiB WRITE and its header at least. */
+	{ "max_record_bytes", CONFIG_KEY_UINT,
+	  CONFIG_RANGE(max_record_bytes, 8192, 64u << 20) },
+	{ "max_inflight_per_conn", CONFIG_KEY_UINT,
+	  CONFIG_RANGE(max_inflight_per_conn, 1, 65536) },
+	{ "max_output_bytes_per_conn", CONFIG_KEY_UINT,
+	  CONFIG_RANGE(max_output_bytes_per_conn, 65536, 1u << 30) },
+	{ "max_conns", CONFIG_KEY_UINT, CONFIG_RANGE(max_conns, 1, 1000000) },
+	{ "max_conns_per_host", CONFIG_KEY_UINT,
+	  CONFIG_RANGE(max_conns_per_host, 1, 1000000) },
+	{ "idle_timeout_ms", CONFIG_KEY_UINT,
+	  CONFIG_RANGE(idle_timeout_ms, 0, 86400000) },
+	{ "record_timeout_ms", CONFIG_KEY_UINT,
+	  CONFIG_RANGE(record_timeout_ms, 0, 3600000) },
+	{ "memory_trim_ms", CONFIG_KEY_UINT,
+	  CONFIG_RANGE(memory_trim_ms, 0, 3600000) },
+	{ "file_cache_fds", CONFIG_KEY_UINT,
+	  CONFIG_RANGE(file_cache_fds, 0, 1u << 25) },
+};
+
+/* Parses @value into the field @k describes: 0, or -EINVAL (-ENAMETOOLONG
+ * for a string longer than its field). */
+static int config_server_key_set(struct config *cfg,
+				 const struct config_server_key *k,
+				 const char *value)
 {
-	static const struct {
-		const char *key;
-		size_t offset;
-		unsigned long min, max;
-	} limits[] = {
-		{ "max_conns", offsetof(struct config, max_conns), 1, 1000000 },
-		{ "max_conns_per_host",
-		  offsetof(struct config, max_conns_per_host), 1, 1000000 },
-		{ "idle_timeout_ms", offsetof(struct config, idle_timeout_ms),
-		  0, 86400000 },
-		{ "record_timeout_ms",
-		  offsetof(struct config, record_timeout_ms), 0, 3600000 },
-		{ "memory_trim_ms", offsetof(struct config, memory_trim_ms), 0,
-		  3600000 },
-		{ "file_cache_fds", offsetof(struct config, file_cache_fds), 0,
-		  1u << 25 },
-	};
+	char *field = (char *)cfg + k->offset;
 	unsigned long v;
 
-	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
-		if (strcmp(key, limits[i].key) != 0) {
-			continue;
-		}
-		if (config_parse_uint(value, limits[i].max, &v) ||
-		    v < limits[i].min) {
-			return -EINVAL;
-		}
-		*(uint32_t *)((char *)cfg + limits[i].offset) = (uint32_t)v;
-		return 0;
-	}
-	return -ENOENT;
-}
-
-static int config_server_key(struct config *cfg, const char *key,
-			     const char *value)
-{
-	unsigned long v;
-
-	if (!strcmp(key, "listen")) {
-		return config_copy(cfg->listen, sizeof(cfg->listen), value);
-	}
-	if (!strcmp(key, "nfs_port")) {
-		return config_parse_port(value, false, &cfg->nfs_port);
-	}
-	if (!strcmp(key, "mount_port")) {
-		return config_parse_port(value, false, &cfg->mount_port);
-	}
-	if (!strcmp(key, "portmap_port")) {
-		return config_parse_port(value, true, &cfg->portmap_port);
-	}
-	if (!strcmp(key, "admin_listen")) {
-		return config_copy(cfg->admin_listen, sizeof(cfg->admin_listen),
-				   value);
-	}
-	if (!strcmp(key, "admin_port")) {
-		return config_parse_port(value, true, &cfg->admin_port);
-	}
-	if (!strcmp(key, "state_dir")) {
-		return config_copy(cfg->state_dir, sizeof(cfg->state_dir),
-				   value);
-	}
-	if (!strcmp(key, "trace")) {
-		return config_parse_bool(value, &cfg->trace);
-	}
-	if (!strcmp(key, "nfs_udp")) {
-		return config_parse_bool(value, &cfg->nfs_udp);
-	}
-	if (!strcmp(key, "read_zero_copy")) {
-		return config_parse_bool(value, &cfg->read_zero_copy);
-	}
-	if (!strcmp(key, "read_zero_copy_min_bytes")) {
-		if (config_parse_uint(value, 1u << 20, &v)) {
-			return -EINVAL;
-		}
-		cfg->read_zero_copy_min_bytes = (uint32_t)v;
-		return 0;
-	}
-	if (!strcmp(key, "group_commit")) {
-		return config_parse_bool(value, &cfg->group_commit);
-	}
-	if (!strcmp(key, "intent_log")) {
+	switch (k->type) {
+	case CONFIG_KEY_TEXT_OFF:
 		if (!strcmp(value, "off")) {
-			cfg->intent_log[0] = '\0';
+			field[0] = '\0';
 			return 0;
 		}
-		return config_copy(cfg->intent_log, sizeof(cfg->intent_log),
-				   value);
-	}
-	if (!strcmp(key, "intent_log_mib")) {
-		/* The ring holds two 4 MiB batches at least; 1 TiB at most. */
-		if (config_parse_uint(value, 1u << 20, &v) || v < 8) {
-			return -EINVAL;
-		}
-		cfg->intent_log_mib = (uint32_t)v;
-		return 0;
-	}
-	if (!strcmp(key, "intent_log_checkpoint_ms")) {
-		if (config_parse_uint(value, 3600000, &v)) {
-			return -EINVAL;
-		}
-		cfg->intent_log_checkpoint_ms = (uint32_t)v;
-		return 0;
-	}
-	if (!strcmp(key, "intent_log_immediate_max_bytes")) {
-		/* Past 1 MiB (the largest WRITE) it would mean 0. */
-		if (config_parse_uint(value, 1u << 20, &v)) {
-			return -EINVAL;
-		}
-		cfg->intent_log_immediate_max_bytes = (uint32_t)v;
-		return 0;
-	}
-	if (!strcmp(key, "io_offload")) {
+		/* fall through */
+	case CONFIG_KEY_TEXT:
+		return config_copy(field, k->size, value);
+	case CONFIG_KEY_PORT:
+	case CONFIG_KEY_PORT_OFF:
+		return config_parse_port(value, k->type == CONFIG_KEY_PORT_OFF,
+					 (int *)field);
+	case CONFIG_KEY_BOOL:
+		return config_parse_bool(value, (bool *)field);
+	case CONFIG_KEY_AUTO:
 		if (strcmp(value, "off") && strcmp(value, "auto")) {
 			return -EINVAL;
 		}
-		cfg->io_offload_auto = !strcmp(value, "auto");
+		*(bool *)field = !strcmp(value, "auto");
 		return 0;
-	}
-	if (!strcmp(key, "workers")) {
-		if (config_parse_uint(value, 256, &v)) {
+	case CONFIG_KEY_UINT:
+		if (config_parse_uint(value, k->max, &v) || v < k->min) {
 			return -EINVAL;
 		}
-		cfg->workers = (unsigned)v;
+		*(uint32_t *)field = (uint32_t)v;
 		return 0;
 	}
-	if (!strcmp(key, "work_threads")) {
-		if (config_parse_uint(value, 256, &v) || v == 0) {
-			return -EINVAL;
+	return -EINVAL;
+}
+
+/* A [server] key: 0, -EINVAL, or -ENOENT for a key not of [server]. */
+static int config_server_key(struct config *cfg, const char *key,
+			     const char *value)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(config_server_keys); i++) {
+		if (!strcmp(key, config_server_keys[i].key)) {
+			return config_server_key_set(
+				cfg, &config_server_keys[i], value);
 		}
-		cfg->work_threads = (unsigned)v;
-		return 0;
 	}
-	if (!strcmp(key, "max_record_bytes")) {
-		/* Room for a 1 MiB WRITE and its header at least. */
-		if (config_parse_uint(value, 64u << 20, &v) || v < 8192) {
-			return -EINVAL;
-		}
-		cfg->max_record_bytes = (uint32_t)v;
-		return 0;
-	}
-	if (!strcmp(key, "max_inflight_per_conn")) {
-		if (config_parse_uint(value, 65536, &v) || v == 0) {
-			return -EINVAL;
-		}
-		cfg->max_inflight_per_conn = (uint32_t)v;
-		return 0;
-	}
-	if (!strcmp(key, "max_output_bytes_per_conn")) {
-		if (config_parse_uint(value, 1u << 30, &v) || v < 65536) {
-			return -EINVAL;
-		}
-		cfg->max_output_bytes_per_conn = (uint32_t)v;
-		return 0;
-	}
-	return config_server_limit_key(cfg, key, value);
+	return -ENOENT;
 }
 
 /* "10.0.0.0/8, 127.0.0.1" -> the datastore's client list. */

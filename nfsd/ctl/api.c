@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfsd/base/base.h"
+
 void ctl_json_print(const json_t *doc)
 {
 	char *text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
@@ -98,7 +100,7 @@ int ctl_item_call(const struct ctl_remote *r, const char *collection,
 	};
 	char path[160];
 
-	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++) {
 		if (strcmp(verb, verbs[i].verb)) {
 			continue;
 		}

@@ -62,21 +62,15 @@ struct ctl_http_reply {
 };
 
 /*
- * One HTTP/1.1 request to r->server ("HOST:PORT", "[V6]:PORT" or "HOST"
- * for port 8049) over a plain socket, or through libcurl over HTTPS
- * ("https://HOST:PORT", or with r->cacert): @method @path with @body
- * (borrowed, may be NULL) as application/json and r->token as the bearer
- * token.  Returns 0 with @out filled (release: ctl_http_reply_fini()), or
- * -errno with the reason in errbuf.
+ * One request to r->server ("HOST:PORT", "[V6]:PORT" or "HOST" for port
+ * 8049; "https://" first or r->cacert: over TLS) through libcurl (http.c):
+ * @method @path with @body (borrowed, may be NULL) as application/json and
+ * r->token as the bearer token.  Returns 0 with @out filled (release:
+ * ctl_http_reply_fini()), or -errno with the reason in errbuf.
  */
 int ctl_http_request(const struct ctl_remote *r, const char *method,
 		     const char *path, const char *body,
 		     struct ctl_http_reply *out, char *errbuf, size_t errlen);
-
-/* The HTTPS half of ctl_http_request() (https.c, libcurl). */
-int ctl_https_request(const struct ctl_remote *r, const char *method,
-		      const char *path, const char *body,
-		      struct ctl_http_reply *out, char *errbuf, size_t errlen);
 void ctl_http_reply_fini(struct ctl_http_reply *reply);
 
 /*

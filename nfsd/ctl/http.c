@@ -1,23 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * http: dsnfsctl's HTTP/1.1 client for the admin endpoint, a plain socket:
- * one request with "Connection: close", the reply read to the end of the
- * stream (bounded by CTL_REPLY_MAX_BYTES) and split into status line,
- * headers and body.  The endpoint answers with Content-Length; a chunked
- * reply is refused rather than misread.  Every request carries the
- * token (Authorization: Bearer).  HTTPS goes through https.c.
+ * http: dsnfsctl's client for the admin endpoint, HTTP and HTTPS alike
+ * through libcurl's easy interface (as dsload's perf/dsload/admin.c): one
+ * request per handle, the reply bounded by CTL_REPLY_MAX_BYTES.  Over
+ * HTTPS the server's certificate is checked against --cacert or the
+ * system's store, and its name against the host given.  The token goes in
+ * a header (Authorization: Bearer), never in the URL.
  */
 #include "nfsd/ctl/ctl.h"
+#include "nfsd/base/replybuf.h"
 
+#include <curl/curl.h>
 #include <errno.h>
-#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <unistd.h>
 
 #define HTTP_TIMEOUT_S 30
 #define HTTP_DEFAULT_PORT "8049"
@@ -59,224 +57,137 @@ static int http_server_split(const char *server, char *host, size_t hlen,
 	return port[0] ? 0 : -EINVAL;
 }
 
-static int http_connect(const char *server, char *errbuf, size_t errlen)
+/* The URL of @path on r->server: https with an "https://" prefix or
+ * --cacert, else http; "HOST" alone is port 8049 either way. */
+static int http_url(const struct ctl_remote *r, const char *path, char *url,
+		    size_t len, char *errbuf, size_t errlen)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM };
-	struct timeval tv = { .tv_sec = HTTP_TIMEOUT_S };
-	struct addrinfo *res, *ai;
+	const char *server = r->server, *scheme = "http";
 	char host[256], port[16];
-	int fd = -1, err = -ECONNREFUSED, rc;
+	int n;
 
+	if (!strncasecmp(server, "https://", 8)) {
+		server += 8;
+		scheme = "https";
+	} else if (!strncasecmp(server, "http://", 7)) {
+		server += 7;
+	}
+	if (r->cacert) {
+		scheme = "https";
+	}
 	if (http_server_split(server, host, sizeof(host), port, sizeof(port))) {
 		snprintf(errbuf, errlen, "%s: expected HOST:PORT", server);
 		return -EINVAL;
 	}
-	rc = getaddrinfo(host, port, &hints, &res);
-	if (rc) {
-		snprintf(errbuf, errlen, "%s: %s", server, gai_strerror(rc));
+	n = snprintf(url, len,
+		     strchr(host, ':') ? "%s://[%s]:%s%s" : "%s://%s:%s%s",
+		     scheme, host, port, path);
+	if (n < 0 || (size_t)n >= len) {
+		snprintf(errbuf, errlen, "request too long");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* libcurl's failure as the -errno the socket client used to return. */
+static int http_curl_errno(CURLcode rc, const struct replybuf *b)
+{
+	if (b->too_large) {
+		return -EFBIG;
+	}
+	switch (rc) {
+	case CURLE_COULDNT_RESOLVE_HOST:
 		return -EHOSTUNREACH;
-	}
-	for (ai = res; ai; ai = ai->ai_next) {
-		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
-			    ai->ai_protocol);
-		if (fd < 0) {
-			err = -errno;
-			continue;
-		}
-		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
-			break;
-		}
-		err = -errno;
-		close(fd);
-		fd = -1;
-	}
-	freeaddrinfo(res);
-	if (fd < 0) {
-		snprintf(errbuf, errlen, "%s: %s", server, strerror(-err));
-		return err;
-	}
-	return fd;
-}
-
-static int http_send_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (n <= 0) {
-			return n < 0 ? -errno : -EPIPE;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* Reads to the end of the stream into *out (owned) and *len. */
-static int http_read_all(int fd, char **out, size_t *len)
-{
-	size_t cap = 16384, n = 0;
-	char *buf = malloc(cap), *p;
-	ssize_t got;
-
-	if (!buf) {
+	case CURLE_COULDNT_CONNECT:
+		return -ECONNREFUSED;
+	case CURLE_OPERATION_TIMEDOUT:
+		return -ETIMEDOUT;
+	case CURLE_OUT_OF_MEMORY:
+	case CURLE_WRITE_ERROR:
 		return -ENOMEM;
-	}
-	for (;;) {
-		if (cap - n < 4096) {
-			if (cap >= CTL_REPLY_MAX_BYTES) {
-				free(buf);
-				return -EFBIG;
-			}
-			p = realloc(buf, cap * 2);
-			if (!p) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = p;
-			cap *= 2;
-		}
-		got = recv(fd, buf + n, cap - n - 1, 0);
-		if (got < 0 && errno == EINTR) {
-			continue;
-		}
-		if (got < 0) {
-			int err = errno == EAGAIN ? -ETIMEDOUT : -errno;
-
-			free(buf);
-			return err;
-		}
-		if (got == 0) {
-			break;
-		}
-		n += (size_t)got;
-	}
-	buf[n] = '\0';
-	*out = buf;
-	*len = n;
-	return 0;
-}
-
-/* The value of header @name in @head (CRLF lines), into @out. */
-static bool http_header(const char *head, const char *name, char *out,
-			size_t len)
-{
-	size_t nlen = strlen(name);
-
-	for (const char *l = strstr(head, "\r\n"); l; l = strstr(l, "\r\n")) {
-		l += 2;
-		if (!strncasecmp(l, name, nlen) && l[nlen] == ':') {
-			const char *v = l + nlen + 1, *e = strstr(v, "\r\n");
-
-			while (*v == ' ') {
-				v++;
-			}
-			/* the last header ends where the head was cut */
-			snprintf(out, len, "%.*s",
-				 e ? (int)(e - v) : (int)strlen(v), v);
-			return true;
-		}
-	}
-	return false;
-}
-
-/* Splits the raw reply (takes @raw) into @out. */
-static int http_parse(char *raw, size_t len, struct ctl_http_reply *out,
-		      char *errbuf, size_t errlen)
-{
-	char *end = strstr(raw, "\r\n\r\n"), value[64];
-	unsigned status;
-	size_t body_len;
-	uint64_t clen;
-
-	if (!end || sscanf(raw, "HTTP/1.%*1[01] %3u", &status) != 1) {
-		snprintf(errbuf, errlen, "not an HTTP reply");
-		free(raw);
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_SSL_CACERT_BADFILE:
+		return -EACCES;
+	default:
 		return -EPROTO;
 	}
-	*end = '\0';
-	if (http_header(raw, "Transfer-Encoding", value, sizeof(value)) &&
-	    strcasecmp(value, "identity")) {
-		snprintf(errbuf, errlen, "reply with Transfer-Encoding %s",
-			 value);
-		free(raw);
-		return -EPROTO;
-	}
-	body_len = len - (size_t)(end + 4 - raw);
-	if (http_header(raw, "Content-Length", value, sizeof(value))) {
-		if (ctl_parse_uint(value, UINT64_MAX, &clen) ||
-		    clen > body_len) {
-			snprintf(errbuf, errlen, "reply cut short");
-			free(raw);
-			return -EPROTO;
-		}
-		body_len = (size_t)clen;
-	}
-	out->status = status;
-	http_header(raw, "Content-Type", out->content_type,
-		    sizeof(out->content_type));
-	memmove(raw, end + 4, body_len);
-	raw[body_len] = '\0';
-	out->body = raw;
-	out->len = body_len;
-	return 0;
 }
 
 int ctl_http_request(const struct ctl_remote *r, const char *method,
 		     const char *path, const char *body,
 		     struct ctl_http_reply *out, char *errbuf, size_t errlen)
 {
-	size_t blen = body ? strlen(body) : 0, rlen = 0;
-	const char *server = r->server;
-	char head[1024], *raw = NULL;
-	int fd, err, n;
+	char url[1024], auth[128], why[CURL_ERROR_SIZE] = "";
+	struct curl_slist *hdrs = NULL;
+	struct replybuf b = { .max = CTL_REPLY_MAX_BYTES };
+	const char *ctype = NULL;
+	long status = 0;
+	CURLcode rc;
+	CURL *c;
+	int err;
 
-	if (r->cacert || !strncasecmp(server, "https://", 8)) {
-		return ctl_https_request(r, method, path, body, out, errbuf,
-					 errlen);
-	}
-	if (!strncasecmp(server, "http://", 7)) {
-		server += 7;
-	}
 	memset(out, 0, sizeof(*out));
-	n = snprintf(head, sizeof(head),
-		     "%s %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n"
-		     "Accept: application/json, text/plain\r\n"
-		     "Authorization: Bearer %s\r\n",
-		     method, path, server, r->token);
-	if (body && n > 0 && (size_t)n < sizeof(head)) {
-		n += snprintf(head + n, sizeof(head) - (size_t)n,
-			      "Content-Type: application/json\r\n"
-			      "Content-Length: %zu\r\n",
-			      blen);
-	}
-	if (n > 0 && (size_t)n < sizeof(head)) {
-		n += snprintf(head + n, sizeof(head) - (size_t)n, "\r\n");
-	}
-	if (n < 0 || (size_t)n >= sizeof(head)) {
-		snprintf(errbuf, errlen, "request too long");
-		return -EINVAL;
-	}
-	fd = http_connect(server, errbuf, errlen);
-	if (fd < 0) {
-		return fd;
-	}
-	err = http_send_all(fd, head, (size_t)n);
-	if (!err && blen) {
-		err = http_send_all(fd, body, blen);
-	}
-	if (!err) {
-		err = http_read_all(fd, &raw, &rlen);
-	}
-	close(fd);
+	err = http_url(r, path, url, sizeof(url), errbuf, errlen);
 	if (err) {
-		snprintf(errbuf, errlen, "%s: %s", server, strerror(-err));
 		return err;
 	}
-	return http_parse(raw, rlen, out, errbuf, errlen);
+	c = curl_easy_init();
+	if (!c) {
+		snprintf(errbuf, errlen, "libcurl: cannot start");
+		return -ENOMEM;
+	}
+	snprintf(auth, sizeof(auth), "Authorization: Bearer %s", r->token);
+	hdrs = curl_slist_append(hdrs, auth);
+	hdrs = curl_slist_append(hdrs, "Accept: application/json, text/plain");
+	/* The body goes with the request: no 100-continue round trip. */
+	hdrs = curl_slist_append(hdrs, "Expect:");
+	if (body) {
+		hdrs = curl_slist_append(hdrs,
+					 "Content-Type: application/json");
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+	}
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	if (!strcmp(method, "HEAD")) {
+		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+	}
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (r->cacert) {
+		curl_easy_setopt(c, CURLOPT_CAINFO, r->cacert);
+	}
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)HTTP_TIMEOUT_S);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, why);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, replybuf_write);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
+	rc = curl_easy_perform(c);
+	explicit_bzero(auth, sizeof(auth));
+	if (rc == CURLE_OK) {
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+		curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ctype);
+		out->status = (unsigned)status;
+		snprintf(out->content_type, sizeof(out->content_type), "%s",
+			 ctype ? ctype : "");
+	}
+	curl_slist_free_all(hdrs);
+	curl_easy_cleanup(c);
+	if (rc != CURLE_OK) {
+		free(b.data);
+		snprintf(errbuf, errlen, "%s: %s", r->server,
+			 b.too_large ? "reply too large"
+			 : why[0]    ? why
+				     : curl_easy_strerror(rc));
+		return http_curl_errno(rc, &b);
+	}
+	out->body = b.data ? b.data : strdup("");
+	out->len = b.len;
+	if (!out->body) {
+		snprintf(errbuf, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
 }

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfsd/base/base.h"
+
 void ctl_table_init(struct ctl_table *t, const char *const *header)
 {
 	memset(t, 0, sizeof(*t));
@@ -112,7 +114,7 @@ const char *ctl_fmt_bytes(uint64_t bytes, char *buf, size_t len)
 	unsigned u = 0;
 	double v = (double)bytes;
 
-	while (u + 1 < sizeof(units) / sizeof(units[0]) &&
+	while (u + 1 < ARRAY_SIZE(units) &&
 	       bytes >= (UINT64_C(1) << (10 * (u + 1)))) {
 		u++;
 	}

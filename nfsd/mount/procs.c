@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfsd/base/base.h"
 #include "nfsd/base/log.h"
 #include "nfsd/base/sockaddr.h"
 #include "nfsd/proto/xdr_empty.h"
@@ -522,6 +523,6 @@ void mount_program_init(struct rpc_program *prog, struct mount_service *svc)
 	prog->prog = MOUNT_PROGRAM;
 	prog->vers = MOUNT_V3;
 	prog->procs = mount_procs;
-	prog->nprocs = sizeof(mount_procs) / sizeof(mount_procs[0]);
+	prog->nprocs = ARRAY_SIZE(mount_procs);
 	prog->ctx = svc;
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfsd/base/base.h"
 #include "nfsd/base/errbuf.h"
 
 /* A rate far above any link, as the admin API allows. */
@@ -65,7 +66,7 @@ static const struct codec_caps_key {
 	  CODEC_BURST_MAX_MS, 0 },
 };
 
-#define CODEC_NCAPS (sizeof(codec_caps_keys) / sizeof(codec_caps_keys[0]))
+#define CODEC_NCAPS ARRAY_SIZE(codec_caps_keys)
 
 /* ---- out --------------------------------------------------------------- */
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "nfsd/base/base.h"
 #include "nfsd/base/errbuf.h"
 
 #define POOL_SECTION "pool "
@@ -63,7 +64,7 @@ int pool_size_parse(const char *text, uint64_t *bytes)
 	while (*end == ' ') {
 		end++;
 	}
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
 		if (strcasecmp(end, units[i].suffix)) {
 			continue;
 		}

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfsd/base/base.h"
 #include "nfsd/base/log.h"
 #include "nfsd/base/ratelimit.h"
 #include "nfsd/base/sockaddr.h"
@@ -239,6 +240,6 @@ void portmap_program_init(struct rpc_program *prog,
 	prog->prog = PMAP2_PROG;
 	prog->vers = PMAP2_VERS;
 	prog->procs = portmap_procs;
-	prog->nprocs = sizeof(portmap_procs) / sizeof(portmap_procs[0]);
+	prog->nprocs = ARRAY_SIZE(portmap_procs);
 	prog->ctx = reg;
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "nfsd/base/base.h"
 #include "nfsd/base/sockaddr.h"
 #include "nfsd/proto/xdr_empty.h"
 #include "rpcb4.h"
@@ -56,8 +57,7 @@ static int rpcb_netid_parse(const char *netid, int *family, uint32_t *prot)
 		{ "udp6", AF_INET6, IPPROTO_UDP },
 	};
 
-	for (size_t i = 0; netid && i < sizeof(netids) / sizeof(netids[0]);
-	     i++) {
+	for (size_t i = 0; netid && i < ARRAY_SIZE(netids); i++) {
 		if (!strcmp(netid, netids[i].netid)) {
 			*family = netids[i].family;
 			*prot = netids[i].prot;
@@ -398,8 +398,7 @@ void portmap_rpcb_program_init(struct rpc_program *prog,
 	prog->prog = RPCB4_PROG;
 	prog->vers = vers;
 	prog->procs = rpcb_procs;
-	prog->nprocs = vers == RPCB4_VERS4
-			       ? sizeof(rpcb_procs) / sizeof(rpcb_procs[0])
-			       : RPCB4PROC_DUMP + 1;
+	prog->nprocs = vers == RPCB4_VERS4 ? ARRAY_SIZE(rpcb_procs)
+					   : RPCB4PROC_DUMP + 1;
 	prog->ctx = reg;
 }

@@ -6,6 +6,7 @@
 #include "perf/dsload/admin.h"
 
 #include "nfsd/admin/auth.h"
+#include "nfsd/base/replybuf.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -13,33 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct admin_buf {
-	char *data;
-	size_t len;
-	bool too_big;
-};
-
-static size_t admin_write_cb(char *ptr, size_t size, size_t nmemb, void *arg)
-{
-	struct admin_buf *b = arg;
-	size_t n = size * nmemb;
-	char *grown;
-
-	if (n > ADMIN_BODY_MAX - b->len) {
-		b->too_big = true;
-		return 0;
-	}
-	grown = realloc(b->data, b->len + n + 1);
-	if (!grown) {
-		return 0;
-	}
-	b->data = grown;
-	memcpy(b->data + b->len, ptr, n);
-	b->len += n;
-	b->data[b->len] = '\0';
-	return n;
-}
 
 static int admin_curl_errno(CURLcode rc)
 {
@@ -59,7 +33,7 @@ static int admin_curl_errno(CURLcode rc)
 int admin_get(const char *host, uint16_t port, const char *path, int timeout_ms,
 	      char **body, char *errbuf, size_t errlen)
 {
-	struct admin_buf b = { 0 };
+	struct replybuf b = { .max = ADMIN_BODY_MAX };
 	struct curl_slist *hdrs = NULL;
 	char url[256], token[ADMIN_TOKEN_HEX_LEN + 1], terr[512];
 	char auth[ADMIN_TOKEN_HEX_LEN + 32];
@@ -93,11 +67,11 @@ int admin_get(const char *host, uint16_t port, const char *path, int timeout_ms,
 	curl_easy_setopt(curl, CURLOPT_URL, url);
 	curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, (long)timeout_ms);
 	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, admin_write_cb);
+	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, replybuf_write);
 	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &b);
 	rc = curl_easy_perform(curl);
 	if (rc != CURLE_OK) {
-		err = b.too_big ? -EMSGSIZE : admin_curl_errno(rc);
+		err = b.too_large ? -EMSGSIZE : admin_curl_errno(rc);
 		snprintf(errbuf, errlen, "%s: %s", url, curl_easy_strerror(rc));
 		goto out;
 	}

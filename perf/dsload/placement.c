@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "nfsd/base/base.h"
+
 static const char *const place_names[] = {
 	[PLACE_ONE] = "one",
 	[PLACE_SPREAD] = "spread",
@@ -17,8 +19,7 @@ static const char *const place_names[] = {
 
 int place_policy_parse(const char *name, enum place_policy *out)
 {
-	for (unsigned i = 0; i < sizeof(place_names) / sizeof(place_names[0]);
-	     i++) {
+	for (unsigned i = 0; i < ARRAY_SIZE(place_names); i++) {
 		if (!strcmp(name, place_names[i])) {
 			*out = (enum place_policy)i;
 			return 0;
@@ -29,7 +30,7 @@ int place_policy_parse(const char *name, enum place_policy *out)
 
 const char *place_policy_name(enum place_policy policy)
 {
-	if ((unsigned)policy < sizeof(place_names) / sizeof(place_names[0])) {
+	if ((unsigned)policy < ARRAY_SIZE(place_names)) {
 		return place_names[policy];
 	}
 	return "?";

@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nfsd/base/base.h"
+
 #define PMAPQ_PROG 100000
 #define PMAPQ_VERS 2
 #define PMAPQ_PROC_GETPORT 3
@@ -55,7 +57,7 @@ size_t pmapq_call_encode(uint32_t xid, uint32_t prog, uint32_t vers,
 		0, /* port: ignored */
 	};
 
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++) {
 		pmapq_put32(buf + 4 * i, words[i]);
 	}
 	return PMAPQ_CALL_BYTES;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfsd/base/base.h"
 #include "perf/dsload/conf_copy.h"
 
 double profile_target(const struct profile *p, const struct profile_scenario *s)
@@ -93,7 +94,7 @@ static bool profile_config_key_ours(const char *line)
 	while (*line == ' ' || *line == '\t') {
 		line++;
 	}
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
 		len = strlen(keys[i]);
 		if (!strncmp(line, keys[i], len) &&
 		    (line[len] == ' ' || line[len] == '=' ||

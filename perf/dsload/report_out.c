@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfsd/base/base.h"
 #include "perf/dsload/report.h"
 
 static const enum dstats_level report_levels[] = {
@@ -79,8 +80,7 @@ int report_json_phase(json_t *phases, const struct phase_result *r)
 	for (unsigned d = 0; d < r->shape.datastores; d++) {
 		json_array_append_new(ds, json_string(r->ds_names[d]));
 	}
-	for (size_t l = 0; l < sizeof(report_levels) / sizeof(*report_levels);
-	     l++) {
+	for (size_t l = 0; l < ARRAY_SIZE(report_levels); l++) {
 		if (dstats_aggregate(r->jobs, r->keys, r->njobs,
 				     report_levels[l], &groups, &n)) {
 			goto fail;
@@ -153,8 +153,7 @@ int report_csv_phase(FILE *out, const char *run, const struct phase_result *r)
 	char name[96];
 	size_t n;
 
-	for (size_t l = 0; l < sizeof(report_levels) / sizeof(*report_levels);
-	     l++) {
+	for (size_t l = 0; l < ARRAY_SIZE(report_levels); l++) {
 		if (dstats_aggregate(r->jobs, r->keys, r->njobs,
 				     report_levels[l], &groups, &n)) {
 			return -ENOMEM;

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nfsd/base/base.h"
 #include "perf/dsload/clock.h"
 #include "perf/dsload/conf_copy.h"
 
@@ -298,8 +299,7 @@ int server_start(const char *dsnfsd, const char *const *argv,
 	for (; argv[n] && n + 12 < SERVER_ARGV_MAX; n++) {
 		args[n] = argv[n];
 	}
-	for (size_t i = 0; i < sizeof(listen_args) / sizeof(*listen_args);
-	     i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(listen_args); i++) {
 		args[n++] = listen_args[i];
 	}
 	args[n] = NULL;

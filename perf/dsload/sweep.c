@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "nfsd/base/base.h"
 #include "perf/dsload/plot.h"
 #include "perf/dsload/profile.h"
 #include "perf/dsload/report.h"
@@ -40,8 +41,7 @@ struct sweep_row {
 
 const struct sweep_corner *sweep_corner_find(const char *name)
 {
-	for (size_t i = 0; i < sizeof(sweep_corners) / sizeof(*sweep_corners);
-	     i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(sweep_corners); i++) {
 		if (!strcmp(sweep_corners[i].name, name)) {
 			return &sweep_corners[i];
 		}

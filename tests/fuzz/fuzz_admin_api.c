@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/base/base.h"
 
 static const struct {
 	const char *method;
@@ -60,8 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const size_t nroutes =
-		sizeof(fuzz_admin_routes) / sizeof(fuzz_admin_routes[0]);
+	const size_t nroutes = ARRAY_SIZE(fuzz_admin_routes);
 	struct admin_reply reply;
 	size_t r;
 

@@ -3,6 +3,7 @@
  * admin_fixture: see admin_fixture.h.
  */
 #include "tests/lib/admin_fixture.h"
+#include "nfsd/alarm/alarm.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -102,7 +103,7 @@ static int fixture_rm(const char *path, const struct stat *st, int flag,
 void admin_fixture_free(struct admin_fixture *fx)
 {
 	admin__reply_fini(&fx->reply);
-	admin__alarms_free(fx->api.alarms);
+	alarm_set_free(fx->api.alarms);
 	traffic_free(fx->traffic);
 	pool_registry_free(fx->reg);
 	pool_ledger_close(fx->ledger);

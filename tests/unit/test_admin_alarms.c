@@ -3,9 +3,10 @@
  * test_admin_alarms: the datastore scan (thin and thick flat extents,
  * symlinks not followed) and the thin-provisioning alarms: raised and
  * cleared once per crossing, logged once, shown in GET /alarms
- * (nfsd/admin/scan.c, alarms.c).
+ * (nfsd/alarm/dirscan.c, alarm.c).
  */
 #include "tests/lib/admin_fixture.h"
+#include "nfsd/alarm/alarm.h"
 #include "tests/lib/log_capture.h"
 
 #include <errno.h>
@@ -49,7 +50,7 @@ static size_t log_count(const char *needle)
 static void test_scan_counts_flat_extents(void **state)
 {
 	struct admin_fixture *fx = *state;
-	struct admin_scan scan;
+	struct alarm_scan scan;
 	char path[256], target[256];
 
 	admin_fixture_file(fx, "ds1/vm1/vm1-flat.vmdk", 2 * GIB, 0);
@@ -64,7 +65,7 @@ static void test_scan_counts_flat_extents(void **state)
 	snprintf(target, sizeof(target), "%s/ds2", fx->dir);
 	assert_int_equal(symlink(target, path), 0);
 
-	assert_int_equal(admin__scan_dir(fx->exports[0].dir, &scan), 0);
+	assert_int_equal(alarm_scan_dir(fx->exports[0].dir, &scan), 0);
 	assert_int_equal(scan.disks, 2);
 	assert_int_equal(scan.thin_disks, 1);
 	assert_true(scan.provisioned_bytes == 2 * GIB + 64 * 1024);
@@ -72,7 +73,7 @@ static void test_scan_counts_flat_extents(void **state)
 	assert_int_equal(scan.files, 3);
 	assert_true(scan.allocated_bytes >= 64 * 1024 + 512);
 	assert_true(scan.allocated_bytes < 2 * MIB);
-	assert_int_equal(admin__scan_dir("/nonexistent/dsnfs", &scan), -ENOENT);
+	assert_int_equal(alarm_scan_dir("/nonexistent/dsnfs", &scan), -ENOENT);
 }
 
 static void test_overallocation_alarm_raised_and_cleared_once(void **state)
@@ -95,8 +96,8 @@ static void test_overallocation_alarm_raised_and_cleared_once(void **state)
 	/* Two thin 1 GiB disks in a 1 GiB datastore: 200% > 150%. */
 	admin_fixture_file(fx, "ds1/vm1/vm1-flat.vmdk", GIB, 0);
 	admin_fixture_file(fx, "ds1/vm2/vm2-flat.vmdk", GIB, 0);
-	admin__alarms_scan(fx->api.alarms);
-	admin__alarms_scan(fx->api.alarms);
+	alarm_set_scan(fx->api.alarms);
+	alarm_set_scan(fx->api.alarms);
 	assert_int_equal(log_count("admin: datastore ds1: overallocation "
 				   "200.0% of its 1.0 GiB quota crossed the "
 				   "150% alarm threshold"),
@@ -160,7 +161,7 @@ static void test_usage_alarm_follows_the_usage_callback(void **state)
 			 201);
 	fx->used_set = true;
 	fx->used_bytes = 900 * MIB; /* 87.9% > 80% */
-	admin__alarms_scan(fx->api.alarms);
+	alarm_set_scan(fx->api.alarms);
 	assert_int_equal(log_count("admin: datastore ds2: usage 87.9% of its "
 				   "1.0 GiB quota crossed the 80% alarm "
 				   "threshold"),

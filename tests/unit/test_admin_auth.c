@@ -22,6 +22,8 @@
 
 #include <cmocka.h>
 
+#include "nfsd/base/base.h"
+
 #define TOKEN "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 struct auth_fixture {
@@ -198,7 +200,7 @@ static void test_token_refused_malformed(void **state)
 	char t[ADMIN_TOKEN_HEX_LEN + 1], err[256];
 	bool created;
 
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		write_file(f->path, bad[i], 0600);
 		assert_int_equal(admin_token_load(f->path, t, &created, err,
 						  sizeof(err)),
@@ -288,12 +290,12 @@ static void test_host_allowlist(void **state)
 		"0.0.0.0",
 	};
 
-	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
 		assert_int_equal(decide(a, "GET", "/volumes", good[i], NULL,
 					NULL, BEARER, NULL),
 				 0);
 	}
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		assert_int_equal(decide(a, "GET", "/volumes", bad[i], NULL,
 					NULL, BEARER, NULL),
 				 421);
@@ -344,7 +346,7 @@ static void test_origin_and_fetch_site(void **state)
 	static const char *const methods[] = { "GET", "HEAD", "POST", "PATCH",
 					       "DELETE" };
 
-	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(methods); i++) {
 		const char *m = methods[i];
 
 		assert_int_equal(decide(a, m, "/volumes", "127.0.0.1:8049",

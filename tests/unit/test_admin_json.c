@@ -5,6 +5,8 @@
  * resources (nfsd/admin/json_in.c, json_out.c).
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/admin/patch.h"
+#include "nfsd/admin/view.h"
 
 #include <errno.h>
 #include <setjmp.h>

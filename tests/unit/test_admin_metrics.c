@@ -7,6 +7,7 @@
  * tests/integ/promparse.py checks the same text from a live server.
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/admin/view.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -140,7 +141,7 @@ struct full {
 	struct traffic_volume_stats tv;
 	struct traffic_flow_stats flow;
 	struct traffic_host_stats host;
-	struct admin_alarm_view alarms[2];
+	struct alarm_view alarms[2];
 	struct admin_volume_view vols[2];
 	uint32_t loop_conns[2];
 };
@@ -196,11 +197,11 @@ static struct full *full_new(void)
 	f->alarms[0].quota_bytes = TIB;
 	f->alarms[0].used_known = true;
 	f->alarms[0].used_bytes = TIB / 2;
-	f->alarms[0].valid[ADMIN_ALARM_USAGE] = true;
-	f->alarms[0].valid[ADMIN_ALARM_OVERALLOCATION] = true;
-	f->alarms[0].percent[ADMIN_ALARM_USAGE] = 50;
-	f->alarms[0].percent[ADMIN_ALARM_OVERALLOCATION] = 200;
-	f->alarms[0].raised[ADMIN_ALARM_OVERALLOCATION] = true;
+	f->alarms[0].valid[ALARM_USAGE] = true;
+	f->alarms[0].valid[ALARM_OVERALLOCATION] = true;
+	f->alarms[0].percent[ALARM_USAGE] = 50;
+	f->alarms[0].percent[ALARM_OVERALLOCATION] = 200;
+	f->alarms[0].raised[ALARM_OVERALLOCATION] = true;
 	strcpy(f->alarms[1].volume, "ds2");
 	f->v.alarms = f->alarms;
 	f->v.nalarms = 2;

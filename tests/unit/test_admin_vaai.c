@@ -8,6 +8,7 @@
  * clones, Reserve Space, Extended Statistics and every refusal.
  */
 #include "tests/lib/admin_fixture.h"
+#include "nfsd/admin/ops.h"
 
 #include <errno.h>
 #include <semaphore.h>
@@ -22,6 +23,7 @@
 
 #include <cmocka.h>
 
+#include "nfsd/base/base.h"
 #include "vmdk/vmdk.h"
 
 #define MIB (1024u * 1024u)
@@ -213,7 +215,7 @@ static void test_clone_refusals(void **state)
 	assert_non_null(f);
 	fputs("not a disk\n", f);
 	fclose(f);
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		unsigned got = admin_fixture_call(
 			fx, "POST", "/volumes/ds1/clones", cases[i].body, NULL);
 
@@ -363,7 +365,7 @@ static void test_snapshot_refusals(void **state)
 		"{\"name\":\"\"}",     "{\"nom\":\"s1\"}"
 	};
 
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		assert_int_equal(admin_fixture_call(fx, "POST",
 						    "/volumes/ds1/snapshots",
 						    bad[i], NULL),

@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "nfsd/base/base.h"
 #include "nfsd/config/config.h"
 
 struct fixture {
@@ -306,6 +307,70 @@ static void test_config_bad_values_of_limits(void **state)
 			  "t.conf:2: [datastore a] fsid: invalid value '0'");
 }
 
+/* Each numeric [server] key takes its bounds and refuses one past them,
+ * with the same message: the bounds of the key table in config.c, written
+ * here again so that a slip in the table shows. */
+static void test_config_server_bounds(void **state)
+{
+	static const struct {
+		const char *key;
+		unsigned long min, max;
+	} keys[] = {
+		{ "read_zero_copy_min_bytes", 0, 1ul << 20 },
+		{ "intent_log_mib", 8, 1ul << 20 },
+		{ "intent_log_checkpoint_ms", 0, 3600000 },
+		{ "intent_log_immediate_max_bytes", 0, 1ul << 20 },
+		{ "workers", 0, 256 },
+		{ "work_threads", 1, 256 },
+		{ "max_record_bytes", 8192, 64ul << 20 },
+		{ "max_inflight_per_conn", 1, 65536 },
+		{ "max_output_bytes_per_conn", 65536, 1ul << 30 },
+		{ "max_conns", 1, 1000000 },
+		{ "max_conns_per_host", 1, 1000000 },
+		{ "idle_timeout_ms", 0, 86400000 },
+		{ "record_timeout_ms", 0, 3600000 },
+		{ "memory_trim_ms", 0, 3600000 },
+		{ "file_cache_fds", 0, 1ul << 25 },
+	};
+	struct fixture *f = *state;
+	char text[128], want[256];
+
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		snprintf(text, sizeof(text), "[server]\n%s = %lu\n",
+			 keys[i].key, keys[i].min);
+		assert_int_equal(load(f, text), 0);
+		snprintf(text, sizeof(text), "[server]\n%s = %lu\n",
+			 keys[i].key, keys[i].max);
+		assert_int_equal(load(f, text), 0);
+		snprintf(text, sizeof(text), "[server]\n%s = %lu\n",
+			 keys[i].key, keys[i].max + 1);
+		snprintf(want, sizeof(want),
+			 "t.conf:2: [server] %s: invalid value '%lu'",
+			 keys[i].key, keys[i].max + 1);
+		assert_load_error(f, text, want);
+		if (keys[i].min > 0) {
+			snprintf(text, sizeof(text), "[server]\n%s = %lu\n",
+				 keys[i].key, keys[i].min - 1);
+			snprintf(want, sizeof(want),
+				 "t.conf:2: [server] %s: invalid value '%lu'",
+				 keys[i].key, keys[i].min - 1);
+			assert_load_error(f, text, want);
+		}
+	}
+	/* The values held: the last row's maximum, the ports and strings. */
+	assert_int_equal(f->cfg.file_cache_fds, 1u << 25);
+	assert_int_equal(load(f, "[server]\nnfs_port = 65535\n"
+				 "admin_port = off\nlisten = ::1\n"
+				 "workers = 7\n"),
+			 0);
+	assert_int_equal(f->cfg.nfs_port, 65535);
+	assert_int_equal(f->cfg.admin_port, CONFIG_PORT_OFF);
+	assert_string_equal(f->cfg.listen, "::1");
+	assert_int_equal(f->cfg.workers, 7);
+	assert_load_error(f, "[server]\nmount_port = off\n",
+			  "t.conf:2: [server] mount_port: invalid value 'off'");
+}
+
 static void test_config_first_of_two_errors_is_reported(void **state)
 {
 	assert_load_error(*state, "[server]\nbogus = 1\nnfs_port = x\n",
@@ -442,7 +507,7 @@ static void test_config_export_arg_errors(void **state)
 	static const char *const no_eq[] = { "ds1", "=/srv", "ds1=", "" };
 	char long_name[80];
 
-	for (size_t i = 0; i < sizeof(no_eq) / sizeof(no_eq[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(no_eq); i++) {
 		char want[64];
 
 		assert_int_equal(config_add_export_arg(&f->cfg, no_eq[i],
@@ -733,6 +798,7 @@ int main(void)
 		T(test_config_bad_cidr_names_line_and_key),
 		T(test_config_bad_datastore_name_is_refused),
 		T(test_config_bad_values_of_limits),
+		T(test_config_server_bounds),
 		T(test_config_first_of_two_errors_is_reported),
 		T(test_config_long_line_is_refused_not_cut),
 		T(test_config_portmap_off),

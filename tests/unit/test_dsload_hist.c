@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "nfsd/base/base.h"
 #include "perf/dsload/hist.h"
 
 static int cmp_u64(const void *a, const void *b)
@@ -92,7 +93,7 @@ static void check_percentiles(uint64_t *v, size_t n)
 		lat_hist_add(h, v[i]);
 	}
 	qsort(v, n, sizeof(*v), cmp_u64);
-	for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(pcts); i++) {
 		uint64_t want = exact_pct(v, n, pcts[i]);
 		uint64_t got = lat_hist_percentile_ns(h, pcts[i]);
 		double err = fabs((double)got - (double)want) / (double)want;

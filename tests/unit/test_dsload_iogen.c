@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "nfsd/base/base.h"
 #include "perf/dsload/iogen.h"
 
 static void init(struct iogen *g, uint64_t region, uint32_t bs,
@@ -86,7 +87,7 @@ static void test_iogen_read_share_follows_read_pct(void **state)
 	const unsigned pcts[] = { 0, 30, 50, 70, 100 };
 
 	(void)state;
-	for (size_t k = 0; k < sizeof(pcts) / sizeof(pcts[0]); k++) {
+	for (size_t k = 0; k < ARRAY_SIZE(pcts); k++) {
 		struct iogen g;
 		struct iogen_op op;
 		int reads = 0, n = 100000;

@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "nfsd/base/base.h"
 #include "nfsd/export/export.h"
 
 /* A peer address from text ("10.0.0.1" or "fd00::1"). */
@@ -381,7 +382,7 @@ static void test_export_client_parse_errors(void **state)
 	struct export_client c;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		if (export_client_parse(bad[i], &c) != -EINVAL) {
 			fail_msg("export_client_parse(\"%s\") accepted",
 				 bad[i]);

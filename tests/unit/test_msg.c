@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "nfsd/base/base.h"
 #include "nfsd/rpc/msg.h"
 
 /* xid 0x0badcafe, CALL, rpcvers 2, NFS (100003) v3 proc 1, AUTH_SYS
@@ -177,7 +178,7 @@ static void test_reply_accepted_encodes_each_stat(void **state)
 	uint8_t buf[64];
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(stats) / sizeof(stats[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(stats); i++) {
 		const uint32_t want[] = { 0x11223344, 1, 0, 0, 0, stats[i] };
 
 		assert_int_equal(rpc_reply_accepted_encode(buf, sizeof(buf),

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "nfsd/base/base.h"
 #include "nfsd/nfs3/nfs3_int.h"
 #include "tests/lib/xdr_roundtrip.h"
 
@@ -131,7 +132,7 @@ static size_t encode_with_nul(const struct args_case *c, uint8_t *buf,
 static void test_args_round_trip_as_generated(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		void *decoded = NULL;
 
 		print_message("%s\n", cases[i].what);
@@ -147,7 +148,7 @@ static void test_name_with_nul_fails_to_decode(void **state)
 	uint8_t buf[512];
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		const struct args_case *c = &cases[i];
 		size_t len = encode_with_nul(c, buf, sizeof(buf));
 		void *ours = calloc(1, c->size);

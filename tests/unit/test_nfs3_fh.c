@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "nfsd/base/base.h"
 #include "nfsd/nfs3/nfs3_int.h"
 #include "tests/lib/fake_store.h"
 #include "tests/lib/nfs3_fixture.h"
@@ -297,7 +298,7 @@ static void test_errno_maps_to_nfsstat3(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++) {
 		assert_int_equal(nfs3__status_from_errno(map[i].err),
 				 map[i].status);
 	}

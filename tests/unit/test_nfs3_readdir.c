@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "nfsd/base/base.h"
 #include "nfsd/nfs3/nfs3_int.h"
 #include "tests/lib/fake_store.h"
 #include "tests/lib/nfs3_fixture.h"
@@ -166,7 +167,7 @@ static void test_readdir_pages_1000_entries_with_small_counts(void **state)
 	nfs_fh3 dir = big_dir(fx);
 	const uint32_t counts[] = { 150, 512, 4096, 65536 };
 
-	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(counts); i++) {
 		struct seen s = { 0 };
 
 		readdir_all(fx, &dir, counts[i], &s);

@@ -24,6 +24,7 @@
 
 #include <cmocka.h>
 
+#include "nfsd/base/base.h"
 #include "nfsd/snap/snap_int.h"
 
 struct snap_dir {
@@ -94,10 +95,10 @@ static void test_names_follow_the_rules(void **state)
 	char err[256];
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
 		assert_int_equal(snap_name_check(good[i], err, sizeof(err)), 0);
 	}
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		if (snap_name_check(bad[i], err, sizeof(err)) != -EINVAL) {
 			fail_msg("'%s' was taken", bad[i]);
 		}

@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "nfsd/base/base.h"
+
 static struct sockaddr_in v4(const char *ip, unsigned port)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET,
@@ -131,7 +133,7 @@ static void test_parse_refuses_what_is_not_an_address(void **state)
 	socklen_t len;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		if (sockaddr_parse(bad[i], 0, &ss, &len) != -EINVAL) {
 			fail_msg("\"%s\" parsed", bad[i]);
 		}

@@ -354,7 +354,7 @@ static void test_chain_extent_may_not_leave_its_directory(void **state)
 	char text[256], err[512];
 	struct vmdk *v;
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 		snprintf(text, sizeof(text),
 			 "version=1\nCID=1\ncreateType=\"vmfs\"\n"
 			 "RW 8 VMFS \"%s\"\n",

@@ -160,7 +160,7 @@ static void test_cowd_corrupt_field_gives_exact_error(void **state)
 	struct vmdk *v;
 	char err[512];
 
-	for (size_t i = 0; i < sizeof(corrupts) / sizeof(corrupts[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(corrupts); i++) {
 		make_cowd(p, SECTORS);
 		poke32(p, corrupts[i].off, corrupts[i].value);
 		err[0] = '\0';

@@ -196,7 +196,7 @@ static void test_descriptor_rejects_bad_input_naming_the_line(void **state)
 	char err[256];
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad_cases); i++) {
 		int r = parse(bad_cases[i].text, &d, err, sizeof(err));
 
 		if (r != bad_cases[i].err || !strstr(err, bad_cases[i].msg)) {

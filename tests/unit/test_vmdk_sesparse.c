@@ -157,7 +157,7 @@ static void test_sesparse_corrupt_field_gives_exact_error(void **state)
 	struct vmdk *v;
 	char err[512];
 
-	for (size_t i = 0; i < VMDK_ARRAY_LEN(corrupts); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(corrupts); i++) {
 		make_sesparse(p);
 		poke64(p, corrupts[i].off, corrupts[i].value);
 		err[0] = '\0';

@@ -339,7 +339,7 @@ static void test_sparse_corrupt_header_field_gives_exact_error(void **state)
 	struct vmdk *v = NULL;
 	char err[512];
 
-	for (size_t i = 0; i < sizeof(corrupts) / sizeof(corrupts[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(corrupts); i++) {
 		const struct corrupt *c = &corrupts[i];
 
 		unlink(p);

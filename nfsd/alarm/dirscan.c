@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * scan: what a datastore's directory holds, for the thin-provisioning
+ * dirscan: what a datastore's directory holds, for the thin-provisioning
  * alarms.  ESXi keeps a VM's disk on an NFS datastore as a descriptor
  * (disk.vmdk) and a flat extent (disk-flat.vmdk) whose logical size is the
  * disk's; a thin disk is a sparse flat extent, fewer bytes allocated than
  * its size.  The sum of the flat extents' logical sizes is what the
  * datastore has promised, the sum of allocated blocks what it holds.
  */
-#include "nfsd/admin/admin_int.h"
+#include "nfsd/alarm/alarm.h"
 #include "nfsd/snap/snap.h"
 
 #include <dirent.h>
@@ -21,7 +21,7 @@
 #define SCAN_BLOCK_BYTES 512 /* st_blocks counts 512-byte units */
 
 struct scan_walk {
-	struct admin_scan *out;
+	struct alarm_scan *out;
 	uint64_t entries;
 	dev_t dev;
 };
@@ -33,7 +33,7 @@ static bool scan_is_flat_extent(const char *name)
 	return len > slen && !strcmp(name + len - slen, SCAN_FLAT_SUFFIX);
 }
 
-static void scan_account_file(struct admin_scan *out, const char *name,
+static void scan_account_file(struct alarm_scan *out, const char *name,
 			      const struct stat *st)
 {
 	uint64_t allocated = (uint64_t)st->st_blocks * SCAN_BLOCK_BYTES;
@@ -80,7 +80,7 @@ static int scan_walk_dir(struct scan_walk *w, int fd, unsigned depth)
 		if (depth == 0 && !strcmp(de->d_name, SNAP_DIR_NAME)) {
 			continue;
 		}
-		if (++w->entries > ADMIN_SCAN_MAX_ENTRIES) {
+		if (++w->entries > ALARM_SCAN_MAX_ENTRIES) {
 			err = -E2BIG;
 			break;
 		}
@@ -96,7 +96,7 @@ static int scan_walk_dir(struct scan_walk *w, int fd, unsigned depth)
 			continue;
 		}
 		if (!S_ISDIR(st.st_mode) || st.st_dev != w->dev ||
-		    depth + 1 >= ADMIN_SCAN_MAX_DEPTH) {
+		    depth + 1 >= ALARM_SCAN_MAX_DEPTH) {
 			continue;
 		}
 		int sub =
@@ -118,7 +118,7 @@ static int scan_walk_dir(struct scan_walk *w, int fd, unsigned depth)
 	return err;
 }
 
-int admin__scan_dir(const char *dir, struct admin_scan *out)
+int alarm_scan_dir(const char *dir, struct alarm_scan *out)
 {
 	struct scan_walk w = { .out = out };
 	struct stat st;
