@@ -7,8 +7,8 @@
 # ports, one worker loop) and gets, in phases dumped apart with
 # callgrind_control:
 #   NULL        rpcping, one connection, 16 calls in flight, CALLS_SECONDS
-#   write-8k    dsload's prefill: every 8 KiB block of a 16 MiB VMDK
-#               written once
+#   write-8k    dsload, random 8 KiB FILE_SYNC writes, every block of a
+#               16 MiB VMDK once (--one-pass)
 #   read-8k     dsload, random 8 KiB reads, every block once (--one-pass)
 # and prints instructions per call (the phase's total Ir / its calls; the
 # phases include everything the process does meanwhile: libev, conn,
@@ -67,11 +67,12 @@ for build in "$@"; do
 	n=$((n + 1))
 	rm -rf "$BENCH_TMP/export" "$BENCH_TMP/state" "$BENCH_TMP"/cg.out*
 	mkdir -p "$BENCH_TMP/export" "$BENCH_TMP/state"
+	bench_calls_conf "$BENCH_TMP/export" >"$BENCH_TMP/dsnfsd.conf"
 	: >"$BENCH_TMP/dsnfsd.out"
 	valgrind --tool=callgrind -q --compress-strings=no \
 		--callgrind-out-file="$BENCH_TMP/cg.out" \
 		"$build/bin/dsnfsd" -f -l 127.0.0.1 -p 0 -m 0 -P off -A off \
-		-w 1 -s "$BENCH_TMP/state" -e bench="$BENCH_TMP/export" \
+		-w 1 -s "$BENCH_TMP/state" -c "$BENCH_TMP/dsnfsd.conf" \
 		>"$BENCH_TMP/dsnfsd.out" 2>"$BENCH_TMP/dsnfsd.log" &
 	VG_PID=$!
 	BENCH_PIDS+=("$VG_PID")
@@ -90,8 +91,8 @@ for build in "$@"; do
 
 	: >"$BENCH_TMP/dsload.log"
 	"$DSLOAD" run -s 127.0.0.1 --nfs-port "$nfs" --mount-port "$mnt" \
-		-D bench -H 1 --vmdk-size 16m --bs 8k --prefill \
-		--pause-between-phases --read-pct 100 --random-pct 100 \
+		-D bench -H 1 --vmdk-size 16m --bs 8k \
+		--pause-between-phases --read-pct 0,100 --random-pct 100 \
 		--one-pass --quiet \
 		>"$BENCH_TMP/dsload.out" 2>"$BENCH_TMP/dsload.log" &
 	dl=$!
@@ -102,8 +103,9 @@ for build in "$@"; do
 	wait "$dl" || bench_die "$build: dsload failed: $(tail -3 "$BENCH_TMP/dsload.log")"
 	dump read
 	# One 8 KiB call per block of the 16 MiB VMDK in each phase (the
-	# prefill phase also holds dsload's few setup calls: MNT, LOOKUP,
-	# CREATE ...).
+	# write phase also holds dsload's few setup calls: MNT, LOOKUP,
+	# CREATE ...).  Not dsload's --prefill: it writes in blocks of
+	# RUN_PREFILL_BS, not 8 KiB.
 	writes=$((16 * 1024 * 1024 / 8192))
 	reads=$writes
 	printf '%-40s %12d %12d %12d\n' "$build" \
