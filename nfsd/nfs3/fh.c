@@ -94,7 +94,14 @@ struct export *nfs3__request_export(struct request *req, uint32_t id)
 	struct export *exp;
 
 	if (re->exp && re->id == id) {
-		return re->exp;
+		if (export_is_live(re->exp)) {
+			return re->exp;
+		}
+		/* Removed since the call found it (a SIGHUP while the call
+		 * waited in its queue): searched again, as every check
+		 * used to, so that its handles answer STALE unless the
+		 * export is back; nothing of the old one is kept. */
+		memset(re, 0, sizeof(*re));
 	}
 	exp = export_find_by_id(svc->exports, id);
 	/* Not found is not kept: a SIGHUP may add the export before the
@@ -152,8 +159,8 @@ static void nfs3_fh_log_refusal(struct request *req, const struct export *exp,
  * (a SIGHUP may change the options meanwhile on the main thread) and kept
  * on the request for the call's later checks; another export than the
  * call's own (a RENAME's second directory) is read each time.  Returns 0
- * with *acc set, -ESTALE when the export was removed since the call found
- * it, or -EACCES (logged) when its client rules refuse the caller.
+ * with *acc set, or -EACCES (logged) when its client rules refuse the
+ * caller.
  */
 static int nfs3_fh_access(struct request *req, struct export *exp,
 			  struct export_access *acc)
@@ -166,18 +173,10 @@ static int nfs3_fh_access(struct request *req, struct export *exp,
 		*acc = re->access;
 		return re->access_err;
 	}
-	memset(acc, 0, sizeof(*acc));
-	/* Found at admission, removed before the handler ran (a SIGHUP
-	 * while the call waited in its queue): as if not found. */
-	if (!export_is_live(exp)) {
-		err = -ESTALE;
-	} else {
-		err = export_access_get(svc->exports, exp,
-					(const struct sockaddr *)&req->peer,
-					acc);
-		if (err) {
-			nfs3_fh_log_refusal(req, exp, acc->refusal);
-		}
+	err = export_access_get(svc->exports, exp,
+				(const struct sockaddr *)&req->peer, acc);
+	if (err) {
+		nfs3_fh_log_refusal(req, exp, acc->refusal);
 	}
 	if (exp == re->exp) {
 		re->access = *acc;

@@ -84,10 +84,10 @@ enum nfs3_name_use {
 int nfs3__fh_export_id(const nfs_fh3 *fh, uint32_t *id);
 
 /*
- * The export of id @id (borrowed), or NULL: the one @req already found when
- * the id is the same (req->export; it may have been removed since, which
- * nfs3__fh_export() checks), else a live one found in the table, kept on
- * @req when it is the call's first.  Any thread the call runs on.
+ * The live export of id @id (borrowed), or NULL: the one @req already found
+ * when the id is the same and it is still live (req->export), else one
+ * found in the table, kept on @req when it is the call's first.  Any
+ * thread the call runs on.
  */
 struct export *nfs3__request_export(struct request *req, uint32_t id);
 

@@ -148,8 +148,8 @@ struct request_cost {
  * never move (export/export.h).  @access is what the caller may do there,
  * read once under the table's lock by the handler's first check, after
  * any wait in the traffic model's queue, so that a SIGHUP's options apply
- * from the next call to run and one call sees one set of them; a call
- * whose export was removed meanwhile answers STALE (@access_err).  Only
+ * from the next call to run and one call sees one set of them.  An export
+ * removed meanwhile is searched for again (its handles answer STALE).  Only
  * the call's first export is kept: a second handle of another export
  * (RENAME, LINK) is looked up and checked on its own.  Zeroed with the
  * request.
@@ -158,7 +158,7 @@ struct request_export {
 	struct export *exp; /* NULL: not found yet */
 	uint32_t id; /* the export id @exp was found by */
 	bool access_valid; /* @access and @access_err are set */
-	int access_err; /* 0, -ESTALE (removed since) or -EACCES */
+	int access_err; /* 0 or -EACCES */
 	struct export_access access;
 };
 

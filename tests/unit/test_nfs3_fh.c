@@ -397,8 +397,19 @@ static void test_export_removed_after_admission_is_stale(void **state)
 	assert_ptr_equal(req->export.exp, ds1);
 	export_table_set_removed(ds1, true);
 	assert_int_equal(nfs3__fh_export(req, &root, false, &f), -ESTALE);
+	assert_null(req->export.exp);
 	assert_int_equal(nfs3__fh_export(req, &root, false, &f), -ESTALE);
 	export_table_set_removed(ds1, false);
+
+	/* Removed between two checks of one call: the second is STALE. */
+	req = new_call(fx, NFSPROC3_WRITE);
+	assert_int_equal(nfs3__fh_export(req, &root, true, &f), 0);
+	export_table_set_removed(ds1, true);
+	assert_int_equal(nfs3__fh_export(req, &root, true, &f), -ESTALE);
+	/* Back (a SIGHUP re-adds it in its slot): found again. */
+	export_table_set_removed(ds1, false);
+	assert_int_equal(nfs3__fh_export(req, &root, true, &f), 0);
+	assert_ptr_equal(f.exp, ds1);
 }
 
 /* A call's second handle in another export (RENAME, LINK) is checked
