@@ -89,6 +89,7 @@ run_one() {
 		--one-pass --quiet \
 		>"$BENCH_TMP/dsload.out" 2>"$BENCH_TMP/dsload.log" &
 	dl=$!
+	BENCH_PIDS+=("$dl")
 	bench_wait_line "$BENCH_TMP/dsload.log" 'paused before' "$dl" ||
 		bench_die "$build: dsload did not pause: $(tail -3 "$BENCH_TMP/dsload.log")"
 	t2=$(cpu_ns "$pid")
