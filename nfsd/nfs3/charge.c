@@ -42,17 +42,16 @@ static uint32_t nfs3_charge_min(uint32_t a, uint32_t b)
 
 /* The export the handle starting @args names (served or not), or NULL:
  * NULL's arguments, a handle that is not ours.  Found once per call and
- * kept on the request (nfs3__request_export()): the charge, the offload
- * hook and the handler share one lookup. */
+ * kept on the request (nfs3__fh_request_export()): the charge, the
+ * offload hook and the handler share one lookup. */
 static struct export *nfs3_charge_export(struct request *req, const void *args)
 {
-	uint32_t id;
+	int err;
 
-	if (req->proc == NFSPROC3_NULL ||
-	    nfs3__fh_export_id((const nfs_fh3 *)args, &id) != 0) {
+	if (req->proc == NFSPROC3_NULL) {
 		return NULL;
 	}
-	return nfs3__request_export(req, id);
+	return nfs3__fh_request_export(req, (const nfs_fh3 *)args, &err);
 }
 
 bool nfs3__offload(struct request *req, const void *args)

@@ -75,7 +75,9 @@ static int nfs3_fh_copy(const nfs_fh3 *fh, struct store_fh *out)
 	return 0;
 }
 
-int nfs3__fh_export_id(const nfs_fh3 *fh, uint32_t *id)
+/* The export id @fh carries, without the store: 0, or -STORE_EBADHANDLE
+ * when @fh cannot be one of our handles by its length and layout. */
+static int nfs3_fh_export_id(const nfs_fh3 *fh, uint32_t *id)
 {
 	struct store_fh sfh;
 	int err;
@@ -87,7 +89,10 @@ int nfs3__fh_export_id(const nfs_fh3 *fh, uint32_t *id)
 	return store_fh_export_id(&sfh, id);
 }
 
-struct export *nfs3__request_export(struct request *req, uint32_t id)
+/* The live export of id @id (borrowed), or NULL: the one @req already
+ * found when the id is the same and it is still live, else one found in
+ * the table, kept on @req when it is the call's first. */
+static struct export *nfs3_request_export(struct request *req, uint32_t id)
 {
 	struct request_export *re = &req->export;
 	const struct nfs3_service *svc = req->svc;
@@ -113,17 +118,36 @@ struct export *nfs3__request_export(struct request *req, uint32_t id)
 	return exp;
 }
 
-static struct export *nfs3_fh_find_export(struct request *req,
-					  const nfs_fh3 *fh, int *err)
+struct export *nfs3__fh_request_export(struct request *req, const nfs_fh3 *fh,
+				       int *err)
 {
+	struct request_export *re = &req->export;
 	struct export *exp;
 	uint32_t id;
 
-	*err = nfs3__fh_export_id(fh, &id);
+	if (re->exp && re->handle == fh && export_is_live(re->exp)) {
+		*err = 0;
+		return re->exp;
+	}
+	*err = nfs3_fh_export_id(fh, &id);
 	if (*err) {
 		return NULL;
 	}
-	exp = nfs3__request_export(req, id);
+	exp = nfs3_request_export(req, id);
+	if (exp && exp == re->exp && !re->handle) {
+		re->handle = fh;
+	}
+	return exp;
+}
+
+static struct export *nfs3_fh_find_export(struct request *req,
+					  const nfs_fh3 *fh, int *err)
+{
+	struct export *exp = nfs3__fh_request_export(req, fh, err);
+
+	if (*err) {
+		return NULL;
+	}
 	/* A well-formed handle of an export that is no longer in the
 	 * config names files the client may no longer reach: STALE, so that
 	 * the client drops them (knfsd does the same). */

@@ -78,18 +78,14 @@ enum nfs3_name_use {
 /* ---- fh.c ---------------------------------------------------------- */
 
 /*
- * The export id @fh carries, without the store: 0, or -STORE_EBADHANDLE
- * when @fh cannot be one of our handles by its length and layout.
+ * The live export whose id @fh carries (borrowed), found once per call and
+ * kept on @req (req->export: the call's first export; the same @fh, in the
+ * call's decoded arguments, is not even parsed again).  NULL with *err set
+ * when @fh is not one of our handles (-STORE_EBADHANDLE), or with *err 0
+ * when no live export has its id.  Any thread the call runs on.
  */
-int nfs3__fh_export_id(const nfs_fh3 *fh, uint32_t *id);
-
-/*
- * The live export of id @id (borrowed), or NULL: the one @req already found
- * when the id is the same and it is still live (req->export), else one
- * found in the table, kept on @req when it is the call's first.  Any
- * thread the call runs on.
- */
-struct export *nfs3__request_export(struct request *req, uint32_t id);
+struct export *nfs3__fh_request_export(struct request *req, const nfs_fh3 *fh,
+				       int *err);
 
 /*
  * Finds the export of @fh and checks the caller against it, without

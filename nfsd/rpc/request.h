@@ -157,6 +157,10 @@ struct request_cost {
 struct request_export {
 	struct export *exp; /* NULL: not found yet */
 	uint32_t id; /* the export id @exp was found by */
+	/* The handle it was found from, in the call's decoded arguments
+	 * (which do not change during the call): the same handle again is
+	 * not even parsed again. */
+	const void *handle;
 	bool access_valid; /* @access and @access_err are set */
 	int access_err; /* 0 or -EACCES */
 	struct export_access access;

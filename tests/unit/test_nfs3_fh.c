@@ -333,10 +333,14 @@ static void test_export_is_found_once_per_call(void **state)
 	assert_true(nfs3__charge(req, &wr));
 	assert_ptr_equal(req->export.exp, ds1);
 	assert_int_equal(req->export.id, 101);
+	assert_ptr_equal(req->export.handle, &wr.file);
 	assert_false(req->export.access_valid);
 	/* A table search for id 101 would now find nothing: only the kept
-	 * export can answer the handler. */
+	 * export can answer the handler, for the call's own handle and for
+	 * another copy of it (parsed, the same id). */
 	ds1->id = 999;
+	assert_int_equal(nfs3__fh_export(req, &wr.file, true, &f), 0);
+	assert_ptr_equal(f.exp, ds1);
 	assert_int_equal(nfs3__fh_export(req, &root, false, &f), 0);
 	assert_ptr_equal(f.exp, ds1);
 	assert_true(req->export.access_valid);
