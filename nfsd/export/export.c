@@ -32,11 +32,6 @@ size_t export_table_count(const struct export_table *tab)
 	return __atomic_load_n(&tab->count, __ATOMIC_ACQUIRE);
 }
 
-bool export_is_live(const struct export *exp)
-{
-	return !__atomic_load_n(&exp->removed, __ATOMIC_RELAXED);
-}
-
 struct export *export_find_by_path(const struct export_table *tab,
 				   const char *path)
 {

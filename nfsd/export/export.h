@@ -207,8 +207,12 @@ void export_table_write_unlock(struct export_table *tab);
  */
 int export_table_publish(struct export_table *tab);
 
-/* False once @exp was removed (export_table_set_removed()). */
-bool export_is_live(const struct export *exp);
+/* False once @exp was removed (export_table_set_removed()).  Inline: every
+ * NFS call asks it of the export it kept (nfs3/fh.c). */
+static inline bool export_is_live(const struct export *exp)
+{
+	return !__atomic_load_n(&exp->removed, __ATOMIC_RELAXED);
+}
 
 /* Marks @exp removed (or back, with @removed false): lookups skip it
  * from now on.  Its slot and store stay. */

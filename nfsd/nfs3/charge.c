@@ -8,7 +8,6 @@
  * READ and WRITE pay their byte count; every call pays one op.
  */
 #include <stddef.h>
-#include <string.h>
 
 #include "nfsd/nfs3/nfs3_int.h"
 
@@ -42,25 +41,17 @@ static uint32_t nfs3_charge_min(uint32_t a, uint32_t b)
 }
 
 /* The export the handle starting @args names (served or not), or NULL:
- * NULL's arguments, a handle that is not ours. */
-static struct export *nfs3_charge_export(const struct request *req,
-					 const void *args)
+ * NULL's arguments, a handle that is not ours.  Found once per call and
+ * kept on the request (nfs3__fh_request_export()): the charge, the
+ * offload hook and the handler share one lookup. */
+static struct export *nfs3_charge_export(struct request *req, const void *args)
 {
-	const struct nfs3_service *svc = req->svc;
-	const nfs_fh3 *fh = args;
-	struct store_fh sfh;
-	uint32_t id;
+	int err;
 
-	if (req->proc == NFSPROC3_NULL || fh->data.data_len == 0 ||
-	    fh->data.data_len > STORE_FH_MAX) {
+	if (req->proc == NFSPROC3_NULL) {
 		return NULL;
 	}
-	sfh.len = fh->data.data_len;
-	memcpy(sfh.data, fh->data.data_val, sfh.len);
-	if (store_fh_export_id(&sfh, &id)) {
-		return NULL;
-	}
-	return export_find_by_id(svc->exports, id);
+	return nfs3__fh_request_export(req, (const nfs_fh3 *)args, &err);
 }
 
 bool nfs3__offload(struct request *req, const void *args)

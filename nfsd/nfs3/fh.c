@@ -75,21 +75,79 @@ static int nfs3_fh_copy(const nfs_fh3 *fh, struct store_fh *out)
 	return 0;
 }
 
-static struct export *nfs3_fh_find_export(const struct nfs3_service *svc,
-					  const nfs_fh3 *fh, int *err)
+/* The export id @fh carries, without the store: 0, or -STORE_EBADHANDLE
+ * when @fh cannot be one of our handles by its length and layout. */
+static int nfs3_fh_export_id(const nfs_fh3 *fh, uint32_t *id)
 {
 	struct store_fh sfh;
+	int err;
+
+	err = nfs3_fh_copy(fh, &sfh);
+	if (err) {
+		return err;
+	}
+	return store_fh_export_id(&sfh, id);
+}
+
+/* The live export of id @id (borrowed), or NULL: the one @req already
+ * found when the id is the same and it is still live, else one found in
+ * the table, kept on @req when it is the call's first. */
+static struct export *nfs3_request_export(struct request *req, uint32_t id)
+{
+	struct request_export *re = &req->export;
+	const struct nfs3_service *svc = req->svc;
+	struct export *exp;
+
+	if (re->exp && re->id == id) {
+		if (export_is_live(re->exp)) {
+			return re->exp;
+		}
+		/* Removed since the call found it (a SIGHUP while the call
+		 * waited in its queue): searched again, as every check
+		 * used to, so that its handles answer STALE unless the
+		 * export is back; nothing of the old one is kept. */
+		memset(re, 0, sizeof(*re));
+	}
+	exp = export_find_by_id(svc->exports, id);
+	/* Not found is not kept: a SIGHUP may add the export before the
+	 * handler runs, and the handler then looks again, as it used to. */
+	if (exp && !re->exp) {
+		re->exp = exp;
+		re->id = id;
+	}
+	return exp;
+}
+
+struct export *nfs3__fh_request_export(struct request *req, const nfs_fh3 *fh,
+				       int *err)
+{
+	struct request_export *re = &req->export;
+	struct export *exp;
 	uint32_t id;
 
-	*err = nfs3_fh_copy(fh, &sfh);
+	if (re->exp && re->handle == fh && export_is_live(re->exp)) {
+		*err = 0;
+		return re->exp;
+	}
+	*err = nfs3_fh_export_id(fh, &id);
 	if (*err) {
 		return NULL;
 	}
-	*err = store_fh_export_id(&sfh, &id);
+	exp = nfs3_request_export(req, id);
+	if (exp && exp == re->exp && !re->handle) {
+		re->handle = fh;
+	}
+	return exp;
+}
+
+static struct export *nfs3_fh_find_export(struct request *req,
+					  const nfs_fh3 *fh, int *err)
+{
+	struct export *exp = nfs3__fh_request_export(req, fh, err);
+
 	if (*err) {
 		return NULL;
 	}
-	struct export *exp = export_find_by_id(svc->exports, id);
 	/* A well-formed handle of an export that is no longer in the
 	 * config names files the client may no longer reach: STALE, so that
 	 * the client drops them (knfsd does the same). */
@@ -120,10 +178,41 @@ static void nfs3_fh_log_refusal(struct request *req, const struct export *exp,
 		 exp->path, why, ratelimit_held_note(held, note, sizeof(note)));
 }
 
+/*
+ * What the caller may do in @exp: read once per call under the table's lock
+ * (a SIGHUP may change the options meanwhile on the main thread) and kept
+ * on the request for the call's later checks; another export than the
+ * call's own (a RENAME's second directory) is read each time.  Returns 0
+ * with *acc set, or -EACCES (logged) when its client rules refuse the
+ * caller.
+ */
+static int nfs3_fh_access(struct request *req, struct export *exp,
+			  struct export_access *acc)
+{
+	const struct nfs3_service *svc = req->svc;
+	struct request_export *re = &req->export;
+	int err;
+
+	if (exp == re->exp && re->access_valid) {
+		*acc = re->access;
+		return re->access_err;
+	}
+	err = export_access_get(svc->exports, exp,
+				(const struct sockaddr *)&req->peer, acc);
+	if (err) {
+		nfs3_fh_log_refusal(req, exp, acc->refusal);
+	}
+	if (exp == re->exp) {
+		re->access = *acc;
+		re->access_err = err;
+		re->access_valid = true;
+	}
+	return err;
+}
+
 int nfs3__fh_export(struct request *req, const nfs_fh3 *fh, bool modify,
 		    struct nfs3_file *f)
 {
-	const struct nfs3_service *svc = req->svc;
 	struct export_access acc;
 	struct export *exp;
 	int err;
@@ -132,17 +221,13 @@ int nfs3__fh_export(struct request *req, const nfs_fh3 *fh, bool modify,
 	if (request_traced(req)) {
 		nfs3__fh_summary(fh, req->path_hint, sizeof(req->path_hint));
 	}
-	exp = nfs3_fh_find_export(svc, fh, &err);
+	exp = nfs3_fh_find_export(req, fh, &err);
 	if (err) {
 		return err;
 	}
 	req->export_name = exp->name;
-	/* One copy of the options, taken under the table's lock: a SIGHUP
-	 * may change them meanwhile on the main thread. */
-	err = export_access_get(svc->exports, exp,
-				(const struct sockaddr *)&req->peer, &acc);
+	err = nfs3_fh_access(req, exp, &acc);
 	if (err) {
-		nfs3_fh_log_refusal(req, exp, acc.refusal);
 		return err;
 	}
 	if (modify && acc.read_only) {

@@ -78,13 +78,25 @@ enum nfs3_name_use {
 /* ---- fh.c ---------------------------------------------------------- */
 
 /*
+ * The live export whose id @fh carries (borrowed), found once per call and
+ * kept on @req (req->export: the call's first export; the same @fh, in the
+ * call's decoded arguments, is not even parsed again).  NULL with *err set
+ * when @fh is not one of our handles (-STORE_EBADHANDLE), or with *err 0
+ * when no live export has its id.  Any thread the call runs on.
+ */
+struct export *nfs3__fh_request_export(struct request *req, const nfs_fh3 *fh,
+				       int *err);
+
+/*
  * Finds the export of @fh and checks the caller against it, without
  * touching the store: the handle is ours (-STORE_EBADHANDLE when empty,
  * longer than STORE_FH_MAX or not in our format), its export exists
  * (-ESTALE when it was removed), the client is on its list (-EACCES) and,
  * when @modify, the export is writable (-EROFS).  Fills f->exp, f->st and
  * f->cred (squashed per export); f->obj stays NULL.  Sets req->export_name
- * and req->path_hint (the handle summary).  @fh is borrowed.
+ * and req->path_hint (the handle summary).  @fh is borrowed.  The export
+ * and the caller's access come from req->export after the call's first
+ * check (rpc/request.h): one lookup and one read of the options per call.
  */
 int nfs3__fh_export(struct request *req, const nfs_fh3 *fh, bool modify,
 		    struct nfs3_file *f);
@@ -308,6 +320,30 @@ enum rpc_disposition nfs3__proc_write(struct request *req, const void *argp,
 enum rpc_disposition nfs3__proc_commit(struct request *req, const void *argp,
 				       void *resp);
 void nfs3__read_release(struct request *req, void *resp);
+
+/* What nfs3__write_run() did with a WRITE. */
+enum nfs3_write_outcome {
+	/* Done, res filled (the error included): reply now. */
+	NFS3_WRITE_REPLIED = 0,
+	/* Written and logged, res filled as a success: the reply waits for
+	 * the intent log's flush (request_park(); the flush may still turn
+	 * it into an error). */
+	NFS3_WRITE_PARKED,
+	/* The store would block (with try_park only): nothing was done that
+	 * needs undoing, res untouched; run the call on a work thread. */
+	NFS3_WRITE_WOULD_BLOCK,
+};
+
+/*
+ * The whole WRITE of @args into @res (the handle resolved, checked and
+ * written), on the loop or on a work thread.  With @try_park (a stable
+ * WRITE on the loop whose store has write_async and an intent log) the
+ * store write does not block: PARKED or WOULD_BLOCK may come back.
+ * Without it, always NFS3_WRITE_REPLIED.
+ */
+enum nfs3_write_outcome nfs3__write_run(struct request *req,
+					const WRITE3args *args, WRITE3res *res,
+					bool try_park);
 
 /* ---- handlers: namespace.c ---------------------------------------- */
 

@@ -472,12 +472,11 @@ static int nfs3_write_data(struct request *req, const WRITE3args *args,
 
 /*
  * The whole WRITE, on the loop (UNSTABLE, or stable with @try_park) or on
- * a work thread.  With @try_park: returns -EAGAIN when the store would
- * block (nothing done that needs undoing: defer the call), 1 when the
- * reply waits for the log's flush (parked), else 0 (res filled).
+ * a work thread.  Only @try_park gives anything but NFS3_WRITE_REPLIED.
  */
-static int nfs3_write_run(struct request *req, const WRITE3args *args,
-			  WRITE3res *res, bool try_park)
+enum nfs3_write_outcome nfs3__write_run(struct request *req,
+					const WRITE3args *args, WRITE3res *res,
+					bool try_park)
 {
 	struct nfs3_write_park *park = NULL;
 	const struct nfs3_service *svc = req->svc;
@@ -495,7 +494,7 @@ static int nfs3_write_run(struct request *req, const WRITE3args *args,
 	}
 	if (try_park && err == -EAGAIN) {
 		nfs3__file_release(&f);
-		return -EAGAIN;
+		return NFS3_WRITE_WOULD_BLOCK;
 	}
 	nfs3__wcc_post(&f, &wcc);
 	res->status = nfs3__status_from_errno(err);
@@ -512,14 +511,14 @@ static int nfs3_write_run(struct request *req, const WRITE3args *args,
 	nfs3__file_release(&f);
 	if (park) {
 		nfs3_write_park_leave(park);
-		return 1;
+		return NFS3_WRITE_PARKED;
 	}
-	return 0;
+	return NFS3_WRITE_REPLIED;
 }
 
 static void nfs3_write_work(struct request *req)
 {
-	nfs3_write_run(req, req->args, req->res, false);
+	(void)nfs3__write_run(req, req->args, req->res, false);
 	req->disposition = RPC_REPLY;
 }
 
@@ -551,20 +550,20 @@ enum rpc_disposition nfs3__proc_write(struct request *req, const void *argp,
 	}
 	req->payload_bytes = args->count;
 	if (args->stable == UNSTABLE && !request_io_offload(req)) {
-		nfs3_write_run(req, args, res, false);
+		(void)nfs3__write_run(req, args, res, false);
 		return RPC_REPLY;
 	}
 	/* With an intent log a stable WRITE holds no work thread: it is
 	 * written and logged here and answered when the flush covers it. */
 	if (args->stable != UNSTABLE && f.st->ops->write_async && f.st->ilog &&
 	    request_can_park(req)) {
-		int rc = nfs3_write_run(req, args, res, true);
-
-		if (rc == 1) {
-			return request_park(req);
-		}
-		if (rc == 0) {
+		switch (nfs3__write_run(req, args, res, true)) {
+		case NFS3_WRITE_REPLIED:
 			return RPC_REPLY;
+		case NFS3_WRITE_PARKED:
+			return request_park(req);
+		case NFS3_WRITE_WOULD_BLOCK:
+			break;
 		}
 	}
 	return request_defer(req, nfs3_write_work);

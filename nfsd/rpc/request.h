@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 #include <rpc/rpc.h>
 
+#include "nfsd/export/export.h"
 #include "nfsd/rpc/auth.h"
 #include "nfsd/rpc/pool.h"
 #include "nfsd/traffic/req.h"
@@ -138,6 +139,33 @@ struct request_cost {
 	enum traffic_op op;
 };
 
+/*
+ * The export a call is about, found once per call from the export id its
+ * handle carries (nfs3/fh.c): by the charge or offload hook when the call
+ * is admitted, else by the handler's first handle check; every later step
+ * of the call (the handler, the handle's resolution, a deferred WRITE) uses
+ * it instead of searching the table again.  @exp is borrowed: export slots
+ * never move (export/export.h).  @access is what the caller may do there,
+ * read once under the table's lock by the handler's first check, after
+ * any wait in the traffic model's queue, so that a SIGHUP's options apply
+ * from the next call to run and one call sees one set of them.  An export
+ * removed meanwhile is searched for again (its handles answer STALE).  Only
+ * the call's first export is kept: a second handle of another export
+ * (RENAME, LINK) is looked up and checked on its own.  Zeroed with the
+ * request.
+ */
+struct request_export {
+	struct export *exp; /* NULL: not found yet */
+	uint32_t id; /* the export id @exp was found by */
+	/* The handle it was found from, in the call's decoded arguments
+	 * (which do not change during the call): the same handle again is
+	 * not even parsed again. */
+	const void *handle;
+	bool access_valid; /* @access and @access_err are set */
+	int access_err; /* 0 or -EACCES */
+	struct export_access access;
+};
+
 /* One call in flight as its handler sees it.  Owned by dispatch; handlers
  * borrow it until they reply (or their deferred work ends). */
 struct request {
@@ -168,6 +196,9 @@ struct request {
 	char path_hint[96];
 	struct request_cost cost;
 	uint64_t payload_bytes;
+
+	/* Its export and access, found once (above). */
+	struct request_export export;
 };
 
 /* "ADDR:PORT" of the caller, formatted on first use.  Borrowed from req. */

@@ -7,8 +7,8 @@
 # ports, one worker loop) and gets, in phases dumped apart with
 # callgrind_control:
 #   NULL        rpcping, one connection, 16 calls in flight, CALLS_SECONDS
-#   write-8k    dsload's prefill: every 8 KiB block of a 16 MiB VMDK
-#               written once
+#   write-8k    dsload, random 8 KiB FILE_SYNC writes, every block of a
+#               16 MiB VMDK once (--one-pass)
 #   read-8k     dsload, random 8 KiB reads, every block once (--one-pass)
 # and prints instructions per call (the phase's total Ir / its calls; the
 # phases include everything the process does meanwhile: libev, conn,
@@ -93,8 +93,8 @@ for build in "$@"; do
 
 	: >"$BENCH_TMP/dsload.log"
 	"$DSLOAD" run -s 127.0.0.1 --nfs-port "$nfs" --mount-port "$mnt" \
-		-D bench -H 1 --vmdk-size 16m --bs 8k --prefill \
-		--pause-between-phases --read-pct 100 --random-pct 100 \
+		-D bench -H 1 --vmdk-size 16m --bs 8k \
+		--pause-between-phases --read-pct 0,100 --random-pct 100 \
 		--one-pass --quiet \
 		>"$BENCH_TMP/dsload.out" 2>"$BENCH_TMP/dsload.log" &
 	dl=$!
@@ -105,8 +105,9 @@ for build in "$@"; do
 	wait "$dl" || bench_die "$build: dsload failed: $(tail -3 "$BENCH_TMP/dsload.log")"
 	dump read
 	# One 8 KiB call per block of the 16 MiB VMDK in each phase (the
-	# prefill phase also holds dsload's few setup calls: MNT, LOOKUP,
-	# CREATE ...).
+	# write phase also holds dsload's few setup calls: MNT, LOOKUP,
+	# CREATE ...).  Not dsload's --prefill: it writes in blocks of
+	# RUN_PREFILL_BS, not 8 KiB.
 	writes=$((16 * 1024 * 1024 / 8192))
 	reads=$writes
 	printf '%-40s %12d %12d %12d\n' "$build" \

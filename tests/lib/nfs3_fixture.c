@@ -273,6 +273,9 @@ enum rpc_disposition nfs3_fixture_call(struct nfs3_fixture *fx, uint32_t proc,
 	req->args = (void *)args;
 	req->res = res;
 	req->export_name = NULL;
+	/* A new call: dispatch zeroes each request, so nothing of the
+	 * previous call's export or access carries over. */
+	memset(&req->export, 0, sizeof(req->export));
 	req->path_hint[0] = '\0';
 	req->payload_bytes = 0;
 	fx->call.work = NULL;

@@ -308,6 +308,138 @@ static void test_errno_maps_to_nfsstat3(void **state)
 			    "NFS3ERR_SERVERFAULT");
 }
 
+/* The start of a new call about @fh: what dispatch gives a handler (a
+ * zeroed request), with @proc. */
+static struct request *new_call(struct nfs3_fixture *fx, uint32_t proc)
+{
+	struct request *req = &fx->call.req;
+
+	req->proc = proc;
+	req->export_name = NULL;
+	memset(&req->export, 0, sizeof(req->export));
+	return req;
+}
+
+/* The charge at admission finds the export; the handler's checks use it
+ * and find it no more in the table (one lookup per call). */
+static void test_export_is_found_once_per_call(void **state)
+{
+	struct nfs3_fixture *fx = *state;
+	struct export *ds1 = &fx->exports[NFS3_FIXTURE_DS1];
+	nfs_fh3 root = nfs3_fixture_root(fx, NFS3_FIXTURE_DS1);
+	WRITE3args wr = { .file = root, .count = 1 };
+	struct request *req = new_call(fx, NFSPROC3_WRITE);
+	struct nfs3_file f;
+
+	assert_true(nfs3__charge(req, &wr));
+	assert_ptr_equal(req->export.exp, ds1);
+	assert_int_equal(req->export.id, 101);
+	assert_ptr_equal(req->export.handle, &wr.file);
+	assert_false(req->export.access_valid);
+	/* A table search for id 101 would now find nothing: only the kept
+	 * export can answer the handler, for the call's own handle and for
+	 * another copy of it (parsed, the same id). */
+	ds1->id = 999;
+	assert_int_equal(nfs3__fh_export(req, &wr.file, true, &f), 0);
+	assert_ptr_equal(f.exp, ds1);
+	assert_int_equal(nfs3__fh_export(req, &root, false, &f), 0);
+	assert_ptr_equal(f.exp, ds1);
+	assert_true(req->export.access_valid);
+	assert_int_equal(req->export.access_err, 0);
+	assert_string_equal(req->export_name, "ds1");
+	/* The next call looks again, and finds no export 101. */
+	req = new_call(fx, NFSPROC3_GETATTR);
+	assert_int_equal(nfs3__fh_export(req, &root, false, &f), -ESTALE);
+	assert_null(req->export.exp);
+	ds1->id = 101;
+}
+
+/* One call sees one set of options; a SIGHUP's change applies from the
+ * next call. */
+static void test_access_is_read_once_per_call(void **state)
+{
+	struct nfs3_fixture *fx = *state;
+	struct export *ds1 = &fx->exports[NFS3_FIXTURE_DS1];
+	nfs_fh3 root = nfs3_fixture_root(fx, NFS3_FIXTURE_DS1);
+	struct request *req = new_call(fx, NFSPROC3_WRITE);
+	struct nfs3_file f;
+
+	assert_int_equal(nfs3__fh_export(req, &root, true, &f), 0);
+	assert_false(req->export.access.read_only);
+	ds1->read_only = true; /* as a SIGHUP changes it, in place */
+	assert_int_equal(nfs3__fh_export(req, &root, true, &f), 0);
+	req = new_call(fx, NFSPROC3_WRITE);
+	assert_int_equal(nfs3__fh_export(req, &root, true, &f), -EROFS);
+	assert_true(req->export.access.read_only);
+	assert_int_equal(getattr_status(fx, &root), NFS3_OK);
+	ds1->read_only = false;
+
+	/* The client list too: refused from the next call on, and the
+	 * refusal is kept for the rest of that call. */
+	ds1->nclients = 1;
+	assert_int_equal(export_client_parse("10.0.0.0/8", &ds1->clients[0]),
+			 0);
+	req = new_call(fx, NFSPROC3_GETATTR);
+	assert_int_equal(nfs3__fh_export(req, &root, false, &f), -EACCES);
+	assert_int_equal(req->export.access_err, -EACCES);
+	ds1->nclients = 0;
+	assert_int_equal(nfs3__fh_export(req, &root, false, &f), -EACCES);
+	assert_int_equal(getattr_status(fx, &root), NFS3_OK);
+}
+
+/* An export removed (SIGHUP) after the call was admitted, while it waited
+ * in its queue: STALE, as if the handler had searched the table. */
+static void test_export_removed_after_admission_is_stale(void **state)
+{
+	struct nfs3_fixture *fx = *state;
+	struct export *ds1 = &fx->exports[NFS3_FIXTURE_DS1];
+	nfs_fh3 root = nfs3_fixture_root(fx, NFS3_FIXTURE_DS1);
+	GETATTR3args ga = { .object = root };
+	struct request *req = new_call(fx, NFSPROC3_GETATTR);
+	struct nfs3_file f;
+
+	assert_true(nfs3__charge(req, &ga));
+	assert_ptr_equal(req->export.exp, ds1);
+	export_table_set_removed(ds1, true);
+	assert_int_equal(nfs3__fh_export(req, &root, false, &f), -ESTALE);
+	assert_null(req->export.exp);
+	assert_int_equal(nfs3__fh_export(req, &root, false, &f), -ESTALE);
+	export_table_set_removed(ds1, false);
+
+	/* Removed between two checks of one call: the second is STALE. */
+	req = new_call(fx, NFSPROC3_WRITE);
+	assert_int_equal(nfs3__fh_export(req, &root, true, &f), 0);
+	export_table_set_removed(ds1, true);
+	assert_int_equal(nfs3__fh_export(req, &root, true, &f), -ESTALE);
+	/* Back (a SIGHUP re-adds it in its slot): found again. */
+	export_table_set_removed(ds1, false);
+	assert_int_equal(nfs3__fh_export(req, &root, true, &f), 0);
+	assert_ptr_equal(f.exp, ds1);
+}
+
+/* A call's second handle in another export (RENAME, LINK) is checked
+ * against that export's own rules, not the kept one's. */
+static void test_second_export_of_a_call_is_checked_on_its_own(void **state)
+{
+	struct nfs3_fixture *fx = *state;
+	nfs_fh3 root = nfs3_fixture_root(fx, NFS3_FIXTURE_DS1);
+	nfs_fh3 ro = nfs3_fixture_root(fx, NFS3_FIXTURE_RO);
+	nfs_fh3 limited = nfs3_fixture_root(fx, NFS3_FIXTURE_LIMITED);
+	struct request *req = new_call(fx, NFSPROC3_RENAME);
+	struct nfs3_file f;
+
+	assert_int_equal(nfs3__fh_export(req, &root, true, &f), 0);
+	assert_int_equal(nfs3__fh_export(req, &ro, true, &f), -EROFS);
+	assert_int_equal(nfs3__fh_export(req, &limited, false, &f), -EACCES);
+	assert_int_equal(nfs3__fh_export(req, &ro, false, &f), 0);
+	assert_ptr_equal(f.exp, &fx->exports[NFS3_FIXTURE_RO]);
+	assert_true(f.read_only);
+	/* The call's own export and access stay what they were. */
+	assert_ptr_equal(req->export.exp, &fx->exports[NFS3_FIXTURE_DS1]);
+	assert_int_equal(nfs3__fh_export(req, &root, true, &f), 0);
+	assert_false(f.read_only);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -347,6 +479,18 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_errno_maps_to_nfsstat3,
 						nfs3_fixture_setup,
 						nfs3_fixture_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_export_is_found_once_per_call, nfs3_fixture_setup,
+			nfs3_fixture_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_access_is_read_once_per_call, nfs3_fixture_setup,
+			nfs3_fixture_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_export_removed_after_admission_is_stale,
+			nfs3_fixture_setup, nfs3_fixture_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_second_export_of_a_call_is_checked_on_its_own,
+			nfs3_fixture_setup, nfs3_fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

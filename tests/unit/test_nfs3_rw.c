@@ -427,6 +427,137 @@ static void test_failed_sync_changes_the_verifier(void **state)
 	assert_memory_equal(wres.WRITE3res_u.resok.verf, ds2, 8);
 }
 
+/* A store_ops.write_async for the tests: the fake store's write at once,
+ * then the flush's callback kept for the test to call; with @would_block,
+ * -EAGAIN and nothing written. */
+static struct {
+	const struct store_ops *fake;
+	bool would_block;
+	store_write_done_fn done;
+	void *arg;
+	unsigned unparked; /* calls handed back by request_unpark() */
+} parking;
+
+static int parking_write_async(struct store *st, struct store_obj *obj,
+			       uint64_t off_bytes, const void *buf,
+			       uint32_t count, struct store_write_wait *w,
+			       store_write_done_fn done, void *arg)
+{
+	bool sync_failed = false;
+	int err;
+
+	(void)w;
+	if (parking.would_block) {
+		return -EAGAIN;
+	}
+	err = parking.fake->write(st, obj, off_bytes, buf, count,
+				  STORE_UNSTABLE, &sync_failed);
+	if (err) {
+		return err;
+	}
+	parking.done = done;
+	parking.arg = arg;
+	return 0;
+}
+
+static void parking_defer_done(void *transport, struct rpc_call *call)
+{
+	(void)transport;
+	(void)call;
+	parking.unparked++;
+}
+
+/* A new WRITE call of @args as dispatch starts it (a zeroed request). */
+static struct request *write_begin(struct nfs3_fixture *fx,
+				   const WRITE3args *args, WRITE3res *res)
+{
+	struct request *req = &fx->call.req;
+
+	req->proc = NFSPROC3_WRITE;
+	req->args = (void *)args;
+	req->res = res;
+	req->disposition = RPC_PENDING;
+	memset(&req->export, 0, sizeof(req->export));
+	memset(res, 0, sizeof(*res));
+	return req;
+}
+
+/* nfs3__write_run()'s three outcomes, and what each leaves behind. */
+static void test_write_run_says_what_it_did(void **state)
+{
+	struct nfs3_fixture *fx = *state;
+	nfs_fh3 fh = hello_file(fx, NFS3_FIXTURE_DS1, 0644);
+	nfs_fh3 ro = hello_file(fx, NFS3_FIXTURE_RO, 0644);
+	struct store *st = nfs3_fixture_store(fx, NFS3_FIXTURE_DS1);
+	static const struct rpc_transport_ops tops = {
+		.defer_done = parking_defer_done,
+	};
+	static struct store_ops ops;
+	WRITE3args args = {
+		.file = fh,
+		.count = 2,
+		.stable = FILE_SYNC,
+		.data = { .data_len = 2, .data_val = (char *)"HE" },
+	};
+	WRITE3res res;
+	struct request *req;
+	unsigned writes;
+
+	/* Without try_park: replied, errors included. */
+	req = write_begin(fx, &args, &res);
+	assert_int_equal(nfs3__write_run(req, &args, &res, false),
+			 NFS3_WRITE_REPLIED);
+	assert_int_equal(res.status, NFS3_OK);
+	args.file = ro;
+	req = write_begin(fx, &args, &res);
+	assert_int_equal(nfs3__write_run(req, &args, &res, false),
+			 NFS3_WRITE_REPLIED);
+	assert_int_equal(res.status, NFS3ERR_ROFS);
+	args.file = fh;
+
+	parking = (__typeof__(parking)){ .fake = st->ops };
+	ops = *st->ops;
+	ops.write_async = parking_write_async;
+	st->ops = &ops;
+	fx->call.tops = &tops;
+
+	/* The store would block: nothing written, the file released
+	 * (the teardown checks every reference was dropped). */
+	parking.would_block = true;
+	writes = fake_store_writes(st);
+	req = write_begin(fx, &args, &res);
+	assert_int_equal(nfs3__write_run(req, &args, &res, true),
+			 NFS3_WRITE_WOULD_BLOCK);
+	assert_int_equal(fake_store_writes(st), writes);
+	assert_int_equal(parking.unparked, 0);
+
+	/* Written and logged: the reply waits for the flush, whose end
+	 * hands the call back to its loop. */
+	parking.would_block = false;
+	req = write_begin(fx, &args, &res);
+	assert_int_equal(nfs3__write_run(req, &args, &res, true),
+			 NFS3_WRITE_PARKED);
+	assert_int_equal(res.status, NFS3_OK);
+	assert_int_equal(parking.unparked, 0);
+	parking.done(parking.arg, 0);
+	assert_int_equal(parking.unparked, 1);
+	assert_int_equal(req->disposition, RPC_REPLY);
+	assert_int_equal(res.status, NFS3_OK);
+	assert_int_equal(res.WRITE3res_u.resok.committed, FILE_SYNC);
+
+	/* A failed flush turns the parked success into the error. */
+	req = write_begin(fx, &args, &res);
+	assert_int_equal(nfs3__write_run(req, &args, &res, true),
+			 NFS3_WRITE_PARKED);
+	parking.done(parking.arg, -EIO);
+	assert_int_equal(parking.unparked, 2);
+	assert_int_equal(res.status, NFS3ERR_IO);
+
+	st->ops = parking.fake;
+	fx->call.tops = NULL;
+	assert_read(fx, &fh, 0, 5, "HEllo", false);
+}
+
 static void test_write_verifier_changes_at_every_start(void **state)
 {
 	struct nfs3_fixture *fx = *state;
@@ -531,6 +662,9 @@ int main(void)
 			test_write_verifier_changes_at_every_start,
 			nfs3_fixture_setup, nfs3_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_read_and_write_trace_lines,
+						nfs3_fixture_setup,
+						nfs3_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_write_run_says_what_it_did,
 						nfs3_fixture_setup,
 						nfs3_fixture_teardown),
 	};
