@@ -170,6 +170,7 @@ int store__cephfs_key_load(struct store_cephfs *sc, Inode *root,
 		}
 	}
 	store_cephfs_key_id(sc->secret.key, have);
+	store__secret_keyed(&sc->secret);
 	if (rc == -ENODATA || made) {
 		/* The first key of this directory: say so in it.  Two
 		 * first starts at once: one id wins, the other gateway

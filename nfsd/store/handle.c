@@ -71,12 +71,16 @@ static uint64_t store_be64_get(const uint8_t *p)
 	return (uint64_t)store_be32_get(p) << 32 | store_be32_get(p + 4);
 }
 
+void store__secret_keyed(struct store_secret *sec)
+{
+	hmac_sha256_set_key(&sec->keyed, sizeof(sec->key), sec->key);
+}
+
 static void store_fh_mac(const struct store_secret *sec, const uint8_t *p,
 			 size_t len, uint8_t out[STORE_FH_MAC_BYTES])
 {
-	struct hmac_sha256_ctx ctx;
+	struct hmac_sha256_ctx ctx = sec->keyed;
 
-	hmac_sha256_set_key(&ctx, sizeof(sec->key), sec->key);
 	hmac_sha256_update(&ctx, len, p);
 	hmac_sha256_digest(&ctx, STORE_FH_MAC_BYTES, out);
 	explicit_bzero(&ctx, sizeof(ctx));

@@ -210,6 +210,7 @@ int store__secret_load(const char *state_dir, struct store_secret *out,
 	if (err) {
 		return err;
 	}
+	store__secret_keyed(out);
 	err = store__key_load(state_dir, STORE_SECRET_FILE, out->legacy,
 			      sizeof(out->legacy), false, NULL, errbuf, errlen);
 	if (err == -ENOENT) {

@@ -32,6 +32,7 @@ static void fuzz_secret(struct store_secret *sec, bool legacy)
 		sec->legacy[i] = (uint8_t)(i * 131 + 17);
 	}
 	sec->legacy_ok = legacy;
+	store__secret_keyed(sec);
 }
 
 static void fuzz_sign(const struct store_secret *sec, struct store_fh *fh,

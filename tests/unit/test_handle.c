@@ -177,6 +177,7 @@ static void test_handle_other_secret_is_badhandle(void **state)
 	sample_kfh(&kfh);
 	store__fh_encode(&f->sec, TEST_EXPORT_ID, &kfh, &fh);
 	other.key[STORE_KEY_BYTES - 1] ^= 1;
+	store__secret_keyed(&other);
 	assert_int_equal(store__fh_decode(&other, &fh, &id, &out),
 			 -STORE_EBADHANDLE);
 }
@@ -430,6 +431,7 @@ static void test_handle_mac_is_hmac_sha256(void **state)
 	for (size_t i = 0; i < sizeof(sec.key); i++) {
 		sec.key[i] = (uint8_t)(i * 7 + 1);
 	}
+	store__secret_keyed(&sec);
 	sample_kfh(&kfh);
 	store__fh_encode(&sec, TEST_EXPORT_ID, &kfh, &fh);
 	hmac_sha256_set_key(&ctx, sizeof(sec.key), sec.key);
