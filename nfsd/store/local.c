@@ -273,6 +273,21 @@ static int store_local_open_err(const struct store_local *sl, int err)
  * say), and the same stat gives the caller its attributes, so a cached
  * file costs one stat per call.
  */
+/* @obj, found in the cache under @fh (a reference taken), if its file
+ * is still there: 0 with its attributes in @sb, or -ESTALE (dropped). */
+static int store_local_cached(struct store_local *sl, const struct store_fh *fh,
+			      struct store_obj *obj, struct store_obj **out,
+			      struct stat *sb)
+{
+	if (fstat(obj->fd, sb) == 0 && sb->st_nlink > 0) {
+		*out = obj;
+		return 0;
+	}
+	store__fcache_drop(sl->fc, fh);
+	store__obj_unref(obj);
+	return -ESTALE;
+}
+
 static int store_local_resolve_stat(struct store *st, const struct store_fh *fh,
 				    struct store_obj **out, struct stat *sb)
 {
@@ -284,6 +299,18 @@ static int store_local_resolve_stat(struct store *st, const struct store_fh *fh,
 	int err;
 	int fd;
 
+	/* A handle in the cache is one this server issued or checked: the
+	 * cache compares every byte, the MAC included, so the MAC (two
+	 * SHA-256 blocks) is not computed again.  Version-1 handles are
+	 * cached under their version-2 form, never under their own bytes. */
+	if (!store__fh_is_legacy(fh) &&
+	    store_fh_export_id(fh, &export_id) == 0 &&
+	    export_id == st->export_id) {
+		obj = store__fcache_get(sl->fc, fh);
+		if (obj != NULL) {
+			return store_local_cached(sl, fh, obj, out, sb);
+		}
+	}
 	err = store__fh_decode(&sl->secret, fh, &export_id, &kfh);
 	if (err) {
 		return err;
@@ -299,13 +326,7 @@ static int store_local_resolve_stat(struct store *st, const struct store_fh *fh,
 	}
 	obj = store__fcache_get(sl->fc, fh);
 	if (obj != NULL) {
-		if (fstat(obj->fd, sb) == 0 && sb->st_nlink > 0) {
-			*out = obj;
-			return 0;
-		}
-		store__fcache_drop(sl->fc, fh);
-		store__obj_unref(obj);
-		return -ESTALE;
+		return store_local_cached(sl, fh, obj, out, sb);
 	}
 	fd = store__local_kfh_open(sl, &kfh, O_PATH | O_NOFOLLOW);
 	if (fd == -ENOMEM) {

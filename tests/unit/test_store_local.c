@@ -504,6 +504,34 @@ static void test_local_readdir_pages_1000_entries_while_adding(void **state)
 	free(s);
 }
 
+/* A handle found in the cache skips the MAC (the cache compares every
+ * byte): one whose MAC or export id differs is still refused while the
+ * genuine one sits in the cache. */
+static void test_local_cached_handle_still_needs_its_own_bytes(void **state)
+{
+	struct fixture *f = *state;
+	struct store_obj *obj, *out = NULL;
+	struct store_fh fh, forged;
+
+	obj = fixture_file(f, f->root, "c", "x", 1);
+	f->ops->obj_fh(obj, &fh);
+	f->ops->obj_unref(obj);
+	assert_int_equal(f->ops->resolve(f->st, &fh, &out), 0);
+	f->ops->obj_unref(out);
+	out = NULL;
+	forged = fh;
+	forged.data[forged.len - 1] ^= 1;
+	assert_int_equal(f->ops->resolve(f->st, &forged, &out),
+			 -STORE_EBADHANDLE);
+	forged = fh;
+	forged.data[1] ^= 1; /* the export id (handle.c) */
+	assert_int_equal(f->ops->resolve(f->st, &forged, &out),
+			 -STORE_EBADHANDLE);
+	assert_null(out);
+	assert_int_equal(f->ops->resolve(f->st, &fh, &out), 0);
+	f->ops->obj_unref(out);
+}
+
 static void test_local_deleted_file_is_stale(void **state)
 {
 	struct fixture *f = *state;
@@ -651,6 +679,9 @@ int main(void)
 			fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_local_readdir_pages_1000_entries_while_adding,
+			fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_local_cached_handle_still_needs_its_own_bytes,
 			fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_local_deleted_file_is_stale, fixture_setup,
