@@ -22,36 +22,7 @@
 #include "nfsd/base/base.h"
 #include "nfsd/config/config.h"
 
-struct fixture {
-	struct config cfg;
-	char err[512];
-};
-
-static int setup(void **state)
-{
-	struct fixture *f = calloc(1, sizeof(*f));
-
-	if (!f) {
-		return -1;
-	}
-	config_defaults(&f->cfg);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	free(*state);
-	return 0;
-}
-
-/* Loads @text as "t.conf"; returns what config_load_string returned. */
-static int load(struct fixture *f, const char *text)
-{
-	f->err[0] = '\0';
-	return config_load_string(&f->cfg, "t.conf", text, f->err,
-				  sizeof(f->err));
-}
+#include "tests/unit/test_config_fixture.h"
 
 /* Loads @text from a temporary file. */
 static int load_file(struct fixture *f, const char *text)
@@ -69,14 +40,6 @@ static int load_file(struct fixture *f, const char *text)
 	rc = config_load_file(&f->cfg, path, f->err, sizeof(f->err));
 	unlink(path);
 	return rc;
-}
-
-/* Asserts @text fails to load with exactly the message @want. */
-static void assert_load_error(struct fixture *f, const char *text,
-			      const char *want)
-{
-	assert_int_equal(load(f, text), -EINVAL);
-	assert_string_equal(f->err, want);
 }
 
 static void test_config_defaults(void **state)
@@ -530,93 +493,6 @@ static void test_config_export_arg_errors(void **state)
 	assert_int_equal(f->cfg.ndatastores, 0);
 }
 
-static void test_config_validate_needs_a_datastore(void **state)
-{
-	struct fixture *f = *state;
-
-	assert_int_equal(config_validate(&f->cfg, f->err, sizeof(f->err)),
-			 -EINVAL);
-	assert_non_null(strstr(f->err, "no datastores"));
-}
-
-static void test_config_validate_refuses_duplicate_fsid(void **state)
-{
-	struct fixture *f = *state;
-
-	assert_int_equal(load(f, "[datastore a]\npath = /a\nfsid = 5\n"
-				 "[datastore b]\npath = /b\nfsid = 5\n"),
-			 0);
-	assert_int_equal(config_validate(&f->cfg, f->err, sizeof(f->err)),
-			 -EINVAL);
-	assert_string_equal(f->err, "datastores a and b have the same fsid 5; "
-				    "set fsid in one of them");
-}
-
-static void test_config_validate_refuses_missing_path(void **state)
-{
-	struct fixture *f = *state;
-
-	assert_int_equal(load(f, "[datastore a]\npath = /a\n"
-				 "[datastore b]\nread_only = yes\n"),
-			 0);
-	assert_int_equal(config_validate(&f->cfg, f->err, sizeof(f->err)),
-			 -EINVAL);
-	assert_string_equal(f->err, "[datastore b]: no path");
-}
-
-/* Issue 23: one datastore's directory inside another's (the outer export
- * would reach the inner one's files under its own rules), or the same
- * directory twice, is refused, naming both, after realpath (a symlink or
- * "/./" does not hide it). */
-static void test_config_validate_refuses_nested_datastores(void **state)
-{
-	struct fixture *f = *state;
-	char dir[] = "/tmp/test_config_nest_XXXXXX";
-	char text[1024], inner[128], link[128];
-
-	assert_non_null(mkdtemp(dir));
-	snprintf(inner, sizeof(inner), "%s/vms", dir);
-	assert_int_equal(mkdir(inner, 0700), 0);
-	snprintf(link, sizeof(link), "%s-link", dir);
-	assert_int_equal(symlink(inner, link), 0);
-
-	snprintf(text, sizeof(text),
-		 "[datastore outer]\npath = %s\n"
-		 "[datastore inner]\npath = %s/./\n",
-		 dir, link);
-	assert_int_equal(load(f, text), 0);
-	assert_int_equal(config_validate(&f->cfg, f->err, sizeof(f->err)),
-			 -EINVAL);
-	assert_non_null(strstr(f->err, "datastores inner"));
-	assert_non_null(strstr(f->err, "and outer"));
-	assert_non_null(strstr(f->err, "one lies inside the other"));
-
-	/* The same directory under two names. */
-	config_defaults(&f->cfg);
-	snprintf(text, sizeof(text),
-		 "[datastore a]\npath = %s\n[datastore b]\npath = %s/\n", inner,
-		 inner);
-	assert_int_equal(load(f, text), 0);
-	assert_int_equal(config_validate(&f->cfg, f->err, sizeof(f->err)),
-			 -EINVAL);
-	assert_non_null(strstr(f->err, "the same directory"));
-
-	/* Siblings, and a name that merely starts like the other: fine. */
-	config_defaults(&f->cfg);
-	snprintf(text, sizeof(text),
-		 "[datastore a]\npath = %s/vms\n[datastore b]\npath = "
-		 "%s-link2\n[datastore c]\npath = %s/vm\n",
-		 dir, dir, dir);
-	assert_int_equal(load(f, text), 0);
-	assert_int_equal(config_validate(&f->cfg, f->err, sizeof(f->err)), 0);
-
-	unlink(link);
-	rmdir(inner);
-	rmdir(dir);
-}
-
-/* Issue 23: "clients = *" is everyone, said explicitly; an empty list is
- * an error (it used to mean everyone). */
 static void test_config_clients_star_and_empty(void **state)
 {
 	struct fixture *f = *state;
@@ -806,10 +682,6 @@ int main(void)
 		T(test_config_unknown_datastore_keys_go_to_the_hook),
 		T(test_config_export_arg_adds_datastore),
 		T(test_config_export_arg_errors),
-		T(test_config_validate_needs_a_datastore),
-		T(test_config_validate_refuses_duplicate_fsid),
-		T(test_config_validate_refuses_missing_path),
-		T(test_config_validate_refuses_nested_datastores),
 		T(test_config_clients_star_and_empty),
 		T(test_config_intent_log_keys),
 		T(test_config_intent_log_immediate_max),
