@@ -45,7 +45,7 @@ static inline int load(struct fixture *f, const char *text)
 
 /* Asserts @text fails to load with exactly the message @want. */
 static inline void assert_load_error(struct fixture *f, const char *text,
-			      const char *want)
+				     const char *want)
 {
 	assert_int_equal(load(f, text), -EINVAL);
 	assert_string_equal(f->err, want);

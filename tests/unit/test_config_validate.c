@@ -113,14 +113,18 @@ static void test_config_validate_refuses_nested_datastores(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_config_validate_needs_a_datastore, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_config_validate_refuses_duplicate_fsid, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_config_validate_refuses_missing_path, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_config_validate_refuses_nested_datastores, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(
+			test_config_validate_needs_a_datastore, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_config_validate_refuses_duplicate_fsid, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_config_validate_refuses_missing_path, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_config_validate_refuses_nested_datastores, setup,
+			teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
