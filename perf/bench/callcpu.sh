@@ -62,7 +62,12 @@ run_one() {
 		printf '[datastore pad%d]\npath = %s\n' "$i" \
 			"$BENCH_TMP/pad$i" >>"$BENCH_TMP/dsnfsd.conf"
 	done
-	bench_calls_conf "$BENCH_TMP/export" >>"$BENCH_TMP/dsnfsd.conf"
+	# /bench with the labs' access (lab_access: dsload binds
+	# unprivileged ports).
+	{
+		lab_access bench
+		printf 'path = %s\n' "$BENCH_TMP/export"
+	} >>"$BENCH_TMP/dsnfsd.conf"
 	: >"$BENCH_TMP/dsnfsd.out"
 	"$build/bin/dsnfsd" -f -l 127.0.0.1 -p 0 -m 0 -P off -A off -w 1 \
 		-s "$BENCH_TMP/state" -c "$BENCH_TMP/dsnfsd.conf" \

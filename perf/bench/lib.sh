@@ -89,15 +89,6 @@ bench_bg() {
 	BENCH_PIDS+=("$BENCH_BG_PID")
 }
 
-# The config of the per-call benchmarks (calls.sh, callcpu.sh): DIR served
-# as /bench to loopback clients on any port (dsload's emulated hosts are
-# 127.0.1.N, its ports unprivileged: the defaults, secure = true, would
-# refuse them).
-bench_calls_conf() {
-	printf '[datastore bench]\npath = %s\nclients = 127.0.0.0/8, ::1\n' "$1"
-	printf 'squash = none\nsecure = false\n'
-}
-
 bench_wait_line() {
 	local file=$1
 	local pattern=$2
