@@ -315,7 +315,7 @@ deb: deps-check
 	# there and be built again (the wildcards take every .c).
 	rm -rf build/deb/src && mkdir -p build/deb/src
 	git ls-files -z | tar --null -T - -cf - | tar -xf - -C build/deb/src
-	cd build/deb/src && dpkg-buildpackage -b -nc -us -uc --no-sign >../build.log 2>&1 \
+	cd build/deb/src && dpkg-buildpackage -b -nc -us -uc --no-sign -jauto >../build.log 2>&1 \
 		|| { tail -30 ../build.log; exit 1; }
 	lintian --fail-on error build/deb/dsnfs_$(VERSION)_amd64.deb
 	@echo "deb: build/deb/dsnfs_$(VERSION)_amd64.deb"
