@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# A one-node Ceph cluster for the tests: one mon, one mgr, one OSD
-# (bluestore on a sparse file, never memstore: memstore keeps the whole
-# size of a truncated object in RAM) and one MDS on 127.0.0.1, with a
-# CephFS named "cephfs".  Everything lives in DIR (ceph.conf, data, logs,
-# the PIDs it started).
+# A one-node Ceph cluster for the tests: one mon, one mgr, CEPH_OSDS OSDs
+# (default 1; bluestore each on a sparse file of its own, never memstore:
+# memstore keeps the whole size of a truncated object in RAM) and one MDS
+# on 127.0.0.1, with a CephFS named "cephfs".  With 3 OSDs the pools keep
+# 3 copies and serve with 2 (size 3, min_size 2), so a test can stop one
+# OSD and see replication carry on; with 1, a copy each.  The file
+# system's max_file_size is 64 TiB (ESXi makes VMDKs up to 62 TB; CephFS's
+# default is 1 TiB).  Everything lives in DIR (ceph.conf, data, logs, the
+# PIDs it started and their daemons' names).
 #
 #   tests/ceph/cluster.sh start DIR   start, wait for HEALTH_OK, print
 #                                     "ceph: up in Ns: DIR/ceph.conf"
@@ -15,6 +19,12 @@
 #                                     start made and kill stopped again,
 #                                     from their data; wait until the file
 #                                     system is active and its PGs clean
+#   tests/ceph/cluster.sh signal DIR DAEMON SIG
+#                                     send SIG (STOP, CONT, ...) to one
+#                                     daemon of the cluster, e.g. osd.1
+#   tests/ceph/cluster.sh wait-clean DIR
+#                                     wait until the file system is active
+#                                     and every PG active+clean again
 #
 # Authentication is off (auth_*_required = none): the cluster listens on
 # loopback only.  CEPH_MON_PORT picks the mon's port (default: a free one).
@@ -22,7 +32,7 @@ set -u
 cmd=${1:-}
 dir=${2:-}
 if [ -z "$cmd" ] || [ -z "$dir" ]; then
-	echo "usage: $0 start|stop|kill|revive DIR" >&2
+	echo "usage: $0 start|stop|kill|revive|signal|wait-clean DIR" >&2
 	exit 2
 fi
 
@@ -50,7 +60,7 @@ stop_pids() {
 		done
 		kill -KILL "$pid" 2>/dev/null
 	done
-	rm -f "$dir/pids"
+	rm -f "$dir/pids" "$dir/daemons"
 }
 
 # Starts @@ in the foreground (-f) as a background job and records its PID.
@@ -59,6 +69,25 @@ spawn() {
 	shift
 	"$@" -f >"$dir/log/$name.out" 2>&1 &
 	echo $! >>"$dir/pids"
+	echo "$name $!" >>"$dir/daemons"
+}
+
+# Makes one more OSD's data (bluestore on a sparse file of its own) and
+# starts it.
+osd_create() {
+	local osd_uuid osd_id
+	osd_uuid=$(cat /proc/sys/kernel/random/uuid)
+	osd_id=$(c osd new "$osd_uuid") || {
+		echo "ceph: $dir: the mon does not answer" >&2
+		return 1
+	}
+	mkdir -p "$dir/osd/ceph-$osd_id"
+	ceph-osd -c "$dir/ceph.conf" -i "$osd_id" --mkfs --osd-uuid "$osd_uuid" \
+		>"$dir/log/osd-mkfs.$osd_id.out" 2>&1 || {
+		cat "$dir/log/osd-mkfs.$osd_id.out" >&2
+		return 1
+	}
+	spawn "osd.$osd_id" ceph-osd -c "$dir/ceph.conf" -i "$osd_id"
 }
 
 c() {
@@ -66,7 +95,7 @@ c() {
 }
 
 start() {
-	local t0=$SECONDS port fsid osd_uuid osd_id i
+	local t0=$SECONDS port fsid i osds=${CEPH_OSDS:-1} size min_size
 	mkdir -p "$dir"
 	dir=$(cd "$dir" && pwd)
 	if [ -f "$dir/pids" ]; then
@@ -74,7 +103,15 @@ start() {
 		return 1
 	fi
 	rm -rf "$dir/mon" "$dir/osd" "$dir/mds" "$dir/mgr" "$dir/run" "$dir/log"
-	mkdir -p "$dir/mon" "$dir/osd/ceph-0" "$dir/mds/ceph-a" "$dir/mgr/ceph-x" \
+	case "$osds" in
+	1) size=1 min_size=1 ;;
+	3) size=3 min_size=2 ;;
+	*)
+		echo "ceph: CEPH_OSDS must be 1 or 3, not $osds" >&2
+		return 1
+		;;
+	esac
+	mkdir -p "$dir/mon" "$dir/osd" "$dir/mds/ceph-a" "$dir/mgr/ceph-x" \
 		"$dir/run" "$dir/log"
 	port=${CEPH_MON_PORT:-$(free_port)}
 	fsid=$(cat /proc/sys/kernel/random/uuid)
@@ -86,8 +123,8 @@ public addr = 127.0.0.1
 auth cluster required = none
 auth service required = none
 auth client required = none
-osd pool default size = 1
-osd pool default min size = 1
+osd pool default size = $size
+osd pool default min size = $min_size
 mon allow pool size one = true
 osd crush chooseleaf type = 0
 mon warn on pool no redundancy = false
@@ -120,6 +157,10 @@ osd op num shards = 1
 osd op num threads per shard = 2
 mds cache memory limit = 134217728
 osd heartbeat grace = 5
+osd heartbeat interval = 1
+# Every OSD is on this one host: count each OSD's failure report on its
+# own, or a stopped OSD of three is never marked down.
+mon osd reporter subtree level = osd
 mon osd report timeout = 30
 client mount timeout = 10
 rados mon op timeout = 10
@@ -138,21 +179,14 @@ CONF
 	}
 	spawn mon.a ceph-mon -c "$dir/ceph.conf" -i a
 	spawn mgr.x ceph-mgr -c "$dir/ceph.conf" -i x
-	osd_uuid=$(cat /proc/sys/kernel/random/uuid)
-	osd_id=$(c osd new "$osd_uuid") || {
-		echo "ceph: $dir: the mon does not answer" >&2
-		return 1
-	}
-	ceph-osd -c "$dir/ceph.conf" -i "$osd_id" --mkfs --osd-uuid "$osd_uuid" \
-		>"$dir/log/osd-mkfs.out" 2>&1 || {
-		cat "$dir/log/osd-mkfs.out" >&2
-		return 1
-	}
-	spawn "osd.$osd_id" ceph-osd -c "$dir/ceph.conf" -i "$osd_id"
+	for i in $(seq 1 "$osds"); do
+		osd_create || return 1
+	done
 	spawn mds.a ceph-mds -c "$dir/ceph.conf" -i a
 	c osd pool create cephfs_metadata 8 >/dev/null 2>&1 || return 1
 	c osd pool create cephfs_data 8 >/dev/null 2>&1 || return 1
 	c fs new cephfs cephfs_metadata cephfs_data >/dev/null 2>&1 || return 1
+	c fs set cephfs max_file_size 70368744177664 >/dev/null 2>&1 || return 1
 	for i in $(seq 1 240); do
 		if c health 2>/dev/null | grep -q '^HEALTH_OK' &&
 			c fs status cephfs 2>/dev/null | grep -q active &&
@@ -178,20 +212,22 @@ serving() {
 }
 
 revive() {
-	local t0=$SECONDS osd i
+	local t0=$SECONDS osd osds i
 	dir=$(cd "$dir" && pwd) || return 1
 	if [ -f "$dir/pids" ]; then
 		echo "ceph: $dir: a cluster is running there (pids)" >&2
 		return 1
 	fi
-	osd=$(ls "$dir/osd" | sed -n 's/^ceph-\([0-9]*\)$/\1/p' | head -1)
-	[ -n "$osd" ] && [ -f "$dir/ceph.conf" ] || {
+	osds=$(ls "$dir/osd" | sed -n 's/^ceph-\([0-9]*\)$/\1/p')
+	[ -n "$osds" ] && [ -f "$dir/ceph.conf" ] || {
 		echo "ceph: $dir: no cluster made there" >&2
 		return 1
 	}
 	spawn mon.a ceph-mon -c "$dir/ceph.conf" -i a
 	spawn mgr.x ceph-mgr -c "$dir/ceph.conf" -i x
-	spawn "osd.$osd" ceph-osd -c "$dir/ceph.conf" -i "$osd"
+	for osd in $osds; do
+		spawn "osd.$osd" ceph-osd -c "$dir/ceph.conf" -i "$osd"
+	done
 	spawn mds.a ceph-mds -c "$dir/ceph.conf" -i a
 	for i in $(seq 1 240); do
 		if serving; then
@@ -201,6 +237,31 @@ revive() {
 		sleep 0.5
 	done
 	echo "ceph: $dir: not serving 120 s after revive:" >&2
+	c health detail >&2
+	return 1
+}
+
+# Sends @2 to the daemon named @1 (osd.1, mds.a, ...) of this cluster.
+signal_daemon() {
+	local pid
+	pid=$(awk -v n="$1" '$1 == n { print $2 }' "$dir/daemons" 2>/dev/null)
+	[ -n "$pid" ] || {
+		echo "ceph: $dir: no daemon $1 started here" >&2
+		return 1
+	}
+	kill -"$2" "$pid"
+}
+
+wait_clean() {
+	local t0=$SECONDS i
+	for i in $(seq 1 240); do
+		if serving; then
+			echo "ceph: clean in $((SECONDS - t0))s"
+			return 0
+		fi
+		sleep 0.5
+	done
+	echo "ceph: $dir: not clean after 120 s:" >&2
 	c health detail >&2
 	return 1
 }
@@ -220,8 +281,10 @@ revive)
 		exit 1
 	}
 	;;
+signal) signal_daemon "${3:-}" "${4:-}" ;;
+wait-clean) wait_clean ;;
 *)
-	echo "usage: $0 start|stop|kill|revive DIR" >&2
+	echo "usage: $0 start|stop|kill|revive|signal|wait-clean DIR" >&2
 	exit 2
 	;;
 esac

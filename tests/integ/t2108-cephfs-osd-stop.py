@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""OSDs hung under load, and back (t2108-*.sh).
+
+    t2108-cephfs-osd-stop.py NFS_PORT MOUNT_PORT CLUSTER_SH CEPH_DIR
+
+A writer does 64 KiB FILE_SYNC writes on /cephds, resending on
+NFS3ERR_JUKEBOX as the kernel client does.  One OSD of three is
+SIGSTOPped: writes must go on once the cluster marks it down; then two
+of three (below min_size): calls answer JUKEBOX within the bound and the
+writes go on once they resume (the writer's own call waits it out; a
+probe, a 4 KiB FILE_SYNC write on a connection of its own every 0.5 s,
+sees JUKEBOX).  Every acknowledged write reads back.
+"""
+import os
+import subprocess
+import sys
+import threading
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nfs3wire import *  # noqa: E402,F401,F403
+
+NFS_PORT, MOUNT_PORT = int(sys.argv[1]), int(sys.argv[2])
+CLUSTER_SH, CEPH_DIR = sys.argv[3], sys.argv[4]
+ADDR = "127.0.0.1"
+BLOCK = 65536
+BOUND_S = 5.0  # STORE_CEPHFS_BOUND_MS: a stuck call answers JUKEBOX then
+DOWN_S = 30.0  # mark-down (heartbeat grace 5 s) and peering, with margin
+HUNG_S = 10.0  # how long two OSDs stay hung
+
+
+def pattern(tag, n):
+    seed = ("%08d" % tag).encode()
+    return (seed * (n // len(seed) + 1))[:n]
+
+
+def root(path):
+    with MountClient((ADDR, MOUNT_PORT)) as m:
+        r = m.mnt(path)
+        if r.status != 0:
+            raise SystemExit("MNT %s: %d" % (path, r.status))
+        return r.fhandle
+
+
+class Writer:
+    """64 KiB FILE_SYNC writes in a loop; notes each reply's time."""
+
+    def __init__(self, dir_fh):
+        c = Nfs3Client((ADDR, NFS_PORT))
+        self.fh = c.create(dir_fh, "osd-stop.bin").object
+        c.close()
+        self.stop = False
+        self.lock = threading.Lock()
+        self.acked = {}  # offset -> tag
+        self.ok_at = []  # reply time of each acknowledged write
+        self.jukebox_at = []  # (sent, replied) of each JUKEBOX
+        self.errors = []
+        self.thread = threading.Thread(target=self.run)
+
+    def run(self):
+        c = Nfs3Client((ADDR, NFS_PORT), timeout=300)
+        off, tag = 0, 1
+        while not self.stop:
+            sent = time.time()
+            r = c.write(self.fh, off, pattern(tag, BLOCK), stable=FILE_SYNC)
+            now = time.time()
+            if r.status == NFS3ERR_JUKEBOX:
+                with self.lock:
+                    self.jukebox_at.append((sent, now))
+                time.sleep(0.1)
+                continue
+            if r.status != NFS3_OK:
+                self.errors.append(status_name(r.status))
+                return
+            with self.lock:
+                self.acked[off] = tag
+                self.ok_at.append(now)
+            off += BLOCK
+            tag += 1
+        c.close()
+
+    def oks_after(self, t):
+        with self.lock:
+            return sum(1 for x in self.ok_at if x > t)
+
+    def wait_oks_after(self, t, n, limit_s):
+        """Seconds from t to the n-th write acknowledged after it, or
+        None when that takes longer than limit_s."""
+        deadline = t + limit_s
+        while time.time() < deadline:
+            with self.lock:
+                later = [x for x in self.ok_at if x > t]
+            if len(later) >= n:
+                return later[n - 1] - t
+            time.sleep(0.1)
+        return None
+
+
+def probe_while(fh, until, replies):
+    """Until time `until`, a 4 KiB FILE_SYNC write on a connection of its
+    own every 0.5 s, each in its thread (it may wait in libcephfs);
+    appends (sent, replied, status) to replies.  -> the threads."""
+    def one(n):
+        sent = time.time()
+        try:
+            with Nfs3Client((ADDR, NFS_PORT), timeout=300) as c:
+                st = c.write(fh, n * 4096, pattern(n, 4096),
+                             stable=FILE_SYNC).status
+        except (ConnectionClosed, OSError) as e:
+            st = "error %r" % e
+        replies.append((sent, time.time(), st))
+
+    threads, n = [], 0
+    while time.time() < until:
+        t = threading.Thread(target=one, args=(n,))
+        t.start()
+        threads.append(t)
+        n += 1
+        time.sleep(0.5)
+    return threads
+
+
+def cluster(*args):
+    subprocess.run([CLUSTER_SH, args[0], CEPH_DIR] + list(args[1:]),
+                   check=True, stdout=sys.stdout, stderr=sys.stderr,
+                   timeout=180)
+
+
+def osds_up():
+    out = subprocess.run(["ceph", "-c", os.path.join(CEPH_DIR, "ceph.conf"),
+                          "osd", "stat"], capture_output=True, text=True,
+                         timeout=60).stdout
+    return out.strip()
+
+
+def main():
+    ck = Checks()
+    w = Writer(root("/cephds"))
+    w.thread.start()
+    time.sleep(3.0)
+    ck.check("the writer runs on a healthy cluster", w.oks_after(0) > 0,
+             "%d writes" % w.oks_after(0))
+
+    # 1. One OSD of three hung.
+    stopped = time.time()
+    cluster("signal", "osd.1", "STOP")
+    took = w.wait_oks_after(stopped, 20, DOWN_S + 30)
+    state = osds_up()
+    ck.check("one OSD of three hung: the writes go on (20 acknowledged "
+             "within %.0f s)" % (DOWN_S + 30), took is not None,
+             "took %s s; %s" % (took, state))
+    ck.check("the cluster marked it down", "2 up" in state, state)
+    cluster("signal", "osd.1", "CONT")
+    cluster("wait-clean")
+    if took is not None:
+        print("    one OSD hung: 20 writes acknowledged %.1f s after the "
+              "SIGSTOP" % took)
+
+    # 2. Two of three hung: below min_size, the PGs stop serving.
+    c = Nfs3Client((ADDR, NFS_PORT))
+    pfh = c.create(root("/cephds"), "probe.bin").object
+    c.close()
+    stopped = time.time()
+    cluster("signal", "osd.1", "STOP")
+    cluster("signal", "osd.2", "STOP")
+    probes = []
+    probe_threads = probe_while(pfh, stopped + HUNG_S, probes)
+    resumed = time.time()
+    cluster("signal", "osd.1", "CONT")
+    cluster("signal", "osd.2", "CONT")
+    took = w.wait_oks_after(resumed, 20, 60)
+    for t in probe_threads:
+        t.join(300)
+    jb = [rep for sent, rep, st in probes if st == NFS3ERR_JUKEBOX]
+    first_jb = min(jb) - stopped if jb else None
+    odd = [st for _, _, st in probes if st not in (NFS3_OK, NFS3ERR_JUKEBOX)]
+    ck.check("two OSDs of three hung: calls answer NFS3ERR_JUKEBOX within "
+             "the bound (%.0f s)" % BOUND_S,
+             first_jb is not None and first_jb <= BOUND_S + 2.0,
+             "first after %s s; %d probes" % (first_jb, len(probes)))
+    ck.check("the probes get OK or JUKEBOX, nothing else", not odd,
+             repr(odd[:5]))
+    ck.check("they resume: the writes go on by themselves (20 within "
+             "60 s)", took is not None, "took %s s" % took)
+    if took is not None and first_jb is not None:
+        print("    two OSDs hung %.0f s: first JUKEBOX after %.1f s, 20 "
+              "writes %.1f s after SIGCONT" % (HUNG_S, first_jb, took))
+    cluster("wait-clean")
+
+    w.stop = True
+    w.thread.join(300)
+    ck.check("no error but JUKEBOX", not w.errors, repr(w.errors[:5]))
+    c = Nfs3Client((ADDR, NFS_PORT), timeout=60)
+    lost = 0
+    for off, tag in w.acked.items():
+        r, _ = retry_jukebox(lambda: c.read(w.fh, off, BLOCK))
+        if r.status != NFS3_OK or r.data != pattern(tag, BLOCK):
+            lost += 1
+    c.close()
+    ck.check("every acknowledged FILE_SYNC write reads back",
+             lost == 0, "%d of %d lost" % (lost, len(w.acked)))
+    ck.exit()
+
+
+if __name__ == "__main__":
+    main()
