@@ -76,7 +76,7 @@ enum rpc_disposition nfs3__proc_fsinfo(struct request *req, const void *argp,
 		ok->dtpref = svc->dir_pref_bytes < request_max_payload(req)
 				     ? svc->dir_pref_bytes
 				     : request_max_payload(req);
-		ok->maxfilesize = (size3)INT64_MAX;
+		ok->maxfilesize = store_max_file_bytes(f.st);
 		ok->time_delta.seconds = 0;
 		ok->time_delta.nseconds = 1;
 		ok->properties = FSF3_LINK | FSF3_SYMLINK | FSF3_HOMOGENEOUS |

@@ -66,6 +66,9 @@ static int nfs3_setattr_run(const SETATTR3args *args, struct nfs3_file *f,
 	if (sa.set_size && pre.type != STORE_REG) {
 		return -EINVAL;
 	}
+	if (sa.set_size && sa.size_bytes > store_max_file_bytes(f->st)) {
+		return -EFBIG;
+	}
 	err = f->st->ops->setattr(f->st, f->obj, &sa, &f->cred);
 	/* A size change allocates nothing when it grows (the new part is a
 	 * hole) but frees what a shrink cuts off. */

@@ -21,9 +21,6 @@
 #include "nfsd/nfs3/nfs3_int.h"
 #include "nfsd/rpc/pool.h"
 
-/* Largest offset + count a file reaches; FSINFO maxfilesize. */
-#define NFS3_MAX_FILE_BYTES ((uint64_t)INT64_MAX)
-
 static uint32_t nfs3_min_u32(uint32_t a, uint32_t b)
 {
 	return a < b ? a : b;
@@ -448,7 +445,8 @@ static int nfs3_write_data(struct request *req, const WRITE3args *args,
 	}
 	/* The RFC lets the server write less than asked; the reply says. */
 	*count = nfs3_min_u32(args->count, nfs3__write_limit(req));
-	if (args->offset > NFS3_MAX_FILE_BYTES - *count) {
+	if (*count > store_max_file_bytes(f->st) ||
+	    args->offset > store_max_file_bytes(f->st) - *count) {
 		return -EFBIG;
 	}
 	/* Past the datastore's quota: NOSPC, and the file stays as it was. */

@@ -242,6 +242,7 @@ int store_cephfs_open(const char *name, uint32_t export_id,
 	 * below): the datastore serves anyway. */
 	sc->rados_ok = store__cephfs_rados_open(
 		sc, ceph_conf, ceph_user && ceph_user[0] ? ceph_user : "admin");
+	sc->base.max_file_bytes = store__cephfs_max_file_bytes(sc, ceph_fs);
 	err = store__cephfs_health_start(sc, call_cap);
 	if (err) {
 		store_cephfs_err(errbuf, errlen, name, sc->cluster,
@@ -250,10 +251,12 @@ int store_cephfs_open(const char *name, uint32_t export_id,
 	}
 	/* The session id is what a failover fences (ceph tell mds.* client
 	 * evict id=N) before another gateway takes this one's address. */
-	log_info("cephfs: %s: mounted %s of %s as client.%s, session %llu%s",
+	log_info("cephfs: %s: mounted %s of %s as client.%s, session %llu, "
+		 "files up to %llu GiB%s",
 		 name, ceph_path, sc->cluster,
 		 ceph_user && ceph_user[0] ? ceph_user : "admin",
 		 (unsigned long long)ceph_get_instance_id(sc->cm),
+		 (unsigned long long)(sc->base.max_file_bytes >> 30),
 		 sc->rados_ok ? "" : "; no librados: used bytes are st_blocks");
 	*out = &sc->base;
 	return 0;

@@ -64,6 +64,16 @@ void store__fsstat_from_statvfs(const struct statvfs *sv,
 	fs->total_files = sv->f_files;
 	fs->free_files = sv->f_ffree;
 	fs->avail_files = sv->f_favail;
+	/* A file system with no limit on files (CephFS: f_files counts
+	 * those in use, f_ffree is -1) would break RFC 1813's tfiles >=
+	 * ffiles >= afiles: no limit is 2^64 - 1 slots, less those used. */
+	if (sv->f_ffree > sv->f_files) {
+		fs->total_files = UINT64_MAX;
+		fs->free_files = UINT64_MAX - sv->f_files;
+	}
+	if (fs->avail_files > fs->free_files) {
+		fs->avail_files = fs->free_files;
+	}
 }
 
 void store__new_obj_sattr(const struct store_sattr *sattr,

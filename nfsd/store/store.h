@@ -325,6 +325,10 @@ struct store {
 	 * server owns it and closes it after the store).  Set before
 	 * serving, read-only afterwards. */
 	struct store_ilog *ilog;
+	/* The largest file the backend takes (FSINFO's maxfilesize; a
+	 * write or size past it is EFBIG), 0 for no limit of its own: see
+	 * store_max_file_bytes().  Set when opened, read-only afterwards. */
+	uint64_t max_file_bytes;
 	/* VMFS's zeroing on first write (store_int.h): a datastore option,
 	 * changed by a reload while writes run. */
 	_Atomic bool zero_on_first_write;
@@ -340,6 +344,13 @@ struct store {
 	 * new one (server/recovery.c).  Set by the backend only. */
 	_Atomic bool reopen;
 };
+
+/* The largest file @st takes: its backend's limit, else what a size3
+ * offset can say on every file system we serve (2^63 - 1). */
+static inline uint64_t store_max_file_bytes(const struct store *st)
+{
+	return st->max_file_bytes ? st->max_file_bytes : (uint64_t)INT64_MAX;
+}
 
 /*
  * Reads the export id out of any of our handles without resolving it, so

@@ -23,6 +23,9 @@ HOST = "127.0.0.1"
 LONG_NAME = "n" * 256   # one byte over PATHCONF name_max
 MAX_NAME = "m" * 255
 DIR_ENTRIES = 2000
+# ds1's largest file (FSINFO maxfilesize): 2^63 - 1 on a local datastore,
+# the cluster's max_file_size on CephFS (t2003-*.sh reads it).
+MAX_FILE_BYTES = int(os.environ.get("DS1_MAX_FILE_BYTES", 2**63 - 1))
 
 
 class Ctx:
@@ -243,8 +246,13 @@ def test_write(x):
     r = c.write(fh, 0, b"", FILE_SYNC)
     ck.check("WRITE of 0 bytes succeeds with count 0", r.status == NFS3_OK and r.count == 0)
     ck.status("WRITE to a directory", c.write(x.root, 0, b"x", FILE_SYNC), NFS3ERR_ISDIR)
-    ck.status("WRITE ending past maxfilesize (offset 2^63 - 1, 1 byte)",
-              c.write(fh, 2**63 - 1, b"x", FILE_SYNC), NFS3ERR_FBIG)
+    size = c.getattr(fh).attributes.size
+    ck.status("WRITE ending past maxfilesize (%d: 2 bytes at maxfilesize - 1)"
+              % MAX_FILE_BYTES,
+              c.write(fh, MAX_FILE_BYTES - 1, b"xy", FILE_SYNC), NFS3ERR_FBIG)
+    ck.status("SETATTR size maxfilesize + 1",
+              c.setattr(fh, size=MAX_FILE_BYTES + 1), NFS3ERR_FBIG)
+    ck.check("... the file is as it was", c.getattr(fh).attributes.size == size)
 
 
 def test_create(x):
@@ -500,13 +508,16 @@ def test_fs(x):
     ck.check("... abytes <= fbytes <= tbytes = the disk's size",
              r.abytes <= r.fbytes <= r.tbytes and r.tbytes == sv.f_blocks * sv.f_frsize,
              repr(r))
+    ck.check("... afiles <= ffiles <= tfiles (RFC 1813 3.3.18)",
+             r.afiles <= r.ffiles <= r.tfiles, repr(r))
     r = c.fsinfo(x.root)
     ck.status("FSINFO", r, NFS3_OK)
     ck.check("... rtmax = wtmax = 1 MiB, preferred = max, multiples of 4096",
              (r.rtmax, r.wtmax, r.rtpref, r.wtpref, r.rtmult, r.wtmult) ==
              (1 << 20, 1 << 20, 1 << 20, 1 << 20, 4096, 4096), repr(r))
-    ck.check("... maxfilesize 2^63-1, time_delta 1 ns",
-             r.maxfilesize == 2**63 - 1 and r.time_delta == (0, 1))
+    ck.check("... maxfilesize the backend's (%d), time_delta 1 ns" % MAX_FILE_BYTES,
+             r.maxfilesize == MAX_FILE_BYTES and r.time_delta == (0, 1),
+             "maxfilesize %d" % r.maxfilesize)
     want = FSF3_LINK | FSF3_SYMLINK | FSF3_HOMOGENEOUS | FSF3_CANSETTIME
     ck.check("... properties LINK SYMLINK HOMOGENEOUS CANSETTIME", r.properties == want,
              "%#x" % r.properties)

@@ -7,6 +7,12 @@
 . "$(dirname "$0")/lib.sh"
 
 dsnfsd_start || exit 1
+if [ "${DSNFS_DS1_BACKEND:-local}" = cephfs ]; then
+	DS1_MAX_FILE_BYTES=$(ceph -c "$CEPH_CONF" fs get cephfs -f json |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["mdsmap"]["max_file_size"])') ||
+		exit 1
+	export DS1_MAX_FILE_BYTES
+fi
 umask 022
 d=$TEST_TMP/ds1
 head -c 1000 /dev/urandom >"$d/data.bin"
