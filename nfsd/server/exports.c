@@ -186,6 +186,25 @@ static int server_ilog_open(struct server *srv, const struct config *cfg,
 	return err;
 }
 
+/* server_export_open(), but a cephfs datastore whose cluster does not
+ * answer costs itself, not the others: the export stays, store_down, its
+ * calls answer JUKEBOX, and the recovery thread opens it later. */
+static int server_export_open_or_wait(struct server *srv, struct export *exp,
+				      const struct config_datastore *ds,
+				      char *errbuf, size_t errlen)
+{
+	int err = server_export_open(srv, exp, ds, errbuf, errlen);
+
+	if (err && ds->backend == CONFIG_BACKEND_CEPHFS) {
+		log_error("export: %s; retried every %d s", errbuf,
+			  SERVER_RECOVERY_RETRY_MS / 1000);
+		exp->store_down = true;
+		exp->store = NULL;
+		err = 0;
+	}
+	return err;
+}
+
 int server__exports_open(struct server *srv, const struct config *cfg,
 			 char *errbuf, size_t errlen)
 {
@@ -204,18 +223,8 @@ int server__exports_open(struct server *srv, const struct config *cfg,
 	for (size_t i = 0; i < cfg->ndatastores; i++) {
 		struct export *exp = &tab->exports[tab->count];
 
-		err = server_export_open(srv, exp, &cfg->datastores[i], errbuf,
-					 errlen);
-		/* A cluster that does not answer costs its datastores, not
-		 * the others: the export stays, its calls answer JUKEBOX. */
-		if (err &&
-		    cfg->datastores[i].backend == CONFIG_BACKEND_CEPHFS) {
-			log_error("export: %s; retried every %d s", errbuf,
-				  SERVER_RECOVERY_RETRY_MS / 1000);
-			exp->store_down = true;
-			exp->store = NULL;
-			err = 0;
-		}
+		err = server_export_open_or_wait(srv, exp, &cfg->datastores[i],
+						 errbuf, errlen);
 		/* Every cephfs datastore: opened later if it is down, opened
 		 * anew if its session is evicted. */
 		if (!err &&
@@ -380,18 +389,30 @@ int server__exports_prepare(struct server *srv, const struct config *cfg,
 		if (server_slot_by_name(srv, ds->name)) {
 			continue;
 		}
+		/* Watched for an eviction, or opened later when its
+		 * cluster is down: room made now, added at commit. */
+		err = ds->backend == CONFIG_BACKEND_CEPHFS
+			      ? server__recovery_reserve(srv)
+			      : 0;
 		/* Not published yet: no other thread sees the slot. */
-		err = server_export_open(srv, exp, ds, errbuf, errlen);
+		if (!err) {
+			err = server_export_open_or_wait(srv, exp, ds, errbuf,
+							 errlen);
+		}
 		if (err) {
 			goto fail;
 		}
 		quota_init(&srv->quotas[slot]);
 		(*nadd)++;
-		err = !exp->remote_store
-			      ? quota_scan(&srv->quotas[slot], exp->dir, errbuf,
-					   errlen)
-			      : quota_scan_store(&srv->quotas[slot], exp->store,
-						 errbuf, errlen);
+		/* A store down has nothing to count yet: the recovery
+		 * thread scans it before it publishes it. */
+		if (!exp->remote_store) {
+			err = quota_scan(&srv->quotas[slot], exp->dir, errbuf,
+					 errlen);
+		} else if (exp->store) {
+			err = quota_scan_store(&srv->quotas[slot], exp->store,
+					       errbuf, errlen);
+		}
 		if (err) {
 			goto fail;
 		}
@@ -460,6 +481,14 @@ void server__exports_commit(struct server *srv, const struct config *cfg,
 			}
 		}
 		server_export_log("added", exp, ds);
+		/* Reserved in server__exports_prepare(): cannot fail. */
+		if (ds && ds->backend == CONFIG_BACKEND_CEPHFS) {
+			(void)server__recovery_add(srv, base + i, ds);
+		}
+	}
+	if (nadd && server__recovery_start(srv)) {
+		log_error("export: cannot start the recovery thread: the "
+			  "cephfs datastores added wait for a restart");
 	}
 	if (nadd) {
 		server__fcache_budget_apply(srv, "reload");

@@ -8,6 +8,12 @@
  * timeout.  A cluster lost and back under the same mount is the backend's
  * (store/cephfs_health.c).
  *
+ * A cephfs datastore a reload adds is watched the same way: one whose
+ * cluster is down is added all the same and opened when it answers.
+ * The table of watched datastores is made once at its full size
+ * (CONFIG_MAX_DATASTORES), so the thread's pointer into it stays valid
+ * while a reload appends under the lock.
+ *
  * Publishing follows the export table's rule (export/export.h): readers
  * on the loops never see a half-made store.  The store is complete (root,
  * handle secret, monitor) and its quota scanned before its pointer is
@@ -26,23 +32,41 @@
 #include "nfsd/traffic/traffic.h"
 #include "nfsd/base/log.h"
 
+int server__recovery_reserve(struct server *srv)
+{
+	struct server_recovery *r = &srv->recovery;
+
+	if (!r->revive) {
+		r->revive = calloc(CONFIG_MAX_DATASTORES, sizeof(*r->revive));
+	}
+	return r->revive ? 0 : -ENOMEM;
+}
+
 int server__recovery_add(struct server *srv, size_t slot,
 			 const struct config_datastore *ds)
 {
 	struct server_recovery *r = &srv->recovery;
 	struct server_revive *v;
+	int err = server__recovery_reserve(srv);
 
-	v = realloc(r->revive, (r->nrevive + 1) * sizeof(*v));
-	if (!v) {
-		return -ENOMEM;
+	if (err) {
+		return err;
 	}
-	r->revive = v;
-	v = &r->revive[r->nrevive++];
+	if (r->running) {
+		pthread_mutex_lock(&r->lock);
+	}
+	v = &r->revive[r->nrevive];
 	memset(v, 0, sizeof(*v));
 	v->slot = slot;
 	v->ds = *ds;
 	v->done = srv->exports.exports[slot].store != NULL;
 	v->since_ns = traffic_now_ns();
+	r->nrevive++;
+	if (r->running) {
+		/* Tried at once, not at the next round. */
+		pthread_cond_broadcast(&r->wake);
+		pthread_mutex_unlock(&r->lock);
+	}
 	return 0;
 }
 
@@ -168,7 +192,7 @@ int server__recovery_start(struct server *srv)
 	pthread_condattr_t attr;
 	int err;
 
-	if (!r->nrevive) {
+	if (!r->nrevive || r->running) {
 		return 0;
 	}
 	pthread_mutex_init(&r->lock, NULL);

@@ -138,9 +138,15 @@ int server__export_store_open(struct server *srv,
 /* How often a datastore whose cluster was down at start is tried again. */
 #define SERVER_RECOVERY_RETRY_MS 2000
 
+/* Makes the table of watched datastores (once; a reload that adds a
+ * cephfs datastore calls it before it commits, so that adding cannot
+ * fail then).  Returns 0 or -ENOMEM. */
+int server__recovery_reserve(struct server *srv);
 /* Records that export slot @slot (a cephfs datastore) opens @ds (copied)
- * when its store is down (store_down) or evicted (store.reopen).  Before
- * server__recovery_start().  Returns 0 or -ENOMEM. */
+ * when its store is down (store_down) or evicted (store.reopen): before
+ * server__recovery_start(), or while the thread runs (a reload; then it
+ * is tried at once).  Returns 0, or -ENOMEM when the table was not
+ * reserved and cannot be made. */
 int server__recovery_add(struct server *srv, size_t slot,
 			 const struct config_datastore *ds);
 /*
@@ -149,7 +155,8 @@ int server__recovery_add(struct server *srv, size_t slot,
  * (a store down at start), then the store pointer (release), then
  * store_down cleared.  An evicted store is replaced the same way and the
  * export's write verifier changes (its client cache is gone).  After
- * server__quotas_open().  No cephfs datastore: no thread.  Returns 0 or
+ * server__quotas_open().  No cephfs datastore: no thread (a reload that
+ * adds one calls it again); running already: nothing.  Returns 0 or
  * -errno.
  */
 int server__recovery_start(struct server *srv);

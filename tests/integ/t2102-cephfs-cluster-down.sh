@@ -3,10 +3,17 @@
 # A cephfs datastore whose cluster does not answer at start (a mon address
 # nobody listens on): dsnfsd still starts, within the client mount timeout,
 # logs an error naming the datastore and the cluster, serves the local
-# datastore ds2, and refuses to mount the one that is down.
+# datastore ds2, and refuses to mount the one that is down.  Then a cephfs
+# datastore added by SIGHUP while its cluster is down: the reload adds it
+# (not refused), and once its cluster starts it serves by itself.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../ceph/lib.sh"
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+port=$(free_port)
 mkdir -p "$TEST_TMP/down"
 cat >"$TEST_TMP/down/ceph.conf" <<CONF
 [global]
@@ -39,5 +46,59 @@ check "cephdown cannot be mounted" bash -c \
 	"! nfs-ls '$(nfs_url cephdown '')' >/dev/null 2>&1"
 check "the refusal says why" grep -q "mount: cephdown: its cluster has not answered since start" \
 	"$TEST_TMP/dsnfsd.log"
+
+echo "a datastore added by SIGHUP while its cluster is down:"
+port2=$(free_port)
+CEPH_OWN_DIR=$TEST_TMP/late # ceph_test_cleanup stops it
+mkdir -p "$CEPH_OWN_DIR"
+# What the cluster will be: cluster.sh start writes the whole file on
+# that port later.
+cat >"$CEPH_OWN_DIR/ceph.conf" <<CONF
+[global]
+mon host = [v2:127.0.0.1:$port2]
+auth cluster required = none
+auth service required = none
+auth client required = none
+log file = $TEST_TMP/late-client.log
+CONF
+cat >>"$TEST_TMP/down.conf" <<CONF
+[datastore cephlate]
+backend = cephfs
+ceph_conf = $CEPH_OWN_DIR/ceph.conf
+ceph_path = /
+$(lab_access)
+CONF
+kill -HUP "$DSNFSD_PID"
+for _ in $(seq 1 300); do
+	grep -q "config: reload" "$TEST_TMP/dsnfsd.log" && break
+	sleep 0.1
+done
+check "the reload adds it (not refused)" \
+	grep -q "export: added /cephlate.*cluster down: JUKEBOX" "$TEST_TMP/dsnfsd.log"
+check "the reload names its cluster" \
+	grep -q "error: export: datastore cephlate: cephfs cluster $CEPH_OWN_DIR/ceph.conf.*127.0.0.1:$port2" \
+	"$TEST_TMP/dsnfsd.log"
+check "cephlate cannot be mounted yet" bash -c \
+	"! nfs-ls '$(nfs_url cephlate '')' >/dev/null 2>&1"
+check "ds2 still serves" bash -c \
+	"nfs-cat '$(nfs_url ds2 hello.txt)' | grep -q hello"
+CEPH_MON_PORT=$port2 "$CEPH_HERE/cluster.sh" start "$CEPH_OWN_DIR" >/dev/null ||
+	exit 1
+up=$SECONDS
+served=0
+for _ in $(seq 1 60); do
+	if nfs-ls "$(nfs_url cephlate '')" >/dev/null 2>&1; then
+		served=1
+		break
+	fi
+	sleep 0.5
+done
+echo "    cephlate served $((SECONDS - up)) s after its cluster was up"
+check "within 30 s of its cluster's start, cephlate serves by itself" \
+	[ $served = 1 ]
+check "a file written to it reads back" bash -c \
+	"echo late >'$TEST_TMP/late.txt' &&
+	 nfs-cp '$TEST_TMP/late.txt' '$(nfs_url cephlate late.txt)' &&
+	 nfs-cat '$(nfs_url cephlate late.txt)' | grep -q late"
 check "server exits cleanly" dsnfsd_stop
 test_done
