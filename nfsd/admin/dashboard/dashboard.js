@@ -221,6 +221,14 @@ async function poll() {
 			f.cap_bytes_per_s ? fmt(f.cap_bytes_per_s / MIB, 1) : "-",
 			fmt(r.iops, 0), fmt(r.mibps, 2)];
 	}));
+	// nConnect groups: one ESXi host's connections to one datastore, and
+	// the connections that carry several datastores (SunRPC.MaxConnPerIP)
+	table("t-nconnect", ["host", "volume", "connections", "client ports"],
+		flows.nconnect.map((g) => [g.host, g.volume, g.connections,
+			g.ports.join(" ")]));
+	table("t-shared", ["host", "client port", "datastores", "volumes"],
+		flows.connections.filter((c) => c.datastores > 1).map((c) =>
+			[c.host, c.port, c.datastores, c.volumes.join(" ")]));
 	table("t-hosts", ["host", "flows", "busy", "cap MiB/s", "IOPS", "MiB/s"],
 		hosts.hosts.map((h) => {
 			const r = rate("h:" + h.host, h.counters);
