@@ -453,7 +453,7 @@ static void fleet_conn_sum(const struct fleet *f, struct fleet_conn_counters *c)
 		     d++) {
 			const struct dsmount *m = &host->mounts[d];
 
-			c->heartbeats += m->hb.c.ok;
+			c->heartbeats += m->hb.c.sent;
 			c->heartbeat_failures += m->hb.c.failures;
 		}
 		/* the host's own: a shared connection counts once */
