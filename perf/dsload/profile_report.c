@@ -112,11 +112,11 @@ unsigned profile__claims(FILE *out, const struct profile_ctx *c,
 		model_ok = profile_ratio_ok(row.model_ratio, s->ratio_lo,
 					    s->ratio_hi);
 		fprintf(out,
-			"%-3s %ux%ux%u/%u nconnect %u: %s; claim %.2f-%.2f x "
-			"%s: model %.0f %s = %.2f (%+.1f%%, %s)",
+			"%-3s %ux%ux%u/%u nconnect %u: %s; claim %.2f x %s: "
+			"model %.0f %s = %.2f (%+.1f%%, %s)",
 			s->id, s->hosts, s->vms, s->vmdks, s->datastores,
-			s->nconnect, s->published_text, s->ratio_lo,
-			s->ratio_hi, s->baseline, c->r[i].model,
+			s->nconnect, s->published_text, row.target,
+			s->baseline, c->r[i].model,
 			profile_unit(s), row.model_ratio,
 			100 * row.model_residual,
 			model_ok ? "holds" : "MISSED");
@@ -468,11 +468,16 @@ static void profile_plot_body(FILE *f, void *argp)
 			a->pn[k].mibps ? "MiB/s" : "IOPS");
 		fprintf(f, "plot ");
 		for (int kind = 0; kind < CURVE_KINDS; kind++) {
+			/* The nConnect curves lie on the datastore ones
+			 * (a connection is a flow to the model): marked
+			 * points keep them visible. */
 			fprintf(f,
-				"'%s' index %zu with lines lw 2 dt %s "
+				"'%s' index %zu with %s lw 2 dt %s "
 				"lc rgb '%s' title '%s', \\\n     ",
-				a->dat, base + 3 + kind, dashes[kind],
-				colors[kind], curve_titles[kind]);
+				a->dat, base + 3 + kind,
+				kind >= CURVE_NCONNECT ? "linespoints pt 4 ps 1.1"
+						       : "lines",
+				dashes[kind], colors[kind], curve_titles[kind]);
 		}
 		fprintf(f,
 			"'%s' index %zu with points pt 2 ps 1.6 lc rgb "
