@@ -9,7 +9,9 @@
 #    back in service;
 #  - an outage of 9 s is longer: APD starts on both datastores, the
 #    volumes are not marked down (10 failures), and they come back in
-#    service, the report saying after how long.
+#    service, the report saying after how long;
+#  - with SunRPC.MaxConnPerIP at 1, ds1 and ds2 share one connection, and
+#    dsnfsd's /flows shows it carrying both.
 . "$(dirname "$0")/lib.sh"
 
 # run_through SECONDS_DOWN RUNTIME OUT: dsload for RUNTIME s while
@@ -65,5 +67,25 @@ assert e["version"] == 8 and e["connections_per_host"] == 4, e
 for ds in e["datastores"]:
     assert ds["apd_starts"] == 1 and 6 <= ds["outage_max_s"] <= 14, ds
 ' "$TEST_TMP/outage.json"
+# Past SunRPC.MaxConnPerIP (here 1) ds1 and ds2 share one connection;
+# the server keeps a flow for each on it (t6006 checks the same by hand).
+"$DSNFS_BIN/dsload" --nfs-port "$NFS_PORT" --mount-port "$MOUNT_PORT" \
+	-D ds1,ds2 --vmdks 2 --vmdk-size 16m --iodepth 4 --ramp 0 \
+	--runtime 4 --max-conn-per-ip 1 \
+	>"$TEST_TMP/shared" 2>"$TEST_TMP/shared.err" &
+pid=$!
+sleep 2.5
+acurl -s "http://127.0.0.1:$ADMIN_PORT/flows" >"$TEST_TMP/flows.json"
+check "shared: dsload exits 0" wait $pid
+check "shared: one connection per host, both datastores on it" grep -q \
+	'esxi 8: nconnect 1, 1 connection(s) per host, 2 datastore(s) sharing' \
+	"$TEST_TMP/shared"
+check "shared: /flows shows 127.0.1.1's one connection carrying ds1 and ds2" \
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = [g for g in d["connections"] if g["host"] == "127.0.1.1"]
+assert len(c) == 1 and sorted(c[0]["volumes"]) == ["ds1", "ds2"], d
+' "$TEST_TMP/flows.json"
 check "server exits cleanly" dsnfsd_stop
 test_done
