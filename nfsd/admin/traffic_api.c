@@ -85,25 +85,26 @@ static json_t *flows_groups(const struct traffic_flow_stats *fl, size_t n,
 				continue;
 			}
 			if (json_array_append_new(
-				    members, by_volume
-						     ? json_integer(fl[k].port)
-						     : json_string(fl[k].volume))) {
+				    members,
+				    by_volume ? json_integer(fl[k].port)
+					      : json_string(fl[k].volume))) {
 				json_decref(members);
 				members = NULL;
 			}
 		}
-		g = members ? by_volume ? json_pack("{s:s,s:s,s:I,s:o}", "host",
-						    fl[i].host, "volume",
-						    fl[i].volume, "connections",
-						    (json_int_t)json_array_size(
-							    members),
-						    "ports", members)
-					: json_pack("{s:s,s:i,s:I,s:o}", "host",
-						    fl[i].host, "port",
-						    (int)fl[i].port, "datastores",
-						    (json_int_t)json_array_size(
-							    members),
-						    "volumes", members)
+		g = members ? by_volume
+				      ? json_pack("{s:s,s:s,s:I,s:o}", "host",
+						  fl[i].host, "volume",
+						  fl[i].volume, "connections",
+						  (json_int_t)json_array_size(
+							  members),
+						  "ports", members)
+				      : json_pack("{s:s,s:i,s:I,s:o}", "host",
+						  fl[i].host, "port",
+						  (int)fl[i].port, "datastores",
+						  (json_int_t)json_array_size(
+							  members),
+						  "volumes", members)
 			    : NULL;
 		if (!g || json_array_append_new(groups, g)) {
 			json_decref(groups);
@@ -137,9 +138,9 @@ void admin__flows_list(struct admin_api *api, const struct admin_request *req,
 	}
 	/* NULL members make json_pack fail: a 500, as any other list */
 	admin__reply_json(reply, 200,
-			  json_pack("{s:o,s:o,s:o}", "flows", flows,
-				    "nconnect", flows_groups(fl, n, true),
-				    "connections", flows_groups(fl, n, false)));
+			  json_pack("{s:o,s:o,s:o}", "flows", flows, "nconnect",
+				    flows_groups(fl, n, true), "connections",
+				    flows_groups(fl, n, false)));
 	admin__view_fini(&view);
 }
 

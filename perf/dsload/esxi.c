@@ -84,11 +84,12 @@ int esxi_conf_check(const struct esxi_conf *c, unsigned nconnect,
 		return -EINVAL;
 	}
 	if (nconnect > ESXI_NCONNECT_MAX) {
-		snprintf(errbuf, errlen,
-			 "--nconnect %u: ESXi 8 allows at most %u connections "
-			 "per datastore (/NFS/MaxConnectionsPerDatastore at its "
-			 "largest)",
-			 nconnect, ESXI_NCONNECT_MAX);
+		snprintf(
+			errbuf, errlen,
+			"--nconnect %u: ESXi 8 allows at most %u connections "
+			"per datastore (/NFS/MaxConnectionsPerDatastore at its "
+			"largest)",
+			nconnect, ESXI_NCONNECT_MAX);
 		return -EINVAL;
 	}
 	if (nconnect > c->max_conns_per_ds) {
@@ -232,8 +233,7 @@ void esxi_hb_result(struct esxi_hb *hb, bool ok, int64_t now_ns)
 	if (hb->failures++ == 0) {
 		hb->first_fail_ns = hb->sent_ns;
 	}
-	if (hb->state == ESXI_VOL_UP &&
-	    hb->failures >= hb->t.apd_start_count) {
+	if (hb->state == ESXI_VOL_UP && hb->failures >= hb->t.apd_start_count) {
 		hb->state = ESXI_VOL_APD;
 		hb->apd_start_ns = now_ns;
 		hb->c.apd_starts++;

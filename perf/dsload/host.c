@@ -21,8 +21,7 @@
 #include "perf/dsload/fleet_int.h"
 #include "perf/dsload/pmapq.h"
 
-static void host_hb_timeout_cb(struct ev_loop *loop, ev_timer *w,
-			       int revents);
+static void host_hb_timeout_cb(struct ev_loop *loop, ev_timer *w, int revents);
 
 /* One portmapper answer serves the reconnects of a host for this long. */
 #define HOST_REDIRECT_FRESH_NS (200 * DSLOAD_NS_PER_MS)

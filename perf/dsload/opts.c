@@ -493,8 +493,7 @@ static int opts_one(struct dsload_opts *o, int c, const char *arg)
 	case OPT_RECONNECT:
 		return opts_ms(arg, 0, &o->spec.reconnect_ms);
 	case OPT_HEARTBEAT:
-		return opts_positive_seconds(arg,
-					     &o->spec.esxi.hb_frequency_s);
+		return opts_positive_seconds(arg, &o->spec.esxi.hb_frequency_s);
 	case OPT_ADMIN_PORT:
 		return opts_port(arg, &o->admin_port);
 	case OPT_TOKEN_FILE:
@@ -508,8 +507,7 @@ static int opts_one(struct dsload_opts *o, int c, const char *arg)
 		o->vm_iops_set = true;
 		return opts_rate(arg, &o->spec.vm_iops);
 	case OPT_LCK:
-		return opts_positive_seconds(arg,
-					     &o->spec.esxi.lck_refresh_s);
+		return opts_positive_seconds(arg, &o->spec.esxi.lck_refresh_s);
 	case OPT_BS:
 		if (opts_size_parse(arg, &size) || size == 0 ||
 		    size > 1024 * 1024) {

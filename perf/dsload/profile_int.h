@@ -50,8 +50,7 @@ unsigned profile__table(FILE *out, const struct profile_ctx *c);
 /* The claim rows (profile.h): the model's ratio against the claim, and
  * after the runs (@measured) the measured one.  Returns how many the
  * measured ratios missed (0 before the runs). */
-unsigned profile__claims(FILE *out, const struct profile_ctx *c,
-			 bool measured);
+unsigned profile__claims(FILE *out, const struct profile_ctx *c, bool measured);
 
 /* profile.csv, one line per row. */
 void profile__csv_write(const char *path, const struct profile_ctx *c);

@@ -88,8 +88,7 @@ void profile__fit_print(FILE *out, const struct profile_ctx *c)
 		"fitted)");
 }
 
-unsigned profile__claims(FILE *out, const struct profile_ctx *c,
-			 bool measured)
+unsigned profile__claims(FILE *out, const struct profile_ctx *c, bool measured)
 {
 	const struct profile *p = c->p;
 	unsigned missed = 0, n = 0;
@@ -103,10 +102,12 @@ unsigned profile__claims(FILE *out, const struct profile_ctx *c,
 			continue;
 		}
 		if (!n++) {
-			fprintf(out, "\n== claims (no published figure; not in "
-				     "the verdict): %s\n",
-				measured ? "measured" : "predicted by the model "
-							"before the runs");
+			fprintf(out,
+				"\n== claims (no published figure; not in "
+				"the verdict): %s\n",
+				measured ? "measured"
+					 : "predicted by the model "
+					   "before the runs");
 		}
 		profile_row_get(c, i, &row);
 		model_ok = profile_ratio_ok(row.model_ratio, s->ratio_lo,
@@ -115,9 +116,8 @@ unsigned profile__claims(FILE *out, const struct profile_ctx *c,
 			"%-3s %ux%ux%u/%u nconnect %u: %s; claim %.2f x %s: "
 			"model %.0f %s = %.2f (%+.1f%%, %s)",
 			s->id, s->hosts, s->vms, s->vmdks, s->datastores,
-			s->nconnect, s->published_text, row.target,
-			s->baseline, c->r[i].model,
-			profile_unit(s), row.model_ratio,
+			s->nconnect, s->published_text, row.target, s->baseline,
+			c->r[i].model, profile_unit(s), row.model_ratio,
 			100 * row.model_residual,
 			model_ok ? "holds" : "MISSED");
 		if (measured && c->r[i].ran) {
@@ -442,9 +442,9 @@ struct profile_plot_arg {
 static void profile_plot_body(FILE *f, void *argp)
 {
 	const struct profile_plot_arg *a = argp;
-	static const char *const colors[CURVE_KINDS] = {
-		"#1b9e77", "#d95f02", "#7570b3", "#e6ab02", "#66a61e"
-	};
+	static const char *const colors[CURVE_KINDS] = { "#1b9e77", "#d95f02",
+							 "#7570b3", "#e6ab02",
+							 "#66a61e" };
 	static const char *const dashes[CURVE_KINDS] = { "1", "2", "1", "3",
 							 "3" };
 
@@ -475,8 +475,9 @@ static void profile_plot_body(FILE *f, void *argp)
 				"'%s' index %zu with %s lw 2 dt %s "
 				"lc rgb '%s' title '%s', \\\n     ",
 				a->dat, base + 3 + kind,
-				kind >= CURVE_NCONNECT ? "linespoints pt 4 ps 1.1"
-						       : "lines",
+				kind >= CURVE_NCONNECT
+					? "linespoints pt 4 ps 1.1"
+					: "lines",
 				dashes[kind], colors[kind], curve_titles[kind]);
 		}
 		fprintf(f,

@@ -137,8 +137,7 @@ static void report_esxi(FILE *out, const struct phase_result *r)
 		"datastore(s) sharing one (SunRPC.MaxConnPerIP)\n",
 		r->esxi_version, r->nconnect, r->conns_per_host,
 		r->shared_datastores);
-	for (unsigned d = 0; d < r->shape.datastores && d < FLEET_DS_MAX;
-	     d++) {
+	for (unsigned d = 0; d < r->shape.datastores && d < FLEET_DS_MAX; d++) {
 		const struct fleet_esxi_ds *e = &r->esxi[d];
 
 		fprintf(out,

@@ -160,8 +160,7 @@ int report_json_phase(json_t *phases, const struct phase_result *r)
 		(json_int_t)r->conn.lck_refreshes, "stopped",
 		r->fatal ? r->fatal_msg : NULL, "server",
 		report_server_json(r));
-	if (!phase ||
-	    json_object_set_new(phase, "esxi", report_esxi_json(r))) {
+	if (!phase || json_object_set_new(phase, "esxi", report_esxi_json(r))) {
 		json_decref(phase);
 		return -ENOMEM;
 	}

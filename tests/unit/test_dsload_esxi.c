@@ -147,8 +147,8 @@ static void timers(struct esxi_timers *t, double scale)
  * (every HeartbeatFrequency), the server answering only outside
  * [down_from, down_to).  A heartbeat sent while it is down gets no reply:
  * it fails at HeartbeatTimeout. */
-static void run(struct esxi_hb *hb, int64_t from, int64_t to,
-		int64_t down_from, int64_t down_to)
+static void run(struct esxi_hb *hb, int64_t from, int64_t to, int64_t down_from,
+		int64_t down_to)
 {
 	for (int64_t now = from; now < to; now += hb->t.frequency_ns) {
 		if (!esxi_hb_tick(hb, now)) {

@@ -158,8 +158,8 @@ static void test_opts_esxi_limits(void **state)
 	assert_int_equal(parse(o, err, sizeof(err), "--nconnect", "8",
 			       "--max-connections-per-datastore", "8", NULL),
 			 0);
-	assert_int_equal(parse(o, err, sizeof(err), "--esxi", "7",
-			       "--nconnect", "2", NULL),
+	assert_int_equal(parse(o, err, sizeof(err), "--esxi", "7", "--nconnect",
+			       "2", NULL),
 			 -EINVAL);
 	assert_non_null(strstr(err, "ESXi 7 opens one connection"));
 	/* sweep: the largest datastore count counts */
