@@ -213,11 +213,11 @@ async function poll() {
 	pools.pools.map((p) => [p.name, p.level, p.qos, p.size_tib + " TiB",
 		fmt(p.throughput_mibps * caps.scale, 1), bytes(p.allocated_bytes),
 		bytes(p.used_bytes), fmt((poolRate[p.name] || {}).mibps, 2)]));
-	table("t-flows", ["flow", "host", "volume", "queued", "cap MiB/s",
-		"IOPS", "MiB/s"],
+	table("t-flows", ["flow", "host", "port", "volume", "queued",
+		"cap MiB/s", "IOPS", "MiB/s"],
 	flows.flows.map((f) => {
 		const r = rate("f:" + f.id, f.counters);
-		return [f.id, f.host, f.volume, f.queued,
+		return [f.id, f.host, f.port, f.volume, f.queued,
 			f.cap_bytes_per_s ? fmt(f.cap_bytes_per_s / MIB, 1) : "-",
 			fmt(r.iops, 0), fmt(r.mibps, 2)];
 	}));
