@@ -125,12 +125,12 @@ json_t *admin__json_volume(const struct admin_view *view,
 
 json_t *admin__json_flow(const struct traffic_flow_stats *f)
 {
-	return json_pack("{s:o,s:s,s:s,s:o,s:o,s:o,s:o}", "id", json_u64(f->id),
-			 "host", f->host, "volume", f->volume, "queued",
-			 json_u64(f->queued), "cap_bytes_per_s",
-			 json_u64(f->cap_bytes_per_s), "cap_ops_per_s",
-			 json_u64(f->cap_ops_per_s), "counters",
-			 admin__json_counters(&f->counters));
+	return json_pack("{s:o,s:s,s:i,s:s,s:o,s:o,s:o,s:o}", "id",
+			 json_u64(f->id), "host", f->host, "port", (int)f->port,
+			 "volume", f->volume, "queued", json_u64(f->queued),
+			 "cap_bytes_per_s", json_u64(f->cap_bytes_per_s),
+			 "cap_ops_per_s", json_u64(f->cap_ops_per_s),
+			 "counters", admin__json_counters(&f->counters));
 }
 
 json_t *admin__json_host(const struct traffic_host_stats *h)

@@ -14,6 +14,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The peer's port: with its address, which connection a flow is on
+ * (nConnect groups, connections shared by datastores). */
+static uint16_t flow_peer_port(const struct sockaddr *peer)
+{
+	if (peer->sa_family == AF_INET) {
+		return ntohs(((const struct sockaddr_in *)peer)->sin_port);
+	}
+	if (peer->sa_family == AF_INET6) {
+		return ntohs(((const struct sockaddr_in6 *)peer)->sin6_port);
+	}
+	return 0;
+}
+
 int traffic_flow_new(struct traffic *t, const struct sockaddr *peer,
 		     const char *volume, int64_t now_ns,
 		     struct traffic_flow **out)
@@ -35,6 +48,7 @@ int traffic_flow_new(struct traffic *t, const struct sockaddr *peer,
 		return -ENOMEM;
 	}
 	f->t = t;
+	f->port = flow_peer_port(peer);
 	token_bucket_init(&f->bytes, 0, 0, now_ns);
 	token_bucket_init(&f->ops, 0, 0, now_ns);
 	pthread_mutex_lock(&t->lock);

@@ -45,6 +45,7 @@ static void stats_flows(struct traffic *t, struct traffic_stats *out)
 		struct traffic_flow_stats *s = &out->flows[out->nflows++];
 
 		s->id = f->id;
+		s->port = f->port;
 		snprintf(s->host, sizeof(s->host), "%s", f->host->addr);
 		snprintf(s->volume, sizeof(s->volume), "%s", f->volume->name);
 		s->queued =

@@ -4,7 +4,9 @@
  * flow -> host -> volume -> pool (docs/architecture.md, "How a call flows";
  * docs/pools.md for the model and its calibration).
  *
- *   flow    one connection x one datastore; one FIFO queue of waiting
+ *   flow    one connection x one datastore (the export of the call's file
+ *           handle: a connection shared by several datastores has one
+ *           flow for each); one FIFO queue of waiting
  *           requests; an optional cap (bytes/s, ops/s) models the ceiling
  *           of one TCP flow, lowered by a contention term when several
  *           flows of one host, or of one volume, are busy;
@@ -89,6 +91,10 @@ struct traffic_counters {
 struct traffic_flow_stats {
 	uint64_t id;
 	char host[TRAFFIC_HOST_MAX];
+	/* The client's port: flows of one (host, port) share a connection
+	 * (datastores past ESXi's SunRPC.MaxConnPerIP); flows of one (host,
+	 * volume) are its nConnect connections. */
+	uint16_t port;
 	char volume[TRAFFIC_NAME_MAX];
 	size_t queued;
 	uint64_t cap_bytes_per_s; /* effective (scaled, contention); 0: none */

@@ -100,6 +100,7 @@ struct traffic_flow {
 	struct traffic_flow *host_next; /* host->flows */
 	struct traffic_flow *volume_next; /* volume->flows */
 	uint64_t id;
+	uint16_t port; /* the peer's: which connection of the host */
 	struct traffic_host *host;
 	struct traffic_volume *volume;
 	/* Loop-owned. */

@@ -54,8 +54,7 @@ void fleet_spec_default(struct fleet_spec *spec)
 	spec->timeout_ms = 5000;
 	spec->call_timeout_ms = 30000;
 	spec->reconnect_ms = 60000;
-	spec->lck_refresh_s = 10.0;
-	spec->heartbeat_s = 12.0;
+	esxi_conf_default(&spec->esxi);
 	spec->progress = true;
 }
 
@@ -222,6 +221,11 @@ int fleet_new(const struct fleet_spec *spec, struct fleet **out, char *errbuf,
 			 "multiple of 1 MiB",
 			 FLEET_HOSTS_MAX, FLEET_DS_MAX);
 		return -EINVAL;
+	}
+	err = esxi_conf_check(&spec->esxi, spec->nconnect, spec->ndatastores,
+			      errbuf, errlen);
+	if (err) {
+		return err;
 	}
 	f = calloc(1, sizeof(*f));
 	if (!f) {
@@ -449,17 +453,18 @@ static void fleet_conn_sum(const struct fleet *f, struct fleet_conn_counters *c)
 		     d++) {
 			const struct dsmount *m = &host->mounts[d];
 
-			c->heartbeats += m->heartbeats;
-			c->heartbeat_failures += m->heartbeat_failures;
-			for (unsigned i = 0; i < m->nconns; i++) {
-				const struct rpcconn_counters *k =
-					&m->conns[i].counters;
+			c->heartbeats += m->hb.c.sent;
+			c->heartbeat_failures += m->hb.c.failures;
+		}
+		/* the host's own: a shared connection counts once */
+		for (unsigned i = 0; i < host->nconns; i++) {
+			const struct rpcconn_counters *k =
+				&host->conns[i].counters;
 
-				c->breaks += k->breaks;
-				c->reconnects += k->reconnects;
-				c->resent += k->resent;
-				c->timeouts += k->timeouts;
-			}
+			c->breaks += k->breaks;
+			c->reconnects += k->reconnects;
+			c->resent += k->resent;
+			c->timeouts += k->timeouts;
 		}
 	}
 }
@@ -476,6 +481,55 @@ static void fleet_conn_delta(struct fleet_conn_counters *now,
 	now->lck_refreshes -= before->lck_refreshes;
 }
 
+/* Each datastore's heartbeat counters summed over the hosts; @reset
+ * starts a phase: the longest outage is the phase's own. */
+static void fleet_esxi_sum(struct fleet *f, struct fleet_esxi_ds *out,
+			   bool reset)
+{
+	memset(out, 0, sizeof(*out) * FLEET_DS_MAX);
+	for (unsigned h = 0; h < f->spec.hosts; h++) {
+		struct host *host = &f->hosts[h];
+
+		for (unsigned d = 0; host->mounts && d < f->spec.ndatastores;
+		     d++) {
+			struct esxi_hb *hb = &host->mounts[d].hb;
+			struct esxi_hb_counters *o = &out[d].hb;
+
+			if (reset) {
+				hb->c.outage_max_ns = 0;
+			}
+			o->sent += hb->c.sent;
+			o->ok += hb->c.ok;
+			o->failures += hb->c.failures;
+			o->apd_starts += hb->c.apd_starts;
+			o->downs += hb->c.downs;
+			o->apd_timeouts += hb->c.apd_timeouts;
+			o->recoveries += hb->c.recoveries;
+			if (hb->c.outage_max_ns > o->outage_max_ns) {
+				o->outage_max_ns = hb->c.outage_max_ns;
+			}
+			out[d].hosts_unavailable += hb->state != ESXI_VOL_UP;
+		}
+	}
+}
+
+static void fleet_esxi_delta(struct fleet_esxi_ds *now,
+			     const struct fleet_esxi_ds *before, unsigned nds)
+{
+	for (unsigned d = 0; d < nds; d++) {
+		struct esxi_hb_counters *n = &now[d].hb;
+		const struct esxi_hb_counters *b = &before[d].hb;
+
+		n->sent -= b->sent;
+		n->ok -= b->ok;
+		n->failures -= b->failures;
+		n->apd_starts -= b->apd_starts;
+		n->downs -= b->downs;
+		n->apd_timeouts -= b->apd_timeouts;
+		n->recoveries -= b->recoveries;
+	}
+}
+
 static int fleet_collect(struct fleet *f, const struct workload *w,
 			 struct phase_result *res)
 {
@@ -484,6 +538,9 @@ static int fleet_collect(struct fleet *f, const struct workload *w,
 	res->w = *w;
 	res->shape = f->shape;
 	res->nconnect = f->spec.nconnect;
+	res->esxi_version = f->spec.esxi.version;
+	res->conns_per_host = f->hosts[0].nconns;
+	res->shared_datastores = f->hosts[0].shared_datastores;
 	res->flows = place_flows(&f->shape);
 	memcpy(res->ds_names, f->spec.datastores, sizeof(res->ds_names));
 	res->njobs = f->njobs;
@@ -529,6 +586,7 @@ int fleet_run(struct fleet *f, const struct workload *w,
 	      const struct fleet_observer *obs, struct phase_result *res,
 	      char *errbuf, size_t errlen)
 {
+	struct fleet_esxi_ds esxi_before[FLEET_DS_MAX];
 	struct fleet_conn_counters before;
 	unsigned started = 0;
 	int64_t t0;
@@ -563,6 +621,7 @@ int fleet_run(struct fleet *f, const struct workload *w,
 	f->verify = w->verify;
 	f->w = w;
 	fleet_conn_sum(f, &before);
+	fleet_esxi_sum(f, esxi_before, true);
 	err = -pthread_barrier_init(&f->barrier, NULL, f->nloops + 1);
 	if (err) {
 		return err;
@@ -592,6 +651,8 @@ int fleet_run(struct fleet *f, const struct workload *w,
 	err = fleet_collect(f, w, res);
 	fleet_conn_sum(f, &res->conn);
 	fleet_conn_delta(&res->conn, &before);
+	fleet_esxi_sum(f, res->esxi, false);
+	fleet_esxi_delta(res->esxi, esxi_before, f->spec.ndatastores);
 	for (size_t i = 0; i < f->njobs; i++) {
 		job_phase_fini(&f->jobs[i]);
 	}

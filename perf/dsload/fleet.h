@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "nfs3_prot.h"
+#include "perf/dsload/esxi.h"
 #include "perf/dsload/rpcconn.h"
 #include "perf/dsload/placement.h"
 #include "perf/dsload/progress.h"
@@ -43,15 +44,15 @@ struct fleet_spec {
 	unsigned ndatastores;
 	char datastores[FLEET_DS_MAX][FLEET_NAME_MAX]; /* export names */
 	enum place_policy policy;
-	unsigned nconnect; /* connections per (host, datastore) */
+	unsigned nconnect; /* connections per (host, datastore): nConnect */
 	bool resvport; /* privileged source ports, as ESXi */
 	unsigned threads; /* event loops */
 	uint64_t vmdk_bytes; /* size of each flat file (thin) */
 	int timeout_ms; /* setup calls; connect */
 	int call_timeout_ms; /* an unanswered I/O: reconnect */
 	int reconnect_ms; /* give up after this long down */
-	double lck_refresh_s; /* .lck files rewritten this often */
-	double heartbeat_s; /* GETATTR of each datastore root */
+	/* ESXi's version, limits and timers (heartbeats, APD, .lck) */
+	struct esxi_conf esxi;
 	double vm_iops; /* ceiling of one VM, ops/s; 0: none */
 	bool progress; /* one line per second on stderr */
 };
@@ -75,6 +76,13 @@ struct fleet_conn_counters {
 	uint64_t heartbeats, heartbeat_failures, lck_refreshes;
 };
 
+/* What ESXi would have done with one datastore during a phase, over
+ * every host that mounts it (esxi.h). */
+struct fleet_esxi_ds {
+	struct esxi_hb_counters hb; /* summed; outage_max_ns the longest */
+	unsigned hosts_unavailable; /* in APD or down at the phase's end */
+};
+
 /* What one phase measured.  The arrays are owned (fleet_result_fini()). */
 struct phase_result {
 	struct workload w;
@@ -88,6 +96,11 @@ struct phase_result {
 	struct dstats_key *keys;
 	unsigned *job_disk; /* VMDK index in its VM */
 	struct fleet_conn_counters conn;
+	/* ESXi: its version, connections per host (after sharing), how
+	 * many datastores share one, and each datastore's heartbeats */
+	unsigned esxi_version;
+	unsigned conns_per_host, shared_datastores;
+	struct fleet_esxi_ds esxi[FLEET_DS_MAX];
 	int fatal; /* 0, or the first job-stopping error */
 	char fatal_msg[512];
 	/* per job: why its generator stopped ("" when it did not), as

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "perf/dsload/esxi.h"
 #include "perf/dsload/rpcconn.h"
 #include "perf/dsload/fleet.h"
 #include "perf/dsload/iogen.h"
@@ -54,12 +55,15 @@ struct dsmount {
 	const char *name; /* borrowed from the spec */
 	struct nfsc_fh root;
 	uint32_t rtmax, wtmax;
-	struct rpcconn *conns; /* nconnect of them */
+	/* nconnect of the host's connections (shared with other
+	 * datastores past SunRPC.MaxConnPerIP) */
+	struct rpcconn **conns;
 	unsigned nconns;
 	unsigned rr; /* next connection for a new I/O */
 	struct rpcconn_call hb_call;
 	uint8_t hb_buf[512];
-	uint64_t heartbeats, heartbeat_failures;
+	struct esxi_hb hb; /* heartbeats and APD, as ESXi keeps them */
+	ev_timer hb_timeout; /* NFS.HeartbeatTimeout of the one in flight */
 };
 
 struct host {
@@ -75,6 +79,9 @@ struct host {
 	 * answer (host.c). */
 	int64_t nfs_asked_ns;
 	struct dsmount *mounts; /* one per datastore */
+	struct rpcconn *conns; /* the NFS connections (esxi_conn_plan()) */
+	unsigned nconns;
+	unsigned shared_datastores; /* that share a connection */
 	struct dvm *vms; /* spec.vms of them */
 	struct job **jobs;
 	size_t njobs;

@@ -3,10 +3,12 @@
  * host: one emulated ESXi host.  It has its own source address, asks the
  * portmapper for the MOUNT and NFS ports (RFC 1833 3, GETPORT), mounts
  * every datastore (RFC 1813 5.2.1, MNT), reads FSINFO as ESXi does after
- * a mount, and keeps one connection per datastore.  Two timers imitate
- * ESXi's background traffic: a GETATTR heartbeat of every datastore root
- * (NFS.HeartbeatFrequency, 12 s) and the rewrite of every .lck file
- * (10 s).
+ * a mount, and keeps nConnect connections per datastore, shared past
+ * SunRPC.MaxConnPerIP (esxi.h).  Two timers imitate ESXi's background
+ * traffic: the heartbeat world (NFS.HeartbeatFrequency, 12 s: a GETATTR of
+ * a datastore root that had no success for NFS.HeartbeatDelta, given up
+ * after NFS.HeartbeatTimeout, feeding the APD state machine) and the
+ * rewrite of every .lck file (NFS.DiskFileLockUpdateFreq, 10 s).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -18,6 +20,8 @@
 #include "perf/dsload/clock.h"
 #include "perf/dsload/fleet_int.h"
 #include "perf/dsload/pmapq.h"
+
+static void host_hb_timeout_cb(struct ev_loop *loop, ev_timer *w, int revents);
 
 /* One portmapper answer serves the reconnects of a host for this long. */
 #define HOST_REDIRECT_FRESH_NS (200 * DSLOAD_NS_PER_MS)
@@ -170,7 +174,7 @@ static int host_fsinfo(struct host *h, struct dsmount *m, char *errbuf,
 	int err;
 
 	memset(&res, 0, sizeof(res));
-	err = nfsc_call_sync(&m->conns[0], NFS_PROGRAM, NFS_V3, NFSPROC3_FSINFO,
+	err = nfsc_call_sync(m->conns[0], NFS_PROGRAM, NFS_V3, NFSPROC3_FSINFO,
 			     (xdrproc_t)xdr_FSINFO3args, &a,
 			     (xdrproc_t)xdr_FSINFO3res, &res,
 			     h->spec->timeout_ms);
@@ -225,38 +229,64 @@ static void host_nfs_redirect(void *arg, struct sockaddr_in *dst)
 	dst->sin_port = h->nfs.sin_port;
 }
 
-static int host_conns_open(struct host *h, struct dsmount *m, char *errbuf,
-			   size_t errlen)
+/* Opens the host's NFS connections and hands each datastore its
+ * nconnect of them, shared past SunRPC.MaxConnPerIP (esxi_conn_plan()). */
+static int host_conns_open(struct host *h, char *errbuf, size_t errlen)
 {
+	const struct fleet_spec *spec = h->spec;
+	unsigned nds = spec->ndatastores, nc = spec->nconnect, nconns;
 	struct rpcconn_opts o;
-	int err;
+	unsigned *map;
+	int err = 0;
 
-	m->conns = calloc(h->spec->nconnect, sizeof(*m->conns));
-	if (!m->conns) {
+	map = calloc((size_t)nds * nc, sizeof(*map));
+	if (!map) {
+		return -ENOMEM;
+	}
+	nconns = esxi_conn_plan(&spec->esxi, nc, nds, map);
+	h->shared_datastores = esxi_conn_shared(map, nc, nds, nconns);
+	h->conns = calloc(nconns, sizeof(*h->conns));
+	if (!h->conns) {
+		free(map);
 		return -ENOMEM;
 	}
 	host_rpcconn_opts(h, &h->nfs, &o);
 	/* Fixed ports given by the user stay fixed. */
-	if (!h->spec->nfs_port) {
+	if (!spec->nfs_port) {
 		o.redirect = host_nfs_redirect;
 		o.redirect_arg = h;
 	}
-	for (unsigned i = 0; i < h->spec->nconnect; i++) {
-		err = rpcconn_open(&m->conns[i], h->lp->loop, &o);
+	for (unsigned i = 0; i < nconns && !err; i++) {
+		err = rpcconn_open(&h->conns[i], h->lp->loop, &o);
 		if (err) {
 			snprintf(errbuf, errlen, "%s -> %s:%u: NFS: %s",
-				 h->addr, h->spec->server,
-				 ntohs(h->nfs.sin_port), strerror(-err));
-			return err;
+				 h->addr, spec->server, ntohs(h->nfs.sin_port),
+				 strerror(-err));
+		} else {
+			h->nconns++;
 		}
-		m->nconns++;
 	}
-	return 0;
+	for (unsigned d = 0; d < nds && !err; d++) {
+		struct dsmount *m = &h->mounts[d];
+
+		m->conns = calloc(nc, sizeof(*m->conns));
+		if (!m->conns) {
+			err = -ENOMEM;
+			break;
+		}
+		for (unsigned i = 0; i < nc; i++) {
+			m->conns[i] = &h->conns[map[d * nc + i]];
+		}
+		m->nconns = nc;
+	}
+	free(map);
+	return err;
 }
 
 int host_setup(struct host *h, char *errbuf, size_t errlen)
 {
 	const struct fleet_spec *spec = h->spec;
+	struct esxi_timers timers;
 	struct rpcconn_opts o;
 	struct rpcconn mc;
 	int err;
@@ -303,18 +333,21 @@ int host_setup(struct host *h, char *errbuf, size_t errlen)
 		err = host_mnt(h, &mc, &h->mounts[d], errbuf, errlen);
 	}
 	rpcconn_close(&mc);
+	if (!err) {
+		err = host_conns_open(h, errbuf, errlen);
+	}
+	esxi_timers_get(&spec->esxi, &timers);
 	for (unsigned d = 0; d < spec->ndatastores && !err; d++) {
-		err = host_conns_open(h, &h->mounts[d], errbuf, errlen);
-		if (!err) {
-			err = host_fsinfo(h, &h->mounts[d], errbuf, errlen);
-		}
+		err = host_fsinfo(h, &h->mounts[d], errbuf, errlen);
+		esxi_hb_init(&h->mounts[d].hb, &timers, dsload_now_ns());
+		ev_init(&h->mounts[d].hb_timeout, host_hb_timeout_cb);
 	}
 	return err;
 }
 
 struct rpcconn *host_mount_conn(struct dsmount *m)
 {
-	struct rpcconn *c = &m->conns[m->rr];
+	struct rpcconn *c = m->conns[m->rr];
 
 	m->rr = m->rr + 1 == m->nconns ? 0 : m->rr + 1;
 	return c;
@@ -328,6 +361,7 @@ static void host_hb_done(struct rpcconn_call *call, int err,
 	struct dsmount *m = container_of(call, struct dsmount, hb_call);
 	GETATTR3res res;
 
+	ev_timer_stop(m->host->lp->loop, &m->hb_timeout);
 	memset(&res, 0, sizeof(res));
 	if (!err) {
 		err = nfsc_decode(body, len, (xdrproc_t)xdr_GETATTR3res, &res);
@@ -335,35 +369,55 @@ static void host_hb_done(struct rpcconn_call *call, int err,
 	if (!err && res.status != NFS3_OK) {
 		err = -EIO;
 	}
-	if (err) {
-		m->heartbeat_failures++;
-	} else {
-		m->heartbeats++;
-	}
+	esxi_hb_result(&m->hb, err == 0, dsload_now_ns());
 }
 
+/* NFS.HeartbeatTimeout: the GETATTR is given up and counts as failed. */
+static void host_hb_timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct dsmount *m = container_of(w, struct dsmount, hb_timeout);
+
+	(void)loop;
+	(void)revents;
+	if (m->hb_call.state != RPCCONN_CALL_IDLE) {
+		rpcconn_cancel(m->conns[0], &m->hb_call);
+	}
+	esxi_hb_result(&m->hb, false, dsload_now_ns());
+}
+
+static void host_hb_send(struct dsmount *m, int64_t now)
+{
+	GETATTR3args a = { .object = nfsc_fh3(&m->root) };
+	int len;
+
+	m->hb_call.buf = m->hb_buf;
+	m->hb_call.cap = sizeof(m->hb_buf);
+	len = nfsc_encode(m->conns[0], &m->hb_call, NFS_PROGRAM, NFS_V3,
+			  NFSPROC3_GETATTR, (xdrproc_t)xdr_GETATTR3args, &a);
+	if (len <= 0 || rpcconn_submit(m->conns[0], &m->hb_call, (size_t)len,
+				       host_hb_done)) {
+		return;
+	}
+	esxi_hb_sent(&m->hb, now);
+	ev_timer_set(&m->hb_timeout, dsload_ns_to_s(m->hb.t.timeout_ns), 0.0);
+	ev_timer_start(m->host->lp->loop, &m->hb_timeout);
+}
+
+/* The heartbeat world: every HeartbeatFrequency, each datastore that
+ * needs one gets a GETATTR of its root. */
 static void host_hb_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct host *h = container_of(w, struct host, hb_timer);
+	int64_t now = dsload_now_ns();
 
 	(void)loop;
 	(void)revents;
 	for (unsigned d = 0; d < h->spec->ndatastores; d++) {
 		struct dsmount *m = &h->mounts[d];
-		GETATTR3args a = { .object = nfsc_fh3(&m->root) };
-		int len;
 
-		if (m->hb_call.state != RPCCONN_CALL_IDLE || !m->nconns) {
-			continue;
-		}
-		m->hb_call.buf = m->hb_buf;
-		m->hb_call.cap = sizeof(m->hb_buf);
-		len = nfsc_encode(&m->conns[0], &m->hb_call, NFS_PROGRAM,
-				  NFS_V3, NFSPROC3_GETATTR,
-				  (xdrproc_t)xdr_GETATTR3args, &a);
-		if (len > 0) {
-			rpcconn_submit(&m->conns[0], &m->hb_call, (size_t)len,
-				       host_hb_done);
+		if (esxi_hb_tick(&m->hb, now) && m->nconns &&
+		    m->hb_call.state == RPCCONN_CALL_IDLE) {
+			host_hb_send(m, now);
 		}
 	}
 }
@@ -382,10 +436,13 @@ static void host_lck_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 
 void host_timers_start(struct host *h)
 {
+	struct esxi_timers t;
+
+	esxi_timers_get(&h->spec->esxi, &t);
 	ev_timer_init(&h->hb_timer, host_hb_timer_cb, 0.0,
-		      h->spec->heartbeat_s);
-	ev_timer_init(&h->lck_timer, host_lck_timer_cb, h->spec->lck_refresh_s,
-		      h->spec->lck_refresh_s);
+		      dsload_ns_to_s(t.frequency_ns));
+	ev_timer_init(&h->lck_timer, host_lck_timer_cb,
+		      dsload_ns_to_s(t.lck_ns), dsload_ns_to_s(t.lck_ns));
 	ev_timer_start(h->lp->loop, &h->hb_timer);
 	ev_timer_start(h->lp->loop, &h->lck_timer);
 }
@@ -394,21 +451,32 @@ void host_timers_stop(struct host *h)
 {
 	ev_timer_stop(h->lp->loop, &h->hb_timer);
 	ev_timer_stop(h->lp->loop, &h->lck_timer);
+	for (unsigned d = 0; d < h->spec->ndatastores; d++) {
+		struct dsmount *m = &h->mounts[d];
+
+		ev_timer_stop(h->lp->loop, &m->hb_timeout);
+		/* Between phases nothing runs the loop: a heartbeat left on
+		 * the wire is taken back, and counts as neither. */
+		if (m->hb_call.state != RPCCONN_CALL_IDLE) {
+			rpcconn_cancel(m->conns[0], &m->hb_call);
+		}
+		m->hb.inflight = false;
+	}
 }
 
 void host_fini(struct host *h)
 {
-	if (!h->mounts) {
-		return;
-	}
-	for (unsigned d = 0; d < h->spec->ndatastores; d++) {
-		struct dsmount *m = &h->mounts[d];
-
-		for (unsigned i = 0; i < m->nconns; i++) {
-			rpcconn_close(&m->conns[i]);
+	if (h->mounts) {
+		for (unsigned d = 0; d < h->spec->ndatastores; d++) {
+			free(h->mounts[d].conns);
 		}
-		free(m->conns);
+		free(h->mounts);
+		h->mounts = NULL;
 	}
-	free(h->mounts);
-	h->mounts = NULL;
+	for (unsigned i = 0; i < h->nconns; i++) {
+		rpcconn_close(&h->conns[i]);
+	}
+	free(h->conns);
+	h->conns = NULL;
+	h->nconns = 0;
 }

@@ -58,6 +58,10 @@ enum {
 	OPT_NO_VERIFY,
 	OPT_MODEL,
 	OPT_VERSION,
+	OPT_ESXI,
+	OPT_MAX_CONNS_DS,
+	OPT_MAX_CONN_IP,
+	OPT_TIMER_SCALE,
 };
 
 static const struct option opts_long[] = {
@@ -110,6 +114,11 @@ static const struct option opts_long[] = {
 	{ "no-verify", no_argument, NULL, OPT_NO_VERIFY },
 	{ "model", required_argument, NULL, OPT_MODEL },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "esxi", required_argument, NULL, OPT_ESXI },
+	{ "max-connections-per-datastore", required_argument, NULL,
+	  OPT_MAX_CONNS_DS },
+	{ "max-conn-per-ip", required_argument, NULL, OPT_MAX_CONN_IP },
+	{ "esxi-timer-scale", required_argument, NULL, OPT_TIMER_SCALE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -141,7 +150,7 @@ void opts_usage(FILE *out)
 	      "datastore)\n"
 	      "      --placement P          one | spread | per-vm (spread)\n"
 	      "      --nconnect N           connections per host and datastore "
-	      "(1)\n"
+	      "(1; ESXi 8: at most 4, 8)\n"
 	      "      --threads N            event loops, hosts dealt "
 	      "round-robin (1)\n"
 	      "      --vmdk-size SIZE       thin flat file size (256m)\n"
@@ -149,12 +158,20 @@ void opts_usage(FILE *out)
 	      "      --call-timeout MS      unanswered I/O: reconnect (30000)\n"
 	      "      --reconnect-timeout MS give up after this long down "
 	      "(60000)\n"
-	      "      --heartbeat S          GETATTR of each datastore root "
-	      "(12)\n"
-	      "      --lck-refresh S        .lck rewrite period (10)\n"
+	      "      --heartbeat S          NFS.HeartbeatFrequency (12)\n"
+	      "      --lck-refresh S        NFS.DiskFileLockUpdateFreq (10)\n"
 	      "      --vm-iops N            ceiling of one VM, ops/s (0: "
 	      "none)\n"
 	      "      --resvport             source ports below 1024, as ESXi\n"
+	      "ESXi (docs/dsload.md: each option's esxcli setting):\n"
+	      "      --esxi 7|8             the NFSv3 client's rules (8)\n"
+	      "      --max-connections-per-datastore N\n"
+	      "                             /NFS/MaxConnectionsPerDatastore "
+	      "(4; up to 8)\n"
+	      "      --max-conn-per-ip N    SunRPC.MaxConnPerIP: past it "
+	      "datastores share (32)\n"
+	      "      --esxi-timer-scale F   lab knob: heartbeat, APD and .lck "
+	      "timers x F (1)\n"
 	      "workload (per VMDK):\n"
 	      "      --bs SIZE              block size (8k)\n"
 	      "      --read-pct P[,P..]     reads in percent; one phase per "
@@ -452,7 +469,17 @@ static int opts_one(struct dsload_opts *o, int c, const char *arg)
 		o->placement_set = true;
 		return place_policy_parse(arg, &o->spec.policy);
 	case OPT_NCONNECT:
-		return opts_uint(arg, 1, 16, &o->spec.nconnect);
+		/* ESXi's limits are checked with the others (esxi.c), so
+		 * that the error names the one broken */
+		return opts_uint(arg, 1, 1024, &o->spec.nconnect);
+	case OPT_ESXI:
+		return opts_uint(arg, 1, 99, &o->spec.esxi.version);
+	case OPT_MAX_CONNS_DS:
+		return opts_uint(arg, 1, 1024, &o->spec.esxi.max_conns_per_ds);
+	case OPT_MAX_CONN_IP:
+		return opts_uint(arg, 1, 65535, &o->spec.esxi.max_conn_per_ip);
+	case OPT_TIMER_SCALE:
+		return opts_positive_seconds(arg, &o->spec.esxi.timer_scale);
 	case OPT_THREADS:
 		o->threads_set = true;
 		return opts_uint(arg, 1, FLEET_THREADS_MAX, &o->spec.threads);
@@ -466,7 +493,7 @@ static int opts_one(struct dsload_opts *o, int c, const char *arg)
 	case OPT_RECONNECT:
 		return opts_ms(arg, 0, &o->spec.reconnect_ms);
 	case OPT_HEARTBEAT:
-		return opts_positive_seconds(arg, &o->spec.heartbeat_s);
+		return opts_positive_seconds(arg, &o->spec.esxi.hb_frequency_s);
 	case OPT_ADMIN_PORT:
 		return opts_port(arg, &o->admin_port);
 	case OPT_TOKEN_FILE:
@@ -480,7 +507,7 @@ static int opts_one(struct dsload_opts *o, int c, const char *arg)
 		o->vm_iops_set = true;
 		return opts_rate(arg, &o->spec.vm_iops);
 	case OPT_LCK:
-		return opts_positive_seconds(arg, &o->spec.lck_refresh_s);
+		return opts_positive_seconds(arg, &o->spec.esxi.lck_refresh_s);
 	case OPT_BS:
 		if (opts_size_parse(arg, &size) || size == 0 ||
 		    size > 1024 * 1024) {
@@ -591,6 +618,7 @@ static const char *opts_name(int c)
 int opts_parse(int argc, char **argv, struct dsload_opts *o, char *errbuf,
 	       size_t errlen)
 {
+	unsigned nds;
 	int c, idx = 0;
 
 	opts_defaults(o);
@@ -648,5 +676,15 @@ int opts_parse(int argc, char **argv, struct dsload_opts *o, char *errbuf,
 		}
 	}
 	o->w.read_pct = o->read_pcts.v[0];
-	return 0;
+	/* ESXi's limits, at once rather than after the fleet is built
+	 * (sweep: its largest datastore count) */
+	nds = o->spec.ndatastores;
+	for (unsigned i = 0; !o->datastores_named && i < o->ndatastores.n;
+	     i++) {
+		if (o->ndatastores.v[i] > nds) {
+			nds = o->ndatastores.v[i];
+		}
+	}
+	return esxi_conf_check(&o->spec.esxi, o->spec.nconnect, nds, errbuf,
+			       errlen);
 }

@@ -374,7 +374,7 @@ int profile_main(const struct dsload_opts *o)
 	struct profile *p = calloc(1, sizeof(*p));
 	char path[PROFILE_PATH_MAX], dir[OPTS_PATH_MAX], errbuf[512];
 	json_t *root = NULL;
-	unsigned failed, predicted = 0;
+	unsigned failed, predicted = 0, claims = 0, claims_missed;
 	int status = DSLOAD_EXIT_USAGE;
 
 	if (!c || !p) {
@@ -396,6 +396,7 @@ int profile_main(const struct dsload_opts *o)
 	c->base = o->spec;
 	profile_model_figures(c);
 	profile__fit_print(stdout, c);
+	profile__claims(stdout, c, false);
 	fflush(stdout);
 	snprintf(dir, sizeof(dir), "%s",
 		 o->out_dir[0] ? o->out_dir : "dsload-profile");
@@ -426,8 +427,10 @@ int profile_main(const struct dsload_opts *o)
 		profile_ceiling_print(stdout, c);
 	}
 	failed = profile__table(stdout, c);
+	claims_missed = profile__claims(stdout, c, true);
 	for (size_t i = 0; i < p->n; i++) {
-		predicted += !p->s[i].fitted;
+		predicted += !p->s[i].fitted && !p->s[i].claim;
+		claims += p->s[i].claim;
 	}
 	snprintf(path, sizeof(path), "%s/profile.csv", dir);
 	profile__csv_write(path, c);
@@ -439,6 +442,11 @@ int profile_main(const struct dsload_opts *o)
 	       "profile.png profile.svg dsnfsd-fitted.conf)\n",
 	       dir);
 	status = run_outcome_report(stdout, &c->sink.oc);
+	if (claims) {
+		printf("dsload: profile %s: %u of %u claim(s) held by the "
+		       "measured ratios (not in the verdict)\n",
+		       p->name, claims - claims_missed, claims);
+	}
 	if (failed) {
 		printf("dsload: profile %s: %u of %u predicted ratio(s) "
 		       "outside "

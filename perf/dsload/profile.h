@@ -43,6 +43,10 @@ struct profile_scenario {
 	bool ceiling; /* also run against the uncapped server */
 	unsigned nconnect; /* connections per host and datastore */
 	bool fitted; /* named in the profile's fit */
+	/* A claim without a figure of its own (Microsoft: one nconnect=4
+	 * datastore close to four): predicted, run and checked, shown
+	 * apart; not in the verdict on the published table */
+	bool claim;
 };
 
 struct profile {

@@ -12,7 +12,10 @@
  *                        metric (iops | mibps), published (a number),
  *                        published_text, baseline (an ID), ratio (1.76 or
  *                        1.03-1.16), ceiling (yes | no), nconnect
+ *                        (1 to 8, ESXi 8's nConnect), claim (yes: a
+ *                        claim without a figure, shown apart)
  */
+#include "perf/dsload/esxi.h"
 #include "perf/dsload/profile.h"
 
 #include <errno.h>
@@ -226,8 +229,12 @@ static int profile_key_scenario(struct profile_scenario *s, const char *key,
 	if (!strcmp(key, "ceiling")) {
 		return profile_yes_no(value, &s->ceiling);
 	}
+	if (!strcmp(key, "claim")) {
+		return profile_yes_no(value, &s->claim);
+	}
 	if (!strcmp(key, "nconnect")) {
-		return profile_unsigned(value, 16, &s->nconnect) ||
+		return profile_unsigned(value, ESXI_NCONNECT_MAX,
+					&s->nconnect) ||
 				       s->nconnect == 0
 			       ? -EINVAL
 			       : 0;

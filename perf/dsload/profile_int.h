@@ -47,6 +47,11 @@ void profile__fit_print(FILE *out, const struct profile_ctx *c);
 /* The table of every row; returns how many predicted rows failed. */
 unsigned profile__table(FILE *out, const struct profile_ctx *c);
 
+/* The claim rows (profile.h): the model's ratio against the claim, and
+ * after the runs (@measured) the measured one.  Returns how many the
+ * measured ratios missed (0 before the runs). */
+unsigned profile__claims(FILE *out, const struct profile_ctx *c, bool measured);
+
 /* profile.csv, one line per row. */
 void profile__csv_write(const char *path, const struct profile_ctx *c);
 

@@ -5,6 +5,7 @@
  * model ratios against the published one, the residual, the scale and
  * the ceiling), profile.csv, the JSON rows, and the plot.
  */
+#include "perf/dsload/esxi.h"
 #include "perf/dsload/profile_int.h"
 
 #include <math.h>
@@ -15,7 +16,7 @@
 
 #define PROFILE_PATH_MAX (OPTS_PATH_MAX + 32)
 /* Model curves drawn per panel, up to this many flows. */
-#define PROFILE_CURVE_FLOWS 8
+#define PROFILE_CURVE_FLOWS 16 /* N4: 4 hosts x nconnect 4 */
 
 /* One row's figures, ratios and verdict. */
 struct profile_row {
@@ -35,7 +36,7 @@ static const char *profile_unit(const struct profile_scenario *s)
 
 static const char *profile_role(const struct profile_scenario *s)
 {
-	return s->fitted ? "fitted" : "predicted";
+	return s->fitted ? "fitted" : s->claim ? "claim" : "predicted";
 }
 
 static void profile_row_get(const struct profile_ctx *c, size_t i,
@@ -87,6 +88,49 @@ void profile__fit_print(FILE *out, const struct profile_ctx *c)
 		"fitted)");
 }
 
+unsigned profile__claims(FILE *out, const struct profile_ctx *c, bool measured)
+{
+	const struct profile *p = c->p;
+	unsigned missed = 0, n = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		const struct profile_scenario *s = &p->s[i];
+		struct profile_row row;
+		bool model_ok;
+
+		if (!s->claim) {
+			continue;
+		}
+		if (!n++) {
+			fprintf(out,
+				"\n== claims (no published figure; not in "
+				"the verdict): %s\n",
+				measured ? "measured"
+					 : "predicted by the model "
+					   "before the runs");
+		}
+		profile_row_get(c, i, &row);
+		model_ok = profile_ratio_ok(row.model_ratio, s->ratio_lo,
+					    s->ratio_hi);
+		fprintf(out,
+			"%-3s %ux%ux%u/%u nconnect %u: %s; claim %.2f x %s: "
+			"model %.0f %s = %.2f (%+.1f%%, %s)",
+			s->id, s->hosts, s->vms, s->vmdks, s->datastores,
+			s->nconnect, s->published_text, row.target, s->baseline,
+			c->r[i].model, profile_unit(s), row.model_ratio,
+			100 * row.model_residual,
+			model_ok ? "holds" : "MISSED");
+		if (measured && c->r[i].ran) {
+			fprintf(out, "; measured %.2f (%+.1f%%, %s)", row.ratio,
+				100 * row.residual,
+				row.ok ? "holds" : "MISSED");
+			missed += !row.ok;
+		}
+		fputc('\n', out);
+	}
+	return missed;
+}
+
 unsigned profile__table(FILE *out, const struct profile_ctx *c)
 {
 	const struct profile *p = c->p;
@@ -131,7 +175,7 @@ unsigned profile__table(FILE *out, const struct profile_ctx *c)
 		} else {
 			snprintf(ceil, sizeof(ceil), "-");
 		}
-		if (!s->fitted) {
+		if (!s->fitted && !s->claim) {
 			predicted++;
 			failed += !row.ok;
 		}
@@ -255,12 +299,21 @@ struct profile_panel {
 };
 
 /* The model's families drawn as curves, by the number of flows. */
-enum { CURVE_HOST, CURVE_VOLUME, CURVE_FLEET, CURVE_KINDS };
+enum {
+	CURVE_HOST,
+	CURVE_VOLUME,
+	CURVE_FLEET,
+	CURVE_NCONNECT,
+	CURVE_NCONNECT4,
+	CURVE_KINDS
+};
 
 static const char *const curve_titles[CURVE_KINDS] = {
 	"model: 1 host, n datastores",
 	"model: n hosts, 1 datastore",
 	"model: hosts on own datastores, 2 connections each",
+	"model: 1 host, 1 datastore, nconnect n",
+	"model: 4 hosts, 1 datastore, nconnect n/4",
 };
 
 /* The shape of @kind with @n flows; false when there is none. */
@@ -281,6 +334,15 @@ static bool profile_curve_shape(int kind, unsigned n,
 	case CURVE_VOLUME:
 		s->place = (struct place_shape){ n, 1, 1, 1, PLACE_ONE };
 		return true;
+	case CURVE_NCONNECT:
+		/* ESXi 8: up to 8 with /NFS/MaxConnectionsPerDatastore */
+		s->place = (struct place_shape){ 1, n, 1, 1, PLACE_ONE };
+		s->nconnect = n;
+		return n <= ESXI_NCONNECT_MAX;
+	case CURVE_NCONNECT4:
+		s->place = (struct place_shape){ 4, 1, 1, 1, PLACE_ONE };
+		s->nconnect = n / 4;
+		return n % 4 == 0 && n / 4 <= ESXI_NCONNECT_MAX;
 	default:
 		if (n % 2) {
 			return false;
@@ -381,8 +443,10 @@ static void profile_plot_body(FILE *f, void *argp)
 {
 	const struct profile_plot_arg *a = argp;
 	static const char *const colors[CURVE_KINDS] = { "#1b9e77", "#d95f02",
-							 "#7570b3" };
-	static const char *const dashes[CURVE_KINDS] = { "1", "2", "1" };
+							 "#7570b3", "#e6ab02",
+							 "#66a61e" };
+	static const char *const dashes[CURVE_KINDS] = { "1", "2", "1", "3",
+							 "3" };
 
 	fprintf(f,
 		"set multiplot layout %zu,1 title \"dsload profile %s: "
@@ -404,11 +468,17 @@ static void profile_plot_body(FILE *f, void *argp)
 			a->pn[k].mibps ? "MiB/s" : "IOPS");
 		fprintf(f, "plot ");
 		for (int kind = 0; kind < CURVE_KINDS; kind++) {
+			/* The nConnect curves lie on the datastore ones
+			 * (a connection is a flow to the model): marked
+			 * points keep them visible. */
 			fprintf(f,
-				"'%s' index %zu with lines lw 2 dt %s "
+				"'%s' index %zu with %s lw 2 dt %s "
 				"lc rgb '%s' title '%s', \\\n     ",
-				a->dat, base + 3 + kind, dashes[kind],
-				colors[kind], curve_titles[kind]);
+				a->dat, base + 3 + kind,
+				kind >= CURVE_NCONNECT
+					? "linespoints pt 4 ps 1.1"
+					: "lines",
+				dashes[kind], colors[kind], curve_titles[kind]);
 		}
 		fprintf(f,
 			"'%s' index %zu with points pt 2 ps 1.6 lc rgb "

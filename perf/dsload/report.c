@@ -124,6 +124,39 @@ static void report_stops(FILE *out, const struct phase_result *r)
 	}
 }
 
+/*
+ * What ESXi would have done: the connections after sharing, then one line
+ * per datastore with its heartbeats, APD starts, volumes marked down, APD
+ * timeouts, the longest time from the first failed heartbeat back to
+ * service, and the hosts still without it at the phase's end.
+ */
+static void report_esxi(FILE *out, const struct phase_result *r)
+{
+	fprintf(out,
+		"  esxi %u: nconnect %u, %u connection(s) per host, %u "
+		"datastore(s) sharing one (SunRPC.MaxConnPerIP)\n",
+		r->esxi_version, r->nconnect, r->conns_per_host,
+		r->shared_datastores);
+	for (unsigned d = 0; d < r->shape.datastores && d < FLEET_DS_MAX; d++) {
+		const struct fleet_esxi_ds *e = &r->esxi[d];
+
+		fprintf(out,
+			"  esxi %s: heartbeats %" PRIu64 " (%" PRIu64
+			" failed), APD start %" PRIu64 ", marked down %" PRIu64
+			", APD timeout %" PRIu64 ", back in service %" PRIu64
+			" time(s)",
+			r->ds_names[d], e->hb.sent, e->hb.failures,
+			e->hb.apd_starts, e->hb.downs, e->hb.apd_timeouts,
+			e->hb.recoveries);
+		if (e->hb.recoveries) {
+			fprintf(out, " after %.2f s (longest)",
+				(double)e->hb.outage_max_ns / 1e9);
+		}
+		fprintf(out, "; %u host(s) without it at the end\n",
+			e->hosts_unavailable);
+	}
+}
+
 void report_text(FILE *out, const struct phase_result *r, bool show_jobs)
 {
 	const struct workload *w = &r->w;
@@ -168,6 +201,7 @@ void report_text(FILE *out, const struct phase_result *r, bool show_jobs)
 		r->conn.breaks, r->conn.reconnects, r->conn.resent,
 		r->conn.timeouts, r->conn.heartbeats,
 		r->conn.heartbeat_failures, r->conn.lck_refreshes);
+	report_esxi(out, r);
 	report_stops(out, r);
 	fprintf(out, "%-9s %-20s %10s %10s %10s %9s %8s %8s %8s %8s %6s %6s\n",
 		"level", "name", "IOPS", "r-IOPS", "w-IOPS", "MiB/s", "mean-ms",

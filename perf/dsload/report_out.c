@@ -65,6 +65,49 @@ static json_t *report_json_group(const struct phase_result *r,
 			: NULL);
 }
 
+/* What ESXi would have done (report.c, report_esxi()): NULL on no memory,
+ * which the caller's json_object_set_new() refuses. */
+static json_t *report_esxi_json(const struct phase_result *r)
+{
+	json_t *ds = json_array();
+	json_t *o;
+
+	for (unsigned d = 0; ds && d < r->shape.datastores && d < FLEET_DS_MAX;
+	     d++) {
+		const struct fleet_esxi_ds *e = &r->esxi[d];
+
+		if (json_array_append_new(
+			    ds,
+			    json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, "
+				      "s:f, s:I}",
+				      "name", r->ds_names[d], "heartbeats",
+				      (json_int_t)e->hb.sent,
+				      "heartbeat_failures",
+				      (json_int_t)e->hb.failures, "apd_starts",
+				      (json_int_t)e->hb.apd_starts,
+				      "marked_down", (json_int_t)e->hb.downs,
+				      "apd_timeouts",
+				      (json_int_t)e->hb.apd_timeouts,
+				      "back_in_service",
+				      (json_int_t)e->hb.recoveries,
+				      "outage_max_s",
+				      (double)e->hb.outage_max_ns / 1e9,
+				      "hosts_unavailable",
+				      (json_int_t)e->hosts_unavailable))) {
+			json_decref(ds);
+			return NULL;
+		}
+	}
+	if (!ds) {
+		return NULL;
+	}
+	o = json_pack("{s:I, s:I, s:I, s:o}", "version",
+		      (json_int_t)r->esxi_version, "connections_per_host",
+		      (json_int_t)r->conns_per_host, "shared_datastores",
+		      (json_int_t)r->shared_datastores, "datastores", ds);
+	return o;
+}
+
 int report_json_phase(json_t *phases, const struct phase_result *r)
 {
 	const struct workload *w = &r->w;
@@ -117,7 +160,8 @@ int report_json_phase(json_t *phases, const struct phase_result *r)
 		(json_int_t)r->conn.lck_refreshes, "stopped",
 		r->fatal ? r->fatal_msg : NULL, "server",
 		report_server_json(r));
-	if (!phase) {
+	if (!phase || json_object_set_new(phase, "esxi", report_esxi_json(r))) {
+		json_decref(phase);
 		return -ENOMEM;
 	}
 	return json_array_append_new(phases, phase) ? -ENOMEM : 0;

@@ -20,7 +20,8 @@
 #include "nfsd/base/base.h"
 #include "perf/dsload/fleet_int.h"
 
-#define VDISK_LCK_RECORD_BYTES 128
+/* ESXi rewrites 84 bytes of a .lck file (NFS.DiskFileLockUpdateFreq) */
+#define VDISK_LCK_RECORD_BYTES ESXI_LCK_BYTES
 
 /* Setup calls share their connection, timeout and error buffer. */
 struct vdisk_ctx {
@@ -328,7 +329,7 @@ static int vdisk_lck_record(const struct job *j, uint8_t *rec)
 int vdisk_create(struct job *j, char *errbuf, size_t errlen)
 {
 	struct dsmount *m = j->mnt;
-	struct vdisk_ctx x = { .c = &m->conns[0],
+	struct vdisk_ctx x = { .c = m->conns[0],
 			       .timeout_ms = j->host->spec->timeout_ms,
 			       .errbuf = errbuf,
 			       .errlen = errlen,
@@ -402,7 +403,7 @@ static void vdisk_lck_done(struct rpcconn_call *call, int err,
 
 void vdisk_lck_refresh(struct job *j)
 {
-	struct rpcconn *c = &j->mnt->conns[0];
+	struct rpcconn *c = j->mnt->conns[0];
 	uint8_t *data;
 	int len;
 
@@ -423,7 +424,7 @@ void vdisk_lck_refresh(struct job *j)
 void vdisk_lck_remove(struct job *j)
 {
 	char errbuf[256];
-	struct vdisk_ctx x = { .c = &j->mnt->conns[0],
+	struct vdisk_ctx x = { .c = j->mnt->conns[0],
 			       .timeout_ms = j->host->spec->timeout_ms,
 			       .errbuf = errbuf,
 			       .errlen = sizeof(errbuf),

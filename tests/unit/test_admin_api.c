@@ -399,6 +399,72 @@ static void test_flows_hosts_and_metrics(void **state)
 	traffic_flow_free(flow);
 }
 
+/* A group of /flows by its host and volume (or port): NULL when none. */
+static const json_t *flows_group(const json_t *doc, const char *key,
+				 const char *volume, int port)
+{
+	const json_t *g;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, key), i, g)
+	{
+		if (volume ? !strcmp(str_at(g, "volume"), volume)
+			   : json_integer_value(json_object_get(g, "port")) ==
+				     port) {
+			return g;
+		}
+	}
+	return NULL;
+}
+
+/* ESXi's nConnect and shared connections in /flows: the connection from
+ * port 800 carries ds1 and ds2 (past SunRPC.MaxConnPerIP), the one from
+ * 801 carries ds1 too (nconnect 2 for ds1). */
+static void test_flows_groups(void **state)
+{
+	struct admin_fixture *fx = *state;
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct traffic_flow *f[3];
+	static const char *const vol[3] = { "ds1", "ds2", "ds1" };
+	static const int port[3] = { 800, 800, 801 };
+	const json_t *g;
+	json_t *doc;
+
+	inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr);
+	for (int i = 0; i < 3; i++) {
+		sin.sin_port = htons(port[i]);
+		assert_int_equal(traffic_flow_new(fx->traffic,
+						  (struct sockaddr *)&sin,
+						  vol[i], 0, &f[i]),
+				 0);
+	}
+	assert_int_equal(admin_fixture_call(fx, "GET", "/flows", NULL, &doc),
+			 200);
+	assert_int_equal(json_array_size(json_object_get(doc, "flows")), 3);
+	g = flows_group(doc, "nconnect", "ds1", 0);
+	assert_non_null(g);
+	assert_int_equal(json_integer_value(json_object_get(g, "connections")),
+			 2);
+	g = flows_group(doc, "nconnect", "ds2", 0);
+	assert_int_equal(json_integer_value(json_object_get(g, "connections")),
+			 1);
+	assert_int_equal(json_array_size(json_object_get(doc, "nconnect")), 2);
+	g = flows_group(doc, "connections", NULL, 800);
+	assert_non_null(g);
+	assert_int_equal(json_integer_value(json_object_get(g, "datastores")),
+			 2);
+	g = flows_group(doc, "connections", NULL, 801);
+	assert_int_equal(json_integer_value(json_object_get(g, "datastores")),
+			 1);
+	assert_string_equal(json_string_value(json_array_get(
+				    json_object_get(g, "volumes"), 0)),
+			    "ds1");
+	json_decref(doc);
+	for (int i = 0; i < 3; i++) {
+		traffic_flow_free(f[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -416,6 +482,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_flows_hosts_and_metrics,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flows_groups, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -227,6 +227,16 @@ static void test_anf_avs_fit_and_its_predictions(void **state)
 		      0.005);
 	assert_within(fig(p, &m, "M3") / s1, 4 * 2786.0 / 2148, 0.005);
 	assert_within(fig(p, &m, "M4") / d1, 4 * 1.76, 0.005);
+	/* nConnect, predicted before any run: one host's four connections
+	 * to one datastore are four flows, as D4's four datastores (the
+	 * claim holds: 2.84 against 2.63, +7.9%); four hosts' sixteen on
+	 * one volume contend there (5.25 against M4's 6.97: the model says
+	 * the claim does not carry to four hosts on one datastore) */
+	assert_within(fig(p, &m, "N1") / d1, fig(p, &m, "D4") / d1, 0.001);
+	assert_within(fig(p, &m, "N4") / d1, 16 / (1 + 15 * (2 / 1.76 - 1)),
+		      0.005);
+	assert_true(profile_ratio_ok(fig(p, &m, "N1") / d1, 2.63, 2.63));
+	assert_false(profile_ratio_ok(fig(p, &m, "N4") / d1, 6.97, 6.97));
 	free(p);
 }
 

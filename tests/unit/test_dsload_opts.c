@@ -138,6 +138,46 @@ static void test_opts_refusals_name_the_option(void **state)
 	free(o);
 }
 
+/* ESXi's rules at parse time: the limit and its setting in the error. */
+static void test_opts_esxi_limits(void **state)
+{
+	struct dsload_opts *o = malloc(sizeof(*o));
+	char err[300];
+
+	(void)state;
+	assert_int_equal(parse(o, err, sizeof(err), NULL), 0);
+	assert_int_equal(o->spec.esxi.version, 8);
+	assert_int_equal(o->spec.esxi.max_conn_per_ip, 32);
+	assert_true(o->spec.esxi.hb_frequency_s == 12.0);
+	assert_true(o->spec.esxi.lck_refresh_s == 10.0);
+	assert_int_equal(parse(o, err, sizeof(err), "--nconnect", "4", NULL),
+			 0);
+	assert_int_equal(parse(o, err, sizeof(err), "--nconnect", "8", NULL),
+			 -EINVAL);
+	assert_non_null(strstr(err, "--max-connections-per-datastore 8"));
+	assert_int_equal(parse(o, err, sizeof(err), "--nconnect", "8",
+			       "--max-connections-per-datastore", "8", NULL),
+			 0);
+	assert_int_equal(parse(o, err, sizeof(err), "--esxi", "7", "--nconnect",
+			       "2", NULL),
+			 -EINVAL);
+	assert_non_null(strstr(err, "ESXi 7 opens one connection"));
+	/* sweep: the largest datastore count counts */
+	assert_int_equal(parse(o, err, sizeof(err), "sweep", "-D", "1,64",
+			       "--nconnect", "8",
+			       "--max-connections-per-datastore", "8", NULL),
+			 -EINVAL);
+	assert_non_null(strstr(err, "256 NFSv3 connections"));
+	assert_int_equal(parse(o, err, sizeof(err), "--max-conn-per-ip", "4",
+			       "--esxi-timer-scale", "0.1", "--heartbeat", "6",
+			       NULL),
+			 0);
+	assert_int_equal(o->spec.esxi.max_conn_per_ip, 4);
+	assert_true(o->spec.esxi.timer_scale == 0.1);
+	assert_true(o->spec.esxi.hb_frequency_s == 6.0);
+	free(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -146,6 +186,7 @@ int main(void)
 		cmocka_unit_test(test_opts_run_fleet_and_workload),
 		cmocka_unit_test(test_opts_named_datastores_and_commands),
 		cmocka_unit_test(test_opts_refusals_name_the_option),
+		cmocka_unit_test(test_opts_esxi_limits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -31,7 +31,7 @@ static void test_profile_anf_avs_loads(void **state)
 		profile_load("perf/profiles/anf-avs.ini", p, err, sizeof(err)),
 		0);
 	assert_string_equal(p->name, "anf-avs");
-	assert_int_equal(p->n, 14);
+	assert_int_equal(p->n, 16);
 	assert_true(p->verify);
 	assert_int_equal(p->nfit, 5);
 	assert_true(p->volume_mibps == 4500);
@@ -58,6 +58,15 @@ static void test_profile_anf_avs_loads(void **state)
 	assert_true(s->ceiling);
 	assert_int_equal(s->policy, PLACE_PER_VM);
 	assert_string_equal(s->baseline, "D1");
+	/* ESXi 8's nConnect: claims, checked apart from the verdict */
+	s = profile_find(p, "N1");
+	assert_true(s->claim && !s->fitted && s->nconnect == 4);
+	assert_string_equal(s->baseline, "D1");
+	assert_true(s->ratio_lo == 2.63);
+	s = profile_find(p, "N4");
+	assert_true(s->claim && s->hosts == 4 && s->nconnect == 4);
+	assert_true(s->ratio_lo == 6.97);
+	assert_false(profile_find(p, "D4")->claim);
 	assert_null(profile_find(p, "X9"));
 	free(p);
 }

@@ -213,14 +213,22 @@ async function poll() {
 	pools.pools.map((p) => [p.name, p.level, p.qos, p.size_tib + " TiB",
 		fmt(p.throughput_mibps * caps.scale, 1), bytes(p.allocated_bytes),
 		bytes(p.used_bytes), fmt((poolRate[p.name] || {}).mibps, 2)]));
-	table("t-flows", ["flow", "host", "volume", "queued", "cap MiB/s",
-		"IOPS", "MiB/s"],
+	table("t-flows", ["flow", "host", "port", "volume", "queued",
+		"cap MiB/s", "IOPS", "MiB/s"],
 	flows.flows.map((f) => {
 		const r = rate("f:" + f.id, f.counters);
-		return [f.id, f.host, f.volume, f.queued,
+		return [f.id, f.host, f.port, f.volume, f.queued,
 			f.cap_bytes_per_s ? fmt(f.cap_bytes_per_s / MIB, 1) : "-",
 			fmt(r.iops, 0), fmt(r.mibps, 2)];
 	}));
+	// nConnect groups: one ESXi host's connections to one datastore, and
+	// the connections that carry several datastores (SunRPC.MaxConnPerIP)
+	table("t-nconnect", ["host", "volume", "connections", "client ports"],
+		flows.nconnect.map((g) => [g.host, g.volume, g.connections,
+			g.ports.join(" ")]));
+	table("t-shared", ["host", "client port", "datastores", "volumes"],
+		flows.connections.filter((c) => c.datastores > 1).map((c) =>
+			[c.host, c.port, c.datastores, c.volumes.join(" ")]));
 	table("t-hosts", ["host", "flows", "busy", "cap MiB/s", "IOPS", "MiB/s"],
 		hosts.hosts.map((h) => {
 			const r = rate("h:" + h.host, h.counters);
