@@ -202,9 +202,19 @@ def failover(ck, a, root):
             off += BLOCK
             tag += 1
 
+    # What ESXi 8 would have seen: dsload with its client's rules and
+    # timers (perf/dsload/esxi.c), on A's address through the failover.
+    esxi_out = os.path.join(TMP, "dsload-esxi.out")
+    esxi = subprocess.Popen(
+        [os.path.join(os.path.dirname(DSNFSD), "dsload"), "-s", a.addr,
+         "--nfs-port", str(a.nfs), "--mount-port", str(a.mount),
+         "-D", "ds1", "--vmdks", "1", "--vmdk-size", "16m", "--bs", "64k",
+         "--iodepth", "2", "--ramp", "0", "--runtime", "10", "--verify",
+         "--esxi", "8"],
+        stdout=open(esxi_out, "w"), stderr=subprocess.STDOUT)
     t = threading.Thread(target=writer)
     t.start()
-    time.sleep(2.0)
+    time.sleep(3.0)
     n_before = len(acked)
     a.p.send_signal(signal.SIGKILL)
     a.p.wait()
@@ -224,6 +234,17 @@ def failover(ck, a, root):
              len(acked) > n_before and not t.is_alive(),
              "%d writes before, %d after" % (n_before, len(acked) - n_before))
     ck.check("no NFS3ERR_STALE with the old handle", not stale)
+    rc = esxi.wait(120)
+    with open(esxi_out) as f:
+        report = f.read()
+    line = re.search(r"esxi ds1: .*", report)
+    print("    failover as ESXi 8 sees it (dsload --esxi 8): %s"
+          % (line.group(0) if line else report[-400:]))
+    ck.check("dsload (ESXi 8's rules, --verify) rode through: exit 0, no "
+             "heartbeat failed, no APD",
+             rc == 0 and line is not None and
+             re.search(r"\(0 failed\), APD start 0,", line.group(0)),
+             report[-400:])
     ck.check("no other error", not errors, repr(errors))
     stall = max(stalls) if stalls else 0.0
     print("    failover: %d FILE_SYNC writes acknowledged, client stalled "
