@@ -362,6 +362,7 @@ int main(int argc, char **argv)
 	ev_run(loop, 0);
 
 	sd_notify(0, "STOPPING=1");
+	server_stop_guard_start(SERVER_STOP_GRACE_S);
 	server_close(srv);
 	log_info("dsnfsd: stopped");
 	return 0;

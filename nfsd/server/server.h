@@ -115,4 +115,11 @@ struct server_ports server_ports(const struct server *srv);
  * from rpcbind and frees everything.  Call after the main loop returned. */
 void server_close(struct server *srv);
 
+/* How long a stop may take before the stop guard ends the process. */
+#define SERVER_STOP_GRACE_S 10
+/* Starts a thread that ends the process (exit status 0, one error line)
+ * if it is still running @grace_s seconds from now: for a server_close()
+ * that waits on calls stuck on a lost cluster (stop_guard.c). */
+void server_stop_guard_start(unsigned grace_s);
+
 #endif

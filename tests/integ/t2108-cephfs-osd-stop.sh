@@ -9,8 +9,10 @@
 #  2. two OSDs of three SIGSTOPped (below min_size: every write of theirs
 #     waits): calls answer NFS3ERR_JUKEBOX within the bound, and once the
 #     OSDs resume the writes go on by themselves;
-# then every acknowledged write reads back.  A cluster of its own (the
-# suite's has one OSD), stopped at exit.
+# then every acknowledged write reads back.  Last, the whole cluster is
+# SIGKILLed under a FILE_SYNC write and dsnfsd gets SIGTERM: it ends within
+# its stop grace (10 s) and says why, instead of waiting for the cluster.
+# A cluster of its own (the suite's has one OSD), stopped at exit.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../ceph/lib.sh"
 
@@ -28,5 +30,36 @@ cluster_sh=$(cd "$(dirname "$0")/../ceph" && pwd)/cluster.sh
 python3 "$(dirname "$0")/t2108-cephfs-osd-stop.py" "$NFS_PORT" \
 	"$MOUNT_PORT" "$cluster_sh" "$CEPH_OWN_DIR"
 check "the load's checks pass" [ $? -eq 0 ]
-dsnfsd_stop
+
+echo "SIGTERM with the cluster lost under a FILE_SYNC write:"
+python3 - "$NFS_PORT" "$MOUNT_PORT" "$(dirname "$0")" <<'PY' &
+import sys
+sys.path.insert(0, sys.argv[3])
+from nfs3wire import *
+with MountClient(("127.0.0.1", int(sys.argv[2]))) as m:
+    root = m.mnt("/cephds").fhandle
+c = Nfs3Client(("127.0.0.1", int(sys.argv[1])), timeout=300)
+fh = c.create(root, "stuck.bin").object
+try:
+    while True:
+        c.write(fh, 0, b"s" * 65536, stable=FILE_SYNC)
+except (ConnectionClosed, OSError):
+    pass
+PY
+writer=$!
+sleep 2
+"$cluster_sh" kill "$CEPH_OWN_DIR"
+sleep 2
+t0=$SECONDS
+kill -TERM "$DSNFSD_PID"
+wait "$DSNFSD_PID"
+rc=$?
+took=$((SECONDS - t0))
+DSNFSD_PID=""
+echo "    stopped in ${took} s, exit status $rc"
+check "dsnfsd ends within 15 s of SIGTERM, status 0" [ $took -le 15 -a $rc -eq 0 ]
+check "and says why" grep -q "still stopping after 10 s: calls wait on a cluster" \
+	"$TEST_TMP/dsnfsd.log"
+kill "$writer" 2>/dev/null
+wait "$writer" 2>/dev/null
 test_done
