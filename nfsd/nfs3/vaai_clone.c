@@ -275,8 +275,10 @@ int nfs3__vaai_clone_start(struct request *req, const struct vaai_nas_args *a,
 	if (err == -EBUSY) {
 		err = -EAGAIN; /* NFS3ERR_JUKEBOX: try again later */
 	}
-	if (err && spec.quota_bytes && c->exp->quota && !id) {
-		quota_release(c->exp->quota, spec.quota_bytes);
+	/* @c is the engine's (freed when it does not start): the export
+	 * through the spec. */
+	if (err && spec.quota_bytes && spec.export->quota && !id) {
+		quota_release(spec.export->quota, spec.quota_bytes);
 	}
 out:
 	nfs3__file_release(&src);
