@@ -136,8 +136,9 @@ static int vaai_tree_file(struct nfs3_file *f, const struct store_attr *at,
 					  O_WRONLY | O_NONBLOCK, 0, fd);
 	}
 	free(abs);
-	if (!err && ((*tp)->io.ops->fstat((*tp)->io.ctx, *fd, &st) ||
-		     !S_ISREG(st.st_mode) || (uint64_t)st.st_ino != at->fileid)) {
+	if (!err &&
+	    ((*tp)->io.ops->fstat((*tp)->io.ctx, *fd, &st) ||
+	     !S_ISREG(st.st_mode) || (uint64_t)st.st_ino != at->fileid)) {
 		/* Renamed meanwhile: the name leads elsewhere now. */
 		(*tp)->io.ops->close((*tp)->io.ctx, *fd);
 		err = -ESTALE;
@@ -201,9 +202,8 @@ static int vaai_reserve(struct request *req, const struct vaai_nas_args *a,
 }
 
 /* A clone's progress (@abort false) or its abort, by its target. */
-static int vaai_clone_follow(struct request *req,
-			     const struct vaai_nas_args *a, bool abort,
-			     struct vaai_nas_out *out, char *why,
+static int vaai_clone_follow(struct request *req, const struct vaai_nas_args *a,
+			     bool abort, struct vaai_nas_out *out, char *why,
 			     size_t whylen)
 {
 	const struct nfs3_service *svc = req->svc;
@@ -229,11 +229,12 @@ static int vaai_clone_follow(struct request *req,
 		snprintf(why, whylen, "the clone failed: %.300s", v.error);
 		err = v.err;
 	} else if (!err) {
-		out->clone_flag = v.state == ADMIN_OP_DONE ? VAAI_NAS_CLONE_COMPLETE
-				  : v.done_bytes	   ? VAAI_NAS_CLONE_DOING
-							   : VAAI_NAS_CLONE_START;
-		out->clone_offset = v.state == ADMIN_OP_DONE ? v.total_bytes
-							     : v.done_bytes;
+		out->clone_flag = v.state == ADMIN_OP_DONE
+					  ? VAAI_NAS_CLONE_COMPLETE
+				  : v.done_bytes ? VAAI_NAS_CLONE_DOING
+						 : VAAI_NAS_CLONE_START;
+		out->clone_offset =
+			v.state == ADMIN_OP_DONE ? v.total_bytes : v.done_bytes;
 		out->total_bytes = v.total_bytes;
 	}
 	nfs3__file_release(&f);
@@ -286,8 +287,8 @@ enum rpc_disposition nfs3__proc_vaai(struct request *req, const void *argp,
 	}
 	if (err) {
 		out.result = err == -ENOSPC || err == -EDQUOT ? VAAI_NAS_FS_FULL
-			     : err == -EAGAIN		  ? VAAI_NAS_FS_BUSY
-							  : 0;
+			     : err == -EAGAIN		      ? VAAI_NAS_FS_BUSY
+							      : 0;
 		vaai_log_refusal(req, out.cmd, err, why);
 	}
 	res->status = (int32_t)nfs3__status_from_errno(err);

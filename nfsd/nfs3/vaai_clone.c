@@ -88,7 +88,8 @@ static int vaai_clone_copy(struct admin_op *op, struct vaai_clone *c,
 
 		err = c->st->ops->read(c->st, c->src, off, buf, want, &n, &eof);
 		if (err) {
-			snprintf(errbuf, errlen, "reading the source at %llu: %s",
+			snprintf(errbuf, errlen,
+				 "reading the source at %llu: %s",
 				 (unsigned long long)off, strerror(-err));
 			break;
 		}
@@ -188,9 +189,8 @@ static int vaai_clone_check(struct request *req, const struct vaai_nas_args *a,
 			 "the %s is not a regular file (type %d)",
 			 sa->type != STORE_REG ? "source" : "target",
 			 sa->type != STORE_REG ? (int)sa->type : (int)da->type);
-		return sa->type == STORE_DIR || da->type == STORE_DIR
-			       ? -EISDIR
-			       : -EINVAL;
+		return sa->type == STORE_DIR || da->type == STORE_DIR ? -EISDIR
+								      : -EINVAL;
 	}
 	if (sa->fileid == da->fileid) {
 		snprintf(errbuf, errlen, "source and target are one file");
@@ -203,10 +203,8 @@ static int vaai_clone_check(struct request *req, const struct vaai_nas_args *a,
 			 (unsigned long long)da->size_bytes);
 		return -EEXIST;
 	}
-	if (nfs3__may_read(sa, &src->cred) ||
-	    nfs3__may_write(da, &dst->cred)) {
-		snprintf(errbuf, errlen,
-			 "the caller may not %s",
+	if (nfs3__may_read(sa, &src->cred) || nfs3__may_write(da, &dst->cred)) {
+		snprintf(errbuf, errlen, "the caller may not %s",
 			 nfs3__may_read(sa, &src->cred) ? "read the source"
 							: "write the target");
 		return -EACCES;

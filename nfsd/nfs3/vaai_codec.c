@@ -194,8 +194,7 @@ void vaai_nas_out_format(const struct vaai_nas_out *in,
 	le_put(out + OUT_OFF_CLONE_OFFSET, in->clone_offset, 8);
 }
 
-int vaai_nas_out_parse(const uint8_t *buf, size_t len,
-		       struct vaai_nas_out *out)
+int vaai_nas_out_parse(const uint8_t *buf, size_t len, struct vaai_nas_out *out)
 {
 	if (len != VAAI_NAS_OUT_BYTES) {
 		return -EINVAL;

@@ -85,7 +85,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    a.src.data.data_len > NFS3_FHSIZE ||
 	    a.cmd_len > VAAI_NAS_CMDARG_MAX ||
 	    a.dst.data.data_val != a.dst_room ||
-	    (a.src_kind != VAAI_NAS_SRC_FH && a.src_kind != VAAI_NAS_SRC_NONE)) {
+	    (a.src_kind != VAAI_NAS_SRC_FH &&
+	     a.src_kind != VAAI_NAS_SRC_NONE)) {
 		abort();
 	}
 	xdrmem_create(&x, re, sizeof(re), XDR_ENCODE);

@@ -11,7 +11,7 @@ and compared); Extended Statistics; Reserve Space (local only); an abort;
 and every refusal of the trust boundary (docs/security.md, "VAAI-NAS
 procedure 22"), each followed by a look that nothing was written.
 ds1 and ds2 are read-write with root kept, ds3 read-only, ds4 squashes
-root; the shell made ds3/empty.img and ds4/secret.img (0600, root's) and
+root, ds5 keeps `secure` (privileged source ports only); the shell made ds3/empty.img and ds4/secret.img (0600, root's) and
 ds4/empty.img (0666).
 """
 import os
@@ -269,6 +269,31 @@ def refusals(ck, c, roots, src, size):
              r.status == NFS3ERR_NOENT, repr(r))
 
 
+def client_rule(ck, c, nfs_port, mount_port):
+    """ds5 keeps `secure`: the same call from a privileged port is served,
+    from an unprivileged one refused, nothing written."""
+    with MountClient((HOST, mount_port), src_port="priv") as m:
+        root = m.mnt("/ds5").fhandle
+    pc = v.VaaiClient((HOST, nfs_port), cred=auth_sys(0, 0),
+                      src_port="priv")
+    src = make_file(pc, root, "a.img", {0: pattern(5, 8192)}, 8192)
+    dst = pc.create(root, "b.img", mode=0o644).object
+    r = c.clone(dst, src, "b.img")
+    ck.check("FCLONE from an unprivileged port into `secure` ds5 -> "
+             "NFS3ERR_ACCES, target empty",
+             r.status == NFS3ERR_ACCES and size_of(pc, dst) == 0, repr(r))
+    r = c.stat(src)
+    ck.check("FSTAT from an unprivileged port in ds5 -> NFS3ERR_ACCES",
+             r.status == NFS3ERR_ACCES, repr(r))
+    r = pc.clone(dst, src, "b.img")
+    done, _ = wait_clone(pc, dst)
+    ck.check("... the same FCLONE from a privileged port is served",
+             r.status == NFS3_OK and done is not None and
+             done.status == NFS3_OK and
+             read_all(pc, dst, 8192) == pattern(5, 8192), repr(r))
+    pc.close()
+
+
 def rpc_level(ck, c, root):
     """Bodies XDR cannot take: GARBAGE_ARGS; procedure 23: PROC_UNAVAIL."""
     full = v.encode_args(root, v.command(v.FSTAT))
@@ -309,6 +334,7 @@ def main():
     reserve(ck, c, roots["ds1"], backend)
     abort(ck, c, roots["ds1"])
     refusals(ck, c, roots, src, size)
+    client_rule(ck, c, int(nfs_port), int(mount_port))
     rpc_level(ck, c, roots["ds1"])
     c.close()
     ck.exit()

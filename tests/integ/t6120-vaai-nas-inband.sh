@@ -12,7 +12,7 @@
 
 py=$(dirname "$0")/t6120-vaai-nas-inband.py
 conf=$TEST_TMP/vaai.conf
-mkdir -p "$TEST_TMP/ds3" "$TEST_TMP/ds4"
+mkdir -p "$TEST_TMP/ds3" "$TEST_TMP/ds4" "$TEST_TMP/ds5"
 : >"$TEST_TMP/ds3/empty.img"
 echo data >"$TEST_TMP/ds3/data.img"
 echo secret >"$TEST_TMP/ds4/secret.img"
@@ -29,6 +29,10 @@ chmod 0666 "$TEST_TMP/ds4/empty.img"
 	echo "clients = 127.0.0.0/8"
 	echo "secure = false"
 	echo "squash = root"
+	echo "[datastore ds5]"
+	echo "path = $TEST_TMP/ds5"
+	echo "clients = 127.0.0.0/8"
+	echo "squash = none"
 } >"$conf"
 backend=${DSNFS_DS1_BACKEND:-local}
 dsnfsd_start -c "$conf" || exit 1

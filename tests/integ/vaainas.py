@@ -110,3 +110,69 @@ class VaaiClient(Nfs3Client):
 
     def supported(self, root_fh, which):
         return self.vaai(root_fh, which)
+
+
+# ---------------------------------------------------------------------------
+# A command line for the lab (docs/labs.md, lab 9):
+#   vaainas.py [--nfs-port P] [--mount-port P] clone /ds1 SRC DST
+#   vaainas.py [--nfs-port P] [--mount-port P] stat /ds1 PATH
+# Paths are inside the datastore ("vm1/disk-flat.vmdk").  clone does what
+# the plug-in does: CREATE the target, FCLONE, FCLNPROC until COMPLETE.
+# ---------------------------------------------------------------------------
+
+
+def _walk(c, root, path):
+    fh = root
+    for part in [p for p in path.split("/") if p]:
+        r = c.lookup(fh, part)
+        if r.status:
+            raise SystemExit("LOOKUP %s: status %d" % (part, r.status))
+        fh = r.object
+    return fh
+
+
+def main(argv):
+    import argparse
+    import time
+    from nfs3wire import MountClient, auth_sys
+
+    ap = argparse.ArgumentParser(description="VAAI-NAS in-band client")
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--nfs-port", type=int, default=2049)
+    ap.add_argument("--mount-port", type=int, default=20048)
+    ap.add_argument("op", choices=("clone", "stat"))
+    ap.add_argument("export")
+    ap.add_argument("paths", nargs="+")
+    a = ap.parse_args(argv)
+    with MountClient((a.host, a.mount_port)) as m:
+        root = m.mnt(a.export).fhandle
+    c = VaaiClient((a.host, a.nfs_port), cred=auth_sys(0, 0))
+    if a.op == "stat":
+        print(c.stat(_walk(c, root, a.paths[0])))
+        return 0
+    src_path, dst_path = a.paths[0], a.paths[1]
+    src = _walk(c, root, src_path)
+    parent, _, name = dst_path.rpartition("/")
+    dir_fh = _walk(c, root, parent)
+    t0 = time.time()
+    r = c.create(dir_fh, name, how=1, mode=0o644)  # GUARDED: a new file
+    if r.status:
+        raise SystemExit("CREATE %s: status %d" % (dst_path, r.status))
+    dst = r.object
+    r = c.clone(dst, src, dst_path)
+    if r.status:
+        raise SystemExit("FCLONE: %r" % r)
+    while True:
+        r = c.progress(dst)
+        if r.status or r.clone_flag == CLONE_COMPLETE:
+            break
+        time.sleep(0.05)
+    if r.status:
+        raise SystemExit("FCLNPROC: %r" % r)
+    print("cloned %s -> %s: %d bytes in %.2f s" %
+          (src_path, dst_path, r.clone_offset, time.time() - t0))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -46,9 +46,8 @@ static void test_cmd_layout(void **state)
 	assert_int_equal(b[16], 5);
 	assert_int_equal(b[20], strlen(in.name) + 1);
 	assert_memory_equal(b + 24, in.name, strlen(in.name) + 1);
-	assert_int_equal(vaai_nas_cmd_parse(b, sizeof(b), &out, why,
-					    sizeof(why)),
-			 0);
+	assert_int_equal(
+		vaai_nas_cmd_parse(b, sizeof(b), &out, why, sizeof(why)), 0);
 	assert_int_equal(out.version, 1);
 	assert_int_equal(out.cmd, VAAI_NAS_FCLONE);
 	assert_int_equal(out.clone_flags, 5);
@@ -67,9 +66,9 @@ static void test_cmd_refused(void **state)
 	/* Truncated or longer than the plug-in's structure. */
 	for (size_t len = 0; len < VAAI_NAS_CMD_BYTES; len += 37) {
 		why[0] = '\0';
-		assert_int_equal(vaai_nas_cmd_parse(b, len, &out, why,
-						    sizeof(why)),
-				 -EINVAL);
+		assert_int_equal(
+			vaai_nas_cmd_parse(b, len, &out, why, sizeof(why)),
+			-EINVAL);
 		assert_non_null(strstr(why, "the plug-in's is 296"));
 	}
 	assert_int_equal(vaai_nas_cmd_parse(b, VAAI_NAS_CMD_BYTES + 1, &out,
@@ -86,16 +85,16 @@ static void test_cmd_refused(void **state)
 	static const uint32_t unknown[] = { 0, 9, 23, 0xffffffffu };
 	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
 		put32(b + 8, unknown[i]);
-		assert_int_equal(vaai_nas_cmd_parse(b, VAAI_NAS_CMD_BYTES,
-						    &out, why, sizeof(why)),
+		assert_int_equal(vaai_nas_cmd_parse(b, VAAI_NAS_CMD_BYTES, &out,
+						    why, sizeof(why)),
 				 -EOPNOTSUPP);
 		assert_non_null(strstr(why, "is not known"));
 	}
 	/* Every known one parses. */
 	for (uint32_t c = VAAI_NAS_FRESERVE; c <= VAAI_NAS_STAT_SUPPORT; c++) {
 		put32(b + 8, c);
-		assert_int_equal(vaai_nas_cmd_parse(b, VAAI_NAS_CMD_BYTES,
-						    &out, why, sizeof(why)),
+		assert_int_equal(vaai_nas_cmd_parse(b, VAAI_NAS_CMD_BYTES, &out,
+						    why, sizeof(why)),
 				 0);
 		assert_int_equal(out.cmd, c);
 	}
@@ -123,15 +122,14 @@ static void test_clone_name_refused(void **state)
 	/* 256 bytes without a NUL. */
 	memset(b + 24, 'x', VAAI_NAS_NAME_BYTES);
 	put32(b + 20, 256);
-	assert_int_equal(vaai_nas_cmd_parse(b, sizeof(b), &out, why,
-					    sizeof(why)),
-			 -EINVAL);
+	assert_int_equal(
+		vaai_nas_cmd_parse(b, sizeof(b), &out, why, sizeof(why)),
+		-EINVAL);
 	assert_non_null(strstr(why, "none found"));
 	/* 255 bytes and the NUL: the longest name. */
 	b[24 + 255] = '\0';
-	assert_int_equal(vaai_nas_cmd_parse(b, sizeof(b), &out, why,
-					    sizeof(why)),
-			 0);
+	assert_int_equal(
+		vaai_nas_cmd_parse(b, sizeof(b), &out, why, sizeof(why)), 0);
 	assert_int_equal(strlen(out.name), 255);
 }
 
