@@ -11,7 +11,8 @@ and compared); Extended Statistics; Reserve Space (local only); an abort;
 and every refusal of the trust boundary (docs/security.md, "VAAI-NAS
 procedure 22"), each followed by a look that nothing was written.
 ds1 and ds2 are read-write with root kept, ds3 read-only, ds4 squashes
-root, ds5 keeps `secure` (privileged source ports only); the shell made ds3/empty.img and ds4/secret.img (0600, root's) and
+root, ds5 keeps `secure` (privileged source ports only), ds6 has a
+quota of 8 MiB; the shell made ds3/empty.img and ds4/secret.img (0600, root's) and
 ds4/empty.img (0666).
 """
 import os
@@ -22,7 +23,8 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nfs3wire import (FILE_SYNC, NF3FIFO, NFS3_OK, NFS3ERR_ACCES,  # noqa: E402
                       NFS3ERR_BADHANDLE, NFS3ERR_EXIST, NFS3ERR_INVAL,
-                      NFS3ERR_ISDIR, NFS3ERR_NOENT, NFS3ERR_NOTSUPP,
+                      NFS3ERR_ISDIR, NFS3ERR_NOENT, NFS3ERR_NOSPC,
+                      NFS3ERR_NOTSUPP,
                       NFS3ERR_ROFS, NFS3ERR_STALE, NFS3ERR_XDEV, Checks,
                       MountClient, RpcError, auth_sys)
 import vaainas as v  # noqa: E402
@@ -294,6 +296,17 @@ def client_rule(ck, c, nfs_port, mount_port):
     pc.close()
 
 
+def quota(ck, c, root):
+    """ds6 has a quota of 8 MiB: a clone of a 5 MiB file does not fit."""
+    src = make_file(c, root, "five.img", {0: pattern(6, 5 * MIB)}, 5 * MIB)
+    dst = c.create(root, "five-clone.img", mode=0o644).object
+    r = c.clone(dst, src, "five-clone.img")
+    ck.check("FCLONE past the datastore's quota -> NFS3ERR_NOSPC, result "
+             "1004 (full), target empty",
+             r.status == NFS3ERR_NOSPC and r.result == v.FS_FULL and
+             size_of(c, dst) == 0, repr(r))
+
+
 def rpc_level(ck, c, root):
     """Bodies XDR cannot take: GARBAGE_ARGS; procedure 23: PROC_UNAVAIL."""
     full = v.encode_args(root, v.command(v.FSTAT))
@@ -325,7 +338,7 @@ def main():
     ck = Checks()
     roots = {}
     with MountClient((HOST, int(mount_port))) as m:
-        for ds in ("ds1", "ds2", "ds3", "ds4"):
+        for ds in ("ds1", "ds2", "ds3", "ds4", "ds6"):
             roots[ds] = m.mnt("/" + ds).fhandle
     c = v.VaaiClient((HOST, int(nfs_port)), cred=auth_sys(0, 0))
     support(ck, c, roots, backend)
@@ -335,6 +348,7 @@ def main():
     abort(ck, c, roots["ds1"])
     refusals(ck, c, roots, src, size)
     client_rule(ck, c, int(nfs_port), int(mount_port))
+    quota(ck, c, roots["ds6"])
     rpc_level(ck, c, roots["ds1"])
     c.close()
     ck.exit()

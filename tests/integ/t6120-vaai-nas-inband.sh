@@ -12,7 +12,7 @@
 
 py=$(dirname "$0")/t6120-vaai-nas-inband.py
 conf=$TEST_TMP/vaai.conf
-mkdir -p "$TEST_TMP/ds3" "$TEST_TMP/ds4" "$TEST_TMP/ds5"
+mkdir -p "$TEST_TMP/ds3" "$TEST_TMP/ds4" "$TEST_TMP/ds5" "$TEST_TMP/ds6"
 : >"$TEST_TMP/ds3/empty.img"
 echo data >"$TEST_TMP/ds3/data.img"
 echo secret >"$TEST_TMP/ds4/secret.img"
@@ -33,11 +33,36 @@ chmod 0666 "$TEST_TMP/ds4/empty.img"
 	echo "path = $TEST_TMP/ds5"
 	echo "clients = 127.0.0.0/8"
 	echo "squash = none"
+	printf '[pool lab]\nlevel = premium\nsize_tib = 4\nqos = manual\n'
+	echo "[datastore ds6]"
+	echo "path = $TEST_TMP/ds6"
+	lab_access
+	printf 'pool = lab\nquota = 8MiB\nthroughput_mibps = 200\n'
 } >"$conf"
 backend=${DSNFS_DS1_BACKEND:-local}
 dsnfsd_start -c "$conf" || exit 1
 check "procedure 22 on $backend ds1 (python raw RPC, vaainas.py)" \
 	python3 "$py" "$NFS_PORT" "$MOUNT_PORT" "$backend"
+# Charged to the flow like any other call: ds1's other ops count each.
+other_ops() {
+	acurl -s "http://127.0.0.1:$ADMIN_PORT/metrics" |
+		sed -n 's/^dsnfs_volume_other_ops_total{volume="ds1"[^}]*} \([0-9]*\).*/\1/p'
+}
+before=$(other_ops)
+python3 -c '
+import sys
+sys.path.insert(0, sys.argv[1])
+import vaainas as v
+from nfs3wire import MountClient, auth_sys
+with MountClient(("127.0.0.1", int(sys.argv[3]))) as m:
+    root = m.mnt("/ds1").fhandle
+c = v.VaaiClient(("127.0.0.1", int(sys.argv[2])), cred=auth_sys(0, 0))
+for _ in range(50):
+    assert c.stat(root).status == 0
+' "$(dirname "$0")" "$NFS_PORT" "$MOUNT_PORT"
+after=$(other_ops)
+check "50 procedure-22 calls are 50 more of ds1's ops ($before -> $after)" \
+	test "$((after - before))" -ge 50 -a "$((after - before))" -le 55
 ops=$TEST_TMP/operations.json
 acurl -s "http://127.0.0.1:$ADMIN_PORT/operations" >"$ops"
 check "GET /operations lists the in-band clones (one engine)" \
