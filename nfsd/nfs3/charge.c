@@ -62,7 +62,9 @@ bool nfs3__offload(struct request *req, const void *args)
 	const struct export *exp = nfs3_charge_export(req, args);
 	const struct store *st = exp ? export_store(exp) : NULL;
 
-	return st && st->blocking;
+	/* VAAI-NAS's commands may block on a local store too (FIEMAP of a
+	 * large disk, fallocate of all of it): rare calls, off the loop. */
+	return st && (st->blocking || req->proc == VAAI_NAS_PROC);
 }
 
 bool nfs3__charge(struct request *req, const void *args)

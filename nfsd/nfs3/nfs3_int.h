@@ -153,9 +153,9 @@ bool nfs3__charge(struct request *req, const void *args);
 
 /*
  * The program's rpc_offload_fn: true when the call's handle names a
- * datastore whose store blocks (store.blocking: the cephfs backend), so
- * that the whole call runs on a work thread.  Same handle rules as
- * nfs3__charge().
+ * datastore whose store blocks (store.blocking: the cephfs backend), or
+ * for VAAI-NAS's procedure 22 on any datastore, so that the whole call
+ * runs on a work thread.  Same handle rules as nfs3__charge().
  */
 bool nfs3__offload(struct request *req, const void *args);
 
