@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """VAAI-NAS in-band, NFSv3 procedure 22 (driven by t6120-vaai-nas-inband.sh
-on a local datastore and t2108-cephfs-vaai-nas.sh on a CephFS one).
+on a local datastore and t2109-cephfs-vaai-nas.sh on a CephFS one).
 
     t6120-vaai-nas-inband.py NFS_PORT MOUNT_PORT BACKEND
 
