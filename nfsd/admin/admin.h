@@ -68,6 +68,8 @@ typedef int (*admin_limits_apply_fn)(void *arg,
 
 /* What the endpoint works on; every pointer is borrowed and must outlive
  * the endpoint. */
+struct admin_ops; /* admin/ops_engine.h */
+
 struct admin_ctx {
 	struct pool_registry *pools;
 	struct traffic *traffic;
@@ -84,6 +86,10 @@ struct admin_ctx {
 	struct overlay_store *changes;
 	/* May be NULL: no dsnfs_loop_connections on /metrics. */
 	struct net *net;
+	/* May be NULL: the endpoint keeps a registry of its own.  Else the
+	 * server's (admin/ops_engine.h, borrowed: it outlives the
+	 * endpoint), which the NFS side's in-band clones share. */
+	struct admin_ops *ops;
 	/* Holds admin.token (auth.h), made at the first start. */
 	const char *state_dir;
 	struct admin_config config;

@@ -424,7 +424,9 @@ void admin_stop(struct admin *adm)
 		return;
 	}
 	/* After the server: no request can start an operation now. */
-	admin__ops_free(adm->ops);
+	if (!adm->api.ctx.ops) {
+		admin__ops_free(adm->ops); /* its own, not the server's */
+	}
 	alarm_set_free(adm->alarms);
 	if (adm->auth_ready) {
 		admin_auth_fini(&adm->auth);
@@ -596,7 +598,8 @@ int admin_start(const struct admin_ctx *ctx, const char *listen, int port,
 		goto fail;
 	}
 	adm->api.alarms = adm->alarms;
-	err = admin__ops_new(&adm->ops);
+	adm->ops = ctx->ops;
+	err = adm->ops ? 0 : admin__ops_new(&adm->ops);
 	if (err) {
 		snprintf(errbuf, errlen, "admin: out of memory");
 		goto fail;

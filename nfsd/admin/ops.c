@@ -34,6 +34,9 @@ struct admin_op {
 	uint64_t quota_bytes;
 	bool exclusive;
 	admin_op_run_fn *run;
+	uint64_t key;
+	void *arg;
+	void (*arg_free)(void *arg);
 	_Atomic uint64_t done_bytes, total_bytes;
 	_Atomic bool cancel;
 	/* Under the registry's lock: */
@@ -66,6 +69,7 @@ void admin__op_args(const struct admin_op *op, struct admin_op_args *out)
 	out->source = op->source;
 	out->target = op->target;
 	out->mode = op->mode;
+	out->arg = op->arg;
 }
 
 int admin__op_progress(struct admin_op *op, uint64_t done_bytes,
@@ -215,6 +219,11 @@ static void ops_run(struct admin_op *op)
 	int rc = op->run(op, err, sizeof(err));
 	struct admin_ops *ops = op->ops;
 
+	if (op->arg_free) {
+		op->arg_free(op->arg);
+	}
+	op->arg = NULL;
+
 	if (op->quota_bytes && op->export->quota) {
 		quota_release(op->export->quota, op->quota_bytes);
 	}
@@ -258,6 +267,14 @@ static int ops_check_busy(const struct admin_ops *ops,
 		running++;
 		if (o->export != s->export) {
 			continue;
+		}
+		if (s->key && o->key == s->key) {
+			snprintf(errbuf, errlen,
+				 "%s: the target is in use by running "
+				 "operation %llu (%s %s)",
+				 s->export->name, (unsigned long long)o->id,
+				 o->kind, o->mode);
+			return -EBUSY;
 		}
 		if (o->exclusive || s->exclusive) {
 			snprintf(errbuf, errlen,
@@ -319,14 +336,19 @@ static void ops_make_room(struct admin_ops *ops)
 	}
 }
 
-int admin__op_start(struct admin_ops *ops, const struct admin_op_spec *spec,
-		    bool background, json_t **doc, char *errbuf, size_t errlen)
+/* admin__op_start(), its JSON only when @doc_wanted, its id in *id. */
+static int ops_start(struct admin_ops *ops, const struct admin_op_spec *spec,
+		     bool background, bool doc_wanted, json_t **doc,
+		     uint64_t *id, char *errbuf, size_t errlen)
 {
 	struct admin_op *op = calloc(1, sizeof(*op));
 	int err;
 
 	*doc = NULL;
 	if (!op) {
+		if (spec->arg_free) {
+			spec->arg_free(spec->arg);
+		}
 		snprintf(errbuf, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -339,12 +361,18 @@ int admin__op_start(struct admin_ops *ops, const struct admin_op_spec *spec,
 	op->quota_bytes = spec->quota_bytes;
 	op->exclusive = spec->exclusive;
 	op->run = spec->run;
+	op->key = spec->key;
+	op->arg = spec->arg;
+	op->arg_free = spec->arg_free;
 	atomic_init(&op->total_bytes, spec->total_bytes);
 	op->started_ms = ops_now_ms();
 	pthread_mutex_lock(&ops->lock);
 	err = ops_check_busy(ops, spec, errbuf, errlen);
 	if (err) {
 		pthread_mutex_unlock(&ops->lock);
+		if (op->arg_free) {
+			op->arg_free(op->arg);
+		}
 		free(op);
 		return err;
 	}
@@ -357,6 +385,10 @@ int admin__op_start(struct admin_ops *ops, const struct admin_op_spec *spec,
 		if (err && op->quota_bytes && op->export->quota) {
 			quota_release(op->export->quota, op->quota_bytes);
 		}
+		if (err && op->arg_free) {
+			op->arg_free(op->arg);
+			op->arg = NULL;
+		}
 		if (err) {
 			op->state = ADMIN_OP_FAILED;
 			op->err = err;
@@ -364,7 +396,10 @@ int admin__op_start(struct admin_ops *ops, const struct admin_op_spec *spec,
 				 "cannot start a thread: %s", strerror(-err));
 			snprintf(errbuf, errlen, "%s", op->error);
 		}
-		*doc = ops_json(op);
+		*doc = doc_wanted ? ops_json(op) : NULL;
+		if (id) {
+			*id = op->id;
+		}
 		pthread_mutex_unlock(&ops->lock);
 		return err;
 	}
@@ -375,7 +410,77 @@ int admin__op_start(struct admin_ops *ops, const struct admin_op_spec *spec,
 	if (err) {
 		snprintf(errbuf, errlen, "%s", op->error);
 	}
-	*doc = ops_json(op);
+	*doc = doc_wanted ? ops_json(op) : NULL;
+	if (id) {
+		*id = op->id;
+	}
+	pthread_mutex_unlock(&ops->lock);
+	return err;
+}
+
+int admin__op_start(struct admin_ops *ops, const struct admin_op_spec *spec,
+		    bool background, json_t **doc, char *errbuf, size_t errlen)
+{
+	return ops_start(ops, spec, background, true, doc, NULL, errbuf,
+			 errlen);
+}
+
+int admin__op_start_bg(struct admin_ops *ops, const struct admin_op_spec *spec,
+		       uint64_t *id, char *errbuf, size_t errlen)
+{
+	json_t *doc = NULL;
+
+	return ops_start(ops, spec, true, false, &doc, id, errbuf, errlen);
+}
+
+/* The newest operation of @exp with @key.  Registry locked. */
+static struct admin_op *ops_by_key(struct admin_ops *ops,
+				   const struct export *exp, uint64_t key)
+{
+	for (size_t i = ops->n; key && i > 0; i--) {
+		struct admin_op *o = ops->list[i - 1];
+
+		if (o->export == exp && o->key == key) {
+			return o;
+		}
+	}
+	return NULL;
+}
+
+int admin__op_find(struct admin_ops *ops, const struct export *exp,
+		   uint64_t key, struct admin_op_view *out)
+{
+	struct admin_op *o;
+
+	pthread_mutex_lock(&ops->lock);
+	o = ops_by_key(ops, exp, key);
+	if (o) {
+		out->id = o->id;
+		out->state = o->state;
+		out->err = o->err;
+		out->done_bytes = atomic_load(&o->done_bytes);
+		out->total_bytes = atomic_load(&o->total_bytes);
+		out->cancelled = atomic_load(&o->cancel);
+		snprintf(out->error, sizeof(out->error), "%s", o->error);
+	}
+	pthread_mutex_unlock(&ops->lock);
+	return o ? 0 : -ENOENT;
+}
+
+int admin__op_cancel(struct admin_ops *ops, const struct export *exp,
+		     uint64_t key)
+{
+	struct admin_op *o;
+	int err = -ENOENT;
+
+	pthread_mutex_lock(&ops->lock);
+	o = ops_by_key(ops, exp, key);
+	if (o && o->state == ADMIN_OP_RUNNING) {
+		atomic_store(&o->cancel, true);
+		err = 0;
+	} else if (o) {
+		err = -EALREADY;
+	}
 	pthread_mutex_unlock(&ops->lock);
 	return err;
 }

@@ -5,11 +5,13 @@
  * procedure but NULL carries the handle it is about as the first member
  * of its arguments (diropargs3 starts with its directory's), so the
  * datastore comes from that handle's export id alone, without the store.
- * READ and WRITE pay their byte count; every call pays one op.
+ * READ and WRITE pay their byte count; every call pays one op, VAAI-NAS's
+ * procedure 22 too (its handle is the one its command is about).
  */
 #include <stddef.h>
 
 #include "nfsd/nfs3/nfs3_int.h"
+#include "nfsd/nfs3/vaai_nas.h"
 
 _Static_assert(offsetof(GETATTR3args, object) == 0 &&
 		       offsetof(SETATTR3args, object) == 0 &&
@@ -32,7 +34,8 @@ _Static_assert(offsetof(GETATTR3args, object) == 0 &&
 		       offsetof(FSINFO3args, fsroot) == 0 &&
 		       offsetof(PATHCONF3args, object) == 0 &&
 		       offsetof(COMMIT3args, file) == 0 &&
-		       offsetof(diropargs3, dir) == 0,
+		       offsetof(diropargs3, dir) == 0 &&
+		       offsetof(struct vaai_nas_args, dst) == 0,
 	       "the arguments of every procedure but NULL start with a handle");
 
 static uint32_t nfs3_charge_min(uint32_t a, uint32_t b)
@@ -59,7 +62,9 @@ bool nfs3__offload(struct request *req, const void *args)
 	const struct export *exp = nfs3_charge_export(req, args);
 	const struct store *st = exp ? export_store(exp) : NULL;
 
-	return st && st->blocking;
+	/* VAAI-NAS's commands may block on a local store too (FIEMAP of a
+	 * large disk, fallocate of all of it): rare calls, off the loop. */
+	return st && (st->blocking || req->proc == VAAI_NAS_PROC);
 }
 
 bool nfs3__charge(struct request *req, const void *args)

@@ -32,6 +32,8 @@
 /* READs from this size on go by sendfile (read_zero_copy_min_bytes). */
 #define NFS3_SERVICE_ZERO_COPY_MIN_BYTES (32 * 1024)
 
+struct admin_ops;
+
 struct nfs3_service {
 	const struct export_table *exports; /* borrowed; outlives the service */
 	/* WRITE/COMMIT verifier (nfs3_write_verf()): start time + random, new
@@ -54,6 +56,11 @@ struct nfs3_service {
 	 * sendmsg sends, which costs more than copying 8 KiB
 	 * (docs/bench.md). */
 	uint32_t read_zero_copy_min_bytes;
+	/* The server's registry of long operations (admin/ops_engine.h),
+	 * borrowed, shared with the admin API: where VAAI-NAS procedure 22
+	 * runs its clones.  NULL: none, and an in-band clone is
+	 * NFS3ERR_NOTSUPP. */
+	struct admin_ops *ops;
 };
 
 /*

@@ -153,9 +153,9 @@ bool nfs3__charge(struct request *req, const void *args);
 
 /*
  * The program's rpc_offload_fn: true when the call's handle names a
- * datastore whose store blocks (store.blocking: the cephfs backend), so
- * that the whole call runs on a work thread.  Same handle rules as
- * nfs3__charge().
+ * datastore whose store blocks (store.blocking: the cephfs backend), or
+ * for VAAI-NAS's procedure 22 on any datastore, so that the whole call
+ * runs on a work thread.  Same handle rules as nfs3__charge().
  */
 bool nfs3__offload(struct request *req, const void *args);
 
@@ -310,6 +310,26 @@ enum rpc_disposition nfs3__proc_access(struct request *req, const void *argp,
 enum rpc_disposition nfs3__proc_readlink(struct request *req, const void *argp,
 					 void *resp);
 void nfs3__readlink_release(struct request *req, void *resp);
+
+/* ---- handlers: vaai.c, vaai_clone.c (VAAI-NAS, procedure 22) ------ */
+
+struct vaai_nas_args;
+struct vaai_nas_cmd_in;
+
+enum rpc_disposition nfs3__proc_vaai(struct request *req, const void *argp,
+				     void *resp);
+
+/*
+ * FCLONE: checks the call (dst a new, empty regular file the caller may
+ * write, in a writable export; src a regular file of the same datastore
+ * the caller may read) and starts the copy on the server's operations
+ * (nfs3_service.ops), keyed by the destination's file id.  Returns 0
+ * once it runs, or -errno with the reason in @errbuf; nothing is written
+ * then.
+ */
+int nfs3__vaai_clone_start(struct request *req, const struct vaai_nas_args *a,
+			   const struct vaai_nas_cmd_in *cmd, char *errbuf,
+			   size_t errlen);
 
 /* ---- handlers: rw.c ----------------------------------------------- */
 

@@ -11,6 +11,7 @@
 
 #include "nfsd/base/base.h"
 #include "nfsd/nfs3/nfs3_int.h"
+#include "nfsd/nfs3/vaai_nas.h"
 #include "nfsd/proto/xdr_empty.h"
 #include "nfsd/proto/xdr_fast.h"
 
@@ -257,12 +258,27 @@ static const struct rpc_proc nfs3_procs[] = {
 		.trace_args = nfs3__trace_args_io,
 		.trace_res = nfs3__trace_res_status,
 	},
+	/* Not RFC 1813's: VAAI-NAS in-band (vaai.c).  Past it, 23 and up,
+	 * PROC_UNAVAIL as before. */
+	[VAAI_NAS_PROC] = {
+		.non_idempotent = true,
+		.name = "VAAI_NAS",
+		.handler = nfs3__proc_vaai,
+		.decode = (xdrproc_t)vaai_nas_xdr_args,
+		.encode = (xdrproc_t)vaai_nas_xdr_res,
+		.args_size = sizeof(struct vaai_nas_args),
+		.res_size = sizeof(struct vaai_nas_res),
+		.trace_res = nfs3__trace_res_status,
+	},
 };
 
+_Static_assert(sizeof(struct vaai_nas_args) <= NFS3_ARGS_MAX_BYTES,
+	       "NFS3_ARGS_MAX_BYTES must hold VAAI-NAS's arguments");
 _Static_assert(sizeof(struct nfs3_lookup_args) <= NFS3_ARGS_MAX_BYTES,
 	       "NFS3_ARGS_MAX_BYTES must hold the largest arguments");
-_Static_assert(ARRAY_SIZE(nfs3_procs) == NFSPROC3_COMMIT + 1,
-	       "one row per NFSv3 procedure");
+_Static_assert(VAAI_NAS_PROC == NFSPROC3_COMMIT + 1 &&
+		       ARRAY_SIZE(nfs3_procs) == VAAI_NAS_PROC + 1,
+	       "one row per NFSv3 procedure, and VAAI-NAS's after them");
 _Static_assert(NFS3_SERVICE_PROG == NFS_PROGRAM && NFS3_SERVICE_VERS == NFS_V3,
 	       "nfs3.h names the program of nfs3_prot.x");
 

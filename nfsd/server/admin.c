@@ -44,6 +44,7 @@ int server__admin_start(struct server *srv, const struct config *cfg,
 		.cb_arg = srv,
 		.changes = srv->changes,
 		.net = &srv->net,
+		.ops = srv->ops,
 		.state_dir = cfg->state_dir,
 		.config = sections->admin,
 	};

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "nfsd/base/base.h"
+#include "nfsd/admin/ops_engine.h"
 #include "nfsd/base/log.h"
 #include "nfsd/export/export.h"
 #include "nfsd/portmap/portmap.h"
@@ -76,6 +77,11 @@ static int server_open_services(struct server *srv, const struct config *cfg)
 	}
 	srv->nfs3.read_zero_copy = cfg->read_zero_copy;
 	srv->nfs3.read_zero_copy_min_bytes = cfg->read_zero_copy_min_bytes;
+	err = admin__ops_new(&srv->ops);
+	if (err) {
+		return err;
+	}
+	srv->nfs3.ops = srv->ops;
 	nfs3_program_init(&srv->nfs3_prog, &srv->nfs3);
 	err = mount_service_new(&srv->exports, &srv->mount);
 	if (err) {
@@ -360,6 +366,9 @@ void server_close(struct server *srv)
 	if (srv->mount) {
 		mount_service_free(srv->mount);
 	}
+	/* No call and no request can start one now; a running clone stops
+	 * here, before its store closes. */
+	admin__ops_free(srv->ops);
 	server__pools_close(srv);
 	server__exports_close(srv);
 	free(srv);

@@ -113,6 +113,9 @@ struct server {
 	struct overlay_store *changes;
 
 	struct admin *admin; /* admin.c; NULL when off */
+	/* The long operations (admin/ops_engine.h), owned: the admin API's
+	 * and VAAI-NAS procedure 22's clones share them. */
+	struct admin_ops *ops;
 };
 
 /*

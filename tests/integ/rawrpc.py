@@ -110,7 +110,10 @@ CHECKS = {
     "huge-mark-2g": lambda p: expect_close(p, struct.pack(">I", 0x80000000) + b"x"),
     "wrong-prog": lambda p: expect_reply(p, call(1, 123456, 1, 0), ("accepted", 1)),
     "wrong-vers": lambda p: expect_reply(p, call(2, NFS_PROG, 4, 0), ("accepted", 2)),
-    "wrong-proc": lambda p: expect_reply(p, call(3, NFS_PROG, NFS_VERS, 22), ("accepted", 3)),
+    # 22 is VAAI-NAS (nfs3/vaai.c): the first procedure past it.
+    "wrong-proc": lambda p: expect_reply(p, call(3, NFS_PROG, NFS_VERS, 23), ("accepted", 3)),
+    "vaai-empty": lambda p: expect_reply(p, call(7, NFS_PROG, NFS_VERS, 22), ("accepted", 4)),
+    "vaai-v2": lambda p: expect_reply(p, call(8, NFS_PROG, 2, 22), ("accepted", 2)),
     "wrong-rpcvers": lambda p: expect_reply(p, call(4, NFS_PROG, NFS_VERS, 0, rpcvers=3), ("denied", 0)),
     "bad-cred": lambda p: expect_reply(p, call(5, NFS_PROG, NFS_VERS, 0, cred=struct.pack(">II", 1, 4) + b"\0\0\0\0"), ("denied", 1)),
     "truncated-args": lambda p: expect_reply(p, call(6, NFS_PROG, NFS_VERS, 1, args=struct.pack(">I", 56)), ("accepted", 4)),

@@ -20,5 +20,5 @@ check "CREATE names the new file" has "$re_client nfs CREATE ds1:/vm1/disk-flat.
 check "WRITE shows path, offset, count, stability, status, latency" \
 	has "$re_client nfs WRITE ds1:/vm1/disk-flat.vmdk off=0 count=[0-9]+ stable=[A-Z_]+ -> status=NFS3_OK count=[0-9]+ committed=[A-Z_]+ \([0-9]+\.[0-9]{3} ms\)"
 check "READ shows eof" has "$re_client nfs READ ds1:/vm1/disk-flat.vmdk off=[0-9]+ count=[0-9]+ -> status=NFS3_OK count=[0-9]+ eof=1"
-check "RPC-level errors are traced too" has "$re_client prog=100003 vers=3 proc=22 -> PROC_UNAVAIL"
+check "RPC-level errors are traced too" has "$re_client prog=100003 vers=3 proc=23 -> PROC_UNAVAIL"
 test_done

@@ -13,7 +13,9 @@ check "record mark of 0-length last fragment + junk closes" raw huge-mark-2g
 check "NULL answered after huge marks" raw null
 check "unknown program -> PROG_UNAVAIL" raw wrong-prog
 check "NFS version 4 -> PROG_MISMATCH" raw wrong-vers
-check "procedure 22 -> PROC_UNAVAIL" raw wrong-proc
+check "procedure 23 -> PROC_UNAVAIL" raw wrong-proc
+check "procedure 22 (VAAI-NAS) without a body -> GARBAGE_ARGS" raw vaai-empty
+check "procedure 22 on NFS version 2 -> PROG_MISMATCH" raw vaai-v2
 check "RPC version 3 -> RPC_MISMATCH" raw wrong-rpcvers
 check "malformed AUTH_SYS -> AUTH_ERROR" raw bad-cred
 check "truncated GETATTR args -> GARBAGE_ARGS" raw truncated-args

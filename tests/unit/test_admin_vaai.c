@@ -356,6 +356,88 @@ static void test_ops_refuse_busy_paths_and_exclusive(void **state)
 	sem_destroy(&op_release);
 }
 
+/* The engine as procedure 22 uses it (nfs3/vaai_clone.c): by key. */
+static int op_arg_frees;
+
+static void op_arg_free(void *arg)
+{
+	(*(int *)arg)++;
+	__atomic_add_fetch(&op_arg_frees, 1, __ATOMIC_SEQ_CST);
+}
+
+static int op_until_cancel_run(struct admin_op *op, char *errbuf, size_t errlen)
+{
+	for (uint64_t i = 1;; i++) {
+		int err = admin__op_progress(op, i, 1u << 20);
+
+		if (err) {
+			snprintf(errbuf, errlen, "stopped at %llu",
+				 (unsigned long long)i);
+			return err;
+		}
+		usleep(1000);
+	}
+}
+
+static void test_ops_key_find_cancel(void **state)
+{
+	struct admin_fixture *fx = *state;
+	int freed_a = 0, freed_b = 0;
+	struct admin_op_spec k = { .kind = "clone",
+				   .mode = "vaai-nas",
+				   .export = &fx->exports[0],
+				   .source = "fileid 1",
+				   .target = "t.img",
+				   .key = 77,
+				   .total_bytes = 1u << 20,
+				   .run = op_until_cancel_run,
+				   .arg = &freed_a,
+				   .arg_free = op_arg_free };
+	struct admin_op_spec again = k;
+	struct admin_op_view v;
+	char err[512];
+	uint64_t id = 0;
+
+	op_arg_frees = 0;
+	assert_int_equal(
+		admin__op_start_bg(fx->api.ops, &k, &id, err, sizeof(err)), 0);
+	assert_true(id > 0);
+	assert_int_equal(admin__op_find(fx->api.ops, &fx->exports[0], 77, &v),
+			 0);
+	assert_int_equal(v.id, id);
+	assert_int_equal(v.state, ADMIN_OP_RUNNING);
+	assert_int_equal(v.total_bytes, 1u << 20);
+	/* Another key, another datastore: not it. */
+	assert_int_equal(admin__op_find(fx->api.ops, &fx->exports[0], 78, &v),
+			 -ENOENT);
+	assert_int_equal(admin__op_find(fx->api.ops, &fx->exports[1], 77, &v),
+			 -ENOENT);
+	/* The same key while it runs, whatever the names: busy, and the
+	 * refused one's state freed at once. */
+	again.target = "other-name.img";
+	again.arg = &freed_b;
+	assert_int_equal(
+		admin__op_start_bg(fx->api.ops, &again, &id, err, sizeof(err)),
+		-EBUSY);
+	assert_non_null(strstr(err, "the target is in use by running"));
+	assert_int_equal(freed_b, 1);
+	assert_int_equal(freed_a, 0);
+	assert_int_equal(admin__op_cancel(fx->api.ops, &fx->exports[0], 77), 0);
+	admin__ops_drain(fx->api.ops);
+	assert_int_equal(admin__op_find(fx->api.ops, &fx->exports[0], 77, &v),
+			 0);
+	assert_int_equal(v.state, ADMIN_OP_FAILED);
+	assert_int_equal(v.err, -ECANCELED);
+	assert_true(v.cancelled);
+	assert_non_null(strstr(v.error, "stopped at"));
+	assert_int_equal(freed_a, 1); /* once the run was over */
+	assert_int_equal(op_arg_frees, 2);
+	assert_int_equal(admin__op_cancel(fx->api.ops, &fx->exports[0], 77),
+			 -EALREADY);
+	assert_int_equal(admin__op_cancel(fx->api.ops, &fx->exports[0], 99),
+			 -ENOENT);
+}
+
 static void test_snapshot_refusals(void **state)
 {
 	struct admin_fixture *fx = *state;
@@ -437,6 +519,7 @@ int main(void)
 		T(test_clone_refusals),
 		T(test_reserve_and_stats),
 		T(test_ops_refuse_busy_paths_and_exclusive),
+		T(test_ops_key_find_cancel),
 		T(test_snapshot_refusals),
 		T(test_store_down_is_503),
 	};
