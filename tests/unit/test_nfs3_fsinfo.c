@@ -28,7 +28,7 @@ enum rpc_disposition request_defer(struct request *req,
 	return RPC_PENDING;
 }
 
-static void test_program_has_all_22_procedures(void **state)
+static void test_program_has_rfc1813s_22_procedures_and_vaai_nas(void **state)
 {
 	struct nfs3_fixture *fx = *state;
 	const struct rpc_program *p = &fx->prog;
@@ -37,7 +37,8 @@ static void test_program_has_all_22_procedures(void **state)
 	assert_int_equal(p->prog, 100003);
 	assert_int_equal(p->vers, 3);
 	assert_ptr_equal(p->ctx, &fx->svc);
-	assert_int_equal(p->nprocs, 22);
+	/* RFC 1813's 22 (0-21), then VAAI-NAS's in-band procedure, 22. */
+	assert_int_equal(p->nprocs, 23);
 	for (size_t i = 0; i < p->nprocs; i++) {
 		const struct rpc_proc *d = &p->procs[i];
 
@@ -53,6 +54,7 @@ static void test_program_has_all_22_procedures(void **state)
 	}
 	assert_string_equal(p->procs[NFSPROC3_READDIRPLUS].name, "READDIRPLUS");
 	assert_string_equal(p->procs[NFSPROC3_COMMIT].name, "COMMIT");
+	assert_string_equal(p->procs[22].name, "VAAI_NAS");
 }
 
 static void test_null_answers_nothing(void **state)
@@ -156,8 +158,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(
-			test_program_has_all_22_procedures, nfs3_fixture_setup,
-			nfs3_fixture_teardown),
+			test_program_has_rfc1813s_22_procedures_and_vaai_nas,
+			nfs3_fixture_setup, nfs3_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_null_answers_nothing,
 						nfs3_fixture_setup,
 						nfs3_fixture_teardown),
