@@ -171,14 +171,14 @@ int repl_plan_fiemap(int fd, struct repl_extent **out, size_t *n)
 			e[cnt].logical = fe->fe_logical;
 			e[cnt].physical = fe->fe_physical;
 			e[cnt].length = fe->fe_length;
-			e[cnt].flags = (fe->fe_flags &
-					(FIEMAP_EXTENT_UNKNOWN |
-					 FIEMAP_EXTENT_DELALLOC |
-					 FIEMAP_EXTENT_ENCODED |
-					 FIEMAP_EXTENT_DATA_INLINE |
-					 FIEMAP_EXTENT_NOT_ALIGNED))
-					       ? REPL_EXTENT_UNSURE
-					       : 0;
+			e[cnt].flags =
+				(fe->fe_flags & (FIEMAP_EXTENT_UNKNOWN |
+						 FIEMAP_EXTENT_DELALLOC |
+						 FIEMAP_EXTENT_ENCODED |
+						 FIEMAP_EXTENT_DATA_INLINE |
+						 FIEMAP_EXTENT_NOT_ALIGNED))
+					? REPL_EXTENT_UNSURE
+					: 0;
 			cnt++;
 			start = fe->fe_logical + fe->fe_length;
 			if (fe->fe_flags & FIEMAP_EXTENT_LAST) {
