@@ -56,7 +56,9 @@ static int journal_load(struct repl_journal *j, FILE *f)
 		j->ndone++;
 	}
 	free(line);
-	qsort(j->done, j->ndone, sizeof(*j->done), journal_cmp);
+	if (j->ndone) {
+		qsort(j->done, j->ndone, sizeof(*j->done), journal_cmp);
+	}
 	return 0;
 }
 
@@ -101,9 +103,9 @@ int repl_journal_open(const char *path, const char *name, bool *resumed,
 		return errbuf_printf(errbuf, errlen, err, "journal %s: %s",
 				     path, strerror(-err));
 	}
-	if (!*resumed && (ftruncate(j->fd, 0) < 0 ||
-			  dprintf(j->fd, "%s\n", name) < 0 ||
-			  fdatasync(j->fd) < 0)) {
+	if (!*resumed &&
+	    (ftruncate(j->fd, 0) < 0 || dprintf(j->fd, "%s\n", name) < 0 ||
+	     fdatasync(j->fd) < 0)) {
 		err = -errno;
 		repl_journal_close(j, false);
 		return errbuf_printf(errbuf, errlen, err, "journal %s: %s",

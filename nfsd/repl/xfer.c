@@ -111,7 +111,8 @@ static int xfer_block(struct xfer *x, const char *rel, int sfd, int bfd,
 	uint64_t h;
 
 	if (n < 0 || (size_t)n != len) {
-		return errbuf_printf(x->errbuf, x->errlen, n < 0 ? (int)n : -EIO,
+		return errbuf_printf(x->errbuf, x->errlen,
+				     n < 0 ? (int)n : -EIO,
 				     "%s: source read at %llu failed", rel,
 				     (unsigned long long)off);
 	}
@@ -127,7 +128,8 @@ static int xfer_block(struct xfer *x, const char *rel, int sfd, int bfd,
 	if (n < 0) {
 		return errbuf_printf(x->errbuf, x->errlen, (int)n,
 				     "%s: destination write at %llu: %s", rel,
-				     (unsigned long long)off, strerror((int)-n));
+				     (unsigned long long)off,
+				     strerror((int)-n));
 	}
 	x->st->sent_bytes += len;
 	n = xfer_pread_full(dfd, x->dbuf, len, (off_t)off);
@@ -166,8 +168,7 @@ static int xfer_plan(int sfd, int bfd, uint64_t size, uint64_t bsize,
 	}
 	if (!err) {
 		err = repl_plan_changed(ce, nc, be, nb, size,
-					bfd >= 0 ? bsize : 0, REPL_BLOCK, r,
-					n);
+					bfd >= 0 ? bsize : 0, REPL_BLOCK, r, n);
 	}
 	free(ce);
 	free(be);
@@ -247,8 +248,7 @@ static int xfer_file(struct xfer *x, const char *rel, const struct stat *ss)
 					 dfd, o, len);
 		}
 	}
-	if (!err && (fchmod(dfd, ss->st_mode & 07777) < 0 ||
-		     fsync(dfd) < 0)) {
+	if (!err && (fchmod(dfd, ss->st_mode & 07777) < 0 || fsync(dfd) < 0)) {
 		err = errbuf_printf(x->errbuf, x->errlen, -errno,
 				    "%s: destination sync: %s", rel,
 				    strerror(errno));
@@ -440,7 +440,9 @@ static int xfer_dst_empty(const char *dst)
 int repl_xfer_run(const struct repl_xfer_args *a, struct repl_xfer_stats *st,
 		  char *errbuf, size_t errlen)
 {
-	struct xfer x = { .a = a, .st = st, .errbuf = errbuf, .errlen = errlen };
+	struct xfer x = {
+		.a = a, .st = st, .errbuf = errbuf, .errlen = errlen
+	};
 	bool resumed;
 	int err;
 
