@@ -40,7 +40,9 @@ static int relation_save(const struct repl_relation *r)
 	if (!f) {
 		return -errno;
 	}
-	fprintf(f, "last=%s\nseq=%" PRIu64 "\nbroken=%d\nlast_snap_s=%" PRId64 "\n",
+	fprintf(f,
+		"last=%s\nseq=%" PRIu64 "\nbroken=%d\nlast_snap_s=%" PRId64
+		"\n",
 		r->last, r->seq, r->broken ? 1 : 0, r->last_snap_s);
 	if (fflush(f) || fsync(fileno(f)) < 0) {
 		err = -errno;
@@ -90,8 +92,8 @@ static bool relation_under(const char *a, const char *b)
 {
 	size_t n = strlen(b);
 
-	return !strncmp(a, b, n) && (a[n] == '\0' || a[n] == '/' ||
-				     (n == 1 && b[0] == '/'));
+	return !strncmp(a, b, n) &&
+	       (a[n] == '\0' || a[n] == '/' || (n == 1 && b[0] == '/'));
 }
 
 int repl_relation_open(struct repl_relation *r, char *errbuf, size_t errlen)
@@ -102,9 +104,8 @@ int repl_relation_open(struct repl_relation *r, char *errbuf, size_t errlen)
 		return -EINVAL;
 	}
 	if (!realpath(r->src_root, s) || !realpath(r->dst_root, d)) {
-		return errbuf_printf(errbuf, errlen, -errno,
-				     "relation %s: %s", r->name,
-				     strerror(errno));
+		return errbuf_printf(errbuf, errlen, -errno, "relation %s: %s",
+				     r->name, strerror(errno));
 	}
 	if (relation_under(s, d) || relation_under(d, s)) {
 		return errbuf_printf(errbuf, errlen, -EINVAL,
@@ -137,8 +138,8 @@ static bool relation_pending(const struct repl_relation *r, char *name)
 		line[strcspn(line, "\n")] = '\0';
 		ok = !strncmp(line, prefix, strlen(prefix)) &&
 		     strcmp(line, r->last) &&
-		     !snap_check(r->src_root, r->src_manifest, line, true,
-				 NULL, 0);
+		     !snap_check(r->src_root, r->src_manifest, line, true, NULL,
+				 0);
 		if (ok) {
 			strcpy(name, line);
 		}
@@ -147,8 +148,8 @@ static bool relation_pending(const struct repl_relation *r, char *name)
 	return ok;
 }
 
-int repl_relation_transfer(struct repl_relation *r, int64_t now,
-			   char *errbuf, size_t errlen)
+int repl_relation_transfer(struct repl_relation *r, int64_t now, char *errbuf,
+			   size_t errlen)
 {
 	char name[SNAP_NAME_MAX + 1], src[PATH_MAX], base[PATH_MAX],
 		journal[PATH_MAX];

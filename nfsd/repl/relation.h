@@ -51,8 +51,8 @@ int repl_relation_open(struct repl_relation *r, char *errbuf, size_t errlen);
 /* One transfer (see the head of this file) at time @now; a transfer a
  * kill cut is resumed from its journal.  Returns 0 or -errno with the
  * reason (-EPERM: the relation is broken). */
-int repl_relation_transfer(struct repl_relation *r, int64_t now,
-			   char *errbuf, size_t errlen);
+int repl_relation_transfer(struct repl_relation *r, int64_t now, char *errbuf,
+			   size_t errlen);
 
 /* Break (the DR failover): the destination stops taking transfers and
  * may be written by its clients.  Returns 0 or -errno. */

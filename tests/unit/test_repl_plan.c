@@ -28,9 +28,9 @@ static void plan_identical_shares_all(void **state)
 	size_t n;
 
 	(void)state;
-	assert_int_equal(repl_plan_changed(e, 1, e, 1, 256 * K, 256 * K,
-					   64 * K, &r, &n),
-			 0);
+	assert_int_equal(
+		repl_plan_changed(e, 1, e, 1, 256 * K, 256 * K, 64 * K, &r, &n),
+		0);
 	assert_int_equal(n, 0);
 	assert_null(r);
 }
@@ -66,9 +66,9 @@ static void plan_new_file_and_holes(void **state)
 	size_t n;
 
 	(void)state;
-	assert_int_equal(repl_plan_changed(cur, 2, NULL, 0, 200 * K, 0, 64 * K,
-					   &r, &n),
-			 0);
+	assert_int_equal(
+		repl_plan_changed(cur, 2, NULL, 0, 200 * K, 0, 64 * K, &r, &n),
+		0);
 	assert_int_equal(n, 2);
 	assert_int_equal(r[0].off, 0);
 	assert_int_equal(r[0].len, 64 * K);

@@ -74,7 +74,9 @@ static int same(const char *a, const char *b)
 {
 	char cmd[512];
 
-	snprintf(cmd, sizeof(cmd), "diff -r --no-dereference -x .snapshot %s %s >/dev/null", a, b);
+	snprintf(cmd, sizeof(cmd),
+		 "diff -r --no-dereference -x .snapshot %s %s >/dev/null", a,
+		 b);
 	return system(cmd) == 0;
 }
 
@@ -94,8 +96,9 @@ static void xfer_baseline_then_incremental(void **state)
 	struct dirs *d = *state;
 	size_t len = 1u << 20;
 	unsigned char *b = disk(len);
-	struct repl_xfer_args a = { .name = "r1", .src = d->s1, .dst = d->dst,
-				    .journal = d->journal };
+	struct repl_xfer_args a = {
+		.name = "r1", .src = d->s1, .dst = d->dst, .journal = d->journal
+	};
 	struct repl_xfer_stats st;
 	char err[256] = "", p[256];
 
@@ -125,15 +128,17 @@ static void xfer_baseline_then_incremental(void **state)
 	assert_int_equal(repl_xfer_run(&a, &st, err, sizeof(err)), 0);
 	assert_true(same(d->s2, d->dst));
 	assert_int_equal(st.sent_bytes, REPL_BLOCK + 1);
-	assert_int_equal(st.removed, 1); /* gone.txt (becomes-dir is replaced) */
+	assert_int_equal(st.removed,
+			 1); /* gone.txt (becomes-dir is replaced) */
 	free(b);
 }
 
 static void xfer_baseline_needs_empty(void **state)
 {
 	struct dirs *d = *state;
-	struct repl_xfer_args a = { .name = "r1", .src = d->s1, .dst = d->dst,
-				    .journal = d->journal };
+	struct repl_xfer_args a = {
+		.name = "r1", .src = d->s1, .dst = d->dst, .journal = d->journal
+	};
 	struct repl_xfer_stats st;
 	char err[256] = "", p[256];
 
@@ -150,8 +155,9 @@ static void xfer_baseline_needs_empty(void **state)
 static void xfer_resume_skips_journal(void **state)
 {
 	struct dirs *d = *state;
-	struct repl_xfer_args a = { .name = "r1", .src = d->s1, .dst = d->dst,
-				    .journal = d->journal };
+	struct repl_xfer_args a = {
+		.name = "r1", .src = d->s1, .dst = d->dst, .journal = d->journal
+	};
 	struct repl_xfer_stats st;
 	char err[256] = "";
 	FILE *f;

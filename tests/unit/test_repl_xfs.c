@@ -9,8 +9,10 @@
  * that fills up ends the transfer with ENOSPC and its last replica intact,
  * and the next transfer resumes and completes; break refuses transfers,
  * resync reverts what the destination's clients wrote and the next
- * transfer sends only what changed; a destination inside the source is
- * refused.  Prints the bytes moved (docs/replication.md quotes them).
+ * transfer sends only what changed; a transfer killed (SIGKILL) half
+ * way leaves the last replica whole and the next one resumes from its
+ * journal; a destination inside the source is refused.  Prints the bytes moved
+ * (docs/replication.md quotes them).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -58,12 +62,12 @@ static int setup(void **state)
 	if (geteuid() != 0 || system("command -v mkfs.xfs >/dev/null")) {
 		return 0;
 	}
-	l->mounted =
-		!sh("cd %s && mkdir src dst && truncate -s 320M s.img d.img && "
-		    "mkfs.xfs -q -m reflink=1 s.img && mkfs.xfs -q -m reflink=1 "
-		    "d.img && mount -o loop s.img src && (mount -o loop d.img dst "
-		    "|| (umount src; false)) && mkdir dst/ds",
-		    l->root);
+	l->mounted = !sh(
+		"cd %s && mkdir src dst && truncate -s 320M s.img d.img && "
+		"mkfs.xfs -q -m reflink=1 s.img && mkfs.xfs -q -m reflink=1 "
+		"d.img && mount -o loop s.img src && (mount -o loop d.img dst "
+		"|| (umount src; false)) && mkdir dst/ds",
+		l->root);
 	return 0;
 }
 
@@ -108,6 +112,40 @@ static int replica_same(const struct lab *l, const char *name)
 	return system(cmd) == 0;
 }
 
+/* Runs a transfer of @r in a child and kills it (SIGKILL) as soon as
+ * its journal records a file. */
+static void kill9_mid_transfer(const struct lab *l, struct repl_relation *r)
+{
+	char journal[160], line[256];
+	int lines = 0, status;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (!pid) {
+		char err[256];
+
+		_exit(repl_relation_transfer(r, 2900, err, sizeof(err)) ? 1
+									: 0);
+	}
+	snprintf(journal, sizeof(journal), "%s/repl-r1.journal", l->root);
+	for (int i = 0; i < 20000 && lines < 2; i++) {
+		FILE *f = fopen(journal, "r");
+
+		lines = 0;
+		while (f && fgets(line, sizeof(line), f)) {
+			lines++;
+		}
+		if (f) {
+			fclose(f);
+		}
+		usleep(500);
+	}
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status)); /* killed, not finished */
+	assert_int_equal(lines, 2);
+}
+
 static void relation_on_xfs(void **state)
 {
 	struct lab *l = *state;
@@ -149,10 +187,11 @@ static void relation_on_xfs(void **state)
 	/* The destination fills up (a file beside the datastore takes all
 	 * but 4 MiB): ENOSPC, the last replica intact. */
 	snprintf(p, sizeof(p), "%s/dst/filler", l->root);
-	assert_int_equal(sh("fallocate -l $(($(stat -f -c '%%a*%%S' %s/dst)-4194304)) "
-			    "%s/dst/filler",
-			    l->root),
-			 0);
+	assert_int_equal(
+		sh("fallocate -l $(($(stat -f -c '%%a*%%S' %s/dst)-4194304)) "
+		   "%s/dst/filler",
+		   l->root),
+		0);
 	scribble(disk, 20 * MIB, 16 * MIB, 3);
 	snprintf(old, sizeof(old), "%s", r.last);
 	assert_int_equal(repl_relation_transfer(&r, 2200, err, sizeof(err)),
@@ -165,6 +204,23 @@ static void relation_on_xfs(void **state)
 	assert_int_equal(unlink(p), 0);
 	assert_int_equal(repl_relation_transfer(&r, 2800, err, sizeof(err)), 0);
 	assert_string_equal(r.last, "repl-r1-3");
+	assert_true(replica_same(l, r.last));
+
+	/* kill -9 of the transfer once its journal holds one file of three:
+	 * the last replica stays whole, the next run skips that file. */
+	for (int i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s/vm%d-flat.vmdk", l->src, i);
+		scribble(p, 0, 16 * MIB, 10 + i);
+	}
+	kill9_mid_transfer(l, &r);
+	assert_true(replica_same(l, r.last));
+	assert_int_equal(repl_relation_open(&r, err, sizeof(err)), 0);
+	assert_int_equal(repl_relation_transfer(&r, 3000, err, sizeof(err)), 0);
+	print_message("repl: after kill -9: %llu files resumed, %llu applied\n",
+		      (unsigned long long)r.last_stats.files_resumed,
+		      (unsigned long long)r.last_stats.files);
+	assert_true(r.last_stats.files_resumed >= 1);
+	assert_string_equal(r.last, "repl-r1-4");
 	assert_true(replica_same(l, r.last));
 
 	/* Break: no transfers; the destination's clients write. */
