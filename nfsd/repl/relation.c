@@ -56,6 +56,18 @@ static int relation_save(const struct repl_relation *r)
 	return err;
 }
 
+/* relation_save() with its failure's reason in @errbuf. */
+static int relation_save_err(const struct repl_relation *r, char *errbuf,
+			     size_t errlen)
+{
+	int err = relation_save(r);
+
+	return err ? errbuf_printf(errbuf, errlen, err,
+				   "relation %s: state: %s", r->name,
+				   strerror(-err))
+		   : 0;
+}
+
 static int relation_load(struct repl_relation *r)
 {
 	char p[PATH_MAX], line[128];
@@ -205,23 +217,13 @@ int repl_relation_transfer(struct repl_relation *r, int64_t now, char *errbuf,
 	snprintf(r->last, sizeof(r->last), "%s", name);
 	r->last_ok_s = now;
 	r->transfers_ok++;
-	err = relation_save(r);
-	return err ? errbuf_printf(errbuf, errlen, err,
-				   "relation %s: state: %s", r->name,
-				   strerror(-err))
-		   : 0;
+	return relation_save_err(r, errbuf, errlen);
 }
 
 int repl_relation_break(struct repl_relation *r, char *errbuf, size_t errlen)
 {
-	int err;
-
 	r->broken = true;
-	err = relation_save(r);
-	return err ? errbuf_printf(errbuf, errlen, err,
-				   "relation %s: state: %s", r->name,
-				   strerror(-err))
-		   : 0;
+	return relation_save_err(r, errbuf, errlen);
 }
 
 int repl_relation_resync(struct repl_relation *r, char *errbuf, size_t errlen)
@@ -240,9 +242,5 @@ int repl_relation_resync(struct repl_relation *r, char *errbuf, size_t errlen)
 		}
 	}
 	r->broken = false;
-	err = relation_save(r);
-	return err ? errbuf_printf(errbuf, errlen, err,
-				   "relation %s: state: %s", r->name,
-				   strerror(-err))
-		   : 0;
+	return relation_save_err(r, errbuf, errlen);
 }

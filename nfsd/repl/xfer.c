@@ -329,14 +329,39 @@ static int xfer_entry(struct xfer *x, const char *rel, const struct stat *ss,
 	return 0; /* devices, fifos, sockets: a datastore has none to send */
 }
 
+/*
+ * The next entry of directory @d (at @rel) but ".", ".." and, at the
+ * root, .snapshot (never sent, never pruned): its relative path into @sub
+ * and its source path into @sp (PATH_MAX each).  Returns 1, 0 at the end
+ * or -ENAMETOOLONG.
+ */
+static int xfer_next(struct xfer *x, DIR *d, const char *rel, char *sub,
+		     char *sp)
+{
+	struct dirent *de;
+
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    (!*rel && !strcmp(de->d_name, SNAP_DIR_NAME))) {
+			continue;
+		}
+		if (snprintf(sub, PATH_MAX, "%s%s%s", rel, *rel ? "/" : "",
+			     de->d_name) >= PATH_MAX ||
+		    xfer_path(sp, x->a->src, sub)) {
+			return -ENAMETOOLONG;
+		}
+		return 1;
+	}
+	return 0;
+}
+
 /* Removes what directory @rel of the destination has and the snapshot's
  * has not (at the root, .snapshot stays). */
 static int xfer_prune(struct xfer *x, const char *rel)
 {
 	char dp[PATH_MAX], sp[PATH_MAX], sub[PATH_MAX];
-	struct dirent *de;
 	struct stat sb;
-	int err = 0;
+	int err = 0, rc = 0;
 	DIR *d;
 
 	if (xfer_path(dp, x->a->dst, rel)) {
@@ -346,17 +371,7 @@ static int xfer_prune(struct xfer *x, const char *rel)
 	if (!d) {
 		return -errno;
 	}
-	while (!err && (de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
-		    (!*rel && !strcmp(de->d_name, SNAP_DIR_NAME))) {
-			continue;
-		}
-		if (snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "",
-			     de->d_name) >= (int)sizeof(sub) ||
-		    xfer_path(sp, x->a->src, sub)) {
-			err = -ENAMETOOLONG;
-			break;
-		}
+	while (!err && (rc = xfer_next(x, d, rel, sub, sp)) > 0) {
 		if (lstat(sp, &sb) < 0) {
 			char rp[PATH_MAX];
 
@@ -367,15 +382,14 @@ static int xfer_prune(struct xfer *x, const char *rel)
 		}
 	}
 	closedir(d);
-	return err;
+	return err ? err : rc;
 }
 
 static int xfer_tree(struct xfer *x, const char *rel, int depth)
 {
 	char sp[PATH_MAX], sub[PATH_MAX];
-	struct dirent *de;
 	struct stat sb;
-	int err = 0;
+	int err = 0, rc = 0;
 	DIR *d;
 
 	if (depth > SNAP_MAX_DEPTH) {
@@ -390,30 +404,21 @@ static int xfer_tree(struct xfer *x, const char *rel, int depth)
 				     "%s",
 				     *rel ? rel : "/", strerror(-err));
 	}
-	if (xfer_path(sp, x->a->src, rel) || !(d = opendir(sp))) {
+	if (xfer_path(sp, x->a->src, rel)) {
+		return -ENAMETOOLONG;
+	}
+	d = opendir(sp);
+	if (!d) {
 		return errbuf_printf(x->errbuf, x->errlen, -errno,
 				     "source %s: %s", *rel ? rel : "/",
 				     strerror(errno));
 	}
-	while (!err && (de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
-		    (!*rel && !strcmp(de->d_name, SNAP_DIR_NAME))) {
-			continue;
-		}
-		if (snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "",
-			     de->d_name) >= (int)sizeof(sub) ||
-		    xfer_path(sp, x->a->src, sub)) {
-			err = -ENAMETOOLONG;
-			break;
-		}
-		if (lstat(sp, &sb) < 0) {
-			err = -errno;
-			break;
-		}
-		err = xfer_entry(x, sub, &sb, depth);
+	while (!err && (rc = xfer_next(x, d, rel, sub, sp)) > 0) {
+		err = lstat(sp, &sb) < 0 ? -errno
+					 : xfer_entry(x, sub, &sb, depth);
 	}
 	closedir(d);
-	return err;
+	return err ? err : rc;
 }
 
 /* Whether the destination holds anything but .snapshot. */
