@@ -101,6 +101,32 @@ static int xfer_pwrite_full(int fd, const void *buf, size_t len, off_t off)
 	return 0;
 }
 
+/*
+ * Gives the destination's entry (@fd, or @path under @fd: never followed)
+ * the source's owner, mode and times: ESXi and the NFS clients see the
+ * replica as the source's files.  The times go last: applying the data
+ * (or a directory's entries) changed them.  Returns 0 or -1 (errno).
+ */
+static int xfer_attrs(int fd, const char *path, const struct stat *ss)
+{
+	const struct timespec t[2] = { ss->st_atim, ss->st_mtim };
+
+	if (!path) {
+		return fchown(fd, ss->st_uid, ss->st_gid) < 0 ||
+				       fchmod(fd, ss->st_mode & 07777) < 0 ||
+				       futimens(fd, t) < 0
+			       ? -1
+			       : 0;
+	}
+	if (fchownat(fd, path, ss->st_uid, ss->st_gid, AT_SYMLINK_NOFOLLOW) <
+		    0 ||
+	    (!S_ISLNK(ss->st_mode) &&
+	     fchmodat(fd, path, ss->st_mode & 07777, 0) < 0)) {
+		return -1;
+	}
+	return utimensat(fd, path, t, AT_SYMLINK_NOFOLLOW);
+}
+
 /* Sends block [@off, @off + @len) of @sfd to @dfd unless the base @bfd
  * (-1: none; @bsize bytes) has the same bytes there; checks it by reading
  * it back. */
@@ -248,7 +274,7 @@ static int xfer_file(struct xfer *x, const char *rel, const struct stat *ss)
 					 dfd, o, len);
 		}
 	}
-	if (!err && (fchmod(dfd, ss->st_mode & 07777) < 0 || fsync(dfd) < 0)) {
+	if (!err && (xfer_attrs(dfd, NULL, ss) < 0 || fsync(dfd) < 0)) {
 		err = errbuf_printf(x->errbuf, x->errlen, -errno,
 				    "%s: destination sync: %s", rel,
 				    strerror(errno));
@@ -306,7 +332,7 @@ static int xfer_entry(struct xfer *x, const char *rel, const struct stat *ss,
 					     strerror(errno));
 		}
 		err = xfer_tree(x, rel, depth + 1);
-		if (!err && chmod(dp, ss->st_mode & 07777) < 0) {
+		if (!err && xfer_attrs(AT_FDCWD, dp, ss) < 0) {
 			err = -errno;
 		}
 		return err;
@@ -318,7 +344,8 @@ static int xfer_entry(struct xfer *x, const char *rel, const struct stat *ss,
 		}
 		tgt[n] = '\0';
 		err = xfer_rm(dp);
-		if (!err && symlink(tgt, dp) < 0) {
+		if (!err && (symlink(tgt, dp) < 0 ||
+			     xfer_attrs(AT_FDCWD, dp, ss) < 0)) {
 			err = -errno;
 		}
 		return err ? errbuf_printf(x->errbuf, x->errlen, err,

@@ -80,6 +80,22 @@ static int same(const char *a, const char *b)
 	return system(cmd) == 0;
 }
 
+/* Owner, mode and mtime of @rel: the destination's are the source's. */
+static void same_attrs(const struct dirs *d, const char *rel)
+{
+	char a[256], b[256];
+	struct stat sa, sb;
+
+	snprintf(a, sizeof(a), "%s/%s", d->s2, rel);
+	snprintf(b, sizeof(b), "%s/%s", d->dst, rel);
+	assert_int_equal(lstat(a, &sa), 0);
+	assert_int_equal(lstat(b, &sb), 0);
+	assert_int_equal(sa.st_mode, sb.st_mode);
+	assert_int_equal(sa.st_uid, sb.st_uid);
+	assert_int_equal(sa.st_mtim.tv_sec, sb.st_mtim.tv_sec);
+	assert_int_equal(sa.st_mtim.tv_nsec, sb.st_mtim.tv_nsec);
+}
+
 static unsigned char *disk(size_t len)
 {
 	unsigned char *b = malloc(len);
@@ -99,6 +115,7 @@ static void xfer_baseline_then_incremental(void **state)
 	struct repl_xfer_args a = {
 		.name = "r1", .src = d->s1, .dst = d->dst, .journal = d->journal
 	};
+	const struct timespec old[2] = { { 1000000000, 5 }, { 1000000000, 7 } };
 	struct repl_xfer_stats st;
 	char err[256] = "", p[256];
 
@@ -120,6 +137,15 @@ static void xfer_baseline_then_incremental(void **state)
 	snprintf(p, sizeof(p), "%s/becomes-dir", d->s2);
 	assert_int_equal(mkdir(p, 0755), 0);
 	put(d->s2, "becomes-dir/in.txt", "z", 1);
+	/* An owner, mode and times of its own (the owner needs root). */
+	snprintf(p, sizeof(p), "%s/disk-flat.vmdk", d->s2);
+	assert_int_equal(chmod(p, 0640), 0);
+	if (geteuid() == 0) {
+		assert_int_equal(chown(p, 1234, 1234), 0);
+	}
+	assert_int_equal(utimensat(AT_FDCWD, p, old, 0), 0);
+	snprintf(p, sizeof(p), "%s/becomes-dir", d->s2);
+	assert_int_equal(utimensat(AT_FDCWD, p, old, 0), 0);
 	snprintf(p, sizeof(p), "%s/link.vmdk", d->s2);
 	assert_int_equal(symlink("disk-flat.vmdk", p), 0);
 	a.name = "r2";
@@ -128,8 +154,11 @@ static void xfer_baseline_then_incremental(void **state)
 	assert_int_equal(repl_xfer_run(&a, &st, err, sizeof(err)), 0);
 	assert_true(same(d->s2, d->dst));
 	assert_int_equal(st.sent_bytes, REPL_BLOCK + 1);
-	assert_int_equal(st.removed,
-			 1); /* gone.txt (becomes-dir is replaced) */
+	/* gone.txt (becomes-dir is replaced, not counted) */
+	assert_int_equal(st.removed, 1);
+	same_attrs(d, "disk-flat.vmdk");
+	same_attrs(d, "becomes-dir");
+	same_attrs(d, "link.vmdk");
 	free(b);
 }
 
