@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * repl relation: a replication relation between a source datastore and a
+ * destination datastore (docs/replication.md), its state and its
+ * transfers: each transfer takes a snapshot of the source
+ * (repl-NAME-SEQ), applies it to the destination (xfer.h) against the
+ * last snapshot both sides hold, and commits it as the destination's
+ * snapshot of the same name; then the older pair goes.  The relation's
+ * state (the last common snapshot, the sequence, broken or not) is one
+ * file in the server's state directory, replaced atomically.
+ *
+ * Here both roots are paths this process reaches (the destination on
+ * another file system of the same machine); the transport to a
+ * destination on another dsnfsd is not built yet (docs/replication.md,
+ * "Status").
+ */
+#ifndef DSNFS_REPL_RELATION_H
+#define DSNFS_REPL_RELATION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nfsd/repl/sched.h"
+#include "nfsd/repl/xfer.h"
+#include "nfsd/snap/naming.h"
+
+struct repl_relation {
+	const char *name; /* [A-Za-z0-9_-]+ */
+	const char *src_root, *src_manifest;
+	const char *dst_root, *dst_manifest;
+	const char *state_dir; /* its state file and journal go here */
+	enum repl_schedule schedule;
+
+	/* What the relation did (read by /metrics). */
+	char last[SNAP_NAME_MAX + 1]; /* the last common snapshot; "" none */
+	uint64_t seq;
+	bool broken; /* the destination is writable: no transfers */
+	int64_t last_ok_s; /* when the last transfer ended well */
+	int64_t last_snap_s; /* when its source snapshot was taken */
+	uint64_t bytes_total, transfers_ok, transfers_failed;
+	struct repl_xfer_stats last_stats;
+};
+
+/* Checks @r (a name, two roots that are distinct datastores: neither
+ * inside the other) and loads its state file.  Returns 0 or -errno with
+ * the reason (-EINVAL: the destination is the source datastore or in
+ * it). */
+int repl_relation_open(struct repl_relation *r, char *errbuf, size_t errlen);
+
+/* One transfer (see the head of this file) at time @now; a transfer a
+ * kill cut is resumed from its journal.  Returns 0 or -errno with the
+ * reason (-EPERM: the relation is broken). */
+int repl_relation_transfer(struct repl_relation *r, int64_t now, char *errbuf,
+			   size_t errlen);
+
+/* Break (the DR failover): the destination stops taking transfers and
+ * may be written by its clients.  Returns 0 or -errno. */
+int repl_relation_break(struct repl_relation *r, char *errbuf, size_t errlen);
+
+/* Resync after a break: reverts the destination to the last common
+ * snapshot (what its clients wrote since the break is lost, as ANF's
+ * resync) and ends the break; the next transfer sends only what the
+ * source changed since.  Returns 0 or -errno. */
+int repl_relation_resync(struct repl_relation *r, char *errbuf, size_t errlen);
+
+/* Seconds the destination's replica is behind @now (the age of the last
+ * replicated snapshot); -1 before a baseline. */
+int64_t repl_relation_lag(const struct repl_relation *r, int64_t now);
+
+#endif

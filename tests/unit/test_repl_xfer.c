@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Unit tests of a replication transfer (nfsd/repl/xfer.c) between plain
+ * directories of the scratch file system (no reflink: every block is a
+ * candidate, the xxh64 comparison with the base picks what is sent): a
+ * baseline copies the tree, an incremental after one 64 KiB block changed
+ * sends that block only, removes what the source lost, follows a file
+ * turned into a directory; a baseline into a destination that is not
+ * empty is refused and writes nothing; a transfer started again after a
+ * kill skips the files its journal records.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "nfsd/repl/xfer.h"
+
+struct dirs {
+	char root[64];
+	char s1[96], s2[96], dst[96], journal[96];
+};
+
+static int setup(void **state)
+{
+	struct dirs *d = calloc(1, sizeof(*d));
+
+	assert_non_null(d);
+	strcpy(d->root, "/tmp/test_repl_xfer.XXXXXX");
+	assert_non_null(mkdtemp(d->root));
+	snprintf(d->s1, sizeof(d->s1), "%s/s1", d->root);
+	snprintf(d->s2, sizeof(d->s2), "%s/s2", d->root);
+	snprintf(d->dst, sizeof(d->dst), "%s/dst", d->root);
+	snprintf(d->journal, sizeof(d->journal), "%s/journal", d->root);
+	assert_int_equal(mkdir(d->s1, 0755), 0);
+	assert_int_equal(mkdir(d->s2, 0755), 0);
+	assert_int_equal(mkdir(d->dst, 0755), 0);
+	*state = d;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct dirs *d = *state;
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", d->root);
+	assert_int_equal(system(cmd), 0);
+	free(d);
+	return 0;
+}
+
+static void put(const char *dir, const char *rel, const void *buf, size_t len)
+{
+	char p[256];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+	close(fd);
+}
+
+static int same(const char *a, const char *b)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd),
+		 "diff -r --no-dereference -x .snapshot %s %s >/dev/null", a,
+		 b);
+	return system(cmd) == 0;
+}
+
+/* Owner, mode and mtime of @rel: the destination's are the source's. */
+static void same_attrs(const struct dirs *d, const char *rel)
+{
+	char a[256], b[256];
+	struct stat sa, sb;
+
+	snprintf(a, sizeof(a), "%s/%s", d->s2, rel);
+	snprintf(b, sizeof(b), "%s/%s", d->dst, rel);
+	assert_int_equal(lstat(a, &sa), 0);
+	assert_int_equal(lstat(b, &sb), 0);
+	assert_int_equal(sa.st_mode, sb.st_mode);
+	assert_int_equal(sa.st_uid, sb.st_uid);
+	assert_int_equal(sa.st_mtim.tv_sec, sb.st_mtim.tv_sec);
+	assert_int_equal(sa.st_mtim.tv_nsec, sb.st_mtim.tv_nsec);
+}
+
+static unsigned char *disk(size_t len)
+{
+	unsigned char *b = malloc(len);
+
+	assert_non_null(b);
+	for (size_t i = 0; i < len; i++) {
+		b[i] = (unsigned char)(i * 2654435761u >> 13);
+	}
+	return b;
+}
+
+static void xfer_baseline_then_incremental(void **state)
+{
+	struct dirs *d = *state;
+	size_t len = 1u << 20;
+	unsigned char *b = disk(len);
+	struct repl_xfer_args a = {
+		.name = "r1", .src = d->s1, .dst = d->dst, .journal = d->journal
+	};
+	const struct timespec old[2] = { { 1000000000, 5 }, { 1000000000, 7 } };
+	struct repl_xfer_stats st;
+	char err[256] = "", p[256];
+
+	put(d->s1, "disk-flat.vmdk", b, len);
+	put(d->s1, "gone.txt", "x", 1);
+	put(d->s1, "becomes-dir", "y", 1);
+	snprintf(p, sizeof(p), "%s/link.vmdk", d->s1);
+	assert_int_equal(symlink("disk-flat.vmdk", p), 0);
+	assert_int_equal(repl_xfer_run(&a, &st, err, sizeof(err)), 0);
+	assert_true(same(d->s1, d->dst));
+	assert_int_equal(st.files, 3);
+	assert_int_equal(st.sent_bytes, len + 2);
+	assert_int_equal(access(d->journal, F_OK), -1); /* committed */
+
+	/* The next snapshot: one block rewritten, a file gone, a file now a
+	 * directory. */
+	memset(b + 5 * REPL_BLOCK + 100, 0xab, 1000);
+	put(d->s2, "disk-flat.vmdk", b, len);
+	snprintf(p, sizeof(p), "%s/becomes-dir", d->s2);
+	assert_int_equal(mkdir(p, 0755), 0);
+	put(d->s2, "becomes-dir/in.txt", "z", 1);
+	/* An owner, mode and times of its own (the owner needs root). */
+	snprintf(p, sizeof(p), "%s/disk-flat.vmdk", d->s2);
+	assert_int_equal(chmod(p, 0640), 0);
+	if (geteuid() == 0) {
+		assert_int_equal(chown(p, 1234, 1234), 0);
+	}
+	assert_int_equal(utimensat(AT_FDCWD, p, old, 0), 0);
+	snprintf(p, sizeof(p), "%s/becomes-dir", d->s2);
+	assert_int_equal(utimensat(AT_FDCWD, p, old, 0), 0);
+	snprintf(p, sizeof(p), "%s/link.vmdk", d->s2);
+	assert_int_equal(symlink("disk-flat.vmdk", p), 0);
+	a.name = "r2";
+	a.src = d->s2;
+	a.base = d->s1;
+	assert_int_equal(repl_xfer_run(&a, &st, err, sizeof(err)), 0);
+	assert_true(same(d->s2, d->dst));
+	assert_int_equal(st.sent_bytes, REPL_BLOCK + 1);
+	/* gone.txt (becomes-dir is replaced, not counted) */
+	assert_int_equal(st.removed, 1);
+	same_attrs(d, "disk-flat.vmdk");
+	same_attrs(d, "becomes-dir");
+	same_attrs(d, "link.vmdk");
+	free(b);
+}
+
+static void xfer_baseline_needs_empty(void **state)
+{
+	struct dirs *d = *state;
+	struct repl_xfer_args a = {
+		.name = "r1", .src = d->s1, .dst = d->dst, .journal = d->journal
+	};
+	struct repl_xfer_stats st;
+	char err[256] = "", p[256];
+
+	put(d->s1, "a.txt", "new", 3);
+	put(d->dst, "mine.txt", "keep", 4);
+	assert_int_equal(repl_xfer_run(&a, &st, err, sizeof(err)), -ENOTEMPTY);
+	assert_non_null(strstr(err, "not empty"));
+	snprintf(p, sizeof(p), "%s/a.txt", d->dst);
+	assert_int_equal(access(p, F_OK), -1);
+	snprintf(p, sizeof(p), "%s/mine.txt", d->dst);
+	assert_int_equal(access(p, F_OK), 0);
+}
+
+static void xfer_resume_skips_journal(void **state)
+{
+	struct dirs *d = *state;
+	struct repl_xfer_args a = {
+		.name = "r1", .src = d->s1, .dst = d->dst, .journal = d->journal
+	};
+	struct repl_xfer_stats st;
+	char err[256] = "";
+	FILE *f;
+
+	put(d->s1, "a.txt", "aaaa", 4);
+	put(d->s1, "b.txt", "bbbb", 4);
+	/* A run killed after a.txt was applied (and a half line after). */
+	put(d->dst, "a.txt", "aaaa", 4);
+	put(d->dst, "b.txt", "bb", 2);
+	f = fopen(d->journal, "w");
+	assert_non_null(f);
+	fputs("r1\na.txt\nb.t", f);
+	fclose(f);
+	assert_int_equal(repl_xfer_run(&a, &st, err, sizeof(err)), 0);
+	assert_int_equal(st.files_resumed, 1);
+	assert_int_equal(st.files, 1);
+	assert_int_equal(st.sent_bytes, 4);
+	assert_true(same(d->s1, d->dst));
+	/* A journal of another transfer is not a resume. */
+	f = fopen(d->journal, "w");
+	assert_non_null(f);
+	fputs("r0\na.txt\n", f);
+	fclose(f);
+	a.name = "r2";
+	a.base = d->s1;
+	assert_int_equal(repl_xfer_run(&a, &st, err, sizeof(err)), 0);
+	assert_int_equal(st.files_resumed, 0);
+	assert_int_equal(st.sent_bytes, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(xfer_baseline_then_incremental,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(xfer_baseline_needs_empty,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(xfer_resume_skips_journal,
+						setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
