@@ -18,6 +18,7 @@
 #include "nfsd/admin/admin_int.h"
 #include "nfsd/admin/ops.h"
 #include "nfsd/admin/paths.h"
+#include "nfsd/admin/snap_policy.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -130,6 +131,40 @@ static void snapshots_op(struct admin_api *api, const struct export *exp,
 	}
 	rc = admin__op_start(api->ops, &spec, true, &doc, err, sizeof(err));
 	admin__op_reply(reply, rc, true, doc, err);
+}
+
+int admin__snapshot_sync(struct admin_api *api, const struct export *exp,
+			 const char *mode, const char *snap, char *errbuf,
+			 size_t errlen)
+{
+	struct admin_op_spec spec = { .kind = "snapshot",
+				      .mode = mode,
+				      .export = exp,
+				      .source = SNAP_DIR_NAME,
+				      .target = snap,
+				      .exclusive = true,
+				      .run = snapshots_run };
+	const struct store_snap_ops *so;
+	json_t *doc = NULL;
+	unsigned status;
+	int rc;
+
+	if (!api->ops) {
+		snprintf(errbuf, errlen, "operations are not available");
+		return -ENOTSUP;
+	}
+	so = snapshots_ops(exp, &status, errbuf, errlen);
+	if (!so) {
+		return status == 503 ? -EAGAIN : -EOPNOTSUPP;
+	}
+	rc = so->check(export_store(exp), snap, strcmp(mode, "create") != 0,
+		       errbuf, errlen);
+	if (!rc) {
+		rc = admin__op_start(api->ops, &spec, false, &doc, errbuf,
+				     errlen);
+	}
+	json_decref(doc);
+	return rc;
 }
 
 void admin__snapshots_list(struct admin_api *api,
