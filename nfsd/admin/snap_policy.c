@@ -192,8 +192,8 @@ static int policy_delete(struct admin_policies *p, const struct export *exp,
 				  sizeof(err));
 	if (rc && rc != -ENOENT) {
 		snprintf(res->why, sizeof(res->why),
-			 "deleting %.63s past the keep of %u: %.200s", name, j->keep,
-			 err);
+			 "deleting %.63s past the keep of %u: %.200s", name,
+			 j->keep, err);
 		return rc;
 	}
 	snap_policy_record_del(rec, name);
@@ -211,7 +211,8 @@ static const struct store_snap_ops *policy_ops(const struct export *exp,
 	struct store *st = exp ? export_store(exp) : NULL;
 
 	if (!exp) {
-		snprintf(res->why, sizeof(res->why), "no datastore of that name");
+		snprintf(res->why, sizeof(res->why),
+			 "no datastore of that name");
 	} else if (!st || export_store_down(exp) ||
 		   __atomic_load_n(&st->unavailable, __ATOMIC_ACQUIRE)) {
 		snprintf(res->why, sizeof(res->why),
@@ -250,7 +251,8 @@ static int policy_run(struct admin_policies *p, const struct policy_job *j,
 	if (!rc) {
 		rc = so->list(export_store(exp), &list, &nlist);
 		if (rc) {
-			snprintf(err, sizeof(err), "listing: %s", strerror(-rc));
+			snprintf(err, sizeof(err), "listing: %s",
+				 strerror(-rc));
 		}
 	}
 	if (!rc) {
@@ -299,8 +301,7 @@ static int policy_run(struct admin_policies *p, const struct policy_job *j,
 		/* Made, but not recorded: retention will never take it. */
 		snprintf(res->why, sizeof(res->why),
 			 "%.63s made but not recorded as the policy's: %.200s",
-			 name,
-			 rc == -ENOMEM ? strerror(-rc) : err);
+			 name, rc == -ENOMEM ? strerror(-rc) : err);
 		goto out;
 	}
 	for (size_t i = 0; !rc && i < plan.del_after; i++, gone++) {
@@ -361,8 +362,7 @@ void admin__policies_tick(struct admin_policies *p, int64_t now)
 		njobs = 0;
 		pthread_mutex_lock(&p->lock);
 		for (; next < p->n && njobs + SNAP_POLICY_KINDS <=
-						      sizeof(jobs) /
-							      sizeof(jobs[0]);
+					      sizeof(jobs) / sizeof(jobs[0]);
 		     next++) {
 			struct admin_policy_vol *v = &p->vols[next];
 			const struct snap_policy *pol = admin__policy_of(v);
@@ -556,16 +556,15 @@ static void policy_counter(struct admin_policies *p, struct admin_buf *out,
 	policy_family(out, name, "counter", help);
 	for (size_t i = 0; i < p->n; i++) {
 		const struct admin_policy_vol *v = &p->vols[i];
-		const uint64_t *c =
-			(const uint64_t *)((const char *)v + field);
+		const uint64_t *c = (const uint64_t *)((const char *)v + field);
 
 		for (int k = 0; k < SNAP_POLICY_KINDS; k++) {
 			admin__buf_printf(out, "%s{volume=\"", name);
 			admin__metrics_label_escape(out, v->volume);
-			admin__buf_printf(out, "\",kind=\"%s\"} %" PRIu64 "\n",
-					  snap_policy_kind_name(
-						  (enum snap_policy_kind)k),
-					  c[k]);
+			admin__buf_printf(
+				out, "\",kind=\"%s\"} %" PRIu64 "\n",
+				snap_policy_kind_name((enum snap_policy_kind)k),
+				c[k]);
 		}
 	}
 }

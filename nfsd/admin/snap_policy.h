@@ -119,8 +119,7 @@ int admin__policy_set(struct admin_policies *p, const char *volume,
 
 /* The overrides file: read at start, written at each change (holding
  * the engine's lock). */
-int admin__policies_load(struct admin_policies *p, char *errbuf,
-			 size_t errlen);
+int admin__policies_load(struct admin_policies *p, char *errbuf, size_t errlen);
 
 void admin__policy_get(struct admin_api *api, const struct admin_request *req,
 		       struct admin_reply *reply);

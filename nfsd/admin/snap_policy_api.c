@@ -26,8 +26,7 @@
 
 #define POLICIES_FILE "snapshot-policies.json"
 
-static void policies_path(const struct admin_policies *p, char *buf,
-			  size_t len)
+static void policies_path(const struct admin_policies *p, char *buf, size_t len)
 {
 	snprintf(buf, len, "%.3900s/" POLICIES_FILE, p->state_dir);
 }
@@ -80,16 +79,14 @@ static json_t *policy_to_json(const struct snap_policy *pol)
 
 		snap_policy_sched_format((enum snap_policy_kind)k, &pol->k[k],
 					 text, sizeof(text));
-		json_object_set_new(o,
-				    snap_policy_kind_name(
-					    (enum snap_policy_kind)k),
-				    json_string(text));
+		json_object_set_new(
+			o, snap_policy_kind_name((enum snap_policy_kind)k),
+			json_string(text));
 	}
 	return o;
 }
 
-int admin__policies_load(struct admin_policies *p, char *errbuf,
-			 size_t errlen)
+int admin__policies_load(struct admin_policies *p, char *errbuf, size_t errlen)
 {
 	char path[PATH_MAX], why[256];
 	json_error_t je;
@@ -202,8 +199,7 @@ int admin__policy_set(struct admin_policies *p, const char *volume,
 	err = policies_save(p, errbuf, errlen);
 	if (err) {
 		*v = old;
-	} else if (memcmp(&old.api, &v->api, sizeof(v->api)) ||
-		   !old.has_api) {
+	} else if (memcmp(&old.api, &v->api, sizeof(v->api)) || !old.has_api) {
 		/* A new policy starts afresh: nothing in arrears. */
 		memset(&v->st, 0, sizeof(v->st));
 		if (!pol) {
@@ -238,18 +234,16 @@ json_t *admin__policy_json(struct admin_policies *p, const char *volume)
 	counts = json_object();
 	for (int k = 0; counts && k < SNAP_POLICY_KINDS; k++) {
 		json_object_set_new(
-			counts,
-			snap_policy_kind_name((enum snap_policy_kind)k),
+			counts, snap_policy_kind_name((enum snap_policy_kind)k),
 			json_pack("{s:I, s:I, s:I}", "made",
 				  (json_int_t)(v ? v->made[k] : 0), "deleted",
-				  (json_int_t)(v ? v->deleted[k] : 0),
-				  "failed",
+				  (json_int_t)(v ? v->deleted[k] : 0), "failed",
 				  (json_int_t)(v ? v->failed[k] : 0)));
 	}
 	doc = json_pack(
 		"{s:s, s:s, s:o, s:o*, s:I, s:s?}", "volume", volume, "source",
-		!v			 ? "none"
-		: v->has_api		 ? "api"
+		!v			   ? "none"
+		: v->has_api		   ? "api"
 		: snap_policy_any(&v->cfg) ? "config"
 					   : "none",
 		"policy", policy_to_json(v ? admin__policy_of(v) : &none),

@@ -179,10 +179,9 @@ void snap_policy_sched_format(enum snap_policy_kind kind,
 	}
 	for (int d = 0; kind == SNAP_POLICY_WEEKLY && d < 7; d++) {
 		if (s->wdays & (1u << d)) {
-			used += (size_t)snprintf(days + used,
-						 sizeof(days) - used, "%s%s",
-						 used ? "," : "",
-						 policy_wday_names[d]);
+			used += (size_t)snprintf(
+				days + used, sizeof(days) - used, "%s%s",
+				used ? "," : "", policy_wday_names[d]);
 		}
 	}
 	for (int d = 1; kind == SNAP_POLICY_MONTHLY && d <= 31; d++) {
@@ -210,8 +209,7 @@ bool snap_policy_any(const struct snap_policy *p)
 	return false;
 }
 
-int snap_policy_check(const struct snap_policy *p, char *errbuf,
-		      size_t errlen)
+int snap_policy_check(const struct snap_policy *p, char *errbuf, size_t errlen)
 {
 	unsigned sum = 0;
 

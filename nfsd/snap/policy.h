@@ -76,8 +76,7 @@ bool snap_policy_any(const struct snap_policy *p);
 /* The keeps of @p summed; more than SNAP_POLICY_MAX_SNAPSHOTS is
  * -EINVAL with the reason (ANF: "Total number of snapshots to keep
  * exceeds 255"). */
-int snap_policy_check(const struct snap_policy *p, char *errbuf,
-		      size_t errlen);
+int snap_policy_check(const struct snap_policy *p, char *errbuf, size_t errlen);
 
 /* The latest time (UTC seconds) at or before @now at which @s came due,
  * or -1 when it is off (or came due never in the last 100 days). */

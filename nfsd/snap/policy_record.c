@@ -89,8 +89,7 @@ int snap_policy_record_load(const char *path, struct snap_policy_record *r,
 		snprintf(errbuf, errlen, "%s: %s", path, strerror(-err));
 		return err;
 	}
-	if (!fgets(line, sizeof(line), f) ||
-	    strcmp(line, RECORD_MAGIC "\n")) {
+	if (!fgets(line, sizeof(line), f) || strcmp(line, RECORD_MAGIC "\n")) {
 		snprintf(errbuf, errlen, "%s: not a policy record", path);
 		fclose(f);
 		return -EINVAL;

@@ -100,14 +100,13 @@ static void test_keep_255(void **state)
 	char err[256] = "";
 
 	(void)state;
-	p.k[SNAP_POLICY_HOURLY] = (struct snap_policy_sched){ .on = true,
-							      .keep = 200 };
-	p.k[SNAP_POLICY_DAILY] = (struct snap_policy_sched){ .on = true,
-							     .keep = 55 };
+	p.k[SNAP_POLICY_HOURLY] =
+		(struct snap_policy_sched){ .on = true, .keep = 200 };
+	p.k[SNAP_POLICY_DAILY] =
+		(struct snap_policy_sched){ .on = true, .keep = 55 };
 	assert_int_equal(snap_policy_check(&p, err, sizeof(err)), 0);
-	p.k[SNAP_POLICY_WEEKLY] = (struct snap_policy_sched){ .on = true,
-							      .wdays = 1,
-							      .keep = 1 };
+	p.k[SNAP_POLICY_WEEKLY] =
+		(struct snap_policy_sched){ .on = true, .wdays = 1, .keep = 1 };
 	assert_int_equal(snap_policy_check(&p, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "256"));
 	/* A kind that is off does not count. */
@@ -118,18 +117,16 @@ static void test_keep_255(void **state)
 static void test_slots(void **state)
 {
 	struct snap_policy_sched h = { .on = true, .minute = 15, .keep = 1 };
-	struct snap_policy_sched d = { .on = true,
-				       .hour = 22,
-				       .minute = 30,
-				       .keep = 1 };
+	struct snap_policy_sched d = {
+		.on = true, .hour = 22, .minute = 30, .keep = 1
+	};
 	struct snap_policy_sched w = { .on = true,
 				       .hour = 23,
 				       .wdays = (1u << 1) | (1u << 5),
 				       .keep = 1 };
-	struct snap_policy_sched m = { .on = true,
-				       .hour = 5,
-				       .mdays = 1u << 31,
-				       .keep = 1 };
+	struct snap_policy_sched m = {
+		.on = true, .hour = 5, .mdays = 1u << 31, .keep = 1
+	};
 	struct snap_policy_sched off = { 0 };
 
 	(void)state;
@@ -168,25 +165,21 @@ static void test_due_40_days(void **state)
 	char err[256];
 
 	(void)state;
-	assert_int_equal(snap_policy_sched_parse(SNAP_POLICY_HOURLY,
-						 ":00 keep 24",
-						 &p.k[SNAP_POLICY_HOURLY], err,
-						 sizeof(err)),
+	assert_int_equal(snap_policy_sched_parse(
+				 SNAP_POLICY_HOURLY, ":00 keep 24",
+				 &p.k[SNAP_POLICY_HOURLY], err, sizeof(err)),
 			 0);
-	assert_int_equal(snap_policy_sched_parse(SNAP_POLICY_DAILY,
-						 "00:10 keep 7",
-						 &p.k[SNAP_POLICY_DAILY], err,
-						 sizeof(err)),
+	assert_int_equal(snap_policy_sched_parse(
+				 SNAP_POLICY_DAILY, "00:10 keep 7",
+				 &p.k[SNAP_POLICY_DAILY], err, sizeof(err)),
 			 0);
-	assert_int_equal(snap_policy_sched_parse(SNAP_POLICY_WEEKLY,
-						 "mon,fri 01:00 keep 4",
-						 &p.k[SNAP_POLICY_WEEKLY], err,
-						 sizeof(err)),
+	assert_int_equal(snap_policy_sched_parse(
+				 SNAP_POLICY_WEEKLY, "mon,fri 01:00 keep 4",
+				 &p.k[SNAP_POLICY_WEEKLY], err, sizeof(err)),
 			 0);
-	assert_int_equal(snap_policy_sched_parse(SNAP_POLICY_MONTHLY,
-						 "1,15 02:00 keep 3",
-						 &p.k[SNAP_POLICY_MONTHLY], err,
-						 sizeof(err)),
+	assert_int_equal(snap_policy_sched_parse(
+				 SNAP_POLICY_MONTHLY, "1,15 02:00 keep 3",
+				 &p.k[SNAP_POLICY_MONTHLY], err, sizeof(err)),
 			 0);
 	/* The first look primes: nothing in arrears. */
 	assert_int_equal(snap_policy_due(&p, &st, start, slots), 0);
@@ -212,21 +205,18 @@ static void test_due_40_days(void **state)
 	assert_int_equal(count[SNAP_POLICY_MONTHLY], 2);
 
 	/* A slot not marked done stays due (a busy datastore: next look). */
-	assert_int_not_equal(snap_policy_due(&p, &st,
-					     start + 41LL * 86400 + 3600,
-					     slots) &
-				     1u,
-			     0);
-	assert_int_not_equal(snap_policy_due(&p, &st,
-					     start + 41LL * 86400 + 3601,
-					     slots) &
-				     1u,
-			     0);
+	assert_int_not_equal(
+		snap_policy_due(&p, &st, start + 41LL * 86400 + 3600, slots) &
+			1u,
+		0);
+	assert_int_not_equal(
+		snap_policy_due(&p, &st, start + 41LL * 86400 + 3601, slots) &
+			1u,
+		0);
 	/* A sleep of three days: one of each kind due, not 72 hourly. */
 	snap_policy_done(&st, SNAP_POLICY_HOURLY, slots[SNAP_POLICY_HOURLY]);
-	assert_int_equal(snap_policy_due(&p, &st, start + 44LL * 86400, slots) &
-				 1u,
-			 1u);
+	assert_int_equal(
+		snap_policy_due(&p, &st, start + 44LL * 86400, slots) & 1u, 1u);
 }
 
 static void test_names(void **state)
@@ -241,15 +231,15 @@ static void test_names(void **state)
 	assert_int_equal(snap_policy_name_parse(name, &k, &slot), 0);
 	assert_int_equal(k, SNAP_POLICY_HOURLY);
 	assert_int_equal(slot, t);
-	assert_int_equal(snap_policy_name_parse("hourly-2026-12-04_2015x", &k,
-						&slot),
-			 -EINVAL);
-	assert_int_equal(snap_policy_name_parse("hourly-2026-13-04_2015", &k,
-						&slot),
-			 -EINVAL);
-	assert_int_equal(snap_policy_name_parse("yearly-2026-12-04_2015", &k,
-						&slot),
-			 -EINVAL);
+	assert_int_equal(
+		snap_policy_name_parse("hourly-2026-12-04_2015x", &k, &slot),
+		-EINVAL);
+	assert_int_equal(
+		snap_policy_name_parse("hourly-2026-13-04_2015", &k, &slot),
+		-EINVAL);
+	assert_int_equal(
+		snap_policy_name_parse("yearly-2026-12-04_2015", &k, &slot),
+		-EINVAL);
 	assert_int_equal(snap_policy_name_parse("mine", &k, &slot), -EINVAL);
 }
 
