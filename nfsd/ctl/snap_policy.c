@@ -85,8 +85,7 @@ static json_t *policy_body(int argc, char **argv)
 	return body;
 }
 
-int ctl_snapshot_policy_main(const struct ctl_remote *r, int argc,
-			     char **argv)
+int ctl_snapshot_policy_main(const struct ctl_remote *r, int argc, char **argv)
 {
 	const char *verb = argc > 2 ? argv[2] : "";
 	json_t *doc = NULL, *body = NULL;
