@@ -179,6 +179,29 @@ static int policy_kind_names(const struct snap_entry *list, size_t nlist,
 	return 0;
 }
 
+/* Leaves out of @names (@n) the snapshots a volume made from them holds
+ * (volclone.c): retention neither counts nor deletes them.  Returns the
+ * count left. */
+static size_t policy_unpinned(struct admin_policies *p, const char *volume,
+			      char (*names)[64], size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char err[400];
+
+		if (admin__snapshot_pinned(p->api, volume, names[i], err,
+					   sizeof(err)) == -EBUSY) {
+			continue;
+		}
+		if (k != i) {
+			memcpy(names[k], names[i], sizeof(names[0]));
+		}
+		k++;
+	}
+	return k;
+}
+
 /* Deletes @name, a policy snapshot, and takes it out of @rec. */
 static int policy_delete(struct admin_policies *p, const struct export *exp,
 			 const struct policy_job *j, const char *name,
@@ -267,6 +290,7 @@ static int policy_run(struct admin_policies *p, const struct policy_job *j,
 			 err);
 		goto out;
 	}
+	nkind = policy_unpinned(p, j->volume, kind, nkind);
 	snap_policy_plan(nlist, nkind, j->keep, &plan);
 	if (plan.refused) {
 		snprintf(res->why, sizeof(res->why),

@@ -129,6 +129,20 @@ void admin__policy_delete(struct admin_api *api,
 			  const struct admin_request *req,
 			  struct admin_reply *reply);
 
+/* 0, or -EBUSY with the reason when a volume made from snapshot @snap of
+ * datastore @volume holds it (volclone.c: not split); -errno when the
+ * record cannot be read. */
+int admin__snapshot_pinned(struct admin_api *api, const char *volume,
+			   const char *snap, char *errbuf, size_t errlen);
+
+/* POST /volumes with a snapshot, and POST /volumes/NAME/split
+ * (volclone.c). */
+void admin__volume_from_snapshot(struct admin_api *api,
+				 const struct admin_request *req,
+				 struct admin_reply *reply);
+void admin__volume_split(struct admin_api *api, const struct admin_request *req,
+			 struct admin_reply *reply);
+
 /* One snapshot operation of @exp run here, to its end, as a POST or
  * DELETE of the API runs it (snapshots.c): "create" or "delete" of
  * @snap.  Returns 0 or -errno (-EBUSY: another operation of the

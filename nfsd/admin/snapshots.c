@@ -159,6 +159,11 @@ int admin__snapshot_sync(struct admin_api *api, const struct export *exp,
 	}
 	rc = so->check(export_store(exp), snap, strcmp(mode, "create") != 0,
 		       errbuf, errlen);
+	if (!rc && !strcmp(mode, "delete")) {
+		rc = admin__snapshot_pinned(api, exp->name, snap, errbuf,
+					    errlen);
+		rc = rc == -EBUSY ? -EPERM : rc; /* held: not "try again" */
+	}
 	if (!rc) {
 		rc = admin__op_start(api->ops, &spec, false, &doc, errbuf,
 				     errlen);
@@ -235,10 +240,19 @@ void admin__snapshot_delete(struct admin_api *api,
 			    struct admin_reply *reply)
 {
 	const struct export *exp = admin__export_live(api, req->name, reply);
+	char err[400];
+	int rc;
 
-	if (exp) {
-		snapshots_op(api, exp, "delete", req->sub_name, reply);
+	if (!exp) {
+		return;
 	}
+	rc = admin__snapshot_pinned(api, exp->name, req->sub_name, err,
+				    sizeof(err));
+	if (rc) {
+		admin__reply_error(reply, rc == -EBUSY ? 409 : 500, "%s", err);
+		return;
+	}
+	snapshots_op(api, exp, "delete", req->sub_name, reply);
 }
 
 void admin__snapshot_restore(struct admin_api *api,
