@@ -416,6 +416,7 @@ static int config_datastore_key(struct config_datastore *ds, const char *key,
 				const char *value, int line)
 {
 	unsigned long v;
+	int err;
 
 	if (!strcmp(key, "path")) {
 		ds->path_line = line;
@@ -448,8 +449,10 @@ static int config_datastore_key(struct config_datastore *ds, const char *key,
 	if (!strcmp(key, "zero_on_first_write")) {
 		return config_parse_bool(value, &ds->zero_on_first_write);
 	}
-	if (!strncmp(key, "snapshot_", 9)) {
-		return config_datastore_policy_key(ds, key, value);
+	/* snapshot_hourly .. snapshot_monthly */
+	err = config_datastore_policy_key(ds, key, value);
+	if (err != -ENOENT) {
+		return err;
 	}
 	if (!strcmp(key, "intent_log")) {
 		ds->intent_log_line = line;

@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "nfsd/config/config.h"
 #include "nfsd/snap/policy.h"
 
 /* 2026-12-04 00:00:00 UTC, a Friday. */
@@ -314,6 +315,52 @@ static void test_record(void **state)
 	rmdir(dir);
 }
 
+/* The config keys: read into the datastore, a bad one names its line,
+ * keeps past 255 refused. */
+static void test_config_keys(void **state)
+{
+	static struct config cfg;
+	char err[512];
+
+	(void)state;
+	config_defaults(&cfg);
+	assert_int_equal(
+		config_load_string(&cfg, "t.conf",
+				   "[datastore ds1]\npath = /tmp\n"
+				   "snapshot_hourly = :05 keep 24\n"
+				   "snapshot_weekly = sun,sat 23:59 keep 4\n",
+				   err, sizeof(err)),
+		0);
+	assert_true(cfg.datastores[0].policy.k[SNAP_POLICY_HOURLY].on);
+	assert_int_equal(cfg.datastores[0].policy.k[SNAP_POLICY_HOURLY].minute,
+			 5);
+	assert_int_equal(cfg.datastores[0].policy.k[SNAP_POLICY_WEEKLY].wdays,
+			 (1u << 0) | (1u << 6));
+	assert_false(cfg.datastores[0].policy.k[SNAP_POLICY_DAILY].on);
+	config_defaults(&cfg);
+	assert_int_equal(config_load_string(&cfg, "t.conf",
+					    "[datastore ds1]\npath = /tmp\n"
+					    "snapshot_daily = 5 keep 1\n",
+					    err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "t.conf:3"));
+	config_defaults(&cfg);
+	assert_int_equal(config_load_string(&cfg, "t.conf",
+					    "[datastore ds1]\npath = /tmp\n"
+					    "snapshot_hourly = :00 keep 200\n"
+					    "snapshot_daily = 00:00 keep 56\n",
+					    err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "t.conf:4"));
+	config_defaults(&cfg);
+	assert_int_equal(config_load_string(&cfg, "t.conf",
+					    "[datastore ds1]\npath = /tmp\n"
+					    "snapshot_yearly = :00 keep 1\n",
+					    err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "unknown key"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -324,6 +371,7 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_record),
+		cmocka_unit_test(test_config_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
