@@ -6,6 +6,7 @@
  * count; what cannot run raises the datastore's policy alarm.
  */
 #include "nfsd/admin/snap_policy.h"
+#include "nfsd/admin/paths.h"
 #include "nfsd/admin/view.h"
 
 #include <errno.h>
@@ -115,21 +116,6 @@ struct policy_result {
 	unsigned made, deleted;
 	char why[320];
 };
-
-static const struct export *policy_export(struct admin_api *api,
-					  const char *name)
-{
-	const struct export_table *tab = api->ctx.exports;
-
-	for (size_t i = 0; tab && i < export_table_count(tab); i++) {
-		const struct export *e = &tab->exports[i];
-
-		if (export_is_live(e) && !strcmp(e->name, name)) {
-			return e;
-		}
-	}
-	return NULL;
-}
 
 static void policy_record_path(const struct admin_policies *p,
 			       const char *volume, char *buf, size_t len)
@@ -254,7 +240,7 @@ static const struct store_snap_ops *policy_ops(const struct export *exp,
 static int policy_run(struct admin_policies *p, const struct policy_job *j,
 		      struct policy_result *res)
 {
-	const struct export *exp = policy_export(p->api, j->volume);
+	const struct export *exp = admin__export_find(p->api, j->volume);
 	const struct store_snap_ops *so = policy_ops(exp, res);
 	struct snap_policy_record rec = { 0 };
 	struct snap_entry *list = NULL;

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "nfsd/base/fileio.h"
 #include "nfsd/base/log.h"
 #include "nfsd/export/export.h"
 #include "nfsd/snap/naming.h"
@@ -132,11 +133,10 @@ int admin__policies_load(struct admin_policies *p, char *errbuf, size_t errlen)
 /* Writes the API's policies.  Under the lock. */
 static int policies_save(struct admin_policies *p, char *errbuf, size_t errlen)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	char path[PATH_MAX];
 	json_t *doc = json_object();
 	char *text = NULL;
-	int fd = -1, err = 0;
-	size_t len;
+	int err;
 
 	for (size_t i = 0; doc && i < p->n; i++) {
 		if (p->vols[i].has_api) {
@@ -151,25 +151,7 @@ static int policies_save(struct admin_policies *p, char *errbuf, size_t errlen)
 		return -ENOMEM;
 	}
 	policies_path(p, path, sizeof(path));
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	len = strlen(text);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		  0600);
-	if (fd < 0 || write(fd, text, len) != (ssize_t)len ||
-	    write(fd, "\n", 1) != 1 || fsync(fd)) {
-		err = errno ? -errno : -EIO;
-	}
-	if (fd >= 0) {
-		close(fd);
-	}
-	if (!err && rename(tmp, path)) {
-		err = -errno;
-	}
-	if (err) {
-		unlink(tmp);
-		snprintf(errbuf, errlen, "%s: cannot write it: %s", path,
-			 strerror(-err));
-	}
+	err = fileio_replace(path, text, strlen(text), errbuf, errlen);
 	free(text);
 	return err;
 }

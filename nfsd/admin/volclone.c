@@ -69,21 +69,6 @@ static bool volclone_name_ok(const char *name)
 	return true;
 }
 
-static const struct export *volclone_export(struct admin_api *api,
-					    const char *name)
-{
-	const struct export_table *tab = api->ctx.exports;
-
-	for (size_t i = 0; tab && i < export_table_count(tab); i++) {
-		const struct export *e = &tab->exports[i];
-
-		if (export_is_live(e) && !strcmp(e->name, name)) {
-			return e;
-		}
-	}
-	return NULL;
-}
-
 int admin__snapshot_pinned(struct admin_api *api, const char *volume,
 			   const char *snap, char *errbuf, size_t errlen)
 {
@@ -166,7 +151,7 @@ static bool volclone_served(struct admin_api *api, const char *name)
 	struct timespec ts = { 0, 50 * 1000000L };
 
 	for (int i = 0; i < VOLCLONE_SERVE_WAIT_MS / 50; i++) {
-		if (volclone_export(api, name)) {
+		if (admin__export_find(api, name)) {
 			return true;
 		}
 		nanosleep(&ts, NULL);
@@ -193,12 +178,12 @@ volclone_check(struct admin_api *api, const char *name, const char *srcname,
 		return NULL;
 	}
 	*status = 409;
-	if (volclone_export(api, name)) {
+	if (admin__export_find(api, name)) {
 		snprintf(errbuf, errlen, "volume %s: exists", name);
 		return NULL;
 	}
 	*status = 404;
-	src = volclone_export(api, srcname);
+	src = admin__export_find(api, srcname);
 	if (!src) {
 		snprintf(errbuf, errlen,
 			 "volume '%.64s': no datastore of that "

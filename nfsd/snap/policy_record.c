@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "nfsd/base/fileio.h"
 #include "nfsd/snap/naming.h"
 
 #define RECORD_MAGIC "dsnfs-policy-snapshots 1"
@@ -112,44 +113,19 @@ int snap_policy_record_load(const char *path, struct snap_policy_record *r,
 	return err;
 }
 
-int snap_policy_record_save(const char *path,
-			    const struct snap_policy_record *r, char *errbuf,
-			    size_t errlen)
+static void record_print(FILE *f, const void *arg)
 {
-	char tmp[PATH_MAX];
-	FILE *f = NULL;
-	int fd, err = 0;
+	const struct snap_policy_record *r = arg;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
-		snprintf(errbuf, errlen, "%s: path too long", path);
-		return -ENAMETOOLONG;
-	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		  0600);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		err = -errno;
-		if (fd >= 0) {
-			close(fd);
-		}
-		goto fail;
-	}
 	fprintf(f, RECORD_MAGIC "\n");
 	for (size_t i = 0; i < r->n; i++) {
 		fprintf(f, "%s\n", r->names[i]);
 	}
-	if (fflush(f) || fsync(fd)) {
-		err = -errno;
-	}
-	fclose(f);
-	if (!err && rename(tmp, path)) {
-		err = -errno;
-	}
-	if (!err) {
-		return 0;
-	}
-fail:
-	snprintf(errbuf, errlen, "%s: cannot write it: %s", path,
-		 strerror(-err));
-	unlink(tmp);
-	return err;
+}
+
+int snap_policy_record_save(const char *path,
+			    const struct snap_policy_record *r, char *errbuf,
+			    size_t errlen)
+{
+	return fileio_replace_printed(path, record_print, r, errbuf, errlen);
 }

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "nfsd/base/fileio.h"
+
 #define VOLCLONE_MAGIC "dsnfs-volume-clones 1"
 
 void snap_volclones_free(struct snap_volclones *c)
@@ -134,42 +136,22 @@ int snap_volclones_load(const char *state_dir, struct snap_volclones *c,
 	return err;
 }
 
-int snap_volclones_save(const char *state_dir, const struct snap_volclones *c,
-			char *errbuf, size_t errlen)
+static void volclone_print(FILE *f, const void *arg)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 8];
-	FILE *f = NULL;
-	int fd, err = 0;
+	const struct snap_volclones *c = arg;
 
-	volclone_path(state_dir, path, sizeof(path));
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		  0600);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		err = -errno;
-		if (fd >= 0) {
-			close(fd);
-		}
-		goto fail;
-	}
 	fprintf(f, VOLCLONE_MAGIC "\n");
 	for (size_t i = 0; i < c->n; i++) {
 		fprintf(f, "%s %s %s %d %s\n", c->v[i].name, c->v[i].source,
 			c->v[i].snap, c->v[i].pinned ? 1 : 0, c->v[i].dir);
 	}
-	if (fflush(f) || fsync(fd)) {
-		err = -errno;
-	}
-	fclose(f);
-	if (!err && rename(tmp, path)) {
-		err = -errno;
-	}
-	if (!err) {
-		return 0;
-	}
-fail:
-	snprintf(errbuf, errlen, "%s: cannot write it: %s", path,
-		 strerror(-err));
-	unlink(tmp);
-	return err;
+}
+
+int snap_volclones_save(const char *state_dir, const struct snap_volclones *c,
+			char *errbuf, size_t errlen)
+{
+	char path[PATH_MAX];
+
+	volclone_path(state_dir, path, sizeof(path));
+	return fileio_replace_printed(path, volclone_print, c, errbuf, errlen);
 }

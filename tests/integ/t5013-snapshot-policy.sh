@@ -15,28 +15,8 @@
 # /metrics), never a silent skip.  Needs root.
 . "$(dirname "$0")/lib.sh"
 
-if [ "$(id -u)" != 0 ] || ! command -v mkfs.xfs >/dev/null; then
-	echo "  skip: needs root and mkfs.xfs (xfsprogs) for a loop-mounted XFS"
-	exit 0
-fi
 ds3=$TEST_TMP/ds3
-mkdir -p "$ds3"
-truncate -s 512M "$TEST_TMP/ds3.img"
-if ! mkfs.xfs -q -m reflink=1 "$TEST_TMP/ds3.img" ||
-	! mount -o loop "$TEST_TMP/ds3.img" "$ds3" 2>/dev/null; then
-	echo "  skip: cannot make or loop-mount an XFS here"
-	exit 0
-fi
-cleanup() {
-	if [ -n "$DSNFSD_PID" ]; then
-		kill "$DSNFSD_PID" 2>/dev/null
-		wait "$DSNFSD_PID" 2>/dev/null
-		DSNFSD_PID=""
-	fi
-	umount "$ds3" 2>/dev/null
-	test_cleanup
-}
-trap cleanup EXIT
+xfs_loop "$ds3"
 conf=$TEST_TMP/policy.conf
 write_conf() {
 	printf '[datastore ds3]\npath = %s\nsnapshot_hourly = :00 keep %s\n' "$ds3" "$1" >"$conf"

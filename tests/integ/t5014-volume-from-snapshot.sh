@@ -14,30 +14,10 @@
 # token (401); nothing is left behind by a refusal.  Needs root.
 . "$(dirname "$0")/lib.sh"
 
-if [ "$(id -u)" != 0 ] || ! command -v mkfs.xfs >/dev/null; then
-	echo "  skip: needs root and mkfs.xfs (xfsprogs) for a loop-mounted XFS"
-	exit 0
-fi
 xfs=$TEST_TMP/xfs
-mkdir -p "$xfs"
-truncate -s 512M "$TEST_TMP/xfs.img"
-if ! mkfs.xfs -q -m reflink=1 "$TEST_TMP/xfs.img" ||
-	! mount -o loop "$TEST_TMP/xfs.img" "$xfs" 2>/dev/null; then
-	echo "  skip: cannot make or loop-mount an XFS here"
-	exit 0
-fi
-cleanup() {
-	if [ -n "$DSNFSD_PID" ]; then
-		kill "$DSNFSD_PID" 2>/dev/null
-		wait "$DSNFSD_PID" 2>/dev/null
-		DSNFSD_PID=""
-	fi
-	umount "$xfs" 2>/dev/null
-	test_cleanup
-}
-trap cleanup EXIT
+xfs_loop "$xfs"
 ds3=$xfs/ds3
-mkdir -p "$ds3" "$TEST_TMP/xfsroot"
+mkdir -p "$ds3"
 conf=$TEST_TMP/clone.conf
 {
 	printf '[datastore ds3]\npath = %s\n' "$ds3"

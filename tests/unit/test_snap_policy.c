@@ -163,25 +163,19 @@ static void test_due_40_days(void **state)
 	unsigned count[SNAP_POLICY_KINDS] = { 0 };
 	int64_t slots[SNAP_POLICY_KINDS];
 	int64_t start = utc(2026, 12, 4, 0, 30);
+	static const char *const texts[SNAP_POLICY_KINDS] = {
+		":00 keep 24", "00:10 keep 7", "mon,fri 01:00 keep 4",
+		"1,15 02:00 keep 3"
+	};
 	char err[256];
 
 	(void)state;
-	assert_int_equal(snap_policy_sched_parse(
-				 SNAP_POLICY_HOURLY, ":00 keep 24",
-				 &p.k[SNAP_POLICY_HOURLY], err, sizeof(err)),
-			 0);
-	assert_int_equal(snap_policy_sched_parse(
-				 SNAP_POLICY_DAILY, "00:10 keep 7",
-				 &p.k[SNAP_POLICY_DAILY], err, sizeof(err)),
-			 0);
-	assert_int_equal(snap_policy_sched_parse(
-				 SNAP_POLICY_WEEKLY, "mon,fri 01:00 keep 4",
-				 &p.k[SNAP_POLICY_WEEKLY], err, sizeof(err)),
-			 0);
-	assert_int_equal(snap_policy_sched_parse(
-				 SNAP_POLICY_MONTHLY, "1,15 02:00 keep 3",
-				 &p.k[SNAP_POLICY_MONTHLY], err, sizeof(err)),
-			 0);
+	for (int k = 0; k < SNAP_POLICY_KINDS; k++) {
+		assert_int_equal(snap_policy_sched_parse(
+					 (enum snap_policy_kind)k, texts[k],
+					 &p.k[k], err, sizeof(err)),
+				 0);
+	}
 	/* The first look primes: nothing in arrears. */
 	assert_int_equal(snap_policy_due(&p, &st, start, slots), 0);
 	for (int64_t t = start + 60; t <= start + 40LL * 86400; t += 60) {
