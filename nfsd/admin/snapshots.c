@@ -89,6 +89,34 @@ static int snapshots_run(struct admin_op *op, char *errbuf, size_t errlen)
 	return err;
 }
 
+/* -ENOSPC with 409 in *status when @exp holds SNAP_POLICY_MAX_SNAPSHOTS
+ * snapshots already (ANF's 255 a volume, by hand and by policy). */
+static int snapshots_room(const struct store_snap_ops *so,
+			  const struct export *exp, unsigned *status,
+			  char *errbuf, size_t errlen)
+{
+	struct snap_entry *list = NULL;
+	size_t n = 0;
+	int rc = so->list(export_store(exp), &list, &n);
+
+	free(list);
+	if (rc) {
+		*status = 500;
+		snprintf(errbuf, errlen, "volume %s: snapshots: %s", exp->name,
+			 strerror(-rc));
+		return rc;
+	}
+	if (n >= SNAP_POLICY_MAX_SNAPSHOTS) {
+		*status = 409;
+		snprintf(errbuf, errlen,
+			 "volume %s: it holds %zu snapshots, the most a "
+			 "datastore may (%d): delete one first",
+			 exp->name, n, SNAP_POLICY_MAX_SNAPSHOTS);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
 /*
  * Checks and starts @mode on snapshot @snap of @exp: what would refuse it
  * at once (a bad name, no reflink, a snapshot that exists or does not, one
@@ -125,6 +153,9 @@ static int snapshots_start(struct admin_api *api, const struct export *exp,
 	rc = so->check(export_store(exp), snap, strcmp(mode, "create") != 0,
 		       errbuf, errlen);
 	*status = rc ? admin__op_status_from_err(rc) : 0;
+	if (!rc && !strcmp(mode, "create")) {
+		rc = snapshots_room(so, exp, status, errbuf, errlen);
+	}
 	if (!rc && !strcmp(mode, "delete")) {
 		rc = admin__snapshot_pinned(api, exp->name, snap, errbuf,
 					    errlen);
