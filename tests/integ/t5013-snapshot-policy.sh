@@ -119,4 +119,9 @@ check "after a restart the API's policy of ds3 rules" \
 check "... and ds1's stays cleared (source api, all off)" \
 	bash -c "acurl -s '$A/volumes/ds1/snapshot-policy' | grep -q '\"hourly\": *\"off\"'"
 check "dsnfsd stops cleanly" dsnfsd_stop
+# Without the admin endpoint nothing runs a policy: the log says so.
+dsnfsd_start -c "$conf" -A off || exit 1
+check "admin_port off: an error names the policy not run" \
+	grep -q 'snapshot-policy: ds3: not run: snapshot policies run in the admin endpoint' "$TEST_TMP/dsnfsd.log"
+check "dsnfsd stops cleanly" dsnfsd_stop
 test_done
