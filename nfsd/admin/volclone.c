@@ -328,10 +328,10 @@ void admin__volume_from_snapshot(struct admin_api *api,
 		return;
 	}
 	admin__reply_json(reply, 201,
-			  json_pack("{s:s, s:s, s:{s:s, s:s}, s:b, s:I, s:I}",
-				    "name", name, "path", "", "snapshot",
-				    "volume", srcname, "name", snap, "holds", 1,
-				    "files", (json_int_t)stats.files, "bytes",
+			  json_pack("{s:s, s:{s:s, s:s}, s:b, s:I, s:I}",
+				    "name", name, "snapshot", "volume", srcname,
+				    "name", snap, "holds", 1, "files",
+				    (json_int_t)stats.files, "bytes",
 				    (json_int_t)stats.bytes));
 }
 
