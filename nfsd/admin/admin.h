@@ -33,6 +33,7 @@
 #include "nfsd/export/export.h"
 #include "nfsd/overlay/overlay.h"
 #include "nfsd/pool/pool.h"
+#include "nfsd/snap/policy.h"
 #include "nfsd/traffic/traffic.h"
 
 struct net;
@@ -126,6 +127,21 @@ int admin_config_section(void *arg, const char *section, const char *key,
 int admin_start(const struct admin_ctx *ctx, const char *listen, int port,
 		int *bound_port, struct admin **out, char *errbuf,
 		size_t errlen);
+
+/* A datastore's snapshot policy of the config (snapshot_hourly ..). */
+struct admin_policy_config {
+	char volume[64];
+	struct snap_policy policy;
+};
+
+/*
+ * Gives the endpoint's snapshot-policy engine the config's policies (at
+ * start and after each reload; a datastore left out has none from the
+ * config).  A changed policy starts afresh: nothing in arrears.  NULL
+ * @adm is fine.  Returns 0 or -ENOSPC (too many datastores).
+ */
+int admin_policies_config(struct admin *adm,
+			  const struct admin_policy_config *p, size_t n);
 
 /* Stops serving (requests under way finish first), stops the alarm
  * thread and frees @adm (takes).  NULL is fine. */

@@ -62,15 +62,19 @@ enum admin_method {
 	ADMIN_METHOD_POST,
 	ADMIN_METHOD_PATCH,
 	ADMIN_METHOD_DELETE,
+	ADMIN_METHOD_PUT,
 	ADMIN_METHOD_COUNT,
 };
 
 struct admin_ops;
+struct admin_policies;
 
 struct admin_api {
 	struct admin_ctx ctx;
 	struct alarm_set *alarms; /* borrowed; may be NULL */
 	struct admin_ops *ops; /* borrowed; may be NULL: no operations */
+	/* borrowed; may be NULL: no snapshot policies (snap_policy.h) */
+	struct admin_policies *policies;
 };
 
 struct admin_reply {

@@ -8,6 +8,7 @@
  */
 #include "nfsd/admin/admin_int.h"
 #include "nfsd/admin/patch.h"
+#include "nfsd/admin/snap_policy.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -63,6 +64,14 @@ static const struct api_route api_routes[] = {
 	{ .pattern = "volumes/*/snapshots/*",
 	  .no_changes = true,
 	  .handlers = { [ADMIN_METHOD_DELETE] = admin__snapshot_delete } },
+	{ .pattern = "volumes/*/split",
+	  .no_changes = true,
+	  .handlers = { [ADMIN_METHOD_POST] = admin__volume_split } },
+	{ .pattern = "volumes/*/snapshot-policy",
+	  .no_changes = true,
+	  .handlers = { [ADMIN_METHOD_GET] = admin__policy_get,
+			[ADMIN_METHOD_PUT] = admin__policy_put,
+			[ADMIN_METHOD_DELETE] = admin__policy_delete } },
 	{ .pattern = "volumes/*/snapshots/*/restore",
 	  .no_changes = true,
 	  .handlers = { [ADMIN_METHOD_POST] = admin__snapshot_restore } },
@@ -89,10 +98,9 @@ static const struct api_route api_routes[] = {
 };
 
 static const char *const api_method_names[ADMIN_METHOD_COUNT] = {
-	[ADMIN_METHOD_GET] = "GET",
-	[ADMIN_METHOD_POST] = "POST",
-	[ADMIN_METHOD_PATCH] = "PATCH",
-	[ADMIN_METHOD_DELETE] = "DELETE",
+	[ADMIN_METHOD_GET] = "GET",	[ADMIN_METHOD_POST] = "POST",
+	[ADMIN_METHOD_PATCH] = "PATCH", [ADMIN_METHOD_DELETE] = "DELETE",
+	[ADMIN_METHOD_PUT] = "PUT",
 };
 
 static int api_method_parse(const char *method, enum admin_method *out)
@@ -277,7 +285,8 @@ void admin__api_handle_args(struct admin_api *api, const char *method,
 		return;
 	}
 	if (req.method == ADMIN_METHOD_POST ||
-	    req.method == ADMIN_METHOD_PATCH) {
+	    req.method == ADMIN_METHOD_PATCH ||
+	    req.method == ADMIN_METHOD_PUT) {
 		if (!api_content_json(content_type)) {
 			admin__reply_error(reply, 415,
 					   "body: Content-Type must be %s",

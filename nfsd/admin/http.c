@@ -13,6 +13,7 @@
  */
 #include "nfsd/admin/admin_int.h"
 #include "nfsd/admin/ops.h"
+#include "nfsd/admin/snap_policy.h"
 #include "nfsd/alarm/alarm.h"
 #include "nfsd/admin/auth.h"
 #include "nfsd/base/fileio.h"
@@ -45,6 +46,7 @@ struct admin {
 	struct admin_api api;
 	struct alarm_set *alarms;
 	struct admin_ops *ops;
+	struct admin_policies *policies;
 	struct admin_auth auth;
 	bool auth_ready;
 	bool tls;
@@ -413,6 +415,12 @@ static bool http_stop_timed(struct MHD_Daemon *mhd)
 	return true;
 }
 
+int admin_policies_config(struct admin *adm,
+			  const struct admin_policy_config *p, size_t n)
+{
+	return adm ? admin__policies_configure(adm->policies, p, n) : 0;
+}
+
 void admin_stop(struct admin *adm)
 {
 	if (!adm) {
@@ -420,10 +428,13 @@ void admin_stop(struct admin *adm)
 	}
 	if (adm->mhd && !http_stop_timed(adm->mhd)) {
 		/* The hung request still uses @adm: left to the exit. */
+		admin__policies_stop(adm->policies);
 		alarm_set_free(adm->alarms);
 		return;
 	}
-	/* After the server: no request can start an operation now. */
+	/* After the server: no request can start an operation now; the
+	 * policies' thread, which starts them too, first. */
+	admin__policies_free(adm->policies);
 	if (!adm->api.ctx.ops) {
 		admin__ops_free(adm->ops); /* its own, not the server's */
 	}
@@ -605,6 +616,12 @@ int admin_start(const struct admin_ctx *ctx, const char *listen, int port,
 		goto fail;
 	}
 	adm->api.ops = adm->ops;
+	err = admin__policies_new(&adm->api, ctx->state_dir, &adm->policies,
+				  errbuf, errlen);
+	if (err) {
+		goto fail;
+	}
+	adm->api.policies = adm->policies;
 	/* Dual stack, as the RPC listeners: "::" serves IPv4 clients too. */
 	if (ss.ss_family == AF_INET6) {
 		flags |= MHD_USE_DUAL_STACK;
@@ -634,6 +651,13 @@ int admin_start(const struct admin_ctx *ctx, const char *listen, int port,
 	*bound_port = info ? info->port : port;
 	/* A Host must name the port bound; no client knew it before. */
 	__atomic_store_n(&adm->auth.port, *bound_port, __ATOMIC_RELEASE);
+	err = admin__policies_start(adm->policies);
+	if (err) {
+		snprintf(errbuf, errlen,
+			 "admin: cannot start the snapshot-policy thread: %s",
+			 strerror(-err));
+		goto fail;
+	}
 	err = alarm_set_start(adm->alarms);
 	if (err) {
 		snprintf(errbuf, errlen,

@@ -21,8 +21,7 @@
 #include "nfsd/export/export.h"
 #include "nfsd/store/store_tree.h"
 
-const struct export *admin__export_live(struct admin_api *api, const char *name,
-					struct admin_reply *reply)
+const struct export *admin__export_find(struct admin_api *api, const char *name)
 {
 	const struct export_table *tab = api->ctx.exports;
 
@@ -33,9 +32,20 @@ const struct export *admin__export_live(struct admin_api *api, const char *name,
 			return e;
 		}
 	}
-	admin__reply_error(reply, 404, "volume '%s': no datastore of that name",
-			   name);
 	return NULL;
+}
+
+const struct export *admin__export_live(struct admin_api *api, const char *name,
+					struct admin_reply *reply)
+{
+	const struct export *e = admin__export_find(api, name);
+
+	if (!e) {
+		admin__reply_error(reply, 404,
+				   "volume '%s': no datastore of that name",
+				   name);
+	}
+	return e;
 }
 
 /* A relative path of names, none empty, "." or "..", with no '"' and no

@@ -10,6 +10,10 @@
 
 /* ---- files of a datastore (paths.c) ----------------------------------- */
 
+/* The live export @name (borrowed; slots never move), or NULL. */
+const struct export *admin__export_find(struct admin_api *api,
+					const char *name);
+
 /* The live export @name (borrowed; slots never move), or NULL after a
  * 404 in @reply. */
 const struct export *admin__export_live(struct admin_api *api, const char *name,

@@ -18,6 +18,7 @@
 #include "nfsd/admin/admin_int.h"
 #include "nfsd/admin/ops.h"
 #include "nfsd/admin/paths.h"
+#include "nfsd/admin/snap_policy.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -88,16 +89,46 @@ static int snapshots_run(struct admin_op *op, char *errbuf, size_t errlen)
 	return err;
 }
 
+/* -ENOSPC with 409 in *status when @exp holds SNAP_POLICY_MAX_SNAPSHOTS
+ * snapshots already (ANF's 255 a volume, by hand and by policy). */
+static int snapshots_room(const struct store_snap_ops *so,
+			  const struct export *exp, unsigned *status,
+			  char *errbuf, size_t errlen)
+{
+	struct snap_entry *list = NULL;
+	size_t n = 0;
+	int rc = so->list(export_store(exp), &list, &n);
+
+	free(list);
+	if (rc) {
+		*status = 500;
+		snprintf(errbuf, errlen, "volume %s: snapshots: %s", exp->name,
+			 strerror(-rc));
+		return rc;
+	}
+	if (n >= SNAP_POLICY_MAX_SNAPSHOTS) {
+		*status = 409;
+		snprintf(errbuf, errlen,
+			 "volume %s: it holds %zu snapshots, the most a "
+			 "datastore may (%d): delete one first",
+			 exp->name, n, SNAP_POLICY_MAX_SNAPSHOTS);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
 /*
- * Starts @mode on snapshot @snap of @exp in the background (a snapshot
- * copies or reverts a whole tree: the admin thread must not wait for it)
- * and replies 202 with the operation; what it would refuse at once (a bad
- * name, no reflink, a snapshot that exists or does not) is refused here,
- * with its status, before anything starts.
+ * Checks and starts @mode on snapshot @snap of @exp: what would refuse it
+ * at once (a bad name, no reflink, a snapshot that exists or does not, one
+ * a volume made from it holds) is returned before anything starts, with
+ * its HTTP status in *status; else *status is 0 and the operation's JSON
+ * is in *doc (owned), and the result is the operation's (@background: on
+ * a thread of its own, 0 once started; else run here).
  */
-static void snapshots_op(struct admin_api *api, const struct export *exp,
-			 const char *mode, const char *snap,
-			 struct admin_reply *reply)
+static int snapshots_start(struct admin_api *api, const struct export *exp,
+			   const char *mode, const char *snap, bool background,
+			   json_t **doc, unsigned *status, char *errbuf,
+			   size_t errlen)
 {
 	struct admin_op_spec spec = { .kind = "snapshot",
 				      .mode = mode,
@@ -107,29 +138,73 @@ static void snapshots_op(struct admin_api *api, const struct export *exp,
 				      .exclusive = true,
 				      .run = snapshots_run };
 	const struct store_snap_ops *so;
+	int rc;
+
+	*doc = NULL;
+	*status = 500;
+	if (!api->ops) {
+		snprintf(errbuf, errlen, "operations are not available");
+		return -ENOTSUP;
+	}
+	so = snapshots_ops(exp, status, errbuf, errlen);
+	if (!so) {
+		return *status == 503 ? -EAGAIN : -EOPNOTSUPP;
+	}
+	rc = so->check(export_store(exp), snap, strcmp(mode, "create") != 0,
+		       errbuf, errlen);
+	*status = rc ? admin__op_status_from_err(rc) : 0;
+	if (!rc && !strcmp(mode, "create")) {
+		rc = snapshots_room(so, exp, status, errbuf, errlen);
+	}
+	if (!rc && !strcmp(mode, "delete")) {
+		rc = admin__snapshot_pinned(api, exp->name, snap, errbuf,
+					    errlen);
+		/* Held: refused for as long as the volume holds it, not a
+		 * busy datastore to try again. */
+		*status = rc == -EBUSY ? 409 : rc ? 500 : 0;
+		rc = rc == -EBUSY ? -EPERM : rc;
+	}
+	if (rc) {
+		return rc;
+	}
+	return admin__op_start(api->ops, &spec, background, doc, errbuf,
+			       errlen);
+}
+
+/* Starts @mode on snapshot @snap of @exp in the background (a snapshot
+ * copies or reverts a whole tree: the admin thread must not wait for it)
+ * and replies 202 with the operation, or the refusal. */
+static void snapshots_op(struct admin_api *api, const struct export *exp,
+			 const char *mode, const char *snap,
+			 struct admin_reply *reply)
+{
 	char err[512] = "";
-	json_t *doc = NULL;
+	json_t *doc;
 	unsigned status;
 	int rc;
 
-	if (!api->ops) {
-		admin__reply_error(reply, 500, "operations are not available");
-		return;
-	}
-	so = snapshots_ops(exp, &status, err, sizeof(err));
-	if (!so) {
+	rc = snapshots_start(api, exp, mode, snap, true, &doc, &status, err,
+			     sizeof(err));
+	if (status) {
 		admin__reply_error(reply, status, "%s", err);
+		json_decref(doc);
 		return;
 	}
-	rc = so->check(export_store(exp), snap, strcmp(mode, "create") != 0,
-		       err, sizeof(err));
-	if (rc) {
-		admin__reply_error(reply, admin__op_status_from_err(rc), "%s",
-				   err);
-		return;
-	}
-	rc = admin__op_start(api->ops, &spec, true, &doc, err, sizeof(err));
 	admin__op_reply(reply, rc, true, doc, err);
+}
+
+int admin__snapshot_sync(struct admin_api *api, const struct export *exp,
+			 const char *mode, const char *snap, char *errbuf,
+			 size_t errlen)
+{
+	unsigned status;
+	json_t *doc;
+	int rc;
+
+	rc = snapshots_start(api, exp, mode, snap, false, &doc, &status, errbuf,
+			     errlen);
+	json_decref(doc);
+	return rc;
 }
 
 void admin__snapshots_list(struct admin_api *api,

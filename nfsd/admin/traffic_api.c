@@ -6,6 +6,7 @@
  * change: changes.c), /alarms (thin provisioning) and /metrics.
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/admin/snap_policy.h"
 #include "nfsd/admin/patch.h"
 #include "nfsd/admin/view.h"
 
@@ -213,6 +214,7 @@ void admin__metrics_get(struct admin_api *api, const struct admin_request *req,
 	}
 	admin__buf_init(&text);
 	admin__metrics_write(&view, &text);
+	admin__policies_metrics(api->policies, &text);
 	admin__reply_text(reply, 200, ADMIN_METRICS_CONTENT_TYPE, &text);
 	admin__view_fini(&view);
 }

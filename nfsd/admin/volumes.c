@@ -9,6 +9,7 @@
  */
 #include "nfsd/admin/admin_int.h"
 #include "nfsd/admin/patch.h"
+#include "nfsd/admin/snap_policy.h"
 #include "nfsd/admin/view.h"
 
 #include <errno.h>
@@ -101,6 +102,11 @@ void admin__volume_create(struct admin_api *api,
 	char err[300];
 	int rc;
 
+	/* A new datastore from a snapshot (volclone.c). */
+	if (json_object_get(req->body, "snapshot")) {
+		admin__volume_from_snapshot(api, req, reply);
+		return;
+	}
 	if (admin__json_volume_spec(req->body, &spec, err, sizeof(err))) {
 		admin__reply_error(reply, 400, "%s", err);
 		return;

@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define FILEIO_FIRST_READ_BYTES 4096
@@ -122,5 +123,66 @@ int fileio_sync_parent_dir(const char *path)
 		err = -errno;
 	}
 	close(fd);
+	return err;
+}
+
+int fileio_replace(const char *path, const void *text, size_t len, char *errbuf,
+		   size_t errlen)
+{
+	char tmp[PATH_MAX];
+	int fd, err = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
+		snprintf(errbuf, errlen, "%.200s: path too long", path);
+		return -ENAMETOOLONG;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0) {
+		err = -errno;
+	} else {
+		err = fileio_pwrite_all(fd, text, len, 0);
+		if (!err && fsync(fd)) {
+			err = -errno;
+		}
+		close(fd);
+	}
+	if (!err && rename(tmp, path)) {
+		err = -errno;
+	}
+	if (!err) {
+		err = fileio_sync_parent_dir(path);
+		if (err) {
+			snprintf(errbuf, errlen,
+				 "%.3900s: fsync of its directory: %s", path,
+				 strerror(-err));
+		}
+		return err;
+	}
+	snprintf(errbuf, errlen, "%.3900s: cannot write it: %s", path,
+		 strerror(-err));
+	unlink(tmp);
+	return err;
+}
+
+int fileio_replace_printed(const char *path,
+			   void (*print)(FILE *f, const void *arg),
+			   const void *arg, char *errbuf, size_t errlen)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int err = -ENOMEM;
+
+	if (f) {
+		print(f, arg);
+		if (!fclose(f)) {
+			err = fileio_replace(path, text, len, errbuf, errlen);
+		}
+	}
+	if (err == -ENOMEM) {
+		snprintf(errbuf, errlen, "%.3900s: out of memory", path);
+	}
+	free(text);
 	return err;
 }

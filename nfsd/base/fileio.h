@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /*
  * Writes all @len bytes of @buf (borrowed) to @fd at @off_bytes.  Returns
@@ -27,5 +28,21 @@ int fileio_read_whole(int fd, size_t max, uint8_t **out, size_t *len);
 /* fsyncs the directory that holds @path (borrowed), so that a file
  * created or renamed in it lasts.  Returns 0 or -errno. */
 int fileio_sync_parent_dir(const char *path);
+
+/*
+ * Replaces @path by a file of the @len bytes of @text, mode 0600: written
+ * to PATH.tmp (O_NOFOLLOW), fsynced, renamed over @path, its directory
+ * fsynced; a crash leaves the old file or the new one.  Returns 0 or
+ * -errno with "PATH: cannot write it: ..." in @errbuf (nothing left at
+ * PATH.tmp).
+ */
+int fileio_replace(const char *path, const void *text, size_t len, char *errbuf,
+		   size_t errlen);
+
+/* fileio_replace() of what @print (called once) writes to a FILE * in
+ * memory, with @arg.  Returns as fileio_replace(), or -ENOMEM. */
+int fileio_replace_printed(const char *path,
+			   void (*print)(FILE *f, const void *arg),
+			   const void *arg, char *errbuf, size_t errlen);
 
 #endif

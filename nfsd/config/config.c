@@ -384,10 +384,39 @@ static int config_datastore_ceph_key(struct config_datastore *ds,
 	return err;
 }
 
+/* snapshot_hourly .. snapshot_monthly: a schedule of the datastore's
+ * snapshot policy (policy.h), its keeps summed at most 255. */
+static int config_datastore_policy_key(struct config_datastore *ds,
+				       const char *key, const char *value)
+{
+	struct snap_policy p = ds->policy;
+	enum snap_policy_kind k;
+	char why[256];
+
+	if (!strcmp(key, "snapshot_hourly")) {
+		k = SNAP_POLICY_HOURLY;
+	} else if (!strcmp(key, "snapshot_daily")) {
+		k = SNAP_POLICY_DAILY;
+	} else if (!strcmp(key, "snapshot_weekly")) {
+		k = SNAP_POLICY_WEEKLY;
+	} else if (!strcmp(key, "snapshot_monthly")) {
+		k = SNAP_POLICY_MONTHLY;
+	} else {
+		return -ENOENT;
+	}
+	if (snap_policy_sched_parse(k, value, &p.k[k], why, sizeof(why)) ||
+	    snap_policy_check(&p, why, sizeof(why))) {
+		return -EINVAL;
+	}
+	ds->policy = p;
+	return 0;
+}
+
 static int config_datastore_key(struct config_datastore *ds, const char *key,
 				const char *value, int line)
 {
 	unsigned long v;
+	int err;
 
 	if (!strcmp(key, "path")) {
 		ds->path_line = line;
@@ -419,6 +448,11 @@ static int config_datastore_key(struct config_datastore *ds, const char *key,
 	}
 	if (!strcmp(key, "zero_on_first_write")) {
 		return config_parse_bool(value, &ds->zero_on_first_write);
+	}
+	/* snapshot_hourly .. snapshot_monthly */
+	err = config_datastore_policy_key(ds, key, value);
+	if (err != -ENOENT) {
+		return err;
 	}
 	if (!strcmp(key, "intent_log")) {
 		ds->intent_log_line = line;

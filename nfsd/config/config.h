@@ -23,7 +23,9 @@
  *                       (default true), squash (none|root|all; default
  *                       root, as knfsd; ESXi needs none, for its hosts
  *                       only), anonuid, anongid,
- *                       fsid; backend (local|cephfs; default local) and,
+ *                       fsid, snapshot_hourly, snapshot_daily,
+ *                       snapshot_weekly, snapshot_monthly (policy.h);
+ *                       backend (local|cephfs; default local) and,
  *                       for cephfs, ceph_conf, ceph_path, ceph_user
  *                       (default admin), ceph_fs
  *
@@ -40,6 +42,7 @@
 #include <stdint.h>
 
 #include "nfsd/export/export.h"
+#include "nfsd/snap/policy.h"
 
 #define CONFIG_MAX_DATASTORES 64
 #define CONFIG_PORT_OFF (-1)
@@ -80,6 +83,9 @@ struct config_datastore {
 	/* VMFS's zeroing of a block on its first write (store_int.h), for
 	 * the zeroing lab; off by default. */
 	bool zero_on_first_write;
+	/* snapshot_hourly .. snapshot_monthly (nfsd/snap/policy.h): the
+	 * schedules the server snapshots the datastore on. */
+	struct snap_policy policy;
 };
 
 /* Called for every key config.c does not know.  Returns 0 (taken),

@@ -246,5 +246,8 @@ int ctl_vmdk_main(const struct ctl_remote *r, int argc, char **argv);
 /* `snapshot create|delete|restore DATASTORE NAME`, `snapshot list
  * DATASTORE` (snapshots.c). */
 int ctl_snapshot_main(const struct ctl_remote *r, int argc, char **argv);
+/* `snapshot policy show|set|clear DATASTORE ...` (snap_policy.c); @argv
+ * starts at "snapshot". */
+int ctl_snapshot_policy_main(const struct ctl_remote *r, int argc, char **argv);
 
 #endif

@@ -72,8 +72,14 @@ static const struct ctl_command ctl_commands[] = {
 		   "; paths in the datastore",
 	  .remote = ctl_vmdk_main },
 	{ .name = "snapshot",
-	  .usage = "snapshot create|delete|restore DATASTORE NAME\n"
-		   "      snapshot list DATASTORE   native datastore snapshots",
+	  .usage =
+		  "snapshot create|delete|restore DATASTORE NAME\n"
+		  "      snapshot list DATASTORE   native datastore snapshots\n"
+		  "      snapshot policy show|clear DATASTORE\n"
+		  "      snapshot policy set DATASTORE [--hourly ':MM keep N']"
+		  "\n        [--daily 'HH:MM keep N'] [--weekly 'DAYS HH:MM "
+		  "keep N']\n        [--monthly 'DAYS HH:MM keep N']   "
+		  "snapshots on a schedule (UTC)",
 	  .remote = ctl_snapshot_main },
 	{ .name = "operations",
 	  .usage = "operations [ID]           long operations and their "

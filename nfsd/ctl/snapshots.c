@@ -32,7 +32,9 @@ static int snap_usage(void)
 {
 	fprintf(stderr, "usage: dsnfsctl snapshot create|delete|restore "
 			"DATASTORE NAME\n"
-			"       dsnfsctl snapshot list DATASTORE\n");
+			"       dsnfsctl snapshot list DATASTORE\n"
+			"       dsnfsctl snapshot policy show|set|clear "
+			"DATASTORE ...\n");
 	return CTL_EXIT_USAGE;
 }
 
@@ -43,6 +45,9 @@ int ctl_snapshot_main(const struct ctl_remote *r, int argc, char **argv)
 	json_t *doc = NULL, *last = NULL;
 	int rc;
 
+	if (!strcmp(verb, "policy")) {
+		return ctl_snapshot_policy_main(r, argc, argv);
+	}
 	if (!strcmp(verb, "list") && argc == 3) {
 		snprintf(path, sizeof(path), "/volumes/%s/snapshots", argv[2]);
 		if (ctl_api_call(r, "GET", path, NULL, &doc)) {

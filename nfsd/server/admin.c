@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nfsd/base/log.h"
@@ -31,6 +32,41 @@ static int server_admin_limits_apply(void *arg,
 	return server_limits_apply(arg, limits);
 }
 
+void server__admin_policies(struct server *srv, const struct config *cfg)
+{
+	struct admin_policy_config *p;
+	size_t n = 0;
+
+	if (!srv->admin) {
+		for (size_t i = 0; i < cfg->ndatastores; i++) {
+			if (snap_policy_any(&cfg->datastores[i].policy)) {
+				log_error("snapshot-policy: %s: not run: "
+					  "snapshot policies run in the admin "
+					  "endpoint, and admin_port is off",
+					  cfg->datastores[i].name);
+			}
+		}
+		return;
+	}
+	p = calloc(cfg->ndatastores ? cfg->ndatastores : 1, sizeof(*p));
+	if (!p) {
+		log_error("snapshot-policy: out of memory: the policies of "
+			  "the config are not applied");
+		return;
+	}
+	for (size_t i = 0; i < cfg->ndatastores; i++) {
+		snprintf(p[n].volume, sizeof(p[n].volume), "%s",
+			 cfg->datastores[i].name);
+		p[n++].policy = cfg->datastores[i].policy;
+	}
+	if (admin_policies_config(srv->admin, p, n)) {
+		log_error("snapshot-policy: more than %d datastores with a "
+			  "policy: some are not run",
+			  128);
+	}
+	free(p);
+}
+
 int server__admin_start(struct server *srv, const struct config *cfg,
 			const struct server_sections *sections, char *errbuf,
 			size_t errlen)
@@ -52,6 +88,7 @@ int server__admin_start(struct server *srv, const struct config *cfg,
 
 	srv->ports.admin = -1;
 	if (cfg->admin_port == CONFIG_PORT_OFF) {
+		server__admin_policies(srv, cfg);
 		return 0;
 	}
 	/* Every failure stops the start: a port in use may be an impostor
@@ -77,6 +114,7 @@ int server__admin_start(struct server *srv, const struct config *cfg,
 		 ctx.config.usage_alarm_percent,
 		 ctx.config.overallocation_alarm_percent,
 		 ctx.config.alarm_interval_s);
+	server__admin_policies(srv, cfg);
 	return 0;
 }
 

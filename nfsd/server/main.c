@@ -164,6 +164,10 @@ static int load_config(struct config *cfg, struct server_sections *sections,
 		}
 	}
 	apply_overrides(cfg, o);
+	err = server_clones_merge(cfg, errbuf, errlen);
+	if (err) {
+		return err;
+	}
 	return config_validate(cfg, errbuf, errlen);
 }
 

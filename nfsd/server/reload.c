@@ -138,6 +138,7 @@ int server_reconfigure(struct server *srv, const struct config *cfg,
 	if (err) {
 		goto out;
 	}
+	server__admin_policies(srv, cfg);
 	log_info("config: reloaded: %zu datastores (%zu new), %zu pools, "
 		 "%zu pooled datastores, trace %s",
 		 cfg->ndatastores, nadd, limits->npools, limits->nvolumes,

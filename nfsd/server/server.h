@@ -48,6 +48,16 @@ struct server_ports {
  * fill it: call before loading the config file.  Returns 0 or -ENOMEM.
  */
 int server_sections_init(struct server_sections *s, struct config *cfg);
+
+/*
+ * Adds to @cfg the datastores the admin API made from snapshots
+ * (STATE_DIR/volume-clones of cfg->state_dir; nfsd/snap/volclone.h), each
+ * with its source datastore's keys, its own name and directory; one whose
+ * source is not a local datastore of @cfg is left out with a warning.
+ * After the files and options are read, before config_validate().
+ * Returns 0 or -errno with the reason in errbuf (an unreadable record).
+ */
+int server_clones_merge(struct config *cfg, char *errbuf, size_t errlen);
 void server_sections_fini(struct server_sections *s);
 
 /*

@@ -259,4 +259,9 @@ int server__admin_start(struct server *srv, const struct config *cfg,
 /* Stops it (before anything it reads goes away). */
 void server__admin_stop(struct server *srv);
 
+/* Gives the admin endpoint the snapshot policies of @cfg's datastores
+ * (at start and after a reload); with the endpoint off, each policy is
+ * an error logged: nothing would run it. */
+void server__admin_policies(struct server *srv, const struct config *cfg);
+
 #endif

@@ -89,6 +89,22 @@ int snap_delete(const char *root, const char *manifest, const char *name,
 int snap_restore(const char *root, const char *manifest, const char *name,
 		 struct snap_stats *st, char *errbuf, size_t errlen);
 
+/*
+ * Makes directory @dest (new; on the file system of @root) a writable copy
+ * of snapshot @name of the datastore rooted at @root, sharing every block
+ * with it (FICLONE of each file: new inodes, none immutable), its root
+ * with the mode and owner of @root.  The snapshot must be one the server
+ * sealed.  Returns 0 with @st filled (may be NULL), or -errno with the
+ * reason (-EOPNOTSUPP / -EXDEV: no block sharing there; -EEXIST: @dest
+ * exists), nothing left at @dest.
+ */
+int snap_clone_tree(const char *root, const char *name, const char *dest,
+		    struct snap_stats *st, char *errbuf, size_t errlen);
+
+/* Removes what snap_clone_tree() made at @dest (a new datastore that
+ * could not be recorded).  Returns 0 or -errno. */
+int snap_clone_remove(const char *dest);
+
 struct snap_entry {
 	char name[SNAP_NAME_MAX + 1];
 	int64_t created_s; /* UTC: when it was made */

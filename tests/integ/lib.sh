@@ -29,6 +29,10 @@
 #                          to $TEST_TMP/body
 # status_is GOT WANT       true when equal; else says the status and body
 # body_has TEXT            true when $TEST_TMP/body holds TEXT; else says it
+# xfs_loop DIR             mounts a new 512 MiB XFS (reflink=1) on DIR (made)
+#                          from a loop file, unmounted at exit; exits the
+#                          test with "skip" where that cannot be (not root,
+#                          no mkfs.xfs, no loop device)
 
 set -u
 DSNFS_BIN=${DSNFS_BIN:-build/bin}
@@ -179,6 +183,37 @@ body_has() {
 
 nfs_url() {
 	echo "nfs://127.0.0.1/$1/$2?nfsport=$NFS_PORT&mountport=$MOUNT_PORT"
+}
+
+xfs_loop() {
+	local dir=$1
+	if [ "$(id -u)" != 0 ] || ! command -v mkfs.xfs >/dev/null; then
+		echo "  skip: needs root and mkfs.xfs (xfsprogs) for a loop-mounted XFS"
+		exit 0
+	fi
+	mkdir -p "$dir"
+	truncate -s 512M "$dir.img"
+	if ! mkfs.xfs -q -m reflink=1 "$dir.img" ||
+		! mount -o loop "$dir.img" "$dir" 2>/dev/null; then
+		echo "  skip: cannot make or loop-mount an XFS here"
+		exit 0
+	fi
+	XFS_LOOP_DIRS="${XFS_LOOP_DIRS:-} $dir"
+	trap 'xfs_loop_cleanup' EXIT
+}
+
+# Stops dsnfsd_start's server, unmounts what xfs_loop mounted, cleans up.
+xfs_loop_cleanup() {
+	if [ -n "$DSNFSD_PID" ]; then
+		kill "$DSNFSD_PID" 2>/dev/null
+		wait "$DSNFSD_PID" 2>/dev/null
+		DSNFSD_PID=""
+	fi
+	local d
+	for d in ${XFS_LOOP_DIRS:-}; do
+		umount "$d" 2>/dev/null
+	done
+	test_cleanup
 }
 
 test_done() {
