@@ -29,7 +29,7 @@ static void store_cephfs_err(char *errbuf, size_t errlen, const char *name,
 
 void store__cephfs_obj_fh(const struct store_obj *obj, struct store_fh *fh)
 {
-	*fh = ((const struct store_cephfs_obj *)obj)->fh;
+	*fh = obj->fh;
 }
 
 int store__cephfs_root(struct store *st, struct store_obj **out)

@@ -30,7 +30,7 @@ int store__cephfs_err(int rc)
 }
 
 void store__cephfs_attr_from_statx(const struct store_cephfs *sc,
-				   struct store_cephfs_obj *o,
+				   struct cephfs_obj *o,
 				   const struct ceph_statx *stx,
 				   struct store_attr *attr)
 {
@@ -56,7 +56,7 @@ int store__cephfs_getattr(struct store *st, struct store_obj *obj,
 			  struct store_attr *attr)
 {
 	struct store_cephfs *sc = store__cephfs(st);
-	struct store_cephfs_obj *o = store__cephfs_obj(obj);
+	struct cephfs_obj *o = store__cephfs_obj(obj);
 	struct ceph_statx stx;
 	int rc;
 
@@ -69,8 +69,7 @@ int store__cephfs_getattr(struct store *st, struct store_obj *obj,
 	return 0;
 }
 
-int store__cephfs_sattr_apply(struct store_cephfs *sc,
-			      struct store_cephfs_obj *o,
+int store__cephfs_sattr_apply(struct store_cephfs *sc, struct cephfs_obj *o,
 			      const struct store_sattr *sattr)
 {
 	struct ceph_statx stx;
@@ -147,7 +146,7 @@ int store__cephfs_readlink(struct store *st, struct store_obj *obj, char *buf,
 			   size_t buflen, size_t *len)
 {
 	struct store_cephfs *sc = store__cephfs(st);
-	struct store_cephfs_obj *o = store__cephfs_obj(obj);
+	struct cephfs_obj *o = store__cephfs_obj(obj);
 	char target[STORE_PATH_MAX + 1];
 	int rc;
 

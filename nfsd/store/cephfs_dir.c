@@ -21,7 +21,7 @@ int store__cephfs_readdir(struct store *st, struct store_obj *dirp,
 			  uint64_t cookie, store_readdir_fn cb, void *arg)
 {
 	struct store_cephfs *sc = store__cephfs(st);
-	struct store_cephfs_obj *dir = store__cephfs_obj(dirp);
+	struct cephfs_obj *dir = store__cephfs_obj(dirp);
 	struct ceph_dir_result *dr;
 	struct dirent de;
 	uint64_t fileid;

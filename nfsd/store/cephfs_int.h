@@ -31,6 +31,7 @@
 #include <rados/librados.h>
 
 #include "nfsd/store/cephfs.h"
+#include "nfsd/store/store_obj.h"
 #include "nfsd/store/store_int.h"
 
 /* The kernel handle type our handles carry for a CephFS inode: not one
@@ -55,7 +56,7 @@
 /* Attributes every op wants from libcephfs. */
 #define STORE_CEPHFS_WANT (CEPH_STATX_BASIC_STATS)
 
-struct store_cephfs_obj;
+struct cephfs_obj;
 struct store_cephfs;
 
 /* A call in libcephfs this long marks the datastore down (cephfs_health.c;
@@ -90,7 +91,7 @@ struct store_cephfs {
 	struct ceph_mount_info *cm;
 	UserPerm *root_perms; /* the mount's (borrowed from cm) */
 	struct store_secret secret;
-	struct store_cephfs_obj *root;
+	struct cephfs_obj *root;
 	uint64_t root_ino;
 	char cluster[160]; /* "ceph.conf path (mon host)": for messages */
 
@@ -104,15 +105,17 @@ struct store_cephfs {
 
 	/* The object cache: ino -> object with a reference; FIFO eviction. */
 	pthread_mutex_t cache_lock;
-	struct store_cephfs_obj *buckets[STORE_CEPHFS_CACHE_BUCKETS];
-	struct store_cephfs_obj *fifo_head, *fifo_tail;
+	struct cephfs_obj *buckets[STORE_CEPHFS_CACHE_BUCKETS];
+	struct cephfs_obj *fifo_head, *fifo_tail;
 	size_t cached;
 
 	struct store_cephfs_health health;
 };
 
-struct store_cephfs_obj {
-	atomic_uint refs;
+/* One resolved inode: the head every backend shares (store_obj.h: its
+ * reference count and handle), then what this backend keeps. */
+struct cephfs_obj {
+	struct store_obj base;
 	struct store_cephfs *sc;
 	Inode *in; /* one ll reference, put by the last unref */
 	uint64_t ino;
@@ -121,7 +124,6 @@ struct store_cephfs_obj {
 	 * carries the snapid too (cephfs_obj.c). */
 	uint64_t snapid;
 	enum store_ftype type;
-	struct store_fh fh;
 	/* The open file of a regular file's I/O, made on first use under
 	 * @lock, closed by the last unref. */
 	pthread_mutex_t lock;
@@ -137,23 +139,25 @@ struct store_cephfs_obj {
 	uint32_t object_bytes; /* the file's layout object size */
 	/* cephfs_obj.c's cache, under sc->cache_lock */
 	bool cached;
-	struct store_cephfs_obj *hash_next;
-	struct store_cephfs_obj *fifo_next;
+	struct cephfs_obj *hash_next;
+	struct cephfs_obj *fifo_next;
 };
 
 static inline struct store_cephfs *store__cephfs(struct store *st)
 {
-	return (struct store_cephfs *)st;
+	return container_of(st, struct store_cephfs, base);
 }
 
-static inline struct store_cephfs_obj *store__cephfs_obj(struct store_obj *o)
+/* The cephfs object whose head @o is (NULL for NULL). */
+static inline struct cephfs_obj *store__cephfs_obj(struct store_obj *o)
 {
-	return (struct store_cephfs_obj *)o;
+	return o ? container_of(o, struct cephfs_obj, base) : NULL;
 }
 
-static inline struct store_obj *store__cephfs_pub(struct store_cephfs_obj *o)
+/* The head of @o that the ops hand out (NULL for NULL). */
+static inline struct store_obj *store__cephfs_pub(struct cephfs_obj *o)
 {
-	return (struct store_obj *)o;
+	return o ? &o->base : NULL;
 }
 
 /* ---- health (cephfs_health.c) and the guarded ops (cephfs_guard.c) ---- */
@@ -199,12 +203,12 @@ void store__cephfs_close(struct store *st);
  */
 int store__cephfs_obj_get(struct store_cephfs *sc, Inode *in,
 			  const struct ceph_statx *stx,
-			  struct store_cephfs_obj **out);
+			  struct cephfs_obj **out);
 void store__cephfs_obj_ref(struct store_obj *obj);
 void store__cephfs_obj_unref(struct store_obj *obj);
 /* True for the live root (a snapshot's root has the same inode). */
 static inline bool store__cephfs_is_root(const struct store_cephfs *sc,
-					 const struct store_cephfs_obj *o)
+					 const struct cephfs_obj *o)
 {
 	return o->ino == sc->root_ino && o->snapid == CEPH_NOSNAP;
 }
@@ -221,14 +225,14 @@ int store__cephfs_resolve_attr(struct store *st, const struct store_fh *fh,
 /* The open file of regular file @o for I/O (borrowed while @o is held):
  * -EISDIR / -EINVAL for a directory / another type, or the open's
  * -errno. */
-int store__cephfs_obj_io(struct store_cephfs_obj *o, struct Fh **out);
+int store__cephfs_obj_io(struct cephfs_obj *o, struct Fh **out);
 
 /* ---- attributes (cephfs_attr.c) ---------------------------------------- */
 
 /* Maps a ceph error (negative errno, sometimes a positive one) to ours. */
 int store__cephfs_err(int rc);
 void store__cephfs_attr_from_statx(const struct store_cephfs *sc,
-				   struct store_cephfs_obj *o,
+				   struct cephfs_obj *o,
 				   const struct ceph_statx *stx,
 				   struct store_attr *attr);
 int store__cephfs_getattr(struct store *st, struct store_obj *obj,
@@ -237,8 +241,7 @@ int store__cephfs_setattr(struct store *st, struct store_obj *obj,
 			  const struct store_sattr *sattr,
 			  const struct store_cred *cred);
 /* Applies @sattr to @o (SETATTR, and the attributes of a new object). */
-int store__cephfs_sattr_apply(struct store_cephfs *sc,
-			      struct store_cephfs_obj *o,
+int store__cephfs_sattr_apply(struct store_cephfs *sc, struct cephfs_obj *o,
 			      const struct store_sattr *sattr);
 int store__cephfs_readlink(struct store *st, struct store_obj *obj, char *buf,
 			   size_t buflen, size_t *len);
@@ -307,21 +310,20 @@ void store__cephfs_rados_close(struct store_cephfs *sc);
  * per object the size spans), then this gateway's writes keep the count.
  * Directories and others, or without librados: st_blocks * 512.
  */
-uint64_t store__cephfs_used_bytes(struct store_cephfs *sc,
-				  struct store_cephfs_obj *o,
+uint64_t store__cephfs_used_bytes(struct store_cephfs *sc, struct cephfs_obj *o,
 				  const struct ceph_statx *stx);
 /* A write of [@off_bytes, +@len) went to @o: its objects exist now. */
-void store__cephfs_used_wrote(struct store_cephfs_obj *o, uint64_t off_bytes,
+void store__cephfs_used_wrote(struct cephfs_obj *o, uint64_t off_bytes,
 			      uint64_t len);
 /* A size change: the next look counts again. */
-void store__cephfs_used_forget(struct store_cephfs_obj *o);
+void store__cephfs_used_forget(struct cephfs_obj *o);
 /* Whether object @k of regular file @o (@size_bytes long) exists in its
  * data pool, measured as store__cephfs_used_bytes() does: 1, 0, or
  * -EOPNOTSUPP (no librados, not a regular file) or -errno; sets
  * *object_bytes to the layout's object size. */
-int store__cephfs_used_object(struct store_cephfs *sc,
-			      struct store_cephfs_obj *o, uint64_t size_bytes,
-			      uint64_t k, uint32_t *object_bytes);
+int store__cephfs_used_object(struct store_cephfs *sc, struct cephfs_obj *o,
+			      uint64_t size_bytes, uint64_t k,
+			      uint32_t *object_bytes);
 
 /* ---- storage-side operations (cephfs_tree.c, cephfs_snap.c) ----------- */
 

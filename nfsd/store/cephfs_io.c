@@ -22,7 +22,7 @@ int store__cephfs_read(struct store *st, struct store_obj *obj,
 		       uint32_t *nread, bool *eof)
 {
 	struct store_cephfs *sc = store__cephfs(st);
-	struct store_cephfs_obj *o = store__cephfs_obj(obj);
+	struct cephfs_obj *o = store__cephfs_obj(obj);
 	struct ceph_statx stx;
 	uint32_t done = 0;
 	struct Fh *fh;
@@ -64,13 +64,13 @@ int store__cephfs_read(struct store *st, struct store_obj *obj,
 /* store_sync_fn on a ceph open file. */
 static int store_cephfs_sync_fh(void *arg, enum store_stable level)
 {
-	struct store_cephfs_obj *o = arg;
+	struct cephfs_obj *o = arg;
 
 	return store__cephfs_err(
 		ceph_ll_fsync(o->sc->cm, o->io, level == STORE_DATA_SYNC));
 }
 
-static int store_cephfs_sync(struct store *st, struct store_cephfs_obj *o,
+static int store_cephfs_sync(struct store *st, struct cephfs_obj *o,
 			     enum store_stable level, bool *sync_failed)
 {
 	int err = store__syncgroup_sync(&o->sync, level, st->group_commit,
@@ -85,7 +85,7 @@ int store__cephfs_write(struct store *st, struct store_obj *obj,
 			enum store_stable stable, bool *sync_failed)
 {
 	struct store_cephfs *sc = store__cephfs(st);
-	struct store_cephfs_obj *o = store__cephfs_obj(obj);
+	struct cephfs_obj *o = store__cephfs_obj(obj);
 	uint32_t done = 0;
 	struct Fh *fh;
 	int rc;
@@ -123,7 +123,7 @@ int store__cephfs_write(struct store *st, struct store_obj *obj,
 int store__cephfs_commit(struct store *st, struct store_obj *obj,
 			 uint64_t off_bytes, uint32_t count, bool *sync_failed)
 {
-	struct store_cephfs_obj *o = store__cephfs_obj(obj);
+	struct cephfs_obj *o = store__cephfs_obj(obj);
 	struct Fh *fh;
 	int rc;
 

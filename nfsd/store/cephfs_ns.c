@@ -20,8 +20,8 @@
 #define STORE_CEPHFS_FILE_MODE 0644
 #define STORE_CEPHFS_DIR_MODE 0755
 
-static int store_cephfs_dir_name(const struct store_cephfs_obj *dir,
-				 const char *name, int dot_err)
+static int store_cephfs_dir_name(const struct cephfs_obj *dir, const char *name,
+				 int dot_err)
 {
 	int err;
 
@@ -50,8 +50,8 @@ int store__cephfs_lookup(struct store *st, struct store_obj *dirp,
 			 const char *name, struct store_obj **out)
 {
 	struct store_cephfs *sc = store__cephfs(st);
-	struct store_cephfs_obj *dir = store__cephfs_obj(dirp);
-	struct store_cephfs_obj *o;
+	struct cephfs_obj *dir = store__cephfs_obj(dirp);
+	struct cephfs_obj *o;
 	struct ceph_statx stx;
 	Inode *in;
 	int rc;
@@ -94,7 +94,7 @@ int store__cephfs_lookup(struct store *st, struct store_obj *dirp,
 /* Gives a new object its owner (the caller unless @sattr sets it), then
  * the rest of @sattr (may be NULL; a size only for a regular file). */
 static int store_cephfs_init_attrs(struct store_cephfs *sc,
-				   struct store_cephfs_obj *o,
+				   struct cephfs_obj *o,
 				   const struct store_sattr *sattr,
 				   const struct store_cred *cred)
 {
@@ -113,7 +113,7 @@ static int store_cephfs_new_obj(struct store_cephfs *sc, Inode *in,
 				const struct store_cred *cred,
 				struct store_obj **out)
 {
-	struct store_cephfs_obj *o;
+	struct cephfs_obj *o;
 	int err;
 
 	err = store__cephfs_obj_get(sc, in, stx, &o);
@@ -130,14 +130,15 @@ static int store_cephfs_new_obj(struct store_cephfs *sc, Inode *in,
 }
 
 /* CREATE of a name that exists: the UNCHECKED and EXCLUSIVE retry cases. */
-static int store_cephfs_create_existing(
-	struct store_cephfs *sc, struct store_cephfs_obj *dir, const char *name,
-	enum store_create_how how, const struct store_sattr *sattr,
-	const uint8_t verf[8], struct store_obj **out)
+static int
+store_cephfs_create_existing(struct store_cephfs *sc, struct cephfs_obj *dir,
+			     const char *name, enum store_create_how how,
+			     const struct store_sattr *sattr,
+			     const uint8_t verf[8], struct store_obj **out)
 {
 	struct store_sattr size_only = { 0 };
 	struct store_obj *obj;
-	struct store_cephfs_obj *o;
+	struct cephfs_obj *o;
 	uint8_t have[8];
 	int rc;
 
@@ -182,7 +183,7 @@ int store__cephfs_create(struct store *st, struct store_obj *dirp,
 			 const struct store_cred *cred, struct store_obj **out)
 {
 	struct store_cephfs *sc = store__cephfs(st);
-	struct store_cephfs_obj *dir = store__cephfs_obj(dirp);
+	struct cephfs_obj *dir = store__cephfs_obj(dirp);
 	struct ceph_statx stx;
 	struct Fh *fh = NULL;
 	Inode *in;
@@ -223,7 +224,7 @@ int store__cephfs_mkdir(struct store *st, struct store_obj *dirp,
 			const struct store_cred *cred, struct store_obj **out)
 {
 	struct store_cephfs *sc = store__cephfs(st);
-	struct store_cephfs_obj *dir = store__cephfs_obj(dirp);
+	struct cephfs_obj *dir = store__cephfs_obj(dirp);
 	struct ceph_statx stx;
 	Inode *in;
 	int rc;
@@ -248,7 +249,7 @@ int store__cephfs_symlink(struct store *st, struct store_obj *dirp,
 			  const struct store_cred *cred, struct store_obj **out)
 {
 	struct store_cephfs *sc = store__cephfs(st);
-	struct store_cephfs_obj *dir = store__cephfs_obj(dirp);
+	struct cephfs_obj *dir = store__cephfs_obj(dirp);
 	struct ceph_statx stx;
 	Inode *in;
 	int rc;
@@ -276,7 +277,7 @@ int store__cephfs_mknod(struct store *st, struct store_obj *dirp,
 			const struct store_cred *cred, struct store_obj **out)
 {
 	struct store_cephfs *sc = store__cephfs(st);
-	struct store_cephfs_obj *dir = store__cephfs_obj(dirp);
+	struct cephfs_obj *dir = store__cephfs_obj(dirp);
 	struct ceph_statx stx;
 	dev_t rdev;
 	mode_t fmt;
@@ -306,8 +307,8 @@ int store__cephfs_mknod(struct store *st, struct store_obj *dirp,
  * from the cache once the name goes (its open file then closes), and
  * its mode in *mode (0: none; @mode may be NULL). */
 static uint64_t store_cephfs_name_ino(struct store_cephfs *sc,
-				      struct store_cephfs_obj *dir,
-				      const char *name, mode_t *mode)
+				      struct cephfs_obj *dir, const char *name,
+				      mode_t *mode)
 {
 	struct ceph_statx stx;
 	Inode *in;
@@ -332,7 +333,7 @@ static int store_cephfs_unlink(struct store *st, struct store_obj *dirp,
 			       const char *name, bool rmdir, int dot_err)
 {
 	struct store_cephfs *sc = store__cephfs(st);
-	struct store_cephfs_obj *dir = store__cephfs_obj(dirp);
+	struct cephfs_obj *dir = store__cephfs_obj(dirp);
 	uint64_t ino;
 	int rc;
 
@@ -369,8 +370,8 @@ int store__cephfs_rename(struct store *st, struct store_obj *from_dirp,
 			 const char *to_name)
 {
 	struct store_cephfs *sc = store__cephfs(st);
-	struct store_cephfs_obj *from = store__cephfs_obj(from_dirp);
-	struct store_cephfs_obj *to = store__cephfs_obj(to_dirp);
+	struct cephfs_obj *from = store__cephfs_obj(from_dirp);
+	struct cephfs_obj *to = store__cephfs_obj(to_dirp);
 	mode_t from_mode, to_mode;
 	uint64_t ino;
 	int rc;
@@ -407,8 +408,8 @@ int store__cephfs_link(struct store *st, struct store_obj *obj,
 		       struct store_obj *dirp, const char *name)
 {
 	struct store_cephfs *sc = store__cephfs(st);
-	struct store_cephfs_obj *o = store__cephfs_obj(obj);
-	struct store_cephfs_obj *dir = store__cephfs_obj(dirp);
+	struct cephfs_obj *o = store__cephfs_obj(obj);
+	struct cephfs_obj *dir = store__cephfs_obj(dirp);
 	int rc;
 
 	rc = store_cephfs_dir_name(dir, name, -EEXIST);

@@ -43,14 +43,14 @@ static void store_cephfs_fh_make(struct store_cephfs *sc, uint64_t ino,
 
 void store__cephfs_obj_ref(struct store_obj *obj)
 {
-	atomic_fetch_add(&store__cephfs_obj(obj)->refs, 1);
+	atomic_fetch_add(&obj->refs, 1);
 }
 
 void store__cephfs_obj_unref(struct store_obj *obj)
 {
-	struct store_cephfs_obj *o = store__cephfs_obj(obj);
+	struct cephfs_obj *o = store__cephfs_obj(obj);
 
-	if (o == NULL || atomic_fetch_sub(&o->refs, 1) != 1) {
+	if (o == NULL || atomic_fetch_sub(&o->base.refs, 1) != 1) {
 		return;
 	}
 	if (o->io != NULL) {
@@ -65,10 +65,10 @@ void store__cephfs_obj_unref(struct store_obj *obj)
 
 /* The cached object of @ino with a new reference, or NULL.  Under the
  * cache lock. */
-static struct store_cephfs_obj *
-store_cephfs_cache_find(struct store_cephfs *sc, uint64_t ino, uint64_t snapid)
+static struct cephfs_obj *store_cephfs_cache_find(struct store_cephfs *sc,
+						  uint64_t ino, uint64_t snapid)
 {
-	struct store_cephfs_obj *o = sc->buckets[store_cephfs_bucket(ino)];
+	struct cephfs_obj *o = sc->buckets[store_cephfs_bucket(ino)];
 
 	for (; o != NULL; o = o->hash_next) {
 		if (o->ino == ino && o->snapid == snapid) {
@@ -82,17 +82,16 @@ store_cephfs_cache_find(struct store_cephfs *sc, uint64_t ino, uint64_t snapid)
 /* Unlinks @o from the hash chain and the FIFO.  Under the cache lock;
  * the caller drops the cache's reference after unlocking. */
 static void store_cephfs_cache_unlink(struct store_cephfs *sc,
-				      struct store_cephfs_obj *o)
+				      struct cephfs_obj *o)
 {
-	struct store_cephfs_obj **pp =
-		&sc->buckets[store_cephfs_bucket(o->ino)];
-	struct store_cephfs_obj *prev = NULL;
+	struct cephfs_obj **pp = &sc->buckets[store_cephfs_bucket(o->ino)];
+	struct cephfs_obj *prev = NULL;
 
 	while (*pp != o) {
 		pp = &(*pp)->hash_next;
 	}
 	*pp = o->hash_next;
-	for (struct store_cephfs_obj *f = sc->fifo_head; f != NULL;
+	for (struct cephfs_obj *f = sc->fifo_head; f != NULL;
 	     prev = f, f = f->fifo_next) {
 		if (f != o) {
 			continue;
@@ -113,10 +112,10 @@ static void store_cephfs_cache_unlink(struct store_cephfs *sc,
 
 /* Caches @o (holding a reference of the cache's), evicting the oldest
  * entry when full: returned for the caller to unref after unlocking. */
-static struct store_cephfs_obj *
-store_cephfs_cache_put(struct store_cephfs *sc, struct store_cephfs_obj *o)
+static struct cephfs_obj *store_cephfs_cache_put(struct store_cephfs *sc,
+						 struct cephfs_obj *o)
 {
-	struct store_cephfs_obj *old = NULL;
+	struct cephfs_obj *old = NULL;
 	size_t b = store_cephfs_bucket(o->ino);
 
 	if (sc->cached >= STORE_CEPHFS_CACHE_ENTRIES && sc->fifo_head) {
@@ -140,7 +139,7 @@ store_cephfs_cache_put(struct store_cephfs *sc, struct store_cephfs_obj *o)
 
 void store__cephfs_cache_drop(struct store_cephfs *sc, uint64_t ino)
 {
-	struct store_cephfs_obj *o;
+	struct cephfs_obj *o;
 
 	pthread_mutex_lock(&sc->cache_lock);
 	o = store_cephfs_cache_find(sc, ino, CEPH_NOSNAP);
@@ -157,7 +156,7 @@ void store__cephfs_cache_drop(struct store_cephfs *sc, uint64_t ino)
 
 void store__cephfs_cache_clear(struct store_cephfs *sc)
 {
-	struct store_cephfs_obj *o;
+	struct cephfs_obj *o;
 
 	for (;;) {
 		pthread_mutex_lock(&sc->cache_lock);
@@ -174,10 +173,9 @@ void store__cephfs_cache_clear(struct store_cephfs *sc)
 }
 
 int store__cephfs_obj_get(struct store_cephfs *sc, Inode *in,
-			  const struct ceph_statx *stx,
-			  struct store_cephfs_obj **out)
+			  const struct ceph_statx *stx, struct cephfs_obj **out)
 {
-	struct store_cephfs_obj *o, *had, *old;
+	struct cephfs_obj *o, *had, *old;
 	int err;
 
 	pthread_mutex_lock(&sc->cache_lock);
@@ -194,13 +192,13 @@ int store__cephfs_obj_get(struct store_cephfs *sc, Inode *in,
 		ceph_ll_put(sc->cm, in);
 		return -ENOMEM;
 	}
-	atomic_init(&o->refs, 1);
+	atomic_init(&o->base.refs, 1);
 	o->sc = sc;
 	o->in = in;
 	o->ino = stx->stx_ino;
 	o->snapid = stx->stx_dev;
 	o->type = store__ftype_from_mode(stx->stx_mode);
-	store_cephfs_fh_make(sc, o->ino, o->snapid, &o->fh);
+	store_cephfs_fh_make(sc, o->ino, o->snapid, &o->base.fh);
 	err = pthread_mutex_init(&o->lock, NULL);
 	if (err) {
 		ceph_ll_put(sc->cm, in);
@@ -315,7 +313,7 @@ int store__cephfs_resolve_attr(struct store *st, const struct store_fh *fh,
 			       struct store_obj **out, struct store_attr *attr)
 {
 	struct store_cephfs *sc = store__cephfs(st);
-	struct store_cephfs_obj *o;
+	struct cephfs_obj *o;
 	struct ceph_statx stx;
 	vinodeno_t vino;
 	inodeno_t ino;
@@ -399,7 +397,7 @@ int store__cephfs_resolve(struct store *st, const struct store_fh *fh,
 	return store__cephfs_resolve_attr(st, fh, out, &a);
 }
 
-int store__cephfs_obj_io(struct store_cephfs_obj *o, struct Fh **out)
+int store__cephfs_obj_io(struct cephfs_obj *o, struct Fh **out)
 {
 	int rc = 0;
 

@@ -44,7 +44,7 @@
 #define TREE_ZERO_BYTES (1u << 20)
 
 struct tree_fd {
-	struct store_cephfs_obj *o; /* NULL: a free slot */
+	struct cephfs_obj *o; /* NULL: a free slot */
 	bool flushed; /* synced once before its map was read */
 };
 
@@ -72,7 +72,7 @@ static struct store *tree_st(const struct cephfs_tree *t)
 /* ---- names ------------------------------------------------------------ */
 
 struct tree_walk {
-	struct store_cephfs_obj *stack[TREE_DEPTH_MAX + 1];
+	struct cephfs_obj *stack[TREE_DEPTH_MAX + 1];
 	size_t depth; /* stack[depth] is the current directory */
 };
 
@@ -86,11 +86,10 @@ static void walk_fini(struct tree_walk *w)
 /* Steps into @name from the current directory of @w: a directory is
  * pushed; *leaf gets any other object (owned). */
 static int walk_step(struct cephfs_tree *t, struct tree_walk *w,
-		     const char *name, bool last,
-		     struct store_cephfs_obj **leaf)
+		     const char *name, bool last, struct cephfs_obj **leaf)
 {
 	struct store_obj *next;
-	struct store_cephfs_obj *o;
+	struct cephfs_obj *o;
 	int err;
 
 	if (!strcmp(name, ".")) {
@@ -132,11 +131,10 @@ static int walk_step(struct cephfs_tree *t, struct tree_walk *w,
  * itself (owned; a directory too).
  */
 static int tree_walk(struct cephfs_tree *t, const char *path, bool parent,
-		     struct store_cephfs_obj **out,
-		     char name[STORE_NAME_MAX + 1])
+		     struct cephfs_obj **out, char name[STORE_NAME_MAX + 1])
 {
 	struct tree_walk w = { .depth = 0 };
-	struct store_cephfs_obj *leaf = NULL;
+	struct cephfs_obj *leaf = NULL;
 	const char *p;
 	int err = 0;
 
@@ -196,7 +194,7 @@ static int tree_walk(struct cephfs_tree *t, const char *path, bool parent,
 
 /* ---- descriptors ------------------------------------------------------- */
 
-static int fd_put(struct cephfs_tree *t, struct store_cephfs_obj *o)
+static int fd_put(struct cephfs_tree *t, struct cephfs_obj *o)
 {
 	struct tree_fd *grown;
 	int fd = -1;
@@ -225,9 +223,9 @@ static int fd_put(struct cephfs_tree *t, struct store_cephfs_obj *o)
 }
 
 /* The object of @fd (borrowed while open), or NULL. */
-static struct store_cephfs_obj *fd_get(struct cephfs_tree *t, int fd)
+static struct cephfs_obj *fd_get(struct cephfs_tree *t, int fd)
 {
-	struct store_cephfs_obj *o = NULL;
+	struct cephfs_obj *o = NULL;
 
 	pthread_mutex_lock(&t->lock);
 	if (fd >= 0 && (size_t)fd < t->nfds) {
@@ -246,7 +244,7 @@ static int tree_io_open(void *ctx, const char *path, int flags, mode_t mode,
 	struct store_sattr sa = { .set_mode = true, .mode = mode & 07777 };
 	const uint8_t verf[8] = { 0 };
 	char name[STORE_NAME_MAX + 1] = "";
-	struct store_cephfs_obj *dir, *o;
+	struct cephfs_obj *dir, *o;
 	struct store_obj *made;
 	int fd, err;
 
@@ -289,7 +287,7 @@ static int tree_io_open(void *ctx, const char *path, int flags, mode_t mode,
 static int tree_io_close(void *ctx, int fd)
 {
 	struct cephfs_tree *t = tree_of(ctx);
-	struct store_cephfs_obj *o = NULL;
+	struct cephfs_obj *o = NULL;
 
 	pthread_mutex_lock(&t->lock);
 	if (fd >= 0 && (size_t)fd < t->nfds) {
@@ -308,7 +306,7 @@ static ssize_t tree_io_pread(void *ctx, int fd, void *buf, size_t len,
 			     uint64_t off)
 {
 	struct cephfs_tree *t = tree_of(ctx);
-	struct store_cephfs_obj *o = fd_get(t, fd);
+	struct cephfs_obj *o = fd_get(t, fd);
 	uint32_t n = 0;
 	bool eof;
 	int err;
@@ -327,7 +325,7 @@ static ssize_t tree_io_pwrite(void *ctx, int fd, const void *buf, size_t len,
 			      uint64_t off)
 {
 	struct cephfs_tree *t = tree_of(ctx);
-	struct store_cephfs_obj *o = fd_get(t, fd);
+	struct cephfs_obj *o = fd_get(t, fd);
 	uint32_t n =
 		len < TREE_IO_MAX_BYTES ? (uint32_t)len : TREE_IO_MAX_BYTES;
 	bool sync_failed;
@@ -366,7 +364,7 @@ static void stat_from_attr(const struct store_attr *a, struct stat *st)
 	st->st_ctim = a->ctime;
 }
 
-static int obj_stat(struct cephfs_tree *t, struct store_cephfs_obj *o,
+static int obj_stat(struct cephfs_tree *t, struct cephfs_obj *o,
 		    struct stat *st)
 {
 	struct store_attr a;
@@ -382,7 +380,7 @@ static int obj_stat(struct cephfs_tree *t, struct store_cephfs_obj *o,
 static int tree_io_fstat(void *ctx, int fd, struct stat *st)
 {
 	struct cephfs_tree *t = tree_of(ctx);
-	struct store_cephfs_obj *o = fd_get(t, fd);
+	struct cephfs_obj *o = fd_get(t, fd);
 
 	return o ? obj_stat(t, o, st) : -EBADF;
 }
@@ -390,7 +388,7 @@ static int tree_io_fstat(void *ctx, int fd, struct stat *st)
 static int tree_io_stat(void *ctx, const char *path, struct stat *st)
 {
 	struct cephfs_tree *t = tree_of(ctx);
-	struct store_cephfs_obj *o;
+	struct cephfs_obj *o;
 	int err;
 
 	err = tree_walk(t, path, false, &o, NULL);
@@ -405,7 +403,7 @@ static int tree_io_stat(void *ctx, const char *path, struct stat *st)
 static int tree_io_ftruncate(void *ctx, int fd, uint64_t len)
 {
 	struct cephfs_tree *t = tree_of(ctx);
-	struct store_cephfs_obj *o = fd_get(t, fd);
+	struct cephfs_obj *o = fd_get(t, fd);
 	struct store_sattr sa = { .set_size = true, .size_bytes = len };
 
 	return o ? store__cephfs_setattr(tree_st(t), store__cephfs_pub(o), &sa,
@@ -416,7 +414,7 @@ static int tree_io_ftruncate(void *ctx, int fd, uint64_t len)
 static int tree_io_fsync(void *ctx, int fd)
 {
 	struct cephfs_tree *t = tree_of(ctx);
-	struct store_cephfs_obj *o = fd_get(t, fd);
+	struct cephfs_obj *o = fd_get(t, fd);
 	bool sync_failed;
 
 	return o ? store__cephfs_commit(tree_st(t), store__cephfs_pub(o), 0, 0,
@@ -426,8 +424,8 @@ static int tree_io_fsync(void *ctx, int fd)
 
 /* The size of @fd's file, after it is flushed once (its map is what
  * the pool holds: buffered writes are not objects yet). */
-static int fd_flushed_size(struct cephfs_tree *t, int fd,
-			   struct store_cephfs_obj **o, uint64_t *size)
+static int fd_flushed_size(struct cephfs_tree *t, int fd, struct cephfs_obj **o,
+			   uint64_t *size)
 {
 	struct store_attr a;
 	bool flushed;
@@ -455,7 +453,7 @@ static int fd_flushed_size(struct cephfs_tree *t, int fd,
 }
 
 /* Whether the object holding @off exists: 1, 0 or -errno; *obj_bytes. */
-static int obj_exists(struct cephfs_tree *t, struct store_cephfs_obj *o,
+static int obj_exists(struct cephfs_tree *t, struct cephfs_obj *o,
 		      uint64_t size, uint64_t off, uint32_t *obj_bytes)
 {
 	uint32_t ob = 0;
@@ -473,8 +471,7 @@ static int obj_exists(struct cephfs_tree *t, struct store_cephfs_obj *o,
 
 /* Writes zeros over every object of [@off, @end) not in the pool. */
 static int tree_zero_missing(struct cephfs_tree *t, int fd,
-			     struct store_cephfs_obj *o, uint64_t off,
-			     uint64_t end)
+			     struct cephfs_obj *o, uint64_t off, uint64_t end)
 {
 	uint8_t *zeros = calloc(1, TREE_ZERO_BYTES);
 	uint64_t size = end;
@@ -515,7 +512,7 @@ static int tree_io_fallocate(void *ctx, int fd, int mode, uint64_t off,
 			     uint64_t len)
 {
 	struct cephfs_tree *t = tree_of(ctx);
-	struct store_cephfs_obj *o;
+	struct cephfs_obj *o;
 	uint64_t size;
 	int err;
 
@@ -536,7 +533,7 @@ static int tree_io_fiemap(void *ctx, int fd, struct fiemap *fm)
 {
 	struct cephfs_tree *t = tree_of(ctx);
 	uint64_t end, size, pos;
-	struct store_cephfs_obj *o;
+	struct cephfs_obj *o;
 	uint32_t ob, n = 0;
 	int err;
 
@@ -586,7 +583,7 @@ static int tree_io_fiemap(void *ctx, int fd, struct fiemap *fm)
 static int64_t tree_io_seek(void *ctx, int fd, uint64_t off, int whence)
 {
 	struct cephfs_tree *t = tree_of(ctx);
-	struct store_cephfs_obj *o;
+	struct cephfs_obj *o;
 	uint64_t size;
 	uint32_t ob;
 	int err;
@@ -630,7 +627,7 @@ static int tree_io_rename(void *ctx, const char *from, const char *to)
 {
 	struct cephfs_tree *t = tree_of(ctx);
 	char fname[STORE_NAME_MAX + 1] = "", tname[STORE_NAME_MAX + 1] = "";
-	struct store_cephfs_obj *fdir, *tdir;
+	struct cephfs_obj *fdir, *tdir;
 	int err;
 
 	err = tree_walk(t, from, true, &fdir, fname);
@@ -652,7 +649,7 @@ static int tree_io_unlink(void *ctx, const char *path)
 {
 	struct cephfs_tree *t = tree_of(ctx);
 	char name[STORE_NAME_MAX + 1] = "";
-	struct store_cephfs_obj *dir;
+	struct cephfs_obj *dir;
 	int err;
 
 	err = tree_walk(t, path, true, &dir, name);
@@ -668,7 +665,7 @@ static int tree_io_chmod(void *ctx, const char *path, mode_t mode)
 {
 	struct cephfs_tree *t = tree_of(ctx);
 	struct store_sattr sa = { .set_mode = true, .mode = mode & 07777 };
-	struct store_cephfs_obj *o;
+	struct cephfs_obj *o;
 	int err;
 
 	err = tree_walk(t, path, false, &o, NULL);

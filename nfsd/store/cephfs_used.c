@@ -82,7 +82,7 @@ static rados_ioctx_t store_cephfs_pool(struct store_cephfs *sc, int64_t pool)
 	return io;
 }
 
-static void store_cephfs_bit_set(struct store_cephfs_obj *o, uint64_t k)
+static void store_cephfs_bit_set(struct cephfs_obj *o, uint64_t k)
 {
 	if (k >= o->used_nbits) {
 		return;
@@ -94,9 +94,8 @@ static void store_cephfs_bit_set(struct store_cephfs_obj *o, uint64_t k)
 }
 
 /* Stats objects [@first, @first + @n) of @o into its bitmap. */
-static int store_cephfs_stat_window(rados_ioctx_t io,
-				    struct store_cephfs_obj *o, uint64_t first,
-				    size_t n)
+static int store_cephfs_stat_window(rados_ioctx_t io, struct cephfs_obj *o,
+				    uint64_t first, size_t n)
 {
 	rados_completion_t c[STORE_CEPHFS_USED_WINDOW];
 	uint64_t psize;
@@ -130,8 +129,8 @@ static int store_cephfs_stat_window(rados_ioctx_t io,
 }
 
 /* Makes @o's bitmap for @size_bytes from the pool.  Under o->lock. */
-static int store_cephfs_measure(struct store_cephfs *sc,
-				struct store_cephfs_obj *o, uint64_t size_bytes)
+static int store_cephfs_measure(struct store_cephfs *sc, struct cephfs_obj *o,
+				uint64_t size_bytes)
 {
 	struct ceph_file_layout layout;
 	rados_ioctx_t io;
@@ -173,8 +172,7 @@ static int store_cephfs_measure(struct store_cephfs *sc,
 	return 0;
 }
 
-uint64_t store__cephfs_used_bytes(struct store_cephfs *sc,
-				  struct store_cephfs_obj *o,
+uint64_t store__cephfs_used_bytes(struct store_cephfs *sc, struct cephfs_obj *o,
 				  const struct ceph_statx *stx)
 {
 	uint64_t cap = (stx->stx_size + STORE_CEPHFS_BLOCK_BYTES - 1) /
@@ -202,7 +200,7 @@ uint64_t store__cephfs_used_bytes(struct store_cephfs *sc,
 	return used < cap ? used : cap;
 }
 
-void store__cephfs_used_wrote(struct store_cephfs_obj *o, uint64_t off_bytes,
+void store__cephfs_used_wrote(struct cephfs_obj *o, uint64_t off_bytes,
 			      uint64_t len)
 {
 	uint64_t first, last, n;
@@ -240,16 +238,16 @@ void store__cephfs_used_wrote(struct store_cephfs_obj *o, uint64_t off_bytes,
 	pthread_mutex_unlock(&o->lock);
 }
 
-void store__cephfs_used_forget(struct store_cephfs_obj *o)
+void store__cephfs_used_forget(struct cephfs_obj *o)
 {
 	pthread_mutex_lock(&o->lock);
 	o->used_known = false;
 	pthread_mutex_unlock(&o->lock);
 }
 
-int store__cephfs_used_object(struct store_cephfs *sc,
-			      struct store_cephfs_obj *o, uint64_t size_bytes,
-			      uint64_t k, uint32_t *object_bytes)
+int store__cephfs_used_object(struct store_cephfs *sc, struct cephfs_obj *o,
+			      uint64_t size_bytes, uint64_t k,
+			      uint32_t *object_bytes)
 {
 	int rc;
 

@@ -31,12 +31,12 @@
 
 struct store_fcache {
 	pthread_mutex_t lock;
-	struct store_obj **buckets;
+	struct local_obj **buckets;
 	size_t nbuckets; /* power of two */
 	size_t count;
 	size_t max_entries;
 	/* Most recently used first. */
-	struct store_obj *lru_head, *lru_tail;
+	struct local_obj *lru_head, *lru_tail;
 	/* Out of descriptors: one warning a second, with what it did. */
 	time_t relieve_logged; /* CLOCK_MONOTONIC seconds */
 	uint64_t relieved, relieve_calls; /* since the last warning */
@@ -84,15 +84,15 @@ static uint64_t store_fcache_hash(const struct store_fh *fh)
 	return XXH3_64bits(fh->data, fh->len);
 }
 
-static bool store_fcache_key_eq(const struct store_obj *obj,
+static bool store_fcache_key_eq(const struct local_obj *obj,
 				const struct store_fh *fh)
 {
-	return obj->fh.len == fh->len &&
-	       memcmp(obj->fh.data, fh->data, fh->len) == 0;
+	return obj->base.fh.len == fh->len &&
+	       memcmp(obj->base.fh.data, fh->data, fh->len) == 0;
 }
 
 static void store_fcache_lru_unlink(struct store_fcache *fc,
-				    struct store_obj *obj)
+				    struct local_obj *obj)
 {
 	if (obj->lru_prev != NULL) {
 		obj->lru_prev->lru_next = obj->lru_next;
@@ -109,7 +109,7 @@ static void store_fcache_lru_unlink(struct store_fcache *fc,
 }
 
 static void store_fcache_lru_push(struct store_fcache *fc,
-				  struct store_obj *obj)
+				  struct local_obj *obj)
 {
 	obj->lru_prev = NULL;
 	obj->lru_next = fc->lru_head;
@@ -122,11 +122,11 @@ static void store_fcache_lru_push(struct store_fcache *fc,
 }
 
 /* Finds @fh under the lock; NULL when absent. */
-static struct store_obj *store_fcache_find(struct store_fcache *fc,
+static struct local_obj *store_fcache_find(struct store_fcache *fc,
 					   const struct store_fh *fh,
 					   uint64_t hash)
 {
-	struct store_obj *obj = fc->buckets[hash & (fc->nbuckets - 1)];
+	struct local_obj *obj = fc->buckets[hash & (fc->nbuckets - 1)];
 
 	while (obj != NULL) {
 		if (obj->hash == hash && store_fcache_key_eq(obj, fh)) {
@@ -138,9 +138,9 @@ static struct store_obj *store_fcache_find(struct store_fcache *fc,
 }
 
 /* Unlinks @obj under the lock; the caller then drops the cache's ref. */
-static void store_fcache_unlink(struct store_fcache *fc, struct store_obj *obj)
+static void store_fcache_unlink(struct store_fcache *fc, struct local_obj *obj)
 {
-	struct store_obj **pp = &fc->buckets[obj->hash & (fc->nbuckets - 1)];
+	struct local_obj **pp = &fc->buckets[obj->hash & (fc->nbuckets - 1)];
 
 	while (*pp != obj) {
 		pp = &(*pp)->hash_next;
@@ -152,11 +152,11 @@ static void store_fcache_unlink(struct store_fcache *fc, struct store_obj *obj)
 	fc->count--;
 }
 
-struct store_obj *store__fcache_get(struct store_fcache *fc,
+struct local_obj *store__fcache_get(struct store_fcache *fc,
 				    const struct store_fh *fh)
 {
 	uint64_t hash = store_fcache_hash(fh);
-	struct store_obj *obj;
+	struct local_obj *obj;
 
 	pthread_mutex_lock(&fc->lock);
 	obj = store_fcache_find(fc, fh, hash);
@@ -169,16 +169,16 @@ struct store_obj *store__fcache_get(struct store_fcache *fc,
 	return obj;
 }
 
-struct store_obj *store__fcache_put(struct store_fcache *fc,
-				    struct store_obj *obj)
+struct local_obj *store__fcache_put(struct store_fcache *fc,
+				    struct local_obj *obj)
 {
-	uint64_t hash = store_fcache_hash(&obj->fh);
-	struct store_obj *victim = NULL;
-	struct store_obj *old;
+	uint64_t hash = store_fcache_hash(&obj->base.fh);
+	struct local_obj *victim = NULL;
+	struct local_obj *old;
 	size_t b;
 
 	pthread_mutex_lock(&fc->lock);
-	old = store_fcache_find(fc, &obj->fh, hash);
+	old = store_fcache_find(fc, &obj->base.fh, hash);
 	if (old != NULL) {
 		store__obj_ref(old);
 		store_fcache_lru_unlink(fc, old);
@@ -209,7 +209,7 @@ struct store_obj *store__fcache_put(struct store_fcache *fc,
 void store__fcache_drop(struct store_fcache *fc, const struct store_fh *fh)
 {
 	uint64_t hash = store_fcache_hash(fh);
-	struct store_obj *obj;
+	struct local_obj *obj;
 
 	pthread_mutex_lock(&fc->lock);
 	obj = store_fcache_find(fc, fh, hash);
@@ -232,12 +232,12 @@ size_t store__fcache_count(struct store_fcache *fc)
 
 /* Evicts up to @n least recently used entries under the lock; returns
  * them chained through hash_next, for store_fcache_victims_unref(). */
-static struct store_obj *store_fcache_evict(struct store_fcache *fc, size_t n)
+static struct local_obj *store_fcache_evict(struct store_fcache *fc, size_t n)
 {
-	struct store_obj *victims = NULL;
+	struct local_obj *victims = NULL;
 
 	while (n-- > 0 && fc->lru_tail != NULL) {
-		struct store_obj *obj = fc->lru_tail;
+		struct local_obj *obj = fc->lru_tail;
 
 		store_fcache_unlink(fc, obj);
 		obj->hash_next = victims;
@@ -252,17 +252,17 @@ static struct store_obj *store_fcache_evict(struct store_fcache *fc, size_t n)
  * *n says how many.  A reference is only taken under the lock or from
  * another, so one seen alone here stays alone.
  */
-static struct store_obj *store_fcache_evict_idle(struct store_fcache *fc,
+static struct local_obj *store_fcache_evict_idle(struct store_fcache *fc,
 						 size_t want, size_t *n)
 {
-	struct store_obj *victims = NULL;
-	struct store_obj *obj = fc->lru_tail;
+	struct local_obj *victims = NULL;
+	struct local_obj *obj = fc->lru_tail;
 
 	*n = 0;
 	while (obj != NULL && *n < want) {
-		struct store_obj *prev = obj->lru_prev;
+		struct local_obj *prev = obj->lru_prev;
 
-		if (atomic_load(&obj->refs) == 1) {
+		if (atomic_load(&obj->base.refs) == 1) {
 			store_fcache_unlink(fc, obj);
 			obj->hash_next = victims;
 			victims = obj;
@@ -274,10 +274,10 @@ static struct store_obj *store_fcache_evict_idle(struct store_fcache *fc,
 }
 
 /* Outside the lock: the last unref closes descriptors. */
-static void store_fcache_victims_unref(struct store_obj *victims)
+static void store_fcache_victims_unref(struct local_obj *victims)
 {
 	while (victims != NULL) {
-		struct store_obj *next = victims->hash_next;
+		struct local_obj *next = victims->hash_next;
 
 		victims->hash_next = NULL;
 		store__obj_unref(victims);
@@ -287,13 +287,13 @@ static void store_fcache_victims_unref(struct store_obj *victims)
 
 /* Moves every entry to @buckets (@n of them, a power of two). */
 static void store_fcache_rehash(struct store_fcache *fc,
-				struct store_obj **buckets, size_t n)
+				struct local_obj **buckets, size_t n)
 {
 	for (size_t i = 0; i < fc->nbuckets; i++) {
-		struct store_obj *obj = fc->buckets[i];
+		struct local_obj *obj = fc->buckets[i];
 
 		while (obj != NULL) {
-			struct store_obj *next = obj->hash_next;
+			struct local_obj *next = obj->hash_next;
 			size_t b = obj->hash & (n - 1);
 
 			obj->hash_next = buckets[b];
@@ -308,8 +308,8 @@ static void store_fcache_rehash(struct store_fcache *fc,
 
 int store__fcache_resize(struct store_fcache *fc, size_t max_entries)
 {
-	struct store_obj **buckets = NULL;
-	struct store_obj *victims = NULL;
+	struct local_obj **buckets = NULL;
+	struct local_obj *victims = NULL;
 	size_t n = 16;
 
 	if (max_entries == 0 || max_entries > STORE_FCACHE_MAX_ENTRIES) {
@@ -340,7 +340,7 @@ int store__fcache_resize(struct store_fcache *fc, size_t max_entries)
 
 bool store__fcache_relieve(struct store_fcache *fc, int err)
 {
-	struct store_obj *victims;
+	struct local_obj *victims;
 	uint64_t calls = 0, evicted = 0;
 	struct timespec now;
 	size_t count, n;
@@ -384,7 +384,7 @@ int store_local_cache_resize(struct store *st, size_t max_entries)
 
 void store__fcache_free(struct store_fcache *fc)
 {
-	struct store_obj *obj;
+	struct local_obj *obj;
 
 	if (fc == NULL) {
 		return;

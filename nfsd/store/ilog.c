@@ -212,11 +212,11 @@ static uint64_t store_ilog_advance_locked(struct store_ilog *ilog,
 /* Appends the record with the lock held; with @may_wait false returns
  * -EAGAIN where it would wait for space.  The end LSN, or -errno. */
 static int64_t store_ilog_append_locked(struct store_ilog *ilog,
-					struct store_obj *obj,
+					struct local_obj *obj,
 					uint64_t off_bytes, const void *buf,
 					uint32_t count, bool may_wait)
 {
-	uint32_t rec_len = store__ilog_rec_len(obj->fh.len, count);
+	uint32_t rec_len = store__ilog_rec_len(obj->base.fh.len, count);
 	uint64_t end;
 	int err;
 
@@ -228,7 +228,8 @@ static int64_t store_ilog_append_locked(struct store_ilog *ilog,
 		return err;
 	}
 	store__ilog_rec_encode(store_ilog_tail_buf(ilog), ilog->sb.salt,
-			       ilog->tail_lsn, &obj->fh, off_bytes, buf, count);
+			       ilog->tail_lsn, &obj->base.fh, off_bytes, buf,
+			       count);
 	end = store_ilog_advance_locked(ilog, rec_len);
 	atomic_store(&obj->ilog_lsn, end);
 	if (!obj->ilog_dirty) {
@@ -242,10 +243,10 @@ static int64_t store_ilog_append_locked(struct store_ilog *ilog,
 }
 
 int64_t store__ilog_append_synced(struct store_ilog *ilog,
-				  struct store_obj *obj, uint64_t off_bytes,
+				  struct local_obj *obj, uint64_t off_bytes,
 				  uint32_t len_bytes, uint64_t upto_lsn)
 {
-	uint32_t rec_len = store__ilog_synced_len(obj->fh.len);
+	uint32_t rec_len = store__ilog_synced_len(obj->base.fh.len);
 	int64_t end = 0;
 	int err;
 
@@ -261,7 +262,7 @@ int64_t store__ilog_append_synced(struct store_ilog *ilog,
 	if (!err && upto_lsn > ilog->head_lsn) {
 		store__ilog_synced_encode(store_ilog_tail_buf(ilog),
 					  ilog->sb.salt, ilog->tail_lsn,
-					  &obj->fh, off_bytes, len_bytes,
+					  &obj->base.fh, off_bytes, len_bytes,
 					  upto_lsn);
 		end = (int64_t)store_ilog_advance_locked(ilog, rec_len);
 		ilog->stats.synced_records++;
@@ -276,7 +277,7 @@ void store_ilog_set_inplace_min(struct store_ilog *ilog, uint32_t min_bytes)
 	atomic_store(&ilog->inplace_min, min_bytes);
 }
 
-int64_t store__ilog_append(struct store_ilog *ilog, struct store_obj *obj,
+int64_t store__ilog_append(struct store_ilog *ilog, struct local_obj *obj,
 			   uint64_t off_bytes, const void *buf, uint32_t count)
 {
 	int64_t end;
@@ -290,7 +291,7 @@ int64_t store__ilog_append(struct store_ilog *ilog, struct store_obj *obj,
 	return end;
 }
 
-int store__ilog_append_async(struct store_ilog *ilog, struct store_obj *obj,
+int store__ilog_append_async(struct store_ilog *ilog, struct local_obj *obj,
 			     uint64_t off_bytes, const void *buf,
 			     uint32_t count, struct store_write_wait *w,
 			     store_write_done_fn done, void *arg)

@@ -55,7 +55,7 @@
 
 #include "nfsd/store/store_open.h"
 
-struct store_obj;
+struct local_obj;
 
 #define STORE_ILOG_BLOCK 4096u /* flush and superblock unit */
 #define STORE_ILOG_DATA_OFF 4096u /* the ring starts after the superblock */
@@ -190,7 +190,7 @@ int store__ilog_file_publish(const char *tmp, const char *path, bool replace);
  * until its next checkpoint.  Returns the LSN that a flush must reach
  * (> 0), or -errno (a failed log: nothing was appended).
  */
-int64_t store__ilog_append(struct store_ilog *ilog, struct store_obj *obj,
+int64_t store__ilog_append(struct store_ilog *ilog, struct local_obj *obj,
 			   uint64_t off_bytes, const void *buf, uint32_t count);
 
 /*
@@ -199,7 +199,7 @@ int64_t store__ilog_append(struct store_ilog *ilog, struct store_obj *obj,
  * once, on the log's flush thread, when a flush covers the record (or the
  * log failed: its -errno); @w (borrowed until then) queues the call.
  */
-int store__ilog_append_async(struct store_ilog *ilog, struct store_obj *obj,
+int store__ilog_append_async(struct store_ilog *ilog, struct local_obj *obj,
 			     uint64_t off_bytes, const void *buf,
 			     uint32_t count, struct store_write_wait *w,
 			     store_write_done_fn done, void *arg);
@@ -213,7 +213,7 @@ int store__ilog_append_async(struct store_ilog *ilog, struct store_obj *obj,
  * (nothing to log).  -errno: a failed log (sticky).
  */
 int64_t store__ilog_append_synced(struct store_ilog *ilog,
-				  struct store_obj *obj, uint64_t off_bytes,
+				  struct local_obj *obj, uint64_t off_bytes,
 				  uint32_t len_bytes, uint64_t upto_lsn);
 
 /* Waits until the log is stable up to @end_lsn, flushing it on this thread
@@ -225,7 +225,7 @@ int store__ilog_wait(struct store_ilog *ilog, int64_t end_lsn);
  * change): when @obj has records after the head, waits for a checkpoint
  * that covers them.  Returns 0 or the log's -errno.  Blocks.
  */
-int store__ilog_settle(struct store_ilog *ilog, struct store_obj *obj);
+int store__ilog_settle(struct store_ilog *ilog, struct local_obj *obj);
 
 /* Writers now waiting for a flush (tests wait on it). */
 uint32_t store__ilog_waiters(struct store_ilog *ilog);
@@ -301,7 +301,7 @@ struct store_ilog {
 	uint32_t waiters;
 	uint64_t head_lsn; /* checkpointed: replay starts here */
 	uint64_t ckpt_want; /* a caller needs head_lsn >= this */
-	struct store_obj *dirty; /* files with records since the head */
+	struct local_obj *dirty; /* files with records since the head */
 	size_t ndirty;
 	int err; /* sticky: the first failure */
 

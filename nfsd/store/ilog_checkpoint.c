@@ -21,7 +21,7 @@
 
 #include "nfsd/base/log.h"
 
-int store__ilog_settle(struct store_ilog *ilog, struct store_obj *obj)
+int store__ilog_settle(struct store_ilog *ilog, struct local_obj *obj)
 {
 	uint64_t end = atomic_load(&obj->ilog_lsn);
 	int err = 0;
@@ -66,12 +66,12 @@ static int store_ilog_sync_fd(void *arg, enum store_stable level)
 
 /* Fsyncs the @n files of @files and drops the list's references. */
 static int store_ilog_sync_files(struct store_ilog *ilog,
-				 struct store_obj **files, size_t n)
+				 struct local_obj **files, size_t n)
 {
 	int first = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		struct store_obj *obj = files[i];
+		struct local_obj *obj = files[i];
 		int fd = atomic_load(&obj->io_fd);
 		int err;
 
@@ -97,7 +97,7 @@ void store__ilog_checkpoint_locked(struct store_ilog *ilog)
 {
 	struct store_ilog_super sb = ilog->sb;
 	uint64_t upto = ilog->tail_lsn;
-	struct store_obj **files;
+	struct local_obj **files;
 	size_t n = 0;
 	int err;
 
@@ -108,7 +108,7 @@ void store__ilog_checkpoint_locked(struct store_ilog *ilog)
 		store__ilog_fail(ilog, -ENOMEM, "checkpoint failed");
 		return;
 	}
-	for (struct store_obj *o = ilog->dirty; o; o = o->ilog_next) {
+	for (struct local_obj *o = ilog->dirty; o; o = o->ilog_next) {
 		o->ilog_dirty = false;
 		files[n++] = o;
 	}

@@ -314,7 +314,7 @@ out_free:
 static void store_ilog_dirty_drop(struct store_ilog *ilog)
 {
 	while (ilog->dirty) {
-		struct store_obj *obj = ilog->dirty;
+		struct local_obj *obj = ilog->dirty;
 
 		ilog->dirty = obj->ilog_next;
 		obj->ilog_dirty = false;

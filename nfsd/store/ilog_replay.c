@@ -47,7 +47,7 @@ struct store_ilog_replay {
 	struct store *const *stores;
 	size_t nstores;
 	uint8_t *buf; /* STORE_ILOG_REC_MAX */
-	struct store_obj **touched; /* owned references */
+	struct local_obj **touched; /* owned references */
 	size_t ntouched, cap;
 	/* The SYNCED records, by handle then LSN (first pass). */
 	struct store_ilog_mask *masks;
@@ -102,7 +102,7 @@ static struct store *store_ilog_replay_store(const struct store_ilog_replay *r,
 
 /* Keeps a reference on @obj until the final fsync (once per file). */
 static int store_ilog_replay_touch(struct store_ilog_replay *r,
-				   struct store_obj *obj)
+				   struct local_obj *obj)
 {
 	for (size_t i = 0; i < r->ntouched; i++) {
 		if (r->touched[i] == obj) {
@@ -111,7 +111,7 @@ static int store_ilog_replay_touch(struct store_ilog_replay *r,
 	}
 	if (r->ntouched == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 64;
-		struct store_obj **t = realloc(r->touched, cap * sizeof(*t));
+		struct local_obj **t = realloc(r->touched, cap * sizeof(*t));
 
 		if (!t) {
 			return -ENOMEM;
@@ -253,7 +253,8 @@ static int store_ilog_replay_apply(struct store_ilog_replay *r,
 				   const struct store_ilog_rec *rec)
 {
 	struct store *st = store_ilog_replay_store(r, &rec->fh);
-	struct store_obj *obj;
+	struct store_obj *sobj;
+	struct local_obj *obj;
 	int write_err;
 	int err;
 	int fd;
@@ -261,13 +262,14 @@ static int store_ilog_replay_apply(struct store_ilog_replay *r,
 	if (!st) {
 		return 1;
 	}
-	err = st->ops->resolve(st, &rec->fh, &obj);
+	err = st->ops->resolve(st, &rec->fh, &sobj);
 	if (err == -ESTALE || err == -STORE_EBADHANDLE) {
 		return 1;
 	}
 	if (err) {
 		return err;
 	}
+	obj = local_obj(sobj);
 	err = store__local_io_fd(store__local(st), obj, &fd, &write_err);
 	if (!err && write_err) {
 		err = write_err;
@@ -301,7 +303,7 @@ static void store_ilog_rec_name(const struct store_ilog_replay *r,
 	if (st->ops->path && st->ops->path(st, obj, path, sizeof(path)) == 0) {
 		snprintf(buf, len, "%s:%s", st->name, path);
 	}
-	store__obj_unref(obj);
+	st->ops->obj_unref(obj);
 }
 
 /* Whether a whole, valid WRITE or SYNCED record follows @rec (past the pads of

@@ -65,10 +65,10 @@ bool store__name_is_dot(const char *name)
 }
 
 int store__local_obj_from_fd(struct store_local *sl, int fd, bool io_fd_rw,
-			     struct store_obj **out)
+			     struct local_obj **out)
 {
 	struct store_kfh kfh;
-	struct store_obj *obj;
+	struct local_obj *obj;
 	struct store_fh fh;
 	struct stat st;
 	int err;
@@ -179,9 +179,10 @@ static int store_local_path_inside(struct store_local *sl, int fd)
 }
 
 /* The kernel's name for the object, less the datastore's root. */
-static int store_local_path(struct store *st, const struct store_obj *obj,
+static int store_local_path(struct store *st, const struct store_obj *sobj,
 			    char *buf, size_t len)
 {
+	const struct local_obj *obj = local_obj_const(sobj);
 	struct store_local *sl = store__local(st);
 	char link[32];
 	char path[sizeof(sl->root_path)];
@@ -276,7 +277,7 @@ static int store_local_open_err(const struct store_local *sl, int err)
 /* @obj, found in the cache under @fh (a reference taken), if its file
  * is still there: 0 with its attributes in @sb, or -ESTALE (dropped). */
 static int store_local_cached(struct store_local *sl, const struct store_fh *fh,
-			      struct store_obj *obj, struct store_obj **out,
+			      struct local_obj *obj, struct local_obj **out,
 			      struct stat *sb)
 {
 	if (fstat(obj->fd, sb) == 0 && sb->st_nlink > 0) {
@@ -289,12 +290,12 @@ static int store_local_cached(struct store_local *sl, const struct store_fh *fh,
 }
 
 static int store_local_resolve_stat(struct store *st, const struct store_fh *fh,
-				    struct store_obj **out, struct stat *sb)
+				    struct local_obj **out, struct stat *sb)
 {
 	struct store_local *sl = store__local(st);
 	struct store_fh canon;
 	struct store_kfh kfh;
-	struct store_obj *obj;
+	struct local_obj *obj;
 	uint32_t export_id;
 	int err;
 	int fd;
@@ -353,22 +354,30 @@ static int store_local_resolve_stat(struct store *st, const struct store_fh *fh,
 static int store_local_resolve(struct store *st, const struct store_fh *fh,
 			       struct store_obj **out)
 {
+	struct local_obj *obj;
 	struct stat sb;
+	int err;
 
-	return store_local_resolve_stat(st, fh, out, &sb);
+	err = store_local_resolve_stat(st, fh, &obj, &sb);
+	if (!err) {
+		*out = &obj->base;
+	}
+	return err;
 }
 
 static int store_local_resolve_attr(struct store *st, const struct store_fh *fh,
 				    struct store_obj **out,
 				    struct store_attr *attr)
 {
+	struct local_obj *obj;
 	struct stat sb;
 	int err;
 
-	err = store_local_resolve_stat(st, fh, out, &sb);
+	err = store_local_resolve_stat(st, fh, &obj, &sb);
 	if (err) {
 		return err;
 	}
+	*out = &obj->base;
 	store__local_attr_from_stat(st, &sb, attr);
 	return 0;
 }
@@ -378,24 +387,35 @@ static void store_local_obj_fh(const struct store_obj *obj, struct store_fh *fh)
 	*fh = obj->fh;
 }
 
+static void store_local_obj_ref(struct store_obj *obj)
+{
+	store__obj_ref(local_obj(obj));
+}
+
+static void store_local_obj_unref(struct store_obj *obj)
+{
+	store__obj_unref(obj ? local_obj(obj) : NULL);
+}
+
 static int store_local_root(struct store *st, struct store_obj **out)
 {
 	struct store_local *sl = store__local(st);
 
 	store__obj_ref(sl->root);
-	*out = sl->root;
+	*out = &sl->root->base;
 	return 0;
 }
 
 static bool store_local_is_root(const struct store_local *sl,
-				const struct store_obj *obj)
+				const struct local_obj *obj)
 {
 	return obj->dev == sl->root_dev && obj->ino == sl->root_ino;
 }
 
-static int store_local_lookup(struct store *st, struct store_obj *dir,
+static int store_local_lookup(struct store *st, struct store_obj *sdir,
 			      const char *name, struct store_obj **out)
 {
+	struct local_obj *dir = local_obj(sdir);
 	struct store_local *sl = store__local(st);
 	int err;
 	int fd;
@@ -413,7 +433,7 @@ static int store_local_lookup(struct store *st, struct store_obj *dir,
 			dir = sl->root;
 		}
 		store__obj_ref(dir);
-		*out = dir;
+		*out = &dir->base;
 		return 0;
 	}
 	fd = store__local_openat(sl, dir->fd, name,
@@ -421,7 +441,11 @@ static int store_local_lookup(struct store *st, struct store_obj *dir,
 	if (fd < 0) {
 		return fd;
 	}
-	return store__local_obj_from_fd(sl, fd, false, out);
+	err = store__local_obj_from_fd(sl, fd, false, &dir);
+	if (!err) {
+		*out = &dir->base;
+	}
+	return err;
 }
 
 static void store_local_close(struct store *st)
@@ -437,8 +461,8 @@ static void store_local_close(struct store *st)
 
 static const struct store_ops store_local_ops = {
 	.resolve = store_local_resolve,
-	.obj_ref = store__obj_ref,
-	.obj_unref = store__obj_unref,
+	.obj_ref = store_local_obj_ref,
+	.obj_unref = store_local_obj_unref,
 	.obj_fh = store_local_obj_fh,
 	.root = store_local_root,
 	.getattr = store__local_getattr,

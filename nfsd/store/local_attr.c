@@ -40,9 +40,10 @@ void store__local_attr_from_stat(const struct store *st, const struct stat *sb,
 	attr->ctime = sb->st_ctim;
 }
 
-int store__local_getattr(struct store *st, struct store_obj *obj,
+int store__local_getattr(struct store *st, struct store_obj *sobj,
 			 struct store_attr *attr)
 {
+	struct local_obj *obj = local_obj(sobj);
 	struct stat sb;
 
 	if (fstat(obj->fd, &sb) != 0) {
@@ -65,7 +66,7 @@ static struct timespec store_local_time(enum store_time_how how,
 	return out;
 }
 
-static int store_local_truncate(struct store *st, struct store_obj *obj,
+static int store_local_truncate(struct store *st, struct local_obj *obj,
 				uint64_t size_bytes)
 {
 	int write_err;
@@ -95,7 +96,7 @@ static int store_local_truncate(struct store *st, struct store_obj *obj,
 	return 0;
 }
 
-int store__local_sattr_apply(struct store *st, struct store_obj *obj,
+int store__local_sattr_apply(struct store *st, struct local_obj *obj,
 			     const struct store_sattr *sattr)
 {
 	struct timespec times[2];
@@ -133,10 +134,11 @@ int store__local_sattr_apply(struct store *st, struct store_obj *obj,
 	return 0;
 }
 
-int store__local_setattr(struct store *st, struct store_obj *obj,
+int store__local_setattr(struct store *st, struct store_obj *sobj,
 			 const struct store_sattr *sattr,
 			 const struct store_cred *cred)
 {
+	struct local_obj *obj = local_obj(sobj);
 	int err;
 
 	(void)cred;
@@ -145,9 +147,10 @@ int store__local_setattr(struct store *st, struct store_obj *obj,
 	return err ? err : store__local_sync_obj(store__local(st), obj);
 }
 
-int store__local_readlink(struct store *st, struct store_obj *obj, char *buf,
+int store__local_readlink(struct store *st, struct store_obj *sobj, char *buf,
 			  size_t buflen, size_t *len)
 {
+	struct local_obj *obj = local_obj(sobj);
 	char target[STORE_PATH_MAX + 1];
 	ssize_t n;
 

@@ -64,9 +64,10 @@ static int store_local_dents_feed(const struct store_local *sl, bool is_root,
 	return 0;
 }
 
-int store__local_readdir(struct store *st, struct store_obj *dir,
+int store__local_readdir(struct store *st, struct store_obj *sdir,
 			 uint64_t cookie, store_readdir_fn cb, void *arg)
 {
+	struct local_obj *dir = local_obj(sdir);
 	struct store_local *sl = store__local(st);
 	uint8_t *buf;
 	bool is_root;

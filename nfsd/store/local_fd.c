@@ -41,7 +41,7 @@ int store__local_kfh_open(struct store_local *sl, const struct store_kfh *kfh,
 	return fd;
 }
 
-int store__local_io_fd(struct store_local *sl, struct store_obj *obj, int *fd,
+int store__local_io_fd(struct store_local *sl, struct local_obj *obj, int *fd,
 		       int *write_err)
 {
 	int err = store__obj_io_fd(obj, fd, write_err);

@@ -51,9 +51,10 @@ static void store_local_file_unref(void *ref)
 	store__obj_unref(ref);
 }
 
-int store__local_read_ref(struct store *st, struct store_obj *obj,
+int store__local_read_ref(struct store *st, struct store_obj *sobj,
 			  struct store_file_ref *ref)
 {
+	struct local_obj *obj = local_obj(sobj);
 	int write_err;
 	int err;
 	int fd;
@@ -72,7 +73,7 @@ int store__local_read_ref(struct store *st, struct store_obj *obj,
 }
 
 /* The copying READ is read_ref's descriptor, read, and its size after. */
-int store__local_read(struct store *st, struct store_obj *obj,
+int store__local_read(struct store *st, struct store_obj *sobj,
 		      uint64_t off_bytes, void *buf, uint32_t count,
 		      uint32_t *nread, bool *eof)
 {
@@ -80,7 +81,7 @@ int store__local_read(struct store *st, struct store_obj *obj,
 	struct stat sb;
 	int err;
 
-	err = store__local_read_ref(st, obj, &ref);
+	err = store__local_read_ref(st, sobj, &ref);
 	if (err) {
 		return err;
 	}
@@ -120,7 +121,7 @@ static int store_local_sync_fd(void *arg, enum store_stable level)
 	return rc != 0 ? -errno : 0;
 }
 
-static int store_local_sync(struct store *st, struct store_obj *obj, int fd,
+static int store_local_sync(struct store *st, struct local_obj *obj, int fd,
 			    enum store_stable level, bool *sync_failed)
 {
 	int err = store__syncgroup_sync(&obj->sync, level, st->group_commit,
@@ -138,7 +139,7 @@ static int store_local_sync(struct store *st, struct store_obj *obj, int fd,
  * The file's own fsync comes at a checkpoint.  A failure of the log is a
  * failed sync: the write's bytes are in the file but not acknowledged.
  */
-static int store_local_write_logged(struct store *st, struct store_obj *obj,
+static int store_local_write_logged(struct store *st, struct local_obj *obj,
 				    int fd, uint64_t off_bytes, const void *buf,
 				    uint32_t count, bool *sync_failed)
 {
@@ -168,7 +169,7 @@ static int store_local_write_logged(struct store *st, struct store_obj *obj,
  * and the wait for its flush; upto is read with the bytes written under
  * ilog_order, so it splits the file's records into older and newer.
  */
-static int store_local_write_inplace(struct store *st, struct store_obj *obj,
+static int store_local_write_inplace(struct store *st, struct local_obj *obj,
 				     int fd, uint64_t off_bytes,
 				     const void *buf, uint32_t count,
 				     bool *sync_failed)
@@ -205,7 +206,7 @@ static bool store_local_inplace(const struct store *st, uint32_t count)
 /* The descriptor a write of @count at @off_bytes goes through (borrowed
  * from @obj): the write's refusal if the file cannot be written, -EFBIG
  * past INT64_MAX. */
-static int store_local_write_fd(struct store *st, struct store_obj *obj,
+static int store_local_write_fd(struct store *st, struct local_obj *obj,
 				uint64_t off_bytes, uint32_t count, int *fd)
 {
 	int write_err;
@@ -224,10 +225,11 @@ static int store_local_write_fd(struct store *st, struct store_obj *obj,
 	return 0;
 }
 
-int store__local_write(struct store *st, struct store_obj *obj,
+int store__local_write(struct store *st, struct store_obj *sobj,
 		       uint64_t off_bytes, const void *buf, uint32_t count,
 		       enum store_stable stable, bool *sync_failed)
 {
+	struct local_obj *obj = local_obj(sobj);
 	bool logged;
 	bool zlocked;
 	int err;
@@ -256,11 +258,12 @@ int store__local_write(struct store *st, struct store_obj *obj,
 	return store_local_sync(st, obj, fd, stable, sync_failed);
 }
 
-int store__local_write_async(struct store *st, struct store_obj *obj,
+int store__local_write_async(struct store *st, struct store_obj *sobj,
 			     uint64_t off_bytes, const void *buf,
 			     uint32_t count, struct store_write_wait *w,
 			     store_write_done_fn done, void *arg)
 {
+	struct local_obj *obj = local_obj(sobj);
 	int err;
 	int fd;
 
@@ -291,9 +294,10 @@ int store__local_write_async(struct store *st, struct store_obj *obj,
 	return err;
 }
 
-int store__local_commit(struct store *st, struct store_obj *obj,
+int store__local_commit(struct store *st, struct store_obj *sobj,
 			uint64_t off_bytes, uint32_t count, bool *sync_failed)
 {
+	struct local_obj *obj = local_obj(sobj);
 	int write_err;
 	int err;
 	int fd;

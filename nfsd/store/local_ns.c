@@ -40,7 +40,7 @@
 #define STORE_LOCAL_DIR_MODE 0755
 
 /* Checks @dir and @name for a change; @dot_err is the answer for "."/"..". */
-static int store_local_dir_name(const struct store_obj *dir, const char *name,
+static int store_local_dir_name(const struct local_obj *dir, const char *name,
 				int dot_err)
 {
 	int err;
@@ -61,7 +61,7 @@ static mode_t store_local_mode(const struct store_sattr *sattr, mode_t dflt)
 }
 
 /* Gives a new @obj its owner, then the rest of @sattr (may be NULL). */
-static int store_local_init_attrs(struct store *st, struct store_obj *obj,
+static int store_local_init_attrs(struct store *st, struct local_obj *obj,
 				  const struct store_sattr *sattr,
 				  const struct store_cred *cred)
 {
@@ -76,9 +76,9 @@ static int store_local_init_attrs(struct store *st, struct store_obj *obj,
 static int store_local_obj_init(struct store_local *sl, int fd, bool io_fd_rw,
 				const struct store_sattr *sattr,
 				const struct store_cred *cred,
-				struct store_obj **out)
+				struct local_obj **out)
 {
-	struct store_obj *obj;
+	struct local_obj *obj;
 	int err;
 
 	err = store__local_obj_from_fd(sl, fd, io_fd_rw, &obj);
@@ -95,11 +95,11 @@ static int store_local_obj_init(struct store_local *sl, int fd, bool io_fd_rw,
 }
 
 /* Makes the object of a new @name in @dir and gives it its attributes. */
-static int store_local_new_obj(struct store_local *sl, struct store_obj *dir,
+static int store_local_new_obj(struct store_local *sl, struct local_obj *dir,
 			       const char *name,
 			       const struct store_sattr *sattr,
 			       const struct store_cred *cred,
-			       struct store_obj **out)
+			       struct local_obj **out)
 {
 	int fd;
 
@@ -117,8 +117,8 @@ static int store_local_new_obj(struct store_local *sl, struct store_obj *dir,
  * reply (local_sync.c).  Drops *out when that fails.
  */
 static int store_local_made_durable(struct store_local *sl,
-				    struct store_obj *dir, int err,
-				    struct store_obj **out)
+				    struct local_obj *dir, int err,
+				    struct local_obj **out)
 {
 	if (err) {
 		return err;
@@ -138,14 +138,14 @@ static int store_local_made_durable(struct store_local *sl,
 
 /* CREATE of a name that exists: the UNCHECKED and EXCLUSIVE retry cases. */
 static int store_local_create_existing(struct store_local *sl,
-				       struct store_obj *dir, const char *name,
+				       struct local_obj *dir, const char *name,
 				       enum store_create_how how,
 				       const struct store_sattr *sattr,
 				       const uint8_t verf[8],
-				       struct store_obj **out)
+				       struct local_obj **out)
 {
 	struct store_sattr size_only = { 0 };
-	struct store_obj *obj;
+	struct local_obj *obj;
 	uint8_t have[8];
 	char path[32];
 	struct stat sb;
@@ -194,11 +194,24 @@ static int store_local_create_existing(struct store_local *sl,
 	return 0;
 }
 
-int store__local_create(struct store *st, struct store_obj *dir,
+/* Hands the new object @made out as its head in *out, after
+ * store_local_made_durable() returned @err. */
+static int store_local_made_pub(int err, struct local_obj *made,
+				struct store_obj **out)
+{
+	if (!err) {
+		*out = &made->base;
+	}
+	return err;
+}
+
+int store__local_create(struct store *st, struct store_obj *sdir,
 			const char *name, enum store_create_how how,
 			const struct store_sattr *sattr, const uint8_t verf[8],
 			const struct store_cred *cred, struct store_obj **out)
 {
+	struct local_obj *dir = local_obj(sdir);
+	struct local_obj *made = NULL;
 	struct store_local *sl = store__local(st);
 	int err;
 	int fd;
@@ -212,8 +225,9 @@ int store__local_create(struct store *st, struct store_obj *dir,
 		sl, dir->fd, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
 		store_local_mode(sattr, STORE_LOCAL_FILE_MODE));
 	if (fd == -EEXIST) {
-		return store_local_create_existing(sl, dir, name, how, sattr,
-						   verf, out);
+		err = store_local_create_existing(sl, dir, name, how, sattr,
+						  verf, &made);
+		return store_local_made_pub(err, made, out);
 	}
 	if (fd < 0) {
 		return fd;
@@ -227,14 +241,17 @@ int store__local_create(struct store *st, struct store_obj *dir,
 		unlinkat(dir->fd, name, 0);
 		return err;
 	}
-	err = store_local_obj_init(sl, fd, true, sattr, cred, out);
-	return store_local_made_durable(sl, dir, err, out);
+	err = store_local_obj_init(sl, fd, true, sattr, cred, &made);
+	err = store_local_made_durable(sl, dir, err, &made);
+	return store_local_made_pub(err, made, out);
 }
 
-int store__local_mkdir(struct store *st, struct store_obj *dir,
+int store__local_mkdir(struct store *st, struct store_obj *sdir,
 		       const char *name, const struct store_sattr *sattr,
 		       const struct store_cred *cred, struct store_obj **out)
 {
+	struct local_obj *dir = local_obj(sdir);
+	struct local_obj *made = NULL;
 	int err;
 
 	err = store_local_dir_name(dir, name, -EEXIST);
@@ -246,15 +263,18 @@ int store__local_mkdir(struct store *st, struct store_obj *dir,
 		return -errno;
 	}
 	err = store_local_new_obj(store__local(st), dir, name, sattr, cred,
-				  out);
-	return store_local_made_durable(store__local(st), dir, err, out);
+				  &made);
+	err = store_local_made_durable(store__local(st), dir, err, &made);
+	return store_local_made_pub(err, made, out);
 }
 
-int store__local_symlink(struct store *st, struct store_obj *dir,
+int store__local_symlink(struct store *st, struct store_obj *sdir,
 			 const char *name, const char *target,
 			 const struct store_sattr *sattr,
 			 const struct store_cred *cred, struct store_obj **out)
 {
+	struct local_obj *dir = local_obj(sdir);
+	struct local_obj *made = NULL;
 	int err;
 
 	err = store_local_dir_name(dir, name, -EEXIST);
@@ -268,16 +288,19 @@ int store__local_symlink(struct store *st, struct store_obj *dir,
 		return -errno;
 	}
 	err = store_local_new_obj(store__local(st), dir, name, sattr, cred,
-				  out);
-	return store_local_made_durable(store__local(st), dir, err, out);
+				  &made);
+	err = store_local_made_durable(store__local(st), dir, err, &made);
+	return store_local_made_pub(err, made, out);
 }
 
-int store__local_mknod(struct store *st, struct store_obj *dir,
+int store__local_mknod(struct store *st, struct store_obj *sdir,
 		       const char *name, enum store_ftype type,
 		       uint32_t rdev_major, uint32_t rdev_minor,
 		       const struct store_sattr *sattr,
 		       const struct store_cred *cred, struct store_obj **out)
 {
+	struct local_obj *dir = local_obj(sdir);
+	struct local_obj *made = NULL;
 	dev_t rdev;
 	mode_t fmt;
 	int err;
@@ -296,13 +319,14 @@ int store__local_mknod(struct store *st, struct store_obj *dir,
 		return -errno;
 	}
 	err = store_local_new_obj(store__local(st), dir, name, sattr, cred,
-				  out);
-	return store_local_made_durable(store__local(st), dir, err, out);
+				  &made);
+	err = store_local_made_durable(store__local(st), dir, err, &made);
+	return store_local_made_pub(err, made, out);
 }
 
 /* The handle @name in @dir has now, to drop from the cache once it goes.
  * Returns false when there is none (no such name, no handle). */
-static bool store_local_name_fh(struct store_local *sl, struct store_obj *dir,
+static bool store_local_name_fh(struct store_local *sl, struct local_obj *dir,
 				const char *name, struct store_fh *fh)
 {
 	struct store_kfh kfh;
@@ -314,7 +338,7 @@ static bool store_local_name_fh(struct store_local *sl, struct store_obj *dir,
 	return true;
 }
 
-static int store_local_unlink(struct store *st, struct store_obj *dir,
+static int store_local_unlink(struct store *st, struct local_obj *dir,
 			      const char *name, int flags, int dot_err)
 {
 	struct store_local *sl = store__local(st);
@@ -336,22 +360,26 @@ static int store_local_unlink(struct store *st, struct store_obj *dir,
 	return store__local_sync_dir(dir);
 }
 
-int store__local_remove(struct store *st, struct store_obj *dir,
+int store__local_remove(struct store *st, struct store_obj *sdir,
 			const char *name)
 {
+	struct local_obj *dir = local_obj(sdir);
 	return store_local_unlink(st, dir, name, 0, -EACCES);
 }
 
-int store__local_rmdir(struct store *st, struct store_obj *dir,
+int store__local_rmdir(struct store *st, struct store_obj *sdir,
 		       const char *name)
 {
+	struct local_obj *dir = local_obj(sdir);
 	return store_local_unlink(st, dir, name, AT_REMOVEDIR, -EINVAL);
 }
 
-int store__local_rename(struct store *st, struct store_obj *from_dir,
-			const char *from_name, struct store_obj *to_dir,
+int store__local_rename(struct store *st, struct store_obj *sfrom_dir,
+			const char *from_name, struct store_obj *sto_dir,
 			const char *to_name)
 {
+	struct local_obj *from_dir = local_obj(sfrom_dir);
+	struct local_obj *to_dir = local_obj(sto_dir);
 	struct store_local *sl = store__local(st);
 	struct store_fh fh;
 	bool known;
@@ -382,9 +410,11 @@ int store__local_rename(struct store *st, struct store_obj *from_dir,
 	return err;
 }
 
-int store__local_link(struct store *st, struct store_obj *obj,
-		      struct store_obj *dir, const char *name)
+int store__local_link(struct store *st, struct store_obj *sobj,
+		      struct store_obj *sdir, const char *name)
 {
+	struct local_obj *obj = local_obj(sobj);
+	struct local_obj *dir = local_obj(sdir);
 	int err;
 
 	(void)st;

@@ -22,7 +22,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-int store__local_sync_dir(const struct store_obj *dir)
+int store__local_sync_dir(const struct local_obj *dir)
 {
 	int fd = openat(dir->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int err = 0;
@@ -37,7 +37,7 @@ int store__local_sync_dir(const struct store_obj *dir)
 	return err;
 }
 
-int store__local_sync_obj(struct store_local *sl, struct store_obj *obj)
+int store__local_sync_obj(struct store_local *sl, struct local_obj *obj)
 {
 	int write_err;
 	int err;

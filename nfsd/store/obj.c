@@ -35,9 +35,9 @@ void store__proc_fd_path(int fd, char *buf, size_t len)
 }
 
 int store__obj_new(int fd, bool io_fd_rw, const struct stat *stat,
-		   const struct store_fh *fh, struct store_obj **out)
+		   const struct store_fh *fh, struct local_obj **out)
 {
-	struct store_obj *obj;
+	struct local_obj *obj;
 	int err;
 
 	obj = calloc(1, sizeof(*obj));
@@ -65,8 +65,8 @@ int store__obj_new(int fd, bool io_fd_rw, const struct stat *stat,
 		return -err;
 	}
 	atomic_init(&obj->ilog_lsn, 0);
-	atomic_init(&obj->refs, 1);
-	obj->fh = *fh;
+	atomic_init(&obj->base.refs, 1);
+	obj->base.fh = *fh;
 	obj->type = store__ftype_from_mode(stat->st_mode);
 	obj->dev = stat->st_dev;
 	obj->ino = stat->st_ino;
@@ -77,20 +77,20 @@ int store__obj_new(int fd, bool io_fd_rw, const struct stat *stat,
 	return 0;
 }
 
-void store__obj_ref(struct store_obj *obj)
+void store__obj_ref(struct local_obj *obj)
 {
-	atomic_fetch_add_explicit(&obj->refs, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&obj->base.refs, 1, memory_order_relaxed);
 }
 
-void store__obj_unref(struct store_obj *obj)
+void store__obj_unref(struct local_obj *obj)
 {
 	int io_fd;
 
 	if (obj == NULL) {
 		return;
 	}
-	if (atomic_fetch_sub_explicit(&obj->refs, 1, memory_order_acq_rel) !=
-	    1) {
+	if (atomic_fetch_sub_explicit(&obj->base.refs, 1,
+				      memory_order_acq_rel) != 1) {
 		return;
 	}
 	io_fd = atomic_load(&obj->io_fd);
@@ -105,7 +105,7 @@ void store__obj_unref(struct store_obj *obj)
 }
 
 /* Opens @obj for I/O: read/write, or read-only when writing is refused. */
-static int store_obj_open_io(struct store_obj *obj, int *write_err)
+static int store_obj_open_io(struct local_obj *obj, int *write_err)
 {
 	char path[32];
 	int fd;
@@ -130,7 +130,7 @@ static int store_obj_open_io(struct store_obj *obj, int *write_err)
 	return fd;
 }
 
-int store__obj_io_fd(struct store_obj *obj, int *fd, int *write_err)
+int store__obj_io_fd(struct local_obj *obj, int *fd, int *write_err)
 {
 	int expected = -1;
 	int werr = 0;

@@ -24,8 +24,11 @@
 #include "nfsd/store/ilog.h"
 #include "nfsd/store/local.h"
 #include "nfsd/store/store.h"
+#include "nfsd/store/store_obj.h"
 #include "nfsd/store/store_open.h"
 #include "nfsd/store/syncgroup.h"
+
+struct local_obj;
 
 /* ---- full-length I/O (fdio.c) ------------------------------------------ */
 
@@ -49,9 +52,9 @@ int store__pwrite_full(int fd, const void *buf, size_t len, uint64_t off_bytes);
  * store__zero_first_end(), which the caller always calls after its write,
  * also when this fails.  Returns 0 or -errno (the write must not go on).
  */
-int store__zero_first_begin(struct store *st, struct store_obj *obj, int fd,
+int store__zero_first_begin(struct store *st, struct local_obj *obj, int fd,
 			    uint64_t off_bytes, uint32_t count, bool *locked);
-void store__zero_first_end(struct store_obj *obj, bool locked);
+void store__zero_first_end(struct local_obj *obj, bool locked);
 
 /* ---- handle keys (secret.c) ------------------------------------------- */
 
@@ -154,19 +157,20 @@ bool store__fh_is_legacy(const struct store_fh *fh);
 /* ---- resolved objects (obj.c) ------------------------------------------ */
 
 /*
- * One resolved file.  Everything but the reference count, the io
- * descriptor and the fcache links is set before the object is published and
- * read-only afterwards, so ops read it without a lock.
+ * One resolved file of the local backend: the object head every backend
+ * shares (store.h: its reference count and handle) and what this backend
+ * keeps.  Everything but the reference count, the io descriptor and the
+ * fcache links is set before the object is published and read-only
+ * afterwards, so ops read it without a lock.
  */
-struct store_obj {
-	atomic_uint refs;
+struct local_obj {
+	struct store_obj base;
 	/* fcache.c's, under its mutex */
 	uint64_t hash;
-	struct store_obj *hash_next;
-	struct store_obj *lru_prev, *lru_next;
+	struct local_obj *hash_next;
+	struct local_obj *lru_prev, *lru_next;
 	bool cached;
 
-	struct store_fh fh;
 	enum store_ftype type;
 	dev_t dev;
 	ino_t ino;
@@ -188,10 +192,21 @@ struct store_obj {
 	_Atomic uint64_t ilog_lsn;
 	/* ilog.c's, under its lock: on its dirty list (holding a ref). */
 	bool ilog_dirty;
-	struct store_obj *ilog_next;
+	struct local_obj *ilog_next;
 	/* zero_first.c: held by every write into a block with a hole. */
 	pthread_mutex_t zero_lock;
 };
+
+/* The local object whose head @o is (an object of a local store). */
+static inline struct local_obj *local_obj(struct store_obj *o)
+{
+	return container_of(o, struct local_obj, base);
+}
+
+static inline const struct local_obj *local_obj_const(const struct store_obj *o)
+{
+	return container_of(o, const struct local_obj, base);
+}
 
 /*
  * Makes an object with one reference (the caller's) around @fd, which it
@@ -201,10 +216,10 @@ struct store_obj {
  * closed then too).
  */
 int store__obj_new(int fd, bool io_fd_rw, const struct stat *stat,
-		   const struct store_fh *fh, struct store_obj **out);
-void store__obj_ref(struct store_obj *obj);
+		   const struct store_fh *fh, struct local_obj **out);
+void store__obj_ref(struct local_obj *obj);
 /* Drops one reference; the last one closes the descriptors and frees. */
-void store__obj_unref(struct store_obj *obj);
+void store__obj_unref(struct local_obj *obj);
 
 /*
  * Returns in *fd a read/write descriptor of regular file @obj (read-only
@@ -212,7 +227,7 @@ void store__obj_unref(struct store_obj *obj);
  * else 0).  Borrowed: valid while the caller holds its reference.  -EISDIR
  * for a directory, -EINVAL for other types, or the open's -errno.
  */
-int store__obj_io_fd(struct store_obj *obj, int *fd, int *write_err);
+int store__obj_io_fd(struct local_obj *obj, int *fd, int *write_err);
 
 /* Writes "/proc/self/fd/N" for @fd into buf: the magic link that names the
  * open inode itself, never a path that could be swapped. */
@@ -255,7 +270,7 @@ void store__fcache_free(struct store_fcache *fc);
 
 /* Returns the cached object for @fh with a new reference (owned), or NULL.
  * Marks it most recently used. */
-struct store_obj *store__fcache_get(struct store_fcache *fc,
+struct local_obj *store__fcache_get(struct store_fcache *fc,
 				    const struct store_fh *fh);
 
 /*
@@ -264,8 +279,8 @@ struct store_obj *store__fcache_get(struct store_fcache *fc,
  * already cached under the same handle (then @obj is unreferenced).  Evicts
  * the least recently used entry when full.
  */
-struct store_obj *store__fcache_put(struct store_fcache *fc,
-				    struct store_obj *obj);
+struct local_obj *store__fcache_put(struct store_fcache *fc,
+				    struct local_obj *obj);
 
 /* Forgets the entry for @fh, if any (a removed name, a stale object). */
 void store__fcache_drop(struct store_fcache *fc, const struct store_fh *fh);
@@ -306,7 +321,7 @@ struct store_local {
 	size_t root_path_len;
 	struct store_secret secret;
 	struct store_fcache *fc;
-	struct store_obj *root; /* one reference held for the store's life */
+	struct local_obj *root; /* one reference held for the store's life */
 	/* STATE_DIR/snapshots-NAME.manifest: which .snapshot directories
 	 * are snapshots (nfsd/snap/); empty when the name is too long. */
 	char snap_manifest[4096 + 128];
@@ -331,7 +346,7 @@ bool store__name_is_dot(const char *name);
  * point inside the export is not crossed).
  */
 int store__local_obj_from_fd(struct store_local *sl, int fd, bool io_fd_rw,
-			     struct store_obj **out);
+			     struct local_obj **out);
 
 /*
  * Opens that, out of descriptors (EMFILE, ENFILE), relieve @sl's cache and
@@ -344,19 +359,19 @@ int store__local_openat(struct store_local *sl, int dirfd, const char *name,
 			int flags, mode_t mode);
 int store__local_kfh_open(struct store_local *sl, const struct store_kfh *kfh,
 			  int flags);
-int store__local_io_fd(struct store_local *sl, struct store_obj *obj, int *fd,
+int store__local_io_fd(struct store_local *sl, struct local_obj *obj, int *fd,
 		       int *write_err);
 
 /* Makes the entries of directory @dir durable (local_sync.c: fsync of
  * the directory).  Returns 0 or -errno. */
-int store__local_sync_dir(const struct store_obj *dir);
+int store__local_sync_dir(const struct local_obj *dir);
 /* Makes @obj's attributes durable (fsync, or syncfs for what cannot be
  * opened).  Returns 0 or -errno. */
-int store__local_sync_obj(struct store_local *sl, struct store_obj *obj);
+int store__local_sync_obj(struct store_local *sl, struct local_obj *obj);
 
 /* Applies @sattr to @obj of @st (owner, then mode, size, times; a size
  * change first settles the file's intent-log records).  Borrows all. */
-int store__local_sattr_apply(struct store *st, struct store_obj *obj,
+int store__local_sattr_apply(struct store *st, struct local_obj *obj,
 			     const struct store_sattr *sattr);
 
 /* The ops of local_attr.c, local_io.c, local_ns.c and local_dir.c. */

@@ -87,7 +87,7 @@ static int zero_holes(int fd, uint64_t from, uint64_t to)
 	return 0;
 }
 
-int store__zero_first_begin(struct store *st, struct store_obj *obj, int fd,
+int store__zero_first_begin(struct store *st, struct local_obj *obj, int fd,
 			    uint64_t off_bytes, uint32_t count, bool *locked)
 {
 	uint64_t first =
@@ -131,7 +131,7 @@ int store__zero_first_begin(struct store *st, struct store_obj *obj, int fd,
 	return err;
 }
 
-void store__zero_first_end(struct store_obj *obj, bool locked)
+void store__zero_first_end(struct local_obj *obj, bool locked)
 {
 	if (locked) {
 		pthread_mutex_unlock(&obj->zero_lock);

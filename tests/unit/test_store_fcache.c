@@ -32,10 +32,10 @@ static struct store_fh key(uint8_t n)
 	return fh;
 }
 
-static struct store_obj *obj_make(uint8_t n)
+static struct local_obj *obj_make(uint8_t n)
 {
 	struct store_fh fh = key(n);
-	struct store_obj *obj = NULL;
+	struct local_obj *obj = NULL;
 	struct stat sb;
 	int fd;
 
@@ -55,7 +55,7 @@ static void put_new(struct store_fcache *fc, uint8_t n)
 static bool cached(struct store_fcache *fc, uint8_t n)
 {
 	struct store_fh fh = key(n);
-	struct store_obj *obj = store__fcache_get(fc, &fh);
+	struct local_obj *obj = store__fcache_get(fc, &fh);
 
 	store__obj_unref(obj);
 	return obj != NULL;
@@ -74,7 +74,7 @@ static void test_fcache_evicts_the_least_recently_used(void **state)
 {
 	struct store_fcache *fc;
 	struct store_fh fh = key(1);
-	struct store_obj *obj;
+	struct local_obj *obj;
 
 	(void)state;
 	assert_int_equal(store__fcache_new(3, &fc), 0);
@@ -98,7 +98,7 @@ static void test_fcache_evicts_the_least_recently_used(void **state)
 static void test_fcache_reference_outlives_eviction(void **state)
 {
 	struct store_fcache *fc;
-	struct store_obj *held;
+	struct local_obj *held;
 	struct stat sb;
 
 	(void)state;
@@ -116,7 +116,7 @@ static void test_fcache_reference_outlives_eviction(void **state)
 static void test_fcache_keeps_the_first_object_of_a_handle(void **state)
 {
 	struct store_fcache *fc;
-	struct store_obj *first, *second, *dup;
+	struct local_obj *first, *second, *dup;
 
 	(void)state;
 	assert_int_equal(store__fcache_new(8, &fc), 0);

@@ -322,13 +322,13 @@ static void test_ilog_full_ring_waits_for_a_checkpoint(void **state)
 	w.obj = fixture_file(f, f->root, "big", NULL, 0);
 	/* Holding the file's sync group holds the checkpoint's fsync, so
 	 * the writer must meet a full ring. */
-	pthread_mutex_lock(&w.obj->sync.lock);
+	pthread_mutex_lock(&local_obj(w.obj)->sync.lock);
 	assert_int_equal(pthread_create(&t, NULL, filler_main, &w), 0);
 	do {
 		sched_yield();
 		store_ilog_stats(x->ilog, &s);
 	} while (s.full_waits == 0);
-	pthread_mutex_unlock(&w.obj->sync.lock);
+	pthread_mutex_unlock(&local_obj(w.obj)->sync.lock);
 	pthread_join(t, NULL);
 	assert_int_equal(w.err, 0);
 	store_ilog_stats(x->ilog, &s);
@@ -524,7 +524,7 @@ static void test_ilog_write_async_full_ring_is_eagain(void **state)
 	int n = 0;
 
 	/* The checkpoint's fsync is held: the ring fills and stays full. */
-	pthread_mutex_lock(&obj->sync.lock);
+	pthread_mutex_lock(&local_obj(obj)->sync.lock);
 	for (; n < 64; n++) {
 		d[n] = (struct async_done){ .x = x };
 		err = f->ops->write_async(f->st, obj, 0, block, sizeof(block),
@@ -536,7 +536,7 @@ static void test_ilog_write_async_full_ring_is_eagain(void **state)
 	/* Never a wait on the loop: the caller goes to a work thread. */
 	assert_int_equal(err, -EAGAIN);
 	assert_true(n > 0 && n < 64);
-	pthread_mutex_unlock(&obj->sync.lock);
+	pthread_mutex_unlock(&local_obj(obj)->sync.lock);
 	for (int i = 0; i < n; i++) {
 		async_wait(&d[i]);
 		assert_int_equal(d[i].err, 0);

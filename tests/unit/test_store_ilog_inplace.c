@@ -346,10 +346,10 @@ static void test_inplace_failed_sync_fails_the_write(void **state)
 	static char buf[BIG];
 	bool sync_failed;
 
-	pthread_mutex_lock(&obj->sync.lock);
-	obj->sync.err = -EIO;
-	obj->sync.failed_round = 1;
-	pthread_mutex_unlock(&obj->sync.lock);
+	pthread_mutex_lock(&local_obj(obj)->sync.lock);
+	local_obj(obj)->sync.err = -EIO;
+	local_obj(obj)->sync.failed_round = 1;
+	pthread_mutex_unlock(&local_obj(obj)->sync.lock);
 	assert_int_equal(stable_write(f, obj, 0, buf, BIG, &sync_failed), -EIO);
 	assert_true(sync_failed);
 	assert_int_equal(stats(x).inplace_writes, 0);
