@@ -582,8 +582,8 @@ static ssize_t conn_read_some(struct conn *c, size_t *direct, size_t *asked)
 		iov[cnt++].iov_len = room;
 	}
 	iov[cnt].iov_base = c->worker->read_buf;
-	iov[cnt++].iov_len = at || c->input_large ? NET_READ_HEAD
-						  : NET_READ_CHUNK;
+	iov[cnt++].iov_len =
+		at || c->input_large ? NET_READ_HEAD : NET_READ_CHUNK;
 	*asked = room + iov[cnt - 1].iov_len;
 	n = cnt == 1 ? read(c->fd, iov[0].iov_base, iov[0].iov_len)
 		     : readv(c->fd, iov, cnt);
