@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "nfsd/base/base.h"
@@ -368,6 +369,17 @@ const struct rpc_transport_ops net__conn_tops = {
 	.backlog = conn_tops_backlog,
 };
 
+/* Hands one whole record to dispatch; @more: read input follows it. */
+static void conn_dispatch(struct conn *c, const uint8_t *rec, size_t rec_len,
+			  bool more)
+{
+	c->input_more = more;
+	c->input_large = rec_len >= NET_DIRECT_MIN;
+	rpc_dispatch_pooled(c->worker->net->dispatcher, c->worker->pool, rec,
+			    rec_len, &net__conn_tops, c,
+			    (const struct sockaddr *)&c->peer, c->peer_len);
+}
+
 /*
  * Hands complete records in @data to dispatch while @c is under its limits,
  * checked before every record: one read can hold thousands of calls, and
@@ -397,11 +409,7 @@ static size_t conn_consume(struct conn *c, const uint8_t *data, size_t len)
 		if (rc == 0) {
 			break;
 		}
-		c->input_more = pos < len;
-		rpc_dispatch_pooled(c->worker->net->dispatcher, c->worker->pool,
-				    rec, rec_len, &net__conn_tops, c,
-				    (const struct sockaddr *)&c->peer,
-				    c->peer_len);
+		conn_dispatch(c, rec, rec_len, pos < len);
 	}
 	/* Between records: the buffer goes back (a request that keeps its
 	 * record holds its own reference on it). */
@@ -554,41 +562,118 @@ static void conn_drain_start(struct conn *c)
 	}
 }
 
+/*
+ * One read: the rest of a large record's fragment straight into the
+ * record's buffer (*direct bytes of the result), then into the loop's
+ * read buffer, all of it when calls are small (many per read), only the
+ * next record's head after a large one (so that its data is read in
+ * place too).  *asked: the room offered.  Returns read(2)'s result.
+ */
+static ssize_t conn_read_some(struct conn *c, size_t *direct, size_t *asked)
+{
+	struct iovec iov[2];
+	size_t room = 0;
+	uint8_t *at = rpc_record_direct(&c->record, NET_DIRECT_MIN, &room);
+	int cnt = 0;
+	ssize_t n;
+
+	if (at) {
+		iov[cnt].iov_base = at;
+		iov[cnt++].iov_len = room;
+	}
+	iov[cnt].iov_base = c->worker->read_buf;
+	iov[cnt++].iov_len =
+		at || c->input_large ? NET_READ_HEAD : NET_READ_CHUNK;
+	*asked = room + iov[cnt - 1].iov_len;
+	n = cnt == 1 ? read(c->fd, iov[0].iov_base, iov[0].iov_len)
+		     : readv(c->fd, iov, cnt);
+	*direct = n > 0 ? ((size_t)n < room ? (size_t)n : room) : 0;
+	return n;
+}
+
+/*
+ * Takes @n bytes just read, the first @direct of them already in the
+ * record's buffer.  0 or -ENOMEM.
+ */
+static int conn_take_read(struct conn *c, size_t n, size_t direct)
+{
+	if (direct) {
+		const uint8_t *rec;
+		size_t rec_len;
+
+		/* Reading means under the limits: no check before this
+		 * record, as conn_consume makes before its first. */
+		if (rpc_record_direct_done(&c->record, direct, &rec,
+					   &rec_len)) {
+			conn_dispatch(c, rec, rec_len, n > direct);
+		}
+		if (n == direct || c->state == CONN_CLOSED) {
+			rpc_record_trim(&c->record);
+			return 0;
+		}
+	}
+	/* After a direct part, the rest is at the start of read_buf. */
+	return conn_consume_read(c, c->worker->read_buf, n - direct);
+}
+
+/*
+ * Reads up to NET_READ_CHUNK bytes per event, as one read when calls are
+ * small; a stream of large records takes one read each (their data in
+ * place), while the socket fills what is asked and the limits allow.
+ */
 static void conn_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct conn *c = container_of(w, struct conn, read_watcher);
-	ssize_t n = 0;
+	size_t budget = NET_READ_CHUNK;
+	bool held = false;
 	int err = 0;
 
 	(void)loop;
 	(void)revents;
-	if (!c->in_held_len) {
-		n = read(c->fd, c->worker->read_buf, NET_READ_CHUNK);
+	if (c->in_held_len) {
+		net__conn_output_hold(c);
+		held = true;
+		conn_consume_held(c);
+		budget = 0;
+	}
+	while (budget > 0) {
+		size_t direct, asked;
+		ssize_t n = conn_read_some(c, &direct, &asked);
+
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR ||
 			    errno == EWOULDBLOCK) {
-				return;
+				break;
 			}
 			log_debug("net: %s: read failed: %s", c->peer_str,
 				  strerror(errno));
 			net__conn_close(c);
-			return;
+			break;
 		}
 		if (n == 0) {
 			conn_drain_start(c);
-			return;
+			break;
+		}
+		/* The replies of this event leave together; the hold also
+		 * keeps c alive, as dispatch may close it. */
+		if (!held) {
+			net__conn_output_hold(c);
+			held = true;
+		}
+		err = conn_take_read(c, (size_t)n, direct);
+		if (err) {
+			net__conn_close(c);
+			break;
+		}
+		budget = (size_t)n < budget ? budget - (size_t)n : 0;
+		if ((size_t)n < asked || asked == NET_READ_CHUNK ||
+		    c->state != CONN_OPEN || c->in_held_len ||
+		    conn_over_limits(c)) {
+			break;
 		}
 	}
-	/* The replies of this read leave together; the hold also keeps c
-	 * alive, as dispatch may close it. */
-	net__conn_output_hold(c);
-	if (c->in_held_len) {
-		conn_consume_held(c);
-	} else {
-		err = conn_consume_read(c, c->worker->read_buf, (size_t)n);
-	}
-	if (err) {
-		net__conn_close(c);
+	if (!held) {
+		return;
 	}
 	if (c->state != CONN_CLOSED) {
 		conn_note_input(c);

@@ -12,7 +12,14 @@
 #include "nfsd/net/net.h"
 #include "nfsd/rpc/record.h"
 
-#define NET_READ_CHUNK (256 * 1024)
+#define NET_READ_CHUNK (256 * 1024) /* at most this much per read event */
+/* Records from this size (large WRITEs) are read in place: the rest of
+ * the record straight into its own buffer (rpc_record_direct), and of
+ * the next one only its head (mark, header, a little data) into the
+ * loop's buffer, to be copied.  Below it a memcpy costs less than the
+ * extra read. */
+#define NET_DIRECT_MIN (32 * 1024)
+#define NET_READ_HEAD 1024
 
 /* A connection handed from the accepting loop to a worker. */
 struct net_handoff {
@@ -105,6 +112,7 @@ struct conn {
 	ev_timer timer; /* idle and incomplete-record deadlines */
 	bool batching; /* replies wait for the end of the read */
 	bool input_more; /* read input follows the record in dispatch */
+	bool input_large; /* the last record was >= NET_DIRECT_MIN */
 	ev_tstamp last_activity; /* last byte read (draining: last check) */
 	ev_tstamp output_since; /* replies waiting: the socket last took one */
 	ev_tstamp partial_since; /* a record started arriving; 0: none */

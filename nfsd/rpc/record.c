@@ -67,6 +67,26 @@ static bool rpc_record_take_mark(struct rpc_record *rec, const uint8_t *data,
 	return rec->mark_have == 4;
 }
 
+/* Counts @n payload bytes now in place at buf + len; true when they end
+ * the record, which is then *out. */
+static bool rpc_record_advance(struct rpc_record *rec, size_t n,
+			       const uint8_t **out, size_t *out_len)
+{
+	rec->len += n;
+	rec->frag_left -= (uint32_t)n;
+	if (rec->frag_left > 0) {
+		return false;
+	}
+	rec->in_fragment = false;
+	if (!rec->frag_last) {
+		return false;
+	}
+	rec->delivered = true;
+	*out = rec->buf;
+	*out_len = rec->len;
+	return true;
+}
+
 int rpc_record_feed(struct rpc_record *rec, const uint8_t *data, size_t len,
 		    size_t *consumed, const uint8_t **out, size_t *out_len)
 {
@@ -113,24 +133,37 @@ int rpc_record_feed(struct rpc_record *rec, const uint8_t *data, size_t len,
 		}
 		if (n) {
 			memcpy(rec->buf + rec->len, data + pos, n);
-			rec->len += n;
 			pos += n;
-			rec->frag_left -= (uint32_t)n;
 		}
-		if (rec->frag_left > 0) {
-			break;
-		}
-		rec->in_fragment = false;
-		if (rec->frag_last) {
-			rec->delivered = true;
+		if (rpc_record_advance(rec, n, out, out_len)) {
 			*consumed = pos;
-			*out = rec->buf;
-			*out_len = rec->len;
 			return 1;
+		}
+		if (rec->in_fragment) {
+			break;
 		}
 	}
 	*consumed = pos;
 	return 0;
+}
+
+uint8_t *rpc_record_direct(struct rpc_record *rec, size_t min_record,
+			   size_t *room)
+{
+	/* in_fragment: a feed has run since the last record was delivered,
+	 * and the mark reserved room for the whole fragment. */
+	if (!rec->in_fragment || rec->frag_left == 0 ||
+	    rec->len + rec->frag_left < min_record) {
+		return NULL;
+	}
+	*room = rec->frag_left;
+	return rec->buf + rec->len;
+}
+
+int rpc_record_direct_done(struct rpc_record *rec, size_t n,
+			   const uint8_t **out, size_t *out_len)
+{
+	return rpc_record_advance(rec, n, out, out_len) ? 1 : 0;
 }
 
 bool rpc_record_partial(const struct rpc_record *rec)

@@ -53,6 +53,26 @@ int rpc_record_feed(struct rpc_record *rec, const uint8_t *data, size_t len,
 		    size_t *consumed, const uint8_t **out, size_t *out_len);
 
 /*
+ * Direct input (libuv's alloc_cb: the reader picks the buffer).  When a
+ * fragment's payload is being read and its record is at least
+ * @min_record bytes long (what has arrived plus the rest of this
+ * fragment), returns where the rest of the fragment goes in the record's
+ * own buffer and sets *room to its length, so a caller may read those
+ * bytes there rather than into its own buffer and feed them (one copy
+ * fewer).  NULL otherwise (between fragments, or a small record).
+ */
+uint8_t *rpc_record_direct(struct rpc_record *rec, size_t min_record,
+			   size_t *room);
+
+/*
+ * Says that @n bytes (at most *room) were put where rpc_record_direct
+ * pointed.  Returns 1 with *out / *out_len set when they end the record
+ * (as rpc_record_feed: borrowed until the next feed), 0 otherwise.
+ */
+int rpc_record_direct_done(struct rpc_record *rec, size_t n,
+			   const uint8_t **out, size_t *out_len);
+
+/*
  * The record returned by the last feed starts an rpc_buf (pool.h): a
  * caller that must keep it past the next feed takes a reference with
  * rpc_buf_ref(*out) and drops it with rpc_buf_unref() when done (on the

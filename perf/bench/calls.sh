@@ -10,6 +10,8 @@
 #   write-8k    dsload, random 8 KiB FILE_SYNC writes, every block of a
 #               16 MiB VMDK once (--one-pass)
 #   read-8k     dsload, random 8 KiB reads, every block once (--one-pass)
+#   write-64k   dsload, random 64 KiB FILE_SYNC writes, every block once,
+#               the second of two passes (the first holds the setup calls)
 # and prints instructions per call (the phase's total Ir / its calls; the
 # phases include everything the process does meanwhile: libev, conn,
 # dispatch, XDR, the store, libc, libtirpc).  Needs valgrind (installed
@@ -60,8 +62,8 @@ dump() {
 
 RUN=$OUT/calls-$(date -u +%Y%m%d-%H%M%S)
 mkdir -p "$RUN"
-printf '%-40s %12s %12s %12s\n' "build (user-space Ir per call)" NULL \
-	write-8k read-8k | tee "$RUN/table.txt"
+printf '%-40s %12s %12s %12s %12s\n' "build (user-space Ir per call)" NULL \
+	write-8k read-8k write-64k | tee "$RUN/table.txt"
 n=0
 for build in "$@"; do
 	n=$((n + 1))
@@ -104,17 +106,32 @@ for build in "$@"; do
 	kill -USR1 "$dl"
 	wait "$dl" || bench_die "$build: dsload failed: $(tail -3 "$BENCH_TMP/dsload.log")"
 	dump read
+	"$DSLOAD" run -s 127.0.0.1 --nfs-port "$nfs" --mount-port "$mnt" \
+		-D bench -H 1 --vmdk-size 16m --bs 64k \
+		--pause-between-phases --read-pct 0,0 --random-pct 100 \
+		--one-pass --quiet \
+		>"$BENCH_TMP/dsload.out" 2>"$BENCH_TMP/dsload64.log" &
+	dl=$!
+	bench_wait_line "$BENCH_TMP/dsload64.log" 'paused before' "$dl" ||
+		bench_die "$build: dsload 64k did not pause: $(tail -3 "$BENCH_TMP/dsload64.log")"
+	dump setup64
+	kill -USR1 "$dl"
+	wait "$dl" || bench_die "$build: dsload 64k failed: $(tail -3 "$BENCH_TMP/dsload64.log")"
+	dump write64
 	# One 8 KiB call per block of the 16 MiB VMDK in each phase (the
 	# write phase also holds dsload's few setup calls: MNT, LOOKUP,
 	# CREATE ...).  Not dsload's --prefill: it writes in blocks of
 	# RUN_PREFILL_BS, not 8 KiB.
 	writes=$((16 * 1024 * 1024 / 8192))
 	reads=$writes
-	printf '%-40s %12d %12d %12d\n' "$build" \
+	writes64=$((16 * 1024 * 1024 / 65536))
+	printf '%-40s %12d %12d %12d %12d\n' "$build" \
 		$(($(ir_of "$BENCH_TMP/null") / null_calls)) \
 		$(($(ir_of "$BENCH_TMP/write") / writes)) \
-		$(($(ir_of "$BENCH_TMP/read") / reads)) | tee -a "$RUN/table.txt"
-	for phase in null write read; do
+		$(($(ir_of "$BENCH_TMP/read") / reads)) \
+		$(($(ir_of "$BENCH_TMP/write64") / writes64)) |
+		tee -a "$RUN/table.txt"
+	for phase in null write read write64; do
 		cp "$BENCH_TMP/$phase" "$RUN/$n.$phase.callgrind.out"
 	done
 	kill "$VG_PID"

@@ -5,17 +5,21 @@
  * the stream.  The stream is fed to rpc_record_feed() in chunks of those
  * sizes (all at once when N is 0), as reads from a socket would cut it,
  * and every record is decoded with rpc_call_decode() and rpc_auth_parse().
+ * A chunk whose size byte is odd is read in place where the record offers
+ * a place (rpc_record_direct, as conn.c reads large records), else fed.
  * Seeds (tests/fuzz/corpus/record/) are valid calls with N = 0 or a few
  * small chunks.
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "nfsd/rpc/auth.h"
 #include "nfsd/rpc/msg.h"
 #include "nfsd/rpc/record.h"
 
 #define FUZZ_RECORD_MAX (64 * 1024)
+#define FUZZ_DIRECT_MIN 64 /* records from this size are read in place */
 
 /* Decodes one record as dispatch would, checking what it may borrow. */
 static void fuzz_record_decode(const uint8_t *rec, size_t len)
@@ -62,8 +66,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	rpc_record_init(&rec, FUZZ_RECORD_MAX);
 	while (pos < len) {
-		size_t chunk =
-			nsizes ? (size_t)sizes[turn++ % nsizes] + 1 : len - pos;
+		uint8_t size_byte = nsizes ? sizes[turn++ % nsizes] : 0;
+		size_t chunk = nsizes ? (size_t)size_byte + 1 : len - pos;
+		bool direct = (size_byte & 1) != 0;
 
 		if (chunk > len - pos) {
 			chunk = len - pos;
@@ -71,10 +76,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* A chunk may hold several records, as one read may. */
 		while (chunk > 0) {
 			const uint8_t *out = NULL;
-			size_t used = 0, out_len = 0;
-			int rc = rpc_record_feed(&rec, stream + pos, chunk,
-						 &used, &out, &out_len);
+			size_t used = 0, out_len = 0, room = 0;
+			uint8_t *at =
+				direct ? rpc_record_direct(
+						 &rec, FUZZ_DIRECT_MIN, &room)
+				       : NULL;
+			int rc;
 
+			if (at) {
+				if (at != rec.buf + rec.len ||
+				    rec.len + room > rec.cap) {
+					__builtin_trap();
+				}
+				used = chunk < room ? chunk : room;
+				memcpy(at, stream + pos, used);
+				rc = rpc_record_direct_done(&rec, used, &out,
+							    &out_len);
+			} else {
+				rc = rpc_record_feed(&rec, stream + pos, chunk,
+						     &used, &out, &out_len);
+			}
 			if (used > chunk) {
 				__builtin_trap();
 			}
@@ -82,6 +103,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			chunk -= used;
 			if (rc < 0) {
 				goto done;
+			}
+			if (rc == 0 && at) {
+				continue;
 			}
 			if (rc == 0) {
 				if (chunk != 0) {
