@@ -29,6 +29,8 @@
 #                          to $TEST_TMP/body
 # status_is GOT WANT       true when equal; else says the status and body
 # body_has TEXT            true when $TEST_TMP/body holds TEXT; else says it
+# wait_for SECONDS CMD..   runs CMD every 0.2 s until it succeeds (true) or
+#                          SECONDS pass (false)
 # xfs_loop DIR             mounts a new 512 MiB XFS (reflink=1) on DIR (made)
 #                          from a loop file, unmounted at exit; exits the
 #                          test with "skip" where that cannot be (not root,
@@ -183,6 +185,16 @@ body_has() {
 
 nfs_url() {
 	echo "nfs://127.0.0.1/$1/$2?nfsport=$NFS_PORT&mountport=$MOUNT_PORT"
+}
+
+wait_for() {
+	local n=$(($1 * 5))
+	shift
+	for _ in $(seq 1 "$n"); do
+		"$@" && return 0
+		sleep 0.2
+	done
+	return 1
 }
 
 xfs_loop() {

@@ -29,16 +29,6 @@ export DSNFSD_TEST_POLICY_CLOCK="$(date -u -d 2026-12-06T23:50:00Z +%s):1200"
 A=""
 pol() { acurl -s "$A/volumes/$1/snapshot-policy"; }
 jq_() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
-# wait_for SECONDS CMD...: polls CMD every 0.2 s.
-wait_for() {
-	local n=$(($1 * 5))
-	shift
-	for _ in $(seq 1 "$n"); do
-		"$@" && return 0
-		sleep 0.2
-	done
-	return 1
-}
 made() { pol "$1" | jq_ "d['counts']['$2']['made']"; }
 made_at_least() { [ "$(made "$1" "$2")" -ge "$3" ]; }
 snaps() { acurl -s "$A/volumes/$1/snapshots" | jq_ "' '.join(s['name'] for s in d['snapshots'])"; }

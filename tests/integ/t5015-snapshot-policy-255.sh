@@ -23,15 +23,6 @@ A="http://127.0.0.1:$ADMIN_PORT"
 count() { acurl -s "$A/volumes/ds3/snapshots" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["snapshots"]))'; }
 pol() { acurl -s "$A/volumes/ds3/snapshot-policy"; }
 made() { pol | python3 -c 'import json,sys; print(json.load(sys.stdin)["counts"]["hourly"]["made"])'; }
-wait_for() {
-	local n=$(($1 * 5))
-	shift
-	for _ in $(seq 1 "$n"); do
-		"$@" && return 0
-		sleep 0.2
-	done
-	return 1
-}
 
 check "255 snapshots by hand" python3 "$(dirname "$0")/snapfill.py" "$ADMIN_PORT" "$DSNFS_ADMIN_TOKEN_FILE" ds3 255 hand
 check "... listed" [ "$(count)" = 255 ]
