@@ -223,7 +223,7 @@ static const struct store_snap_ops *policy_ops(const struct export *exp,
 		snprintf(res->why, sizeof(res->why),
 			 "no datastore of that name");
 	} else if (!st || export_store_down(exp) ||
-		   __atomic_load_n(&st->unavailable, __ATOMIC_ACQUIRE)) {
+		   atomic_load(&st->unavailable)) {
 		snprintf(res->why, sizeof(res->why),
 			 "its store does not answer (its cluster is down)");
 	} else if (!st->ops->snap) {
