@@ -983,6 +983,31 @@ def retry_jukebox(call, tries=50, delay_s=0.1):
         time.sleep(delay_s)
 
 
+def tag_pattern(tag, n):
+    """n bytes that name tag: what a load writes, so a read back tells
+    which write it got."""
+    seed = ("%08d" % tag).encode()
+    return (seed * (n // len(seed) + 1))[:n]
+
+
+def mount_root(addr, path):
+    """The root handle of export `path` from the MOUNT server at addr."""
+    with MountClient(addr) as m:
+        r = m.mnt(path)
+        if r.status != 0:
+            raise SystemExit("MNT %s: %d" % (path, r.status))
+        return r.fhandle
+
+
+def create_retry(c, dir_fh, name):
+    """CREATE, again while it answers JUKEBOX (a cluster catching up)
+    -> the new file's handle; any other error ends the test, named."""
+    r, _ = retry_jukebox(lambda: c.create(dir_fh, name), tries=600)
+    if r.status != NFS3_OK:
+        raise SystemExit("CREATE %s: %s" % (name, status_name(r.status)))
+    return r.object
+
+
 class MountClient(RpcClient):
     """MOUNT v3 (RFC 1813 5.2) over TCP or UDP (proto="udp")."""
 

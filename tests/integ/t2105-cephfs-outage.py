@@ -41,17 +41,11 @@ BOUND_S = 5.0  # STORE_CEPHFS_BOUND_MS
 WAIT_S = 300  # a call may wait out the whole outage: no client timeout
 
 
-def pattern(tag, n):
-    seed = ("%08d" % tag).encode()
-    return (seed * (n // len(seed) + 1))[:n]
+pattern = tag_pattern
 
 
 def root(path):
-    with MountClient((ADDR, MOUNT_PORT)) as m:
-        r = m.mnt(path)
-        if r.status != 0:
-            raise SystemExit("MNT %s: %d" % (path, r.status))
-        return r.fhandle
+    return mount_root((ADDR, MOUNT_PORT), path)
 
 
 class Load:

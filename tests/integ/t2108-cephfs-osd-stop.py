@@ -31,25 +31,19 @@ DOWN_S = 30.0  # mark-down (heartbeat grace 5 s) and peering, with margin
 HUNG_S = 10.0  # how long two OSDs stay hung
 
 
-def pattern(tag, n):
-    seed = ("%08d" % tag).encode()
-    return (seed * (n // len(seed) + 1))[:n]
+pattern = tag_pattern
 
 
 def root(path):
-    with MountClient((ADDR, MOUNT_PORT)) as m:
-        r = m.mnt(path)
-        if r.status != 0:
-            raise SystemExit("MNT %s: %d" % (path, r.status))
-        return r.fhandle
+    return mount_root((ADDR, MOUNT_PORT), path)
 
 
 class Writer:
     """64 KiB FILE_SYNC writes in a loop; notes each reply's time."""
 
     def __init__(self, dir_fh):
-        c = Nfs3Client((ADDR, NFS_PORT))
-        self.fh = c.create(dir_fh, "osd-stop.bin").object
+        c = Nfs3Client((ADDR, NFS_PORT), timeout=300)
+        self.fh = create_retry(c, dir_fh, "osd-stop.bin")
         c.close()
         self.stop = False
         self.lock = threading.Lock()
@@ -57,7 +51,8 @@ class Writer:
         self.ok_at = []  # reply time of each acknowledged write
         self.jukebox_at = []  # (sent, replied) of each JUKEBOX
         self.errors = []
-        self.thread = threading.Thread(target=self.run)
+        # A daemon: a check that raises must not leave it writing on.
+        self.thread = threading.Thread(target=self.run, daemon=True)
 
     def run(self):
         c = Nfs3Client((ADDR, NFS_PORT), timeout=300)
@@ -114,7 +109,7 @@ def probe_while(fh, until, replies):
 
     threads, n = [], 0
     while time.time() < until:
-        t = threading.Thread(target=one, args=(n,))
+        t = threading.Thread(target=one, args=(n,), daemon=True)
         t.start()
         threads.append(t)
         n += 1
@@ -159,8 +154,10 @@ def main():
               "SIGSTOP" % took)
 
     # 2. Two of three hung: below min_size, the PGs stop serving.
-    c = Nfs3Client((ADDR, NFS_PORT))
-    pfh = c.create(root("/cephds"), "probe.bin").object
+    # After wait-clean the MDS may still be catching up: a CREATE can
+    # answer JUKEBOX, and is sent again as a client would.
+    c = Nfs3Client((ADDR, NFS_PORT), timeout=300)
+    pfh = create_retry(c, root("/cephds"), "probe.bin")
     c.close()
     stopped = time.time()
     cluster("signal", "osd.1", "STOP")

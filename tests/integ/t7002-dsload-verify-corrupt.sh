@@ -28,9 +28,17 @@ check "clean run exits 0" [ $? -eq 0 ]
 check "clean run read back 2048 units" grep -q '2048 units checked, 0 mismatches' "$TEST_TMP/clean.out"
 
 check "second run: write pass done, paused" run_dsload bad
-# One byte in the unit at 3 MiB + 4 KiB, inside its body.
-printf '\xff' | dd of="$flat" bs=1 seek=$((3 * 1048576 + 4096 + 1000)) \
-	conv=notrunc status=none
+# One byte in the unit at 3 MiB + 4 KiB, inside its body, inverted: the
+# body is pseudo-random (seeded by the file's id), so writing a fixed
+# value would leave it unchanged once in 256 runs.
+python3 - "$flat" $((3 * 1048576 + 4096 + 1000)) <<'PY'
+import sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(int(sys.argv[2]))
+    b = f.read(1)[0]
+    f.seek(int(sys.argv[2]))
+    f.write(bytes([b ^ 0xFF]))
+PY
 kill -USR1 $DSLOAD_PID
 wait $DSLOAD_PID
 rc=$?
