@@ -3,9 +3,10 @@
  * manifest: which snapshots a local datastore has, kept in the state
  * directory (docs/security.md section 3): a directory under .snapshot is
  * a snapshot only if this file names it, with the device and inode
- * number it had when the server made it.  A directory that a client planted, or one put in the
- * place of a snapshot, is neither listed nor restorable.  The file is
- * text, one snapshot a line after a version line:
+ * number it had when the server made it.  A directory that a client
+ * planted, or one put in the place of a snapshot, is neither listed nor
+ * restorable.  The file is text, one snapshot a line after a version
+ * line:
  *
  *   dsnfs-snapshots 1
  *   NAME CREATED_S INO
