@@ -99,10 +99,7 @@ void server__fcache_budget_apply(struct server *srv, const char *when)
 		if (!st) {
 			continue;
 		}
-		if (!st->ops->cache_resize) {
-			continue;
-		}
-		err = st->ops->cache_resize(st, b.files_per_export);
+		err = store_cache_resize(st, b.files_per_export);
 		if (err) {
 			log_warn("fcache: %s: cannot bound its file cache to "
 				 "%zu "
