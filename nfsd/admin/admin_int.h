@@ -8,7 +8,7 @@
  * JSON and as Prometheus text), patch.h (request bodies and multi-field
  * changes), ops.h (long operations) and paths.h (a datastore's files).
  * The layers, bottom up: buf.c, view.c, json_out.c / json_in.c,
- * metrics.c, the resources, patch.c, api.c (routing, replies), config.c
+ * metrics.c, the resources, patch.c, api.c (routing, replies), admin_config.c
  * ([admin]) and http.c (libmicrohttpd).  Nothing below http.c knows about
  * HTTP connections, so the tests drive api.c directly.
  */

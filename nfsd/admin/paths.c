@@ -118,14 +118,7 @@ int admin__tree_open(const struct export *exp, struct store_tree **out,
 			 exp->name);
 		return -EAGAIN;
 	}
-	if (!st->ops->tree_open) {
-		snprintf(errbuf, errlen,
-			 "volume %s: its backend has no storage-side "
-			 "operations",
-			 exp->name);
-		return -EOPNOTSUPP;
-	}
-	return st->ops->tree_open(st, out, errbuf, errlen);
+	return store_tree_open(st, out, errbuf, errlen);
 }
 
 unsigned admin__tree_status(int err)

@@ -226,11 +226,11 @@ static const struct store_snap_ops *policy_ops(const struct export *exp,
 		   atomic_load(&st->unavailable)) {
 		snprintf(res->why, sizeof(res->why),
 			 "its store does not answer (its cluster is down)");
-	} else if (!st->ops->snap) {
+	} else if (!store_snap(st)) {
 		snprintf(res->why, sizeof(res->why),
 			 "its backend has no native snapshots");
 	} else {
-		return st->ops->snap;
+		return store_snap(st);
 	}
 	return NULL;
 }

@@ -49,14 +49,14 @@ static const struct store_snap_ops *snapshots_ops(const struct export *exp,
 		*status = 503;
 		return NULL;
 	}
-	if (!st->ops->snap) {
+	if (!store_snap(st)) {
 		snprintf(errbuf, errlen,
 			 "volume %s: its backend has no native snapshots",
 			 exp->name);
 		*status = 422;
 		return NULL;
 	}
-	return st->ops->snap;
+	return store_snap(st);
 }
 
 static int snapshots_run(struct admin_op *op, char *errbuf, size_t errlen)

@@ -202,12 +202,12 @@ volclone_check(struct admin_api *api, const char *name, const char *srcname,
 			 src->name);
 		return NULL;
 	}
-	if (!st || !st->ops->snap) {
+	if (!st || !store_snap(st)) {
 		snprintf(errbuf, errlen, "volume %s: no native snapshots",
 			 src->name);
 		return NULL;
 	}
-	rc = st->ops->snap->check(st, snap, true, errbuf, errlen);
+	rc = store_snap(st)->check(st, snap, true, errbuf, errlen);
 	if (rc) {
 		*status = admin__op_status_from_err(rc);
 		return NULL;

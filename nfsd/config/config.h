@@ -125,7 +125,8 @@ struct config {
 	uint32_t record_timeout_ms; /* a started record must end by then */
 	uint32_t memory_trim_ms; /* quiet loops give memory back; 0: never */
 	/* Descriptors for all the exports' open-file caches; 0: what
-	 * RLIMIT_NOFILE leaves after the connections (nfsd/server/fcache.c). */
+	 * RLIMIT_NOFILE leaves after the connections (nfsd/server/fd_budget.c).
+	 */
 	uint32_t file_cache_fds;
 	bool read_zero_copy; /* READ data from the file to the socket */
 	bool nfs_udp; /* NFS over UDP too, on nfs_port */

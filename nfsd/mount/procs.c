@@ -133,7 +133,7 @@ static bool mount_is_snapdir(const struct export *exp, struct store *st,
 	}
 	/* Unknown root (0) or no attributes: treat it as the root, so
 	 * that the option is never bypassed. */
-	return exp->root_fileid == 0 || st->ops->getattr(st, dir, &a) != 0 ||
+	return exp->root_fileid == 0 || store_getattr(st, dir, &a) != 0 ||
 	       a.fileid == exp->root_fileid;
 }
 
@@ -164,7 +164,7 @@ static mountstat3 mount_dir_fh(const struct export *exp, const char *rest,
 		}
 		return MNT3ERR_SERVERFAULT;
 	}
-	err = st->ops->root(st, &obj);
+	err = store_root(st, &obj);
 	if (err) {
 		log_error("mount: %s: cannot open the datastore root: %s",
 			  exp->name, strerror(-err));
@@ -174,7 +174,7 @@ static mountstat3 mount_dir_fh(const struct export *exp, const char *rest,
 		size_t len = strcspn(rest, "/");
 
 		if (len > STORE_NAME_MAX) {
-			st->ops->obj_unref(obj);
+			store_obj_unref(st, obj);
 			return MNT3ERR_NAMETOOLONG;
 		}
 		memcpy(name, rest, len);
@@ -186,11 +186,11 @@ static mountstat3 mount_dir_fh(const struct export *exp, const char *rest,
 		/* The snapshot area is not there when snapshot_dir = false:
 		 * not for MNT either (as LOOKUP and READDIR, nfs3/). */
 		if (!snapshot_dir && mount_is_snapdir(exp, st, obj, name)) {
-			st->ops->obj_unref(obj);
+			store_obj_unref(st, obj);
 			return MNT3ERR_NOENT;
 		}
-		err = st->ops->lookup(st, obj, name, &next);
-		st->ops->obj_unref(obj);
+		err = store_lookup(st, obj, name, &next);
+		store_obj_unref(st, obj);
 		if (err) {
 			return mount_errno_stat(err);
 		}
@@ -198,14 +198,14 @@ static mountstat3 mount_dir_fh(const struct export *exp, const char *rest,
 		walked = true;
 	}
 	/* The root is a directory; a walked path must end at one. */
-	err = walked ? st->ops->getattr(st, obj, &attr) : 0;
+	err = walked ? store_getattr(st, obj, &attr) : 0;
 	if (!err && walked && attr.type != STORE_DIR) {
 		err = -ENOTDIR;
 	}
 	if (!err) {
-		st->ops->obj_fh(obj, fh);
+		store_obj_fh(st, obj, fh);
 	}
-	st->ops->obj_unref(obj);
+	store_obj_unref(st, obj);
 	if (err) {
 		return mount_errno_stat(err);
 	}

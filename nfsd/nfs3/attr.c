@@ -66,7 +66,7 @@ void nfs3__pre_op_from_attr(const struct store_attr *a, pre_op_attr *out)
 
 int nfs3__getattr(const struct nfs3_file *f, struct store_attr *a)
 {
-	return f->st->ops->getattr(f->st, f->obj, a);
+	return store_getattr(f->st, f->obj, a);
 }
 
 void nfs3__post_op_fill(const struct nfs3_file *f, post_op_attr *out)

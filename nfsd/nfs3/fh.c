@@ -258,11 +258,10 @@ static bool nfs3_fh_in_snapdir(const struct nfs3_file *f,
 	static const char area[] = "/" SNAP_DIR_NAME;
 	char path[4096];
 
-	if (!f->st->ops->path ||
-	    (a && f->exp->root_fileid && a->fileid == f->exp->root_fileid)) {
+	if (a && f->exp->root_fileid && a->fileid == f->exp->root_fileid) {
 		return false;
 	}
-	if (f->st->ops->path(f->st, f->obj, path, sizeof(path)) != 0) {
+	if (store_path(f->st, f->obj, path, sizeof(path)) != 0) {
 		return false;
 	}
 	return strncmp(path, area, sizeof(area) - 1) == 0 &&
@@ -270,14 +269,13 @@ static bool nfs3_fh_in_snapdir(const struct nfs3_file *f,
 		path[sizeof(area) - 1] == '/');
 }
 
-/* Resolves @fh into f->obj; with @a, its attributes too, from one stat
- * when the store can (resolve_attr). */
+/* Resolves @fh into f->obj; with @a, its attributes too (one stat when
+ * the backend can: store_resolve_attr). */
 static int nfs3_fh_resolve_obj(struct request *req, const nfs_fh3 *fh,
 			       bool modify, struct nfs3_file *f,
 			       struct store_attr *a)
 {
 	struct store_fh sfh;
-	bool have_attr = false;
 	int err;
 
 	err = nfs3__fh_export(req, fh, modify, f);
@@ -288,11 +286,10 @@ static int nfs3_fh_resolve_obj(struct request *req, const nfs_fh3 *fh,
 	if (err) {
 		return err;
 	}
-	if (a && f->st->ops->resolve_attr) {
-		err = f->st->ops->resolve_attr(f->st, &sfh, &f->obj, a);
-		have_attr = true;
+	if (a) {
+		err = store_resolve_attr(f->st, &sfh, &f->obj, a);
 	} else {
-		err = f->st->ops->resolve(f->st, &sfh, &f->obj);
+		err = store_resolve(f->st, &sfh, &f->obj);
 	}
 	if (err) {
 		f->obj = NULL;
@@ -300,19 +297,16 @@ static int nfs3_fh_resolve_obj(struct request *req, const nfs_fh3 *fh,
 	}
 	/* Nothing under .snapshot changes over NFS, whatever the file
 	 * system would allow (a snapshot being made or deleted). */
-	if (modify && nfs3_fh_in_snapdir(f, have_attr ? a : NULL)) {
-		f->st->ops->obj_unref(f->obj);
+	if (modify && nfs3_fh_in_snapdir(f, a)) {
+		store_obj_unref(f->st, f->obj);
 		f->obj = NULL;
 		return -EROFS;
 	}
 	/* --trace names the file, not its handle: only when tracing, since
 	 * the path costs the backend a system call. */
-	if (request_traced(req) && f->st->ops->path) {
-		(void)f->st->ops->path(f->st, f->obj, req->path_hint,
-				       sizeof(req->path_hint));
-	}
-	if (a && !have_attr) {
-		return nfs3__getattr(f, a);
+	if (request_traced(req)) {
+		(void)store_path(f->st, f->obj, req->path_hint,
+				 sizeof(req->path_hint));
 	}
 	return 0;
 }
@@ -332,7 +326,7 @@ int nfs3__fh_resolve_attr(struct request *req, const nfs_fh3 *fh, bool modify,
 void nfs3__file_release(struct nfs3_file *f)
 {
 	if (f->obj) {
-		f->st->ops->obj_unref(f->obj);
+		store_obj_unref(f->st, f->obj);
 		f->obj = NULL;
 	}
 }
@@ -341,7 +335,7 @@ int nfs3__fh_dup(struct store *st, const struct store_obj *obj, nfs_fh3 *out)
 {
 	struct store_fh sfh;
 
-	st->ops->obj_fh(obj, &sfh);
+	store_obj_fh(st, obj, &sfh);
 	out->data.data_val = malloc(sfh.len ? sfh.len : 1);
 	if (!out->data.data_val) {
 		out->data.data_len = 0;
@@ -360,7 +354,7 @@ void nfs3__fh_set(struct store *st, const struct store_obj *obj,
 {
 	struct store_fh sfh;
 
-	st->ops->obj_fh(obj, &sfh);
+	store_obj_fh(st, obj, &sfh);
 	memcpy(room, sfh.data, sfh.len);
 	out->data.data_val = room;
 	out->data.data_len = sfh.len;

@@ -25,7 +25,7 @@ enum rpc_disposition nfs3__proc_fsstat(struct request *req, const void *argp,
 
 	err = nfs3__fh_resolve(req, &args->fsroot, false, &f);
 	if (!err) {
-		err = f.st->ops->fsstat(f.st, &fs);
+		err = store_fsstat_get(f.st, &fs);
 	}
 	if (!err) {
 		nfs3__usage_fsstat(&f, &fs);

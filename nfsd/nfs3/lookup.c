@@ -69,7 +69,7 @@ static int nfs3_setattr_run(const SETATTR3args *args, struct nfs3_file *f,
 	if (sa.set_size && sa.size_bytes > store_max_file_bytes(f->st)) {
 		return -EFBIG;
 	}
-	err = f->st->ops->setattr(f->st, f->obj, &sa, &f->cred);
+	err = store_setattr(f->st, f->obj, &sa, &f->cred);
 	/* A size change allocates nothing when it grows (the new part is a
 	 * hole) but frees what a shrink cuts off. */
 	if (sa.set_size) {
@@ -137,13 +137,13 @@ static int nfs3_lookup_run(const char *name, struct nfs3_file *dir,
 		return err;
 	}
 	nfs3__fh_set(dir->st, obj, fh_room, &ok->object);
-	if (dir->st->ops->getattr(dir->st, obj, &a) == 0) {
+	if (store_getattr(dir->st, obj, &a) == 0) {
 		nfs3__post_op_from_attr(&a, &ok->obj_attributes);
 	}
 	/* A lookup changes nothing in the directory: its attributes from
 	 * before are its attributes after. */
 	nfs3__post_op_from_attr(dir_attr, &ok->dir_attributes);
-	dir->st->ops->obj_unref(obj);
+	store_obj_unref(dir->st, obj);
 	return 0;
 }
 
@@ -222,7 +222,7 @@ static int nfs3_readlink_run(struct nfs3_file *f, struct store_attr *a,
 	if (!buf) {
 		return -ENOMEM;
 	}
-	err = f->st->ops->readlink(f->st, f->obj, buf, STORE_PATH_MAX, &len);
+	err = store_readlink(f->st, f->obj, buf, STORE_PATH_MAX, &len);
 	if (err) {
 		free(buf);
 		return err;

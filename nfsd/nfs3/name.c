@@ -56,9 +56,9 @@ int nfs3__name_lookup(const struct nfs3_file *dir, const char *name,
 		      struct store_obj **out)
 {
 	if (strcmp(name, ".") == 0) {
-		dir->st->ops->obj_ref(dir->obj);
+		store_obj_ref(dir->st, dir->obj);
 		*out = dir->obj;
 		return 0;
 	}
-	return dir->st->ops->lookup(dir->st, dir->obj, name, out);
+	return store_lookup(dir->st, dir->obj, name, out);
 }

@@ -65,12 +65,12 @@ static int nfs3_sticky_check(const struct nfs3_file *dir,
 	if (nfs3__may_unlink_sticky(dir_attr, dir_attr, &dir->cred) == 0) {
 		return 0;
 	}
-	err = dir->st->ops->lookup(dir->st, dir->obj, name, &victim);
+	err = store_lookup(dir->st, dir->obj, name, &victim);
 	if (err) {
 		return err == -ENOENT ? 0 : err;
 	}
-	err = dir->st->ops->getattr(dir->st, victim, &va);
-	dir->st->ops->obj_unref(victim);
+	err = store_getattr(dir->st, victim, &va);
+	store_obj_unref(dir->st, victim);
 	if (err) {
 		return err;
 	}
@@ -112,7 +112,7 @@ static void nfs3_new_finish(const struct nfs3_file *dir,
 		    0) {
 			n->obj.handle_follows = TRUE;
 		}
-		if (dir->st->ops->getattr(dir->st, obj, &a) == 0) {
+		if (store_getattr(dir->st, obj, &a) == 0) {
 			nfs3__post_op_from_attr(&a, &n->attr);
 			nfs3__usage_note(dir, obj, a.fileid);
 		}
@@ -121,7 +121,7 @@ static void nfs3_new_finish(const struct nfs3_file *dir,
 		nfs3__usage_note(dir, dir->obj, dir_pre->fileid);
 	}
 	if (obj) {
-		dir->st->ops->obj_unref(obj);
+		store_obj_unref(dir->st, obj);
 	}
 	nfs3__wcc_post(dir, &n->dir_wcc);
 }
@@ -193,9 +193,9 @@ static int nfs3_create_run(const void *argp, struct nfs3_file *dir,
 	default:
 		return -EINVAL;
 	}
-	return dir->st->ops->create(dir->st, dir->obj, args->where.name,
-				    (enum store_create_how)how->mode, &sa, verf,
-				    &dir->cred, obj);
+	return store_create(dir->st, dir->obj, args->where.name,
+			    (enum store_create_how)how->mode, &sa, verf,
+			    &dir->cred, obj);
 }
 
 enum rpc_disposition nfs3__proc_create(struct request *req, const void *argp,
@@ -230,8 +230,8 @@ static int nfs3_mkdir_run(const void *argp, struct nfs3_file *dir,
 		return err;
 	}
 	sa.set_size = false; /* a directory has no size to set */
-	return dir->st->ops->mkdir(dir->st, dir->obj, args->where.name, &sa,
-				   &dir->cred, obj);
+	return store_mkdir(dir->st, dir->obj, args->where.name, &sa, &dir->cred,
+			   obj);
 }
 
 enum rpc_disposition nfs3__proc_mkdir(struct request *req, const void *argp,
@@ -276,8 +276,8 @@ static int nfs3_symlink_run(const void *argp, struct nfs3_file *dir,
 		return err;
 	}
 	sa.set_size = false;
-	return dir->st->ops->symlink(dir->st, dir->obj, args->where.name,
-				     target, &sa, &dir->cred, obj);
+	return store_symlink(dir->st, dir->obj, args->where.name, target, &sa,
+			     &dir->cred, obj);
 }
 
 enum rpc_disposition nfs3__proc_symlink(struct request *req, const void *argp,
@@ -338,9 +338,9 @@ static int nfs3_mknod_run(const void *argp, struct nfs3_file *dir,
 		return err;
 	}
 	sa.set_size = false;
-	return dir->st->ops->mknod(dir->st, dir->obj, args->where.name,
-				   (enum store_ftype)what->type, major, minor,
-				   &sa, &dir->cred, obj);
+	return store_mknod(dir->st, dir->obj, args->where.name,
+			   (enum store_ftype)what->type, major, minor, &sa,
+			   &dir->cred, obj);
 }
 
 enum rpc_disposition nfs3__proc_mknod(struct request *req, const void *argp,
@@ -420,9 +420,9 @@ static int nfs3_unlink_run(struct request *req, const diropargs3 *what,
 		nfs3__usage_victim(&dir, what->name, &victim);
 	}
 	if (!err && rmdir) {
-		err = dir.st->ops->rmdir(dir.st, dir.obj, what->name);
+		err = store_rmdir(dir.st, dir.obj, what->name);
 	} else if (!err) {
-		err = dir.st->ops->remove(dir.st, dir.obj, what->name);
+		err = store_remove(dir.st, dir.obj, what->name);
 	}
 	if (!err) {
 		nfs3__usage_gone(&dir, &victim);
@@ -502,8 +502,8 @@ static int nfs3_rename_run(struct request *req, const RENAME3args *args,
 	}
 	/* Renaming over a file unlinks it. */
 	nfs3__usage_victim(to, args->to.name, &victim);
-	err = from->st->ops->rename(from->st, from->obj, args->from.name,
-				    to->obj, args->to.name);
+	err = store_rename(from->st, from->obj, args->from.name, to->obj,
+			   args->to.name);
 	if (err) {
 		return err;
 	}
@@ -563,7 +563,7 @@ static int nfs3_link_run(struct request *req, const LINK3args *args,
 	if (f->exp != dir->exp) {
 		return -EXDEV;
 	}
-	err = f->st->ops->link(f->st, f->obj, dir->obj, args->link.name);
+	err = store_link(f->st, f->obj, dir->obj, args->link.name);
 	if (!err) {
 		nfs3__usage_note(dir, dir->obj, pre.fileid);
 	}

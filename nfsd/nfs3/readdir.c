@@ -188,8 +188,8 @@ static int nfs3_dirpage_scan(struct request *req, const nfs_fh3 *fh,
 	page->used_bytes = NFS3_DIRPAGE_HEAD_BYTES;
 	page->hide_snapdir = !dir->snapshot_dir &&
 			     nfs3__name_is_snapdir(dir, &a, SNAP_DIR_NAME);
-	err = dir->st->ops->readdir(dir->st, dir->obj, cookie,
-				    nfs3_dirpage_add_cb, page);
+	err = store_readdir(dir->st, dir->obj, cookie, nfs3_dirpage_add_cb,
+			    page);
 	if (err) {
 		return err;
 	}
@@ -290,17 +290,17 @@ static void nfs3_entryplus_fill(const struct nfs3_file *dir, bool may_lookup,
 	if (!may_lookup || nfs3__name_lookup(dir, e->name, &obj) != 0) {
 		return;
 	}
-	dir->st->ops->obj_fh(obj, &sfh);
+	store_obj_fh(dir->st, obj, &sfh);
 	if (sfh.len > 0 && sfh.len <= STORE_FH_MAX) {
 		memcpy(fh_buf, sfh.data, sfh.len);
 		e->name_handle.handle_follows = TRUE;
 		e->name_handle.post_op_fh3_u.handle.data.data_val = fh_buf;
 		e->name_handle.post_op_fh3_u.handle.data.data_len = sfh.len;
 	}
-	if (dir->st->ops->getattr(dir->st, obj, &a) == 0) {
+	if (store_getattr(dir->st, obj, &a) == 0) {
 		nfs3__post_op_from_attr(&a, &e->name_attributes);
 	}
-	dir->st->ops->obj_unref(obj);
+	store_obj_unref(dir->st, obj);
 }
 
 /* The page as an entryplus3 list in one block (entries, handles, names):

@@ -96,93 +96,26 @@ static char *nfs3_read_buf(struct request *req, uint32_t count)
 	return buf ? buf : rpc_buf_alloc(request_buf_pool(req), size);
 }
 
-/* A store without read_ref: its read op copies and says eof itself. */
-static int nfs3_read_store(struct request *req, const READ3args *args,
-			   struct nfs3_file *f, uint32_t count, READ3resok *ok)
-{
-	uint32_t nread = 0;
-	bool eof = false;
-	char *buf;
-	int err;
-
-	/* From the loop's pool (rpc/pool.h), given back by the release hook
-	 * or, when sent from its own buffer, by the transport. */
-	buf = nfs3_read_buf(req, count);
-	if (!buf) {
-		return -ENOMEM;
-	}
-	err = f->st->ops->read(f->st, f->obj, args->offset, buf, count, &nread,
-			       &eof);
-	if (err) {
-		rpc_buf_unref(buf);
-		return err;
-	}
-	/* eof: exactly what the store saw, never guessed. */
-	nfs3_read_result_set(req, ok, buf, nread, eof);
-	return 0;
-}
-
 /*
- * The data of a READ from the file's descriptor, sized by the attributes
- * taken when the handle was resolved (one stat per READ): at most
- * size - offset bytes, eof when offset + count reaches that size.  With
- * zero copy the transport sends them from the page cache later (a file
- * that shrinks meanwhile is padded with zeros to the promised count:
- * rpc_payload); otherwise they are read into a buffer now.
+ * The data of a READ, sized by the attributes taken when the handle was
+ * resolved (one stat per READ).  With zero copy, when the store reads
+ * through a descriptor, the transport sends at most size - offset bytes
+ * from the page cache later (a file that shrinks meanwhile is padded with
+ * zeros to the promised count: rpc_payload), eof when offset + count
+ * reaches that size; otherwise they are copied into a buffer now
+ * (store_read_sized: eof exactly as the store saw it).
  */
-static int nfs3_read_fd(struct request *req, const READ3args *args,
-			struct nfs3_file *f, const struct store_attr *a,
-			uint32_t count, READ3resok *ok)
-{
-	const struct nfs3_service *svc = req->svc;
-	struct store_file_ref ref;
-	uint32_t nread = 0;
-	char *buf;
-	int err;
-
-	count = nfs3_read_avail(args->offset, count, a->size_bytes);
-	err = f->st->ops->read_ref(f->st, f->obj, &ref);
-	if (err) {
-		return err;
-	}
-	if (count > 0 && count >= svc->read_zero_copy_min_bytes &&
-	    svc->read_zero_copy && request_payload_ok(req)) {
-		struct rpc_payload p = { .len = count,
-					 .fd = ref.fd,
-					 .off_bytes = args->offset,
-					 .unref = ref.unref,
-					 .ref = ref.ref };
-
-		request_reply_payload(req, &p);
-		/* No buffer: READ3res_head encodes the length alone. */
-		nfs3_read_result_set(req, ok, NULL, count,
-				     args->offset + count >= a->size_bytes);
-		return 0;
-	}
-	buf = nfs3_read_buf(req, count);
-	if (!buf) {
-		ref.unref(ref.ref);
-		return -ENOMEM;
-	}
-	err = f->st->ops->ref_pread(f->st, &ref, args->offset, buf, count,
-				    &nread);
-	ref.unref(ref.ref);
-	if (err) {
-		rpc_buf_unref(buf);
-		return err;
-	}
-	/* A short read met the end of a file that shrank since the stat. */
-	nfs3_read_result_set(req, ok, buf, nread,
-			     nread < count ||
-				     args->offset + nread >= a->size_bytes);
-	return 0;
-}
-
 static int nfs3_read_run(struct request *req, const READ3args *args,
 			 struct nfs3_file *f, const struct store_attr *a,
 			 READ3resok *ok)
 {
+	const struct nfs3_service *svc = req->svc;
 	uint32_t count = nfs3_min_u32(args->count, nfs3__read_limit(req));
+	uint32_t avail = nfs3_read_avail(args->offset, count, a->size_bytes);
+	struct store_file_ref ref;
+	uint32_t nread = 0;
+	bool eof = false;
+	char *buf;
 	int err;
 
 	err = nfs3_check_regular(a);
@@ -193,10 +126,43 @@ static int nfs3_read_run(struct request *req, const READ3args *args,
 	if (err) {
 		return err;
 	}
-	if (f->st->ops->read_ref) {
-		return nfs3_read_fd(req, args, f, a, count, ok);
+	if (avail > 0 && avail >= svc->read_zero_copy_min_bytes &&
+	    svc->read_zero_copy && request_payload_ok(req)) {
+		err = store_read_ref(f->st, f->obj, &ref);
+		if (!err) {
+			struct rpc_payload p = { .len = avail,
+						 .fd = ref.fd,
+						 .off_bytes = args->offset,
+						 .unref = ref.unref,
+						 .ref = ref.ref };
+
+			request_reply_payload(req, &p);
+			/* No buffer: READ3res_head encodes the length
+			 * alone. */
+			nfs3_read_result_set(req, ok, NULL, avail,
+					     args->offset + avail >=
+						     a->size_bytes);
+			return 0;
+		}
+		if (err != -STORE_ENOTSUPP) {
+			return err;
+		}
 	}
-	return nfs3_read_store(req, args, f, count, ok);
+	/* From the loop's pool (rpc/pool.h), given back by the release hook
+	 * or, when sent from its own buffer, by the transport. */
+	buf = nfs3_read_buf(req, store_read_sized_max(f->st, a->size_bytes,
+						      args->offset, count));
+	if (!buf) {
+		return -ENOMEM;
+	}
+	err = store_read_sized(f->st, f->obj, a->size_bytes, args->offset, buf,
+			       count, &nread, &eof);
+	if (err) {
+		rpc_buf_unref(buf);
+		return err;
+	}
+	nfs3_read_result_set(req, ok, buf, nread, eof);
+	return 0;
 }
 
 /* The whole READ, on the loop or on a work thread. */
@@ -363,7 +329,7 @@ static int nfs3_write_store(struct request *req, const WRITE3args *args,
 	int err;
 
 	if (!try_park) {
-		return f->st->ops->write(
+		return store_write(
 			f->st, f->obj, args->offset, args->data.data_val, count,
 			(enum store_stable)args->stable, sync_failed);
 	}
@@ -374,9 +340,9 @@ static int nfs3_write_store(struct request *req, const WRITE3args *args,
 	p->req = req;
 	p->exp = f->exp;
 	atomic_init(&p->parties, 2);
-	err = f->st->ops->write_async(f->st, f->obj, args->offset,
-				      args->data.data_val, count, &p->wait,
-				      nfs3_write_flushed_cb, p);
+	err = store_write_async(f->st, f->obj, args->offset,
+				args->data.data_val, count, &p->wait,
+				nfs3_write_flushed_cb, p);
 	if (err) {
 		free(p);
 		return err;
@@ -415,7 +381,7 @@ static int nfs3_write_kill_priv(struct nfs3_file *f,
 	memset(&sa, 0, sizeof(sa));
 	sa.set_mode = true;
 	sa.mode = pre->mode & 07777 & ~kill;
-	return f->st->ops->setattr(f->st, f->obj, &sa, &f->cred);
+	return store_setattr(f->st, f->obj, &sa, &f->cred);
 }
 
 /* @pre: the attributes from resolving the handle (one stat for them and
@@ -553,7 +519,7 @@ enum rpc_disposition nfs3__proc_write(struct request *req, const void *argp,
 	}
 	/* With an intent log a stable WRITE holds no work thread: it is
 	 * written and logged here and answered when the flush covers it. */
-	if (args->stable != UNSTABLE && f.st->ops->write_async && f.st->ilog &&
+	if (args->stable != UNSTABLE && store_can_write_async(f.st) &&
 	    request_can_park(req)) {
 		switch (nfs3__write_run(req, args, res, true)) {
 		case NFS3_WRITE_REPLIED:
@@ -578,8 +544,8 @@ static int nfs3_commit_data(struct nfs3_file *f, const COMMIT3args *args,
 	if (err || f->read_only) {
 		return err;
 	}
-	err = f->st->ops->commit(f->st, f->obj, args->offset, args->count,
-				 &sync_failed);
+	err = store_commit(f->st, f->obj, args->offset, args->count,
+			   &sync_failed);
 	if (err && sync_failed) {
 		nfs3_sync_failed(f, err);
 	}

@@ -22,7 +22,7 @@ static int nfs3_usage_measure(void *arg, uint64_t *used_bytes)
 {
 	struct nfs3_usage_measure *m = arg;
 	struct store_attr a;
-	int err = m->st->ops->getattr(m->st, m->obj, &a);
+	int err = store_getattr(m->st, m->obj, &a);
 
 	if (!err) {
 		*used_bytes = a.used_bytes;
@@ -82,16 +82,16 @@ void nfs3__usage_victim(const struct nfs3_file *dir, const char *name,
 	if (!dir->exp || !dir->exp->quota || !dir->obj) {
 		return;
 	}
-	if (dir->st->ops->lookup(dir->st, dir->obj, name, &obj)) {
+	if (store_lookup(dir->st, dir->obj, name, &obj)) {
 		return;
 	}
-	if (dir->st->ops->getattr(dir->st, obj, &a) == 0) {
+	if (store_getattr(dir->st, obj, &a) == 0) {
 		v->fileid = a.fileid;
 		/* A directory's link count counts its subdirectories. */
 		v->last_link = a.type == STORE_DIR || a.nlink <= 1;
 		v->found = true;
 	}
-	dir->st->ops->obj_unref(obj);
+	store_obj_unref(dir->st, obj);
 }
 
 void nfs3__usage_gone(const struct nfs3_file *dir, const struct nfs3_victim *v)

@@ -54,7 +54,7 @@ static void vaai_log_refusal(struct request *req, uint32_t cmd, int err,
  * path inside the datastore (a local store tells it). */
 static bool vaai_reserve_offered(const struct store *st)
 {
-	return st->ops->path && st->ops->tree_open;
+	return store_tree_offered(st);
 }
 
 static int vaai_support(struct request *req, const struct vaai_nas_args *a,
@@ -95,8 +95,8 @@ static int vaai_stat(struct request *req, const struct vaai_nas_args *a,
 		out->total_bytes = at.size_bytes;
 		out->allocated_bytes = at.used_bytes;
 		out->unique_bytes = at.used_bytes;
-		if (at.type == STORE_REG && f.st->ops->read_ref &&
-		    !f.st->ops->read_ref(f.st, f.obj, &ref)) {
+		if (at.type == STORE_REG &&
+		    !store_read_ref(f.st, f.obj, &ref)) {
 			if (!vmdk_alloc_get(vmdk_io_posix(), ref.fd, &va)) {
 				out->unique_bytes =
 					va.shared_bytes < at.used_bytes
@@ -121,9 +121,9 @@ static int vaai_tree_file(struct nfs3_file *f, const struct store_attr *at,
 	struct stat st;
 	int err;
 
-	err = f->st->ops->path(f->st, f->obj, rel, sizeof(rel));
+	err = store_path(f->st, f->obj, rel, sizeof(rel));
 	if (!err) {
-		err = f->st->ops->tree_open(f->st, tp, why, whylen);
+		err = store_tree_open(f->st, tp, why, whylen);
 	}
 	if (err) {
 		return err;

@@ -40,10 +40,10 @@ static void vaai_clone_free(void *arg)
 		return;
 	}
 	if (c->src) {
-		c->st->ops->obj_unref(c->src);
+		store_obj_unref(c->st, c->src);
 	}
 	if (c->dst) {
-		c->st->ops->obj_unref(c->dst);
+		store_obj_unref(c->st, c->dst);
 	}
 	free(c);
 }
@@ -61,7 +61,7 @@ static int vaai_clone_size(struct vaai_clone *c, uint64_t size)
 	struct store_cred root = { .groups = no_groups };
 	struct store_sattr sa = { .set_size = true, .size_bytes = size };
 
-	return c->st->ops->setattr(c->st, c->dst, &sa, &root);
+	return store_setattr(c->st, c->dst, &sa, &root);
 }
 
 static int vaai_clone_copy(struct admin_op *op, struct vaai_clone *c,
@@ -72,7 +72,7 @@ static int vaai_clone_copy(struct admin_op *op, struct vaai_clone *c,
 	bool sync_failed = false;
 	int err;
 
-	err = c->st->ops->getattr(c->st, c->src, &sa);
+	err = store_getattr(c->st, c->src, &sa);
 	if (err) {
 		snprintf(errbuf, errlen, "the source: %s", strerror(-err));
 		return err;
@@ -86,7 +86,7 @@ static int vaai_clone_copy(struct admin_op *op, struct vaai_clone *c,
 		uint32_t n = 0;
 		bool eof = false;
 
-		err = c->st->ops->read(c->st, c->src, off, buf, want, &n, &eof);
+		err = store_read(c->st, c->src, off, buf, want, &n, &eof);
 		if (err) {
 			snprintf(errbuf, errlen,
 				 "reading the source at %llu: %s",
@@ -97,8 +97,8 @@ static int vaai_clone_copy(struct admin_op *op, struct vaai_clone *c,
 			break; /* it shrank meanwhile: the size below says */
 		}
 		if (!vaai_block_zero(buf, n)) {
-			err = c->st->ops->write(c->st, c->dst, off, buf, n,
-						STORE_UNSTABLE, &sync_failed);
+			err = store_write(c->st, c->dst, off, buf, n,
+					  STORE_UNSTABLE, &sync_failed);
 			if (err) {
 				snprintf(errbuf, errlen,
 					 "writing the target at %llu: %s",
@@ -120,7 +120,7 @@ static int vaai_clone_copy(struct admin_op *op, struct vaai_clone *c,
 		err = vaai_clone_size(c, off);
 	}
 	if (!err) {
-		err = c->st->ops->commit(c->st, c->dst, 0, 0, &sync_failed);
+		err = store_commit(c->st, c->dst, 0, 0, &sync_failed);
 		if (err) {
 			snprintf(errbuf, errlen, "syncing the target: %s",
 				 strerror(-err));

@@ -251,7 +251,7 @@ int pool_registry_volume_set_limit(struct pool_registry *reg, const char *name,
 				   struct pool_limits *limits, char *errbuf,
 				   size_t errlen);
 
-/* ---- config (config.c) ------------------------------------------------- */
+/* ---- config (pool_config.c) ---------------------------------------------- */
 
 /*
  * The pool keys of dsnfsd.conf, parsed into a plain state:

@@ -103,13 +103,13 @@ static int scan_store_dir(struct quota *q, struct store *st,
 	struct store_attr a;
 	int err;
 
-	err = st->ops->readdir(st, dir, 0, scan_name_cb, &s);
+	err = store_readdir(st, dir, 0, scan_name_cb, &s);
 	for (size_t i = 0; !err && i < s.n; i++) {
 		/* Gone meanwhile: nothing to count. */
-		if (st->ops->lookup(st, dir, s.names[i], &obj) != 0) {
+		if (store_lookup(st, dir, s.names[i], &obj) != 0) {
 			continue;
 		}
-		err = st->ops->getattr(st, obj, &a);
+		err = store_getattr(st, obj, &a);
 		if (!err) {
 			err = scan_store_entry(q, &a, total);
 		}
@@ -119,10 +119,10 @@ static int scan_store_dir(struct quota *q, struct store *st,
 				continue;
 			}
 		}
-		st->ops->obj_unref(obj);
+		store_obj_unref(st, obj);
 	}
 	scan_names_free(&s);
-	st->ops->obj_unref(dir);
+	store_obj_unref(st, dir);
 	return err;
 }
 
@@ -135,7 +135,7 @@ int quota_scan_store(struct quota *q, struct store *st, char *errbuf,
 	uint64_t total = 0;
 	int err;
 
-	err = st->ops->root(st, &root);
+	err = store_root(st, &root);
 	if (err) {
 		snprintf(errbuf, errlen, "%s: cannot scan: %s", st->name,
 			 strerror(-err));
@@ -143,20 +143,20 @@ int quota_scan_store(struct quota *q, struct store *st, char *errbuf,
 	}
 	pthread_mutex_lock(&q->lock);
 	quota_files_clear(&q->files);
-	err = st->ops->getattr(st, root, &a);
+	err = store_getattr(st, root, &a);
 	if (!err) {
 		err = scan_store_entry(q, &a, &total);
 	}
 	if (!err) {
 		err = scan_push(&k, root);
 	} else {
-		st->ops->obj_unref(root);
+		store_obj_unref(st, root);
 	}
 	while (!err && k.n > 0) {
 		err = scan_store_dir(q, st, k.dirs[--k.n], &k, &total);
 	}
 	while (k.n > 0) {
-		st->ops->obj_unref(k.dirs[--k.n]);
+		store_obj_unref(st, k.dirs[--k.n]);
 	}
 	free(k.dirs);
 	if (err) {

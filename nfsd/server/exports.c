@@ -80,7 +80,7 @@ static int server_export_ilog_open(struct server *srv, struct export *exp,
 			      srv->ilog_checkpoint_ms, &exp->store, 1,
 			      &exp->ilog, errbuf, errlen);
 	if (err) {
-		exp->store->ops->close(exp->store);
+		store_close(exp->store);
 		exp->store = NULL;
 		return err;
 	}
@@ -241,7 +241,7 @@ int server__exports_open(struct server *srv, const struct config *cfg,
 		err = export_table_publish(tab);
 		if (err) {
 			if (exp->store) {
-				exp->store->ops->close(exp->store);
+				store_close(exp->store);
 			}
 			exp->store = NULL;
 			snprintf(errbuf, errlen, "more than %d datastores",
@@ -283,7 +283,7 @@ void server__exports_close(struct server *srv)
 		store_ilog_close(tab->exports[i].ilog);
 		tab->exports[i].ilog = NULL;
 		if (st) {
-			st->ops->close(st);
+			store_close(st);
 		}
 	}
 	free(tab->exports);
@@ -364,7 +364,7 @@ void server__exports_abort(struct server *srv, size_t nadd)
 		quota_fini(&srv->quotas[base + i]);
 		store_ilog_close(exp->ilog);
 		if (exp->store) {
-			exp->store->ops->close(exp->store);
+			store_close(exp->store);
 		}
 		memset(exp, 0, sizeof(*exp));
 	}

@@ -105,7 +105,7 @@ static bool server_revive_try(struct server *srv, struct server_revive *v)
 		if (err) {
 			log_error("export: %s: quota scan: %s; retrying",
 				  exp->name, errbuf);
-			st->ops->close(st);
+			store_close(st);
 			return false;
 		}
 	}
@@ -225,7 +225,7 @@ void server__recovery_stop(struct server *srv)
 		r->running = false;
 	}
 	for (size_t i = 0; i < r->nretired; i++) {
-		r->retired[i]->ops->close(r->retired[i]);
+		store_close(r->retired[i]);
 	}
 	free(r->retired);
 	r->retired = NULL;

@@ -5,7 +5,7 @@
  * exports.c (the export table and its reload), store.c (a datastore's
  * store opened from its config), recovery.c (the retries of a cephfs
  * datastore's cluster), pools.c (pools, ledger, traffic, quotas), admin.c
- * (the admin endpoint's hooks) and fcache.c (the file caches' descriptor
+ * (the admin endpoint's hooks) and fd_budget.c (the file caches' descriptor
  * budget); and by test_store_fdlimit, which checks that budget.
  */
 #ifndef DSNFS_SERVER_INT_H
@@ -26,7 +26,7 @@ struct overlay;
 struct overlay_store;
 
 /* What the file caches' descriptor budget is computed from, as at start
- * (fcache.c). */
+ * (fd_budget.c). */
 struct server_fd_inputs {
 	uint32_t max_conns;
 	uint32_t file_cache_fds; /* [server] file_cache_fds; 0: derived */

@@ -52,11 +52,11 @@ int server__export_store_open(struct server *srv,
 	st->group_commit = srv->group_commit;
 	atomic_store(&st->zero_on_first_write, ds->zero_on_first_write);
 	*root_fileid = 0;
-	if (!st->ops->root(st, &root)) {
-		if (!st->ops->getattr(st, root, &a)) {
+	if (!store_root(st, &root)) {
+		if (!store_getattr(st, root, &a)) {
 			*root_fileid = a.fileid;
 		}
-		st->ops->obj_unref(root);
+		store_obj_unref(st, root);
 	}
 	*out = st;
 	return 0;

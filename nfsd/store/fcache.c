@@ -13,7 +13,7 @@
  * to check (local.c revalidates and calls store__fcache_drop()).
  *
  * The bound is the server's to set, from its descriptor budget shared by
- * the exports (nfsd/server/fcache.c); it may change while serving (a SIGHUP
+ * the exports (nfsd/server/fd_budget.c); it may change while serving (a SIGHUP
  * adds exports), and the table grows with it.  When an open fails for
  * want of descriptors, the cache gives back a quarter of its entries so
  * that the open can be retried (store__fcache_relieve()).

@@ -36,6 +36,7 @@
 #ifndef DSNFS_STORE_H
 #define DSNFS_STORE_H
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -350,6 +351,286 @@ struct store {
 static inline uint64_t store_max_file_bytes(const struct store *st)
 {
 	return st->max_file_bytes ? st->max_file_bytes : (uint64_t)INT64_MAX;
+}
+
+/*
+ * The calls of a store, one per op: nothing outside store/ reads the ops
+ * table.  Each is the op itself; the optional ops' wrappers own their
+ * fallbacks, so that a caller never asks what its backend can do.
+ */
+static inline int store_resolve(struct store *st, const struct store_fh *fh,
+				struct store_obj **out)
+{
+	return st->ops->resolve(st, fh, out);
+}
+
+static inline void store_obj_ref(struct store *st, struct store_obj *obj)
+{
+	st->ops->obj_ref(obj);
+}
+
+static inline void store_obj_unref(struct store *st, struct store_obj *obj)
+{
+	st->ops->obj_unref(obj);
+}
+
+static inline void store_obj_fh(struct store *st, const struct store_obj *obj,
+				struct store_fh *fh)
+{
+	st->ops->obj_fh(obj, fh);
+}
+
+static inline int store_root(struct store *st, struct store_obj **out)
+{
+	return st->ops->root(st, out);
+}
+
+static inline int store_getattr(struct store *st, struct store_obj *obj,
+				struct store_attr *attr)
+{
+	return st->ops->getattr(st, obj, attr);
+}
+
+static inline int store_setattr(struct store *st, struct store_obj *obj,
+				const struct store_sattr *sattr,
+				const struct store_cred *cred)
+{
+	return st->ops->setattr(st, obj, sattr, cred);
+}
+
+static inline int store_lookup(struct store *st, struct store_obj *dir,
+			       const char *name, struct store_obj **out)
+{
+	return st->ops->lookup(st, dir, name, out);
+}
+
+static inline int store_readlink(struct store *st, struct store_obj *obj,
+				 char *buf, size_t buflen, size_t *len)
+{
+	return st->ops->readlink(st, obj, buf, buflen, len);
+}
+
+static inline int store_read(struct store *st, struct store_obj *obj,
+			     uint64_t off_bytes, void *buf, uint32_t count,
+			     uint32_t *nread, bool *eof)
+{
+	return st->ops->read(st, obj, off_bytes, buf, count, nread, eof);
+}
+
+static inline int store_write(struct store *st, struct store_obj *obj,
+			      uint64_t off_bytes, const void *buf,
+			      uint32_t count, enum store_stable stable,
+			      bool *sync_failed)
+{
+	return st->ops->write(st, obj, off_bytes, buf, count, stable,
+			      sync_failed);
+}
+
+/* Whether a stable write may go through store_write_async() (the backend
+ * has it and the store writes to an intent log); else store_write() on a
+ * work thread. */
+static inline bool store_can_write_async(const struct store *st)
+{
+	return st->ops->write_async != NULL && st->ilog != NULL;
+}
+
+/* ops->write_async; -EAGAIN (use store_write) when the backend has none. */
+static inline int store_write_async(struct store *st, struct store_obj *obj,
+				    uint64_t off_bytes, const void *buf,
+				    uint32_t count, struct store_write_wait *w,
+				    store_write_done_fn done, void *arg)
+{
+	if (!st->ops->write_async) {
+		return -EAGAIN;
+	}
+	return st->ops->write_async(st, obj, off_bytes, buf, count, w, done,
+				    arg);
+}
+
+static inline int store_commit(struct store *st, struct store_obj *obj,
+			       uint64_t off_bytes, uint32_t count,
+			       bool *sync_failed)
+{
+	return st->ops->commit(st, obj, off_bytes, count, sync_failed);
+}
+
+static inline int store_create(struct store *st, struct store_obj *dir,
+			       const char *name, enum store_create_how how,
+			       const struct store_sattr *sattr,
+			       const uint8_t verf[8],
+			       const struct store_cred *cred,
+			       struct store_obj **out)
+{
+	return st->ops->create(st, dir, name, how, sattr, verf, cred, out);
+}
+
+static inline int store_mkdir(struct store *st, struct store_obj *dir,
+			      const char *name, const struct store_sattr *sattr,
+			      const struct store_cred *cred,
+			      struct store_obj **out)
+{
+	return st->ops->mkdir(st, dir, name, sattr, cred, out);
+}
+
+static inline int store_symlink(struct store *st, struct store_obj *dir,
+				const char *name, const char *target,
+				const struct store_sattr *sattr,
+				const struct store_cred *cred,
+				struct store_obj **out)
+{
+	return st->ops->symlink(st, dir, name, target, sattr, cred, out);
+}
+
+static inline int store_mknod(struct store *st, struct store_obj *dir,
+			      const char *name, enum store_ftype type,
+			      uint32_t rdev_major, uint32_t rdev_minor,
+			      const struct store_sattr *sattr,
+			      const struct store_cred *cred,
+			      struct store_obj **out)
+{
+	return st->ops->mknod(st, dir, name, type, rdev_major, rdev_minor,
+			      sattr, cred, out);
+}
+
+static inline int store_remove(struct store *st, struct store_obj *dir,
+			       const char *name)
+{
+	return st->ops->remove(st, dir, name);
+}
+
+static inline int store_rmdir(struct store *st, struct store_obj *dir,
+			      const char *name)
+{
+	return st->ops->rmdir(st, dir, name);
+}
+
+static inline int store_rename(struct store *st, struct store_obj *from_dir,
+			       const char *from_name, struct store_obj *to_dir,
+			       const char *to_name)
+{
+	return st->ops->rename(st, from_dir, from_name, to_dir, to_name);
+}
+
+static inline int store_link(struct store *st, struct store_obj *obj,
+			     struct store_obj *dir, const char *name)
+{
+	return st->ops->link(st, obj, dir, name);
+}
+
+static inline int store_readdir(struct store *st, struct store_obj *dir,
+				uint64_t cookie, store_readdir_fn cb, void *arg)
+{
+	return st->ops->readdir(st, dir, cookie, cb, arg);
+}
+
+static inline int store_fsstat_get(struct store *st, struct store_fsstat *fs)
+{
+	return st->ops->fsstat(st, fs);
+}
+
+/* ops->path; -ENOENT when the backend cannot tell. */
+static inline int store_path(struct store *st, const struct store_obj *obj,
+			     char *buf, size_t len)
+{
+	if (!st->ops->path) {
+		return -ENOENT;
+	}
+	return st->ops->path(st, obj, buf, len);
+}
+
+static inline void store_close(struct store *st)
+{
+	st->ops->close(st);
+}
+
+/* ops->resolve_attr; without it, resolve and then getattr (the object is
+ * dropped when getattr fails). */
+static inline int store_resolve_attr(struct store *st,
+				     const struct store_fh *fh,
+				     struct store_obj **out,
+				     struct store_attr *attr)
+{
+	int err;
+
+	if (st->ops->resolve_attr) {
+		return st->ops->resolve_attr(st, fh, out, attr);
+	}
+	err = st->ops->resolve(st, fh, out);
+	if (err) {
+		return err;
+	}
+	err = st->ops->getattr(st, *out, attr);
+	if (err) {
+		st->ops->obj_unref(*out);
+		*out = NULL;
+	}
+	return err;
+}
+
+/* ops->read_ref; -STORE_ENOTSUPP when the backend reads through no
+ * descriptor (copy with store_read_sized() then). */
+static inline int store_read_ref(struct store *st, struct store_obj *obj,
+				 struct store_file_ref *ref)
+{
+	if (!st->ops->read_ref) {
+		return -STORE_ENOTSUPP;
+	}
+	return st->ops->read_ref(st, obj, ref);
+}
+
+/*
+ * The copy of a READ of regular file @obj whose size @size_bytes the
+ * caller took with its attributes: with a descriptor (read_ref), at most
+ * @size_bytes - @off_bytes bytes of @count, read without a stat, and *eof
+ * when the read reached that size or the file ended sooner; else the
+ * backend's read, which says eof itself (read.c).
+ */
+int store_read_sized(struct store *st, struct store_obj *obj,
+		     uint64_t size_bytes, uint64_t off_bytes, void *buf,
+		     uint32_t count, uint32_t *nread, bool *eof);
+
+/* The most bytes store_read_sized() puts in its buffer for these
+ * arguments: the buffer to give it. */
+static inline uint32_t store_read_sized_max(const struct store *st,
+					    uint64_t size_bytes,
+					    uint64_t off_bytes, uint32_t count)
+{
+	if (!st->ops->read_ref) {
+		return count;
+	}
+	if (off_bytes >= size_bytes) {
+		return 0;
+	}
+	return size_bytes - off_bytes < count
+		       ? (uint32_t)(size_bytes - off_bytes)
+		       : count;
+}
+
+/* ops->cache_resize; 0 when the backend keeps no descriptors. */
+static inline int store_cache_resize(struct store *st, size_t max_entries)
+{
+	if (!st->ops->cache_resize) {
+		return 0;
+	}
+	return st->ops->cache_resize(st, max_entries);
+}
+
+/* ops->tree_open; -EOPNOTSUPP, the datastore named in @errbuf, when the
+ * backend has no storage-side operations. */
+int store_tree_open(struct store *st, struct store_tree **out, char *errbuf,
+		    size_t errlen);
+
+/* Whether the backend tells a file's path and opens its storage-side
+ * tree (store_path(), store_tree_open()). */
+static inline bool store_tree_offered(const struct store *st)
+{
+	return st->ops->path != NULL && st->ops->tree_open != NULL;
+}
+
+/* The backend's native snapshots, or NULL when it has none. */
+static inline const struct store_snap_ops *store_snap(const struct store *st)
+{
+	return st->ops->snap;
 }
 
 /*

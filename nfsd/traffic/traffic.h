@@ -254,7 +254,7 @@ int traffic_stats_get(struct traffic *t, int64_t now_ns,
 		      struct traffic_stats *out);
 void traffic_stats_fini(struct traffic_stats *stats);
 
-/* ---- config (config.c) ------------------------------------------------- */
+/* ---- config (traffic_config.c) ------------------------------------------- */
 
 /*
  * One key of the [traffic] section; the signature of config.h's

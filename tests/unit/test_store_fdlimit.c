@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * test_store_fdlimit: the local store out of descriptors, and the budget
- * its file cache gets (nfsd/store/local_fd.c, fcache.c, nfsd/server/fcache.c).
- * With a cache of 4 files and RLIMIT_NOFILE a few descriptors above what
- * the process holds, 40 files are each looked up and read: every open that
- * meets EMFILE evicts from the cache and succeeds on its retry.  With
- * every descriptor held by objects in use, nothing can be evicted: the
- * lookup fails with -EMFILE, which NFS answers NFS3ERR_JUKEBOX.  The
+ * its file cache gets (nfsd/store/local_fd.c, fcache.c,
+ * nfsd/server/fd_budget.c). With a cache of 4 files and RLIMIT_NOFILE a few
+ * descriptors above what the process holds, 40 files are each looked up and
+ * read: every open that meets EMFILE evicts from the cache and succeeds on its
+ * retry.  With every descriptor held by objects in use, nothing can be evicted:
+ * the lookup fails with -EMFILE, which NFS answers NFS3ERR_JUKEBOX.  The
  * budget: RLIMIT_NOFILE - max_conns - reserve, shared by the exports, two
  * descriptors a file; file_cache_fds overrides it; a limit too low keeps
  * a minimum and says so.

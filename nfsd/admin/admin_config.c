@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * config: the [admin] section of dsnfsd.conf, the thresholds of the
+ * admin_config: the [admin] section of dsnfsd.conf, the thresholds of the
  * thin-provisioning alarms.  (The endpoint's address and port are
- * [server] admin_listen and admin_port, config.c's.)
+ * [server] admin_listen and admin_port, nfsd/config/config.c's.)
  *
  *   [admin]
  *   usage_alarm_percent = 80            used / quota

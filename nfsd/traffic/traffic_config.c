@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * config: the [traffic] section of dsnfsd.conf into struct traffic_caps.
- * Rates are written as published (MiB/s, IOPS); scale shrinks them all.
+ * traffic_config: the [traffic] section of dsnfsd.conf into struct
+ * traffic_caps. Rates are written as published (MiB/s, IOPS); scale shrinks
+ * them all.
  *
  *   [traffic]
  *   scale = 0.03125        every rate x scale (1: as published)
@@ -44,8 +45,8 @@ static int config_number(const char *text, double max, double *out)
 	return 0;
 }
 
-/* Its messages are the words only: the caller (config.c) puts "[section]
- * key:" before them. */
+/* Its messages are the words only: the caller (nfsd/config/config.c) puts
+ * "[section] key:" before them. */
 int traffic_config_section(void *arg, const char *section, const char *key,
 			   const char *value, char *errbuf, size_t errlen)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * config: the pool keys of dsnfsd.conf ([pool NAME] sections, and the
+ * pool_config: the pool keys of dsnfsd.conf ([pool NAME] sections, and the
  * pool, quota and throughput_mibps keys of [datastore NAME]) into a plain
  * struct pool_state, checked as a whole once the file is read.  Called key
  * by key through config.h's section hook.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * fcache: the descriptor budget of the exports' open-file caches.
+ * fd_budget: the descriptor budget of the exports' open-file caches.
  * Every cached file holds one or two descriptors (store.h), every
  * connection one, and the process has RLIMIT_NOFILE of them (main.c raises
  * the soft limit to the hard one at start).  The caches share what is left
@@ -99,10 +99,7 @@ void server__fcache_budget_apply(struct server *srv, const char *when)
 		if (!st) {
 			continue;
 		}
-		if (!st->ops->cache_resize) {
-			continue;
-		}
-		err = st->ops->cache_resize(st, b.files_per_export);
+		err = store_cache_resize(st, b.files_per_export);
 		if (err) {
 			log_warn("fcache: %s: cannot bound its file cache to "
 				 "%zu "
