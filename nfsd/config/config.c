@@ -461,10 +461,10 @@ static int config_datastore_key(struct config_datastore *ds, const char *key,
 	}
 	if (!strcmp(key, "intent_log_gateway")) {
 		/* It names a RADOS object: no separators, no spaces. */
-		if (!value[0] || strspn(value, "abcdefghijklmnopqrstuvwxyz"
-					       "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-					       "0123456789-_") !=
-					 strlen(value)) {
+		if (!value[0] ||
+		    strspn(value, "abcdefghijklmnopqrstuvwxyz"
+				  "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				  "0123456789-_") != strlen(value)) {
 			return -EINVAL;
 		}
 		return config_copy(ds->intent_log_gateway,

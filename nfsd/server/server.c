@@ -39,7 +39,8 @@ static void server_hostname(char *out, size_t outlen)
 	}
 	host[strcspn(host, ".")] = '\0';
 	for (char *c = host; *c; c++) {
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWX"
+			    "YZ"
 			    "0123456789-_",
 			    *c)) {
 			*c = '-';

@@ -36,8 +36,8 @@ int store__cephfs_rlog_put(struct store_rlog *rl, const uint8_t *buf,
 			     STORE_RLOG_HEADER_BYTES + pos);
 	/* The wrapped part in the same op: both or neither land. */
 	if (first < len) {
-		rados_write_op_write(op, (const char *)buf + first,
-				     len - first, STORE_RLOG_HEADER_BYTES);
+		rados_write_op_write(op, (const char *)buf + first, len - first,
+				     STORE_RLOG_HEADER_BYTES);
 	}
 	rc = rados_write_op_operate(op, rl->io, rl->oid, NULL, 0);
 	rados_release_write_op(op);
@@ -166,9 +166,8 @@ static int store_rlog_file_write(struct store_cephfs *sc, struct Fh *fh,
 }
 
 int store__cephfs_rlog_write(struct store_rlog *rl, struct cephfs_obj *o,
-			     struct Fh *fh, uint64_t off_bytes,
-			     const void *buf, uint32_t count,
-			     bool *sync_failed)
+			     struct Fh *fh, uint64_t off_bytes, const void *buf,
+			     uint32_t count, bool *sync_failed)
 {
 	int64_t end;
 	int err;

@@ -94,9 +94,8 @@ void store__cephfs_rlog_abandon(struct store_rlog *rl);
  * not acknowledged).
  */
 int store__cephfs_rlog_write(struct store_rlog *rl, struct cephfs_obj *o,
-			     struct Fh *fh, uint64_t off_bytes,
-			     const void *buf, uint32_t count,
-			     bool *sync_failed);
+			     struct Fh *fh, uint64_t off_bytes, const void *buf,
+			     uint32_t count, bool *sync_failed);
 /* Before COMMIT or a size change of @o: waits for a checkpoint covering
  * its records, when it has any after the head.  0 or the log's -errno. */
 int store__cephfs_rlog_settle(struct store_rlog *rl, struct cephfs_obj *o);

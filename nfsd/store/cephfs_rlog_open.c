@@ -158,8 +158,8 @@ static int store_rlog_read_ring(struct store_rlog *rl,
 	}
 	for (uint64_t done = 0; done < ring;) {
 		uint64_t pos = (sb->head_lsn + done) % ring;
-		uint64_t n = ring - pos < ring - done ? ring - pos
-						      : ring - done;
+		uint64_t n =
+			ring - pos < ring - done ? ring - pos : ring - done;
 		int rc;
 
 		if (n > STORE_RLOG_READ_BYTES) {
@@ -206,13 +206,11 @@ static int store_rlog_replay_rec(void *arg, const struct store_ilog_rec *rec)
 		return err;
 	}
 	o = store__cephfs_obj(obj);
-	err = o->snapid == CEPH_NOSNAP ? store__cephfs_obj_io(o, &fh)
-				       : -EROFS;
+	err = o->snapid == CEPH_NOSNAP ? store__cephfs_obj_io(o, &fh) : -EROFS;
 	while (!err && done < rec->data_len) {
-		int rc = ceph_ll_write(sc->cm, fh,
-				       (int64_t)(rec->off_bytes + done),
-				       rec->data_len - done,
-				       (const char *)rec->data + done);
+		int rc = ceph_ll_write(
+			sc->cm, fh, (int64_t)(rec->off_bytes + done),
+			rec->data_len - done, (const char *)rec->data + done);
 
 		err = rc < 0 ? store__cephfs_err(rc) : rc == 0 ? -EIO : 0;
 		done += rc > 0 ? (uint32_t)rc : 0;
@@ -275,8 +273,9 @@ static int store_rlog_replay(struct store_rlog *rl,
 			  " is corrupt (%s): replay stops there, %" PRIu64
 			  " records replayed; nothing after it is",
 			  rl->sc->base.name, rl->pool, rl->oid, end.end_lsn,
-			  end.err == -EBADMSG ? "checksum" : "a field out of "
-							     "bounds",
+			  end.err == -EBADMSG ? "checksum"
+					      : "a field out of "
+						"bounds",
 			  end.records);
 	} else if (end.err) {
 		return store_rlog_refuse(errbuf, errlen, rl, end.err,
@@ -351,14 +350,12 @@ static void store_rlog_owner_set(struct store_rlog *rl, const char *gateway)
 
 	snprintf(rl->owner.gateway, sizeof(rl->owner.gateway), "%s", gateway);
 	if (rados_getaddrs(rl->rados, &a) == 0 && a) {
-		snprintf(rl->owner.addr[0], sizeof(rl->owner.addr[0]), "%s",
-			 a);
+		snprintf(rl->owner.addr[0], sizeof(rl->owner.addr[0]), "%s", a);
 	}
 	free(a);
 	a = NULL;
 	if (ceph_getaddrs(rl->sc->cm, &a) == 0 && a) {
-		snprintf(rl->owner.addr[1], sizeof(rl->owner.addr[1]), "%s",
-			 a);
+		snprintf(rl->owner.addr[1], sizeof(rl->owner.addr[1]), "%s", a);
 	}
 	free(a);
 	rl->owner.clean = false;
@@ -472,8 +469,7 @@ int store__cephfs_rlog_open(struct store_cephfs *sc,
 	}
 	if (err || rl->ring_bytes < STORE_ILOG_RING_MIN ||
 	    rl->ring_bytes % STORE_ILOG_BLOCK) {
-		err = store_rlog_refuse(errbuf, errlen, rl,
-					err ? err : -EINVAL,
+		err = store_rlog_refuse(errbuf, errlen, rl, err ? err : -EINVAL,
 					"cannot set up: %s",
 					err ? strerror(-err)
 					    : "ring size out of bounds");
@@ -494,13 +490,13 @@ int store__cephfs_rlog_open(struct store_cephfs *sc,
 				  strerror(-err));
 		goto out_free;
 	}
-	if (pthread_create(&rl->flusher, NULL,
-			   store__cephfs_rlog_flusher_main, rl) != 0) {
+	if (pthread_create(&rl->flusher, NULL, store__cephfs_rlog_flusher_main,
+			   rl) != 0) {
 		err = -EAGAIN;
 		goto out_free;
 	}
-	if (pthread_create(&rl->ckpt, NULL, store__cephfs_rlog_ckpt_main,
-			   rl) != 0) {
+	if (pthread_create(&rl->ckpt, NULL, store__cephfs_rlog_ckpt_main, rl) !=
+	    0) {
 		pthread_mutex_lock(&rl->lock);
 		rl->stop = true;
 		pthread_cond_broadcast(&rl->flusher_cv);

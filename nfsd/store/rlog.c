@@ -46,7 +46,8 @@ void store__rlog_owner_encode(uint8_t *out, const struct store_rlog_owner *o)
 	       strnlen(o->gateway, STORE_RLOG_NAME_MAX - 1));
 	for (int i = 0; i < 2; i++) {
 		memcpy(out + 16 + STORE_RLOG_NAME_MAX + i * STORE_RLOG_ADDR_MAX,
-		       o->addr[i], strnlen(o->addr[i], STORE_RLOG_ADDR_MAX - 1));
+		       o->addr[i],
+		       strnlen(o->addr[i], STORE_RLOG_ADDR_MAX - 1));
 	}
 	put64(out + STORE_RLOG_OWNER_SEAL,
 	      XXH3_64bits(out, STORE_RLOG_OWNER_SEAL));
@@ -68,8 +69,8 @@ int store__rlog_owner_decode(const uint8_t *buf, struct store_rlog_owner *o)
 	}
 	memcpy(o->gateway, name, STORE_RLOG_NAME_MAX);
 	for (int i = 0; i < 2; i++) {
-		const uint8_t *a = name + STORE_RLOG_NAME_MAX +
-				   i * STORE_RLOG_ADDR_MAX;
+		const uint8_t *a =
+			name + STORE_RLOG_NAME_MAX + i * STORE_RLOG_ADDR_MAX;
 
 		if (!memchr(a, 0, STORE_RLOG_ADDR_MAX)) {
 			return -EINVAL;
@@ -87,9 +88,9 @@ int store__rlog_header_decode(const uint8_t *hdr, struct store_ilog_super *sb,
 	bool ok[2];
 
 	for (int i = 0; i < 2; i++) {
-		ok[i] = store__ilog_super_decode(hdr + i * STORE_ILOG_SUPER_SLOT,
-						 STORE_ILOG_SUPER_BYTES,
-						 &s[i]) == 0;
+		ok[i] = store__ilog_super_decode(
+				hdr + i * STORE_ILOG_SUPER_SLOT,
+				STORE_ILOG_SUPER_BYTES, &s[i]) == 0;
 	}
 	if (!ok[0] && !ok[1]) {
 		return store__ilog_super_has_magic(hdr) ||

@@ -33,10 +33,9 @@ static void owner_fill(struct store_rlog_owner *o)
 static void test_header_round_trip(void **state)
 {
 	static uint8_t hdr[STORE_RLOG_HEADER_BYTES];
-	struct store_ilog_super sb = { .salt = SALT,
-				       .head_lsn = HEAD,
-				       .seq = 7,
-				       .ring_bytes = 8u << 20 };
+	struct store_ilog_super sb = {
+		.salt = SALT, .head_lsn = HEAD, .seq = 7, .ring_bytes = 8u << 20
+	};
 	struct store_rlog_owner o, got;
 	struct store_ilog_super sbg;
 
@@ -110,8 +109,7 @@ static uint8_t *ring_make(size_t at[3])
 		memset(data, 'a' + i, sizeof(data));
 		at[i] = pos;
 		store__ilog_rec_encode(ring + pos, SALT, HEAD + pos, &fh,
-				       4096u * (uint64_t)i, data,
-				       sizeof(data));
+				       4096u * (uint64_t)i, data, sizeof(data));
 		pos += store__ilog_rec_len(fh.len, sizeof(data));
 	}
 	return ring;
