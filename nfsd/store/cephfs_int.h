@@ -266,6 +266,11 @@ int store__cephfs_read(struct store *st, struct store_obj *obj,
 int store__cephfs_write(struct store *st, struct store_obj *obj,
 			uint64_t off_bytes, const void *buf, uint32_t count,
 			enum store_stable stable, bool *sync_failed);
+/* ceph_ll_write of all @count bytes of @buf at @off_bytes of @fh: 0 or
+ * -errno (-EIO for a write that moves nothing). */
+int store__cephfs_write_all(struct store_cephfs *sc, struct Fh *fh,
+			    uint64_t off_bytes, const void *buf,
+			    uint32_t count);
 int store__cephfs_commit(struct store *st, struct store_obj *obj,
 			 uint64_t off_bytes, uint32_t count, bool *sync_failed);
 

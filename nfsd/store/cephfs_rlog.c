@@ -143,28 +143,6 @@ static int store_rlog_wait_locked(struct store_rlog *rl, uint64_t end)
 	return rl->flushed_lsn >= end || rl->head_lsn >= end ? 0 : rl->err;
 }
 
-/* ceph_ll_write of all of @buf. */
-static int store_rlog_file_write(struct store_cephfs *sc, struct Fh *fh,
-				 uint64_t off_bytes, const void *buf,
-				 uint32_t count)
-{
-	uint32_t done = 0;
-
-	while (done < count) {
-		int rc = ceph_ll_write(sc->cm, fh, (int64_t)(off_bytes + done),
-				       count - done, (const char *)buf + done);
-
-		if (rc < 0) {
-			return store__cephfs_err(rc);
-		}
-		if (rc == 0) {
-			return -EIO;
-		}
-		done += (uint32_t)rc;
-	}
-	return 0;
-}
-
 int store__cephfs_rlog_write(struct store_rlog *rl, struct cephfs_obj *o,
 			     struct Fh *fh, uint64_t off_bytes, const void *buf,
 			     uint32_t count, bool *sync_failed)
@@ -175,7 +153,7 @@ int store__cephfs_rlog_write(struct store_rlog *rl, struct cephfs_obj *o,
 	/* The file and the log see a file's writes in the same order:
 	 * replay puts them back in the order they were acknowledged. */
 	pthread_mutex_lock(&o->rlog_order);
-	err = store_rlog_file_write(rl->sc, fh, off_bytes, buf, count);
+	err = store__cephfs_write_all(rl->sc, fh, off_bytes, buf, count);
 	if (err) {
 		pthread_mutex_unlock(&o->rlog_order);
 		return err;

@@ -192,7 +192,6 @@ static int store_rlog_replay_rec(void *arg, const struct store_ilog_rec *rec)
 	struct store_cephfs *sc = rp->rl->sc;
 	struct store_obj *obj = NULL;
 	struct cephfs_obj *o;
-	uint32_t done = 0;
 	struct Fh *fh;
 	int err;
 
@@ -207,13 +206,9 @@ static int store_rlog_replay_rec(void *arg, const struct store_ilog_rec *rec)
 	}
 	o = store__cephfs_obj(obj);
 	err = o->snapid == CEPH_NOSNAP ? store__cephfs_obj_io(o, &fh) : -EROFS;
-	while (!err && done < rec->data_len) {
-		int rc = ceph_ll_write(
-			sc->cm, fh, (int64_t)(rec->off_bytes + done),
-			rec->data_len - done, (const char *)rec->data + done);
-
-		err = rc < 0 ? store__cephfs_err(rc) : rc == 0 ? -EIO : 0;
-		done += rc > 0 ? (uint32_t)rc : 0;
+	if (!err) {
+		err = store__cephfs_write_all(sc, fh, rec->off_bytes, rec->data,
+					      rec->data_len);
 	}
 	if (!err && !o->rlog_dirty) {
 		o->rlog_dirty = true;
