@@ -459,6 +459,17 @@ static int config_datastore_key(struct config_datastore *ds, const char *key,
 		return config_copy(ds->intent_log, sizeof(ds->intent_log),
 				   value);
 	}
+	if (!strcmp(key, "intent_log_gateway")) {
+		/* It names a RADOS object: no separators, no spaces. */
+		if (!value[0] ||
+		    strspn(value, "abcdefghijklmnopqrstuvwxyz"
+				  "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				  "0123456789-_") != strlen(value)) {
+			return -EINVAL;
+		}
+		return config_copy(ds->intent_log_gateway,
+				   sizeof(ds->intent_log_gateway), value);
+	}
 	if (!strcmp(key, "secure")) {
 		return config_parse_bool(value, &ds->secure);
 	}
@@ -648,6 +659,13 @@ static void config_datastore_check(struct config_parse *p,
 					  "[datastore %s] ceph_*: only for "
 					  "backend = cephfs",
 					  ds->name);
+		} else if (!strcmp(ds->intent_log, "rados")) {
+			config_line_error(p, ds->intent_log_line,
+					  "[datastore %s] intent_log: rados "
+					  "is for backend = cephfs (a local "
+					  "datastore's log is a file: give "
+					  "its path)",
+					  ds->name);
 		}
 		return;
 	}
@@ -666,11 +684,12 @@ static void config_datastore_check(struct config_parse *p,
 				  "[datastore %s] path: not used by backend "
 				  "cephfs (ceph_path names its directory)",
 				  ds->name);
-	} else if (ds->intent_log[0] && strcmp(ds->intent_log, "off")) {
+	} else if (ds->intent_log[0] && strcmp(ds->intent_log, "off") &&
+		   strcmp(ds->intent_log, "rados")) {
 		config_line_error(p, ds->intent_log_line,
 				  "[datastore %s] intent_log: the cephfs "
-				  "backend keeps no intent log (its stable "
-				  "writes are stable in the cluster)",
+				  "backend's log is in the cluster: rados "
+				  "or off, not a file",
 				  ds->name);
 	}
 }

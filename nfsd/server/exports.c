@@ -69,7 +69,9 @@ static int server_export_ilog_open(struct server *srv, struct export *exp,
 {
 	int err;
 
-	if (!strcmp(ds->intent_log, "off")) {
+	/* rados: the store keeps it (store_params.rlog_gateway). */
+	if (!strcmp(ds->intent_log, "off") ||
+	    !strcmp(ds->intent_log, "rados")) {
 		return 0;
 	}
 	if (!ds->intent_log[0]) {

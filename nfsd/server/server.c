@@ -27,6 +27,28 @@
 #include "nfsd/server/server_int.h"
 #include "nfsd/store/store.h"
 
+/* The host's short name, cut at the first dot, with every character a
+ * RADOS object name of ours does not take made a '-' ("gateway" when
+ * there is none). */
+static void server_hostname(char *out, size_t outlen)
+{
+	char host[256] = "";
+
+	if (gethostname(host, sizeof(host) - 1) != 0 || !host[0]) {
+		snprintf(host, sizeof(host), "gateway");
+	}
+	host[strcspn(host, ".")] = '\0';
+	for (char *c = host; *c; c++) {
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWX"
+			    "YZ"
+			    "0123456789-_",
+			    *c)) {
+			*c = '-';
+		}
+	}
+	snprintf(out, outlen, "%s", host);
+}
+
 static int server_mkdir_p(const char *path)
 {
 	char buf[4096];
@@ -65,6 +87,7 @@ static int server_open_exports(struct server *srv, const struct config *cfg,
 	srv->ilog_ring_bytes = (uint64_t)cfg->intent_log_mib << 20;
 	srv->ilog_checkpoint_ms = cfg->intent_log_checkpoint_ms;
 	srv->ilog_inplace_min = cfg->intent_log_immediate_max_bytes;
+	server_hostname(srv->hostname, sizeof(srv->hostname));
 	return server__exports_open(srv, cfg, errbuf, errlen);
 }
 

@@ -81,6 +81,9 @@ struct server {
 	uint64_t ilog_ring_bytes;
 	uint32_t ilog_checkpoint_ms;
 	uint32_t ilog_inplace_min; /* intent_log_immediate_max_bytes */
+	/* The short host name: the gateway name of a cephfs datastore's
+	 * RADOS log without intent_log_gateway. */
+	char hostname[64];
 	/* One per export slot (CONFIG_MAX_DATASTORES): exports[i].quota. */
 	struct quota *quotas;
 	/* Initialised ones = published exports (atomic; changed under

@@ -29,6 +29,14 @@ static void server_store_params(const struct server *srv,
 	/* Half the work threads: a lost cluster's calls, waiting in
 	 * libcephfs, leave the other half to the other datastores. */
 	p->call_cap = srv->fd_inputs.work_threads / 2;
+	if (ds->backend == CONFIG_BACKEND_CEPHFS &&
+	    !strcmp(ds->intent_log, "rados")) {
+		p->rlog_gateway = ds->intent_log_gateway[0]
+					  ? ds->intent_log_gateway
+					  : srv->hostname;
+		p->rlog_ring_bytes = srv->ilog_ring_bytes;
+		p->rlog_checkpoint_ms = srv->ilog_checkpoint_ms;
+	}
 }
 
 int server__export_store_open(struct server *srv,

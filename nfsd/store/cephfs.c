@@ -8,7 +8,7 @@
  * (client_permissions = false): as with the local backend, the nfs3 layer
  * checks access and the ops act with the mount's (root) identity.
  */
-#include "nfsd/store/cephfs_int.h"
+#include "nfsd/store/cephfs_rlog.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -45,6 +45,8 @@ void store__cephfs_close(struct store *st)
 {
 	struct store_cephfs *sc = store__cephfs(st);
 
+	/* Its checkpoint fsyncs through the mount: before anything goes. */
+	store__cephfs_rlog_close(sc->rlog);
 	/* The monitor probes through the mount and the root: first. */
 	store__cephfs_health_stop(sc);
 	store__cephfs_cache_clear(sc);

@@ -34,4 +34,18 @@ int store_cephfs_open(const char *name, uint32_t export_id,
 		      const char *state_dir, unsigned call_cap,
 		      struct store **out, char *errbuf, size_t errlen);
 
+/*
+ * Logs the stable writes of cephfs store @st in RADOS (cephfs_rlog.h):
+ * the object "dsnfs.ilog.<datastore>.<@gateway>" of the file system's
+ * data pool, through a librados client of @ceph_conf as @ceph_user, ring
+ * @ring_bytes (at most 64 MiB), a checkpoint at least every
+ * @checkpoint_ms.  A log its last owner did not close is fenced
+ * (blocklist) and replayed first.  Before @st serves.  Returns 0 or
+ * -errno with the reason in @errbuf (@st stays open, without a log).
+ */
+int store_cephfs_rlog_open(struct store *st, const char *ceph_conf,
+			   const char *ceph_user, const char *gateway,
+			   uint64_t ring_bytes, uint32_t checkpoint_ms,
+			   char *errbuf, size_t errlen);
+
 #endif

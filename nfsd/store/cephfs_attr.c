@@ -10,7 +10,7 @@
  * objects.  SETATTR applies owner and group, mode, size and times in one
  * ceph_ll_setattr (the MDS orders them); a symlink's mode is left alone.
  */
-#include "nfsd/store/cephfs_int.h"
+#include "nfsd/store/cephfs_rlog.h"
 
 #include <errno.h>
 #include <string.h>
@@ -122,6 +122,14 @@ int store__cephfs_sattr_apply(struct store_cephfs *sc, struct cephfs_obj *o,
 	}
 	if (mask == 0) {
 		return 0;
+	}
+	/* A size change must not be undone by a replay of older records
+	 * (cephfs_rlog.h): they are checkpointed first. */
+	if (sattr->set_size && sc->rlog) {
+		rc = store__cephfs_rlog_settle(sc->rlog, o);
+		if (rc) {
+			return rc;
+		}
 	}
 	rc = ceph_ll_setattr(sc->cm, o->in, &stx, mask, sc->root_perms);
 	if (!rc && sattr->set_size) {

@@ -58,6 +58,7 @@
 
 struct cephfs_obj;
 struct store_cephfs;
+struct store_rlog;
 
 /* A call in libcephfs this long marks the datastore down (cephfs_health.c;
  * docs/ceph.md says why 5 s). */
@@ -110,6 +111,9 @@ struct store_cephfs {
 	size_t cached;
 
 	struct store_cephfs_health health;
+	/* NULL, or the RADOS intent log of its stable writes
+	 * (cephfs_rlog.h): set before serving, closed first. */
+	struct store_rlog *rlog;
 };
 
 /* One resolved inode: the head every backend shares (store_obj.h: its
@@ -137,6 +141,13 @@ struct cephfs_obj {
 	uint64_t used_nbits; /* objects the bitmap covers */
 	uint64_t used_objects; /* bits set */
 	uint32_t object_bytes; /* the file's layout object size */
+	/* The RADOS intent log's (cephfs_rlog.h): held across a stable
+	 * write's ceph_ll_write and its record; the end LSN of its newest
+	 * record; on the log's dirty list (a reference), under its lock. */
+	pthread_mutex_t rlog_order;
+	_Atomic uint64_t rlog_lsn;
+	bool rlog_dirty;
+	struct cephfs_obj *rlog_next;
 	/* cephfs_obj.c's cache, under sc->cache_lock */
 	bool cached;
 	struct cephfs_obj *hash_next;
@@ -255,6 +266,11 @@ int store__cephfs_read(struct store *st, struct store_obj *obj,
 int store__cephfs_write(struct store *st, struct store_obj *obj,
 			uint64_t off_bytes, const void *buf, uint32_t count,
 			enum store_stable stable, bool *sync_failed);
+/* ceph_ll_write of all @count bytes of @buf at @off_bytes of @fh: 0 or
+ * -errno (-EIO for a write that moves nothing). */
+int store__cephfs_write_all(struct store_cephfs *sc, struct Fh *fh,
+			    uint64_t off_bytes, const void *buf,
+			    uint32_t count);
 int store__cephfs_commit(struct store *st, struct store_obj *obj,
 			 uint64_t off_bytes, uint32_t count, bool *sync_failed);
 

@@ -11,8 +11,11 @@
  * mtime, through the MDS).  Concurrent stable writes and COMMITs of one
  * file share one sync (syncgroup.h), with the same sticky error: after a
  * failed sync no caller of that open file is told its data is stable.
+ * With the RADOS intent log (intent_log = rados; cephfs_rlog.h) a
+ * DATA_SYNC or FILE_SYNC write is stable once its record is in the log,
+ * and COMMIT first waits for a checkpoint of the file's records.
  */
-#include "nfsd/store/cephfs_int.h"
+#include "nfsd/store/cephfs_rlog.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -80,13 +83,32 @@ static int store_cephfs_sync(struct store *st, struct cephfs_obj *o,
 	return err;
 }
 
+int store__cephfs_write_all(struct store_cephfs *sc, struct Fh *fh,
+			    uint64_t off_bytes, const void *buf, uint32_t count)
+{
+	uint32_t done = 0;
+
+	while (done < count) {
+		int rc = ceph_ll_write(sc->cm, fh, (int64_t)(off_bytes + done),
+				       count - done, (const char *)buf + done);
+
+		if (rc < 0) {
+			return store__cephfs_err(rc);
+		}
+		if (rc == 0) {
+			return -EIO;
+		}
+		done += (uint32_t)rc;
+	}
+	return 0;
+}
+
 int store__cephfs_write(struct store *st, struct store_obj *obj,
 			uint64_t off_bytes, const void *buf, uint32_t count,
 			enum store_stable stable, bool *sync_failed)
 {
 	struct store_cephfs *sc = store__cephfs(st);
 	struct cephfs_obj *o = store__cephfs_obj(obj);
-	uint32_t done = 0;
 	struct Fh *fh;
 	int rc;
 
@@ -102,16 +124,17 @@ int store__cephfs_write(struct store *st, struct store_obj *obj,
 	if (off_bytes > INT64_MAX || count > INT64_MAX - off_bytes) {
 		return -EFBIG;
 	}
-	while (done < count) {
-		rc = ceph_ll_write(sc->cm, fh, (int64_t)(off_bytes + done),
-				   count - done, (const char *)buf + done);
-		if (rc < 0) {
-			return store__cephfs_err(rc);
+	if (stable != STORE_UNSTABLE && sc->rlog) {
+		rc = store__cephfs_rlog_write(sc->rlog, o, fh, off_bytes, buf,
+					      count, sync_failed);
+		if (!rc) {
+			store__cephfs_used_wrote(o, off_bytes, count);
 		}
-		if (rc == 0) {
-			return -EIO;
-		}
-		done += (uint32_t)rc;
+		return rc;
+	}
+	rc = store__cephfs_write_all(sc, fh, off_bytes, buf, count);
+	if (rc) {
+		return rc;
 	}
 	store__cephfs_used_wrote(o, off_bytes, count);
 	if (stable == STORE_UNSTABLE) {
@@ -133,6 +156,15 @@ int store__cephfs_commit(struct store *st, struct store_obj *obj,
 	rc = store__cephfs_obj_io(o, &fh);
 	if (rc || o->snapid != CEPH_NOSNAP) {
 		return rc; /* a snapshot holds nothing unstable */
+	}
+	/* Newer UNSTABLE bytes over logged ones: once they are stable a
+	 * replay of the old records would undo them. */
+	if (o->sc->rlog) {
+		rc = store__cephfs_rlog_settle(o->sc->rlog, o);
+		if (rc) {
+			*sync_failed = true;
+			return rc;
+		}
 	}
 	return store_cephfs_sync(st, o, STORE_FILE_SYNC, sync_failed);
 }

@@ -12,6 +12,31 @@
 #include "nfsd/store/cephfs.h"
 #include "nfsd/store/local.h"
 
+/* A cephfs store, and its RADOS intent log replayed before it serves. */
+static int store_open_cephfs(const struct store_params *p, struct store **out,
+			     char *errbuf, size_t errlen)
+{
+	struct store *st;
+	int err;
+
+	err = store_cephfs_open(p->name, p->export_id, p->ceph_conf,
+				p->ceph_path, p->ceph_user, p->ceph_fs,
+				p->state_dir, p->call_cap, &st, errbuf, errlen);
+	if (err || !p->rlog_gateway) {
+		*out = err ? NULL : st;
+		return err;
+	}
+	err = store_cephfs_rlog_open(st, p->ceph_conf, p->ceph_user,
+				     p->rlog_gateway, p->rlog_ring_bytes,
+				     p->rlog_checkpoint_ms, errbuf, errlen);
+	if (err) {
+		st->ops->close(st);
+		return err;
+	}
+	*out = st;
+	return 0;
+}
+
 int store_open(const struct store_params *p, struct store **out, char *errbuf,
 	       size_t errlen)
 {
@@ -20,10 +45,7 @@ int store_open(const struct store_params *p, struct store **out, char *errbuf,
 		return store_local_open(p->name, p->path, p->export_id,
 					p->state_dir, out, errbuf, errlen);
 	case STORE_BACKEND_CEPHFS:
-		return store_cephfs_open(p->name, p->export_id, p->ceph_conf,
-					 p->ceph_path, p->ceph_user, p->ceph_fs,
-					 p->state_dir, p->call_cap, out, errbuf,
-					 errlen);
+		return store_open_cephfs(p, out, errbuf, errlen);
 	}
 	if (errbuf != NULL && errlen > 0) {
 		snprintf(errbuf, errlen, "%s: unknown backend %d", p->name,

@@ -35,6 +35,13 @@ struct store_params {
 	/* cephfs: the most calls waiting in libcephfs at once, i.e. the
 	 * work threads a lost cluster can hold (0: 1) */
 	unsigned call_cap;
+	/* cephfs: non-NULL logs DATA_SYNC and FILE_SYNC writes in RADOS
+	 * (intent_log = rados; store/cephfs_rlog.h), in the object of this
+	 * gateway name, with a ring of rlog_ring_bytes (at most 64 MiB) and a
+	 * checkpoint at least every rlog_checkpoint_ms (0: by size only). */
+	const char *rlog_gateway;
+	uint64_t rlog_ring_bytes;
+	uint32_t rlog_checkpoint_ms;
 };
 
 /*

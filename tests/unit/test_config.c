@@ -585,7 +585,9 @@ static void test_config_cephfs_keys(void **state)
 				 "ceph_path = /vols/c\n"
 				 "[datastore d]\nbackend = cephfs\n"
 				 "ceph_conf = /c.conf\nceph_path = /\n"
-				 "ceph_user = dsnfs\nceph_fs = fs2\n"),
+				 "ceph_user = dsnfs\nceph_fs = fs2\n"
+				 "intent_log = rados\n"
+				 "intent_log_gateway = gw-a_1\n"),
 			 0);
 	assert_int_equal(f->cfg.datastores[0].backend, CONFIG_BACKEND_LOCAL);
 	ds = &f->cfg.datastores[1];
@@ -597,6 +599,8 @@ static void test_config_cephfs_keys(void **state)
 	ds = &f->cfg.datastores[2];
 	assert_string_equal(ds->ceph_user, "dsnfs");
 	assert_string_equal(ds->ceph_fs, "fs2");
+	assert_string_equal(ds->intent_log, "rados");
+	assert_string_equal(ds->intent_log_gateway, "gw-a_1");
 	assert_int_equal(config_validate(&f->cfg, f->err, sizeof(f->err)), 0);
 }
 
@@ -644,8 +648,19 @@ static void test_config_cephfs_errors_name_line_and_key(void **state)
 		"ceph_conf = /c\nceph_path = /x\n"
 		"intent_log = /l.ilog\n",
 		"t.conf:5: [datastore c] intent_log: the cephfs "
-		"backend keeps no intent log (its stable writes "
-		"are stable in the cluster)");
+		"backend's log is in the cluster: rados or off, not a "
+		"file");
+	assert_fresh_load_error(*state,
+				"[datastore l]\npath = /l\n"
+				"intent_log = rados\n",
+				"t.conf:3: [datastore l] intent_log: rados is "
+				"for backend = cephfs (a local datastore's log "
+				"is a file: give its path)");
+	/* It names a RADOS object: no separators. */
+	assert_fresh_load_error(*state,
+				"[datastore c]\nintent_log_gateway = a/b\n",
+				"t.conf:2: [datastore c] intent_log_gateway: "
+				"invalid value 'a/b'");
 	assert_fresh_load_error(
 		*state,
 		"[datastore l]\npath = /l\n"
