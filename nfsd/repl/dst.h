@@ -50,7 +50,6 @@ void repl_local_apply(struct repl_local *l, const struct repl_msg *m,
 		      struct repl_result *r);
 
 /* Checks @rel as repl_local_apply() does (@root_ok: "" is the root). */
-int repl_path_check(const char *rel, bool root_ok, char *errbuf,
-		    size_t errlen);
+int repl_path_check(const char *rel, bool root_ok, char *errbuf, size_t errlen);
 
 #endif

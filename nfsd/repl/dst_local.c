@@ -41,8 +41,7 @@ int repl_dst_call(struct repl_dst *d, const struct repl_msg *m,
 	return r->err;
 }
 
-int repl_path_check(const char *rel, bool root_ok, char *errbuf,
-		    size_t errlen)
+int repl_path_check(const char *rel, bool root_ok, char *errbuf, size_t errlen)
 {
 	const char *p = rel;
 
@@ -158,8 +157,7 @@ static int local_rm_at(int dfd, const char *name, int depth)
 	if (depth > LOCAL_RM_DEPTH) {
 		return -ELOOP;
 	}
-	fd = openat(dfd, name,
-		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		return -errno;
 	}
@@ -174,8 +172,7 @@ static int local_rm_at(int dfd, const char *name, int depth)
 		}
 	}
 	closedir(d);
-	if (!err && unlinkat(dfd, name, AT_REMOVEDIR) < 0 &&
-	    errno != ENOENT) {
+	if (!err && unlinkat(dfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT) {
 		err = -errno;
 	}
 	return err;
