@@ -27,8 +27,7 @@ int repl_key_load(const char *path, char key[REPL_KEY_HEX_LEN + 1],
 		return errbuf_printf(errbuf, errlen, -errno, "key file %s: %s",
 				     path, strerror(errno));
 	}
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) ||
-	    (sb.st_mode & 077)) {
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || (sb.st_mode & 077)) {
 		close(fd);
 		return errbuf_printf(errbuf, errlen, -EPERM,
 				     "key file %s: not a regular file of mode "
@@ -66,8 +65,8 @@ bool repl_key_equal(const char *key, const char *given)
 	/* Every byte of the key is compared, against @given's own or
 	 * against itself when @given is shorter. */
 	for (size_t i = 0; i < REPL_KEY_HEX_LEN; i++) {
-		unsigned char g = i < n ? (unsigned char)given[i]
-					: (unsigned char)key[i];
+		unsigned char g =
+			i < n ? (unsigned char)given[i] : (unsigned char)key[i];
 
 		diff |= g ^ (unsigned char)key[i];
 	}

@@ -133,8 +133,8 @@ static void refuses_callers(void **state)
 static void refuses_escapes(void **state)
 {
 	static const char *const bad[] = {
-		"../outside/x", "/etc/dsnfs-x", "link/x", "a//b", "./x",
-		".snapshot/x", "d/../../outside/x", "",
+		"../outside/x", "/etc/dsnfs-x",	     "link/x", "a//b", "./x",
+		".snapshot/x",	"d/../../outside/x", "",
 	};
 	struct lab *l = *state;
 	struct repl_result r;
@@ -240,11 +240,10 @@ static void key_files(void **state)
 	assert_int_equal(repl_key_load(l->keyf, key, err, sizeof(err)), 0);
 	assert_string_equal(key, KEY);
 	assert_int_equal(sh("chmod 640 %s/r1.key", l->root), 0);
-	assert_int_equal(repl_key_load(l->keyf, key, err, sizeof(err)),
-			 -EPERM);
-	assert_int_equal(sh("echo short > %s/r1.key && chmod 600 %s/r1.key",
-			    l->root),
-			 0);
+	assert_int_equal(repl_key_load(l->keyf, key, err, sizeof(err)), -EPERM);
+	assert_int_equal(
+		sh("echo short > %s/r1.key && chmod 600 %s/r1.key", l->root),
+		0);
 	assert_int_equal(repl_key_load(l->keyf, key, err, sizeof(err)),
 			 -EINVAL);
 }
