@@ -300,6 +300,24 @@ static int local_attrs(int pfd, const char *leaf, const struct repl_msg *m)
 	return 0;
 }
 
+/* Directory @rel of the datastore (beneath its root) into *out. */
+static int local_opendir(struct repl_local *l, const char *rel, DIR **out)
+{
+	int fd = local_openat2(l->rootfd, rel, O_RDONLY | O_DIRECTORY);
+
+	if (fd < 0) {
+		return fd;
+	}
+	*out = fdopendir(fd);
+	if (!*out) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return 0;
+}
+
 /* Whether @name is one of @m's NUL-separated names. */
 static bool local_listed(const struct repl_msg *m, const char *name)
 {
@@ -318,18 +336,12 @@ static int local_prune(struct repl_local *l, const struct repl_msg *m,
 		       struct repl_result *r)
 {
 	struct dirent *de;
-	int fd, err = 0;
+	int err = 0;
 	DIR *d;
 
-	fd = local_openat2(l->rootfd, *m->path ? m->path : ".",
-			   O_RDONLY | O_DIRECTORY);
-	if (fd < 0) {
-		return fd;
-	}
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -errno;
+	err = local_opendir(l, *m->path ? m->path : ".", &d);
+	if (err) {
+		return err;
 	}
 	while (!err && (de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
@@ -348,17 +360,11 @@ static int local_prune(struct repl_local *l, const struct repl_msg *m,
 static int local_empty(struct repl_local *l, struct repl_result *r)
 {
 	struct dirent *de;
-	int fd;
 	DIR *d;
+	int err = local_opendir(l, ".", &d);
 
-	fd = local_openat2(l->rootfd, ".", O_RDONLY | O_DIRECTORY);
-	if (fd < 0) {
-		return fd;
-	}
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -errno;
+	if (err) {
+		return err;
 	}
 	r->value = 1;
 	while ((de = readdir(d))) {
