@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "nfsd/base/errbuf.h"
+#include "nfsd/repl/dst.h"
 #include "nfsd/snap/snap.h"
 
 static int relation_file(const struct repl_relation *r, const char *what,
@@ -99,6 +100,35 @@ static int relation_load(struct repl_relation *r)
 	return 0;
 }
 
+/* Operation @op with argument @arg (a snapshot's name, "" none) on the
+ * destination. */
+static int relation_dst(struct repl_relation *r, unsigned op, const char *arg,
+			char *errbuf, size_t errlen)
+{
+	struct repl_msg m = { .op = (uint8_t)op,
+			      .arg = arg,
+			      .arg_len = strlen(arg) };
+	struct repl_local local;
+	struct repl_result res;
+	char dummy[8];
+	int err;
+
+	if (!errbuf) {
+		errbuf = dummy;
+		errlen = sizeof(dummy);
+	}
+	if (r->to) {
+		return repl_dst_call(r->to, &m, &res, errbuf, errlen);
+	}
+	err = repl_local_open(&local, r->dst_root, r->dst_manifest, errbuf,
+			      errlen);
+	if (!err) {
+		err = repl_dst_call(&local.pub, &m, &res, errbuf, errlen);
+		repl_local_close(&local);
+	}
+	return err;
+}
+
 /* Whether @a is @b or under it (both resolved). */
 static bool relation_under(const char *a, const char *b)
 {
@@ -114,6 +144,9 @@ int repl_relation_open(struct repl_relation *r, char *errbuf, size_t errlen)
 
 	if (snap_name_check(r->name, errbuf, errlen)) {
 		return -EINVAL;
+	}
+	if (r->to) {
+		return relation_load(r);
 	}
 	if (!realpath(r->src_root, s) || !realpath(r->dst_root, d)) {
 		return errbuf_printf(errbuf, errlen, -errno, "relation %s: %s",
@@ -201,6 +234,7 @@ int repl_relation_transfer(struct repl_relation *r, int64_t now, char *errbuf,
 	a.dst = r->dst_root;
 	a.journal = journal;
 	a.dst_manifest = r->dst_manifest;
+	a.to = r->to;
 	err = repl_xfer_run(&a, &r->last_stats, errbuf, errlen);
 	r->bytes_total += r->last_stats.sent_bytes;
 	if (err) {
@@ -211,8 +245,7 @@ int repl_relation_transfer(struct repl_relation *r, int64_t now, char *errbuf,
 	if (r->last[0]) {
 		(void)snap_delete(r->src_root, r->src_manifest, r->last, NULL,
 				  0);
-		(void)snap_delete(r->dst_root, r->dst_manifest, r->last, NULL,
-				  0);
+		(void)relation_dst(r, REPL_OP_DELSNAP, r->last, NULL, 0);
 	}
 	snprintf(r->last, sizeof(r->last), "%s", name);
 	r->last_ok_s = now;
@@ -222,6 +255,11 @@ int repl_relation_transfer(struct repl_relation *r, int64_t now, char *errbuf,
 
 int repl_relation_break(struct repl_relation *r, char *errbuf, size_t errlen)
 {
+	/* The destination is told when it answers; when it does not (the
+	 * disaster), it is broken on its own side (peer.h). */
+	if (r->to) {
+		(void)relation_dst(r, REPL_OP_BREAK, "", NULL, 0);
+	}
 	r->broken = true;
 	return relation_save_err(r, errbuf, errlen);
 }
@@ -234,12 +272,9 @@ int repl_relation_resync(struct repl_relation *r, char *errbuf, size_t errlen)
 		return errbuf_printf(errbuf, errlen, -EINVAL,
 				     "relation %s is not broken", r->name);
 	}
-	if (r->last[0]) {
-		err = snap_restore(r->dst_root, r->dst_manifest, r->last, NULL,
-				   errbuf, errlen);
-		if (err) {
-			return err;
-		}
+	err = relation_dst(r, REPL_OP_RESYNC, r->last, errbuf, errlen);
+	if (err) {
+		return err;
 	}
 	r->broken = false;
 	return relation_save_err(r, errbuf, errlen);

@@ -9,10 +9,8 @@
  * state (the last common snapshot, the sequence, broken or not) is one
  * file in the server's state directory, replaced atomically.
  *
- * Here both roots are paths this process reaches (the destination on
- * another file system of the same machine); the transport to a
- * destination on another dsnfsd is not built yet (docs/replication.md,
- * "Status").
+ * The destination is a datastore this process reaches (@dst_root) or
+ * one of another dsnfsd (@to: client.h, the admin API over HTTP).
  */
 #ifndef DSNFS_REPL_RELATION_H
 #define DSNFS_REPL_RELATION_H
@@ -28,7 +26,10 @@
 struct repl_relation {
 	const char *name; /* [A-Za-z0-9_-]+ */
 	const char *src_root, *src_manifest;
-	const char *dst_root, *dst_manifest;
+	const char *dst_root, *dst_manifest; /* when @to is NULL */
+	/* The destination on another dsnfsd (client.h); NULL: @dst_root,
+	 * a datastore of this process. */
+	struct repl_dst *to;
 	const char *state_dir; /* its state file and journal go here */
 	enum repl_schedule schedule;
 
@@ -43,7 +44,8 @@ struct repl_relation {
 };
 
 /* Checks @r (a name, two roots that are distinct datastores: neither
- * inside the other) and loads its state file.  Returns 0 or -errno with
+ * inside the other; with @to, the destination's HELLO does that check)
+ * and loads its state file.  Returns 0 or -errno with
  * the reason (-EINVAL: the destination is the source datastore or in
  * it). */
 int repl_relation_open(struct repl_relation *r, char *errbuf, size_t errlen);

@@ -8,7 +8,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include <xxhash.h>
 
 #include "nfsd/base/errbuf.h"
+#include "nfsd/repl/dst.h"
 #include "nfsd/repl/journal.h"
 #include "nfsd/repl/plan.h"
 #include "nfsd/snap/snap.h"
@@ -26,9 +26,10 @@ struct xfer {
 	const struct repl_xfer_args *a;
 	struct repl_xfer_stats *st;
 	struct repl_journal *j;
+	struct repl_dst *to;
 	char *errbuf;
 	size_t errlen;
-	unsigned char *sbuf, *bbuf, *dbuf; /* REPL_BLOCK each */
+	unsigned char *sbuf, *bbuf; /* REPL_BLOCK each */
 };
 
 static int xfer_path(char *out, const char *root, const char *rel)
@@ -38,26 +39,44 @@ static int xfer_path(char *out, const char *root, const char *rel)
 	return n < 0 || n >= PATH_MAX ? -ENAMETOOLONG : 0;
 }
 
-static int xfer_rm_cb(const char *p, const struct stat *sb, int flag,
-		      struct FTW *ftw)
+/* Operation @op on the destination's @rel; @m (may be NULL) gives the
+ * rest of the message.  Returns 0 or -errno with the reason. */
+static int xfer_call(struct xfer *x, struct repl_msg *m, unsigned op,
+		     const char *rel, struct repl_result *r)
 {
-	(void)sb;
-	(void)ftw;
-	return (flag == FTW_DP ? rmdir(p) : unlink(p)) < 0 ? -1 : 0;
+	struct repl_msg z = { 0 };
+	struct repl_result rz;
+
+	if (!m) {
+		m = &z;
+	}
+	m->op = (uint8_t)op;
+	if (snprintf(m->path, sizeof(m->path), "%s", rel) >=
+	    (int)sizeof(m->path)) {
+		return errbuf_printf(x->errbuf, x->errlen, -ENAMETOOLONG,
+				     "%s: path too long", rel);
+	}
+	return repl_dst_call(x->to, m, r ? r : &rz, x->errbuf, x->errlen);
 }
 
-/* Removes @p whatever it is (a tree with it). */
-static int xfer_rm(const char *p)
+/* The source's owner, mode and times of @ss for the destination's @rel
+ * (set last: applying the data or a directory's entries changed them);
+ * @sync: the file's data goes to disk first. */
+static int xfer_attrs(struct xfer *x, const char *rel, const struct stat *ss,
+		      bool sync)
 {
-	struct stat sb;
+	struct repl_msg m = {
+		.flags = sync ? REPL_FLAG_SYNC : 0,
+		.mode = ss->st_mode & 07777,
+		.uid = ss->st_uid,
+		.gid = ss->st_gid,
+		.atime_s = ss->st_atim.tv_sec,
+		.atime_ns = (uint32_t)ss->st_atim.tv_nsec,
+		.mtime_s = ss->st_mtim.tv_sec,
+		.mtime_ns = (uint32_t)ss->st_mtim.tv_nsec,
+	};
 
-	if (lstat(p, &sb) < 0) {
-		return errno == ENOENT ? 0 : -errno;
-	}
-	if (!S_ISDIR(sb.st_mode)) {
-		return unlink(p) < 0 ? -errno : 0;
-	}
-	return nftw(p, xfer_rm_cb, 16, FTW_DEPTH | FTW_PHYS) ? -errno : 0;
+	return xfer_call(x, &m, REPL_OP_ATTRS, rel, NULL);
 }
 
 static ssize_t xfer_pread_full(int fd, void *buf, size_t len, off_t off)
@@ -82,59 +101,16 @@ static ssize_t xfer_pread_full(int fd, void *buf, size_t len, off_t off)
 	return (ssize_t)done;
 }
 
-static int xfer_pwrite_full(int fd, const void *buf, size_t len, off_t off)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pwrite(fd, (const char *)buf + done, len - done,
-				   off + (off_t)done);
-
-		if (n < 0) {
-			if (errno == EINTR) {
-				continue;
-			}
-			return -errno;
-		}
-		done += (size_t)n;
-	}
-	return 0;
-}
-
-/*
- * Gives the destination's entry (@fd, or @path under @fd: never followed)
- * the source's owner, mode and times: ESXi and the NFS clients see the
- * replica as the source's files.  The times go last: applying the data
- * (or a directory's entries) changed them.  Returns 0 or -1 (errno).
- */
-static int xfer_attrs(int fd, const char *path, const struct stat *ss)
-{
-	const struct timespec t[2] = { ss->st_atim, ss->st_mtim };
-
-	if (!path) {
-		return fchown(fd, ss->st_uid, ss->st_gid) < 0 ||
-				       fchmod(fd, ss->st_mode & 07777) < 0 ||
-				       futimens(fd, t) < 0
-			       ? -1
-			       : 0;
-	}
-	if (fchownat(fd, path, ss->st_uid, ss->st_gid, AT_SYMLINK_NOFOLLOW) <
-		    0 ||
-	    (!S_ISLNK(ss->st_mode) &&
-	     fchmodat(fd, path, ss->st_mode & 07777, 0) < 0)) {
-		return -1;
-	}
-	return utimensat(fd, path, t, AT_SYMLINK_NOFOLLOW);
-}
-
-/* Sends block [@off, @off + @len) of @sfd to @dfd unless the base @bfd
- * (-1: none; @bsize bytes) has the same bytes there; checks it by reading
- * it back. */
+/* Sends block [@off, @off + @len) of @sfd to the destination's @rel
+ * unless the base @bfd (-1: none; @bsize bytes) has the same bytes
+ * there; the destination writes it and checks it by reading it back
+ * (its xxh64 against the snapshot's). */
 static int xfer_block(struct xfer *x, const char *rel, int sfd, int bfd,
-		      uint64_t bsize, int dfd, uint64_t off, size_t len)
+		      uint64_t bsize, uint64_t off, size_t len)
 {
 	ssize_t n = xfer_pread_full(sfd, x->sbuf, len, (off_t)off);
-	uint64_t h;
+	struct repl_msg m = { .off = off, .data = x->sbuf, .len = len };
+	int err;
 
 	if (n < 0 || (size_t)n != len) {
 		return errbuf_printf(x->errbuf, x->errlen,
@@ -142,30 +118,19 @@ static int xfer_block(struct xfer *x, const char *rel, int sfd, int bfd,
 				     "%s: source read at %llu failed", rel,
 				     (unsigned long long)off);
 	}
-	h = XXH64(x->sbuf, len, 0);
+	m.xxh = XXH64(x->sbuf, len, 0);
 	if (bfd >= 0 && off + len <= bsize) {
 		n = xfer_pread_full(bfd, x->bbuf, len, (off_t)off);
-		if (n == (ssize_t)len && XXH64(x->bbuf, len, 0) == h &&
+		if (n == (ssize_t)len && XXH64(x->bbuf, len, 0) == m.xxh &&
 		    !memcmp(x->bbuf, x->sbuf, len)) {
 			return 0; /* rewritten with the same bytes */
 		}
 	}
-	n = xfer_pwrite_full(dfd, x->sbuf, len, (off_t)off);
-	if (n < 0) {
-		return errbuf_printf(x->errbuf, x->errlen, (int)n,
-				     "%s: destination write at %llu: %s", rel,
-				     (unsigned long long)off,
-				     strerror((int)-n));
+	err = xfer_call(x, &m, REPL_OP_WRITE, rel, NULL);
+	if (!err) {
+		x->st->sent_bytes += len;
 	}
-	x->st->sent_bytes += len;
-	n = xfer_pread_full(dfd, x->dbuf, len, (off_t)off);
-	if (n != (ssize_t)len || XXH64(x->dbuf, len, 0) != h) {
-		return errbuf_printf(x->errbuf, x->errlen, -EIO,
-				     "%s: block at %llu reads back other than "
-				     "the snapshot's (xxh64)",
-				     rel, (unsigned long long)off);
-	}
-	return 0;
+	return err;
 }
 
 /* The candidate ranges of @sfd against @bfd (-1: none): FIEMAP's, or the
@@ -203,31 +168,30 @@ static int xfer_plan(int sfd, int bfd, uint64_t size, uint64_t bsize,
 
 static int xfer_file(struct xfer *x, const char *rel, const struct stat *ss)
 {
-	char sp[PATH_MAX], bp[PATH_MAX], dp[PATH_MAX];
+	char sp[PATH_MAX], bp[PATH_MAX];
+	struct repl_msg om = { .size = (uint64_t)ss->st_size };
 	struct repl_range *r = NULL;
-	int sfd, bfd = -1, dfd, err;
-	struct stat bs, ds;
+	struct repl_result res;
+	int sfd = -1, bfd = -1, err;
+	struct stat bs;
 	size_t n = 0;
 
 	if (repl_journal_has(x->j, rel)) {
 		x->st->files_resumed++;
 		return 0;
 	}
-	if (xfer_path(sp, x->a->src, rel) || xfer_path(dp, x->a->dst, rel) ||
+	if (xfer_path(sp, x->a->src, rel) ||
 	    (x->a->base && xfer_path(bp, x->a->base, rel))) {
 		return errbuf_printf(x->errbuf, x->errlen, -ENAMETOOLONG,
 				     "%s: path too long", rel);
 	}
 	/* The base counts only where the destination still holds its copy
 	 * (it was applied before); else the file goes whole. */
-	if (lstat(dp, &ds) < 0 || !S_ISREG(ds.st_mode)) {
-		err = xfer_rm(dp);
-		if (err) {
-			return errbuf_printf(x->errbuf, x->errlen, err,
-					     "%s: cannot replace: %s", rel,
-					     strerror(-err));
-		}
-	} else if (x->a->base) {
+	err = xfer_call(x, NULL, REPL_OP_STAT, rel, &res);
+	if (err) {
+		return err;
+	}
+	if (res.type == REPL_TYPE_REG && x->a->base) {
 		bfd = open(bp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (bfd >= 0 && (fstat(bfd, &bs) < 0 || !S_ISREG(bs.st_mode))) {
 			close(bfd);
@@ -235,23 +199,16 @@ static int xfer_file(struct xfer *x, const char *rel, const struct stat *ss)
 		}
 	}
 	sfd = open(sp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	dfd = open(dp, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (sfd < 0 || dfd < 0) {
-		err = -errno;
-		errbuf_printf(x->errbuf, x->errlen, err, "%s: open: %s", rel,
-			      strerror(-err));
-		goto out;
-	}
-	if (bfd < 0 && ftruncate(dfd, 0) < 0) {
-		err = -errno; /* no base: a file applied whole, from empty */
+	if (sfd < 0) {
+		err = errbuf_printf(x->errbuf, x->errlen, -errno,
+				    "%s: open: %s", rel, strerror(errno));
 		goto out;
 	}
 	/* The size first: a shrunk file loses its tail, a grown one reads
-	 * zeros until its blocks come. */
-	if (ftruncate(dfd, ss->st_size) < 0) {
-		err = errbuf_printf(x->errbuf, x->errlen, -errno,
-				    "%s: destination size %lld: %s", rel,
-				    (long long)ss->st_size, strerror(errno));
+	 * zeros until its blocks come; no base: applied whole, from empty. */
+	om.flags = bfd < 0 ? REPL_FLAG_WHOLE : 0;
+	err = xfer_call(x, &om, REPL_OP_OPEN, rel, NULL);
+	if (err) {
 		goto out;
 	}
 	err = xfer_plan(sfd, bfd, (uint64_t)ss->st_size,
@@ -270,14 +227,12 @@ static int xfer_file(struct xfer *x, const char *rel, const struct stat *ss)
 							  : REPL_BLOCK;
 
 			err = xfer_block(x, rel, sfd, bfd,
-					 bfd >= 0 ? (uint64_t)bs.st_size : 0,
-					 dfd, o, len);
+					 bfd >= 0 ? (uint64_t)bs.st_size : 0, o,
+					 len);
 		}
 	}
-	if (!err && (xfer_attrs(dfd, NULL, ss) < 0 || fsync(dfd) < 0)) {
-		err = errbuf_printf(x->errbuf, x->errlen, -errno,
-				    "%s: destination sync: %s", rel,
-				    strerror(errno));
+	if (!err) {
+		err = xfer_attrs(x, rel, ss, true);
 	}
 	if (!err) {
 		err = repl_journal_add(x->j, rel);
@@ -297,9 +252,6 @@ out:
 	if (bfd >= 0) {
 		close(bfd);
 	}
-	if (dfd >= 0) {
-		close(dfd);
-	}
 	return err;
 }
 
@@ -309,12 +261,12 @@ static int xfer_tree(struct xfer *x, const char *rel, int depth);
 static int xfer_entry(struct xfer *x, const char *rel, const struct stat *ss,
 		      int depth)
 {
-	char sp[PATH_MAX], dp[PATH_MAX], tgt[PATH_MAX];
-	struct stat ds;
+	char sp[PATH_MAX], tgt[PATH_MAX];
+	struct repl_msg m = { 0 };
 	ssize_t n;
 	int err;
 
-	if (xfer_path(sp, x->a->src, rel) || xfer_path(dp, x->a->dst, rel)) {
+	if (xfer_path(sp, x->a->src, rel)) {
 		return errbuf_printf(x->errbuf, x->errlen, -ENAMETOOLONG,
 				     "%s: path too long", rel);
 	}
@@ -322,36 +274,24 @@ static int xfer_entry(struct xfer *x, const char *rel, const struct stat *ss,
 		return xfer_file(x, rel, ss);
 	}
 	if (S_ISDIR(ss->st_mode)) {
-		if (lstat(dp, &ds) == 0 && !S_ISDIR(ds.st_mode) &&
-		    (err = xfer_rm(dp))) {
-			return err;
+		err = xfer_call(x, NULL, REPL_OP_MKDIR, rel, NULL);
+		if (!err) {
+			err = xfer_tree(x, rel, depth + 1);
 		}
-		if (mkdir(dp, 0700) < 0 && errno != EEXIST) {
-			return errbuf_printf(x->errbuf, x->errlen, -errno,
-					     "%s: mkdir: %s", rel,
-					     strerror(errno));
-		}
-		err = xfer_tree(x, rel, depth + 1);
-		if (!err && xfer_attrs(AT_FDCWD, dp, ss) < 0) {
-			err = -errno;
-		}
-		return err;
+		return err ? err : xfer_attrs(x, rel, ss, false);
 	}
 	if (S_ISLNK(ss->st_mode)) {
 		n = readlink(sp, tgt, sizeof(tgt) - 1);
 		if (n < 0) {
-			return -errno;
+			return errbuf_printf(x->errbuf, x->errlen, -errno,
+					     "%s: readlink: %s", rel,
+					     strerror(errno));
 		}
 		tgt[n] = '\0';
-		err = xfer_rm(dp);
-		if (!err && (symlink(tgt, dp) < 0 ||
-			     xfer_attrs(AT_FDCWD, dp, ss) < 0)) {
-			err = -errno;
-		}
-		return err ? errbuf_printf(x->errbuf, x->errlen, err,
-					   "%s: symlink: %s", rel,
-					   strerror(-err))
-			   : 0;
+		m.arg = tgt;
+		m.arg_len = (size_t)n;
+		err = xfer_call(x, &m, REPL_OP_SYMLINK, rel, NULL);
+		return err ? err : xfer_attrs(x, rel, ss, false);
 	}
 	return 0; /* devices, fifos, sockets: a datastore has none to send */
 }
@@ -383,32 +323,51 @@ static int xfer_next(struct xfer *x, DIR *d, const char *rel, char *sub,
 }
 
 /* Removes what directory @rel of the destination has and the snapshot's
- * has not (at the root, .snapshot stays). */
+ * has not (at the root, .snapshot stays): the source's names go to the
+ * destination, which removes the others. */
 static int xfer_prune(struct xfer *x, const char *rel)
 {
-	char dp[PATH_MAX], sp[PATH_MAX], sub[PATH_MAX];
-	struct stat sb;
+	char sp[PATH_MAX], sub[PATH_MAX];
+	struct repl_msg m = { 0 };
+	struct repl_result res;
+	char *names = NULL, *p;
+	size_t len = 0, cap = 0;
 	int err = 0, rc = 0;
 	DIR *d;
 
-	if (xfer_path(dp, x->a->dst, rel)) {
+	if (xfer_path(sp, x->a->src, rel)) {
 		return -ENAMETOOLONG;
 	}
-	d = opendir(dp);
+	d = opendir(sp);
 	if (!d) {
 		return -errno;
 	}
 	while (!err && (rc = xfer_next(x, d, rel, sub, sp)) > 0) {
-		if (lstat(sp, &sb) < 0) {
-			char rp[PATH_MAX];
+		const char *leaf =
+			strrchr(sub, '/') ? strrchr(sub, '/') + 1 : sub;
+		size_t l = strlen(leaf) + 1;
 
-			if (!xfer_path(rp, x->a->dst, sub) &&
-			    !(err = xfer_rm(rp))) {
-				x->st->removed++;
-			}
+		if (len + l > REPL_ARG_MAX) {
+			err = -E2BIG; /* more names than a message holds */
+		} else if (len + l > cap) {
+			cap = (len + l) * 2;
+			p = realloc(names, cap);
+			err = p ? 0 : -ENOMEM;
+			names = p ? p : names;
+		}
+		if (!err) {
+			memcpy(names + len, leaf, l);
+			len += l;
 		}
 	}
 	closedir(d);
+	if (!err && rc >= 0) {
+		m.arg = names ? names : "";
+		m.arg_len = len;
+		err = xfer_call(x, &m, REPL_OP_PRUNE, rel, &res);
+		x->st->removed += err ? 0 : res.value;
+	}
+	free(names);
 	return err ? err : rc;
 }
 
@@ -426,10 +385,12 @@ static int xfer_tree(struct xfer *x, const char *rel, int depth)
 	}
 	err = xfer_prune(x, rel);
 	if (err) {
-		return errbuf_printf(x->errbuf, x->errlen, err,
-				     "%s: removing what the snapshot has not: "
-				     "%s",
-				     *rel ? rel : "/", strerror(-err));
+		return err == -E2BIG
+			       ? errbuf_printf(x->errbuf, x->errlen, err,
+					       "%s: more names than a transfer "
+					       "message holds",
+					       *rel ? rel : "/")
+			       : err;
 	}
 	if (xfer_path(sp, x->a->src, rel)) {
 		return -ENAMETOOLONG;
@@ -448,65 +409,60 @@ static int xfer_tree(struct xfer *x, const char *rel, int depth)
 	return err ? err : rc;
 }
 
-/* Whether the destination holds anything but .snapshot. */
-static int xfer_dst_empty(const char *dst)
-{
-	struct dirent *de;
-	int empty = 1;
-	DIR *d = opendir(dst);
-
-	if (!d) {
-		return -errno;
-	}
-	while ((de = readdir(d))) {
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
-		    strcmp(de->d_name, SNAP_DIR_NAME)) {
-			empty = 0;
-			break;
-		}
-	}
-	closedir(d);
-	return empty;
-}
-
 int repl_xfer_run(const struct repl_xfer_args *a, struct repl_xfer_stats *st,
 		  char *errbuf, size_t errlen)
 {
 	struct xfer x = {
 		.a = a, .st = st, .errbuf = errbuf, .errlen = errlen
 	};
+	struct repl_local local;
+	struct repl_result res;
 	bool resumed;
 	int err;
 
 	memset(st, 0, sizeof(*st));
+	x.to = a->to;
+	if (!x.to) {
+		err = repl_local_open(&local, a->dst, a->dst_manifest, errbuf,
+				      errlen);
+		if (err) {
+			return err;
+		}
+		x.to = &local.pub;
+	}
 	err = repl_journal_open(a->journal, a->name, &resumed, &x.j, errbuf,
 				errlen);
 	if (err) {
-		return err;
+		goto out;
 	}
 	if (!a->base && !resumed) {
-		err = xfer_dst_empty(a->dst);
-		if (err <= 0) {
+		err = xfer_call(&x, NULL, REPL_OP_EMPTY, "", &res);
+		if (!err && !res.value) {
+			err = errbuf_printf(errbuf, errlen, -ENOTEMPTY,
+					    "destination %s: not empty: a "
+					    "baseline needs an empty datastore",
+					    a->dst ? a->dst : "");
+		}
+		if (err) {
 			repl_journal_close(x.j, true);
-			return errbuf_printf(errbuf, errlen,
-					     err ? err : -ENOTEMPTY,
-					     "destination %s: %s", a->dst,
-					     err ? strerror(-err)
-						 : "not empty: a baseline "
-						   "needs an empty datastore");
+			goto out;
 		}
 	}
 	x.sbuf = malloc(REPL_BLOCK);
 	x.bbuf = malloc(REPL_BLOCK);
-	x.dbuf = malloc(REPL_BLOCK);
-	err = x.sbuf && x.bbuf && x.dbuf ? xfer_tree(&x, "", 0) : -ENOMEM;
-	if (!err && a->dst_manifest) {
-		err = snap_create(a->dst, a->dst_manifest, a->name, NULL,
-				  errbuf, errlen);
+	err = x.sbuf && x.bbuf ? xfer_tree(&x, "", 0) : -ENOMEM;
+	if (!err) {
+		struct repl_msg m = { .arg = a->name,
+				      .arg_len = strlen(a->name) };
+
+		err = xfer_call(&x, &m, REPL_OP_COMMIT, "", NULL);
 	}
 	free(x.sbuf);
 	free(x.bbuf);
-	free(x.dbuf);
 	repl_journal_close(x.j, err == 0);
+out:
+	if (!a->to) {
+		repl_local_close(&local);
+	}
 	return err;
 }

@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct repl_dst;
+
 /* The unit of comparison and transfer. */
 #define REPL_BLOCK (64u << 10)
 
@@ -41,6 +43,9 @@ struct repl_xfer_args {
 	 * with snap_create(dst, dst_manifest, name); NULL: no snapshot (a
 	 * file system without reflink, the unit tests). */
 	const char *dst_manifest;
+	/* Where the operations go (dst.h); NULL: a repl_local on @dst and
+	 * @dst_manifest. */
+	struct repl_dst *to;
 };
 
 struct repl_xfer_stats {

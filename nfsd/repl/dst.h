@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * repl dst: where a transfer's operations (wire.h) go.  Two kinds: a
+ * destination datastore this process reaches (dst_local.c: the tests,
+ * and what the destination dsnfsd runs for each message it takes) and a
+ * destination on another dsnfsd (client.c: the messages over HTTP).
+ */
+#ifndef DSNFS_REPL_DST_H
+#define DSNFS_REPL_DST_H
+
+#include <stddef.h>
+
+#include "nfsd/repl/wire.h"
+
+struct repl_dst {
+	/* Applies @m; fills @r (r->err: 0 or -errno, with r->reason). */
+	void (*call)(struct repl_dst *d, const struct repl_msg *m,
+		     struct repl_result *r);
+	void (*close)(struct repl_dst *d); /* may be NULL */
+};
+
+/* d->call(), the reason ("OP PATH: ...") copied to @errbuf.  Returns
+ * r->err. */
+int repl_dst_call(struct repl_dst *d, const struct repl_msg *m,
+		  struct repl_result *r, char *errbuf, size_t errlen);
+
+/* A destination datastore of this process: its root directory and its
+ * snapshot manifest (NULL: no snapshots; COMMIT, DELSNAP, RESYNC do
+ * nothing but the tree's checks). */
+struct repl_local {
+	struct repl_dst pub;
+	int rootfd; /* O_PATH, every path resolved beneath it */
+	char root[4096];
+	const char *manifest; /* borrowed */
+};
+
+/* Opens @l on @root.  Returns 0 or -errno with the reason. */
+int repl_local_open(struct repl_local *l, const char *root,
+		    const char *manifest, char *errbuf, size_t errlen);
+void repl_local_close(struct repl_local *l);
+
+/*
+ * Applies @m to @l's datastore: every path a relative one of names (no
+ * "", ".", ".." component, no leading '/', not under .snapshot), resolved
+ * beneath the root without following a symlink (openat2
+ * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS: -ELOOP, -EXDEV), the entry
+ * itself never followed.  A refused path changes nothing.
+ */
+void repl_local_apply(struct repl_local *l, const struct repl_msg *m,
+		      struct repl_result *r);
+
+/* Checks @rel as repl_local_apply() does (@root_ok: "" is the root). */
+int repl_path_check(const char *rel, bool root_ok, char *errbuf, size_t errlen);
+
+#endif

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * peer: the destination side of a relation between two dsnfsd (peer.h).
+ */
+#include "nfsd/repl/peer.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nfsd/base/errbuf.h"
+
+int repl_key_load(const char *path, char key[REPL_KEY_HEX_LEN + 1],
+		  char *errbuf, size_t errlen)
+{
+	char buf[REPL_KEY_HEX_LEN + 2];
+	struct stat sb;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0) {
+		return errbuf_printf(errbuf, errlen, -errno, "key file %s: %s",
+				     path, strerror(errno));
+	}
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || (sb.st_mode & 077)) {
+		close(fd);
+		return errbuf_printf(errbuf, errlen, -EPERM,
+				     "key file %s: not a regular file of mode "
+				     "0600 or stricter",
+				     path);
+	}
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n > 0 && buf[n - 1] == '\n') {
+		n--;
+	}
+	for (ssize_t i = 0; n == REPL_KEY_HEX_LEN && i < n; i++) {
+		if (!isxdigit((unsigned char)buf[i])) {
+			n = -1;
+		}
+	}
+	if (n != REPL_KEY_HEX_LEN) {
+		explicit_bzero(buf, sizeof(buf));
+		return errbuf_printf(errbuf, errlen, -EINVAL,
+				     "key file %s: not %d hex digits (make one "
+				     "with: openssl rand -hex 32)",
+				     path, REPL_KEY_HEX_LEN);
+	}
+	memcpy(key, buf, REPL_KEY_HEX_LEN);
+	key[REPL_KEY_HEX_LEN] = '\0';
+	explicit_bzero(buf, sizeof(buf));
+	return 0;
+}
+
+bool repl_key_equal(const char *key, const char *given)
+{
+	size_t n = given ? strlen(given) : 0;
+	unsigned char diff = n != REPL_KEY_HEX_LEN;
+
+	/* Every byte of the key is compared, against @given's own or
+	 * against itself when @given is shorter. */
+	for (size_t i = 0; i < REPL_KEY_HEX_LEN; i++) {
+		unsigned char g =
+			i < n ? (unsigned char)given[i] : (unsigned char)key[i];
+
+		diff |= g ^ (unsigned char)key[i];
+	}
+	return diff == 0;
+}
+
+static void peer_state_load(struct repl_peer *p)
+{
+	struct stat sb;
+
+	p->broken = p->state[0] && stat(p->state, &sb) == 0;
+}
+
+/* Keeps (or drops) the broken flag: a file, made durable. */
+static int peer_state_save(struct repl_peer *p, bool broken)
+{
+	int fd;
+
+	if (!p->state[0]) {
+		p->broken = broken;
+		return 0;
+	}
+	if (!broken) {
+		if (unlink(p->state) < 0 && errno != ENOENT) {
+			return -errno;
+		}
+		p->broken = false;
+		return 0;
+	}
+	fd = open(p->state, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0 || fsync(fd) < 0) {
+		int err = -errno;
+
+		if (fd >= 0) {
+			close(fd);
+		}
+		return err;
+	}
+	close(fd);
+	p->broken = true;
+	return 0;
+}
+
+int repl_peers_add(struct repl_peers *t, const char *name, const char *root,
+		   const char *manifest, const char *state_dir,
+		   const char *key_path, char *errbuf, size_t errlen)
+{
+	struct repl_peer *p;
+	int err;
+
+	if (t->n >= REPL_PEERS_MAX) {
+		return errbuf_printf(errbuf, errlen, -ENOSPC,
+				     "more than %d replication relations",
+				     REPL_PEERS_MAX);
+	}
+	p = &t->list[t->n];
+	memset(p, 0, sizeof(*p));
+	if (snprintf(p->name, sizeof(p->name), "%s", name) >=
+		    (int)sizeof(p->name) ||
+	    snprintf(p->root, sizeof(p->root), "%s", root) >=
+		    (int)sizeof(p->root) ||
+	    snprintf(p->manifest, sizeof(p->manifest), "%s", manifest) >=
+		    (int)sizeof(p->manifest) ||
+	    (state_dir &&
+	     snprintf(p->state, sizeof(p->state), "%s/repl-%s.broken",
+		      state_dir, name) >= (int)sizeof(p->state))) {
+		return errbuf_printf(errbuf, errlen, -ENAMETOOLONG,
+				     "relation %s: a name or path too long",
+				     name);
+	}
+	err = repl_key_load(key_path, p->key, errbuf, errlen);
+	if (err) {
+		return err;
+	}
+	peer_state_load(p);
+	t->n++;
+	return 0;
+}
+
+static struct repl_peer *peer_find(struct repl_peers *t, const char *name)
+{
+	for (size_t i = 0; name && i < t->n; i++) {
+		if (!strcmp(t->list[i].name, name)) {
+			return &t->list[i];
+		}
+	}
+	return NULL;
+}
+
+bool repl_peers_feeding(struct repl_peers *t, const char *name)
+{
+	struct repl_peer *p;
+	bool on;
+
+	pthread_mutex_lock(&t->lock);
+	p = peer_find(t, name);
+	on = p && !p->broken;
+	pthread_mutex_unlock(&t->lock);
+	return on;
+}
+
+static unsigned peer_refuse(unsigned status, struct repl_result *r, int err,
+			    const char *why, const char *name)
+{
+	r->err = err;
+	snprintf(r->reason, sizeof(r->reason), "relation %.64s: %s",
+		 name ? name : "", why);
+	return status;
+}
+
+/* Applies @m for @p (the lock held): the break and resync change @p's
+ * state, every other operation goes to the datastore. */
+static void peer_apply(struct repl_peer *p, const struct repl_msg *m,
+		       struct repl_result *r)
+{
+	struct repl_local l;
+	int err;
+
+	if (m->op == REPL_OP_BREAK) {
+		r->err = peer_state_save(p, true);
+		return;
+	}
+	err = repl_local_open(&l, p->root, p->manifest[0] ? p->manifest : NULL,
+			      r->reason, sizeof(r->reason));
+	if (err) {
+		r->err = err;
+		return;
+	}
+	repl_local_apply(&l, m, r);
+	repl_local_close(&l);
+	if (!r->err && m->op == REPL_OP_RESYNC) {
+		r->err = peer_state_save(p, false);
+	}
+}
+
+unsigned repl_peers_handle(struct repl_peers *t, const char *name,
+			   const char *authorization, const unsigned char *b,
+			   size_t n, unsigned char *out, size_t *outlen)
+{
+	static const char bearer[] = "Bearer ";
+	struct repl_result r = { 0 };
+	struct repl_msg m;
+	struct repl_peer *p;
+	char *arg = NULL;
+	unsigned status = 200;
+
+	pthread_mutex_lock(&t->lock);
+	p = peer_find(t, name);
+	if (!p) {
+		status = peer_refuse(404, &r, -ENOENT,
+				     "not a replication relation this server "
+				     "is the destination of",
+				     name);
+	} else if (!authorization ||
+		   strncmp(authorization, bearer, sizeof(bearer) - 1) ||
+		   !repl_key_equal(p->key,
+				   authorization + sizeof(bearer) - 1)) {
+		status = peer_refuse(401, &r, -EACCES,
+				     "no key or not the relation's key", name);
+	} else if (repl_msg_decode(b, n, &m, &arg, r.reason,
+				   sizeof(r.reason))) {
+		r.err = -EINVAL;
+		status = 400;
+	} else if (p->broken && m.op != REPL_OP_HELLO &&
+		   m.op != REPL_OP_BREAK && m.op != REPL_OP_RESYNC) {
+		status = peer_refuse(409, &r, -EPERM,
+				     "broken on the destination (its datastore "
+				     "is writable): resync it first",
+				     name);
+	} else {
+		peer_apply(p, &m, &r);
+	}
+	pthread_mutex_unlock(&t->lock);
+	free(arg);
+	*outlen = repl_result_encode(&r, out);
+	return status;
+}

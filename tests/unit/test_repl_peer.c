@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The destination side of a replication relation (nfsd/repl/peer.c,
+ * dst_local.c, wire.c): a message with the relation's key is applied
+ * beneath its datastore; a missing or wrong key (401), a relation not
+ * configured (404), a body that is not a message (400) are refused with
+ * nothing written; paths that leave the datastore ("..", absolute, a
+ * symlink on the way, .snapshot) are refused with nothing written
+ * outside; a block whose xxh64 is not the one sent is refused (EIO); a
+ * relation broken on the destination takes no more writes until resync;
+ * a key file readable by others or not 64 hex digits is refused.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <cmocka.h>
+
+#include "nfsd/repl/peer.h"
+
+#define KEY "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define AUTH "Bearer " KEY
+
+struct lab {
+	char root[64], ds[96], out[96], keyf[96];
+	struct repl_peers peers;
+};
+
+static int sh(const char *fmt, const char *a)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), fmt, a, a, a, a, a);
+	return system(cmd);
+}
+
+static int setup(void **state)
+{
+	struct lab *l = calloc(1, sizeof(*l));
+	char err[256];
+
+	assert_non_null(l);
+	strcpy(l->root, "/tmp/test_repl_peer.XXXXXX");
+	assert_non_null(mkdtemp(l->root));
+	snprintf(l->ds, sizeof(l->ds), "%s/ds", l->root);
+	snprintf(l->out, sizeof(l->out), "%s/outside", l->root);
+	snprintf(l->keyf, sizeof(l->keyf), "%s/r1.key", l->root);
+	assert_int_equal(sh("cd %s && mkdir ds outside ds/.snapshot && "
+			    "ln -s ../outside ds/link && echo " KEY
+			    " > r1.key && chmod 600 r1.key",
+			    l->root),
+			 0);
+	assert_int_equal(repl_peers_add(&l->peers, "r1", l->ds, "", l->root,
+					l->keyf, err, sizeof(err)),
+			 0);
+	*state = l;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct lab *l = *state;
+
+	(void)sh("rm -rf %s", l->root);
+	free(l);
+	return 0;
+}
+
+/* Sends @m for @rel with @auth; returns the status, the result in @r. */
+static unsigned send_msg(struct lab *l, const char *rel, const char *auth,
+			 const struct repl_msg *m, struct repl_result *r)
+{
+	unsigned char out[REPL_RESULT_HEAD + REPL_REASON_MAX], *b;
+	long n = repl_msg_encode(m, &b);
+	size_t olen;
+	unsigned st;
+
+	assert_true(n > 0);
+	st = repl_peers_handle(&l->peers, rel, auth, b, (size_t)n, out, &olen);
+	free(b);
+	assert_int_equal(repl_result_decode(out, olen, r), 0);
+	return st;
+}
+
+static struct repl_msg open_msg(const char *path)
+{
+	struct repl_msg m = { .op = REPL_OP_OPEN, .size = 4096 };
+
+	snprintf(m.path, sizeof(m.path), "%s", path);
+	return m;
+}
+
+static bool exists(const char *dir, const char *rel)
+{
+	char p[256];
+	struct stat sb;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	return lstat(p, &sb) == 0;
+}
+
+static void refuses_callers(void **state)
+{
+	struct lab *l = *state;
+	struct repl_msg m = open_msg("a.vmdk");
+	struct repl_result r;
+
+	assert_int_equal(send_msg(l, "r1", NULL, &m, &r), 401);
+	assert_int_equal(send_msg(l, "r1", "Bearer 0123", &m, &r), 401);
+	assert_int_equal(send_msg(l, "r1",
+				  "Bearer "
+				  "1123456789abcdef0123456789abcdef0123456789ab"
+				  "cdef0123456789abcdef",
+				  &m, &r),
+			 401);
+	assert_int_equal(send_msg(l, "r1", "Basic " KEY, &m, &r), 401);
+	assert_int_equal(send_msg(l, "r2", AUTH, &m, &r), 404);
+	assert_int_equal(r.err, -ENOENT);
+	assert_false(exists(l->ds, "a.vmdk"));
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	assert_int_equal(r.err, 0);
+	assert_true(exists(l->ds, "a.vmdk"));
+}
+
+static void refuses_escapes(void **state)
+{
+	static const char *const bad[] = {
+		"../outside/x", "/etc/dsnfs-x",	     "link/x", "a//b", "./x",
+		".snapshot/x",	"d/../../outside/x", "",
+	};
+	struct lab *l = *state;
+	struct repl_result r;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct repl_msg m = open_msg(bad[i]);
+
+		assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+		assert_int_not_equal(r.err, 0);
+		m.op = REPL_OP_MKDIR;
+		assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+		assert_int_not_equal(r.err, 0);
+	}
+	assert_false(exists(l->out, "x"));
+	assert_false(exists("/etc", "dsnfs-x"));
+	assert_false(exists(l->ds, ".snapshot/x"));
+	/* The symlink itself is an entry of the datastore: replaced, and
+	 * what it pointed to stays as it was. */
+	{
+		struct repl_msg m = open_msg("link");
+
+		assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+		assert_int_equal(r.err, 0);
+		assert_false(exists(l->out, "link"));
+	}
+	/* A symlink's target is data: it is made, never followed. */
+	{
+		struct repl_msg m = { .op = REPL_OP_SYMLINK,
+				      .arg = "/etc/passwd",
+				      .arg_len = 11 };
+
+		strcpy(m.path, "sl");
+		assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+		assert_int_equal(r.err, 0);
+		m = open_msg("sl/x");
+		assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+		assert_int_not_equal(r.err, 0);
+	}
+}
+
+static void writes_checked(void **state)
+{
+	struct lab *l = *state;
+	struct repl_msg m = open_msg("b.vmdk");
+	unsigned char blk[4096], back[4096];
+	struct repl_result r;
+	char p[256];
+	int fd;
+
+	memset(blk, 0x5a, sizeof(blk));
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	m = (struct repl_msg){ .op = REPL_OP_WRITE,
+			       .data = blk,
+			       .len = sizeof(blk),
+			       .xxh = XXH64(blk, sizeof(blk), 0) + 1 };
+	strcpy(m.path, "b.vmdk");
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	assert_int_equal(r.err, -EIO);
+	m.xxh--;
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	assert_int_equal(r.err, 0);
+	snprintf(p, sizeof(p), "%s/b.vmdk", l->ds);
+	fd = open(p, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, back, sizeof(back)), sizeof(back));
+	close(fd);
+	assert_memory_equal(back, blk, sizeof(blk));
+	/* Not a message: 400, nothing applied. */
+	{
+		unsigned char out[REPL_RESULT_HEAD + REPL_REASON_MAX];
+		size_t olen;
+
+		assert_int_equal(repl_peers_handle(&l->peers, "r1", AUTH,
+						   (const unsigned char *)"xx",
+						   2, out, &olen),
+				 400);
+	}
+}
+
+static void broken_takes_no_writes(void **state)
+{
+	struct lab *l = *state;
+	struct repl_msg m = { .op = REPL_OP_BREAK };
+	struct repl_result r;
+
+	assert_true(repl_peers_feeding(&l->peers, "r1"));
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	assert_false(repl_peers_feeding(&l->peers, "r1"));
+	m = open_msg("c.vmdk");
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 409);
+	assert_false(exists(l->ds, "c.vmdk"));
+	m = (struct repl_msg){ .op = REPL_OP_RESYNC };
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	assert_int_equal(r.err, 0);
+	assert_true(repl_peers_feeding(&l->peers, "r1"));
+}
+
+static void key_files(void **state)
+{
+	struct lab *l = *state;
+	char key[REPL_KEY_HEX_LEN + 1], err[256];
+
+	assert_int_equal(repl_key_load(l->keyf, key, err, sizeof(err)), 0);
+	assert_string_equal(key, KEY);
+	assert_int_equal(sh("chmod 640 %s/r1.key", l->root), 0);
+	assert_int_equal(repl_key_load(l->keyf, key, err, sizeof(err)), -EPERM);
+	assert_int_equal(
+		sh("echo short > %s/r1.key && chmod 600 %s/r1.key", l->root),
+		0);
+	assert_int_equal(repl_key_load(l->keyf, key, err, sizeof(err)),
+			 -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(refuses_callers, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(refuses_escapes, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(writes_checked, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(broken_takes_no_writes, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(key_files, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
