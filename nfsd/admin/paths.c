@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,16 +107,34 @@ int admin__path_check(const char *what, const char *rel, char *errbuf,
 	return 0;
 }
 
-int admin__tree_open(const struct export *exp, struct store_tree **out,
-		     char *errbuf, size_t errlen)
+struct store *admin__store_live(const struct export *exp, char *errbuf,
+				size_t errlen)
 {
 	struct store *st = export_store(exp);
 
-	if (!st) {
+	if (!st || export_store_down(exp)) {
 		snprintf(errbuf, errlen,
 			 "volume %s: its store is not open (its cluster did "
 			 "not answer at start)",
 			 exp->name);
+		return NULL;
+	}
+	if (atomic_load(&st->unavailable) || atomic_load(&st->reopen)) {
+		snprintf(errbuf, errlen,
+			 "volume %s: its cluster does not answer; try again "
+			 "once it is back",
+			 exp->name);
+		return NULL;
+	}
+	return st;
+}
+
+int admin__tree_open(const struct export *exp, struct store_tree **out,
+		     char *errbuf, size_t errlen)
+{
+	struct store *st = admin__store_live(exp, errbuf, errlen);
+
+	if (!st) {
 		return -EAGAIN;
 	}
 	return store_tree_open(st, out, errbuf, errlen);

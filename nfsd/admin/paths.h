@@ -25,6 +25,14 @@ const struct export *admin__export_live(struct admin_api *api, const char *name,
 int admin__path_check(const char *what, const char *rel, char *errbuf,
 		      size_t errlen);
 
+struct store;
+/* @exp's store when it answers: NULL with the reason (503: try again)
+ * while it is not open, its cluster is down or it waits to be opened
+ * anew.  An admin operation on a lost cluster is refused at once
+ * instead of waiting on an admin thread for the cluster. */
+struct store *admin__store_live(const struct export *exp, char *errbuf,
+				size_t errlen);
+
 struct store_tree;
 /* The storage-side tree of @exp's store (store/store_tree.h): 0 and
  * *out (owned: (*out)->close()), or -EAGAIN (the store is down),

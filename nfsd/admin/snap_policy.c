@@ -217,15 +217,13 @@ static int policy_delete(struct admin_policies *p, const struct export *exp,
 static const struct store_snap_ops *policy_ops(const struct export *exp,
 					       struct policy_result *res)
 {
-	struct store *st = exp ? export_store(exp) : NULL;
+	struct store *st = NULL;
 
 	if (!exp) {
 		snprintf(res->why, sizeof(res->why),
 			 "no datastore of that name");
-	} else if (!st || export_store_down(exp) ||
-		   atomic_load(&st->unavailable)) {
-		snprintf(res->why, sizeof(res->why),
-			 "its store does not answer (its cluster is down)");
+	} else if (!(st = admin__store_live(exp, res->why, sizeof(res->why)))) {
+		/* the reason is in res->why */
 	} else if (!store_snap(st)) {
 		snprintf(res->why, sizeof(res->why),
 			 "its backend has no native snapshots");

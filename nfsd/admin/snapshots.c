@@ -39,13 +39,9 @@ static const struct store_snap_ops *snapshots_ops(const struct export *exp,
 						  unsigned *status,
 						  char *errbuf, size_t errlen)
 {
-	struct store *st = export_store(exp);
+	struct store *st = admin__store_live(exp, errbuf, errlen);
 
 	if (!st) {
-		snprintf(errbuf, errlen,
-			 "volume %s: its store is not open (its cluster did "
-			 "not answer at start)",
-			 exp->name);
 		*status = 503;
 		return NULL;
 	}

@@ -191,8 +191,12 @@ volclone_check(struct admin_api *api, const char *name, const char *srcname,
 			 srcname);
 		return NULL;
 	}
+	st = admin__store_live(src, errbuf, errlen);
+	if (!st) {
+		*status = 503;
+		return NULL;
+	}
 	*status = 422;
-	st = export_store(src);
 	if (src->remote_store || !src->dir[0]) {
 		snprintf(errbuf, errlen,
 			 "volume %s: a volume from a snapshot of a cephfs "
@@ -202,7 +206,7 @@ volclone_check(struct admin_api *api, const char *name, const char *srcname,
 			 src->name);
 		return NULL;
 	}
-	if (!st || !store_snap(st)) {
+	if (!store_snap(st)) {
 		snprintf(errbuf, errlen, "volume %s: no native snapshots",
 			 src->name);
 		return NULL;

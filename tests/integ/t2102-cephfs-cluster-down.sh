@@ -47,6 +47,25 @@ check "cephdown cannot be mounted" bash -c \
 check "the refusal says why" grep -q "mount: cephdown: its cluster has not answered since start" \
 	"$TEST_TMP/dsnfsd.log"
 
+# Admin operations on the lost cluster are refused at once (503, try
+# again), not queued on an admin thread that waits for the cluster.
+A="http://127.0.0.1:$ADMIN_PORT"
+admin_refused() { # what, curl args...: 503 within 5 s, the body says why
+	local what=$1 t0=$SECONDS code
+	shift
+	code=$(acurl -s -m 10 -o "$TEST_TMP/body" -w '%{http_code}' \
+		-H 'Content-Type: application/json' "$@")
+	echo "    $what: $code in $((SECONDS - t0)) s: $(cat "$TEST_TMP/body")"
+	check "$what on the lost cluster: 503 at once" \
+		[ "$code" = 503 -a $((SECONDS - t0)) -le 5 ]
+	check "... and the reason names the volume" \
+		grep -q "cephdown" "$TEST_TMP/body"
+}
+admin_refused "a snapshot" -d '{"name":"s1"}' "$A/volumes/cephdown/snapshots"
+admin_refused "a volume from its snapshot" \
+	-d '{"name":"c1","snapshot":{"volume":"cephdown","name":"s1"}}' \
+	"$A/volumes"
+
 echo "a datastore added by SIGHUP while its cluster is down:"
 port2=$(free_port)
 CEPH_OWN_DIR=$TEST_TMP/late # ceph_test_cleanup stops it
