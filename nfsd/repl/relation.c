@@ -209,6 +209,13 @@ int repl_relation_transfer(struct repl_relation *r, int64_t now, char *errbuf,
 	if (relation_file(r, "journal", journal)) {
 		return -ENAMETOOLONG;
 	}
+	if (r->to && r->hello) {
+		err = relation_dst(r, REPL_OP_HELLO, r->hello, errbuf, errlen);
+		if (err) {
+			r->transfers_failed++;
+			return err;
+		}
+	}
 	if (!relation_pending(r, name)) {
 		r->seq++;
 		snprintf(name, sizeof(name), "repl-%s-%" PRIu64, r->name,
