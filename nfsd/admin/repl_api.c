@@ -16,7 +16,8 @@
  *                                              destination back to the
  *                                              last common snapshot
  *
- * and the dsnfs_replication_* families of /metrics.  The admin token
+ * (?relation=NAME: that relation only; else every relation of the
+ * datastore) and the dsnfs_replication_* families of /metrics.  The admin token
  * guards these as every route; the destination's own route
  * (/replications/NAME/peer, the relation's key) is http.c's.
  */
@@ -38,10 +39,10 @@ static json_t *repl_api_json(const struct repl_status *st)
 {
 	const struct repl_xfer_stats *l = &st->last_stats;
 	bool src = st->role == REPL_ROLE_SOURCE;
-	json_t *o = json_pack(
-		"{s:s, s:s, s:s, s:b, s:b}", "name", st->name, "role",
-		src ? "source" : "destination", "volume", st->datastore,
-		"running", st->running, "broken", st->broken);
+	json_t *o = json_pack("{s:s, s:s, s:s, s:b, s:b}", "name", st->name,
+			      "role", src ? "source" : "destination", "volume",
+			      st->datastore, "running", st->running, "broken",
+			      st->broken);
 
 	if (!o || !src) {
 		return o;
@@ -65,14 +66,14 @@ static json_t *repl_api_json(const struct repl_status *st)
 			    json_integer((json_int_t)st->transfers_failed));
 	json_object_set_new(o, "runs_skipped",
 			    json_integer((json_int_t)st->skipped));
-	json_object_set_new(
-		o, "last",
-		json_pack("{s:I, s:I, s:I, s:I, s:I}", "files",
-			  (json_int_t)l->files, "files_resumed",
-			  (json_int_t)l->files_resumed, "candidate_bytes",
-			  (json_int_t)l->candidate_bytes, "sent_bytes",
-			  (json_int_t)l->sent_bytes, "removed",
-			  (json_int_t)l->removed));
+	json_object_set_new(o, "last",
+			    json_pack("{s:I, s:I, s:I, s:I, s:I}", "files",
+				      (json_int_t)l->files, "files_resumed",
+				      (json_int_t)l->files_resumed,
+				      "candidate_bytes",
+				      (json_int_t)l->candidate_bytes,
+				      "sent_bytes", (json_int_t)l->sent_bytes,
+				      "removed", (json_int_t)l->removed));
 	json_object_set_new(o, "error", json_string(st->error));
 	json_object_set_new(o, "alarm", json_string(st->alarm));
 	return o;
@@ -135,16 +136,16 @@ void admin__replication_action(struct admin_api *api,
 				   a);
 		return;
 	}
-	rc = repl_service_action(api->ctx.repl, req->name, a, err,
+	rc = repl_service_action(api->ctx.repl, req->name,
+				 admin__request_arg(req, "relation"), a, err,
 				 sizeof(err));
 	if (rc) {
-		admin__reply_error(reply,
-				   rc == -ENOENT		    ? 404
-				   : rc == -EBUSY || rc == -EPERM ||
-						   rc == -EINVAL
-					   ? 409
-					   : 502,
-				   "%s", err);
+		admin__reply_error(
+			reply,
+			rc == -ENOENT					? 404
+			: rc == -EBUSY || rc == -EPERM || rc == -EINVAL ? 409
+									: 502,
+			"%s", err);
 		return;
 	}
 	if (!strcmp(a, "transfer")) {
@@ -268,7 +269,7 @@ static void repl_peer_reply(struct admin_reply *reply, unsigned status,
 void admin__repl_peer_refuse(struct admin_reply *reply, unsigned status,
 			     const char *name, const char *why)
 {
-	struct repl_result r = { .err = status == 401   ? -EACCES
+	struct repl_result r = { .err = status == 401	? -EACCES
 					: status == 404 ? -ENOENT
 					: status == 413 ? -E2BIG
 							: -EINVAL };

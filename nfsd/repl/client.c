@@ -31,8 +31,7 @@ struct repl_client {
 	bool reply_over;
 };
 
-static size_t client_write_cb(char *data, size_t size, size_t nmemb,
-			      void *arg)
+static size_t client_write_cb(char *data, size_t size, size_t nmemb, void *arg)
 {
 	struct repl_client *c = arg;
 	size_t n = size * nmemb;
@@ -123,7 +122,8 @@ int repl_client_new(const char *url, const char *name, const char *key_path,
 	size_t ulen = strlen(url);
 	int err;
 
-	if ((strncasecmp(url, "http://", 7) && strncasecmp(url, "https://", 8)) ||
+	if ((strncasecmp(url, "http://", 7) &&
+	     strncasecmp(url, "https://", 8)) ||
 	    (ulen && url[ulen - 1] == '/')) {
 		return errbuf_printf(errbuf, errlen, -EINVAL,
 				     "relation %s: destination_url %s: "

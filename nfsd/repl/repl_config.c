@@ -15,9 +15,8 @@
 #define REPL_SECTION "replication "
 
 /* The entry of relation @name, made at its first key. */
-static struct repl_rel_config *config_rel(struct repl_config *c,
-					  const char *name, char *errbuf,
-					  size_t errlen)
+static struct repl_rel_config *
+config_rel(struct repl_config *c, const char *name, char *errbuf, size_t errlen)
 {
 	struct repl_rel_config *r;
 
@@ -72,9 +71,10 @@ int repl_config_section(void *arg, const char *section, const char *key,
 		return -EINVAL;
 	}
 	if (!strcmp(key, "role")) {
-		r->role = !strcmp(value, "source")	  ? REPL_ROLE_SOURCE
-			  : !strcmp(value, "destination") ? REPL_ROLE_DESTINATION
-							  : REPL_ROLE_NONE;
+		r->role = !strcmp(value, "source") ? REPL_ROLE_SOURCE
+			  : !strcmp(value, "destination")
+				  ? REPL_ROLE_DESTINATION
+				  : REPL_ROLE_NONE;
 		return r->role ? 0
 			       : errbuf_printf(errbuf, errlen, -EINVAL,
 					       "role is source or destination");
@@ -84,8 +84,8 @@ int repl_config_section(void *arg, const char *section, const char *key,
 				   value, errbuf, errlen);
 	}
 	if (!strcmp(key, "key_file")) {
-		return config_copy(r->key_file, sizeof(r->key_file), key,
-				   value, errbuf, errlen);
+		return config_copy(r->key_file, sizeof(r->key_file), key, value,
+				   errbuf, errlen);
 	}
 	if (!strcmp(key, "destination_url")) {
 		return config_copy(r->url, sizeof(r->url), key, value, errbuf,

@@ -81,8 +81,8 @@ static struct export *service_export(struct export_table *t, const char *name)
 
 /* The snapshot manifest of local datastore @name, where the store keeps
  * it (store/local.c: STATE_DIR/snapshots-NAME.manifest). */
-static int service_manifest(const char *state_dir, const char *name,
-			    char *out, size_t len)
+static int service_manifest(const char *state_dir, const char *name, char *out,
+			    size_t len)
 {
 	return snprintf(out, len, "%s/snapshots-%s.manifest", state_dir,
 			name) >= (int)len
@@ -101,7 +101,8 @@ static struct export *service_datastore(struct repl_service *s,
 		errbuf_printf(errbuf, errlen, -EINVAL,
 			      "[replication %s]: datastore %s: no such "
 			      "datastore",
-			      c->name, c->datastore[0] ? c->datastore : "(none)");
+			      c->name,
+			      c->datastore[0] ? c->datastore : "(none)");
 	} else if (e->remote_store || !e->dir[0]) {
 		errbuf_printf(errbuf, errlen, -EOPNOTSUPP,
 			      "[replication %s]: datastore %s: not a local "
@@ -138,9 +139,8 @@ static int service_add_dst(struct repl_service *s,
 			     sizeof(manifest))) {
 		return -ENAMETOOLONG;
 	}
-	err = repl_peers_add(&s->peers, c->name, c->datastore, e->dir,
-			     manifest, s->state_dir, c->key_file, errbuf,
-			     errlen);
+	err = repl_peers_add(&s->peers, c->name, c->datastore, e->dir, manifest,
+			     s->state_dir, c->key_file, errbuf, errlen);
 	if (err) {
 		return err;
 	}
@@ -215,10 +215,11 @@ static int service_add_src(struct repl_service *s,
 	}
 	x->shown = x->rel;
 	log_info("replication: %s: source of datastore %s to %s datastore "
-		 "%s, %s%s",
+		 "%s, schedule %s (every %" PRId64 " s)",
 		 c->name, c->datastore, c->url, c->dst_datastore,
-		 c->schedule_seconds ? "every" : "schedule",
-		 c->schedule_seconds ? "" : repl_sched_name(c->schedule));
+		 c->schedule_seconds ? "seconds" : repl_sched_name(c->schedule),
+		 c->schedule_seconds ? (int64_t)c->schedule_seconds
+				     : repl_sched_interval(c->schedule));
 	return 0;
 }
 
@@ -242,9 +243,9 @@ static void service_transfer(struct repl_src *x)
 			 x->rel.last[0] ? x->rel.last : "(none yet)");
 	} else {
 		log_info("replication: %s: transfer %s done in %" PRId64
-			 " s: %" PRIu64 " files (%" PRIu64
-			 " resumed), %" PRIu64 " bytes sent of %" PRIu64
-			 " candidate, %" PRIu64 " removed",
+			 " s: %" PRIu64 " files (%" PRIu64 " resumed), %" PRIu64
+			 " bytes sent of %" PRIu64 " candidate, %" PRIu64
+			 " removed",
 			 x->cfg.name, x->rel.last, service_now() - t0,
 			 x->rel.last_stats.files,
 			 x->rel.last_stats.files_resumed,
@@ -398,8 +399,7 @@ static int service_check(const struct repl_config *cfg, char *errbuf,
 	return 0;
 }
 
-static int service_threads(struct repl_service *s, char *errbuf,
-			   size_t errlen)
+static int service_threads(struct repl_service *s, char *errbuf, size_t errlen)
 {
 	int err = 0;
 
@@ -573,8 +573,8 @@ size_t repl_service_status(struct repl_service *s, const char *volume,
 		out[n].role = REPL_ROLE_DESTINATION;
 		out[n].schedule = "none";
 		out[n].lag_s = -1;
-		out[n++].broken = !repl_peers_feeding(&s->peers,
-						      s->dst[i].name);
+		out[n++].broken =
+			!repl_peers_feeding(&s->peers, s->dst[i].name);
 	}
 	return n;
 }
@@ -635,9 +635,11 @@ static int service_dst_break(struct repl_service *s, struct repl_dst_export *d,
 }
 
 int repl_service_action(struct repl_service *s, const char *volume,
-			const char *action, char *errbuf, size_t errlen)
+			const char *relation, const char *action, char *errbuf,
+			size_t errlen)
 {
-	int err = -ENOENT;
+	bool found = false;
+	int err = 0;
 
 	if (!s) {
 		return errbuf_printf(errbuf, errlen, -ENOENT,
@@ -645,18 +647,21 @@ int repl_service_action(struct repl_service *s, const char *volume,
 				     volume);
 	}
 	for (size_t i = 0; i < s->ndst; i++) {
-		if (!strcmp(s->dst[i].datastore, volume)) {
+		if (!strcmp(s->dst[i].datastore, volume) &&
+		    (!relation || !strcmp(relation, s->dst[i].name))) {
 			return service_dst_break(s, &s->dst[i], action, errbuf,
 						 errlen);
 		}
 	}
 	pthread_mutex_lock(&s->lock);
-	for (size_t i = 0; i < s->nsrc && err == -ENOENT; i++) {
+	for (size_t i = 0; i < s->nsrc && !err; i++) {
 		struct repl_src *x = s->src[i];
 
-		if (strcmp(x->cfg.datastore, volume)) {
+		if (strcmp(x->cfg.datastore, volume) ||
+		    (relation && strcmp(relation, x->cfg.name))) {
 			continue;
 		}
+		found = true;
 		if (!strcmp(action, "transfer")) {
 			err = x->shown.broken
 				      ? errbuf_printf(errbuf, errlen, -EPERM,
@@ -672,9 +677,9 @@ int repl_service_action(struct repl_service *s, const char *volume,
 		}
 	}
 	pthread_mutex_unlock(&s->lock);
-	return err == -ENOENT ? errbuf_printf(errbuf, errlen, err,
-					      "volume %s: no replication "
-					      "relation",
-					      volume)
-			      : err;
+	return !found ? errbuf_printf(errbuf, errlen, -ENOENT,
+				      "volume %s: no replication relation%s%s",
+				      volume, relation ? " " : "",
+				      relation ? relation : "")
+		      : err;
 }

@@ -93,8 +93,7 @@ struct repl_service;
  */
 int repl_service_start(const struct repl_config *cfg,
 		       struct export_table *exports, const char *state_dir,
-		       struct repl_service **out, char *errbuf,
-		       size_t errlen);
+		       struct repl_service **out, char *errbuf, size_t errlen);
 
 /* Stops the threads (a transfer under way ends first) and frees @s;
  * NULL is fine. */
@@ -114,11 +113,13 @@ unsigned repl_service_peer(struct repl_service *s, const char *name,
 size_t repl_service_status(struct repl_service *s, const char *volume,
 			   struct repl_status *out, size_t max);
 
-/* On the relation of datastore @volume: "transfer" (queued: the relation's
- * thread runs it), "break", "resync".  Returns 0, -ENOENT (no relation),
- * -EBUSY (a transfer runs), -EPERM / -EINVAL (the relation's own
- * refusal) or -errno, with the reason. */
+/* On the relations of datastore @volume (only @relation's when not
+ * NULL): "transfer" (queued: each relation's thread runs it), "break",
+ * "resync".  Returns 0, -ENOENT (no relation), -EBUSY (a transfer runs),
+ * -EPERM / -EINVAL (the relation's own refusal) or -errno, with the
+ * first failure's reason. */
 int repl_service_action(struct repl_service *s, const char *volume,
-			const char *action, char *errbuf, size_t errlen);
+			const char *relation, const char *action, char *errbuf,
+			size_t errlen);
 
 #endif
