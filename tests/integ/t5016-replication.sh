@@ -140,10 +140,11 @@ transfer >/dev/null
 check "the incremental ends" wait_for 60 done_after 1
 sent=$(rel r1 "['last']['sent_bytes']")
 check "the incremental sent $sent bytes: changed blocks only (< 1 MiB of 16)" \
-	[ "$sent" -gt 0 ] && [ "$sent" -le 1048576 ]
+	bash -c "[ '$sent' -gt 0 ] && [ '$sent' -le 1048576 ]"
 check "disk.img on dsr: the new sha256" same_on_dst disk.img "$TEST_TMP/disk.img"
 snap2=$(rel r1 "['last_snapshot']")
-check "the older replica snapshot went ($snap1 -> $snap2)" [ ! -e "$dsr/.snapshot/$snap1" ] && [ -d "$dsr/.snapshot/$snap2" ]
+check "the older replica snapshot went ($snap1 -> $snap2)" \
+	bash -c "[ ! -e '$dsr/.snapshot/$snap1' ] && [ -d '$dsr/.snapshot/$snap2' ]"
 
 # The destination is read-only to NFS clients.
 echo "a client's write" >"$TEST_TMP/w.txt"
