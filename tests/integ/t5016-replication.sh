@@ -15,7 +15,8 @@
 # transfer; the peer route refuses a wrong key, no key and the admin
 # token (401, nothing applied); a destination that is the source
 # datastore itself, and one that is not empty, are refused with their
-# reason; /metrics has the relation's figures.  Needs root.
+# reason; /metrics and dsnfsctl have the relation's figures; with
+# schedule_seconds the server's own thread transfers.  Needs root.
 . "$(dirname "$0")/lib.sh"
 
 src=$TEST_TMP/src
@@ -229,6 +230,19 @@ check "/metrics: bytes sent of r1" grep -qE '^dsnfs_replication_sent_bytes_total
 check "/metrics: lag of r1" grep -qE '^dsnfs_replication_lag_seconds\{relation="r1",volume="src"\} [0-9]' "$TEST_TMP/metrics"
 check "/metrics: last transfer of r1" grep -qE '^dsnfs_replication_last_transfer_seconds\{relation="r1",volume="src"\} 1[0-9]{9}' "$TEST_TMP/metrics"
 check "a log line per transfer" grep -q "replication: r1: transfer $snapnow done" "$TEST_TMP/dsnfsd.log"
+
+ctl replication show src >"$TEST_TMP/show.txt" 2>&1
+check "dsnfsctl replication show src: the last replica" grep -q "last replica  $snapnow" "$TEST_TMP/show.txt"
+
+# The schedule on the server's own thread: r1 every 2 s, no POST.
+dsnfsd_stop || FAILS=$((FAILS + 1))
+sed -i '0,/schedule = none/s//schedule = none\nschedule_seconds = 2/' "$TEST_TMP/src.conf"
+echo "scheduled" >"$TEST_TMP/sched.txt"
+cp "$TEST_TMP/sched.txt" "$src/sched.txt"
+dsnfsd_start -c "$TEST_TMP/src.conf" || exit 1
+A="http://127.0.0.1:$ADMIN_PORT"
+check "the schedule transfers on its own (schedule_seconds = 2)" wait_for 30 done_after 0
+check "... sched.txt on dsr" wait_for 10 same_on_dst sched.txt "$TEST_TMP/sched.txt"
 
 dsnfsd_stop || FAILS=$((FAILS + 1))
 kill "$DST_PID" && wait "$DST_PID" || FAILS=$((FAILS + 1))
