@@ -70,6 +70,7 @@ typedef int (*admin_limits_apply_fn)(void *arg,
 /* What the endpoint works on; every pointer is borrowed and must outlive
  * the endpoint. */
 struct admin_ops; /* admin/ops_engine.h */
+struct repl_service;
 
 struct admin_ctx {
 	struct pool_registry *pools;
@@ -91,6 +92,10 @@ struct admin_ctx {
 	 * server's (admin/ops_engine.h, borrowed: it outlives the
 	 * endpoint), which the NFS side's in-band clones share. */
 	struct admin_ops *ops;
+	/* May be NULL: no replication relations.  Else the server's
+	 * (nfsd/repl/service.h, borrowed): /replications/NAME/peer, the
+	 * /volumes/NAME/replication routes and their metrics. */
+	struct repl_service *repl;
 	/* Holds admin.token (auth.h), made at the first start. */
 	const char *state_dir;
 	struct admin_config config;

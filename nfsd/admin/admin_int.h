@@ -237,6 +237,23 @@ admin_handler_fn admin__operations_list, admin__operation_get;
 admin_handler_fn admin__clone_create, admin__reserve_create, admin__stats_get;
 admin_handler_fn admin__snapshots_list, admin__snapshot_create,
 	admin__snapshot_delete, admin__snapshot_restore;
+/* Replication (repl_api.c): GET /volumes/NAME/replication and POST
+ * /volumes/NAME/replication/{transfer,break,resync}. */
+admin_handler_fn admin__replication_get, admin__replication_action;
+/* The destination's route POST /replications/NAME/peer (repl_api.c;
+ * docs/security.md, "Replication"): whether @url is one, its NAME into
+ * @name; a refusal before the body (@status: 401, 404, 405, 413, 415) as
+ * a replication result; the message applied (the relation's key, not the
+ * admin token, decides), its result in @reply. */
+bool admin__repl_peer_url(const char *url, char *name, size_t len);
+void admin__repl_peer_refuse(struct admin_reply *reply, unsigned status,
+			     const char *name, const char *why);
+void admin__repl_peer_handle(struct admin_api *api, const char *name,
+			     const char *authorization, const char *ctype,
+			     const char *body, size_t len,
+			     struct admin_reply *reply);
+/* The replication families of /metrics, appended to @out. */
+void admin__replication_metrics(struct admin_api *api, struct admin_buf *out);
 
 /* ---- changes over the config (changes.c) ------------------------------- */
 

@@ -12,10 +12,12 @@
  * api.c; changes are logged at info, reads not at all.
  */
 #include "nfsd/admin/admin_int.h"
+#include "nfsd/repl/service.h"
 #include "nfsd/admin/ops.h"
 #include "nfsd/admin/snap_policy.h"
 #include "nfsd/alarm/alarm.h"
 #include "nfsd/admin/auth.h"
+#include "nfsd/repl/wire.h"
 #include "nfsd/base/fileio.h"
 #include "nfsd/base/sockaddr.h"
 
@@ -61,7 +63,17 @@ struct http_request {
 	bool too_large;
 	bool refused; /* answered by http_auth() */
 	bool authenticated;
+	/* POST /replications/NAME/peer: the relation's key, not the
+	 * admin token, decides (repl_api.c); its body may be a block. */
+	bool peer;
+	char peer_name[64];
 };
+
+/* The largest body @r may have. */
+static size_t http_body_max(const struct http_request *r)
+{
+	return r->peer ? REPL_MSG_MAX : ADMIN_BODY_MAX_BYTES;
+}
 
 static void http_log_cb(void *cls, const char *fmt, va_list ap)
 {
@@ -128,7 +140,7 @@ static void http_body_add(struct http_request *r, const char *data, size_t n)
 	if (r->too_large) {
 		return;
 	}
-	if (n > ADMIN_BODY_MAX_BYTES - r->len) {
+	if (n > http_body_max(r) - r->len) {
 		r->too_large = true;
 		free(r->body);
 		r->body = NULL;
@@ -163,7 +175,7 @@ static void http_log_change(struct MHD_Connection *conn, const char *method,
 		 reply->status);
 }
 
-static bool http_announced_too_large(struct MHD_Connection *conn)
+static bool http_announced_too_large(struct MHD_Connection *conn, size_t max)
 {
 	const char *len = MHD_lookup_connection_value(
 		conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
@@ -174,7 +186,7 @@ static bool http_announced_too_large(struct MHD_Connection *conn)
 		return false;
 	}
 	n = strtoull(len, &end, 10);
-	return *end == '\0' && n > ADMIN_BODY_MAX_BYTES;
+	return *end == '\0' && n > max;
 }
 
 static enum MHD_Result http_reply_too_large(struct MHD_Connection *conn,
@@ -264,6 +276,49 @@ static enum MHD_Result http_auth(struct admin *adm, struct MHD_Connection *conn,
 	return http_queue(conn, &reply);
 }
 
+/* The first call of a POST /replications/NAME/peer: refused at once
+ * (the relation's key, the method, the announced length) or MHD_YES to
+ * read its body.  A refusal is logged once per peer. */
+static enum MHD_Result http_peer_start(struct admin *adm,
+				       struct MHD_Connection *conn,
+				       const char *method, const char *url,
+				       struct http_request *r)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+		conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	unsigned status = strcmp(method, "POST") ? 405 : 0;
+	const char *why = "only POST";
+	char addr[SOCKADDR_TEXT_MAX] = "?";
+	struct admin_reply reply;
+
+	if (!status) {
+		status = repl_service_peer_auth(
+			adm->api.ctx.repl, r->peer_name,
+			http_header(conn, MHD_HTTP_HEADER_AUTHORIZATION));
+		why = status == 401 ? "no key or not the relation's key"
+				    : "not a replication relation this "
+				      "server is the destination of";
+	}
+	if (status == 200 && http_announced_too_large(conn, REPL_MSG_MAX)) {
+		status = 413;
+		why = "body larger than a replication message";
+	}
+	if (status == 200) {
+		return MHD_YES;
+	}
+	r->refused = true;
+	admin__repl_peer_refuse(&reply, status, r->peer_name, why);
+	if (ci) {
+		sockaddr_format_host(ci->client_addr, addr, sizeof(addr));
+	}
+	if (admin_auth_peer_first(&adm->auth, addr)) {
+		log_warn("admin: %s: %.16s %.200s refused %u: %s (logged "
+			 "once per peer)",
+			 addr, method, url, status, why);
+	}
+	return http_queue(conn, &reply);
+}
+
 static enum MHD_Result http_access_cb(void *cls, struct MHD_Connection *conn,
 				      const char *url, const char *method,
 				      const char *version,
@@ -285,6 +340,11 @@ static enum MHD_Result http_access_cb(void *cls, struct MHD_Connection *conn,
 			return MHD_NO;
 		}
 		*con_cls = r;
+		if (admin__repl_peer_url(url, r->peer_name,
+					 sizeof(r->peer_name))) {
+			r->peer = true;
+			return http_peer_start(adm, conn, method, url, r);
+		}
 		/* Who asks comes first: a refused request's body is never
 		 * read (libmicrohttpd closes the connection). */
 		ret = http_auth(adm, conn, method, url, r, &refused);
@@ -294,7 +354,7 @@ static enum MHD_Result http_access_cb(void *cls, struct MHD_Connection *conn,
 		}
 		/* A body announced too large is refused before it is read;
 		 * libmicrohttpd then closes the connection. */
-		if (http_announced_too_large(conn)) {
+		if (http_announced_too_large(conn, ADMIN_BODY_MAX_BYTES)) {
 			r->too_large = true;
 			return http_reply_too_large(conn, method, url);
 		}
@@ -309,11 +369,28 @@ static enum MHD_Result http_access_cb(void *cls, struct MHD_Connection *conn,
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
+	ctype = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+					    MHD_HTTP_HEADER_CONTENT_TYPE);
+	if (r->peer) {
+		if (r->too_large) {
+			admin__repl_peer_refuse(&reply, 413, r->peer_name,
+						"body larger than a "
+						"replication message");
+		} else {
+			admin__repl_peer_handle(
+				&adm->api, r->peer_name,
+				http_header(conn,
+					    MHD_HTTP_HEADER_AUTHORIZATION),
+				ctype, r->body, r->len, &reply);
+		}
+		if (reply.status != 200) {
+			http_log_change(conn, method, url, &reply);
+		}
+		return http_queue(conn, &reply);
+	}
 	if (r->too_large) {
 		return http_reply_too_large(conn, method, url);
 	}
-	ctype = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-					    MHD_HTTP_HEADER_CONTENT_TYPE);
 	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, http_arg_cb,
 				  &args);
 	if (!admin__login_handle(&adm->auth, adm->tls, method, url, ctype,

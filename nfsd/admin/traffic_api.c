@@ -215,6 +215,7 @@ void admin__metrics_get(struct admin_api *api, const struct admin_request *req,
 	admin__buf_init(&text);
 	admin__metrics_write(&view, &text);
 	admin__policies_metrics(api->policies, &text);
+	admin__replication_metrics(api, &text);
 	admin__reply_text(reply, 200, ADMIN_METRICS_CONTENT_TYPE, &text);
 	admin__view_fini(&view);
 }

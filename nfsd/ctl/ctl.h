@@ -249,5 +249,8 @@ int ctl_snapshot_main(const struct ctl_remote *r, int argc, char **argv);
 /* `snapshot policy show|set|clear DATASTORE ...` (snap_policy.c); @argv
  * starts at "snapshot". */
 int ctl_snapshot_policy_main(const struct ctl_remote *r, int argc, char **argv);
+/* `replication show|transfer|break|resync DATASTORE [--relation NAME]`
+ * (replication.c). */
+int ctl_replication_main(const struct ctl_remote *r, int argc, char **argv);
 
 #endif

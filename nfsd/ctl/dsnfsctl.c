@@ -81,6 +81,11 @@ static const struct ctl_command ctl_commands[] = {
 		  "keep N']\n        [--monthly 'DAYS HH:MM keep N']   "
 		  "snapshots on a schedule (UTC)",
 	  .remote = ctl_snapshot_main },
+	{ .name = "replication",
+	  .usage = "replication show|transfer|break|resync DATASTORE "
+		   "[--relation NAME]\n      the datastore's replication "
+		   "relations ([replication] in\n      dsnfsd.conf)",
+	  .remote = ctl_replication_main },
 	{ .name = "operations",
 	  .usage = "operations [ID]           long operations and their "
 		   "progress",

@@ -204,7 +204,8 @@ int export_access_get(const struct export_table *tab, const struct export *exp,
 	export_table_read_lock(tab);
 	out->refusal = export_client_check(exp, addr);
 	if (out->refusal == EXPORT_ALLOWED) {
-		out->read_only = exp->read_only;
+		out->replica = __atomic_load_n(&exp->replica, __ATOMIC_ACQUIRE);
+		out->read_only = exp->read_only || out->replica;
 		out->snapshot_dir = exp->snapshot_dir;
 		out->squash = exp->squash;
 		out->anon_uid = exp->anon_uid;

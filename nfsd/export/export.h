@@ -74,6 +74,12 @@ struct export
 	bool clients_default;
 	/* No longer in the config (atomic; export_table_remove()). */
 	bool removed;
+	/* The destination of a replication relation not broken
+	 * (nfsd/repl/service.h; atomic): read-only to NFS clients, as
+	 * read_only, until the break.  @replica_logged: its first refusal
+	 * was logged. */
+	bool replica;
+	bool replica_logged;
 	/* The store is not a directory of this machine (backend cephfs):
 	 * @dir is "", and what needs a local directory (snapshots, VAAI
 	 * clones, the admin scans) does not apply.  False: backend local. */
@@ -118,6 +124,7 @@ struct export_access {
 	/* Set also when export_access_get() refuses: the rule that did. */
 	enum export_refusal refusal;
 	bool read_only;
+	bool replica; /* read_only because it is a replication destination */
 	bool snapshot_dir;
 	enum export_squash squash;
 	uint32_t anon_uid, anon_gid;

@@ -231,6 +231,14 @@ int nfs3__fh_export(struct request *req, const nfs_fh3 *fh, bool modify,
 		return err;
 	}
 	if (modify && acc.read_only) {
+		if (acc.replica &&
+		    !__atomic_exchange_n(&exp->replica_logged, true,
+					 __ATOMIC_RELAXED)) {
+			log_warn("nfs3: %s: read-only: the destination of a "
+				 "replication relation, until its break "
+				 "(NFS3ERR_ROFS to every change; logged once)",
+				 exp->name);
+		}
 		return -EROFS;
 	}
 	f->exp = exp;

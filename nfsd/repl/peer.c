@@ -110,7 +110,43 @@ static int peer_state_save(struct repl_peer *p, bool broken)
 	return 0;
 }
 
-int repl_peers_add(struct repl_peers *t, const char *name, const char *root,
+int repl_identity(const char *root, char out[REPL_IDENTITY_MAX])
+{
+	char mid[64] = "";
+	struct stat sb;
+	FILE *f = fopen("/etc/machine-id", "r");
+
+	if (!f || !fgets(mid, sizeof(mid), f)) {
+		(void)gethostname(mid, sizeof(mid) - 1);
+	}
+	if (f) {
+		fclose(f);
+	}
+	mid[strcspn(mid, "\n ")] = '\0';
+	if (stat(root, &sb) < 0) {
+		return -errno;
+	}
+	snprintf(out, REPL_IDENTITY_MAX, "%s:%llx:%llx", mid,
+		 (unsigned long long)sb.st_dev, (unsigned long long)sb.st_ino);
+	return 0;
+}
+
+int repl_hello_arg(const char *src_root, const char *dst_datastore, char *out,
+		   size_t len)
+{
+	char id[REPL_IDENTITY_MAX];
+	int err = repl_identity(src_root, id);
+
+	if (err) {
+		return err;
+	}
+	return snprintf(out, len, "%s %s", id, dst_datastore) >= (int)len
+		       ? -ENAMETOOLONG
+		       : 0;
+}
+
+int repl_peers_add(struct repl_peers *t, const char *name,
+		   const char *datastore, const char *root,
 		   const char *manifest, const char *state_dir,
 		   const char *key_path, char *errbuf, size_t errlen)
 {
@@ -126,6 +162,8 @@ int repl_peers_add(struct repl_peers *t, const char *name, const char *root,
 	memset(p, 0, sizeof(*p));
 	if (snprintf(p->name, sizeof(p->name), "%s", name) >=
 		    (int)sizeof(p->name) ||
+	    snprintf(p->datastore, sizeof(p->datastore), "%s", datastore) >=
+		    (int)sizeof(p->datastore) ||
 	    snprintf(p->root, sizeof(p->root), "%s", root) >=
 		    (int)sizeof(p->root) ||
 	    snprintf(p->manifest, sizeof(p->manifest), "%s", manifest) >=
@@ -136,6 +174,11 @@ int repl_peers_add(struct repl_peers *t, const char *name, const char *root,
 		return errbuf_printf(errbuf, errlen, -ENAMETOOLONG,
 				     "relation %s: a name or path too long",
 				     name);
+	}
+	err = repl_identity(root, p->identity);
+	if (err) {
+		return errbuf_printf(errbuf, errlen, err, "relation %s: %s: %s",
+				     name, root, strerror(-err));
 	}
 	err = repl_key_load(key_path, p->key, errbuf, errlen);
 	if (err) {
@@ -168,6 +211,22 @@ bool repl_peers_feeding(struct repl_peers *t, const char *name)
 	return on;
 }
 
+int repl_peers_break(struct repl_peers *t, const char *name, char *errbuf,
+		     size_t errlen)
+{
+	struct repl_peer *p;
+	int err;
+
+	pthread_mutex_lock(&t->lock);
+	p = peer_find(t, name);
+	err = p ? peer_state_save(p, true) : -ENOENT;
+	pthread_mutex_unlock(&t->lock);
+	return err ? errbuf_printf(errbuf, errlen, err,
+				   "relation %s: break: %s", name,
+				   strerror(-err))
+		   : 0;
+}
+
 static unsigned peer_refuse(unsigned status, struct repl_result *r, int err,
 			    const char *why, const char *name)
 {
@@ -175,6 +234,30 @@ static unsigned peer_refuse(unsigned status, struct repl_result *r, int err,
 	snprintf(r->reason, sizeof(r->reason), "relation %.64s: %s",
 		 name ? name : "", why);
 	return status;
+}
+
+/* HELLO: the source is not this datastore, and it means this one. */
+static void peer_hello(struct repl_peer *p, const struct repl_msg *m,
+		       struct repl_result *r)
+{
+	const char *arg = m->arg ? m->arg : "";
+	const char *sp = strchr(arg, ' ');
+	size_t idlen = sp ? (size_t)(sp - arg) : strlen(arg);
+
+	if (idlen == strlen(p->identity) && !strncmp(arg, p->identity, idlen)) {
+		r->err = -EINVAL;
+		snprintf(r->reason, sizeof(r->reason),
+			 "relation %s: the destination datastore %s is the "
+			 "source datastore: a datastore cannot replicate to "
+			 "itself",
+			 p->name, p->datastore);
+	} else if (sp && strcmp(sp + 1, p->datastore)) {
+		r->err = -EINVAL;
+		snprintf(r->reason, sizeof(r->reason),
+			 "relation %s: this server feeds datastore %s, not "
+			 "%.64s",
+			 p->name, p->datastore, sp + 1);
+	}
 }
 
 /* Applies @m for @p (the lock held): the break and resync change @p's
@@ -187,6 +270,10 @@ static void peer_apply(struct repl_peer *p, const struct repl_msg *m,
 
 	if (m->op == REPL_OP_BREAK) {
 		r->err = peer_state_save(p, true);
+		return;
+	}
+	if (m->op == REPL_OP_HELLO) {
+		peer_hello(p, m, r);
 		return;
 	}
 	err = repl_local_open(&l, p->root, p->manifest[0] ? p->manifest : NULL,
@@ -202,11 +289,32 @@ static void peer_apply(struct repl_peer *p, const struct repl_msg *m,
 	}
 }
 
+static bool peer_key_ok(const struct repl_peer *p, const char *authorization)
+{
+	static const char bearer[] = "Bearer ";
+
+	return authorization &&
+	       !strncmp(authorization, bearer, sizeof(bearer) - 1) &&
+	       repl_key_equal(p->key, authorization + sizeof(bearer) - 1);
+}
+
+unsigned repl_peers_auth(struct repl_peers *t, const char *name,
+			 const char *authorization)
+{
+	struct repl_peer *p;
+	unsigned status;
+
+	pthread_mutex_lock(&t->lock);
+	p = peer_find(t, name);
+	status = !p ? 404 : peer_key_ok(p, authorization) ? 200 : 401;
+	pthread_mutex_unlock(&t->lock);
+	return status;
+}
+
 unsigned repl_peers_handle(struct repl_peers *t, const char *name,
 			   const char *authorization, const unsigned char *b,
 			   size_t n, unsigned char *out, size_t *outlen)
 {
-	static const char bearer[] = "Bearer ";
 	struct repl_result r = { 0 };
 	struct repl_msg m;
 	struct repl_peer *p;
@@ -220,10 +328,7 @@ unsigned repl_peers_handle(struct repl_peers *t, const char *name,
 				     "not a replication relation this server "
 				     "is the destination of",
 				     name);
-	} else if (!authorization ||
-		   strncmp(authorization, bearer, sizeof(bearer) - 1) ||
-		   !repl_key_equal(p->key,
-				   authorization + sizeof(bearer) - 1)) {
+	} else if (!peer_key_ok(p, authorization)) {
 		status = peer_refuse(401, &r, -EACCES,
 				     "no key or not the relation's key", name);
 	} else if (repl_msg_decode(b, n, &m, &arg, r.reason,

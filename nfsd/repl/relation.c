@@ -209,6 +209,13 @@ int repl_relation_transfer(struct repl_relation *r, int64_t now, char *errbuf,
 	if (relation_file(r, "journal", journal)) {
 		return -ENAMETOOLONG;
 	}
+	if (r->to && r->hello) {
+		err = relation_dst(r, REPL_OP_HELLO, r->hello, errbuf, errlen);
+		if (err) {
+			r->transfers_failed++;
+			return err;
+		}
+	}
 	if (!relation_pending(r, name)) {
 		r->seq++;
 		snprintf(name, sizeof(name), "repl-%s-%" PRIu64, r->name,
@@ -266,6 +273,7 @@ int repl_relation_break(struct repl_relation *r, char *errbuf, size_t errlen)
 
 int repl_relation_resync(struct repl_relation *r, char *errbuf, size_t errlen)
 {
+	char name[SNAP_NAME_MAX + 1], journal[PATH_MAX];
 	int err;
 
 	if (!r->broken) {
@@ -275,6 +283,15 @@ int repl_relation_resync(struct repl_relation *r, char *errbuf, size_t errlen)
 	err = relation_dst(r, REPL_OP_RESYNC, r->last, errbuf, errlen);
 	if (err) {
 		return err;
+	}
+	/* The revert undid what a cut transfer had applied: its journal
+	 * no longer says what the destination holds, and its snapshot
+	 * goes; the next transfer starts afresh from the last one. */
+	if (relation_pending(r, name)) {
+		(void)snap_delete(r->src_root, r->src_manifest, name, NULL, 0);
+	}
+	if (!relation_file(r, "journal", journal)) {
+		(void)unlink(journal);
 	}
 	r->broken = false;
 	return relation_save_err(r, errbuf, errlen);

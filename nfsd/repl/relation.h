@@ -30,6 +30,10 @@ struct repl_relation {
 	/* The destination on another dsnfsd (client.h); NULL: @dst_root,
 	 * a datastore of this process. */
 	struct repl_dst *to;
+	/* With @to: HELLO's argument (peer.h repl_hello_arg()), sent
+	 * before each transfer, so that the destination refuses to be the
+	 * source datastore or another than the one meant; NULL: none. */
+	const char *hello;
 	const char *state_dir; /* its state file and journal go here */
 	enum repl_schedule schedule;
 

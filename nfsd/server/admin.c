@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfsd/base/errbuf.h"
 #include "nfsd/base/log.h"
+#include "nfsd/repl/service.h"
 #include "nfsd/server/server_int.h"
 
 static int server_admin_usage(void *arg, const char *volume,
@@ -88,9 +90,22 @@ int server__admin_start(struct server *srv, const struct config *cfg,
 
 	srv->ports.admin = -1;
 	if (cfg->admin_port == CONFIG_PORT_OFF) {
+		if (sections->repl.n) {
+			return errbuf_printf(errbuf, errlen, -EINVAL,
+					     "[replication]: relations run "
+					     "through the admin endpoint, and "
+					     "admin_port is off");
+		}
 		server__admin_policies(srv, cfg);
 		return 0;
 	}
+	/* Before the endpoint, which serves the destination's route. */
+	err = repl_service_start(&sections->repl, &srv->exports, cfg->state_dir,
+				 &srv->repl, errbuf, errlen);
+	if (err) {
+		return err;
+	}
+	ctx.repl = srv->repl;
 	/* Every failure stops the start: a port in use may be an impostor
 	 * that dsnfsctl would then talk to (and give the token to); an
 	 * operator who wants no endpoint says admin_port = off. */
@@ -105,6 +120,8 @@ int server__admin_start(struct server *srv, const struct config *cfg,
 				 "it, or set admin_port, or admin_port = off)");
 		}
 		srv->ports.admin = -1;
+		repl_service_stop(srv->repl);
+		srv->repl = NULL;
 		return err;
 	}
 	log_info("admin: %s://%s:%d/ (alarms at %u%% usage, %u%% "
@@ -122,4 +139,7 @@ void server__admin_stop(struct server *srv)
 {
 	admin_stop(srv->admin);
 	srv->admin = NULL;
+	/* After the endpoint: no peer request runs now. */
+	repl_service_stop(srv->repl);
+	srv->repl = NULL;
 }

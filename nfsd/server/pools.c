@@ -40,6 +40,11 @@ static int server_sections_hook(void *arg, const char *section, const char *key,
 	if (err != -ENOENT) {
 		return err;
 	}
+	err = repl_config_section(&s->repl, section, key, value, errbuf,
+				  errlen);
+	if (err != -ENOENT) {
+		return err;
+	}
 	return admin_config_section(&s->admin, section, key, value, errbuf,
 				    errlen);
 }
@@ -50,6 +55,7 @@ int server_sections_init(struct server_sections *s, struct config *cfg)
 
 	traffic_caps_default(&s->caps);
 	admin_config_default(&s->admin);
+	memset(&s->repl, 0, sizeof(s->repl));
 	err = pool_config_init(&s->pools);
 	if (err) {
 		return err;

@@ -15,6 +15,7 @@
 #include "nfsd/admin/admin.h"
 #include "nfsd/config/config.h"
 #include "nfsd/pool/pool.h"
+#include "nfsd/repl/service.h"
 #include "nfsd/traffic/traffic.h"
 
 struct server;
@@ -32,6 +33,7 @@ struct server_sections {
 	struct traffic_caps caps;
 	struct pool_config pools;
 	struct admin_config admin;
+	struct repl_config repl; /* [replication NAME] (repl/service.h) */
 };
 
 /* The ports actually bound (after "0 = any"); -1 where nothing listens. */

@@ -116,6 +116,8 @@ struct server {
 	struct overlay_store *changes;
 
 	struct admin *admin; /* admin.c; NULL when off */
+	/* The replication relations (nfsd/repl/service.h); NULL: none. */
+	struct repl_service *repl;
 	/* The long operations (admin/ops_engine.h), owned: the admin API's
 	 * and VAAI-NAS procedure 22's clones share them. */
 	struct admin_ops *ops;

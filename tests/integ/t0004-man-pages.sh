@@ -42,7 +42,8 @@ done
 # ({ "...", ... } or .key = "..."), is in dsnfsd.conf(5): fewer than 60
 # found means this scan no longer matches the code, and fails.  The page is their one reference.
 key_sources="nfsd/config/config.c nfsd/pool/pool_config.c
-nfsd/traffic/traffic_config.c nfsd/admin/admin_config.c"
+nfsd/traffic/traffic_config.c nfsd/admin/admin_config.c
+nfsd/repl/repl_config.c"
 keys=$(for f in $key_sources; do
 	grep -ohE 'strn?cmp\(key, "[a-z_]+"|\{ "[a-z_]+",|\.(key|name) = "[a-z_]+"' "$f"
 done | grep -oE '"[a-z_]+"' | tr -d '"' |

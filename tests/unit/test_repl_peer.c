@@ -58,8 +58,8 @@ static int setup(void **state)
 			    " > r1.key && chmod 600 r1.key",
 			    l->root),
 			 0);
-	assert_int_equal(repl_peers_add(&l->peers, "r1", l->ds, "", l->root,
-					l->keyf, err, sizeof(err)),
+	assert_int_equal(repl_peers_add(&l->peers, "r1", "ds", l->ds, "",
+					l->root, l->keyf, err, sizeof(err)),
 			 0);
 	*state = l;
 	return 0;

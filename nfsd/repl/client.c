@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * client: the replication messages over HTTP(S) to the destination
+ * dsnfsd (client.h).
+ */
+#include "nfsd/repl/client.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "nfsd/base/errbuf.h"
+
+/* A message is at most a block: a minute covers a slow link. */
+#define CLIENT_TIMEOUT_S 60
+#define CLIENT_CONNECT_TIMEOUT_S 10
+#define CLIENT_REPLY_MAX (REPL_RESULT_HEAD + REPL_REASON_MAX)
+
+struct repl_client {
+	struct repl_dst pub;
+	CURL *curl;
+	struct curl_slist *headers;
+	const bool *cancel;
+	char url[1024];
+	char ca_file[4096];
+	unsigned char reply[CLIENT_REPLY_MAX];
+	size_t reply_len;
+	bool reply_over;
+};
+
+static size_t client_write_cb(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct repl_client *c = arg;
+	size_t n = size * nmemb;
+
+	if (n > sizeof(c->reply) - c->reply_len) {
+		c->reply_over = true;
+		return 0; /* more than a result: the transfer stops */
+	}
+	memcpy(c->reply + c->reply_len, data, n);
+	c->reply_len += n;
+	return n;
+}
+
+/* curl's failure as -errno. */
+static int client_curl_err(CURLcode rc)
+{
+	switch (rc) {
+	case CURLE_COULDNT_CONNECT:
+		return -ECONNREFUSED;
+	case CURLE_COULDNT_RESOLVE_HOST:
+		return -EHOSTUNREACH;
+	case CURLE_OPERATION_TIMEDOUT:
+		return -ETIMEDOUT;
+	case CURLE_OUT_OF_MEMORY:
+		return -ENOMEM;
+	default:
+		return -EPROTO;
+	}
+}
+
+static void client_call(struct repl_dst *d, const struct repl_msg *m,
+			struct repl_result *r)
+{
+	struct repl_client *c = (struct repl_client *)d;
+	unsigned char *body = NULL;
+	long status = 0, n = repl_msg_encode(m, &body);
+	CURLcode rc;
+
+	memset(r, 0, sizeof(*r));
+	if (c->cancel && __atomic_load_n(c->cancel, __ATOMIC_ACQUIRE)) {
+		n = -ECANCELED; /* the server stops: the journal resumes */
+	}
+	if (n < 0) {
+		r->err = (int32_t)n;
+		snprintf(r->reason, sizeof(r->reason), "message: %s",
+			 strerror((int)-n));
+		return;
+	}
+	c->reply_len = 0;
+	c->reply_over = false;
+	curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)n);
+	rc = curl_easy_perform(c->curl);
+	free(body);
+	if (rc != CURLE_OK && !c->reply_over) {
+		r->err = client_curl_err(rc);
+		snprintf(r->reason, sizeof(r->reason), "%.300s: %s", c->url,
+			 curl_easy_strerror(rc));
+		return;
+	}
+	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
+	if (c->reply_over ||
+	    repl_result_decode(c->reply, c->reply_len, r) < 0) {
+		memset(r, 0, sizeof(*r));
+		r->err = status == 401 ? -EACCES : -EPROTO;
+		snprintf(r->reason, sizeof(r->reason),
+			 "%.300s: HTTP %ld without a replication result (not a "
+			 "dsnfsd of this version?)",
+			 c->url, status);
+		return;
+	}
+	if (status != 200 && !r->err) {
+		r->err = -EPROTO; /* a refusal must say why */
+	}
+}
+
+static void client_close(struct repl_dst *d)
+{
+	repl_client_free((struct repl_client *)d);
+}
+
+int repl_client_new(const char *url, const char *name, const char *key_path,
+		    const char *ca_file, const bool *cancel,
+		    struct repl_client **out, char *errbuf, size_t errlen)
+{
+	char key[REPL_KEY_HEX_LEN + 1], auth[REPL_KEY_HEX_LEN + 32];
+	struct repl_client *c;
+	size_t ulen = strlen(url);
+	int err;
+
+	if ((strncasecmp(url, "http://", 7) &&
+	     strncasecmp(url, "https://", 8)) ||
+	    (ulen && url[ulen - 1] == '/')) {
+		return errbuf_printf(errbuf, errlen, -EINVAL,
+				     "relation %s: destination_url %s: "
+				     "expected http(s)://HOST:PORT",
+				     name, url);
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		return -ENOMEM;
+	}
+	c->pub.call = client_call;
+	c->pub.close = client_close;
+	c->cancel = cancel;
+	if (snprintf(c->url, sizeof(c->url), "%s/replications/%s/peer", url,
+		     name) >= (int)sizeof(c->url)) {
+		free(c);
+		return errbuf_printf(errbuf, errlen, -ENAMETOOLONG,
+				     "relation %s: destination_url too long",
+				     name);
+	}
+	snprintf(c->ca_file, sizeof(c->ca_file), "%s", ca_file ? ca_file : "");
+	err = repl_key_load(key_path, key, errbuf, errlen);
+	if (err) {
+		free(c);
+		return err;
+	}
+	snprintf(auth, sizeof(auth), "Authorization: Bearer %s", key);
+	explicit_bzero(key, sizeof(key));
+	c->headers = curl_slist_append(NULL, auth);
+	explicit_bzero(auth, sizeof(auth));
+	if (c->headers) {
+		c->headers = curl_slist_append(
+			c->headers, "Content-Type: application/octet-stream");
+	}
+	c->curl = c->headers ? curl_easy_init() : NULL;
+	if (!c->curl) {
+		repl_client_free(c);
+		return errbuf_printf(errbuf, errlen, -ENOMEM,
+				     "relation %s: libcurl: out of memory",
+				     name);
+	}
+	curl_easy_setopt(c->curl, CURLOPT_URL, c->url);
+	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, c->headers);
+	curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, client_write_cb);
+	curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, c);
+	curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c->curl, CURLOPT_TIMEOUT, (long)CLIENT_TIMEOUT_S);
+	curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT,
+			 (long)CLIENT_CONNECT_TIMEOUT_S);
+	/* The key goes to this URL only, never to where it redirects. */
+	curl_easy_setopt(c->curl, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	if (c->ca_file[0]) {
+		curl_easy_setopt(c->curl, CURLOPT_CAINFO, c->ca_file);
+	}
+	*out = c;
+	return 0;
+}
+
+struct repl_dst *repl_client_dst(struct repl_client *c)
+{
+	return &c->pub;
+}
+
+void repl_client_free(struct repl_client *c)
+{
+	if (!c) {
+		return;
+	}
+	if (c->curl) {
+		curl_easy_cleanup(c->curl);
+	}
+	if (c->headers) {
+		curl_slist_free_all(c->headers); /* holds the key */
+	}
+	free(c);
+}

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * repl service: the replication relations of a running dsnfsd
+ * (docs/replication.md), from the config's [replication NAME] sections
+ * (read at start; a SIGHUP does not change them):
+ *
+ *   role = source       this server's datastore @datastore is sent to
+ *                       @destination_url's dsnfsd, datastore
+ *                       @destination_datastore, on @schedule (10min,
+ *                       hourly, daily, none) or every @schedule_seconds
+ *                       (tests), and by hand; a thread per relation runs
+ *                       the transfers (relation.h over client.h), a clock
+ *                       thread decides when, and skips (one log line,
+ *                       counted, the relation's alarm) a run that falls
+ *                       due while the last transfer still runs;
+ *   role = destination  this server's datastore @datastore is fed by
+ *                       the source holding the same @key_file: the admin
+ *                       endpoint's POST /replications/NAME/peer
+ *                       (peer.h), and the datastore is read-only to NFS
+ *                       clients (export.h replica) until the break.
+ */
+#ifndef DSNFS_REPL_SERVICE_H
+#define DSNFS_REPL_SERVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nfsd/repl/peer.h"
+#include "nfsd/repl/relation.h"
+#include "nfsd/repl/sched.h"
+
+struct export_table;
+
+enum repl_role {
+	REPL_ROLE_NONE = 0,
+	REPL_ROLE_SOURCE,
+	REPL_ROLE_DESTINATION,
+};
+
+/* One [replication NAME] section. */
+struct repl_rel_config {
+	char name[64];
+	enum repl_role role;
+	char datastore[64]; /* this server's */
+	char key_file[1024];
+	char url[1024]; /* source: the destination's admin endpoint */
+	char dst_datastore[64]; /* source: the destination's datastore */
+	char ca_file[1024]; /* source: checks an HTTPS destination */
+	enum repl_schedule schedule;
+	uint32_t schedule_seconds; /* 0: @schedule */
+};
+
+struct repl_config {
+	struct repl_rel_config rel[REPL_PEERS_MAX];
+	size_t n;
+};
+
+/* One key of [replication NAME] (config.h's config_section_fn, @arg a
+ * struct repl_config, zeroed first).  Returns 0, -ENOENT (not a
+ * [replication] section) or -EINVAL with the reason. */
+int repl_config_section(void *arg, const char *section, const char *key,
+			const char *value, char *errbuf, size_t errlen);
+
+/* What GET /volumes/NAME/replication and /metrics show of a relation. */
+struct repl_status {
+	char name[64];
+	enum repl_role role;
+	char datastore[64];
+	char url[1024];
+	char dst_datastore[64];
+	const char *schedule; /* static */
+	uint32_t schedule_seconds;
+	bool running, broken;
+	char last[SNAP_NAME_MAX + 1];
+	int64_t last_ok_s, last_attempt_s, lag_s; /* lag -1: no replica */
+	uint64_t bytes_total, transfers_ok, transfers_failed, skipped;
+	struct repl_xfer_stats last_stats;
+	char error[512]; /* the last transfer's failure; "" */
+	char alarm[320]; /* "" none */
+};
+
+struct repl_service;
+
+/*
+ * Checks @cfg against the datastores of @exports (each named one local,
+ * a destination's not a source's too), opens every relation (the
+ * source's client, the destination's key) and starts the threads;
+ * marks each destination datastore read-only while its relation is not
+ * broken.  @exports and @state_dir are borrowed for the service's life.
+ * Returns 0 and *out (owned: repl_service_stop(); NULL when @cfg has no
+ * relation), or -errno with the reason and nothing running.
+ */
+int repl_service_start(const struct repl_config *cfg,
+		       struct export_table *exports, const char *state_dir,
+		       struct repl_service **out, char *errbuf, size_t errlen);
+
+/* Stops the threads (a transfer under way ends first) and frees @s;
+ * NULL is fine. */
+void repl_service_stop(struct repl_service *s);
+
+/* The destination's route (peer.h): repl_peers_auth() before the body,
+ * repl_peers_handle() with it; the datastore's read-only switch follows
+ * a BREAK or RESYNC. */
+unsigned repl_service_peer_auth(struct repl_service *s, const char *name,
+				const char *authorization);
+unsigned repl_service_peer(struct repl_service *s, const char *name,
+			   const char *authorization, const unsigned char *b,
+			   size_t n, unsigned char *out, size_t *outlen);
+
+/* The relations of datastore @volume (NULL: all) into @out (at most
+ * @max); returns how many. */
+size_t repl_service_status(struct repl_service *s, const char *volume,
+			   struct repl_status *out, size_t max);
+
+/* On the relations of datastore @volume (only @relation's when not
+ * NULL): "transfer" (queued: each relation's thread runs it), "break",
+ * "resync".  Returns 0, -ENOENT (no relation), -EBUSY (a transfer runs),
+ * -EPERM / -EINVAL (the relation's own refusal) or -errno, with the
+ * first failure's reason. */
+int repl_service_action(struct repl_service *s, const char *volume,
+			const char *relation, const char *action, char *errbuf,
+			size_t errlen);
+
+#endif
