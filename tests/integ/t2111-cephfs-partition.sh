@@ -29,9 +29,12 @@ t2111_cleanup() {
 			kill -KILL "$pid" 2>/dev/null
 		fi
 	done
+	# The cluster lives on 10.99.0.1: the link up (a failed run may have
+	# left it cut) until ceph-fuse is unmounted and the cluster stopped.
+	ip link set "$host_if" up 2>/dev/null
+	test_cleanup
 	ip link del "$host_if" 2>/dev/null # its peer goes with it
 	ip netns del "$ns" 2>/dev/null
-	test_cleanup
 }
 trap t2111_cleanup EXIT
 
