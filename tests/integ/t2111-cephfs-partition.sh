@@ -56,21 +56,10 @@ dir=/t-$$-partition
 mkdir -p "$CEPH_MNT$dir/ds1" || exit 1
 CEPH_DS1_PATH=$dir/ds1
 gw=t2111-$$
-cat >"$TEST_TMP/gw.conf" <<CONF
-[server]
-intent_log_mib = 8
-intent_log_checkpoint_ms = 3600000
-
-[datastore ds1]
-backend = cephfs
-ceph_conf = $CEPH_CONF
-ceph_path = $dir/ds1
-intent_log = rados
-intent_log_gateway = $gw
-clients = 127.0.0.0/8, 10.99.0.0/24
+ceph_rlog_conf "$dir/ds1" "$gw" "clients = 127.0.0.0/8, 10.99.0.0/24
 squash = none
-secure = false
-CONF
+secure = false" \
+	>"$TEST_TMP/gw.conf"
 check "A cut off, B takes over: A fenced, none of its late writes land" \
 	python3 "$(dirname "$0")/t2111-cephfs-partition.py" "$DSNFS_BIN/dsnfsd" \
 	"$TEST_TMP" "$TEST_TMP/gw.conf" "$CEPH_CONF" "$ns" "$host_if" ds1 "$gw"
