@@ -279,12 +279,16 @@ def main():
         ck.check("B reads block %d as it was, none of A's late bytes" % blk,
                  r.status == NFS3_OK and r.data == data)
     # Past B's cache: the file's first RADOS object, as the OSDs have it.
-    ino = cb.getattr(fh).attributes.fileid
-    obj = os.path.join(TMP, "obj0")
-    subprocess.run(["rados", "-c", CEPH_CONF, "-p", "cephfs_data", "get",
-                    "%x.00000000" % ino, obj], check=True)
-    data = open(obj, "rb").read()
-    ck.check("the OSDs hold the same bytes",
+    r = cb.getattr(fh)
+    data = b""
+    if r.status == NFS3_OK:
+        obj = os.path.join(TMP, "obj0")
+        subprocess.run(["rados", "-c", CEPH_CONF, "-p", "cephfs_data", "get",
+                        "%x.00000000" % r.attributes.fileid, obj], check=True)
+        data = open(obj, "rb").read()
+    ck.check("the OSDs hold the same bytes (B's GETATTR: %s)" %
+             status_name(r.status),
+             r.status == NFS3_OK and
              all(data[b * BLOCK:(b + 1) * BLOCK] == d
                  for b, d in want.items()))
 
