@@ -361,6 +361,13 @@ static void metrics_volumes(const struct admin_view *v, struct admin_buf *out,
 		"cephfs cluster lost, or down since start: NFS3ERR_JUKEBOX)",
 		false
 	};
+	struct metrics_family fenced = {
+		out, "dsnfs_volume_fenced", "gauge",
+		"1 once another gateway took the datastore over and fenced "
+		"this one (its cephfs clients blocklisted): it serves no more "
+		"until dsnfsd is restarted",
+		false
+	};
 
 	for (size_t i = 0; i < v->nvolumes; i++) {
 		const struct admin_volume_view *vol = &v->volumes[i];
@@ -431,6 +438,15 @@ static void metrics_volumes(const struct admin_view *v, struct admin_buf *out,
 			metrics_sample_u64(
 				&up, "", ents[i].labels, 1,
 				st && !atomic_load(&st->unavailable));
+		}
+	}
+	for (size_t i = 0; i < v->nvolumes; i++) {
+		const struct export *exp = v->volumes[i].export;
+		const struct store *st = exp ? export_store(exp) : NULL;
+
+		if (exp) {
+			metrics_sample_u64(&fenced, "", ents[i].labels, 1,
+					   st && atomic_load(&st->fenced));
 		}
 	}
 }

@@ -119,6 +119,13 @@ struct store *admin__store_live(const struct export *exp, char *errbuf,
 			 exp->name);
 		return NULL;
 	}
+	if (atomic_load(&st->fenced)) {
+		snprintf(errbuf, errlen,
+			 "volume %s: fenced: another gateway took it over; "
+			 "restart this gateway once it is handed back",
+			 exp->name);
+		return NULL;
+	}
 	if (atomic_load(&st->unavailable) || atomic_load(&st->reopen)) {
 		snprintf(errbuf, errlen,
 			 "volume %s: its cluster does not answer; try again "

@@ -45,16 +45,17 @@ void store__cephfs_close(struct store *st)
 {
 	struct store_cephfs *sc = store__cephfs(st);
 
+	/* The monitor probes through the mount and the root, and reads the
+	 * log after an eviction: first. */
+	store__cephfs_health_stop(sc);
 	/* Its checkpoint fsyncs through the mount: before anything goes. */
 	store__cephfs_rlog_close(sc->rlog);
-	/* The monitor probes through the mount and the root: first. */
-	store__cephfs_health_stop(sc);
 	store__cephfs_cache_clear(sc);
 	store__cephfs_obj_unref(store__cephfs_pub(sc->root));
 	store__cephfs_rados_close(sc);
-	/* Evicted: nothing of this mount can reach the cluster any more,
+	/* Evicted or fenced: nothing of this mount can reach the cluster,
 	 * and an unmount would try to flush. */
-	if (atomic_load(&sc->base.reopen)) {
+	if (atomic_load(&sc->base.reopen) || atomic_load(&sc->base.fenced)) {
 		ceph_abort_conn(sc->cm);
 	} else {
 		ceph_unmount(sc->cm);

@@ -16,7 +16,9 @@
  *     returned and a getattr of the root and a statfs (through the mon)
  *     answer;
  *   - evicted (-ESHUTDOWN, Ceph's EBLOCKLISTED): this mount is done for;
- *     store.reopen asks the server for a new store (server/recovery.c).
+ *     store.reopen asks the server for a new store (server/recovery.c),
+ *     unless another gateway took the datastore's RADOS log over: then
+ *     store.fenced, down for good (cephfs_fence.c).
  *
  * Calls waiting in libcephfs are never abandoned: when the cluster is
  * back they complete and their replies go out, so nothing acknowledged is
@@ -94,17 +96,60 @@ static void store_cephfs_mark_down(struct store_cephfs *sc, const char *why,
 	}
 }
 
-/* ESHUTDOWN is Ceph's EBLOCKLISTED: the cluster evicted this client, and
- * every call of this mount fails so from now on (measured: write, fsync,
- * getattr, lookup, mkdir at once; statfs still answers). */
-static void store_cephfs_evicted(struct store_cephfs *sc, int rc)
+/* The mount is done for: the server mounts the datastore anew. */
+static void store_cephfs_reopen(struct store_cephfs *sc)
 {
-	if (rc != -ESHUTDOWN || atomic_exchange(&sc->base.reopen, true)) {
+	if (atomic_exchange(&sc->base.reopen, true)) {
 		return;
 	}
 	log_error("cephfs: %s: cluster %s evicted this gateway's session: "
 		  "the datastore is mounted anew",
 		  sc->base.name, sc->cluster);
+}
+
+/* ESHUTDOWN is Ceph's EBLOCKLISTED: the cluster evicted this client, and
+ * every call of this mount fails so from now on (measured: write, fsync,
+ * getattr, lookup, mkdir at once; statfs still answers).  With a RADOS
+ * log, another gateway may have taken the datastore over (cephfs_fence.c):
+ * the monitor asks the log before anything is mounted anew.  Under lock. */
+static void store_cephfs_evicted(struct store_cephfs *sc, int rc)
+{
+	struct store_cephfs_health *h = &sc->health;
+
+	if (rc != -ESHUTDOWN || h->fence_pending ||
+	    atomic_load(&sc->base.reopen) || atomic_load(&sc->base.fenced)) {
+		return;
+	}
+	if (sc->rlog) {
+		h->fence_pending = true;
+		pthread_cond_broadcast(&h->wake);
+		return;
+	}
+	store_cephfs_reopen(sc);
+}
+
+/* The monitor's step while an eviction's cause is not known; under lock,
+ * dropped for the look at the log (it never waits). */
+static void store_cephfs_fence_step(struct store_cephfs *sc)
+{
+	struct store_cephfs_health *h = &sc->health;
+	int rc;
+
+	pthread_mutex_unlock(&h->lock);
+	rc = store__cephfs_rlog_fence_poll(sc->rlog);
+	pthread_mutex_lock(&h->lock);
+	if (rc == 1) {
+		h->fence_pending = false;
+		store__cephfs_fenced(sc, "its mount is evicted and its RADOS "
+					 "log names another gateway's clients");
+	} else if (rc == 0) {
+		h->fence_pending = false;
+		store_cephfs_reopen(sc);
+	} else if (rc != -EINPROGRESS) {
+		log_debug("cephfs: %s: reading the RADOS log's header after "
+			  "an eviction: %s; again",
+			  sc->base.name, strerror(-rc));
+	}
 }
 
 int store__cephfs_call_enter(struct store_cephfs *sc, unsigned *slot)
@@ -216,8 +261,13 @@ static void *store_cephfs_monitor(void *arg)
 		}
 		/* Down: calls still in libcephfs hold on to what they were
 		 * given; back up only when all of them have come back. */
-		/* Evicted: this mount never answers again. */
+		if (h->fence_pending) {
+			store_cephfs_fence_step(sc);
+			continue;
+		}
+		/* Evicted or fenced: this mount never answers again. */
 		if (h->inflight || atomic_load(&sc->base.reopen) ||
+		    atomic_load(&sc->base.fenced) ||
 		    now - h->probe_ns < 1000000000ull) {
 			continue;
 		}

@@ -81,6 +81,10 @@ struct store_cephfs_health {
 	uint64_t outages;
 	_Atomic uint64_t refused; /* calls answered -EAGAIN */
 	bool stopping;
+	/* Evicted with a RADOS log: whether another gateway took it over
+	 * (fenced) or the MDS alone evicted us (mounted anew) is not known
+	 * yet; the monitor asks the log (cephfs_fence.c). */
+	bool fence_pending;
 	pthread_t monitor;
 	/* Whether the cluster answers again: 0 or -errno.  NULL at start:
 	 * the real one (a test sets its own before). */
@@ -196,6 +200,21 @@ int store__cephfs_call_enter(struct store_cephfs *sc, unsigned *slot);
 /* After it, with its result @rc: gives @slot back, marks the store down
  * on a connection error.  Returns @rc, or -EAGAIN for such an error. */
 int store__cephfs_call_leave(struct store_cephfs *sc, unsigned slot, int rc);
+/*
+ * Another gateway took @sc's datastore over and fenced this one (@why):
+ * the store answers -EAGAIN for good and is never mounted anew by itself;
+ * logged once (cephfs_fence.c).  Lock-free: callable under any lock.
+ */
+void store__cephfs_fenced(struct store_cephfs *sc, const char *why);
+/*
+ * After an eviction of @rl's store: reads the log's header with the log's
+ * own librados client, a step per call (never waits).  1: another gateway
+ * took the log over (that client is blocklisted, or the header names
+ * other clients); 0: the log is still ours (the MDS alone evicted the
+ * mount); -EINPROGRESS: ask again; another -errno: the read failed, ask
+ * again.
+ */
+int store__cephfs_rlog_fence_poll(struct store_rlog *rl);
 /* True for the errors of a cluster that is not there (not of a file). */
 bool store__cephfs_conn_err(int rc);
 /* The ops table: each op through call_enter/_leave. */

@@ -18,6 +18,17 @@
 
 #include "nfsd/base/log.h"
 
+/* A write of the log returned @rc.  ESHUTDOWN is Ceph's EBLOCKLISTED,
+ * and only a gateway taking the log over blocklists the log's own client
+ * (an MDS eviction blocklists the mount's): this gateway is fenced. */
+static void store_rlog_put_done(struct store_rlog *rl, int rc)
+{
+	if (rc == -ESHUTDOWN) {
+		store__cephfs_fenced(rl->sc,
+				     "its RADOS log's client is blocklisted");
+	}
+}
+
 int store__cephfs_rlog_put(struct store_rlog *rl, const uint8_t *buf,
 			   size_t len, uint64_t lsn)
 {
@@ -41,6 +52,7 @@ int store__cephfs_rlog_put(struct store_rlog *rl, const uint8_t *buf,
 	}
 	rc = rados_write_op_operate(op, rl->io, rl->oid, NULL, 0);
 	rados_release_write_op(op);
+	store_rlog_put_done(rl, rc);
 	return rc < 0 ? rc : 0;
 }
 
@@ -49,12 +61,17 @@ int store__cephfs_rlog_put_header(struct store_rlog *rl, const uint8_t *hdr)
 	int rc = rados_write(rl->io, rl->oid, (const char *)hdr,
 			     STORE_RLOG_HEADER_BYTES, 0);
 
+	store_rlog_put_done(rl, rc);
 	return rc < 0 ? rc : 0;
 }
 
 void store__cephfs_rlog_fail(struct store_rlog *rl, int err, const char *what)
 {
-	if (!rl->err) {
+	/* Fenced: cephfs_fence.c's line says it (once). */
+	if (!rl->err && err == -ESHUTDOWN &&
+	    atomic_load(&rl->sc->base.fenced)) {
+		rl->err = err;
+	} else if (!rl->err) {
 		rl->err = err;
 		log_error("rlog: %s: %s/%s: %s: %s; stable writes of this "
 			  "datastore fail from now on (its records stay for "

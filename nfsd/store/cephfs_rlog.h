@@ -55,6 +55,11 @@ struct store_rlog {
 	size_t ndirty;
 	int err; /* sticky: the first failure */
 
+	/* cephfs_fence.c's read of the header after an eviction (the
+	 * monitor thread's only; cancelled when the log is freed). */
+	rados_completion_t fence_read;
+	uint8_t *fence_hdr;
+
 	struct store_ilog_super sb; /* the header last written */
 	struct store_rlog_owner owner; /* ours, set at open */
 	struct store_ilog_stats stats;
@@ -84,6 +89,9 @@ int store__cephfs_rlog_open(struct store_cephfs *sc,
  * one) and frees it; after the last write.  Skipped on a failed log (its
  * records stay for the next start). */
 void store__cephfs_rlog_close(struct store_rlog *rl);
+/* Cancels cephfs_fence.c's read of the header, if any; before the
+ * librados client goes. */
+void store__cephfs_rlog_fence_drop(struct store_rlog *rl);
 /* Tests: stops as a crash would (no checkpoint, not marked clean). */
 void store__cephfs_rlog_abandon(struct store_rlog *rl);
 

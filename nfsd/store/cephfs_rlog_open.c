@@ -411,6 +411,7 @@ static void store_rlog_free(struct store_rlog *rl)
 		store__cephfs_obj_unref(store__cephfs_pub(o));
 	}
 	if (rl->rados) {
+		store__cephfs_rlog_fence_drop(rl);
 		rados_ioctx_destroy(rl->io);
 		rados_shutdown(rl->rados);
 	}

@@ -344,6 +344,12 @@ struct store {
 	 * comes back; the server opens the store anew and publishes the
 	 * new one (server/recovery.c).  Set by the backend only. */
 	_Atomic bool reopen;
+	/* Another gateway took this datastore over and fenced this one
+	 * (its RADOS intent log's clients blocklisted): unavailable for
+	 * good, never opened anew by itself (a new mount would take the
+	 * log back); an operator restarts the gateway (docs/ceph.md).
+	 * Set by the backend only; read by /metrics and the admin API. */
+	_Atomic bool fenced;
 };
 
 /* The largest file @st takes: its backend's limit, else what a size3

@@ -27,7 +27,9 @@
 #                                     and every PG active+clean again
 #
 # Authentication is off (auth_*_required = none): the cluster listens on
-# loopback only.  CEPH_MON_PORT picks the mon's port (default: a free one).
+# loopback only.  CEPH_MON_PORT picks the mon's port (default: a free one);
+# CEPH_ADDR the address every daemon binds (default 127.0.0.1: another one
+# only inside a network namespace of a test's own, t2111).
 set -u
 cmd=${1:-}
 dir=${2:-}
@@ -37,7 +39,7 @@ if [ -z "$cmd" ] || [ -z "$dir" ]; then
 fi
 
 free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+	python3 -c 'import socket,sys; s=socket.socket(); s.bind((sys.argv[1],0)); print(s.getsockname()[1])' "${CEPH_ADDR:-127.0.0.1}"
 }
 
 # Stops the PIDs in DIR/pids with @sig, waiting up to 5 s for each (the
@@ -96,6 +98,7 @@ c() {
 
 start() {
 	local t0=$SECONDS port fsid i osds=${CEPH_OSDS:-1} size min_size
+	local addr=${CEPH_ADDR:-127.0.0.1}
 	mkdir -p "$dir"
 	dir=$(cd "$dir" && pwd)
 	if [ -f "$dir/pids" ]; then
@@ -118,8 +121,8 @@ start() {
 	cat >"$dir/ceph.conf" <<CONF
 [global]
 fsid = $fsid
-mon host = [v2:127.0.0.1:$port]
-public addr = 127.0.0.1
+mon host = [v2:$addr:$port]
+public addr = $addr
 auth cluster required = none
 auth service required = none
 auth client required = none
@@ -170,7 +173,7 @@ CONF
 	ceph-authtool "$dir/keyring" --gen-key -n client.admin \
 		--cap mon 'allow *' --cap osd 'allow *' --cap mds 'allow *' \
 		--cap mgr 'allow *' >/dev/null || return 1
-	monmaptool --create --clobber --addv a "[v2:127.0.0.1:$port]" --fsid "$fsid" \
+	monmaptool --create --clobber --addv a "[v2:$addr:$port]" --fsid "$fsid" \
 		"$dir/monmap" >/dev/null || return 1
 	ceph-mon -c "$dir/ceph.conf" --mkfs -i a --monmap "$dir/monmap" \
 		--keyring "$dir/keyring" >"$dir/log/mon-mkfs.out" 2>&1 || {

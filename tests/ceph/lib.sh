@@ -14,6 +14,10 @@
 # ceph_ds1_setup       ds1 on CephFS: a directory of its own (/t-PID-NAME/ds1),
 #                      $TEST_TMP/ds1 a symlink to it through the mount, and
 #                      $TEST_TMP/ceph-ds1.conf the [datastore ds1] section
+# ceph_rlog_conf PATH GW ACCESS
+#                      prints a config of ds1 on CephFS PATH with the RADOS
+#                      intent log of gateway GW (8 MiB, a checkpoint an hour
+#                      away) and the ACCESS lines (t2110, t2111)
 # ceph_test_cleanup    unmounts and stops what these helpers started
 CEPH_OWN_DIR=""
 CEPH_FUSE_PID=""
@@ -79,6 +83,22 @@ ceph_ds1_setup() {
 backend = cephfs
 ceph_conf = $CEPH_CONF
 ceph_path = $dir/ds1
+CONF
+}
+
+ceph_rlog_conf() {
+	cat <<CONF
+[server]
+intent_log_mib = 8
+intent_log_checkpoint_ms = 3600000
+
+[datastore ds1]
+backend = cephfs
+ceph_conf = $CEPH_CONF
+ceph_path = $1
+intent_log = rados
+intent_log_gateway = $2
+$3
 CONF
 }
 

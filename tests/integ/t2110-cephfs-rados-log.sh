@@ -13,19 +13,7 @@ ceph_fuse_mount || exit 1
 dir=/t-$$-rlog
 mkdir -p "$CEPH_MNT$dir/ds1" || exit 1
 CEPH_DS1_PATH=$dir/ds1
-cat >"$TEST_TMP/gw.conf" <<CONF
-[server]
-intent_log_mib = 8
-intent_log_checkpoint_ms = 3600000
-
-[datastore ds1]
-backend = cephfs
-ceph_conf = $CEPH_CONF
-ceph_path = $dir/ds1
-intent_log = rados
-intent_log_gateway = t2110-$$
-$(lab_access)
-CONF
+ceph_rlog_conf "$dir/ds1" "t2110-$$" "$(lab_access)" >"$TEST_TMP/gw.conf"
 check "RADOS intent log: kill -9, fence, replay; a corrupt record" \
 	python3 "$(dirname "$0")/t2110-cephfs-rados-log.py" "$DSNFS_BIN/dsnfsd" \
 	"$TEST_TMP" "$TEST_TMP/gw.conf" "$CEPH_CONF" "ds1" "t2110-$$"

@@ -1,0 +1,328 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""A gateway cut off while another takes over (t2111-cephfs-partition.sh).
+
+    t2111-cephfs-partition.py DSNFSD TMP CONF CEPH_CONF NETNS HOST_IF DS GW
+
+Gateway A runs in the network namespace NETNS (10.99.0.2), its only link
+to the cluster a veth whose other end, HOST_IF (10.99.0.1), is in the
+test's namespace with the cluster and gateway B.  A client on A's side of
+the link (its sockets made in NETNS) writes through A; the link is cut;
+B is started with A's intent_log_gateway GW, fences A and replays its
+log; the link comes back.  Checked: what A acknowledged reads back at B;
+what A accepted after the cut, and what is sent to A after it comes
+back, never lands; A logs the fence once, stops serving the datastore
+(NFS3ERR_JUKEBOX), shows it fenced in /metrics, and does not come back
+by itself.
+"""
+import ctypes
+import os
+import re
+import select
+import signal
+import struct
+import subprocess
+import sys
+import time
+import urllib.request
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nfs3wire import *  # noqa: E402,F401,F403
+
+DSNFSD, TMP, CONF, CEPH_CONF, NETNS, HOST_IF, DS, GW = sys.argv[1:9]
+A_ADDR = "10.99.0.2"
+BLOCK = 8192
+NBLOCKS = 32
+PIDS = os.path.join(TMP, "gw.pids")  # the shell's trap kills what is left
+LIBC = ctypes.CDLL(None, use_errno=True)
+CLONE_NEWNET = 0x40000000
+
+
+def in_netns(fn):
+    """Runs fn() with this thread in NETNS: the sockets it makes live
+    there (a socket keeps the namespace it was made in)."""
+    home = os.open("/proc/self/ns/net", os.O_RDONLY)
+    ns = os.open("/run/netns/" + NETNS, os.O_RDONLY)
+    try:
+        if LIBC.setns(ns, CLONE_NEWNET) != 0:
+            raise OSError(ctypes.get_errno(), "setns " + NETNS)
+        try:
+            return fn()
+        finally:
+            if LIBC.setns(home, CLONE_NEWNET) != 0:
+                raise OSError(ctypes.get_errno(), "setns back")
+    finally:
+        os.close(ns)
+        os.close(home)
+
+
+class Gateway:
+    """One dsnfsd, in NETNS when netns, with a state dir of its own."""
+
+    def __init__(self, name, listen, netns=False):
+        self.name = name
+        self.listen = listen
+        self.netns = netns
+        self.state = os.path.join(TMP, "state-" + name)
+        os.makedirs(self.state, mode=0o700, exist_ok=True)
+        self.log = os.path.join(TMP, "gw-%s.log" % name)
+        out = os.path.join(TMP, "gw-%s.out" % name)
+        cmd = [DSNFSD, "-f", "-l", listen, "-p", "0", "-m", "0", "-P", "off",
+               "-A", "0", "-s", self.state, "-c", CONF]
+        if netns:
+            cmd = ["ip", "netns", "exec", NETNS] + cmd  # exec: same PID
+        self.p = subprocess.Popen(cmd, stdout=open(out, "w"),
+                                  stderr=open(self.log, "w"))
+        with open(PIDS, "a") as f:
+            f.write("%d\n" % self.p.pid)
+        deadline = time.time() + 90
+        while time.time() < deadline:
+            m = re.search(r"nfs=(\d+) mount=(\d+).* admin=(\d+)",
+                          open(out).read())
+            if m:
+                self.nfs, self.mount, self.admin = map(int, m.groups())
+                return
+            if self.p.poll() is not None:
+                raise SystemExit("gateway %s died: %s" % (name, self.text()))
+            time.sleep(0.05)
+        raise SystemExit("gateway %s did not start: %s" %
+                         (name, self.text()))
+
+    def text(self):
+        return open(self.log).read()
+
+    def client(self):
+        make = lambda: Nfs3Client((self.listen, self.nfs), timeout=60)
+        return in_netns(make) if self.netns else make()
+
+    def root(self):
+        def mnt():
+            with MountClient((self.listen, self.mount)) as m:
+                return m.mnt("/" + DS).fhandle
+        return in_netns(mnt) if self.netns else mnt()
+
+    def metrics(self):
+        token = open(os.path.join(self.state, "admin.token")).read().strip()
+        req = urllib.request.Request(
+            # admin_listen: 127.0.0.1 (in NETNS, A's own loopback).
+            "http://127.0.0.1:%d/metrics" % self.admin,
+            headers={"Authorization": "Bearer " + token})
+
+        def get():
+            return urllib.request.urlopen(req, timeout=10).read().decode()
+        return in_netns(get) if self.netns else get()
+
+    def wait_log(self, pattern, seconds):
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            if re.search(pattern, self.text()):
+                return True
+            time.sleep(0.2)
+        return False
+
+    def stop(self, seconds=60):
+        """SIGTERM; True when it exits within @seconds."""
+        if self.p.poll() is not None:
+            return True
+        self.p.send_signal(signal.SIGTERM)
+        try:
+            self.p.wait(seconds)
+            return True
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait(30)
+            return False
+
+
+def pattern(tag, n=BLOCK):
+    seed = ("%08d" % tag).encode()
+    return (seed * (n // len(seed) + 1))[:n]
+
+
+def link(state):
+    subprocess.run(["ip", "link", "set", HOST_IF, state], check=True)
+
+
+def write_msg(c, xid, fh, off, data):
+    """The bytes of a FILE_SYNC WRITE with XID @xid (sent as is, to one
+    gateway and then the other: a client's retransmission)."""
+    return call_header(xid, NFS_PROGRAM, NFS_V3, 7, c.cred) + \
+        encode_args(7, fh, off, data, FILE_SYNC)
+
+
+def reply_status(c, xid, seconds):
+    """The nfsstat3 of the reply to @xid on @c within @seconds, None when
+    none came, "closed" when the connection was."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        r, _, _ = select.select([c.sock], [], [], deadline - time.time())
+        if not r:
+            return None
+        try:
+            data = c.recv_message()
+        except (ConnectionClosed, OSError, EOFError):
+            return "closed"
+        if len(data) >= 4 and struct.unpack(">I", data[:4])[0] == xid:
+            return parse_reply(data, xid).u32()
+    return None
+
+
+def main():
+    ck = Checks()
+    a = Gateway("a", A_ADDR, netns=True)
+    t = a.text()
+    ck.check("A logs its stable writes in RADOS as gateway %s" % GW,
+             "stable writes logged in" in t and "gateway %s" % GW in t,
+             t[-600:])
+    ca = a.client()
+    root = a.root()
+    r = ca.create(root, "part.bin")
+    ck.status("CREATE through A", r, NFS3_OK)
+    fh = r.object
+    acked = 0
+    for i in range(NBLOCKS):
+        r = ca.write(fh, i * BLOCK, pattern(i), stable=FILE_SYNC)
+        acked += r.status == NFS3_OK and r.committed == FILE_SYNC
+    ck.check("%d FILE_SYNC writes acknowledged by A" % NBLOCKS,
+             acked == NBLOCKS, "%d" % acked)
+    r = ca.read(fh, 0, BLOCK)
+    ck.check("before the cut, a block written through A reads back",
+             r.status == NFS3_OK and r.data == pattern(0))
+
+    # The cut.  A's client is on A's side: it still reaches A.
+    link("down")
+    cut = time.time()
+    late_xid = 0x7a11000
+    late = write_msg(ca, late_xid, fh, 0, pattern(900))
+    ca.send_message(late)
+    st = reply_status(ca, late_xid, 2.0)
+    ck.check("a WRITE A takes after the cut is not acknowledged (%s)" %
+             st, st is None or st != NFS3_OK)
+
+    # B takes A's name over, fences A, replays its log.
+    for f in os.listdir(a.state):
+        if f == "cephfs.key":
+            os.makedirs(os.path.join(TMP, "state-b"), mode=0o700,
+                        exist_ok=True)
+            with open(os.path.join(a.state, f), "rb") as src:
+                key = src.read()
+            dst = os.path.join(TMP, "state-b", f)
+            fd = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            os.write(fd, key)
+            os.close(fd)
+    b = Gateway("b", "127.0.0.1")
+    t = b.text()
+    ck.check("B fences A's clients before it replays",
+             "fenced its clients" in t, t[-800:])
+    m = re.search(r"replayed (\d+) records", t)
+    ck.check("B replays the %d acknowledged records, not the late one" %
+             NBLOCKS, m and int(m.group(1)) == NBLOCKS, t[-800:])
+    cb = b.client()
+    lost = 0
+    for i in range(NBLOCKS):
+        r = cb.read(fh, i * BLOCK, BLOCK)
+        lost += r.status != NFS3_OK or r.data != pattern(i)
+    ck.check("B serves %.1f s after the cut: every acknowledged block "
+             "reads back (%d lost)" % (time.time() - cut, lost), lost == 0)
+
+    # The client moves to B and retransmits the WRITE A never answered,
+    # same XID (B's reply cache has never seen it), then writes newer
+    # data over it.
+    cb.send_message(late)
+    st = reply_status(cb, late_xid, 30.0)
+    ck.check("the retransmitted WRITE is done by B", st == NFS3_OK,
+             "%s" % st)
+    r = cb.write(fh, 0, pattern(901), stable=FILE_SYNC)
+    ck.status("a newer WRITE of the same block through B", r, NFS3_OK)
+
+    # A partition, not a blip: past the 5 s bound, A's calls that wait on
+    # the cluster mark the datastore down and new ones answer JUKEBOX.
+    time.sleep(max(0.0, cut + 12 - time.time()))
+    c3 = a.client()
+    t0 = time.time()
+    r = c3.getattr(root)
+    ck.check("during the cut A answers NFS3ERR_JUKEBOX at once (%s in "
+             "%.2f s)" % (status_name(r.status), time.time() - t0),
+             r.status == NFS3ERR_JUKEBOX and time.time() - t0 < 2 and
+             "does not answer" in a.text(), a.text()[-800:])
+    c3.close()
+
+    # The link comes back: A finds itself blocklisted.
+    link("up")
+    up = time.time()
+    ck.check("A logs that it is fenced",
+             a.wait_log(r"cephfs: %s: fenced: another gateway" % DS, 120),
+             a.text()[-1200:])
+    print("    cut %.1f s; A fenced %.1f s after the link came back" %
+          (up - cut, time.time() - up))
+    st = reply_status(ca, late_xid, 60.0)
+    ck.check("A never acknowledges the WRITE it took during the cut (%s)" %
+             (status_name(st) if isinstance(st, int) else st),
+             st != NFS3_OK)
+    r = ca.write(fh, BLOCK, pattern(902), stable=FILE_SYNC)
+    ck.check("a WRITE sent to A after the link is back is refused (%s)" %
+             status_name(r.status), r.status == NFS3ERR_JUKEBOX)
+    r = ca.getattr(fh)
+    ck.check("so is a GETATTR (%s)" % status_name(r.status),
+             r.status == NFS3ERR_JUKEBOX)
+    c2 = a.client()
+    r = c2.write(fh, 2 * BLOCK, pattern(903), stable=FILE_SYNC)
+    ck.check("and a WRITE on a new connection to A (%s)" %
+             status_name(r.status), r.status == NFS3ERR_JUKEBOX)
+    c2.close()
+
+    time.sleep(5)  # anything of A's that could still land has
+    want = {0: pattern(901), 1: pattern(1), 2: pattern(2)}
+    for blk, data in want.items():
+        r = cb.read(fh, blk * BLOCK, BLOCK)
+        ck.check("B reads block %d as it was, none of A's late bytes" % blk,
+                 r.status == NFS3_OK and r.data == data)
+    # Past B's cache: the file's first RADOS object, as the OSDs have it.
+    r = cb.getattr(fh)
+    data = b""
+    if r.status == NFS3_OK:
+        obj = os.path.join(TMP, "obj0")
+        subprocess.run(["rados", "-c", CEPH_CONF, "-p", "cephfs_data", "get",
+                        "%x.00000000" % r.attributes.fileid, obj], check=True)
+        data = open(obj, "rb").read()
+    ck.check("the OSDs hold the same bytes (B's GETATTR: %s)" %
+             status_name(r.status),
+             r.status == NFS3_OK and
+             all(data[b * BLOCK:(b + 1) * BLOCK] == d
+                 for b, d in want.items()))
+
+    t = a.text()
+    ck.check("A logs the fence once",
+             len(re.findall(r"fenced: another gateway", t)) == 1, t[-1200:])
+    mt = a.metrics()
+    ck.check("A's /metrics: dsnfs_volume_fenced 1, dsnfs_volume_up 0",
+             re.search(r'^dsnfs_volume_fenced\{volume="%s"\} 1$' % DS, mt,
+                       re.M) and
+             re.search(r'^dsnfs_volume_up\{volume="%s"\} 0$' % DS, mt, re.M),
+             "\n".join(l for l in mt.splitlines() if "volume_fenced" in l
+                       or "volume_up" in l))
+    time.sleep(5)
+    r = ca.getattr(root)
+    ck.check("A does not come back by itself (%s, no new mount)" %
+             status_name(r.status),
+             r.status == NFS3ERR_JUKEBOX and "mounted anew" not in a.text())
+    ck.check("B still serves", cb.getattr(fh).status == NFS3_OK)
+    ck.check("A stops on SIGTERM within 30 s", a.stop(30))
+    ck.check("A did not mark B's log closed",
+             "closed: " not in a.text() or "not clean" in a.text(),
+             a.text()[-600:])
+    ck.check("B stops cleanly", b.stop(60))
+    ck.exit()
+
+
+try:
+    main()
+finally:
+    # Whatever happened: no gateway left (the shell kills by PID too).
+    for pid in open(PIDS).read().split() if os.path.exists(PIDS) else []:
+        try:
+            if b"dsnfsd" in open("/proc/%s/cmdline" % pid, "rb").read():
+                os.kill(int(pid), signal.SIGKILL)
+        except (FileNotFoundError, ProcessLookupError):
+            pass
