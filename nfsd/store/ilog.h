@@ -36,12 +36,12 @@
  *   writes of a sequential stream (at least inplace_seq_min bytes, starting
  *   where the file's last write ended: store__ilog_inplace_rule) are not
  *   copied into the log: on one disk that would write every byte twice,
- *   and a stream's bytes fill the ring and force checkpoints.  They go to the file and are made stable there
- *   by an fdatasync shared through the file's sync group; then, only when
- *   the file has records after the head, a SYNCED record (handle, range,
- *   and upto: the end LSN of the file's newest record when the bytes were
- *   written) is logged and waited for.  Replay does not write the bytes of
- *   an older record (LSN below upto) of that file that the range covers,
+ *   and a stream's bytes fill the ring and force checkpoints.  They go to the
+ * file and are made stable there by an fdatasync shared through the file's sync
+ * group; then, only when the file has records after the head, a SYNCED record
+ * (handle, range, and upto: the end LSN of the file's newest record when the
+ * bytes were written) is logged and waited for.  Replay does not write the
+ * bytes of an older record (LSN below upto) of that file that the range covers,
  *   so it never puts older data back over them; it is logged after the
  *   sync, so a durable SYNCED record always names durable bytes.
  * - Failures are sticky: a failed log write or checkpoint fsync fails every

@@ -560,9 +560,10 @@ static void test_config_intent_log_immediate_max(void **state)
 
 	assert_int_equal(f->cfg.intent_log_inplace_min_bytes, 32768);
 	assert_int_equal(f->cfg.intent_log_inplace_seq_min_bytes, 16384);
-	assert_int_equal(load(f, "[server]\n"
-				 "intent_log_immediate_max_bytes = 0\n"
-				 "intent_log_inplace_sequential_min_bytes = 0\n"),
+	assert_int_equal(load(f,
+			      "[server]\n"
+			      "intent_log_immediate_max_bytes = 0\n"
+			      "intent_log_inplace_sequential_min_bytes = 0\n"),
 			 0);
 	assert_int_equal(f->cfg.intent_log_inplace_min_bytes, 0);
 	assert_int_equal(f->cfg.intent_log_inplace_seq_min_bytes, 0);

@@ -456,8 +456,8 @@ static void test_inplace_rule(void **state)
 
 	(void)state;
 	/* Size: at the threshold and above, wherever the write is. */
-	assert_true(store__ilog_inplace_rule(INPLACE_MIN, 0, far, 0,
-					     INPLACE_MIN));
+	assert_true(
+		store__ilog_inplace_rule(INPLACE_MIN, 0, far, 0, INPLACE_MIN));
 	assert_false(store__ilog_inplace_rule(INPLACE_MIN, 0, far, 0,
 					      INPLACE_MIN - 1));
 	assert_false(store__ilog_inplace_rule(0, 0, far, far, 1u << 20));
@@ -466,18 +466,18 @@ static void test_inplace_rule(void **state)
 					     SEQ_MIN));
 	assert_false(store__ilog_inplace_rule(INPLACE_MIN, SEQ_MIN, far, far,
 					      SEQ_MIN - 1));
-	assert_false(store__ilog_inplace_rule(INPLACE_MIN, 0, far, far,
-					      SEQ_MIN));
+	assert_false(
+		store__ilog_inplace_rule(INPLACE_MIN, 0, far, far, SEQ_MIN));
 	/* A new file's first write at 0 starts a stream. */
 	assert_true(store__ilog_inplace_rule(0, SEQ_MIN, 0, 0, SEQ_MIN));
 	/* Out of order within the window (WRITEs in flight): still the
 	 * stream; past it: random, logged. */
 	assert_true(store__ilog_inplace_rule(0, SEQ_MIN, far, far - SEQ_MIN,
 					     SEQ_MIN));
-	assert_true(store__ilog_inplace_rule(0, SEQ_MIN, far, far - w,
-					     SEQ_MIN));
-	assert_true(store__ilog_inplace_rule(0, SEQ_MIN, far, far + w,
-					     SEQ_MIN));
+	assert_true(
+		store__ilog_inplace_rule(0, SEQ_MIN, far, far - w, SEQ_MIN));
+	assert_true(
+		store__ilog_inplace_rule(0, SEQ_MIN, far, far + w, SEQ_MIN));
 	assert_false(store__ilog_inplace_rule(0, SEQ_MIN, far, far - w - 1,
 					      SEQ_MIN));
 	assert_false(store__ilog_inplace_rule(0, SEQ_MIN, far, far + w + 1,
