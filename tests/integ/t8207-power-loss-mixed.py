@@ -21,8 +21,6 @@ import os
 import random
 import re
 import shutil
-import signal
-import subprocess
 import sys
 import time
 
@@ -60,19 +58,7 @@ def plan(ops):
 
 def live_run(binary, scratch, conf, ops):
     """The run before the cut: (handles, acked, verifier) as t8205's."""
-    fuse = os.path.join(scratch, "fuse")
-    os.makedirs(fuse)
-    pfs = subprocess.Popen(["/usr/bin/python3", os.path.join(HERE, "powerfs.py"),
-                            fuse, os.path.join(scratch, "disk.img"),
-                            os.path.join(scratch, "power.log")],
-                           stderr=open(os.path.join(scratch, "powerfs.err"), "w"))
-    for _ in range(100):
-        if os.path.exists(os.path.join(fuse, "disk")):
-            break
-        time.sleep(0.05)
-    disk = t8205.Mounted(os.path.join(fuse, "disk"), os.path.join(scratch, "mnt"))
-    for d in ("ds1", "state"):
-        os.makedirs(os.path.join(disk.mnt, d))
+    pfs, disk, fuse = t8205.power_on(scratch)
     t8205.run("sync", "-f", disk.mnt)
     proc, nfs_port, mount_port = t8205.start_dsnfsd(
         binary, disk.mnt, conf(disk.mnt), os.path.join(scratch, "dsnfsd.log"))
@@ -90,13 +76,7 @@ def live_run(binary, scratch, conf, ops):
         verf = r.verf
         acked.append((0, at * BLOCK, count))
     c.close()
-    t8205.stop(proc, signal.SIGKILL)  # the cut
-    try:
-        disk.close()
-    finally:
-        pfs.send_signal(signal.SIGTERM)
-        pfs.wait()
-        subprocess.run(["umount", fuse], stderr=subprocess.DEVNULL)
+    t8205.power_cut(proc, pfs, disk, fuse)
     return fh, acked, verf
 
 
@@ -130,28 +110,10 @@ def main():
              "the disk saw %d writes and %d flushes"
              % (len(acked), len(recs) - len(flushes), len(flushes)),
              len(acked) == ops and len(flushes) >= points)
-    picks = sorted({flushes[(len(flushes) - 1) * k // max(points - 1, 1)]
-                    for k in range(points)})
-    work = os.path.join(scratch, "work.img")
-    shutil.copyfile(base, work)
-    fd = os.open(work, os.O_RDWR)
-    applied, checked, lost, needed = 0, 0, [], 0
-    crash = os.path.join(scratch, "crash.img")
     t1 = time.monotonic()
-    for point in picks:
-        for kind, off, data in recs[applied:point]:
-            if kind == b"W":
-                os.pwrite(fd, data, off)
-        applied = point
-        shutil.copyfile(work, crash)
-        need = t8205.must_survive(acked, first, point)
-        needed += len(need)
-        problems = t8205.check_point(binary, scratch, conf, crash, fh, acked,
-                                     need, verf)
-        checked += 1
-        if problems:
-            lost.append((point, problems[:3]))
-    os.close(fd)
+    picks, checked, needed, lost = t8205.crash_points(
+        binary, scratch, conf, base, (recs, first, flushes),
+        (fh, acked, verf), points)
     ck.check("%d crash points, %d acknowledged writes checked in all, none "
              "lost, the handle valid, a new verifier" % (checked, needed),
              checked == len(picks) and checked >= min(points, 100) and
