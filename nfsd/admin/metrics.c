@@ -504,9 +504,12 @@ static void metrics_ilogs(const struct admin_view *v, struct admin_buf *out)
 		  "Records replayed onto the files when the log opened",
 		  ILOG_FIELD(replayed) },
 		{ "dsnfs_intent_log_inplace_writes_total",
-		  "Large stable writes synced in their file, not copied into "
-		  "the log",
+		  "Stable writes synced in their file (large, or a sequential "
+		  "stream's), not copied into the log",
 		  ILOG_FIELD(inplace_writes) },
+		{ "dsnfs_intent_log_bytes_total",
+		  "Bytes written to the intent log (records and pads)",
+		  ILOG_FIELD(bytes) },
 		{ "dsnfs_intent_log_synced_records_total",
 		  "SYNCED records (a range synced in place) in the log",
 		  ILOG_FIELD(synced_records) },

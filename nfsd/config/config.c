@@ -33,9 +33,13 @@ void config_defaults(struct config *cfg)
 	cfg->group_commit = true;
 	cfg->intent_log_mib = 128;
 	cfg->intent_log_checkpoint_ms = 1000;
-	/* 0: on the disks measured, copying large writes into the log beat
-	 * syncing them in place (docs/bench.md, "Intent log"). */
-	cfg->intent_log_immediate_max_bytes = 0;
+	/* The log keeps the writes it wins on (small, random) and sends
+	 * large ones and a file's sequential stream in place, where the
+	 * second copy of their bytes would be the cost (ZFS without a
+	 * separate log device, zfs_immediate_write_sz: docs/durability.md,
+	 * "Large and sequential stable writes"). */
+	cfg->intent_log_inplace_min_bytes = 32 * 1024;
+	cfg->intent_log_inplace_seq_min_bytes = 16 * 1024;
 	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "var/state");
 	cfg->max_record_bytes = 1024 * 1024 + 4096;
 	cfg->max_inflight_per_conn = 128;
@@ -241,9 +245,14 @@ static const struct config_server_key {
 	  CONFIG_RANGE(intent_log_mib, 8, 1u << 20) },
 	{ "intent_log_checkpoint_ms", CONFIG_KEY_UINT,
 	  CONFIG_RANGE(intent_log_checkpoint_ms, 0, 3600000) },
-	/* Past 1 MiB (the largest WRITE) it would mean 0. */
+	/* Past 1 MiB (the largest WRITE) it would mean 0.  The second is
+	 * the key's older name, kept for configs that have it. */
+	{ "intent_log_inplace_min_bytes", CONFIG_KEY_UINT,
+	  CONFIG_RANGE(intent_log_inplace_min_bytes, 0, 1u << 20) },
 	{ "intent_log_immediate_max_bytes", CONFIG_KEY_UINT,
-	  CONFIG_RANGE(intent_log_immediate_max_bytes, 0, 1u << 20) },
+	  CONFIG_RANGE(intent_log_inplace_min_bytes, 0, 1u << 20) },
+	{ "intent_log_inplace_sequential_min_bytes", CONFIG_KEY_UINT,
+	  CONFIG_RANGE(intent_log_inplace_seq_min_bytes, 0, 1u << 20) },
 	{ "io_offload", CONFIG_KEY_AUTO, CONFIG_FIELD(io_offload_auto) },
 	{ "workers", CONFIG_KEY_UINT, CONFIG_RANGE(workers, 0, 256) },
 	{ "work_threads", CONFIG_KEY_UINT, CONFIG_RANGE(work_threads, 1, 256) },

@@ -115,10 +115,13 @@ struct config {
 	char intent_log[4096];
 	uint32_t intent_log_mib;
 	uint32_t intent_log_checkpoint_ms;
-	/* Stable writes of at least this many bytes are synced in their file,
-	 * not copied into the log (store_ilog_set_inplace_min); 0 (the
-	 * default): none. */
-	uint32_t intent_log_immediate_max_bytes;
+	/* Stable writes of at least this many bytes (intent_log_inplace_
+	 * min_bytes, alias intent_log_immediate_max_bytes), and those of at
+	 * least seq_min that start where their file's last write ended, are
+	 * synced in their file, not copied into the log
+	 * (store_ilog_set_inplace); 0: that rule is off. */
+	uint32_t intent_log_inplace_min_bytes;
+	uint32_t intent_log_inplace_seq_min_bytes;
 	char state_dir[4096];
 	bool trace;
 	uint32_t max_record_bytes;

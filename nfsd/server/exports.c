@@ -86,7 +86,8 @@ static int server_export_ilog_open(struct server *srv, struct export *exp,
 		exp->store = NULL;
 		return err;
 	}
-	store_ilog_set_inplace_min(exp->ilog, srv->ilog_inplace_min);
+	store_ilog_set_inplace(exp->ilog, srv->ilog_inplace_min,
+			       srv->ilog_inplace_seq_min);
 	return 0;
 }
 
@@ -183,7 +184,8 @@ static int server_ilog_open(struct server *srv, const struct config *cfg,
 			      srv->ilog_checkpoint_ms, stores, n, &srv->ilog,
 			      errbuf, errlen);
 	if (!err) {
-		store_ilog_set_inplace_min(srv->ilog, srv->ilog_inplace_min);
+		store_ilog_set_inplace(srv->ilog, srv->ilog_inplace_min,
+				       srv->ilog_inplace_seq_min);
 	}
 	return err;
 }

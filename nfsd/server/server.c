@@ -86,7 +86,8 @@ static int server_open_exports(struct server *srv, const struct config *cfg,
 	srv->group_commit = cfg->group_commit;
 	srv->ilog_ring_bytes = (uint64_t)cfg->intent_log_mib << 20;
 	srv->ilog_checkpoint_ms = cfg->intent_log_checkpoint_ms;
-	srv->ilog_inplace_min = cfg->intent_log_immediate_max_bytes;
+	srv->ilog_inplace_min = cfg->intent_log_inplace_min_bytes;
+	srv->ilog_inplace_seq_min = cfg->intent_log_inplace_seq_min_bytes;
 	server_hostname(srv->hostname, sizeof(srv->hostname));
 	return server__exports_open(srv, cfg, errbuf, errlen);
 }

@@ -80,7 +80,8 @@ struct server {
 	struct store_ilog *ilog;
 	uint64_t ilog_ring_bytes;
 	uint32_t ilog_checkpoint_ms;
-	uint32_t ilog_inplace_min; /* intent_log_immediate_max_bytes */
+	uint32_t ilog_inplace_min; /* intent_log_inplace_min_bytes */
+	uint32_t ilog_inplace_seq_min; /* ..._sequential_min_bytes */
 	/* The short host name: the gateway name of a cephfs datastore's
 	 * RADOS log without intent_log_gateway. */
 	char hostname[64];

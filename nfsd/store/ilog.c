@@ -12,7 +12,8 @@
  * batch always starts on a 4 KiB LSN, so the O_DIRECT write is aligned,
  * and ends with a PAD record up to the next one.  The flush threads also
  * call the done hooks of write_async, in LSN order.  A large write synced
- * in place appends at most a SYNCED record (store__ilog_append_synced).
+ * in place (large, or a sequential stream: store__ilog_inplace_rule)
+ * appends at most a SYNCED record (store__ilog_append_synced).
  * Opening, replay's call and closing are ilog_open.c's.
  */
 #include "nfsd/store/store_int.h"
@@ -142,6 +143,7 @@ static void store_ilog_flush_locked(struct store_ilog *ilog)
 		return;
 	}
 	b->written = true;
+	ilog->stats.bytes += padded - start;
 	store_ilog_retire_locked(ilog);
 	/* This thread calls the done hooks next (flusher_main), or the one
 	 * calling them now finds these when it is done: no wake-up. */
@@ -275,6 +277,27 @@ int64_t store__ilog_append_synced(struct store_ilog *ilog,
 void store_ilog_set_inplace_min(struct store_ilog *ilog, uint32_t min_bytes)
 {
 	atomic_store(&ilog->inplace_min, min_bytes);
+}
+
+void store_ilog_set_inplace(struct store_ilog *ilog, uint32_t min_bytes,
+			    uint32_t seq_min_bytes)
+{
+	atomic_store(&ilog->inplace_min, min_bytes);
+	atomic_store(&ilog->inplace_seq_min, seq_min_bytes);
+}
+
+bool store__ilog_inplace_rule(uint32_t min_bytes, uint32_t seq_min_bytes,
+			      uint64_t last_end, uint64_t off_bytes,
+			      uint32_t count)
+{
+	if (min_bytes && count >= min_bytes) {
+		return true;
+	}
+	/* Near where the last ended, not exactly: a stream's WRITEs in
+	 * flight reach the file out of order (loops, work threads). */
+	return seq_min_bytes && count >= seq_min_bytes &&
+	       off_bytes + STORE_ILOG_SEQ_WINDOW >= last_end &&
+	       off_bytes <= last_end + STORE_ILOG_SEQ_WINDOW;
 }
 
 int64_t store__ilog_append(struct store_ilog *ilog, struct local_obj *obj,

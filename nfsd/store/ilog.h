@@ -32,14 +32,16 @@
  *   bytes or size can be stable.  REMOVE and RENAME need nothing: replay
  *   finds a file by its handle (inode and generation), so a removed file is
  *   ESTALE and skipped and a renamed one gets its data under its new name.
- * - Large writes (at least inplace_min bytes, store_ilog_set_inplace_min;
- *   ZFS's WR_INDIRECT) are not copied into the log: on one disk that would
- *   write every byte twice.  They go to the file and are made stable there
- *   by an fdatasync shared through the file's sync group; then, only when
- *   the file has records after the head, a SYNCED record (handle, range,
- *   and upto: the end LSN of the file's newest record when the bytes were
- *   written) is logged and waited for.  Replay does not write the bytes of
- *   an older record (LSN below upto) of that file that the range covers,
+ * - Large writes (at least inplace_min bytes; ZFS's WR_INDIRECT) and the
+ *   writes of a sequential stream (at least inplace_seq_min bytes, starting
+ *   where the file's last write ended: store__ilog_inplace_rule) are not
+ *   copied into the log: on one disk that would write every byte twice,
+ *   and a stream's bytes fill the ring and force checkpoints.  They go to the
+ * file and are made stable there by an fdatasync shared through the file's sync
+ * group; then, only when the file has records after the head, a SYNCED record
+ * (handle, range, and upto: the end LSN of the file's newest record when the
+ * bytes were written) is logged and waited for.  Replay does not write the
+ * bytes of an older record (LSN below upto) of that file that the range covers,
  *   so it never puts older data back over them; it is logged after the
  *   sync, so a durable SYNCED record always names durable bytes.
  * - Failures are sticky: a failed log write or checkpoint fsync fails every
@@ -76,6 +78,10 @@ enum store_ilog_rec_type {
 	STORE_ILOG_REC_PAD = 2, /* fills a batch to its 4 KiB end */
 	STORE_ILOG_REC_SYNCED = 3, /* a range written and synced in place */
 };
+
+/* A write starting this near its file's last write's end continues the
+ * stream: 16 WRITEs of 64 KiB in flight arrive in any order. */
+#define STORE_ILOG_SEQ_WINDOW (1u << 20)
 
 /* Body of a SYNCED record after the handle: upto (u64). */
 #define STORE_ILOG_SYNCED_BODY 8u
@@ -216,6 +222,19 @@ int64_t store__ilog_append_synced(struct store_ilog *ilog,
 				  struct local_obj *obj, uint64_t off_bytes,
 				  uint32_t len_bytes, uint64_t upto_lsn);
 
+/*
+ * The log's choice for a stable write of @count bytes at @off_bytes of a
+ * file whose last write ended at @last_end (0 before any): in place (true)
+ * when @count reaches @min_bytes, or reaches @seq_min_bytes and the write
+ * starts within STORE_ILOG_SEQ_WINDOW of @last_end (a sequential stream,
+ * its WRITEs in flight a little out of order); else logged.  A rule at 0
+ * is off.  Small random writes stay in the log, where one flush covers
+ * those of every file.  Either choice is safe (ilog.h: SYNCED records).
+ */
+bool store__ilog_inplace_rule(uint32_t min_bytes, uint32_t seq_min_bytes,
+			      uint64_t last_end, uint64_t off_bytes,
+			      uint32_t count);
+
 /* Waits until the log is stable up to @end_lsn, flushing it on this thread
  * when no flush is in flight.  Returns 0 or the log's -errno. */
 int store__ilog_wait(struct store_ilog *ilog, int64_t end_lsn);
@@ -267,8 +286,10 @@ struct store_ilog {
 	bool direct;
 	uint64_t ring_bytes;
 	uint32_t checkpoint_ms;
-	/* Stable writes of at least this many bytes go in place; 0: none. */
+	/* Stable writes of at least this many bytes go in place, and those
+	 * of a sequential stream from inplace_seq_min; 0: that rule is off. */
 	_Atomic uint32_t inplace_min;
+	_Atomic uint32_t inplace_seq_min;
 	store_ilog_write_fn write_fn; /* tests; NULL: store_ilog_write_ring */
 	void *write_arg;
 

@@ -14,7 +14,8 @@
  * metadata needed to read it back (the size) stable, which is what COMMIT
  * promises; timestamps may lag.  With an intent log (store.h ilog, see
  * ilog.h) DATA_SYNC and FILE_SYNC writes are logged instead of synced (a
- * large one is fdatasynced in place, its log record only a range), and
+ * large one, or one continuing the file's sequential stream, is
+ * fdatasynced in place, its log record only a range), and
  * a COMMIT of a file with records first waits for a checkpoint of them.  A
  * read-only file (EROFS, immutable) reads but refuses writes with the reason
  * its read/write open failed.
@@ -195,12 +196,15 @@ static int store_local_write_inplace(struct store *st, struct local_obj *obj,
 	return err;
 }
 
-/* Whether a stable write of @count bytes goes in place (ilog.h). */
-static bool store_local_inplace(const struct store *st, uint32_t count)
+/* Whether a stable write of @count bytes at @off_bytes of @obj goes in
+ * place: large, or the next of the file's sequential stream (ilog.h). */
+static bool store_local_inplace(const struct store *st, struct local_obj *obj,
+				uint64_t off_bytes, uint32_t count)
 {
-	uint32_t min = atomic_load(&st->ilog->inplace_min);
-
-	return min && count >= min;
+	return store__ilog_inplace_rule(atomic_load(&st->ilog->inplace_min),
+					atomic_load(&st->ilog->inplace_seq_min),
+					atomic_load(&obj->write_end), off_bytes,
+					count);
 }
 
 /* The descriptor a write of @count at @off_bytes goes through (borrowed
@@ -230,6 +234,7 @@ int store__local_write(struct store *st, struct store_obj *sobj,
 		       enum store_stable stable, bool *sync_failed)
 {
 	struct local_obj *obj = local_obj(sobj);
+	bool inplace;
 	bool logged;
 	bool zlocked;
 	int err;
@@ -241,8 +246,12 @@ int store__local_write(struct store *st, struct store_obj *sobj,
 		return err;
 	}
 	logged = stable != STORE_UNSTABLE && st->ilog;
+	inplace = logged && store_local_inplace(st, obj, off_bytes, count);
+	/* Set before the write: a stream's next WRITE may arrive while this
+	 * one syncs. */
+	atomic_store(&obj->write_end, off_bytes + count);
 	err = store__zero_first_begin(st, obj, fd, off_bytes, count, &zlocked);
-	if (!err && logged && store_local_inplace(st, count)) {
+	if (!err && inplace) {
 		err = store_local_write_inplace(st, obj, fd, off_bytes, buf,
 						count, sync_failed);
 	} else if (!err && logged) {
@@ -272,8 +281,9 @@ int store__local_write_async(struct store *st, struct store_obj *sobj,
 	if (!st->ilog || atomic_load(&st->zero_on_first_write)) {
 		return -EAGAIN;
 	}
-	/* A large write is synced in its file: a work thread's job. */
-	if (store_local_inplace(st, count)) {
+	/* A large or sequential write is synced in its file: a work
+	 * thread's job. */
+	if (store_local_inplace(st, obj, off_bytes, count)) {
 		return -EAGAIN;
 	}
 	err = store_local_write_fd(st, obj, off_bytes, count, &fd);
@@ -291,6 +301,10 @@ int store__local_write_async(struct store *st, struct store_obj *sobj,
 					       count, w, done, arg);
 	}
 	pthread_mutex_unlock(&obj->ilog_order);
+	/* -EAGAIN: a work thread writes it again and sets it then. */
+	if (err != -EAGAIN) {
+		atomic_store(&obj->write_end, off_bytes + count);
+	}
 	return err;
 }
 

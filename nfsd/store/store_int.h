@@ -190,6 +190,9 @@ struct local_obj {
 	/* The LSN a flush must reach to cover this file's last record; 0:
 	 * none.  Replay would re-apply records past the log's head. */
 	_Atomic uint64_t ilog_lsn;
+	/* Where the file's last WRITE ended: a stable write starting here
+	 * continues a sequential stream (store__ilog_inplace_rule). */
+	_Atomic uint64_t write_end;
 	/* ilog.c's, under its lock: on its dirty list (holding a ref). */
 	bool ilog_dirty;
 	struct local_obj *ilog_next;

@@ -72,12 +72,17 @@ int store_ilog_open(const char *path, uint64_t ring_bytes,
 		    size_t errlen);
 
 /*
- * DATA_SYNC and FILE_SYNC writes of at least @min_bytes through @ilog are
- * written and fdatasynced in their file instead of copied into the log,
- * which then holds at most a small SYNCED record (ilog.h; config
- * intent_log_immediate_max_bytes); 0 (the value at open): every stable
- * write is logged.  Set before the stores write.
+ * DATA_SYNC and FILE_SYNC writes through @ilog of at least @min_bytes, and
+ * those of at least @seq_min_bytes that start where their file's last
+ * write ended (a sequential stream), are written and fdatasynced in their
+ * file instead of copied into the log, which then holds at most a small
+ * SYNCED record (ilog.h; config intent_log_inplace_min_bytes and
+ * intent_log_inplace_sequential_min_bytes).  0 turns a rule off; both 0
+ * (the values at open): every stable write is logged.
  */
+void store_ilog_set_inplace(struct store_ilog *ilog, uint32_t min_bytes,
+			    uint32_t seq_min_bytes);
+/* Sets the size rule alone (the sequential one as it was). */
 void store_ilog_set_inplace_min(struct store_ilog *ilog, uint32_t min_bytes);
 
 /*
@@ -95,12 +100,14 @@ void store_ilog_close(struct store_ilog *ilog);
 /* Counters of an intent log since it opened (/metrics, tests, the closing
  * log line): records appended, flushes of the log, checkpoints, writers
  * that waited for ring space, records replayed at open and skipped;
- * large writes synced in place, and the SYNCED records they logged (of
- * the records counted). */
+ * writes synced in place, and the SYNCED records they logged (of the
+ * records counted); the bytes written to the log's ring (records and
+ * their pads: the log device's share of the stable bytes). */
 struct store_ilog_stats {
 	uint64_t records, flushes, checkpoints, full_waits;
 	uint64_t replayed, replay_skipped;
 	uint64_t inplace_writes, synced_records;
+	uint64_t bytes;
 };
 void store_ilog_stats(struct store_ilog *ilog, struct store_ilog_stats *out);
 

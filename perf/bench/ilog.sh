@@ -6,12 +6,13 @@
 #             commit per file)
 #   ilog      dsnfsd with [server] intent_log (one log flush for every
 #             WRITE in flight, files fsynced at checkpoints) and its
-#             defaults, plus BENCH_ILOG_KEYS (e.g.
-#             intent_log_immediate_max_bytes=32768: large WRITEs
-#             fdatasynced in their file instead, docs/bench.md)
-#   ilog-all  the same with intent_log_immediate_max_bytes = 0 whatever
+#             defaults (WRITEs of 32 KiB and up, and a file's sequential
+#             stream from 16 KiB, fdatasynced in their file instead:
+#             docs/durability.md), plus BENCH_ILOG_KEYS
+#   ilog-all  the same with intent_log_inplace_min_bytes and
+#             intent_log_inplace_sequential_min_bytes = 0 whatever
 #             BENCH_ILOG_KEYS say: every stable WRITE's data copied into
-#             the log (the default)
+#             the log (the default before those keys)
 #   ilog-mem  the same with the log on tmpfs (/dev/shm): NOT durable; a
 #             model of a log device with no latency (NVRAM), showing
 #             what the log costs in CPU apart from its device
@@ -128,7 +129,8 @@ ilog_run() {
 				echo "${kv%%=*} = ${kv#*=}" >>"$conf"
 			done
 			[ "$mode" = ilog-all ] &&
-				echo "intent_log_immediate_max_bytes = 0" >>"$conf"
+				printf '%s = 0\n' intent_log_inplace_min_bytes \
+					intent_log_inplace_sequential_min_bytes >>"$conf"
 			;;
 		esac
 		bench_start_dsnfsd_as dsnfsd "$NS_D" "$BENCH_TMP/ds" "$conf" \

@@ -105,11 +105,10 @@ class Mounted:
         run("losetup", "-d", self.loop)
 
 
-def live_run(binary, scratch, conf, ops):
-    """The run before the cut (conf(root): the config file for a disk
-    mounted at root): returns (handles, acked, verifier), acked[n] =
-    (file, offset, count) of durable operation n, in order; for a CREATE,
-    (2, its handle, 0)."""
+def power_on(scratch):
+    """scratch/disk.img through powerfs (its writes and flushes logged to
+    scratch/power.log), mounted, with ds1 and state made: (powerfs, the
+    Mounted disk, the FUSE mount point)."""
     fuse = os.path.join(scratch, "fuse")
     os.makedirs(fuse)
     pfs = subprocess.Popen(["/usr/bin/python3", os.path.join(HERE, "powerfs.py"),
@@ -123,6 +122,27 @@ def live_run(binary, scratch, conf, ops):
     disk = Mounted(os.path.join(fuse, "disk"), os.path.join(scratch, "mnt"))
     for d in ("ds1", "state"):
         os.makedirs(os.path.join(disk.mnt, d))
+    return pfs, disk, fuse
+
+
+def power_cut(proc, pfs, disk, fuse):
+    """The cut: dsnfsd killed (nothing more written, nothing flushed by a
+    clean stop), the disk and powerfs gone."""
+    stop(proc, signal.SIGKILL)
+    try:
+        disk.close()
+    finally:
+        pfs.send_signal(signal.SIGTERM)
+        pfs.wait()
+        subprocess.run(["umount", fuse], stderr=subprocess.DEVNULL)
+
+
+def live_run(binary, scratch, conf, ops):
+    """The run before the cut (conf(root): the config file for a disk
+    mounted at root): returns (handles, acked, verifier), acked[n] =
+    (file, offset, count) of durable operation n, in order; for a CREATE,
+    (2, its handle, 0)."""
+    pfs, disk, fuse = power_on(scratch)
     with open(os.path.join(disk.mnt, "ds1", "p"), "wb") as thick:
         thick.write(bytes(THICK_BLOCKS * BLOCK))
         thick.flush()
@@ -188,15 +208,7 @@ def live_run(binary, scratch, conf, ops):
             acked.append((1, off[1], 2))
             off[1] += 2 * BLOCK
     c.close()
-    # The cut: nothing more is written after this, and nothing of what
-    # came before is flushed by a clean stop.
-    stop(proc, signal.SIGKILL)
-    try:
-        disk.close()
-    finally:
-        pfs.send_signal(signal.SIGTERM)
-        pfs.wait()
-        subprocess.run(["umount", fuse], stderr=subprocess.DEVNULL)
+    power_cut(proc, pfs, disk, fuse)
     return fh, acked, verf
 
 
@@ -306,6 +318,38 @@ def check_point(binary, scratch, conf, image, fh, acked, need, verf):
     return problems
 
 
+def crash_points(binary, scratch, conf, base, log, done, points):
+    """Replays the disk's log (recs, first, flushes) onto @base up to
+    @points of its flushes and checks each image (check_point) for the
+    run's (handles, acked, verifier): (the points, how many were checked,
+    the operations checked in all, [(point, its first problems)])."""
+    recs, first, flushes = log
+    fh, acked, verf = done
+    picks = sorted({flushes[(len(flushes) - 1) * k // max(points - 1, 1)]
+                    for k in range(points)})
+    work = os.path.join(scratch, "work.img")
+    shutil.copyfile(base, work)
+    fd = os.open(work, os.O_RDWR)
+    applied = 0
+    crash = os.path.join(scratch, "crash.img")
+    checked, lost_points, needed_total = 0, [], 0
+    for point in picks:
+        for kind, off, data in recs[applied:point]:
+            if kind == b"W":
+                os.pwrite(fd, data, off)
+        applied = point
+        shutil.copyfile(work, crash)
+        need = must_survive(acked, first, point)
+        needed_total += len(need)
+        problems = check_point(binary, scratch, conf, crash, fh, acked,
+                               need, verf)
+        checked += 1
+        if problems:
+            lost_points.append((point, problems[:3]))
+    os.close(fd)
+    return picks, checked, needed_total, lost_points
+
+
 def main():
     binary, scratch, mode = sys.argv[1], sys.argv[2], sys.argv[3]
     points, ops = int(sys.argv[4]), int(sys.argv[5])
@@ -341,29 +385,10 @@ def main():
              "and %d flushes" % (len(acked), len(recs) - len(flushes),
                                  len(flushes)),
              len(acked) == ops and len(flushes) >= points)
-    picks = sorted({flushes[(len(flushes) - 1) * k // max(points - 1, 1)]
-                    for k in range(points)})
-    work = os.path.join(scratch, "work.img")
-    shutil.copyfile(base, work)
-    fd = os.open(work, os.O_RDWR)
-    applied = 0
-    crash = os.path.join(scratch, "crash.img")
-    checked, lost_points, needed_total = 0, [], 0
     t1 = time.monotonic()
-    for point in picks:
-        for kind, off, data in recs[applied:point]:
-            if kind == b"W":
-                os.pwrite(fd, data, off)
-        applied = point
-        shutil.copyfile(work, crash)
-        need = must_survive(acked, first, point)
-        needed_total += len(need)
-        problems = check_point(binary, scratch, conf, crash, fh, acked,
-                               need, verf)
-        checked += 1
-        if problems:
-            lost_points.append((point, problems[:3]))
-    os.close(fd)
+    picks, checked, needed_total, lost_points = crash_points(
+        binary, scratch, conf, base, (recs, first, flushes),
+        (fh, acked, verf), points)
     ck.check("intent log %s: %d crash points, %d acknowledged operations "
              "checked in all, none lost, every handle valid, a new verifier"
              % (mode, checked, needed_total),

@@ -282,7 +282,9 @@ static void test_config_server_bounds(void **state)
 		{ "read_zero_copy_min_bytes", 0, 1ul << 20 },
 		{ "intent_log_mib", 8, 1ul << 20 },
 		{ "intent_log_checkpoint_ms", 0, 3600000 },
+		{ "intent_log_inplace_min_bytes", 0, 1ul << 20 },
 		{ "intent_log_immediate_max_bytes", 0, 1ul << 20 },
+		{ "intent_log_inplace_sequential_min_bytes", 0, 1ul << 20 },
 		{ "workers", 0, 256 },
 		{ "work_threads", 1, 256 },
 		{ "max_record_bytes", 8192, 64ul << 20 },
@@ -549,21 +551,30 @@ static void test_config_intent_log_keys(void **state)
 	assert_non_null(strstr(f->err, "intent_log_mib"));
 }
 
-/* 0 by default: every stable write logged; a size sends larger ones in
- * place; past the largest WRITE (1 MiB) is refused. */
+/* By default 32 KiB and up, and a stream's writes from 16 KiB, go in
+ * place; the older key's name sets the same size; 0 turns a rule off; past
+ * the largest WRITE (1 MiB) is refused. */
 static void test_config_intent_log_immediate_max(void **state)
 {
 	struct fixture *f = *state;
 
-	assert_int_equal(f->cfg.intent_log_immediate_max_bytes, 0);
-	assert_int_equal(load(f, "[server]\n"
-				 "intent_log_immediate_max_bytes = 32768\n"),
+	assert_int_equal(f->cfg.intent_log_inplace_min_bytes, 32768);
+	assert_int_equal(f->cfg.intent_log_inplace_seq_min_bytes, 16384);
+	assert_int_equal(load(f,
+			      "[server]\n"
+			      "intent_log_immediate_max_bytes = 0\n"
+			      "intent_log_inplace_sequential_min_bytes = 0\n"),
 			 0);
-	assert_int_equal(f->cfg.intent_log_immediate_max_bytes, 32768);
+	assert_int_equal(f->cfg.intent_log_inplace_min_bytes, 0);
+	assert_int_equal(f->cfg.intent_log_inplace_seq_min_bytes, 0);
+	assert_int_equal(load(f, "[server]\n"
+				 "intent_log_inplace_min_bytes = 65536\n"),
+			 0);
+	assert_int_equal(f->cfg.intent_log_inplace_min_bytes, 65536);
 	assert_int_equal(load(f, "[server]\n"
 				 "intent_log_immediate_max_bytes = 65536\n"),
 			 0);
-	assert_int_equal(f->cfg.intent_log_immediate_max_bytes, 65536);
+	assert_int_equal(f->cfg.intent_log_inplace_min_bytes, 65536);
 	assert_int_equal(load(f, "[server]\n"
 				 "intent_log_immediate_max_bytes = 2097152\n"),
 			 -EINVAL);

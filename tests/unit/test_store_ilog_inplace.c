@@ -24,6 +24,7 @@
 
 #define BIG (64u * 1024)
 #define INPLACE_MIN (32u * 1024)
+#define SEQ_MIN (16u * 1024)
 
 static int setup(void **state)
 {
@@ -448,6 +449,146 @@ static void test_inplace_min_zero_logs_everything(void **state)
 	f->ops->obj_unref(obj);
 }
 
+/* The decision alone: size, then a sequential stream, each rule off at 0. */
+static void test_inplace_rule(void **state)
+{
+	const uint64_t far = 64ull << 20, w = STORE_ILOG_SEQ_WINDOW;
+
+	(void)state;
+	/* Size: at the threshold and above, wherever the write is. */
+	assert_true(
+		store__ilog_inplace_rule(INPLACE_MIN, 0, far, 0, INPLACE_MIN));
+	assert_false(store__ilog_inplace_rule(INPLACE_MIN, 0, far, 0,
+					      INPLACE_MIN - 1));
+	assert_false(store__ilog_inplace_rule(0, 0, far, far, 1u << 20));
+	/* Sequential: where the last write ended, from SEQ_MIN. */
+	assert_true(store__ilog_inplace_rule(INPLACE_MIN, SEQ_MIN, far, far,
+					     SEQ_MIN));
+	assert_false(store__ilog_inplace_rule(INPLACE_MIN, SEQ_MIN, far, far,
+					      SEQ_MIN - 1));
+	assert_false(
+		store__ilog_inplace_rule(INPLACE_MIN, 0, far, far, SEQ_MIN));
+	/* A new file's first write at 0 starts a stream. */
+	assert_true(store__ilog_inplace_rule(0, SEQ_MIN, 0, 0, SEQ_MIN));
+	/* Out of order within the window (WRITEs in flight): still the
+	 * stream; past it: random, logged. */
+	assert_true(store__ilog_inplace_rule(0, SEQ_MIN, far, far - SEQ_MIN,
+					     SEQ_MIN));
+	assert_true(
+		store__ilog_inplace_rule(0, SEQ_MIN, far, far - w, SEQ_MIN));
+	assert_true(
+		store__ilog_inplace_rule(0, SEQ_MIN, far, far + w, SEQ_MIN));
+	assert_false(store__ilog_inplace_rule(0, SEQ_MIN, far, far - w - 1,
+					      SEQ_MIN));
+	assert_false(store__ilog_inplace_rule(0, SEQ_MIN, far, far + w + 1,
+					      SEQ_MIN));
+	assert_false(store__ilog_inplace_rule(0, SEQ_MIN, 0, far, SEQ_MIN));
+}
+
+/* A stream of SEQ_MIN writes goes in place; a write of the same size far
+ * from it is logged, and a small one that continues it too. */
+static void test_sequential_stream_goes_in_place(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+	const uint64_t far = 8ull << 20;
+	struct store_ilog_stats s;
+
+	store_ilog_set_inplace(x->ilog, INPLACE_MIN, SEQ_MIN);
+	for (unsigned i = 0; i < 3; i++) {
+		write_ok(f, obj, (uint64_t)i * SEQ_MIN, 'a' + (int)i, SEQ_MIN);
+	}
+	s = stats(x);
+	assert_int_equal(s.inplace_writes, 3);
+	assert_int_equal(s.records, 0); /* no records: no SYNCED either */
+	write_ok(f, obj, far, 'r', SEQ_MIN);
+	s = stats(x);
+	assert_int_equal(s.inplace_writes, 3);
+	assert_int_equal(s.records, 1);
+	/* The next of that one's stream: in place, with a SYNCED record
+	 * (the file has a record replay could write). */
+	write_ok(f, obj, far + SEQ_MIN, 's', SEQ_MIN);
+	write_ok(f, obj, far + 2 * SEQ_MIN, 't', 4096);
+	s = stats(x);
+	assert_int_equal(s.inplace_writes, 4);
+	assert_int_equal(s.synced_records, 1);
+	assert_int_equal(s.records, 3);
+	f->ops->obj_unref(obj);
+	crash_and_replay(x);
+	expect_bytes(x, "f", 0, 'a', SEQ_MIN);
+	expect_bytes(x, "f", 2 * SEQ_MIN, 'c', SEQ_MIN);
+	expect_bytes(x, "f", far, 'r', SEQ_MIN);
+	expect_bytes(x, "f", far + SEQ_MIN, 's', SEQ_MIN);
+	expect_bytes(x, "f", far + 2 * SEQ_MIN, 't', 4096);
+}
+
+/* The overlap rule holds on the sequential path (the size path's SYNCED
+ * record, reused): a stream written in place over an older logged write
+ * keeps it off at replay; a logged write newer than the stream is
+ * replayed over it. */
+static void test_sequential_inplace_over_older_record(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+
+	store_ilog_set_inplace(x->ilog, INPLACE_MIN, SEQ_MIN);
+	write_ok(f, obj, 4096, 'o', 8192); /* small: logged */
+	write_ok(f, obj, 0, 'N', SEQ_MIN); /* near its end: the stream */
+	write_ok(f, obj, SEQ_MIN, 'N', SEQ_MIN);
+	assert_int_equal(stats(x).synced_records, 2);
+	write_ok(f, obj, SEQ_MIN + 4096, 'z', 4096); /* newer, logged */
+	f->ops->obj_unref(obj);
+	crash_only(x);
+	/* The newest write's page cache is lost: the disk has the stream's
+	 * bytes there, the log the newer ones. */
+	disk_bytes(x, "f", SEQ_MIN + 4096, 'N', 4096);
+	ilog_fixture_open(x);
+	expect_bytes(x, "f", 0, 'N', SEQ_MIN + 4096);
+	expect_bytes(x, "f", SEQ_MIN + 4096, 'z', 4096);
+	expect_bytes(x, "f", SEQ_MIN + 8192, 'N', SEQ_MIN - 8192);
+	assert_true(log_capture_contains("2 ranges synced in place, 1 records "
+					 "kept off them"));
+}
+
+/* A logged write_async's hook: its error into *arg (1 until called). */
+static void done_into(void *arg, int err)
+{
+	*(int *)arg = err;
+}
+
+/* On the loop: a stream's next write goes to a work thread (-EAGAIN,
+ * nothing written); one far from it is logged there. */
+static void test_sequential_write_async(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+	static char buf[SEQ_MIN];
+	struct store_write_wait w;
+	struct stat sb;
+	char path[256];
+	int done = 1;
+
+	store_ilog_set_inplace(x->ilog, INPLACE_MIN, SEQ_MIN);
+	write_ok(f, obj, 0, 'a', SEQ_MIN);
+	memset(buf, 'b', sizeof(buf));
+	assert_int_equal(f->ops->write_async(f->st, obj, SEQ_MIN, buf, SEQ_MIN,
+					     &w, noop_done, NULL),
+			 -EAGAIN);
+	assert_int_equal(stat(fixture_path(f, "f", path, sizeof(path)), &sb),
+			 0);
+	assert_int_equal(sb.st_size, SEQ_MIN);
+	assert_int_equal(f->ops->write_async(f->st, obj, 64ull << 20, buf,
+					     SEQ_MIN, &w, done_into, &done),
+			 0);
+	store_ilog_drain(x->ilog);
+	assert_int_equal(done, 0);
+	assert_int_equal(stats(x).records, 1);
+	f->ops->obj_unref(obj);
+}
+
 #define T(name)                                                                \
 	cmocka_unit_test_setup_teardown(name, setup, ilog_fixture_teardown)
 
@@ -466,6 +607,10 @@ int main(void)
 		T(test_inplace_refused_write_is_no_sync_failure),
 		T(test_inplace_write_async_is_eagain),
 		T(test_inplace_min_zero_logs_everything),
+		cmocka_unit_test(test_inplace_rule),
+		T(test_sequential_stream_goes_in_place),
+		T(test_sequential_inplace_over_older_record),
+		T(test_sequential_write_async),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
