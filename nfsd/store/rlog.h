@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nfsd/store/ilog.h"
+#include "nfsd/store/ilog/ilog.h"
 
 #define STORE_RLOG_HEADER_BYTES 4096u /* the ring starts here */
 #define STORE_RLOG_OWNER_OFF 1024u

@@ -21,8 +21,8 @@
 #include <nettle/hmac.h>
 
 #include "nfsd/base/base.h"
-#include "nfsd/store/ilog.h"
-#include "nfsd/store/local.h"
+#include "nfsd/store/ilog/ilog.h"
+#include "nfsd/store/local/local.h"
 #include "nfsd/store/store.h"
 #include "nfsd/store/store_obj.h"
 #include "nfsd/store/store_open.h"

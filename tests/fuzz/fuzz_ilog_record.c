@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nfsd/store/ilog.h"
+#include "nfsd/store/ilog/ilog.h"
 
 static uint64_t fuzz_get64(const uint8_t *p)
 {

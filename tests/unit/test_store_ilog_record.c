@@ -17,7 +17,7 @@
 #include <cmocka.h>
 #include <xxhash.h>
 
-#include "nfsd/store/ilog.h"
+#include "nfsd/store/ilog/ilog.h"
 
 #define SALT UINT64_C(0x1122334455667788)
 #define LSN UINT64_C(4000)

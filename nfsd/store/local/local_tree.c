@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nfsd/store/local.h"
+#include "nfsd/store/local/local.h"
 #include "nfsd/store/store_tree.h"
 
 struct local_tree {
