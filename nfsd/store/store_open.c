@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "nfsd/store/cephfs.h"
+#include "nfsd/store/cephfs/cephfs.h"
 #include "nfsd/store/local/local.h"
 
 /* A cephfs store, and its RADOS intent log replayed before it serves. */

@@ -7,7 +7,7 @@
  * waited came back and the probe answers), and an eviction, after which
  * the store asks for a new mount instead.  The probe is the test's.
  */
-#include "nfsd/store/cephfs_int.h"
+#include "nfsd/store/cephfs/cephfs_int.h"
 
 #include <errno.h>
 #include <setjmp.h>

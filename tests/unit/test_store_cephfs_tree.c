@@ -29,7 +29,7 @@
 /* The state directory of every store opened here. */
 static char sdir[600];
 
-#include "nfsd/store/cephfs.h"
+#include "nfsd/store/cephfs/cephfs.h"
 #include "nfsd/store/store.h"
 #include "nfsd/store/store_tree.h"
 #include "tests/lib/log_capture.h"

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "nfsd/store/rlog.h"
+#include "nfsd/store/cephfs/rlog.h"
 
 #define SALT UINT64_C(0x0123456789abcdef)
 #define HEAD UINT64_C(8192)

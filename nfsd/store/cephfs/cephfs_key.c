@@ -20,7 +20,7 @@
  * handles stay valid: ESXi would see every open file go stale) and removes
  * the xattr.  Removing that file ends the acceptance of version-1 handles.
  */
-#include "nfsd/store/cephfs_int.h"
+#include "nfsd/store/cephfs/cephfs_int.h"
 
 #include <errno.h>
 #include <stdio.h>

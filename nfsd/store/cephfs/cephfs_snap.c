@@ -14,7 +14,7 @@
  * cephx user has the "s" flag ("allow rws"): both are -EPERM from the
  * MDS, answered as -EOPNOTSUPP with that reason.
  */
-#include "nfsd/store/cephfs_int.h"
+#include "nfsd/store/cephfs/cephfs_int.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -10,7 +10,7 @@
  * is the pair inode and snapid: its handle carries both (16 bytes), and
  * resolves with ceph_ll_lookup_vino on any gateway too.
  */
-#include "nfsd/store/cephfs_int.h"
+#include "nfsd/store/cephfs/cephfs_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

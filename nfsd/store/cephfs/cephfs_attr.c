@@ -10,7 +10,7 @@
  * objects.  SETATTR applies owner and group, mode, size and times in one
  * ceph_ll_setattr (the MDS orders them); a symlink's mode is left alone.
  */
-#include "nfsd/store/cephfs_rlog.h"
+#include "nfsd/store/cephfs/cephfs_rlog.h"
 
 #include <errno.h>
 #include <string.h>

@@ -15,7 +15,7 @@
  * Writes made through another gateway are seen when this gateway next
  * looks (after a size change here, or once the object left its cache).
  */
-#include "nfsd/store/cephfs_int.h"
+#include "nfsd/store/cephfs/cephfs_int.h"
 
 #include <errno.h>
 #include <inttypes.h>

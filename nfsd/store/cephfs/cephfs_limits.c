@@ -8,7 +8,7 @@
  * it is read once at mount from the monitors (`fs dump`, through the
  * backend's librados handle), for the file system this mount uses.
  */
-#include "nfsd/store/cephfs_int.h"
+#include "nfsd/store/cephfs/cephfs_int.h"
 
 #include <errno.h>
 #include <jansson.h>

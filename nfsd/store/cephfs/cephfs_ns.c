@@ -9,7 +9,7 @@
  * STORE_CEPHFS_VERF_XATTR.  CephFS's snapshot directory (".snap") is not
  * served: its inodes need a snapshot id our handles do not carry.
  */
-#include "nfsd/store/cephfs_int.h"
+#include "nfsd/store/cephfs/cephfs_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -20,8 +20,8 @@
 #ifndef DSNFS_STORE_CEPHFS_RLOG_H
 #define DSNFS_STORE_CEPHFS_RLOG_H
 
-#include "nfsd/store/cephfs_int.h"
-#include "nfsd/store/rlog.h"
+#include "nfsd/store/cephfs/cephfs_int.h"
+#include "nfsd/store/cephfs/rlog.h"
 
 /* Buffers: one in flight, one filling. */
 #define STORE_RLOG_NBUF 2

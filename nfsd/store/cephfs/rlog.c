@@ -5,7 +5,7 @@
  * Owner block (little endian): magic "DSRLOWN1", version u32, clean u32,
  * gateway[64], addr[2][256], xxh3 of the bytes before it.
  */
-#include "nfsd/store/rlog.h"
+#include "nfsd/store/cephfs/rlog.h"
 
 #include <errno.h>
 #include <stdio.h>

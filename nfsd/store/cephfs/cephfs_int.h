@@ -30,7 +30,7 @@
 #include <cephfs/libcephfs.h>
 #include <rados/librados.h>
 
-#include "nfsd/store/cephfs.h"
+#include "nfsd/store/cephfs/cephfs.h"
 #include "nfsd/store/store_obj.h"
 #include "nfsd/store/store_int.h"
 

@@ -22,7 +22,7 @@
  * back they complete and their replies go out, so nothing acknowledged is
  * lost and nothing is acknowledged that is not done.
  */
-#include "nfsd/store/cephfs_int.h"
+#include "nfsd/store/cephfs/cephfs_int.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -8,7 +8,7 @@
  * (client_permissions = false): as with the local backend, the nfs3 layer
  * checks access and the ops act with the mount's (root) identity.
  */
-#include "nfsd/store/cephfs_rlog.h"
+#include "nfsd/store/cephfs/cephfs_rlog.h"
 
 #include <errno.h>
 #include <stdio.h>

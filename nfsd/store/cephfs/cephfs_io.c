@@ -15,7 +15,7 @@
  * DATA_SYNC or FILE_SYNC write is stable once its record is in the log,
  * and COMMIT first waits for a checkpoint of the file's records.
  */
-#include "nfsd/store/cephfs_rlog.h"
+#include "nfsd/store/cephfs/cephfs_rlog.h"
 
 #include <errno.h>
 #include <stdint.h>

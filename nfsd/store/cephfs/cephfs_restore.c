@@ -18,7 +18,7 @@
  * It is a copy of what changed: its time is the bytes of the files that
  * changed since the snapshot, reported through @progress.
  */
-#include "nfsd/store/cephfs_int.h"
+#include "nfsd/store/cephfs/cephfs_int.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -11,7 +11,7 @@
  * files; then write a fresh header (a new salt: the old records end any
  * later replay) naming this gateway's clients, and start the threads.
  */
-#include "nfsd/store/cephfs_rlog.h"
+#include "nfsd/store/cephfs/cephfs_rlog.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -7,7 +7,7 @@
  * object offset STORE_RLOG_HEADER_BYTES + l % ring_bytes.  A RADOS write
  * op is atomic, so a batch needs no padding: records follow each other.
  */
-#include "nfsd/store/cephfs_rlog.h"
+#include "nfsd/store/cephfs/cephfs_rlog.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -23,7 +23,7 @@
  *   in the pool: RADOS allocates by writing, and ceph_fallocate(0) would
  *   only change the size.
  */
-#include "nfsd/store/cephfs_int.h"
+#include "nfsd/store/cephfs/cephfs_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

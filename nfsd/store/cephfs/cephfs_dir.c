@@ -11,7 +11,7 @@
  * come and go.  ".." of the export root reports the root's fileid, so
  * nothing outside the export shows.
  */
-#include "nfsd/store/cephfs_int.h"
+#include "nfsd/store/cephfs/cephfs_int.h"
 
 #include <dirent.h>
 #include <errno.h>

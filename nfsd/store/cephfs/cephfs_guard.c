@@ -7,7 +7,7 @@
  * obj_fh and the references touch only what the gateway holds; the admin
  * API's trees and snapshots run on its own threads, not guarded.
  */
-#include "nfsd/store/cephfs_int.h"
+#include "nfsd/store/cephfs/cephfs_int.h"
 
 /* A call into libcephfs begins: 0 with its slot, or -EAGAIN (the cluster
  * does not answer, or the store's calls hold their cap of threads). */
