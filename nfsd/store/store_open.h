@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * store_open: how the server opens, and closes, the store of a datastore
- * without knowing its backend (store/local*.c or store/cephfs*.c), and the
- * intent log of the local backend's stable writes (store/ilog*.c).  The
+ * without knowing its backend (store/local/ or store/cephfs/), and the
+ * intent log of the local backend's stable writes (store/ilog/).  The
  * parameters are the datastore's config keys, copied out of struct config
  * so that store/ does not depend on the config module.
  */
@@ -36,9 +36,10 @@ struct store_params {
 	 * work threads a lost cluster can hold (0: 1) */
 	unsigned call_cap;
 	/* cephfs: non-NULL logs DATA_SYNC and FILE_SYNC writes in RADOS
-	 * (intent_log = rados; store/cephfs_rlog.h), in the object of this
-	 * gateway name, with a ring of rlog_ring_bytes (at most 64 MiB) and a
-	 * checkpoint at least every rlog_checkpoint_ms (0: by size only). */
+	 * (intent_log = rados; store/cephfs/cephfs_rlog.h), in the object of
+	 * this gateway name, with a ring of rlog_ring_bytes (at most 64 MiB)
+	 * and a checkpoint at least every rlog_checkpoint_ms (0: by size only).
+	 */
 	const char *rlog_gateway;
 	uint64_t rlog_ring_bytes;
 	uint32_t rlog_checkpoint_ms;

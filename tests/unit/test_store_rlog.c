@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * test_store_rlog: the RADOS intent log's bytes (nfsd/store/rlog.c)
+ * test_store_rlog: the RADOS intent log's bytes (nfsd/store/cephfs/rlog.c)
  * without a cluster: the header (superblock and owner block) decodes to
  * what was encoded and is refused when damaged; replay's walk hands every
  * record in order, stops at the log's end, and stops at a corrupt record

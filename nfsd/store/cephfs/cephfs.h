@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * cephfs: the CephFS backend of a datastore (store/cephfs*.c): a directory
+ * cephfs: the CephFS backend of a datastore (store/cephfs/): a directory
  * of a CephFS, reached through libcephfs's low-level (ceph_ll_*) calls.
  * Only store/store_open.c and the store's own tests name it: the server
  * reaches a cephfs store through its ops table (store.h) alone.

@@ -4,7 +4,7 @@
  * RADOS object of the gateway (docs/durability.md, "RADOS intent log"),
  * so that it survives the gateway: the pool's replication keeps it, and
  * the gateway that takes over replays it.  The records and the superblock
- * are the local log's (ilog.h, ilog_record.c: same header, checksums, salt
+ * are the local log's (ilog/ilog_record.h: same header, checksums, salt
  * and LSNs); this file adds what a log in RADOS needs beyond them:
  *
  * - The object "dsnfs.ilog.<datastore>.<gateway>" in the file system's
@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nfsd/store/ilog/ilog.h"
+#include "nfsd/store/ilog/ilog_record.h"
 
 #define STORE_RLOG_HEADER_BYTES 4096u /* the ring starts here */
 #define STORE_RLOG_OWNER_OFF 1024u

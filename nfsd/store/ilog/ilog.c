@@ -15,7 +15,7 @@
  * in place appends at most a SYNCED record (store__ilog_append_synced).
  * Opening, replay's call and closing are ilog_open.c's.
  */
-#include "nfsd/store/store_int.h"
+#include "nfsd/store/ilog/ilog_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -275,6 +275,13 @@ int64_t store__ilog_append_synced(struct store_ilog *ilog,
 void store_ilog_set_inplace_min(struct store_ilog *ilog, uint32_t min_bytes)
 {
 	atomic_store(&ilog->inplace_min, min_bytes);
+}
+
+bool store__ilog_inplace(const struct store_ilog *ilog, uint32_t count)
+{
+	uint32_t min = atomic_load(&ilog->inplace_min);
+
+	return min && count >= min;
 }
 
 int64_t store__ilog_append(struct store_ilog *ilog, struct local_obj *obj,

@@ -7,7 +7,7 @@
  * through the file's sync group (its sticky error rule holds), then writes
  * the superblock slot with the new head: the ring before it is free.
  */
-#include "nfsd/store/store_int.h"
+#include "nfsd/store/ilog/ilog_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

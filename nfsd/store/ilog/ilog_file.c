@@ -9,7 +9,7 @@
  * place with its superblock written, so the path never names a zeroed file
  * without the log's magic (which the next start would refuse).
  */
-#include "nfsd/store/store_int.h"
+#include "nfsd/store/ilog/ilog_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,7 +7,7 @@
  * checkpoint threads; and closing it: a last checkpoint, so the next start
  * replays nothing.
  */
-#include "nfsd/store/store_int.h"
+#include "nfsd/store/ilog/ilog_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

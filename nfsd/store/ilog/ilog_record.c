@@ -14,7 +14,7 @@
  * Superblock slot (56 bytes): magic "DSILSUP1", salt, head_lsn, seq,
  * ring_bytes, version u32, zero u32, xxh3 of bytes 0..48.
  */
-#include "nfsd/store/ilog/ilog.h"
+#include "nfsd/store/ilog/ilog_record.h"
 
 #include <errno.h>
 #include <string.h>

@@ -18,7 +18,7 @@
  * covers it (the record is older than upto), since those bytes in the
  * file are newer and stable.  The first pass stops where the second does.
  */
-#include "nfsd/store/store_int.h"
+#include "nfsd/store/ilog/ilog_int.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -18,7 +18,7 @@
  * want of descriptors, the cache gives back a quarter of its entries so
  * that the open can be retried (store__fcache_relieve()).
  */
-#include "nfsd/store/store_int.h"
+#include "nfsd/store/local/local_int.h"
 
 #include <errno.h>
 #include <pthread.h>

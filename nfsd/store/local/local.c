@@ -30,7 +30,7 @@
  * procedure that takes a name), longer than STORE_NAME_MAX ->
  * -ENAMETOOLONG.  "." and ".." as the target of a change: see local_ns.c.
  */
-#include "nfsd/store/store_int.h"
+#include "nfsd/store/local/local_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,27 +42,6 @@
 #include <unistd.h>
 
 #include "nfsd/base/log.h"
-
-int store__name_check(const char *name)
-{
-	size_t len = strnlen(name, STORE_NAME_MAX + 1);
-
-	if (len == 0) {
-		return -EACCES;
-	}
-	if (len > STORE_NAME_MAX) {
-		return -ENAMETOOLONG;
-	}
-	if (memchr(name, '/', len) != NULL) {
-		return -EACCES;
-	}
-	return 0;
-}
-
-bool store__name_is_dot(const char *name)
-{
-	return strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
-}
 
 int store__local_obj_from_fd(struct store_local *sl, int fd, bool io_fd_rw,
 			     struct local_obj **out)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * local: the local-directory backend of a datastore (store/local*.c).  Only
+ * local: the local-directory backend of a datastore (store/local/).  Only
  * store/store_open.c and the store's own tests name it: the server reaches
  * a local store through its ops table (store.h) alone.
  */

@@ -10,7 +10,7 @@
  * symlink is left alone, as knfsd does: Linux has no lchmod.  SETATTR does
  * not check the caller's permission (see local.c).
  */
-#include "nfsd/store/store_int.h"
+#include "nfsd/store/local/local_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +19,8 @@
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+
+#include "nfsd/store/ilog/ilog.h"
 
 void store__local_attr_from_stat(const struct store *st, const struct stat *sb,
 				 struct store_attr *attr)

@@ -13,7 +13,7 @@
  * ext4's end marker) gives -STORE_EBADCOOKIE.  ".." of the export root
  * reports the root's fileid, so nothing outside the export shows.
  */
-#include "nfsd/store/store_int.h"
+#include "nfsd/store/local/local_int.h"
 
 #include <dirent.h>
 #include <errno.h>

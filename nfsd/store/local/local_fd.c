@@ -7,7 +7,7 @@
  * tried once more.  If that fails too, the error goes up (nfs3/status.c
  * makes it NFS3ERR_JUKEBOX: the client retries later).
  */
-#include "nfsd/store/store_int.h"
+#include "nfsd/store/local/local_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -19,11 +19,13 @@
  * read-only file (EROFS, immutable) reads but refuses writes with the reason
  * its read/write open failed.
  */
-#include "nfsd/store/store_int.h"
+#include "nfsd/store/local/local_int.h"
 
 #include <errno.h>
 #include <stdint.h>
 #include <unistd.h>
+
+#include "nfsd/store/ilog/ilog.h"
 
 /* Reads up to @count bytes at @off_bytes, none at or past INT64_MAX (the
  * largest offset a file has); *nread says how many came. */
@@ -198,9 +200,7 @@ static int store_local_write_inplace(struct store *st, struct local_obj *obj,
 /* Whether a stable write of @count bytes goes in place (ilog.h). */
 static bool store_local_inplace(const struct store *st, uint32_t count)
 {
-	uint32_t min = atomic_load(&st->ilog->inplace_min);
-
-	return min && count >= min;
+	return store__ilog_inplace(st->ilog, count);
 }
 
 /* The descriptor a write of @count at @off_bytes goes through (borrowed

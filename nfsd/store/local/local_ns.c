@@ -27,7 +27,7 @@
  * list NFS3ERR_INVAL).  A removed or replaced name's object is dropped from
  * the fcache so that its descriptors close and its space is freed.
  */
-#include "nfsd/store/store_int.h"
+#include "nfsd/store/local/local_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -16,7 +16,7 @@
  * Concurrent calls share the journal's commits, as stable writes share
  * the group commit.
  */
-#include "nfsd/store/store_int.h"
+#include "nfsd/store/local/local_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

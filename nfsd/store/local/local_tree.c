@@ -4,7 +4,7 @@
  * (store/store_tree.h): vmdk_io_beneath on the store's directory, and the
  * native snapshots of nfsd/snap/ (FICLONE of the tree) on it.
  */
-#include "nfsd/store/store_int.h"
+#include "nfsd/store/local/local_int.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -20,7 +20,7 @@
  * (no rename or symlink swap can redirect it); this needs /proc mounted,
  * which store_local_open() checks.
  */
-#include "nfsd/store/store_int.h"
+#include "nfsd/store/local/local_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

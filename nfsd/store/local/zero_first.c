@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * store/zero_first.c: VMFS's zeroing on first write, for a datastore with
+ * store/local/zero_first.c: VMFS's zeroing on first write, for a datastore with
  * zero_on_first_write.  VMFS hands a thin disk a 1 MiB block on its first
  * write, and a lazy-zeroed (zeroedthick) disk keeps its blocks "to be
  * zeroed" (tbz) until then; either way the block is written with zeros,
@@ -25,7 +25,7 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#include "nfsd/store/store_int.h"
+#include "nfsd/store/local/local_int.h"
 
 /* VMFS 5 and 6 file block. */
 #define ZERO_FIRST_BLOCK_BYTES (1u << 20)
