@@ -21,7 +21,6 @@
 #include "nfsd/base/base.h"
 #include "nfsd/store/store.h"
 #include "nfsd/store/store_obj.h"
-#include "nfsd/store/store_open.h"
 #include "nfsd/store/syncgroup.h"
 
 /* ---- full-length I/O (fdio.c) ------------------------------------------ */

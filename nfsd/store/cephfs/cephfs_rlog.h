@@ -22,6 +22,7 @@
 
 #include "nfsd/store/cephfs/cephfs_int.h"
 #include "nfsd/store/cephfs/rlog.h"
+#include "nfsd/store/store_ilog.h"
 
 /* Buffers: one in flight, one filling. */
 #define STORE_RLOG_NBUF 2

@@ -13,6 +13,8 @@
  * and ends with a PAD record up to the next one.  The flush threads also
  * call the done hooks of write_async, in LSN order.  A large write synced
  * in place appends at most a SYNCED record (store__ilog_append_synced).
+ * Every call local*.c makes (ilog.h) is here, store__ilog_settle too,
+ * which asks the checkpoint thread (ilog_checkpoint.c) for a checkpoint.
  * Opening, replay's call and closing are ilog_open.c's.
  */
 #include "nfsd/store/ilog/ilog_int.h"
@@ -340,6 +342,26 @@ int store__ilog_wait(struct store_ilog *ilog, int64_t end_lsn)
 	}
 	ilog->waiters--;
 	err = ilog->flushed_lsn >= end || ilog->head_lsn >= end ? 0 : ilog->err;
+	pthread_mutex_unlock(&ilog->lock);
+	return err;
+}
+
+int store__ilog_settle(struct store_ilog *ilog, struct local_obj *obj)
+{
+	uint64_t end = atomic_load(&obj->ilog_lsn);
+	int err = 0;
+
+	pthread_mutex_lock(&ilog->lock);
+	if (end > ilog->head_lsn && ilog->ckpt_want < end) {
+		ilog->ckpt_want = end;
+		pthread_cond_signal(&ilog->ckpt_cv);
+	}
+	while (!ilog->err && end > ilog->head_lsn) {
+		pthread_cond_wait(&ilog->space_cv, &ilog->lock);
+	}
+	if (end > ilog->head_lsn) {
+		err = ilog->err;
+	}
 	pthread_mutex_unlock(&ilog->lock);
 	return err;
 }

@@ -3,7 +3,7 @@
  * ilog: the intent log of stable writes, the local backend's journal and
  * its public face: what local*.c call (the writer below); the bytes it
  * writes are in ilog_record.h, its state and threads in ilog_int.h (ilog*.c
- * only), the server's calls in store_open.h (store_ilog_open,
+ * only), the server's calls in store_ilog.h (store_ilog_open,
  * store_ilog_close).  A stable WRITE costs one sequential log append and a
  * share of one flush instead of an fsync of its file:
  *
@@ -56,7 +56,7 @@
 #include <stdint.h>
 
 #include "nfsd/store/ilog/ilog_record.h"
-#include "nfsd/store/store_open.h"
+#include "nfsd/store/store_ilog.h"
 
 struct local_obj;
 

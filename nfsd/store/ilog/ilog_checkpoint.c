@@ -21,26 +21,6 @@
 
 #include "nfsd/base/log.h"
 
-int store__ilog_settle(struct store_ilog *ilog, struct local_obj *obj)
-{
-	uint64_t end = atomic_load(&obj->ilog_lsn);
-	int err = 0;
-
-	pthread_mutex_lock(&ilog->lock);
-	if (end > ilog->head_lsn && ilog->ckpt_want < end) {
-		ilog->ckpt_want = end;
-		pthread_cond_signal(&ilog->ckpt_cv);
-	}
-	while (!ilog->err && end > ilog->head_lsn) {
-		pthread_cond_wait(&ilog->space_cv, &ilog->lock);
-	}
-	if (end > ilog->head_lsn) {
-		err = ilog->err;
-	}
-	pthread_mutex_unlock(&ilog->lock);
-	return err;
-}
-
 /* Writes the superblock slot for @sb (seq % 2), keeping the other. */
 int store__ilog_super_write(struct store_ilog *ilog,
 			    const struct store_ilog_super *sb)
