@@ -46,7 +46,7 @@ XDR_SRC := $(wildcard nfsd/proto/*.c)
 RPC_SRC := nfsd/rpc/record.c nfsd/rpc/msg.c nfsd/rpc/pool.c
 CTL_SRC := $(wildcard nfsd/ctl/*.c)
 NFSD_SRC := $(filter-out nfsd/server/main.c $(RPC_SRC) $(XDR_SRC) $(CTL_SRC), \
-	$(wildcard nfsd/*.c nfsd/*/*.c))
+	$(wildcard nfsd/*.c nfsd/*/*.c nfsd/*/*/*.c))
 VMDK_SRC := $(filter-out vmdk/dsvmdk.c, $(wildcard vmdk/*.c))
 DSLOAD_SRC := $(wildcard perf/dsload/*.c)
 DSLOAD_LIB_SRC := $(filter-out perf/dsload/main.c, $(DSLOAD_SRC))

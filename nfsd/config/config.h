@@ -79,14 +79,15 @@ struct config_datastore {
 	uint32_t fsid; /* 0: derived from the name */
 	/* "": the [server] intent log if any; "off": none; else its own
 	 * log at this path (read at start, or when a reload adds it);
-	 * cephfs: "rados", a log in the cluster (store/cephfs_rlog.h). */
+	 * cephfs: "rados", a log in the cluster (store/cephfs/cephfs_rlog.h).
+	 */
 	char intent_log[4096];
 	/* cephfs with intent_log = rados: the gateway's name in the log's
 	 * object ("": this host's name); a gateway that takes over another's
 	 * datastore names the other's log with it. */
 	char intent_log_gateway[64];
-	/* VMFS's zeroing of a block on its first write (store_int.h), for
-	 * the zeroing lab; off by default. */
+	/* VMFS's zeroing of a block on its first write
+	 * (store/local/local_int.h), for the zeroing lab; off by default. */
 	bool zero_on_first_write;
 	/* snapshot_hourly .. snapshot_monthly (nfsd/snap/policy.h): the
 	 * schedules the server snapshots the datastore on. */

@@ -53,7 +53,7 @@ static const struct nfs3_status_map nfs3_status_table[] = {
 	{ ENOMEM, NFS3ERR_JUKEBOX, "NFS3ERR_JUKEBOX" },
 	{ EAGAIN, NFS3ERR_JUKEBOX, "NFS3ERR_JUKEBOX" },
 	/* Out of descriptors after the file cache gave some back
-	 * (store/local_fd.c): transient too. */
+	 * (store/local/local_fd.c): transient too. */
 	{ EMFILE, NFS3ERR_JUKEBOX, "NFS3ERR_JUKEBOX" },
 	{ ENFILE, NFS3ERR_JUKEBOX, "NFS3ERR_JUKEBOX" },
 };

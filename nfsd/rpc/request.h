@@ -263,7 +263,7 @@ void *request_work_buf_take(struct request *req, size_t size);
 /*
  * Parking: a handler that started work which completes on some other
  * thread without holding one (a stable WRITE waiting for the intent log's
- * flush, store/ilog.h) returns request_park(req), RPC_PENDING; whoever
+ * flush, store/ilog/ilog.h) returns request_park(req), RPC_PENDING; whoever
  * finishes the work sets req->disposition (and res) and calls
  * request_unpark(req), once, from any thread: the reply then leaves from
  * the request's loop as after request_defer().  request_can_park() says

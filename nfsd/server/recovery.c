@@ -6,7 +6,7 @@
  * cluster evicted (store.reopen: that mount never answers again).  One
  * thread, off the event loops: an open may block up to the client mount
  * timeout.  A cluster lost and back under the same mount is the backend's
- * (store/cephfs_health.c).
+ * (store/cephfs/cephfs_health.c).
  *
  * A cephfs datastore a reload adds is watched the same way: one whose
  * cluster is down is added all the same and opened when it answers.

@@ -3,10 +3,13 @@
  * convert: what both backends turn from the system's terms into the
  * store's: a file type from st_mode, a MKNOD's type into the mode and
  * device number mknod(2) takes, statvfs(3) figures into FSSTAT's, and the
- * attributes a new object is given.
+ * attributes a new object is given; and the check of a name a client
+ * sends, the same on every backend.
  */
 #include "nfsd/store/store_int.h"
 
+#include <errno.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
@@ -94,4 +97,25 @@ void store__new_obj_sattr(const struct store_sattr *sattr,
 	if (type != STORE_REG) {
 		out->set_size = false;
 	}
+}
+
+int store__name_check(const char *name)
+{
+	size_t len = strnlen(name, STORE_NAME_MAX + 1);
+
+	if (len == 0) {
+		return -EACCES;
+	}
+	if (len > STORE_NAME_MAX) {
+		return -ENAMETOOLONG;
+	}
+	if (memchr(name, '/', len) != NULL) {
+		return -EACCES;
+	}
+	return 0;
+}
+
+bool store__name_is_dot(const char *name)
+{
+	return strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
 }

@@ -4,10 +4,11 @@
  * one volume) is a `struct store` whose ops table reaches files only through
  * opaque, reference-counted objects resolved from file handles, so that a
  * backend other than a local directory can stand behind the same NFSv3 code.
- * This header is the table alone: the backends are store/local*.c (a local
- * directory, store/local.h) and store/cephfs*.c (a CephFS directory through
- * libcephfs, store/cephfs.h); store/store_open.h opens either from its
- * parameters, so nothing above store/ knows which one it talks to.
+ * This header is the table alone: the backends live in rooms of their own,
+ * store/local/ (a local directory, local/local.h, with its intent log in
+ * store/ilog/) and store/cephfs/ (a CephFS directory through libcephfs,
+ * cephfs/cephfs.h); store/store_open.h opens either from its parameters,
+ * so nothing above store/ knows which one it talks to.
  *
  * Every op returns 0 or a negative errno.  Besides the errno values the ops
  * may return the NFS-specific codes below (the Linux kernel's numbers), which
@@ -134,7 +135,7 @@ enum store_create_how {
 
 struct store;
 struct store_obj; /* a resolved file; opaque, reference counted */
-struct store_ilog; /* an intent log of stable writes (store/ilog.h) */
+struct store_ilog; /* an intent log of stable writes (store/ilog/ilog.h) */
 struct store_tree; /* storage-side file I/O (store/store_tree.h) */
 struct store_snap_ops; /* native snapshots (store/store_tree.h) */
 
@@ -214,7 +215,7 @@ struct store_ops {
 		     uint64_t off_bytes, const void *buf, uint32_t count,
 		     enum store_stable stable, bool *sync_failed);
 	/* Optional (may be NULL): a DATA_SYNC or FILE_SYNC write that does
-	 * not block, for the loop (an intent log, store/ilog.h): the data
+	 * not block, for the loop (an intent log, store/ilog/ilog.h): the data
 	 * goes to the file, and @done(@arg, err) is called once, later, on
 	 * another thread, when it is stable.  Returns 0 then; -EAGAIN when
 	 * it cannot go on without blocking (no log, its ring or batch full,
@@ -330,8 +331,8 @@ struct store {
 	 * write or size past it is EFBIG), 0 for no limit of its own: see
 	 * store_max_file_bytes().  Set when opened, read-only afterwards. */
 	uint64_t max_file_bytes;
-	/* VMFS's zeroing on first write (store_int.h): a datastore option,
-	 * changed by a reload while writes run. */
+	/* VMFS's zeroing on first write (local/local_int.h): a datastore
+	 * option, changed by a reload while writes run. */
 	_Atomic bool zero_on_first_write;
 	/* 1 MiB blocks zeroed so far, for /metrics. */
 	_Atomic uint64_t zeroed_blocks;

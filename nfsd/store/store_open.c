@@ -9,8 +9,8 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "nfsd/store/cephfs.h"
-#include "nfsd/store/local.h"
+#include "nfsd/store/cephfs/cephfs.h"
+#include "nfsd/store/local/local.h"
 
 /* A cephfs store, and its RADOS intent log replayed before it serves. */
 static int store_open_cephfs(const struct store_params *p, struct store **out,

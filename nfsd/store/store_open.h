@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * store_open: how the server opens, and closes, the store of a datastore
- * without knowing its backend (store/local*.c or store/cephfs*.c), and the
- * intent log of the local backend's stable writes (store/ilog*.c).  The
+ * without knowing its backend (store/local/ or store/cephfs/), and the
+ * intent log of the local backend's stable writes (store/ilog/, its calls
+ * in store_ilog.h).  The
  * parameters are the datastore's config keys, copied out of struct config
  * so that store/ does not depend on the config module.
  */
@@ -13,6 +14,7 @@
 #include <stdint.h>
 
 #include "nfsd/store/store.h"
+#include "nfsd/store/store_ilog.h"
 
 enum store_backend {
 	STORE_BACKEND_LOCAL = 0, /* a directory of this machine */
@@ -36,9 +38,10 @@ struct store_params {
 	 * work threads a lost cluster can hold (0: 1) */
 	unsigned call_cap;
 	/* cephfs: non-NULL logs DATA_SYNC and FILE_SYNC writes in RADOS
-	 * (intent_log = rados; store/cephfs_rlog.h), in the object of this
-	 * gateway name, with a ring of rlog_ring_bytes (at most 64 MiB) and a
-	 * checkpoint at least every rlog_checkpoint_ms (0: by size only). */
+	 * (intent_log = rados; store/cephfs/cephfs_rlog.h), in the object of
+	 * this gateway name, with a ring of rlog_ring_bytes (at most 64 MiB)
+	 * and a checkpoint at least every rlog_checkpoint_ms (0: by size only).
+	 */
 	const char *rlog_gateway;
 	uint64_t rlog_ring_bytes;
 	uint32_t rlog_checkpoint_ms;
@@ -52,66 +55,5 @@ struct store_params {
  */
 int store_open(const struct store_params *p, struct store **out, char *errbuf,
 	       size_t errlen);
-
-/*
- * Opens the intent log at @path (created, preallocated and zeroed on first
- * use, mode 0600) with a ring of @ring_bytes (a multiple of 4 KiB, at least
- * 8 MiB) and a checkpoint at least every @checkpoint_ms (0: only by size
- * and when needed), first replaying what the file holds after its last
- * checkpoint onto the files of @stores (@nstores, borrowed; records of
- * other export ids are skipped and counted).  Replay stops at a torn tail
- * or a corrupt record and logs where and why; the log opens anyway.  Then
- * point the stores' `ilog` at it.  Every store must be of the local
- * backend (the log replays onto its files' descriptors).  *out returns
- * owned: store_ilog_close().
- * Returns 0 or -errno with the path named in errbuf.
- */
-int store_ilog_open(const char *path, uint64_t ring_bytes,
-		    uint32_t checkpoint_ms, struct store *const *stores,
-		    size_t nstores, struct store_ilog **out, char *errbuf,
-		    size_t errlen);
-
-/*
- * DATA_SYNC and FILE_SYNC writes through @ilog of at least @min_bytes, and
- * those of at least @seq_min_bytes that start where their file's last
- * write ended (a sequential stream), are written and fdatasynced in their
- * file instead of copied into the log, which then holds at most a small
- * SYNCED record (ilog.h; config intent_log_inplace_min_bytes and
- * intent_log_inplace_sequential_min_bytes).  0 turns a rule off; both 0
- * (the values at open): every stable write is logged.
- */
-void store_ilog_set_inplace(struct store_ilog *ilog, uint32_t min_bytes,
-			    uint32_t seq_min_bytes);
-/* Sets the size rule alone (the sequential one as it was). */
-void store_ilog_set_inplace_min(struct store_ilog *ilog, uint32_t min_bytes);
-
-/*
- * Waits until every write_async of @ilog has had its done hook called
- * (they hand requests back to the loops: call it after the loops stopped,
- * before their memory goes).  NULL is a no-op.
- */
-void store_ilog_drain(struct store_ilog *ilog);
-
-/* Checkpoints everything (the next start replays nothing), logs the
- * counters, frees.  NULL is a no-op.  After every store using it stopped
- * writing. */
-void store_ilog_close(struct store_ilog *ilog);
-
-/* Counters of an intent log since it opened (/metrics, tests, the closing
- * log line): records appended, flushes of the log, checkpoints, writers
- * that waited for ring space, records replayed at open and skipped;
- * writes synced in place, and the SYNCED records they logged (of the
- * records counted); the bytes written to the log's ring (records and
- * their pads: the log device's share of the stable bytes). */
-struct store_ilog_stats {
-	uint64_t records, flushes, checkpoints, full_waits;
-	uint64_t replayed, replay_skipped;
-	uint64_t inplace_writes, synced_records;
-	uint64_t bytes;
-};
-void store_ilog_stats(struct store_ilog *ilog, struct store_ilog_stats *out);
-
-/* The path the log was opened at (borrowed, for labels and messages). */
-const char *store_ilog_path(const struct store_ilog *ilog);
 
 #endif

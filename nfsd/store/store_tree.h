@@ -10,7 +10,7 @@
  * followed and nothing outside can be named (-EXDEV, -ELOOP).  The local
  * backend gives vmdk_io_beneath (openat2 RESOLVE_BENEATH on its
  * directory; copy_file_range, FICLONE); the cephfs backend a table over
- * its own ops (store/cephfs_tree.c: libcephfs reads and writes, the
+ * its own ops (store/cephfs/cephfs_tree.c: libcephfs reads and writes, the
  * file's RADOS objects as its FIEMAP, no copy offload, no FICLONE).
  * @root is a name for the vmdk library only: it is never shown to a
  * client (admin strips it from messages).

@@ -14,7 +14,7 @@
  *   batch     records copied into a buffer under a lock; whichever waiter
  *             finds no write in flight writes every record appended so
  *             far in one O_DIRECT|O_DSYNC pwrite (group commit without
- *             the page cache: what nfsd/store/ilog.c does)
+ *             the page cache: what nfsd/store/ilog/ilog.c does)
  *
  * Prints appends/s and flushes per append for each, and the ratio.
  * Usage: appendbench [-t THREADS] [-n PER_THREAD] [-b BYTES] FILE

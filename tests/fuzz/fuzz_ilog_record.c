@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * fuzz_ilog_record: the intent log's decoders (nfsd/store/ilog_record.c),
+ * fuzz_ilog_record: the intent log's decoders (nfsd/store/ilog/ilog_record.c),
  * which read what a crash, a bad disk or anyone with the log file left.
  * Input: the salt (8 bytes, little endian), the LSN (8), then the bytes at
  * that LSN.  Both record decoders and the superblock decoder must stay in
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nfsd/store/ilog.h"
+#include "nfsd/store/ilog/ilog_record.h"
 
 static uint64_t fuzz_get64(const uint8_t *p)
 {

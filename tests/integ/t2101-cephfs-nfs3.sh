@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The NFSv3 procedure tests again with ds1 on CephFS (backend = cephfs,
-# store/cephfs*.c) and ds2 local: every procedure with its errors (t2003),
+# store/cephfs/cephfs*.c) and ds2 local: every procedure with its errors (t2003),
 # handles across a restart (t2002), libnfs copies (t2001) and UDP (t2006).
 # The checks look at ds1's files through ceph-fuse, as they look at a local
 # directory.  One cluster for all: the suite's, or one of its own.

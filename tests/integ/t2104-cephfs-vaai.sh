@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Storage-side VMDK operations and native snapshots of a CephFS datastore
-# (backend = cephfs: store/cephfs_tree.c, cephfs_snap.c,
+# (backend = cephfs: store/cephfs/cephfs_tree.c, cephfs_snap.c,
 # cephfs_restore.c), through dsnfsctl and the admin API: a full clone
 # (holes kept, read back over NFS with libnfs and compared), a linked
 # clone (qemu-img compare on the files through ceph-fuse), native refused

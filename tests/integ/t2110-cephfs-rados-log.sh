@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The RADOS intent log of a cephfs datastore (intent_log = rados;
-# store/cephfs_rlog.h), t2110-cephfs-rados-log.py: FILE_SYNC writes
+# store/cephfs/cephfs_rlog.h), t2110-cephfs-rados-log.py: FILE_SYNC writes
 # acknowledged through the log with a checkpoint an hour away, the gateway
 # SIGKILLed, a new one on the same log fences the old one's clients and
 # replays: every acknowledged write reads back; then a record corrupted in

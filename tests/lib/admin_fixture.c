@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "nfsd/store/local.h"
+#include "nfsd/store/local/local.h"
 
 static int64_t fixture_clock(void *arg)
 {

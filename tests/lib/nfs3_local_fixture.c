@@ -4,7 +4,7 @@
  * a temporary directory (tests/lib/nfs3_local_fixture.h).
  */
 #include "tests/lib/nfs3_local_fixture.h"
-#include "nfsd/store/local.h"
+#include "nfsd/store/local/local.h"
 
 #include <ftw.h>
 #include <setjmp.h>

@@ -2,7 +2,7 @@
 /*
  * nfs3_local_fixture: an nfs3_fixture (tests/lib/nfs3_fixture.h) whose
  * NFS3_FIXTURE_DS1 export serves the real local store
- * (nfsd/store/local*.c) in a fresh mkdtemp() directory, for the tests
+ * (nfsd/store/local/local*.c) in a fresh mkdtemp() directory, for the tests
  * that run the NFSv3 procedures against a real disk.  The other exports
  * keep their fakes.
  */

@@ -28,6 +28,7 @@
 #include <xxhash.h>
 
 #include "nfsd/store/store.h"
+#include "nfsd/store/local/local.h"
 #include "nfsd/store/store_int.h"
 
 #define TEST_EXPORT_ID 0x11223344u

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "nfsd/store/ilog/ilog_int.h"
 #include "tests/lib/log_capture.h"
 #include "tests/unit/test_store_fixture.h"
 

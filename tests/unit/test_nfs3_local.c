@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * test_nfs3_local: the NFSv3 procedures against the real local store
- * (nfsd/store/local*.c) in a mkdtemp() directory, where test_nfs3_*.c use
+ * (nfsd/store/local/local*.c) in a mkdtemp() directory, where test_nfs3_*.c use
  * the fake: the two layers agree on handles, names, cookies and errors.
  * The fixture's ds1 export gets the local store in place of its fake.
  */

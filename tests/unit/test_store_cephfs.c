@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * test_store_cephfs: the CephFS store (nfsd/store/cephfs*.c) on a real
+ * test_store_cephfs: the CephFS store (nfsd/store/cephfs/cephfs*.c) on a real
  * cluster, through its ops: handles that a second store on the same
  * cluster (a second gateway) resolves to the same file, a removed file's
  * handle is STALE, FILE_SYNC writes read back, READ's eof, used bytes
@@ -26,7 +26,7 @@
 /* The state directory of every store opened here. */
 static char sdir[600];
 
-#include "nfsd/store/cephfs.h"
+#include "nfsd/store/cephfs/cephfs.h"
 #include "nfsd/store/store.h"
 #include "tests/lib/log_capture.h"
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * test_store_cephfs_health: the health state of a cephfs store
- * (nfsd/store/cephfs_health.c) without a cluster: the cap on the calls in
- * libcephfs, a connection error that marks the store down, calls refused
- * at once while it is down, the way back up (only once the calls that
- * waited came back and the probe answers), and an eviction, after which
- * the store asks for a new mount instead.  The probe is the test's.
+ * (nfsd/store/cephfs/cephfs_health.c) without a cluster: the cap on the calls
+ * in libcephfs, a connection error that marks the store down, calls refused at
+ * once while it is down, the way back up (only once the calls that waited came
+ * back and the probe answers), and an eviction, after which the store asks for
+ * a new mount instead.  The probe is the test's.
  */
-#include "nfsd/store/cephfs_int.h"
+#include "nfsd/store/cephfs/cephfs_int.h"
 
 #include <errno.h>
 #include <setjmp.h>

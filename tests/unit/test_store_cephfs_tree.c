@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * test_store_cephfs_tree: the storage-side operations of a cephfs
- * datastore on a real cluster (nfsd/store/cephfs_tree.c, cephfs_snap.c,
+ * datastore on a real cluster (nfsd/store/cephfs/cephfs_tree.c, cephfs_snap.c,
  * cephfs_restore.c), through the store's ops alone, as admin/ calls
  * them: a full clone that keeps holes (used bytes of the copy are its
  * RADOS objects), a linked clone read through its parent, a native clone
@@ -29,7 +29,7 @@
 /* The state directory of every store opened here. */
 static char sdir[600];
 
-#include "nfsd/store/cephfs.h"
+#include "nfsd/store/cephfs/cephfs.h"
 #include "nfsd/store/store.h"
 #include "nfsd/store/store_tree.h"
 #include "tests/lib/log_capture.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * test_store_fcache: the bounded object cache (nfsd/store/fcache.c).  It
+ * test_store_fcache: the bounded object cache (nfsd/store/local/fcache.c).  It
  * never holds more than its bound, evicts the least recently used entry,
  * hands out references that outlive eviction, keeps the first object of a
  * handle, and forgets on request.  Its bound changes while it serves:
@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "nfsd/store/store_int.h"
+#include "nfsd/store/local/local_int.h"
 
 static struct store_fh key(uint8_t n)
 {

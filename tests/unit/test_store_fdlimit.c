@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * test_store_fdlimit: the local store out of descriptors, and the budget
- * its file cache gets (nfsd/store/local_fd.c, fcache.c,
+ * its file cache gets (nfsd/store/local/local_fd.c, fcache.c,
  * nfsd/server/fd_budget.c). With a cache of 4 files and RLIMIT_NOFILE a few
  * descriptors above what the process holds, 40 files are each looked up and
  * read: every open that meets EMFILE evicts from the cache and succeeds on its

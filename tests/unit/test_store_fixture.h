@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "nfsd/store/store.h"
-#include "nfsd/store/local.h"
-#include "nfsd/store/store_int.h"
+#include "nfsd/store/local/local.h"
+#include "nfsd/store/local/local_int.h"
 
 #define TEST_EXPORT_ID 0x0d5f5001u
 

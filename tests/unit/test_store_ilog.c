@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * test_store_ilog: the intent log (nfsd/store/ilog*.c) under the local
+ * test_store_ilog: the intent log (nfsd/store/ilog/ilog*.c) under the local
  * store: stable writes logged and flushed in groups across threads (the
  * two flushes in flight held by an injected write, so the test knows who
  * entered meanwhile), replay after a crash (the log abandoned without its

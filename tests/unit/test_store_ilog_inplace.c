@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * test_store_ilog_inplace: large stable writes with the intent log on
- * (nfsd/store/ilog.h, store_ilog_set_inplace_min): written and synced in
+ * (nfsd/store/ilog/ilog.h, store_ilog_set_inplace_min): written and synced in
  * their file, the log holding at most a SYNCED record; replay keeps older
  * records of the file off the bytes such a record covers, and still
  * replays newer ones; a corrupt SYNCED record (checksum, fields) stops the

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * test_store_ilog_record: the intent log's on-disk codec
- * (nfsd/store/ilog_record.c) on bytes alone: a WRITE and a PAD record
+ * (nfsd/store/ilog/ilog_record.c) on bytes alone: a WRITE and a PAD record
  * decode to what was encoded; a header that the encoder would never write
  * (a PAD carrying an offset, a length, a handle; a WRITE whose record
  * length does not match), a bad checksum, another run's salt and a record
@@ -17,7 +17,7 @@
 #include <cmocka.h>
 #include <xxhash.h>
 
-#include "nfsd/store/ilog.h"
+#include "nfsd/store/ilog/ilog_record.h"
 
 #define SALT UINT64_C(0x1122334455667788)
 #define LSN UINT64_C(4000)

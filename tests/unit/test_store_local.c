@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * test_store_local: the local-directory store (nfsd/store/local*.c) on a
+ * test_store_local: the local-directory store (nfsd/store/local/local*.c) on a
  * real directory: LOOKUP and the export boundary (symlinks are never
  * followed, ".." stops at the root, a signed handle of a file outside the
  * export is refused), GETATTR/SETATTR, READ eof exactness, WRITE/COMMIT,

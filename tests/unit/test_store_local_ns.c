@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * test_store_local_ns: the namespace ops of the local store
- * (nfsd/store/local_ns.c): CREATE in its three modes (EXCLUSIVE retries
+ * (nfsd/store/local/local_ns.c): CREATE in its three modes (EXCLUSIVE retries
  * with the same verifier succeed), MKDIR, SYMLINK, MKNOD, REMOVE, RMDIR,
  * RENAME and LINK with their error cases, "." and ".." as targets, and the
  * owner and mode of new objects.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * test_store_rlog: the RADOS intent log's bytes (nfsd/store/rlog.c)
+ * test_store_rlog: the RADOS intent log's bytes (nfsd/store/cephfs/rlog.c)
  * without a cluster: the header (superblock and owner block) decodes to
  * what was encoded and is refused when damaged; replay's walk hands every
  * record in order, stops at the log's end, and stops at a corrupt record
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "nfsd/store/rlog.h"
+#include "nfsd/store/cephfs/rlog.h"
 
 #define SALT UINT64_C(0x0123456789abcdef)
 #define HEAD UINT64_C(8192)

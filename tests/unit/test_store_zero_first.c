@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * Unit tests of VMFS's zeroing on first write (store/zero_first.c) through
- * the local store: a write into a thin (sparse) or lazy-zeroed (unwritten
- * extents) block leaves the whole 1 MiB block written, its data and zeros
- * where they belong; blocks already written are left alone and not
+ * Unit tests of VMFS's zeroing on first write (store/local/zero_first.c)
+ * through the local store: a write into a thin (sparse) or lazy-zeroed
+ * (unwritten extents) block leaves the whole 1 MiB block written, its data and
+ * zeros where they belong; blocks already written are left alone and not
  * counted; with the option off nothing is zeroed; and concurrent first
  * writes into one block never zero each other's data.
  */

@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cephfs_int: what the files of the cephfs backend share.  cephfs.c mounts
+ * and owns the store, cephfs_obj.c its objects (one per inode, cached with
+ * their open file), cephfs_attr.c attributes, cephfs_io.c READ / WRITE /
+ * COMMIT, cephfs_ns.c the namespace ops, cephfs_dir.c READDIR, and
+ * cephfs_used.c the allocated bytes of a file (counted in RADOS objects,
+ * because CephFS reports a sparse file's st_blocks as its size).
+ *
+ * Handles have the layout of handle.c with kernel type
+ * STORE_CEPHFS_FH_TYPE and an 8-byte body, the inode number (big endian):
+ * 23 bytes, valid on every gateway of the cluster (same key) and across
+ * restarts (inode numbers are never reused while the file exists).
+ */
+#ifndef DSNFS_STORE_CEPHFS_INT_H
+#define DSNFS_STORE_CEPHFS_INT_H
+
+/* libcephfs.h refuses to compile without it (its struct dirent); a no-op
+ * on 64-bit glibc otherwise.  First, before any system header: every
+ * cephfs*.c includes this header first. */
+#ifndef _FILE_OFFSET_BITS
+#define _FILE_OFFSET_BITS 64
+#endif
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cephfs/libcephfs.h>
+#include <rados/librados.h>
+
+#include "nfsd/store/cephfs/cephfs.h"
+#include "nfsd/store/store_obj.h"
+#include "nfsd/store/store_int.h"
+
+/* The kernel handle type our handles carry for a CephFS inode: not one
+ * Linux uses (FILEID_* are below 0x100 but far below this one). */
+#define STORE_CEPHFS_FH_TYPE 0xce
+#define STORE_CEPHFS_VERF_XATTR "user.dsnfs.verf"
+/* Version 1's handle secret (adopted and removed: cephfs_key.c). */
+#define STORE_CEPHFS_SECRET_XATTR "user.dsnfs.handle_secret"
+/* The handle key of a gateway's CephFS datastores, in its state dir. */
+#define STORE_CEPHFS_KEY_FILE "cephfs.key"
+/* The id of the handle key (not the key): cephfs_key.c. */
+#define STORE_CEPHFS_KEYID_XATTR "user.dsnfs.handle_key_id"
+#define STORE_CEPHFS_CACHE_ENTRIES 4096
+#define STORE_CEPHFS_CACHE_BUCKETS 1024
+/* The root's ".snapshot" over NFS is CephFS's ".snap" (read-only). */
+#define STORE_CEPHFS_SNAPDIR ".snap"
+#define STORE_CEPHFS_NFS_SNAPDIR ".snapshot"
+#ifndef CEPH_SNAPDIR
+#define CEPH_SNAPDIR ((uint64_t)(-1)) /* Ceph's include/rados.h */
+#endif
+
+/* Attributes every op wants from libcephfs. */
+#define STORE_CEPHFS_WANT (CEPH_STATX_BASIC_STATS)
+
+struct cephfs_obj;
+struct store_cephfs;
+struct store_rlog;
+
+/* A call in libcephfs this long marks the datastore down (cephfs_health.c;
+ * docs/ceph.md says why 5 s). */
+#define STORE_CEPHFS_BOUND_MS 5000
+/* A call past the cap waits for a place only while the oldest call in
+ * libcephfs is younger than this. */
+#define STORE_CEPHFS_SLOW_MS 1000
+#define STORE_CEPHFS_TICK_MS 250
+/* The most calls of one store in libcephfs at once, whatever the cap. */
+#define STORE_CEPHFS_CALLS_MAX 256
+
+/* cephfs_health.c's; the state itself is store.unavailable. */
+struct store_cephfs_health {
+	pthread_mutex_t lock;
+	pthread_cond_t wake; /* a place freed, down, or stopping */
+	unsigned cap; /* calls in libcephfs at once */
+	unsigned inflight;
+	uint64_t start_ns[STORE_CEPHFS_CALLS_MAX]; /* 0: free place */
+	uint64_t down_since_ns, probe_ns;
+	uint64_t outages;
+	_Atomic uint64_t refused; /* calls answered -EAGAIN */
+	bool stopping;
+	/* Evicted with a RADOS log: whether another gateway took it over
+	 * (fenced) or the MDS alone evicted us (mounted anew) is not known
+	 * yet; the monitor asks the log (cephfs_fence.c). */
+	bool fence_pending;
+	pthread_t monitor;
+	/* Whether the cluster answers again: 0 or -errno.  NULL at start:
+	 * the real one (a test sets its own before). */
+	int (*probe)(struct store_cephfs *sc);
+};
+
+struct store_cephfs {
+	struct store base;
+	struct ceph_mount_info *cm;
+	UserPerm *root_perms; /* the mount's (borrowed from cm) */
+	struct store_secret secret;
+	struct cephfs_obj *root;
+	uint64_t root_ino;
+	char cluster[160]; /* "ceph.conf path (mon host)": for messages */
+
+	/* librados, for the allocated bytes of files (cephfs_used.c) */
+	rados_t rados;
+	bool rados_ok;
+	pthread_mutex_t rados_lock; /* the I/O contexts below */
+	int64_t pool_id[4]; /* data pools seen, with their contexts */
+	rados_ioctx_t pool_io[4];
+	size_t npools;
+
+	/* The object cache: ino -> object with a reference; FIFO eviction. */
+	pthread_mutex_t cache_lock;
+	struct cephfs_obj *buckets[STORE_CEPHFS_CACHE_BUCKETS];
+	struct cephfs_obj *fifo_head, *fifo_tail;
+	size_t cached;
+
+	struct store_cephfs_health health;
+	/* NULL, or the RADOS intent log of its stable writes
+	 * (cephfs_rlog.h): set before serving, closed first. */
+	struct store_rlog *rlog;
+};
+
+/* One resolved inode: the head every backend shares (store_obj.h: its
+ * reference count and handle), then what this backend keeps. */
+struct cephfs_obj {
+	struct store_obj base;
+	struct store_cephfs *sc;
+	Inode *in; /* one ll reference, put by the last unref */
+	uint64_t ino;
+	/* CEPH_NOSNAP for the live tree; else the CephFS snapshot it is in
+	 * (CEPH_SNAPDIR for a .snap directory): read-only, its handle
+	 * carries the snapid too (cephfs_obj.c). */
+	uint64_t snapid;
+	enum store_ftype type;
+	/* The open file of a regular file's I/O, made on first use under
+	 * @lock, closed by the last unref. */
+	pthread_mutex_t lock;
+	struct Fh *io;
+	struct store_syncgroup sync;
+	/* cephfs_used.c's, under @lock: which of the file's RADOS objects
+	 * exist (a bit each), measured on first need and kept up to date by
+	 * this gateway's writes; forgotten by a size change. */
+	bool used_known;
+	uint8_t *used_bits;
+	uint64_t used_nbits; /* objects the bitmap covers */
+	uint64_t used_objects; /* bits set */
+	uint32_t object_bytes; /* the file's layout object size */
+	/* The RADOS intent log's (cephfs_rlog.h): held across a stable
+	 * write's ceph_ll_write and its record; the end LSN of its newest
+	 * record; on the log's dirty list (a reference), under its lock. */
+	pthread_mutex_t rlog_order;
+	_Atomic uint64_t rlog_lsn;
+	bool rlog_dirty;
+	struct cephfs_obj *rlog_next;
+	/* cephfs_obj.c's cache, under sc->cache_lock */
+	bool cached;
+	struct cephfs_obj *hash_next;
+	struct cephfs_obj *fifo_next;
+};
+
+static inline struct store_cephfs *store__cephfs(struct store *st)
+{
+	return container_of(st, struct store_cephfs, base);
+}
+
+/* The cephfs object whose head @o is (NULL for NULL). */
+static inline struct cephfs_obj *store__cephfs_obj(struct store_obj *o)
+{
+	return o ? container_of(o, struct cephfs_obj, base) : NULL;
+}
+
+/* The head of @o that the ops hand out (NULL for NULL). */
+static inline struct store_obj *store__cephfs_pub(struct cephfs_obj *o)
+{
+	return o ? &o->base : NULL;
+}
+
+/* ---- health (cephfs_health.c) and the guarded ops (cephfs_guard.c) ---- */
+
+/*
+ * Starts the monitor of @sc's cluster, with at most @cap calls in
+ * libcephfs at once (1 to STORE_CEPHFS_CALLS_MAX).  After the mount and
+ * the root object: the monitor probes through them.  Returns 0 or -errno.
+ */
+/*
+ * Loads the handle key of @sc's datastore from @state_dir (making it on
+ * the directory's first start) and checks it is the directory's; adopts a
+ * version-1 secret (cephfs_key.c).  Returns 0 or -errno, the reason in
+ * @errbuf.
+ */
+int store__cephfs_key_load(struct store_cephfs *sc, Inode *root,
+			   const char *state_dir, char *errbuf, size_t errlen);
+
+int store__cephfs_health_start(struct store_cephfs *sc, unsigned cap);
+/* Stops the monitor (waits for a probe in flight); before the unmount. */
+void store__cephfs_health_stop(struct store_cephfs *sc);
+/* Before a call into libcephfs: 0 with *slot taken, or -EAGAIN (down, or
+ * at the cap while the calls in it do not move). */
+int store__cephfs_call_enter(struct store_cephfs *sc, unsigned *slot);
+/* After it, with its result @rc: gives @slot back, marks the store down
+ * on a connection error.  Returns @rc, or -EAGAIN for such an error. */
+int store__cephfs_call_leave(struct store_cephfs *sc, unsigned slot, int rc);
+/*
+ * Another gateway took @sc's datastore over and fenced this one (@why):
+ * the store answers -EAGAIN for good and is never mounted anew by itself;
+ * logged once (cephfs_fence.c).  Lock-free: callable under any lock.
+ */
+void store__cephfs_fenced(struct store_cephfs *sc, const char *why);
+/*
+ * After an eviction of @rl's store: reads the log's header with the log's
+ * own librados client, a step per call (never waits).  1: another gateway
+ * took the log over (that client is blocklisted, or the header names
+ * other clients); 0: the log is still ours (the MDS alone evicted the
+ * mount); -EINPROGRESS: ask again; another -errno: the read failed, ask
+ * again.
+ */
+int store__cephfs_rlog_fence_poll(struct store_rlog *rl);
+/* True for the errors of a cluster that is not there (not of a file). */
+bool store__cephfs_conn_err(int rc);
+/* The ops table: each op through call_enter/_leave. */
+extern const struct store_ops store__cephfs_ops;
+/* The ops that never reach the cluster (cephfs.c). */
+void store__cephfs_obj_fh(const struct store_obj *obj, struct store_fh *fh);
+int store__cephfs_root(struct store *st, struct store_obj **out);
+void store__cephfs_close(struct store *st);
+
+/* ---- objects (cephfs_obj.c) -------------------------------------------- */
+
+/*
+ * The object of inode @in (takes its ll reference on every path) with
+ * statx @stx, from the cache or new.  *out returns owned.  Returns 0 or
+ * -ENOMEM.
+ */
+int store__cephfs_obj_get(struct store_cephfs *sc, Inode *in,
+			  const struct ceph_statx *stx,
+			  struct cephfs_obj **out);
+void store__cephfs_obj_ref(struct store_obj *obj);
+void store__cephfs_obj_unref(struct store_obj *obj);
+/* True for the live root (a snapshot's root has the same inode). */
+static inline bool store__cephfs_is_root(const struct store_cephfs *sc,
+					 const struct cephfs_obj *o)
+{
+	return o->ino == sc->root_ino && o->snapid == CEPH_NOSNAP;
+}
+
+/* Forgets the cached live object of inode @ino, if any (removed names). */
+void store__cephfs_cache_drop(struct store_cephfs *sc, uint64_t ino);
+/* Drops every cached object (close). */
+void store__cephfs_cache_clear(struct store_cephfs *sc);
+/* ops->resolve and ops->resolve_attr. */
+int store__cephfs_resolve(struct store *st, const struct store_fh *fh,
+			  struct store_obj **out);
+int store__cephfs_resolve_attr(struct store *st, const struct store_fh *fh,
+			       struct store_obj **out, struct store_attr *attr);
+/* The open file of regular file @o for I/O (borrowed while @o is held):
+ * -EISDIR / -EINVAL for a directory / another type, or the open's
+ * -errno. */
+int store__cephfs_obj_io(struct cephfs_obj *o, struct Fh **out);
+
+/* ---- attributes (cephfs_attr.c) ---------------------------------------- */
+
+/* Maps a ceph error (negative errno, sometimes a positive one) to ours. */
+int store__cephfs_err(int rc);
+void store__cephfs_attr_from_statx(const struct store_cephfs *sc,
+				   struct cephfs_obj *o,
+				   const struct ceph_statx *stx,
+				   struct store_attr *attr);
+int store__cephfs_getattr(struct store *st, struct store_obj *obj,
+			  struct store_attr *attr);
+int store__cephfs_setattr(struct store *st, struct store_obj *obj,
+			  const struct store_sattr *sattr,
+			  const struct store_cred *cred);
+/* Applies @sattr to @o (SETATTR, and the attributes of a new object). */
+int store__cephfs_sattr_apply(struct store_cephfs *sc, struct cephfs_obj *o,
+			      const struct store_sattr *sattr);
+int store__cephfs_readlink(struct store *st, struct store_obj *obj, char *buf,
+			   size_t buflen, size_t *len);
+int store__cephfs_fsstat(struct store *st, struct store_fsstat *fs);
+
+/* ---- I/O (cephfs_io.c) ------------------------------------------------- */
+
+int store__cephfs_read(struct store *st, struct store_obj *obj,
+		       uint64_t off_bytes, void *buf, uint32_t count,
+		       uint32_t *nread, bool *eof);
+int store__cephfs_write(struct store *st, struct store_obj *obj,
+			uint64_t off_bytes, const void *buf, uint32_t count,
+			enum store_stable stable, bool *sync_failed);
+/* ceph_ll_write of all @count bytes of @buf at @off_bytes of @fh: 0 or
+ * -errno (-EIO for a write that moves nothing). */
+int store__cephfs_write_all(struct store_cephfs *sc, struct Fh *fh,
+			    uint64_t off_bytes, const void *buf,
+			    uint32_t count);
+int store__cephfs_commit(struct store *st, struct store_obj *obj,
+			 uint64_t off_bytes, uint32_t count, bool *sync_failed);
+
+/* ---- namespace (cephfs_ns.c) and READDIR (cephfs_dir.c) --------------- */
+
+int store__cephfs_lookup(struct store *st, struct store_obj *dir,
+			 const char *name, struct store_obj **out);
+int store__cephfs_create(struct store *st, struct store_obj *dir,
+			 const char *name, enum store_create_how how,
+			 const struct store_sattr *sattr, const uint8_t verf[8],
+			 const struct store_cred *cred, struct store_obj **out);
+int store__cephfs_mkdir(struct store *st, struct store_obj *dir,
+			const char *name, const struct store_sattr *sattr,
+			const struct store_cred *cred, struct store_obj **out);
+int store__cephfs_symlink(struct store *st, struct store_obj *dir,
+			  const char *name, const char *target,
+			  const struct store_sattr *sattr,
+			  const struct store_cred *cred,
+			  struct store_obj **out);
+int store__cephfs_mknod(struct store *st, struct store_obj *dir,
+			const char *name, enum store_ftype type,
+			uint32_t rdev_major, uint32_t rdev_minor,
+			const struct store_sattr *sattr,
+			const struct store_cred *cred, struct store_obj **out);
+int store__cephfs_remove(struct store *st, struct store_obj *dir,
+			 const char *name);
+int store__cephfs_rmdir(struct store *st, struct store_obj *dir,
+			const char *name);
+int store__cephfs_rename(struct store *st, struct store_obj *from_dir,
+			 const char *from_name, struct store_obj *to_dir,
+			 const char *to_name);
+int store__cephfs_link(struct store *st, struct store_obj *obj,
+		       struct store_obj *dir, const char *name);
+int store__cephfs_readdir(struct store *st, struct store_obj *dir,
+			  uint64_t cookie, store_readdir_fn cb, void *arg);
+
+/* ---- allocated bytes (cephfs_used.c) ----------------------------------- */
+
+/* Connects librados with @conf as @user (for counting objects); false
+ * when it cannot (used bytes then fall back to the size). */
+/* The largest file its CephFS (@fs_name, or the default one) takes
+ * (mdsmap max_file_size), read from the monitors; CephFS's default 1 TiB
+ * when they do not say (cephfs_limits.c). */
+uint64_t store__cephfs_max_file_bytes(struct store_cephfs *sc,
+				      const char *fs_name);
+bool store__cephfs_rados_open(struct store_cephfs *sc, const char *conf,
+			      const char *user);
+void store__cephfs_rados_close(struct store_cephfs *sc);
+/*
+ * The bytes regular file @o holds in its data pool: the number of its
+ * RADOS objects that exist times the object size (at most the size
+ * rounded up to a 4 KiB block).  The objects are looked at once (one stat
+ * per object the size spans), then this gateway's writes keep the count.
+ * Directories and others, or without librados: st_blocks * 512.
+ */
+uint64_t store__cephfs_used_bytes(struct store_cephfs *sc, struct cephfs_obj *o,
+				  const struct ceph_statx *stx);
+/* A write of [@off_bytes, +@len) went to @o: its objects exist now. */
+void store__cephfs_used_wrote(struct cephfs_obj *o, uint64_t off_bytes,
+			      uint64_t len);
+/* A size change: the next look counts again. */
+void store__cephfs_used_forget(struct cephfs_obj *o);
+/* Whether object @k of regular file @o (@size_bytes long) exists in its
+ * data pool, measured as store__cephfs_used_bytes() does: 1, 0, or
+ * -EOPNOTSUPP (no librados, not a regular file) or -errno; sets
+ * *object_bytes to the layout's object size. */
+int store__cephfs_used_object(struct store_cephfs *sc, struct cephfs_obj *o,
+			      uint64_t size_bytes, uint64_t k,
+			      uint32_t *object_bytes);
+
+/* ---- storage-side operations (cephfs_tree.c, cephfs_snap.c) ----------- */
+
+struct store_tree;
+struct snap_stats;
+int store__cephfs_tree_open(struct store *st, struct store_tree **out,
+			    char *errbuf, size_t errlen);
+extern const struct store_snap_ops store__cephfs_snap_ops;
+/* store_snap_ops.restore (cephfs_restore.c); vmdk_progress_fn's type. */
+int store__cephfs_snap_restore(struct store *st, const char *name,
+			       struct snap_stats *out,
+			       int (*progress)(void *arg, uint64_t done_bytes,
+					       uint64_t total_bytes),
+			       void *progress_arg, char *errbuf, size_t errlen);
+
+#endif

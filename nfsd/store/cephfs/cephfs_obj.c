@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * cephfs_obj: the objects of the cephfs backend, one per inode, with their
+ * handle, and the cache that keeps the recently used ones (and the open
+ * file of their I/O: opening one asks the MDS for capabilities) so that a
+ * READ or WRITE costs no open.  A handle is resolved by inode number
+ * (ceph_ll_lookup_inode: the client's cache, else one MDS lookup), which is
+ * what makes it valid on any gateway and after a restart.  An object in a
+ * CephFS snapshot (reached through the root's .snapshot, CephFS's .snap)
+ * is the pair inode and snapid: its handle carries both (16 bytes), and
+ * resolves with ceph_ll_lookup_vino on any gateway too.
+ */
+#include "nfsd/store/cephfs/cephfs_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nfsd/base/log.h"
+
+static size_t store_cephfs_bucket(uint64_t ino)
+{
+	return (size_t)((ino * 0x9e3779b97f4a7c15ull) >> 54) %
+	       STORE_CEPHFS_CACHE_BUCKETS;
+}
+
+static void store_cephfs_fh_make(struct store_cephfs *sc, uint64_t ino,
+				 uint64_t snapid, struct store_fh *fh)
+{
+	struct store_kfh kfh;
+
+	memset(&kfh, 0, sizeof(kfh));
+	kfh.type = STORE_CEPHFS_FH_TYPE;
+	/* Live objects keep the 8-byte body of every earlier handle. */
+	kfh.len = snapid == CEPH_NOSNAP ? 8 : 16;
+	for (int i = 0; i < 8; i++) {
+		kfh.f_handle[i] = (uint8_t)(ino >> (56 - 8 * i));
+		kfh.f_handle[8 + i] = (uint8_t)(snapid >> (56 - 8 * i));
+	}
+	store__fh_encode(&sc->secret, sc->base.export_id, &kfh, fh);
+}
+
+void store__cephfs_obj_ref(struct store_obj *obj)
+{
+	atomic_fetch_add(&obj->refs, 1);
+}
+
+void store__cephfs_obj_unref(struct store_obj *obj)
+{
+	struct cephfs_obj *o = store__cephfs_obj(obj);
+
+	if (o == NULL || atomic_fetch_sub(&o->base.refs, 1) != 1) {
+		return;
+	}
+	if (o->io != NULL) {
+		ceph_ll_close(o->sc->cm, o->io);
+	}
+	ceph_ll_put(o->sc->cm, o->in);
+	store__syncgroup_fini(&o->sync);
+	pthread_mutex_destroy(&o->rlog_order);
+	pthread_mutex_destroy(&o->lock);
+	free(o->used_bits);
+	free(o);
+}
+
+/* The cached object of @ino with a new reference, or NULL.  Under the
+ * cache lock. */
+static struct cephfs_obj *store_cephfs_cache_find(struct store_cephfs *sc,
+						  uint64_t ino, uint64_t snapid)
+{
+	struct cephfs_obj *o = sc->buckets[store_cephfs_bucket(ino)];
+
+	for (; o != NULL; o = o->hash_next) {
+		if (o->ino == ino && o->snapid == snapid) {
+			store__cephfs_obj_ref(store__cephfs_pub(o));
+			return o;
+		}
+	}
+	return NULL;
+}
+
+/* Unlinks @o from the hash chain and the FIFO.  Under the cache lock;
+ * the caller drops the cache's reference after unlocking. */
+static void store_cephfs_cache_unlink(struct store_cephfs *sc,
+				      struct cephfs_obj *o)
+{
+	struct cephfs_obj **pp = &sc->buckets[store_cephfs_bucket(o->ino)];
+	struct cephfs_obj *prev = NULL;
+
+	while (*pp != o) {
+		pp = &(*pp)->hash_next;
+	}
+	*pp = o->hash_next;
+	for (struct cephfs_obj *f = sc->fifo_head; f != NULL;
+	     prev = f, f = f->fifo_next) {
+		if (f != o) {
+			continue;
+		}
+		if (prev) {
+			prev->fifo_next = f->fifo_next;
+		} else {
+			sc->fifo_head = f->fifo_next;
+		}
+		if (sc->fifo_tail == f) {
+			sc->fifo_tail = prev;
+		}
+		break;
+	}
+	o->cached = false;
+	sc->cached--;
+}
+
+/* Caches @o (holding a reference of the cache's), evicting the oldest
+ * entry when full: returned for the caller to unref after unlocking. */
+static struct cephfs_obj *store_cephfs_cache_put(struct store_cephfs *sc,
+						 struct cephfs_obj *o)
+{
+	struct cephfs_obj *old = NULL;
+	size_t b = store_cephfs_bucket(o->ino);
+
+	if (sc->cached >= STORE_CEPHFS_CACHE_ENTRIES && sc->fifo_head) {
+		old = sc->fifo_head;
+		store_cephfs_cache_unlink(sc, old);
+	}
+	store__cephfs_obj_ref(store__cephfs_pub(o));
+	o->cached = true;
+	o->hash_next = sc->buckets[b];
+	sc->buckets[b] = o;
+	o->fifo_next = NULL;
+	if (sc->fifo_tail) {
+		sc->fifo_tail->fifo_next = o;
+	} else {
+		sc->fifo_head = o;
+	}
+	sc->fifo_tail = o;
+	sc->cached++;
+	return old;
+}
+
+void store__cephfs_cache_drop(struct store_cephfs *sc, uint64_t ino)
+{
+	struct cephfs_obj *o;
+
+	pthread_mutex_lock(&sc->cache_lock);
+	o = store_cephfs_cache_find(sc, ino, CEPH_NOSNAP);
+	if (o != NULL) {
+		store_cephfs_cache_unlink(sc, o);
+	}
+	pthread_mutex_unlock(&sc->cache_lock);
+	if (o != NULL) {
+		/* the find's reference and the cache's */
+		store__cephfs_obj_unref(store__cephfs_pub(o));
+		store__cephfs_obj_unref(store__cephfs_pub(o));
+	}
+}
+
+void store__cephfs_cache_clear(struct store_cephfs *sc)
+{
+	struct cephfs_obj *o;
+
+	for (;;) {
+		pthread_mutex_lock(&sc->cache_lock);
+		o = sc->fifo_head;
+		if (o != NULL) {
+			store_cephfs_cache_unlink(sc, o);
+		}
+		pthread_mutex_unlock(&sc->cache_lock);
+		if (o == NULL) {
+			return;
+		}
+		store__cephfs_obj_unref(store__cephfs_pub(o));
+	}
+}
+
+int store__cephfs_obj_get(struct store_cephfs *sc, Inode *in,
+			  const struct ceph_statx *stx, struct cephfs_obj **out)
+{
+	struct cephfs_obj *o, *had, *old;
+	int err;
+
+	pthread_mutex_lock(&sc->cache_lock);
+	/* libcephfs reports an inode's snapid as its stx_dev. */
+	had = store_cephfs_cache_find(sc, stx->stx_ino, stx->stx_dev);
+	pthread_mutex_unlock(&sc->cache_lock);
+	if (had != NULL) {
+		ceph_ll_put(sc->cm, in);
+		*out = had;
+		return 0;
+	}
+	o = calloc(1, sizeof(*o));
+	if (o == NULL) {
+		ceph_ll_put(sc->cm, in);
+		return -ENOMEM;
+	}
+	atomic_init(&o->base.refs, 1);
+	o->sc = sc;
+	o->in = in;
+	o->ino = stx->stx_ino;
+	o->snapid = stx->stx_dev;
+	o->type = store__ftype_from_mode(stx->stx_mode);
+	store_cephfs_fh_make(sc, o->ino, o->snapid, &o->base.fh);
+	err = pthread_mutex_init(&o->lock, NULL);
+	if (err) {
+		ceph_ll_put(sc->cm, in);
+		free(o);
+		return -err;
+	}
+	err = pthread_mutex_init(&o->rlog_order, NULL);
+	if (err) {
+		pthread_mutex_destroy(&o->lock);
+		ceph_ll_put(sc->cm, in);
+		free(o);
+		return -err;
+	}
+	err = store__syncgroup_init(&o->sync);
+	if (err) {
+		pthread_mutex_destroy(&o->rlog_order);
+		pthread_mutex_destroy(&o->lock);
+		ceph_ll_put(sc->cm, in);
+		free(o);
+		return err;
+	}
+	pthread_mutex_lock(&sc->cache_lock);
+	had = store_cephfs_cache_find(sc, o->ino, o->snapid);
+	old = had ? NULL : store_cephfs_cache_put(sc, o);
+	pthread_mutex_unlock(&sc->cache_lock);
+	if (old != NULL) {
+		store__cephfs_obj_unref(store__cephfs_pub(old));
+	}
+	if (had != NULL) {
+		/* Another thread made it first. */
+		store__cephfs_obj_unref(store__cephfs_pub(o));
+		o = had;
+	}
+	*out = o;
+	return 0;
+}
+
+/* The inode number and snapid in @fh, after its MAC and our export id
+ * are checked. */
+static int store_cephfs_fh_ino(struct store_cephfs *sc,
+			       const struct store_fh *fh, uint64_t *ino,
+			       uint64_t *snapid)
+{
+	struct store_kfh kfh;
+	uint32_t export_id;
+	int err;
+
+	err = store__fh_decode(&sc->secret, fh, &export_id, &kfh);
+	if (err) {
+		return err;
+	}
+	if (export_id != sc->base.export_id ||
+	    kfh.type != STORE_CEPHFS_FH_TYPE ||
+	    (kfh.len != 8 && kfh.len != 16)) {
+		return -STORE_EBADHANDLE;
+	}
+	*ino = 0;
+	*snapid = kfh.len == 8 ? CEPH_NOSNAP : 0;
+	for (int i = 0; i < 8; i++) {
+		*ino = *ino << 8 | kfh.f_handle[i];
+		if (kfh.len == 16) {
+			*snapid = *snapid << 8 | kfh.f_handle[8 + i];
+		}
+	}
+	return 0;
+}
+
+/* The deepest directory tree the subtree check walks. */
+#define STORE_CEPHFS_DEPTH_MAX 4096
+
+/*
+ * Whether @in (@stx) lies under the directory served: its ".." chain
+ * reaches the root's inode (in the same snapshot, for a snapshot's
+ * inode).  A signed handle names an inode number, and libcephfs finds any
+ * inode of the file system by number (the cephx user may see all of it):
+ * without this check a handle whose MAC was forged or leaked would reach
+ * any file or snapshot of the cluster.  0, or -ESTALE.
+ */
+static int store_cephfs_under_root(struct store_cephfs *sc, Inode *in,
+				   const struct ceph_statx *stx)
+{
+	struct ceph_statx pstx;
+	uint64_t ino = stx->stx_ino;
+	Inode *cur = in;
+	Inode *parent;
+	int rc = -ESTALE;
+
+	if (ino == sc->root_ino) {
+		return 0;
+	}
+	for (int depth = 0; depth < STORE_CEPHFS_DEPTH_MAX; depth++) {
+		parent = NULL;
+		rc = ceph_ll_lookup(sc->cm, cur, "..", &parent, &pstx,
+				    CEPH_STATX_INO, 0, sc->root_perms);
+		if (cur != in) {
+			ceph_ll_put(sc->cm, cur);
+		}
+		if (rc || parent == NULL) {
+			return -ESTALE;
+		}
+		if (pstx.stx_ino == sc->root_ino) {
+			ceph_ll_put(sc->cm, parent);
+			return 0;
+		}
+		if (pstx.stx_ino == ino) {
+			/* The file system's root: its ".." is itself. */
+			ceph_ll_put(sc->cm, parent);
+			return -ESTALE;
+		}
+		cur = parent;
+		ino = pstx.stx_ino;
+	}
+	if (cur != in) {
+		ceph_ll_put(sc->cm, cur);
+	}
+	return -ESTALE;
+}
+
+int store__cephfs_resolve_attr(struct store *st, const struct store_fh *fh,
+			       struct store_obj **out, struct store_attr *attr)
+{
+	struct store_cephfs *sc = store__cephfs(st);
+	struct cephfs_obj *o;
+	struct ceph_statx stx;
+	vinodeno_t vino;
+	inodeno_t ino;
+	Inode *in;
+	int rc;
+
+	rc = store_cephfs_fh_ino(sc, fh, &ino.val, &vino.snapid.val);
+	if (rc) {
+		return rc;
+	}
+	vino.ino = ino;
+	pthread_mutex_lock(&sc->cache_lock);
+	o = store_cephfs_cache_find(sc, ino.val, vino.snapid.val);
+	pthread_mutex_unlock(&sc->cache_lock);
+	if (o == NULL) {
+		rc = vino.snapid.val == CEPH_NOSNAP
+			     ? ceph_ll_lookup_inode(sc->cm, ino, &in)
+			     : ceph_ll_lookup_vino(sc->cm, vino, &in);
+		if (rc) {
+			/* A signed handle whose inode is gone. */
+			return rc == -ENOENT || rc == -ESTALE
+				       ? -ESTALE
+				       : store__cephfs_err(rc);
+		}
+		rc = ceph_ll_getattr(sc->cm, in, &stx, STORE_CEPHFS_WANT, 0,
+				     sc->root_perms);
+		if (rc) {
+			ceph_ll_put(sc->cm, in);
+			return rc == -ENOENT ? -ESTALE : store__cephfs_err(rc);
+		}
+		if (stx.stx_nlink == 0) {
+			ceph_ll_put(sc->cm, in);
+			return -ESTALE;
+		}
+		rc = store_cephfs_under_root(sc, in, &stx);
+		if (rc) {
+			ceph_ll_put(sc->cm, in);
+			log_error("cephfs: %s: a handle with a valid MAC names "
+				  "inode %#llx (snapid %#llx), not under the "
+				  "directory served: refused (stale)",
+				  sc->base.name,
+				  (unsigned long long)stx.stx_ino,
+				  (unsigned long long)stx.stx_dev);
+			return rc;
+		}
+		rc = store__cephfs_obj_get(sc, in, &stx, &o);
+		if (rc) {
+			return rc;
+		}
+		if (attr != NULL) {
+			store__cephfs_attr_from_statx(sc, o, &stx, attr);
+		}
+		*out = store__cephfs_pub(o);
+		return 0;
+	}
+	if (attr != NULL) {
+		rc = store__cephfs_getattr(st, store__cephfs_pub(o), attr);
+		if (rc) {
+			store__cephfs_obj_unref(store__cephfs_pub(o));
+			return rc;
+		}
+		if (attr->nlink == 0) {
+			/* Removed through another gateway: forget it. */
+			store__cephfs_obj_unref(store__cephfs_pub(o));
+			if (vino.snapid.val == CEPH_NOSNAP) {
+				store__cephfs_cache_drop(sc, ino.val);
+			}
+			return -ESTALE;
+		}
+	}
+	*out = store__cephfs_pub(o);
+	return 0;
+}
+
+int store__cephfs_resolve(struct store *st, const struct store_fh *fh,
+			  struct store_obj **out)
+{
+	struct store_attr a;
+
+	/* The attributes tell a removed file (nlink 0) from a live one. */
+	return store__cephfs_resolve_attr(st, fh, out, &a);
+}
+
+int store__cephfs_obj_io(struct cephfs_obj *o, struct Fh **out)
+{
+	int rc = 0;
+
+	if (o->type == STORE_DIR) {
+		return -EISDIR;
+	}
+	if (o->type != STORE_REG) {
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&o->lock);
+	if (o->io == NULL) {
+		/* A snapshot's file is read-only (EROFS for O_RDWR). */
+		rc = ceph_ll_open(o->sc->cm, o->in,
+				  o->snapid == CEPH_NOSNAP ? O_RDWR : O_RDONLY,
+				  &o->io, o->sc->root_perms);
+		if (rc) {
+			o->io = NULL;
+		}
+	}
+	*out = o->io;
+	pthread_mutex_unlock(&o->lock);
+	return store__cephfs_err(rc);
+}

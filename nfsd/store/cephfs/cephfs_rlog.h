@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cephfs_rlog: the RADOS intent log of a cephfs datastore (rlog.h has the
+ * object's layout; docs/durability.md "RADOS intent log" the protocol).
+ * A DATA_SYNC or FILE_SYNC WRITE goes to CephFS unstable (ceph_ll_write:
+ * the gateway's client cache), then its record (the local log's, ilog.h)
+ * into the batch being filled; one flush thread writes the batch with one
+ * RADOS write op while the next one fills, so every write in flight shares
+ * one round trip to the OSDs (group commit, as the local log's).  The
+ * WRITE is acknowledged once a flush covers its record.  A checkpoint
+ * thread, at half the ring, every checkpoint_ms, or when a caller needs
+ * it, ceph_ll_fsyncs every file written since the last one and then
+ * writes the header with the new head: the ring before it is free.
+ * COMMIT and a size change of a file with records after the head wait for
+ * a checkpoint first (store__cephfs_rlog_settle), so replay never puts
+ * older bytes over newer stable ones.  Failures are sticky, as the local
+ * log's: every later stable write fails (a new write verifier), and the
+ * records stay for the next start.
+ */
+#ifndef DSNFS_STORE_CEPHFS_RLOG_H
+#define DSNFS_STORE_CEPHFS_RLOG_H
+
+#include "nfsd/store/cephfs/cephfs_int.h"
+#include "nfsd/store/cephfs/rlog.h"
+#include "nfsd/store/store_ilog.h"
+
+/* Buffers: one in flight, one filling. */
+#define STORE_RLOG_NBUF 2
+
+struct store_rlog {
+	struct store_cephfs *sc; /* borrowed: the store owns the log */
+	rados_t rados;
+	rados_ioctx_t io;
+	char oid[256];
+	char pool[128];
+	uint64_t ring_bytes;
+	uint32_t checkpoint_ms;
+
+	pthread_mutex_t lock;
+	pthread_cond_t flush_cv; /* flushed_lsn or head_lsn moved, or err */
+	pthread_cond_t space_cv; /* a checkpoint ended */
+	pthread_cond_t flusher_cv; /* records to flush, or stop */
+	pthread_cond_t ckpt_cv; /* the checkpoint thread has work */
+	pthread_t flusher, ckpt;
+	bool threads; /* both started */
+	bool stop;
+
+	uint8_t *buf[STORE_RLOG_NBUF]; /* STORE_ILOG_BATCH_BYTES each */
+	unsigned fill; /* buf[fill] takes records */
+	uint64_t buf_lsn; /* LSN of buf[fill][0] */
+	uint64_t tail_lsn; /* the next record's LSN */
+	uint64_t flushed_lsn; /* durable in RADOS below this */
+	uint64_t head_lsn; /* checkpointed: replay starts here */
+	uint64_t ckpt_want; /* a caller needs head_lsn >= this */
+	struct cephfs_obj *dirty; /* files with records since the head */
+	size_t ndirty;
+	int err; /* sticky: the first failure */
+
+	/* cephfs_fence.c's read of the header after an eviction (the
+	 * monitor thread's only; cancelled when the log is freed). */
+	rados_completion_t fence_read;
+	uint8_t *fence_hdr;
+
+	struct store_ilog_super sb; /* the header last written */
+	struct store_rlog_owner owner; /* ours, set at open */
+	struct store_ilog_stats stats;
+};
+
+/* What store_open() hands over (store_open.h's rlog fields). */
+struct store_rlog_params {
+	const char *ceph_conf;
+	const char *ceph_user;
+	const char *gateway; /* names the log's object with the datastore */
+	uint64_t ring_bytes;
+	uint32_t checkpoint_ms;
+};
+
+/*
+ * Opens the RADOS log of @sc (its object in the file system's default
+ * data pool), fencing the old owner when it did not close cleanly, and
+ * replays it into CephFS (written and ceph_ll_fsynced) before a fresh log
+ * starts there; then sc->rlog is set and stable writes go through it.
+ * Returns 0 or -errno with the reason in @errbuf (nothing served: a log
+ * that cannot be replayed or fenced keeps the datastore closed).
+ */
+int store__cephfs_rlog_open(struct store_cephfs *sc,
+			    const struct store_rlog_params *p, char *errbuf,
+			    size_t errlen);
+/* Checkpoints everything, marks the log clean (the next owner fences no
+ * one) and frees it; after the last write.  Skipped on a failed log (its
+ * records stay for the next start). */
+void store__cephfs_rlog_close(struct store_rlog *rl);
+/* Cancels cephfs_fence.c's read of the header, if any; before the
+ * librados client goes. */
+void store__cephfs_rlog_fence_drop(struct store_rlog *rl);
+/* Tests: stops as a crash would (no checkpoint, not marked clean). */
+void store__cephfs_rlog_abandon(struct store_rlog *rl);
+
+/*
+ * A stable write of @count bytes of @buf at @off_bytes of @o (open file
+ * @fh): written to CephFS, logged, and waited for.  Returns 0 or -errno;
+ * *sync_failed for a failure of the log (the bytes may be in the file,
+ * not acknowledged).
+ */
+int store__cephfs_rlog_write(struct store_rlog *rl, struct cephfs_obj *o,
+			     struct Fh *fh, uint64_t off_bytes, const void *buf,
+			     uint32_t count, bool *sync_failed);
+/* Before COMMIT or a size change of @o: waits for a checkpoint covering
+ * its records, when it has any after the head.  0 or the log's -errno. */
+int store__cephfs_rlog_settle(struct store_rlog *rl, struct cephfs_obj *o);
+
+/* Writes @len bytes of @buf at ring LSN @lsn (split at the ring's end, in
+ * one atomic write op). */
+int store__cephfs_rlog_put(struct store_rlog *rl, const uint8_t *buf,
+			   size_t len, uint64_t lsn);
+/* Writes the header @hdr (STORE_RLOG_HEADER_BYTES) at the object's
+ * start. */
+int store__cephfs_rlog_put_header(struct store_rlog *rl, const uint8_t *hdr);
+/* Keeps the first failure (logged with @what) and wakes every waiter;
+ * lock held. */
+void store__cephfs_rlog_fail(struct store_rlog *rl, int err, const char *what);
+/* The threads' bodies (@arg: the log). */
+void *store__cephfs_rlog_flusher_main(void *arg);
+void *store__cephfs_rlog_ckpt_main(void *arg);
+/* One checkpoint up to the tail; lock held (dropped for the fsyncs). */
+void store__cephfs_rlog_checkpoint_locked(struct store_rlog *rl);
+
+#endif
