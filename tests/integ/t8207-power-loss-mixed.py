@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Power loss under the log's per-write choice, with its default keys.
+"""Power loss under the log's per-write choice: its default size rule and
+the stream rule on (16 KiB), so both in-place paths meet power cuts.
 
     t8207-power-loss-mixed.py DSNFSD SCRATCH CRASH_POINTS OPS
 
@@ -97,7 +98,9 @@ def main():
         path = os.path.join(scratch, "dsnfsd.conf")
         with open(path, "w") as out:
             out.write("[server]\nintent_log = %s/intent.log\n"
-                      "intent_log_mib = 8\n" % root)
+                      "intent_log_mib = 8\n"
+                      "intent_log_inplace_sequential_min_bytes = 16384\n"
+                      % root)
         return path
 
     t0 = time.monotonic()

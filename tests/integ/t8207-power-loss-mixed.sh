@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The intent log's per-write choice with its default keys: large writes and
-# a file's sequential stream in place, small random ones logged (the
+# The intent log's per-write choice with its default keys: large writes in
+# place, small ones logged; with the stream rule on, a file's 16 KiB
+# sequential stream in place too (the
 # counters on /metrics; the old keys' behaviour, every write logged, with
 # them at 0, the older key's name as an alias); then power loss under a
 # mix of sequential 64 and 16 KiB and random 8 KiB FILE_SYNC writes of one
@@ -34,10 +35,25 @@ dsnfsd_start -c "$TEST_TMP/a/ilog.conf" || exit 1
 : >"$TEST_TMP/ds1/b"; : >"$TEST_TMP/ds1/s"; : >"$TEST_TMP/ds1/r"
 check "defaults: 28 FILE_SYNC writes (64, 16 KiB sequential, 8 KiB random)" send_mix
 log=$TEST_TMP/a/intent.log
-check "defaults: the 20 sequential writes in place" [ "$(metric dsnfs_intent_log_inplace_writes_total "$log")" = 20 ]
-check "defaults: the 8 random ones logged, no SYNCED record (no file had both)" \
+check "defaults: the 4 writes of 64 KiB in place" [ "$(metric dsnfs_intent_log_inplace_writes_total "$log")" = 4 ]
+check "defaults: the 16 KiB stream and the 8 KiB random writes logged (24)" \
+	[ "$(metric dsnfs_intent_log_records_total "$log")" = 24 ]
+check "defaults: the log got no 64 KiB write's bytes (< 512 KiB)" \
+	[ "$(metric dsnfs_intent_log_bytes_total "$log")" -lt 524288 ]
+check "server exits cleanly" dsnfsd_stop
+
+# The stream rule on: the 16 KiB stream goes in place too.
+mkdir -p "$TEST_TMP/c"
+printf '[server]\nintent_log = %s\nintent_log_inplace_sequential_min_bytes = 16384\n' \
+	"$TEST_TMP/c/intent.log" >"$TEST_TMP/c/ilog.conf"
+dsnfsd_start -c "$TEST_TMP/c/ilog.conf" || exit 1
+: >"$TEST_TMP/ds1/b"; : >"$TEST_TMP/ds1/s"; : >"$TEST_TMP/ds1/r"
+check "stream rule on: the same 28 writes" send_mix
+log=$TEST_TMP/c/intent.log
+check "stream rule on: the 20 sequential writes in place" [ "$(metric dsnfs_intent_log_inplace_writes_total "$log")" = 20 ]
+check "stream rule on: the 8 random ones logged, no SYNCED record (no file had both)" \
 	[ "$(metric dsnfs_intent_log_records_total "$log")" = 8 ]
-check "defaults: the log got the 8 KiB writes' bytes only (<= 128 KiB)" \
+check "stream rule on: the log got the 8 KiB writes' bytes only (<= 128 KiB)" \
 	[ "$(metric dsnfs_intent_log_bytes_total "$log")" -le 131072 ]
 check "server exits cleanly" dsnfsd_stop
 
@@ -59,7 +75,7 @@ if [ "$(id -u)" != 0 ] || [ ! -c /dev/fuse ] || ! /usr/bin/python3 -c 'import fu
 	echo "  skip: power cuts need root, /dev/fuse, python3-fusepy (Debian's /usr/bin/python3) and mkfs.ext4"
 	test_done
 fi
-check "power cuts under sequential and random FILE_SYNC writes, default keys" \
+check "power cuts under sequential and random FILE_SYNC writes, the stream rule on" \
 	python3 "$(dirname "$0")/t8207-power-loss-mixed.py" "$DSNFS_BIN/dsnfsd" \
 	"$TEST_TMP/power" "${POWER_POINTS:-100}" "${POWER_OPS:-400}"
 test_done
