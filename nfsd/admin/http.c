@@ -698,6 +698,12 @@ int admin_start(const struct admin_ctx *ctx, const char *listen, int port,
 	if (err) {
 		goto fail;
 	}
+	/* The API's overrides over the config's policies: the engine itself
+	 * knows no file format (snap_policy_api.c keeps it). */
+	err = admin__policies_load(adm->policies, errbuf, errlen);
+	if (err) {
+		goto fail;
+	}
 	adm->api.policies = adm->policies;
 	/* Dual stack, as the RPC listeners: "::" serves IPv4 clients too. */
 	if (ss.ss_family == AF_INET6) {

@@ -452,9 +452,6 @@ int admin__policies_new(struct admin_api *api, const char *state_dir,
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->wake, NULL);
 	err = policy_clock_setup(p, errbuf, errlen);
-	if (!err) {
-		err = admin__policies_load(p, errbuf, errlen);
-	}
 	if (err) {
 		admin__policies_free(p);
 		return err;

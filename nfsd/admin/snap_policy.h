@@ -82,9 +82,9 @@ admin__policy_of(const struct admin_policy_vol *v)
 struct admin_policy_vol *admin__policy_vol(struct admin_policies *p,
 					   const char *volume, bool add);
 
-/* The engine of @api (borrowed for its life), its overrides read from
- * @state_dir.  Returns 0 and *out (owned: admin__policies_free()), or
- * -errno with the reason. */
+/* The engine of @api (borrowed for its life), its overrides kept in
+ * @state_dir (read by admin__policies_load()).  Returns 0 and *out (owned:
+ * admin__policies_free()), or -errno with the reason. */
 int admin__policies_new(struct admin_api *api, const char *state_dir,
 			struct admin_policies **out, char *errbuf,
 			size_t errlen);
@@ -117,8 +117,8 @@ int admin__policy_set(struct admin_policies *p, const char *volume,
 		      const struct snap_policy *pol, char *errbuf,
 		      size_t errlen);
 
-/* The overrides file: read at start, written at each change (holding
- * the engine's lock). */
+/* The overrides file: read once after admin__policies_new(), written at
+ * each change (holding the engine's lock). */
 int admin__policies_load(struct admin_policies *p, char *errbuf, size_t errlen);
 
 void admin__policy_get(struct admin_api *api, const struct admin_request *req,

@@ -253,28 +253,22 @@ int nfs3__fh_export(struct request *req, const nfs_fh3 *fh, bool modify,
  * Whether f->obj is the datastore's snapshot area or lies in it
  * (ROOT/.snapshot/...): by where the object itself is, not by the name a
  * call gave, so that a handle kept from a LOOKUP, a READDIRPLUS or an
- * earlier run is caught too.  The store's path is the kernel's name of
- * the object (local backend); a file whose name the kernel has not
+ * earlier run is caught too.  A file whose name the kernel has not
  * reconnected yet (a handle resolved after a restart) reads as unknown
  * and passes: its snapshot's FS_IMMUTABLE_FL still refuses the change
  * (snap.h).  CephFS's snapshots are read-only in the cluster itself.
- * Costs one readlink, for calls that change something only.
+ * Costs one readlink the first time an object is changed
+ * (store_in_area()), for calls that change something only.
  */
 static bool nfs3_fh_in_snapdir(const struct nfs3_file *f,
 			       const struct store_attr *a)
 {
 	static const char area[] = "/" SNAP_DIR_NAME;
-	char path[4096];
 
 	if (a && f->exp->root_fileid && a->fileid == f->exp->root_fileid) {
 		return false;
 	}
-	if (store_path(f->st, f->obj, path, sizeof(path)) != 0) {
-		return false;
-	}
-	return strncmp(path, area, sizeof(area) - 1) == 0 &&
-	       (path[sizeof(area) - 1] == '\0' ||
-		path[sizeof(area) - 1] == '/');
+	return store_in_area(f->st, f->obj, area) == 1;
 }
 
 /* Resolves @fh into f->obj; with @a, its attributes too (one stat when

@@ -545,6 +545,14 @@ static inline int store_path(struct store *st, const struct store_obj *obj,
 	return st->ops->path(st, obj, buf, len);
 }
 
+/*
+ * Whether @obj is the directory @area of the datastore's root ("/NAME",
+ * a string that outlives the store: the snapshot area) or lies in it:
+ * 1 yes, 0 no, -ENOENT when the backend cannot tell (area.c).  A "no" is
+ * remembered on the object, since nothing moves a file into the area.
+ */
+int store_in_area(struct store *st, struct store_obj *obj, const char *area);
+
 static inline void store_close(struct store *st)
 {
 	st->ops->close(st);

@@ -20,6 +20,9 @@ struct store_obj {
 	/* Its wire handle: set before the object is published, read-only
 	 * afterwards. */
 	struct store_fh fh;
+	/* The top-level directory this object was found to lie outside
+	 * (store_in_area(), area.c), or NULL: not asked, or not known. */
+	_Atomic(const char *) outside_area;
 };
 
 #endif

@@ -102,14 +102,6 @@ uint64_t fleet_verf_changes(const struct fleet *f)
 	return f->verf_changes;
 }
 
-void dloop_job_done(struct dloop *lp, struct job *j)
-{
-	(void)j;
-	if (lp->active_jobs > 0 && --lp->active_jobs == 0) {
-		ev_break(lp->loop, EVBREAK_ALL);
-	}
-}
-
 /* ---- building ---------------------------------------------------------- */
 
 static int fleet_layout(struct fleet *f)
@@ -308,7 +300,7 @@ static void *fleet_phase_main(void *arg)
 	for (size_t i = 0; i < lp->nhosts; i++) {
 		for (unsigned v = 0; v < f->spec.vms; v++) {
 			vm_phase_start(&lp->hosts[i]->vms[v], f->spec.vm_iops,
-				       t0);
+				       t0, job_vm_wake_cb);
 		}
 	}
 	lp->active_jobs = lp->njobs;

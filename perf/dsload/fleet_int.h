@@ -254,14 +254,19 @@ void job_phase_fini(struct job *j);
 /* Frees what @j holds. */
 void job_fini(struct job *j);
 
-/* Issues what @j may issue now (after a VM token became due). */
-void job_kick(struct job *j);
+/* The wake-up timer of a VM (vm_phase_start()): a token is due, so every
+ * VMDK of the VM issues what it may, starting with the next in turn. */
+void job_vm_wake_cb(struct ev_loop *loop, ev_timer *w, int revents);
 
 /* ---- vm.c -------------------------------------------------------------------
  */
 
-/* Fills @vm's bucket for a phase: @iops per second (0: no ceiling). */
-void vm_phase_start(struct dvm *vm, double iops, int64_t now_ns);
+typedef void vm_wake_fn(struct ev_loop *loop, ev_timer *w, int revents);
+
+/* Fills @vm's bucket for a phase: @iops per second (0: no ceiling);
+ * @wake_cb runs when an empty bucket has a token again. */
+void vm_phase_start(struct dvm *vm, double iops, int64_t now_ns,
+		    vm_wake_fn *wake_cb);
 
 /* Stops @vm's wake-up timer. */
 void vm_phase_stop(struct dvm *vm);
@@ -269,8 +274,5 @@ void vm_phase_stop(struct dvm *vm);
 /* Takes a token for one new I/O: true, or false with the wake-up timer
  * armed for when the next one is due. */
 bool vm_admit(struct dvm *vm, int64_t now_ns);
-
-/* Called by job.c when @j reaches JOB_DONE. */
-void dloop_job_done(struct dloop *lp, struct job *j);
 
 #endif

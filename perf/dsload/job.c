@@ -449,6 +449,14 @@ static bool job_resend_next(struct job *j, struct job_unc *e)
 	return false;
 }
 
+/* One job of @lp's phase is done; the last one ends the loop's run. */
+static void job_loop_done(struct dloop *lp)
+{
+	if (lp->active_jobs > 0 && --lp->active_jobs == 0) {
+		ev_break(lp->loop, EVBREAK_ALL);
+	}
+}
+
 static void job_check_done(struct job *j)
 {
 	if (j->state != JOB_DRAINING || j->inflight > 0) {
@@ -459,7 +467,7 @@ static void job_check_done(struct job *j)
 	}
 	j->state = JOB_DONE;
 	j->done_ns = dsload_now_ns();
-	dloop_job_done(j->host->lp, j);
+	job_loop_done(j->host->lp);
 }
 
 static void job_fill(struct job *j)
@@ -528,9 +536,17 @@ static void job_fill(struct job *j)
 	job_check_done(j);
 }
 
-void job_kick(struct job *j)
+void job_vm_wake_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
-	job_fill(j);
+	struct dvm *vm = container_of(w, struct dvm, wake);
+	size_t first = vm->rr;
+
+	(void)loop;
+	(void)revents;
+	vm->rr = vm->njobs ? (vm->rr + 1) % vm->njobs : 0;
+	for (size_t i = 0; i < vm->njobs; i++) {
+		job_fill(vm->jobs[(first + i) % vm->njobs]);
+	}
 }
 
 /* ---- phase life -------------------------------------------------------------

@@ -3,8 +3,9 @@
  * vm: the ceiling of one emulated VM (see struct dvm in fleet_int.h), a
  * token bucket refilled at spec.vm_iops.  Its VMDKs live on one host,
  * hence on one loop: no lock.  A VMDK that finds the bucket empty stops
- * issuing; the wake-up timer kicks every VMDK of the VM, round-robin, when
- * the next token is due.
+ * issuing; the wake-up timer (its callback job.c's job_vm_wake_cb, so the
+ * bucket knows nothing of jobs) kicks every VMDK of the VM, round-robin,
+ * when the next token is due.
  */
 #include <math.h>
 
@@ -20,26 +21,14 @@
 #define VM_BURST_NS (10 * DSLOAD_NS_PER_MS)
 #define VM_DEPTH_NS (60 * DSLOAD_NS_PER_MS)
 
-static void vm_wake_cb(struct ev_loop *loop, ev_timer *w, int revents)
-{
-	struct dvm *vm = container_of(w, struct dvm, wake);
-	size_t first = vm->rr;
-
-	(void)loop;
-	(void)revents;
-	vm->rr = vm->njobs ? (vm->rr + 1) % vm->njobs : 0;
-	for (size_t i = 0; i < vm->njobs; i++) {
-		job_kick(vm->jobs[(first + i) % vm->njobs]);
-	}
-}
-
-void vm_phase_start(struct dvm *vm, double iops, int64_t now_ns)
+void vm_phase_start(struct dvm *vm, double iops, int64_t now_ns,
+		    vm_wake_fn *wake_cb)
 {
 	vm->rate_per_ns = iops / (double)DSLOAD_NS_PER_S;
 	vm->burst = fmax(1.0, vm->rate_per_ns * VM_DEPTH_NS);
 	vm->tokens = fmax(1.0, vm->rate_per_ns * VM_BURST_NS);
 	vm->last_ns = now_ns;
-	ev_timer_init(&vm->wake, vm_wake_cb, 0.0, 0.0);
+	ev_timer_init(&vm->wake, wake_cb, 0.0, 0.0);
 }
 
 void vm_phase_stop(struct dvm *vm)

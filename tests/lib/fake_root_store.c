@@ -5,6 +5,8 @@
  */
 #include "tests/lib/fake_root_store.h"
 
+#include "nfsd/store/store_obj.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,10 +19,17 @@ struct fake_root_store {
 	int root_err;
 };
 
-/* The one object of the store: its root. */
-struct store_obj {
+/* The one object of the store, its root: the common head, then ours. */
+struct fake_root_obj {
+	struct store_obj base;
 	struct fake_root_store *owner;
 };
+
+static struct fake_root_obj *fake_root_obj_of(const struct store_obj *obj)
+{
+	return container_of((struct store_obj *)obj, struct fake_root_obj,
+			    base);
+}
 
 static struct fake_root_store *fake_root_of(const struct store *st)
 {
@@ -30,30 +39,32 @@ static struct fake_root_store *fake_root_of(const struct store *st)
 static int fake_root_root(struct store *st, struct store_obj **out)
 {
 	struct fake_root_store *f = fake_root_of(st);
-	struct store_obj *obj;
+	struct fake_root_obj *obj;
 
 	if (f->root_err) {
 		return f->root_err;
 	}
-	obj = malloc(sizeof(*obj));
+	obj = calloc(1, sizeof(*obj));
 	if (!obj) {
 		return -ENOMEM;
 	}
 	obj->owner = f;
 	f->refs++;
-	*out = obj;
+	*out = &obj->base;
 	return 0;
 }
 
 static void fake_root_obj_unref(struct store_obj *obj)
 {
-	obj->owner->refs--;
-	free(obj);
+	struct fake_root_obj *o = fake_root_obj_of(obj);
+
+	o->owner->refs--;
+	free(o);
 }
 
 static void fake_root_obj_fh(const struct store_obj *obj, struct store_fh *fh)
 {
-	*fh = obj->owner->fh;
+	*fh = fake_root_obj_of(obj)->owner->fh;
 }
 
 /* The fake root is empty: every name is missing. */

@@ -35,7 +35,8 @@ struct fake_node *fake_store__node_get(struct fake_store *fs, uint64_t fileid)
 
 struct fake_node *fake_store__obj_node(struct store_obj *obj)
 {
-	return fake_store__node_get(obj->fs, obj->fileid);
+	return fake_store__node_get(fake_obj_of(obj)->fs,
+				    fake_obj_of(obj)->fileid);
 }
 
 /* The failure a test asked for, once; call with the lock held. */
@@ -53,7 +54,7 @@ int fake_store__injected(struct fake_store *fs, const char *op)
 int fake_store__obj_new(struct fake_store *fs, uint64_t fileid,
 			struct store_obj **out)
 {
-	struct store_obj *obj = malloc(sizeof(*obj));
+	struct fake_obj *obj = calloc(1, sizeof(*obj));
 
 	if (!obj) {
 		return -ENOMEM;
@@ -62,7 +63,7 @@ int fake_store__obj_new(struct fake_store *fs, uint64_t fileid,
 	obj->fileid = fileid;
 	obj->refs = 1;
 	fs->refs++;
-	*out = obj;
+	*out = &obj->base;
 	return 0;
 }
 
@@ -252,8 +253,9 @@ static uint64_t fake_get_be(const uint8_t *p, int bytes)
 	return v;
 }
 
-static void fake_obj_fh(const struct store_obj *obj, struct store_fh *fh)
+static void fake_obj_fh(const struct store_obj *sobj, struct store_fh *fh)
 {
+	const struct fake_obj *obj = fake_obj_of(sobj);
 	struct fake_store *fs = obj->fs;
 	struct fake_node *n;
 
@@ -300,8 +302,9 @@ static int fake_resolve(struct store *st, const struct store_fh *fh,
 	return err;
 }
 
-static void fake_obj_ref(struct store_obj *obj)
+static void fake_obj_ref(struct store_obj *sobj)
 {
+	struct fake_obj *obj = fake_obj_of(sobj);
 	struct fake_store *fs = obj->fs;
 
 	pthread_mutex_lock(&fs->lock);
@@ -310,8 +313,9 @@ static void fake_obj_ref(struct store_obj *obj)
 	pthread_mutex_unlock(&fs->lock);
 }
 
-static void fake_obj_unref(struct store_obj *obj)
+static void fake_obj_unref(struct store_obj *sobj)
 {
+	struct fake_obj *obj = fake_obj_of(sobj);
 	struct fake_store *fs = obj->fs;
 	bool last;
 

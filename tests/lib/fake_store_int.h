@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "nfsd/store/store_obj.h"
 #include "tests/lib/fake_store.h"
 
 /* The wire layout of nfsd/store/handle.c, so that store_fh_export_id()
@@ -61,11 +62,19 @@ struct fake_store {
 	unsigned writes, commits;
 };
 
-struct store_obj {
+/* A resolved node: the head every store's object starts from
+ * (store_obj.h), then the fake's own fields. */
+struct fake_obj {
+	struct store_obj base;
 	struct fake_store *fs;
 	uint64_t fileid;
 	int refs; /* under fs->lock */
 };
+
+static inline struct fake_obj *fake_obj_of(const struct store_obj *obj)
+{
+	return container_of((struct store_obj *)obj, struct fake_obj, base);
+}
 
 /* ---- nodes (fake_store.c) ------------------------------------------ */
 

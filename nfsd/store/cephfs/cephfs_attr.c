@@ -18,17 +18,6 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 
-int store__cephfs_err(int rc)
-{
-	if (rc > 0) {
-		return -rc;
-	}
-	/* A lost cluster's errors stay as they are: the guard
-	 * (store__cephfs_call_leave) marks the store down and answers
-	 * -EAGAIN (NFS3ERR_JUKEBOX) for them. */
-	return rc;
-}
-
 void store__cephfs_attr_from_statx(const struct store_cephfs *sc,
 				   struct cephfs_obj *o,
 				   const struct ceph_statx *stx,

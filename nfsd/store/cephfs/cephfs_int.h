@@ -175,13 +175,17 @@ static inline struct store_obj *store__cephfs_pub(struct cephfs_obj *o)
 	return o ? &o->base : NULL;
 }
 
+/* Maps a ceph error (negative errno, sometimes a positive one) to ours.
+ * A lost cluster's errors stay as they are: the guard
+ * (store__cephfs_call_leave) marks the store down and answers -EAGAIN
+ * (NFS3ERR_JUKEBOX) for them. */
+static inline int store__cephfs_err(int rc)
+{
+	return rc > 0 ? -rc : rc;
+}
+
 /* ---- health (cephfs_health.c) and the guarded ops (cephfs_guard.c) ---- */
 
-/*
- * Starts the monitor of @sc's cluster, with at most @cap calls in
- * libcephfs at once (1 to STORE_CEPHFS_CALLS_MAX).  After the mount and
- * the root object: the monitor probes through them.  Returns 0 or -errno.
- */
 /*
  * Loads the handle key of @sc's datastore from @state_dir (making it on
  * the directory's first start) and checks it is the directory's; adopts a
@@ -191,6 +195,11 @@ static inline struct store_obj *store__cephfs_pub(struct cephfs_obj *o)
 int store__cephfs_key_load(struct store_cephfs *sc, Inode *root,
 			   const char *state_dir, char *errbuf, size_t errlen);
 
+/*
+ * Starts the monitor of @sc's cluster, with at most @cap calls in
+ * libcephfs at once (1 to STORE_CEPHFS_CALLS_MAX).  After the mount and
+ * the root object: the monitor probes through them.  Returns 0 or -errno.
+ */
 int store__cephfs_health_start(struct store_cephfs *sc, unsigned cap);
 /* Stops the monitor (waits for a probe in flight); before the unmount. */
 void store__cephfs_health_stop(struct store_cephfs *sc);
@@ -243,24 +252,35 @@ static inline bool store__cephfs_is_root(const struct store_cephfs *sc,
 	return o->ino == sc->root_ino && o->snapid == CEPH_NOSNAP;
 }
 
+/* The cached object of @ino in snapshot @snapid (CEPH_NOSNAP: live) with
+ * a new reference, or NULL.  Under sc->cache_lock. */
+struct cephfs_obj *store__cephfs_cache_find(struct store_cephfs *sc,
+					    uint64_t ino, uint64_t snapid);
 /* Forgets the cached live object of inode @ino, if any (removed names). */
 void store__cephfs_cache_drop(struct store_cephfs *sc, uint64_t ino);
 /* Drops every cached object (close). */
 void store__cephfs_cache_clear(struct store_cephfs *sc);
-/* ops->resolve and ops->resolve_attr. */
-int store__cephfs_resolve(struct store *st, const struct store_fh *fh,
-			  struct store_obj **out);
-int store__cephfs_resolve_attr(struct store *st, const struct store_fh *fh,
-			       struct store_obj **out, struct store_attr *attr);
+/* ceph_ll_write of all @count bytes of @buf at @off_bytes of @fh: 0 or
+ * -errno (-EIO for a write that moves nothing). */
+int store__cephfs_write_all(struct store_cephfs *sc, struct Fh *fh,
+			    uint64_t off_bytes, const void *buf,
+			    uint32_t count);
+
 /* The open file of regular file @o for I/O (borrowed while @o is held):
  * -EISDIR / -EINVAL for a directory / another type, or the open's
  * -errno. */
 int store__cephfs_obj_io(struct cephfs_obj *o, struct Fh **out);
 
+/* ---- handles back to objects (cephfs_resolve.c) ------------------------ */
+
+/* ops->resolve and ops->resolve_attr. */
+int store__cephfs_resolve(struct store *st, const struct store_fh *fh,
+			  struct store_obj **out);
+int store__cephfs_resolve_attr(struct store *st, const struct store_fh *fh,
+			       struct store_obj **out, struct store_attr *attr);
+
 /* ---- attributes (cephfs_attr.c) ---------------------------------------- */
 
-/* Maps a ceph error (negative errno, sometimes a positive one) to ours. */
-int store__cephfs_err(int rc);
 void store__cephfs_attr_from_statx(const struct store_cephfs *sc,
 				   struct cephfs_obj *o,
 				   const struct ceph_statx *stx,
@@ -285,11 +305,6 @@ int store__cephfs_read(struct store *st, struct store_obj *obj,
 int store__cephfs_write(struct store *st, struct store_obj *obj,
 			uint64_t off_bytes, const void *buf, uint32_t count,
 			enum store_stable stable, bool *sync_failed);
-/* ceph_ll_write of all @count bytes of @buf at @off_bytes of @fh: 0 or
- * -errno (-EIO for a write that moves nothing). */
-int store__cephfs_write_all(struct store_cephfs *sc, struct Fh *fh,
-			    uint64_t off_bytes, const void *buf,
-			    uint32_t count);
 int store__cephfs_commit(struct store *st, struct store_obj *obj,
 			 uint64_t off_bytes, uint32_t count, bool *sync_failed);
 

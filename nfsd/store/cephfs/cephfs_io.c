@@ -83,26 +83,6 @@ static int store_cephfs_sync(struct store *st, struct cephfs_obj *o,
 	return err;
 }
 
-int store__cephfs_write_all(struct store_cephfs *sc, struct Fh *fh,
-			    uint64_t off_bytes, const void *buf, uint32_t count)
-{
-	uint32_t done = 0;
-
-	while (done < count) {
-		int rc = ceph_ll_write(sc->cm, fh, (int64_t)(off_bytes + done),
-				       count - done, (const char *)buf + done);
-
-		if (rc < 0) {
-			return store__cephfs_err(rc);
-		}
-		if (rc == 0) {
-			return -EIO;
-		}
-		done += (uint32_t)rc;
-	}
-	return 0;
-}
-
 int store__cephfs_write(struct store *st, struct store_obj *obj,
 			uint64_t off_bytes, const void *buf, uint32_t count,
 			enum store_stable stable, bool *sync_failed)

@@ -4,8 +4,9 @@
  * handle, and the cache that keeps the recently used ones (and the open
  * file of their I/O: opening one asks the MDS for capabilities) so that a
  * READ or WRITE costs no open.  A handle is resolved by inode number
- * (ceph_ll_lookup_inode: the client's cache, else one MDS lookup), which is
- * what makes it valid on any gateway and after a restart.  An object in a
+ * (cephfs_resolve.c: ceph_ll_lookup_inode, the client's cache, else one
+ * MDS lookup), which is what makes it valid on any gateway and after a
+ * restart.  An object in a
  * CephFS snapshot (reached through the root's .snapshot, CephFS's .snap)
  * is the pair inode and snapid: its handle carries both (16 bytes), and
  * resolves with ceph_ll_lookup_vino on any gateway too.
@@ -14,10 +15,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "nfsd/base/log.h"
 
 static size_t store_cephfs_bucket(uint64_t ino)
 {
@@ -64,10 +64,8 @@ void store__cephfs_obj_unref(struct store_obj *obj)
 	free(o);
 }
 
-/* The cached object of @ino with a new reference, or NULL.  Under the
- * cache lock. */
-static struct cephfs_obj *store_cephfs_cache_find(struct store_cephfs *sc,
-						  uint64_t ino, uint64_t snapid)
+struct cephfs_obj *store__cephfs_cache_find(struct store_cephfs *sc,
+					    uint64_t ino, uint64_t snapid)
 {
 	struct cephfs_obj *o = sc->buckets[store_cephfs_bucket(ino)];
 
@@ -143,7 +141,7 @@ void store__cephfs_cache_drop(struct store_cephfs *sc, uint64_t ino)
 	struct cephfs_obj *o;
 
 	pthread_mutex_lock(&sc->cache_lock);
-	o = store_cephfs_cache_find(sc, ino, CEPH_NOSNAP);
+	o = store__cephfs_cache_find(sc, ino, CEPH_NOSNAP);
 	if (o != NULL) {
 		store_cephfs_cache_unlink(sc, o);
 	}
@@ -181,7 +179,7 @@ int store__cephfs_obj_get(struct store_cephfs *sc, Inode *in,
 
 	pthread_mutex_lock(&sc->cache_lock);
 	/* libcephfs reports an inode's snapid as its stx_dev. */
-	had = store_cephfs_cache_find(sc, stx->stx_ino, stx->stx_dev);
+	had = store__cephfs_cache_find(sc, stx->stx_ino, stx->stx_dev);
 	pthread_mutex_unlock(&sc->cache_lock);
 	if (had != NULL) {
 		ceph_ll_put(sc->cm, in);
@@ -222,7 +220,7 @@ int store__cephfs_obj_get(struct store_cephfs *sc, Inode *in,
 		return err;
 	}
 	pthread_mutex_lock(&sc->cache_lock);
-	had = store_cephfs_cache_find(sc, o->ino, o->snapid);
+	had = store__cephfs_cache_find(sc, o->ino, o->snapid);
 	old = had ? NULL : store_cephfs_cache_put(sc, o);
 	pthread_mutex_unlock(&sc->cache_lock);
 	if (old != NULL) {
@@ -235,175 +233,6 @@ int store__cephfs_obj_get(struct store_cephfs *sc, Inode *in,
 	}
 	*out = o;
 	return 0;
-}
-
-/* The inode number and snapid in @fh, after its MAC and our export id
- * are checked. */
-static int store_cephfs_fh_ino(struct store_cephfs *sc,
-			       const struct store_fh *fh, uint64_t *ino,
-			       uint64_t *snapid)
-{
-	struct store_kfh kfh;
-	uint32_t export_id;
-	int err;
-
-	err = store__fh_decode(&sc->secret, fh, &export_id, &kfh);
-	if (err) {
-		return err;
-	}
-	if (export_id != sc->base.export_id ||
-	    kfh.type != STORE_CEPHFS_FH_TYPE ||
-	    (kfh.len != 8 && kfh.len != 16)) {
-		return -STORE_EBADHANDLE;
-	}
-	*ino = 0;
-	*snapid = kfh.len == 8 ? CEPH_NOSNAP : 0;
-	for (int i = 0; i < 8; i++) {
-		*ino = *ino << 8 | kfh.f_handle[i];
-		if (kfh.len == 16) {
-			*snapid = *snapid << 8 | kfh.f_handle[8 + i];
-		}
-	}
-	return 0;
-}
-
-/* The deepest directory tree the subtree check walks. */
-#define STORE_CEPHFS_DEPTH_MAX 4096
-
-/*
- * Whether @in (@stx) lies under the directory served: its ".." chain
- * reaches the root's inode (in the same snapshot, for a snapshot's
- * inode).  A signed handle names an inode number, and libcephfs finds any
- * inode of the file system by number (the cephx user may see all of it):
- * without this check a handle whose MAC was forged or leaked would reach
- * any file or snapshot of the cluster.  0, or -ESTALE.
- */
-static int store_cephfs_under_root(struct store_cephfs *sc, Inode *in,
-				   const struct ceph_statx *stx)
-{
-	struct ceph_statx pstx;
-	uint64_t ino = stx->stx_ino;
-	Inode *cur = in;
-	Inode *parent;
-	int rc = -ESTALE;
-
-	if (ino == sc->root_ino) {
-		return 0;
-	}
-	for (int depth = 0; depth < STORE_CEPHFS_DEPTH_MAX; depth++) {
-		parent = NULL;
-		rc = ceph_ll_lookup(sc->cm, cur, "..", &parent, &pstx,
-				    CEPH_STATX_INO, 0, sc->root_perms);
-		if (cur != in) {
-			ceph_ll_put(sc->cm, cur);
-		}
-		if (rc || parent == NULL) {
-			return -ESTALE;
-		}
-		if (pstx.stx_ino == sc->root_ino) {
-			ceph_ll_put(sc->cm, parent);
-			return 0;
-		}
-		if (pstx.stx_ino == ino) {
-			/* The file system's root: its ".." is itself. */
-			ceph_ll_put(sc->cm, parent);
-			return -ESTALE;
-		}
-		cur = parent;
-		ino = pstx.stx_ino;
-	}
-	if (cur != in) {
-		ceph_ll_put(sc->cm, cur);
-	}
-	return -ESTALE;
-}
-
-int store__cephfs_resolve_attr(struct store *st, const struct store_fh *fh,
-			       struct store_obj **out, struct store_attr *attr)
-{
-	struct store_cephfs *sc = store__cephfs(st);
-	struct cephfs_obj *o;
-	struct ceph_statx stx;
-	vinodeno_t vino;
-	inodeno_t ino;
-	Inode *in;
-	int rc;
-
-	rc = store_cephfs_fh_ino(sc, fh, &ino.val, &vino.snapid.val);
-	if (rc) {
-		return rc;
-	}
-	vino.ino = ino;
-	pthread_mutex_lock(&sc->cache_lock);
-	o = store_cephfs_cache_find(sc, ino.val, vino.snapid.val);
-	pthread_mutex_unlock(&sc->cache_lock);
-	if (o == NULL) {
-		rc = vino.snapid.val == CEPH_NOSNAP
-			     ? ceph_ll_lookup_inode(sc->cm, ino, &in)
-			     : ceph_ll_lookup_vino(sc->cm, vino, &in);
-		if (rc) {
-			/* A signed handle whose inode is gone. */
-			return rc == -ENOENT || rc == -ESTALE
-				       ? -ESTALE
-				       : store__cephfs_err(rc);
-		}
-		rc = ceph_ll_getattr(sc->cm, in, &stx, STORE_CEPHFS_WANT, 0,
-				     sc->root_perms);
-		if (rc) {
-			ceph_ll_put(sc->cm, in);
-			return rc == -ENOENT ? -ESTALE : store__cephfs_err(rc);
-		}
-		if (stx.stx_nlink == 0) {
-			ceph_ll_put(sc->cm, in);
-			return -ESTALE;
-		}
-		rc = store_cephfs_under_root(sc, in, &stx);
-		if (rc) {
-			ceph_ll_put(sc->cm, in);
-			log_error("cephfs: %s: a handle with a valid MAC names "
-				  "inode %#llx (snapid %#llx), not under the "
-				  "directory served: refused (stale)",
-				  sc->base.name,
-				  (unsigned long long)stx.stx_ino,
-				  (unsigned long long)stx.stx_dev);
-			return rc;
-		}
-		rc = store__cephfs_obj_get(sc, in, &stx, &o);
-		if (rc) {
-			return rc;
-		}
-		if (attr != NULL) {
-			store__cephfs_attr_from_statx(sc, o, &stx, attr);
-		}
-		*out = store__cephfs_pub(o);
-		return 0;
-	}
-	if (attr != NULL) {
-		rc = store__cephfs_getattr(st, store__cephfs_pub(o), attr);
-		if (rc) {
-			store__cephfs_obj_unref(store__cephfs_pub(o));
-			return rc;
-		}
-		if (attr->nlink == 0) {
-			/* Removed through another gateway: forget it. */
-			store__cephfs_obj_unref(store__cephfs_pub(o));
-			if (vino.snapid.val == CEPH_NOSNAP) {
-				store__cephfs_cache_drop(sc, ino.val);
-			}
-			return -ESTALE;
-		}
-	}
-	*out = store__cephfs_pub(o);
-	return 0;
-}
-
-int store__cephfs_resolve(struct store *st, const struct store_fh *fh,
-			  struct store_obj **out)
-{
-	struct store_attr a;
-
-	/* The attributes tell a removed file (nlink 0) from a live one. */
-	return store__cephfs_resolve_attr(st, fh, out, &a);
 }
 
 int store__cephfs_obj_io(struct cephfs_obj *o, struct Fh **out)
@@ -429,4 +258,24 @@ int store__cephfs_obj_io(struct cephfs_obj *o, struct Fh **out)
 	*out = o->io;
 	pthread_mutex_unlock(&o->lock);
 	return store__cephfs_err(rc);
+}
+
+int store__cephfs_write_all(struct store_cephfs *sc, struct Fh *fh,
+			    uint64_t off_bytes, const void *buf, uint32_t count)
+{
+	uint32_t done = 0;
+
+	while (done < count) {
+		int rc = ceph_ll_write(sc->cm, fh, (int64_t)(off_bytes + done),
+				       count - done, (const char *)buf + done);
+
+		if (rc < 0) {
+			return store__cephfs_err(rc);
+		}
+		if (rc == 0) {
+			return -EIO;
+		}
+		done += (uint32_t)rc;
+	}
+	return 0;
 }
