@@ -11,7 +11,15 @@
 #   BENCH_SECONDS [5]    measured seconds of one run
 #   BENCH_DEPTH   [16]   I/Os in flight (one emulated host, one VMDK)
 #   BENCH_VMDK    [256m] the test file
+#   BENCH_HOSTS   [1]    emulated hosts, one TCP connection (flow) each
+#   BENCH_PERF    [0]    1: `perf record -g` of the NFS server during each
+#                        write corner, the top functions printed after
 #   BENCH_OUT     [BUILD_DIR/bench] where ceph-STAMP.txt goes
+#
+# Beside the rates it prints where the CPU goes: microseconds of CPU per
+# I/O of the NFS server, each Ceph daemon (OSD, MDS, MON) and the client,
+# from /proc/PID/stat around each run (user + system, every thread).  CPU
+# per I/O, unlike the rates, holds on a machine that other work loads.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${1:-build}
@@ -35,6 +43,9 @@ mkdir -p /run/rpcbind /run/ganesha
 SECS=${BENCH_SECONDS:-5}
 DEPTH=${BENCH_DEPTH:-16}
 VMDK=${BENCH_VMDK:-256m}
+HOSTS=${BENCH_HOSTS:-1}
+PERF=${BENCH_PERF:-0}
+RAMP=1
 OUT=${BENCH_OUT:-$BUILD/bench}
 DSNFSD=$BUILD/bin/dsnfsd
 DSLOAD=$BUILD/bin/dsload
@@ -71,23 +82,87 @@ for _ in $(seq 1 100); do
 done
 mkdir -p "$TMP/mnt/bench-dsnfsd" "$TMP/mnt/bench-ganesha" || exit 1
 
+# cpu_ticks PID...: user + system clock ticks of each PID (every thread),
+# space-separated; 0 for one that is gone.
+cpu_ticks() {
+	local pid line out=()
+	for pid in "$@"; do
+		line=$(cat /proc/"$pid"/stat 2>/dev/null) || { out+=(0); continue; }
+		# Fields after the command name (which may hold spaces).
+		line=${line##*) }
+		# A zombie's times are gone: "-" (the caller keeps its last).
+		out+=("$(echo "$line" |
+			awk '{ print $1 == "Z" ? "-" : $12 + $13 }')")
+	done
+	echo "${out[*]}"
+}
+
+# The PIDs whose CPU counts: the server, the OSD, the MDS, the MON.
+cpu_pids() {
+	echo "$SRV_PID $(awk '$1 ~ /^osd/ { print $2; exit }' "$TMP/ceph/daemons")" \
+		"$(awk '$1 ~ /^mds/ { print $2; exit }' "$TMP/ceph/daemons")" \
+		"$(awk '$1 ~ /^mon/ { print $2; exit }' "$TMP/ceph/daemons")"
+}
+
 # name kind args...: one dsload run against the server on ports 2049 /
-# 20048 -> "MiB/s IOPS" on stdout.
+# 20048 -> "MiB/s IOPS" on stdout, and "us-per-op of server osd mds mon
+# client" in $TMP/cpu.  A prefill is left out of the CPU (dsload pauses
+# after it); the ramp is in it, so its I/Os count: IOPS x (ramp + run).
 dsload_run() {
+	local pids before after now dl prof="" rc
+	# shellcheck disable=SC2207
+	pids=($(cpu_pids))
 	"$DSLOAD" run -s 127.0.0.1 --nfs-port 2049 --mount-port 20048 -D ds1 \
-		--vmdk-size "$VMDK" --iodepth "$DEPTH" --ramp 1 --runtime "$SECS" \
-		--quiet --json "$TMP/run.json" "$@" >"$TMP/dsload.out" 2>&1 || {
+		-H "$HOSTS" --vmdk-size "$VMDK" --iodepth "$DEPTH" --ramp "$RAMP" \
+		--runtime "$SECS" --pause-between-phases \
+		--quiet --json "$TMP/run.json" "$@" >"$TMP/dsload.out" 2>&1 &
+	dl=$!
+	if [[ " $* " == *" --prefill "* ]]; then
+		for _ in $(seq 1 1200); do
+			grep -q 'paused before' "$TMP/dsload.out" && break
+			kill -0 "$dl" 2>/dev/null || break
+			sleep 0.1
+		done
+	fi
+	before=$(cpu_ticks "${pids[@]}" "$dl")
+	after=$before
+	if [ "$PERF" = 1 ] && [[ " $* " != *" --read-pct=100 "* ]]; then
+		prof=$TMP/perf-$SERVER-$CORNER.data
+		perf record -q -g -o "$prof" -p "$SRV_PID" >/dev/null 2>&1 &
+	fi
+	kill -USR1 "$dl" 2>/dev/null
+	# The client's own CPU: read just before it ends, from its last look.
+	while kill -0 "$dl" 2>/dev/null; do
+		now=$(cpu_ticks "${pids[@]}" "$dl")
+		[ "${now##* }" != - ] && after=$now
+		sleep 0.2
+	done
+	wait "$dl"
+	rc=$?
+	after="$(cpu_ticks "${pids[@]}") ${after##* }"
+	if [ -n "$prof" ]; then
+		pkill -INT -f "perf record -q -g -o $prof" 2>/dev/null
+		sleep 1
+	fi
+	if [ $rc != 0 ]; then
 		tail -5 "$TMP/dsload.out" >&2
 		echo "0 0"
 		return
-	}
-	python3 - "$TMP/run.json" <<'PY'
+	fi
+	python3 - "$TMP/run.json" "$before" "$after" "$(getconf CLK_TCK)" \
+		"$RAMP" "$SECS" "$TMP/cpu" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
 rows = [r for r in j["phases"][-1]["rows"] if r["level"] == "total"]
 t = rows[0]
 bad = t["errors"] + t["mismatches"]
 print("%.1f %.0f%s" % (t["mib_per_s"], t["iops"], "" if not bad else " ERR"))
+b = [int(x) for x in sys.argv[2].split()]
+a = [int(x) for x in sys.argv[3].split()]
+hz, ramp, secs = float(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])
+ops = t["iops"] * (ramp + secs)
+us = [(y - x) / hz * 1e6 / ops if ops else 0 for x, y in zip(b, a)]
+open(sys.argv[7], "w").write(" ".join("%.0f" % u for u in us) + "\n")
 PY
 }
 
@@ -95,18 +170,27 @@ CORNERS="seq-read:--bs=64k,--read-pct=100,--random-pct=0,--prefill
 seq-write:--bs=64k,--read-pct=0,--random-pct=0,--stable=unstable
 rand-read:--bs=8k,--read-pct=100,--random-pct=100,--prefill
 rand-write:--bs=8k,--read-pct=0,--random-pct=100,--stable=unstable
-file-sync-write:--bs=64k,--read-pct=0,--random-pct=0,--stable=file_sync"
+file-sync-write:--bs=64k,--read-pct=0,--random-pct=0,--stable=file_sync
+file-sync-rand:--bs=8k,--read-pct=0,--random-pct=100,--stable=file_sync"
 
-# server: runs every corner, "corner MiB/s IOPS" lines into $TMP/$server.
+# server: runs every corner, "corner MiB/s IOPS" lines into $TMP/$server,
+# "corner us-per-op..." into $TMP/$server.cpu.
 corners() {
 	local server=$1 line name args
 	: >"$TMP/$server"
+	: >"$TMP/$server.cpu"
+	SERVER=$server
 	while IFS= read -r line; do
 		name=${line%%:*}
 		args=${line#*:}
+		CORNER=$name
+		: >"$TMP/cpu"
 		# shellcheck disable=SC2086
 		echo "$name $(dsload_run ${args//,/ })" >>"$TMP/$server"
-		echo "  $server $name: $(tail -1 "$TMP/$server")" >&2
+		echo "$name $(cat "$TMP/cpu")" >>"$TMP/$server.cpu"
+		echo "  $server $name: $(tail -1 "$TMP/$server")," \
+			"CPU us/op (server osd mds mon client):" \
+			"$(cat "$TMP/cpu")" >&2
 	done <<<"$CORNERS"
 }
 
@@ -216,7 +300,8 @@ rados -c "$CONF" -p cephfs_data cleanup >/dev/null 2>&1
 		"Linux $(uname -r), ceph $(dpkg-query -W -f '${Version}' ceph-osd)," \
 		"nfs-ganesha $(dpkg-query -W -f '${Version}' nfs-ganesha-ceph)"
 	echo "one-node cluster (1 bluestore OSD on a sparse file, size 1), loopback;" \
-		"dsload 1 host, 1 VMDK of $VMDK, depth $DEPTH, ${SECS} s a run;" \
+		"dsload $HOSTS host(s) (a connection each), 1 VMDK of $VMDK each," \
+		"depth $DEPTH, ${SECS} s a run;" \
 		"load average $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo
 	python3 - "$TMP/dsnfsd" "$TMP/ganesha" "$TMP/rados" <<'PY'
@@ -231,7 +316,8 @@ def load(p):
 d, g, r = (load(p) for p in sys.argv[1:4])
 print("%-16s %10s %10s %10s %8s %12s %8s" % ("corner", "dsnfsd", "ganesha",
       "rados", "d/g", "d/rados", "unit"))
-for k in ["seq-read", "seq-write", "rand-read", "rand-write", "file-sync-write"]:
+for k in ["seq-read", "seq-write", "rand-read", "rand-write",
+          "file-sync-write", "file-sync-rand"]:
     big = k.startswith("seq") or k == "file-sync-write"
     i = 0 if big else 1
     unit = "MiB/s" if big else "IOPS"
@@ -242,5 +328,36 @@ for k in ["seq-read", "seq-write", "rand-read", "rand-write", "file-sync-write"]
     print("%-16s %10.1f %10.1f %10s %8s %12s %8s" % (k, dv, gv,
           "%.1f" % rv if rv is not None else "-", ratio, rr, unit))
 PY
+	echo
+	echo "CPU per I/O, microseconds (user + system, every thread):"
+	python3 - "$TMP/dsnfsd.cpu" "$TMP/ganesha.cpu" <<'PY'
+import sys
+def load(p):
+    d = {}
+    for line in open(p):
+        f = line.split()
+        if len(f) == 6:
+            d[f[0]] = [int(x) for x in f[1:]]
+    return d
+d, g = load(sys.argv[1]), load(sys.argv[2])
+cols = ("server", "osd", "mds", "mon", "client")
+print("%-16s %-8s" % ("corner", "server") +
+      "".join("%9s" % c for c in cols) + "%9s" % "total")
+for k in d:
+    for name, t in (("dsnfsd", d), ("ganesha", g)):
+        if k in t:
+            v = t[k]
+            print("%-16s %-8s" % (k, name) + "".join("%9d" % x for x in v) +
+                  "%9d" % sum(v))
+PY
+	if [ "$PERF" = 1 ]; then
+		for f in "$TMP"/perf-*.data; do
+			[ -s "$f" ] || continue
+			echo
+			echo "top functions, $(basename "$f" .data) (perf report --no-children):"
+			perf report -q -i "$f" --no-children --sort dso,symbol \
+				--percent-limit 2 -g none 2>/dev/null | head -20
+		done
+	fi
 } | tee "$TABLE"
 echo "table: $TABLE" >&2

@@ -5,8 +5,9 @@
  * store__cephfs_call_enter() and _leave() (cephfs_guard.c):
  *
  *   - up: a call enters libcephfs if fewer than call_cap are in it;
- *     one more waits for a place while the oldest call is younger than
- *     STORE_CEPHFS_SLOW_MS, then answers -EAGAIN (NFS3ERR_JUKEBOX);
+ *     one more waits for a place while the calls in it move (the oldest
+ *     is younger than STORE_CEPHFS_SLOW_MS, or another came back within
+ *     it), then answers -EAGAIN (NFS3ERR_JUKEBOX);
  *   - down: set when a call has been in libcephfs for STORE_CEPHFS_BOUND_MS
  *     (libcephfs has no timeout of its own that leaves a file usable: see
  *     docs/ceph.md), or returned a connection error (-ENOTCONN,
@@ -164,7 +165,7 @@ int store__cephfs_call_enter(struct store_cephfs *sc, unsigned *slot)
 	}
 	pthread_mutex_lock(&h->lock);
 	for (;;) {
-		uint64_t oldest;
+		uint64_t oldest, now;
 
 		if (atomic_load(&sc->base.unavailable)) {
 			break;
@@ -181,11 +182,17 @@ int store__cephfs_call_enter(struct store_cephfs *sc, unsigned *slot)
 			rc = 0;
 			break;
 		}
-		/* Full: wait while the calls in it move; a call stuck for
-		 * SLOW_MS means the place will not come soon. */
+		/* Full: wait while the calls in it move.  The oldest one
+		 * stuck for SLOW_MS and none back for as long means the
+		 * place will not come soon; an old call beside others that
+		 * complete (a COMMIT flushing much, on a busy cluster) is
+		 * only load, and JUKEBOX for it would stall the client for
+		 * seconds (the Linux client waits 5 s before it retries). */
 		oldest = store_cephfs_oldest(h);
-		if (oldest && store_cephfs_now_ns() - oldest >=
-				      STORE_CEPHFS_SLOW_MS * 1000000ull) {
+		now = store_cephfs_now_ns();
+		if (oldest && now - oldest >= STORE_CEPHFS_SLOW_MS * 1000000ull &&
+		    now - h->last_leave_ns >=
+			    STORE_CEPHFS_SLOW_MS * 1000000ull) {
 			break;
 		}
 		struct timespec until = store_cephfs_deadline(50);
@@ -206,6 +213,7 @@ int store__cephfs_call_leave(struct store_cephfs *sc, unsigned slot, int rc)
 	pthread_mutex_lock(&h->lock);
 	h->start_ns[slot] = 0;
 	h->inflight--;
+	h->last_leave_ns = store_cephfs_now_ns();
 	if (store__cephfs_conn_err(rc)) {
 		store_cephfs_mark_down(sc, "a call failed", rc);
 	}

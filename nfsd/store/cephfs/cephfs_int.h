@@ -63,8 +63,10 @@ struct store_rlog;
 /* A call in libcephfs this long marks the datastore down (cephfs_health.c;
  * docs/ceph.md says why 5 s). */
 #define STORE_CEPHFS_BOUND_MS 5000
-/* A call past the cap waits for a place only while the oldest call in
- * libcephfs is younger than this. */
+/* A call past the cap waits for a place while the calls in libcephfs
+ * move: while the oldest is younger than this, or another call came back
+ * within this long (a slow fsync beside writes that complete is load, not
+ * a stall). */
 #define STORE_CEPHFS_SLOW_MS 1000
 #define STORE_CEPHFS_TICK_MS 250
 /* The most calls of one store in libcephfs at once, whatever the cap. */
@@ -77,6 +79,7 @@ struct store_cephfs_health {
 	unsigned cap; /* calls in libcephfs at once */
 	unsigned inflight;
 	uint64_t start_ns[STORE_CEPHFS_CALLS_MAX]; /* 0: free place */
+	uint64_t last_leave_ns; /* when a call last came back; 0: never */
 	uint64_t down_since_ns, probe_ns;
 	uint64_t outages;
 	_Atomic uint64_t refused; /* calls answered -EAGAIN */
