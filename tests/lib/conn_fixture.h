@@ -12,6 +12,11 @@
  *   FILL   u_int in, fill_bytes of zeros out; counted in struct
  *          conn_fixture_fill on the worker thread
  *   DEFER  u_int in, plus one out, as deferred work; charged
+ *   SUM    u_int wait, opaque data<> in (the data borrowed from the
+ *          record, as a WRITE's); the data's FNV-1a hash out, computed
+ *          inline, or with wait as deferred work that first waits for
+ *          the gate to open (conn_fixture_gate): the call, parked on a
+ *          work thread, holds its record while more input arrives
  *
  * The test is the client: blocking sockets with a timeout on every call,
  * and helpers that build calls of one u_int argument and read replies.
@@ -39,6 +44,7 @@ enum conn_fixture_proc {
 	CONN_FIXTURE_ECHO = 1,
 	CONN_FIXTURE_FILL = 2,
 	CONN_FIXTURE_DEFER = 3,
+	CONN_FIXTURE_SUM = 4,
 	CONN_FIXTURE_NPROCS
 };
 
@@ -53,6 +59,10 @@ struct conn_fixture_fill {
 	unsigned calls;
 	size_t max_out_bytes; /* conn->out_bytes when a FILL was dispatched */
 	u_int bytes; /* of zeros in each FILL reply; a multiple of 4 */
+	/* SUM's gate: waiting SUMs wait while it is closed. */
+	pthread_cond_t gate_cond;
+	bool gate_closed;
+	unsigned gate_waiting; /* SUMs waiting at it now */
 };
 
 struct conn_fixture {
@@ -113,6 +123,22 @@ size_t conn_fixture_read_reply(int fd, uint8_t *buf, size_t cap);
 /* Reads one reply of a u_int result and checks it is SUCCESS; sets *@xid
  * and returns the value. */
 uint32_t conn_fixture_read_echo(int fd, uint32_t *xid);
+
+/* Closes or opens SUM's gate. */
+void conn_fixture_gate(struct conn_fixture *f, bool closed);
+
+/* Waits until @n SUMs wait at the closed gate; asserts it happens
+ * within CONN_FIXTURE_IO_TIMEOUT_S. */
+void conn_fixture_gate_wait(struct conn_fixture *f, unsigned n);
+
+/* The FNV-1a hash of @len bytes at @p, as SUM answers it. */
+uint32_t conn_fixture_sum(const uint8_t *p, size_t len);
+
+/* Writes a whole SUM call of @len bytes of @data (borrowed) to @buf
+ * (room for CONN_FIXTURE_CALL_LEN + 4 + @len + 3 bytes); returns its
+ * length, mark included. */
+size_t conn_fixture_sum_build(uint8_t *buf, uint32_t xid, bool wait,
+			      const uint8_t *data, uint32_t len);
 
 /* Writes a whole call record of CONN_FIXTURE_PROG v1 @proc (AUTH_NONE, one
  * u_int argument @arg) to @buf (CONN_FIXTURE_CALL_LEN bytes); returns its

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * test_conn_lent: records dispatched from the loop's lent read buffers
+ * (nfsd/net/lent.c, conn.c) over real loopback TCP.  SUM calls (their
+ * data borrowed from the record, as a WRITE's) answer the hash of their
+ * data, so a byte read over, dropped or moved one place off fails the
+ * test.  Pipelined calls of many sizes, a record that straddles two
+ * buffers, bytes trickled a few at a time, a call in fragments between
+ * others, a record of odd length (the next ones off a word boundary), a
+ * SUM parked on a work thread while hundreds of KiB of calls arrive
+ * after it, and more parked calls than the loop has buffers (the rest
+ * read the old way, copied) are all answered right; at rest the
+ * connection holds no buffer.
+ */
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "nfsd/net/net_int.h"
+#include "nfsd/rpc/pool.h"
+#include "nfsd/rpc/record.h"
+#include "tests/lib/conn_fixture.h"
+
+#define TEST_OUT_LIMIT (256 * 1024)
+#define TEST_CALL_MAX (CONN_FIXTURE_CALL_LEN + 8 + 256 * 1024)
+
+static int setup(void **state)
+{
+	return conn_fixture_setup(state, TEST_OUT_LIMIT, 0, false, 0);
+}
+
+/* Fills @p with @len bytes that differ per @seed. */
+static void pattern(uint8_t *p, size_t len, uint32_t seed)
+{
+	uint32_t x = seed * 2654435761u + 1;
+
+	for (size_t i = 0; i < len; i++) {
+		x = x * 1103515245u + 12345u;
+		p[i] = (uint8_t)(x >> 16);
+	}
+}
+
+/* A stream of @n SUM calls, xids @base.., of the lengths @lens (data
+ * from pattern(xid)); *sums gets each call's expected answer.  Returns
+ * the stream (owned) and its length in *len. */
+static uint8_t *sum_stream(uint32_t base, const uint32_t *lens, unsigned n,
+			   bool wait, uint32_t *sums, size_t *len)
+{
+	size_t cap = 0, pos = 0;
+	uint8_t *wire, *data = malloc(TEST_CALL_MAX);
+
+	assert_non_null(data);
+	for (unsigned i = 0; i < n; i++) {
+		cap += CONN_FIXTURE_CALL_LEN + 12 + lens[i];
+	}
+	wire = malloc(cap);
+	assert_non_null(wire);
+	for (unsigned i = 0; i < n; i++) {
+		pattern(data, lens[i], base + i);
+		sums[i] = conn_fixture_sum(data, lens[i]);
+		pos += conn_fixture_sum_build(wire + pos, base + i, wait, data,
+					      lens[i]);
+	}
+	free(data);
+	*len = pos;
+	return wire;
+}
+
+/* Reads @n replies (any order) of xids @base.. and checks each answer. */
+static void read_sums(int fd, uint32_t base, const uint32_t *sums, unsigned n)
+{
+	bool *seen = calloc(n, sizeof(*seen));
+
+	assert_non_null(seen);
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t xid = 0, v = conn_fixture_read_echo(fd, &xid);
+
+		assert_true(xid >= base && xid < base + n);
+		assert_false(seen[xid - base]);
+		seen[xid - base] = true;
+		assert_int_equal(v, sums[xid - base]);
+	}
+	free(seen);
+}
+
+static uint64_t lent_records(struct conn_fixture *s)
+{
+	return __atomic_load_n(&s->net.workers[0].lent_records,
+			       __ATOMIC_RELAXED);
+}
+
+/* Sends @n SUM calls of @lens in one write (or in chunks of @chunk
+ * bytes, 0: one write) and checks every answer. */
+static void sums_roundtrip(struct conn_fixture *s, int fd, uint32_t base,
+			   const uint32_t *lens, unsigned n, size_t chunk)
+{
+	uint32_t *sums = calloc(n, sizeof(*sums));
+	size_t len;
+	uint8_t *wire;
+
+	assert_non_null(sums);
+	wire = sum_stream(base, lens, n, false, sums, &len);
+	if (!chunk) {
+		conn_fixture_write_all(fd, wire, len);
+	}
+	for (size_t off = 0; chunk && off < len; off += chunk) {
+		conn_fixture_write_all(fd, wire + off,
+				       len - off < chunk ? len - off : chunk);
+	}
+	read_sums(fd, base, sums, n);
+	(void)s;
+	free(wire);
+	free(sums);
+}
+
+static void test_lent_pipelined_calls_of_many_sizes(void **state)
+{
+	struct conn_fixture *s = *state;
+	enum { N = 300 };
+	uint32_t lens[N];
+	int fd = conn_fixture_connect(s, 0);
+
+	/* 0 .. ~9 KiB, odd lengths too (their XDR padding): ~1.4 MiB, so
+	 * records straddle buffer ends many times. */
+	for (unsigned i = 0; i < N; i++) {
+		lens[i] = (i * 7919u) % 9300u;
+	}
+	sums_roundtrip(s, fd, 1000, lens, N, 0);
+	assert_true(lent_records(s) > 0);
+	close(fd);
+}
+
+static void test_lent_record_straddling_two_buffers(void **state)
+{
+	struct conn_fixture *s = *state;
+	/* Two fit in the first buffer, the third crosses its end. */
+	const uint32_t lens[] = { 100000, 100000, 100000, 100000, 7 };
+	int fd = conn_fixture_connect(s, 0);
+
+	sums_roundtrip(s, fd, 2000, lens, 5, 0);
+	assert_true(lent_records(s) > 0);
+	close(fd);
+}
+
+static void test_lent_trickled_bytes(void **state)
+{
+	struct conn_fixture *s = *state;
+	enum { N = 20 };
+	uint32_t lens[N];
+	int fd = conn_fixture_connect(s, 0);
+
+	for (unsigned i = 0; i < N; i++) {
+		lens[i] = 3 + i * 151;
+	}
+	sums_roundtrip(s, fd, 3000, lens, N, 7);
+	sums_roundtrip(s, fd, 3100, lens, 3, 1);
+	close(fd);
+}
+
+/* A SUM call of @len bytes in three fragments, to @wire; its length. */
+static size_t sum_in_fragments(uint8_t *wire, uint32_t xid, uint32_t len,
+			       uint32_t *sum)
+{
+	uint8_t *one = malloc(TEST_CALL_MAX), *data = malloc(len + 1);
+	size_t n, body, a, b;
+
+	assert_non_null(one);
+	assert_non_null(data);
+	pattern(data, len, xid);
+	*sum = conn_fixture_sum(data, len);
+	n = conn_fixture_sum_build(one, xid, false, data, len);
+	body = n - 4;
+	a = body / 3;
+	b = body / 3;
+	wire[0] = (uint8_t)(a >> 24);
+	wire[1] = (uint8_t)(a >> 16);
+	wire[2] = (uint8_t)(a >> 8);
+	wire[3] = (uint8_t)a;
+	memcpy(wire + 4, one + 4, a);
+	wire[4 + a] = (uint8_t)(b >> 24);
+	wire[5 + a] = (uint8_t)(b >> 16);
+	wire[6 + a] = (uint8_t)(b >> 8);
+	wire[7 + a] = (uint8_t)b;
+	memcpy(wire + 8 + a, one + 4 + a, b);
+	rpc_record_mark_encode(wire + 8 + a + b, (uint32_t)(body - a - b));
+	memcpy(wire + 12 + a + b, one + 4 + a + b, body - a - b);
+	free(one);
+	free(data);
+	return body + 12;
+}
+
+static void test_lent_call_in_fragments_between_others(void **state)
+{
+	struct conn_fixture *s = *state;
+	const uint32_t lens[] = { 5000, 6000 };
+	uint32_t sums[5];
+	uint8_t *wire = malloc(4 * TEST_CALL_MAX);
+	size_t pos = 0, len;
+	uint8_t *part;
+	int fd = conn_fixture_connect(s, 0);
+
+	assert_non_null(wire);
+	part = sum_stream(4000, lens, 2, false, sums, &len);
+	memcpy(wire, part, len);
+	pos = len;
+	free(part);
+	pos += sum_in_fragments(wire + pos, 4002, 9000, &sums[2]);
+	part = sum_stream(4003, lens, 2, false, sums + 3, &len);
+	memcpy(wire + pos, part, len);
+	pos += len;
+	free(part);
+	conn_fixture_write_all(fd, wire, pos);
+	read_sums(fd, 4000, sums, 5);
+	free(wire);
+	close(fd);
+}
+
+static void test_lent_record_of_odd_length(void **state)
+{
+	struct conn_fixture *s = *state;
+	const uint32_t lens[] = { 4000, 12, 4001 };
+	uint32_t sums[4];
+	uint8_t *wire = malloc(4 * TEST_CALL_MAX), *part;
+	size_t len, first;
+	int fd = conn_fixture_connect(s, 0);
+
+	assert_non_null(wire);
+	part = sum_stream(5000, lens, 1, false, sums, &first);
+	/* One byte past its padding: the record is 4n + 1 bytes long, and
+	 * every record after it starts off a word boundary. */
+	memcpy(wire, part, first);
+	wire[first] = 0xee;
+	rpc_record_mark_encode(wire, (uint32_t)(first + 1 - 4));
+	free(part);
+	part = sum_stream(5001, lens, 3, false, sums + 1, &len);
+	memcpy(wire + first + 1, part, len);
+	free(part);
+	conn_fixture_write_all(fd, wire, first + 1 + len);
+	read_sums(fd, 5000, sums, 4);
+	free(wire);
+	close(fd);
+}
+
+static void test_lent_parked_call_keeps_its_bytes(void **state)
+{
+	struct conn_fixture *s = *state;
+	enum { N = 100 };
+	const uint32_t big[] = { 8192 };
+	uint32_t lens[N], sums[N], parked_sum;
+	uint8_t *wire;
+	size_t len;
+	uint32_t xid = 0;
+	int fd = conn_fixture_connect(s, 0);
+
+	conn_fixture_gate(s, true);
+	wire = sum_stream(6000, big, 1, true, &parked_sum, &len);
+	conn_fixture_write_all(fd, wire, len);
+	free(wire);
+	conn_fixture_gate_wait(s, 1);
+	/* ~800 KiB after it while it waits: every buffer of the loop is
+	 * read into, none over the parked call's bytes. */
+	for (unsigned i = 0; i < N; i++) {
+		lens[i] = 8192;
+	}
+	wire = sum_stream(6001, lens, N, false, sums, &len);
+	conn_fixture_write_all(fd, wire, len);
+	free(wire);
+	read_sums(fd, 6001, sums, N);
+	conn_fixture_gate(s, false);
+	assert_int_equal(conn_fixture_read_echo(fd, &xid), parked_sum);
+	assert_int_equal(xid, 6000);
+	close(fd);
+}
+
+static void test_lent_buffers_all_held_falls_back(void **state)
+{
+	struct conn_fixture *s = *state;
+	enum { N = NET_LENT_COUNT + 3 };
+	uint32_t lens[N], sums[N];
+	uint64_t misses;
+	uint8_t *wire;
+	size_t len;
+	int fd = conn_fixture_connect(s, 0);
+
+	/* Each needs a buffer of its own (the rest of one holding a call
+	 * is less than NET_LENT_MIN_ROOM), and each stays parked. */
+	for (unsigned i = 0; i < N; i++) {
+		lens[i] = 200000;
+	}
+	conn_fixture_gate(s, true);
+	wire = sum_stream(7000, lens, N, true, sums, &len);
+	conn_fixture_write_all(fd, wire, len);
+	free(wire);
+	for (int i = 0;; i++) {
+		misses = __atomic_load_n(&s->net.workers[0].lent_misses,
+					 __ATOMIC_RELAXED);
+		if (misses > 0) {
+			break;
+		}
+		assert_true(i < CONN_FIXTURE_IO_TIMEOUT_S * 100);
+		poll(NULL, 0, 10);
+	}
+	conn_fixture_gate(s, false);
+	read_sums(fd, 7000, sums, N);
+	close(fd);
+}
+
+static void test_lent_conn_at_rest_holds_no_buffer(void **state)
+{
+	struct conn_fixture *s = *state;
+	const uint32_t lens[] = { 30000, 5, 70000 };
+	const struct worker *w = &s->net.workers[0];
+	int fd = conn_fixture_connect(s, 0);
+
+	sums_roundtrip(s, fd, 8000, lens, 3, 0);
+	/* The reply leaves before the call's memory goes: poll. */
+	for (int i = 0;; i++) {
+		bool busy = w->conns == NULL || w->conns->lent != NULL;
+
+		for (unsigned b = 0; b < NET_LENT_COUNT; b++) {
+			busy |= w->lent[b].buf &&
+				(w->lent[b].reading ||
+				 rpc_buf_shared(w->lent[b].buf));
+		}
+		if (!busy) {
+			break;
+		}
+		assert_true(i < CONN_FIXTURE_IO_TIMEOUT_S * 100);
+		poll(NULL, 0, 10);
+	}
+	close(fd);
+}
+
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, conn_fixture_teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_lent_pipelined_calls_of_many_sizes),
+		T(test_lent_record_straddling_two_buffers),
+		T(test_lent_trickled_bytes),
+		T(test_lent_call_in_fragments_between_others),
+		T(test_lent_record_of_odd_length),
+		T(test_lent_parked_call_keeps_its_bytes),
+		T(test_lent_buffers_all_held_falls_back),
+		T(test_lent_conn_at_rest_holds_no_buffer),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
