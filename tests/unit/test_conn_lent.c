@@ -338,7 +338,8 @@ static void test_lent_conn_at_rest_holds_no_buffer(void **state)
 	close(fd);
 }
 
-#define T(name) cmocka_unit_test_setup_teardown(name, setup, conn_fixture_teardown)
+#define T(name)                                                                \
+	cmocka_unit_test_setup_teardown(name, setup, conn_fixture_teardown)
 
 int main(void)
 {
