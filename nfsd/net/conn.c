@@ -532,7 +532,12 @@ static int conn_consume_lent(struct conn *c)
 				net__conn_close(c);
 				return 0;
 			}
-			if (next.verdict == RPC_RECORD_LENT_MORE) {
+			/* A large record not all in goes the way large records
+			 * go: its head copied, the rest read in place into its
+			 * own buffer (rpc_record_direct), one read each, not a
+			 * lent buffer's worth of them per read. */
+			if (next.verdict == RPC_RECORD_LENT_MORE &&
+			    next.need < NET_DIRECT_MIN) {
 				break;
 			}
 			if (next.verdict == RPC_RECORD_LENT_WHOLE) {
@@ -760,6 +765,17 @@ static size_t conn_lent_want(const struct conn *c)
 	size_t room = NET_LENT_BYTES - c->lent_fill;
 	size_t base = conn_lent_carry(c), hint = c->lent_hint, whole;
 
+	/* After a large record, only the next one's head (as without lent
+	 * buffers): a large one is then read in place, one read each. */
+	if (c->input_large) {
+		size_t want = NET_READ_HEAD;
+
+		/* A small record carried: all of it. */
+		if (base && conn_lent_carry_need(c) - base > want) {
+			want = conn_lent_carry_need(c) - base;
+		}
+		return room < want ? room : want;
+	}
 	if (hint < NET_LENT_HINT_MIN) {
 		return room;
 	}

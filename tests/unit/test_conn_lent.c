@@ -4,7 +4,8 @@
  * (nfsd/net/lent.c, conn.c) over real loopback TCP.  SUM calls (their
  * data borrowed from the record, as a WRITE's) answer the hash of their
  * data, so a byte read over, dropped or moved one place off fails the
- * test.  Pipelined calls of many sizes, a record that straddles two
+ * test.  Pipelined calls of many sizes (large ones among them, which
+ * are read in place into their own buffers), a record that straddles two
  * buffers, bytes trickled a few at a time, a call in fragments between
  * others, a record of odd length (the next ones off a word boundary), a
  * SUM parked on a work thread while hundreds of KiB of calls arrive
@@ -127,10 +128,11 @@ static void test_lent_pipelined_calls_of_many_sizes(void **state)
 	uint32_t lens[N];
 	int fd = conn_fixture_connect(s, 0);
 
-	/* 0 .. ~9 KiB, odd lengths too (their XDR padding): ~1.4 MiB, so
+	/* 0 .. ~9 KiB, odd lengths too (their XDR padding), and a 40 KB one
+	 * now and then (read in place into its own buffer): ~1.7 MiB, so
 	 * records straddle buffer ends many times. */
 	for (unsigned i = 0; i < N; i++) {
-		lens[i] = (i * 7919u) % 9300u;
+		lens[i] = i % 37 == 5 ? 40000 + i : (i * 7919u) % 9300u;
 	}
 	sums_roundtrip(s, fd, 1000, lens, N, 0);
 	assert_true(lent_records(s) > 0);
@@ -140,11 +142,13 @@ static void test_lent_pipelined_calls_of_many_sizes(void **state)
 static void test_lent_record_straddling_two_buffers(void **state)
 {
 	struct conn_fixture *s = *state;
-	/* Two fit in the first buffer, the third crosses its end. */
-	const uint32_t lens[] = { 100000, 100000, 100000, 100000, 7 };
+	/* Lent-sized (under NET_DIRECT_MIN): eight fit in the first
+	 * buffer, the ninth crosses its end and moves to the next. */
+	const uint32_t lens[] = { 30000, 30000, 30000, 30000, 30000, 30000,
+				  30000, 30000, 30000, 30000, 30000, 7 };
 	int fd = conn_fixture_connect(s, 0);
 
-	sums_roundtrip(s, fd, 2000, lens, 5, 0);
+	sums_roundtrip(s, fd, 2000, lens, 12, 0);
 	assert_true(lent_records(s) > 0);
 	close(fd);
 }
@@ -282,17 +286,19 @@ static void test_lent_parked_call_keeps_its_bytes(void **state)
 static void test_lent_buffers_all_held_falls_back(void **state)
 {
 	struct conn_fixture *s = *state;
-	enum { N = NET_LENT_COUNT + 3 };
+	/* Records just under NET_DIRECT_MIN (larger ones are read in place
+	 * into their own buffers): eight to a lent buffer, whose rest is
+	 * then less than NET_LENT_MIN_ROOM; all parked, they hold every
+	 * buffer, and the calls after them are read the old way. */
+	enum { N = NET_LENT_COUNT * 8 + 6 };
 	uint32_t lens[N], sums[N];
 	uint64_t misses;
 	uint8_t *wire;
 	size_t len;
 	int fd = conn_fixture_connect(s, 0);
 
-	/* Each needs a buffer of its own (the rest of one holding a call
-	 * is less than NET_LENT_MIN_ROOM), and each stays parked. */
 	for (unsigned i = 0; i < N; i++) {
-		lens[i] = 200000;
+		lens[i] = 30000;
 	}
 	conn_fixture_gate(s, true);
 	wire = sum_stream(7000, lens, N, true, sums, &len);
