@@ -14,9 +14,13 @@
  *   DEFER  u_int in, plus one out, as deferred work; charged
  *   SUM    u_int wait, opaque data<> in (the data borrowed from the
  *          record, as a WRITE's); the data's FNV-1a hash out, computed
- *          inline, or with wait as deferred work that first waits for
- *          the gate to open (conn_fixture_gate): the call, parked on a
- *          work thread, holds its record while more input arrives
+ *          inline (CONN_FIXTURE_SUM_INLINE), or after the gate opens
+ *          (conn_fixture_gate) as deferred work on a work thread
+ *          (_DEFER) or by a thread of its own while the call is parked
+ *          (_PARK: request_park(), as a WRITE waits for the intent log's
+ *          flush): the call holds its record while more input arrives.
+ *          Not idempotent: with a DRC (conn_fixture_setup_drc) a
+ *          retransmission is dropped or replayed
  *
  * The test is the client: blocking sockets with a timeout on every call,
  * and helpers that build calls of one u_int argument and read replies.
@@ -48,6 +52,13 @@ enum conn_fixture_proc {
 	CONN_FIXTURE_NPROCS
 };
 
+/* How a SUM computes its answer (its wait argument). */
+enum conn_fixture_sum_how {
+	CONN_FIXTURE_SUM_INLINE = 0,
+	CONN_FIXTURE_SUM_DEFER = 1,
+	CONN_FIXTURE_SUM_PARK = 2,
+};
+
 /* A call of conn_fixture_call_build(): mark, AUTH_NONE header, u_int. */
 #define CONN_FIXTURE_CALL_LEN (4 + 40 + 4)
 /* The bound on every blocking client call: a hang fails the test. */
@@ -63,6 +74,9 @@ struct conn_fixture_fill {
 	pthread_cond_t gate_cond;
 	bool gate_closed;
 	unsigned gate_waiting; /* SUMs waiting at it now */
+	unsigned sums_done; /* SUMs that waited, then hashed their data */
+	uint32_t last_sum; /* the hash the last of them computed */
+	unsigned parkers; /* threads of parked SUMs still running */
 };
 
 struct conn_fixture {
@@ -79,6 +93,7 @@ struct conn_fixture {
 	int port;
 	int udp_port; /* 0 without UDP */
 	int port2; /* conn_fixture_setup_loops: the second TCP listener */
+	struct drc *drc; /* conn_fixture_setup_drc; NULL: none */
 };
 
 /*
@@ -96,6 +111,10 @@ int conn_fixture_setup(void **state, uint32_t max_output_bytes,
  * FILL of 0 bytes), with @nworkers loops and a second TCP listener on
  * port2, as a server's NFS and MOUNT ports. */
 int conn_fixture_setup_loops(void **state, unsigned nworkers);
+
+/* As conn_fixture_setup(@state, 256 KiB, 0, false, 0), the dispatcher
+ * with a duplicate request cache (drc.h, default bounds). */
+int conn_fixture_setup_drc(void **state);
 
 /* A cmocka teardown: stops *@state if it runs, then frees it. */
 int conn_fixture_teardown(void **state);
@@ -131,13 +150,19 @@ void conn_fixture_gate(struct conn_fixture *f, bool closed);
  * within CONN_FIXTURE_IO_TIMEOUT_S. */
 void conn_fixture_gate_wait(struct conn_fixture *f, unsigned n);
 
+/* Waits until @n SUMs in all have waited at the gate and hashed their
+ * data (whether or not their reply could go); returns the last hash.
+ * Asserts it happens within CONN_FIXTURE_IO_TIMEOUT_S. */
+uint32_t conn_fixture_sums_wait(struct conn_fixture *f, unsigned n);
+
 /* The FNV-1a hash of @len bytes at @p, as SUM answers it. */
 uint32_t conn_fixture_sum(const uint8_t *p, size_t len);
 
 /* Writes a whole SUM call of @len bytes of @data (borrowed) to @buf
- * (room for CONN_FIXTURE_CALL_LEN + 4 + @len + 3 bytes); returns its
- * length, mark included. */
-size_t conn_fixture_sum_build(uint8_t *buf, uint32_t xid, bool wait,
+ * (room for CONN_FIXTURE_CALL_LEN + 4 + @len + 3 bytes), answered as
+ * @how says (enum conn_fixture_sum_how); returns its length, mark
+ * included. */
+size_t conn_fixture_sum_build(uint8_t *buf, uint32_t xid, uint32_t how,
 			      const uint8_t *data, uint32_t len);
 
 /* Writes a whole call record of CONN_FIXTURE_PROG v1 @proc (AUTH_NONE, one
