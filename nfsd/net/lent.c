@@ -2,13 +2,14 @@
 /*
  * lent: a loop's large read buffers, lent to its connections in turn, so
  * that a record read into one goes to dispatch from there (no copy into a
- * record buffer of its own; docs/architecture.md, "READ and WRITE").  A
- * buffer is an rpc_buf (rpc/pool.h) of NET_LENT_BYTES: the set holds one
- * reference, and each call whose arguments point into it (a WRITE's data)
- * holds one more until it is freed, after its reply.  One connection at a
- * time reads into a buffer, past the bytes handed out before (->used):
- * bytes a call holds are never read over.  A buffer that no call holds
- * and no connection reads into starts again at its first byte.
+ * record buffer of its own; docs/architecture.md, "A READ through the
+ * files").  A buffer is an rpc_buf (rpc/pool.h) of NET_LENT_BYTES: the
+ * set holds one reference, and each call whose arguments point into it
+ * (a WRITE's data) holds one more until it is freed, after its reply.
+ * One connection at a time reads into a buffer, past the bytes handed out
+ * before (->used): bytes a call holds are never read over.  A buffer that
+ * no call holds and no connection reads into starts again at its first
+ * byte.
  *
  * Buffers are made when first needed, NET_LENT_COUNT at most per loop,
  * and go back to the heap when the loop goes quiet (net__lent_trim):
