@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "nfsd/base/errbuf.h"
 #include "nfsd/base/log.h"
@@ -146,12 +147,23 @@ static int service_client(struct repl_service *s, struct repl_item *x,
 			       errlen);
 }
 
+/* Whether relation @name's transfer marker is there (undo.h). */
+static bool service_applying(const struct repl_service *s, const char *name)
+{
+	char p[PATH_MAX];
+
+	return snprintf(p, sizeof(p), "%s/repl-%s.applying", s->state_dir,
+			name) < (int)sizeof(p) &&
+	       access(p, F_OK) == 0;
+}
+
 /* Opens relation @c: its datastore, its peer entry, its client. */
 static int service_add(struct repl_service *s, const struct repl_rel_config *c,
 		       char *errbuf, size_t errlen)
 {
 	struct export *e = service_datastore(s, c, errbuf, errlen);
 	struct repl_item *x;
+	bool undo;
 	int err;
 
 	if (!e) {
@@ -177,9 +189,16 @@ static int service_add(struct repl_service *s, const struct repl_rel_config *c,
 				     "[replication %s]: a path too long",
 				     c->name);
 	}
+	undo = service_applying(s, c->name);
 	err = repl_peers_add(&s->peers, c->name, c->datastore, x->root,
 			     x->manifest, s->state_dir, c->key_file, &x->guard,
 			     !repl__item_sends(x), errbuf, errlen);
+	if (!err && undo) {
+		log_info("replication: %s: a transfer was applied in part when "
+			 "the server stopped: undone, datastore %s is back at "
+			 "its last replica",
+			 c->name, c->datastore);
+	}
 	if (!err) {
 		err = service_client(s, x, errbuf, errlen);
 	}
