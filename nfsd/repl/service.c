@@ -223,17 +223,16 @@ static int service_add(struct repl_service *s, const struct repl_rel_config *c,
 	repl__item_replica(x, repl_peers_feeding(&s->peers, c->name));
 	if (repl__item_sends(x)) {
 		const char *url, *ds;
+		char sched[32];
 
 		service_other(c, &url, &ds);
 		log_info("replication: %s: source of datastore %s to %s "
-			 "datastore %s%s, schedule %s (every %" PRId64
-			 " s), %u s a message",
+			 "datastore %s%s, schedule %s, %u s a message",
 			 c->name, c->datastore, url, ds,
 			 x->reversed ? " (reversed)" : "",
-			 c->schedule_seconds ? "seconds"
-					     : repl_sched_name(c->schedule),
-			 c->schedule_seconds ? (int64_t)c->schedule_seconds
-					     : repl_sched_interval(c->schedule),
+			 repl_sched_text(repl_sched_name(c->schedule),
+					 c->schedule_seconds, sched,
+					 sizeof(sched)),
 			 c->timeout_s ? c->timeout_s : REPL_TIMEOUT_DEFAULT_S);
 	} else {
 		log_info("replication: %s: destination of datastore %s%s%s",
@@ -280,6 +279,12 @@ static void service_transfer(struct repl_item *x)
 			 x->rel.last_stats.removed);
 	}
 	pthread_mutex_lock(&s->lock);
+	if (rc) {
+		/* When it failed (GET last_error_s): the relation stamps the
+		 * failure with the transfer's start, @t0, which says nothing
+		 * of how long a cut connection took to fail it. */
+		x->rel.last_err_s = service_now();
+	}
 	x->running = false;
 	snprintf(x->error, sizeof(x->error), "%s", rc ? err : "");
 	x->shown = x->rel;
