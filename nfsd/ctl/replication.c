@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "nfsd/ctl/ctl.h"
+#include "nfsd/repl/sched.h"
 
 static int repl_usage(void)
 {
@@ -46,13 +47,11 @@ static void repl_print(const json_t *doc)
 {
 	const json_t *list = json_object_get(doc, "relations"), *r;
 	size_t i;
-	char when[32];
+	char when[32], sched[32];
 
 	json_array_foreach(list, i, r)
 	{
 		const json_t *last = json_object_get(r, "last");
-
-		long long every = repl_int(r, "schedule_seconds");
 
 		printf("relation %s: %s of volume %s%s, %s\n",
 		       repl_str(r, "name"), repl_str(r, "role"),
@@ -72,11 +71,11 @@ static void repl_print(const json_t *doc)
 		printf("  to            %s volume %s\n",
 		       repl_str(r, "destination_url"),
 		       repl_str(r, "destination_volume"));
-		if (every) {
-			printf("  schedule      every %lld s\n", every);
-		} else {
-			printf("  schedule      %s\n", repl_str(r, "schedule"));
-		}
+		printf("  schedule      %s\n",
+		       repl_sched_text(json_string_value(
+					       json_object_get(r, "schedule")),
+				       repl_int(r, "schedule_seconds"), sched,
+				       sizeof(sched)));
 		printf("  last replica  %s, at %s, lag %lld s\n",
 		       repl_str(r, "last_snapshot"),
 		       repl_time(repl_int(r, "last_transfer_s"), when,
