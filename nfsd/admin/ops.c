@@ -50,6 +50,7 @@ struct admin_op {
 
 struct admin_ops {
 	pthread_mutex_t lock;
+	pthread_cond_t ended; /* an operation ended (admin__op_run() waits) */
 	struct admin_op *list[ADMIN_OPS_KEPT + ADMIN_OPS_RUNNING_MAX];
 	size_t n; /* oldest first */
 	uint64_t next_id;
@@ -88,6 +89,7 @@ int admin__ops_new(struct admin_ops **out)
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&ops->lock, NULL);
+	pthread_cond_init(&ops->ended, NULL);
 	ops->next_id = 1;
 	*out = ops;
 	return 0;
@@ -132,6 +134,7 @@ void admin__ops_free(struct admin_ops *ops)
 	for (size_t i = 0; i < ops->n; i++) {
 		free(ops->list[i]);
 	}
+	pthread_cond_destroy(&ops->ended);
 	pthread_mutex_destroy(&ops->lock);
 	free(ops);
 }
@@ -235,6 +238,7 @@ static void ops_run(struct admin_op *op)
 			 err[0] ? err : strerror(-rc));
 	}
 	op->finished_ms = ops_now_ms();
+	pthread_cond_broadcast(&ops->ended);
 	pthread_mutex_unlock(&ops->lock);
 }
 
@@ -336,10 +340,30 @@ static void ops_make_room(struct admin_ops *ops)
 	}
 }
 
-/* admin__op_start(), its JSON only when @doc_wanted, its id in *id. */
+/* ops_check_busy(), waiting while it says -EBUSY for an operation to
+ * end, until @until (NULL: no wait).  Registry locked. */
+static int ops_wait_room(struct admin_ops *ops, const struct admin_op_spec *s,
+			 const struct timespec *until, char *errbuf,
+			 size_t errlen)
+{
+	int err;
+
+	while ((err = ops_check_busy(ops, s, errbuf, errlen)) == -EBUSY &&
+	       until) {
+		if (pthread_cond_timedwait(&ops->ended, &ops->lock, until) ==
+		    ETIMEDOUT) {
+			return ops_check_busy(ops, s, errbuf, errlen);
+		}
+	}
+	return err;
+}
+
+/* admin__op_start(), its JSON only when @doc_wanted, its id in *id;
+ * waits for room until @until (NULL: refuses at once). */
 static int ops_start(struct admin_ops *ops, const struct admin_op_spec *spec,
 		     bool background, bool doc_wanted, json_t **doc,
-		     uint64_t *id, char *errbuf, size_t errlen)
+		     uint64_t *id, const struct timespec *until, char *errbuf,
+		     size_t errlen)
 {
 	struct admin_op *op = calloc(1, sizeof(*op));
 	int err;
@@ -367,7 +391,7 @@ static int ops_start(struct admin_ops *ops, const struct admin_op_spec *spec,
 	atomic_init(&op->total_bytes, spec->total_bytes);
 	op->started_ms = ops_now_ms();
 	pthread_mutex_lock(&ops->lock);
-	err = ops_check_busy(ops, spec, errbuf, errlen);
+	err = ops_wait_room(ops, spec, until, errbuf, errlen);
 	if (err) {
 		pthread_mutex_unlock(&ops->lock);
 		if (op->arg_free) {
@@ -421,7 +445,7 @@ static int ops_start(struct admin_ops *ops, const struct admin_op_spec *spec,
 int admin__op_start(struct admin_ops *ops, const struct admin_op_spec *spec,
 		    bool background, json_t **doc, char *errbuf, size_t errlen)
 {
-	return ops_start(ops, spec, background, true, doc, NULL, errbuf,
+	return ops_start(ops, spec, background, true, doc, NULL, NULL, errbuf,
 			 errlen);
 }
 
@@ -430,7 +454,25 @@ int admin__op_start_bg(struct admin_ops *ops, const struct admin_op_spec *spec,
 {
 	json_t *doc = NULL;
 
-	return ops_start(ops, spec, true, false, &doc, id, errbuf, errlen);
+	return ops_start(ops, spec, true, false, &doc, id, NULL, errbuf,
+			 errlen);
+}
+
+int admin__op_run(struct admin_ops *ops, const struct admin_op_spec *spec,
+		  int wait_ms, char *errbuf, size_t errlen)
+{
+	struct timespec until;
+	json_t *doc = NULL;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += wait_ms / 1000;
+	until.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	return ops_start(ops, spec, false, false, &doc, NULL,
+			 wait_ms > 0 ? &until : NULL, errbuf, errlen);
 }
 
 /* The newest operation of @exp with @key.  Registry locked. */

@@ -90,6 +90,19 @@ void admin__ops_free(struct admin_ops *ops);
 int admin__op_start_bg(struct admin_ops *ops, const struct admin_op_spec *spec,
 		       uint64_t *id, char *errbuf, size_t errlen);
 
+/*
+ * Runs an operation of @spec (borrowed) here, on the calling thread,
+ * listed as any other: while a running operation of the datastore
+ * excludes it (-EBUSY) it waits for operations to end, at most @wait_ms
+ * (0: refused at once).  Returns the run's result, or -EBUSY / -ENOMEM
+ * with the reason in @errbuf (spec->arg is then freed).  The caller must
+ * not run in an operation of the same datastore (it would wait for
+ * itself).  The replication engine's snapshots go through it
+ * (repl/guard.h).
+ */
+int admin__op_run(struct admin_ops *ops, const struct admin_op_spec *spec,
+		  int wait_ms, char *errbuf, size_t errlen);
+
 /* How an operation stands (admin__op_find()). */
 struct admin_op_view {
 	uint64_t id;

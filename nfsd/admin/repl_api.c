@@ -15,6 +15,11 @@
  *   POST /volumes/NAME/replication/resync      {}: on the source: the
  *                                              destination back to the
  *                                              last common snapshot
+ *   POST /volumes/NAME/replication/reverse     {}: on the destination,
+ *                                              after its break: it
+ *                                              becomes the source, the
+ *                                              old source the destination
+ *                                              (nfsd/repl/reverse.h)
  *
  * (?relation=NAME: that relation only; else every relation of the
  * datastore) and the dsnfs_replication_* families of /metrics.  The admin token
@@ -39,12 +44,21 @@ static json_t *repl_api_json(const struct repl_status *st)
 {
 	const struct repl_xfer_stats *l = &st->last_stats;
 	bool src = st->role == REPL_ROLE_SOURCE;
-	json_t *o = json_pack("{s:s, s:s, s:s, s:b, s:b}", "name", st->name,
-			      "role", src ? "source" : "destination", "volume",
-			      st->datastore, "running", st->running, "broken",
-			      st->broken);
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:b, s:b, s:b}", "name",
+			      st->name, "role", src ? "source" : "destination",
+			      "volume", st->datastore, "state", st->state,
+			      "running", st->running, "broken", st->broken,
+			      "reversed", st->reversed);
+	const char *ename = st->last_err ? strerrorname_np(-st->last_err) : "";
 
-	if (!o || !src) {
+	if (!o) {
+		return NULL;
+	}
+	json_object_set_new(o, "last_snapshot", json_string(st->last));
+	if (!src) {
+		json_object_set_new(o, "source_url", json_string(st->url));
+		json_object_set_new(o, "source_volume",
+				    json_string(st->dst_datastore));
 		return o;
 	}
 	json_object_set_new(o, "destination_url", json_string(st->url));
@@ -53,7 +67,6 @@ static json_t *repl_api_json(const struct repl_status *st)
 	json_object_set_new(o, "schedule", json_string(st->schedule));
 	json_object_set_new(o, "schedule_seconds",
 			    json_integer(st->schedule_seconds));
-	json_object_set_new(o, "last_snapshot", json_string(st->last));
 	json_object_set_new(o, "last_transfer_s", json_integer(st->last_ok_s));
 	json_object_set_new(o, "last_attempt_s",
 			    json_integer(st->last_attempt_s));
@@ -66,15 +79,17 @@ static json_t *repl_api_json(const struct repl_status *st)
 			    json_integer((json_int_t)st->transfers_failed));
 	json_object_set_new(o, "runs_skipped",
 			    json_integer((json_int_t)st->skipped));
-	json_object_set_new(o, "last",
-			    json_pack("{s:I, s:I, s:I, s:I, s:I}", "files",
-				      (json_int_t)l->files, "files_resumed",
-				      (json_int_t)l->files_resumed,
-				      "candidate_bytes",
-				      (json_int_t)l->candidate_bytes,
-				      "sent_bytes", (json_int_t)l->sent_bytes,
-				      "removed", (json_int_t)l->removed));
+	json_object_set_new(
+		o, "last",
+		json_pack("{s:I, s:I, s:I, s:I, s:I, s:b}", "files",
+			  (json_int_t)l->files, "files_resumed",
+			  (json_int_t)l->files_resumed, "candidate_bytes",
+			  (json_int_t)l->candidate_bytes, "sent_bytes",
+			  (json_int_t)l->sent_bytes, "removed",
+			  (json_int_t)l->removed, "restarted", l->restarted));
 	json_object_set_new(o, "error", json_string(st->error));
+	json_object_set_new(o, "last_error", json_string(ename ? ename : ""));
+	json_object_set_new(o, "last_error_s", json_integer(st->last_err_s));
 	json_object_set_new(o, "alarm", json_string(st->alarm));
 	return o;
 }
@@ -129,10 +144,10 @@ void admin__replication_action(struct admin_api *api,
 		return;
 	}
 	if (strcmp(a, "transfer") && strcmp(a, "break") &&
-	    strcmp(a, "resync")) {
+	    strcmp(a, "resync") && strcmp(a, "reverse")) {
 		admin__reply_error(reply, 404,
 				   "replication: '%.64s' is not transfer, "
-				   "break or resync",
+				   "break, resync or reverse",
 				   a);
 		return;
 	}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * replication: `dsnfsctl replication show|transfer|break|resync DATASTORE
- * [--relation NAME]`, a datastore's replication relations through the
+ * replication: `dsnfsctl replication show|transfer|break|resync|reverse
+ * DATASTORE [--relation NAME]`, a datastore's replication relations through the
  * admin API (/volumes/NAME/replication; docs/replication.md).  The
  * relations themselves are [replication NAME] sections of dsnfsd.conf(5).
  */
@@ -10,11 +10,12 @@
 #include <time.h>
 
 #include "nfsd/ctl/ctl.h"
+#include "nfsd/repl/sched.h"
 
 static int repl_usage(void)
 {
 	fprintf(stderr, "usage: dsnfsctl replication show|transfer|break|"
-			"resync DATASTORE [--relation NAME]\n");
+			"resync|reverse DATASTORE [--relation NAME]\n");
 	return CTL_EXIT_USAGE;
 }
 
@@ -46,35 +47,47 @@ static void repl_print(const json_t *doc)
 {
 	const json_t *list = json_object_get(doc, "relations"), *r;
 	size_t i;
-	char when[32];
+	char when[32], sched[32];
 
 	json_array_foreach(list, i, r)
 	{
 		const json_t *last = json_object_get(r, "last");
 
-		printf("relation %s: %s of volume %s%s%s\n",
+		printf("relation %s: %s of volume %s%s, %s\n",
 		       repl_str(r, "name"), repl_str(r, "role"),
 		       repl_str(r, "volume"),
-		       json_is_true(json_object_get(r, "broken")) ? ", broken"
-								  : "",
-		       json_is_true(json_object_get(r, "running"))
-			       ? ", a transfer runs"
-			       : "");
+		       json_is_true(json_object_get(r, "reversed"))
+			       ? " (reversed)"
+			       : "",
+		       repl_str(r, "state"));
 		if (strcmp(repl_str(r, "role"), "source")) {
+			printf("  from          %s volume %s\n",
+			       repl_str(r, "source_url"),
+			       repl_str(r, "source_volume"));
+			printf("  last replica  %s\n",
+			       repl_str(r, "last_snapshot"));
 			continue;
 		}
 		printf("  to            %s volume %s\n",
 		       repl_str(r, "destination_url"),
 		       repl_str(r, "destination_volume"));
-		printf("  schedule      %s\n", repl_str(r, "schedule"));
+		printf("  schedule      %s\n",
+		       repl_sched_text(json_string_value(
+					       json_object_get(r, "schedule")),
+				       repl_int(r, "schedule_seconds"), sched,
+				       sizeof(sched)));
 		printf("  last replica  %s, at %s, lag %lld s\n",
 		       repl_str(r, "last_snapshot"),
 		       repl_time(repl_int(r, "last_transfer_s"), when,
 				 sizeof(when)),
 		       repl_int(r, "lag_s"));
-		printf("  last transfer %lld files (%lld resumed), %lld bytes "
+		printf("  last transfer %lld files (%lld resumed%s), %lld "
+		       "bytes "
 		       "sent of %lld candidate\n",
 		       repl_int(last, "files"), repl_int(last, "files_resumed"),
+		       json_is_true(json_object_get(last, "restarted"))
+			       ? ", restarted"
+			       : "",
 		       repl_int(last, "sent_bytes"),
 		       repl_int(last, "candidate_bytes"));
 		printf("  totals        %lld ok, %lld failed, %lld skipped, "
@@ -83,8 +96,14 @@ static void repl_print(const json_t *doc)
 		       repl_int(r, "transfers_failed"),
 		       repl_int(r, "runs_skipped"),
 		       repl_int(r, "bytes_sent_total"));
-		printf("  error         %s\n  alarm         %s\n",
-		       repl_str(r, "error"), repl_str(r, "alarm"));
+		printf("  error         %s%s%s%s\n  alarm         %s\n",
+		       repl_str(r, "error"),
+		       *repl_str(r, "last_error") != '-' ? " (" : "",
+		       *repl_str(r, "last_error") != '-'
+			       ? repl_str(r, "last_error")
+			       : "",
+		       *repl_str(r, "last_error") != '-' ? ")" : "",
+		       repl_str(r, "alarm"));
 	}
 }
 
@@ -105,7 +124,7 @@ int ctl_replication_main(const struct ctl_remote *r, int argc, char **argv)
 			 argv[2]);
 		rc = ctl_api_call(r, "GET", path, NULL, &doc);
 	} else if (!strcmp(verb, "transfer") || !strcmp(verb, "break") ||
-		   !strcmp(verb, "resync")) {
+		   !strcmp(verb, "resync") || !strcmp(verb, "reverse")) {
 		snprintf(path, sizeof(path), "/volumes/%s/replication/%s%s%s",
 			 argv[2], verb, rel ? "?relation=" : "",
 			 rel ? rel : "");

@@ -7,16 +7,20 @@
 
 #include <curl/curl.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 
 #include "nfsd/base/errbuf.h"
 
-/* A message is at most a block: a minute covers a slow link. */
-#define CLIENT_TIMEOUT_S 60
-#define CLIENT_CONNECT_TIMEOUT_S 10
+/* The operations that take the destination a while (a snapshot of its
+ * whole tree, a revert): bounded by this instead of @timeout_s; a cut
+ * connection still fails them in @timeout_s (client_sockopt_cb()). */
+#define CLIENT_LONG_TIMEOUT_S 3600
 #define CLIENT_REPLY_MAX (REPL_RESULT_HEAD + REPL_REASON_MAX)
 
 struct repl_client {
@@ -24,6 +28,7 @@ struct repl_client {
 	CURL *curl;
 	struct curl_slist *headers;
 	const bool *cancel;
+	unsigned timeout_s;
 	char url[1024];
 	char ca_file[4096];
 	unsigned char reply[CLIENT_REPLY_MAX];
@@ -45,6 +50,40 @@ static size_t client_write_cb(char *data, size_t size, size_t nmemb, void *arg)
 	return n;
 }
 
+/*
+ * Every connection: TCP keepalive probes and TCP_USER_TIMEOUT, so that a
+ * connection whose link is cut (nothing acknowledged, no RST) fails in
+ * about @timeout_s even while the destination works on a long operation
+ * and the HTTP exchange is silent.
+ */
+static int client_sockopt_cb(void *arg, curl_socket_t fd, curlsocktype purpose)
+{
+	const struct repl_client *c = arg;
+	int on = 1, third = (int)(c->timeout_s / 3 ? c->timeout_s / 3 : 1),
+	    cnt = 3;
+	unsigned ms = c->timeout_s * 1000u;
+
+	if (purpose != CURLSOCKTYPE_IPCXN) {
+		return CURL_SOCKOPT_OK;
+	}
+	(void)setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &third, sizeof(third));
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &third, sizeof(third));
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ms, sizeof(ms));
+	return CURL_SOCKOPT_OK;
+}
+
+/* Whether operation @op may take the destination long (a tree's
+ * snapshot or revert). */
+static bool client_op_long(unsigned op)
+{
+	return op == REPL_OP_COMMIT || op == REPL_OP_BEGIN ||
+	       op == REPL_OP_ABORT || op == REPL_OP_RESYNC ||
+	       op == REPL_OP_BREAK || op == REPL_OP_REVERSE ||
+	       op == REPL_OP_DELSNAP;
+}
+
 /* curl's failure as -errno. */
 static int client_curl_err(CURLcode rc)
 {
@@ -55,6 +94,11 @@ static int client_curl_err(CURLcode rc)
 		return -EHOSTUNREACH;
 	case CURLE_OPERATION_TIMEDOUT:
 		return -ETIMEDOUT;
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+	case CURLE_GOT_NOTHING:
+	case CURLE_PARTIAL_FILE:
+		return -ECONNRESET;
 	case CURLE_OUT_OF_MEMORY:
 		return -ENOMEM;
 	default:
@@ -82,6 +126,9 @@ static void client_call(struct repl_dst *d, const struct repl_msg *m,
 	}
 	c->reply_len = 0;
 	c->reply_over = false;
+	curl_easy_setopt(c->curl, CURLOPT_TIMEOUT,
+			 client_op_long(m->op) ? (long)CLIENT_LONG_TIMEOUT_S
+					       : (long)c->timeout_s);
 	curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
 	curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)n);
 	rc = curl_easy_perform(c->curl);
@@ -114,7 +161,7 @@ static void client_close(struct repl_dst *d)
 }
 
 int repl_client_new(const char *url, const char *name, const char *key_path,
-		    const char *ca_file, const bool *cancel,
+		    const char *ca_file, unsigned timeout_s, const bool *cancel,
 		    struct repl_client **out, char *errbuf, size_t errlen)
 {
 	char key[REPL_KEY_HEX_LEN + 1], auth[REPL_KEY_HEX_LEN + 32];
@@ -137,6 +184,7 @@ int repl_client_new(const char *url, const char *name, const char *key_path,
 	c->pub.call = client_call;
 	c->pub.close = client_close;
 	c->cancel = cancel;
+	c->timeout_s = timeout_s ? timeout_s : REPL_TIMEOUT_DEFAULT_S;
 	if (snprintf(c->url, sizeof(c->url), "%s/replications/%s/peer", url,
 		     name) >= (int)sizeof(c->url)) {
 		free(c);
@@ -170,9 +218,10 @@ int repl_client_new(const char *url, const char *name, const char *key_path,
 	curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, client_write_cb);
 	curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, c);
 	curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c->curl, CURLOPT_TIMEOUT, (long)CLIENT_TIMEOUT_S);
-	curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT,
-			 (long)CLIENT_CONNECT_TIMEOUT_S);
+	curl_easy_setopt(c->curl, CURLOPT_TIMEOUT, (long)c->timeout_s);
+	curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT, (long)c->timeout_s);
+	curl_easy_setopt(c->curl, CURLOPT_SOCKOPTFUNCTION, client_sockopt_cb);
+	curl_easy_setopt(c->curl, CURLOPT_SOCKOPTDATA, c);
 	/* The key goes to this URL only, never to where it redirects. */
 	curl_easy_setopt(c->curl, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, "http,https");

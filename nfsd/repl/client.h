@@ -8,7 +8,15 @@
  * or the system's store).  The reply is read up to REPL_RESULT_HEAD +
  * REPL_REASON_MAX bytes and decoded; a refusal (401, 404, 409, 400)
  * comes back as the result's -errno and reason, a transport failure as
- * -ECONNREFUSED, -ETIMEDOUT or -EPROTO with curl's reason.
+ * -ECONNREFUSED, -ETIMEDOUT, -ECONNRESET or -EPROTO with curl's reason
+ * (xfer.h repl_err_transport()).
+ *
+ * Bounded in time: a message waits at most @timeout_s for its answer
+ * (the connect too); the operations that take the destination long
+ * (COMMIT, BEGIN, ABORT, RESYNC, BREAK, REVERSE, DELSNAP: a snapshot or
+ * a revert of its tree) wait up to an hour, and a cut connection fails
+ * them too in about @timeout_s (TCP keepalive every @timeout_s / 3 and
+ * TCP_USER_TIMEOUT of @timeout_s on the socket).
  */
 #ifndef DSNFS_REPL_CLIENT_H
 #define DSNFS_REPL_CLIENT_H
@@ -21,6 +29,9 @@
 
 struct repl_client;
 
+/* timeout_seconds of [replication NAME] when it is not set. */
+#define REPL_TIMEOUT_DEFAULT_S 60u
+
 /*
  * A client of relation @name at @url ("http://HOST:PORT" or
  * "https://HOST:PORT", no path) with the key of @key_path (peer.h's
@@ -30,7 +41,7 @@ struct repl_client;
  * *out (owned: repl_client_free()), or -errno with the reason.
  */
 int repl_client_new(const char *url, const char *name, const char *key_path,
-		    const char *ca_file, const bool *cancel,
+		    const char *ca_file, unsigned timeout_s, const bool *cancel,
 		    struct repl_client **out, char *errbuf, size_t errlen);
 
 /* Its struct repl_dst (borrowed from @c). */

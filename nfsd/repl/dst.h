@@ -27,11 +27,19 @@ int repl_dst_call(struct repl_dst *d, const struct repl_msg *m,
 /* A destination datastore of this process: its root directory and its
  * snapshot manifest (NULL: no snapshots; COMMIT, DELSNAP, RESYNC do
  * nothing but the tree's checks). */
+struct repl_guard;
+
 struct repl_local {
 	struct repl_dst pub;
 	int rootfd; /* O_PATH, every path resolved beneath it */
 	char root[4096];
 	const char *manifest; /* borrowed */
+	/* Set after repl_local_open() (borrowed; NULL by default): the
+	 * marker of the transfer being applied (undo.h; NULL: none kept,
+	 * BEGIN never resumes) and the lock of the snapshot calls
+	 * (guard.h; NULL: none). */
+	const char *applying;
+	const struct repl_guard *guard;
 };
 
 /* Opens @l on @root.  Returns 0 or -errno with the reason. */

@@ -20,6 +20,8 @@
 #include <xxhash.h>
 
 #include "nfsd/base/errbuf.h"
+#include "nfsd/repl/guard.h"
+#include "nfsd/repl/undo.h"
 #include "nfsd/snap/snap.h"
 
 #define LOCAL_RESOLVE                                                          \
@@ -378,27 +380,41 @@ static int local_empty(struct repl_local *l, struct repl_result *r)
 	return 0;
 }
 
-/* The operations on the snapshots of the datastore. */
+/* The operations on the snapshots of the datastore and on the transfer
+ * being applied (undo.h). */
 static int local_snap(struct repl_local *l, const struct repl_msg *m,
 		      struct repl_result *r)
 {
-	if (!l->manifest || (m->op == REPL_OP_RESYNC && !m->arg_len)) {
+	int err;
+
+	switch (m->op) {
+	case REPL_OP_BEGIN:
+		return repl_undo_begin(l, m, r);
+	case REPL_OP_ABORT:
+	case REPL_OP_BREAK:
+		return repl_undo_run(l, r->reason, sizeof(r->reason));
+	case REPL_OP_COMMIT:
+		return repl_undo_commit(l, m, r);
+	default:
+		break;
+	}
+	if (m->op == REPL_OP_RESYNC) {
+		err = repl_undo_run(l, r->reason, sizeof(r->reason));
+		if (err || !l->manifest || !m->arg_len) {
+			return err;
+		}
+	}
+	if (!l->manifest) {
 		return 0;
 	}
 	if (snap_name_check(m->arg, r->reason, sizeof(r->reason))) {
 		return -EINVAL;
 	}
-	switch (m->op) {
-	case REPL_OP_COMMIT:
-		return snap_create(l->root, l->manifest, m->arg, NULL,
-				   r->reason, sizeof(r->reason));
-	case REPL_OP_DELSNAP:
-		return snap_delete(l->root, l->manifest, m->arg, r->reason,
-				   sizeof(r->reason));
-	default:
-		return snap_restore(l->root, l->manifest, m->arg, NULL,
-				    r->reason, sizeof(r->reason));
-	}
+	return repl_guard_snap(l->guard,
+			       m->op == REPL_OP_DELSNAP ? REPL_GUARD_DELETE
+							: REPL_GUARD_RESTORE,
+			       l->root, l->manifest, m->arg, r->reason,
+			       sizeof(r->reason));
 }
 
 /* The operations on one entry: PATH's parent resolved beneath the root. */
@@ -492,10 +508,18 @@ void repl_local_apply(struct repl_local *l, const struct repl_msg *m,
 		err = errbuf_printf(r->reason, sizeof(r->reason), -EINVAL,
 				    "prune: names not NUL-terminated");
 	}
+	if (!err && (m->op == REPL_OP_PRUNE || !root_ok)) {
+		err = repl_undo_check(l, r);
+	}
 	if (!err) {
 		switch (m->op) {
 		case REPL_OP_HELLO:
-		case REPL_OP_BREAK:
+			break;
+		case REPL_OP_REVERSE:
+			err = errbuf_printf(r->reason, sizeof(r->reason),
+					    -EOPNOTSUPP,
+					    "reverse is the service's "
+					    "(reverse.h)");
 			break;
 		case REPL_OP_EMPTY:
 			err = local_empty(l, r);
@@ -506,6 +530,9 @@ void repl_local_apply(struct repl_local *l, const struct repl_msg *m,
 		case REPL_OP_COMMIT:
 		case REPL_OP_DELSNAP:
 		case REPL_OP_RESYNC:
+		case REPL_OP_BREAK:
+		case REPL_OP_BEGIN:
+		case REPL_OP_ABORT:
 			err = local_snap(l, m, r);
 			break;
 		default:

@@ -132,6 +132,21 @@ int repl_journal_add(struct repl_journal *j, const char *rel)
 	return 0;
 }
 
+int repl_journal_restart(struct repl_journal *j, const char *name)
+{
+	for (size_t i = 0; i < j->ndone; i++) {
+		free(j->done[i]);
+	}
+	free(j->done);
+	j->done = NULL;
+	j->ndone = 0;
+	if (ftruncate(j->fd, 0) < 0 || dprintf(j->fd, "%s\n", name) < 0 ||
+	    fdatasync(j->fd) < 0) {
+		return -errno;
+	}
+	return 0;
+}
+
 void repl_journal_close(struct repl_journal *j, bool done)
 {
 	if (!j) {

@@ -26,6 +26,10 @@ bool repl_journal_has(const struct repl_journal *j, const char *rel);
  * the name) or -errno. */
 int repl_journal_add(struct repl_journal *j, const char *rel);
 
+/* Starts @j again empty for transfer @name (what it recorded is void:
+ * the destination undid it).  Returns 0 or -errno. */
+int repl_journal_restart(struct repl_journal *j, const char *name);
+
 /* Closes @j; @done: the transfer is committed, the file goes. */
 void repl_journal_close(struct repl_journal *j, bool done);
 

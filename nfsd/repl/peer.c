@@ -14,6 +14,9 @@
 #include <unistd.h>
 
 #include "nfsd/base/errbuf.h"
+#include "nfsd/repl/relation.h"
+#include "nfsd/repl/undo.h"
+#include "nfsd/snap/snap.h"
 
 int repl_key_load(const char *path, char key[REPL_KEY_HEX_LEN + 1],
 		  char *errbuf, size_t errlen)
@@ -145,10 +148,40 @@ int repl_hello_arg(const char *src_root, const char *dst_datastore, char *out,
 		       : 0;
 }
 
+/* @p's datastore, its marker and guard, into @l (closed by the caller
+ * when 0 is returned). */
+static int peer_local(struct repl_peer *p, struct repl_local *l, char *errbuf,
+		      size_t errlen)
+{
+	int err =
+		repl_local_open(l, p->root, p->manifest[0] ? p->manifest : NULL,
+				errbuf, errlen);
+
+	if (!err) {
+		l->applying = p->applying[0] ? p->applying : NULL;
+		l->guard = &p->guard;
+	}
+	return err;
+}
+
+/* Undoes @p's transfer applied in part, if any. */
+static int peer_undo(struct repl_peer *p, char *errbuf, size_t errlen)
+{
+	struct repl_local l;
+	int err = peer_local(p, &l, errbuf, errlen);
+
+	if (!err) {
+		err = repl_undo_run(&l, errbuf, errlen);
+		repl_local_close(&l);
+	}
+	return err;
+}
+
 int repl_peers_add(struct repl_peers *t, const char *name,
 		   const char *datastore, const char *root,
 		   const char *manifest, const char *state_dir,
-		   const char *key_path, char *errbuf, size_t errlen)
+		   const char *key_path, const struct repl_guard *guard,
+		   bool active, char *errbuf, size_t errlen)
 {
 	struct repl_peer *p;
 	int err;
@@ -169,8 +202,10 @@ int repl_peers_add(struct repl_peers *t, const char *name,
 	    snprintf(p->manifest, sizeof(p->manifest), "%s", manifest) >=
 		    (int)sizeof(p->manifest) ||
 	    (state_dir &&
-	     snprintf(p->state, sizeof(p->state), "%s/repl-%s.broken",
-		      state_dir, name) >= (int)sizeof(p->state))) {
+	     (snprintf(p->state, sizeof(p->state), "%s/repl-%s.broken",
+		       state_dir, name) >= (int)sizeof(p->state) ||
+	      snprintf(p->applying, sizeof(p->applying), "%s/repl-%s.applying",
+		       state_dir, name) >= (int)sizeof(p->applying)))) {
 		return errbuf_printf(errbuf, errlen, -ENAMETOOLONG,
 				     "relation %s: a name or path too long",
 				     name);
@@ -184,7 +219,17 @@ int repl_peers_add(struct repl_peers *t, const char *name,
 	if (err) {
 		return err;
 	}
+	if (guard) {
+		p->guard = *guard;
+	}
+	p->active = active;
 	peer_state_load(p);
+	/* A kill -9 in the middle of a transfer: the tree goes back to the
+	 * last replica before anyone reads it. */
+	err = peer_undo(p, errbuf, errlen);
+	if (err) {
+		return err;
+	}
 	t->n++;
 	return 0;
 }
@@ -206,9 +251,70 @@ bool repl_peers_feeding(struct repl_peers *t, const char *name)
 
 	pthread_mutex_lock(&t->lock);
 	p = peer_find(t, name);
-	on = p && !p->broken;
+	on = p && p->active && !p->broken;
 	pthread_mutex_unlock(&t->lock);
 	return on;
+}
+
+/* The newest repl-NAME-SEQ snapshot of @p's datastore into @last. */
+static void peer_last(const struct repl_peer *p, char last[SNAP_NAME_MAX + 1])
+{
+	struct snap_entry *list = NULL;
+	uint64_t best = 0;
+	size_t n = 0;
+
+	last[0] = '\0';
+	if (!p->manifest[0] || snap_list(p->root, p->manifest, &list, &n)) {
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t seq = repl_relation_seq_of(p->name, list[i].name);
+
+		if (seq > best) {
+			best = seq;
+			snprintf(last, SNAP_NAME_MAX + 1, "%s", list[i].name);
+		}
+	}
+	free(list);
+}
+
+int repl_peers_state(struct repl_peers *t, const char *name, bool *broken,
+		     bool *applying, char last[SNAP_NAME_MAX + 1])
+{
+	struct repl_peer *p;
+
+	pthread_mutex_lock(&t->lock);
+	p = peer_find(t, name);
+	if (p) {
+		*broken = p->broken;
+		*applying = p->applying[0] && access(p->applying, F_OK) == 0;
+		peer_last(p, last);
+	}
+	pthread_mutex_unlock(&t->lock);
+	return p ? 0 : -ENOENT;
+}
+
+int repl_peers_set_locked(struct repl_peers *t, const char *name, bool active,
+			  bool broken)
+{
+	struct repl_peer *p = peer_find(t, name);
+
+	if (!p) {
+		return -ENOENT;
+	}
+	p->active = active;
+	return peer_state_save(p, broken);
+}
+
+int repl_peers_set(struct repl_peers *t, const char *name, bool active,
+		   bool broken)
+{
+	int err;
+
+	pthread_mutex_lock(&t->lock);
+	err = repl_peers_set_locked(t, name, active, broken);
+	pthread_mutex_unlock(&t->lock);
+	return err;
 }
 
 int repl_peers_break(struct repl_peers *t, const char *name, char *errbuf,
@@ -219,6 +325,11 @@ int repl_peers_break(struct repl_peers *t, const char *name, char *errbuf,
 
 	pthread_mutex_lock(&t->lock);
 	p = peer_find(t, name);
+	err = p ? peer_undo(p, errbuf, errlen) : -ENOENT;
+	if (err && p) {
+		pthread_mutex_unlock(&t->lock);
+		return err;
+	}
 	err = p ? peer_state_save(p, true) : -ENOENT;
 	pthread_mutex_unlock(&t->lock);
 	return err ? errbuf_printf(errbuf, errlen, err,
@@ -260,30 +371,37 @@ static void peer_hello(struct repl_peer *p, const struct repl_msg *m,
 	}
 }
 
-/* Applies @m for @p (the lock held): the break and resync change @p's
- * state, every other operation goes to the datastore. */
-static void peer_apply(struct repl_peer *p, const struct repl_msg *m,
-		       struct repl_result *r)
+/* Applies @m for @p of @t (the lock held): the break and resync change
+ * @p's state, the reverse is the service's, every other operation goes
+ * to the datastore. */
+static void peer_apply(struct repl_peers *t, struct repl_peer *p,
+		       const struct repl_msg *m, struct repl_result *r)
 {
 	struct repl_local l;
 	int err;
 
-	if (m->op == REPL_OP_BREAK) {
-		r->err = peer_state_save(p, true);
-		return;
-	}
 	if (m->op == REPL_OP_HELLO) {
 		peer_hello(p, m, r);
 		return;
 	}
-	err = repl_local_open(&l, p->root, p->manifest[0] ? p->manifest : NULL,
-			      r->reason, sizeof(r->reason));
+	if (m->op == REPL_OP_REVERSE) {
+		r->err = !t->reverse ? -EOPNOTSUPP
+			 : !m->arg_len
+				 ? -EINVAL
+				 : t->reverse(t->reverse_arg, p->name, m->arg,
+					      r->reason, sizeof(r->reason));
+		return;
+	}
+	err = peer_local(p, &l, r->reason, sizeof(r->reason));
 	if (err) {
 		r->err = err;
 		return;
 	}
-	repl_local_apply(&l, m, r);
+	repl_local_apply(&l, m, r); /* BREAK and RESYNC undo first */
 	repl_local_close(&l);
+	if (!r->err && m->op == REPL_OP_BREAK) {
+		r->err = peer_state_save(p, true);
+	}
 	if (!r->err && m->op == REPL_OP_RESYNC) {
 		r->err = peer_state_save(p, false);
 	}
@@ -335,14 +453,21 @@ unsigned repl_peers_handle(struct repl_peers *t, const char *name,
 				   sizeof(r.reason))) {
 		r.err = -EINVAL;
 		status = 400;
+	} else if (!p->active && m.op != REPL_OP_HELLO &&
+		   m.op != REPL_OP_REVERSE) {
+		status = peer_refuse(409, &r, -EPERM,
+				     "this server is the relation's source "
+				     "now, not its destination (reversed?)",
+				     name);
 	} else if (p->broken && m.op != REPL_OP_HELLO &&
-		   m.op != REPL_OP_BREAK && m.op != REPL_OP_RESYNC) {
+		   m.op != REPL_OP_BREAK && m.op != REPL_OP_RESYNC &&
+		   m.op != REPL_OP_REVERSE) {
 		status = peer_refuse(409, &r, -EPERM,
 				     "broken on the destination (its datastore "
 				     "is writable): resync it first",
 				     name);
 	} else {
-		peer_apply(p, &m, &r);
+		peer_apply(t, p, &m, &r);
 	}
 	pthread_mutex_unlock(&t->lock);
 	free(arg);

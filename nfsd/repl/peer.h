@@ -11,8 +11,14 @@
  * opens this relation's datastore only, for these operations only: not
  * the admin API (its token is another), not another relation's
  * datastore.  Every path is resolved beneath that datastore (dst.h).  A
- * relation broken on this side takes nothing but HELLO, BREAK and
- * RESYNC: a failed-over datastore is never written by a late source.
+ * relation broken on this side takes nothing but HELLO, BREAK, RESYNC
+ * and REVERSE: a failed-over datastore is never written by a late
+ * source.  The transfer being applied is kept and undone as undo.h says
+ * (at the start too: repl_peers_add()).
+ *
+ * Both ends of a relation have an entry here (reverse.h swaps their
+ * roles); only the end that is the relation's destination now (@active)
+ * takes the operations; the source's takes HELLO and REVERSE only.
  */
 #ifndef DSNFS_REPL_PEER_H
 #define DSNFS_REPL_PEER_H
@@ -22,6 +28,8 @@
 #include <stddef.h>
 
 #include "nfsd/repl/dst.h"
+#include "nfsd/repl/guard.h"
+#include "nfsd/snap/naming.h"
 
 #define REPL_KEY_HEX_LEN 64
 #define REPL_PEERS_MAX 32
@@ -37,13 +45,23 @@ struct repl_peer {
 	char root[4096]; /* the datastore it feeds */
 	char manifest[4096 + 128]; /* its snapshot manifest; "" none */
 	char state[4096 + 128]; /* where "broken" is kept */
+	char applying[4096 + 128]; /* the transfer marker (undo.h); "" none */
+	struct repl_guard guard; /* its snapshot calls */
+	bool active; /* this end is the relation's destination now */
 	bool broken;
 };
+
+/* REVERSE (reverse.h) for relation @name at snapshot @common, the peers'
+ * lock held: 0 or -errno with the reason in @reason. */
+typedef int repl_reverse_fn(void *arg, const char *name, const char *common,
+			    char *reason, size_t len);
 
 struct repl_peers {
 	pthread_mutex_t lock; /* one message at a time per server */
 	struct repl_peer list[REPL_PEERS_MAX];
 	size_t n;
+	repl_reverse_fn *reverse; /* NULL: REVERSE is refused */
+	void *reverse_arg;
 };
 
 /* Reads key file @path into @key: a regular file, not readable by group
@@ -67,29 +85,40 @@ int repl_hello_arg(const char *src_root, const char *dst_datastore, char *out,
 		   size_t len);
 
 /* Adds relation @name feeding datastore @datastore at @root (its
- * manifest @manifest, "" none; its broken flag kept in @state_dir) with
- * key file @key_path.  Returns 0 or -errno with the reason. */
+ * manifest @manifest, "" none; its broken flag and transfer marker kept
+ * in @state_dir, NULL: not kept) with key file @key_path; @guard (may be
+ * NULL; copied) locks its snapshot calls; @active: this end is the
+ * destination now.  A transfer left applied in part (the server was
+ * killed) is undone here.  Returns 0 or -errno with the reason. */
 int repl_peers_add(struct repl_peers *t, const char *name,
 		   const char *datastore, const char *root,
 		   const char *manifest, const char *state_dir,
-		   const char *key_path, char *errbuf, size_t errlen);
+		   const char *key_path, const struct repl_guard *guard,
+		   bool active, char *errbuf, size_t errlen);
 
-/* Whether relation @name is configured and not broken: its datastore
- * is then read-only to NFS clients. */
+/* Whether relation @name is configured here as its destination now and
+ * not broken: its datastore is then read-only to NFS clients. */
 bool repl_peers_feeding(struct repl_peers *t, const char *name);
 
-/*
- * One request: POST of body @b (@n bytes) for relation @name with
- * header @authorization (may be NULL).  The result goes to @out
- * (REPL_RESULT_HEAD + REPL_REASON_MAX bytes; *outlen).  Returns the HTTP
- * status: 200 (applied, or the operation's own error in the result),
- * 401 (no key or a wrong one), 404 (no such relation here), 400 (not a
- * message), 409 (the relation is broken here); nothing is written but
- * for a 200.  A HELLO whose source is this very datastore, or that names
- * another destination datastore, is answered -EINVAL with the reason.
- */
+/* How relation @name's end stands here: *broken, *applying (a transfer
+ * is being applied), and its last committed replica into @last ("":
+ * none; the newest repl-NAME-SEQ snapshot of its datastore).  Returns 0
+ * or -ENOENT. */
+int repl_peers_state(struct repl_peers *t, const char *name, bool *broken,
+		     bool *applying, char last[SNAP_NAME_MAX + 1]);
+
+/* Makes relation @name's end here the destination (@active) or not, and
+ * broken or not (the broken flag kept).  The peers' lock must not be
+ * held (repl_peers_set_locked() for a reverse callback).  Returns 0 or
+ * -errno. */
+int repl_peers_set(struct repl_peers *t, const char *name, bool active,
+		   bool broken);
+int repl_peers_set_locked(struct repl_peers *t, const char *name, bool active,
+			  bool broken);
+
 /* Breaks relation @name on this side (the destination's failover when
- * its source is gone): as a BREAK message.  Returns 0 or -errno. */
+ * its source is gone): as a BREAK message (a transfer applied in part is
+ * undone first).  Returns 0 or -errno with the reason. */
 int repl_peers_break(struct repl_peers *t, const char *name, char *errbuf,
 		     size_t errlen);
 
@@ -98,6 +127,17 @@ int repl_peers_break(struct repl_peers *t, const char *name, char *errbuf,
 unsigned repl_peers_auth(struct repl_peers *t, const char *name,
 			 const char *authorization);
 
+/*
+ * One request: POST of body @b (@n bytes) for relation @name with
+ * header @authorization (may be NULL).  The result goes to @out
+ * (REPL_RESULT_HEAD + REPL_REASON_MAX bytes; *outlen).  Returns the HTTP
+ * status: 200 (applied, or the operation's own error in the result),
+ * 401 (no key or a wrong one), 404 (no such relation here), 400 (not a
+ * message), 409 (the relation is broken here, or this end is its
+ * source now); nothing is written but for a 200.  A HELLO whose source is this
+ * very datastore, or that names another destination datastore, is answered
+ * -EINVAL with the reason.
+ */
 unsigned repl_peers_handle(struct repl_peers *t, const char *name,
 			   const char *authorization, const unsigned char *b,
 			   size_t n, unsigned char *out, size_t *outlen);

@@ -15,6 +15,7 @@
 
 #include "nfsd/base/errbuf.h"
 #include "nfsd/repl/dst.h"
+#include "nfsd/repl/guard.h"
 #include "nfsd/snap/snap.h"
 
 static int relation_file(const struct repl_relation *r, const char *what,
@@ -43,8 +44,9 @@ static int relation_save(const struct repl_relation *r)
 	}
 	fprintf(f,
 		"last=%s\nseq=%" PRIu64 "\nbroken=%d\nlast_snap_s=%" PRId64
-		"\n",
-		r->last, r->seq, r->broken ? 1 : 0, r->last_snap_s);
+		"\npending_s=%" PRId64 "\n",
+		r->last, r->seq, r->broken ? 1 : 0, r->last_snap_s,
+		r->pending_s);
 	if (fflush(f) || fsync(fileno(f)) < 0) {
 		err = -errno;
 	}
@@ -91,6 +93,8 @@ static int relation_load(struct repl_relation *r)
 		} else if (sscanf(line, "seq=%" SCNu64, &r->seq) == 1) {
 		} else if (sscanf(line, "broken=%d", &b) == 1) {
 			r->broken = b != 0;
+		} else if (sscanf(line, "pending_s=%" SCNd64, &r->pending_s) ==
+			   1) {
 		} else {
 			(void)sscanf(line, "last_snap_s=%" SCNd64,
 				     &r->last_snap_s);
@@ -123,6 +127,12 @@ static int relation_dst(struct repl_relation *r, unsigned op, const char *arg,
 	err = repl_local_open(&local, r->dst_root, r->dst_manifest, errbuf,
 			      errlen);
 	if (!err) {
+		char applying[PATH_MAX];
+
+		local.applying = relation_file(r, "applying", applying)
+					 ? NULL
+					 : applying;
+		local.guard = r->dst_guard;
 		err = repl_dst_call(&local.pub, &m, &res, errbuf, errlen);
 		repl_local_close(&local);
 	}
@@ -193,11 +203,20 @@ static bool relation_pending(const struct repl_relation *r, char *name)
 	return ok;
 }
 
+/* Records the failure @err of a transfer at @now. */
+static int relation_failed(struct repl_relation *r, int err, int64_t now)
+{
+	r->transfers_failed++;
+	r->last_err = err;
+	r->last_err_s = now;
+	return err;
+}
+
 int repl_relation_transfer(struct repl_relation *r, int64_t now, char *errbuf,
 			   size_t errlen)
 {
 	char name[SNAP_NAME_MAX + 1], src[PATH_MAX], base[PATH_MAX],
-		journal[PATH_MAX];
+		journal[PATH_MAX], applying[PATH_MAX];
 	struct repl_xfer_args a = { 0 };
 	int err;
 
@@ -206,30 +225,31 @@ int repl_relation_transfer(struct repl_relation *r, int64_t now, char *errbuf,
 				     "relation %s is broken: resync it first",
 				     r->name);
 	}
-	if (relation_file(r, "journal", journal)) {
+	if (relation_file(r, "journal", journal) ||
+	    relation_file(r, "applying", applying)) {
 		return -ENAMETOOLONG;
 	}
+	memset(&r->last_stats, 0, sizeof(r->last_stats));
 	if (r->to && r->hello) {
 		err = relation_dst(r, REPL_OP_HELLO, r->hello, errbuf, errlen);
 		if (err) {
-			r->transfers_failed++;
-			return err;
+			return relation_failed(r, err, now);
 		}
 	}
 	if (!relation_pending(r, name)) {
 		r->seq++;
 		snprintf(name, sizeof(name), "repl-%s-%" PRIu64, r->name,
 			 r->seq);
+		r->pending_s = now;
 		err = relation_save(r);
 		if (!err) {
-			err = snap_create(r->src_root, r->src_manifest, name,
-					  NULL, errbuf, errlen);
+			err = repl_guard_snap(r->src_guard, REPL_GUARD_CREATE,
+					      r->src_root, r->src_manifest,
+					      name, errbuf, errlen);
 		}
 		if (err) {
-			r->transfers_failed++;
-			return err;
+			return relation_failed(r, err, now);
 		}
-		r->last_snap_s = now;
 	}
 	snprintf(src, sizeof(src), "%s/%s/%s", r->src_root, SNAP_DIR_NAME,
 		 name);
@@ -238,42 +258,61 @@ int repl_relation_transfer(struct repl_relation *r, int64_t now, char *errbuf,
 	a.name = name;
 	a.src = src;
 	a.base = r->last[0] ? base : NULL;
+	a.base_name = r->last;
 	a.dst = r->dst_root;
 	a.journal = journal;
 	a.dst_manifest = r->dst_manifest;
+	a.dst_applying = applying;
+	a.dst_guard = r->dst_guard;
 	a.to = r->to;
 	err = repl_xfer_run(&a, &r->last_stats, errbuf, errlen);
 	r->bytes_total += r->last_stats.sent_bytes;
 	if (err) {
-		r->transfers_failed++;
-		return err;
+		return relation_failed(r, err, now);
 	}
 	/* Committed on both sides: the older pair is no longer a base. */
 	if (r->last[0]) {
-		(void)snap_delete(r->src_root, r->src_manifest, r->last, NULL,
-				  0);
+		(void)repl_guard_snap(r->src_guard, REPL_GUARD_DELETE,
+				      r->src_root, r->src_manifest, r->last,
+				      NULL, 0);
 		(void)relation_dst(r, REPL_OP_DELSNAP, r->last, NULL, 0);
 	}
 	snprintf(r->last, sizeof(r->last), "%s", name);
+	r->last_snap_s = r->pending_s;
 	r->last_ok_s = now;
+	r->last_err = 0;
 	r->transfers_ok++;
 	return relation_save_err(r, errbuf, errlen);
 }
 
 int repl_relation_break(struct repl_relation *r, char *errbuf, size_t errlen)
 {
-	/* The destination is told when it answers; when it does not (the
-	 * disaster), it is broken on its own side (peer.h). */
-	if (r->to) {
-		(void)relation_dst(r, REPL_OP_BREAK, "", NULL, 0);
-	}
+	/* The destination is told when it answers (it undoes a transfer
+	 * applied in part, undo.h); when it does not (the disaster), it is
+	 * broken on its own side (peer.h). */
+	(void)relation_dst(r, REPL_OP_BREAK, "", NULL, 0);
 	r->broken = true;
 	return relation_save_err(r, errbuf, errlen);
 }
 
-int repl_relation_resync(struct repl_relation *r, char *errbuf, size_t errlen)
+/* Drops the transfer its journal names (its source snapshot and the
+ * journal): what the destination held of it was undone. */
+static void relation_drop_pending(struct repl_relation *r)
 {
 	char name[SNAP_NAME_MAX + 1], journal[PATH_MAX];
+
+	if (relation_pending(r, name)) {
+		(void)repl_guard_snap(r->src_guard, REPL_GUARD_DELETE,
+				      r->src_root, r->src_manifest, name, NULL,
+				      0);
+	}
+	if (!relation_file(r, "journal", journal)) {
+		(void)unlink(journal);
+	}
+}
+
+int repl_relation_resync(struct repl_relation *r, char *errbuf, size_t errlen)
+{
 	int err;
 
 	if (!r->broken) {
@@ -287,12 +326,46 @@ int repl_relation_resync(struct repl_relation *r, char *errbuf, size_t errlen)
 	/* The revert undid what a cut transfer had applied: its journal
 	 * no longer says what the destination holds, and its snapshot
 	 * goes; the next transfer starts afresh from the last one. */
-	if (relation_pending(r, name)) {
-		(void)snap_delete(r->src_root, r->src_manifest, name, NULL, 0);
-	}
-	if (!relation_file(r, "journal", journal)) {
-		(void)unlink(journal);
-	}
+	relation_drop_pending(r);
 	r->broken = false;
+	return relation_save_err(r, errbuf, errlen);
+}
+
+uint64_t repl_relation_seq_of(const char *rel, const char *name)
+{
+	char prefix[80], *end;
+	unsigned long long v;
+	size_t n;
+
+	snprintf(prefix, sizeof(prefix), "repl-%s-", rel);
+	n = strlen(prefix);
+	if (strncmp(name, prefix, n) || name[n] < '1' || name[n] > '9') {
+		return 0;
+	}
+	errno = 0;
+	v = strtoull(name + n, &end, 10);
+	return errno || *end ? 0 : (uint64_t)v;
+}
+
+int repl_relation_adopt(struct repl_relation *r, const char *common,
+			int64_t now, char *errbuf, size_t errlen)
+{
+	uint64_t seq = repl_relation_seq_of(r->name, common);
+
+	if (!seq) {
+		return errbuf_printf(errbuf, errlen, -EINVAL,
+				     "relation %s: %s is not one of its "
+				     "snapshots",
+				     r->name, common);
+	}
+	relation_drop_pending(r);
+	snprintf(r->last, sizeof(r->last), "%s", common);
+	r->seq = seq;
+	r->broken = false;
+	/* Its age is not known here: counted from now. */
+	r->last_snap_s = now;
+	r->pending_s = now;
+	r->last_ok_s = now;
+	r->last_err = 0;
 	return relation_save_err(r, errbuf, errlen);
 }

@@ -36,13 +36,21 @@ struct repl_relation {
 	const char *hello;
 	const char *state_dir; /* its state file and journal go here */
 	enum repl_schedule schedule;
+	/* The locks of the snapshot calls (guard.h) on the source and, with
+	 * @dst_root, on the destination; NULL: none. */
+	const struct repl_guard *src_guard, *dst_guard;
 
 	/* What the relation did (read by /metrics). */
 	char last[SNAP_NAME_MAX + 1]; /* the last common snapshot; "" none */
 	uint64_t seq;
 	bool broken; /* the destination is writable: no transfers */
 	int64_t last_ok_s; /* when the last transfer ended well */
-	int64_t last_snap_s; /* when its source snapshot was taken */
+	/* When the source snapshot of @last (the last committed replica)
+	 * was taken: what the lag counts from. */
+	int64_t last_snap_s;
+	int64_t pending_s; /* the same, of the transfer not committed yet */
+	int last_err; /* the last transfer's failure (-errno); 0: it went */
+	int64_t last_err_s; /* when it failed */
 	uint64_t bytes_total, transfers_ok, transfers_failed;
 	struct repl_xfer_stats last_stats;
 };
@@ -70,8 +78,21 @@ int repl_relation_break(struct repl_relation *r, char *errbuf, size_t errlen);
  * source changed since.  Returns 0 or -errno. */
 int repl_relation_resync(struct repl_relation *r, char *errbuf, size_t errlen);
 
-/* Seconds the destination's replica is behind @now (the age of the last
- * replicated snapshot); -1 before a baseline. */
+/* Seconds the destination's replica is behind @now (the age of the
+ * source snapshot of the last committed replica: a failed transfer does
+ * not make it younger); -1 before a baseline. */
 int64_t repl_relation_lag(const struct repl_relation *r, int64_t now);
+
+/* The reverse (reverse.h): this side becomes the relation's source at
+ * @common, the last snapshot both hold (repl-NAME-SEQ): its last
+ * replica, its sequence, not broken; a transfer cut before (its journal,
+ * its source snapshot) is dropped.  Returns 0 or -errno with the
+ * reason. */
+int repl_relation_adopt(struct repl_relation *r, const char *common,
+			int64_t now, char *errbuf, size_t errlen);
+
+/* The sequence of snapshot @name of relation @rel ("repl-REL-SEQ"), or
+ * 0 when it is not one. */
+uint64_t repl_relation_seq_of(const char *rel, const char *name);
 
 #endif

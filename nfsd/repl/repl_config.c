@@ -106,6 +106,24 @@ int repl_config_section(void *arg, const char *section, const char *key,
 					       "daily or none")
 			       : 0;
 	}
+	if (!strcmp(key, "source_url")) {
+		return config_copy(r->src_url, sizeof(r->src_url), key, value,
+				   errbuf, errlen);
+	}
+	if (!strcmp(key, "source_datastore")) {
+		return config_copy(r->src_datastore, sizeof(r->src_datastore),
+				   key, value, errbuf, errlen);
+	}
+	if (!strcmp(key, "timeout_seconds")) {
+		errno = 0;
+		v = strtoul(value, &end, 10);
+		if (errno || *end || !*value || v < 1 || v > 3600) {
+			return errbuf_printf(errbuf, errlen, -EINVAL,
+					     "timeout_seconds is 1..3600");
+		}
+		r->timeout_s = (uint32_t)v;
+		return 0;
+	}
 	if (!strcmp(key, "schedule_seconds")) {
 		errno = 0;
 		v = strtoul(value, &end, 10);

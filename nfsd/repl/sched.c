@@ -5,6 +5,8 @@
 #include "nfsd/repl/sched.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *const sched_names[] = {
@@ -80,4 +82,14 @@ enum repl_sched_action repl_sched_decide(enum repl_schedule s,
 		return REPL_SCHED_SKIP;
 	}
 	return REPL_SCHED_RUN;
+}
+
+const char *repl_sched_text(const char *schedule, int64_t every_seconds,
+			    char *buf, size_t len)
+{
+	if (every_seconds > 0) {
+		snprintf(buf, len, "every %" PRId64 " s", every_seconds);
+		return buf;
+	}
+	return schedule && *schedule ? schedule : "none";
 }

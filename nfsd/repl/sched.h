@@ -27,6 +27,16 @@ int repl_sched_parse(const char *s, enum repl_schedule *out);
 /* The schedule's name (static). */
 const char *repl_sched_name(enum repl_schedule s);
 
+/*
+ * What a relation's schedule is, as configured, for people (dsnfsctl
+ * replication show, the start's log line): "every N s" when
+ * @every_seconds (schedule_seconds) is set, which then replaces
+ * @schedule; else @schedule ("10min", "hourly", ...; "none" when NULL or
+ * empty).  Returns @buf (@len bytes, filled) or @schedule (borrowed).
+ */
+const char *repl_sched_text(const char *schedule, int64_t every_seconds,
+			    char *buf, size_t len);
+
 /* Its interval in seconds (0 for none). */
 int64_t repl_sched_interval(enum repl_schedule s);
 

@@ -12,53 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "nfsd/base/errbuf.h"
 #include "nfsd/base/log.h"
 #include "nfsd/export/export.h"
 #include "nfsd/repl/client.h"
-
-/* A source relation and its thread. */
-struct repl_src {
-	struct repl_service *svc;
-	struct repl_rel_config cfg;
-	struct repl_relation rel; /* the thread's while @running */
-	struct repl_client *client;
-	char src_root[4096];
-	char src_manifest[PATH_MAX + 64];
-	char hello[REPL_IDENTITY_MAX + 80];
-	pthread_t thread;
-	bool thread_ok;
-	bool want; /* a transfer asked for (the clock or by hand) */
-	bool running; /* a transfer, a break or a resync under way */
-	struct repl_sched_state sched;
-	int64_t last_attempt_s;
-	char error[512];
-	char alarm[320];
-	struct repl_relation shown; /* @rel as of its last change */
-};
-
-/* A destination relation: its datastore's read-only switch. */
-struct repl_dst_export {
-	char name[64];
-	char datastore[64];
-	struct export *exp;
-};
-
-struct repl_service {
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	bool stop; /* also cancels the clients' calls */
-	struct export_table *exports;
-	char state_dir[PATH_MAX];
-	struct repl_peers peers;
-	struct repl_dst_export dst[REPL_PEERS_MAX];
-	size_t ndst;
-	struct repl_src *src[REPL_PEERS_MAX];
-	size_t nsrc;
-	pthread_t clock;
-	bool clock_ok;
-};
+#include "nfsd/repl/repl_int.h"
+#include "nfsd/repl/reverse.h"
 
 static int64_t service_now(void)
 {
@@ -114,66 +75,99 @@ static struct export *service_datastore(struct repl_service *s,
 	return e;
 }
 
-static void service_set_replica(struct repl_dst_export *d, bool on)
+void repl__item_replica(struct repl_item *x, bool on)
 {
 	if (on) {
-		__atomic_store_n(&d->exp->replica_logged, false,
+		__atomic_store_n(&x->exp->replica_logged, false,
 				 __ATOMIC_RELAXED);
 	}
-	__atomic_store_n(&d->exp->replica, on, __ATOMIC_RELEASE);
+	__atomic_store_n(&x->exp->replica, on, __ATOMIC_RELEASE);
 }
 
-static int service_add_dst(struct repl_service *s,
-			   const struct repl_rel_config *c, char *errbuf,
-			   size_t errlen)
+/* The read-only switch of @x's datastore after its end changed: on while
+ * it is the destination now and not broken. */
+static void service_sync_replica(struct repl_service *s, struct repl_item *x)
 {
-	struct export *e = service_datastore(s, c, errbuf, errlen);
-	char manifest[PATH_MAX + 64];
-	struct repl_dst_export *d;
-	int err;
+	bool on = repl_peers_feeding(&s->peers, x->cfg.name);
 
-	if (!e) {
-		return -EINVAL;
+	if (on != __atomic_load_n(&x->exp->replica, __ATOMIC_ACQUIRE)) {
+		log_info("replication: %s: datastore %s %s", x->cfg.name,
+			 x->cfg.datastore,
+			 on ? "is a replica again: read-only to NFS clients"
+			    : "broken off: writable by its clients");
+		repl__item_replica(x, on);
 	}
-	if (service_manifest(s->state_dir, c->datastore, manifest,
-			     sizeof(manifest))) {
-		return -ENAMETOOLONG;
-	}
-	err = repl_peers_add(&s->peers, c->name, c->datastore, e->dir, manifest,
-			     s->state_dir, c->key_file, errbuf, errlen);
-	if (err) {
-		return err;
-	}
-	d = &s->dst[s->ndst++];
-	snprintf(d->name, sizeof(d->name), "%s", c->name);
-	snprintf(d->datastore, sizeof(d->datastore), "%s", c->datastore);
-	d->exp = e;
-	service_set_replica(d, repl_peers_feeding(&s->peers, c->name));
-	log_info("replication: %s: destination of datastore %s%s", c->name,
-		 c->datastore,
-		 d->exp->replica ? " (read-only to NFS clients until the "
-				   "break)"
-				 : " (broken: writable)");
-	return 0;
 }
 
-static int service_add_src(struct repl_service *s,
-			   const struct repl_rel_config *c, char *errbuf,
-			   size_t errlen)
+/* The other end's admin endpoint and datastore, as @c names them ("":
+ * not known: this end never sends). */
+static void service_other(const struct repl_rel_config *c, const char **url,
+			  const char **datastore)
 {
-	struct export *e = service_datastore(s, c, errbuf, errlen);
-	struct repl_src *x;
+	bool src = c->role == REPL_ROLE_SOURCE;
+
+	*url = src ? c->url : c->src_url;
+	*datastore = src ? c->dst_datastore : c->src_datastore;
+}
+
+/* The client to the other end of @x, when its URL is known. */
+static int service_client(struct repl_service *s, struct repl_item *x,
+			  char *errbuf, size_t errlen)
+{
+	const struct repl_rel_config *c = &x->cfg;
+	const char *url, *ds;
 	int err;
 
-	if (!e) {
-		return -EINVAL;
-	}
-	if (!c->url[0] || !c->dst_datastore[0] || !c->key_file[0]) {
+	service_other(c, &url, &ds);
+	if (c->role == REPL_ROLE_SOURCE &&
+	    (!c->url[0] || !c->dst_datastore[0] || !c->key_file[0])) {
 		return errbuf_printf(errbuf, errlen, -EINVAL,
 				     "[replication %s]: a source needs "
 				     "destination_url, destination_datastore "
 				     "and key_file",
 				     c->name);
+	}
+	if (!url[0] && !ds[0]) {
+		return 0; /* a destination that cannot be reversed */
+	}
+	if (!url[0] || !ds[0]) {
+		return errbuf_printf(errbuf, errlen, -EINVAL,
+				     "[replication %s]: source_url and "
+				     "source_datastore go together",
+				     c->name);
+	}
+	err = repl_hello_arg(x->root, ds, x->hello, sizeof(x->hello));
+	if (err) {
+		return errbuf_printf(errbuf, errlen, err,
+				     "[replication %s]: %s: %s", c->name,
+				     x->root, strerror(-err));
+	}
+	return repl_client_new(url, c->name, c->key_file, c->ca_file,
+			       c->timeout_s, &s->stop, &x->client, errbuf,
+			       errlen);
+}
+
+/* Whether relation @name's transfer marker is there (undo.h). */
+static bool service_applying(const struct repl_service *s, const char *name)
+{
+	char p[PATH_MAX];
+
+	return snprintf(p, sizeof(p), "%s/repl-%s.applying", s->state_dir,
+			name) < (int)sizeof(p) &&
+	       access(p, F_OK) == 0;
+}
+
+/* Opens relation @c: its datastore, its peer entry, its client. */
+static int service_add(struct repl_service *s, const struct repl_rel_config *c,
+		       char *errbuf, size_t errlen)
+{
+	struct export *e = service_datastore(s, c, errbuf, errlen);
+	struct repl_item *x;
+	bool undo;
+	int err;
+
+	if (!e) {
+		return -EINVAL;
 	}
 	x = calloc(1, sizeof(*x));
 	if (!x) {
@@ -181,50 +175,78 @@ static int service_add_src(struct repl_service *s,
 	}
 	x->svc = s;
 	x->cfg = *c;
-	snprintf(x->src_root, sizeof(x->src_root), "%s", e->dir);
-	err = service_manifest(s->state_dir, c->datastore, x->src_manifest,
-			       sizeof(x->src_manifest));
-	if (!err) {
-		err = repl_hello_arg(x->src_root, c->dst_datastore, x->hello,
-				     sizeof(x->hello));
+	x->exp = e;
+	x->guard.ops = s->ops;
+	x->guard.export = e;
+	x->guard.wait_ms = REPL_GUARD_WAIT_MS;
+	x->reversed = repl_reversed_load(s->state_dir, c->name);
+	s->item[s->n++] = x;
+	if (snprintf(x->root, sizeof(x->root), "%s", e->dir) >=
+		    (int)sizeof(x->root) ||
+	    service_manifest(s->state_dir, c->datastore, x->manifest,
+			     sizeof(x->manifest))) {
+		return errbuf_printf(errbuf, errlen, -ENAMETOOLONG,
+				     "[replication %s]: a path too long",
+				     c->name);
+	}
+	undo = service_applying(s, c->name);
+	err = repl_peers_add(&s->peers, c->name, c->datastore, x->root,
+			     x->manifest, s->state_dir, c->key_file, &x->guard,
+			     !repl__item_sends(x), errbuf, errlen);
+	if (!err && undo) {
+		log_info("replication: %s: a transfer was applied in part when "
+			 "the server stopped: undone, datastore %s is back at "
+			 "its last replica",
+			 c->name, c->datastore);
 	}
 	if (!err) {
-		err = repl_client_new(c->url, c->name, c->key_file, c->ca_file,
-				      &s->stop, &x->client, errbuf, errlen);
+		err = service_client(s, x, errbuf, errlen);
 	}
-	if (err) {
-		free(x);
-		return err == -ENAMETOOLONG
-			       ? errbuf_printf(errbuf, errlen, err,
-					       "[replication %s]: a path too "
-					       "long",
-					       c->name)
-			       : err;
-	}
-	x->rel.name = x->cfg.name;
-	x->rel.src_root = x->src_root;
-	x->rel.src_manifest = x->src_manifest;
-	x->rel.to = repl_client_dst(x->client);
-	x->rel.hello = x->hello;
-	x->rel.state_dir = s->state_dir;
-	x->rel.schedule = c->schedule;
-	s->src[s->nsrc++] = x;
-	err = repl_relation_open(&x->rel, errbuf, errlen);
 	if (err) {
 		return err;
 	}
+	x->rel.name = x->cfg.name;
+	x->rel.src_root = x->root;
+	x->rel.src_manifest = x->manifest;
+	x->rel.to = x->client ? repl_client_dst(x->client) : NULL;
+	x->rel.hello = x->hello;
+	x->rel.state_dir = s->state_dir;
+	x->rel.schedule = c->schedule;
+	x->rel.src_guard = &x->guard;
+	if (x->client) {
+		err = repl_relation_open(&x->rel, errbuf, errlen);
+		if (err) {
+			return err;
+		}
+	}
 	x->shown = x->rel;
-	log_info("replication: %s: source of datastore %s to %s datastore "
-		 "%s, schedule %s (every %" PRId64 " s)",
-		 c->name, c->datastore, c->url, c->dst_datastore,
-		 c->schedule_seconds ? "seconds" : repl_sched_name(c->schedule),
-		 c->schedule_seconds ? (int64_t)c->schedule_seconds
-				     : repl_sched_interval(c->schedule));
+	repl__item_replica(x, repl_peers_feeding(&s->peers, c->name));
+	if (repl__item_sends(x)) {
+		const char *url, *ds;
+		char sched[32];
+
+		service_other(c, &url, &ds);
+		log_info("replication: %s: source of datastore %s to %s "
+			 "datastore %s%s, schedule %s, %u s a message",
+			 c->name, c->datastore, url, ds,
+			 x->reversed ? " (reversed)" : "",
+			 repl_sched_text(repl_sched_name(c->schedule),
+					 c->schedule_seconds, sched,
+					 sizeof(sched)),
+			 c->timeout_s ? c->timeout_s : REPL_TIMEOUT_DEFAULT_S);
+	} else {
+		log_info("replication: %s: destination of datastore %s%s%s",
+			 c->name, c->datastore,
+			 x->reversed ? " (reversed)" : "",
+			 x->exp->replica ? " (read-only to NFS clients until "
+					   "the break)"
+					 : " (broken: writable)");
+	}
 	return 0;
 }
 
 /* One transfer of @x, the lock held on entry and on return. */
-static void service_transfer(struct repl_src *x)
+static void service_transfer(struct repl_item *x)
 {
 	struct repl_service *s = x->svc;
 	char err[512] = "";
@@ -243,34 +265,49 @@ static void service_transfer(struct repl_src *x)
 			 x->rel.last[0] ? x->rel.last : "(none yet)");
 	} else {
 		log_info("replication: %s: transfer %s done in %" PRId64
-			 " s: %" PRIu64 " files (%" PRIu64 " resumed), %" PRIu64
-			 " bytes sent of %" PRIu64 " candidate, %" PRIu64
-			 " removed",
+			 " s: %" PRIu64 " files (%" PRIu64
+			 " resumed%s), %" PRIu64 " bytes sent of %" PRIu64
+			 " candidate, %" PRIu64 " removed",
 			 x->cfg.name, x->rel.last, service_now() - t0,
 			 x->rel.last_stats.files,
 			 x->rel.last_stats.files_resumed,
+			 x->rel.last_stats.restarted
+				 ? "; restarted: the destination had undone it"
+				 : "",
 			 x->rel.last_stats.sent_bytes,
 			 x->rel.last_stats.candidate_bytes,
 			 x->rel.last_stats.removed);
 	}
 	pthread_mutex_lock(&s->lock);
+	if (rc) {
+		/* When it failed (GET last_error_s): the relation stamps the
+		 * failure with the transfer's start, @t0, which says nothing
+		 * of how long a cut connection took to fail it. */
+		x->rel.last_err_s = service_now();
+	}
 	x->running = false;
 	snprintf(x->error, sizeof(x->error), "%s", rc ? err : "");
 	x->shown = x->rel;
 	pthread_cond_broadcast(&s->wake);
 }
 
+/* Whether @x's thread may transfer now (the lock held). */
+static bool service_may_send(const struct repl_item *x)
+{
+	return x->client && repl__item_sends(x) && !x->shown.broken;
+}
+
 static void *service_worker(void *arg)
 {
-	struct repl_src *x = arg;
+	struct repl_item *x = arg;
 	struct repl_service *s = x->svc;
 
 	pthread_mutex_lock(&s->lock);
 	while (!s->stop) {
-		if (x->want && !x->running && !x->shown.broken) {
+		if (x->want && !x->running && service_may_send(x)) {
 			service_transfer(x);
 		} else {
-			x->want = x->want && !x->shown.broken;
+			x->want = x->want && service_may_send(x);
 			pthread_cond_wait(&s->wake, &s->lock);
 		}
 	}
@@ -279,11 +316,11 @@ static void *service_worker(void *arg)
 }
 
 /* The clock's look at @x at @now (the lock held). */
-static void service_tick(struct repl_src *x, int64_t now)
+static void service_tick(struct repl_item *x, int64_t now)
 {
 	enum repl_sched_action a;
 
-	if (x->shown.broken) {
+	if (!service_may_send(x)) {
 		return;
 	}
 	if (x->cfg.schedule_seconds) {
@@ -326,8 +363,8 @@ static void *service_clock(void *arg)
 	while (!s->stop) {
 		int64_t now = service_now();
 
-		for (size_t i = 0; i < s->nsrc; i++) {
-			service_tick(s->src[i], now);
+		for (size_t i = 0; i < s->n; i++) {
+			service_tick(s->item[i], now);
 		}
 		pthread_cond_broadcast(&s->wake);
 		clock_gettime(CLOCK_REALTIME, &t);
@@ -350,15 +387,17 @@ void repl_service_stop(struct repl_service *s)
 	if (s->clock_ok) {
 		pthread_join(s->clock, NULL);
 	}
-	for (size_t i = 0; i < s->nsrc; i++) {
-		if (s->src[i]->thread_ok) {
-			pthread_join(s->src[i]->thread, NULL);
+	for (size_t i = 0; i < s->n; i++) {
+		struct repl_item *x = s->item[i];
+
+		if (x->thread_ok) {
+			pthread_join(x->thread, NULL);
 		}
-		repl_client_free(s->src[i]->client);
-		free(s->src[i]);
-	}
-	for (size_t i = 0; i < s->ndst; i++) {
-		service_set_replica(&s->dst[i], false);
+		repl_client_free(x->client);
+		if (x->exp) {
+			repl__item_replica(x, false);
+		}
+		free(x);
 	}
 	pthread_mutex_destroy(&s->peers.lock);
 	pthread_cond_destroy(&s->wake);
@@ -403,10 +442,13 @@ static int service_threads(struct repl_service *s, char *errbuf, size_t errlen)
 {
 	int err = 0;
 
-	for (size_t i = 0; i < s->nsrc && !err; i++) {
-		err = -pthread_create(&s->src[i]->thread, NULL, service_worker,
-				      s->src[i]);
-		s->src[i]->thread_ok = !err;
+	for (size_t i = 0; i < s->n && !err; i++) {
+		if (!s->item[i]->client) {
+			continue;
+		}
+		err = -pthread_create(&s->item[i]->thread, NULL, service_worker,
+				      s->item[i]);
+		s->item[i]->thread_ok = !err;
 	}
 	if (!err) {
 		err = -pthread_create(&s->clock, NULL, service_clock, s);
@@ -419,8 +461,9 @@ static int service_threads(struct repl_service *s, char *errbuf, size_t errlen)
 }
 
 int repl_service_start(const struct repl_config *cfg,
-		       struct export_table *exports, const char *state_dir,
-		       struct repl_service **out, char *errbuf, size_t errlen)
+		       struct export_table *exports, struct admin_ops *ops,
+		       const char *state_dir, struct repl_service **out,
+		       char *errbuf, size_t errlen)
 {
 	struct repl_service *s;
 	int err;
@@ -440,16 +483,16 @@ int repl_service_start(const struct repl_config *cfg,
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->wake, NULL);
 	pthread_mutex_init(&s->peers.lock, NULL);
+	s->peers.reverse = repl__reverse_accept;
+	s->peers.reverse_arg = s;
 	s->exports = exports;
+	s->ops = ops;
 	/* Absolute, as the store names the manifests (store/local.c). */
 	if (!realpath(state_dir, s->state_dir)) {
 		snprintf(s->state_dir, sizeof(s->state_dir), "%s", state_dir);
 	}
 	for (size_t i = 0; i < cfg->n && !err; i++) {
-		err = cfg->rel[i].role == REPL_ROLE_SOURCE
-			      ? service_add_src(s, &cfg->rel[i], errbuf, errlen)
-			      : service_add_dst(s, &cfg->rel[i], errbuf,
-						errlen);
+		err = service_add(s, &cfg->rel[i], errbuf, errlen);
 	}
 	if (!err) {
 		err = service_threads(s, errbuf, errlen);
@@ -462,12 +505,11 @@ int repl_service_start(const struct repl_config *cfg,
 	return 0;
 }
 
-static struct repl_dst_export *service_dst_find(struct repl_service *s,
-						const char *name)
+static struct repl_item *service_find(struct repl_service *s, const char *name)
 {
-	for (size_t i = 0; i < s->ndst; i++) {
-		if (!strcmp(s->dst[i].name, name)) {
-			return &s->dst[i];
+	for (size_t i = 0; i < s->n; i++) {
+		if (!strcmp(s->item[i]->cfg.name, name)) {
+			return s->item[i];
 		}
 	}
 	return NULL;
@@ -483,7 +525,7 @@ unsigned repl_service_peer(struct repl_service *s, const char *name,
 			   const char *authorization, const unsigned char *b,
 			   size_t n, unsigned char *out, size_t *outlen)
 {
-	struct repl_dst_export *d;
+	struct repl_item *x;
 	unsigned status;
 
 	if (!s) {
@@ -496,34 +538,25 @@ unsigned repl_service_peer(struct repl_service *s, const char *name,
 	}
 	status = repl_peers_handle(&s->peers, name, authorization, b, n, out,
 				   outlen);
-	d = service_dst_find(s, name);
-	if (d) {
-		bool on = repl_peers_feeding(&s->peers, name);
-
-		if (on != __atomic_load_n(&d->exp->replica, __ATOMIC_ACQUIRE)) {
-			log_info("replication: %s: datastore %s %s", name,
-				 d->datastore,
-				 on ? "is a replica again: read-only to NFS "
-				      "clients"
-				    : "broken off: writable by its clients");
-			service_set_replica(d, on);
-		}
+	x = service_find(s, name);
+	if (x) {
+		service_sync_replica(s, x);
 	}
 	return status;
 }
 
-static void service_status_src(const struct repl_src *x, int64_t now,
+/* @x's figures as the sending end (the lock held). */
+static void service_status_src(const struct repl_item *x, int64_t now,
 			       struct repl_status *o)
 {
 	const struct repl_relation *r = &x->shown;
 
-	snprintf(o->url, sizeof(o->url), "%s", x->cfg.url);
-	snprintf(o->dst_datastore, sizeof(o->dst_datastore), "%s",
-		 x->cfg.dst_datastore);
-	o->schedule = repl_sched_name(x->cfg.schedule);
-	o->schedule_seconds = x->cfg.schedule_seconds;
 	o->running = x->running;
 	o->broken = r->broken;
+	o->state = r->broken	 ? "broken"
+		   : x->running	 ? "transferring"
+		   : !r->last[0] ? "uninitialized"
+				 : "idle";
 	snprintf(o->last, sizeof(o->last), "%s", r->last);
 	o->last_ok_s = r->last_ok_s;
 	o->last_attempt_s = x->last_attempt_s;
@@ -533,6 +566,8 @@ static void service_status_src(const struct repl_src *x, int64_t now,
 	o->transfers_failed = r->transfers_failed;
 	o->skipped = x->sched.skipped;
 	o->last_stats = r->last_stats;
+	o->last_err = r->last_err;
+	o->last_err_s = r->last_err_s;
 	snprintf(o->error, sizeof(o->error), "%s", x->error);
 	snprintf(o->alarm, sizeof(o->alarm), "%s", x->alarm);
 }
@@ -546,42 +581,49 @@ size_t repl_service_status(struct repl_service *s, const char *volume,
 	if (!s) {
 		return 0;
 	}
-	pthread_mutex_lock(&s->lock);
-	for (size_t i = 0; i < s->nsrc && n < max; i++) {
-		struct repl_src *x = s->src[i];
+	for (size_t i = 0; i < s->n && n < max; i++) {
+		struct repl_item *x = s->item[i];
+		struct repl_status *o = &out[n];
+		const char *url, *ds;
+		bool applying = false;
 
 		if (volume && strcmp(volume, x->cfg.datastore)) {
 			continue;
 		}
-		memset(&out[n], 0, sizeof(out[n]));
-		snprintf(out[n].name, sizeof(out[n].name), "%s", x->cfg.name);
-		snprintf(out[n].datastore, sizeof(out[n].datastore), "%s",
+		memset(o, 0, sizeof(*o));
+		snprintf(o->name, sizeof(o->name), "%s", x->cfg.name);
+		snprintf(o->datastore, sizeof(o->datastore), "%s",
 			 x->cfg.datastore);
-		out[n].role = REPL_ROLE_SOURCE;
-		service_status_src(x, now, &out[n++]);
-	}
-	pthread_mutex_unlock(&s->lock);
-	for (size_t i = 0; i < s->ndst && n < max; i++) {
-		if (volume && strcmp(volume, s->dst[i].datastore)) {
-			continue;
+		service_other(&x->cfg, &url, &ds);
+		snprintf(o->url, sizeof(o->url), "%s", url);
+		snprintf(o->dst_datastore, sizeof(o->dst_datastore), "%s", ds);
+		o->schedule = repl_sched_name(x->cfg.schedule);
+		o->schedule_seconds = x->cfg.schedule_seconds;
+		/* The peers' state first: never under the service's lock. */
+		(void)repl_peers_state(&s->peers, x->cfg.name, &o->broken,
+				       &applying, o->last);
+		pthread_mutex_lock(&s->lock);
+		o->reversed = x->reversed;
+		o->role = repl__item_sends(x) ? REPL_ROLE_SOURCE
+					      : REPL_ROLE_DESTINATION;
+		if (o->role == REPL_ROLE_SOURCE) {
+			service_status_src(x, now, o);
+		} else {
+			o->running = applying;
+			o->state = o->broken  ? "broken"
+				   : applying ? "applying"
+					      : "idle";
+			o->lag_s = -1;
 		}
-		memset(&out[n], 0, sizeof(out[n]));
-		snprintf(out[n].name, sizeof(out[n].name), "%s",
-			 s->dst[i].name);
-		snprintf(out[n].datastore, sizeof(out[n].datastore), "%s",
-			 s->dst[i].datastore);
-		out[n].role = REPL_ROLE_DESTINATION;
-		out[n].schedule = "none";
-		out[n].lag_s = -1;
-		out[n++].broken =
-			!repl_peers_feeding(&s->peers, s->dst[i].name);
+		pthread_mutex_unlock(&s->lock);
+		n++;
 	}
 	return n;
 }
 
-/* Break or resync of source relation @x (the lock held; dropped while
+/* Break or resync of @x, the sending end (the lock held; dropped while
  * the destination is asked). */
-static int service_src_action(struct repl_service *s, struct repl_src *x,
+static int service_src_action(struct repl_service *s, struct repl_item *x,
 			      bool brk, char *errbuf, size_t errlen)
 {
 	int err;
@@ -610,27 +652,63 @@ static int service_src_action(struct repl_service *s, struct repl_src *x,
 	return err;
 }
 
-/* Break of destination relation @d, this side: the failover when the
- * source is gone. */
-static int service_dst_break(struct repl_service *s, struct repl_dst_export *d,
-			     const char *action, char *errbuf, size_t errlen)
+/* @action on @x, the receiving end now (no lock held): a break, the
+ * failover when the source is gone; a reverse. */
+static int service_dst_action(struct repl_service *s, struct repl_item *x,
+			      const char *action, char *errbuf, size_t errlen)
 {
 	int err;
 
+	if (!strcmp(action, "reverse")) {
+		return repl__reverse_start(s, x, errbuf, errlen);
+	}
 	if (strcmp(action, "break")) {
 		return errbuf_printf(errbuf, errlen, -EINVAL,
 				     "relation %s: this server is its "
 				     "destination: %s is asked of the source's "
 				     "server",
-				     d->name, action);
+				     x->cfg.name, action);
 	}
-	err = repl_peers_break(&s->peers, d->name, errbuf, errlen);
+	err = repl_peers_break(&s->peers, x->cfg.name, errbuf, errlen);
 	if (!err) {
 		log_info("replication: %s: broken off on the destination: "
 			 "datastore %s is writable by its clients",
-			 d->name, d->datastore);
-		service_set_replica(d, false);
+			 x->cfg.name, x->cfg.datastore);
+		repl__item_replica(x, false);
 	}
+	return err;
+}
+
+/* @action on @x (no lock held). */
+static int service_item_action(struct repl_service *s, struct repl_item *x,
+			       const char *action, char *errbuf, size_t errlen)
+{
+	int err = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if (!repl__item_sends(x)) {
+		pthread_mutex_unlock(&s->lock);
+		return service_dst_action(s, x, action, errbuf, errlen);
+	}
+	if (!strcmp(action, "reverse")) {
+		err = errbuf_printf(errbuf, errlen, -EINVAL,
+				    "relation %s: this server is its source: "
+				    "a reverse is asked of the destination's "
+				    "server, after its break",
+				    x->cfg.name);
+	} else if (!strcmp(action, "transfer")) {
+		err = x->shown.broken ? errbuf_printf(errbuf, errlen, -EPERM,
+						      "relation %s is broken: "
+						      "resync it first",
+						      x->cfg.name)
+				      : 0;
+		x->want = !err;
+		pthread_cond_broadcast(&s->wake);
+	} else {
+		err = service_src_action(s, x, !strcmp(action, "break"), errbuf,
+					 errlen);
+	}
+	pthread_mutex_unlock(&s->lock);
 	return err;
 }
 
@@ -646,37 +724,16 @@ int repl_service_action(struct repl_service *s, const char *volume,
 				     "volume %s: no replication relation",
 				     volume);
 	}
-	for (size_t i = 0; i < s->ndst; i++) {
-		if (!strcmp(s->dst[i].datastore, volume) &&
-		    (!relation || !strcmp(relation, s->dst[i].name))) {
-			return service_dst_break(s, &s->dst[i], action, errbuf,
-						 errlen);
-		}
-	}
-	pthread_mutex_lock(&s->lock);
-	for (size_t i = 0; i < s->nsrc && !err; i++) {
-		struct repl_src *x = s->src[i];
+	for (size_t i = 0; i < s->n && !err; i++) {
+		struct repl_item *x = s->item[i];
 
 		if (strcmp(x->cfg.datastore, volume) ||
 		    (relation && strcmp(relation, x->cfg.name))) {
 			continue;
 		}
 		found = true;
-		if (!strcmp(action, "transfer")) {
-			err = x->shown.broken
-				      ? errbuf_printf(errbuf, errlen, -EPERM,
-						      "relation %s is broken: "
-						      "resync it first",
-						      x->cfg.name)
-				      : 0;
-			x->want = !err;
-			pthread_cond_broadcast(&s->wake);
-		} else {
-			err = service_src_action(s, x, !strcmp(action, "break"),
-						 errbuf, errlen);
-		}
+		err = service_item_action(s, x, action, errbuf, errlen);
 	}
-	pthread_mutex_unlock(&s->lock);
 	return !found ? errbuf_printf(errbuf, errlen, -ENOENT,
 				      "volume %s: no replication relation%s%s",
 				      volume, relation ? " " : "",

@@ -17,7 +17,14 @@
  *                       the source holding the same @key_file: the admin
  *                       endpoint's POST /replications/NAME/peer
  *                       (peer.h), and the datastore is read-only to NFS
- *                       clients (export.h replica) until the break.
+ *                       clients (export.h replica) until the break;
+ *                       with @source_url and @source_datastore it can be
+ *                       made the source (reverse.h).
+ *
+ * Each message to the other end is bounded by @timeout_seconds
+ * (client.h).  The roles swap at a reverse (reverse.h): the role a
+ * relation has now is the configured one unless STATE_DIR/repl-NAME
+ * .reversed says otherwise.
  */
 #ifndef DSNFS_REPL_SERVICE_H
 #define DSNFS_REPL_SERVICE_H
@@ -30,6 +37,7 @@
 #include "nfsd/repl/relation.h"
 #include "nfsd/repl/sched.h"
 
+struct admin_ops;
 struct export_table;
 
 enum repl_role {
@@ -49,6 +57,11 @@ struct repl_rel_config {
 	char ca_file[1024]; /* source: checks an HTTPS destination */
 	enum repl_schedule schedule;
 	uint32_t schedule_seconds; /* 0: @schedule */
+	uint32_t timeout_s; /* timeout_seconds; 0: REPL_TIMEOUT_DEFAULT_S */
+	/* destination: the source's admin endpoint and datastore, for a
+	 * reverse ("" none) */
+	char src_url[1024];
+	char src_datastore[64];
 };
 
 struct repl_config {
@@ -65,7 +78,11 @@ int repl_config_section(void *arg, const char *section, const char *key,
 /* What GET /volumes/NAME/replication and /metrics show of a relation. */
 struct repl_status {
 	char name[64];
-	enum repl_role role;
+	enum repl_role role; /* now (a reverse swaps them) */
+	bool reversed; /* the role is not the configured one */
+	/* source: "uninitialized", "idle", "transferring", "broken";
+	 * destination: "idle", "applying", "broken" (static) */
+	const char *state;
 	char datastore[64];
 	char url[1024];
 	char dst_datastore[64];
@@ -77,6 +94,8 @@ struct repl_status {
 	uint64_t bytes_total, transfers_ok, transfers_failed, skipped;
 	struct repl_xfer_stats last_stats;
 	char error[512]; /* the last transfer's failure; "" */
+	int last_err; /* its -errno; 0: the last transfer went */
+	int64_t last_err_s;
 	char alarm[320]; /* "" none */
 };
 
@@ -85,15 +104,19 @@ struct repl_service;
 /*
  * Checks @cfg against the datastores of @exports (each named one local,
  * a destination's not a source's too), opens every relation (the
- * source's client, the destination's key) and starts the threads;
- * marks each destination datastore read-only while its relation is not
- * broken.  @exports and @state_dir are borrowed for the service's life.
+ * client to the other end when its URL is known, the key; a transfer a
+ * kill left applied in part is undone) and starts the threads; marks
+ * each destination datastore read-only while its relation is not
+ * broken.  The engine's snapshot calls go through @ops (guard.h; NULL:
+ * no lock).  @exports, @ops and @state_dir are borrowed for the
+ * service's life.
  * Returns 0 and *out (owned: repl_service_stop(); NULL when @cfg has no
  * relation), or -errno with the reason and nothing running.
  */
 int repl_service_start(const struct repl_config *cfg,
-		       struct export_table *exports, const char *state_dir,
-		       struct repl_service **out, char *errbuf, size_t errlen);
+		       struct export_table *exports, struct admin_ops *ops,
+		       const char *state_dir, struct repl_service **out,
+		       char *errbuf, size_t errlen);
 
 /* Stops the threads (a transfer under way ends first) and frees @s;
  * NULL is fine. */
@@ -115,9 +138,9 @@ size_t repl_service_status(struct repl_service *s, const char *volume,
 
 /* On the relations of datastore @volume (only @relation's when not
  * NULL): "transfer" (queued: each relation's thread runs it), "break",
- * "resync".  Returns 0, -ENOENT (no relation), -EBUSY (a transfer runs),
- * -EPERM / -EINVAL (the relation's own refusal) or -errno, with the
- * first failure's reason. */
+ * "resync", "reverse" (reverse.h).  Returns 0, -ENOENT (no relation),
+ * -EBUSY (a transfer runs), -EPERM / -EINVAL (the relation's own
+ * refusal) or -errno, with the first failure's reason. */
 int repl_service_action(struct repl_service *s, const char *volume,
 			const char *relation, const char *action, char *errbuf,
 			size_t errlen);

@@ -49,13 +49,15 @@ static uint64_t get64(const unsigned char *p)
 const char *repl_op_name(unsigned op)
 {
 	static const char *const names[] = {
-		[REPL_OP_HELLO] = "hello",   [REPL_OP_EMPTY] = "empty",
-		[REPL_OP_STAT] = "stat",     [REPL_OP_REMOVE] = "remove",
-		[REPL_OP_MKDIR] = "mkdir",   [REPL_OP_SYMLINK] = "symlink",
-		[REPL_OP_OPEN] = "open",     [REPL_OP_WRITE] = "write",
-		[REPL_OP_ATTRS] = "attrs",   [REPL_OP_PRUNE] = "prune",
-		[REPL_OP_COMMIT] = "commit", [REPL_OP_DELSNAP] = "delsnap",
-		[REPL_OP_RESYNC] = "resync", [REPL_OP_BREAK] = "break",
+		[REPL_OP_HELLO] = "hello",     [REPL_OP_EMPTY] = "empty",
+		[REPL_OP_STAT] = "stat",       [REPL_OP_REMOVE] = "remove",
+		[REPL_OP_MKDIR] = "mkdir",     [REPL_OP_SYMLINK] = "symlink",
+		[REPL_OP_OPEN] = "open",       [REPL_OP_WRITE] = "write",
+		[REPL_OP_ATTRS] = "attrs",     [REPL_OP_PRUNE] = "prune",
+		[REPL_OP_COMMIT] = "commit",   [REPL_OP_DELSNAP] = "delsnap",
+		[REPL_OP_RESYNC] = "resync",   [REPL_OP_BREAK] = "break",
+		[REPL_OP_BEGIN] = "begin",     [REPL_OP_ABORT] = "abort",
+		[REPL_OP_REVERSE] = "reverse",
 	};
 
 	return op >= 1 && op <= REPL_OP_MAX ? names[op] : "?";

@@ -38,7 +38,18 @@ enum repl_op {
 	REPL_OP_DELSNAP, /* deletes the destination's snapshot arg */
 	REPL_OP_RESYNC, /* reverts to snapshot arg (if any), ends a break */
 	REPL_OP_BREAK, /* the destination becomes writable */
-	REPL_OP_MAX = REPL_OP_BREAK,
+	/* arg "NAME BASE" (BASE "" for a baseline): transfer NAME starts
+	 * being applied on top of the destination's snapshot BASE; another
+	 * one applied in part is undone first (undo.h); value 1: NAME
+	 * itself is there in part (the source's journal holds), 0: the
+	 * tree is at BASE (the journal is void) */
+	REPL_OP_BEGIN,
+	REPL_OP_ABORT, /* undoes the transfer being applied: back at BASE */
+	/* arg: the last snapshot both sides hold; sent by the relation's
+	 * destination to its source: the source reverts to it and becomes
+	 * the destination (reverse.h) */
+	REPL_OP_REVERSE,
+	REPL_OP_MAX = REPL_OP_REVERSE,
 };
 
 #define REPL_FLAG_WHOLE 1u
@@ -53,7 +64,7 @@ enum repl_type {
 };
 
 #define REPL_MSG_MAGIC 0x50525344u /* "DSRP" */
-#define REPL_MSG_VERSION 1u
+#define REPL_MSG_VERSION 2u /* 2: BEGIN, ABORT, REVERSE */
 #define REPL_MSG_HEAD 88u
 #define REPL_PATH_MAX 4096u /* with its NUL */
 #define REPL_ARG_MAX (512u << 10) /* a PRUNE's names */

@@ -409,6 +409,41 @@ static int xfer_tree(struct xfer *x, const char *rel, int depth)
 	return err ? err : rc;
 }
 
+bool repl_err_transport(int err)
+{
+	return err == -ECONNREFUSED || err == -ETIMEDOUT ||
+	       err == -EHOSTUNREACH || err == -ECONNRESET || err == -EPROTO ||
+	       err == -ECANCELED;
+}
+
+/* BEGIN of @a on the destination: the journal @x->j is void unless the
+ * destination still holds the transfer in part. */
+static int xfer_begin(struct xfer *x, bool resumed)
+{
+	const struct repl_xfer_args *a = x->a;
+	struct repl_msg m = { 0 };
+	struct repl_result res;
+	char arg[2 * SNAP_NAME_MAX + 2];
+	int err;
+
+	if (snprintf(arg, sizeof(arg), "%s %s", a->name,
+		     a->base_name ? a->base_name : "") >= (int)sizeof(arg)) {
+		return errbuf_printf(x->errbuf, x->errlen, -ENAMETOOLONG,
+				     "%s: name too long", a->name);
+	}
+	m.arg = arg;
+	m.arg_len = strlen(arg);
+	err = xfer_call(x, &m, REPL_OP_BEGIN, "", &res);
+	if (err || !resumed || res.value) {
+		return err;
+	}
+	x->st->restarted = true;
+	err = repl_journal_restart(x->j, a->name);
+	return err ? errbuf_printf(x->errbuf, x->errlen, err, "%s: journal: %s",
+				   a->name, strerror(-err))
+		   : 0;
+}
+
 int repl_xfer_run(const struct repl_xfer_args *a, struct repl_xfer_stats *st,
 		  char *errbuf, size_t errlen)
 {
@@ -416,7 +451,6 @@ int repl_xfer_run(const struct repl_xfer_args *a, struct repl_xfer_stats *st,
 		.a = a, .st = st, .errbuf = errbuf, .errlen = errlen
 	};
 	struct repl_local local;
-	struct repl_result res;
 	bool resumed;
 	int err;
 
@@ -428,6 +462,8 @@ int repl_xfer_run(const struct repl_xfer_args *a, struct repl_xfer_stats *st,
 		if (err) {
 			return err;
 		}
+		local.applying = a->dst_applying;
+		local.guard = a->dst_guard;
 		x.to = &local.pub;
 	}
 	err = repl_journal_open(a->journal, a->name, &resumed, &x.j, errbuf,
@@ -435,18 +471,11 @@ int repl_xfer_run(const struct repl_xfer_args *a, struct repl_xfer_stats *st,
 	if (err) {
 		goto out;
 	}
-	if (!a->base && !resumed) {
-		err = xfer_call(&x, NULL, REPL_OP_EMPTY, "", &res);
-		if (!err && !res.value) {
-			err = errbuf_printf(errbuf, errlen, -ENOTEMPTY,
-					    "destination %s: not empty: a "
-					    "baseline needs an empty datastore",
-					    a->dst ? a->dst : "");
-		}
-		if (err) {
-			repl_journal_close(x.j, true);
-			goto out;
-		}
+	err = xfer_begin(&x, resumed);
+	if (err) {
+		/* Kept: the next run takes up the same snapshot. */
+		repl_journal_close(x.j, false);
+		goto out;
 	}
 	x.sbuf = malloc(REPL_BLOCK);
 	x.bbuf = malloc(REPL_BLOCK);
@@ -456,6 +485,16 @@ int repl_xfer_run(const struct repl_xfer_args *a, struct repl_xfer_stats *st,
 				      .arg_len = strlen(a->name) };
 
 		err = xfer_call(&x, &m, REPL_OP_COMMIT, "", NULL);
+	}
+	if (err && !repl_err_transport(err) && err != -ESTALE) {
+		/* The destination goes back to its last replica now, not at
+		 * the next BEGIN; its own failure changes nothing here (the
+		 * next BEGIN undoes). */
+		struct repl_msg am = { .op = REPL_OP_ABORT };
+		struct repl_result res;
+		char ignored[64];
+
+		(void)repl_dst_call(x.to, &am, &res, ignored, sizeof(ignored));
 	}
 	free(x.sbuf);
 	free(x.bbuf);

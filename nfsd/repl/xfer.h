@@ -44,8 +44,14 @@ struct repl_xfer_args {
 	 * file system without reflink, the unit tests). */
 	const char *dst_manifest;
 	/* Where the operations go (dst.h); NULL: a repl_local on @dst and
-	 * @dst_manifest. */
+	 * @dst_manifest, its transfer marker @dst_applying (undo.h; NULL:
+	 * none) and its snapshots under @dst_guard (guard.h; NULL: none). */
 	struct repl_dst *to;
+	const char *dst_applying;
+	const struct repl_guard *dst_guard;
+	/* The base's name on the destination (BEGIN); NULL or "": a
+	 * baseline. */
+	const char *base_name;
 };
 
 struct repl_xfer_stats {
@@ -54,14 +60,27 @@ struct repl_xfer_stats {
 	uint64_t candidate_bytes; /* blocks FIEMAP did not show shared */
 	uint64_t sent_bytes; /* blocks written to the destination */
 	uint64_t removed; /* entries removed from the destination */
+	/* The journal named this transfer but the destination had undone
+	 * it (it restarted, or an ABORT): applied from its start again. */
+	bool restarted;
 };
 
+/* Whether @err is the transport's (client.h: the destination was not
+ * reached or did not answer), not an operation's refusal: the
+ * destination may still hold the transfer in part, for a resume. */
+bool repl_err_transport(int err);
+
 /*
- * Runs transfer @a (see the head of this file).  A baseline refuses a
- * destination that holds anything but .snapshot (-ENOTEMPTY) unless it is
- * resuming the same transfer (@a->journal names @a->name).  Returns 0
- * with @st filled (the journal removed), or -errno with the reason
- * (-ENOSPC: the destination is full; the journal is kept for a resume).
+ * Runs transfer @a (see the head of this file): BEGIN on the destination
+ * (undo.h), the tree, COMMIT.  A baseline refuses a destination that
+ * holds anything but .snapshot (-ENOTEMPTY) unless the destination is
+ * resuming the same transfer.  The journal counts only when BEGIN says
+ * the destination still holds the transfer in part (else it starts
+ * again: @st->restarted).  Returns 0 with @st filled (the journal
+ * removed), or -errno with the reason (-ENOSPC: the destination is
+ * full); a failure that is not the transport's is followed by ABORT
+ * (the destination's tree back at its last replica); the journal is kept
+ * for the next run either way.
  */
 int repl_xfer_run(const struct repl_xfer_args *a, struct repl_xfer_stats *st,
 		  char *errbuf, size_t errlen);

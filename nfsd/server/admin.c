@@ -100,8 +100,8 @@ int server__admin_start(struct server *srv, const struct config *cfg,
 		return 0;
 	}
 	/* Before the endpoint, which serves the destination's route. */
-	err = repl_service_start(&sections->repl, &srv->exports, cfg->state_dir,
-				 &srv->repl, errbuf, errlen);
+	err = repl_service_start(&sections->repl, &srv->exports, srv->ops,
+				 cfg->state_dir, &srv->repl, errbuf, errlen);
 	if (err) {
 		return err;
 	}

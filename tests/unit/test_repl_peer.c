@@ -8,7 +8,13 @@
  * symlink on the way, .snapshot) are refused with nothing written
  * outside; a block whose xxh64 is not the one sent is refused (EIO); a
  * relation broken on the destination takes no more writes until resync;
- * a key file readable by others or not 64 hex digits is refused.
+ * a key file readable by others or not 64 hex digits is refused.  The
+ * transfer being applied (undo.h): no tree operation outside BEGIN ..
+ * COMMIT (-ESTALE); a BEGIN of the same transfer resumes it, ABORT, a
+ * break and a restart (the peers made again) undo it; a baseline BEGIN
+ * into a datastore that holds something is refused and marks nothing; a
+ * COMMIT of another transfer is refused.  The source's end takes only
+ * HELLO and REVERSE.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,9 +36,19 @@
 #define AUTH "Bearer " KEY
 
 struct lab {
-	char root[64], ds[96], out[96], keyf[96];
+	char root[64], ds[96], out[96], keyf[96], applying[128];
 	struct repl_peers peers;
 };
+
+/* The marker of transfer "repl-r1-1", a baseline, as BEGIN makes it. */
+static void mark(const struct lab *l)
+{
+	FILE *f = fopen(l->applying, "w");
+
+	assert_non_null(f);
+	fputs("repl-r1-1 \n", f);
+	fclose(f);
+}
 
 static int sh(const char *fmt, const char *a)
 {
@@ -59,8 +75,12 @@ static int setup(void **state)
 			    l->root),
 			 0);
 	assert_int_equal(repl_peers_add(&l->peers, "r1", "ds", l->ds, "",
-					l->root, l->keyf, err, sizeof(err)),
+					l->root, l->keyf, NULL, true, err,
+					sizeof(err)),
 			 0);
+	snprintf(l->applying, sizeof(l->applying), "%s/repl-r1.applying",
+		 l->root);
+	mark(l);
 	*state = l;
 	return 0;
 }
@@ -232,6 +252,109 @@ static void broken_takes_no_writes(void **state)
 	assert_true(repl_peers_feeding(&l->peers, "r1"));
 }
 
+static struct repl_msg arg_msg(unsigned op, const char *arg)
+{
+	struct repl_msg m = { .op = (uint8_t)op,
+			      .arg = arg,
+			      .arg_len = strlen(arg) };
+
+	return m;
+}
+
+static void transfer_marker_undone(void **state)
+{
+	struct lab *l = *state;
+	struct repl_msg m = arg_msg(REPL_OP_BEGIN, "repl-r1-1 ");
+	struct repl_result r;
+	char err[256];
+
+	/* The datastore holds "link": a baseline is refused, no marker. */
+	assert_int_equal(unlink(l->applying), 0);
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	assert_int_equal(r.err, -ENOTEMPTY);
+	assert_int_equal(access(l->applying, F_OK), -1);
+	m = open_msg("x.vmdk");
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	assert_int_equal(r.err, -ESTALE);
+	assert_false(exists(l->ds, "x.vmdk"));
+
+	/* Empty: BEGIN marks, the same BEGIN resumes, ABORT undoes. */
+	assert_int_equal(sh("rm %s/ds/link", l->root), 0);
+	m = arg_msg(REPL_OP_BEGIN, "repl-r1-1 ");
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	assert_int_equal(r.err, 0);
+	assert_int_equal(r.value, 0);
+	m = open_msg("x.vmdk");
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	assert_int_equal(r.err, 0);
+	m = arg_msg(REPL_OP_BEGIN, "repl-r1-1 ");
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	assert_int_equal(r.value, 1);
+	assert_true(exists(l->ds, "x.vmdk"));
+	m = arg_msg(REPL_OP_COMMIT, "repl-r1-9");
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	assert_int_equal(r.err, -ESTALE);
+	m = arg_msg(REPL_OP_ABORT, "");
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	assert_int_equal(r.err, 0);
+	assert_false(exists(l->ds, "x.vmdk"));
+	assert_true(exists(l->ds, ".snapshot"));
+	assert_int_equal(access(l->applying, F_OK), -1);
+
+	/* Another transfer's BEGIN undoes the one applied in part. */
+	m = arg_msg(REPL_OP_BEGIN, "repl-r1-1 ");
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	m = open_msg("y.vmdk");
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	m = arg_msg(REPL_OP_BEGIN, "repl-r1-2 ");
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	assert_int_equal(r.err, 0);
+	assert_int_equal(r.value, 0);
+	assert_false(exists(l->ds, "y.vmdk"));
+
+	/* The restart (the table made again) undoes it. */
+	m = open_msg("z.vmdk");
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	assert_true(exists(l->ds, "z.vmdk"));
+	memset(&l->peers.list, 0, sizeof(l->peers.list));
+	l->peers.n = 0;
+	assert_int_equal(repl_peers_add(&l->peers, "r1", "ds", l->ds, "",
+					l->root, l->keyf, NULL, true, err,
+					sizeof(err)),
+			 0);
+	assert_false(exists(l->ds, "z.vmdk"));
+	assert_int_equal(access(l->applying, F_OK), -1);
+
+	/* A break undoes it too. */
+	m = arg_msg(REPL_OP_BEGIN, "repl-r1-3 ");
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	m = open_msg("w.vmdk");
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	assert_int_equal(repl_peers_break(&l->peers, "r1", err, sizeof(err)),
+			 0);
+	assert_false(exists(l->ds, "w.vmdk"));
+	assert_false(repl_peers_feeding(&l->peers, "r1"));
+}
+
+static void source_end_takes_hello_only(void **state)
+{
+	struct lab *l = *state;
+	struct repl_msg m = open_msg("s.vmdk");
+	struct repl_result r;
+
+	assert_int_equal(repl_peers_set(&l->peers, "r1", false, false), 0);
+	assert_false(repl_peers_feeding(&l->peers, "r1"));
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 409);
+	assert_false(exists(l->ds, "s.vmdk"));
+	m = (struct repl_msg){ .op = REPL_OP_HELLO };
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	assert_int_equal(r.err, 0);
+	/* No service here to take it: REVERSE is refused. */
+	m = arg_msg(REPL_OP_REVERSE, "repl-r1-1");
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	assert_int_equal(r.err, -EOPNOTSUPP);
+}
+
 static void key_files(void **state)
 {
 	struct lab *l = *state;
@@ -259,6 +382,10 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(broken_takes_no_writes, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(transfer_marker_undone, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(source_end_takes_hello_only,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(key_files, setup, teardown),
 	};
 

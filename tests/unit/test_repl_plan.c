@@ -132,6 +132,25 @@ static void sched_slots(void **state)
 	assert_string_equal(repl_sched_name(REPL_SCHED_HOURLY), "hourly");
 }
 
+/* dsnfsctl replication show printed "10min" for a relation configured
+ * with schedule_seconds (which replaces schedule): what runs is shown. */
+static void sched_text_says_what_runs(void **state)
+{
+	char buf[32];
+
+	(void)state;
+	assert_string_equal(repl_sched_text("10min", 1, buf, sizeof(buf)),
+			    "every 1 s");
+	assert_string_equal(repl_sched_text("none", 86400, buf, sizeof(buf)),
+			    "every 86400 s");
+	assert_string_equal(repl_sched_text("hourly", 0, buf, sizeof(buf)),
+			    "hourly");
+	assert_string_equal(repl_sched_text(NULL, 0, buf, sizeof(buf)), "none");
+	assert_string_equal(repl_sched_text("", 0, buf, sizeof(buf)), "none");
+	/* A short buffer is cut, never overrun. */
+	assert_string_equal(repl_sched_text("10min", 600, buf, 6), "every");
+}
+
 static void sched_overlap_skips(void **state)
 {
 	struct repl_sched_state st = { 0 };
@@ -166,6 +185,7 @@ int main(void)
 		cmocka_unit_test(plan_new_file_and_holes),
 		cmocka_unit_test(plan_grown_and_unsure),
 		cmocka_unit_test(sched_slots),
+		cmocka_unit_test(sched_text_says_what_runs),
 		cmocka_unit_test(sched_overlap_skips),
 	};
 

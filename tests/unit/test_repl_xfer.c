@@ -7,8 +7,13 @@
  * sends that block only, removes what the source lost, follows a file
  * turned into a directory; a baseline into a destination that is not
  * empty is refused and writes nothing; a transfer started again after a
- * kill skips the files its journal records.
+ * kill skips the files its journal records while the destination still
+ * holds the transfer in part (its marker, undo.h), and starts again
+ * (restarted) when the destination undid it; a transfer that fails on
+ * the destination's side is aborted there: the tree goes back to where
+ * it was (a baseline's: empty).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -26,7 +31,7 @@
 
 struct dirs {
 	char root[64];
-	char s1[96], s2[96], dst[96], journal[96];
+	char s1[96], s2[96], dst[96], journal[96], applying[96];
 };
 
 static int setup(void **state)
@@ -40,6 +45,7 @@ static int setup(void **state)
 	snprintf(d->s2, sizeof(d->s2), "%s/s2", d->root);
 	snprintf(d->dst, sizeof(d->dst), "%s/dst", d->root);
 	snprintf(d->journal, sizeof(d->journal), "%s/journal", d->root);
+	snprintf(d->applying, sizeof(d->applying), "%s/applying", d->root);
 	assert_int_equal(mkdir(d->s1, 0755), 0);
 	assert_int_equal(mkdir(d->s2, 0755), 0);
 	assert_int_equal(mkdir(d->dst, 0755), 0);
@@ -151,6 +157,7 @@ static void xfer_baseline_then_incremental(void **state)
 	a.name = "r2";
 	a.src = d->s2;
 	a.base = d->s1;
+	a.base_name = "r1";
 	assert_int_equal(repl_xfer_run(&a, &st, err, sizeof(err)), 0);
 	assert_true(same(d->s2, d->dst));
 	assert_int_equal(st.sent_bytes, REPL_BLOCK + 1);
@@ -181,40 +188,107 @@ static void xfer_baseline_needs_empty(void **state)
 	assert_int_equal(access(p, F_OK), 0);
 }
 
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
 static void xfer_resume_skips_journal(void **state)
 {
 	struct dirs *d = *state;
-	struct repl_xfer_args a = {
-		.name = "r1", .src = d->s1, .dst = d->dst, .journal = d->journal
-	};
+	struct repl_xfer_args a = { .name = "r1",
+				    .src = d->s1,
+				    .dst = d->dst,
+				    .journal = d->journal,
+				    .dst_applying = d->applying };
 	struct repl_xfer_stats st;
 	char err[256] = "";
-	FILE *f;
 
 	put(d->s1, "a.txt", "aaaa", 4);
 	put(d->s1, "b.txt", "bbbb", 4);
-	/* A run killed after a.txt was applied (and a half line after). */
+	/* A run killed after a.txt was applied (and a half line after);
+	 * the destination still holds it in part (its marker). */
 	put(d->dst, "a.txt", "aaaa", 4);
 	put(d->dst, "b.txt", "bb", 2);
-	f = fopen(d->journal, "w");
-	assert_non_null(f);
-	fputs("r1\na.txt\nb.t", f);
-	fclose(f);
+	write_file(d->journal, "r1\na.txt\nb.t");
+	write_file(d->applying, "r1 \n");
 	assert_int_equal(repl_xfer_run(&a, &st, err, sizeof(err)), 0);
 	assert_int_equal(st.files_resumed, 1);
 	assert_int_equal(st.files, 1);
 	assert_int_equal(st.sent_bytes, 4);
+	assert_false(st.restarted);
 	assert_true(same(d->s1, d->dst));
+	assert_int_equal(access(d->applying, F_OK), -1); /* committed */
 	/* A journal of another transfer is not a resume. */
-	f = fopen(d->journal, "w");
-	assert_non_null(f);
-	fputs("r0\na.txt\n", f);
-	fclose(f);
+	write_file(d->journal, "r0\na.txt\n");
 	a.name = "r2";
 	a.base = d->s1;
+	a.base_name = "r1";
 	assert_int_equal(repl_xfer_run(&a, &st, err, sizeof(err)), 0);
 	assert_int_equal(st.files_resumed, 0);
 	assert_int_equal(st.sent_bytes, 0);
+}
+
+static void xfer_restarts_when_undone(void **state)
+{
+	struct dirs *d = *state;
+	struct repl_xfer_args a = { .name = "r1",
+				    .src = d->s1,
+				    .dst = d->dst,
+				    .journal = d->journal,
+				    .dst_applying = d->applying };
+	struct repl_xfer_stats st;
+	char err[256] = "";
+
+	put(d->s1, "a.txt", "aaaa", 4);
+	put(d->s1, "b.txt", "bbbb", 4);
+	/* The journal says a.txt, but the destination undid the transfer
+	 * (it restarted): no marker, its tree back at empty. */
+	write_file(d->journal, "r1\na.txt\n");
+	assert_int_equal(repl_xfer_run(&a, &st, err, sizeof(err)), 0);
+	assert_true(st.restarted);
+	assert_int_equal(st.files_resumed, 0);
+	assert_int_equal(st.files, 2);
+	assert_int_equal(st.sent_bytes, 8);
+	assert_true(same(d->s1, d->dst));
+}
+
+static void xfer_failure_aborts(void **state)
+{
+	struct dirs *d = *state;
+	struct repl_xfer_args a = { .name = "r1",
+				    .src = d->s1,
+				    .dst = d->dst,
+				    .journal = d->journal,
+				    .dst_applying = d->applying };
+	struct repl_xfer_stats st;
+	char err[256] = "", p[256];
+	DIR *dir;
+	int n = 0;
+
+	/* A name the journal cannot hold fails the transfer (-EINVAL) on
+	 * the source's side, after other files went. */
+	put(d->s1, "a.txt", "aaaa", 4);
+	put(d->s1, "z.txt", "zzzz", 4);
+	put(d->s1, "new\nline", "nl", 2);
+	assert_int_equal(repl_xfer_run(&a, &st, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "journal"));
+	/* Aborted: the baseline's tree is empty again, no marker. */
+	snprintf(p, sizeof(p), "%s", d->dst);
+	dir = opendir(p);
+	assert_non_null(dir);
+	for (struct dirent *de; (de = readdir(dir));) {
+		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	}
+	closedir(dir);
+	assert_int_equal(n, 0);
+	assert_int_equal(access(d->applying, F_OK), -1);
+	/* The journal stays: the next run takes up the same transfer. */
+	assert_int_equal(access(d->journal, F_OK), 0);
 }
 
 int main(void)
@@ -226,6 +300,10 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(xfer_resume_skips_journal,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(xfer_restarts_when_undone,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(xfer_failure_aborts, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,9 +6,10 @@
  * rewritten and an incremental that sends about that much (FIEMAP: the
  * blocks still shared with the last replicated snapshot are not read);
  * the destination's snapshot reads back as the source's; a destination
- * that fills up ends the transfer with ENOSPC and its last replica intact,
- * and the next transfer resumes and completes; break refuses transfers,
- * resync reverts what the destination's clients wrote and the next
+ * that fills up ends the transfer with ENOSPC, its live tree back at the
+ * last replica (aborted, undo.h) and the lag still counted from that
+ * replica, and the next transfer starts it again and completes; break refuses
+ * transfers, resync reverts what the destination's clients wrote and the next
  * transfer sends only what changed; a transfer killed (SIGKILL) half
  * way leaves the last replica whole and the next one resumes from its
  * journal; a destination inside the source is refused.  Prints the bytes moved
@@ -112,6 +113,18 @@ static int replica_same(const struct lab *l, const char *name)
 	return system(cmd) == 0;
 }
 
+/* Whether the destination's live tree is its snapshot @name. */
+static int live_is(const struct lab *l, const char *name)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd),
+		 "diff -r --no-dereference -x .snapshot %s %s/.snapshot/%s "
+		 ">/dev/null",
+		 l->dst, l->dst, name);
+	return system(cmd) == 0;
+}
+
 /* Runs a transfer of @r in a child and kills it (SIGKILL) as soon as
  * its journal records a file. */
 static void kill9_mid_transfer(const struct lab *l, struct repl_relation *r)
@@ -200,11 +213,22 @@ static void relation_on_xfs(void **state)
 	assert_string_equal(r.last, old);
 	assert_true(replica_same(l, old));
 	assert_int_equal(r.transfers_failed, 1);
-	/* Room again: the same transfer resumes and completes. */
+	assert_int_equal(r.last_err, -ENOSPC);
+	assert_true(live_is(l, old)); /* aborted: back at the replica */
+	snprintf(p, sizeof(p), "%s/repl-r1.applying", l->root);
+	assert_int_equal(access(p, F_OK), -1);
+	/* The lag counts from the last committed replica (1600), not from
+	 * the failed transfer's snapshot (2200). */
+	assert_int_equal(repl_relation_lag(&r, 2300), 700);
+	/* Room again: the same transfer starts again and completes. */
+	snprintf(p, sizeof(p), "%s/dst/filler", l->root);
 	assert_int_equal(unlink(p), 0);
 	assert_int_equal(repl_relation_transfer(&r, 2800, err, sizeof(err)), 0);
 	assert_string_equal(r.last, "repl-r1-3");
+	assert_true(r.last_stats.restarted);
+	assert_int_equal(r.last_err, 0);
 	assert_true(replica_same(l, r.last));
+	assert_int_equal(repl_relation_lag(&r, 2900), 700);
 
 	/* kill -9 of the transfer once its journal holds one file of three:
 	 * the last replica stays whole, the next run skips that file. */
