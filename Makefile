@@ -219,15 +219,18 @@ test: deps
 	$(MAKE) format-check
 	$(MAKE) -j$(JOBS) BUILD=build/san SAN=1 all
 	$(MAKE) -j$(JOBS) build/bin/dsnfsd
-	$(MAKE) -j$(JOBS) fuzz-build
-	DSNFS_REL_BIN=$(CURDIR)/build/bin tests/run.sh build/san build/fuzz
+	TEST_FUZZ_BUILD='$(FUZZ_BUILD)' \
+		DSNFS_REL_BIN=$(CURDIR)/build/bin tests/run.sh build/san build/fuzz
 
 unit: deps
 	$(MAKE) BUILD=build/san SAN=1 all
 	tests/run.sh --unit-only build/san
 
+# The fuzz targets' build; `make test` hands it to tests/run.sh, which runs
+# it at nice 19 beside the tests (deps is checked by then).
+FUZZ_BUILD = $(MAKE) -j$(JOBS) BUILD=build/fuzz FUZZ=1 CC=clang fuzz-bins
 fuzz-build: deps
-	$(MAKE) BUILD=build/fuzz FUZZ=1 CC=clang fuzz-bins
+	$(FUZZ_BUILD)
 
 fuzz-bins: $(FUZZ_BINS)
 

@@ -3,6 +3,17 @@
 # Runs the whole suite: unit tests, integration tests, then each fuzz target
 # briefly.  Usage: tests/run.sh [--unit-only] BUILD_DIR [FUZZ_BUILD_DIR]
 # Ends with one line "N passed, N failed" and exits non-zero on a failure.
+#
+# Two lanes at once (docs/testing.md, "Two lanes"): lane 2 takes the long
+# tests that mostly wait (a QEMU guest, a Ceph cluster, a deb build:
+# LANE2 below) and the suite's Ceph cluster with the tests that use it, so
+# those run one at a time; lane 1 the other unit and integration tests, in
+# order.  Each lane prints whole lines, under a lock.  TEST_LANES=1: one
+# lane, the old order.
+#
+# TEST_FUZZ_BUILD=CMD: the command that builds FUZZ_BUILD_DIR (make test
+# passes its fuzz build); it runs at nice 19 beside the tests, and the
+# fuzz targets wait for it.
 set -u
 unit_only=0
 if [ "${1:-}" = "--unit-only" ]; then
@@ -11,23 +22,49 @@ if [ "${1:-}" = "--unit-only" ]; then
 fi
 build=${1:-build/san}
 fuzz_build=${2:-}
+lanes=${TEST_LANES:-2}
 logdir=$(mktemp -d /tmp/dsnfs-run.XXXXXX)
+run_t0=$SECONDS
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
+# Lane 2: the unit tests of the cephfs backend (they use the suite's
+# cluster), the deb package (t0005), every CephFS test (t21xx: the suite's
+# cluster, one test at a time), QEMU on CephFS (t3101), the kernel client
+# in a guest (t4001), the admin endpoint's walls (t6105), ESXi's APD
+# timers (t7007).  Their ports are the kernel's picks (lib.sh, -p 0) or
+# in a network namespace of their own (netns.sh: port 111, QEMU's
+# portmapper), as are lane 1's; their files are under mktemp -d.
+in_lane2() {
+	case "$1" in
+	test_store_cephfs | test_store_cephfs_*) return 0 ;;
+	t0005-* | t21[0-9][0-9]-* | t3101-* | t4001-* | t6105-* | t7007-*) return 0 ;;
+	esac
+	return 1
+}
+
+# Prints its arguments (printf's) as one block under a lock: the lanes'
+# lines do not interleave, a FAIL's log tail stays under its line.
+say() {
+	{
+		flock 8
+		# shellcheck disable=SC2059
+		printf "$@"
+	} 8>>"$logdir/out.lock"
+}
+
 # Runs one test, prints its line and notes its result in $logdir/results
-# (a file, not a variable: fuzz targets run in pairs, one in a subshell).
+# (a file, not a variable: the lanes and the fuzz pairs are subshells).
 run_one() {
 	local name=$1
 	shift
 	local start=$SECONDS
 	if "$@" >"$logdir/$name.log" 2>&1; then
-		printf 'PASS %-44s %3ds\n' "$name" $((SECONDS - start))
+		say 'PASS %-44s %3ds\n' "$name" $((SECONDS - start))
 		echo "PASS $name" >>"$logdir/results"
 	else
-		# One write, so a pair's lines do not interleave.
-		printf 'FAIL %-44s %3ds\n%s\n' "$name" $((SECONDS - start)) \
+		say 'FAIL %-44s %3ds\n%s\n' "$name" $((SECONDS - start)) \
 			"$(tail -40 "$logdir/$name.log" | sed 's/^/    | /')"
 		echo "FAIL $name" >>"$logdir/results"
 	fi
@@ -35,20 +72,23 @@ run_one() {
 
 # One Ceph cluster for the cephfs tests of the whole run (test_store_cephfs
 # and the integration tests; those in a network namespace of their own
-# start theirs): started before the unit tests, stopped after the
-# integration tests, its PIDs only.  --unit-only: none (test_store_cephfs
-# skips).
+# start theirs): started before the first of them, stopped after the
+# integration tests, its PIDs only.  Its directory is made here, so the
+# exit trap stops it whichever lane started it.  --unit-only: none
+# (test_store_cephfs skips).
 ceph_dir=""
-ceph_start() {
-	command -v ceph-mon >/dev/null || return 0
+if [ $unit_only = 0 ] && command -v ceph-mon >/dev/null; then
 	ceph_dir=$(mktemp -d /tmp/dsnfs-ceph.XXXXXX)
+fi
+ceph_start() {
+	[ -n "$ceph_dir" ] || return 0
 	local start=$SECONDS
 	if tests/ceph/cluster.sh start "$ceph_dir" >"$logdir/ceph.log" 2>&1; then
 		export DSNFS_CEPH_CONF=$ceph_dir/ceph.conf
-		printf 'ceph cluster up in %ds (%s)\n' $((SECONDS - start)) "$ceph_dir"
+		say 'ceph cluster up in %ds (%s)\n' $((SECONDS - start)) "$ceph_dir"
 	else
-		echo "ceph cluster did not start; the cephfs tests start their own:"
-		tail -20 "$logdir/ceph.log" | sed 's/^/    | /'
+		say 'ceph cluster did not start; the cephfs tests start their own:\n%s\n' \
+			"$(tail -20 "$logdir/ceph.log" | sed 's/^/    | /')"
 	fi
 }
 ceph_stop() {
@@ -57,24 +97,80 @@ ceph_stop() {
 	rm -rf "$ceph_dir"
 	ceph_dir=""
 }
-trap ceph_stop EXIT
 
-[ $unit_only = 0 ] && ceph_start
-echo "== unit tests ($build/tests)"
-for t in "$build"/tests/test_*; do
-	[ -x "$t" ] || continue
-	run_one "$(basename "$t")" "$t"
-done
+# The fuzz build, at nice 19 beside the tests: it takes what CPU they
+# leave (most of a lane's time is waiting).
+fuzz_build_pid=""
+if [ $unit_only = 0 ] && [ -n "$fuzz_build" ] && [ -n "${TEST_FUZZ_BUILD:-}" ]; then
+	nice -n 19 bash -c "$TEST_FUZZ_BUILD" >"$logdir/fuzz-build.log" 2>&1 &
+	fuzz_build_pid=$!
+fi
 
-
-if [ $unit_only = 0 ]; then
-	echo "== integration tests (tests/integ)"
-	for t in tests/integ/t[0-9]*.sh; do
-		[ -f "$t" ] || continue
-		run_one "$(basename "$t" .sh)" env DSNFS_BIN="$build/bin" \
-			bash "$t"
+lane_pids=""
+on_exit() {
+	local pid
+	for pid in $lane_pids $fuzz_build_pid; do
+		kill "$pid" 2>/dev/null
 	done
 	ceph_stop
+}
+trap on_exit EXIT
+
+# The unit tests (those of lane 2 only where @1 is 2; all of them where
+# @1 is "all"), then the integration tests of the same lane, in order.
+lane() {
+	local which=$1 t name start=$SECONDS label="lane $1: "
+	[ "$which" != all ] || label=""
+	case "$which" in all | 2) ceph_start ;; esac
+	say '== %sunit tests (%s/tests)\n' "$label" "$build"
+	for t in "$build"/tests/test_*; do
+		[ -x "$t" ] || continue
+		name=$(basename "$t")
+		case "$which" in
+		1) in_lane2 "$name" && continue ;;
+		2) in_lane2 "$name" || continue ;;
+		esac
+		run_one "$name" "$t"
+	done
+	if [ $unit_only = 0 ]; then
+		say '== %sintegration tests (tests/integ)\n' "$label"
+		for t in tests/integ/t[0-9]*.sh; do
+			[ -f "$t" ] || continue
+			name=$(basename "$t" .sh)
+			case "$which" in
+			1) in_lane2 "$name" && continue ;;
+			2) in_lane2 "$name" || continue ;;
+			esac
+			run_one "$name" env DSNFS_BIN="$build/bin" bash "$t"
+		done
+	fi
+	say '== %sdone in %ds\n' "$label" $((SECONDS - start))
+}
+
+if [ $unit_only = 1 ] || [ "$lanes" = 1 ]; then
+	lane all
+else
+	lane 2 </dev/null &
+	lane_pids=$!
+	lane 1
+	wait "$lane_pids"
+	lane_pids=""
+fi
+
+if [ $unit_only = 0 ]; then
+	ceph_stop
+	if [ -n "$fuzz_build_pid" ]; then
+		start=$SECONDS
+		if wait "$fuzz_build_pid"; then
+			say 'fuzz build done (%ds more after the tests)\n' $((SECONDS - start))
+		else
+			say 'FAIL %-44s\n%s\n' fuzz-build \
+				"$(tail -40 "$logdir/fuzz-build.log" | sed 's/^/    | /')"
+			echo "FAIL fuzz-build" >>"$logdir/results"
+			fuzz_build=""
+		fi
+		fuzz_build_pid=""
+	fi
 	if [ -n "$fuzz_build" ]; then
 		echo "== fuzz targets, briefly ($fuzz_build/fuzz)"
 		# Two at a time: each is one busy core for a fixed time and
@@ -102,6 +198,7 @@ failed=$(grep -c '^FAIL' "$logdir/results")
 failed_names=$(sed -n 's/^FAIL / /p' "$logdir/results" | tr -d '\n')
 rm -rf "$logdir"
 echo
+echo "the suite took $((SECONDS - run_t0)) s"
 [ -n "$failed_names" ] && echo "failed:$failed_names"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -190,7 +190,8 @@ int store__cephfs_call_enter(struct store_cephfs *sc, unsigned *slot)
 		 * seconds (the Linux client waits 5 s before it retries). */
 		oldest = store_cephfs_oldest(h);
 		now = store_cephfs_now_ns();
-		if (oldest && now - oldest >= STORE_CEPHFS_SLOW_MS * 1000000ull &&
+		if (oldest &&
+		    now - oldest >= STORE_CEPHFS_SLOW_MS * 1000000ull &&
 		    now - h->last_leave_ns >=
 			    STORE_CEPHFS_SLOW_MS * 1000000ull) {
 			break;
