@@ -269,7 +269,7 @@ lab-clone-reads: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsnfsctl $(BUILD)/b
 lab-zeroing: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsvmdk
 	perf/zeroing/lab.sh $(BUILD)/bin
 
-# Lab 10 (docs/labs-replication.md): two dsnfsd joined by a replication
+# Lab 10 (docs/labs.md): two dsnfsd joined by a replication
 # relation under a dsload write load; the destination down and back, the
 # source lost, the break; the lag over time into docs/img/lab10-lag.png
 # (root, gnuplot; about 2 min).

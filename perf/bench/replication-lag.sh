@@ -15,7 +15,7 @@
 # largest lag), the mean, the transfers and their bytes; draws both ages
 # over time with gnuplot into BENCH_LAG_PNG (var/bench/replication-lag.png).
 #
-# --lab: lab 10's story (docs/labs-replication.md) on the same load: at
+# --lab: lab 10's story (docs/labs.md) on the same load: at
 # BENCH_LAB_DOWN (30 s) the destination stops (the link is down: every
 # transfer fails, the lag climbs), at BENCH_LAB_UP (50 s) it comes back,
 # at BENCH_LAB_LOST (75 s) the source is killed (kill -9: the disaster);
@@ -145,7 +145,9 @@ grep -E '^ *(write|total)' "$T/dsload.txt" | head -3
 
 title="replication lag: a transfer every $EVERY s, $VMS VMs writing 64 KiB at $VM_IOPS IOPS each"
 arrows=""
+pad=2
 if [ "$LAB" = 1 ]; then
+	pad=12 # room for the label of the last moment
 	title="lab 10: a transfer every $EVERY s under dsload; the destination down at ${DOWN} s, back at ${UP} s; the source lost at ${LOST} s"
 	for m in "$DOWN:destination down" "$UP:destination back" "$LOST:source lost"; do
 		arrows="$arrows
@@ -163,7 +165,7 @@ set ylabel 'seconds'
 set grid
 set yrange [0:*]
 set offsets 0, 0, 1, 0
-set xrange [0:$((end + 2))]
+set xrange [0:$((end + pad))]
 set key below
 $arrows
 plot '$T/lag.plot' using 1:2 with steps lw 3 lc rgb '#1f77b4' title 'dsnfs\_replication\_lag\_seconds (the metric)', \

@@ -33,7 +33,7 @@
 #                          none overlapping; prints "N writes, BYTES bytes"
 #   repl_metric NAME       r1's sample of NAME in the source's /metrics
 #   repl_cleanup           stops what was started, unmounts, removes
-#                          $BENCH_TMP
+#                          $BENCH_TMP (BENCH_KEEP_TMP=1: only its images)
 REPL_MOUNTS=()
 REPL_KEY=""
 REPL_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -68,6 +68,9 @@ repl_cleanup() {
 		umount "$d" 2>/dev/null
 	done
 	REPL_MOUNTS=()
+	# A kept $BENCH_TMP (reports) keeps no file system images (GiBs).
+	[ "${BENCH_KEEP_TMP:-0}" = 1 ] && [ -n "${BENCH_TMP:-}" ] &&
+		rm -f "$BENCH_TMP"/*.img
 	bench_cleanup
 }
 

@@ -23,7 +23,9 @@
 # size, bytes sent (blocks for dsnfs, rsync's "Total bytes sent"), CPU
 # seconds of the processes of each side, and rsync's time over dsnfs's.
 # BENCH_REPL_PERF=1: perf record of both dsnfsd during the baseline
-# (reports in $BENCH_TMP, kept).  Needs root; installs rsync (apt-get)
+# (reports in $BENCH_TMP, kept); BENCH_REPL_STRACE=1: strace -c of both
+# during the baseline instead (slower: every system call stops; the
+# counts, not the time, are the figure).  Needs root; installs rsync (apt-get)
 # when it is missing.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -44,7 +46,7 @@ done
 repl_enter_ns "$0" "$@"
 
 BENCH_TMP=$(mktemp -d /var/tmp/dsnfs-repl.XXXXXX)
-[ "${BENCH_REPL_PERF:-0}" = 1 ] && BENCH_KEEP_TMP=1
+[ "${BENCH_REPL_PERF:-0}${BENCH_REPL_STRACE:-0}" != 00 ] && BENCH_KEEP_TMP=1
 trap repl_cleanup EXIT
 bytes=$(numfmt --from=iec "$SIZE") || bench_die "BENCH_REPL_SIZE=$SIZE"
 fs_bytes=$((bytes * 3 / 2 + 1073741824))
@@ -120,6 +122,13 @@ repl_run() {
 		done
 		sleep 1
 	fi
+	if [ "${BENCH_REPL_STRACE:-0}" = 1 ] && [ "$1" = baseline ]; then
+		for p in "$SRC_PID" "$DST_PID"; do
+			strace -c -f -p "$p" -o "$T/strace-$p.txt" 2>/dev/null &
+			perfpids+=("$!")
+		done
+		sleep 1
+	fi
 	repl_transfer || bench_die "$1 transfer failed"
 	for p in "${perfpids[@]}"; do
 		kill -INT "$p"
@@ -168,6 +177,9 @@ echo "rewrote over NFS: $w in $(printf '%.1f' "$(echo "$(repl_now) - $t0" | bc)"
 repl_run incremental
 rsync_run incremental
 
+if [ "${BENCH_REPL_STRACE:-0}" = 1 ]; then
+	echo "syscall counts: $T/strace-$SRC_PID.txt (source), $T/strace-$DST_PID.txt (destination)"
+fi
 if [ "${BENCH_REPL_PERF:-0}" = 1 ]; then
 	for f in "$T"/perf-*.data; do
 		perf report -i "$f" --no-children --sort symbol --stdio 2>/dev/null |
