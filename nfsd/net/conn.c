@@ -115,6 +115,24 @@ static bool conn_drain_check(struct conn *c)
 	return true;
 }
 
+/* @c stops reading into its lent buffer; unread bytes there, the start
+ * of a record, are dropped. */
+static void conn_lent_give(struct conn *c)
+{
+	if (!c->lent) {
+		return;
+	}
+	net__lent_give(c->lent, c->lent_fill);
+	c->lent = NULL;
+	c->lent_pos = c->lent_fill = 0;
+}
+
+/* Bytes of a record still arriving in @c's lent buffer. */
+static size_t conn_lent_carry(const struct conn *c)
+{
+	return c->lent ? c->lent_fill - c->lent_pos : 0;
+}
+
 void net__conn_close(struct conn *c)
 {
 	struct worker *w = c->worker;
@@ -125,6 +143,7 @@ void net__conn_close(struct conn *c)
 	conn_set_state(c, CONN_CLOSED);
 	close(c->fd);
 	c->fd = -1;
+	conn_lent_give(c);
 	net__conn_out_free_all(c);
 	if (c->prev) {
 		c->prev->next = c->next;
@@ -380,6 +399,46 @@ static void conn_dispatch(struct conn *c, const uint8_t *rec, size_t rec_len,
 			    (const struct sockaddr *)&c->peer, c->peer_len);
 }
 
+/* Hands one whole record lying in @c's lent buffer to dispatch. */
+static void conn_dispatch_lent(struct conn *c, const uint8_t *rec,
+			       size_t rec_len, bool more)
+{
+	c->input_more = more;
+	c->input_large = rec_len >= NET_DIRECT_MIN;
+	c->worker->lent_records++;
+	rpc_dispatch_lent(c->worker->net->dispatcher, c->worker->pool,
+			  c->lent->buf, rec, rec_len, &net__conn_tops, c,
+			  (const struct sockaddr *)&c->peer, c->peer_len);
+}
+
+/*
+ * Feeds @data to @c's record (a copy) up to the end of the first record
+ * and dispatches that; *used says how many bytes it took.  Returns 1 when
+ * a record went, 0 when all of @data was taken and the record goes on,
+ * -1 when the stream is bad (@c is closed).
+ */
+static int conn_feed_one(struct conn *c, const uint8_t *data, size_t len,
+			 size_t *used)
+{
+	const uint8_t *rec;
+	size_t rec_len;
+	int rc = rpc_record_feed(&c->record, data, len, used, &rec, &rec_len);
+
+	if (rc < 0) {
+		log_warn("rpc: %s: %s (limit %zu bytes); closing", c->peer_str,
+			 rc == -EMSGSIZE ? "record too large" : strerror(-rc),
+			 c->record.max_bytes);
+		net__conn_close(c);
+		return -1;
+	}
+	if (rc == 0) {
+		return 0;
+	}
+	c->lent_hint = rec_len + 4;
+	conn_dispatch(c, rec, rec_len, *used < len);
+	return 1;
+}
+
 /*
  * Hands complete records in @data to dispatch while @c is under its limits,
  * checked before every record: one read can hold thousands of calls, and
@@ -391,25 +450,16 @@ static size_t conn_consume(struct conn *c, const uint8_t *data, size_t len)
 	size_t pos = 0;
 
 	while (pos < len && c->state != CONN_CLOSED && !conn_over_limits(c)) {
-		const uint8_t *rec;
-		size_t used, rec_len;
-		int rc = rpc_record_feed(&c->record, data + pos, len - pos,
-					 &used, &rec, &rec_len);
+		size_t used = 0;
+		int rc = conn_feed_one(c, data + pos, len - pos, &used);
 
-		pos += used;
 		if (rc < 0) {
-			log_warn("rpc: %s: %s (limit %zu bytes); closing",
-				 c->peer_str,
-				 rc == -EMSGSIZE ? "record too large"
-						 : strerror(-rc),
-				 c->record.max_bytes);
-			net__conn_close(c);
 			return len;
 		}
+		pos += used;
 		if (rc == 0) {
 			break;
 		}
-		conn_dispatch(c, rec, rec_len, pos < len);
 	}
 	/* Between records: the buffer goes back (a request that keeps its
 	 * record holds its own reference on it). */
@@ -431,6 +481,19 @@ static void conn_consume_held(struct conn *c)
 	memmove(c->in_held, c->in_held + used, c->in_held_len);
 }
 
+/* Keeps @len bytes read while over the limits (a copy), to be consumed
+ * before the socket is read again.  0 or -ENOMEM. */
+static int conn_hold_input(struct conn *c, const uint8_t *data, size_t len)
+{
+	c->in_held = malloc(len);
+	if (!c->in_held) {
+		return -ENOMEM;
+	}
+	memcpy(c->in_held, data, len);
+	c->in_held_len = len;
+	return 0;
+}
+
 /* Consumes what was just read; holds what must wait.  0 or -ENOMEM. */
 static int conn_consume_read(struct conn *c, const uint8_t *data, size_t len)
 {
@@ -439,13 +502,69 @@ static int conn_consume_read(struct conn *c, const uint8_t *data, size_t len)
 	if (used == len || c->state == CONN_CLOSED) {
 		return 0;
 	}
-	c->in_held = malloc(len - used);
-	if (!c->in_held) {
-		return -ENOMEM;
+	return conn_hold_input(c, data + used, len - used);
+}
+
+/*
+ * Consumes what was just read into @c's lent buffer: whole records go to
+ * dispatch from there; a record in fragments, or one the buffer cannot
+ * hold, is fed to the record (copied), as is the rest of one that was;
+ * the start of a record still arriving stays (the carry), and the next
+ * read appends to it.  What the limits stop is held, as
+ * conn_consume_read() holds it.  0 or -ENOMEM.
+ */
+static int conn_consume_lent(struct conn *c)
+{
+	while (c->lent_pos < c->lent_fill && c->state != CONN_CLOSED &&
+	       !conn_over_limits(c)) {
+		const uint8_t *data = c->lent->buf + c->lent_pos;
+		size_t len = c->lent_fill - c->lent_pos, used = 0;
+		struct rpc_record_lent next;
+
+		if (!rpc_record_partial(&c->record)) {
+			int err = rpc_record_lent_next(&c->record, data, len,
+						       NET_LENT_BYTES, &next);
+
+			if (err) {
+				log_warn("rpc: %s: record too large (limit %zu "
+					 "bytes); closing",
+					 c->peer_str, c->record.max_bytes);
+				net__conn_close(c);
+				return 0;
+			}
+			/* A large record not all in goes the way large records
+			 * go: its head copied, the rest read in place into its
+			 * own buffer (rpc_record_direct), one read each, not a
+			 * lent buffer's worth of them per read. */
+			if (next.verdict == RPC_RECORD_LENT_MORE &&
+			    next.need < NET_DIRECT_MIN) {
+				break;
+			}
+			if (next.verdict == RPC_RECORD_LENT_WHOLE) {
+				c->lent_pos += next.need;
+				c->lent_hint = next.need;
+				conn_dispatch_lent(c, next.rec, next.rec_len,
+						   c->lent_pos < c->lent_fill);
+				continue;
+			}
+		}
+		if (conn_feed_one(c, data, len, &used) < 0) {
+			return 0;
+		}
+		c->lent_pos += used;
 	}
-	memcpy(c->in_held, data + used, len - used);
-	c->in_held_len = len - used;
-	return 0;
+	rpc_record_trim(&c->record);
+	if (c->state == CONN_CLOSED || c->lent_pos == c->lent_fill ||
+	    !conn_over_limits(c)) {
+		return 0;
+	}
+	/* Over the limits: the rest waits apart, and the buffer is free for
+	 * others meanwhile. */
+	size_t rest = c->lent_fill - c->lent_pos;
+	int err = conn_hold_input(c, c->lent->buf + c->lent_pos, rest);
+
+	c->lent_pos = c->lent_fill;
+	return err;
 }
 
 /*
@@ -535,7 +654,7 @@ static void conn_note_input(struct conn *c)
 	ev_tstamp now = ev_now(c->worker->loop);
 
 	c->last_activity = now;
-	if (!rpc_record_partial(&c->record)) {
+	if (!rpc_record_partial(&c->record) && conn_lent_carry(c) == 0) {
 		c->partial_since = 0;
 	} else if (c->partial_since == 0) {
 		c->partial_since = now;
@@ -555,6 +674,7 @@ static void conn_drain_start(struct conn *c)
 		  c->peer_str, c->inflight);
 	conn_set_state(c, CONN_DRAINING);
 	rpc_record_fini(&c->record);
+	conn_lent_give(c);
 	c->partial_since = 0;
 	c->last_activity = now;
 	if (!conn_drain_check(c)) {
@@ -562,28 +682,146 @@ static void conn_drain_start(struct conn *c)
 	}
 }
 
+/* The room a conn asks of a lent buffer: enough for its last record. */
+static size_t conn_lent_min_room(const struct conn *c)
+{
+	size_t room = c->lent_hint > NET_LENT_MIN_ROOM ? c->lent_hint
+						       : NET_LENT_MIN_ROOM;
+
+	return room < NET_LENT_BYTES ? room : NET_LENT_BYTES;
+}
+
+/* The bytes the record carried in @c's lent buffer takes there: its
+ * mark's figure, or just the mark while that is not all in. */
+static size_t conn_lent_carry_need(const struct conn *c)
+{
+	struct rpc_record_lent next;
+
+	/* conn_consume_lent() left it: MORE, with a valid mark. */
+	(void)rpc_record_lent_next(&c->record, c->lent->buf + c->lent_pos,
+				   conn_lent_carry(c), NET_LENT_BYTES, &next);
+	return next.need ? next.need : 4;
+}
+
+/*
+ * Before a read: makes c->lent a buffer with room for what comes, or
+ * leaves it NULL when none can be lent (the read goes to the loop's
+ * buffer and records are copied, as before lent buffers).  A carried
+ * record that does not fit where it started moves to the new buffer (a
+ * copy of what of it arrived), or into the record when no buffer is
+ * free.  0, or -ENOMEM.
+ */
+static int conn_lent_prepare(struct conn *c)
+{
+	size_t carry = conn_lent_carry(c), need = 0, used = 0;
+	struct net_lent *fresh;
+
+	if (c->lent && carry == 0) {
+		if (NET_LENT_BYTES - c->lent_fill >= conn_lent_min_room(c)) {
+			return 0;
+		}
+		conn_lent_give(c);
+	}
+	if (carry) {
+		need = conn_lent_carry_need(c);
+		if (need <= NET_LENT_BYTES - c->lent_pos) {
+			return 0;
+		}
+	}
+	fresh = net__lent_take(c->worker, carry ? need : conn_lent_min_room(c));
+	if (!fresh && carry) {
+		/* The carry cannot complete in the bytes given: the feed
+		 * takes all of it and hands out nothing. */
+		const uint8_t *rec;
+		size_t rec_len;
+		int rc = rpc_record_feed(&c->record, c->lent->buf + c->lent_pos,
+					 carry, &used, &rec, &rec_len);
+
+		conn_lent_give(c);
+		return rc < 0 ? rc : 0;
+	}
+	if (!fresh) {
+		return 0;
+	}
+	if (carry) {
+		memcpy(fresh->buf + fresh->used, c->lent->buf + c->lent_pos,
+		       carry);
+		conn_lent_give(c);
+	}
+	c->lent = fresh;
+	c->lent_pos = fresh->used;
+	c->lent_fill = fresh->used + carry;
+	return 0;
+}
+
+/*
+ * How much to read into the lent buffer: its room, cut to end at a
+ * multiple of the last record's size from the carried record's start,
+ * so that a stream of like records (a client's WRITEs) ends where the
+ * buffer ends rather than one record straddling two buffers.
+ */
+static size_t conn_lent_want(const struct conn *c)
+{
+	size_t room = NET_LENT_BYTES - c->lent_fill;
+	size_t base = conn_lent_carry(c), hint = c->lent_hint, whole;
+
+	/* After a large record, only the next one's head (as without lent
+	 * buffers): a large one is then read in place, one read each. */
+	if (c->input_large) {
+		size_t want = NET_READ_HEAD;
+
+		/* A small record carried: all of it. */
+		if (base && conn_lent_carry_need(c) - base > want) {
+			want = conn_lent_carry_need(c) - base;
+		}
+		return room < want ? room : want;
+	}
+	if (hint < NET_LENT_HINT_MIN) {
+		return room;
+	}
+	whole = (room + base) / hint * hint;
+	if (whole <= base) {
+		return room;
+	}
+	if (base && whole - base < conn_lent_carry_need(c) - base) {
+		return room; /* the carried record is not like the last */
+	}
+	return whole - base;
+}
+
 /*
  * One read: the rest of a large record's fragment straight into the
- * record's buffer (*direct bytes of the result), then into the loop's
- * read buffer, all of it when calls are small (many per read), only the
- * next record's head after a large one (so that its data is read in
- * place too).  *asked: the room offered.  Returns read(2)'s result.
+ * record's buffer (*direct bytes of the result), then into the conn's
+ * lent buffer, or when none could be lent into the loop's read buffer:
+ * all of it when calls are small (many per read), only the next record's
+ * head after a large one (so that its data is read in place too).
+ * *asked: the room offered.  Returns read(2)'s result (-1 with errno).
  */
 static ssize_t conn_read_some(struct conn *c, size_t *direct, size_t *asked)
 {
 	struct iovec iov[2];
 	size_t room = 0;
-	uint8_t *at = rpc_record_direct(&c->record, NET_DIRECT_MIN, &room);
-	int cnt = 0;
+	uint8_t *at;
+	int cnt = 0, err = conn_lent_prepare(c);
 	ssize_t n;
 
+	if (err) {
+		errno = -err;
+		return -1;
+	}
+	at = rpc_record_direct(&c->record, NET_DIRECT_MIN, &room);
 	if (at) {
 		iov[cnt].iov_base = at;
 		iov[cnt++].iov_len = room;
 	}
-	iov[cnt].iov_base = c->worker->read_buf;
-	iov[cnt++].iov_len =
-		at || c->input_large ? NET_READ_HEAD : NET_READ_CHUNK;
+	if (c->lent) {
+		iov[cnt].iov_base = c->lent->buf + c->lent_fill;
+		iov[cnt++].iov_len = conn_lent_want(c);
+	} else {
+		iov[cnt].iov_base = c->worker->read_buf;
+		iov[cnt++].iov_len =
+			at || c->input_large ? NET_READ_HEAD : NET_READ_CHUNK;
+	}
 	*asked = room + iov[cnt - 1].iov_len;
 	n = cnt == 1 ? read(c->fd, iov[0].iov_base, iov[0].iov_len)
 		     : readv(c->fd, iov, cnt);
@@ -611,6 +849,10 @@ static int conn_take_read(struct conn *c, size_t n, size_t direct)
 			rpc_record_trim(&c->record);
 			return 0;
 		}
+	}
+	if (c->lent) {
+		c->lent_fill += n - direct;
+		return conn_consume_lent(c);
 	}
 	/* After a direct part, the rest is at the start of read_buf. */
 	return conn_consume_read(c, c->worker->read_buf, n - direct);
@@ -648,10 +890,16 @@ static void conn_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 			log_debug("net: %s: read failed: %s", c->peer_str,
 				  strerror(errno));
 			net__conn_close(c);
+			if (!held) {
+				return; /* c may be gone */
+			}
 			break;
 		}
 		if (n == 0) {
 			conn_drain_start(c);
+			if (!held) {
+				return; /* c may be gone */
+			}
 			break;
 		}
 		/* The replies of this event leave together; the hold also
@@ -671,6 +919,10 @@ static void conn_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 		    conn_over_limits(c)) {
 			break;
 		}
+	}
+	/* A conn at rest holds no lent buffer: others may read into it. */
+	if (conn_lent_carry(c) == 0) {
+		conn_lent_give(c);
 	}
 	if (!held) {
 		return;

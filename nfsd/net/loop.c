@@ -101,7 +101,8 @@ static void worker_wake_cb(struct ev_loop *loop, ev_async *a, int revents)
 static void worker_trim_cb(struct ev_loop *loop, ev_timer *t, int revents)
 {
 	struct worker *w = container_of(t, struct worker, trim_timer);
-	size_t freed = rpc_pool_trim(w->pool, RPC_POOL_LOW_WATER_BYTES);
+	size_t freed = rpc_pool_trim(w->pool, RPC_POOL_LOW_WATER_BYTES) +
+		       net__lent_trim(w);
 
 	(void)revents;
 	ev_timer_stop(loop, t);
@@ -312,6 +313,7 @@ static void worker_free(struct worker *w)
 	ev_loop_destroy(w->loop);
 	pthread_mutex_destroy(&w->lock);
 	free(w->read_buf);
+	net__lent_fini(w);
 	/* Last: the requests finished above gave their memory back. */
 	rpc_pool_free(w->pool);
 }

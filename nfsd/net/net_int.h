@@ -21,6 +21,27 @@
 #define NET_DIRECT_MIN (32 * 1024)
 #define NET_READ_HEAD 1024
 
+/* Lent read buffers (net/lent.c): records that lie whole in one go to
+ * dispatch from there, with no copy. */
+#define NET_LENT_BYTES (256 * 1024)
+#define NET_LENT_COUNT 8 /* per loop, made when first needed */
+/* A connection starts reading into a buffer only with this much room
+ * (a 64 KiB WRITE and its header), or its last record's size if larger;
+ * the rest of a buffer that calls hold is lent when it has that much. */
+#define NET_LENT_MIN_ROOM (64 * 1024 + 1024)
+#define NET_LENT_ALIGN 16 /* where a reader starts: XDR reads words */
+/* Records from this size make the reads of their connection stop at a
+ * multiple of it (uniform WRITEs then end where a buffer ends, instead
+ * of one of them moving to the next buffer). */
+#define NET_LENT_HINT_MIN 4096
+
+/* One lent read buffer of a loop. */
+struct net_lent {
+	uint8_t *buf; /* rpc_buf of NET_LENT_BYTES (heap), or NULL */
+	size_t used; /* bytes from its start handed out or read */
+	bool reading; /* a conn reads into it */
+};
+
 /* A connection handed from the accepting loop to a worker. */
 struct net_handoff {
 	int fd;
@@ -68,6 +89,9 @@ struct worker {
 
 	struct conn *conns; /* every open conn of this loop */
 	uint8_t *read_buf; /* NET_READ_CHUNK; shared by this loop's conns */
+	struct net_lent lent[NET_LENT_COUNT];
+	uint64_t lent_records; /* records dispatched from a lent buffer */
+	uint64_t lent_misses; /* a conn asked and none could be lent */
 	/* This loop's caches (rpc/pool.h): its requests, replies, output
 	 * entries and record buffers; freed last, when all came back. */
 	struct rpc_pool *pool;
@@ -117,6 +141,12 @@ struct conn {
 	ev_tstamp output_since; /* replies waiting: the socket last took one */
 	ev_tstamp partial_since; /* a record started arriving; 0: none */
 	struct rpc_record record;
+	/* Input in a lent buffer: its unread bytes [lent_pos, lent_fill)
+	 * are the start of a record still arriving (or none). */
+	struct net_lent *lent;
+	size_t lent_pos;
+	size_t lent_fill;
+	size_t lent_hint; /* the last record's bytes, mark included */
 	struct conn_out *out_head, *out_tail;
 	size_t out_head_off; /* bytes of out_head already written */
 	size_t out_bytes; /* bytes queued and not yet written */
@@ -141,6 +171,27 @@ void net__conn_open(struct worker *w, int fd, const struct sockaddr *peer,
  * its free pages back: a burst's memory must not stay.
  * Worker thread. */
 void net__worker_trim_arm(struct worker *w);
+
+/*
+ * lent.c.  Lends one of @w's buffers (taken: give it back with
+ * net__lent_give) to a conn that reads into it from ->used on, with at
+ * least @min_room bytes from there to its end: one no call holds (read
+ * from its start), else the rest of one that calls hold, else a new one
+ * while @w has fewer than NET_LENT_COUNT.  NULL when none can be lent
+ * (counted in w->lent_misses).  Loop thread.
+ */
+struct net_lent *net__lent_take(struct worker *w, size_t min_room);
+
+/* The conn reading into @l stops; it read up to @end (bytes before it
+ * may be held by calls: they are not lent again while held). */
+void net__lent_give(struct net_lent *l, size_t end);
+
+/* Frees @w's buffers that no call holds and no conn reads into; returns
+ * the bytes given back.  Loop thread (or after it stopped). */
+size_t net__lent_trim(struct worker *w);
+
+/* Drops the set's references (the calls are all finished). */
+void net__lent_fini(struct worker *w);
 
 /* conn_out.c: bytes of @o on the wire (head, payload, padding). */
 size_t net__conn_out_total(const struct conn_out *o);

@@ -178,11 +178,13 @@ int nfs3__usage_write_reserve(const struct nfs3_file *f,
 			      const struct store_attr *pre, uint64_t off_bytes,
 			      uint32_t count, uint64_t *reserved_bytes);
 
-/* After that WRITE, done or failed: counts what it allocated and gives
- * the reservation back. */
-void nfs3__usage_write_end(const struct nfs3_file *f,
+/* After that WRITE, done or failed: counts what it allocated (a stat of
+ * the file, under the quota's lock) and gives the reservation back.
+ * Returns true when it stat'ed the file: *post then holds its
+ * attributes, the WRITE's post-op ones (no second stat for them). */
+bool nfs3__usage_write_end(const struct nfs3_file *f,
 			   const struct store_attr *pre,
-			   uint64_t reserved_bytes);
+			   uint64_t reserved_bytes, struct store_attr *post);
 
 /* @obj (file @fileid, in f's export; borrowed, may be NULL) may have
  * allocated or freed space: re-measures it for the export's quota. */

@@ -385,13 +385,17 @@ static int nfs3_write_kill_priv(struct nfs3_file *f,
 }
 
 /* @pre: the attributes from resolving the handle (one stat for them and
- * the cache's check); the post-op attributes need a stat of their own.
- * @try_park and @park as nfs3_write_store(). */
+ * the cache's check); the post-op attributes need a stat of their own,
+ * unless the quota's count of what the write allocated stat'ed the file
+ * after it: then they are those, in wcc->after.  @try_park and @park as
+ * nfs3_write_store(). */
 static int nfs3_write_data(struct request *req, const WRITE3args *args,
 			   struct nfs3_file *f, const struct store_attr *pre,
 			   wcc_data *wcc, uint32_t *count, bool try_park,
 			   struct nfs3_write_park **park)
 {
+	struct store_attr post;
+	bool measured;
 	bool sync_failed = false;
 	uint64_t reserved;
 	int err;
@@ -423,12 +427,15 @@ static int nfs3_write_data(struct request *req, const WRITE3args *args,
 	}
 	err = nfs3_write_store(req, args, f, *count, try_park, park,
 			       &sync_failed);
-	nfs3__usage_write_end(f, pre, reserved);
+	measured = nfs3__usage_write_end(f, pre, reserved, &post);
 	if (err && sync_failed) {
 		nfs3_sync_failed(f, err);
 	}
 	if (err) {
 		return err;
+	}
+	if (measured) {
+		nfs3__post_op_from_attr(&post, &wcc->after);
 	}
 	req->payload_bytes = *count;
 	return 0;
@@ -460,7 +467,9 @@ enum nfs3_write_outcome nfs3__write_run(struct request *req,
 		nfs3__file_release(&f);
 		return NFS3_WRITE_WOULD_BLOCK;
 	}
-	nfs3__wcc_post(&f, &wcc);
+	if (!wcc.after.attributes_follow) {
+		nfs3__wcc_post(&f, &wcc);
+	}
 	res->status = nfs3__status_from_errno(err);
 	if (res->status == NFS3_OK) {
 		WRITE3resok *ok = &res->WRITE3res_u.resok;

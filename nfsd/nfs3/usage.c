@@ -16,18 +16,33 @@
 struct nfs3_usage_measure {
 	struct store *st;
 	struct store_obj *obj;
+	struct store_attr *attr; /* where the attributes measured go */
 };
 
 static int nfs3_usage_measure(void *arg, uint64_t *used_bytes)
 {
 	struct nfs3_usage_measure *m = arg;
-	struct store_attr a;
-	int err = store_getattr(m->st, m->obj, &a);
+	int err = store_getattr(m->st, m->obj, m->attr);
 
 	if (!err) {
-		*used_bytes = a.used_bytes;
+		*used_bytes = m->attr->used_bytes;
 	}
 	return err;
+}
+
+/* nfs3__usage_note(), with the attributes measured in *@attr: true when
+ * they were (the file has a quota record, and it was measured). */
+static bool nfs3_usage_note_attr(const struct nfs3_file *f,
+				 struct store_obj *obj, uint64_t fileid,
+				 struct store_attr *attr)
+{
+	struct nfs3_usage_measure m = { .st = f->st, .obj = obj, .attr = attr };
+
+	if (!f->exp || !f->exp->quota || !obj) {
+		return false;
+	}
+	return quota_file_update(f->exp->quota, fileid, nfs3_usage_measure,
+				 &m) == 0;
 }
 
 int nfs3__usage_write_reserve(const struct nfs3_file *f,
@@ -50,26 +65,26 @@ int nfs3__usage_write_reserve(const struct nfs3_file *f,
 	return err;
 }
 
-void nfs3__usage_write_end(const struct nfs3_file *f,
+bool nfs3__usage_write_end(const struct nfs3_file *f,
 			   const struct store_attr *pre,
-			   uint64_t reserved_bytes)
+			   uint64_t reserved_bytes, struct store_attr *post)
 {
+	bool measured;
+
 	if (!f->exp->quota || !reserved_bytes) {
-		return; /* a write that cannot allocate changed nothing */
+		return false; /* a write that cannot allocate changed nothing */
 	}
-	nfs3__usage_note(f, f->obj, pre->fileid);
+	measured = nfs3_usage_note_attr(f, f->obj, pre->fileid, post);
 	quota_release(f->exp->quota, reserved_bytes);
+	return measured;
 }
 
 void nfs3__usage_note(const struct nfs3_file *f, struct store_obj *obj,
 		      uint64_t fileid)
 {
-	struct nfs3_usage_measure m = { .st = f->st, .obj = obj };
+	struct store_attr attr;
 
-	if (f->exp && f->exp->quota && obj) {
-		(void)quota_file_update(f->exp->quota, fileid,
-					nfs3_usage_measure, &m);
-	}
+	(void)nfs3_usage_note_attr(f, obj, fileid, &attr);
 }
 
 void nfs3__usage_victim(const struct nfs3_file *dir, const char *name,

@@ -54,7 +54,9 @@ int rpc_dispatcher_add(struct rpc_dispatcher *d, const struct rpc_program *prog)
 /* Where a call came from and where its memory comes from. */
 struct dispatch_origin {
 	struct rpc_pool *pool; /* NULL: the heap */
-	bool rec_is_buf; /* the record starts an rpc_buf */
+	/* The rpc_buf the record lies in (it starts it, or lies in a lent
+	 * buffer); NULL: a call that keeps the record copies it. */
+	void *rec_owner;
 	const struct rpc_transport_ops *tops;
 	void *transport;
 	const struct sockaddr *peer;
@@ -335,9 +337,9 @@ static const uint8_t *dispatch_hold_record(struct rpc_call *call,
 {
 	uint8_t *copy;
 
-	if (o->rec_is_buf) {
-		rpc_buf_ref((void *)rec);
-		call->rec_held = (void *)rec;
+	if (o->rec_owner) {
+		rpc_buf_ref(o->rec_owner);
+		call->rec_held = o->rec_owner;
 		return rec;
 	}
 	copy = rpc_buf_alloc(o->pool, len ? len : 1);
@@ -451,7 +453,22 @@ void rpc_dispatch_pooled(struct rpc_dispatcher *d, struct rpc_pool *pool,
 			 const struct sockaddr *peer, socklen_t peer_len)
 {
 	const struct dispatch_origin o = { .pool = pool,
-					   .rec_is_buf = true,
+					   .rec_owner = (void *)rec,
+					   .tops = tops,
+					   .transport = transport,
+					   .peer = peer,
+					   .peer_len = peer_len };
+
+	dispatch_common(d, &o, rec, len);
+}
+
+void rpc_dispatch_lent(struct rpc_dispatcher *d, struct rpc_pool *pool,
+		       void *owner, const uint8_t *rec, size_t len,
+		       const struct rpc_transport_ops *tops, void *transport,
+		       const struct sockaddr *peer, socklen_t peer_len)
+{
+	const struct dispatch_origin o = { .pool = pool,
+					   .rec_owner = owner,
 					   .tops = tops,
 					   .transport = transport,
 					   .peer = peer,

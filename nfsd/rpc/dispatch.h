@@ -60,6 +60,20 @@ void rpc_dispatch_pooled(struct rpc_dispatcher *d, struct rpc_pool *pool,
 			 const struct rpc_transport_ops *tops, void *transport,
 			 const struct sockaddr *peer, socklen_t peer_len);
 
+/*
+ * As rpc_dispatch_pooled(), for a record that lies inside @owner, an
+ * rpc_buf of the loop (a lent read buffer, nfsd/net/lent.c) rather than
+ * at its start: a request whose arguments point into the record takes a
+ * reference on @owner (borrowed) and keeps it until it is freed, on the
+ * loop thread, after its reply (a WRITE deferred or parked on another
+ * thread keeps it meanwhile).  The caller leaves the bytes of the record
+ * untouched while @owner is shared (rpc_buf_shared()).
+ */
+void rpc_dispatch_lent(struct rpc_dispatcher *d, struct rpc_pool *pool,
+		       void *owner, const uint8_t *rec, size_t len,
+		       const struct rpc_transport_ops *tops, void *transport,
+		       const struct sockaddr *peer, socklen_t peer_len);
+
 /* Encodes and sends the reply of a call whose deferred work is done, and
  * frees it.  Call on the transport's loop thread. */
 void rpc_call_finish(struct rpc_call *call);

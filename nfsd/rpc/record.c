@@ -7,6 +7,7 @@
 #include "nfsd/rpc/record.h"
 #include "nfsd/rpc/pool.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +165,42 @@ int rpc_record_direct_done(struct rpc_record *rec, size_t n,
 			   const uint8_t **out, size_t *out_len)
 {
 	return rpc_record_advance(rec, n, out, out_len) ? 1 : 0;
+}
+
+int rpc_record_lent_next(const struct rpc_record *rec, const uint8_t *data,
+			 size_t len, size_t cap, struct rpc_record_lent *out)
+{
+	uint32_t mark, frag;
+
+	assert(!rpc_record_partial(rec));
+	memset(out, 0, sizeof(*out));
+	if (((uintptr_t)data & 3) != 0) {
+		out->verdict = RPC_RECORD_LENT_FEED;
+		return 0;
+	}
+	if (len < 4) {
+		out->verdict = RPC_RECORD_LENT_MORE;
+		return 0;
+	}
+	mark = (uint32_t)data[0] << 24 | (uint32_t)data[1] << 16 |
+	       (uint32_t)data[2] << 8 | data[3];
+	frag = mark & ~RPC_RECORD_LAST_FRAGMENT;
+	if (frag > rec->max_bytes) {
+		return -EMSGSIZE;
+	}
+	out->need = 4 + (size_t)frag;
+	if (!(mark & RPC_RECORD_LAST_FRAGMENT) || out->need > cap) {
+		out->verdict = RPC_RECORD_LENT_FEED;
+		return 0;
+	}
+	if (out->need > len) {
+		out->verdict = RPC_RECORD_LENT_MORE;
+		return 0;
+	}
+	out->verdict = RPC_RECORD_LENT_WHOLE;
+	out->rec = data + 4;
+	out->rec_len = frag;
+	return 0;
 }
 
 bool rpc_record_partial(const struct rpc_record *rec)

@@ -90,6 +90,46 @@ int rpc_record_direct_done(struct rpc_record *rec, size_t n,
  */
 void rpc_record_trim(struct rpc_record *rec);
 
+/*
+ * Lent input (nfsd/net/lent.c): the reader reads into a large buffer it
+ * was lent, and a whole record that lies in it goes to dispatch from
+ * there, with no copy, as long as the buffer is kept (the call takes a
+ * reference on it).  rpc_record_lent_next() says what the bytes at @data
+ * start with, between records (nothing of a record in @rec: assert).
+ */
+enum rpc_record_lent_verdict {
+	/* A whole one-fragment record lies in @data: ->rec, ->rec_len; it
+	 * and its mark take ->need bytes. */
+	RPC_RECORD_LENT_WHOLE,
+	/* It has not all arrived: keep the bytes and read more after them.
+	 * ->need is what it takes, mark included (<= @cap), or 0 while its
+	 * mark is not all in.  A record that does not fit between @data
+	 * and the end of its buffer must move to a buffer that has room. */
+	RPC_RECORD_LENT_MORE,
+	/* It cannot be handed out where it lies: in fragments, not at a
+	 * 4-byte boundary (XDR reads words: a record of a length that is
+	 * not a multiple of 4 moves the next ones off it), or larger than
+	 * @cap.  Feed it to rpc_record_feed(), which copies. */
+	RPC_RECORD_LENT_FEED,
+};
+
+struct rpc_record_lent {
+	enum rpc_record_lent_verdict verdict;
+	const uint8_t *rec; /* WHOLE: the record, inside @data */
+	size_t rec_len;
+	size_t need; /* bytes the record takes from @data, mark included */
+};
+
+/*
+ * Looks at the @len bytes at @data, the start of a record in a lent
+ * buffer of @cap bytes (not of rpc_record_feed's), and fills *out.
+ * Consumes nothing: the caller moves past out->need bytes of a WHOLE
+ * record.  Returns 0, or -EMSGSIZE when the record's first fragment
+ * exceeds rec->max_bytes (the stream is then unusable).
+ */
+int rpc_record_lent_next(const struct rpc_record *rec, const uint8_t *data,
+			 size_t len, size_t cap, struct rpc_record_lent *out);
+
 /* True when part of a record has arrived and the rest has not. */
 bool rpc_record_partial(const struct rpc_record *rec);
 

@@ -12,6 +12,10 @@
 #   read-8k     dsload, random 8 KiB reads, every block once (--one-pass)
 #   write-64k   dsload, random 64 KiB FILE_SYNC writes, every block once,
 #               the second of two passes (the first holds the setup calls)
+#   uwrite-8k   dsload, random 8 KiB UNSTABLE writes (a COMMIT every 64,
+#               dsload's default), every block once, the second of two
+#               passes
+#   uwrite-64k  dsload, sequential 64 KiB UNSTABLE writes, the same way
 # and prints instructions per call (the phase's total Ir / its calls; the
 # phases include everything the process does meanwhile: libev, conn,
 # dispatch, XDR, the store, libc, libtirpc).  Needs valgrind (installed
@@ -62,8 +66,9 @@ dump() {
 
 RUN=$OUT/calls-$(date -u +%Y%m%d-%H%M%S)
 mkdir -p "$RUN"
-printf '%-40s %12s %12s %12s %12s\n' "build (user-space Ir per call)" NULL \
-	write-8k read-8k write-64k | tee "$RUN/table.txt"
+printf '%-40s %12s %12s %12s %12s %12s %12s\n' \
+	"build (user-space Ir per call)" NULL write-8k read-8k write-64k \
+	uwrite-8k uwrite-64k | tee "$RUN/table.txt"
 n=0
 for build in "$@"; do
 	n=$((n + 1))
@@ -118,6 +123,24 @@ for build in "$@"; do
 	kill -USR1 "$dl"
 	wait "$dl" || bench_die "$build: dsload 64k failed: $(tail -3 "$BENCH_TMP/dsload64.log")"
 	dump write64
+	# UNSTABLE: two passes of one phase each, the second measured.
+	for u in "8k 100 uwrite8" "64k 0 uwrite64"; do
+		read -r bs rnd ph <<<"$u"
+		"$DSLOAD" run -s 127.0.0.1 --nfs-port "$nfs" \
+			--mount-port "$mnt" -D bench -H 1 --vmdk-size 16m \
+			--bs "$bs" --stable unstable --pause-between-phases \
+			--read-pct 0,0 --random-pct "$rnd" --one-pass --quiet \
+			>"$BENCH_TMP/dsload.out" 2>"$BENCH_TMP/dsload-$ph.log" &
+		dl=$!
+		bench_wait_line "$BENCH_TMP/dsload-$ph.log" 'paused before' \
+			"$dl" ||
+			bench_die "$build: dsload $ph did not pause: $(tail -3 "$BENCH_TMP/dsload-$ph.log")"
+		dump "setup-$ph"
+		kill -USR1 "$dl"
+		wait "$dl" ||
+			bench_die "$build: dsload $ph failed: $(tail -3 "$BENCH_TMP/dsload-$ph.log")"
+		dump "$ph"
+	done
 	# One 8 KiB call per block of the 16 MiB VMDK in each phase (the
 	# write phase also holds dsload's few setup calls: MNT, LOOKUP,
 	# CREATE ...).  Not dsload's --prefill: it writes in blocks of
@@ -125,13 +148,15 @@ for build in "$@"; do
 	writes=$((16 * 1024 * 1024 / 8192))
 	reads=$writes
 	writes64=$((16 * 1024 * 1024 / 65536))
-	printf '%-40s %12d %12d %12d %12d\n' "$build" \
+	printf '%-40s %12d %12d %12d %12d %12d %12d\n' "$build" \
 		$(($(ir_of "$BENCH_TMP/null") / null_calls)) \
 		$(($(ir_of "$BENCH_TMP/write") / writes)) \
 		$(($(ir_of "$BENCH_TMP/read") / reads)) \
-		$(($(ir_of "$BENCH_TMP/write64") / writes64)) |
+		$(($(ir_of "$BENCH_TMP/write64") / writes64)) \
+		$(($(ir_of "$BENCH_TMP/uwrite8") / writes)) \
+		$(($(ir_of "$BENCH_TMP/uwrite64") / writes64)) |
 		tee -a "$RUN/table.txt"
-	for phase in null write read write64; do
+	for phase in null write read write64 uwrite8 uwrite64; do
 		cp "$BENCH_TMP/$phase" "$RUN/$n.$phase.callgrind.out"
 	done
 	kill "$VG_PID"

@@ -12,6 +12,15 @@
  *   FILL   u_int in, fill_bytes of zeros out; counted in struct
  *          conn_fixture_fill on the worker thread
  *   DEFER  u_int in, plus one out, as deferred work; charged
+ *   SUM    u_int wait, opaque data<> in (the data borrowed from the
+ *          record, as a WRITE's); the data's FNV-1a hash out, computed
+ *          inline (CONN_FIXTURE_SUM_INLINE), or after the gate opens
+ *          (conn_fixture_gate) as deferred work on a work thread
+ *          (_DEFER) or by a thread of its own while the call is parked
+ *          (_PARK: request_park(), as a WRITE waits for the intent log's
+ *          flush): the call holds its record while more input arrives.
+ *          Not idempotent: with a DRC (conn_fixture_setup_drc) a
+ *          retransmission is dropped or replayed
  *
  * The test is the client: blocking sockets with a timeout on every call,
  * and helpers that build calls of one u_int argument and read replies.
@@ -39,7 +48,15 @@ enum conn_fixture_proc {
 	CONN_FIXTURE_ECHO = 1,
 	CONN_FIXTURE_FILL = 2,
 	CONN_FIXTURE_DEFER = 3,
+	CONN_FIXTURE_SUM = 4,
 	CONN_FIXTURE_NPROCS
+};
+
+/* How a SUM computes its answer (its wait argument). */
+enum conn_fixture_sum_how {
+	CONN_FIXTURE_SUM_INLINE = 0,
+	CONN_FIXTURE_SUM_DEFER = 1,
+	CONN_FIXTURE_SUM_PARK = 2,
 };
 
 /* A call of conn_fixture_call_build(): mark, AUTH_NONE header, u_int. */
@@ -53,6 +70,13 @@ struct conn_fixture_fill {
 	unsigned calls;
 	size_t max_out_bytes; /* conn->out_bytes when a FILL was dispatched */
 	u_int bytes; /* of zeros in each FILL reply; a multiple of 4 */
+	/* SUM's gate: waiting SUMs wait while it is closed. */
+	pthread_cond_t gate_cond;
+	bool gate_closed;
+	unsigned gate_waiting; /* SUMs waiting at it now */
+	unsigned sums_done; /* SUMs that waited, then hashed their data */
+	uint32_t last_sum; /* the hash the last of them computed */
+	unsigned parkers; /* threads of parked SUMs still running */
 };
 
 struct conn_fixture {
@@ -69,6 +93,7 @@ struct conn_fixture {
 	int port;
 	int udp_port; /* 0 without UDP */
 	int port2; /* conn_fixture_setup_loops: the second TCP listener */
+	struct drc *drc; /* conn_fixture_setup_drc; NULL: none */
 };
 
 /*
@@ -86,6 +111,10 @@ int conn_fixture_setup(void **state, uint32_t max_output_bytes,
  * FILL of 0 bytes), with @nworkers loops and a second TCP listener on
  * port2, as a server's NFS and MOUNT ports. */
 int conn_fixture_setup_loops(void **state, unsigned nworkers);
+
+/* As conn_fixture_setup(@state, 256 KiB, 0, false, 0), the dispatcher
+ * with a duplicate request cache (drc.h, default bounds). */
+int conn_fixture_setup_drc(void **state);
 
 /* A cmocka teardown: stops *@state if it runs, then frees it. */
 int conn_fixture_teardown(void **state);
@@ -113,6 +142,28 @@ size_t conn_fixture_read_reply(int fd, uint8_t *buf, size_t cap);
 /* Reads one reply of a u_int result and checks it is SUCCESS; sets *@xid
  * and returns the value. */
 uint32_t conn_fixture_read_echo(int fd, uint32_t *xid);
+
+/* Closes or opens SUM's gate. */
+void conn_fixture_gate(struct conn_fixture *f, bool closed);
+
+/* Waits until @n SUMs wait at the closed gate; asserts it happens
+ * within CONN_FIXTURE_IO_TIMEOUT_S. */
+void conn_fixture_gate_wait(struct conn_fixture *f, unsigned n);
+
+/* Waits until @n SUMs in all have waited at the gate and hashed their
+ * data (whether or not their reply could go); returns the last hash.
+ * Asserts it happens within CONN_FIXTURE_IO_TIMEOUT_S. */
+uint32_t conn_fixture_sums_wait(struct conn_fixture *f, unsigned n);
+
+/* The FNV-1a hash of @len bytes at @p, as SUM answers it. */
+uint32_t conn_fixture_sum(const uint8_t *p, size_t len);
+
+/* Writes a whole SUM call of @len bytes of @data (borrowed) to @buf
+ * (room for CONN_FIXTURE_CALL_LEN + 4 + @len + 3 bytes), answered as
+ * @how says (enum conn_fixture_sum_how); returns its length, mark
+ * included. */
+size_t conn_fixture_sum_build(uint8_t *buf, uint32_t xid, uint32_t how,
+			      const uint8_t *data, uint32_t len);
 
 /* Writes a whole call record of CONN_FIXTURE_PROG v1 @proc (AUTH_NONE, one
  * u_int argument @arg) to @buf (CONN_FIXTURE_CALL_LEN bytes); returns its

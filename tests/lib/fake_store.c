@@ -353,6 +353,7 @@ static int fake_getattr(struct store *st, struct store_obj *obj,
 
 	pthread_mutex_lock(&fs->lock);
 	n = fake_store__obj_node(obj);
+	fs->getattrs++;
 	err = fake_store__injected(fs, "getattr");
 	if (!err) {
 		*attr = n->attr;
@@ -672,4 +673,15 @@ unsigned fake_store_writes(const struct store *st)
 unsigned fake_store_commits(const struct store *st)
 {
 	return fake_store__of(st)->commits;
+}
+
+unsigned fake_store_getattrs(const struct store *st)
+{
+	struct fake_store *fs = fake_store__of(st);
+	unsigned n;
+
+	pthread_mutex_lock(&fs->lock);
+	n = fs->getattrs;
+	pthread_mutex_unlock(&fs->lock);
+	return n;
 }

@@ -38,4 +38,7 @@ enum store_stable fake_store_last_stable(const struct store *st);
 unsigned fake_store_writes(const struct store *st);
 unsigned fake_store_commits(const struct store *st);
 
+/* Number of getattr calls (what a real store pays a stat for). */
+unsigned fake_store_getattrs(const struct store *st);
+
 #endif

@@ -60,6 +60,7 @@ struct fake_store {
 	int fail_err;
 	enum store_stable last_stable;
 	unsigned writes, commits;
+	unsigned getattrs; /* getattr calls: stats of a real store */
 };
 
 /* A resolved node: the head every store's object starts from

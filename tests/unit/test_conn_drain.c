@@ -168,6 +168,7 @@ static void test_drain_conn_at_rest_holds_no_record_buffer(void **state)
 	assert_non_null(c);
 	assert_null(c->record.buf);
 	assert_null(c->in_held);
+	assert_null(c->lent);
 	close(fd);
 	free(wire);
 }

@@ -5,7 +5,8 @@
  * admission (nfsd/nfs3/charge.c).  FSSTAT reports the quota; a WRITE past
  * it gets NOSPC and leaves the file as it was; overwriting allocated data
  * is never refused; REMOVE, RENAME over a file and a shrinking SETATTR
- * give the room back.
+ * give the room back.  A WRITE that may allocate stats the file once
+ * after it, for the quota and its post-op attributes both.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -184,6 +185,52 @@ static void test_usage_write_past_quota_is_nospc_and_data_stays(void **state)
 	assert_int_equal(used(f), QUOTA_BYTES);
 }
 
+/* A WRITE of @count bytes of @fill at @off; returns the getattr calls it
+ * made and checks its post-op attributes say @size_bytes. */
+static unsigned write_stats(struct fixture *f, const nfs_fh3 *fh, uint64_t off,
+			    uint32_t count, uint8_t fill, uint64_t size_bytes)
+{
+	struct store *st = nfs3_fixture_store(f->fx, NFS3_FIXTURE_DS1);
+	WRITE3args args = {
+		.file = *fh, .offset = off, .count = count, .stable = UNSTABLE
+	};
+	unsigned before = fake_store_getattrs(st), stats;
+	WRITE3res res;
+	post_op_attr *after;
+
+	memset(f->buf, fill, count);
+	args.data.data_len = count;
+	args.data.data_val = (char *)f->buf;
+	nfs3_fixture_call(f->fx, NFSPROC3_WRITE, &args, &res);
+	stats = fake_store_getattrs(st) - before;
+	assert_int_equal(res.status, NFS3_OK);
+	after = &res.WRITE3res_u.resok.file_wcc.after;
+	assert_true(after->attributes_follow);
+	assert_int_equal(after->post_op_attr_u.attributes.size, size_bytes);
+	assert_int_equal(
+		after->post_op_attr_u.attributes.used,
+		nfs3_fixture_attr(f->fx, NFS3_FIXTURE_DS1, fh).used_bytes);
+	return stats;
+}
+
+static void test_usage_write_stats_the_file_once_after_it(void **state)
+{
+	struct fixture *f = *state;
+	nfs_fh3 fh = create(f, "disk");
+	unsigned growing, overwrite;
+
+	/* It may allocate: the quota's measure is the post-op stat. */
+	growing = write_stats(f, &fh, 0, 8 * KIB, 'a', 8 * KIB);
+	assert_int_equal(used(f), 8 * KIB);
+	/* Allocated already: nothing to count, a stat for the reply. */
+	overwrite = write_stats(f, &fh, 0, 8 * KIB, 'b', 8 * KIB);
+	assert_int_equal(used(f), 8 * KIB);
+	/* Both stat once before (the handle) and once after. */
+	assert_int_equal(growing, overwrite);
+	assert_int_equal(growing, 2);
+	assert_data(f, &fh, 0, 8 * KIB, 'b');
+}
+
 static void test_usage_remove_gives_room_back(void **state)
 {
 	struct fixture *f = *state;
@@ -278,6 +325,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_usage_fsstat_reports_the_quota),
 		T(test_usage_write_past_quota_is_nospc_and_data_stays),
+		T(test_usage_write_stats_the_file_once_after_it),
 		T(test_usage_remove_gives_room_back),
 		T(test_usage_rename_over_a_file_frees_it),
 		T(test_usage_setattr_shrink_frees),

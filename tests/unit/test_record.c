@@ -6,6 +6,9 @@
  * max_bytes fail with -EMSGSIZE before anything is allocated.  Between
  * records, trimming gives the buffer back (a stream at rest holds none),
  * leaves a partial record alone, and keeps a record someone holds valid.
+ * Lent input: a whole record is handed out where it lies; part of one
+ * asks for more; fragments, records off a word boundary or larger than
+ * a buffer are fed; a mark past max_bytes fails.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -376,6 +379,93 @@ static void test_record_mark_encode_sets_last_bit(void **state)
 	assert_memory_equal(mark, want0, 4);
 }
 
+/* ---- lent input (rpc_record_lent_next) ---- */
+
+static void test_record_lent_whole_record_is_handed_out_in_place(void **state)
+{
+	uint32_t words[8];
+	uint8_t *b = (uint8_t *)words;
+	struct rpc_record_lent l;
+
+	put_mark(b, 8, true);
+	fill(b + 4, 8, 1);
+	put_mark(b + 12, 4, true);
+	assert_int_equal(rpc_record_lent_next(*state, b, 20, 64, &l), 0);
+	assert_int_equal(l.verdict, RPC_RECORD_LENT_WHOLE);
+	assert_ptr_equal(l.rec, b + 4);
+	assert_int_equal(l.rec_len, 8);
+	assert_int_equal(l.need, 12);
+	/* The next one: its mark is in, not all its bytes. */
+	assert_int_equal(rpc_record_lent_next(*state, b + 12, 6, 64, &l), 0);
+	assert_int_equal(l.verdict, RPC_RECORD_LENT_MORE);
+	assert_int_equal(l.need, 8);
+}
+
+static void test_record_lent_part_of_a_mark_asks_for_more(void **state)
+{
+	uint32_t words[2];
+	uint8_t *b = (uint8_t *)words;
+	struct rpc_record_lent l;
+
+	put_mark(b, 100, true);
+	for (size_t n = 0; n < 4; n++) {
+		assert_int_equal(rpc_record_lent_next(*state, b, n, 64, &l), 0);
+		assert_int_equal(l.verdict, RPC_RECORD_LENT_MORE);
+		assert_int_equal(l.need, 0);
+	}
+}
+
+static void test_record_lent_fragment_is_fed(void **state)
+{
+	uint32_t words[4];
+	uint8_t *b = (uint8_t *)words;
+	struct rpc_record_lent l;
+
+	put_mark(b, 4, false);
+	assert_int_equal(rpc_record_lent_next(*state, b, 16, 64, &l), 0);
+	assert_int_equal(l.verdict, RPC_RECORD_LENT_FEED);
+}
+
+static void test_record_lent_record_off_a_word_is_fed(void **state)
+{
+	uint32_t words[4];
+	uint8_t *b = (uint8_t *)words;
+	struct rpc_record_lent l;
+
+	put_mark(b + 1, 4, true);
+	assert_int_equal(rpc_record_lent_next(*state, b + 1, 8, 64, &l), 0);
+	assert_int_equal(l.verdict, RPC_RECORD_LENT_FEED);
+}
+
+static void test_record_lent_record_larger_than_a_buffer_is_fed(void **state)
+{
+	uint32_t words[4];
+	uint8_t *b = (uint8_t *)words;
+	struct rpc_record_lent l;
+
+	put_mark(b, 61, true); /* 65 bytes with its mark: one too many */
+	assert_int_equal(rpc_record_lent_next(*state, b, 16, 64, &l), 0);
+	assert_int_equal(l.verdict, RPC_RECORD_LENT_FEED);
+	put_mark(b, 60, true);
+	assert_int_equal(rpc_record_lent_next(*state, b, 16, 64, &l), 0);
+	assert_int_equal(l.verdict, RPC_RECORD_LENT_MORE);
+	assert_int_equal(l.need, 64);
+}
+
+static void test_record_lent_mark_over_max_bytes_fails(void **state)
+{
+	uint32_t words[2];
+	uint8_t *b = (uint8_t *)words;
+	struct rpc_record_lent l;
+
+	put_mark(b, TEST_MAX + 1, true);
+	assert_int_equal(rpc_record_lent_next(*state, b, 8, 1u << 20, &l),
+			 -EMSGSIZE);
+	put_mark(b, 0x7fffffff, false);
+	assert_int_equal(rpc_record_lent_next(*state, b, 8, 1u << 20, &l),
+			 -EMSGSIZE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -415,6 +505,23 @@ int main(void)
 			test_record_trim_keeps_a_held_record_valid, setup,
 			teardown),
 		cmocka_unit_test(test_record_mark_encode_sets_last_bit),
+		cmocka_unit_test_setup_teardown(
+			test_record_lent_whole_record_is_handed_out_in_place,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_record_lent_part_of_a_mark_asks_for_more, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_record_lent_fragment_is_fed, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_record_lent_record_off_a_word_is_fed, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_record_lent_record_larger_than_a_buffer_is_fed,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_record_lent_mark_over_max_bytes_fails, setup,
+			teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
