@@ -84,7 +84,7 @@ FUZZ_BINS := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 .PHONY: all run test unit deps deps-check fuzz fuzz-build fuzz-bins format \
 	format-check clean man progs install deb nfsd vmdk lab lab-loaded lab-clones lab-clone-reads lab-zeroing bench bench-ceph bench-kclient bench-profile bench-vmdk bench-scale \
-	soak abuse
+	bench-replication lab-replication soak abuse
 .DEFAULT_GOAL := all
 
 all: deps-check $(PROGS) $(UNIT_BINS) $(MANS)
@@ -269,6 +269,13 @@ lab-clone-reads: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsnfsctl $(BUILD)/b
 lab-zeroing: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsvmdk
 	perf/zeroing/lab.sh $(BUILD)/bin
 
+# Lab 10 (docs/labs.md): two dsnfsd joined by a replication
+# relation under a dsload write load; the destination down and back, the
+# source lost, the break; the lag over time into docs/img/lab10-lag.png
+# (root, gnuplot; about 2 min).
+lab-replication: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsload
+	BENCH_LAG_PNG=docs/img/lab10-lag.png perf/bench/replication-lag.sh $(BUILD) --lab
+
 # Benchmarks and the soak print their figures; none is part of `make test`.
 # dsnfsd against nfs-ganesha, side by side (docs/bench.md).
 bench: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsload
@@ -283,6 +290,13 @@ bench-kclient: deps-check $(BUILD)/bin/dsnfsd
 # one-node cluster (docs/ceph.md, "Benchmark").
 bench-ceph: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsload
 	perf/bench/ceph.sh $(BUILD)
+
+# Replication (docs/bench.md, "Replication"): a 4 GiB thin disk's baseline
+# and 1% incremental against rsync --inplace (installs rsync), then the lag
+# under a dsload write load (root, gnuplot; about 5 min).
+bench-replication: deps-check $(BUILD)/bin/dsnfsd $(BUILD)/bin/dsvmdk $(BUILD)/bin/dsload
+	perf/bench/replication.sh $(BUILD)
+	perf/bench/replication-lag.sh $(BUILD)
 
 # Where dsnfsd's time goes under two loads (perf, syscalls, callgrind).
 bench-profile: deps-check $(BUILD)/bin/dsnfsd

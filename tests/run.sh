@@ -32,14 +32,15 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # Lane 2: the unit tests of the cephfs backend (they use the suite's
 # cluster), the deb package (t0005), every CephFS test (t21xx: the suite's
 # cluster, one test at a time), QEMU on CephFS (t3101), the kernel client
-# in a guest (t4001), the admin endpoint's walls (t6105), ESXi's APD
+# in a guest (t4xxx: t4001, the replication drill t4002), the admin
+# endpoint's walls (t6105), ESXi's APD
 # timers (t7007).  Their ports are the kernel's picks (lib.sh, -p 0) or
 # in a network namespace of their own (netns.sh: port 111, QEMU's
 # portmapper), as are lane 1's; their files are under mktemp -d.
 in_lane2() {
 	case "$1" in
 	test_store_cephfs | test_store_cephfs_*) return 0 ;;
-	t0005-* | t21[0-9][0-9]-* | t3101-* | t4001-* | t6105-* | t7007-*) return 0 ;;
+	t0005-* | t21[0-9][0-9]-* | t3101-* | t4[0-9][0-9][0-9]-* | t6105-* | t7007-*) return 0 ;;
 	esac
 	return 1
 }
