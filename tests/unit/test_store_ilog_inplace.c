@@ -585,6 +585,26 @@ static void test_inplace_after_eviction_keeps_older_record_off(void **state)
 					 "kept off them"));
 }
 
+/* Removed after its eviction: the object the log holds answers stale,
+ * as a fresh open would. */
+static void test_evicted_then_removed_file_is_stale(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+	struct store_fh fh = obj->fh;
+	struct store_obj *g;
+	char path[256];
+
+	write_ok(f, obj, 0, 'o', 4096);
+	f->ops->obj_unref(obj);
+	assert_int_equal(f->ops->cache_resize(f->st, 1), 0);
+	g = fixture_file(f, f->root, "g", NULL, 0);
+	f->ops->obj_unref(g);
+	assert_int_equal(unlink(fixture_path(f, "f", path, sizeof(path))), 0);
+	assert_int_equal(f->ops->resolve(f->st, &fh, &obj), -ESTALE);
+}
+
 /* A logged write_async's hook: its error into *arg (1 until called). */
 static void done_into(void *arg, int err)
 {
@@ -645,6 +665,7 @@ int main(void)
 		T(test_sequential_inplace_over_older_record),
 		T(test_sequential_write_async),
 		T(test_inplace_after_eviction_keeps_older_record_off),
+		T(test_evicted_then_removed_file_is_stale),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
