@@ -7,7 +7,9 @@
  * replays newer ones; a corrupt SYNCED record (checksum, fields) stops the
  * replay there with the file, offset and reason logged; a failed sync, a
  * failed log and a failed write of the in-place path fail the write; the
- * loop's write_async leaves large writes to a work thread.  The record
+ * loop's write_async leaves large writes to a work thread; a file
+ * evicted from the cache with records in the log comes back as the object
+ * that knows them.  The record
  * format: SYNCED encode and decode, and their bounds.
  */
 #include <pthread.h>
@@ -552,6 +554,57 @@ static void test_sequential_inplace_over_older_record(void **state)
 					 "kept off them"));
 }
 
+/*
+ * A file evicted from the cache while the log holds records of it: the
+ * next resolve must give the object that knows them (its ilog_lsn).  A new
+ * object knew none: the in-place write logged no SYNCED record, and
+ * replay put the older record back over the newer synced bytes (an
+ * acknowledged write lost at a power cut).
+ */
+static void test_inplace_after_eviction_keeps_older_record_off(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+	struct store_fh fh = obj->fh;
+	struct store_obj *g;
+
+	write_ok(f, obj, 0, 'o', 4096); /* logged */
+	f->ops->obj_unref(obj);
+	/* One entry: g's takes f's place. */
+	assert_int_equal(f->ops->cache_resize(f->st, 1), 0);
+	g = fixture_file(f, f->root, "g", NULL, 0);
+	f->ops->obj_unref(g);
+	assert_int_equal(f->ops->resolve(f->st, &fh, &obj), 0);
+	write_ok(f, obj, 0, 'N', BIG); /* in place, over the record */
+	assert_int_equal(stats(x).synced_records, 1);
+	f->ops->obj_unref(obj);
+	crash_and_replay(x);
+	expect_bytes(x, "f", 0, 'N', BIG);
+	assert_true(log_capture_contains("1 ranges synced in place, 1 records "
+					 "kept off them"));
+}
+
+/* Removed after its eviction: the object the log holds answers stale,
+ * as a fresh open would. */
+static void test_evicted_then_removed_file_is_stale(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+	struct store_fh fh = obj->fh;
+	struct store_obj *g;
+	char path[256];
+
+	write_ok(f, obj, 0, 'o', 4096);
+	f->ops->obj_unref(obj);
+	assert_int_equal(f->ops->cache_resize(f->st, 1), 0);
+	g = fixture_file(f, f->root, "g", NULL, 0);
+	f->ops->obj_unref(g);
+	assert_int_equal(unlink(fixture_path(f, "f", path, sizeof(path))), 0);
+	assert_int_equal(f->ops->resolve(f->st, &fh, &obj), -ESTALE);
+}
+
 /* A logged write_async's hook: its error into *arg (1 until called). */
 static void done_into(void *arg, int err)
 {
@@ -611,6 +664,8 @@ int main(void)
 		T(test_sequential_stream_goes_in_place),
 		T(test_sequential_inplace_over_older_record),
 		T(test_sequential_write_async),
+		T(test_inplace_after_eviction_keeps_older_record_off),
+		T(test_evicted_then_removed_file_is_stale),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -370,6 +370,35 @@ int store__ilog_wait(struct store_ilog *ilog, int64_t end_lsn)
 	return err;
 }
 
+static bool store_ilog_fh_equal(const struct store_fh *a,
+				const struct store_fh *b)
+{
+	return a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
+}
+
+struct local_obj *store__ilog_held(struct store_ilog *ilog,
+				   const struct store_fh *fh)
+{
+	struct local_obj *found = NULL;
+
+	pthread_mutex_lock(&ilog->lock);
+	for (struct local_obj *o = ilog->dirty; o && !found; o = o->ilog_next) {
+		if (store_ilog_fh_equal(&o->base.fh, fh)) {
+			found = o;
+		}
+	}
+	for (size_t i = 0; i < ilog->nckpt && !found; i++) {
+		if (store_ilog_fh_equal(&ilog->ckpt_files[i]->base.fh, fh)) {
+			found = ilog->ckpt_files[i];
+		}
+	}
+	if (found) {
+		store__obj_ref(found);
+	}
+	pthread_mutex_unlock(&ilog->lock);
+	return found;
+}
+
 int store__ilog_settle(struct store_ilog *ilog, struct local_obj *obj)
 {
 	uint64_t end = atomic_load(&obj->ilog_lsn);

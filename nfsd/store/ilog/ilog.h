@@ -113,6 +113,17 @@ int store__ilog_wait(struct store_ilog *ilog, int64_t end_lsn);
  */
 int store__ilog_settle(struct store_ilog *ilog, struct local_obj *obj);
 
+/*
+ * The object of the file with handle @fh that the log holds (records after
+ * the head: on its dirty list or in the checkpoint in flight), with a
+ * reference for the caller; NULL when it holds none.  A file evicted from
+ * the cache while it has such records must come back as this object: a new
+ * one knows none of them (ilog_lsn 0), so an in-place write through it
+ * logs no SYNCED record and replay writes the older records over it.
+ */
+struct local_obj *store__ilog_held(struct store_ilog *ilog,
+				   const struct store_fh *fh);
+
 /* Writers now waiting for a flush (tests wait on it). */
 uint32_t store__ilog_waiters(struct store_ilog *ilog);
 

@@ -44,7 +44,7 @@ static int store_ilog_sync_fd(void *arg, enum store_stable level)
 	return fsync((int)(intptr_t)arg) != 0 ? -errno : 0;
 }
 
-/* Fsyncs the @n files of @files and drops the list's references. */
+/* Fsyncs the @n files of @files (the list keeps its references). */
 static int store_ilog_sync_files(struct store_ilog *ilog,
 				 struct local_obj **files, size_t n)
 {
@@ -66,9 +66,21 @@ static int store_ilog_sync_files(struct store_ilog *ilog,
 				  ilog->path, (uintmax_t)obj->ino,
 				  strerror(-err));
 		}
-		store__obj_unref(obj);
 	}
 	return first;
+}
+
+/* Ends the checkpoint in flight: its list and references go; lock held. */
+static void store_ilog_ckpt_release(struct store_ilog *ilog)
+{
+	struct local_obj **files = ilog->ckpt_files;
+
+	for (size_t i = 0; i < ilog->nckpt; i++) {
+		store__obj_unref(files[i]);
+	}
+	free(files);
+	ilog->ckpt_files = NULL;
+	ilog->nckpt = 0;
 }
 
 /* One checkpoint up to the current tail; called and returns with the lock
@@ -94,9 +106,13 @@ void store__ilog_checkpoint_locked(struct store_ilog *ilog)
 	}
 	ilog->dirty = NULL;
 	ilog->ndirty = 0;
+	/* Held until the new head is written: until then their records are
+	 * replayed, and a file evicted from the cache meanwhile must come
+	 * back as the object that knows them (store__ilog_held). */
+	ilog->ckpt_files = files;
+	ilog->nckpt = n;
 	pthread_mutex_unlock(&ilog->lock);
 	err = store_ilog_sync_files(ilog, files, n);
-	free(files);
 	sb.head_lsn = upto;
 	sb.seq++;
 	if (!err) {
@@ -104,6 +120,7 @@ void store__ilog_checkpoint_locked(struct store_ilog *ilog)
 	}
 	pthread_mutex_lock(&ilog->lock);
 	if (err) {
+		store_ilog_ckpt_release(ilog);
 		store__ilog_fail(ilog, err, "checkpoint failed");
 		return;
 	}
@@ -111,6 +128,7 @@ void store__ilog_checkpoint_locked(struct store_ilog *ilog)
 	if (upto > ilog->head_lsn) {
 		ilog->head_lsn = upto;
 	}
+	store_ilog_ckpt_release(ilog);
 	ilog->stats.checkpoints++;
 	pthread_cond_broadcast(&ilog->space_cv);
 	if (ilog->waiters) {

@@ -100,6 +100,11 @@ struct store_ilog {
 	uint64_t ckpt_want; /* a caller needs head_lsn >= this */
 	struct local_obj *dirty; /* files with records since the head */
 	size_t ndirty;
+	/* The checkpoint in flight: its files (their references), taken off
+	 * the dirty list, whose records stay above the head until its
+	 * superblock is written (store__ilog_held finds them there). */
+	struct local_obj **ckpt_files;
+	size_t nckpt;
 	int err; /* sticky: the first failure */
 
 	struct store_ilog_super sb; /* the slot last written */

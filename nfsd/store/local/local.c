@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "nfsd/base/log.h"
+#include "nfsd/store/ilog/ilog.h"
 
 int store__local_obj_from_fd(struct store_local *sl, int fd, bool io_fd_rw,
 			     struct local_obj **out)
@@ -307,6 +308,13 @@ static int store_local_resolve_stat(struct store *st, const struct store_fh *fh,
 	obj = store__fcache_get(sl->fc, fh);
 	if (obj != NULL) {
 		return store_local_cached(sl, fh, obj, out, sb);
+	}
+	/* Evicted while the log holds records of it: that object, not a
+	 * new one that knows none of them (ilog.h, store__ilog_held). */
+	obj = st->ilog ? store__ilog_held(st->ilog, fh) : NULL;
+	if (obj != NULL) {
+		return store_local_cached(
+			sl, fh, store__fcache_put(sl->fc, obj), out, sb);
 	}
 	fd = store__local_kfh_open(sl, &kfh, O_PATH | O_NOFOLLOW);
 	if (fd == -ENOMEM) {
