@@ -29,7 +29,7 @@ void config_defaults(struct config *cfg)
 	cfg->mount_port = 20048;
 	cfg->portmap_port = 111;
 	cfg->workers = 0;
-	cfg->work_threads = 16;
+	cfg->work_threads = 0; /* config_work_threads() */
 	cfg->group_commit = true;
 	cfg->intent_log_mib = 128;
 	cfg->intent_log_checkpoint_ms = 1000;
@@ -758,6 +758,19 @@ int config_load_string(struct config *cfg, const char *name, const char *text,
 		config_datastore_check(&p, &cfg->datastores[i]);
 	}
 	return config_parse_result(rc, name, &p, errbuf, errlen);
+}
+
+unsigned config_work_threads(const struct config *cfg)
+{
+	if (cfg->work_threads) {
+		return cfg->work_threads;
+	}
+	for (size_t i = 0; i < cfg->ndatastores; i++) {
+		if (cfg->datastores[i].backend == CONFIG_BACKEND_CEPHFS) {
+			return CONFIG_WORK_THREADS_CEPHFS;
+		}
+	}
+	return CONFIG_WORK_THREADS_LOCAL;
 }
 
 int config_add_export_arg(struct config *cfg, const char *arg, char *errbuf,

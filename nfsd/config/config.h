@@ -107,6 +107,7 @@ struct config {
 	int mount_port; /* 0: any */
 	int portmap_port; /* CONFIG_PORT_OFF: no portmapper at all */
 	unsigned workers; /* event loops; 0: one per core */
+	/* 0 (the default): config_work_threads() picks. */
 	unsigned work_threads;
 	/* Concurrent stable writes of one file share one sync (true). */
 	bool group_commit;
@@ -168,6 +169,19 @@ int config_load_string(struct config *cfg, const char *name, const char *text,
  * with the reason in errbuf. */
 int config_add_export_arg(struct config *cfg, const char *arg, char *errbuf,
 			  size_t errlen);
+
+/*
+ * The work threads to start: work_threads if set, else
+ * CONFIG_WORK_THREADS_CEPHFS when a datastore of @cfg is on cephfs (there
+ * every call, not only syncs, waits on a thread for a network round trip,
+ * and a stable write holds its thread through its sync: 16 capped the
+ * writes in flight at 8 and halved FILE_SYNC rates; docs/ceph.md "CPU per
+ * I/O"), else CONFIG_WORK_THREADS_LOCAL.  Read once at start: a cephfs
+ * datastore added by SIGHUP finds the threads the start made.
+ */
+#define CONFIG_WORK_THREADS_LOCAL 16
+#define CONFIG_WORK_THREADS_CEPHFS 64
+unsigned config_work_threads(const struct config *cfg);
 
 /* Checks what single keys cannot: at least one datastore, unique names and
  * fsids, ports in range, and no local datastore's directory inside

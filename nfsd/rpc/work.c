@@ -5,7 +5,8 @@
  * scans), so one queue shared by the threads is enough.  A stable WRITE
  * or COMMIT keeps its thread while it waits for its file's group sync
  * (store/syncgroup.h): the threads bound how many writes one sync round
- * can cover, hence 16 by default ([server] work_threads).
+ * can cover, hence 16 by default, 64 with a cephfs datastore, where every
+ * call waits on a thread ([server] work_threads, config_work_threads()).
  */
 #include "nfsd/rpc/work.h"
 

@@ -131,7 +131,7 @@ static int server_open_services(struct server *srv, const struct config *cfg)
 	rpc_dispatcher_add(&srv->udp_dispatcher, &srv->rpcb3_prog);
 	rpc_dispatcher_add(&srv->udp_dispatcher, &srv->rpcb4_prog);
 	rpc_dispatcher_add(&srv->nfs_udp_dispatcher, &srv->nfs3_prog);
-	err = rpc_work_pool_new(cfg->work_threads, &srv->work_pool);
+	err = rpc_work_pool_new(config_work_threads(cfg), &srv->work_pool);
 	if (err) {
 		return err;
 	}
@@ -295,7 +295,7 @@ int server_open(const struct config *cfg, struct server_sections *sections,
 		.max_conns = cfg->max_conns,
 		.file_cache_fds = cfg->file_cache_fds,
 		.loops = server_worker_count(cfg),
-		.work_threads = cfg->work_threads,
+		.work_threads = config_work_threads(cfg),
 	};
 	err = server_open_exports(srv, cfg, errbuf, errlen);
 	if (err) {

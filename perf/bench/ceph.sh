@@ -13,7 +13,17 @@
 #   BENCH_VMDK    [256m] the test file
 #   BENCH_HOSTS   [1]    emulated hosts, one TCP connection (flow) each
 #   BENCH_PERF    [0]    1: `perf record -g` of the NFS server during each
-#                        write corner, the top functions printed after
+#                        write corner, the top functions printed after,
+#                        the recordings kept in BENCH_OUT
+#   BENCH_PERF_GRAPH [fp] perf's --call-graph (dwarf: through libraries
+#                        built without frame pointers, as libcephfs)
+#   BENCH_CORNERS [all]  the corners to run, e.g. "rand-write file-sync-rand"
+#   BENCH_SERVERS [dsnfsd ganesha rados] which to run
+#   BENCH_DSNFSD_CONF    lines added to dsnfsd's config (e.g. its
+#                        [datastore ds1] section: "work_threads = 64" goes
+#                        before it, in [server])
+#   BENCH_DSNFSD_CEPH    lines added to dsnfsd's copy of ceph.conf, in
+#                        [client.admin] (e.g. "client_oc = false")
 #   BENCH_OUT     [BUILD_DIR/bench] where ceph-STAMP.txt goes
 #
 # Beside the rates it prints where the CPU goes: microseconds of CPU per
@@ -45,6 +55,9 @@ DEPTH=${BENCH_DEPTH:-16}
 VMDK=${BENCH_VMDK:-256m}
 HOSTS=${BENCH_HOSTS:-1}
 PERF=${BENCH_PERF:-0}
+PERF_GRAPH=${BENCH_PERF_GRAPH:-fp}
+ONLY=${BENCH_CORNERS:-}
+SERVERS=" ${BENCH_SERVERS:-dsnfsd ganesha rados} "
 RAMP=1
 OUT=${BENCH_OUT:-$BUILD/bench}
 DSNFSD=$BUILD/bin/dsnfsd
@@ -128,7 +141,8 @@ dsload_run() {
 	after=$before
 	if [ "$PERF" = 1 ] && [[ " $* " != *" --read-pct=100 "* ]]; then
 		prof=$TMP/perf-$SERVER-$CORNER.data
-		perf record -q -g -o "$prof" -p "$SRV_PID" >/dev/null 2>&1 &
+		perf record -q --call-graph "$PERF_GRAPH" -o "$prof" \
+			-p "$SRV_PID" >/dev/null 2>&1 &
 	fi
 	kill -USR1 "$dl" 2>/dev/null
 	# The client's own CPU: read just before it ends, from its last look.
@@ -141,7 +155,8 @@ dsload_run() {
 	rc=$?
 	after="$(cpu_ticks "${pids[@]}") ${after##* }"
 	if [ -n "$prof" ]; then
-		pkill -INT -f "perf record -q -g -o $prof" 2>/dev/null
+		pkill -INT -f "perf record -q --call-graph $PERF_GRAPH -o $prof" \
+			2>/dev/null
 		sleep 1
 	fi
 	if [ $rc != 0 ]; then
@@ -183,6 +198,7 @@ corners() {
 	while IFS= read -r line; do
 		name=${line%%:*}
 		args=${line#*:}
+		[ -z "$ONLY" ] || [[ " $ONLY " == *" $name "* ]] || continue
 		CORNER=$name
 		: >"$TMP/cpu"
 		# shellcheck disable=SC2086
@@ -194,106 +210,128 @@ corners() {
 	done <<<"$CORNERS"
 }
 
-cat >"$TMP/dsnfsd.conf" <<CONF
-[server]
-listen = 127.0.0.1
-nfs_port = 2049
-mount_port = 20048
-portmap_port = off
-admin_port = off
-state_dir = $TMP/state
-[datastore ds1]
-backend = cephfs
-ceph_conf = $CONF
-ceph_path = /bench-dsnfsd
-CONF
-# dsload binds unprivileged ports and writes as uid 0: the labs' access
-# (perf/bench/lib.sh, bench_access), as Ganesha's No_Root_Squash below.
-. perf/lablib.sh
-lab_access ds1 >>"$TMP/dsnfsd.conf"
-mkdir -p "$TMP/state"
-"$DSNFSD" -f -c "$TMP/dsnfsd.conf" >"$TMP/dsnfsd.out" 2>"$TMP/dsnfsd.log" &
-SRV_PID=$!
-for _ in $(seq 1 100); do
-	grep -q listening "$TMP/dsnfsd.out" && break
-	sleep 0.1
-done
-echo "dsnfsd (cephfs backend):" >&2
-corners dsnfsd
-kill "$SRV_PID"
-wait "$SRV_PID"
-SRV_PID=""
+# The dsnfsd side: its corners into $TMP/dsnfsd.
+run_dsnfsd() {
+	cat >"$TMP/dsnfsd.conf" <<-CONF
+	[server]
+	listen = 127.0.0.1
+	nfs_port = 2049
+	mount_port = 20048
+	portmap_port = off
+	admin_port = off
+	state_dir = $TMP/state
+	${BENCH_DSNFSD_CONF:-}
+	[datastore ds1]
+	backend = cephfs
+	ceph_conf = $TMP/dsnfsd-ceph.conf
+	ceph_path = /bench-dsnfsd
+	CONF
+	{
+		cat "$CONF"
+		printf '[client.admin]\n%s\n' "${BENCH_DSNFSD_CEPH:-}"
+	} >"$TMP/dsnfsd-ceph.conf"
+	# dsload binds unprivileged ports and writes as uid 0: the labs' access
+	# (perf/bench/lib.sh, bench_access), as Ganesha's No_Root_Squash below.
+	. perf/lablib.sh
+	lab_access ds1 >>"$TMP/dsnfsd.conf"
+	mkdir -p "$TMP/state"
+	"$DSNFSD" -f -c "$TMP/dsnfsd.conf" >"$TMP/dsnfsd.out" 2>"$TMP/dsnfsd.log" &
+	SRV_PID=$!
+	for _ in $(seq 1 100); do
+		grep -q listening "$TMP/dsnfsd.out" && break
+		sleep 0.1
+	done
+	echo "dsnfsd (cephfs backend):" >&2
+	corners dsnfsd
+	kill "$SRV_PID"
+	wait "$SRV_PID"
+	SRV_PID=""
+}
 
-cat >"$TMP/ganesha.conf" <<CONF
-NFS_CORE_PARAM {
-	Protocols = 3;
-	NFS_Port = 2049;
-	MNT_Port = 20048;
-	Enable_NLM = false;
-	Enable_RQUOTA = false;
-	Enable_UDP = false;
-	mount_path_pseudo = true;
-	Plugins_Dir = /usr/lib/x86_64-linux-gnu/ganesha;
+# The nfs-ganesha side: its corners into $TMP/ganesha.
+run_ganesha() {
+	cat >"$TMP/ganesha.conf" <<-CONF
+	NFS_CORE_PARAM {
+		Protocols = 3;
+		NFS_Port = 2049;
+		MNT_Port = 20048;
+		Enable_NLM = false;
+		Enable_RQUOTA = false;
+		Enable_UDP = false;
+		mount_path_pseudo = true;
+		Plugins_Dir = /usr/lib/x86_64-linux-gnu/ganesha;
+	}
+	NFS_KRB5 { Active_krb5 = false; }
+	NFSV4 { Graceless = true; RecoveryBackend = fs; RecoveryRoot = $TMP/ganesha-state; }
+	CEPH { Ceph_Conf = $CONF; }
+	EXPORT {
+		Export_Id = 1;
+		Path = /bench-ganesha;
+		Pseudo = /ds1;
+		Access_Type = RW;
+		Squash = No_Root_Squash;
+		SecType = sys;
+		Protocols = 3;
+		Transports = TCP;
+		FSAL { Name = CEPH; User_Id = "admin"; }
+	}
+	LOG { Default_Log_Level = WARN; }
+	CONF
+	mkdir -p "$TMP/ganesha-state"
+	rpcbind -f &
+	RPCBIND_PID=$!
+	sleep 0.5
+	ganesha.nfsd -F -f "$TMP/ganesha.conf" -L "$TMP/ganesha.log" \
+		-p "$TMP/ganesha.pid" &
+	SRV_PID=$!
+	for _ in $(seq 1 200); do
+		(exec 3<>/dev/tcp/127.0.0.1/2049) 2>/dev/null && break
+		kill -0 "$SRV_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$SRV_PID" 2>/dev/null || {
+		grep -E 'CRIT|MAJ|FATAL' "$TMP/ganesha.log" | grep -v DBUS >&2
+		echo "bench-ceph: nfs-ganesha did not start" >&2
+		exit 1
+	}
+	sleep 1
+	echo "nfs-ganesha FSAL_CEPH:" >&2
+	corners ganesha
+	kill "$SRV_PID"
+	wait "$SRV_PID"
+	SRV_PID=""
 }
-NFS_KRB5 { Active_krb5 = false; }
-NFSV4 { Graceless = true; RecoveryBackend = fs; RecoveryRoot = $TMP/ganesha-state; }
-CEPH { Ceph_Conf = $CONF; }
-EXPORT {
-	Export_Id = 1;
-	Path = /bench-ganesha;
-	Pseudo = /ds1;
-	Access_Type = RW;
-	Squash = No_Root_Squash;
-	SecType = sys;
-	Protocols = 3;
-	Transports = TCP;
-	FSAL { Name = CEPH; User_Id = "admin"; }
-}
-LOG { Default_Log_Level = WARN; }
-CONF
-mkdir -p "$TMP/ganesha-state"
-rpcbind -f &
-RPCBIND_PID=$!
-sleep 0.5
-ganesha.nfsd -F -f "$TMP/ganesha.conf" -L "$TMP/ganesha.log" \
-	-p "$TMP/ganesha.pid" &
-SRV_PID=$!
-for _ in $(seq 1 200); do
-	(exec 3<>/dev/tcp/127.0.0.1/2049) 2>/dev/null && break
-	kill -0 "$SRV_PID" 2>/dev/null || break
-	sleep 0.1
-done
-kill -0 "$SRV_PID" 2>/dev/null || {
-	grep -E 'CRIT|MAJ|FATAL' "$TMP/ganesha.log" | grep -v DBUS >&2
-	echo "bench-ceph: nfs-ganesha did not start" >&2
-	exit 1
-}
-sleep 1
-echo "nfs-ganesha FSAL_CEPH:" >&2
-corners ganesha
-kill "$SRV_PID"
-wait "$SRV_PID"
-SRV_PID=""
 
 # librados alone: 16 ops in flight, the block sizes of the corners.
-rados_bench() {
-	local bs=$1 mode=$2 size=()
-	# -b is the write's; seq and rand read what the last write left.
-	[ "$mode" = write ] && size=(-b "$bs")
-	rados -c "$CONF" -p cephfs_data bench "$SECS" "$mode" "${size[@]}" \
-		-t "$DEPTH" --no-cleanup 2>/dev/null |
-		awk '/^Bandwidth \(MB\/sec\)/ { bw = $3 }
-		     /^Average IOPS/ { iops = $3 }
-		     END { printf "%.1f %.0f\n", bw, iops }'
+run_rados() {
+	rados_bench() {
+		local bs=$1 mode=$2 size=()
+		# -b is the write's; seq and rand read what the last write left.
+		[ "$mode" = write ] && size=(-b "$bs")
+		rados -c "$CONF" -p cephfs_data bench "$SECS" "$mode" "${size[@]}" \
+			-t "$DEPTH" --no-cleanup 2>/dev/null |
+			awk '/^Bandwidth \(MB\/sec\)/ { bw = $3 }
+			     /^Average IOPS/ { iops = $3 }
+			     END { printf "%.1f %.0f\n", bw, iops }'
+	}
+	echo "rados bench:" >&2
+	{
+		echo "seq-write $(rados_bench 65536 write)"
+		echo "seq-read $(rados_bench 65536 seq)"
+		echo "rand-write $(rados_bench 8192 write)"
+		echo "rand-read $(rados_bench 8192 rand)"
+	} >"$TMP/rados"
+	rados -c "$CONF" -p cephfs_data cleanup >/dev/null 2>&1
 }
-echo "rados bench:" >&2
-{
-	echo "seq-write $(rados_bench 65536 write)"
-	echo "seq-read $(rados_bench 65536 seq)"
-	echo "rand-write $(rados_bench 8192 write)"
-	echo "rand-read $(rados_bench 8192 rand)"
-} >"$TMP/rados"
-rados -c "$CONF" -p cephfs_data cleanup >/dev/null 2>&1
+
+: >"$TMP/dsnfsd"
+: >"$TMP/ganesha"
+: >"$TMP/rados"
+: >"$TMP/dsnfsd.cpu"
+: >"$TMP/ganesha.cpu"
+for s in dsnfsd ganesha rados; do
+	[[ "$SERVERS" == *" $s "* ]] && run_$s
+done
 
 {
 	echo "dsnfs bench-ceph $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPU," \
@@ -357,6 +395,8 @@ PY
 			echo "top functions, $(basename "$f" .data) (perf report --no-children):"
 			perf report -q -i "$f" --no-children --sort dso,symbol \
 				--percent-limit 2 -g none 2>/dev/null | head -20
+			# kept for `perf report -g caller` after the run
+			cp "$f" "$OUT/$(basename "$f" .data)-$STAMP.data"
 		done
 	fi
 } | tee "$TABLE"

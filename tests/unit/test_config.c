@@ -52,7 +52,9 @@ static void test_config_defaults(void **state)
 	assert_int_equal(c->mount_port, 20048);
 	assert_int_equal(c->portmap_port, 111);
 	assert_int_equal(c->workers, 0);
-	assert_int_equal(c->work_threads, 16);
+	assert_int_equal(c->work_threads, 0);
+	assert_int_equal(config_work_threads(c), CONFIG_WORK_THREADS_LOCAL);
+	assert_int_equal(CONFIG_WORK_THREADS_LOCAL, 16);
 	assert_int_equal(c->file_cache_fds, 0); /* from RLIMIT_NOFILE */
 	assert_true(c->group_commit);
 	assert_string_equal(c->state_dir, "var/state");
@@ -616,6 +618,23 @@ static void test_config_cephfs_keys(void **state)
 	assert_int_equal(config_validate(&f->cfg, f->err, sizeof(f->err)), 0);
 }
 
+/* work_threads unset: 64 once a datastore is on cephfs (every call there
+ * waits on a work thread), 16 with local ones only; a value set wins. */
+static void test_config_work_threads_follow_backends(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(load(f, "[datastore l]\npath = /l\n"), 0);
+	assert_int_equal(config_work_threads(&f->cfg), 16);
+	assert_int_equal(load(f, "[datastore c]\nbackend = cephfs\n"
+				 "ceph_conf = /c.conf\nceph_path = /\n"),
+			 0);
+	assert_int_equal(config_work_threads(&f->cfg), 64);
+	assert_int_equal(CONFIG_WORK_THREADS_CEPHFS, 64);
+	assert_int_equal(load(f, "[server]\nwork_threads = 12\n"), 0);
+	assert_int_equal(config_work_threads(&f->cfg), 12);
+}
+
 /* Each error names the file, the line of the key at fault, and the key. */
 /* assert_load_error() on a config holding nothing else. */
 static void assert_fresh_load_error(struct fixture *f, const char *text,
@@ -690,6 +709,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_config_defaults),
 		T(test_config_cephfs_keys),
+		T(test_config_work_threads_follow_backends),
 		T(test_config_cephfs_errors_name_line_and_key),
 		T(test_config_full_file_loads),
 		T(test_config_file_on_disk_loads),
