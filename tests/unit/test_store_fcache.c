@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * test_store_fcache: the bounded object cache (nfsd/store/local/fcache.c).  It
- * never holds more than its bound, evicts the least recently used entry,
- * hands out references that outlive eviction, keeps the first object of a
+ * evicts the least recently used entry no one else holds, keeps held
+ * entries past its bound (one object per file), keeps the first object of a
  * handle, and forgets on request.  Its bound changes while it serves:
  * shrinking evicts the least recently used, growing keeps every entry
  * (the table is rehashed).  Out of descriptors, it gives back a quarter.
@@ -95,6 +95,8 @@ static void test_fcache_evicts_the_least_recently_used(void **state)
 	store__fcache_free(fc);
 }
 
+/* An entry in use is not evicted: the cache goes past its bound while it
+ * is held, its descriptor stays open, and it goes once it is let go. */
 static void test_fcache_reference_outlives_eviction(void **state)
 {
 	struct store_fcache *fc;
@@ -105,11 +107,70 @@ static void test_fcache_reference_outlives_eviction(void **state)
 	assert_int_equal(store__fcache_new(1, &fc), 0);
 	held = store__fcache_put(fc, obj_make(1));
 	put_new(fc, 2);
-	assert_false(cached(fc, 1));
+	assert_true(cached(fc, 1));
+	assert_int_equal(store__fcache_count(fc), 2);
 	/* Its descriptor is still open: ASan and fstat would tell. */
 	assert_int_equal(fstat(held->fd, &sb), 0);
 	assert_true(S_ISCHR(sb.st_mode));
 	store__obj_unref(held);
+	put_new(fc, 3);
+	assert_int_equal(store__fcache_count(fc), 1);
+	assert_false(cached(fc, 1));
+	assert_false(cached(fc, 2));
+	assert_true(cached(fc, 3));
+	store__fcache_free(fc);
+}
+
+/*
+ * One object per file: a resolve (get, else put of a new object, as
+ * local.c does) of a file whose object a request still holds gives that
+ * object, however many other files came in meanwhile.  On the old cache
+ * the held object was evicted and the second resolve made another.
+ */
+static void test_fcache_one_object_per_file_while_held(void **state)
+{
+	struct store_fcache *fc;
+	struct store_fh fh = key(1);
+	struct local_obj *first, *again;
+
+	(void)state;
+	assert_int_equal(store__fcache_new(2, &fc), 0);
+	first = store__fcache_put(fc, obj_make(1));
+	for (uint8_t n = 2; n < 10; n++) {
+		put_new(fc, n);
+	}
+	again = store__fcache_get(fc, &fh);
+	if (again == NULL) {
+		again = store__fcache_put(fc, obj_make(1));
+	}
+	assert_ptr_equal(again, first);
+	/* The others were evicted down to the bound, the held one kept. */
+	assert_int_equal(store__fcache_count(fc), 2);
+	assert_true(cached(fc, 9));
+	store__obj_unref(again);
+	store__obj_unref(first);
+	store__fcache_free(fc);
+}
+
+/* Shrinking and relieving skip entries in use too. */
+static void test_fcache_resize_keeps_held_entries(void **state)
+{
+	struct store_fcache *fc;
+	struct local_obj *held;
+
+	(void)state;
+	assert_int_equal(store__fcache_new(4, &fc), 0);
+	held = store__fcache_put(fc, obj_make(1));
+	put_new(fc, 2);
+	put_new(fc, 3);
+	assert_int_equal(store__fcache_resize(fc, 1), 0);
+	assert_int_equal(store__fcache_count(fc), 1);
+	assert_true(cached(fc, 1));
+	assert_false(store__fcache_relieve(fc, -EMFILE));
+	assert_true(cached(fc, 1));
+	store__obj_unref(held);
+	assert_true(store__fcache_relieve(fc, -EMFILE));
+	assert_int_equal(store__fcache_count(fc), 0);
 	store__fcache_free(fc);
 }
 
@@ -205,6 +266,8 @@ int main(void)
 		cmocka_unit_test(test_fcache_rejects_a_zero_bound),
 		cmocka_unit_test(test_fcache_evicts_the_least_recently_used),
 		cmocka_unit_test(test_fcache_reference_outlives_eviction),
+		cmocka_unit_test(test_fcache_one_object_per_file_while_held),
+		cmocka_unit_test(test_fcache_resize_keeps_held_entries),
 		cmocka_unit_test(
 			test_fcache_keeps_the_first_object_of_a_handle),
 		cmocka_unit_test(test_fcache_drop_forgets),

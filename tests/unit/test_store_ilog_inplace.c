@@ -585,6 +585,36 @@ static void test_inplace_after_eviction_keeps_older_record_off(void **state)
 					 "kept off them"));
 }
 
+/*
+ * The narrower form: f's object held by a request that has logged nothing
+ * yet when g takes its place in the cache.  A concurrent resolve of f must
+ * give the held object: a second one would not know the record logged
+ * through the first (ilog_lsn 0), its in-place write would log no SYNCED
+ * record, and replay would put the older 'o' back over the acknowledged
+ * 'N'.  On the old cache: 0 SYNCED records.
+ */
+static void test_inplace_through_second_resolve_while_held(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+	struct store_fh fh = obj->fh;
+	struct store_obj *again, *g;
+
+	assert_int_equal(f->ops->cache_resize(f->st, 1), 0);
+	g = fixture_file(f, f->root, "g", NULL, 0);
+	f->ops->obj_unref(g);
+	assert_int_equal(f->ops->resolve(f->st, &fh, &again), 0);
+	assert_ptr_equal(again, obj);
+	write_ok(f, obj, 0, 'o', 4096); /* logged, through the first */
+	write_ok(f, again, 0, 'N', BIG); /* in place, through the second */
+	assert_int_equal(stats(x).synced_records, 1);
+	f->ops->obj_unref(again);
+	f->ops->obj_unref(obj);
+	crash_and_replay(x);
+	expect_bytes(x, "f", 0, 'N', BIG);
+}
+
 /* Removed after its eviction: the object the log holds answers stale,
  * as a fresh open would. */
 static void test_evicted_then_removed_file_is_stale(void **state)
@@ -665,6 +695,7 @@ int main(void)
 		T(test_sequential_inplace_over_older_record),
 		T(test_sequential_write_async),
 		T(test_inplace_after_eviction_keeps_older_record_off),
+		T(test_inplace_through_second_resolve_while_held),
 		T(test_evicted_then_removed_file_is_stale),
 	};
 

@@ -5,8 +5,10 @@
  * open_by_handle_at(2).  A chained hash table (xxh3 of the handle; a power
  * of two buckets, at least as many as entries) plus an LRU list, under one
  * mutex: every entry is touched for a few instructions only.  The cache
- * holds one reference on each cached object; eviction drops it, so an
- * object in use by a request lives until that request unrefs it.
+ * holds one reference on each cached object.  It evicts only objects no
+ * one else holds (store_fcache_evict_idle()), so a file has at most one
+ * live object: past the bound while its entries are in use, back under it
+ * as they are let go.
  *
  * The keys are handles whose MAC was checked, so a client cannot choose
  * colliding keys.  Whether a cached file still exists is the resolver's
@@ -152,6 +154,55 @@ static void store_fcache_unlink(struct store_fcache *fc, struct local_obj *obj)
 	fc->count--;
 }
 
+/*
+ * Evicts up to @want of the least recently used entries that only the
+ * cache holds, under the lock; *n says how many.  An entry in use is never
+ * evicted: one object per file.  A resolve of a file while a request (or
+ * the intent log) still holds its evicted object would make a second one,
+ * and two objects of a file disagree on what it logged (ilog_lsn), so a
+ * replay could write older logged bytes over newer synced ones.  Evicting
+ * it would close nothing either.  An entry found in use counts as used
+ * (moved to the head), so the next walk does not look at it again; each
+ * entry is looked at once.  A reference is only taken under the lock or
+ * from another, so one seen alone here stays alone.
+ */
+static struct local_obj *store_fcache_evict_idle(struct store_fcache *fc,
+						 size_t want, size_t *n)
+{
+	struct local_obj *victims = NULL;
+	struct local_obj *obj = fc->lru_tail;
+	size_t left = fc->count;
+
+	*n = 0;
+	while (obj != NULL && *n < want && left-- > 0) {
+		struct local_obj *prev = obj->lru_prev;
+
+		if (atomic_load(&obj->base.refs) == 1) {
+			store_fcache_unlink(fc, obj);
+			obj->hash_next = victims;
+			victims = obj;
+			(*n)++;
+		} else {
+			store_fcache_lru_unlink(fc, obj);
+			store_fcache_lru_push(fc, obj);
+		}
+		obj = prev;
+	}
+	return victims;
+}
+
+/* Outside the lock: the last unref closes descriptors. */
+static void store_fcache_victims_unref(struct local_obj *victims)
+{
+	while (victims != NULL) {
+		struct local_obj *next = victims->hash_next;
+
+		victims->hash_next = NULL;
+		store__obj_unref(victims);
+		victims = next;
+	}
+}
+
 struct local_obj *store__fcache_get(struct store_fcache *fc,
 				    const struct store_fh *fh)
 {
@@ -173,9 +224,9 @@ struct local_obj *store__fcache_put(struct store_fcache *fc,
 				    struct local_obj *obj)
 {
 	uint64_t hash = store_fcache_hash(&obj->base.fh);
-	struct local_obj *victim = NULL;
+	struct local_obj *victims = NULL;
 	struct local_obj *old;
-	size_t b;
+	size_t b, n;
 
 	pthread_mutex_lock(&fc->lock);
 	old = store_fcache_find(fc, &obj->base.fh, hash);
@@ -188,8 +239,8 @@ struct local_obj *store__fcache_put(struct store_fcache *fc,
 		return old;
 	}
 	if (fc->count >= fc->max_entries) {
-		victim = fc->lru_tail;
-		store_fcache_unlink(fc, victim);
+		victims = store_fcache_evict_idle(
+			fc, fc->count - fc->max_entries + 1, &n);
 	}
 	obj->hash = hash;
 	b = hash & (fc->nbuckets - 1);
@@ -201,8 +252,7 @@ struct local_obj *store__fcache_put(struct store_fcache *fc,
 	/* The caller's reference passes to the cache; one more for it. */
 	store__obj_ref(obj);
 	pthread_mutex_unlock(&fc->lock);
-	/* Outside the lock: the last unref closes descriptors. */
-	store__obj_unref(victim);
+	store_fcache_victims_unref(victims);
 	return obj;
 }
 
@@ -228,61 +278,6 @@ size_t store__fcache_count(struct store_fcache *fc)
 	n = fc->count;
 	pthread_mutex_unlock(&fc->lock);
 	return n;
-}
-
-/* Evicts up to @n least recently used entries under the lock; returns
- * them chained through hash_next, for store_fcache_victims_unref(). */
-static struct local_obj *store_fcache_evict(struct store_fcache *fc, size_t n)
-{
-	struct local_obj *victims = NULL;
-
-	while (n-- > 0 && fc->lru_tail != NULL) {
-		struct local_obj *obj = fc->lru_tail;
-
-		store_fcache_unlink(fc, obj);
-		obj->hash_next = victims;
-		victims = obj;
-	}
-	return victims;
-}
-
-/*
- * Evicts up to @want of the least recently used entries that only the
- * cache holds (evicting one in use would close nothing), under the lock;
- * *n says how many.  A reference is only taken under the lock or from
- * another, so one seen alone here stays alone.
- */
-static struct local_obj *store_fcache_evict_idle(struct store_fcache *fc,
-						 size_t want, size_t *n)
-{
-	struct local_obj *victims = NULL;
-	struct local_obj *obj = fc->lru_tail;
-
-	*n = 0;
-	while (obj != NULL && *n < want) {
-		struct local_obj *prev = obj->lru_prev;
-
-		if (atomic_load(&obj->base.refs) == 1) {
-			store_fcache_unlink(fc, obj);
-			obj->hash_next = victims;
-			victims = obj;
-			(*n)++;
-		}
-		obj = prev;
-	}
-	return victims;
-}
-
-/* Outside the lock: the last unref closes descriptors. */
-static void store_fcache_victims_unref(struct local_obj *victims)
-{
-	while (victims != NULL) {
-		struct local_obj *next = victims->hash_next;
-
-		victims->hash_next = NULL;
-		store__obj_unref(victims);
-		victims = next;
-	}
 }
 
 /* Moves every entry to @buckets (@n of them, a power of two). */
@@ -331,7 +326,10 @@ int store__fcache_resize(struct store_fcache *fc, size_t max_entries)
 	}
 	fc->max_entries = max_entries;
 	if (fc->count > max_entries) {
-		victims = store_fcache_evict(fc, fc->count - max_entries);
+		size_t evicted;
+
+		victims = store_fcache_evict_idle(fc, fc->count - max_entries,
+						  &evicted);
 	}
 	pthread_mutex_unlock(&fc->lock);
 	store_fcache_victims_unref(victims);

@@ -145,8 +145,10 @@ struct local_obj *store__fcache_get(struct store_fcache *fc,
 /*
  * Caches @obj.  Takes the caller's reference on @obj and returns owned the
  * object to use: @obj itself (now also held by the cache), or the object
- * already cached under the same handle (then @obj is unreferenced).  Evicts
- * the least recently used entry when full.
+ * already cached under the same handle (then @obj is unreferenced).  When
+ * full, evicts the least recently used entry that no one else holds; with
+ * every entry in use it goes past its bound (in-use objects keep their
+ * descriptors open anyway): a file has at most one live object.
  */
 struct local_obj *store__fcache_put(struct store_fcache *fc,
 				    struct local_obj *obj);
@@ -158,8 +160,8 @@ void store__fcache_drop(struct store_fcache *fc, const struct store_fh *fh);
 size_t store__fcache_count(struct store_fcache *fc);
 
 /* Sets the bound to @max_entries (1..STORE_FCACHE_MAX_ENTRIES), evicting
- * the least recently used entries past it.  0, -EINVAL or -ENOMEM (the
- * table could not grow: the old bound stays). */
+ * the least recently used entries past it that no one else holds.  0, -EINVAL
+ * or -ENOMEM (the table could not grow: the old bound stays). */
 int store__fcache_resize(struct store_fcache *fc, size_t max_entries);
 
 /*
