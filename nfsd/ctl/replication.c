@@ -61,9 +61,12 @@ static void repl_print(const json_t *doc)
 			       : "",
 		       repl_str(r, "state"));
 		if (strcmp(repl_str(r, "role"), "source")) {
-			printf("  from          %s volume %s\n",
-			       repl_str(r, "source_url"),
-			       repl_str(r, "source_volume"));
+			/* Known only where the destination may be reversed. */
+			if (*repl_str(r, "source_url") != '-') {
+				printf("  from          %s volume %s\n",
+				       repl_str(r, "source_url"),
+				       repl_str(r, "source_volume"));
+			}
 			printf("  last replica  %s\n",
 			       repl_str(r, "last_snapshot"));
 			continue;

@@ -119,6 +119,7 @@ static void client_call(struct repl_dst *d, const struct repl_msg *m,
 		n = -ECANCELED; /* the server stops: the journal resumes */
 	}
 	if (n < 0) {
+		free(body);
 		r->err = (int32_t)n;
 		snprintf(r->reason, sizeof(r->reason), "message: %s",
 			 strerror((int)-n));
