@@ -207,6 +207,11 @@ int repl_client_new(const char *url, const char *name, const char *key_path,
 		c->headers = curl_slist_append(
 			c->headers, "Content-Type: application/octet-stream");
 	}
+	if (c->headers) {
+		/* A WRITE is above libcurl's 1 MiB threshold for "Expect:
+		 * 100-continue": no wait for a 100 before each body. */
+		c->headers = curl_slist_append(c->headers, "Expect:");
+	}
 	c->curl = c->headers ? curl_easy_init() : NULL;
 	if (!c->curl) {
 		repl_client_free(c);

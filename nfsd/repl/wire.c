@@ -72,7 +72,7 @@ long repl_msg_encode(const struct repl_msg *m, unsigned char **out)
 	if (pl >= REPL_PATH_MAX) {
 		return -ENAMETOOLONG;
 	}
-	if (m->arg_len > REPL_ARG_MAX || m->len > REPL_BLOCK) {
+	if (m->arg_len > REPL_ARG_MAX || m->len > REPL_WRITE_MAX) {
 		return -E2BIG;
 	}
 	b = calloc(1, n);
@@ -134,7 +134,7 @@ int repl_msg_decode(const unsigned char *b, size_t n, struct repl_msg *m,
 	pl = get32(b + 8);
 	al = get32(b + 12);
 	dl = get32(b + 16);
-	if (pl >= REPL_PATH_MAX || al > REPL_ARG_MAX || dl > REPL_BLOCK ||
+	if (pl >= REPL_PATH_MAX || al > REPL_ARG_MAX || dl > REPL_WRITE_MAX ||
 	    REPL_MSG_HEAD + pl + al + dl != n) {
 		return errbuf_printf(errbuf, errlen, -EINVAL,
 				     "lengths (path %llu, argument %llu, data "

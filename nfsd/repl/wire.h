@@ -30,7 +30,10 @@ enum repl_op {
 	REPL_OP_MKDIR, /* path a directory (what else was there goes) */
 	REPL_OP_SYMLINK, /* path a symlink to arg (what was there goes) */
 	REPL_OP_OPEN, /* path a regular file of size; flag WHOLE: from empty */
-	REPL_OP_WRITE, /* data at off of path; read back, xxh64 == xxh */
+	/* data (up to REPL_WRITE_MAX: a run of contiguous blocks) at off of
+	 * path; xxh the xxh64 of the snapshot's bytes, checked against the
+	 * bytes received before they are written */
+	REPL_OP_WRITE,
 	REPL_OP_ATTRS, /* owner, mode, times of path; flag SYNC: fsync */
 	REPL_OP_PRUNE, /* removes from dir path what arg (names, NUL each)
 			* does not list; value: how many went */
@@ -64,13 +67,21 @@ enum repl_type {
 };
 
 #define REPL_MSG_MAGIC 0x50525344u /* "DSRP" */
-#define REPL_MSG_VERSION 2u /* 2: BEGIN, ABORT, REVERSE */
+/* 2: BEGIN, ABORT, REVERSE; 3: a WRITE of up to REPL_WRITE_MAX.  A peer
+ * of another version is refused at its first message (HELLO), before a
+ * body it cannot hold. */
+#define REPL_MSG_VERSION 3u
 #define REPL_MSG_HEAD 88u
 #define REPL_PATH_MAX 4096u /* with its NUL */
 #define REPL_ARG_MAX (512u << 10) /* a PRUNE's names */
+/* A WRITE's data: up to 16 contiguous blocks, so that a baseline is a
+ * request per MiB, not per block. */
+#define REPL_WRITE_BLOCKS 16u
+#define REPL_WRITE_MAX (REPL_WRITE_BLOCKS * REPL_BLOCK)
 /* The largest body the destination's replication route takes (its own
  * limit: the rest of the admin API keeps ADMIN_BODY_MAX_BYTES). */
-#define REPL_MSG_MAX (REPL_MSG_HEAD + REPL_PATH_MAX + REPL_ARG_MAX + REPL_BLOCK)
+#define REPL_MSG_MAX                                                           \
+	(REPL_MSG_HEAD + REPL_PATH_MAX + REPL_ARG_MAX + REPL_WRITE_MAX)
 #define REPL_REASON_MAX 512u
 #define REPL_RESULT_HEAD 20u
 
@@ -80,7 +91,7 @@ struct repl_msg {
 	char path[REPL_PATH_MAX]; /* relative to the datastore; "" its root */
 	const char *arg; /* NUL-terminated; arg_len bytes before it */
 	size_t arg_len;
-	const void *data; /* WRITE's block */
+	const void *data; /* WRITE's bytes, at most REPL_WRITE_MAX */
 	size_t len;
 	uint64_t off, size, xxh;
 	uint32_t mode, uid, gid;

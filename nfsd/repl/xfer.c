@@ -29,7 +29,8 @@ struct xfer {
 	struct repl_dst *to;
 	char *errbuf;
 	size_t errlen;
-	unsigned char *sbuf, *bbuf; /* REPL_BLOCK each */
+	unsigned char *sbuf; /* REPL_WRITE_MAX: a chunk of the snapshot */
+	unsigned char *bbuf; /* REPL_BLOCK: the base's block */
 };
 
 static int xfer_path(char *out, const char *root, const char *rel)
@@ -101,16 +102,34 @@ static ssize_t xfer_pread_full(int fd, void *buf, size_t len, off_t off)
 	return (ssize_t)done;
 }
 
-/* Sends block [@off, @off + @len) of @sfd to the destination's @rel
- * unless the base @bfd (-1: none; @bsize bytes) has the same bytes
- * there; the destination writes it and checks it by reading it back
- * (its xxh64 against the snapshot's). */
-static int xfer_block(struct xfer *x, const char *rel, int sfd, int bfd,
+/* One WRITE of @len bytes of x->sbuf from @data at @off of @rel, with
+ * the xxh64 of those snapshot bytes. */
+static int xfer_write(struct xfer *x, const char *rel, const void *data,
+		      uint64_t off, size_t len)
+{
+	struct repl_msg m = {
+		.off = off, .data = data, .len = len, .xxh = XXH64(data, len, 0)
+	};
+	int err = xfer_call(x, &m, REPL_OP_WRITE, rel, NULL);
+
+	if (!err) {
+		x->st->sent_bytes += len;
+	}
+	return err;
+}
+
+/*
+ * Sends [@off, @off + @len) of @sfd (at most REPL_WRITE_MAX, read at
+ * once) to the destination's @rel, but for the blocks the base @bfd
+ * (-1: none; @bsize bytes) has the same bytes at: each run of
+ * contiguous blocks to send is one WRITE (wire.h).
+ */
+static int xfer_chunk(struct xfer *x, const char *rel, int sfd, int bfd,
 		      uint64_t bsize, uint64_t off, size_t len)
 {
 	ssize_t n = xfer_pread_full(sfd, x->sbuf, len, (off_t)off);
-	struct repl_msg m = { .off = off, .data = x->sbuf, .len = len };
-	int err;
+	size_t run = 0, run_len = 0; /* the run to send: sbuf offsets */
+	int err = 0;
 
 	if (n < 0 || (size_t)n != len) {
 		return errbuf_printf(x->errbuf, x->errlen,
@@ -118,17 +137,28 @@ static int xfer_block(struct xfer *x, const char *rel, int sfd, int bfd,
 				     "%s: source read at %llu failed", rel,
 				     (unsigned long long)off);
 	}
-	m.xxh = XXH64(x->sbuf, len, 0);
-	if (bfd >= 0 && off + len <= bsize) {
-		n = xfer_pread_full(bfd, x->bbuf, len, (off_t)off);
-		if (n == (ssize_t)len && XXH64(x->bbuf, len, 0) == m.xxh &&
-		    !memcmp(x->bbuf, x->sbuf, len)) {
-			return 0; /* rewritten with the same bytes */
+	if (bfd < 0 || off >= bsize) {
+		return xfer_write(x, rel, x->sbuf, off, len);
+	}
+	for (size_t b = 0; b < len && !err; b += REPL_BLOCK) {
+		size_t bl = len - b < REPL_BLOCK ? len - b : REPL_BLOCK;
+		bool same = off + b + bl <= bsize &&
+			    xfer_pread_full(bfd, x->bbuf, bl,
+					    (off_t)(off + b)) == (ssize_t)bl &&
+			    !memcmp(x->bbuf, x->sbuf + b, bl);
+
+		if (!same) {
+			run = run_len ? run : b;
+			run_len += bl;
+		} else if (run_len) {
+			/* rewritten with the same bytes: not sent */
+			err = xfer_write(x, rel, x->sbuf + run, off + run,
+					 run_len);
+			run_len = 0;
 		}
 	}
-	err = xfer_call(x, &m, REPL_OP_WRITE, rel, NULL);
-	if (!err) {
-		x->st->sent_bytes += len;
+	if (!err && run_len) {
+		err = xfer_write(x, rel, x->sbuf + run, off + run, run_len);
 	}
 	return err;
 }
@@ -221,12 +251,13 @@ static int xfer_file(struct xfer *x, const char *rel, const struct stat *ss)
 	for (size_t i = 0; i < n && !err; i++) {
 		x->st->candidate_bytes += r[i].len;
 		for (uint64_t o = r[i].off; o < r[i].off + r[i].len && !err;
-		     o += REPL_BLOCK) {
+		     o += REPL_WRITE_MAX) {
 			uint64_t end = r[i].off + r[i].len;
-			size_t len = end - o < REPL_BLOCK ? (size_t)(end - o)
-							  : REPL_BLOCK;
+			size_t len = end - o < REPL_WRITE_MAX
+					     ? (size_t)(end - o)
+					     : REPL_WRITE_MAX;
 
-			err = xfer_block(x, rel, sfd, bfd,
+			err = xfer_chunk(x, rel, sfd, bfd,
 					 bfd >= 0 ? (uint64_t)bs.st_size : 0, o,
 					 len);
 		}
@@ -477,7 +508,7 @@ int repl_xfer_run(const struct repl_xfer_args *a, struct repl_xfer_stats *st,
 		repl_journal_close(x.j, false);
 		goto out;
 	}
-	x.sbuf = malloc(REPL_BLOCK);
+	x.sbuf = malloc(REPL_WRITE_MAX);
 	x.bbuf = malloc(REPL_BLOCK);
 	err = x.sbuf && x.bbuf ? xfer_tree(&x, "", 0) : -ENOMEM;
 	if (!err) {

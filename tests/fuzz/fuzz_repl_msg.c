@@ -28,8 +28,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	if (!repl_msg_decode(data, size, m, &arg, why, sizeof(why))) {
-		if (strlen(m->path) >= REPL_PATH_MAX || m->len > REPL_BLOCK ||
-		    m->arg_len > REPL_ARG_MAX || m->arg[m->arg_len] != '\0') {
+		if (strlen(m->path) >= REPL_PATH_MAX ||
+		    m->len > REPL_WRITE_MAX || m->arg_len > REPL_ARG_MAX ||
+		    m->arg[m->arg_len] != '\0') {
 			abort();
 		}
 		n = repl_msg_encode(m, &b);
