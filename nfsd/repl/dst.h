@@ -24,6 +24,24 @@ struct repl_dst {
 int repl_dst_call(struct repl_dst *d, const struct repl_msg *m,
 		  struct repl_result *r, char *errbuf, size_t errlen);
 
+/*
+ * The file a transfer is writing, kept open from its OPEN (or first
+ * WRITE) to its last message, so that a file's WRITEs do not each
+ * resolve, open and close it: closed at the file's ATTRS (after its
+ * fsync), at any other operation (a STAT, a REMOVE, another file, BEGIN,
+ * ABORT, COMMIT, a break) and on an error.  Nothing else touches the
+ * tree between a file's OPEN and its ATTRS: the destination is
+ * read-only to NFS clients while it is fed, and one message is applied
+ * at a time (peer.h).
+ */
+struct repl_open {
+	int fd; /* -1: none */
+	char path[REPL_PATH_MAX]; /* the message's path it was opened for */
+};
+
+void repl_open_init(struct repl_open *o);
+void repl_open_close(struct repl_open *o);
+
 /* A destination datastore of this process: its root directory and its
  * snapshot manifest (NULL: no snapshots; COMMIT, DELSNAP, RESYNC do
  * nothing but the tree's checks). */
@@ -40,6 +58,11 @@ struct repl_local {
 	 * (guard.h; NULL: none). */
 	const char *applying;
 	const struct repl_guard *guard;
+	/* The file being written: @own by default (closed by
+	 * repl_local_close()); a caller whose repl_local lives for one
+	 * message points it at one that outlives it (peer.h). */
+	struct repl_open *open;
+	struct repl_open own;
 };
 
 /* Opens @l on @root.  Returns 0 or -errno with the reason. */

@@ -95,11 +95,27 @@ static void local_call(struct repl_dst *d, const struct repl_msg *m,
 	repl_local_apply((struct repl_local *)d, m, r);
 }
 
+void repl_open_init(struct repl_open *o)
+{
+	o->fd = -1;
+	o->path[0] = '\0';
+}
+
+void repl_open_close(struct repl_open *o)
+{
+	if (o->fd >= 0) {
+		close(o->fd);
+	}
+	repl_open_init(o);
+}
+
 int repl_local_open(struct repl_local *l, const char *root,
 		    const char *manifest, char *errbuf, size_t errlen)
 {
 	memset(l, 0, sizeof(*l));
 	l->pub.call = local_call;
+	repl_open_init(&l->own);
+	l->open = &l->own;
 	if (snprintf(l->root, sizeof(l->root), "%s", root) >=
 	    (int)sizeof(l->root)) {
 		return errbuf_printf(errbuf, errlen, -ENAMETOOLONG,
@@ -116,6 +132,7 @@ int repl_local_open(struct repl_local *l, const char *root,
 
 void repl_local_close(struct repl_local *l)
 {
+	repl_open_close(&l->own);
 	if (l->rootfd > 0) {
 		close(l->rootfd);
 	}
@@ -207,70 +224,54 @@ static int local_open_reg(int pfd, const char *leaf, int flags)
 	return fd;
 }
 
-static ssize_t local_pread_full(int fd, void *buf, size_t len, off_t off)
+/* Keeps @fd open for @l's file @path (the one kept before closed). */
+static void local_keep(struct repl_local *l, const char *path, int fd)
 {
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done,
-				  off + (off_t)done);
-
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (n <= 0) {
-			return n < 0 ? -errno : (ssize_t)done;
-		}
-		done += (size_t)n;
-	}
-	return (ssize_t)done;
+	repl_open_close(l->open);
+	l->open->fd = fd;
+	snprintf(l->open->path, sizeof(l->open->path), "%s", path);
 }
 
-static int local_write(int pfd, const char *leaf, const struct repl_msg *m,
-		       struct repl_result *r)
+/* The descriptor kept for @path, or -1. */
+static int local_kept(const struct repl_local *l, const char *path)
 {
-	unsigned char *back = malloc(m->len ? m->len : 1);
-	size_t done = 0;
-	int fd, err = 0;
+	return l->open->fd >= 0 && !strcmp(l->open->path, path) ? l->open->fd
+								: -1;
+}
 
-	if (!back) {
-		return -ENOMEM;
-	}
-	fd = local_open_reg(pfd, leaf, 0);
-	if (fd < 0) {
-		free(back);
-		return fd;
-	}
+/*
+ * WRITE @m to @fd.  The check is on the bytes received, before they are
+ * written: their xxh64 must be the source's of the snapshot's bytes, so
+ * what the network, the HTTP layers or the decoder changed is refused;
+ * the same buffer then goes to pwrite (a disk that corrupts a write
+ * silently is not caught: docs/replication.md, "End-to-end check").
+ */
+static int local_write(int fd, const struct repl_msg *m, struct repl_result *r)
+{
+	size_t done = 0;
+
 	if (XXH64(m->data, m->len, 0) != m->xxh) {
-		err = errbuf_printf(r->reason, sizeof(r->reason), -EIO,
-				    "the block at %llu came other than sent "
-				    "(xxh64)",
-				    (unsigned long long)m->off);
+		return errbuf_printf(r->reason, sizeof(r->reason), -EIO,
+				     "the %zu bytes at %llu came other than "
+				     "the snapshot's the source read (xxh64)",
+				     m->len, (unsigned long long)m->off);
 	}
-	while (!err && done < m->len) {
+	while (done < m->len) {
 		ssize_t n = pwrite(fd, (const char *)m->data + done,
 				   m->len - done, (off_t)(m->off + done));
 
 		if (n < 0 && errno != EINTR) {
-			err = -errno;
-		} else if (n > 0) {
+			return -errno;
+		}
+		if (n > 0) {
 			done += (size_t)n;
 		}
 	}
-	if (!err && (local_pread_full(fd, back, m->len, (off_t)m->off) !=
-			     (ssize_t)m->len ||
-		     XXH64(back, m->len, 0) != m->xxh)) {
-		err = errbuf_printf(r->reason, sizeof(r->reason), -EIO,
-				    "the block at %llu reads back other than "
-				    "the snapshot's (xxh64)",
-				    (unsigned long long)m->off);
-	}
-	close(fd);
-	free(back);
-	return err;
+	return 0;
 }
 
-static int local_attrs(int pfd, const char *leaf, const struct repl_msg *m)
+static int local_attrs(struct repl_local *l, int pfd, const char *leaf,
+		       const struct repl_msg *m)
 {
 	const struct timespec t[2] = {
 		{ .tv_sec = m->atime_s, .tv_nsec = m->atime_ns },
@@ -287,17 +288,20 @@ static int local_attrs(int pfd, const char *leaf, const struct repl_msg *m)
 		return -errno;
 	}
 	if ((m->flags & REPL_FLAG_SYNC) && S_ISREG(sb.st_mode)) {
-		fd = local_open_reg(pfd, leaf, 0);
+		/* The file's end: its descriptor, if kept, is synced and
+		 * closed here (the caller closes it on an error). */
+		fd = local_kept(l, m->path);
 		if (fd < 0) {
-			return fd;
+			fd = local_open_reg(pfd, leaf, 0);
+			if (fd < 0) {
+				return fd;
+			}
+			local_keep(l, m->path, fd);
 		}
 		if (fsync(fd) < 0) {
-			int err = -errno;
-
-			close(fd);
-			return err;
+			return -errno;
 		}
-		close(fd);
+		repl_open_close(l->open);
 	}
 	return 0;
 }
@@ -469,14 +473,24 @@ static int local_entry(struct repl_local *l, const struct repl_msg *m,
 		if (((m->flags & REPL_FLAG_WHOLE) && ftruncate(fd, 0) < 0) ||
 		    ftruncate(fd, (off_t)m->size) < 0) {
 			err = -errno;
+			close(fd);
+			break;
 		}
-		close(fd);
+		local_keep(l, m->path, fd); /* for the file's WRITEs */
 		break;
 	case REPL_OP_WRITE:
-		err = local_write(pfd, leaf, m, r);
+		/* The file was not kept (another server took the OPEN, a
+		 * transfer taken up after a cut): opened once here. */
+		fd = local_open_reg(pfd, leaf, 0);
+		if (fd < 0) {
+			err = fd;
+			break;
+		}
+		local_keep(l, m->path, fd);
+		err = local_write(fd, m, r);
 		break;
 	case REPL_OP_ATTRS:
-		err = local_attrs(pfd, leaf, m);
+		err = local_attrs(l, pfd, leaf, m);
 		break;
 	default:
 		err = -EINVAL;
@@ -511,7 +525,14 @@ void repl_local_apply(struct repl_local *l, const struct repl_msg *m,
 	if (!err && (m->op == REPL_OP_PRUNE || !root_ok)) {
 		err = repl_undo_check(l, r);
 	}
-	if (!err) {
+	/* Only the file's own WRITEs and ATTRS find it kept. */
+	if (err || (m->op != REPL_OP_WRITE && m->op != REPL_OP_ATTRS) ||
+	    local_kept(l, m->path) < 0) {
+		repl_open_close(l->open);
+	}
+	if (!err && m->op == REPL_OP_WRITE && local_kept(l, m->path) >= 0) {
+		err = local_write(l->open->fd, m, r);
+	} else if (!err) {
 		switch (m->op) {
 		case REPL_OP_HELLO:
 			break;
@@ -538,6 +559,9 @@ void repl_local_apply(struct repl_local *l, const struct repl_msg *m,
 		default:
 			err = local_entry(l, m, r);
 		}
+	}
+	if (err) {
+		repl_open_close(l->open);
 	}
 	r->err = err;
 	if (err && !r->reason[0]) {

@@ -160,6 +160,7 @@ static int peer_local(struct repl_peer *p, struct repl_local *l, char *errbuf,
 	if (!err) {
 		l->applying = p->applying[0] ? p->applying : NULL;
 		l->guard = &p->guard;
+		l->open = &p->open; /* outlives the message */
 	}
 	return err;
 }
@@ -170,6 +171,7 @@ static int peer_undo(struct repl_peer *p, char *errbuf, size_t errlen)
 	struct repl_local l;
 	int err = peer_local(p, &l, errbuf, errlen);
 
+	repl_open_close(&p->open);
 	if (!err) {
 		err = repl_undo_run(&l, errbuf, errlen);
 		repl_local_close(&l);
@@ -193,6 +195,7 @@ int repl_peers_add(struct repl_peers *t, const char *name,
 	}
 	p = &t->list[t->n];
 	memset(p, 0, sizeof(*p));
+	repl_open_init(&p->open);
 	if (snprintf(p->name, sizeof(p->name), "%s", name) >=
 		    (int)sizeof(p->name) ||
 	    snprintf(p->datastore, sizeof(p->datastore), "%s", datastore) >=
@@ -302,8 +305,16 @@ int repl_peers_set_locked(struct repl_peers *t, const char *name, bool active,
 	if (!p) {
 		return -ENOENT;
 	}
+	repl_open_close(&p->open);
 	p->active = active;
 	return peer_state_save(p, broken);
+}
+
+void repl_peers_fini(struct repl_peers *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		repl_open_close(&t->list[i].open);
+	}
 }
 
 int repl_peers_set(struct repl_peers *t, const char *name, bool active,
@@ -380,6 +391,9 @@ static void peer_apply(struct repl_peers *t, struct repl_peer *p,
 	struct repl_local l;
 	int err;
 
+	if (m->op == REPL_OP_HELLO || m->op == REPL_OP_REVERSE) {
+		repl_open_close(&p->open); /* another transfer, or a role */
+	}
 	if (m->op == REPL_OP_HELLO) {
 		peer_hello(p, m, r);
 		return;

@@ -47,6 +47,9 @@ struct repl_peer {
 	char state[4096 + 128]; /* where "broken" is kept */
 	char applying[4096 + 128]; /* the transfer marker (undo.h); "" none */
 	struct repl_guard guard; /* its snapshot calls */
+	/* The file a transfer writes, kept across its messages (dst.h;
+	 * under the peers' lock, closed at a break and a role's change). */
+	struct repl_open open;
 	bool active; /* this end is the relation's destination now */
 	bool broken;
 };
@@ -95,6 +98,9 @@ int repl_peers_add(struct repl_peers *t, const char *name,
 		   const char *manifest, const char *state_dir,
 		   const char *key_path, const struct repl_guard *guard,
 		   bool active, char *errbuf, size_t errlen);
+
+/* Closes the files @t's relations keep open (the server stops). */
+void repl_peers_fini(struct repl_peers *t);
 
 /* Whether relation @name is configured here as its destination now and
  * not broken: its datastore is then read-only to NFS clients. */

@@ -399,6 +399,7 @@ void repl_service_stop(struct repl_service *s)
 		}
 		free(x);
 	}
+	repl_peers_fini(&s->peers);
 	pthread_mutex_destroy(&s->peers.lock);
 	pthread_cond_destroy(&s->wake);
 	pthread_mutex_destroy(&s->lock);

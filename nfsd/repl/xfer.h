@@ -12,8 +12,10 @@
  * trust is the destination's last snapshot (@commit): a snapshot of its
  * own, made only when every file of the transfer is applied and checked,
  * immutable, so a transfer that dies (kill -9, a cut connection, ENOSPC)
- * never touches it.  Each written block is read back and its xxh64
- * compared with the source snapshot's (-EIO on a mismatch); each file
+ * never touches it.  Each run of changed blocks is one WRITE carrying
+ * the xxh64 of the source snapshot's bytes; the destination compares it
+ * with the xxh64 of the bytes it received before it writes them (-EIO on
+ * a mismatch); each file
  * applied is recorded in @journal (fdatasync), and a transfer started
  * again with the same @name skips the files recorded: applying a file is
  * idempotent (same source snapshot, same base), so the file a kill cut
