@@ -40,6 +40,10 @@
 
 #define HTTP_CONNECTIONS_MAX 64
 #define HTTP_TIMEOUT_S 30
+/* A connection's buffer (libmicrohttpd's default: 32 KiB): a body is
+ * handed to http_access_cb() in pieces of about half of it, so a
+ * replication WRITE's MiB is 8 pieces, not 64. */
+#define HTTP_CONN_MEMORY (256u << 10)
 /* How long a stop waits for the requests under way. */
 #define HTTP_STOP_WAIT_S 3
 
@@ -59,7 +63,7 @@ struct admin {
 /* One request's body, as it arrives, and what auth.c said of it. */
 struct http_request {
 	char *body;
-	size_t len;
+	size_t len, cap; /* cap: body's allocation, its NUL included */
 	bool too_large;
 	bool refused; /* answered by http_auth() */
 	bool authenticated;
@@ -145,17 +149,27 @@ static void http_body_add(struct http_request *r, const char *data, size_t n)
 		free(r->body);
 		r->body = NULL;
 		r->len = 0;
+		r->cap = 0;
 		return;
 	}
-	p = realloc(r->body, r->len + n + 1);
-	if (!p) {
-		r->too_large = true; /* answered 413 too: we cannot hold it */
-		return;
+	if (r->len + n + 1 > r->cap) {
+		/* Doubled, up to the limit: a replication WRITE's MiB comes
+		 * in many pieces, and each realloc may copy the whole. */
+		size_t cap = 2 * r->cap > r->len + n + 1 ? 2 * r->cap
+							 : r->len + n + 1;
+
+		cap = cap < http_body_max(r) + 1 ? cap : http_body_max(r) + 1;
+		p = realloc(r->body, cap);
+		if (!p) {
+			r->too_large = true; /* answered 413 too */
+			return;
+		}
+		r->body = p;
+		r->cap = cap;
 	}
-	memcpy(p + r->len, data, n);
+	memcpy(r->body + r->len, data, n);
 	r->len += n;
-	p[r->len] = '\0';
-	r->body = p;
+	r->body[r->len] = '\0';
 }
 
 static void http_log_change(struct MHD_Connection *conn, const char *method,
@@ -719,6 +733,7 @@ int admin_start(const struct admin_ctx *ctx, const char *listen, int port,
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 		MHD_OPTION_NOTIFY_COMPLETED, http_completed_cb, adm,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_CONNECTIONS_MAX,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONN_MEMORY,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S,
 		adm->tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END,
 		adm->tls_cert, MHD_OPTION_HTTPS_MEM_KEY, adm->tls_key,

@@ -34,7 +34,54 @@ struct repl_client {
 	unsigned char reply[CLIENT_REPLY_MAX];
 	size_t reply_len;
 	bool reply_over;
+	/* The message being sent: its head (CLIENT_HEAD_MAX, encoded here)
+	 * then its data, read by libcurl from where the caller holds it
+	 * (a WRITE's MiB is not copied into a body first). */
+	unsigned char *head;
+	size_t head_len;
+	const unsigned char *data;
+	size_t data_len;
+	size_t sent;
 };
+
+#define CLIENT_HEAD_MAX (REPL_MSG_HEAD + REPL_PATH_MAX + REPL_ARG_MAX)
+
+/* The body for libcurl: the head, then the data. */
+static size_t client_read_cb(char *buf, size_t size, size_t nitems, void *arg)
+{
+	struct repl_client *c = arg;
+	size_t room = size * nitems, done = 0;
+
+	while (done < room && c->sent < c->head_len + c->data_len) {
+		const unsigned char *from =
+			c->sent < c->head_len
+				? c->head + c->sent
+				: c->data + (c->sent - c->head_len);
+		size_t left = c->sent < c->head_len
+				      ? c->head_len - c->sent
+				      : c->head_len + c->data_len - c->sent;
+		size_t n = left < room - done ? left : room - done;
+
+		memcpy(buf + done, from, n);
+		done += n;
+		c->sent += n;
+	}
+	return done;
+}
+
+/* libcurl sends the body again (a kept-alive connection the server had
+ * closed): from @off. */
+static int client_seek_cb(void *arg, curl_off_t off, int origin)
+{
+	struct repl_client *c = arg;
+
+	if (origin != SEEK_SET || off < 0 ||
+	    (size_t)off > c->head_len + c->data_len) {
+		return CURL_SEEKFUNC_CANTSEEK;
+	}
+	c->sent = (size_t)off;
+	return CURL_SEEKFUNC_OK;
+}
 
 static size_t client_write_cb(char *data, size_t size, size_t nmemb, void *arg)
 {
@@ -110,8 +157,7 @@ static void client_call(struct repl_dst *d, const struct repl_msg *m,
 			struct repl_result *r)
 {
 	struct repl_client *c = (struct repl_client *)d;
-	unsigned char *body = NULL;
-	long status = 0, n = repl_msg_encode(m, &body);
+	long status = 0, n = repl_msg_encode_head(m, c->head, CLIENT_HEAD_MAX);
 	CURLcode rc;
 
 	memset(r, 0, sizeof(*r));
@@ -119,21 +165,24 @@ static void client_call(struct repl_dst *d, const struct repl_msg *m,
 		n = -ECANCELED; /* the server stops: the journal resumes */
 	}
 	if (n < 0) {
-		free(body);
 		r->err = (int32_t)n;
 		snprintf(r->reason, sizeof(r->reason), "message: %s",
 			 strerror((int)-n));
 		return;
 	}
+	c->head_len = (size_t)n;
+	c->data = m->data;
+	c->data_len = m->len;
+	c->sent = 0;
 	c->reply_len = 0;
 	c->reply_over = false;
 	curl_easy_setopt(c->curl, CURLOPT_TIMEOUT,
 			 client_op_long(m->op) ? (long)CLIENT_LONG_TIMEOUT_S
 					       : (long)c->timeout_s);
-	curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)n);
+	curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE,
+			 (curl_off_t)(c->head_len + c->data_len));
 	rc = curl_easy_perform(c->curl);
-	free(body);
+	c->data = NULL;
 	if (rc != CURLE_OK && !c->reply_over) {
 		r->err = client_curl_err(rc);
 		snprintf(r->reason, sizeof(r->reason), "%.300s: %s", c->url,
@@ -212,7 +261,8 @@ int repl_client_new(const char *url, const char *name, const char *key_path,
 		 * 100-continue": no wait for a 100 before each body. */
 		c->headers = curl_slist_append(c->headers, "Expect:");
 	}
-	c->curl = c->headers ? curl_easy_init() : NULL;
+	c->head = malloc(CLIENT_HEAD_MAX);
+	c->curl = c->headers && c->head ? curl_easy_init() : NULL;
 	if (!c->curl) {
 		repl_client_free(c);
 		return errbuf_printf(errbuf, errlen, -ENOMEM,
@@ -223,6 +273,13 @@ int repl_client_new(const char *url, const char *name, const char *key_path,
 	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, c->headers);
 	curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, client_write_cb);
 	curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, c);
+	curl_easy_setopt(c->curl, CURLOPT_POST, 1L);
+	curl_easy_setopt(c->curl, CURLOPT_READFUNCTION, client_read_cb);
+	curl_easy_setopt(c->curl, CURLOPT_READDATA, c);
+	curl_easy_setopt(c->curl, CURLOPT_SEEKFUNCTION, client_seek_cb);
+	curl_easy_setopt(c->curl, CURLOPT_SEEKDATA, c);
+	/* A WRITE in a few large sends, not sixteen 64 KiB ones. */
+	curl_easy_setopt(c->curl, CURLOPT_UPLOAD_BUFFERSIZE, 512L << 10);
 	curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c->curl, CURLOPT_TIMEOUT, (long)c->timeout_s);
 	curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT, (long)c->timeout_s);
@@ -254,5 +311,6 @@ void repl_client_free(struct repl_client *c)
 	if (c->headers) {
 		curl_slist_free_all(c->headers); /* holds the key */
 	}
+	free(c->head);
 	free(c);
 }

@@ -63,11 +63,11 @@ const char *repl_op_name(unsigned op)
 	return op >= 1 && op <= REPL_OP_MAX ? names[op] : "?";
 }
 
-long repl_msg_encode(const struct repl_msg *m, unsigned char **out)
+long repl_msg_encode_head(const struct repl_msg *m, unsigned char *b,
+			  size_t cap)
 {
 	size_t pl = strnlen(m->path, REPL_PATH_MAX);
-	size_t n = REPL_MSG_HEAD + pl + m->arg_len + m->len;
-	unsigned char *b;
+	size_t n = REPL_MSG_HEAD + pl + m->arg_len;
 
 	if (pl >= REPL_PATH_MAX) {
 		return -ENAMETOOLONG;
@@ -75,10 +75,10 @@ long repl_msg_encode(const struct repl_msg *m, unsigned char **out)
 	if (m->arg_len > REPL_ARG_MAX || m->len > REPL_WRITE_MAX) {
 		return -E2BIG;
 	}
-	b = calloc(1, n);
-	if (!b) {
-		return -ENOMEM;
+	if (n > cap) {
+		return -ENOBUFS;
 	}
+	memset(b, 0, REPL_MSG_HEAD);
 	put32(b, REPL_MSG_MAGIC);
 	b[4] = REPL_MSG_VERSION;
 	b[5] = m->op;
@@ -100,8 +100,30 @@ long repl_msg_encode(const struct repl_msg *m, unsigned char **out)
 	if (m->arg_len) {
 		memcpy(b + REPL_MSG_HEAD + pl, m->arg, m->arg_len);
 	}
+	return (long)n;
+}
+
+long repl_msg_encode(const struct repl_msg *m, unsigned char **out)
+{
+	size_t n = REPL_MSG_HEAD + strnlen(m->path, REPL_PATH_MAX) +
+		   m->arg_len + m->len;
+	unsigned char *b;
+	long hl;
+
+	if (m->arg_len > REPL_ARG_MAX || m->len > REPL_WRITE_MAX) {
+		return -E2BIG;
+	}
+	b = malloc(n);
+	if (!b) {
+		return -ENOMEM;
+	}
+	hl = repl_msg_encode_head(m, b, n);
+	if (hl < 0) {
+		free(b);
+		return hl;
+	}
 	if (m->len) {
-		memcpy(b + REPL_MSG_HEAD + pl + m->arg_len, m->data, m->len);
+		memcpy(b + hl, m->data, m->len);
 	}
 	*out = b;
 	return (long)n;

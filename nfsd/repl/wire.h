@@ -110,6 +110,13 @@ struct repl_result {
  * (-ENAMETOOLONG, -E2BIG past the limits, -ENOMEM). */
 long repl_msg_encode(const struct repl_msg *m, unsigned char **out);
 
+/* @m's body but its data (m->len bytes, which follow it): into @b of
+ * @cap bytes.  Returns its length, or -errno as repl_msg_encode() and
+ * -ENOBUFS when @cap is short (REPL_MSG_HEAD + REPL_PATH_MAX +
+ * REPL_ARG_MAX always does). */
+long repl_msg_encode_head(const struct repl_msg *m, unsigned char *b,
+			  size_t cap);
+
 /*
  * Decodes body @b (@n bytes, borrowed) into @m: m->data points into @b,
  * m->arg into *argbuf (owned: free(), NULL without an argument).  Refuses

@@ -10,12 +10,14 @@ run_target() {
 	local name
 	name=$(basename "$target")
 	name=${name#fuzz_}
-	local work
+	local work max_len=65536
+	# A replication WRITE holds up to 1 MiB (nfsd/repl/wire.h).
+	[ "$name" = repl_msg ] && max_len=$((1100 * 1024))
 	work=$(mktemp -d /tmp/dsnfs-fuzz.XXXXXX)
 	if [ -d "tests/fuzz/corpus/$name" ]; then
 		cp -r "tests/fuzz/corpus/$name/." "$work/"
 	fi
-	"$target" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 \
+	"$target" -max_total_time="$seconds" -max_len="$max_len" -rss_limit_mb=2048 \
 		-artifact_prefix="$work/" -print_final_stats=1 "$work"
 	local rc=$?
 	if [ $rc -ne 0 ]; then

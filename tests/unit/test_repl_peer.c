@@ -14,8 +14,15 @@
  * break and a restart (the peers made again) undo it; a baseline BEGIN
  * into a datastore that holds something is refused and marks nothing; a
  * COMMIT of another transfer is refused.  The source's end takes only
- * HELLO and REVERSE.
+ * HELLO and REVERSE.  A message of another wire version is refused (400)
+ * with the versions in its reason, nothing applied.  A WRITE of up to
+ * REPL_WRITE_MAX (16 blocks) is applied, a larger one refused by the
+ * encoder and the decoder; the file is kept open from its OPEN to its
+ * ATTRS (one descriptor more, not one per WRITE) and closed by a REMOVE
+ * (a WRITE after it never lands in the removed file), a refused WRITE
+ * (its bytes not written), ABORT and a break.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -89,6 +96,7 @@ static int teardown(void **state)
 {
 	struct lab *l = *state;
 
+	repl_peers_fini(&l->peers);
 	(void)sh("rm -rf %s", l->root);
 	free(l);
 	return 0;
@@ -316,6 +324,7 @@ static void transfer_marker_undone(void **state)
 	m = open_msg("z.vmdk");
 	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
 	assert_true(exists(l->ds, "z.vmdk"));
+	repl_peers_fini(&l->peers); /* the server stopped */
 	memset(&l->peers.list, 0, sizeof(l->peers.list));
 	l->peers.n = 0;
 	assert_int_equal(repl_peers_add(&l->peers, "r1", "ds", l->ds, "",
@@ -334,6 +343,163 @@ static void transfer_marker_undone(void **state)
 			 0);
 	assert_false(exists(l->ds, "w.vmdk"));
 	assert_false(repl_peers_feeding(&l->peers, "r1"));
+}
+
+static void old_version_refused(void **state)
+{
+	struct lab *l = *state;
+	unsigned char out[REPL_RESULT_HEAD + REPL_REASON_MAX], *b;
+	struct repl_msg m = open_msg("v2.vmdk");
+	struct repl_result r;
+	size_t olen;
+	long n = repl_msg_encode(&m, &b);
+
+	assert_true(n > 0);
+	b[4] = 2; /* a source of the version before (64 KiB WRITEs) */
+	assert_int_equal(repl_peers_handle(&l->peers, "r1", AUTH, b, (size_t)n,
+					   out, &olen),
+			 400);
+	free(b);
+	assert_int_equal(repl_result_decode(out, olen, &r), 0);
+	assert_int_equal(r.err, -EINVAL);
+	assert_non_null(strstr(r.reason, "version 2"));
+	assert_non_null(strstr(r.reason, "speaks 3"));
+	assert_false(exists(l->ds, "v2.vmdk"));
+}
+
+/* Descriptors this process holds. */
+static int fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	assert_non_null(d);
+	while (readdir(d)) {
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static struct repl_msg write_msg(const char *path, const void *data, size_t len,
+				 uint64_t off)
+{
+	struct repl_msg m = { .op = REPL_OP_WRITE,
+			      .data = data,
+			      .len = len,
+			      .off = off,
+			      .xxh = XXH64(data, len, 0) };
+
+	snprintf(m.path, sizeof(m.path), "%s", path);
+	return m;
+}
+
+static void writes_runs_file_kept(void **state)
+{
+	struct lab *l = *state;
+	unsigned char *run = malloc(REPL_WRITE_MAX + 1), *back, *b;
+	struct repl_msg m = open_msg("c.vmdk");
+	char p[256], why[256], *arg;
+	struct repl_result r;
+	int base = fds(), fd;
+	long n;
+
+	assert_non_null(run);
+	back = malloc(REPL_WRITE_MAX);
+	assert_non_null(back);
+	for (size_t i = 0; i <= REPL_WRITE_MAX; i++) {
+		run[i] = (unsigned char)(i * 2654435761u >> 11);
+	}
+	m.size = 2 * REPL_WRITE_MAX;
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	assert_int_equal(r.err, 0);
+	assert_int_equal(fds(), base + 1);
+	/* 16 blocks in one message, twice: the same descriptor. */
+	m = write_msg("c.vmdk", run, REPL_WRITE_MAX, 0);
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	assert_int_equal(r.err, 0);
+	m.off = REPL_WRITE_MAX;
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	assert_int_equal(r.err, 0);
+	assert_int_equal(fds(), base + 1);
+	snprintf(p, sizeof(p), "%s/c.vmdk", l->ds);
+	fd = open(p, O_RDONLY);
+	assert_true(fd >= 0);
+	base++; /* this test's own */
+	assert_int_equal(pread(fd, back, REPL_WRITE_MAX, REPL_WRITE_MAX),
+			 (ssize_t)REPL_WRITE_MAX);
+	assert_memory_equal(back, run, REPL_WRITE_MAX);
+	/* The file's end: synced and closed. */
+	m = (struct repl_msg){ .op = REPL_OP_ATTRS,
+			       .flags = REPL_FLAG_SYNC,
+			       .mode = 0640 };
+	strcpy(m.path, "c.vmdk");
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	assert_int_equal(r.err, 0);
+	assert_int_equal(fds(), base);
+
+	/* One byte more than a message holds: refused both ways. */
+	m = write_msg("c.vmdk", run, REPL_WRITE_MAX + 1, 0);
+	assert_int_equal(repl_msg_encode(&m, &b), -E2BIG);
+	m.len = REPL_WRITE_MAX;
+	n = repl_msg_encode(&m, &b);
+	assert_true(n > 0);
+	b = realloc(b, (size_t)n + 1);
+	assert_non_null(b);
+	b[16] = 1; /* data length REPL_WRITE_MAX + 1 (little-endian) */
+	b[(size_t)n] = 0;
+	assert_int_not_equal(
+		repl_msg_decode(b, (size_t)n + 1, &m, &arg, why, sizeof(why)),
+		0);
+	free(b);
+
+	/* A WRITE whose bytes are not the snapshot's: refused before they
+	 * are written, the file closed. */
+	m = open_msg("c.vmdk");
+	m.size = 2 * REPL_WRITE_MAX;
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	m = write_msg("c.vmdk", run + 1, REPL_BLOCK, 3 * REPL_BLOCK);
+	m.xxh++;
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	assert_int_equal(r.err, -EIO);
+	assert_int_equal(fds(), base);
+	assert_int_equal(pread(fd, back, REPL_BLOCK, 3 * REPL_BLOCK),
+			 (ssize_t)REPL_BLOCK);
+	assert_memory_equal(back, run + 3 * REPL_BLOCK, REPL_BLOCK);
+
+	/* A REMOVE closes it: the next WRITE finds no file, and writes
+	 * nothing into the removed one. */
+	m = write_msg("c.vmdk", run, REPL_BLOCK, 0);
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	assert_int_equal(fds(), base + 1);
+	m = (struct repl_msg){ .op = REPL_OP_REMOVE };
+	strcpy(m.path, "c.vmdk");
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	assert_int_equal(r.err, 0);
+	assert_int_equal(fds(), base);
+	m = write_msg("c.vmdk", run, REPL_BLOCK, 0);
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	assert_int_equal(r.err, -ENOENT);
+	assert_false(exists(l->ds, "c.vmdk"));
+	close(fd);
+	base--;
+
+	/* ABORT and a break close it. */
+	m = open_msg("d.vmdk");
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	assert_int_equal(fds(), base + 1);
+	m = arg_msg(REPL_OP_ABORT, "");
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	assert_int_equal(fds(), base);
+	mark(l);
+	m = open_msg("e.vmdk");
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+	assert_int_equal(fds(), base + 1);
+	assert_int_equal(repl_peers_break(&l->peers, "r1", why, sizeof(why)),
+			 0);
+	assert_int_equal(fds(), base);
+	free(back);
+	free(run);
 }
 
 static void source_end_takes_hello_only(void **state)
@@ -387,6 +553,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(source_end_takes_hello_only,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(key_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(old_version_refused, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(writes_runs_file_kept, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,7 +11,10 @@
  * holds the transfer in part (its marker, undo.h), and starts again
  * (restarted) when the destination undid it; a transfer that fails on
  * the destination's side is aborted there: the tree goes back to where
- * it was (a baseline's: empty).
+ * it was (a baseline's: empty).  Contiguous changed blocks go as one
+ * WRITE of at most REPL_WRITE_MAX (16 blocks): a 48-block file and a
+ * tail is 4 WRITEs; an incremental with runs of 3, 1 and 18 blocks and
+ * the tail changed is 5 (the 18 cut at a 16-block chunk's end).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -28,6 +31,8 @@
 #include <cmocka.h>
 
 #include "nfsd/repl/xfer.h"
+
+#include "nfsd/repl/dst.h"
 
 struct dirs {
 	char root[64];
@@ -169,6 +174,70 @@ static void xfer_baseline_then_incremental(void **state)
 	free(b);
 }
 
+/* A destination that counts the WRITEs on their way to a repl_local. */
+struct counting {
+	struct repl_dst pub;
+	struct repl_local l;
+	unsigned writes;
+	size_t largest;
+};
+
+static void counting_call(struct repl_dst *d, const struct repl_msg *m,
+			  struct repl_result *r)
+{
+	struct counting *c = (struct counting *)d;
+
+	if (m->op == REPL_OP_WRITE) {
+		c->writes++;
+		c->largest = m->len > c->largest ? m->len : c->largest;
+	}
+	repl_local_apply(&c->l, m, r);
+}
+
+static void xfer_runs_coalesced(void **state)
+{
+	struct dirs *d = *state;
+	size_t len = 48 * REPL_BLOCK + 100;
+	unsigned char *b = disk(len);
+	struct counting c = { .pub.call = counting_call };
+	struct repl_xfer_args a = { .name = "r1",
+				    .src = d->s1,
+				    .dst = d->dst,
+				    .journal = d->journal,
+				    .to = &c.pub };
+	struct repl_xfer_stats st;
+	char err[256] = "";
+
+	assert_int_equal(repl_local_open(&c.l, d->dst, NULL, err, sizeof(err)),
+			 0);
+	put(d->s1, "disk-flat.vmdk", b, len);
+	assert_int_equal(repl_xfer_run(&a, &st, err, sizeof(err)), 0);
+	assert_true(same(d->s1, d->dst));
+	assert_int_equal(st.sent_bytes, len);
+	assert_int_equal(c.writes, 4);
+	assert_int_equal(c.largest, REPL_WRITE_MAX);
+
+	/* Blocks 0-2, 5, 20-37 and the tail rewritten. */
+	for (size_t i = 0; i < 48; i++) {
+		if (i <= 2 || i == 5 || (i >= 20 && i <= 37)) {
+			b[i * REPL_BLOCK + 7] ^= 0xff;
+		}
+	}
+	b[len - 1] ^= 0xff;
+	put(d->s2, "disk-flat.vmdk", b, len);
+	c.writes = 0;
+	a.name = "r2";
+	a.src = d->s2;
+	a.base = d->s1;
+	a.base_name = "r1";
+	assert_int_equal(repl_xfer_run(&a, &st, err, sizeof(err)), 0);
+	assert_true(same(d->s2, d->dst));
+	assert_int_equal(st.sent_bytes, 22 * REPL_BLOCK + 100);
+	assert_int_equal(c.writes, 5);
+	repl_local_close(&c.l);
+	free(b);
+}
+
 static void xfer_baseline_needs_empty(void **state)
 {
 	struct dirs *d = *state;
@@ -296,6 +365,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(xfer_baseline_then_incremental,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(xfer_runs_coalesced, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(xfer_baseline_needs_empty,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(xfer_resume_skips_journal,
