@@ -30,6 +30,8 @@ struct repl_client {
 	const bool *cancel;
 	unsigned timeout_s;
 	char url[1024];
+	/* What repl_client_new() was given, for client_dup(). */
+	char base_url[1024], name[256], key_path[4096];
 	char ca_file[4096];
 	unsigned char reply[CLIENT_REPLY_MAX];
 	size_t reply_len;
@@ -210,6 +212,19 @@ static void client_close(struct repl_dst *d)
 	repl_client_free((struct repl_client *)d);
 }
 
+static int client_dup(struct repl_dst *d, struct repl_dst **out, char *errbuf,
+		      size_t errlen)
+{
+	struct repl_client *c = (struct repl_client *)d, *n;
+	int err = repl_client_new(c->base_url, c->name, c->key_path, c->ca_file,
+				  c->timeout_s, c->cancel, &n, errbuf, errlen);
+
+	if (!err) {
+		*out = &n->pub;
+	}
+	return err;
+}
+
 int repl_client_new(const char *url, const char *name, const char *key_path,
 		    const char *ca_file, unsigned timeout_s, const bool *cancel,
 		    struct repl_client **out, char *errbuf, size_t errlen)
@@ -233,6 +248,7 @@ int repl_client_new(const char *url, const char *name, const char *key_path,
 	}
 	c->pub.call = client_call;
 	c->pub.close = client_close;
+	c->pub.dup = client_dup;
 	c->cancel = cancel;
 	c->timeout_s = timeout_s ? timeout_s : REPL_TIMEOUT_DEFAULT_S;
 	if (snprintf(c->url, sizeof(c->url), "%s/replications/%s/peer", url,
@@ -243,6 +259,17 @@ int repl_client_new(const char *url, const char *name, const char *key_path,
 				     name);
 	}
 	snprintf(c->ca_file, sizeof(c->ca_file), "%s", ca_file ? ca_file : "");
+	if (snprintf(c->base_url, sizeof(c->base_url), "%s", url) >=
+		    (int)sizeof(c->base_url) ||
+	    snprintf(c->name, sizeof(c->name), "%s", name) >=
+		    (int)sizeof(c->name) ||
+	    snprintf(c->key_path, sizeof(c->key_path), "%s", key_path) >=
+		    (int)sizeof(c->key_path)) {
+		free(c);
+		return errbuf_printf(errbuf, errlen, -ENAMETOOLONG,
+				     "relation %s: a name or path too long",
+				     name);
+	}
 	err = repl_key_load(key_path, key, errbuf, errlen);
 	if (err) {
 		free(c);

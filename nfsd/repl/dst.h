@@ -17,6 +17,12 @@ struct repl_dst {
 	void (*call)(struct repl_dst *d, const struct repl_msg *m,
 		     struct repl_result *r);
 	void (*close)(struct repl_dst *d); /* may be NULL */
+	/* Another connection to the same destination, for a WRITE in
+	 * flight beside this one's (lanes.h): *out closed by its close.
+	 * May be NULL (one connection).  Returns 0 or -errno with the
+	 * reason. */
+	int (*dup)(struct repl_dst *d, struct repl_dst **out, char *errbuf,
+		   size_t errlen);
 };
 
 /* d->call(), the reason ("OP PATH: ...") copied to @errbuf.  Returns

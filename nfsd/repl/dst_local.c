@@ -278,18 +278,16 @@ static int local_attrs(struct repl_local *l, int pfd, const char *leaf,
 		{ .tv_sec = m->mtime_s, .tv_nsec = m->mtime_ns },
 	};
 	struct stat sb;
-	int fd;
+	int fd = -1;
 
-	if (fstatat(pfd, leaf, &sb, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    fchownat(pfd, leaf, m->uid, m->gid, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    (!S_ISLNK(sb.st_mode) &&
-	     fchmodat(pfd, leaf, m->mode & 07777, 0) < 0) ||
-	    utimensat(pfd, leaf, t, AT_SYMLINK_NOFOLLOW) < 0) {
+	if (fstatat(pfd, leaf, &sb, AT_SYMLINK_NOFOLLOW) < 0) {
 		return -errno;
 	}
-	if ((m->flags & REPL_FLAG_SYNC) && S_ISREG(sb.st_mode)) {
-		/* The file's end: its descriptor, if kept, is synced and
-		 * closed here (the caller closes it on an error). */
+	if ((m->flags & (REPL_FLAG_SYNC | REPL_FLAG_SIZE)) &&
+	    S_ISREG(sb.st_mode)) {
+		/* The file's end: its descriptor, if kept, sized first (the
+		 * times come after), synced last and closed (the caller
+		 * closes it on an error). */
 		fd = local_kept(l, m->path);
 		if (fd < 0) {
 			fd = local_open_reg(pfd, leaf, 0);
@@ -298,7 +296,19 @@ static int local_attrs(struct repl_local *l, int pfd, const char *leaf,
 			}
 			local_keep(l, m->path, fd);
 		}
-		if (fsync(fd) < 0) {
+		if ((m->flags & REPL_FLAG_SIZE) &&
+		    ftruncate(fd, (off_t)m->size) < 0) {
+			return -errno;
+		}
+	}
+	if (fchownat(pfd, leaf, m->uid, m->gid, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    (!S_ISLNK(sb.st_mode) &&
+	     fchmodat(pfd, leaf, m->mode & 07777, 0) < 0) ||
+	    utimensat(pfd, leaf, t, AT_SYMLINK_NOFOLLOW) < 0) {
+		return -errno;
+	}
+	if (fd >= 0) {
+		if ((m->flags & REPL_FLAG_SYNC) && fsync(fd) < 0) {
 			return -errno;
 		}
 		repl_open_close(l->open);
@@ -470,8 +480,9 @@ static int local_entry(struct repl_local *l, const struct repl_msg *m,
 			err = fd;
 			break;
 		}
-		if (((m->flags & REPL_FLAG_WHOLE) && ftruncate(fd, 0) < 0) ||
-		    ftruncate(fd, (off_t)m->size) < 0) {
+		if ((m->flags & REPL_FLAG_WHOLE)
+			    ? ftruncate(fd, 0) < 0
+			    : ftruncate(fd, (off_t)m->size) < 0) {
 			err = -errno;
 			close(fd);
 			break;

@@ -148,7 +148,8 @@ int repl_msg_decode(const unsigned char *b, size_t n, struct repl_msg *m,
 				     b[4], REPL_MSG_VERSION);
 	}
 	if (b[5] < 1 || b[5] > REPL_OP_MAX ||
-	    (b[6] & ~(REPL_FLAG_WHOLE | REPL_FLAG_SYNC)) || b[7]) {
+	    (b[6] & ~(REPL_FLAG_WHOLE | REPL_FLAG_SYNC | REPL_FLAG_SIZE)) ||
+	    b[7]) {
 		return errbuf_printf(errbuf, errlen, -EINVAL,
 				     "unknown operation %u or flags %#x", b[5],
 				     b[6]);

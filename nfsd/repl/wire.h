@@ -29,7 +29,9 @@ enum repl_op {
 	REPL_OP_REMOVE, /* path, whatever it is (a tree with it) */
 	REPL_OP_MKDIR, /* path a directory (what else was there goes) */
 	REPL_OP_SYMLINK, /* path a symlink to arg (what was there goes) */
-	REPL_OP_OPEN, /* path a regular file of size; flag WHOLE: from empty */
+	/* path a regular file of size; flag WHOLE: emptied (its size comes
+	 * with its ATTRS SIZE) */
+	REPL_OP_OPEN,
 	/* data (up to REPL_WRITE_MAX: a run of contiguous blocks) at off of
 	 * path; xxh the xxh64 of the snapshot's bytes, checked against the
 	 * bytes received before they are written */
@@ -57,6 +59,11 @@ enum repl_op {
 
 #define REPL_FLAG_WHOLE 1u
 #define REPL_FLAG_SYNC 2u
+/* ATTRS of a regular file: its size is @size (set before the SYNC).  An
+ * OPEN WHOLE empties the file and leaves its size to this: the file then
+ * grows by appending, as a copy does, and XFS allocates it in the large
+ * extents of its appends instead of filling holes inside EOF. */
+#define REPL_FLAG_SIZE 4u
 
 enum repl_type {
 	REPL_TYPE_NONE = 0,

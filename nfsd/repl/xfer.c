@@ -19,6 +19,7 @@
 #include "nfsd/base/errbuf.h"
 #include "nfsd/repl/dst.h"
 #include "nfsd/repl/journal.h"
+#include "nfsd/repl/lanes.h"
 #include "nfsd/repl/plan.h"
 #include "nfsd/snap/snap.h"
 
@@ -29,7 +30,7 @@ struct xfer {
 	struct repl_dst *to;
 	char *errbuf;
 	size_t errlen;
-	unsigned char *sbuf; /* REPL_WRITE_MAX: a chunk of the snapshot */
+	struct repl_lanes *lanes; /* the WRITEs in flight */
 	unsigned char *bbuf; /* REPL_BLOCK: the base's block */
 };
 
@@ -47,7 +48,15 @@ static int xfer_call(struct xfer *x, struct repl_msg *m, unsigned op,
 {
 	struct repl_msg z = { 0 };
 	struct repl_result rz;
+	int err;
 
+	/* Every other operation after the WRITEs sent before it. */
+	err = x->lanes ? repl_lanes_drain(x->lanes, &x->st->sent_bytes,
+					  x->errbuf, x->errlen)
+		       : 0;
+	if (err) {
+		return err;
+	}
 	if (!m) {
 		m = &z;
 	}
@@ -67,7 +76,8 @@ static int xfer_attrs(struct xfer *x, const char *rel, const struct stat *ss,
 		      bool sync)
 {
 	struct repl_msg m = {
-		.flags = sync ? REPL_FLAG_SYNC : 0,
+		.flags = sync ? REPL_FLAG_SYNC | REPL_FLAG_SIZE : 0,
+		.size = (uint64_t)ss->st_size,
 		.mode = ss->st_mode & 07777,
 		.uid = ss->st_uid,
 		.gid = ss->st_gid,
@@ -102,65 +112,60 @@ static ssize_t xfer_pread_full(int fd, void *buf, size_t len, off_t off)
 	return (ssize_t)done;
 }
 
-/* One WRITE of @len bytes of x->sbuf from @data at @off of @rel, with
- * the xxh64 of those snapshot bytes. */
-static int xfer_write(struct xfer *x, const char *rel, const void *data,
-		      uint64_t off, size_t len)
-{
-	struct repl_msg m = {
-		.off = off, .data = data, .len = len, .xxh = XXH64(data, len, 0)
-	};
-	int err = xfer_call(x, &m, REPL_OP_WRITE, rel, NULL);
-
-	if (!err) {
-		x->st->sent_bytes += len;
-	}
-	return err;
-}
-
 /*
  * Sends [@off, @off + @len) of @sfd (at most REPL_WRITE_MAX, read at
- * once) to the destination's @rel, but for the blocks the base @bfd
- * (-1: none; @bsize bytes) has the same bytes at: each run of
- * contiguous blocks to send is one WRITE (wire.h).
+ * once into a lane's buffer) to the destination's @rel, but for the
+ * blocks the base @bfd (-1: none; @bsize bytes) has the same bytes at:
+ * each run of contiguous blocks to send is one WRITE (wire.h), sent by
+ * the lane while the next chunk is read (lanes.h).
  */
 static int xfer_chunk(struct xfer *x, const char *rel, int sfd, int bfd,
 		      uint64_t bsize, uint64_t off, size_t len)
 {
-	ssize_t n = xfer_pread_full(sfd, x->sbuf, len, (off_t)off);
-	size_t run = 0, run_len = 0; /* the run to send: sbuf offsets */
-	int err = 0;
+	struct repl_lane *lane;
+	unsigned char *buf;
+	size_t run = 0, run_len = 0; /* the run to send: buf offsets */
+	ssize_t n;
+	int err;
 
+	err = repl_lanes_take(x->lanes, &lane, &buf, x->errbuf, x->errlen);
+	if (err) {
+		return err;
+	}
+	n = xfer_pread_full(sfd, buf, len, (off_t)off);
 	if (n < 0 || (size_t)n != len) {
+		repl_lane_go(lane); /* nothing queued: idle again */
 		return errbuf_printf(x->errbuf, x->errlen,
 				     n < 0 ? (int)n : -EIO,
 				     "%s: source read at %llu failed", rel,
 				     (unsigned long long)off);
 	}
 	if (bfd < 0 || off >= bsize) {
-		return xfer_write(x, rel, x->sbuf, off, len);
+		repl_lane_add(lane, rel, off, 0, len);
+		repl_lane_go(lane);
+		return 0;
 	}
-	for (size_t b = 0; b < len && !err; b += REPL_BLOCK) {
+	for (size_t b = 0; b < len; b += REPL_BLOCK) {
 		size_t bl = len - b < REPL_BLOCK ? len - b : REPL_BLOCK;
 		bool same = off + b + bl <= bsize &&
 			    xfer_pread_full(bfd, x->bbuf, bl,
 					    (off_t)(off + b)) == (ssize_t)bl &&
-			    !memcmp(x->bbuf, x->sbuf + b, bl);
+			    !memcmp(x->bbuf, buf + b, bl);
 
 		if (!same) {
 			run = run_len ? run : b;
 			run_len += bl;
 		} else if (run_len) {
 			/* rewritten with the same bytes: not sent */
-			err = xfer_write(x, rel, x->sbuf + run, off + run,
-					 run_len);
+			repl_lane_add(lane, rel, off + run, run, run_len);
 			run_len = 0;
 		}
 	}
-	if (!err && run_len) {
-		err = xfer_write(x, rel, x->sbuf + run, off + run, run_len);
+	if (run_len) {
+		repl_lane_add(lane, rel, off + run, run, run_len);
 	}
-	return err;
+	repl_lane_go(lane);
+	return 0;
 }
 
 /* The candidate ranges of @sfd against @bfd (-1: none): FIEMAP's, or the
@@ -508,14 +513,29 @@ int repl_xfer_run(const struct repl_xfer_args *a, struct repl_xfer_stats *st,
 		repl_journal_close(x.j, false);
 		goto out;
 	}
-	x.sbuf = malloc(REPL_WRITE_MAX);
 	x.bbuf = malloc(REPL_BLOCK);
-	err = x.sbuf && x.bbuf ? xfer_tree(&x, "", 0) : -ENOMEM;
+	err = x.bbuf ? repl_lanes_new(x.to, REPL_LANES_MAX, &x.lanes, errbuf,
+				      errlen)
+		     : -ENOMEM;
+	if (!err) {
+		err = xfer_tree(&x, "", 0);
+	}
 	if (!err) {
 		struct repl_msg m = { .arg = a->name,
 				      .arg_len = strlen(a->name) };
 
 		err = xfer_call(&x, &m, REPL_OP_COMMIT, "", NULL);
+	}
+	if (x.lanes) {
+		/* The WRITEs in flight answered before anything else goes:
+		 * an ABORT after them, and their connections closed. */
+		uint64_t late = 0;
+		char ignored[64];
+
+		(void)repl_lanes_drain(x.lanes, &late, ignored,
+				       sizeof(ignored));
+		repl_lanes_free(x.lanes);
+		x.lanes = NULL;
 	}
 	if (err && !repl_err_transport(err) && err != -ESTALE) {
 		/* The destination goes back to its last replica now, not at
@@ -527,7 +547,6 @@ int repl_xfer_run(const struct repl_xfer_args *a, struct repl_xfer_stats *st,
 
 		(void)repl_dst_call(x.to, &am, &res, ignored, sizeof(ignored));
 	}
-	free(x.sbuf);
 	free(x.bbuf);
 	repl_journal_close(x.j, err == 0);
 out:

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * lanes: a transfer's WRITEs in flight while the next chunk is read
+ * (lanes.h).
+ */
+#include "nfsd/repl/lanes.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "nfsd/base/errbuf.h"
+
+struct lane_run {
+	uint64_t off;
+	size_t boff, len;
+};
+
+struct repl_lane {
+	struct repl_lanes *p;
+	pthread_t thread;
+	struct repl_dst *to;
+	bool own_to; /* a copy: closed with the lane */
+	unsigned char *buf;
+	char path[REPL_PATH_MAX];
+	struct lane_run runs[REPL_WRITE_BLOCKS];
+	size_t n;
+	bool busy; /* taken or sending */
+	bool go; /* its runs are to be sent */
+};
+
+struct repl_lanes {
+	pthread_mutex_t lock;
+	pthread_cond_t wake; /* a lane has work, or stop */
+	pthread_cond_t idle; /* a lane went idle */
+	struct repl_lane lane[REPL_LANES_MAX];
+	unsigned n, started;
+	bool stop;
+	int err; /* the first failure */
+	char reason[512];
+	uint64_t sent;
+};
+
+/* Sends @l's runs (the lock not held).  Returns 0 or -errno with the
+ * reason in @why. */
+static int lane_send(struct repl_lane *l, uint64_t *sent, char *why,
+		     size_t len)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		const struct lane_run *r = &l->runs[i];
+		struct repl_msg m = {
+			.op = REPL_OP_WRITE,
+			.off = r->off,
+			.data = l->buf + r->boff,
+			.len = r->len,
+			.xxh = XXH64(l->buf + r->boff, r->len, 0),
+		};
+		struct repl_result res;
+		int err;
+
+		memcpy(m.path, l->path, sizeof(m.path));
+		err = repl_dst_call(l->to, &m, &res, why, len);
+		if (err) {
+			return err;
+		}
+		*sent += r->len;
+	}
+	return 0;
+}
+
+static void *lane_main(void *arg)
+{
+	struct repl_lane *l = arg;
+	struct repl_lanes *p = l->p;
+	char why[512];
+
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		uint64_t sent = 0;
+		int err = 0;
+
+		while (!l->go && !p->stop) {
+			pthread_cond_wait(&p->wake, &p->lock);
+		}
+		if (!l->go) {
+			break; /* stop */
+		}
+		if (!p->err) {
+			pthread_mutex_unlock(&p->lock);
+			err = lane_send(l, &sent, why, sizeof(why));
+			pthread_mutex_lock(&p->lock);
+		}
+		p->sent += sent;
+		if (err && !p->err) {
+			p->err = err;
+			snprintf(p->reason, sizeof(p->reason), "%s", why);
+		}
+		l->go = false;
+		l->busy = false;
+		l->n = 0;
+		pthread_cond_broadcast(&p->idle);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+int repl_lanes_new(struct repl_dst *to, unsigned n, struct repl_lanes **out,
+		   char *errbuf, size_t errlen)
+{
+	struct repl_lanes *p = calloc(1, sizeof(*p));
+	int err = 0;
+
+	if (!p) {
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->wake, NULL);
+	pthread_cond_init(&p->idle, NULL);
+	n = n < 1 ? 1 : n > REPL_LANES_MAX ? REPL_LANES_MAX : n;
+	for (unsigned i = 0; i < n && !err; i++) {
+		struct repl_lane *l = &p->lane[i];
+
+		l->p = p;
+		l->to = to;
+		if (i > 0) {
+			if (!to->dup) {
+				break; /* one lane: no copy of it */
+			}
+			err = to->dup(to, &l->to, errbuf, errlen);
+			if (err) {
+				break;
+			}
+			l->own_to = true;
+		}
+		l->buf = malloc(REPL_WRITE_MAX);
+		err = l->buf ? 0 : -ENOMEM;
+		if (!err) {
+			p->n++;
+			err = -pthread_create(&l->thread, NULL, lane_main, l);
+		}
+		if (!err) {
+			p->started++;
+		}
+	}
+	if (err) {
+		repl_lanes_free(p);
+		return err;
+	}
+	*out = p;
+	return 0;
+}
+
+int repl_lanes_take(struct repl_lanes *p, struct repl_lane **lane,
+		    unsigned char **buf, char *errbuf, size_t errlen)
+{
+	int err;
+
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		if (p->err) {
+			break;
+		}
+		for (unsigned i = 0; i < p->n; i++) {
+			if (!p->lane[i].busy) {
+				*lane = &p->lane[i];
+				(*lane)->busy = true;
+				(*lane)->n = 0;
+				*buf = (*lane)->buf;
+				pthread_mutex_unlock(&p->lock);
+				return 0;
+			}
+		}
+		pthread_cond_wait(&p->idle, &p->lock);
+	}
+	err = p->err;
+	snprintf(errbuf, errlen, "%s", p->reason);
+	pthread_mutex_unlock(&p->lock);
+	return err;
+}
+
+void repl_lane_add(struct repl_lane *lane, const char *path, uint64_t off,
+		   size_t boff, size_t len)
+{
+	if (lane->n >= REPL_WRITE_BLOCKS) {
+		return; /* never: runs of a chunk are fewer than its blocks */
+	}
+	if (!lane->n) {
+		snprintf(lane->path, sizeof(lane->path), "%s", path);
+	}
+	lane->runs[lane->n++] = (struct lane_run){ off, boff, len };
+}
+
+void repl_lane_go(struct repl_lane *lane)
+{
+	struct repl_lanes *p = lane->p;
+
+	pthread_mutex_lock(&p->lock);
+	if (lane->n) {
+		lane->go = true;
+		pthread_cond_broadcast(&p->wake);
+	} else {
+		lane->busy = false;
+		pthread_cond_broadcast(&p->idle);
+	}
+	pthread_mutex_unlock(&p->lock);
+}
+
+int repl_lanes_drain(struct repl_lanes *p, uint64_t *sent, char *errbuf,
+		     size_t errlen)
+{
+	int err;
+
+	pthread_mutex_lock(&p->lock);
+	for (unsigned i = 0; i < p->n; i++) {
+		while (p->lane[i].busy) {
+			pthread_cond_wait(&p->idle, &p->lock);
+		}
+	}
+	*sent += p->sent;
+	p->sent = 0;
+	err = p->err;
+	if (err) {
+		snprintf(errbuf, errlen, "%s", p->reason);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return err;
+}
+
+void repl_lanes_free(struct repl_lanes *p)
+{
+	uint64_t ignored = 0;
+	char why[8];
+
+	if (!p) {
+		return;
+	}
+	(void)repl_lanes_drain(p, &ignored, why, sizeof(why));
+	pthread_mutex_lock(&p->lock);
+	p->stop = true;
+	pthread_cond_broadcast(&p->wake);
+	pthread_mutex_unlock(&p->lock);
+	for (unsigned i = 0; i < REPL_LANES_MAX; i++) {
+		struct repl_lane *l = &p->lane[i];
+
+		if (i < p->started) {
+			pthread_join(l->thread, NULL);
+		}
+		if (l->own_to && l->to->close) {
+			l->to->close(l->to);
+		}
+		free(l->buf);
+	}
+	pthread_cond_destroy(&p->idle);
+	pthread_cond_destroy(&p->wake);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+}
