@@ -17,7 +17,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #include "nfsd/base/errbuf.h"
 #include "nfsd/repl/guard.h"
@@ -250,10 +249,10 @@ static int local_write(int fd, const struct repl_msg *m, struct repl_result *r)
 {
 	size_t done = 0;
 
-	if (XXH64(m->data, m->len, 0) != m->xxh) {
+	if (repl_write_hash(m->data, m->len) != m->xxh) {
 		return errbuf_printf(r->reason, sizeof(r->reason), -EIO,
 				     "the %zu bytes at %llu came other than "
-				     "the snapshot's the source read (xxh64)",
+				     "the snapshot's the source read (hash)",
 				     m->len, (unsigned long long)m->off);
 	}
 	while (done < m->len) {

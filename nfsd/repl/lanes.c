@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <xxhash.h>
 
 #include "nfsd/base/errbuf.h"
 
@@ -47,8 +46,7 @@ struct repl_lanes {
 
 /* Sends @l's runs (the lock not held).  Returns 0 or -errno with the
  * reason in @why. */
-static int lane_send(struct repl_lane *l, uint64_t *sent, char *why,
-		     size_t len)
+static int lane_send(struct repl_lane *l, uint64_t *sent, char *why, size_t len)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		const struct lane_run *r = &l->runs[i];
@@ -57,7 +55,7 @@ static int lane_send(struct repl_lane *l, uint64_t *sent, char *why,
 			.off = r->off,
 			.data = l->buf + r->boff,
 			.len = r->len,
-			.xxh = XXH64(l->buf + r->boff, r->len, 0),
+			.xxh = repl_write_hash(l->buf + r->boff, r->len),
 		};
 		struct repl_result res;
 		int err;

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xxhash.h>
+
 #include "nfsd/base/errbuf.h"
 
 static void put32(unsigned char *p, uint32_t v)
@@ -44,6 +46,11 @@ static uint64_t get64(const unsigned char *p)
 		v = v << 8 | p[i];
 	}
 	return v;
+}
+
+uint64_t repl_write_hash(const void *data, size_t len)
+{
+	return XXH3_64bits(data, len);
 }
 
 const char *repl_op_name(unsigned op)

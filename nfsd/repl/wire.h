@@ -141,6 +141,12 @@ size_t repl_result_encode(const struct repl_result *r, unsigned char *out);
 /* Decodes a result body; -EINVAL when it is not one. */
 int repl_result_decode(const unsigned char *b, size_t n, struct repl_result *r);
 
+/* A WRITE's check (its @xxh): XXH3's 64-bit hash of its data, taken by
+ * the source on the snapshot's bytes and by the destination on the bytes
+ * it received (version 2 took XXH64: XXH3 costs a third of it on a MiB,
+ * and both ends hash every byte of a baseline). */
+uint64_t repl_write_hash(const void *data, size_t len);
+
 /* The operation's name ("write", ...), for the reasons. */
 const char *repl_op_name(unsigned op);
 

@@ -14,7 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #include "nfsd/base/errbuf.h"
 #include "nfsd/repl/dst.h"

@@ -33,7 +33,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #include <cmocka.h>
 
@@ -217,7 +216,7 @@ static void writes_checked(void **state)
 	m = (struct repl_msg){ .op = REPL_OP_WRITE,
 			       .data = blk,
 			       .len = sizeof(blk),
-			       .xxh = XXH64(blk, sizeof(blk), 0) + 1 };
+			       .xxh = repl_write_hash(blk, sizeof(blk)) + 1 };
 	strcpy(m.path, "b.vmdk");
 	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
 	assert_int_equal(r.err, -EIO);
@@ -388,7 +387,7 @@ static struct repl_msg write_msg(const char *path, const void *data, size_t len,
 			      .data = data,
 			      .len = len,
 			      .off = off,
-			      .xxh = XXH64(data, len, 0) };
+			      .xxh = repl_write_hash(data, len) };
 
 	snprintf(m.path, sizeof(m.path), "%s", path);
 	return m;
