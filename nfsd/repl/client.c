@@ -186,7 +186,16 @@ static void client_call(struct repl_dst *d, const struct repl_msg *m,
 	rc = curl_easy_perform(c->curl);
 	c->data = NULL;
 	if (rc != CURLE_OK && !c->reply_over) {
+		long os_err = 0;
+
 		r->err = client_curl_err(rc);
+		/* "Couldn't connect" is a refusal or a host found unreachable
+		 * (a link cut: the neighbour fails before the timeout). */
+		curl_easy_getinfo(c->curl, CURLINFO_OS_ERRNO, &os_err);
+		if (rc == CURLE_COULDNT_CONNECT &&
+		    (os_err == EHOSTUNREACH || os_err == ENETUNREACH)) {
+			r->err = -EHOSTUNREACH;
+		}
 		snprintf(r->reason, sizeof(r->reason), "%.300s: %s", c->url,
 			 curl_easy_strerror(rc));
 		return;

@@ -187,6 +187,29 @@ nfs_url() {
 	echo "nfs://127.0.0.1/$1/$2?nfsport=$NFS_PORT&mountport=$MOUNT_PORT"
 }
 
+# throttle_start PID: PID runs 20 ms of every 220 ms (SIGSTOP, SIGCONT)
+# until throttle_stop PID: a replication transfer a test must catch
+# under way (a kill -9 in its middle, a schedule it outlasts) takes ten
+# times as long, whatever the machine's speed.
+THROTTLE_PID=""
+throttle_start() {
+	local pid=$1
+	(while kill -STOP "$pid" 2>/dev/null; do
+		sleep 0.2
+		kill -CONT "$pid" 2>/dev/null
+		sleep 0.02
+	done) &
+	THROTTLE_PID=$!
+}
+throttle_stop() {
+	[ -n "$THROTTLE_PID" ] || return 0
+	kill "$THROTTLE_PID" 2>/dev/null
+	wait "$THROTTLE_PID" 2>/dev/null
+	THROTTLE_PID=""
+	kill -CONT "$1" 2>/dev/null
+	return 0
+}
+
 wait_for() {
 	local n=$(($1 * 5))
 	shift

@@ -202,14 +202,18 @@ check "... and dsr is read-only again" fails nfs-cp "$TEST_TMP/w.txt" "$(durl ds
 head -c 96M /dev/urandom >"$TEST_TMP/big.img"
 check "nfs-cp big.img (96 MiB) to src" nfs-cp "$TEST_TMP/big.img" "$(nfs_url src big.img)"
 n=$(ok_count)
+# The source slowed so that the kill falls in the transfer's middle; a
+# whole file grows as its data comes (its size set at its end).
+throttle_start "$DSNFSD_PID"
 transfer >/dev/null
-grown() { [ -f "$dsr/big.img" ] && [ "$(du -k "$dsr/big.img" | cut -f1)" -ge 8192 ]; }
+grown() { [ -f "$dsr/big.img" ] && [ "$(stat -c %s "$dsr/big.img")" -ge 8388608 ]; }
 check "the transfer is under way (8 MiB of big.img on dsr)" wait_for 60 grown
 kill -9 "$DSNFSD_PID"
+throttle_stop "$DSNFSD_PID"
 wait "$DSNFSD_PID" 2>/dev/null
 DSNFSD_PID=""
-du_at_kill=$(du -k "$dsr/big.img" | cut -f1)
-check "killed mid-transfer ($du_at_kill KiB of 98304 on dsr)" [ "$du_at_kill" -lt 98304 ]
+kib_at_kill=$(($(stat -c %s "$dsr/big.img") / 1024))
+check "killed mid-transfer ($kib_at_kill KiB of 98304 on dsr)" [ "$kib_at_kill" -lt 98304 ]
 snapnow=$(head -1 "$TEST_TMP/state/repl-r1.journal")
 check "the last replica $snap2 on dsr is intact: disk.img" cmp -s "$dsr/.snapshot/$snap2/disk.img" "$TEST_TMP/disk.img"
 check "... and small.txt" cmp -s "$dsr/.snapshot/$snap2/small.txt" "$TEST_TMP/small.txt"

@@ -69,13 +69,18 @@ snap1=$(srel "r['last_snapshot']")
 # 1. kill -9 of the destination mid-transfer.
 head -c 96M /dev/urandom >"$TEST_TMP/big.img"
 cp "$TEST_TMP/big.img" "$src/big.img"
+# A whole file grows as its data comes (its size set at its end): the
+# size says how far the transfer is; the source slowed so that the kill
+# falls in its middle.
+throttle_start "$src_PID"
 transfer
-grown() { [ -f "$dsr/big.img" ] && [ "$(du -k "$dsr/big.img" | cut -f1)" -ge 8192 ]; }
+grown() { [ -f "$dsr/big.img" ] && [ "$(stat -c %s "$dsr/big.img")" -ge 8388608 ]; }
 check "the transfer is under way (8 MiB of big.img on dsr)" wait_for 60 grown
 check "... the destination's GET says applying" [ "$(drel "r['state']")" = applying ]
 check "... its marker is kept" [ -f "$TEST_TMP/dst.state/repl-r1.applying" ]
 srv_kill9 dst
-check "killed mid-transfer (a part of big.img on dsr)" [ "$(du -k "$dsr/big.img" | cut -f1)" -lt 98304 ]
+throttle_stop "$src_PID"
+check "killed mid-transfer (a part of big.img on dsr)" [ "$(stat -c %s "$dsr/big.img")" -lt 100663296 ]
 check "the source's transfer fails" wait_for 90 failed_after 0
 check "... with the transport's error: $(srel "r['last_error']")" \
 	has "$(srel "r['last_error']")" ECONN
@@ -138,6 +143,7 @@ srv_stop src || FAILS=$((FAILS + 1))
 sed -i 's/^schedule = none$/schedule = 10min\nschedule_seconds = 1/' "$TEST_TMP/src.conf"
 head -c 128M /dev/urandom >"$src/big3.img"
 srv_start src "$TEST_TMP/src.conf" || exit 1
+throttle_start "$src_PID" # each transfer outlasts its second
 # One GET for both: the next run that starts clears the alarm.
 skipped() {
 	local a
@@ -146,6 +152,7 @@ skipped() {
 		echo "    $a"
 }
 check "a run falls due while the transfer runs: skipped, the alarm in GET" wait_for 60 skipped
+throttle_stop "$src_PID"
 check "... logged" grep -q 'r1: the last transfer still runs when the next is due: run skipped' "$TEST_TMP/src.log"
 ctl_ replication show src >"$TEST_TMP/show.txt" 2>&1
 check "dsnfsctl replication show: schedule every 1 s" grep -q '^  schedule      every 1 s$' "$TEST_TMP/show.txt"
