@@ -412,8 +412,8 @@ static int xfer_tree(struct xfer *x, const char *rel, int depth)
 bool repl_err_transport(int err)
 {
 	return err == -ECONNREFUSED || err == -ETIMEDOUT ||
-	       err == -EHOSTUNREACH || err == -ECONNRESET || err == -EPROTO ||
-	       err == -ECANCELED;
+	       err == -EHOSTUNREACH || err == -ENETUNREACH ||
+	       err == -ECONNRESET || err == -EPROTO || err == -ECANCELED;
 }
 
 /* BEGIN of @a on the destination: the journal @x->j is void unless the
