@@ -480,9 +480,17 @@ int repl_xfer_run(const struct repl_xfer_args *a, struct repl_xfer_stats *st,
 	x.sbuf = malloc(REPL_BLOCK);
 	x.bbuf = malloc(REPL_BLOCK);
 	err = x.sbuf && x.bbuf ? xfer_tree(&x, "", 0) : -ENOMEM;
+	if (!err && a->src_manifest &&
+	    snap_check(a->src_root, a->src_manifest, a->name, true, NULL, 0)) {
+		err = errbuf_printf(errbuf, errlen, -ENOENT,
+				    "source snapshot %s was deleted while it "
+				    "was sent: not committed",
+				    a->name);
+	}
 	if (!err) {
 		struct repl_msg m = { .arg = a->name,
-				      .arg_len = strlen(a->name) };
+				      .arg_len = strlen(a->name),
+				      .mtime_s = a->created_s };
 
 		err = xfer_call(&x, &m, REPL_OP_COMMIT, "", NULL);
 	}
