@@ -86,10 +86,10 @@ int repl_snaps_load(const char *path, struct repl_snaps *out, char *errbuf,
 	memset(out, 0, sizeof(*out));
 	f = fopen(path, "re");
 	if (!f) {
-		return errno == ENOENT ? 0
-				       : errbuf_printf(errbuf, errlen, -errno,
-						       "%s: %s", path,
-						       strerror(errno));
+		return errno == ENOENT
+			       ? 0
+			       : errbuf_printf(errbuf, errlen, -errno, "%s: %s",
+					       path, strerror(errno));
 	}
 	if (!fgets(line, sizeof(line), f) ||
 	    strncmp(line, CHAIN_MAGIC "\n", sizeof(CHAIN_MAGIC))) {
@@ -117,8 +117,8 @@ int repl_snaps_load(const char *path, struct repl_snaps *out, char *errbuf,
 	return err;
 }
 
-int repl_snaps_save(const char *path, const struct repl_snaps *s,
-		    char *errbuf, size_t errlen)
+int repl_snaps_save(const char *path, const struct repl_snaps *s, char *errbuf,
+		    size_t errlen)
 {
 	char tmp[PATH_MAX + 8], dir[PATH_MAX];
 	int fd, dfd, err = 0;

@@ -46,8 +46,8 @@ int repl_snaps_load(const char *path, struct repl_snaps *out, char *errbuf,
 		    size_t errlen);
 /* Replaces @path by @s: temporary file, fsync, rename, fsync of the
  * directory.  Returns 0 or -errno with the reason. */
-int repl_snaps_save(const char *path, const struct repl_snaps *s,
-		    char *errbuf, size_t errlen);
+int repl_snaps_save(const char *path, const struct repl_snaps *s, char *errbuf,
+		    size_t errlen);
 /* The index of @name in @s, or -1. */
 int repl_snaps_find(const struct repl_snaps *s, const char *name);
 /* Adds (or updates) @name made at @created_s.  0 or -ENOMEM. */

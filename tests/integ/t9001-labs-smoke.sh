@@ -440,7 +440,8 @@ check "dsr/.snapshot: repl-r1-2, the daily and hourly ones, as the page shows" e
 	'ls "$L10/dsr/.snapshot" | grep -qx repl-r1-2 &&
 	 ls "$L10/dsr/.snapshot" | grep -q "^daily-2026-12-" &&
 	 ls "$L10/dsr/.snapshot" | grep -q "^hourly-2026-12-" &&
-	 grep -qE "^    daily-2026-12-08_0000 +hourly-" "$DOC"'
+	 grep -qF "snapshot list dsr" "$DOC" &&
+	 grep -qE "^    hourly-2026-12-08_0500 +2026-12-" "$DOC"'
 # A policy snapshot the destination holds (one the source's retention
 # has not deleted since) read back over NFS from dsr: the disk as that
 # snapshot of the source had it.

@@ -33,9 +33,9 @@ static void carried_names(void **state)
 static void plan_sends_and_deletes(void **state)
 {
 	struct snap_entry src[] = {
-		{ "repl-r1-4", 400 },	   { "weekly-a", 300 },
+		{ "repl-r1-4", 400 },	     { "weekly-a", 300 },
 		{ "daily-2026-12-05", 100 }, { "by-hand", 200 },
-		{ "also-200", 200 },	   { "remade", 350 },
+		{ "also-200", 200 },	     { "remade", 350 },
 	};
 	struct repl_snaps held = { 0 }, send, gone;
 

@@ -30,6 +30,8 @@
 
 #include <cmocka.h>
 
+#include "nfsd/repl/chain.h"
+#include "nfsd/repl/dst.h"
 #include "nfsd/repl/relation.h"
 #include "nfsd/snap/snap.h"
 
@@ -465,6 +467,68 @@ static void snapshots_on_xfs(void **state)
 	assert_true(replica_same(l, "one-too-many"));
 	/* 253 + one-too-many + the new replica, the old one gone. */
 	assert_int_equal(snap_count(l->dst, l->dman), 254);
+
+	/* HASSNAP on the destination: whether it holds a snapshot. */
+	{
+		struct repl_local loc;
+		struct repl_msg m = { .op = REPL_OP_HASSNAP };
+		struct repl_result res;
+
+		assert_int_equal(repl_local_open(&loc, l->dst, l->dman, err,
+						 sizeof(err)),
+				 0);
+		m.arg = "one-too-many";
+		m.arg_len = strlen(m.arg);
+		repl_local_apply(&loc, &m, &res);
+		assert_int_equal(res.err, 0);
+		assert_int_equal(res.value, 1);
+		m.arg = "by-hand";
+		m.arg_len = strlen(m.arg);
+		repl_local_apply(&loc, &m, &res);
+		assert_int_equal(res.err, 0);
+		assert_int_equal(res.value, 0);
+		m.arg = "../x";
+		m.arg_len = strlen(m.arg);
+		repl_local_apply(&loc, &m, &res);
+		assert_int_equal(res.err, -EINVAL);
+		repl_local_close(&loc);
+	}
+
+	/* A COMMIT made whose answer the source lost (it stopped before
+	 * it recorded it): the next transfer asks (HASSNAP), takes it as
+	 * the tip and does not send it again. */
+	{
+		struct repl_snaps held;
+		char rec[160], prev[SNAP_NAME_MAX + 1];
+
+		assert_int_equal(
+			snap_delete(l->dst, l->dman, "dst-2", err, sizeof(err)),
+			0);
+		snprintf(prev, sizeof(prev), "%s", r.tip);
+		change_and_snap(l, disk, 0, 4096, 62, "answer-lost");
+		assert_int_equal(
+			repl_relation_transfer(&r, 5200, err, sizeof(err)), 0);
+		assert_int_equal(r.last_snapshots, 1);
+		snprintf(rec, sizeof(rec), "%s/repl-r1.snapshots", l->root);
+		assert_int_equal(repl_snaps_load(rec, &held, err, sizeof(err)),
+				 0);
+		repl_snaps_del(&held, "answer-lost");
+		assert_int_equal(repl_snaps_save(rec, &held, err, sizeof(err)),
+				 0);
+		repl_snaps_free(&held);
+		snprintf(r.committing, sizeof(r.committing), "answer-lost");
+		snprintf(r.tip, sizeof(r.tip), "%s", prev);
+		assert_int_equal(
+			repl_relation_transfer(&r, 5300, err, sizeof(err)), 0);
+		assert_int_equal(r.last_snapshots, 0);
+		assert_int_equal(r.committing[0], '\0');
+		assert_true(replica_same(l, "answer-lost"));
+		assert_true(replica_same(l, r.last));
+		assert_int_equal(repl_snaps_load(rec, &held, err, sizeof(err)),
+				 0);
+		assert_true(repl_snaps_find(&held, "answer-lost") >= 0);
+		repl_snaps_free(&held);
+	}
 }
 
 int main(void)
