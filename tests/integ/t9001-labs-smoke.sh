@@ -400,9 +400,9 @@ cat "$T/l10show1.txt"
 # was sent: the clock runs 12000 times the real one here).
 s1=$(sent_of "$T/l10show1.txt")
 check "... the 8 MiB written and the descriptor sent ($s1 bytes), the hole not" \
-	bash -c "[ '$s1' -ge 8388938 ] && [ '$s1' -lt 3 * 8388938 ]"
+	bash -c "[ '$s1' -ge 8388938 ] && [ '$s1' -lt $((3 * 8388938)) ]"
 check "... with the policy's snapshots ($(carried_of "$T/l10show1.txt") carried)" \
-	bash -c "[ '$(carried_of "$T/l10show1.txt")' -ge 1 ]
+	bash -c "[ '$(carried_of "$T/l10show1.txt")' -ge 1 ]"
 qemu-io -f raw -c 'write -P 0x22 100M 1M' nfs://127.0.0.1/src/vm1-flat.vmdk >/dev/null 2>&1
 check "the incremental: repl-r1-2" transfer10 2
 cat "$T/l10show2.txt"
