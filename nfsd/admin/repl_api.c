@@ -81,12 +81,17 @@ static json_t *repl_api_json(const struct repl_status *st)
 			    json_integer((json_int_t)st->skipped));
 	json_object_set_new(
 		o, "last",
-		json_pack("{s:I, s:I, s:I, s:I, s:I, s:b}", "files",
+		json_pack("{s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I}", "files",
 			  (json_int_t)l->files, "files_resumed",
 			  (json_int_t)l->files_resumed, "candidate_bytes",
 			  (json_int_t)l->candidate_bytes, "sent_bytes",
 			  (json_int_t)l->sent_bytes, "removed",
-			  (json_int_t)l->removed, "restarted", l->restarted));
+			  (json_int_t)l->removed, "restarted", l->restarted,
+			  "snapshots", (json_int_t)st->last_snapshots,
+			  "snapshots_deleted",
+			  (json_int_t)st->last_snapshots_deleted));
+	json_object_set_new(o, "snapshots_total",
+			    json_integer((json_int_t)st->snapshots_total));
 	json_object_set_new(o, "error", json_string(st->error));
 	json_object_set_new(o, "last_error", json_string(ename ? ename : ""));
 	json_object_set_new(o, "last_error_s", json_integer(st->last_err_s));
@@ -210,6 +215,11 @@ void admin__replication_metrics(struct admin_api *api, struct admin_buf *out)
 		  "Scheduled runs skipped: the last transfer still ran" },
 		{ "dsnfs_replication_broken", "gauge",
 		  "The relation is broken off (1) or runs (0)" },
+		{ "dsnfs_replication_last_snapshots", "gauge",
+		  "Source snapshots the last transfer carried besides its "
+		  "replica" },
+		{ "dsnfs_replication_snapshots_total", "counter",
+		  "Source snapshots carried to the destination" },
 	};
 	struct repl_status *st;
 	size_t n;
@@ -236,6 +246,8 @@ void admin__replication_metrics(struct admin_api *api, struct admin_buf *out)
 				(int64_t)s->transfers_failed,
 				(int64_t)s->skipped,
 				s->broken,
+				(int64_t)s->last_snapshots,
+				(int64_t)s->snapshots_total,
 			};
 
 			if (s->role == REPL_ROLE_SOURCE || f == 7) {

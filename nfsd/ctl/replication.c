@@ -93,6 +93,11 @@ static void repl_print(const json_t *doc)
 			       : "",
 		       repl_int(last, "sent_bytes"),
 		       repl_int(last, "candidate_bytes"));
+		printf("  snapshots     %lld carried, %lld deleted by the last "
+		       "transfer; %lld carried in all\n",
+		       repl_int(last, "snapshots"),
+		       repl_int(last, "snapshots_deleted"),
+		       repl_int(r, "snapshots_total"));
 		printf("  totals        %lld ok, %lld failed, %lld skipped, "
 		       "%lld bytes sent\n",
 		       repl_int(r, "transfers_ok"),

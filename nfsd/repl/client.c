@@ -133,12 +133,17 @@ static bool client_op_long(unsigned op)
 	       op == REPL_OP_DELSNAP;
 }
 
-/* curl's failure as -errno. */
-static int client_curl_err(CURLcode rc)
+/* curl's failure as -errno: a failed connect as the system said it (a
+ * refusal, or no route when the link is down), else by curl's code. */
+static int client_curl_err(CURL *curl, CURLcode rc)
 {
+	long os_errno = 0;
+
 	switch (rc) {
 	case CURLE_COULDNT_CONNECT:
-		return -ECONNREFUSED;
+		curl_easy_getinfo(curl, CURLINFO_OS_ERRNO, &os_errno);
+		return os_errno > 0 && os_errno < 4096 ? -(int)os_errno
+						       : -ECONNREFUSED;
 	case CURLE_COULDNT_RESOLVE_HOST:
 		return -EHOSTUNREACH;
 	case CURLE_OPERATION_TIMEDOUT:
@@ -186,16 +191,7 @@ static void client_call(struct repl_dst *d, const struct repl_msg *m,
 	rc = curl_easy_perform(c->curl);
 	c->data = NULL;
 	if (rc != CURLE_OK && !c->reply_over) {
-		long os_err = 0;
-
-		r->err = client_curl_err(rc);
-		/* "Couldn't connect" is a refusal or a host found unreachable
-		 * (a link cut: the neighbour fails before the timeout). */
-		curl_easy_getinfo(c->curl, CURLINFO_OS_ERRNO, &os_err);
-		if (rc == CURLE_COULDNT_CONNECT &&
-		    (os_err == EHOSTUNREACH || os_err == ENETUNREACH)) {
-			r->err = -EHOSTUNREACH;
-		}
+		r->err = client_curl_err(c->curl, rc);
 		snprintf(r->reason, sizeof(r->reason), "%.300s: %s", c->url,
 			 curl_easy_strerror(rc));
 		return;

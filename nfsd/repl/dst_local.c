@@ -393,6 +393,19 @@ static int local_empty(struct repl_local *l, struct repl_result *r)
 	return 0;
 }
 
+/* HASSNAP: whether the datastore holds snapshot arg (value 1). */
+static int local_hassnap(struct repl_local *l, const struct repl_msg *m,
+			 struct repl_result *r)
+{
+	if (snap_name_check(m->arg ? m->arg : "", r->reason,
+			    sizeof(r->reason))) {
+		return -EINVAL;
+	}
+	r->value = l->manifest &&
+		   !snap_check(l->root, l->manifest, m->arg, true, NULL, 0);
+	return 0;
+}
+
 /* The operations on the snapshots of the datastore and on the transfer
  * being applied (undo.h). */
 static int local_snap(struct repl_local *l, const struct repl_msg *m,
@@ -554,6 +567,9 @@ void repl_local_apply(struct repl_local *l, const struct repl_msg *m,
 			break;
 		case REPL_OP_EMPTY:
 			err = local_empty(l, r);
+			break;
+		case REPL_OP_HASSNAP:
+			err = local_hassnap(l, m, r);
 			break;
 		case REPL_OP_PRUNE:
 			err = local_prune(l, m, r);

@@ -53,6 +53,7 @@ int repl_guard_run(const struct repl_guard *g, const char *mode,
 struct guard_snap {
 	enum repl_guard_op op;
 	const char *root, *manifest, *name;
+	int64_t created_s; /* CREATE: 0 now */
 };
 
 static int guard_snap_fn(void *arg, char *errbuf, size_t errlen)
@@ -61,8 +62,8 @@ static int guard_snap_fn(void *arg, char *errbuf, size_t errlen)
 
 	switch (s->op) {
 	case REPL_GUARD_CREATE:
-		return snap_create(s->root, s->manifest, s->name, NULL, errbuf,
-				   errlen);
+		return snap_create_at(s->root, s->manifest, s->name,
+				      s->created_s, NULL, errbuf, errlen);
 	case REPL_GUARD_DELETE:
 		return snap_delete(s->root, s->manifest, s->name, errbuf,
 				   errlen);
@@ -92,5 +93,24 @@ int repl_guard_snap(const struct repl_guard *g, enum repl_guard_op op,
 		errlen = sizeof(dummy);
 	}
 	return repl_guard_run(g, modes[op], name, guard_snap_fn, &s, errbuf,
+			      errlen);
+}
+
+int repl_guard_create_at(const struct repl_guard *g, const char *root,
+			 const char *manifest, const char *name,
+			 int64_t created_s, char *errbuf, size_t errlen)
+{
+	struct guard_snap s = { .op = REPL_GUARD_CREATE,
+				.root = root,
+				.manifest = manifest,
+				.name = name,
+				.created_s = created_s };
+	char dummy[8];
+
+	if (!errbuf) {
+		errbuf = dummy;
+		errlen = sizeof(dummy);
+	}
+	return repl_guard_run(g, "create", name, guard_snap_fn, &s, errbuf,
 			      errlen);
 }

@@ -14,6 +14,7 @@
 #define DSNFS_REPL_GUARD_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct admin_ops;
 struct export;
@@ -53,5 +54,11 @@ int repl_guard_run(const struct repl_guard *g, const char *mode,
 int repl_guard_snap(const struct repl_guard *g, enum repl_guard_op op,
 		    const char *root, const char *manifest, const char *name,
 		    char *errbuf, size_t errlen);
+
+/* repl_guard_snap(REPL_GUARD_CREATE) of a snapshot made at @created_s
+ * (snap_create_at(); 0: now). */
+int repl_guard_create_at(const struct repl_guard *g, const char *root,
+			 const char *manifest, const char *name,
+			 int64_t created_s, char *errbuf, size_t errlen);
 
 #endif

@@ -474,8 +474,8 @@ unsigned repl_peers_handle(struct repl_peers *t, const char *name,
 				     "now, not its destination (reversed?)",
 				     name);
 	} else if (p->broken && m.op != REPL_OP_HELLO &&
-		   m.op != REPL_OP_BREAK && m.op != REPL_OP_RESYNC &&
-		   m.op != REPL_OP_REVERSE) {
+		   m.op != REPL_OP_HASSNAP && m.op != REPL_OP_BREAK &&
+		   m.op != REPL_OP_RESYNC && m.op != REPL_OP_REVERSE) {
 		status = peer_refuse(409, &r, -EPERM,
 				     "broken on the destination (its datastore "
 				     "is writable): resync it first",

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "nfsd/base/errbuf.h"
+#include "nfsd/repl/chain.h"
 #include "nfsd/repl/dst.h"
 #include "nfsd/repl/guard.h"
 #include "nfsd/snap/snap.h"
@@ -44,9 +45,9 @@ static int relation_save(const struct repl_relation *r)
 	}
 	fprintf(f,
 		"last=%s\nseq=%" PRIu64 "\nbroken=%d\nlast_snap_s=%" PRId64
-		"\npending_s=%" PRId64 "\n",
+		"\npending_s=%" PRId64 "\ntip=%s\ncommitting=%s\n",
 		r->last, r->seq, r->broken ? 1 : 0, r->last_snap_s,
-		r->pending_s);
+		r->pending_s, r->tip, r->committing);
 	if (fflush(f) || fsync(fileno(f)) < 0) {
 		err = -errno;
 	}
@@ -90,6 +91,12 @@ static int relation_load(struct repl_relation *r)
 		if (!strncmp(line, "last=", 5) &&
 		    strlen(line + 5) <= SNAP_NAME_MAX) {
 			strcpy(r->last, line + 5);
+		} else if (!strncmp(line, "tip=", 4) &&
+			   strlen(line + 4) <= SNAP_NAME_MAX) {
+			strcpy(r->tip, line + 4);
+		} else if (!strncmp(line, "committing=", 11) &&
+			   strlen(line + 11) <= SNAP_NAME_MAX) {
+			strcpy(r->committing, line + 11);
 		} else if (sscanf(line, "seq=%" SCNu64, &r->seq) == 1) {
 		} else if (sscanf(line, "broken=%d", &b) == 1) {
 			r->broken = b != 0;
@@ -105,15 +112,16 @@ static int relation_load(struct repl_relation *r)
 }
 
 /* Operation @op with argument @arg (a snapshot's name, "" none) on the
- * destination. */
-static int relation_dst(struct repl_relation *r, unsigned op, const char *arg,
-			char *errbuf, size_t errlen)
+ * destination; its result in @out (may be NULL). */
+static int relation_dst_res(struct repl_relation *r, unsigned op,
+			    const char *arg, struct repl_result *out,
+			    char *errbuf, size_t errlen)
 {
 	struct repl_msg m = { .op = (uint8_t)op,
 			      .arg = arg,
 			      .arg_len = strlen(arg) };
 	struct repl_local local;
-	struct repl_result res;
+	struct repl_result own, *resp = out ? out : &own;
 	char dummy[8];
 	int err;
 
@@ -122,7 +130,7 @@ static int relation_dst(struct repl_relation *r, unsigned op, const char *arg,
 		errlen = sizeof(dummy);
 	}
 	if (r->to) {
-		return repl_dst_call(r->to, &m, &res, errbuf, errlen);
+		return repl_dst_call(r->to, &m, resp, errbuf, errlen);
 	}
 	err = repl_local_open(&local, r->dst_root, r->dst_manifest, errbuf,
 			      errlen);
@@ -133,10 +141,16 @@ static int relation_dst(struct repl_relation *r, unsigned op, const char *arg,
 					 ? NULL
 					 : applying;
 		local.guard = r->dst_guard;
-		err = repl_dst_call(&local.pub, &m, &res, errbuf, errlen);
+		err = repl_dst_call(&local.pub, &m, resp, errbuf, errlen);
 		repl_local_close(&local);
 	}
 	return err;
+}
+
+static int relation_dst(struct repl_relation *r, unsigned op, const char *arg,
+			char *errbuf, size_t errlen)
+{
+	return relation_dst_res(r, op, arg, NULL, errbuf, errlen);
 }
 
 /* Whether @a is @b or under it (both resolved). */
@@ -177,30 +191,23 @@ int64_t repl_relation_lag(const struct repl_relation *r, int64_t now)
 	return r->last[0] ? now - r->last_snap_s : -1;
 }
 
-/* The source snapshot of the transfer its journal names, if it is one of
- * this relation's and still there: the transfer to resume. */
+/* The replica snapshot of a transfer taken and not committed yet
+ * (repl-NAME-SEQ of the relation's sequence, still on the source): the
+ * transfer to take up again. */
 static bool relation_pending(const struct repl_relation *r, char *name)
 {
-	char p[PATH_MAX], line[SNAP_NAME_MAX + 2], prefix[80];
-	bool ok = false;
-	FILE *f;
+	char n[SNAP_NAME_MAX + 1];
 
-	if (relation_file(r, "journal", p) || !(f = fopen(p, "r"))) {
+	if (!r->seq) {
 		return false;
 	}
-	snprintf(prefix, sizeof(prefix), "repl-%s-", r->name);
-	if (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		ok = !strncmp(line, prefix, strlen(prefix)) &&
-		     strcmp(line, r->last) &&
-		     !snap_check(r->src_root, r->src_manifest, line, true, NULL,
-				 0);
-		if (ok) {
-			strcpy(name, line);
-		}
+	snprintf(n, sizeof(n), "repl-%s-%" PRIu64, r->name, r->seq);
+	if (!strcmp(n, r->last) ||
+	    snap_check(r->src_root, r->src_manifest, n, true, NULL, 0)) {
+		return false;
 	}
-	fclose(f);
-	return ok;
+	strcpy(name, n);
+	return true;
 }
 
 /* Records the failure @err of a transfer at @now. */
@@ -212,12 +219,222 @@ static int relation_failed(struct repl_relation *r, int err, int64_t now)
 	return err;
 }
 
+/* The snapshot the destination's live tree is at. */
+static const char *relation_tip(const struct repl_relation *r)
+{
+	return r->tip[0] ? r->tip : r->last;
+}
+
+/* Whether the source holds snapshot @name. */
+static bool relation_on_src(const struct repl_relation *r, const char *name)
+{
+	return !snap_check(r->src_root, r->src_manifest, name, true, NULL, 0);
+}
+
+/* The source's time of snapshot @name in @list, 0 when not there. */
+static int64_t relation_created(const struct snap_entry *list, size_t n,
+				const char *name)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(list[i].name, name)) {
+			return list[i].created_s;
+		}
+	}
+	return 0;
+}
+
+/* A step whose COMMIT was sent, its answer not had (a kill, a cut):
+ * the destination says whether it made it; if so it is the tip (and, a
+ * carried one, in the record @held, saved at @path). */
+static int relation_settle(struct repl_relation *r, struct repl_snaps *held,
+			   const char *path, const struct snap_entry *list,
+			   size_t n, char *errbuf, size_t errlen)
+{
+	struct repl_result res;
+	int err;
+
+	if (!r->committing[0]) {
+		return 0;
+	}
+	err = relation_dst_res(r, REPL_OP_HASSNAP, r->committing, &res, errbuf,
+			       errlen);
+	if (err) {
+		return err;
+	}
+	if (res.value) {
+		snprintf(r->tip, sizeof(r->tip), "%s", r->committing);
+		if (repl_chain_carried(r->committing)) {
+			/* Not on the source any more: 0, gone at the plan. */
+			err = repl_snaps_add(
+				held, r->committing,
+				relation_created(list, n, r->committing));
+			if (!err) {
+				err = repl_snaps_save(path, held, errbuf,
+						      errlen);
+			}
+			if (err) {
+				return err;
+			}
+		}
+	}
+	r->committing[0] = '\0';
+	return relation_save_err(r, errbuf, errlen);
+}
+
+/* Whether the source's copy of the tip is the one the destination's
+ * tree is at: on the source and, a carried one, made at the time the
+ * record says (not deleted and made again under its name). */
+static bool relation_base_ok(const struct repl_relation *r,
+			     const struct repl_snaps *held,
+			     const struct snap_entry *list, size_t n)
+{
+	const char *tip = relation_tip(r);
+	int h;
+
+	if (!tip[0] || !relation_on_src(r, tip)) {
+		return false;
+	}
+	if (!repl_chain_carried(tip)) {
+		return true;
+	}
+	h = repl_snaps_find(held, tip);
+	return h >= 0 && held->s[h].created_s == relation_created(list, n, tip);
+}
+
+/* One step: source snapshot @name (made at @created_s) applied on top of
+ * the destination's tip (from the source's copy of it when @base_ok,
+ * else whole files) and committed there; then it is the tip. */
+static int relation_step(struct repl_relation *r, const char *name,
+			 int64_t created_s, bool base_ok, char *errbuf,
+			 size_t errlen)
+{
+	char src[PATH_MAX], base[PATH_MAX], journal[PATH_MAX],
+		applying[PATH_MAX];
+	struct repl_xfer_args a = { 0 };
+	struct repl_xfer_stats st;
+	const char *tip = relation_tip(r);
+	int err;
+
+	if (relation_file(r, "journal", journal) ||
+	    relation_file(r, "applying", applying)) {
+		return -ENAMETOOLONG;
+	}
+	snprintf(src, sizeof(src), "%s/%s/%s", r->src_root, SNAP_DIR_NAME,
+		 name);
+	snprintf(base, sizeof(base), "%s/%s/%s", r->src_root, SNAP_DIR_NAME,
+		 tip);
+	/* Kept until it is known made: a kill after the COMMIT is sent
+	 * leaves the destination's tree at @name or at the tip. */
+	snprintf(r->committing, sizeof(r->committing), "%s", name);
+	err = relation_save_err(r, errbuf, errlen);
+	if (err) {
+		return err;
+	}
+	a.name = name;
+	a.src = src;
+	a.base = tip[0] && base_ok ? base : NULL;
+	a.base_name = tip;
+	a.dst = r->dst_root;
+	a.journal = journal;
+	a.dst_manifest = r->dst_manifest;
+	a.dst_applying = applying;
+	a.dst_guard = r->dst_guard;
+	a.to = r->to;
+	a.created_s = created_s;
+	a.src_root = r->src_root;
+	a.src_manifest = r->src_manifest;
+	err = repl_xfer_run(&a, &st, errbuf, errlen);
+	r->last_stats.files += st.files;
+	r->last_stats.files_resumed += st.files_resumed;
+	r->last_stats.candidate_bytes += st.candidate_bytes;
+	r->last_stats.sent_bytes += st.sent_bytes;
+	r->last_stats.removed += st.removed;
+	r->last_stats.restarted |= st.restarted;
+	r->bytes_total += st.sent_bytes;
+	if (err) {
+		return err;
+	}
+	snprintf(r->tip, sizeof(r->tip), "%s", name);
+	r->committing[0] = '\0';
+	return relation_save_err(r, errbuf, errlen);
+}
+
+/* The source's snapshots the destination lacks, @send, each a step;
+ * those deleted on the source, @gone, deleted there first (room for the
+ * new ones) but for the tip, the next step's base.  The record @held
+ * (at @path) follows each. */
+static int relation_chain(struct repl_relation *r, struct repl_snaps *held,
+			  const char *path, const struct repl_snaps *send,
+			  const struct repl_snaps *gone, bool base_ok,
+			  char *errbuf, size_t errlen)
+{
+	char keep[SNAP_NAME_MAX + 1];
+	int err;
+
+	snprintf(keep, sizeof(keep), "%s", relation_tip(r));
+	for (size_t i = 0; i < gone->n; i++) {
+		if (!strcmp(gone->s[i].name, keep)) {
+			continue; /* the next transfer, when it is not */
+		}
+		err = relation_dst(r, REPL_OP_DELSNAP, gone->s[i].name, errbuf,
+				   errlen);
+		if (err && err != -ENOENT) {
+			return err;
+		}
+		repl_snaps_del(held, gone->s[i].name);
+		err = repl_snaps_save(path, held, errbuf, errlen);
+		if (err) {
+			return err;
+		}
+		r->last_snapshots_deleted++;
+	}
+	for (size_t i = 0; i < send->n; i++) {
+		const struct repl_snap *s = &send->s[i];
+
+		if (!strcmp(s->name, keep) || !relation_on_src(r, s->name)) {
+			continue; /* deleted on the source since the list */
+		}
+		err = relation_step(r, s->name, s->created_s, base_ok, errbuf,
+				    errlen);
+		if (err && !repl_err_transport(err) &&
+		    !relation_on_src(r, s->name)) {
+			/* Deleted (retention) while it was sent: not
+			 * committed, the destination back at the tip. */
+			r->committing[0] = '\0';
+			err = relation_save_err(r, errbuf, errlen);
+			if (err) {
+				return err;
+			}
+			continue;
+		}
+		if (err) {
+			return err;
+		}
+		base_ok = true;
+		err = repl_snaps_add(held, s->name, s->created_s);
+		if (!err) {
+			err = repl_snaps_save(path, held, errbuf, errlen);
+		}
+		if (err) {
+			return errbuf_printf(errbuf, errlen, err,
+					     "relation %s: the record of "
+					     "carried snapshots: %s",
+					     r->name, strerror(-err));
+		}
+		r->last_snapshots++;
+		r->snapshots_total++;
+	}
+	return 0;
+}
+
 int repl_relation_transfer(struct repl_relation *r, int64_t now, char *errbuf,
 			   size_t errlen)
 {
-	char name[SNAP_NAME_MAX + 1], src[PATH_MAX], base[PATH_MAX],
-		journal[PATH_MAX], applying[PATH_MAX];
-	struct repl_xfer_args a = { 0 };
+	char name[SNAP_NAME_MAX + 1], path[PATH_MAX];
+	struct repl_snaps held = { 0 }, send = { 0 }, gone = { 0 };
+	struct snap_entry *list = NULL;
+	size_t nl = 0;
+	bool base_ok;
 	int err;
 
 	if (r->broken) {
@@ -225,11 +442,11 @@ int repl_relation_transfer(struct repl_relation *r, int64_t now, char *errbuf,
 				     "relation %s is broken: resync it first",
 				     r->name);
 	}
-	if (relation_file(r, "journal", journal) ||
-	    relation_file(r, "applying", applying)) {
+	if (relation_file(r, "snapshots", path)) {
 		return -ENAMETOOLONG;
 	}
 	memset(&r->last_stats, 0, sizeof(r->last_stats));
+	r->last_snapshots = r->last_snapshots_deleted = 0;
 	if (r->to && r->hello) {
 		err = relation_dst(r, REPL_OP_HELLO, r->hello, errbuf, errlen);
 		if (err) {
@@ -251,38 +468,72 @@ int repl_relation_transfer(struct repl_relation *r, int64_t now, char *errbuf,
 			return relation_failed(r, err, now);
 		}
 	}
-	snprintf(src, sizeof(src), "%s/%s/%s", r->src_root, SNAP_DIR_NAME,
-		 name);
-	snprintf(base, sizeof(base), "%s/%s/%s", r->src_root, SNAP_DIR_NAME,
-		 r->last);
-	a.name = name;
-	a.src = src;
-	a.base = r->last[0] ? base : NULL;
-	a.base_name = r->last;
-	a.dst = r->dst_root;
-	a.journal = journal;
-	a.dst_manifest = r->dst_manifest;
-	a.dst_applying = applying;
-	a.dst_guard = r->dst_guard;
-	a.to = r->to;
-	err = repl_xfer_run(&a, &r->last_stats, errbuf, errlen);
-	r->bytes_total += r->last_stats.sent_bytes;
+	/* The source's snapshots now: those made after this list go with
+	 * the next transfer. */
+	err = snap_list(r->src_root, r->src_manifest, &list, &nl);
 	if (err) {
-		return relation_failed(r, err, now);
+		errbuf_printf(errbuf, errlen, err,
+			      "relation %s: the source's snapshots: %s",
+			      r->name, strerror(-err));
+		goto out;
+	}
+	err = repl_snaps_load(path, &held, errbuf, errlen);
+	if (!err) {
+		err = relation_settle(r, &held, path, list, nl, errbuf, errlen);
+	}
+	if (!err) {
+		err = repl_chain_plan(list, nl, &held, &send, &gone);
+	}
+	if (err) {
+		goto out;
+	}
+	base_ok = relation_base_ok(r, &held, list, nl);
+	if (!base_ok && relation_tip(r)[0] && r->last[0] &&
+	    strcmp(r->last, relation_tip(r)) && relation_on_src(r, r->last)) {
+		/* The tip (a carried snapshot a stopped chain reached) is
+		 * gone from the source: the destination back at the last
+		 * replica, the base the source still has. */
+		err = relation_dst(r, REPL_OP_RESYNC, r->last, errbuf, errlen);
+		if (err) {
+			goto out;
+		}
+		snprintf(r->tip, sizeof(r->tip), "%s", r->last);
+		err = relation_save_err(r, errbuf, errlen);
+		if (err) {
+			goto out;
+		}
+		base_ok = true;
+	}
+	err = relation_chain(r, &held, path, &send, &gone, base_ok, errbuf,
+			     errlen);
+	if (!err && strcmp(relation_tip(r), name)) {
+		err = relation_step(r, name, relation_created(list, nl, name),
+				    relation_base_ok(r, &held, list, nl),
+				    errbuf, errlen);
+	}
+	if (err) {
+		goto out;
 	}
 	/* Committed on both sides: the older pair is no longer a base. */
-	if (r->last[0]) {
+	if (r->last[0] && strcmp(r->last, name)) {
 		(void)repl_guard_snap(r->src_guard, REPL_GUARD_DELETE,
 				      r->src_root, r->src_manifest, r->last,
 				      NULL, 0);
 		(void)relation_dst(r, REPL_OP_DELSNAP, r->last, NULL, 0);
 	}
 	snprintf(r->last, sizeof(r->last), "%s", name);
+	snprintf(r->tip, sizeof(r->tip), "%s", name);
 	r->last_snap_s = r->pending_s;
 	r->last_ok_s = now;
 	r->last_err = 0;
 	r->transfers_ok++;
-	return relation_save_err(r, errbuf, errlen);
+	err = relation_save_err(r, errbuf, errlen);
+out:
+	free(list);
+	repl_snaps_free(&held);
+	repl_snaps_free(&send);
+	repl_snaps_free(&gone);
+	return err ? relation_failed(r, err, now) : 0;
 }
 
 int repl_relation_break(struct repl_relation *r, char *errbuf, size_t errlen)
@@ -311,6 +562,34 @@ static void relation_drop_pending(struct repl_relation *r)
 	}
 }
 
+/* relation_settle() with the source's list and record read here. */
+static int relation_resync_settle(struct repl_relation *r, char *errbuf,
+				  size_t errlen)
+{
+	struct repl_snaps held = { 0 };
+	struct snap_entry *list = NULL;
+	char path[PATH_MAX];
+	size_t n = 0;
+	int err;
+
+	if (!r->committing[0]) {
+		return 0;
+	}
+	if (relation_file(r, "snapshots", path)) {
+		return -ENAMETOOLONG;
+	}
+	err = snap_list(r->src_root, r->src_manifest, &list, &n);
+	if (!err) {
+		err = repl_snaps_load(path, &held, errbuf, errlen);
+	}
+	if (!err) {
+		err = relation_settle(r, &held, path, list, n, errbuf, errlen);
+	}
+	free(list);
+	repl_snaps_free(&held);
+	return err;
+}
+
 int repl_relation_resync(struct repl_relation *r, char *errbuf, size_t errlen)
 {
 	int err;
@@ -319,7 +598,11 @@ int repl_relation_resync(struct repl_relation *r, char *errbuf, size_t errlen)
 		return errbuf_printf(errbuf, errlen, -EINVAL,
 				     "relation %s is not broken", r->name);
 	}
-	err = relation_dst(r, REPL_OP_RESYNC, r->last, errbuf, errlen);
+	err = relation_resync_settle(r, errbuf, errlen);
+	if (!err) {
+		err = relation_dst(r, REPL_OP_RESYNC, relation_tip(r), errbuf,
+				   errlen);
+	}
 	if (err) {
 		return err;
 	}
@@ -351,6 +634,7 @@ int repl_relation_adopt(struct repl_relation *r, const char *common,
 			int64_t now, char *errbuf, size_t errlen)
 {
 	uint64_t seq = repl_relation_seq_of(r->name, common);
+	char path[PATH_MAX];
 
 	if (!seq) {
 		return errbuf_printf(errbuf, errlen, -EINVAL,
@@ -360,6 +644,12 @@ int repl_relation_adopt(struct repl_relation *r, const char *common,
 	}
 	relation_drop_pending(r);
 	snprintf(r->last, sizeof(r->last), "%s", common);
+	/* Which of this side's snapshots the other holds is not known:
+	 * the next transfer carries them all (those it holds are kept). */
+	r->tip[0] = r->committing[0] = '\0';
+	if (!relation_file(r, "snapshots", path)) {
+		(void)unlink(path);
+	}
 	r->seq = seq;
 	r->broken = false;
 	/* Its age is not known here: counted from now. */

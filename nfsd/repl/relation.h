@@ -52,7 +52,17 @@ struct repl_relation {
 	int last_err; /* the last transfer's failure (-errno); 0: it went */
 	int64_t last_err_s; /* when it failed */
 	uint64_t bytes_total, transfers_ok, transfers_failed;
-	struct repl_xfer_stats last_stats;
+	struct repl_xfer_stats last_stats; /* summed over its steps */
+	/* The snapshot the destination's live tree is at: the last one a
+	 * transfer committed there (a carried one when a transfer stopped
+	 * in the middle of its chain); "": @last. */
+	char tip[SNAP_NAME_MAX + 1];
+	/* A step whose COMMIT was sent and is not known to be made ("":
+	 * none): the next transfer asks the destination (HASSNAP). */
+	char committing[SNAP_NAME_MAX + 1];
+	/* The source's own snapshots (chain.h) the last transfer carried to
+	 * the destination and deleted there; all carried. */
+	uint64_t last_snapshots, last_snapshots_deleted, snapshots_total;
 };
 
 /* Checks @r (a name, two roots that are distinct datastores: neither
@@ -62,9 +72,13 @@ struct repl_relation {
  * it). */
 int repl_relation_open(struct repl_relation *r, char *errbuf, size_t errlen);
 
-/* One transfer (see the head of this file) at time @now; a transfer a
- * kill cut is resumed from its journal.  Returns 0 or -errno with the
- * reason (-EPERM: the relation is broken). */
+/* One transfer (see the head of this file) at time @now: first the
+ * source's snapshots the destination lacks (chain.h), oldest first, each
+ * its own step (BEGIN .. COMMIT, an incremental from the one before),
+ * the deleted ones deleted there, then the replica; a transfer a kill
+ * cut is resumed from its journal (the step it was in).  Returns 0 or
+ * -errno with the reason (-EPERM: the relation is broken; -ENOSPC: the
+ * destination is full or holds 255 snapshots). */
 int repl_relation_transfer(struct repl_relation *r, int64_t now, char *errbuf,
 			   size_t errlen);
 
@@ -73,9 +87,10 @@ int repl_relation_transfer(struct repl_relation *r, int64_t now, char *errbuf,
 int repl_relation_break(struct repl_relation *r, char *errbuf, size_t errlen);
 
 /* Resync after a break: reverts the destination to the last common
- * snapshot (what its clients wrote since the break is lost, as ANF's
- * resync) and ends the break; the next transfer sends only what the
- * source changed since.  Returns 0 or -errno. */
+ * snapshot (@tip: the newest both hold, a carried one when the last
+ * transfer stopped in its chain; what its clients wrote since the
+ * break is lost, as ANF's resync) and ends the break; the next transfer
+ * sends only what the source changed since.  Returns 0 or -errno. */
 int repl_relation_resync(struct repl_relation *r, char *errbuf, size_t errlen);
 
 /* Seconds the destination's replica is behind @now (the age of the

@@ -267,7 +267,8 @@ static void service_transfer(struct repl_item *x)
 		log_info("replication: %s: transfer %s done in %" PRId64
 			 " s: %" PRIu64 " files (%" PRIu64
 			 " resumed%s), %" PRIu64 " bytes sent of %" PRIu64
-			 " candidate, %" PRIu64 " removed",
+			 " candidate, %" PRIu64 " removed; %" PRIu64
+			 " snapshots carried, %" PRIu64 " deleted",
 			 x->cfg.name, x->rel.last, service_now() - t0,
 			 x->rel.last_stats.files,
 			 x->rel.last_stats.files_resumed,
@@ -276,7 +277,8 @@ static void service_transfer(struct repl_item *x)
 				 : "",
 			 x->rel.last_stats.sent_bytes,
 			 x->rel.last_stats.candidate_bytes,
-			 x->rel.last_stats.removed);
+			 x->rel.last_stats.removed, x->rel.last_snapshots,
+			 x->rel.last_snapshots_deleted);
 	}
 	pthread_mutex_lock(&s->lock);
 	if (rc) {
@@ -567,6 +569,9 @@ static void service_status_src(const struct repl_item *x, int64_t now,
 	o->transfers_failed = r->transfers_failed;
 	o->skipped = x->sched.skipped;
 	o->last_stats = r->last_stats;
+	o->last_snapshots = r->last_snapshots;
+	o->last_snapshots_deleted = r->last_snapshots_deleted;
+	o->snapshots_total = r->snapshots_total;
 	o->last_err = r->last_err;
 	o->last_err_s = r->last_err_s;
 	snprintf(o->error, sizeof(o->error), "%s", x->error);

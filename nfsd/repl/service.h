@@ -93,6 +93,9 @@ struct repl_status {
 	int64_t last_ok_s, last_attempt_s, lag_s; /* lag -1: no replica */
 	uint64_t bytes_total, transfers_ok, transfers_failed, skipped;
 	struct repl_xfer_stats last_stats;
+	/* The source's own snapshots (chain.h) the last transfer carried
+	 * and deleted on the destination; all carried. */
+	uint64_t last_snapshots, last_snapshots_deleted, snapshots_total;
 	char error[512]; /* the last transfer's failure; "" */
 	int last_err; /* its -errno; 0: the last transfer went */
 	int64_t last_err_s;

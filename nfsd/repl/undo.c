@@ -9,11 +9,13 @@
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "nfsd/base/errbuf.h"
 #include "nfsd/repl/guard.h"
+#include "nfsd/snap/policy.h"
 #include "nfsd/snap/snap.h"
 
 int repl_applying_load(const char *path, struct repl_applying *out)
@@ -229,6 +231,32 @@ int repl_undo_begin(struct repl_local *l, const struct repl_msg *m,
 		   : 0;
 }
 
+/* -ENOSPC with the reason when @l's datastore holds the most snapshots
+ * a datastore may (ANF's 255: the source's snapshots, carried, count
+ * here as there). */
+static int undo_room(struct repl_local *l, struct repl_result *r)
+{
+	struct snap_entry *list = NULL;
+	size_t n = 0;
+	int err = snap_list(l->root, l->manifest, &list, &n);
+
+	free(list);
+	if (err) {
+		return errbuf_printf(r->reason, sizeof(r->reason), err,
+				     "destination %s: its snapshots: %s",
+				     l->root, strerror(-err));
+	}
+	if (n >= SNAP_POLICY_MAX_SNAPSHOTS) {
+		return errbuf_printf(
+			r->reason, sizeof(r->reason), -ENOSPC,
+			"destination %s holds %zu snapshots, the most a "
+			"datastore may (%d): delete some there (by hand) or "
+			"on the source",
+			l->root, n, SNAP_POLICY_MAX_SNAPSHOTS);
+	}
+	return 0;
+}
+
 int repl_undo_commit(struct repl_local *l, const struct repl_msg *m,
 		     struct repl_result *r)
 {
@@ -250,9 +278,15 @@ int repl_undo_commit(struct repl_local *l, const struct repl_msg *m,
 	 * applied again (the same bytes). */
 	if (l->manifest &&
 	    snap_check(l->root, l->manifest, m->arg, true, NULL, 0)) {
-		err = repl_guard_snap(l->guard, REPL_GUARD_CREATE, l->root,
-				      l->manifest, m->arg, r->reason,
-				      sizeof(r->reason));
+		err = undo_room(l, r);
+		if (err) {
+			return err;
+		}
+		/* mtime_s: the source snapshot's time (0: an older source,
+		 * now). */
+		err = repl_guard_create_at(l->guard, l->root, l->manifest,
+					   m->arg, m->mtime_s, r->reason,
+					   sizeof(r->reason));
 		if (err) {
 			return err;
 		}

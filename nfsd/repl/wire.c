@@ -64,7 +64,7 @@ const char *repl_op_name(unsigned op)
 		[REPL_OP_COMMIT] = "commit",   [REPL_OP_DELSNAP] = "delsnap",
 		[REPL_OP_RESYNC] = "resync",   [REPL_OP_BREAK] = "break",
 		[REPL_OP_BEGIN] = "begin",     [REPL_OP_ABORT] = "abort",
-		[REPL_OP_REVERSE] = "reverse",
+		[REPL_OP_REVERSE] = "reverse", [REPL_OP_HASSNAP] = "hassnap",
 	};
 
 	return op >= 1 && op <= REPL_OP_MAX ? names[op] : "?";

@@ -39,7 +39,7 @@ enum repl_op {
 	REPL_OP_ATTRS, /* owner, mode, times of path; flag SYNC: fsync */
 	REPL_OP_PRUNE, /* removes from dir path what arg (names, NUL each)
 			* does not list; value: how many went */
-	REPL_OP_COMMIT, /* the destination's snapshot arg */
+	REPL_OP_COMMIT, /* the destination's snapshot arg, made at mtime_s */
 	REPL_OP_DELSNAP, /* deletes the destination's snapshot arg */
 	REPL_OP_RESYNC, /* reverts to snapshot arg (if any), ends a break */
 	REPL_OP_BREAK, /* the destination becomes writable */
@@ -54,7 +54,10 @@ enum repl_op {
 	 * destination to its source: the source reverts to it and becomes
 	 * the destination (reverse.h) */
 	REPL_OP_REVERSE,
-	REPL_OP_MAX = REPL_OP_REVERSE,
+	/* value 1: the destination holds snapshot arg, 0: not (a source
+	 * that stopped around a COMMIT learns whether it was made) */
+	REPL_OP_HASSNAP,
+	REPL_OP_MAX = REPL_OP_HASSNAP,
 };
 
 #define REPL_FLAG_WHOLE 1u
@@ -74,7 +77,8 @@ enum repl_type {
 };
 
 #define REPL_MSG_MAGIC 0x50525344u /* "DSRP" */
-/* 2: BEGIN, ABORT, REVERSE; 3: a WRITE of up to REPL_WRITE_MAX.  A peer
+/* 2: BEGIN, ABORT, REVERSE; 3: a WRITE of up to REPL_WRITE_MAX, ATTRS
+ * SIZE, the WRITE hashed with XXH3 (HASSNAP came late in 2).  A peer
  * of another version is refused at its first message (HELLO), before a
  * body it cannot hold. */
 #define REPL_MSG_VERSION 3u

@@ -447,8 +447,8 @@ static int xfer_tree(struct xfer *x, const char *rel, int depth)
 bool repl_err_transport(int err)
 {
 	return err == -ECONNREFUSED || err == -ETIMEDOUT ||
-	       err == -EHOSTUNREACH || err == -ECONNRESET || err == -EPROTO ||
-	       err == -ECANCELED;
+	       err == -EHOSTUNREACH || err == -ENETUNREACH ||
+	       err == -ECONNRESET || err == -EPROTO || err == -ECANCELED;
 }
 
 /* BEGIN of @a on the destination: the journal @x->j is void unless the
@@ -519,9 +519,17 @@ int repl_xfer_run(const struct repl_xfer_args *a, struct repl_xfer_stats *st,
 	if (!err) {
 		err = xfer_tree(&x, "", 0);
 	}
+	if (!err && a->src_manifest &&
+	    snap_check(a->src_root, a->src_manifest, a->name, true, NULL, 0)) {
+		err = errbuf_printf(errbuf, errlen, -ENOENT,
+				    "source snapshot %s was deleted while it "
+				    "was sent: not committed",
+				    a->name);
+	}
 	if (!err) {
 		struct repl_msg m = { .arg = a->name,
-				      .arg_len = strlen(a->name) };
+				      .arg_len = strlen(a->name),
+				      .mtime_s = a->created_s };
 
 		err = xfer_call(&x, &m, REPL_OP_COMMIT, "", NULL);
 	}

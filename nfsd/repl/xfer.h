@@ -54,6 +54,16 @@ struct repl_xfer_args {
 	/* The base's name on the destination (BEGIN); NULL or "": a
 	 * baseline. */
 	const char *base_name;
+	/* The source snapshot's time: the destination's snapshot gets it
+	 * (0: the destination's now). */
+	int64_t created_s;
+	/* The source datastore and its manifest: with them, the source
+	 * snapshot @name must still be listed when its tree has been
+	 * walked, else the transfer fails (-ENOENT) and is not committed
+	 * (a delete, retention's, took it while it was read; snap.h
+	 * deletes it from the manifest before it touches its tree). NULL:
+	 * not checked. */
+	const char *src_root, *src_manifest;
 };
 
 struct repl_xfer_stats {

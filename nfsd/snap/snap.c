@@ -340,6 +340,13 @@ static int snap_publish(struct snap_area *a, const char *manifest,
 int snap_create(const char *root, const char *manifest, const char *name,
 		struct snap_stats *st, char *errbuf, size_t errlen)
 {
+	return snap_create_at(root, manifest, name, 0, st, errbuf, errlen);
+}
+
+int snap_create_at(const char *root, const char *manifest, const char *name,
+		   int64_t created_s, struct snap_stats *st, char *errbuf,
+		   size_t errlen)
+{
 	struct snap_stats local = { 0 };
 	struct snap_manifest m = { 0 };
 	struct timespec now[2];
@@ -374,6 +381,11 @@ int snap_create(const char *root, const char *manifest, const char *name,
 	snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
 	snap_leftover_remove(a.area_fd, tmp);
 	clock_gettime(CLOCK_REALTIME, &now[0]);
+	if (created_s > 0) {
+		/* A replica of another datastore's snapshot: its time. */
+		now[0].tv_sec = (time_t)created_s;
+		now[0].tv_nsec = 0;
+	}
 	now[1] = now[0];
 	/* Built under a dot name the NFS layer hides and refuses changes
 	 * in, 0700: no client is meant to see it before it is sealed. */

@@ -67,6 +67,14 @@ struct snap_stats {
 int snap_create(const char *root, const char *manifest, const char *name,
 		struct snap_stats *st, char *errbuf, size_t errlen);
 
+/* snap_create() with the snapshot's time (what the manifest and GET say
+ * it was made at, its directory's times) @created_s, UTC seconds; 0:
+ * now.  A replication destination gives its copy of a source snapshot
+ * the source's time. */
+int snap_create_at(const char *root, const char *manifest, const char *name,
+		   int64_t created_s, struct snap_stats *st, char *errbuf,
+		   size_t errlen);
+
 /*
  * What a create (@exists false) or a delete or restore (@exists true) of
  * snapshot @name would first refuse, checked before it is started in the

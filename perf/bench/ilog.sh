@@ -19,6 +19,8 @@
 #   unstable  dsnfsd, the same load sent UNSTABLE with a COMMIT every 64
 #             writes per VMDK: the ceiling the log is measured against
 #   ganesha   nfs-ganesha (FSAL VFS) as perf/bench/run.sh starts it
+#   ganesha-unstable  the same nfs-ganesha, the load sent UNSTABLE with
+#             a COMMIT every 64 writes per VMDK: the peer of `unstable`
 # dsload emulates F ESXi hosts x 1 datastore (F flows), one VMDK each,
 # BENCH_ILOG_IODEPTH writes in flight per VMDK, FILE_SYNC unless unstable.
 # Each run: a fresh server (ganesha: one for the whole run), a prefill,
@@ -35,7 +37,8 @@
 #   BENCH_REPS          [2]   runs per mode and cell, modes alternated
 #   BENCH_ILOG_CELLS    ["rand:8k:4 rand:8k:16 seq:64k:4 seq:64k:16"]
 #                             pattern:block size:flows
-#   BENCH_ILOG_MODES    ["ilog off unstable ganesha"] (and ilog-mem, ilog-all)
+#   BENCH_ILOG_MODES    ["ilog off unstable ganesha"] (and ilog-mem,
+#                             ilog-all, ganesha-unstable)
 #   BENCH_ILOG_IODEPTH  [4]   writes in flight per VMDK
 #   BENCH_ILOG_WORK_THREADS [16] dsnfsd's [server] work_threads (every
 #                             mode): a stable WRITE holds one while it
@@ -64,7 +67,7 @@ EVENTS=$EVENTS,syscalls:sys_enter_pwrite64,syscalls:sys_enter_pwritev
 EVENTS=$EVENTS,raw_syscalls:sys_enter
 
 case " $MODES " in
-*" ganesha "*) WITH_GANESHA=1 ;;
+*" ganesha "* | *" ganesha-unstable "*) WITH_GANESHA=1 ;;
 *) WITH_GANESHA=0 ;;
 esac
 if [ "${BENCH_IN_MOUNT_NS:-0}" != 1 ]; then
@@ -111,8 +114,10 @@ ilog_run() {
 	local logpath
 	rm -f "$json"
 	[ "$pat" = seq ] && rnd=0
-	[ "$mode" = unstable ] && stable=unstable
-	if [ "$mode" = ganesha ]; then
+	case $mode in
+	*unstable) stable=unstable ;;
+	esac
+	if [ "${mode%-unstable}" = ganesha ]; then
 		ns=$NS_G
 		spid=$GANESHA_PID
 	else
@@ -163,7 +168,7 @@ ilog_run() {
 	wait "$ppid"
 	bench_forget "$ppid"
 	t1=$(bench_cpu_ticks "$spid")
-	[ "$mode" = ganesha ] || bench_stop_pid "$spid"
+	[ "${mode%-unstable}" = ganesha ] || bench_stop_pid "$spid"
 	rm -f /dev/shm/dsnfs-bench-intent.log
 	python3 - "$json" "$BENCH_TMP/perf.txt" "$mode" "$pat:$bs:$flows" \
 		"$((t1 - t0))" "$(getconf CLK_TCK)" "$TSV" <<'PY'
@@ -187,7 +192,7 @@ row = (sys.argv[3], sys.argv[4], tot["write"]["ios"] / p["window_s"],
        tot["write"]["bytes"] / p["window_s"] / 2**20, tot["lat"]["p99_ms"],
        flushes / data, n.get("sys_enter", 0) / data,
        int(sys.argv[5]) * 1e6 / int(sys.argv[6]) / data)
-print("%-8s %-14s %9.0f %8.1f %8.2f %8.3f %7.1f %9.1f" % row)
+print("%-16s %-14s %9.0f %8.1f %8.2f %8.3f %7.1f %9.1f" % row)
 with open(sys.argv[7], "a") as f:
     f.write("\t".join(str(x) for x in row) + "\n")
 PY
@@ -201,7 +206,7 @@ echo "== stable writes: intent log vs fsync vs UNSTABLE vs ganesha;" \
 	"$(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)," \
 	"data on $(df --output=fstype "$BENCH_TMP" | tail -1)," \
 	"log on $(df --output=fstype "$LOG_DIR" | tail -1)"
-echo "mode     cell                IOPS    MiB/s  p99(ms) flush/wr  sys/wr" \
+echo "mode             cell                IOPS    MiB/s  p99(ms) flush/wr  sys/wr" \
 	"CPU us/wr"
 for cell in $CELLS; do
 	IFS=: read -r pat bs flows <<<"$cell"
@@ -219,9 +224,10 @@ for l in open(sys.argv[1]):
     runs.setdefault(f[1], {}).setdefault(f[0], []).append(
         [float(x) for x in f[2:]])
 print("\nmedians (IOPS, flushes per stable write); ratios of IOPS")
-print("%-14s %12s %12s %12s %12s %12s %12s  %8s %8s %8s %8s %8s %8s" % (
+print("%-14s %12s %12s %12s %12s %12s %12s %12s  %8s %8s %8s %8s %8s %8s %8s" % (
     "cell", "ilog", "ilog-all", "ilog-mem", "off", "unstable", "ganesha",
-    "ilog/gan", "all/gan", "ilog/all", "ilog/off", "off/gan", "ilog/uns"))
+    "gan-uns", "ilog/gan", "all/gan", "ilog/all", "ilog/off", "off/gan",
+    "ilog/uns", "uns/guns"))
 for cell, m in runs.items():
     med = {k: [statistics.median(c) for c in zip(*v)] for k, v in m.items()}
     iops = {k: v[0] for k, v in med.items()}
@@ -232,10 +238,11 @@ for cell, m in runs.items():
     def ratio(a, b):
         return "%8.2f" % (iops[a] / iops[b]) if a in iops and b in iops \
             and iops[b] else "%8s" % "-"
-    print("%-14s %s %s %s %s %s %s  %s %s %s %s %s %s" % (
+    print("%-14s %s %s %s %s %s %s %s  %s %s %s %s %s %s %s" % (
         cell, col("ilog"), col("ilog-all"), col("ilog-mem"), col("off"),
-        col("unstable"), col("ganesha"), ratio("ilog", "ganesha"),
-        ratio("ilog-all", "ganesha"), ratio("ilog", "ilog-all"),
-        ratio("ilog", "off"), ratio("off", "ganesha"),
-        ratio("ilog", "unstable")))
+        col("unstable"), col("ganesha"), col("ganesha-unstable"),
+        ratio("ilog", "ganesha"), ratio("ilog-all", "ganesha"),
+        ratio("ilog", "ilog-all"), ratio("ilog", "off"),
+        ratio("off", "ganesha"), ratio("ilog", "unstable"),
+        ratio("unstable", "ganesha-unstable")))
 PY

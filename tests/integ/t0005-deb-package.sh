@@ -110,6 +110,9 @@ NFS_PORT=$(echo "$line" | sed 's/.* nfs=\([0-9]*\).*/\1/')
 MOUNT_PORT=$(echo "$line" | sed 's/.* mount=\([0-9]*\).*/\1/')
 ADMIN_PORT=$(echo "$line" | sed 's/.* admin=\(-\{0,1\}[0-9]*\).*/\1/')
 check "the installed dsnfsd starts with the installed config" [ -n "$line" ]
+check "the package's config turns the intent log on: /var/lib/dsnfs/intent.log, 0600" eval \
+	'[ "$(stat -c %a /var/lib/dsnfs/intent.log 2>/dev/null)" = 600 ] &&
+	 grep -q "ilog: /var/lib/dsnfs/intent.log: " "$TEST_TMP/dsnfsd.log"'
 check "it made the admin token /var/lib/dsnfs/admin.token, 0600" \
 	[ "$(stat -c %a /var/lib/dsnfs/admin.token 2>/dev/null)" = 600 ]
 check "the installed dsnfsctl reads it there by default" bash -c \

@@ -6,6 +6,7 @@
  * handle, and forgets on request.  Its bound changes while it serves:
  * shrinking evicts the least recently used, growing keeps every entry
  * (the table is rehashed).  Out of descriptors, it gives back a quarter.
+ * A removed name drops its file's entry only with the file's last link.
  * Objects wrap O_PATH descriptors of /dev/null; the handles are made-up bytes
  * (the cache does not read them).
  */
@@ -15,6 +16,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -208,6 +211,62 @@ static void test_fcache_drop_forgets(void **state)
 	store__fcache_free(fc);
 }
 
+/* An object of the file at @path, cached under key @n. */
+static struct local_obj *put_path(struct store_fcache *fc, uint8_t n,
+				  const char *path)
+{
+	struct store_fh fh = key(n);
+	struct local_obj *obj = NULL;
+	struct stat sb;
+	int fd = open(path, O_PATH | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &sb), 0);
+	assert_int_equal(store__obj_new(fd, false, &sb, &fh, &obj), 0);
+	return store__fcache_put(fc, obj);
+}
+
+/*
+ * A removed name drops its file's entry only when the file has no link
+ * left: while another hard link keeps it, a resolve through that link
+ * gets the object a request still holds.  On the old cache the entry went
+ * with the name and the next resolve made a second object of the file.
+ */
+static void test_fcache_drop_unlinked_keeps_a_linked_file(void **state)
+{
+	char dir[] = "/tmp/test_fcache.XXXXXX", a[64], b[64];
+	struct store_fcache *fc;
+	struct store_fh fh = key(3);
+	struct local_obj *held, *again;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(a, sizeof(a), "%s/a", dir);
+	snprintf(b, sizeof(b), "%s/b", dir);
+	fd = open(a, O_CREAT | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(link(a, b), 0);
+	assert_int_equal(store__fcache_new(8, &fc), 0);
+	held = put_path(fc, 3, a);
+	assert_int_equal(unlink(b), 0);
+	store__fcache_drop_unlinked(fc, &fh);
+	again = store__fcache_get(fc, &fh);
+	assert_ptr_equal(again, held);
+	store__obj_unref(again);
+	/* The last name goes: so does the entry; the holder keeps its
+	 * object (and the file's space) until it lets go. */
+	assert_int_equal(unlink(a), 0);
+	store__fcache_drop_unlinked(fc, &fh);
+	assert_false(cached(fc, 3));
+	assert_int_equal(store__fcache_count(fc), 0);
+	store__fcache_drop_unlinked(fc, &fh);
+	store__obj_unref(held);
+	store__fcache_free(fc);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 static void test_fcache_resize_shrinks_and_grows(void **state)
 {
 	struct store_fcache *fc;
@@ -271,6 +330,7 @@ int main(void)
 		cmocka_unit_test(
 			test_fcache_keeps_the_first_object_of_a_handle),
 		cmocka_unit_test(test_fcache_drop_forgets),
+		cmocka_unit_test(test_fcache_drop_unlinked_keeps_a_linked_file),
 		cmocka_unit_test(test_fcache_resize_shrinks_and_grows),
 		cmocka_unit_test(test_fcache_relieve_gives_back_a_quarter),
 	};

@@ -26,6 +26,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <xxhash.h>
 
@@ -256,17 +257,56 @@ struct local_obj *store__fcache_put(struct store_fcache *fc,
 	return obj;
 }
 
+/* The cache's reference to the entry of @fh if it is @obj, else NULL;
+ * the entry is unlinked. */
+static struct local_obj *store_fcache_take(struct store_fcache *fc,
+					   const struct store_fh *fh,
+					   uint64_t hash, struct local_obj *obj)
+{
+	struct local_obj *found = store_fcache_find(fc, fh, hash);
+
+	if (found == NULL || (obj != NULL && found != obj)) {
+		return NULL;
+	}
+	store_fcache_unlink(fc, found);
+	return found;
+}
+
 void store__fcache_drop(struct store_fcache *fc, const struct store_fh *fh)
 {
 	uint64_t hash = store_fcache_hash(fh);
 	struct local_obj *obj;
 
 	pthread_mutex_lock(&fc->lock);
+	obj = store_fcache_take(fc, fh, hash, NULL);
+	pthread_mutex_unlock(&fc->lock);
+	store__obj_unref(obj);
+}
+
+void store__fcache_drop_unlinked(struct store_fcache *fc,
+				 const struct store_fh *fh)
+{
+	uint64_t hash = store_fcache_hash(fh);
+	struct local_obj *obj, *taken = NULL;
+	struct stat sb;
+
+	pthread_mutex_lock(&fc->lock);
 	obj = store_fcache_find(fc, fh, hash);
 	if (obj != NULL) {
-		store_fcache_unlink(fc, obj);
+		store__obj_ref(obj);
 	}
 	pthread_mutex_unlock(&fc->lock);
+	if (obj == NULL) {
+		return;
+	}
+	/* Another hard link keeps the file, and its one object with it:
+	 * a second object would not know what the first logged. */
+	if (fstat(obj->fd, &sb) != 0 || sb.st_nlink == 0) {
+		pthread_mutex_lock(&fc->lock);
+		taken = store_fcache_take(fc, fh, hash, obj);
+		pthread_mutex_unlock(&fc->lock);
+	}
+	store__obj_unref(taken);
 	store__obj_unref(obj);
 }
 

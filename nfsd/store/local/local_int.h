@@ -153,8 +153,13 @@ struct local_obj *store__fcache_get(struct store_fcache *fc,
 struct local_obj *store__fcache_put(struct store_fcache *fc,
 				    struct local_obj *obj);
 
-/* Forgets the entry for @fh, if any (a removed name, a stale object). */
+/* Forgets the entry for @fh, if any (its file found unlinked). */
 void store__fcache_drop(struct store_fcache *fc, const struct store_fh *fh);
+/* Drops the entry of @fh if its file has no link left (an unlink or a
+ * rename took its last name): its space can be freed once its holders let
+ * go.  A file another hard link keeps stays cached, one object per file. */
+void store__fcache_drop_unlinked(struct store_fcache *fc,
+				 const struct store_fh *fh);
 
 /* Number of cached entries. */
 size_t store__fcache_count(struct store_fcache *fc);

@@ -355,7 +355,7 @@ static int store_local_unlink(struct store *st, struct local_obj *dir,
 		return -errno;
 	}
 	if (known) {
-		store__fcache_drop(sl->fc, &fh);
+		store__fcache_drop_unlinked(sl->fc, &fh);
 	}
 	return store__local_sync_dir(dir);
 }
@@ -397,11 +397,10 @@ int store__local_rename(struct store *st, struct store_obj *sfrom_dir,
 	if (renameat(from_dir->fd, from_name, to_dir->fd, to_name) != 0) {
 		return -errno;
 	}
-	/* A replaced target may be gone now; a still linked one is only
-	 * resolved again.  Renaming a name onto its own hard link is a
-	 * no-op that drops nothing of value either. */
+	/* A replaced target may be gone now; one still linked elsewhere
+	 * (or renamed onto its own hard link) keeps its cached object. */
 	if (known) {
-		store__fcache_drop(sl->fc, &fh);
+		store__fcache_drop_unlinked(sl->fc, &fh);
 	}
 	err = store__local_sync_dir(to_dir);
 	if (!err && from_dir != to_dir) {
