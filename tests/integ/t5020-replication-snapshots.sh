@@ -149,11 +149,14 @@ check "snapshot big-a" ctl snapshot create src big-a
 head -c 96M /dev/urandom >"$TEST_TMP/big.img"
 check "big.img rewritten on src (96 MiB)" cp "$TEST_TMP/big.img" "$src/big.img"
 check "snapshot big-b" ctl snapshot create src big-b
+# The source slowed (lib.sh) so that the kill falls while big-b is sent.
+throttle_start "$DSNFSD_PID"
 transfer >/dev/null
 in_b() { [ "$(head -1 "$TEST_TMP/state/repl-r1.journal" 2>/dev/null)" = big-b ] && [ -e "$TEST_TMP/dstate/repl-r1.applying" ]; }
 check "the chain reaches big-b (big-a committed)" wait_for 90 in_b
 sleep 0.3
 kill -9 "$DSNFSD_PID"
+throttle_stop "$DSNFSD_PID"
 wait "$DSNFSD_PID" 2>/dev/null
 DSNFSD_PID=""
 check "killed while big-b was applied (dsr's marker: big-b)" grep -q '^big-b big-a$' "$TEST_TMP/dstate/repl-r1.applying"
