@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "nfsd/base/errbuf.h"
 
@@ -24,12 +25,16 @@ struct repl_lane {
 	pthread_t thread;
 	struct repl_dst *to;
 	bool own_to; /* a copy: closed with the lane */
-	unsigned char *buf;
+	unsigned char *buf; /* REPL_WRITE_MAX: the chunk */
+	unsigned char *bbuf; /* REPL_BLOCK: the base's block */
 	char path[REPL_PATH_MAX];
+	int sfd, bfd;
+	uint64_t bsize, off;
+	size_t len;
 	struct lane_run runs[REPL_WRITE_BLOCKS];
 	size_t n;
-	bool busy; /* taken or sending */
-	bool go; /* its runs are to be sent */
+	bool busy; /* taken or working */
+	bool go; /* its chunk is to be read and sent */
 };
 
 struct repl_lanes {
@@ -44,10 +49,81 @@ struct repl_lanes {
 	uint64_t sent;
 };
 
+static ssize_t lane_pread_full(int fd, void *buf, size_t len, off_t off)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pread(fd, (char *)buf + done, len - done,
+				  off + (off_t)done);
+
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n <= 0) {
+			return n < 0 ? -errno : (ssize_t)done;
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+static void lane_add(struct repl_lane *l, size_t boff, size_t len)
+{
+	if (l->n < REPL_WRITE_BLOCKS) { /* a chunk's runs: fewer */
+		l->runs[l->n++] = (struct lane_run){ l->off + boff, boff, len };
+	}
+}
+
+/* Reads @l's chunk and splits it into the runs to send: the blocks the
+ * base has the same are left out.  Returns 0 or -errno with the reason
+ * in @why. */
+static int lane_read(struct repl_lane *l, char *why, size_t wlen)
+{
+	ssize_t n = lane_pread_full(l->sfd, l->buf, l->len, (off_t)l->off);
+	size_t run = 0, run_len = 0;
+
+	if (n < 0 || (size_t)n != l->len) {
+		return errbuf_printf(why, wlen, n < 0 ? (int)n : -EIO,
+				     "%s: source read at %llu failed", l->path,
+				     (unsigned long long)l->off);
+	}
+	if (l->bfd < 0 || l->off >= l->bsize) {
+		lane_add(l, 0, l->len);
+		return 0;
+	}
+	for (size_t b = 0; b < l->len; b += REPL_BLOCK) {
+		size_t bl = l->len - b < REPL_BLOCK ? l->len - b : REPL_BLOCK;
+		bool same =
+			l->off + b + bl <= l->bsize &&
+			lane_pread_full(l->bfd, l->bbuf, bl,
+					(off_t)(l->off + b)) == (ssize_t)bl &&
+			!memcmp(l->bbuf, l->buf + b, bl);
+
+		if (!same) {
+			run = run_len ? run : b;
+			run_len += bl;
+		} else if (run_len) {
+			/* rewritten with the same bytes: not sent */
+			lane_add(l, run, run_len);
+			run_len = 0;
+		}
+	}
+	if (run_len) {
+		lane_add(l, run, run_len);
+	}
+	return 0;
+}
+
 /* Sends @l's runs (the lock not held).  Returns 0 or -errno with the
  * reason in @why. */
 static int lane_send(struct repl_lane *l, uint64_t *sent, char *why, size_t len)
 {
+	int err = lane_read(l, why, len);
+
+	if (err) {
+		return err;
+	}
 	for (size_t i = 0; i < l->n; i++) {
 		const struct lane_run *r = &l->runs[i];
 		struct repl_msg m = {
@@ -135,7 +211,8 @@ int repl_lanes_new(struct repl_dst *to, unsigned n, struct repl_lanes **out,
 			l->own_to = true;
 		}
 		l->buf = malloc(REPL_WRITE_MAX);
-		err = l->buf ? 0 : -ENOMEM;
+		l->bbuf = malloc(REPL_BLOCK);
+		err = l->buf && l->bbuf ? 0 : -ENOMEM;
 		if (!err) {
 			p->n++;
 			err = -pthread_create(&l->thread, NULL, lane_main, l);
@@ -152,8 +229,8 @@ int repl_lanes_new(struct repl_dst *to, unsigned n, struct repl_lanes **out,
 	return 0;
 }
 
-int repl_lanes_take(struct repl_lanes *p, struct repl_lane **lane,
-		    unsigned char **buf, char *errbuf, size_t errlen)
+int repl_lanes_take(struct repl_lanes *p, struct repl_lane **lane, char *errbuf,
+		    size_t errlen)
 {
 	int err;
 
@@ -167,7 +244,6 @@ int repl_lanes_take(struct repl_lanes *p, struct repl_lane **lane,
 				*lane = &p->lane[i];
 				(*lane)->busy = true;
 				(*lane)->n = 0;
-				*buf = (*lane)->buf;
 				pthread_mutex_unlock(&p->lock);
 				return 0;
 			}
@@ -180,30 +256,21 @@ int repl_lanes_take(struct repl_lanes *p, struct repl_lane **lane,
 	return err;
 }
 
-void repl_lane_add(struct repl_lane *lane, const char *path, uint64_t off,
-		   size_t boff, size_t len)
-{
-	if (lane->n >= REPL_WRITE_BLOCKS) {
-		return; /* never: runs of a chunk are fewer than its blocks */
-	}
-	if (!lane->n) {
-		snprintf(lane->path, sizeof(lane->path), "%s", path);
-	}
-	lane->runs[lane->n++] = (struct lane_run){ off, boff, len };
-}
-
-void repl_lane_go(struct repl_lane *lane)
+void repl_lane_chunk(struct repl_lane *lane, const char *path, int sfd, int bfd,
+		     uint64_t bsize, uint64_t off, size_t len)
 {
 	struct repl_lanes *p = lane->p;
 
+	snprintf(lane->path, sizeof(lane->path), "%s", path);
+	lane->sfd = sfd;
+	lane->bfd = bfd;
+	lane->bsize = bsize;
+	lane->off = off;
+	lane->len = len < REPL_WRITE_MAX ? len : REPL_WRITE_MAX;
+	lane->n = 0;
 	pthread_mutex_lock(&p->lock);
-	if (lane->n) {
-		lane->go = true;
-		pthread_cond_broadcast(&p->wake);
-	} else {
-		lane->busy = false;
-		pthread_cond_broadcast(&p->idle);
-	}
+	lane->go = true;
+	pthread_cond_broadcast(&p->wake);
 	pthread_mutex_unlock(&p->lock);
 }
 
@@ -251,6 +318,7 @@ void repl_lanes_free(struct repl_lanes *p)
 			l->to->close(l->to);
 		}
 		free(l->buf);
+		free(l->bbuf);
 	}
 	pthread_cond_destroy(&p->idle);
 	pthread_cond_destroy(&p->wake);

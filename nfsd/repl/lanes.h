@@ -6,12 +6,13 @@
  * the destination idle while the source reads; here each lane is a
  * thread with a chunk buffer (REPL_WRITE_MAX) and its own connection to
  * the destination (repl_dst's dup: lane 0 uses the transfer's own, the
- * others a copy; a destination without dup has one lane), so the source
- * reads chunk k+2 while chunk k+1 travels and the destination writes
- * chunk k.  The WRITEs of a file may land in any order (they never
- * overlap); every other operation waits for the lanes to be idle
- * (repl_lanes_drain()), so a file's ATTRS, and its journal record, come
- * after all its WRITEs were answered.  The first failure is kept and
+ * others a copy; a destination without dup has one lane) that reads its
+ * chunk of the snapshot, leaves out the blocks the base has the same,
+ * and sends the runs left: the source reads several chunks at once while
+ * others travel and the destination writes one.  The WRITEs of a file may land
+ * in any order (they never overlap); every other operation waits for the lanes
+ * to be idle (repl_lanes_drain()), so a file's ATTRS, and its journal record,
+ * come after all its WRITEs were answered.  The first failure is kept and
  * returned by the next take or drain; the WRITEs queued after it are
  * dropped.
  */
@@ -33,19 +34,20 @@ struct repl_lane;
 int repl_lanes_new(struct repl_dst *to, unsigned n, struct repl_lanes **out,
 		   char *errbuf, size_t errlen);
 
-/* Waits for an idle lane: *lane and its buffer *buf (REPL_WRITE_MAX
- * bytes) for the next chunk.  Returns 0, or the first failure's -errno
- * (its reason in @errbuf). */
-int repl_lanes_take(struct repl_lanes *p, struct repl_lane **lane,
-		    unsigned char **buf, char *errbuf, size_t errlen);
+/* Waits for an idle lane (*lane).  Returns 0, or the first failure's
+ * -errno (its reason in @errbuf). */
+int repl_lanes_take(struct repl_lanes *p, struct repl_lane **lane, char *errbuf,
+		    size_t errlen);
 
-/* Queues on @lane a WRITE of @len bytes of its buffer from @boff, at
- * @off of @path (at most REPL_WRITE_BLOCKS runs a lane). */
-void repl_lane_add(struct repl_lane *lane, const char *path, uint64_t off,
-		   size_t boff, size_t len);
-
-/* Hands @lane its WRITEs (none: it is idle again). */
-void repl_lane_go(struct repl_lane *lane);
+/*
+ * Hands @lane the chunk [@off, @off + @len) (at most REPL_WRITE_MAX) of
+ * snapshot file @sfd, for the destination's @path: the lane reads it,
+ * leaves out the blocks the base @bfd (-1: none; @bsize bytes) has the
+ * same bytes at, and sends each run of contiguous blocks left as one
+ * WRITE.  @sfd and @bfd stay open until the lanes are drained.
+ */
+void repl_lane_chunk(struct repl_lane *lane, const char *path, int sfd, int bfd,
+		     uint64_t bsize, uint64_t off, size_t len);
 
 /* Waits until every lane is idle; adds the bytes answered since the
  * last drain to *@sent.  Returns 0 or the first failure's -errno. */

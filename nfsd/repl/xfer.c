@@ -30,7 +30,6 @@ struct xfer {
 	char *errbuf;
 	size_t errlen;
 	struct repl_lanes *lanes; /* the WRITEs in flight */
-	unsigned char *bbuf; /* REPL_BLOCK: the base's block */
 };
 
 static int xfer_path(char *out, const char *root, const char *rel)
@@ -89,82 +88,23 @@ static int xfer_attrs(struct xfer *x, const char *rel, const struct stat *ss,
 	return xfer_call(x, &m, REPL_OP_ATTRS, rel, NULL);
 }
 
-static ssize_t xfer_pread_full(int fd, void *buf, size_t len, off_t off)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done,
-				  off + (off_t)done);
-
-		if (n < 0) {
-			if (errno == EINTR) {
-				continue;
-			}
-			return -errno;
-		}
-		if (!n) {
-			break;
-		}
-		done += (size_t)n;
-	}
-	return (ssize_t)done;
-}
-
 /*
- * Sends [@off, @off + @len) of @sfd (at most REPL_WRITE_MAX, read at
- * once into a lane's buffer) to the destination's @rel, but for the
- * blocks the base @bfd (-1: none; @bsize bytes) has the same bytes at:
- * each run of contiguous blocks to send is one WRITE (wire.h), sent by
- * the lane while the next chunk is read (lanes.h).
+ * Sends [@off, @off + @len) of @sfd (at most REPL_WRITE_MAX) to the
+ * destination's @rel, but for the blocks the base @bfd (-1: none;
+ * @bsize bytes) has the same bytes at: a lane reads it and sends each
+ * run of contiguous blocks left as one WRITE (lanes.h), while the next
+ * chunks go to the other lanes.
  */
 static int xfer_chunk(struct xfer *x, const char *rel, int sfd, int bfd,
 		      uint64_t bsize, uint64_t off, size_t len)
 {
 	struct repl_lane *lane;
-	unsigned char *buf;
-	size_t run = 0, run_len = 0; /* the run to send: buf offsets */
-	ssize_t n;
-	int err;
+	int err = repl_lanes_take(x->lanes, &lane, x->errbuf, x->errlen);
 
-	err = repl_lanes_take(x->lanes, &lane, &buf, x->errbuf, x->errlen);
-	if (err) {
-		return err;
+	if (!err) {
+		repl_lane_chunk(lane, rel, sfd, bfd, bsize, off, len);
 	}
-	n = xfer_pread_full(sfd, buf, len, (off_t)off);
-	if (n < 0 || (size_t)n != len) {
-		repl_lane_go(lane); /* nothing queued: idle again */
-		return errbuf_printf(x->errbuf, x->errlen,
-				     n < 0 ? (int)n : -EIO,
-				     "%s: source read at %llu failed", rel,
-				     (unsigned long long)off);
-	}
-	if (bfd < 0 || off >= bsize) {
-		repl_lane_add(lane, rel, off, 0, len);
-		repl_lane_go(lane);
-		return 0;
-	}
-	for (size_t b = 0; b < len; b += REPL_BLOCK) {
-		size_t bl = len - b < REPL_BLOCK ? len - b : REPL_BLOCK;
-		bool same = off + b + bl <= bsize &&
-			    xfer_pread_full(bfd, x->bbuf, bl,
-					    (off_t)(off + b)) == (ssize_t)bl &&
-			    !memcmp(x->bbuf, buf + b, bl);
-
-		if (!same) {
-			run = run_len ? run : b;
-			run_len += bl;
-		} else if (run_len) {
-			/* rewritten with the same bytes: not sent */
-			repl_lane_add(lane, rel, off + run, run, run_len);
-			run_len = 0;
-		}
-	}
-	if (run_len) {
-		repl_lane_add(lane, rel, off + run, run, run_len);
-	}
-	repl_lane_go(lane);
-	return 0;
+	return err;
 }
 
 /* The candidate ranges of @sfd against @bfd (-1: none): FIEMAP's, or the
@@ -281,6 +221,19 @@ static int xfer_file(struct xfer *x, const char *rel, const struct stat *ss)
 	}
 out:
 	free(r);
+	if (x->lanes) {
+		/* The lanes read @sfd and @bfd: done with them first (an
+		 * error of theirs counts when this file's has none). */
+		uint64_t sent = 0;
+		char why[512];
+		int lerr = repl_lanes_drain(x->lanes, &sent, why, sizeof(why));
+
+		x->st->sent_bytes += sent;
+		if (lerr && !err) {
+			err = lerr;
+			snprintf(x->errbuf, x->errlen, "%s", why);
+		}
+	}
 	if (sfd >= 0) {
 		close(sfd);
 	}
@@ -512,10 +465,7 @@ int repl_xfer_run(const struct repl_xfer_args *a, struct repl_xfer_stats *st,
 		repl_journal_close(x.j, false);
 		goto out;
 	}
-	x.bbuf = malloc(REPL_BLOCK);
-	err = x.bbuf ? repl_lanes_new(x.to, REPL_LANES_MAX, &x.lanes, errbuf,
-				      errlen)
-		     : -ENOMEM;
+	err = repl_lanes_new(x.to, REPL_LANES_MAX, &x.lanes, errbuf, errlen);
 	if (!err) {
 		err = xfer_tree(&x, "", 0);
 	}
@@ -554,7 +504,6 @@ int repl_xfer_run(const struct repl_xfer_args *a, struct repl_xfer_stats *st,
 
 		(void)repl_dst_call(x.to, &am, &res, ignored, sizeof(ignored));
 	}
-	free(x.bbuf);
 	repl_journal_close(x.j, err == 0);
 out:
 	if (!a->to) {
