@@ -134,7 +134,6 @@ static int lane_send(struct repl_lane *l, uint64_t *sent, char *why, size_t len)
 			.xxh = repl_write_hash(l->buf + r->boff, r->len),
 		};
 		struct repl_result res;
-		int err;
 
 		memcpy(m.path, l->path, sizeof(m.path));
 		err = repl_dst_call(l->to, &m, &res, why, len);
