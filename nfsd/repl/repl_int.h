@@ -11,12 +11,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "nfsd/export/export.h"
 #include "nfsd/repl/guard.h"
 #include "nfsd/repl/peer.h"
 #include "nfsd/repl/relation.h"
 #include "nfsd/repl/service.h"
 
-struct export;
 struct repl_client;
 
 /* One [replication NAME] of this server, with the means of both ends:
@@ -65,7 +65,16 @@ static inline bool repl__item_sends(const struct repl_item *x)
 	return (x->cfg.role == REPL_ROLE_SOURCE) != x->reversed;
 }
 
-/* The read-only switch of @x's datastore for NFS clients. */
-void repl__item_replica(struct repl_item *x, bool on);
+/* The read-only switch of @x's datastore for NFS clients.  Here, not in
+ * service.c, because the reverse (reverse.c) flips it too and service.c
+ * calls reverse.c: the calls go one way. */
+static inline void repl__item_replica(struct repl_item *x, bool on)
+{
+	if (on) {
+		__atomic_store_n(&x->exp->replica_logged, false,
+				 __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&x->exp->replica, on, __ATOMIC_RELEASE);
+}
 
 #endif

@@ -75,15 +75,6 @@ static struct export *service_datastore(struct repl_service *s,
 	return e;
 }
 
-void repl__item_replica(struct repl_item *x, bool on)
-{
-	if (on) {
-		__atomic_store_n(&x->exp->replica_logged, false,
-				 __ATOMIC_RELAXED);
-	}
-	__atomic_store_n(&x->exp->replica, on, __ATOMIC_RELEASE);
-}
-
 /* The read-only switch of @x's datastore after its end changed: on while
  * it is the destination now and not broken. */
 static void service_sync_replica(struct repl_service *s, struct repl_item *x)

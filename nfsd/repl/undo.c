@@ -97,13 +97,23 @@ bool repl_undo_pending(const struct repl_local *l)
 	return l->applying && access(l->applying, F_OK) == 0;
 }
 
+/* A tree operation (PRUNE, EMPTY) on @l's datastore, through the entry
+ * point repl_local_open() set (dst.h): dst_local.c applies the tree and
+ * calls this file for BEGIN, ABORT and COMMIT, so this file reaches the
+ * tree through the pointer: the calls go one way, dst_local.c -> undo.c. */
+static void undo_tree_op(struct repl_local *l, const struct repl_msg *m,
+			 struct repl_result *r)
+{
+	l->pub.call(&l->pub, m, r);
+}
+
 /* Empties the tree but .snapshot (a baseline undone). */
 static int undo_empty(struct repl_local *l, char *errbuf, size_t errlen)
 {
 	struct repl_msg m = { .op = REPL_OP_PRUNE, .arg = "", .arg_len = 0 };
 	struct repl_result r;
 
-	repl_local_apply(l, &m, &r);
+	undo_tree_op(l, &m, &r);
 	if (r.err) {
 		snprintf(errbuf, errlen, "%s", r.reason);
 	}
@@ -207,7 +217,7 @@ int repl_undo_begin(struct repl_local *l, const struct repl_msg *m,
 				     a.base);
 	}
 	if (!a.base[0]) {
-		repl_local_apply(l, &em, &er);
+		undo_tree_op(l, &em, &er);
 		if (er.err || !er.value) {
 			return er.err ? errbuf_printf(r->reason,
 						      sizeof(r->reason), er.err,

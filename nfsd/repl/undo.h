@@ -19,6 +19,10 @@
  * operations applied: a tree operation without a marker is refused with
  * -ESTALE ("no transfer is being applied": the destination restarted or
  * aborted it), so a source never writes on top of an undone tree.
+ *
+ * Every @l here comes from repl_local_open(): the tree operations an undo
+ * or a baseline's BEGIN needs (PRUNE, EMPTY) go through l->pub.call, so
+ * dst_local.c calls this file and not the other way round.
  */
 #ifndef DSNFS_REPL_UNDO_H
 #define DSNFS_REPL_UNDO_H
