@@ -25,6 +25,7 @@
 #   BENCH_DSNFSD_CEPH    lines added to dsnfsd's copy of ceph.conf, in
 #                        [client.admin] (e.g. "client_oc = false")
 #   BENCH_OUT     [BUILD_DIR/bench] where ceph-STAMP.txt goes
+#   CEPH_OSDS     [1]    3: three OSDs, size 3 (tests/ceph/cluster.sh)
 #
 # Beside the rates it prints where the CPU goes: microseconds of CPU per
 # I/O of the NFS server, each Ceph daemon (OSD, MDS, MON) and the client,
@@ -337,7 +338,12 @@ done
 	echo "dsnfs bench-ceph $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPU," \
 		"Linux $(uname -r), ceph $(dpkg-query -W -f '${Version}' ceph-osd)," \
 		"nfs-ganesha $(dpkg-query -W -f '${Version}' nfs-ganesha-ceph)"
-	echo "one-node cluster (1 bluestore OSD on a sparse file, size 1), loopback;" \
+	if [ "${CEPH_OSDS:-1}" = 3 ]; then
+		echo -n "one-node cluster (3 bluestore OSDs, a sparse file each, size 3, min_size 2), loopback; "
+	else
+		echo -n "one-node cluster (1 bluestore OSD on a sparse file, size 1), loopback; "
+	fi
+	echo \
 		"dsload $HOSTS host(s) (a connection each), 1 VMDK of $VMDK each," \
 		"depth $DEPTH, ${SECS} s a run;" \
 		"load average $(cut -d' ' -f1-3 /proc/loadavg)"
