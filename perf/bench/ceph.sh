@@ -96,24 +96,31 @@ for _ in $(seq 1 100); do
 done
 mkdir -p "$TMP/mnt/bench-dsnfsd" "$TMP/mnt/bench-ganesha" || exit 1
 
-# cpu_ticks PID...: user + system clock ticks of each PID (every thread),
-# space-separated; 0 for one that is gone.
+# cpu_ticks PID[,PID...]...: user + system clock ticks of each argument
+# (every thread; a comma-joined group summed, as the OSDs of a cluster of
+# three), space-separated; 0 for one that is gone.
 cpu_ticks() {
-	local pid line out=()
-	for pid in "$@"; do
-		line=$(cat /proc/"$pid"/stat 2>/dev/null) || { out+=(0); continue; }
-		# Fields after the command name (which may hold spaces).
-		line=${line##*) }
-		# A zombie's times are gone: "-" (the caller keeps its last).
-		out+=("$(echo "$line" |
-			awk '{ print $1 == "Z" ? "-" : $12 + $13 }')")
+	local group pid line t sum out=()
+	for group in "$@"; do
+		sum=0
+		for pid in ${group//,/ }; do
+			line=$(cat /proc/"$pid"/stat 2>/dev/null) || continue
+			# Fields after the command name (which may hold spaces).
+			line=${line##*) }
+			# A zombie's times are gone: "-" (the caller keeps its last).
+			t=$(echo "$line" | awk '{ print $1 == "Z" ? "-" : $12 + $13 }')
+			[ "$t" = - ] && { sum=-; break; }
+			sum=$((sum + t))
+		done
+		out+=("$sum")
 	done
 	echo "${out[*]}"
 }
 
-# The PIDs whose CPU counts: the server, the OSD, the MDS, the MON.
+# The PIDs whose CPU counts: the server, the OSDs (one group), the MDS,
+# the MON.
 cpu_pids() {
-	echo "$SRV_PID $(awk '$1 ~ /^osd/ { print $2; exit }' "$TMP/ceph/daemons")" \
+	echo "$SRV_PID $(awk '$1 ~ /^osd/ { printf "%s%s", n++ ? "," : "", $2 }' "$TMP/ceph/daemons")" \
 		"$(awk '$1 ~ /^mds/ { print $2; exit }' "$TMP/ceph/daemons")" \
 		"$(awk '$1 ~ /^mon/ { print $2; exit }' "$TMP/ceph/daemons")"
 }
