@@ -156,7 +156,8 @@ dsload_run() {
 	# The client's own CPU: read just before it ends, from its last look.
 	while kill -0 "$dl" 2>/dev/null; do
 		now=$(cpu_ticks "${pids[@]}" "$dl")
-		[ "${now##* }" != - ] && after=$now
+		# Gone between the look and the read: 0, not its last ticks.
+		case ${now##* } in - | 0) ;; *) after=$now ;; esac
 		sleep 0.2
 	done
 	wait "$dl"
