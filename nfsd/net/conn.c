@@ -19,7 +19,9 @@
  *
  * Input buffers: a record buffer is given back once the input holds no
  * partial record (rpc_record_trim), so an idle conn holds none whatever
- * the size of its last call.  Writing the output queue is conn_out.c's.
+ * the size of its last call.  Writing the output queue is conn_out.c's,
+ * lending read buffers conn_lent.c's, closing an idle conn to admit
+ * another conn_evict.c's.
  */
 #include <errno.h>
 #include <arpa/inet.h>
@@ -115,24 +117,6 @@ static bool conn_drain_check(struct conn *c)
 	return true;
 }
 
-/* @c stops reading into its lent buffer; unread bytes there, the start
- * of a record, are dropped. */
-static void conn_lent_give(struct conn *c)
-{
-	if (!c->lent) {
-		return;
-	}
-	net__lent_give(c->lent, c->lent_fill);
-	c->lent = NULL;
-	c->lent_pos = c->lent_fill = 0;
-}
-
-/* Bytes of a record still arriving in @c's lent buffer. */
-static size_t conn_lent_carry(const struct conn *c)
-{
-	return c->lent ? c->lent_fill - c->lent_pos : 0;
-}
-
 void net__conn_close(struct conn *c)
 {
 	struct worker *w = c->worker;
@@ -143,7 +127,7 @@ void net__conn_close(struct conn *c)
 	conn_set_state(c, CONN_CLOSED);
 	close(c->fd);
 	c->fd = -1;
-	conn_lent_give(c);
+	net__conn_lent_give(c);
 	net__conn_out_free_all(c);
 	if (c->prev) {
 		c->prev->next = c->next;
@@ -162,71 +146,6 @@ void net__conn_close(struct conn *c)
 	 * before the conn's own. */
 	net__flows_cancel(c);
 	net__conn_unref(c);
-}
-
-/* Idle: nothing in flight and no output queued.  A draining
- * conn is finishing its calls, not idle. */
-static bool conn_is_idle(const struct conn *c)
-{
-	return (c->state == CONN_OPEN || c->state == CONN_PAUSED) &&
-	       c->inflight == 0 && !c->out_head;
-}
-
-/* The least recently active idle conn of @w, of @addr only when @addr is
- * not NULL. */
-static struct conn *conn_evict_pick(struct worker *w, const uint8_t *addr)
-{
-	struct conn *best = NULL;
-
-	for (struct conn *c = w->conns; c; c = c->next) {
-		uint8_t key[16];
-
-		if (!conn_is_idle(c)) {
-			continue;
-		}
-		if (best && c->last_activity >= best->last_activity) {
-			continue;
-		}
-		if (addr) {
-			sockaddr_key((const struct sockaddr *)&c->peer, key);
-			if (memcmp(key, addr, sizeof(key)) != 0) {
-				continue;
-			}
-		}
-		best = c;
-	}
-	return best;
-}
-
-bool net__conn_evict(struct worker *w, const uint8_t addr[16],
-		     uint32_t host_conns, const char *for_peer)
-{
-	const struct net_limits *lim = &w->net->limits;
-	ev_tstamp now = ev_now(w->loop);
-	struct conn *c = conn_evict_pick(w, addr);
-
-	/* All of the busiest host's conns here are busy: make room with
-	 * another idle one rather than stay past the limit. */
-	if (!c) {
-		c = conn_evict_pick(w, NULL);
-	}
-	if (!c) {
-		return false;
-	}
-	w->evicted++;
-	/* One line a second per loop: a flood of new hosts must not flood
-	 * the log; the count says how many went meanwhile. */
-	if (now - w->last_evict_log >= 1.0) {
-		log_warn("net: %s: idle for %.1f s; closed to admit %s "
-			 "(max_conns %u reached, the busiest host holds %u; "
-			 "%llu closed so far on loop %u)",
-			 c->peer_str, now - c->last_activity, for_peer,
-			 lim->max_conns, host_conns,
-			 (unsigned long long)w->evicted, w->id);
-		w->last_evict_log = now;
-	}
-	net__conn_close(c);
-	return true;
 }
 
 /* Flushes, then arms or disarms the write watcher to match the queue. */
@@ -654,7 +573,7 @@ static void conn_note_input(struct conn *c)
 	ev_tstamp now = ev_now(c->worker->loop);
 
 	c->last_activity = now;
-	if (!rpc_record_partial(&c->record) && conn_lent_carry(c) == 0) {
+	if (!rpc_record_partial(&c->record) && net__conn_lent_carry(c) == 0) {
 		c->partial_since = 0;
 	} else if (c->partial_since == 0) {
 		c->partial_since = now;
@@ -674,119 +593,12 @@ static void conn_drain_start(struct conn *c)
 		  c->peer_str, c->inflight);
 	conn_set_state(c, CONN_DRAINING);
 	rpc_record_fini(&c->record);
-	conn_lent_give(c);
+	net__conn_lent_give(c);
 	c->partial_since = 0;
 	c->last_activity = now;
 	if (!conn_drain_check(c)) {
 		conn_timer_arm(c, now);
 	}
-}
-
-/* The room a conn asks of a lent buffer: enough for its last record. */
-static size_t conn_lent_min_room(const struct conn *c)
-{
-	size_t room = c->lent_hint > NET_LENT_MIN_ROOM ? c->lent_hint
-						       : NET_LENT_MIN_ROOM;
-
-	return room < NET_LENT_BYTES ? room : NET_LENT_BYTES;
-}
-
-/* The bytes the record carried in @c's lent buffer takes there: its
- * mark's figure, or just the mark while that is not all in. */
-static size_t conn_lent_carry_need(const struct conn *c)
-{
-	struct rpc_record_lent next;
-
-	/* conn_consume_lent() left it: MORE, with a valid mark. */
-	(void)rpc_record_lent_next(&c->record, c->lent->buf + c->lent_pos,
-				   conn_lent_carry(c), NET_LENT_BYTES, &next);
-	return next.need ? next.need : 4;
-}
-
-/*
- * Before a read: makes c->lent a buffer with room for what comes, or
- * leaves it NULL when none can be lent (the read goes to the loop's
- * buffer and records are copied, as before lent buffers).  A carried
- * record that does not fit where it started moves to the new buffer (a
- * copy of what of it arrived), or into the record when no buffer is
- * free.  0, or -ENOMEM.
- */
-static int conn_lent_prepare(struct conn *c)
-{
-	size_t carry = conn_lent_carry(c), need = 0, used = 0;
-	struct net_lent *fresh;
-
-	if (c->lent && carry == 0) {
-		if (NET_LENT_BYTES - c->lent_fill >= conn_lent_min_room(c)) {
-			return 0;
-		}
-		conn_lent_give(c);
-	}
-	if (carry) {
-		need = conn_lent_carry_need(c);
-		if (need <= NET_LENT_BYTES - c->lent_pos) {
-			return 0;
-		}
-	}
-	fresh = net__lent_take(c->worker, carry ? need : conn_lent_min_room(c));
-	if (!fresh && carry) {
-		/* The carry cannot complete in the bytes given: the feed
-		 * takes all of it and hands out nothing. */
-		const uint8_t *rec;
-		size_t rec_len;
-		int rc = rpc_record_feed(&c->record, c->lent->buf + c->lent_pos,
-					 carry, &used, &rec, &rec_len);
-
-		conn_lent_give(c);
-		return rc < 0 ? rc : 0;
-	}
-	if (!fresh) {
-		return 0;
-	}
-	if (carry) {
-		memcpy(fresh->buf + fresh->used, c->lent->buf + c->lent_pos,
-		       carry);
-		conn_lent_give(c);
-	}
-	c->lent = fresh;
-	c->lent_pos = fresh->used;
-	c->lent_fill = fresh->used + carry;
-	return 0;
-}
-
-/*
- * How much to read into the lent buffer: its room, cut to end at a
- * multiple of the last record's size from the carried record's start,
- * so that a stream of like records (a client's WRITEs) ends where the
- * buffer ends rather than one record straddling two buffers.
- */
-static size_t conn_lent_want(const struct conn *c)
-{
-	size_t room = NET_LENT_BYTES - c->lent_fill;
-	size_t base = conn_lent_carry(c), hint = c->lent_hint, whole;
-
-	/* After a large record, only the next one's head (as without lent
-	 * buffers): a large one is then read in place, one read each. */
-	if (c->input_large) {
-		size_t want = NET_READ_HEAD;
-
-		/* A small record carried: all of it. */
-		if (base && conn_lent_carry_need(c) - base > want) {
-			want = conn_lent_carry_need(c) - base;
-		}
-		return room < want ? room : want;
-	}
-	if (hint < NET_LENT_HINT_MIN) {
-		return room;
-	}
-	whole = (room + base) / hint * hint;
-	if (whole <= base) {
-		return room;
-	}
-	if (base && whole - base < conn_lent_carry_need(c) - base) {
-		return room; /* the carried record is not like the last */
-	}
-	return whole - base;
 }
 
 /*
@@ -802,7 +614,7 @@ static ssize_t conn_read_some(struct conn *c, size_t *direct, size_t *asked)
 	struct iovec iov[2];
 	size_t room = 0;
 	uint8_t *at;
-	int cnt = 0, err = conn_lent_prepare(c);
+	int cnt = 0, err = net__conn_lent_prepare(c);
 	ssize_t n;
 
 	if (err) {
@@ -816,7 +628,7 @@ static ssize_t conn_read_some(struct conn *c, size_t *direct, size_t *asked)
 	}
 	if (c->lent) {
 		iov[cnt].iov_base = c->lent->buf + c->lent_fill;
-		iov[cnt++].iov_len = conn_lent_want(c);
+		iov[cnt++].iov_len = net__conn_lent_want(c);
 	} else {
 		iov[cnt].iov_base = c->worker->read_buf;
 		iov[cnt++].iov_len =
@@ -921,8 +733,8 @@ static void conn_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 		}
 	}
 	/* A conn at rest holds no lent buffer: others may read into it. */
-	if (conn_lent_carry(c) == 0) {
-		conn_lent_give(c);
+	if (net__conn_lent_carry(c) == 0) {
+		net__conn_lent_give(c);
 	}
 	if (!held) {
 		return;

@@ -10,8 +10,8 @@
  * closes its oldest connection when a new one would pass the limit): at
  * max_conns a connection from an address under its own cap is still
  * admitted, and the server makes room by closing an idle connection of
- * the host that holds the most (net__conn_evict on that host's busiest
- * loop).  A host with the most connections that connects again only
+ * the host that holds the most (net__conn_evict, conn_evict.c, on that host's
+ * busiest loop).  A host with the most connections that connects again only
  * trades one of its own idle connections for the new one, so at the
  * limit every host is driven towards an equal share and a handful of
  * addresses cannot keep the others out.  While victims close, the count

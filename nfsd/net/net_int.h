@@ -204,6 +204,17 @@ int net__conn_flush(struct conn *c);
 /* Closes @c (idempotent); memory goes with the last reference. */
 void net__conn_close(struct conn *c);
 
+/* conn_lent.c: @c's side of the loop's lent read buffers. */
+/* @c stops reading into its lent buffer; unread bytes there are dropped. */
+void net__conn_lent_give(struct conn *c);
+/* Bytes of a record still arriving in @c's lent buffer. */
+size_t net__conn_lent_carry(const struct conn *c);
+/* Before a read: a lent buffer with room for what comes, or none (the
+ * read goes to the loop's buffer).  0, or -ENOMEM. */
+int net__conn_lent_prepare(struct conn *c);
+/* How much to read into @c's lent buffer. */
+size_t net__conn_lent_want(const struct conn *c);
+
 extern const struct rpc_transport_ops net__conn_tops;
 
 /*
