@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# Shared helpers of the replication tests (t5016-t5019), sourced after
+# Shared helpers of the replication tests (t5016-t5020), sourced after
 # lib.sh.  A server has a name (src, dst, ...): its state directory is
 # $TEST_TMP/NAME.state, its output NAME.out, its log NAME.log; after
 # srv_start its ports are in NAME_NFS NAME_MOUNT NAME_ADMIN, its process

@@ -15,51 +15,29 @@
 # source completes it; GET, /metrics and dsnfsctl say how many the last
 # transfer carried.  Needs root.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/repl_lib.sh"
 
 src=$TEST_TMP/src
 dsr=$TEST_TMP/dsr
 xfs_loop "$src"
 xfs_loop "$dsr"
-mkdir -p "$TEST_TMP/dstate"
-key=$TEST_TMP/r.key
-openssl rand -hex 32 >"$key"
-chmod 600 "$key"
-DST_PID=""
-cleanup_all() {
-	[ -n "$DST_PID" ] && kill "$DST_PID" 2>/dev/null && wait "$DST_PID" 2>/dev/null
-	xfs_loop_cleanup
-}
-trap cleanup_all EXIT
-
+repl_key
+trap 'srv_cleanup; xfs_loop_cleanup' EXIT
 {
 	printf '[datastore dsr]\npath = %s\n' "$dsr"
 	lab_access
-	printf '[replication r1]\nrole = destination\ndatastore = dsr\nkey_file = %s\n' "$key"
+	repl_section destination r1 dsr
 } >"$TEST_TMP/dst.conf"
-: >"$TEST_TMP/dst.out"
-"$DSNFS_BIN/dsnfsd" -f -l 127.0.0.1 -p 0 -m 0 -P off -A 0 \
-	-s "$TEST_TMP/dstate" -c "$TEST_TMP/dst.conf" \
-	>"$TEST_TMP/dst.out" 2>"$TEST_TMP/dst.log" &
-DST_PID=$!
-wait_for 10 grep -q '^dsnfsd: listening' "$TEST_TMP/dst.out" || {
-	cat "$TEST_TMP/dst.log"
-	exit 1
-}
-line=$(grep '^dsnfsd: listening' "$TEST_TMP/dst.out")
-DST_NFS=$(echo "$line" | sed 's/.* nfs=\([0-9]*\).*/\1/')
-DST_MOUNT=$(echo "$line" | sed 's/.* mount=\([0-9]*\).*/\1/')
-DST_ADMIN=$(echo "$line" | sed 's/.* admin=\([0-9]*\).*/\1/')
-D="http://127.0.0.1:$DST_ADMIN"
-dcurl() {
-	curl -H @<(printf 'Authorization: Bearer %s\n' "$(cat "$TEST_TMP/dstate/admin.token")") "$@"
-}
-durl() { echo "nfs://127.0.0.1/dsr/$1?nfsport=$DST_NFS&mountport=$DST_MOUNT"; }
+srv_start dst "$TEST_TMP/dst.conf" || exit 1
+D=$dst_URL
+dcurl() { scurl dst "$@"; }
+durl() { srv_nfs_url dst dsr "$1"; }
 
 {
 	printf '[datastore src]\npath = %s\nsnapshot_hourly = :00 keep 2\n' "$src"
 	lab_access
-	printf '[replication r1]\nrole = source\ndatastore = src\nkey_file = %s\n' "$key"
-	printf 'destination_url = %s\ndestination_datastore = dsr\nschedule = none\n' "$D"
+	repl_section source r1 src destination_url="$D" \
+		destination_datastore=dsr schedule=none
 } >"$TEST_TMP/src.conf"
 # The policy's clock: 23:59:50 at the start, real speed: its hourly at
 # 00:00 is 10 s away, the next an hour.
@@ -152,14 +130,14 @@ check "snapshot big-b" ctl snapshot create src big-b
 # The source slowed (lib.sh) so that the kill falls while big-b is sent.
 throttle_start "$DSNFSD_PID"
 transfer >/dev/null
-in_b() { [ "$(head -1 "$TEST_TMP/state/repl-r1.journal" 2>/dev/null)" = big-b ] && [ -e "$TEST_TMP/dstate/repl-r1.applying" ]; }
+in_b() { [ "$(head -1 "$TEST_TMP/state/repl-r1.journal" 2>/dev/null)" = big-b ] && [ -e "$TEST_TMP/dst.state/repl-r1.applying" ]; }
 check "the chain reaches big-b (big-a committed)" wait_for 90 in_b
 sleep 0.3
 kill -9 "$DSNFSD_PID"
 throttle_stop "$DSNFSD_PID"
 wait "$DSNFSD_PID" 2>/dev/null
 DSNFSD_PID=""
-check "killed while big-b was applied (dsr's marker: big-b)" grep -q '^big-b big-a$' "$TEST_TMP/dstate/repl-r1.applying"
+check "killed while big-b was applied (dsr's marker: big-b)" grep -q '^big-b big-a$' "$TEST_TMP/dst.state/repl-r1.applying"
 check "big-a on dsr whole" bash -c \
 	"[ \"\$(nfs-cat '$(durl .snapshot/big-a/big.img)' 2>/dev/null | sha256sum)\" = \"\$(sha256sum <'$src/.snapshot/big-a/big.img')\" ]"
 check "no big-b on dsr: not in its API, not in .snapshot" bash -c \
@@ -174,7 +152,7 @@ check "big-b on dsr: the source's bytes" bash -c \
 	"[ \"\$(nfs-cat '$(durl .snapshot/big-b/big.img)' 2>/dev/null | sha256sum)\" = \"\$(sha256sum <'$TEST_TMP/big.img')\" ]"
 check "big-a still the source's" bash -c \
 	"[ \"\$(nfs-cat '$(durl .snapshot/big-a/big.img)' 2>/dev/null | sha256sum)\" = \"\$(sha256sum <'$src/.snapshot/big-a/big.img')\" ]"
-check "no marker left on dsr" [ ! -e "$TEST_TMP/dstate/repl-r1.applying" ]
+check "no marker left on dsr" [ ! -e "$TEST_TMP/dst.state/repl-r1.applying" ]
 
 # The figures.
 acurl -s "$A/metrics" >"$TEST_TMP/metrics"
@@ -187,8 +165,7 @@ check "dsnfsctl replication show: the snapshots line" grep -q '^  snapshots     
 check "a log line per transfer, with the count" grep -q 'replication: r1: transfer .* 1 snapshots carried, 0 deleted' "$TEST_TMP/dsnfsd.log"
 
 dsnfsd_stop || FAILS=$((FAILS + 1))
-kill "$DST_PID" && wait "$DST_PID" || FAILS=$((FAILS + 1))
-DST_PID=""
+srv_stop dst || FAILS=$((FAILS + 1))
 if [ "$FAILS" -ne 0 ]; then
 	grep -h 'replication\|repl\|snapshot' "$TEST_TMP/dsnfsd.log" "$TEST_TMP/dst.log" | tail -30
 fi
