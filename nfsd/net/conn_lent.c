@@ -45,7 +45,8 @@ static size_t conn_lent_carry_need(const struct conn *c)
 
 	/* conn_consume_lent() left it: MORE, with a valid mark. */
 	(void)rpc_record_lent_next(&c->record, c->lent->buf + c->lent_pos,
-				   net__conn_lent_carry(c), NET_LENT_BYTES, &next);
+				   net__conn_lent_carry(c), NET_LENT_BYTES,
+				   &next);
 	return next.need ? next.need : 4;
 }
 
