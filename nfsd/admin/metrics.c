@@ -507,6 +507,10 @@ static void metrics_ilogs(const struct admin_view *v, struct admin_buf *out)
 		  "Stable writes synced in their file (large, or a sequential "
 		  "stream's), not copied into the log",
 		  ILOG_FIELD(inplace_writes) },
+		{ "dsnfs_intent_log_direct_writes_total",
+		  "In-place stable writes written O_DIRECT with RWF_DSYNC "
+		  "(over blocks the file held; no fdatasync)",
+		  ILOG_FIELD(direct_writes) },
 		{ "dsnfs_intent_log_bytes_total",
 		  "Bytes written to the intent log (records and pads)",
 		  ILOG_FIELD(bytes) },

@@ -124,6 +124,9 @@ struct config {
 	 * (store_ilog_set_inplace); 0: that rule is off. */
 	uint32_t intent_log_inplace_min_bytes;
 	uint32_t intent_log_inplace_seq_min_bytes;
+	/* In-place writes over written blocks go O_DIRECT with RWF_DSYNC
+	 * (store_ilog_set_inplace_direct); default on. */
+	bool intent_log_inplace_direct;
 	char state_dir[4096];
 	bool trace;
 	uint32_t max_record_bytes;

@@ -88,6 +88,7 @@ static int server_export_ilog_open(struct server *srv, struct export *exp,
 	}
 	store_ilog_set_inplace(exp->ilog, srv->ilog_inplace_min,
 			       srv->ilog_inplace_seq_min);
+	store_ilog_set_inplace_direct(exp->ilog, srv->ilog_inplace_direct);
 	return 0;
 }
 
@@ -186,6 +187,8 @@ static int server_ilog_open(struct server *srv, const struct config *cfg,
 	if (!err) {
 		store_ilog_set_inplace(srv->ilog, srv->ilog_inplace_min,
 				       srv->ilog_inplace_seq_min);
+		store_ilog_set_inplace_direct(srv->ilog,
+					      srv->ilog_inplace_direct);
 	}
 	return err;
 }

@@ -43,6 +43,10 @@ int store_ilog_open(const char *path, uint64_t ring_bytes,
  */
 void store_ilog_set_inplace(struct store_ilog *ilog, uint32_t min_bytes,
 			    uint32_t seq_min_bytes);
+/* Whether in-place writes over blocks their file already holds are
+ * written O_DIRECT with RWF_DSYNC (config intent_log_inplace_direct;
+ * off at open). */
+void store_ilog_set_inplace_direct(struct store_ilog *ilog, bool on);
 /* Sets the size rule alone (the sequential one as it was). */
 void store_ilog_set_inplace_min(struct store_ilog *ilog, uint32_t min_bytes);
 
@@ -62,12 +66,13 @@ void store_ilog_close(struct store_ilog *ilog);
  * log line): records appended, flushes of the log, checkpoints, writers
  * that waited for ring space, records replayed at open and skipped;
  * writes synced in place, and the SYNCED records they logged (of the
- * records counted); the bytes written to the log's ring (records and
- * their pads: the log device's share of the stable bytes). */
+ * records counted), and of those writes the ones written O_DIRECT; the bytes
+ * written to the log's ring (records and their pads: the log device's share of
+ * the stable bytes). */
 struct store_ilog_stats {
 	uint64_t records, flushes, checkpoints, full_waits;
 	uint64_t replayed, replay_skipped;
-	uint64_t inplace_writes, synced_records;
+	uint64_t inplace_writes, synced_records, direct_writes;
 	uint64_t bytes;
 };
 void store_ilog_stats(struct store_ilog *ilog, struct store_ilog_stats *out);

@@ -57,8 +57,25 @@ def plan(ops):
     return out
 
 
+def direct_fd_open(pid, name):
+    """Whether process @pid holds file @name open O_DIRECT: the in-place
+    writes over written blocks took local_direct.c's path."""
+    fds = "/proc/%d/fd" % pid
+    for fd in os.listdir(fds):
+        try:
+            target = os.readlink(os.path.join(fds, fd))
+            info = open("/proc/%d/fdinfo/%s" % (pid, fd)).read()
+        except OSError:
+            continue
+        flags = int(re.search(r"flags:\s+([0-7]+)", info).group(1), 8)
+        if target.endswith("/" + name) and flags & os.O_DIRECT:
+            return True
+    return False
+
+
 def live_run(binary, scratch, conf, ops):
-    """The run before the cut: (handles, acked, verifier) as t8205's."""
+    """The run before the cut: (handles, acked, verifier, whether the
+    writes went O_DIRECT too) as t8205's."""
     pfs, disk, fuse = t8205.power_on(scratch)
     t8205.run("sync", "-f", disk.mnt)
     proc, nfs_port, mount_port = t8205.start_dsnfsd(
@@ -77,8 +94,9 @@ def live_run(binary, scratch, conf, ops):
         verf = r.verf
         acked.append((0, at * BLOCK, count))
     c.close()
+    direct = direct_fd_open(proc.pid, "a")
     t8205.power_cut(proc, pfs, disk, fuse)
-    return fh, acked, verf
+    return fh, acked, verf, direct
 
 
 def main():
@@ -104,8 +122,10 @@ def main():
         return path
 
     t0 = time.monotonic()
-    fh, acked, verf = live_run(binary, scratch, conf, ops)
+    fh, acked, verf, direct = live_run(binary, scratch, conf, ops)
     live_s = time.monotonic() - t0
+    ck.check("the stream's writes over written blocks went O_DIRECT "
+             "(intent_log_inplace_direct, on by default)", direct)
     recs, first = t8205.read_log(os.path.join(scratch, "power.log"))
     start = min(first.values()) if first else len(recs)
     flushes = [i for i, r in enumerate(recs) if r[0] == b"F" and i > start]

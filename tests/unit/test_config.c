@@ -585,6 +585,16 @@ static void test_config_intent_log_immediate_max(void **state)
 	assert_int_equal(load(f, "[server]\n"
 				 "intent_log_immediate_max_bytes = big\n"),
 			 -EINVAL);
+	/* Direct in-place writes: on by default, "no" turns them off, a
+	 * word that is no boolean is refused with the key named. */
+	assert_true(f->cfg.intent_log_inplace_direct);
+	assert_int_equal(load(f, "[server]\nintent_log_inplace_direct = no\n"),
+			 0);
+	assert_false(f->cfg.intent_log_inplace_direct);
+	assert_int_equal(
+		load(f, "[server]\nintent_log_inplace_direct = maybe\n"),
+		-EINVAL);
+	assert_non_null(strstr(f->err, "intent_log_inplace_direct"));
 }
 
 /* backend = cephfs with its keys; ceph_user defaults to admin. */

@@ -248,7 +248,8 @@ static int64_t store_ilog_append_locked(struct store_ilog *ilog,
 
 int64_t store__ilog_append_synced(struct store_ilog *ilog,
 				  struct local_obj *obj, uint64_t off_bytes,
-				  uint32_t len_bytes, uint64_t upto_lsn)
+				  uint32_t len_bytes, uint64_t upto_lsn,
+				  bool direct)
 {
 	uint32_t rec_len = store__ilog_synced_len(obj->base.fh.len);
 	int64_t end = 0;
@@ -256,6 +257,7 @@ int64_t store__ilog_append_synced(struct store_ilog *ilog,
 
 	pthread_mutex_lock(&ilog->lock);
 	ilog->stats.inplace_writes++;
+	ilog->stats.direct_writes += direct;
 	err = ilog->err;
 	/* Records of the file before these bytes and after the head would
 	 * be replayed over them: the record says they are older.  None
@@ -286,6 +288,16 @@ void store_ilog_set_inplace(struct store_ilog *ilog, uint32_t min_bytes,
 {
 	atomic_store(&ilog->inplace_min, min_bytes);
 	atomic_store(&ilog->inplace_seq_min, seq_min_bytes);
+}
+
+void store_ilog_set_inplace_direct(struct store_ilog *ilog, bool on)
+{
+	atomic_store(&ilog->inplace_direct, on);
+}
+
+bool store__ilog_inplace_direct(const struct store_ilog *ilog)
+{
+	return atomic_load(&ilog->inplace_direct);
 }
 
 bool store__ilog_inplace_rule(uint32_t min_bytes, uint32_t seq_min_bytes,

@@ -92,15 +92,20 @@ int store__ilog_append_async(struct store_ilog *ilog, struct local_obj *obj,
 
 /*
  * After a write of @len_bytes at @off_bytes of @obj's file was made stable
- * in place (ilog.h, large writes): when the file has records after the
- * head that end at or below @upto_lsn (its ilog_lsn read when the bytes
- * were written, under its ilog_order), appends a SYNCED record, waiting
+ * in place (ilog.h, large writes; @direct: written O_DIRECT, counted
+ * apart): when the file has records after the head that end at or below
+ * @upto_lsn (its ilog_lsn read when the bytes were written, under its
+ * ilog_order, or before a direct write began), appends a SYNCED record, waiting
  * for ring space, and returns the LSN a flush must reach (> 0); else 0
  * (nothing to log).  -errno: a failed log (sticky).
  */
 int64_t store__ilog_append_synced(struct store_ilog *ilog,
 				  struct local_obj *obj, uint64_t off_bytes,
-				  uint32_t len_bytes, uint64_t upto_lsn);
+				  uint32_t len_bytes, uint64_t upto_lsn,
+				  bool direct);
+
+/* Whether in-place writes may go O_DIRECT (store_ilog_set_inplace_direct). */
+bool store__ilog_inplace_direct(const struct store_ilog *ilog);
 
 /* Waits until the log is stable up to @end_lsn, flushing it on this thread
  * when no flush is in flight.  Returns 0 or the log's -errno. */

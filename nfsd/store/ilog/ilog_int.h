@@ -66,6 +66,9 @@ struct store_ilog {
 	 * of a sequential stream from inplace_seq_min; 0: that rule is off. */
 	_Atomic uint32_t inplace_min;
 	_Atomic uint32_t inplace_seq_min;
+	/* In-place writes over written blocks go O_DIRECT + RWF_DSYNC
+	 * (store/local/local_direct.c). */
+	_Atomic bool inplace_direct;
 	store_ilog_write_fn write_fn; /* tests; NULL: store_ilog_write_ring */
 	void *write_arg;
 

@@ -337,12 +337,12 @@ void store_ilog_close(struct store_ilog *ilog)
 	log_info("ilog: %s: closed: %" PRIu64 " records, %" PRIu64
 		 " flushes, %" PRIu64 " checkpoints, %" PRIu64
 		 " waits for a full ring; %" PRIu64
-		 " writes synced in place (%" PRIu64
+		 " writes synced in place (%" PRIu64 " O_DIRECT, %" PRIu64
 		 " SYNCED records); %" PRIu64 " bytes logged",
 		 ilog->path, ilog->stats.records, ilog->stats.flushes,
 		 ilog->stats.checkpoints, ilog->stats.full_waits,
-		 ilog->stats.inplace_writes, ilog->stats.synced_records,
-		 ilog->stats.bytes);
+		 ilog->stats.inplace_writes, ilog->stats.direct_writes,
+		 ilog->stats.synced_records, ilog->stats.bytes);
 	pthread_mutex_unlock(&ilog->lock);
 	store_ilog_free(ilog);
 }

@@ -84,6 +84,11 @@ struct local_obj {
 	/* ilog.c's, under its lock: on its dirty list (holding a ref). */
 	bool ilog_dirty;
 	struct local_obj *ilog_next;
+	/* local_direct.c: the O_DIRECT descriptor of in-place stable
+	 * writes, -1 until the first; direct_refused once the file system
+	 * refused it (the buffered path from then on). */
+	atomic_int direct_fd;
+	atomic_bool direct_refused;
 	/* zero_first.c: held by every write into a block with a hole. */
 	pthread_mutex_t zero_lock;
 };
@@ -268,6 +273,16 @@ int store__local_read(struct store *st, struct store_obj *obj,
 int store__local_write(struct store *st, struct store_obj *obj,
 		       uint64_t off_bytes, const void *buf, uint32_t count,
 		       enum store_stable stable, bool *sync_failed);
+/*
+ * local_direct.c: writes @count bytes of @buf at @off_bytes of @obj
+ * (@io_fd its read/write descriptor) with O_DIRECT and RWF_DSYNC when
+ * only data moves (whole 4 KiB blocks, all written, inside the size).
+ * Returns 0 (the bytes stable), -EAGAIN (not done: take the buffered
+ * path) or -errno of the write (some bytes may be written).
+ */
+int store__local_write_direct(struct store *st, struct local_obj *obj,
+			      int io_fd, uint64_t off_bytes, const void *buf,
+			      uint32_t count);
 int store__local_write_async(struct store *st, struct store_obj *obj,
 			     uint64_t off_bytes, const void *buf,
 			     uint32_t count, struct store_write_wait *w,

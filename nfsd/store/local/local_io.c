@@ -164,9 +164,10 @@ static int store_local_write_logged(struct store *st, struct local_obj *obj,
 
 /*
  * A large stable write with the intent log on (at least its inplace_min
- * bytes; ilog.h): written to the file and made stable there, with one
- * fdatasync shared by the file's writes in flight (its sync group), so the
- * log does not carry the bytes too.  fdatasync, as the log gives a logged
+ * bytes; ilog.h): written to the file and made stable there, O_DIRECT
+ * over blocks the file holds (local_direct.c), else with one fdatasync
+ * shared by the file's writes in flight (its sync group), so the log does
+ * not carry the bytes too.  fdatasync, as the log gives a logged
  * write: data and size stable, timestamps later.  After the sync, a SYNCED
  * record when the file has records replay could write over these bytes,
  * and the wait for its flush; upto is read with the bytes written under
@@ -177,22 +178,38 @@ static int store_local_write_inplace(struct store *st, struct local_obj *obj,
 				     const void *buf, uint32_t count,
 				     bool *sync_failed)
 {
+	bool direct = false;
 	uint64_t upto;
 	int64_t end;
-	int err;
+	int err = -EAGAIN;
 
-	pthread_mutex_lock(&obj->ilog_order);
-	err = store__pwrite_full(fd, buf, count, off_bytes);
-	upto = atomic_load(&obj->ilog_lsn);
-	pthread_mutex_unlock(&obj->ilog_order);
+	/* O_DIRECT (local_direct.c) needs no ilog_order: upto read before
+	 * the write began holds only records older than these bytes, and a
+	 * record racing with them is a concurrent write, which either order
+	 * may follow.  Not holding it lets the file's writes overlap. */
+	if (store__ilog_inplace_direct(st->ilog)) {
+		upto = atomic_load(&obj->ilog_lsn);
+		err = store__local_write_direct(st, obj, fd, off_bytes, buf,
+						count);
+		direct = err != -EAGAIN;
+	}
+	if (err == -EAGAIN) {
+		pthread_mutex_lock(&obj->ilog_order);
+		err = store__pwrite_full(fd, buf, count, off_bytes);
+		upto = atomic_load(&obj->ilog_lsn);
+		pthread_mutex_unlock(&obj->ilog_order);
+		if (!err) {
+			err = store_local_sync(st, obj, fd, STORE_DATA_SYNC,
+					       sync_failed);
+		}
+	}
 	if (err) {
+		/* A direct write's error may be its flush's (RWF_DSYNC). */
+		*sync_failed = *sync_failed || direct;
 		return err;
 	}
-	err = store_local_sync(st, obj, fd, STORE_DATA_SYNC, sync_failed);
-	if (err) {
-		return err;
-	}
-	end = store__ilog_append_synced(st->ilog, obj, off_bytes, count, upto);
+	end = store__ilog_append_synced(st->ilog, obj, off_bytes, count, upto,
+					direct);
 	err = end > 0 ? store__ilog_wait(st->ilog, end) : (int)end;
 	*sync_failed = err != 0;
 	return err;

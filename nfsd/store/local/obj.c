@@ -73,6 +73,8 @@ int store__obj_new(int fd, bool io_fd_rw, const struct stat *stat,
 	obj->fd = fd;
 	atomic_init(&obj->io_fd, io_fd_rw ? fd : -1);
 	atomic_init(&obj->io_write_err, 0);
+	atomic_init(&obj->direct_fd, -1);
+	atomic_init(&obj->direct_refused, false);
 	*out = obj;
 	return 0;
 }
@@ -96,6 +98,9 @@ void store__obj_unref(struct local_obj *obj)
 	io_fd = atomic_load(&obj->io_fd);
 	if (io_fd >= 0 && io_fd != obj->fd) {
 		close(io_fd);
+	}
+	if (atomic_load(&obj->direct_fd) >= 0) {
+		close(atomic_load(&obj->direct_fd));
 	}
 	close(obj->fd);
 	pthread_mutex_destroy(&obj->zero_lock);
