@@ -67,6 +67,8 @@ DSNFSD=$BUILD/bin/dsnfsd
 DSLOAD=$BUILD/bin/dsload
 EVENTS=syscalls:sys_enter_fsync,syscalls:sys_enter_fdatasync
 EVENTS=$EVENTS,syscalls:sys_enter_pwrite64,syscalls:sys_enter_pwritev
+# pwritev2: the in-place O_DIRECT writes, each with RWF_DSYNC (its own flush)
+EVENTS=$EVENTS,syscalls:sys_enter_pwritev2
 EVENTS=$EVENTS,raw_syscalls:sys_enter
 
 case " $MODES " in
@@ -191,8 +193,9 @@ for l in open(sys.argv[2]):
         else:
             n[f[2].split(":")[1].replace("sys_enter_", "")] = v
 logpw = n.get("logpw", 0)
-data = max(n.get("pwrite64", 0) + n.get("pwritev", 0) - logpw, 1)
-flushes = n.get("fsync", 0) + n.get("fdatasync", 0) + logpw
+direct = n.get("pwritev2", 0)
+data = max(n.get("pwrite64", 0) + n.get("pwritev", 0) + direct - logpw, 1)
+flushes = n.get("fsync", 0) + n.get("fdatasync", 0) + logpw + direct
 row = (sys.argv[3], sys.argv[4], tot["write"]["ios"] / p["window_s"],
        tot["write"]["bytes"] / p["window_s"] / 2**20, tot["lat"]["p99_ms"],
        flushes / data, n.get("sys_enter", 0) / data,
