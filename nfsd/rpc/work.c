@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 struct rpc_work_pool {
@@ -20,6 +21,7 @@ struct rpc_work_pool {
 	struct rpc_call *head;
 	struct rpc_call *tail;
 	bool stopping;
+	unsigned idle; /* threads waiting on wake */
 	unsigned nthreads;
 	pthread_t threads[];
 };
@@ -33,7 +35,9 @@ static void *rpc_work_thread(void *arg)
 
 		pthread_mutex_lock(&pool->lock);
 		while (!pool->head && !pool->stopping) {
+			pool->idle++;
 			pthread_cond_wait(&pool->wake, &pool->lock);
+			pool->idle--;
 		}
 		call = pool->head;
 		if (!call) {
@@ -90,8 +94,14 @@ void rpc_work_pool_free(struct rpc_work_pool *pool)
 	free(pool);
 }
 
+/* The wake-up goes after the unlock, so the woken thread does not block
+ * at once on the mutex its waker still holds (a profile of 64 KiB stable
+ * writes showed that), and only when a thread is idle: a busy one takes
+ * the call when it comes back for the next. */
 void rpc_work_pool_submit(struct rpc_work_pool *pool, struct rpc_call *call)
 {
+	bool wake;
+
 	call->next = NULL;
 	pthread_mutex_lock(&pool->lock);
 	if (pool->tail) {
@@ -100,6 +110,9 @@ void rpc_work_pool_submit(struct rpc_work_pool *pool, struct rpc_call *call)
 		pool->head = call;
 	}
 	pool->tail = call;
-	pthread_cond_signal(&pool->wake);
+	wake = pool->idle > 0;
 	pthread_mutex_unlock(&pool->lock);
+	if (wake) {
+		pthread_cond_signal(&pool->wake);
+	}
 }
