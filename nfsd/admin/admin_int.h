@@ -240,6 +240,13 @@ admin_handler_fn admin__snapshots_list, admin__snapshot_create,
 /* Replication (repl_api.c): GET /volumes/NAME/replication and POST
  * /volumes/NAME/replication/{transfer,break,resync}. */
 admin_handler_fn admin__replication_get, admin__replication_action;
+/* /replications (replications.c). */
+admin_handler_fn admin__replications_list, admin__replication_create,
+	admin__replication_delete;
+struct repl_status;
+/* One relation as GET shows it (repl_api.c): a new reference, NULL when
+ * out of memory. */
+json_t *admin__repl_json(const struct repl_status *st);
 /* The destination's route POST /replications/NAME/peer (repl_api.c;
  * docs/security.md, "Replication"): whether @url is one, its NAME into
  * @name; a refusal before the body (@status: 401, 404, 405, 413, 415) as

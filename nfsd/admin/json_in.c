@@ -44,9 +44,7 @@ int admin__json_parse(const char *body, size_t len, json_t **out, char *errbuf,
 	return 0;
 }
 
-/* Refuses a key of @in that is not in @known (NULL-terminated), and an
- * object without any of them. */
-static int json_keys_check(const json_t *in, const char *const *known,
+int admin__json_keys_check(const json_t *in, const char *const *known,
 			   char *errbuf, size_t errlen)
 {
 	char list[256] = "";
@@ -199,7 +197,7 @@ int admin__json_pool_spec(const json_t *in, struct pool *out, char *errbuf,
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	err = json_keys_check(in, known, errbuf, errlen);
+	err = admin__json_keys_check(in, known, errbuf, errlen);
 	if (!err) {
 		err = json_get_name(in, "name", true, out->name, NULL, errbuf,
 				    errlen);
@@ -235,7 +233,7 @@ int admin__json_pool_patch(const json_t *in, struct admin_pool_patch *out,
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	err = json_keys_check(in, known, errbuf, errlen);
+	err = admin__json_keys_check(in, known, errbuf, errlen);
 	if (!err) {
 		err = json_get_u32(in, "size_tib", false, &out->size_tib,
 				   &out->has_size, errbuf, errlen);
@@ -264,7 +262,7 @@ int admin__json_volume_spec(const json_t *in, struct pool_volume *out,
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	err = json_keys_check(in, known, errbuf, errlen);
+	err = admin__json_keys_check(in, known, errbuf, errlen);
 	if (!err) {
 		err = json_get_name(in, "name", true, out->name, NULL, errbuf,
 				    errlen);
@@ -292,7 +290,7 @@ int admin__json_volume_patch(const json_t *in, struct admin_volume_patch *out,
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	err = json_keys_check(in, known, errbuf, errlen);
+	err = admin__json_keys_check(in, known, errbuf, errlen);
 	if (!err) {
 		err = json_get_name(in, "pool", false, out->pool,
 				    &out->has_pool, errbuf, errlen);
@@ -363,7 +361,7 @@ int admin__json_caps_patch(const json_t *in, struct traffic_caps *caps,
 	double v = 0;
 	int err;
 
-	err = json_keys_check(in, known, errbuf, errlen);
+	err = admin__json_keys_check(in, known, errbuf, errlen);
 	for (size_t i = 0; !err && i < ARRAY_SIZE(rates); i++) {
 		err = json_get_number(in, rates[i].key,
 				      JSON_RATE_MAX / rates[i].unit, &v,

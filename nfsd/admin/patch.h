@@ -36,6 +36,12 @@ struct admin_volume_patch {
 int admin__json_parse(const char *body, size_t len, json_t **out, char *errbuf,
 		      size_t errlen);
 
+/* Refuses a key of @in (borrowed) that is not in @known (NULL-terminated),
+ * and an object without any of them: -EINVAL with the list of known
+ * fields in errbuf. */
+int admin__json_keys_check(const json_t *in, const char *const *known,
+			   char *errbuf, size_t errlen);
+
 /*
  * Each reads one body (borrowed) into its struct: unknown fields, missing
  * required ones, wrong types and values out of the type's range are

@@ -23,7 +23,8 @@
  *
  * (?relation=NAME: that relation only; else every relation of the
  * datastore) and the dsnfs_replication_* families of /metrics.  The admin token
- * guards these as every route; the destination's own route
+ * guards these as every route (/replications itself: replications.c);
+ * the destination's own route
  * (/replications/NAME/peer, the relation's key) is http.c's.
  */
 #include "nfsd/admin/admin_int.h"
@@ -40,7 +41,7 @@
 
 #define REPL_API_MAX 8
 
-static json_t *repl_api_json(const struct repl_status *st)
+json_t *admin__repl_json(const struct repl_status *st)
 {
 	const struct repl_xfer_stats *l = &st->last_stats;
 	bool src = st->role == REPL_ROLE_SOURCE;
@@ -54,6 +55,8 @@ static json_t *repl_api_json(const struct repl_status *st)
 	if (!o) {
 		return NULL;
 	}
+	json_object_set_new(o, "origin",
+			    json_string(st->api ? "api" : "config"));
 	json_object_set_new(o, "last_snapshot", json_string(st->last));
 	if (!src) {
 		json_object_set_new(o, "source_url", json_string(st->url));
@@ -120,13 +123,14 @@ void admin__replication_get(struct admin_api *api,
 		free(st);
 		admin__reply_error(reply, 404,
 				   "volume %s: no replication relation (see "
-				   "[replication NAME] in dsnfsd.conf(5))",
+				   "[replication NAME] in dsnfsd.conf(5) and "
+				   "POST /replications)",
 				   req->name);
 		return;
 	}
 	list = json_array();
 	for (size_t i = 0; list && i < n; i++) {
-		json_array_append_new(list, repl_api_json(&st[i]));
+		json_array_append_new(list, admin__repl_json(&st[i]));
 	}
 	free(st);
 	doc = json_pack("{s:s, s:o}", "volume", req->name, "relations", list);
@@ -233,6 +237,10 @@ void admin__replication_metrics(struct admin_api *api, struct admin_buf *out)
 		return;
 	}
 	n = repl_service_status(api->ctx.repl, NULL, st, REPL_PEERS_MAX);
+	if (!n) {
+		free(st); /* no family without a relation, as before any */
+		return;
+	}
 	for (size_t f = 0; f < sizeof(fam) / sizeof(fam[0]); f++) {
 		repl_api_family(out, fam[f].name, fam[f].type, fam[f].help);
 		for (size_t i = 0; i < n; i++) {

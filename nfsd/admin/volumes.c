@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfsd/repl/service.h"
+
 enum volume_step {
 	VOLUME_STEP_MOVE = 0,
 	VOLUME_STEP_QUOTA,
@@ -243,10 +245,19 @@ void admin__volume_delete(struct admin_api *api,
 			  const struct admin_request *req,
 			  struct admin_reply *reply)
 {
-	struct pool_limits *limits = malloc(sizeof(*limits));
-	char err[300];
+	struct pool_limits *limits;
+	char err[300], rel[64];
 	int rc;
 
+	/* Its relation would lose its datastore under a running thread. */
+	if (repl_service_uses(api->ctx.repl, req->name, rel, sizeof(rel))) {
+		admin__reply_error(reply, 409,
+				   "volume %s is in replication relation %s: "
+				   "delete the relation first",
+				   req->name, rel);
+		return;
+	}
+	limits = malloc(sizeof(*limits));
 	if (!limits) {
 		admin__reply_error(reply, 500, "out of memory");
 		return;

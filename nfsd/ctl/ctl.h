@@ -253,4 +253,8 @@ int ctl_snapshot_policy_main(const struct ctl_remote *r, int argc, char **argv);
  * (replication.c). */
 int ctl_replication_main(const struct ctl_remote *r, int argc, char **argv);
 
+/* `replication list`, `replication create NAME --role ... --key-file F
+ * ...`, `replication delete NAME` (repl_manage.c): argv[1] is the verb. */
+int ctl_replication_manage(const struct ctl_remote *r, int argc, char **argv);
+
 #endif

@@ -82,9 +82,13 @@ static const struct ctl_command ctl_commands[] = {
 		  "snapshots on a schedule (UTC)",
 	  .remote = ctl_snapshot_main },
 	{ .name = "replication",
-	  .usage = "replication show|transfer|break|resync DATASTORE "
-		   "[--relation NAME]\n      the datastore's replication "
-		   "relations ([replication] in\n      dsnfsd.conf)",
+	  .usage = "replication show|transfer|break|resync|reverse "
+		   "DATASTORE [--relation NAME]\n      the datastore's "
+		   "replication relations ([replication] in\n      "
+		   "dsnfsd.conf, or made through the API)\n"
+		   "  replication list | create NAME --role R --datastore DS "
+		   "--key-file F ... |\n      delete NAME   the relations "
+		   "made through the API",
 	  .remote = ctl_replication_main },
 	{ .name = "operations",
 	  .usage = "operations [ID]           long operations and their "

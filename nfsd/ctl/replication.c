@@ -3,7 +3,8 @@
  * replication: `dsnfsctl replication show|transfer|break|resync|reverse
  * DATASTORE [--relation NAME]`, a datastore's replication relations through the
  * admin API (/volumes/NAME/replication; docs/replication.md).  The
- * relations themselves are [replication NAME] sections of dsnfsd.conf(5).
+ * relations themselves are [replication NAME] sections of dsnfsd.conf(5)
+ * or made through the API (list, create, delete: repl_manage.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -15,7 +16,8 @@
 static int repl_usage(void)
 {
 	fprintf(stderr, "usage: dsnfsctl replication show|transfer|break|"
-			"resync|reverse DATASTORE [--relation NAME]\n");
+			"resync|reverse DATASTORE [--relation NAME]\n"
+			"       dsnfsctl replication list|create|delete ...\n");
 	return CTL_EXIT_USAGE;
 }
 
@@ -122,6 +124,10 @@ int ctl_replication_main(const struct ctl_remote *r, int argc, char **argv)
 	char path[256];
 	int rc;
 
+	if (!strcmp(verb, "list") || !strcmp(verb, "create") ||
+	    !strcmp(verb, "delete")) {
+		return ctl_replication_manage(r, argc, argv);
+	}
 	if (argc == 5 && !strcmp(argv[3], "--relation")) {
 		rel = argv[4];
 	} else if (argc != 3) {

@@ -18,6 +18,24 @@
 #include "nfsd/repl/undo.h"
 #include "nfsd/snap/snap.h"
 
+int repl_key_parse(const char *text, size_t n, char key[REPL_KEY_HEX_LEN + 1])
+{
+	if (n > 0 && text[n - 1] == '\n') {
+		n--;
+	}
+	if (n != REPL_KEY_HEX_LEN) {
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!isxdigit((unsigned char)text[i])) {
+			return -EINVAL;
+		}
+	}
+	memcpy(key, text, REPL_KEY_HEX_LEN);
+	key[REPL_KEY_HEX_LEN] = '\0';
+	return 0;
+}
+
 int repl_key_load(const char *path, char key[REPL_KEY_HEX_LEN + 1],
 		  char *errbuf, size_t errlen)
 {
@@ -39,23 +57,13 @@ int repl_key_load(const char *path, char key[REPL_KEY_HEX_LEN + 1],
 	}
 	n = read(fd, buf, sizeof(buf));
 	close(fd);
-	if (n > 0 && buf[n - 1] == '\n') {
-		n--;
-	}
-	for (ssize_t i = 0; n == REPL_KEY_HEX_LEN && i < n; i++) {
-		if (!isxdigit((unsigned char)buf[i])) {
-			n = -1;
-		}
-	}
-	if (n != REPL_KEY_HEX_LEN) {
+	if (n < 0 || repl_key_parse(buf, (size_t)n, key)) {
 		explicit_bzero(buf, sizeof(buf));
 		return errbuf_printf(errbuf, errlen, -EINVAL,
 				     "key file %s: not %d hex digits (make one "
 				     "with: openssl rand -hex 32)",
 				     path, REPL_KEY_HEX_LEN);
 	}
-	memcpy(key, buf, REPL_KEY_HEX_LEN);
-	key[REPL_KEY_HEX_LEN] = '\0';
 	explicit_bzero(buf, sizeof(buf));
 	return 0;
 }
@@ -179,11 +187,11 @@ static int peer_undo(struct repl_peer *p, char *errbuf, size_t errlen)
 	return err;
 }
 
-int repl_peers_add(struct repl_peers *t, const char *name,
-		   const char *datastore, const char *root,
-		   const char *manifest, const char *state_dir,
-		   const char *key_path, const struct repl_guard *guard,
-		   bool active, char *errbuf, size_t errlen)
+static int peer_add_locked(struct repl_peers *t, const char *name,
+			   const char *datastore, const char *root,
+			   const char *manifest, const char *state_dir,
+			   const char *key_path, const struct repl_guard *guard,
+			   bool active, char *errbuf, size_t errlen)
 {
 	struct repl_peer *p;
 	int err;
@@ -235,6 +243,46 @@ int repl_peers_add(struct repl_peers *t, const char *name,
 	}
 	t->n++;
 	return 0;
+}
+
+int repl_peers_add(struct repl_peers *t, const char *name,
+		   const char *datastore, const char *root,
+		   const char *manifest, const char *state_dir,
+		   const char *key_path, const struct repl_guard *guard,
+		   bool active, char *errbuf, size_t errlen)
+{
+	int err;
+
+	/* At run time too (POST /replications): a peer request reads the
+	 * list meanwhile. */
+	pthread_mutex_lock(&t->lock);
+	err = peer_add_locked(t, name, datastore, root, manifest, state_dir,
+			      key_path, guard, active, errbuf, errlen);
+	pthread_mutex_unlock(&t->lock);
+	return err;
+}
+
+int repl_peers_remove(struct repl_peers *t, const char *name)
+{
+	int err = -ENOENT;
+
+	pthread_mutex_lock(&t->lock);
+	for (size_t i = 0; i < t->n; i++) {
+		if (strcmp(t->list[i].name, name)) {
+			continue;
+		}
+		repl_open_close(&t->list[i].open);
+		explicit_bzero(t->list[i].key, sizeof(t->list[i].key));
+		/* The list stays dense: the last entry takes its place. */
+		if (i != t->n - 1) {
+			t->list[i] = t->list[t->n - 1];
+		}
+		t->n--;
+		err = 0;
+		break;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return err;
 }
 
 static struct repl_peer *peer_find(struct repl_peers *t, const char *name)

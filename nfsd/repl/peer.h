@@ -73,6 +73,10 @@ struct repl_peers {
 int repl_key_load(const char *path, char key[REPL_KEY_HEX_LEN + 1],
 		  char *errbuf, size_t errlen);
 
+/* Key text @text (@n bytes: 64 hex digits, an optional newline) into
+ * @key.  Returns 0 or -EINVAL. */
+int repl_key_parse(const char *text, size_t n, char key[REPL_KEY_HEX_LEN + 1]);
+
 /* @given (any length, may be NULL) is @key: constant time. */
 bool repl_key_equal(const char *key, const char *given);
 
@@ -92,12 +96,17 @@ int repl_hello_arg(const char *src_root, const char *dst_datastore, char *out,
  * in @state_dir, NULL: not kept) with key file @key_path; @guard (may be
  * NULL; copied) locks its snapshot calls; @active: this end is the
  * destination now.  A transfer left applied in part (the server was
- * killed) is undone here.  Returns 0 or -errno with the reason. */
+ * killed) is undone here.  Takes the peers' lock (at start too).
+ * Returns 0 or -errno with the reason. */
 int repl_peers_add(struct repl_peers *t, const char *name,
 		   const char *datastore, const char *root,
 		   const char *manifest, const char *state_dir,
 		   const char *key_path, const struct repl_guard *guard,
 		   bool active, char *errbuf, size_t errlen);
+
+/* Removes relation @name from @t (DELETE /replications/NAME), its open
+ * file closed, under the peers' lock.  Returns 0 or -ENOENT. */
+int repl_peers_remove(struct repl_peers *t, const char *name);
 
 /* Closes the files @t's relations keep open (the server stops). */
 void repl_peers_fini(struct repl_peers *t);

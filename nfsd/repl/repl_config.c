@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * repl_config: the keys of [replication NAME] (service.h).
+ * repl_config: the keys of [replication NAME] (service.h), one validator
+ * for the config, the admin API's POST /replications and the relations it
+ * keeps (relfile.h).
  */
 #include "nfsd/repl/service.h"
 
@@ -14,6 +16,19 @@
 
 #define REPL_SECTION "replication "
 
+int repl_config_name_check(const char *name, char *errbuf, size_t errlen)
+{
+	/* The name is a part of snapshot names: repl-NAME-SEQ. */
+	if (strlen(name) > 32 || snap_name_check(name, errbuf, errlen)) {
+		return errbuf_printf(
+			errbuf, errlen, -EINVAL,
+			"[replication %.64s]: a name of at most 32 "
+			"letters, digits, '-' and '_'",
+			name);
+	}
+	return 0;
+}
+
 /* The entry of relation @name, made at its first key. */
 static struct repl_rel_config *
 config_rel(struct repl_config *c, const char *name, char *errbuf, size_t errlen)
@@ -25,12 +40,7 @@ config_rel(struct repl_config *c, const char *name, char *errbuf, size_t errlen)
 			return &c->rel[i];
 		}
 	}
-	/* The name is a part of snapshot names: repl-NAME-SEQ. */
-	if (strlen(name) > 32 || snap_name_check(name, errbuf, errlen)) {
-		errbuf_printf(errbuf, errlen, -EINVAL,
-			      "[replication %.64s]: a name of at most 32 "
-			      "letters, digits, '-' and '_'",
-			      name);
+	if (repl_config_name_check(name, errbuf, errlen)) {
 		return NULL;
 	}
 	if (c->n >= REPL_PEERS_MAX) {
@@ -60,8 +70,6 @@ int repl_config_section(void *arg, const char *section, const char *key,
 			const char *value, char *errbuf, size_t errlen)
 {
 	struct repl_rel_config *r;
-	char *end;
-	unsigned long v;
 
 	if (strncmp(section, REPL_SECTION, strlen(REPL_SECTION))) {
 		return -ENOENT;
@@ -70,6 +78,15 @@ int repl_config_section(void *arg, const char *section, const char *key,
 	if (!r) {
 		return -EINVAL;
 	}
+	return repl_config_key(r, key, value, errbuf, errlen);
+}
+
+int repl_config_key(struct repl_rel_config *r, const char *key,
+		    const char *value, char *errbuf, size_t errlen)
+{
+	char *end;
+	unsigned long v;
+
 	if (!strcmp(key, "role")) {
 		r->role = !strcmp(value, "source") ? REPL_ROLE_SOURCE
 			  : !strcmp(value, "destination")

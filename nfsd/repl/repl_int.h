@@ -31,6 +31,10 @@ struct repl_item {
 	char manifest[PATH_MAX + 64];
 	char hello[REPL_IDENTITY_MAX + 80];
 	struct repl_client *client; /* NULL: this end never sends */
+	bool api; /* made through POST /replications (relfile.h) */
+	/* Ends the thread and fails the client's calls at once
+	 * (-ECANCELED): the server stops or the relation is deleted. */
+	bool cancel;
 	struct repl_relation rel; /* the thread's while @running */
 	pthread_t thread;
 	bool thread_ok;
@@ -53,6 +57,11 @@ struct repl_service {
 	struct admin_ops *ops;
 	char state_dir[PATH_MAX];
 	struct repl_peers peers;
+	/* @item and @n change at run time (POST and DELETE /replications,
+	 * registry.c): held for writing there, for reading by whatever
+	 * walks them or uses an item; taken before the peers' lock and the
+	 * service's lock. */
+	pthread_rwlock_t list;
 	struct repl_item *item[REPL_PEERS_MAX];
 	size_t n;
 	pthread_t clock;
@@ -63,6 +72,17 @@ struct repl_service {
 static inline bool repl__item_sends(const struct repl_item *x)
 {
 	return (x->cfg.role == REPL_ROLE_SOURCE) != x->reversed;
+}
+
+/* The other end's admin endpoint and datastore, as @c names them ("":
+ * not known: this end never sends). */
+static inline void repl__other(const struct repl_rel_config *c,
+			       const char **url, const char **datastore)
+{
+	bool src = c->role == REPL_ROLE_SOURCE;
+
+	*url = src ? c->url : c->src_url;
+	*datastore = src ? c->dst_datastore : c->src_datastore;
 }
 
 /* The read-only switch of @x's datastore for NFS clients.  Here, not in
@@ -76,5 +96,30 @@ static inline void repl__item_replica(struct repl_item *x, bool on)
 	}
 	__atomic_store_n(&x->exp->replica, on, __ATOMIC_RELEASE);
 }
+
+/* Opens relation @c (@api: made through the API) as the list's last
+ * item (the list held for writing, or the start): its datastore, its
+ * peer entry, its client.  On failure the item may be left last in the
+ * list, for repl__item_free().  Returns 0 or -errno with the reason. */
+int repl__service_add(struct repl_service *s, const struct repl_rel_config *c,
+		      bool api, char *errbuf, size_t errlen);
+
+/* Starts @x's thread when this end may send.  Returns 0 or -errno. */
+int repl__item_start(struct repl_item *x);
+
+/* Stops @x's thread (a transfer under way ends at its next message),
+ * frees its client and @x; its datastore writable again. */
+void repl__item_free(struct repl_item *x);
+
+/* Whether relations @a and @b may both be on this server: a datastore
+ * that is the destination of one is in no other.  Returns 0 or -EINVAL
+ * with the reason. */
+int repl__check_pair(const struct repl_rel_config *a,
+		     const struct repl_rel_config *b, char *errbuf,
+		     size_t errlen);
+
+/* Relations kept in the state directory (relfile.h) added at the start,
+ * but for a name @cfg has (the config's wins; logged). */
+void repl__restore(struct repl_service *s, const struct repl_config *cfg);
 
 #endif

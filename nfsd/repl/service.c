@@ -90,26 +90,14 @@ static void service_sync_replica(struct repl_service *s, struct repl_item *x)
 	}
 }
 
-/* The other end's admin endpoint and datastore, as @c names them ("":
- * not known: this end never sends). */
-static void service_other(const struct repl_rel_config *c, const char **url,
-			  const char **datastore)
-{
-	bool src = c->role == REPL_ROLE_SOURCE;
-
-	*url = src ? c->url : c->src_url;
-	*datastore = src ? c->dst_datastore : c->src_datastore;
-}
-
 /* The client to the other end of @x, when its URL is known. */
-static int service_client(struct repl_service *s, struct repl_item *x,
-			  char *errbuf, size_t errlen)
+static int service_client(struct repl_item *x, char *errbuf, size_t errlen)
 {
 	const struct repl_rel_config *c = &x->cfg;
 	const char *url, *ds;
 	int err;
 
-	service_other(c, &url, &ds);
+	repl__other(c, &url, &ds);
 	if (c->role == REPL_ROLE_SOURCE &&
 	    (!c->url[0] || !c->dst_datastore[0] || !c->key_file[0])) {
 		return errbuf_printf(errbuf, errlen, -EINVAL,
@@ -134,7 +122,7 @@ static int service_client(struct repl_service *s, struct repl_item *x,
 				     x->root, strerror(-err));
 	}
 	return repl_client_new(url, c->name, c->key_file, c->ca_file,
-			       c->timeout_s, &s->stop, &x->client, errbuf,
+			       c->timeout_s, &x->cancel, &x->client, errbuf,
 			       errlen);
 }
 
@@ -148,9 +136,8 @@ static bool service_applying(const struct repl_service *s, const char *name)
 	       access(p, F_OK) == 0;
 }
 
-/* Opens relation @c: its datastore, its peer entry, its client. */
-static int service_add(struct repl_service *s, const struct repl_rel_config *c,
-		       char *errbuf, size_t errlen)
+int repl__service_add(struct repl_service *s, const struct repl_rel_config *c,
+		      bool api, char *errbuf, size_t errlen)
 {
 	struct export *e = service_datastore(s, c, errbuf, errlen);
 	struct repl_item *x;
@@ -166,6 +153,7 @@ static int service_add(struct repl_service *s, const struct repl_rel_config *c,
 	}
 	x->svc = s;
 	x->cfg = *c;
+	x->api = api;
 	x->exp = e;
 	x->guard.ops = s->ops;
 	x->guard.export = e;
@@ -191,7 +179,7 @@ static int service_add(struct repl_service *s, const struct repl_rel_config *c,
 			 c->name, c->datastore);
 	}
 	if (!err) {
-		err = service_client(s, x, errbuf, errlen);
+		err = service_client(x, errbuf, errlen);
 	}
 	if (err) {
 		return err;
@@ -216,7 +204,7 @@ static int service_add(struct repl_service *s, const struct repl_rel_config *c,
 		const char *url, *ds;
 		char sched[32];
 
-		service_other(c, &url, &ds);
+		repl__other(c, &url, &ds);
 		log_info("replication: %s: source of datastore %s to %s "
 			 "datastore %s%s, schedule %s, %u s a message",
 			 c->name, c->datastore, url, ds,
@@ -296,7 +284,7 @@ static void *service_worker(void *arg)
 	struct repl_service *s = x->svc;
 
 	pthread_mutex_lock(&s->lock);
-	while (!s->stop) {
+	while (!s->stop && !x->cancel) {
 		if (x->want && !x->running && service_may_send(x)) {
 			service_transfer(x);
 		} else {
@@ -352,20 +340,42 @@ static void *service_clock(void *arg)
 	struct repl_service *s = arg;
 	struct timespec t;
 
-	pthread_mutex_lock(&s->lock);
-	while (!s->stop) {
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
 		int64_t now = service_now();
 
+		pthread_rwlock_rdlock(&s->list);
+		pthread_mutex_lock(&s->lock);
 		for (size_t i = 0; i < s->n; i++) {
 			service_tick(s->item[i], now);
 		}
 		pthread_cond_broadcast(&s->wake);
+		pthread_rwlock_unlock(&s->list);
 		clock_gettime(CLOCK_REALTIME, &t);
 		t.tv_sec += 1;
-		pthread_cond_timedwait(&s->wake, &s->lock, &t);
+		if (!s->stop) {
+			pthread_cond_timedwait(&s->wake, &s->lock, &t);
+		}
+		pthread_mutex_unlock(&s->lock);
 	}
-	pthread_mutex_unlock(&s->lock);
 	return NULL;
+}
+
+void repl__item_free(struct repl_item *x)
+{
+	struct repl_service *s = x->svc;
+
+	pthread_mutex_lock(&s->lock);
+	__atomic_store_n(&x->cancel, true, __ATOMIC_RELEASE);
+	pthread_cond_broadcast(&s->wake);
+	pthread_mutex_unlock(&s->lock);
+	if (x->thread_ok) {
+		pthread_join(x->thread, NULL);
+	}
+	repl_client_free(x->client);
+	if (x->exp) {
+		repl__item_replica(x, false);
+	}
+	free(x);
 }
 
 void repl_service_stop(struct repl_service *s)
@@ -375,28 +385,40 @@ void repl_service_stop(struct repl_service *s)
 	}
 	pthread_mutex_lock(&s->lock);
 	__atomic_store_n(&s->stop, true, __ATOMIC_RELEASE);
+	for (size_t i = 0; i < s->n; i++) {
+		__atomic_store_n(&s->item[i]->cancel, true, __ATOMIC_RELEASE);
+	}
 	pthread_cond_broadcast(&s->wake);
 	pthread_mutex_unlock(&s->lock);
 	if (s->clock_ok) {
 		pthread_join(s->clock, NULL);
 	}
 	for (size_t i = 0; i < s->n; i++) {
-		struct repl_item *x = s->item[i];
-
-		if (x->thread_ok) {
-			pthread_join(x->thread, NULL);
-		}
-		repl_client_free(x->client);
-		if (x->exp) {
-			repl__item_replica(x, false);
-		}
-		free(x);
+		repl__item_free(s->item[i]);
 	}
 	repl_peers_fini(&s->peers);
 	pthread_mutex_destroy(&s->peers.lock);
 	pthread_cond_destroy(&s->wake);
 	pthread_mutex_destroy(&s->lock);
+	pthread_rwlock_destroy(&s->list);
 	free(s);
+}
+
+int repl__check_pair(const struct repl_rel_config *a,
+		     const struct repl_rel_config *b, char *errbuf,
+		     size_t errlen)
+{
+	if (strcmp(a->datastore, b->datastore) ||
+	    (a->role != REPL_ROLE_DESTINATION &&
+	     b->role != REPL_ROLE_DESTINATION)) {
+		return 0;
+	}
+	return errbuf_printf(errbuf, errlen, -EINVAL,
+			     "[replication %s] and [replication %s]: "
+			     "datastore %s is the destination of one: it "
+			     "cannot be in another (the same datastore at "
+			     "both ends, or fed twice)",
+			     a->name, b->name, a->datastore);
 }
 
 /* No datastore is both ends here, and no two relations feed one. */
@@ -413,23 +435,25 @@ static int service_check(const struct repl_config *cfg, char *errbuf,
 					     a->name);
 		}
 		for (size_t j = 0; j < cfg->n; j++) {
-			const struct repl_rel_config *b = &cfg->rel[j];
-
-			if (i != j && !strcmp(a->datastore, b->datastore) &&
-			    (a->role == REPL_ROLE_DESTINATION ||
-			     b->role == REPL_ROLE_DESTINATION)) {
-				return errbuf_printf(
-					errbuf, errlen, -EINVAL,
-					"[replication %s] and [replication "
-					"%s]: datastore %s is the destination "
-					"of one: it cannot be in another "
-					"(the same datastore at both ends, or "
-					"fed twice)",
-					a->name, b->name, a->datastore);
+			if (i != j &&
+			    repl__check_pair(a, &cfg->rel[j], errbuf, errlen)) {
+				return -EINVAL;
 			}
 		}
 	}
 	return 0;
+}
+
+int repl__item_start(struct repl_item *x)
+{
+	int err;
+
+	if (!x->client) {
+		return 0;
+	}
+	err = -pthread_create(&x->thread, NULL, service_worker, x);
+	x->thread_ok = !err;
+	return err;
 }
 
 static int service_threads(struct repl_service *s, char *errbuf, size_t errlen)
@@ -437,12 +461,7 @@ static int service_threads(struct repl_service *s, char *errbuf, size_t errlen)
 	int err = 0;
 
 	for (size_t i = 0; i < s->n && !err; i++) {
-		if (!s->item[i]->client) {
-			continue;
-		}
-		err = -pthread_create(&s->item[i]->thread, NULL, service_worker,
-				      s->item[i]);
-		s->item[i]->thread_ok = !err;
+		err = repl__item_start(s->item[i]);
 	}
 	if (!err) {
 		err = -pthread_create(&s->clock, NULL, service_clock, s);
@@ -463,9 +482,6 @@ int repl_service_start(const struct repl_config *cfg,
 	int err;
 
 	*out = NULL;
-	if (!cfg->n) {
-		return 0;
-	}
 	err = service_check(cfg, errbuf, errlen);
 	if (err) {
 		return err;
@@ -477,6 +493,7 @@ int repl_service_start(const struct repl_config *cfg,
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->wake, NULL);
 	pthread_mutex_init(&s->peers.lock, NULL);
+	pthread_rwlock_init(&s->list, NULL);
 	s->peers.reverse = repl__reverse_accept;
 	s->peers.reverse_arg = s;
 	s->exports = exports;
@@ -486,7 +503,10 @@ int repl_service_start(const struct repl_config *cfg,
 		snprintf(s->state_dir, sizeof(s->state_dir), "%s", state_dir);
 	}
 	for (size_t i = 0; i < cfg->n && !err; i++) {
-		err = service_add(s, &cfg->rel[i], errbuf, errlen);
+		err = repl__service_add(s, &cfg->rel[i], false, errbuf, errlen);
+	}
+	if (!err) {
+		repl__restore(s, cfg);
 	}
 	if (!err) {
 		err = service_threads(s, errbuf, errlen);
@@ -530,92 +550,16 @@ unsigned repl_service_peer(struct repl_service *s, const char *name,
 		*outlen = repl_result_encode(&r, out);
 		return 404;
 	}
+	/* The relation stays while its message is applied. */
+	pthread_rwlock_rdlock(&s->list);
 	status = repl_peers_handle(&s->peers, name, authorization, b, n, out,
 				   outlen);
 	x = service_find(s, name);
 	if (x) {
 		service_sync_replica(s, x);
 	}
+	pthread_rwlock_unlock(&s->list);
 	return status;
-}
-
-/* @x's figures as the sending end (the lock held). */
-static void service_status_src(const struct repl_item *x, int64_t now,
-			       struct repl_status *o)
-{
-	const struct repl_relation *r = &x->shown;
-
-	o->running = x->running;
-	o->broken = r->broken;
-	o->state = r->broken	 ? "broken"
-		   : x->running	 ? "transferring"
-		   : !r->last[0] ? "uninitialized"
-				 : "idle";
-	snprintf(o->last, sizeof(o->last), "%s", r->last);
-	o->last_ok_s = r->last_ok_s;
-	o->last_attempt_s = x->last_attempt_s;
-	o->lag_s = repl_relation_lag(r, now);
-	o->bytes_total = r->bytes_total;
-	o->transfers_ok = r->transfers_ok;
-	o->transfers_failed = r->transfers_failed;
-	o->skipped = x->sched.skipped;
-	o->last_stats = r->last_stats;
-	o->last_snapshots = r->last_snapshots;
-	o->last_snapshots_deleted = r->last_snapshots_deleted;
-	o->snapshots_total = r->snapshots_total;
-	o->last_err = r->last_err;
-	o->last_err_s = r->last_err_s;
-	snprintf(o->error, sizeof(o->error), "%s", x->error);
-	snprintf(o->alarm, sizeof(o->alarm), "%s", x->alarm);
-}
-
-size_t repl_service_status(struct repl_service *s, const char *volume,
-			   struct repl_status *out, size_t max)
-{
-	int64_t now = service_now();
-	size_t n = 0;
-
-	if (!s) {
-		return 0;
-	}
-	for (size_t i = 0; i < s->n && n < max; i++) {
-		struct repl_item *x = s->item[i];
-		struct repl_status *o = &out[n];
-		const char *url, *ds;
-		bool applying = false;
-
-		if (volume && strcmp(volume, x->cfg.datastore)) {
-			continue;
-		}
-		memset(o, 0, sizeof(*o));
-		snprintf(o->name, sizeof(o->name), "%s", x->cfg.name);
-		snprintf(o->datastore, sizeof(o->datastore), "%s",
-			 x->cfg.datastore);
-		service_other(&x->cfg, &url, &ds);
-		snprintf(o->url, sizeof(o->url), "%s", url);
-		snprintf(o->dst_datastore, sizeof(o->dst_datastore), "%s", ds);
-		o->schedule = repl_sched_name(x->cfg.schedule);
-		o->schedule_seconds = x->cfg.schedule_seconds;
-		/* The peers' state first: never under the service's lock. */
-		(void)repl_peers_state(&s->peers, x->cfg.name, &o->broken,
-				       &applying, o->last);
-		pthread_mutex_lock(&s->lock);
-		o->reversed = x->reversed;
-		o->role = repl__item_sends(x) ? REPL_ROLE_SOURCE
-					      : REPL_ROLE_DESTINATION;
-		if (o->role == REPL_ROLE_SOURCE) {
-			service_status_src(x, now, o);
-		} else {
-			o->running = applying;
-			o->state = o->broken  ? "broken"
-				   : applying ? "applying"
-					      : "idle";
-			o->lag_s = -1;
-		}
-		pthread_mutex_unlock(&s->lock);
-		n++;
-	}
-	return n;
 }
 
 /* Break or resync of @x, the sending end (the lock held; dropped while
@@ -721,6 +665,7 @@ int repl_service_action(struct repl_service *s, const char *volume,
 				     "volume %s: no replication relation",
 				     volume);
 	}
+	pthread_rwlock_rdlock(&s->list);
 	for (size_t i = 0; i < s->n && !err; i++) {
 		struct repl_item *x = s->item[i];
 
@@ -731,6 +676,7 @@ int repl_service_action(struct repl_service *s, const char *volume,
 		found = true;
 		err = service_item_action(s, x, action, errbuf, errlen);
 	}
+	pthread_rwlock_unlock(&s->list);
 	return !found ? errbuf_printf(errbuf, errlen, -ENOENT,
 				      "volume %s: no replication relation%s%s",
 				      volume, relation ? " " : "",

@@ -2,7 +2,9 @@
 /*
  * repl service: the replication relations of a running dsnfsd
  * (docs/replication.md), from the config's [replication NAME] sections
- * (read at start; a SIGHUP does not change them):
+ * (read at start; a SIGHUP does not change them) and from the admin
+ * API's POST /replications (kept in the state directory, relfile.h;
+ * DELETE /replications/NAME ends them):
  *
  *   role = source       this server's datastore @datastore is sent to
  *                       @destination_url's dsnfsd, datastore
@@ -75,9 +77,21 @@ struct repl_config {
 int repl_config_section(void *arg, const char *section, const char *key,
 			const char *value, char *errbuf, size_t errlen);
 
+/* Whether @name may name a relation: at most 32 letters, digits, '-' and
+ * '_' (it is a part of snapshot names).  Returns 0 or -EINVAL with the
+ * reason. */
+int repl_config_name_check(const char *name, char *errbuf, size_t errlen);
+
+/* One key of a relation, @key = @value, into @r: the rules of every key
+ * of [replication NAME] (key_file and ca_file among them).  Returns 0,
+ * -ENOENT (no such key) or -EINVAL with the reason. */
+int repl_config_key(struct repl_rel_config *r, const char *key,
+		    const char *value, char *errbuf, size_t errlen);
+
 /* What GET /volumes/NAME/replication and /metrics show of a relation. */
 struct repl_status {
 	char name[64];
+	bool api; /* made through POST /replications, not the config */
 	enum repl_role role; /* now (a reverse swaps them) */
 	bool reversed; /* the role is not the configured one */
 	/* source: "uninitialized", "idle", "transferring", "broken";
@@ -113,8 +127,11 @@ struct repl_service;
  * broken.  The engine's snapshot calls go through @ops (guard.h; NULL:
  * no lock).  @exports, @ops and @state_dir are borrowed for the
  * service's life.
- * Returns 0 and *out (owned: repl_service_stop(); NULL when @cfg has no
- * relation), or -errno with the reason and nothing running.
+ * The relations made through the API (relfile.h) are restored then,
+ * but for a name of @cfg (the config's wins; logged), and one that no
+ * longer passes is left out with a log line.
+ * Returns 0 and *out (owned: repl_service_stop()), or -errno with the
+ * reason and nothing running.
  */
 int repl_service_start(const struct repl_config *cfg,
 		       struct export_table *exports, struct admin_ops *ops,
@@ -147,5 +164,30 @@ size_t repl_service_status(struct repl_service *s, const char *volume,
 int repl_service_action(struct repl_service *s, const char *volume,
 			const char *relation, const char *action, char *errbuf,
 			size_t errlen);
+
+/*
+ * POST /replications: relation @c (its key_file and ca_file not used)
+ * with key @key (64 hex digits) and the CA @ca_pem (NULL: none; the
+ * system's store), opened and started as a section would be, kept in
+ * the state directory (relfile.h) and restored at the start.  Returns
+ * 0, -EEXIST (a relation of that name), -EINVAL (its rules) or -errno,
+ * with the reason; nothing kept on failure.
+ */
+int repl_service_create(struct repl_service *s, const struct repl_rel_config *c,
+			const char *key, const char *ca_pem, char *errbuf,
+			size_t errlen);
+
+/* DELETE /replications/NAME: stops relation @name's thread (a transfer
+ * under way ends at its next message) and removes its files; a
+ * destination is broken off first (writable).  Snapshots, journal and
+ * state stay.  Returns 0, -ENOENT, -EPERM (a relation of the config) or
+ * -errno (the break), with the reason. */
+int repl_service_delete(struct repl_service *s, const char *name, char *errbuf,
+			size_t errlen);
+
+/* Whether datastore @datastore is in a relation here; its name into
+ * @relation (@len bytes). */
+bool repl_service_uses(struct repl_service *s, const char *datastore,
+		       char *relation, size_t len);
 
 #endif

@@ -37,6 +37,11 @@ static const struct {
 	{ "POST", "/volumes/ds1/snapshots" },
 	{ "POST", "/volumes/ds1/snapshots/s1/restore" },
 	{ "GET", "/operations/1" },
+	/* Replication relations: the body decoder (repl_decode.c); no
+	 * service runs here, so nothing is made. */
+	{ "POST", "/replications" },
+	{ "GET", "/replications" },
+	{ "DELETE", "/replications/r1" },
 };
 
 static struct admin_api *fuzz_api(void)
