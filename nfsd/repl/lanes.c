@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "nfsd/base/errbuf.h"
+#include "nfsd/repl/src.h"
 
 struct lane_run {
 	uint64_t off;
@@ -28,7 +29,7 @@ struct repl_lane {
 	unsigned char *buf; /* REPL_WRITE_MAX: the chunk */
 	unsigned char *bbuf; /* REPL_BLOCK: the base's block */
 	char path[REPL_PATH_MAX];
-	int sfd, bfd;
+	struct repl_src_file *sf, *bf; /* bf NULL: no base */
 	uint64_t bsize, off;
 	size_t len;
 	struct lane_run runs[REPL_WRITE_BLOCKS];
@@ -49,25 +50,6 @@ struct repl_lanes {
 	uint64_t sent;
 };
 
-static ssize_t lane_pread_full(int fd, void *buf, size_t len, off_t off)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done,
-				  off + (off_t)done);
-
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (n <= 0) {
-			return n < 0 ? -errno : (ssize_t)done;
-		}
-		done += (size_t)n;
-	}
-	return (ssize_t)done;
-}
-
 static void lane_add(struct repl_lane *l, size_t boff, size_t len)
 {
 	if (l->n < REPL_WRITE_BLOCKS) { /* a chunk's runs: fewer */
@@ -80,7 +62,7 @@ static void lane_add(struct repl_lane *l, size_t boff, size_t len)
  * in @why. */
 static int lane_read(struct repl_lane *l, char *why, size_t wlen)
 {
-	ssize_t n = lane_pread_full(l->sfd, l->buf, l->len, (off_t)l->off);
+	ssize_t n = l->sf->ops->pread(l->sf, l->buf, l->len, l->off);
 	size_t run = 0, run_len = 0;
 
 	if (n < 0 || (size_t)n != l->len) {
@@ -88,17 +70,16 @@ static int lane_read(struct repl_lane *l, char *why, size_t wlen)
 				     "%s: source read at %llu failed", l->path,
 				     (unsigned long long)l->off);
 	}
-	if (l->bfd < 0 || l->off >= l->bsize) {
+	if (!l->bf || l->off >= l->bsize) {
 		lane_add(l, 0, l->len);
 		return 0;
 	}
 	for (size_t b = 0; b < l->len; b += REPL_BLOCK) {
 		size_t bl = l->len - b < REPL_BLOCK ? l->len - b : REPL_BLOCK;
-		bool same =
-			l->off + b + bl <= l->bsize &&
-			lane_pread_full(l->bfd, l->bbuf, bl,
-					(off_t)(l->off + b)) == (ssize_t)bl &&
-			!memcmp(l->bbuf, l->buf + b, bl);
+		bool same = l->off + b + bl <= l->bsize &&
+			    l->bf->ops->pread(l->bf, l->bbuf, bl, l->off + b) ==
+				    (ssize_t)bl &&
+			    !memcmp(l->bbuf, l->buf + b, bl);
 
 		if (!same) {
 			run = run_len ? run : b;
@@ -255,14 +236,15 @@ int repl_lanes_take(struct repl_lanes *p, struct repl_lane **lane, char *errbuf,
 	return err;
 }
 
-void repl_lane_chunk(struct repl_lane *lane, const char *path, int sfd, int bfd,
+void repl_lane_chunk(struct repl_lane *lane, const char *path,
+		     struct repl_src_file *sf, struct repl_src_file *bf,
 		     uint64_t bsize, uint64_t off, size_t len)
 {
 	struct repl_lanes *p = lane->p;
 
 	snprintf(lane->path, sizeof(lane->path), "%s", path);
-	lane->sfd = sfd;
-	lane->bfd = bfd;
+	lane->sf = sf;
+	lane->bf = bf;
 	lane->bsize = bsize;
 	lane->off = off;
 	lane->len = len < REPL_WRITE_MAX ? len : REPL_WRITE_MAX;

@@ -28,6 +28,7 @@
 
 struct repl_lanes;
 struct repl_lane;
+struct repl_src_file;
 
 /* Up to @n (1 .. REPL_LANES_MAX) lanes to @to (borrowed).  Returns 0 or
  * -errno with the reason. */
@@ -41,12 +42,13 @@ int repl_lanes_take(struct repl_lanes *p, struct repl_lane **lane, char *errbuf,
 
 /*
  * Hands @lane the chunk [@off, @off + @len) (at most REPL_WRITE_MAX) of
- * snapshot file @sfd, for the destination's @path: the lane reads it,
- * leaves out the blocks the base @bfd (-1: none; @bsize bytes) has the
- * same bytes at, and sends each run of contiguous blocks left as one
- * WRITE.  @sfd and @bfd stay open until the lanes are drained.
+ * snapshot file @sf (src.h), for the destination's @path: the lane reads
+ * it, leaves out the blocks the base @bf (NULL: none; @bsize bytes) has
+ * the same bytes at, and sends each run of contiguous blocks left as one
+ * WRITE.  @sf and @bf (borrowed) stay open until the lanes are drained.
  */
-void repl_lane_chunk(struct repl_lane *lane, const char *path, int sfd, int bfd,
+void repl_lane_chunk(struct repl_lane *lane, const char *path,
+		     struct repl_src_file *sf, struct repl_src_file *bf,
 		     uint64_t bsize, uint64_t off, size_t len);
 
 /* Waits until every lane is idle; adds the bytes answered since the

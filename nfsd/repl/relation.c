@@ -17,7 +17,55 @@
 #include "nfsd/repl/chain.h"
 #include "nfsd/repl/dst.h"
 #include "nfsd/repl/guard.h"
+#include "nfsd/repl/src.h"
 #include "nfsd/snap/snap.h"
+
+/* The source datastore: @r->src, or the local one at @r->src_root kept
+ * in @l. */
+static struct repl_src *relation_src(const struct repl_relation *r,
+				     struct repl_src_local *l)
+{
+	if (r->src) {
+		return r->src;
+	}
+	repl_src_local_init(l, r->src_root, r->src_manifest, r->src_guard);
+	return &l->pub;
+}
+
+/* Whether the source holds snapshot @name. */
+static bool relation_on_src(const struct repl_relation *r, const char *name)
+{
+	struct repl_src_local l;
+	struct repl_src *src = relation_src(r, &l);
+
+	return !src->ops->snap_check(src, name);
+}
+
+/* The source's snapshots (snap_list()). */
+static int relation_src_list(const struct repl_relation *r,
+			     struct snap_entry **list, size_t *n)
+{
+	struct repl_src_local l;
+	struct repl_src *src = relation_src(r, &l);
+
+	return src->ops->snap_list(src, list, n);
+}
+
+/* Snapshot @name of the source made or deleted under its guard. */
+static int relation_src_snap(const struct repl_relation *r,
+			     enum repl_guard_op op, const char *name,
+			     char *errbuf, size_t errlen)
+{
+	struct repl_src_local l;
+	struct repl_src *src = relation_src(r, &l);
+	char dummy[8];
+
+	if (!errbuf) {
+		errbuf = dummy;
+		errlen = sizeof(dummy);
+	}
+	return src->ops->snap(src, op, name, errbuf, errlen);
+}
 
 static int relation_file(const struct repl_relation *r, const char *what,
 			 char *out)
@@ -202,8 +250,7 @@ static bool relation_pending(const struct repl_relation *r, char *name)
 		return false;
 	}
 	snprintf(n, sizeof(n), "repl-%s-%" PRIu64, r->name, r->seq);
-	if (!strcmp(n, r->last) ||
-	    snap_check(r->src_root, r->src_manifest, n, true, NULL, 0)) {
+	if (!strcmp(n, r->last) || !relation_on_src(r, n)) {
 		return false;
 	}
 	strcpy(name, n);
@@ -223,12 +270,6 @@ static int relation_failed(struct repl_relation *r, int err, int64_t now)
 static const char *relation_tip(const struct repl_relation *r)
 {
 	return r->tip[0] ? r->tip : r->last;
-}
-
-/* Whether the source holds snapshot @name. */
-static bool relation_on_src(const struct repl_relation *r, const char *name)
-{
-	return !snap_check(r->src_root, r->src_manifest, name, true, NULL, 0);
 }
 
 /* The source's time of snapshot @name in @list, 0 when not there. */
@@ -308,21 +349,18 @@ static int relation_step(struct repl_relation *r, const char *name,
 			 int64_t created_s, bool base_ok, char *errbuf,
 			 size_t errlen)
 {
-	char src[PATH_MAX], base[PATH_MAX], journal[PATH_MAX],
-		applying[PATH_MAX];
+	char journal[PATH_MAX], applying[PATH_MAX];
 	struct repl_xfer_args a = { 0 };
 	struct repl_xfer_stats st;
 	const char *tip = relation_tip(r);
+	struct repl_src_local l;
+	struct repl_src *src = relation_src(r, &l);
 	int err;
 
 	if (relation_file(r, "journal", journal) ||
 	    relation_file(r, "applying", applying)) {
 		return -ENAMETOOLONG;
 	}
-	snprintf(src, sizeof(src), "%s/%s/%s", r->src_root, SNAP_DIR_NAME,
-		 name);
-	snprintf(base, sizeof(base), "%s/%s/%s", r->src_root, SNAP_DIR_NAME,
-		 tip);
 	/* Kept until it is known made: a kill after the COMMIT is sent
 	 * leaves the destination's tree at @name or at the tip. */
 	snprintf(r->committing, sizeof(r->committing), "%s", name);
@@ -330,9 +368,18 @@ static int relation_step(struct repl_relation *r, const char *name,
 	if (err) {
 		return err;
 	}
+	err = src->ops->tree_open(src, name, &a.src_tree, errbuf, errlen);
+	if (!err && tip[0] && base_ok) {
+		err = src->ops->tree_open(src, tip, &a.base_tree, errbuf,
+					  errlen);
+	}
+	if (err) {
+		if (a.src_tree) {
+			a.src_tree->ops->close(a.src_tree);
+		}
+		return err;
+	}
 	a.name = name;
-	a.src = src;
-	a.base = tip[0] && base_ok ? base : NULL;
 	a.base_name = tip;
 	a.dst = r->dst_root;
 	a.journal = journal;
@@ -341,9 +388,12 @@ static int relation_step(struct repl_relation *r, const char *name,
 	a.dst_guard = r->dst_guard;
 	a.to = r->to;
 	a.created_s = created_s;
-	a.src_root = r->src_root;
-	a.src_manifest = r->src_manifest;
+	a.from = src;
 	err = repl_xfer_run(&a, &st, errbuf, errlen);
+	a.src_tree->ops->close(a.src_tree);
+	if (a.base_tree) {
+		a.base_tree->ops->close(a.base_tree);
+	}
 	r->last_stats.files += st.files;
 	r->last_stats.files_resumed += st.files_resumed;
 	r->last_stats.candidate_bytes += st.candidate_bytes;
@@ -460,9 +510,8 @@ int repl_relation_transfer(struct repl_relation *r, int64_t now, char *errbuf,
 		r->pending_s = now;
 		err = relation_save(r);
 		if (!err) {
-			err = repl_guard_snap(r->src_guard, REPL_GUARD_CREATE,
-					      r->src_root, r->src_manifest,
-					      name, errbuf, errlen);
+			err = relation_src_snap(r, REPL_GUARD_CREATE, name,
+						errbuf, errlen);
 		}
 		if (err) {
 			return relation_failed(r, err, now);
@@ -470,7 +519,7 @@ int repl_relation_transfer(struct repl_relation *r, int64_t now, char *errbuf,
 	}
 	/* The source's snapshots now: those made after this list go with
 	 * the next transfer. */
-	err = snap_list(r->src_root, r->src_manifest, &list, &nl);
+	err = relation_src_list(r, &list, &nl);
 	if (err) {
 		errbuf_printf(errbuf, errlen, err,
 			      "relation %s: the source's snapshots: %s",
@@ -516,9 +565,7 @@ int repl_relation_transfer(struct repl_relation *r, int64_t now, char *errbuf,
 	}
 	/* Committed on both sides: the older pair is no longer a base. */
 	if (r->last[0] && strcmp(r->last, name)) {
-		(void)repl_guard_snap(r->src_guard, REPL_GUARD_DELETE,
-				      r->src_root, r->src_manifest, r->last,
-				      NULL, 0);
+		(void)relation_src_snap(r, REPL_GUARD_DELETE, r->last, NULL, 0);
 		(void)relation_dst(r, REPL_OP_DELSNAP, r->last, NULL, 0);
 	}
 	snprintf(r->last, sizeof(r->last), "%s", name);
@@ -553,9 +600,7 @@ static void relation_drop_pending(struct repl_relation *r)
 	char name[SNAP_NAME_MAX + 1], journal[PATH_MAX];
 
 	if (relation_pending(r, name)) {
-		(void)repl_guard_snap(r->src_guard, REPL_GUARD_DELETE,
-				      r->src_root, r->src_manifest, name, NULL,
-				      0);
+		(void)relation_src_snap(r, REPL_GUARD_DELETE, name, NULL, 0);
 	}
 	if (!relation_file(r, "journal", journal)) {
 		(void)unlink(journal);
@@ -578,7 +623,7 @@ static int relation_resync_settle(struct repl_relation *r, char *errbuf,
 	if (relation_file(r, "snapshots", path)) {
 		return -ENAMETOOLONG;
 	}
-	err = snap_list(r->src_root, r->src_manifest, &list, &n);
+	err = relation_src_list(r, &list, &n);
 	if (!err) {
 		err = repl_snaps_load(path, &held, errbuf, errlen);
 	}

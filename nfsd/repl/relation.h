@@ -23,9 +23,14 @@
 #include "nfsd/repl/xfer.h"
 #include "nfsd/snap/naming.h"
 
+struct repl_src;
+
 struct repl_relation {
 	const char *name; /* [A-Za-z0-9_-]+ */
 	const char *src_root, *src_manifest;
+	/* The source datastore (src.h; borrowed); NULL: the local one at
+	 * @src_root, its snapshots under @src_guard. */
+	struct repl_src *src;
 	const char *dst_root, *dst_manifest; /* when @to is NULL */
 	/* The destination on another dsnfsd (client.h); NULL: @dst_root,
 	 * a datastore of this process. */

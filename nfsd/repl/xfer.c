@@ -20,6 +20,7 @@
 #include "nfsd/repl/journal.h"
 #include "nfsd/repl/lanes.h"
 #include "nfsd/repl/plan.h"
+#include "nfsd/repl/src.h"
 #include "nfsd/snap/snap.h"
 
 struct xfer {
@@ -30,14 +31,9 @@ struct xfer {
 	char *errbuf;
 	size_t errlen;
 	struct repl_lanes *lanes; /* the WRITEs in flight */
+	/* The source snapshot's tree and the base's (NULL: a baseline). */
+	struct repl_src_tree *cur, *base;
 };
-
-static int xfer_path(char *out, const char *root, const char *rel)
-{
-	int n = snprintf(out, PATH_MAX, "%s%s%s", root, *rel ? "/" : "", rel);
-
-	return n < 0 || n >= PATH_MAX ? -ENAMETOOLONG : 0;
-}
 
 /* Operation @op on the destination's @rel; @m (may be NULL) gives the
  * rest of the message.  Returns 0 or -errno with the reason. */
@@ -89,75 +85,38 @@ static int xfer_attrs(struct xfer *x, const char *rel, const struct stat *ss,
 }
 
 /*
- * Sends [@off, @off + @len) of @sfd (at most REPL_WRITE_MAX) to the
- * destination's @rel, but for the blocks the base @bfd (-1: none;
+ * Sends [@off, @off + @len) of @sf (at most REPL_WRITE_MAX) to the
+ * destination's @rel, but for the blocks the base @bf (NULL: none;
  * @bsize bytes) has the same bytes at: a lane reads it and sends each
  * run of contiguous blocks left as one WRITE (lanes.h), while the next
  * chunks go to the other lanes.
  */
-static int xfer_chunk(struct xfer *x, const char *rel, int sfd, int bfd,
-		      uint64_t bsize, uint64_t off, size_t len)
+static int xfer_chunk(struct xfer *x, const char *rel, struct repl_src_file *sf,
+		      struct repl_src_file *bf, uint64_t bsize, uint64_t off,
+		      size_t len)
 {
 	struct repl_lane *lane;
 	int err = repl_lanes_take(x->lanes, &lane, x->errbuf, x->errlen);
 
 	if (!err) {
-		repl_lane_chunk(lane, rel, sfd, bfd, bsize, off, len);
+		repl_lane_chunk(lane, rel, sf, bf, bsize, off, len);
 	}
 	return err;
 }
 
-/* The candidate ranges of @sfd against @bfd (-1: none): FIEMAP's, or the
- * whole file where a file system has none. */
-static int xfer_plan(int sfd, int bfd, uint64_t size, uint64_t bsize,
-		     struct repl_range **r, size_t *n)
+static int xfer_file(struct xfer *x, const char *rel, const struct stat *ls)
 {
-	struct repl_extent *ce = NULL, *be = NULL;
-	size_t nc = 0, nb = 0;
-	int err;
-
-	err = repl_plan_fiemap(sfd, &ce, &nc);
-	if (!err && bfd >= 0) {
-		err = repl_plan_fiemap(bfd, &be, &nb);
-	}
-	if (err == -EOPNOTSUPP) {
-		free(ce);
-		*r = malloc(sizeof(**r));
-		if (!*r) {
-			return -ENOMEM;
-		}
-		(*r)->off = 0;
-		(*r)->len = size;
-		*n = size ? 1 : 0;
-		return 0;
-	}
-	if (!err) {
-		err = repl_plan_changed(ce, nc, be, nb, size,
-					bfd >= 0 ? bsize : 0, REPL_BLOCK, r, n);
-	}
-	free(ce);
-	free(be);
-	return err;
-}
-
-static int xfer_file(struct xfer *x, const char *rel, const struct stat *ss)
-{
-	char sp[PATH_MAX], bp[PATH_MAX];
-	struct repl_msg om = { .size = (uint64_t)ss->st_size };
+	struct repl_msg om = { .size = (uint64_t)ls->st_size };
+	struct repl_src_file *sf = NULL, *bf = NULL;
 	struct repl_range *r = NULL;
 	struct repl_result res;
-	int sfd = -1, bfd = -1, err;
-	struct stat bs;
+	struct stat ss, bs;
 	size_t n = 0;
+	int err;
 
 	if (repl_journal_has(x->j, rel)) {
 		x->st->files_resumed++;
 		return 0;
-	}
-	if (xfer_path(sp, x->a->src, rel) ||
-	    (x->a->base && xfer_path(bp, x->a->base, rel))) {
-		return errbuf_printf(x->errbuf, x->errlen, -ENAMETOOLONG,
-				     "%s: path too long", rel);
 	}
 	/* The base counts only where the destination still holds its copy
 	 * (it was applied before); else the file goes whole. */
@@ -165,28 +124,26 @@ static int xfer_file(struct xfer *x, const char *rel, const struct stat *ss)
 	if (err) {
 		return err;
 	}
-	if (res.type == REPL_TYPE_REG && x->a->base) {
-		bfd = open(bp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-		if (bfd >= 0 && (fstat(bfd, &bs) < 0 || !S_ISREG(bs.st_mode))) {
-			close(bfd);
-			bfd = -1;
-		}
+	if (res.type == REPL_TYPE_REG && x->base &&
+	    x->base->ops->file_open(x->base, rel, &bf, &bs)) {
+		bf = NULL; /* not in the base, or not a regular file there */
 	}
-	sfd = open(sp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (sfd < 0) {
-		err = errbuf_printf(x->errbuf, x->errlen, -errno,
-				    "%s: open: %s", rel, strerror(errno));
+	err = x->cur->ops->file_open(x->cur, rel, &sf, &ss);
+	if (err) {
+		err = errbuf_printf(x->errbuf, x->errlen, err, "%s: open: %s",
+				    rel, strerror(-err));
 		goto out;
 	}
 	/* The size first: a shrunk file loses its tail, a grown one reads
 	 * zeros until its blocks come; no base: applied whole, from empty. */
-	om.flags = bfd < 0 ? REPL_FLAG_WHOLE : 0;
+	om.size = (uint64_t)ss.st_size;
+	om.flags = bf ? 0 : REPL_FLAG_WHOLE;
 	err = xfer_call(x, &om, REPL_OP_OPEN, rel, NULL);
 	if (err) {
 		goto out;
 	}
-	err = xfer_plan(sfd, bfd, (uint64_t)ss->st_size,
-			bfd >= 0 ? (uint64_t)bs.st_size : 0, &r, &n);
+	err = x->cur->ops->changed(x->cur, sf, bf, (uint64_t)ss.st_size,
+				   bf ? (uint64_t)bs.st_size : 0, &r, &n);
 	if (err) {
 		errbuf_printf(x->errbuf, x->errlen, err, "%s: plan: %s", rel,
 			      strerror(-err));
@@ -201,13 +158,12 @@ static int xfer_file(struct xfer *x, const char *rel, const struct stat *ss)
 					     ? (size_t)(end - o)
 					     : REPL_WRITE_MAX;
 
-			err = xfer_chunk(x, rel, sfd, bfd,
-					 bfd >= 0 ? (uint64_t)bs.st_size : 0, o,
-					 len);
+			err = xfer_chunk(x, rel, sf, bf,
+					 bf ? (uint64_t)bs.st_size : 0, o, len);
 		}
 	}
 	if (!err) {
-		err = xfer_attrs(x, rel, ss, true);
+		err = xfer_attrs(x, rel, &ss, true);
 	}
 	if (!err) {
 		err = repl_journal_add(x->j, rel);
@@ -222,7 +178,7 @@ static int xfer_file(struct xfer *x, const char *rel, const struct stat *ss)
 out:
 	free(r);
 	if (x->lanes) {
-		/* The lanes read @sfd and @bfd: done with them first (an
+		/* The lanes read @sf and @bf: done with them first (an
 		 * error of theirs counts when this file's has none). */
 		uint64_t sent = 0;
 		char why[512];
@@ -234,11 +190,11 @@ out:
 			snprintf(x->errbuf, x->errlen, "%s", why);
 		}
 	}
-	if (sfd >= 0) {
-		close(sfd);
+	if (sf) {
+		sf->ops->file_close(sf);
 	}
-	if (bfd >= 0) {
-		close(bfd);
+	if (bf) {
+		bf->ops->file_close(bf);
 	}
 	return err;
 }
@@ -249,15 +205,10 @@ static int xfer_tree(struct xfer *x, const char *rel, int depth);
 static int xfer_entry(struct xfer *x, const char *rel, const struct stat *ss,
 		      int depth)
 {
-	char sp[PATH_MAX], tgt[PATH_MAX];
+	char tgt[PATH_MAX];
 	struct repl_msg m = { 0 };
-	ssize_t n;
-	int err;
+	int n, err;
 
-	if (xfer_path(sp, x->a->src, rel)) {
-		return errbuf_printf(x->errbuf, x->errlen, -ENAMETOOLONG,
-				     "%s: path too long", rel);
-	}
 	if (S_ISREG(ss->st_mode)) {
 		return xfer_file(x, rel, ss);
 	}
@@ -269,13 +220,12 @@ static int xfer_entry(struct xfer *x, const char *rel, const struct stat *ss,
 		return err ? err : xfer_attrs(x, rel, ss, false);
 	}
 	if (S_ISLNK(ss->st_mode)) {
-		n = readlink(sp, tgt, sizeof(tgt) - 1);
+		n = x->cur->ops->readlink(x->cur, rel, tgt, sizeof(tgt));
 		if (n < 0) {
-			return errbuf_printf(x->errbuf, x->errlen, -errno,
+			return errbuf_printf(x->errbuf, x->errlen, n,
 					     "%s: readlink: %s", rel,
-					     strerror(errno));
+					     strerror(-n));
 		}
-		tgt[n] = '\0';
 		m.arg = tgt;
 		m.arg_len = (size_t)n;
 		err = xfer_call(x, &m, REPL_OP_SYMLINK, rel, NULL);
@@ -285,29 +235,28 @@ static int xfer_entry(struct xfer *x, const char *rel, const struct stat *ss,
 }
 
 /*
- * The next entry of directory @d (at @rel) but ".", ".." and, at the
- * root, .snapshot (never sent, never pruned): its relative path into @sub
- * and its source path into @sp (PATH_MAX each).  Returns 1, 0 at the end
- * or -ENAMETOOLONG.
+ * The next entry of directory @d (at @rel) but, at the root, .snapshot
+ * (never sent, never pruned): its relative path into @sub (PATH_MAX)
+ * and, when @st is not NULL, its lstat.  Returns 1, 0 at the end or
+ * -errno.
  */
-static int xfer_next(struct xfer *x, DIR *d, const char *rel, char *sub,
-		     char *sp)
+static int xfer_next(struct xfer *x, struct repl_src_dir *d, const char *rel,
+		     char *sub, struct stat *st)
 {
-	struct dirent *de;
+	char name[REPL_SRC_NAME_MAX + 1];
+	int rc;
 
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
-		    (!*rel && !strcmp(de->d_name, SNAP_DIR_NAME))) {
+	while ((rc = x->cur->ops->dir_next(d, name, st)) > 0) {
+		if (!*rel && !strcmp(name, SNAP_DIR_NAME)) {
 			continue;
 		}
 		if (snprintf(sub, PATH_MAX, "%s%s%s", rel, *rel ? "/" : "",
-			     de->d_name) >= PATH_MAX ||
-		    xfer_path(sp, x->a->src, sub)) {
+			     name) >= PATH_MAX) {
 			return -ENAMETOOLONG;
 		}
 		return 1;
 	}
-	return 0;
+	return rc;
 }
 
 /* Removes what directory @rel of the destination has and the snapshot's
@@ -315,22 +264,19 @@ static int xfer_next(struct xfer *x, DIR *d, const char *rel, char *sub,
  * destination, which removes the others. */
 static int xfer_prune(struct xfer *x, const char *rel)
 {
-	char sp[PATH_MAX], sub[PATH_MAX];
+	char sub[PATH_MAX];
 	struct repl_msg m = { 0 };
 	struct repl_result res;
+	struct repl_src_dir *d;
 	char *names = NULL, *p;
 	size_t len = 0, cap = 0;
 	int err = 0, rc = 0;
-	DIR *d;
 
-	if (xfer_path(sp, x->a->src, rel)) {
-		return -ENAMETOOLONG;
+	err = x->cur->ops->dir_open(x->cur, rel, &d);
+	if (err) {
+		return err;
 	}
-	d = opendir(sp);
-	if (!d) {
-		return -errno;
-	}
-	while (!err && (rc = xfer_next(x, d, rel, sub, sp)) > 0) {
+	while (!err && (rc = xfer_next(x, d, rel, sub, NULL)) > 0) {
 		const char *leaf =
 			strrchr(sub, '/') ? strrchr(sub, '/') + 1 : sub;
 		size_t l = strlen(leaf) + 1;
@@ -348,7 +294,7 @@ static int xfer_prune(struct xfer *x, const char *rel)
 			len += l;
 		}
 	}
-	closedir(d);
+	x->cur->ops->dir_close(d);
 	if (!err && rc >= 0) {
 		m.arg = names ? names : "";
 		m.arg_len = len;
@@ -361,10 +307,10 @@ static int xfer_prune(struct xfer *x, const char *rel)
 
 static int xfer_tree(struct xfer *x, const char *rel, int depth)
 {
-	char sp[PATH_MAX], sub[PATH_MAX];
+	char sub[PATH_MAX];
+	struct repl_src_dir *d;
 	struct stat sb;
 	int err = 0, rc = 0;
-	DIR *d;
 
 	if (depth > SNAP_MAX_DEPTH) {
 		return errbuf_printf(x->errbuf, x->errlen, -ELOOP,
@@ -380,20 +326,15 @@ static int xfer_tree(struct xfer *x, const char *rel, int depth)
 					       *rel ? rel : "/")
 			       : err;
 	}
-	if (xfer_path(sp, x->a->src, rel)) {
-		return -ENAMETOOLONG;
+	err = x->cur->ops->dir_open(x->cur, rel, &d);
+	if (err) {
+		return errbuf_printf(x->errbuf, x->errlen, err, "source %s: %s",
+				     *rel ? rel : "/", strerror(-err));
 	}
-	d = opendir(sp);
-	if (!d) {
-		return errbuf_printf(x->errbuf, x->errlen, -errno,
-				     "source %s: %s", *rel ? rel : "/",
-				     strerror(errno));
+	while (!err && (rc = xfer_next(x, d, rel, sub, &sb)) > 0) {
+		err = xfer_entry(x, sub, &sb, depth);
 	}
-	while (!err && (rc = xfer_next(x, d, rel, sub, sp)) > 0) {
-		err = lstat(sp, &sb) < 0 ? -errno
-					 : xfer_entry(x, sub, &sb, depth);
-	}
-	closedir(d);
+	x->cur->ops->dir_close(d);
 	return err ? err : rc;
 }
 
@@ -438,17 +379,36 @@ int repl_xfer_run(const struct repl_xfer_args *a, struct repl_xfer_stats *st,
 	struct xfer x = {
 		.a = a, .st = st, .errbuf = errbuf, .errlen = errlen
 	};
+	struct repl_src_tree *own_cur = NULL, *own_base = NULL;
 	struct repl_local local;
 	bool resumed;
 	int err;
 
 	memset(st, 0, sizeof(*st));
+	x.cur = a->src_tree;
+	x.base = a->src_tree ? a->base_tree : NULL;
+	if (!x.cur) {
+		err = repl_src_dir_tree(a->src, &own_cur);
+		if (!err && a->base) {
+			err = repl_src_dir_tree(a->base, &own_base);
+		}
+		if (err) {
+			if (own_cur) {
+				own_cur->ops->close(own_cur);
+			}
+			return errbuf_printf(errbuf, errlen, err,
+					     "%s: the source: %s", a->name,
+					     strerror(-err));
+		}
+		x.cur = own_cur;
+		x.base = own_base;
+	}
 	x.to = a->to;
 	if (!x.to) {
 		err = repl_local_open(&local, a->dst, a->dst_manifest, errbuf,
 				      errlen);
 		if (err) {
-			return err;
+			goto trees;
 		}
 		local.applying = a->dst_applying;
 		local.guard = a->dst_guard;
@@ -469,8 +429,10 @@ int repl_xfer_run(const struct repl_xfer_args *a, struct repl_xfer_stats *st,
 	if (!err) {
 		err = xfer_tree(&x, "", 0);
 	}
-	if (!err && a->src_manifest &&
-	    snap_check(a->src_root, a->src_manifest, a->name, true, NULL, 0)) {
+	if (!err && ((a->from && a->from->ops->snap_check(a->from, a->name)) ||
+		     (!a->from && a->src_manifest &&
+		      snap_check(a->src_root, a->src_manifest, a->name, true,
+				 NULL, 0)))) {
 		err = errbuf_printf(errbuf, errlen, -ENOENT,
 				    "source snapshot %s was deleted while it "
 				    "was sent: not committed",
@@ -508,6 +470,13 @@ int repl_xfer_run(const struct repl_xfer_args *a, struct repl_xfer_stats *st,
 out:
 	if (!a->to) {
 		repl_local_close(&local);
+	}
+trees:
+	if (own_cur) {
+		own_cur->ops->close(own_cur);
+	}
+	if (own_base) {
+		own_base->ops->close(own_base);
 	}
 	return err;
 }

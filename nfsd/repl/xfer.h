@@ -31,14 +31,20 @@
 #include <stdint.h>
 
 struct repl_dst;
+struct repl_src;
+struct repl_src_tree;
 
 /* The unit of comparison and transfer. */
 #define REPL_BLOCK (64u << 10)
 
 struct repl_xfer_args {
 	const char *name; /* the transfer's name: the destination's snapshot */
-	const char *src; /* the source snapshot's directory */
-	const char *base; /* the base snapshot's directory; NULL: baseline */
+	/* The source snapshot's tree and the base snapshot's (src.h,
+	 * borrowed; @base_tree NULL: a baseline).  NULL @src_tree: the
+	 * directories @src and @base (NULL: a baseline) instead. */
+	struct repl_src_tree *src_tree, *base_tree;
+	const char *src;
+	const char *base;
 	const char *dst; /* the destination datastore's root */
 	const char *journal; /* the transfer's journal (a resume's state) */
 	/* The destination's snapshot manifest: with it the transfer ends
@@ -62,14 +68,16 @@ struct repl_xfer_args {
 	 * walked, else the transfer fails (-ENOENT) and is not committed
 	 * (a delete, retention's, took it while it was read; snap.h
 	 * deletes it from the manifest before it touches its tree). NULL:
-	 * not checked. */
+	 * not checked.  @from (src.h) checks the same where it is set. */
 	const char *src_root, *src_manifest;
+	struct repl_src *from;
 };
 
 struct repl_xfer_stats {
 	uint64_t files; /* regular files applied by this run */
 	uint64_t files_resumed; /* already applied by a run before (journal) */
-	uint64_t candidate_bytes; /* blocks FIEMAP did not show shared */
+	uint64_t candidate_bytes; /* blocks read and compared: not shown the
+				   * same by FIEMAP or the store (src.h) */
 	uint64_t sent_bytes; /* blocks written to the destination */
 	uint64_t removed; /* entries removed from the destination */
 	/* The journal named this transfer but the destination had undone
