@@ -18,6 +18,7 @@
 #include "nfsd/repl/service.h"
 
 struct repl_client;
+struct repl_src;
 
 /* One [replication NAME] of this server, with the means of both ends:
  * its entry in the peers (what a destination takes) and, when the other
@@ -30,6 +31,9 @@ struct repl_item {
 	char root[4096];
 	char manifest[PATH_MAX + 64];
 	char hello[REPL_IDENTITY_MAX + 80];
+	/* A datastore served through its store (CephFS, src.h): a source
+	 * only; NULL: the local datastore at @root. */
+	struct repl_src *src;
 	struct repl_client *client; /* NULL: this end never sends */
 	bool api; /* made through POST /replications (relfile.h) */
 	/* Ends the thread and fails the client's calls at once

@@ -20,6 +20,7 @@
 #include "nfsd/repl/client.h"
 #include "nfsd/repl/repl_int.h"
 #include "nfsd/repl/reverse.h"
+#include "nfsd/repl/src.h"
 
 static int64_t service_now(void)
 {
@@ -51,7 +52,16 @@ static int service_manifest(const char *state_dir, const char *name, char *out,
 		       : 0;
 }
 
-/* The datastore of relation @c: live and local. */
+/* Whether @e is served through its store (CephFS), not a local tree. */
+static bool service_store_backed(const struct export *e)
+{
+	return e->remote_store || !e->dir[0];
+}
+
+/* The datastore of relation @c: live, and local unless this end is the
+ * source (a CephFS datastore is a source only: the destination's side,
+ * dst_local.c, writes a local tree and reverts it with reflink
+ * snapshots). */
 static struct export *service_datastore(struct repl_service *s,
 					const struct repl_rel_config *c,
 					char *errbuf, size_t errlen)
@@ -64,10 +74,13 @@ static struct export *service_datastore(struct repl_service *s,
 			      "datastore",
 			      c->name,
 			      c->datastore[0] ? c->datastore : "(none)");
-	} else if (e->remote_store || !e->dir[0]) {
+	} else if (service_store_backed(e) &&
+		   (c->role != REPL_ROLE_SOURCE ||
+		    repl_reversed_load(s->state_dir, c->name))) {
 		errbuf_printf(errbuf, errlen, -EOPNOTSUPP,
-			      "[replication %s]: datastore %s: not a local "
-			      "datastore (replication of CephFS datastores "
+			      "[replication %s]: datastore %s is on CephFS: "
+			      "it can be a replication source only (a "
+			      "destination, or a reversed relation, on CephFS "
 			      "is not built)",
 			      c->name, c->datastore);
 		e = NULL;
@@ -115,7 +128,13 @@ static int service_client(struct repl_item *x, char *errbuf, size_t errlen)
 				     "source_datastore go together",
 				     c->name);
 	}
-	err = repl_hello_arg(x->root, ds, x->hello, sizeof(x->hello));
+	/* A CephFS source is never a local destination's datastore: a name
+	 * of its own, which no destination's identity equals. */
+	err = x->src ? (snprintf(x->hello, sizeof(x->hello), "store:%s %s",
+				 c->datastore, ds) >= (int)sizeof(x->hello)
+				? -ENAMETOOLONG
+				: 0)
+		     : repl_hello_arg(x->root, ds, x->hello, sizeof(x->hello));
 	if (err) {
 		return errbuf_printf(errbuf, errlen, err,
 				     "[replication %s]: %s: %s", c->name,
@@ -169,9 +188,23 @@ int repl__service_add(struct repl_service *s, const struct repl_rel_config *c,
 				     c->name);
 	}
 	undo = service_applying(s, c->name);
-	err = repl_peers_add(&s->peers, c->name, c->datastore, x->root,
-			     x->manifest, s->state_dir, c->key_file, &x->guard,
-			     !repl__item_sends(x), errbuf, errlen);
+	if (service_store_backed(e)) {
+		/* A source only: no destination side here (peers), so a
+		 * REVERSE from the other end finds no relation. */
+		undo = false;
+		err = repl_src_store_new(e, &x->guard, &x->src);
+		if (err) {
+			return errbuf_printf(errbuf, errlen, err,
+					     "[replication %s]: datastore %s: "
+					     "its store has no snapshots",
+					     c->name, c->datastore);
+		}
+	} else {
+		err = repl_peers_add(&s->peers, c->name, c->datastore, x->root,
+				     x->manifest, s->state_dir, c->key_file,
+				     &x->guard, !repl__item_sends(x), errbuf,
+				     errlen);
+	}
 	if (!err && undo) {
 		log_info("replication: %s: a transfer was applied in part when "
 			 "the server stopped: undone, datastore %s is back at "
@@ -187,6 +220,7 @@ int repl__service_add(struct repl_service *s, const struct repl_rel_config *c,
 	x->rel.name = x->cfg.name;
 	x->rel.src_root = x->root;
 	x->rel.src_manifest = x->manifest;
+	x->rel.src = x->src;
 	x->rel.to = x->client ? repl_client_dst(x->client) : NULL;
 	x->rel.hello = x->hello;
 	x->rel.state_dir = s->state_dir;
@@ -372,6 +406,7 @@ void repl__item_free(struct repl_item *x)
 		pthread_join(x->thread, NULL);
 	}
 	repl_client_free(x->client);
+	repl_src_free(x->src);
 	if (x->exp) {
 		repl__item_replica(x, false);
 	}

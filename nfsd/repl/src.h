@@ -10,9 +10,12 @@
  * - src_local.c: a datastore on a local file system (nfsd/snap: reflink
  *   snapshots under ROOT/.snapshot, the manifest); a tree is a
  *   directory, the changed ranges come from FIEMAP (plan.h);
- * - a datastore reached through its store's ops (the cephfs backend)
- *   is to come: its native snapshots, its tree walked with the store's
- *   ops, its changed ranges asked of the store.
+ * - src_store.c: a datastore reached through its store's ops (the
+ *   cephfs backend): the snapshots are the store's native ones
+ *   (store_tree.h), a tree is walked from the root's .snapshot/NAME with
+ *   the store's lookup, readdir, getattr, readlink and read, and the
+ *   changed ranges come from the store (store_snapread.h: RADOS objects
+ *   on CephFS), or are the whole file where it cannot tell.
  *
  * Every call blocks: run it off the event loops.  Errors are -errno.
  */
@@ -29,6 +32,7 @@
 #include "nfsd/repl/plan.h"
 #include "nfsd/snap/snap.h"
 
+struct export;
 struct repl_src;
 struct repl_src_tree;
 struct repl_src_dir;
@@ -122,6 +126,15 @@ void repl_src_local_init(struct repl_src_local *l, const char *root,
  * datastore's snapshot is, and what the unit tests hand the engine.
  * *out owned (its close).  Returns 0 or -errno. */
 int repl_src_dir_tree(const char *dir, struct repl_src_tree **out);
+
+/* A datastore served through the store of @exp (borrowed: it outlives
+ * the source; export_store() at each call, -EAGAIN while there is none:
+ * its cluster was down at start), with native snapshots (store_snap()),
+ * made under @guard (borrowed; NULL: none).  *out owned:
+ * repl_src_free().  Returns 0, -EOPNOTSUPP (the store has no native
+ * snapshots) or -ENOMEM. */
+int repl_src_store_new(const struct export *exp, const struct repl_guard *guard,
+		       struct repl_src **out);
 
 /* s->ops->free(s) when there is one; @s may be NULL. */
 void repl_src_free(struct repl_src *s);

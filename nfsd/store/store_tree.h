@@ -23,6 +23,7 @@
 
 #include "nfsd/snap/snap.h"
 #include "nfsd/store/store.h"
+#include "nfsd/store/store_snapread.h"
 #include "vmdk/vmdk.h"
 
 struct store_tree {
@@ -58,6 +59,9 @@ struct store_snap_ops {
 		       void *progress_arg, char *errbuf, size_t errlen);
 	/* By name; *out owned (free()), NULL when none. */
 	int (*list)(struct store *st, struct snap_entry **out, size_t *n);
+	/* Optional (NULL: every byte of a file is a candidate): a file's
+	 * changed ranges between two snapshots (store_snapread.h). */
+	store_snap_changed_fn *changed;
 };
 
 #endif

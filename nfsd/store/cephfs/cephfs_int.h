@@ -385,6 +385,12 @@ struct snap_stats;
 int store__cephfs_tree_open(struct store *st, struct store_tree **out,
 			    char *errbuf, size_t errlen);
 extern const struct store_snap_ops store__cephfs_snap_ops;
+/* store_snap_ops.changed (cephfs_snapread.c, store_snapread.h). */
+struct store_range;
+int store__cephfs_snap_changed(struct store *st, struct store_obj *cur,
+			       struct store_obj *base, uint64_t size,
+			       uint64_t base_size, struct store_range **out,
+			       size_t *n);
 /* store_snap_ops.restore (cephfs_restore.c); vmdk_progress_fn's type. */
 int store__cephfs_snap_restore(struct store *st, const char *name,
 			       struct snap_stats *out,

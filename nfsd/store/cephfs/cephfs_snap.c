@@ -222,4 +222,5 @@ const struct store_snap_ops store__cephfs_snap_ops = {
 	.remove = cephfs_snap_remove,
 	.restore = store__cephfs_snap_restore,
 	.list = cephfs_snap_list,
+	.changed = store__cephfs_snap_changed,
 };
