@@ -25,7 +25,8 @@ xfs_loop "$src"
 xfs_loop "$dsr"
 repl_key
 KEY=$(cat "$TEST_TMP/r.key")
-trap 'srv_cleanup; xfs_loop_cleanup' EXIT
+# A stopped (throttled) server would never take the cleanup's SIGTERM.
+trap 'throttle_stop "${dst_PID:-}"; srv_cleanup; xfs_loop_cleanup' EXIT
 
 {
 	printf '[datastore dsr]\npath = %s\n' "$dsr"
@@ -126,6 +127,32 @@ n=$(ok_count)
 transfer
 check "a transfer after the restart ends" wait_for 60 done_after "$n"
 check "v2.txt on dsr" same_on dst dsr v2.txt "$TEST_TMP/v2.txt"
+
+# DELETE while a transfer runs (the destination slowed: each message
+# waits): the transfer ends at its next message, the DELETE does not
+# wait for it; made again, the relation resumes from its journal.
+head -c 96M /dev/urandom >"$TEST_TMP/big.img"
+cp "$TEST_TMP/big.img" "$src/big.img"
+n=$(ok_count)
+throttle_start "$dst_PID"
+transfer
+running() { [ "$(rel src src r1 "r['running']")" = True ]; }
+check "a transfer of big.img runs" wait_for 20 running
+t0=$(date +%s)
+code=$(del src r1)
+t1=$(date +%s)
+check "DELETE /replications/r1 during it: 204" status_is "$code" 204
+check "... within 10 s ($((t1 - t0)) s)" [ $((t1 - t0)) -le 10 ]
+check "... the transfer ended at its next message" wait_for 20 \
+	grep -q "replication: r1: transfer failed: .*Operation canceled" "$TEST_TMP/src.log"
+throttle_stop "$dst_PID"
+check "... r1 gone from src" [ -z "$(list src)" ]
+code=$(mk src "$src_body")
+check "r1 made again on src: 201" status_is "$code" 201
+n=$(ok_count)
+transfer
+check "its transfer ends" wait_for 120 done_after "$n"
+check "big.img on dsr: the source's sha256" same_on dst dsr big.img "$TEST_TMP/big.img"
 
 # The config wins over a kept relation of the same name.
 check "src stops" srv_stop src
