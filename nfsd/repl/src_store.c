@@ -90,6 +90,7 @@ static int store_walk(struct store_tree_h *t, const char *rel,
 	char name[REPL_SRC_NAME_MAX + 1];
 	struct store_obj *cur = t->root, *next;
 	const char *p = rel;
+	int err;
 
 	store_obj_ref(t->st, cur);
 	while (*p) {
@@ -106,8 +107,7 @@ static int store_walk(struct store_tree_h *t, const char *rel,
 			store_obj_unref(t->st, cur);
 			return -EINVAL;
 		}
-		int err = store_lookup(t->st, cur, name, &next);
-
+		err = store_lookup(t->st, cur, name, &next);
 		store_obj_unref(t->st, cur);
 		if (err) {
 			return err;
