@@ -337,8 +337,8 @@ static int store_changed(struct repl_src_tree *tp, struct repl_src_file *cur,
 	} else if (err) {
 		return err;
 	}
-	/* The store's units are whole blocks of the engine's (4 MiB
-	 * objects of 64 KiB blocks) or end at the file's end. */
+	/* The store's ranges start on the engine's blocks (64 KiB, 4 MiB
+	 * objects); the lanes compare them block by block. */
 	*out = nr ? malloc(nr * sizeof(**out)) : NULL;
 	if (nr && !*out) {
 		free(r);

@@ -26,11 +26,13 @@ struct store_range {
  * The ranges of regular file @cur (@size bytes, in a snapshot of @st)
  * that may differ from @base (@base_size bytes, the same file in an older
  * snapshot; NULL: none, all of @cur's data is a candidate; a hole is
- * still left out), sorted and merged, in units of the store's own (an
- * object: 4 MiB on CephFS).  What is left out is proven the same in both
- * (or a hole in both) without its data read.  *out owned (free(); NULL
- * when none).  Blocks (cluster round trips).  Returns 0, -EOPNOTSUPP
- * (the store cannot tell for this file: take it whole) or -errno.
+ * still left out), sorted and merged, each starting on a 64 KiB
+ * boundary (CephFS: whole 4 MiB objects, or 64 KiB blocks of one and
+ * the rest of the object past them).  What is left out is the same in
+ * both (or a hole in both) without its data read: by the store's own
+ * bookkeeping, or, on CephFS, by equal xxhash64 of a block.  *out owned
+ * (free(); NULL when none).  Blocks (cluster round trips).  Returns 0,
+ * -EOPNOTSUPP (the store cannot tell for this file: take it whole) or -errno.
  */
 typedef int store_snap_changed_fn(struct store *st, struct store_obj *cur,
 				  struct store_obj *base, uint64_t size,

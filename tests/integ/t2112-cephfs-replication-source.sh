@@ -8,8 +8,9 @@
 # (timed) sends it whole and dsr reads back the same bytes over NFS; 640
 # KiB (1%) rewritten over NFS at an unaligned offset: the incremental
 # sends about that (dsnfs_replication_last_sent_bytes from /metrics:
-# 640-832 KiB) and reads only the RADOS objects written since the base
-# snapshot (candidate_bytes at most two 4 MiB objects, not 64 MiB); dsr
+# 640-832 KiB) and reads only the 64 KiB blocks written since the base
+# snapshot (RADOS object stats, then the OSDs' block hashes of the one
+# object written: candidate_bytes at most 1 MiB, not 64 MiB); dsr
 # then has the source's bytes again (sha256 over NFS of both), and its
 # replica snapshot too; the source's repl-r1-* snapshot is a CephFS
 # snapshot (.snap) and the older one is gone.  A cephfs datastore as a
@@ -75,8 +76,8 @@ echo "    incremental: $(echo "$(date +%s.%N) - $t0" | bc) s, $(metric dsnfs_rep
 sent=$(metric dsnfs_replication_last_sent_bytes)
 check "it sent about the 1% rewritten (640-832 KiB)" \
 	bash -c "[ '$sent' -ge 655360 ] && [ '$sent' -le 851968 ]"
-check "it read only the objects written since (at most 8 MiB of 64)" \
-	bash -c "[ '$(last "['candidate_bytes']")' -le 8388608 ]"
+check "it read only the blocks written since (at most 1 MiB of 64)" \
+	bash -c "[ '$(last "['candidate_bytes']")' -le 1048576 ]"
 check "disk.img on dsr over NFS: the source's sha256 again" same_on dst dsr disk.img "$TEST_TMP/disk.img"
 check "... and in its replica snapshot" bash -c \
 	"nfs-cat '$(srv_nfs_url dst dsr .snapshot/repl-r1-2/disk.img)' | cmp -s - '$TEST_TMP/disk.img'"

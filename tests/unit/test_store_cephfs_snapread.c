@@ -3,8 +3,10 @@
  * test_store_cephfs_snapread: which objects of a file changed between two
  * CephFS snapshots (nfsd/store/cephfs/cephfs_snapread.c,
  * store_snapread.h), on a real cluster: a 16 MiB file with data in
- * objects 0, 2 and 3 (object 1 a hole), snapshot s1, 64 KiB rewritten in
- * object 2, snapshot s2: against s1 only object 2 may differ; without a
+ * objects 0, 2 (all of it) and 3 (object 1 a hole), snapshot s1, 64 KiB
+ * rewritten in object 2, snapshot s2: against s1 only the two 64 KiB
+ * blocks of object 2 the write covered may differ (the OSDs' hashes);
+ * past a smaller base's end an object is a candidate whole; without a
  * base the holes are left out (objects 0, 2-3); a base that is another
  * file, a file that is not in a snapshot, a directory: -EOPNOTSUPP (the
  * caller reads the file whole); an empty file: nothing.  The cluster is
@@ -161,7 +163,7 @@ static void test_only_the_written_object_changed(void **state)
 	assert_non_null(so->changed);
 	disk = make(f, "disk");
 	put(f, disk, 0, 65536, 0x11);
-	put(f, disk, 8 * MIB + 100, 65536, 0x22);
+	put(f, disk, 8 * MIB, 4 * MIB, 0x22);
 	put(f, disk, 16 * MIB - 4096, 4096, 0x33);
 	assert_int_equal(so->create(f->st, "s1", NULL, err, sizeof(err)), 0);
 	put(f, disk, 8 * MIB + 200000, 65536, 0x44);
@@ -169,11 +171,14 @@ static void test_only_the_written_object_changed(void **state)
 	cur = in_snap(f, "s2", "disk");
 	base = in_snap(f, "s1", "disk");
 
+	/* Object 2 only, and in it the two 64 KiB blocks the write covered
+	 * (8 MiB + 200000 .. + 64 KiB: blocks 3 and 4), by the OSDs'
+	 * hashes at both snapshots. */
 	assert_int_equal(
 		so->changed(f->st, cur, base, 16 * MIB, 16 * MIB, &r, &n), 0);
 	assert_int_equal(n, 1);
-	assert_int_equal(r[0].off, 8 * MIB);
-	assert_int_equal(r[0].len, 4 * MIB);
+	assert_int_equal(r[0].off, 8 * MIB + 3 * 65536);
+	assert_int_equal(r[0].len, 2 * 65536);
 	free(r);
 
 	/* No base: every object with data, the hole (object 1) left out. */
@@ -186,8 +191,8 @@ static void test_only_the_written_object_changed(void **state)
 	free(r);
 
 	/* The base a smaller file (6 MiB): an object past its end is a
-	 * candidate even when unchanged (object 3); a hole in both is not
-	 * (object 1, which its end cuts). */
+	 * candidate whole, unchanged (object 3) or not (object 2); a hole
+	 * in both is not (object 1, which its end cuts). */
 	assert_int_equal(
 		so->changed(f->st, cur, base, 16 * MIB, 6 * MIB, &r, &n), 0);
 	assert_int_equal(n, 1);

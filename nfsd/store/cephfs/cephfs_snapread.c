@@ -19,9 +19,17 @@
  * - present at both with the same version (non-zero), size and mtime,
  *   and wholly inside both sizes (or the sizes equal): the same, left
  *   out unread;
- * - anything else (new, gone, written, an error of one stat, an object
- *   the file's end cuts): a candidate, its 64 KiB blocks read and
- *   compared with the base's by the engine (lanes.c).
+ * - present at both, inside both files, but written in between: the
+ *   OSDs hash each whole 64 KiB block below both objects' sizes at both
+ *   snapshots (rados_checksum, xxhash64, which honours the read
+ *   snapshot): the blocks whose hashes differ are candidates, and what
+ *   lies past them up to the larger size; the others are left out
+ *   unread (the whole object when the hashes cannot be had);
+ * - anything else (new, gone, an error of one stat, an object the
+ *   file's end cuts): a candidate whole.
+ *
+ * The engine (lanes.c) reads each candidate block at both snapshots and
+ * compares the bytes before it sends anything.
  *
  * The gateway's own buffered writes reach RADOS first (ceph_sync_fs),
  * so a snapshot's data is in its objects when they are asked.  At most
@@ -42,6 +50,10 @@
 
 /* Objects asked at once: two stats each, 256 in flight. */
 #define SNAPREAD_WINDOW 128
+/* The blocks hashed: the replication engine's (REPL_BLOCK). */
+#define SNAPREAD_BLOCK 65536u
+/* Hashes of one object at most (objects up to 64 MiB). */
+#define SNAPREAD_BLOCKS_MAX 1024u
 
 struct snapread_stat {
 	int rc; /* 0, -ENOENT or another -errno */
@@ -113,13 +125,19 @@ static int snapread_window(struct snapread *s, uint64_t first, size_t count,
 }
 
 /* Whether object @k may differ (see the head of this file). */
+/* Whether object @k lies inside both files (or their sizes are the
+ * same): past the base's end its bytes are not the base file's. */
+static bool snapread_inside(const struct snapread *s, uint64_t k)
+{
+	uint64_t both = s->size < s->base_size ? s->size : s->base_size;
+
+	return s->size == s->base_size || (k + 1) * s->obj_bytes <= both;
+}
+
 static bool snapread_candidate(const struct snapread *s, uint64_t k,
 			       const struct snapread_stat *c,
 			       const struct snapread_stat *b)
 {
-	uint64_t end = (k + 1) * s->obj_bytes;
-	uint64_t both = s->size < s->base_size ? s->size : s->base_size;
-
 	if (c->rc == -ENOENT && b->rc == -ENOENT) {
 		return false;
 	}
@@ -128,15 +146,16 @@ static bool snapread_candidate(const struct snapread *s, uint64_t k,
 	}
 	return !(c->version != 0 && c->version == b->version &&
 		 c->size == b->size && c->mtime == b->mtime &&
-		 (s->size == s->base_size || end <= both));
+		 snapread_inside(s, k));
 }
 
-static int snapread_add(struct snapread *s, uint64_t k)
+/* [@off, @off + @len) as a candidate, cut at the file's end. */
+static int snapread_add(struct snapread *s, uint64_t off, uint64_t len)
 {
-	uint64_t off = k * s->obj_bytes;
-	uint64_t len =
-		s->size - off < s->obj_bytes ? s->size - off : s->obj_bytes;
-
+	if (off >= s->size) {
+		return 0;
+	}
+	len = s->size - off < len ? s->size - off : len;
 	if (s->n && s->r[s->n - 1].off + s->r[s->n - 1].len == off) {
 		s->r[s->n - 1].len += len;
 		return 0;
@@ -155,6 +174,78 @@ static int snapread_add(struct snapread *s, uint64_t k)
 	s->r[s->n].len = len;
 	s->n++;
 	return 0;
+}
+
+static uint64_t snapread_le64(const unsigned char *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--) {
+		v = v << 8 | p[i];
+	}
+	return v;
+}
+
+/* The OSD's xxhash64 of each SNAPREAD_BLOCK of the first @n blocks of
+ * object @name at @io's read snapshot, into @out.  0 or -errno. */
+static int snapread_sums(rados_ioctx_t io, const char *name, size_t n,
+			 uint64_t *out)
+{
+	unsigned char res[4 + 8 * SNAPREAD_BLOCKS_MAX];
+	const char seed[8] = { 0 };
+	uint32_t count;
+	int rc;
+
+	rc = rados_checksum(io, name, LIBRADOS_CHECKSUM_TYPE_XXHASH64, seed,
+			    sizeof(seed), n * SNAPREAD_BLOCK, 0, SNAPREAD_BLOCK,
+			    (char *)res, 4 + 8 * n);
+	if (rc < 0) {
+		return rc;
+	}
+	count = (uint32_t)res[0] | (uint32_t)res[1] << 8 |
+		(uint32_t)res[2] << 16 | (uint32_t)res[3] << 24;
+	if (count != n) {
+		return -EIO;
+	}
+	for (size_t i = 0; i < n; i++) {
+		out[i] = snapread_le64(res + 4 + 8 * i);
+	}
+	return 0;
+}
+
+/* Object @k, @csize and @bsize bytes at the two snapshots and inside
+ * both files, was written in between: its whole blocks below both sizes
+ * whose hashes differ, and what lies past them up to the larger size
+ * (the whole object when the hashes cannot be had). */
+static int snapread_blocks(struct snapread *s, uint64_t k, uint64_t csize,
+			   uint64_t bsize)
+{
+	uint64_t cur[SNAPREAD_BLOCKS_MAX], base[SNAPREAD_BLOCKS_MAX];
+	uint64_t off = k * s->obj_bytes;
+	uint64_t osize = csize > bsize ? csize : bsize;
+	size_t n = (size_t)((csize < bsize ? csize : bsize) / SNAPREAD_BLOCK);
+	char name[48];
+	int err = 0;
+
+	snprintf(name, sizeof(name), "%" PRIx64 ".%08" PRIx64, s->ino, k);
+	if (n > SNAPREAD_BLOCKS_MAX ||
+	    (n && snapread_sums(s->cur, name, n, cur)) ||
+	    (n && snapread_sums(s->base, name, n, base))) {
+		return snapread_add(s, off, s->obj_bytes);
+	}
+	for (size_t i = 0; i < n && !err; i++) {
+		if (cur[i] != base[i]) {
+			err = snapread_add(s, off + i * SNAPREAD_BLOCK,
+					   SNAPREAD_BLOCK);
+		}
+	}
+	/* Past the smaller object's last whole block: compared by the
+	 * engine.  Past the larger's size both read zeros. */
+	if (!err && osize > n * SNAPREAD_BLOCK) {
+		err = snapread_add(s, off + n * SNAPREAD_BLOCK,
+				   osize - n * SNAPREAD_BLOCK);
+	}
+	return err;
 }
 
 /* An I/O context of pool @pool reading at snapshot @snapid.  Owned. */
@@ -184,9 +275,16 @@ static int snapread_run(struct snapread *s)
 		for (size_t i = 0; i < count && !err; i++) {
 			if (cs[i].rc != 0 && cs[i].rc != -ENOENT) {
 				err = cs[i].rc; /* the new snapshot's own */
-			} else if (snapread_candidate(s, k + i, &cs[i],
-						      &bs[i])) {
-				err = snapread_add(s, k + i);
+			} else if (!snapread_candidate(s, k + i, &cs[i],
+						       &bs[i])) {
+				continue;
+			} else if (cs[i].rc == 0 && bs[i].rc == 0 &&
+				   snapread_inside(s, k + i)) {
+				err = snapread_blocks(s, k + i, cs[i].size,
+						      bs[i].size);
+			} else {
+				err = snapread_add(s, (k + i) * s->obj_bytes,
+						   s->obj_bytes);
 			}
 		}
 	}
