@@ -13,7 +13,9 @@
 # object written: candidate_bytes at most 1 MiB, not 64 MiB); dsr
 # then has the source's bytes again (sha256 over NFS of both), and its
 # replica snapshot too; the source's repl-r1-* snapshot is a CephFS
-# snapshot (.snap) and the older one is gone.  A cephfs datastore as a
+# snapshot (.snap) and the older one is gone.  A snapshot made by hand
+# on ds1 between two writes is carried by the next transfer (its own
+# step: 64 KiB, then 64 KiB for the replica) and reads back on dsr.  A cephfs datastore as a
 # destination is refused at start, its reason logged.  Needs root.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../ceph/lib.sh"
@@ -83,6 +85,28 @@ check "... and in its replica snapshot" bash -c \
 	"nfs-cat '$(srv_nfs_url dst dsr .snapshot/repl-r1-2/disk.img)' | cmp -s - '$TEST_TMP/disk.img'"
 check "the source keeps the new base, the older snapshot is gone" bash -c \
 	"[ -d '$TEST_TMP/ds1/.snap/repl-r1-2' ] && [ ! -e '$TEST_TMP/ds1/.snap/repl-r1-1' ]"
+
+# A snapshot made by hand on ds1 (a CephFS one) between two writes: the
+# next transfer carries it (a step of its own, from the last replica)
+# then the replica; both read back on dsr with the source's bytes.
+sctl() { "$DSNFS_BIN/dsnfsctl" -s "127.0.0.1:$src_ADMIN" --state-dir "$TEST_TMP/src.state" "$@"; }
+cp "$TEST_TMP/disk.img" "$TEST_TMP/disk-hand.img"
+head -c 64K /dev/urandom >"$TEST_TMP/patch2"
+check "64 KiB rewritten over NFS" nfs_write src ds1 disk.img $((40 * 1048576)) "$TEST_TMP/patch2"
+dd if="$TEST_TMP/patch2" of="$TEST_TMP/disk-hand.img" bs=65536 seek=640 conv=notrunc status=none
+check "dsnfsctl snapshot create ds1 hand1 (CephFS)" sctl snapshot create ds1 hand1
+check "64 KiB rewritten over NFS again" nfs_write src ds1 disk.img $((50 * 1048576)) "$TEST_TMP/patch2"
+cp "$TEST_TMP/disk-hand.img" "$TEST_TMP/disk.img"
+dd if="$TEST_TMP/patch2" of="$TEST_TMP/disk.img" bs=65536 seek=800 conv=notrunc status=none
+check "a transfer: 202" status_is "$(rel_act src ds1 transfer r1)" 202
+check "it ends" wait_for 120 done_after 2
+check "... without error" [ -z "$(rel src ds1 r1 "r['error']")" ]
+check "... it carried the one snapshot" [ "$(last "['snapshots']")" = 1 ]
+echo "    with a carried snapshot: $(metric dsnfs_replication_last_sent_bytes) bytes sent, $(last "['candidate_bytes']") read"
+check "... and sent the two 64 KiB writes" [ "$(metric dsnfs_replication_last_sent_bytes)" = 131072 ]
+check "dsr/.snapshot/hand1 over NFS: the source's bytes then" bash -c \
+	"nfs-cat '$(srv_nfs_url dst dsr .snapshot/hand1/disk.img)' | cmp -s - '$TEST_TMP/disk-hand.img'"
+check "dsr's disk.img: the source's bytes now" same_on dst dsr disk.img "$TEST_TMP/disk.img"
 
 # A cephfs datastore as a destination: refused at start, with its
 # reason (the source stopped first: one gateway on ds1 at a time).
