@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * registry: relations made and deleted at run time through the admin API
- * (POST and DELETE /replications), kept in the state directory
- * (relfile.h) and restored at the start (service.h).
+ * registry: which relations the service runs.  At the start, the
+ * config's, then those made through the admin API and kept in the state
+ * directory (relfile.h); at run time, those made and deleted through the
+ * API (POST and DELETE /replications).  service.c runs them; it does not
+ * call back here.
  */
 #include "nfsd/repl/service.h"
 
@@ -16,6 +18,7 @@
 #include "nfsd/base/log.h"
 #include "nfsd/repl/relfile.h"
 #include "nfsd/repl/repl_int.h"
+#include "nfsd/repl/reverse.h"
 
 /* The items past the first @n0 (a failed add), the list held for
  * writing. */
@@ -57,7 +60,10 @@ static int registry_check(struct repl_service *s,
 	return 0;
 }
 
-void repl__restore(struct repl_service *s, const struct repl_config *cfg)
+/* Relations kept in the state directory (relfile.h) added at the start,
+ * but for a name @cfg has (the config's wins; logged). */
+static void registry_restore(struct repl_service *s,
+			     const struct repl_config *cfg)
 {
 	struct repl_config *kept = malloc(sizeof(*kept));
 	char err[768];
@@ -225,4 +231,50 @@ bool repl_service_uses(struct repl_service *s, const char *datastore,
 	}
 	pthread_rwlock_unlock(&s->list);
 	return found;
+}
+
+int repl_service_start(const struct repl_config *cfg,
+		       struct export_table *exports, struct admin_ops *ops,
+		       const char *state_dir, struct repl_service **out,
+		       char *errbuf, size_t errlen)
+{
+	struct repl_service *s;
+	int err;
+
+	*out = NULL;
+	err = repl__service_check(cfg, errbuf, errlen);
+	if (err) {
+		return err;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->wake, NULL);
+	pthread_mutex_init(&s->peers.lock, NULL);
+	pthread_rwlock_init(&s->list, NULL);
+	s->peers.reverse = repl__reverse_accept;
+	s->peers.reverse_arg = s;
+	s->exports = exports;
+	s->ops = ops;
+	/* Absolute, as the store names the manifests (store/local.c). */
+	if (!realpath(state_dir, s->state_dir)) {
+		snprintf(s->state_dir, sizeof(s->state_dir), "%s", state_dir);
+	}
+	for (size_t i = 0; i < cfg->n && !err; i++) {
+		err = repl__service_add(s, &cfg->rel[i], false, errbuf, errlen);
+	}
+	if (!err) {
+		registry_restore(s, cfg);
+	}
+	if (!err) {
+		err = repl__service_threads(s, errbuf, errlen);
+	}
+	if (err) {
+		repl_service_stop(s);
+		return err;
+	}
+	*out = s;
+	return 0;
 }

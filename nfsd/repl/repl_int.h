@@ -122,8 +122,13 @@ int repl__check_pair(const struct repl_rel_config *a,
 		     const struct repl_rel_config *b, char *errbuf,
 		     size_t errlen);
 
-/* Relations kept in the state directory (relfile.h) added at the start,
- * but for a name @cfg has (the config's wins; logged). */
-void repl__restore(struct repl_service *s, const struct repl_config *cfg);
+/* Whether the relations of @cfg may run together on this server.
+ * Returns 0 or -errno with the reason. */
+int repl__service_check(const struct repl_config *cfg, char *errbuf,
+			size_t errlen);
+
+/* Starts the listed relations' threads and the clock.  Returns 0 or
+ * -errno with the reason. */
+int repl__service_threads(struct repl_service *s, char *errbuf, size_t errlen);
 
 #endif

@@ -457,8 +457,8 @@ int repl__check_pair(const struct repl_rel_config *a,
 }
 
 /* No datastore is both ends here, and no two relations feed one. */
-static int service_check(const struct repl_config *cfg, char *errbuf,
-			 size_t errlen)
+int repl__service_check(const struct repl_config *cfg, char *errbuf,
+			size_t errlen)
 {
 	for (size_t i = 0; i < cfg->n; i++) {
 		const struct repl_rel_config *a = &cfg->rel[i];
@@ -491,7 +491,7 @@ int repl__item_start(struct repl_item *x)
 	return err;
 }
 
-static int service_threads(struct repl_service *s, char *errbuf, size_t errlen)
+int repl__service_threads(struct repl_service *s, char *errbuf, size_t errlen)
 {
 	int err = 0;
 
@@ -506,52 +506,6 @@ static int service_threads(struct repl_service *s, char *errbuf, size_t errlen)
 				   "replication: cannot start a thread: %s",
 				   strerror(-err))
 		   : 0;
-}
-
-int repl_service_start(const struct repl_config *cfg,
-		       struct export_table *exports, struct admin_ops *ops,
-		       const char *state_dir, struct repl_service **out,
-		       char *errbuf, size_t errlen)
-{
-	struct repl_service *s;
-	int err;
-
-	*out = NULL;
-	err = service_check(cfg, errbuf, errlen);
-	if (err) {
-		return err;
-	}
-	s = calloc(1, sizeof(*s));
-	if (!s) {
-		return -ENOMEM;
-	}
-	pthread_mutex_init(&s->lock, NULL);
-	pthread_cond_init(&s->wake, NULL);
-	pthread_mutex_init(&s->peers.lock, NULL);
-	pthread_rwlock_init(&s->list, NULL);
-	s->peers.reverse = repl__reverse_accept;
-	s->peers.reverse_arg = s;
-	s->exports = exports;
-	s->ops = ops;
-	/* Absolute, as the store names the manifests (store/local.c). */
-	if (!realpath(state_dir, s->state_dir)) {
-		snprintf(s->state_dir, sizeof(s->state_dir), "%s", state_dir);
-	}
-	for (size_t i = 0; i < cfg->n && !err; i++) {
-		err = repl__service_add(s, &cfg->rel[i], false, errbuf, errlen);
-	}
-	if (!err) {
-		repl__restore(s, cfg);
-	}
-	if (!err) {
-		err = service_threads(s, errbuf, errlen);
-	}
-	if (err) {
-		repl_service_stop(s);
-		return err;
-	}
-	*out = s;
-	return 0;
 }
 
 static struct repl_item *service_find(struct repl_service *s, const char *name)
