@@ -22,6 +22,8 @@
 #   BENCH_DSNFSD_CONF    lines added to dsnfsd's config (e.g. its
 #                        [datastore ds1] section: "work_threads = 64" goes
 #                        before it, in [server])
+#   BENCH_DSNFSD_DS      lines added to dsnfsd's [datastore ds1] (e.g.
+#                        "intent_log = rados")
 #   BENCH_DSNFSD_CEPH    lines added to dsnfsd's copy of ceph.conf, in
 #                        [client.admin] (e.g. "client_oc = false")
 #   BENCH_OUT     [BUILD_DIR/bench] where ceph-STAMP.txt goes
@@ -234,6 +236,7 @@ run_dsnfsd() {
 	backend = cephfs
 	ceph_conf = $TMP/dsnfsd-ceph.conf
 	ceph_path = /bench-dsnfsd
+	${BENCH_DSNFSD_DS:-}
 	CONF
 	{
 		cat "$CONF"
