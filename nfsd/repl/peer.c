@@ -262,6 +262,46 @@ int repl_peers_add(struct repl_peers *t, const char *name,
 	return err;
 }
 
+int repl_peers_add_source_only(struct repl_peers *t, const char *name,
+			       const char *datastore, const char *key_path,
+			       char *errbuf, size_t errlen)
+{
+	struct repl_peer *p;
+	int err = 0;
+
+	pthread_mutex_lock(&t->lock);
+	if (t->n >= REPL_PEERS_MAX) {
+		err = errbuf_printf(errbuf, errlen, -ENOSPC,
+				    "more than %d replication relations",
+				    REPL_PEERS_MAX);
+		goto out;
+	}
+	p = &t->list[t->n];
+	memset(p, 0, sizeof(*p));
+	repl_open_init(&p->open);
+	/* The identity a CephFS source's HELLO carries (service.c): no
+	 * local datastore's identity equals it. */
+	if (snprintf(p->name, sizeof(p->name), "%s", name) >=
+		    (int)sizeof(p->name) ||
+	    snprintf(p->datastore, sizeof(p->datastore), "%s", datastore) >=
+		    (int)sizeof(p->datastore) ||
+	    snprintf(p->identity, sizeof(p->identity), "store:%s", datastore) >=
+		    (int)sizeof(p->identity)) {
+		err = errbuf_printf(errbuf, errlen, -ENAMETOOLONG,
+				    "relation %s: a name too long", name);
+		goto out;
+	}
+	err = repl_key_load(key_path, p->key, errbuf, errlen);
+	if (err) {
+		goto out;
+	}
+	p->source_only = true;
+	t->n++;
+out:
+	pthread_mutex_unlock(&t->lock);
+	return err;
+}
+
 int repl_peers_remove(struct repl_peers *t, const char *name)
 {
 	int err = -ENOENT;
@@ -302,7 +342,7 @@ bool repl_peers_feeding(struct repl_peers *t, const char *name)
 
 	pthread_mutex_lock(&t->lock);
 	p = peer_find(t, name);
-	on = p && p->active && !p->broken;
+	on = p && !p->source_only && p->active && !p->broken;
 	pthread_mutex_unlock(&t->lock);
 	return on;
 }
@@ -353,6 +393,9 @@ int repl_peers_set_locked(struct repl_peers *t, const char *name, bool active,
 	if (!p) {
 		return -ENOENT;
 	}
+	if (p->source_only) {
+		return -EPERM; /* a CephFS source is never the destination */
+	}
 	repl_open_close(&p->open);
 	p->active = active;
 	return peer_state_save(p, broken);
@@ -384,6 +427,14 @@ int repl_peers_break(struct repl_peers *t, const char *name, char *errbuf,
 
 	pthread_mutex_lock(&t->lock);
 	p = peer_find(t, name);
+	if (p && p->source_only) {
+		pthread_mutex_unlock(&t->lock);
+		return errbuf_printf(errbuf, errlen, -EPERM,
+				     "relation %s: datastore %s here is on "
+				     "CephFS, the relation's source: it has "
+				     "no destination side to break",
+				     name, p->datastore);
+	}
 	err = p ? peer_undo(p, errbuf, errlen) : -ENOENT;
 	if (err && p) {
 		pthread_mutex_unlock(&t->lock);
@@ -404,6 +455,29 @@ static unsigned peer_refuse(unsigned status, struct repl_result *r, int err,
 	snprintf(r->reason, sizeof(r->reason), "relation %.64s: %s",
 		 name ? name : "", why);
 	return status;
+}
+
+/* Any operation but HELLO, for @p a CephFS source's entry: why not. */
+static unsigned peer_refuse_source_only(const struct repl_peer *p,
+					const struct repl_msg *m,
+					struct repl_result *r)
+{
+	r->err = -EPERM; /* as the other refusals: the admin API's 409 */
+	if (m->op == REPL_OP_REVERSE) {
+		snprintf(r->reason, sizeof(r->reason),
+			 "relation %s: datastore %s here is on CephFS: a "
+			 "replication source only; a reverse would make it "
+			 "the destination, which is not built "
+			 "(docs/replication.md)",
+			 p->name, p->datastore);
+	} else {
+		snprintf(r->reason, sizeof(r->reason),
+			 "relation %s: datastore %s here is on CephFS, the "
+			 "relation's source: a replication source only, it "
+			 "takes no %s (docs/replication.md)",
+			 p->name, p->datastore, repl_op_name(m->op));
+	}
+	return 409;
 }
 
 /* HELLO: the source is not this datastore, and it means this one. */
@@ -515,6 +589,8 @@ unsigned repl_peers_handle(struct repl_peers *t, const char *name,
 				   sizeof(r.reason))) {
 		r.err = -EINVAL;
 		status = 400;
+	} else if (p->source_only && m.op != REPL_OP_HELLO) {
+		status = peer_refuse_source_only(p, &m, &r);
 	} else if (!p->active && m.op != REPL_OP_HELLO &&
 		   m.op != REPL_OP_REVERSE) {
 		status = peer_refuse(409, &r, -EPERM,

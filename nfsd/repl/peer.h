@@ -18,7 +18,10 @@
  *
  * Both ends of a relation have an entry here (reverse.h swaps their
  * roles); only the end that is the relation's destination now (@active)
- * takes the operations; the source's takes HELLO and REVERSE only.
+ * takes the operations; the source's takes HELLO and REVERSE only.  A
+ * source whose datastore is on CephFS has a source-only entry
+ * (repl_peers_add_source_only()): the same key, HELLO only, every other
+ * operation refused with its reason; it never touches the datastore.
  */
 #ifndef DSNFS_REPL_PEER_H
 #define DSNFS_REPL_PEER_H
@@ -52,6 +55,9 @@ struct repl_peer {
 	struct repl_open open;
 	bool active; /* this end is the relation's destination now */
 	bool broken;
+	/* A CephFS source's: never the destination, no datastore here
+	 * (@root, @manifest, @state and @applying are ""). */
+	bool source_only;
 };
 
 /* REVERSE (reverse.h) for relation @name at snapshot @common, the peers'
@@ -104,6 +110,18 @@ int repl_peers_add(struct repl_peers *t, const char *name,
 		   const char *key_path, const struct repl_guard *guard,
 		   bool active, char *errbuf, size_t errlen);
 
+/* Adds relation @name whose source is datastore @datastore here, on
+ * CephFS (a replication source only, docs/replication.md): with key file
+ * @key_path, its requests are authenticated as any other's; it answers
+ * HELLO and refuses every other operation with 409 and why (a REVERSE
+ * would make it the destination, which is not built).  It is never
+ * "feeding", never broken, never set or broken here, and touches no
+ * datastore.  Takes the peers' lock.  Returns 0 or -errno with the
+ * reason. */
+int repl_peers_add_source_only(struct repl_peers *t, const char *name,
+			       const char *datastore, const char *key_path,
+			       char *errbuf, size_t errlen);
+
 /* Removes relation @name from @t (DELETE /replications/NAME), its open
  * file closed, under the peers' lock.  Returns 0 or -ENOENT. */
 int repl_peers_remove(struct repl_peers *t, const char *name);
@@ -125,7 +143,7 @@ int repl_peers_state(struct repl_peers *t, const char *name, bool *broken,
 /* Makes relation @name's end here the destination (@active) or not, and
  * broken or not (the broken flag kept).  The peers' lock must not be
  * held (repl_peers_set_locked() for a reverse callback).  Returns 0 or
- * -errno. */
+ * -errno (-EPERM: a source-only entry, never the destination). */
 int repl_peers_set(struct repl_peers *t, const char *name, bool active,
 		   bool broken);
 int repl_peers_set_locked(struct repl_peers *t, const char *name, bool active,
@@ -133,7 +151,8 @@ int repl_peers_set_locked(struct repl_peers *t, const char *name, bool active,
 
 /* Breaks relation @name on this side (the destination's failover when
  * its source is gone): as a BREAK message (a transfer applied in part is
- * undone first).  Returns 0 or -errno with the reason. */
+ * undone first).  Returns 0 or -errno with the reason (-EPERM: a
+ * source-only entry). */
 int repl_peers_break(struct repl_peers *t, const char *name, char *errbuf,
 		     size_t errlen);
 
@@ -149,8 +168,9 @@ unsigned repl_peers_auth(struct repl_peers *t, const char *name,
  * status: 200 (applied, or the operation's own error in the result),
  * 401 (no key or a wrong one), 404 (no such relation here), 400 (not a
  * message), 409 (the relation is broken here, or this end is its
- * source now); nothing is written but for a 200.  A HELLO whose source is this
- * very datastore, or that names another destination datastore, is answered
+ * source now, or a source only and the operation is not HELLO); nothing
+ * is written but for a 200.  A HELLO whose source is this very
+ * datastore, or that names another destination datastore, is answered
  * -EINVAL with the reason.
  */
 unsigned repl_peers_handle(struct repl_peers *t, const char *name,

@@ -189,8 +189,9 @@ int repl__service_add(struct repl_service *s, const struct repl_rel_config *c,
 	}
 	undo = service_applying(s, c->name);
 	if (service_store_backed(e)) {
-		/* A source only: no destination side here (peers), so a
-		 * REVERSE from the other end finds no relation. */
+		/* A source only: its peers entry (below, once the
+		 * section is known whole) says so to a REVERSE from the
+		 * other end, and never makes it a replica. */
 		undo = false;
 		err = repl_src_store_new(e, &x->guard, &x->src);
 		if (err) {
@@ -213,6 +214,11 @@ int repl__service_add(struct repl_service *s, const struct repl_rel_config *c,
 	}
 	if (!err) {
 		err = service_client(x, errbuf, errlen);
+	}
+	if (!err && x->src) {
+		err = repl_peers_add_source_only(&s->peers, c->name,
+						 c->datastore, c->key_file,
+						 errbuf, errlen);
 	}
 	if (err) {
 		return err;

@@ -16,7 +16,10 @@
 # snapshot (.snap) and the older one is gone.  A snapshot made by hand
 # on ds1 between two writes is carried by the next transfer (its own
 # step: 64 KiB, then 64 KiB for the replica) and reads back on dsr.  A cephfs datastore as a
-# destination is refused at start, its reason logged.  Needs root.
+# destination is refused at start, its reason logged.  A reverse asked
+# of the destination after its break is refused by the source with its
+# reason (dsnfsctl prints it); both ends stay as they were, the
+# destination writable, ds1 unchanged and writable.  Needs root.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../ceph/lib.sh"
 . "$(dirname "$0")/repl_lib.sh"
@@ -107,6 +110,43 @@ check "... and sent the two 64 KiB writes" [ "$(metric dsnfs_replication_last_se
 check "dsr/.snapshot/hand1 over NFS: the source's bytes then" bash -c \
 	"nfs-cat '$(srv_nfs_url dst dsr .snapshot/hand1/disk.img)' | cmp -s - '$TEST_TMP/disk-hand.img'"
 check "dsr's disk.img: the source's bytes now" same_on dst dsr disk.img "$TEST_TMP/disk.img"
+
+# A reverse asked of the destination after its break: the cephfs source
+# refuses it and says why (its source-only entry, peer.c), dsnfsctl
+# prints that; the destination stays broken and writable, the source
+# serves ds1 as it was and stays writable.  The destination learns the
+# source's endpoint first (restarted on the same port with it).
+srv_stop dst || FAILS=$((FAILS + 1))
+printf 'source_url = %s\nsource_datastore = ds1\n' "$src_URL" >>"$TEST_TMP/dst.conf"
+srv_restart dst || exit 1
+dctl() { "$DSNFS_BIN/dsnfsctl" -s "127.0.0.1:$dst_ADMIN" --state-dir "$TEST_TMP/dst.state" "$@"; }
+roles() { # NAME DS: its end's state, role, reversed
+	rel "$1" "$2" r1 "r['state'] + ' ' + r['role'] + ' ' + str(r['reversed'])"
+}
+src_roles=$(roles src ds1)
+check "break on the destination: 200" status_is "$(rel_act dst dsr break r1)" 200
+rc=0
+dctl replication reverse dsr >"$TEST_TMP/rev.out" 2>&1 || rc=$?
+check "dsnfsctl replication reverse dsr on the destination: refused (exit $rc)" [ $rc -ne 0 ]
+check "... with the source's reason: $(cat "$TEST_TMP/rev.out")" grep -q \
+	'relation r1: datastore ds1 here is on CephFS: a replication source only; a reverse would make it the destination, which is not built' \
+	"$TEST_TMP/rev.out"
+check "a request without the key: 401, nothing said" bash -c \
+	"[ \"\$(curl -s -o '$TEST_TMP/nokey' -w '%{http_code}' -X POST \
+	-H 'Content-Type: application/octet-stream' --data-binary x \
+	'$src_URL/replications/r1/peer')\" = 401 ] && ! grep -q CephFS '$TEST_TMP/nokey'"
+check "the destination: broken, still the destination, not reversed" \
+	[ "$(roles dst dsr)" = "broken destination False" ]
+check "... no reversed file on either end" bash -c \
+	"[ ! -e '$TEST_TMP/dst.state/repl-r1.reversed' ] && [ ! -e '$TEST_TMP/src.state/repl-r1.reversed' ]"
+echo "written at the DR site" >"$TEST_TMP/dr.txt"
+check "... dsr writable over NFS" nfs-cp "$TEST_TMP/dr.txt" "$(srv_nfs_url dst dsr dr.txt)"
+check "... and reads it back" same_on dst dsr dr.txt "$TEST_TMP/dr.txt"
+check "the source: as it was ($src_roles)" [ "$(roles src ds1)" = "$src_roles" ]
+check "... ds1 serves disk.img unchanged over NFS" same_on src ds1 disk.img "$TEST_TMP/disk.img"
+check "... and stays writable by its clients" nfs-cp "$TEST_TMP/dr.txt" "$(srv_nfs_url src ds1 after-reverse.txt)"
+check "... the refusal is not logged as a reverse" bash -c \
+	"! grep -q 'r1: reversed' '$TEST_TMP/src.log' '$TEST_TMP/dst.log'"
 
 # A cephfs datastore as a destination: refused at start, with its
 # reason (the source stopped first: one gateway on ds1 at a time).

@@ -14,13 +14,16 @@
  * break and a restart (the peers made again) undo it; a baseline BEGIN
  * into a datastore that holds something is refused and marks nothing; a
  * COMMIT of another transfer is refused.  The source's end takes only
- * HELLO and REVERSE.  A message of another wire version is refused (400)
- * with the versions in its reason, nothing applied.  A WRITE of up to
- * REPL_WRITE_MAX (16 blocks) is applied, a larger one refused by the
- * encoder and the decoder; the file is kept open from its OPEN to its
- * ATTRS (one descriptor more, not one per WRITE) and closed by a REMOVE
- * (a WRITE after it never lands in the removed file), a refused WRITE
- * (its bytes not written), ABORT and a break.
+ * HELLO and REVERSE; a CephFS source's entry (source only) takes HELLO
+ * with its key, refuses a REVERSE and every other operation with 409
+ * and why, is never a replica and writes nothing.  A message of another
+ * wire version is refused (400) with the versions in its reason,
+ * nothing applied.  A WRITE of up to REPL_WRITE_MAX (16 blocks) is
+ * applied, a larger one refused by the encoder and the decoder; the
+ * file is kept open from its OPEN to its ATTRS (one descriptor more, not
+ * one per WRITE) and closed by a REMOVE (a WRITE after it never lands in
+ * the removed file), a refused WRITE (its bytes not written), ABORT and
+ * a break.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -520,6 +523,112 @@ static void source_end_takes_hello_only(void **state)
 	assert_int_equal(r.err, -EOPNOTSUPP);
 }
 
+/* The service's reverse: a source-only entry never gets there. */
+static int reverse_never(void *arg, const char *name, const char *common,
+			 char *reason, size_t len)
+{
+	(void)arg;
+	(void)name;
+	(void)common;
+	(void)reason;
+	(void)len;
+	fail_msg("a source-only entry reached the service's reverse");
+	return -EIO;
+}
+
+static void source_only_says_why(void **state)
+{
+	struct lab *l = *state;
+	struct repl_msg m = arg_msg(REPL_OP_REVERSE, "repl-r9-1");
+	struct repl_result r;
+	char why[512], last[SNAP_NAME_MAX + 1] = "x";
+	bool broken = true, applying = true;
+	DIR *d;
+	size_t n0 = l->peers.n, entries = 0;
+
+	l->peers.reverse = reverse_never;
+	/* Its key file must be one: nothing added otherwise. */
+	assert_int_equal(sh("chmod 644 %s/r1.key", l->root), 0);
+	assert_int_equal(repl_peers_add_source_only(&l->peers, "r9", "cephds",
+						    l->keyf, why, sizeof(why)),
+			 -EPERM);
+	assert_int_equal(l->peers.n, n0);
+	assert_int_equal(sh("chmod 600 %s/r1.key", l->root), 0);
+	assert_int_equal(repl_peers_add_source_only(&l->peers, "r9", "cephds",
+						    l->keyf, why, sizeof(why)),
+			 0);
+
+	/* No key, or a wrong one: 401, nothing said of the relation. */
+	assert_int_equal(send_msg(l, "r9", NULL, &m, &r), 401);
+	assert_null(strstr(r.reason, "CephFS"));
+	assert_int_equal(send_msg(l, "r9", "Bearer 0123", &m, &r), 401);
+	assert_null(strstr(r.reason, "CephFS"));
+
+	/* HELLO answered, as any end's: the pair checked. */
+	m = arg_msg(REPL_OP_HELLO, "m:1:2 cephds");
+	assert_int_equal(send_msg(l, "r9", AUTH, &m, &r), 200);
+	assert_int_equal(r.err, 0);
+	m = arg_msg(REPL_OP_HELLO, "m:1:2 other");
+	assert_int_equal(send_msg(l, "r9", AUTH, &m, &r), 200);
+	assert_int_equal(r.err, -EINVAL);
+
+	/* REVERSE: 409 and why. */
+	m = arg_msg(REPL_OP_REVERSE, "repl-r9-1");
+	assert_int_equal(send_msg(l, "r9", AUTH, &m, &r), 409);
+	assert_int_equal(r.err, -EPERM);
+	assert_non_null(strstr(r.reason,
+			       "relation r9: datastore cephds here is on "
+			       "CephFS: a replication source only; a reverse "
+			       "would make it the destination, which is not "
+			       "built"));
+
+	/* Every other operation: 409, named. */
+	for (unsigned op = REPL_OP_HELLO + 1; op <= REPL_OP_MAX; op++) {
+		if (op == REPL_OP_REVERSE) {
+			continue;
+		}
+		m = arg_msg(op, "repl-r9-1");
+		strcpy(m.path, "s.vmdk");
+		assert_int_equal(send_msg(l, "r9", AUTH, &m, &r), 409);
+		assert_int_equal(r.err, -EPERM);
+		assert_non_null(strstr(r.reason, "on CephFS"));
+		assert_non_null(strstr(r.reason, repl_op_name(op)));
+	}
+
+	/* Never a replica, never set nor broken here, no state. */
+	assert_false(repl_peers_feeding(&l->peers, "r9"));
+	assert_int_equal(repl_peers_set(&l->peers, "r9", true, false), -EPERM);
+	assert_false(repl_peers_feeding(&l->peers, "r9"));
+	assert_int_equal(repl_peers_break(&l->peers, "r9", why, sizeof(why)),
+			 -EPERM);
+	assert_non_null(strstr(why, "on CephFS"));
+	assert_int_equal(
+		repl_peers_state(&l->peers, "r9", &broken, &applying, last), 0);
+	assert_false(broken);
+	assert_false(applying);
+	assert_string_equal(last, "");
+
+	/* Nothing written anywhere: ds holds .snapshot and link only. */
+	d = opendir(l->ds);
+	assert_non_null(d);
+	for (struct dirent *e; (e = readdir(d));) {
+		entries +=
+			e->d_name[0] != '.' || !strcmp(e->d_name, ".snapshot");
+	}
+	closedir(d);
+	assert_int_equal(entries, 2);
+
+	/* Removed cleanly: 404 then, r1 as it was. */
+	assert_int_equal(repl_peers_remove(&l->peers, "r9"), 0);
+	assert_int_equal(l->peers.n, n0);
+	m = arg_msg(REPL_OP_REVERSE, "repl-r9-1");
+	assert_int_equal(send_msg(l, "r9", AUTH, &m, &r), 404);
+	assert_int_equal(repl_peers_remove(&l->peers, "r9"), -ENOENT);
+	assert_true(repl_peers_feeding(&l->peers, "r1"));
+	m = open_msg("after.vmdk");
+	assert_int_equal(send_msg(l, "r1", AUTH, &m, &r), 200);
+}
+
 static void key_files(void **state)
 {
 	struct lab *l = *state;
@@ -551,6 +660,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(source_end_takes_hello_only,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(source_only_says_why, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(key_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(old_version_refused, setup,
 						teardown),
