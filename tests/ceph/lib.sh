@@ -17,7 +17,7 @@
 # ceph_rlog_conf PATH GW ACCESS
 #                      prints a config of ds1 on CephFS PATH with the RADOS
 #                      intent log of gateway GW (8 MiB, a checkpoint an hour
-#                      away) and the ACCESS lines (t2110, t2111)
+#                      away) and the ACCESS lines (t2110, t2111, t2113)
 # ceph_test_cleanup    unmounts and stops what these helpers started
 CEPH_OWN_DIR=""
 CEPH_FUSE_PID=""
