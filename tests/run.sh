@@ -65,7 +65,13 @@ run_one() {
 		say 'PASS %-44s %3ds\n' "$name" $((SECONDS - start))
 		echo "PASS $name" >>"$logdir/results"
 	else
-		say 'FAIL %-44s %3ds\n%s\n' "$name" $((SECONDS - start)) \
+		# The failed checks with the lines before each (what the
+		# command said), then the log's end: a failure early in a
+		# long test is not lost below the tail.
+		say 'FAIL %-44s %3ds\n%s\n    | ...\n%s\n' "$name" \
+			$((SECONDS - start)) \
+			"$(grep -B4 -E '^ *(FAIL|not ok)' "$logdir/$name.log" |
+				head -60 | sed 's/^/    | /')" \
 			"$(tail -40 "$logdir/$name.log" | sed 's/^/    | /')"
 		echo "FAIL $name" >>"$logdir/results"
 	fi
