@@ -308,13 +308,22 @@ static int read_kdmv_desc(struct open_ctx *c, struct vmdk *v, int fd,
 	return err;
 }
 
-/* Text, then only NULs: QEMU pads descriptor files to a sector. */
-static bool nul_padded_text(const char *text, size_t len)
+/*
+ * The descriptor in a file of @len bytes: its text up to the first NUL,
+ * as QEMU reads it (a C string), in *@n.  QEMU pads descriptor files with
+ * NULs, and what follows the first NUL is ignored: twice in CI a
+ * descriptor qemu-img had just written (its grep found the extents) held
+ * bytes after its NUL, which QEMU opens and a stricter reader refused.
+ * Binary data (a control byte other than tab, CR or LF in the text) is
+ * not a descriptor.
+ */
+static bool descriptor_text(const char *text, size_t len, size_t *n)
 {
-	size_t n = strnlen(text, len);
+	*n = strnlen(text, len);
+	for (size_t i = 0; i < *n; i++) {
+		unsigned char ch = (unsigned char)text[i];
 
-	for (size_t i = n; i < len; i++) {
-		if (text[i]) {
+		if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') {
 			return false;
 		}
 	}
@@ -378,7 +387,7 @@ static int read_desc(struct open_ctx *c, struct vmdk *v, int fd)
 	}
 	err = vmdk__io_read_full(c->io, fd, text,
 				 vmdk_sectors_to_bytes(file_sectors), 0, &len);
-	if (!err && !nul_padded_text(text, len)) {
+	if (!err && !descriptor_text(text, len, &len)) {
 		err = vmdk__errf(
 			c->errbuf, c->errlen, -EINVAL,
 			"%s: not a VMDK: no KDMV, COWD or seSparse magic, and "

@@ -7,7 +7,8 @@
  * directory, and a symlink leading out of the datastore are each refused
  * with -EINVAL (-ELOOP for the symlink under vmdk_io_beneath) and the
  * reason, promptly (an alarm fails a test that blocks), and a full clone
- * of such a disk makes nothing.
+ * of such a disk makes nothing.  And what a descriptor file holds: its
+ * text up to the first NUL, binary data refused.
  */
 #include "tests/unit/test_vmdk.h"
 
@@ -197,6 +198,48 @@ static void test_full_clone_of_a_device_makes_nothing(void **state)
 	vmdk_io_beneath_fini(&b);
 }
 
+/* Writes @len bytes of @bytes to @path. */
+static void write_bytes(const char *path, const void *bytes, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(bytes, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* A descriptor is its text up to the first NUL, as QEMU reads it: bytes
+ * after that NUL (CI saw a qemu-img descriptor with some) are ignored. */
+static void test_descriptor_bytes_after_its_nul_are_ignored(void **state)
+{
+	struct tdir *t = *state;
+	static const char text[] =
+		"# Disk DescriptorFile\nversion=1\nCID=fffffffe\n"
+		"parentCID=ffffffff\ncreateType=\"monolithicFlat\"\n"
+		"RW 2048 FLAT \"d-flat.vmdk\" 0\n\0\0\0ld tail \"x\" 0\n\0\0";
+	char err[512] = "";
+	struct vmdk *v = NULL;
+
+	write_bytes(tp(t, "d.vmdk"), text, sizeof(text));
+	write_bytes(tp(t, "d-flat.vmdk"), "", 0);
+	assert_int_equal(truncate(tp(t, "d-flat.vmdk"), 2048 * 512), 0);
+	assert_int_equal(
+		vmdk_open(NULL, tp(t, "d.vmdk"), 0, &v, err, sizeof(err)), 0);
+	assert_non_null(v);
+	vmdk_close(v);
+}
+
+/* Binary data before the first NUL is not a descriptor, and says so. */
+static void test_binary_descriptor_is_refused(void **state)
+{
+	struct tdir *t = *state;
+	static const unsigned char bytes[] = { 0xeb, 0x63, 0x90, 0x10, 0x8e,
+					       0xd0, 0xbc, 0x00, 0x7c, 0x01 };
+
+	write_bytes(tp(t, "d.vmdk"), bytes, sizeof(bytes));
+	refused(t, NULL, -EINVAL, "binary data where a descriptor should be");
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, ft_setup, ft_teardown)
@@ -208,6 +251,8 @@ int main(void)
 		T(test_directory_as_extent_or_descriptor_is_refused),
 		T(test_beneath_refuses_devices_fifos_and_symlinks),
 		T(test_full_clone_of_a_device_makes_nothing),
+		T(test_descriptor_bytes_after_its_nul_are_ignored),
+		T(test_binary_descriptor_is_refused),
 	};
 #undef T
 
