@@ -187,19 +187,20 @@ static int peer_undo(struct repl_peer *p, char *errbuf, size_t errlen)
 	return err;
 }
 
-static int peer_add_locked(struct repl_peers *t, const char *name,
-			   const char *datastore, const char *root,
-			   const char *manifest, const char *state_dir,
-			   const char *key_path, const struct repl_guard *guard,
-			   bool active, char *errbuf, size_t errlen)
+/* The list's next entry (the lock held), cleared, with @name and
+ * @datastore; NULL with *@err and the reason when the list is full or a
+ * name too long.  The caller raises t->n once the entry is complete. */
+static struct repl_peer *peer_claim(struct repl_peers *t, const char *name,
+				    const char *datastore, int *err,
+				    char *errbuf, size_t errlen)
 {
 	struct repl_peer *p;
-	int err;
 
 	if (t->n >= REPL_PEERS_MAX) {
-		return errbuf_printf(errbuf, errlen, -ENOSPC,
+		*err = errbuf_printf(errbuf, errlen, -ENOSPC,
 				     "more than %d replication relations",
 				     REPL_PEERS_MAX);
+		return NULL;
 	}
 	p = &t->list[t->n];
 	memset(p, 0, sizeof(*p));
@@ -207,8 +208,28 @@ static int peer_add_locked(struct repl_peers *t, const char *name,
 	if (snprintf(p->name, sizeof(p->name), "%s", name) >=
 		    (int)sizeof(p->name) ||
 	    snprintf(p->datastore, sizeof(p->datastore), "%s", datastore) >=
-		    (int)sizeof(p->datastore) ||
-	    snprintf(p->root, sizeof(p->root), "%s", root) >=
+		    (int)sizeof(p->datastore)) {
+		*err = errbuf_printf(errbuf, errlen, -ENAMETOOLONG,
+				     "relation %s: a name too long", name);
+		return NULL;
+	}
+	return p;
+}
+
+static int peer_add_locked(struct repl_peers *t, const char *name,
+			   const char *datastore, const char *root,
+			   const char *manifest, const char *state_dir,
+			   const char *key_path, const struct repl_guard *guard,
+			   bool active, char *errbuf, size_t errlen)
+{
+	int err = 0;
+	struct repl_peer *p =
+		peer_claim(t, name, datastore, &err, errbuf, errlen);
+
+	if (!p) {
+		return err;
+	}
+	if (snprintf(p->root, sizeof(p->root), "%s", root) >=
 		    (int)sizeof(p->root) ||
 	    snprintf(p->manifest, sizeof(p->manifest), "%s", manifest) >=
 		    (int)sizeof(p->manifest) ||
@@ -270,23 +291,14 @@ int repl_peers_add_source_only(struct repl_peers *t, const char *name,
 	int err = 0;
 
 	pthread_mutex_lock(&t->lock);
-	if (t->n >= REPL_PEERS_MAX) {
-		err = errbuf_printf(errbuf, errlen, -ENOSPC,
-				    "more than %d replication relations",
-				    REPL_PEERS_MAX);
+	p = peer_claim(t, name, datastore, &err, errbuf, errlen);
+	if (!p) {
 		goto out;
 	}
-	p = &t->list[t->n];
-	memset(p, 0, sizeof(*p));
-	repl_open_init(&p->open);
 	/* The identity a CephFS source's HELLO carries (service.c): no
 	 * local datastore's identity equals it. */
-	if (snprintf(p->name, sizeof(p->name), "%s", name) >=
-		    (int)sizeof(p->name) ||
-	    snprintf(p->datastore, sizeof(p->datastore), "%s", datastore) >=
-		    (int)sizeof(p->datastore) ||
-	    snprintf(p->identity, sizeof(p->identity), "store:%s", datastore) >=
-		    (int)sizeof(p->identity)) {
+	if (snprintf(p->identity, sizeof(p->identity), "store:%s", datastore) >=
+	    (int)sizeof(p->identity)) {
 		err = errbuf_printf(errbuf, errlen, -ENAMETOOLONG,
 				    "relation %s: a name too long", name);
 		goto out;
