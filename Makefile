@@ -31,7 +31,7 @@ CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARN) $(SANFLAGS) -MMD -MP
 GEN_CFLAGS := -std=gnu11 $(CFLAGS) -w $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
-LDLIBS := -ltirpc -lev -lxxhash -lnettle -linih -lmicrohttpd -ljansson -lsystemd \
+LDLIBS := -ltirpc -lev -luring -lxxhash -lnettle -linih -lmicrohttpd -ljansson -lsystemd \
 	-lpthread -lm -lz -lcurl
 # The CephFS backend's libraries: only dsnfsd and the backend's own tests
 # (CEPH_TESTS: test_store_cephfs*) call them; the tools, the fuzzers and

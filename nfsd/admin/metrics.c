@@ -511,6 +511,14 @@ static void metrics_ilogs(const struct admin_view *v, struct admin_buf *out)
 		  "In-place stable writes written O_DIRECT with RWF_DSYNC "
 		  "(over blocks the file held; no fdatasync)",
 		  ILOG_FIELD(direct_writes) },
+		{ "dsnfs_intent_log_ring_writes_total",
+		  "Of those, the ones a parked WRITE submitted through the "
+		  "log's io_uring (no work thread)",
+		  ILOG_FIELD(ring_writes) },
+		{ "dsnfs_intent_log_ring_writevs_total",
+		  "The writevs those went down as (a file's writes that meet "
+		  "are merged)",
+		  ILOG_FIELD(ring_writevs) },
 		{ "dsnfs_intent_log_bytes_total",
 		  "Bytes written to the intent log (records and pads)",
 		  ILOG_FIELD(bytes) },

@@ -41,6 +41,7 @@ void config_defaults(struct config *cfg)
 	cfg->intent_log_inplace_min_bytes = 32 * 1024;
 	cfg->intent_log_inplace_seq_min_bytes = 0; /* off: measured slower */
 	cfg->intent_log_inplace_direct = true;
+	cfg->intent_log_inplace_uring = true;
 	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "var/state");
 	cfg->max_record_bytes = 1024 * 1024 + 4096;
 	cfg->max_inflight_per_conn = 128;
@@ -256,6 +257,8 @@ static const struct config_server_key {
 	  CONFIG_RANGE(intent_log_inplace_seq_min_bytes, 0, 1u << 20) },
 	{ "intent_log_inplace_direct", CONFIG_KEY_BOOL,
 	  CONFIG_FIELD(intent_log_inplace_direct) },
+	{ "intent_log_inplace_uring", CONFIG_KEY_BOOL,
+	  CONFIG_FIELD(intent_log_inplace_uring) },
 	{ "io_offload", CONFIG_KEY_AUTO, CONFIG_FIELD(io_offload_auto) },
 	{ "workers", CONFIG_KEY_UINT, CONFIG_RANGE(workers, 0, 256) },
 	{ "work_threads", CONFIG_KEY_UINT, CONFIG_RANGE(work_threads, 1, 256) },

@@ -127,6 +127,9 @@ struct config {
 	/* In-place writes over written blocks go O_DIRECT with RWF_DSYNC
 	 * (store_ilog_set_inplace_direct); default on. */
 	bool intent_log_inplace_direct;
+	/* Those of parked WRITEs through an io_uring of the log's, not a
+	 * work thread (store_ilog_set_inplace_uring); default on. */
+	bool intent_log_inplace_uring;
 	char state_dir[4096];
 	bool trace;
 	uint32_t max_record_bytes;

@@ -293,6 +293,10 @@ static void nfs3_write_park_end(struct nfs3_write_park *p)
 		/* resok and resfail both begin with file_wcc. */
 		res->status = nfs3__status_from_errno(p->err);
 		nfs3_sync_failed(&f, p->err);
+	} else if (p->wait.after_set) {
+		/* The store wrote the bytes after the loop's stat. */
+		nfs3__post_op_from_attr(&p->wait.after,
+					&res->WRITE3res_u.resok.file_wcc.after);
 	}
 	free(p);
 	req->disposition = RPC_REPLY;

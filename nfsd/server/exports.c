@@ -58,6 +58,28 @@ static uint32_t server_datastore_id(const struct config_datastore *ds)
 	return ds->fsid ? ds->fsid : export_id_from_name(ds->name);
 }
 
+
+/* The [server] rules of in-place writes, on a log just opened.  No ring
+ * for the direct writes (io_uring refused here): the work threads do
+ * them, as with intent_log_inplace_uring = no. */
+static void server_ilog_configure(struct server *srv, struct store_ilog *ilog)
+{
+	int err;
+
+	store_ilog_set_inplace(ilog, srv->ilog_inplace_min,
+			       srv->ilog_inplace_seq_min);
+	store_ilog_set_inplace_direct(ilog, srv->ilog_inplace_direct);
+	if (!srv->ilog_inplace_direct || !srv->ilog_inplace_uring) {
+		return;
+	}
+	err = store_ilog_set_inplace_uring(ilog, true);
+	if (err) {
+		log_warn("ilog: %s: no io_uring for direct writes (%s): work "
+			 "threads write them", store_ilog_path(ilog),
+			 strerror(-err));
+	}
+}
+
 /*
  * The intent log of the new store of @exp: its own (replayed onto it
  * before it serves), the server's (replayed at start over every store
@@ -86,9 +108,7 @@ static int server_export_ilog_open(struct server *srv, struct export *exp,
 		exp->store = NULL;
 		return err;
 	}
-	store_ilog_set_inplace(exp->ilog, srv->ilog_inplace_min,
-			       srv->ilog_inplace_seq_min);
-	store_ilog_set_inplace_direct(exp->ilog, srv->ilog_inplace_direct);
+	server_ilog_configure(srv, exp->ilog);
 	return 0;
 }
 
@@ -185,10 +205,7 @@ static int server_ilog_open(struct server *srv, const struct config *cfg,
 			      srv->ilog_checkpoint_ms, stores, n, &srv->ilog,
 			      errbuf, errlen);
 	if (!err) {
-		store_ilog_set_inplace(srv->ilog, srv->ilog_inplace_min,
-				       srv->ilog_inplace_seq_min);
-		store_ilog_set_inplace_direct(srv->ilog,
-					      srv->ilog_inplace_direct);
+		server_ilog_configure(srv, srv->ilog);
 	}
 	return err;
 }

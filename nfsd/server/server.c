@@ -89,6 +89,7 @@ static int server_open_exports(struct server *srv, const struct config *cfg,
 	srv->ilog_inplace_min = cfg->intent_log_inplace_min_bytes;
 	srv->ilog_inplace_seq_min = cfg->intent_log_inplace_seq_min_bytes;
 	srv->ilog_inplace_direct = cfg->intent_log_inplace_direct;
+	srv->ilog_inplace_uring = cfg->intent_log_inplace_uring;
 	server_hostname(srv->hostname, sizeof(srv->hostname));
 	return server__exports_open(srv, cfg, errbuf, errlen);
 }

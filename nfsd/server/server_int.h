@@ -83,6 +83,7 @@ struct server {
 	uint32_t ilog_inplace_min; /* intent_log_inplace_min_bytes */
 	uint32_t ilog_inplace_seq_min; /* ..._sequential_min_bytes */
 	bool ilog_inplace_direct; /* intent_log_inplace_direct */
+	bool ilog_inplace_uring; /* intent_log_inplace_uring */
 	/* The short host name: the gateway name of a cephfs datastore's
 	 * RADOS log without intent_log_gateway. */
 	char hostname[64];

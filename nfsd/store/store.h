@@ -165,6 +165,11 @@ struct store_write_wait {
 	uint64_t end_lsn;
 	store_write_done_fn done;
 	void *arg;
+	/* Set before done when the store wrote the bytes after write_async
+	 * returned (a direct write through a ring): the file's attributes
+	 * after the write, for the reply (the caller's stat was too early). */
+	bool after_set;
+	struct store_attr after;
 };
 
 /*

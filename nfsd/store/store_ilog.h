@@ -47,6 +47,15 @@ void store_ilog_set_inplace(struct store_ilog *ilog, uint32_t min_bytes,
  * written O_DIRECT with RWF_DSYNC (config intent_log_inplace_direct;
  * off at open). */
 void store_ilog_set_inplace_direct(struct store_ilog *ilog, bool on);
+/*
+ * Whether those direct writes, for a WRITE the loop parks, are submitted
+ * through an io_uring of the log's (store/dring.h: one thread keeps them
+ * in flight and merges a file's writes that meet) instead of each holding
+ * a work thread (config intent_log_inplace_uring; off at open).  On:
+ * 0, or -errno when io_uring cannot be had here (the work threads go on
+ * doing them).  Set before writers run.
+ */
+int store_ilog_set_inplace_uring(struct store_ilog *ilog, bool on);
 /* Sets the size rule alone (the sequential one as it was). */
 void store_ilog_set_inplace_min(struct store_ilog *ilog, uint32_t min_bytes);
 
@@ -68,12 +77,15 @@ void store_ilog_close(struct store_ilog *ilog);
  * writes synced in place, and the SYNCED records they logged (of the
  * records counted), and of those writes the ones written O_DIRECT; the bytes
  * written to the log's ring (records and their pads: the log device's share of
- * the stable bytes). */
+ * the stable bytes); of the direct writes, those that went through the
+ * io_uring (store_ilog_set_inplace_uring) and the writevs they went down
+ * as (fewer: a file's writes that meet are merged). */
 struct store_ilog_stats {
 	uint64_t records, flushes, checkpoints, full_waits;
 	uint64_t replayed, replay_skipped;
 	uint64_t inplace_writes, synced_records, direct_writes;
 	uint64_t bytes;
+	uint64_t ring_writes, ring_writevs;
 };
 void store_ilog_stats(struct store_ilog *ilog, struct store_ilog_stats *out);
 

@@ -16,6 +16,9 @@
 #   ilog-buffered  the same with intent_log_inplace_direct = no: in-place
 #             writes over written blocks pwrite + fdatasync (group
 #             commit per file) instead of O_DIRECT + RWF_DSYNC
+#   ilog-noring  the same with intent_log_inplace_uring = no: those
+#             direct writes each on a work thread (pwritev2), not
+#             submitted through the log's io_uring (merged per file)
 #   ilog-mem  the same with the log on tmpfs (/dev/shm): NOT durable; a
 #             model of a log device with no latency (NVRAM), showing
 #             what the log costs in CPU apart from its device
@@ -41,7 +44,8 @@
 #   BENCH_ILOG_CELLS    ["rand:8k:4 rand:8k:16 seq:64k:4 seq:64k:16"]
 #                             pattern:block size:flows
 #   BENCH_ILOG_MODES    ["ilog off unstable ganesha"] (and ilog-mem,
-#                             ilog-all, ilog-buffered, ganesha-unstable)
+#                             ilog-all, ilog-buffered, ilog-noring,
+#                             ganesha-unstable)
 #   BENCH_ILOG_IODEPTH  [4]   writes in flight per VMDK
 #   BENCH_ILOG_WORK_THREADS [16] dsnfsd's [server] work_threads (every
 #                             mode): a stable WRITE holds one while it
@@ -143,6 +147,8 @@ ilog_run() {
 					intent_log_inplace_sequential_min_bytes >>"$conf"
 			[ "$mode" = ilog-buffered ] &&
 				echo "intent_log_inplace_direct = no" >>"$conf"
+			[ "$mode" = ilog-noring ] &&
+				echo "intent_log_inplace_uring = no" >>"$conf"
 			;;
 		esac
 		bench_start_dsnfsd_as dsnfsd "$NS_D" "$BENCH_TMP/ds" "$conf" \
@@ -232,10 +238,10 @@ for l in open(sys.argv[1]):
     runs.setdefault(f[1], {}).setdefault(f[0], []).append(
         [float(x) for x in f[2:]])
 print("\nmedians (IOPS, flushes per stable write); ratios of IOPS")
-print("%-14s %12s %12s %12s %12s %12s %12s %12s %12s  %8s %8s %8s %8s %8s %8s %8s %8s" % (
-    "cell", "ilog", "ilog-buf", "ilog-all", "ilog-mem", "off", "unstable",
-    "ganesha", "gan-uns", "ilog/gan", "buf/gan", "all/gan", "ilog/buf",
-    "ilog/off", "off/gan", "ilog/uns", "uns/guns"))
+print("%-14s %12s %12s %12s %12s %12s %12s %12s %12s %12s  %8s %8s %8s %8s %8s %8s %8s %8s %8s" % (
+    "cell", "ilog", "ilog-buf", "ilog-noring", "ilog-all", "ilog-mem", "off",
+    "unstable", "ganesha", "gan-uns", "ilog/gan", "buf/gan", "all/gan",
+    "ilog/buf", "ilog/nori", "ilog/off", "off/gan", "ilog/uns", "uns/guns"))
 for cell, m in runs.items():
     med = {k: [statistics.median(c) for c in zip(*v)] for k, v in m.items()}
     iops = {k: v[0] for k, v in med.items()}
@@ -246,12 +252,13 @@ for cell, m in runs.items():
     def ratio(a, b):
         return "%8.2f" % (iops[a] / iops[b]) if a in iops and b in iops \
             and iops[b] else "%8s" % "-"
-    print("%-14s %s %s %s %s %s %s %s %s  %s %s %s %s %s %s %s %s" % (
-        cell, col("ilog"), col("ilog-buffered"), col("ilog-all"),
-        col("ilog-mem"), col("off"), col("unstable"), col("ganesha"),
-        col("ganesha-unstable"), ratio("ilog", "ganesha"),
+    print("%-14s %s %s %s %s %s %s %s %s %s  %s %s %s %s %s %s %s %s %s" % (
+        cell, col("ilog"), col("ilog-buffered"), col("ilog-noring"),
+        col("ilog-all"), col("ilog-mem"), col("off"), col("unstable"),
+        col("ganesha"), col("ganesha-unstable"), ratio("ilog", "ganesha"),
         ratio("ilog-buffered", "ganesha"), ratio("ilog-all", "ganesha"),
-        ratio("ilog", "ilog-buffered"), ratio("ilog", "off"),
+        ratio("ilog", "ilog-buffered"), ratio("ilog", "ilog-noring"),
+        ratio("ilog", "off"),
         ratio("off", "ganesha"), ratio("ilog", "unstable"),
         ratio("unstable", "ganesha-unstable")))
 PY

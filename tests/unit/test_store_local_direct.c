@@ -8,9 +8,12 @@
  * any address; the page cache of the range is not left stale by a direct
  * write; and the log's ordering without ilog_order held: an older logged
  * record of the range is not replayed over the direct bytes after a
- * crash, a newer one is.
+ * crash, a newer one is.  The same for a loop's write_async through the
+ * log's ring (local_dring.c), and a failed log fails it.
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +23,7 @@
 
 #include <cmocka.h>
 
+#include "nfsd/store/dring.h"
 #include "tests/unit/test_ilog_fixture.h"
 
 #define BIG (64u * 1024)
@@ -229,8 +233,141 @@ static void test_direct_bytes_survive_replay_of_older_record(void **state)
 	expect_file(x, "f", BIG + SMALL, 'a', BIG - SMALL);
 }
 
+/* ---- write_async through the log's ring (local_dring.c) ---------------- */
+
+struct async_done {
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	int err; /* 1 until called */
+	int calls;
+};
+
+static void async_done_cb(void *arg, int err)
+{
+	struct async_done *d = arg;
+
+	pthread_mutex_lock(&d->lock);
+	d->err = err;
+	d->calls++;
+	pthread_cond_broadcast(&d->cv);
+	pthread_mutex_unlock(&d->lock);
+}
+
+/* A loop's stable WRITE: write_async, then its hook awaited. */
+static int write_async_at(struct fixture *f, struct store_obj *obj,
+			  uint64_t off, int byte, uint32_t len, size_t skew,
+			  struct store_write_wait *w)
+{
+	static char buf[2 * BIG + 64];
+	struct async_done d = { PTHREAD_MUTEX_INITIALIZER,
+				PTHREAD_COND_INITIALIZER, 1, 0 };
+	int err;
+
+	memset(buf + skew, byte, len);
+	memset(w, 0, sizeof(*w));
+	err = f->ops->write_async(f->st, obj, off, buf + skew, len, w,
+				  async_done_cb, &d);
+	if (err) {
+		return err;
+	}
+	pthread_mutex_lock(&d.lock);
+	while (!d.calls) {
+		pthread_cond_wait(&d.cv, &d.lock);
+	}
+	pthread_mutex_unlock(&d.lock);
+	assert_int_equal(d.calls, 1);
+	return d.err;
+}
+
+static int setup_ring(void **state)
+{
+	int err = setup(state);
+
+	if (!err) {
+		struct ilog_fixture *x = *state;
+
+		err = store_ilog_set_inplace_uring(x->ilog, true);
+	}
+	return err;
+}
+
+/* Over written blocks a loop's large stable write goes through the ring
+ * (no work thread): stable when the hook runs, the bytes in the file,
+ * the post-op attributes filled after the write; over a hole or
+ * unaligned it is left to a work thread (-EAGAIN, nothing written). */
+static void test_async_direct_through_the_ring(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+	struct store_write_wait w;
+	struct store_dring_stats rs;
+
+	assert_int_equal(write_async_at(f, obj, 0, 'a', BIG, 0, &w), -EAGAIN);
+	write_at(f, obj, 0, 'a', 2 * BIG, 0);
+	assert_int_equal(write_async_at(f, obj, 0, 'b', BIG, 3, &w), 0);
+	assert_true(w.after_set);
+	assert_int_equal(w.after.size_bytes, 2 * BIG);
+	assert_int_equal(write_async_at(f, obj, BIG, 'c', BIG, 0, &w), 0);
+	assert_int_equal(write_async_at(f, obj, 512, 'u', BIG, 0, &w),
+			 -EAGAIN);
+	assert_int_equal(write_async_at(f, obj, BIG, 'e', 2 * BIG, 0, &w),
+			 -EAGAIN); /* past the end */
+	store_dring_stats(x->ilog->dring, &rs);
+	assert_int_equal(rs.writes, 2);
+	assert_int_equal(stats(x).direct_writes, 2);
+	expect_file(x, "f", 0, 'b', BIG);
+	expect_file(x, "f", BIG, 'c', BIG);
+	expect_store(f, obj, 0, 'b', BIG);
+	f->ops->obj_unref(obj);
+}
+
+/* An older logged record under a ring write: its SYNCED record is
+ * flushed before the hook runs, so a crash right after does not replay
+ * the old bytes over the new ones. */
+static void test_async_direct_survives_replay_of_older_record(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+	struct store_write_wait w;
+
+	write_at(f, obj, 0, 'a', 2 * BIG, 0);
+	write_at(f, obj, 0, 'o', SMALL, 0); /* logged */
+	assert_int_equal(write_async_at(f, obj, 0, 'd', BIG, 0, &w), 0);
+	assert_int_equal(stats(x).synced_records, 1);
+	f->ops->obj_unref(obj);
+	crash_and_replay(x);
+	expect_file(x, "f", 0, 'd', BIG);
+	expect_file(x, "f", BIG, 'a', BIG);
+}
+
+/* A log that failed: the ring's write is not called stable. */
+static void test_async_direct_after_a_failed_log(void **state)
+{
+	struct ilog_fixture *x = *state;
+	struct fixture *f = x->f;
+	struct store_obj *obj = fixture_file(f, f->root, "f", NULL, 0);
+	struct store_write_wait w;
+	bool sync_failed = false;
+	static char buf[SMALL];
+
+	write_at(f, obj, 0, 'a', 2 * BIG, 0);
+	store__ilog_write_hook(x->ilog, ilog_fixture_write, x);
+	x->fail_err = -EIO;
+	memset(buf, 'o', sizeof(buf));
+	assert_int_equal(f->ops->write(f->st, obj, 0, buf, SMALL,
+				       STORE_FILE_SYNC, &sync_failed),
+			 -EIO);
+	assert_int_equal(write_async_at(f, obj, 0, 'd', BIG, 0, &w), -EIO);
+	f->ops->obj_unref(obj);
+}
+
 #define T(name)                                                                \
 	cmocka_unit_test_setup_teardown(name, setup, ilog_fixture_teardown)
+
+#define TR(name)                                                               \
+	cmocka_unit_test_setup_teardown(name, setup_ring, ilog_fixture_teardown)
 
 int main(void)
 {
@@ -240,6 +377,9 @@ int main(void)
 		T(test_key_off_never_direct),
 		T(test_direct_write_over_cached_pages),
 		T(test_direct_bytes_survive_replay_of_older_record),
+		TR(test_async_direct_through_the_ring),
+		TR(test_async_direct_survives_replay_of_older_record),
+		TR(test_async_direct_after_a_failed_log),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

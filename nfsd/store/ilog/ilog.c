@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "nfsd/base/log.h"
+#include "nfsd/store/dring.h"
 
 static uint64_t store_ilog_off(const struct store_ilog *ilog, uint64_t lsn)
 {
@@ -246,16 +247,18 @@ static int64_t store_ilog_append_locked(struct store_ilog *ilog,
 	return (int64_t)end;
 }
 
-int64_t store__ilog_append_synced(struct store_ilog *ilog,
-				  struct local_obj *obj, uint64_t off_bytes,
-				  uint32_t len_bytes, uint64_t upto_lsn,
-				  bool direct)
+/* Appends the SYNCED record when the file has records replay could
+ * write over these bytes: its end LSN, 0 when none was needed, or the
+ * log's -errno.  Called and returns with the lock. */
+static int64_t store_ilog_synced_locked(struct store_ilog *ilog,
+					struct local_obj *obj,
+					uint64_t off_bytes, uint32_t len_bytes,
+					uint64_t upto_lsn, bool direct)
 {
 	uint32_t rec_len = store__ilog_synced_len(obj->base.fh.len);
 	int64_t end = 0;
 	int err;
 
-	pthread_mutex_lock(&ilog->lock);
 	ilog->stats.inplace_writes++;
 	ilog->stats.direct_writes += direct;
 	err = ilog->err;
@@ -274,8 +277,59 @@ int64_t store__ilog_append_synced(struct store_ilog *ilog,
 		ilog->stats.synced_records++;
 		pthread_cond_signal(&ilog->flusher_cv);
 	}
-	pthread_mutex_unlock(&ilog->lock);
 	return err ? err : end;
+}
+
+int64_t store__ilog_append_synced(struct store_ilog *ilog,
+				  struct local_obj *obj, uint64_t off_bytes,
+				  uint32_t len_bytes, uint64_t upto_lsn,
+				  bool direct)
+{
+	int64_t end;
+
+	pthread_mutex_lock(&ilog->lock);
+	end = store_ilog_synced_locked(ilog, obj, off_bytes, len_bytes,
+				       upto_lsn, direct);
+	pthread_mutex_unlock(&ilog->lock);
+	return end;
+}
+
+/* Queues @w to be done when a flush reaches @end.  With the lock. */
+static void store_ilog_async_queue_locked(struct store_ilog *ilog,
+					  uint64_t end,
+					  struct store_write_wait *w,
+					  store_write_done_fn done, void *arg)
+{
+	w->next = NULL;
+	w->end_lsn = end;
+	w->done = done;
+	w->arg = arg;
+	if (ilog->async_tail) {
+		ilog->async_tail->next = w;
+	} else {
+		ilog->async_head = w;
+	}
+	ilog->async_tail = w;
+	pthread_cond_signal(&ilog->flusher_cv);
+}
+
+int store__ilog_append_synced_async(struct store_ilog *ilog,
+				    struct local_obj *obj, uint64_t off_bytes,
+				    uint32_t len_bytes, uint64_t upto_lsn,
+				    bool direct, struct store_write_wait *w,
+				    store_write_done_fn done, void *arg)
+{
+	int64_t end;
+
+	pthread_mutex_lock(&ilog->lock);
+	end = store_ilog_synced_locked(ilog, obj, off_bytes, len_bytes,
+				       upto_lsn, direct);
+	if (end > 0) {
+		store_ilog_async_queue_locked(ilog, (uint64_t)end, w, done,
+					      arg);
+	}
+	pthread_mutex_unlock(&ilog->lock);
+	return end < 0 ? (int)end : end == 0;
 }
 
 void store_ilog_set_inplace_min(struct store_ilog *ilog, uint32_t min_bytes)
@@ -298,6 +352,21 @@ void store_ilog_set_inplace_direct(struct store_ilog *ilog, bool on)
 bool store__ilog_inplace_direct(const struct store_ilog *ilog)
 {
 	return atomic_load(&ilog->inplace_direct);
+}
+
+int store_ilog_set_inplace_uring(struct store_ilog *ilog, bool on)
+{
+	if (!on) {
+		store_dring_free(ilog->dring);
+		ilog->dring = NULL;
+		return 0;
+	}
+	return ilog->dring ? 0 : store_dring_new(&ilog->dring);
+}
+
+struct store_dring *store__ilog_dring(const struct store_ilog *ilog)
+{
+	return atomic_load(&ilog->inplace_direct) ? ilog->dring : NULL;
 }
 
 bool store__ilog_inplace_rule(uint32_t min_bytes, uint32_t seq_min_bytes,
@@ -349,17 +418,7 @@ int store__ilog_append_async(struct store_ilog *ilog, struct local_obj *obj,
 		pthread_mutex_unlock(&ilog->lock);
 		return (int)end;
 	}
-	w->next = NULL;
-	w->end_lsn = (uint64_t)end;
-	w->done = done;
-	w->arg = arg;
-	if (ilog->async_tail) {
-		ilog->async_tail->next = w;
-	} else {
-		ilog->async_head = w;
-	}
-	ilog->async_tail = w;
-	pthread_cond_signal(&ilog->flusher_cv);
+	store_ilog_async_queue_locked(ilog, (uint64_t)end, w, done, arg);
 	pthread_mutex_unlock(&ilog->lock);
 	return 0;
 }
@@ -513,6 +572,10 @@ void store_ilog_drain(struct store_ilog *ilog)
 	if (!ilog) {
 		return;
 	}
+	/* A direct write's end may queue a SYNCED record's wait. */
+	if (ilog->dring) {
+		store_dring_drain(ilog->dring);
+	}
 	pthread_mutex_lock(&ilog->lock);
 	while (ilog->async_head || ilog->async_calling) {
 		pthread_cond_signal(&ilog->flusher_cv);
@@ -526,6 +589,13 @@ void store_ilog_stats(struct store_ilog *ilog, struct store_ilog_stats *out)
 	pthread_mutex_lock(&ilog->lock);
 	*out = ilog->stats;
 	pthread_mutex_unlock(&ilog->lock);
+	if (ilog->dring) {
+		struct store_dring_stats rs;
+
+		store_dring_stats(ilog->dring, &rs);
+		out->ring_writes = rs.writes;
+		out->ring_writevs = rs.writevs;
+	}
 }
 
 const char *store_ilog_path(const struct store_ilog *ilog)

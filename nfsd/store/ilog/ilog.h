@@ -104,6 +104,24 @@ int64_t store__ilog_append_synced(struct store_ilog *ilog,
 				  uint32_t len_bytes, uint64_t upto_lsn,
 				  bool direct);
 
+/*
+ * store__ilog_append_synced for a write_async (the caller's done hook
+ * pending): 1 when nothing needed logging (the caller calls @done now);
+ * 0 when a SYNCED record was appended: @done(@arg, err) is then called
+ * once on the log's flush thread when a flush covers it, @w queued as by
+ * store__ilog_append_async.  -errno: a failed log.  May wait for ring
+ * space, as store__ilog_append_synced.
+ */
+int store__ilog_append_synced_async(struct store_ilog *ilog,
+				    struct local_obj *obj, uint64_t off_bytes,
+				    uint32_t len_bytes, uint64_t upto_lsn,
+				    bool direct, struct store_write_wait *w,
+				    store_write_done_fn done, void *arg);
+
+/* The ring direct writes of parked WRITEs go through, or NULL: in-place
+ * direct writes off, or no ring (store_ilog_set_inplace_uring). */
+struct store_dring *store__ilog_dring(const struct store_ilog *ilog);
+
 /* Whether in-place writes may go O_DIRECT (store_ilog_set_inplace_direct). */
 bool store__ilog_inplace_direct(const struct store_ilog *ilog);
 

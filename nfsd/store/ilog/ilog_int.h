@@ -69,6 +69,9 @@ struct store_ilog {
 	/* In-place writes over written blocks go O_DIRECT + RWF_DSYNC
 	 * (store/local/local_direct.c). */
 	_Atomic bool inplace_direct;
+	/* Those direct writes of parked WRITEs go through this ring
+	 * (store/dring.h) instead of a work thread; NULL: no ring. */
+	struct store_dring *dring;
 	store_ilog_write_fn write_fn; /* tests; NULL: store_ilog_write_ring */
 	void *write_arg;
 

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "nfsd/base/log.h"
+#include "nfsd/store/dring.h"
 
 /* Stops both threads; the flusher first answers every queued write. */
 static void store_ilog_thread_stop(struct store_ilog *ilog)
@@ -325,9 +326,18 @@ static void store_ilog_dirty_drop(struct store_ilog *ilog)
 
 void store_ilog_close(struct store_ilog *ilog)
 {
+	struct store_ilog_stats ring;
+
 	if (!ilog) {
 		return;
 	}
+	/* Its writes' ends append to the log: before the log stops. */
+	if (ilog->dring) {
+		store_dring_drain(ilog->dring);
+	}
+	store_ilog_stats(ilog, &ring);
+	store_dring_free(ilog->dring);
+	ilog->dring = NULL;
 	store_ilog_thread_stop(ilog);
 	pthread_mutex_lock(&ilog->lock);
 	if (!ilog->err && ilog->tail_lsn != ilog->head_lsn) {
@@ -338,17 +348,21 @@ void store_ilog_close(struct store_ilog *ilog)
 		 " flushes, %" PRIu64 " checkpoints, %" PRIu64
 		 " waits for a full ring; %" PRIu64
 		 " writes synced in place (%" PRIu64 " O_DIRECT, %" PRIu64
+		 " of them through io_uring in %" PRIu64 " writevs; %" PRIu64
 		 " SYNCED records); %" PRIu64 " bytes logged",
 		 ilog->path, ilog->stats.records, ilog->stats.flushes,
 		 ilog->stats.checkpoints, ilog->stats.full_waits,
 		 ilog->stats.inplace_writes, ilog->stats.direct_writes,
-		 ilog->stats.synced_records, ilog->stats.bytes);
+		 ring.ring_writes, ring.ring_writevs, ilog->stats.synced_records,
+		 ilog->stats.bytes);
 	pthread_mutex_unlock(&ilog->lock);
 	store_ilog_free(ilog);
 }
 
 void store__ilog_abandon(struct store_ilog *ilog)
 {
+	store_dring_free(ilog->dring);
+	ilog->dring = NULL;
 	store_ilog_thread_stop(ilog);
 	store_ilog_dirty_drop(ilog);
 	store_ilog_free(ilog);

@@ -139,19 +139,24 @@ static bool direct_range_written(int io_fd, uint64_t off, uint32_t count)
 	return hole >= 0 && (uint64_t)hole >= off + count;
 }
 
+int store__local_direct_target(struct store *st, struct local_obj *obj,
+			       int io_fd, uint64_t off_bytes, uint32_t count)
+{
+	if (!count || off_bytes % DIRECT_ALIGN || count % DIRECT_ALIGN ||
+	    !direct_range_written(io_fd, off_bytes, count)) {
+		return -EAGAIN;
+	}
+	return direct_fd(store__local(st), obj);
+}
+
 int store__local_write_direct(struct store *st, struct local_obj *obj,
 			      int io_fd, uint64_t off_bytes, const void *buf,
 			      uint32_t count)
 {
 	const char *src = buf;
 	uint32_t done = 0;
-	int fd;
+	int fd = store__local_direct_target(st, obj, io_fd, off_bytes, count);
 
-	if (!count || off_bytes % DIRECT_ALIGN || count % DIRECT_ALIGN ||
-	    !direct_range_written(io_fd, off_bytes, count)) {
-		return -EAGAIN;
-	}
-	fd = direct_fd(store__local(st), obj);
 	if (fd < 0) {
 		return fd;
 	}

@@ -283,6 +283,31 @@ int store__local_write(struct store *st, struct store_obj *obj,
 int store__local_write_direct(struct store *st, struct local_obj *obj,
 			      int io_fd, uint64_t off_bytes, const void *buf,
 			      uint32_t count);
+/* local_direct.c: the O_DIRECT descriptor a direct write of @count bytes
+ * at @off_bytes goes through (borrowed from @obj), or -EAGAIN when it
+ * must take the buffered path (the rules above). */
+int store__local_direct_target(struct store *st, struct local_obj *obj,
+			       int io_fd, uint64_t off_bytes, uint32_t count);
+/*
+ * local_dring.c: that direct write for a parked WRITE, through the intent
+ * log's ring: 0 when queued (@done(@arg, err) called once, off the loop,
+ * when it is stable, @w->after filled), -EAGAIN when it cannot go there
+ * (no ring, or the buffered path's rules): nothing was written.
+ */
+int store__local_write_direct_async(struct store *st, struct local_obj *obj,
+				    int io_fd, uint64_t off_bytes,
+				    const void *buf, uint32_t count,
+				    struct store_write_wait *w,
+				    store_write_done_fn done, void *arg);
+/*
+ * local_io.c: an in-place stable write the buffered way: pwrite under
+ * the file's ilog_order, *@upto_lsn read there, then the file's shared
+ * fdatasync.  0 or -errno (*@sync_failed when the sync failed).
+ */
+int store__local_inplace_buffered(struct store *st, struct local_obj *obj,
+				  int fd, uint64_t off_bytes, const void *buf,
+				  uint32_t count, uint64_t *upto_lsn,
+				  bool *sync_failed);
 int store__local_write_async(struct store *st, struct store_obj *obj,
 			     uint64_t off_bytes, const void *buf,
 			     uint32_t count, struct store_write_wait *w,

@@ -162,6 +162,21 @@ static int store_local_write_logged(struct store *st, struct local_obj *obj,
 	return err;
 }
 
+int store__local_inplace_buffered(struct store *st, struct local_obj *obj,
+				  int fd, uint64_t off_bytes, const void *buf,
+				  uint32_t count, uint64_t *upto_lsn,
+				  bool *sync_failed)
+{
+	int err;
+
+	pthread_mutex_lock(&obj->ilog_order);
+	err = store__pwrite_full(fd, buf, count, off_bytes);
+	*upto_lsn = atomic_load(&obj->ilog_lsn);
+	pthread_mutex_unlock(&obj->ilog_order);
+	return err ? err
+		   : store_local_sync(st, obj, fd, STORE_DATA_SYNC, sync_failed);
+}
+
 /*
  * A large stable write with the intent log on (at least its inplace_min
  * bytes; ilog.h): written to the file and made stable there, O_DIRECT
@@ -194,14 +209,8 @@ static int store_local_write_inplace(struct store *st, struct local_obj *obj,
 		direct = err != -EAGAIN;
 	}
 	if (err == -EAGAIN) {
-		pthread_mutex_lock(&obj->ilog_order);
-		err = store__pwrite_full(fd, buf, count, off_bytes);
-		upto = atomic_load(&obj->ilog_lsn);
-		pthread_mutex_unlock(&obj->ilog_order);
-		if (!err) {
-			err = store_local_sync(st, obj, fd, STORE_DATA_SYNC,
-					       sync_failed);
-		}
+		err = store__local_inplace_buffered(st, obj, fd, off_bytes, buf,
+						    count, &upto, sync_failed);
 	}
 	if (err) {
 		/* A direct write's error may be its flush's (RWF_DSYNC). */
@@ -298,13 +307,18 @@ int store__local_write_async(struct store *st, struct store_obj *sobj,
 	if (!st->ilog || atomic_load(&st->zero_on_first_write)) {
 		return -EAGAIN;
 	}
-	/* A large or sequential write is synced in its file: a work
-	 * thread's job. */
-	if (store_local_inplace(st, obj, off_bytes, count)) {
-		return -EAGAIN;
-	}
 	err = store_local_write_fd(st, obj, off_bytes, count, &fd);
 	if (err) {
+		return err;
+	}
+	/* A large or sequential write is synced in its file: through the
+	 * log's ring when it can go direct, else a work thread's job. */
+	if (store_local_inplace(st, obj, off_bytes, count)) {
+		err = store__local_write_direct_async(st, obj, fd, off_bytes,
+						      buf, count, w, done, arg);
+		if (!err) {
+			atomic_store(&obj->write_end, off_bytes + count);
+		}
 		return err;
 	}
 	/* A work thread holds it while it waits for ring space: the loop
