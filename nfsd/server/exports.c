@@ -58,7 +58,6 @@ static uint32_t server_datastore_id(const struct config_datastore *ds)
 	return ds->fsid ? ds->fsid : export_id_from_name(ds->name);
 }
 
-
 /* The [server] rules of in-place writes, on a log just opened.  No ring
  * for the direct writes (io_uring refused here): the work threads do
  * them, as with intent_log_inplace_uring = no. */
@@ -75,8 +74,8 @@ static void server_ilog_configure(struct server *srv, struct store_ilog *ilog)
 	err = store_ilog_set_inplace_uring(ilog, true);
 	if (err) {
 		log_warn("ilog: %s: no io_uring for direct writes (%s): work "
-			 "threads write them", store_ilog_path(ilog),
-			 strerror(-err));
+			 "threads write them",
+			 store_ilog_path(ilog), strerror(-err));
 	}
 }
 

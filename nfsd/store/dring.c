@@ -147,8 +147,10 @@ static void dring_finish(struct store_dring *r, struct store_dring_write *w,
 
 static int dring_order(const void *a, const void *b)
 {
-	const struct store_dring_write *x = *(struct store_dring_write *const *)a;
-	const struct store_dring_write *y = *(struct store_dring_write *const *)b;
+	const struct store_dring_write *x =
+		*(struct store_dring_write *const *)a;
+	const struct store_dring_write *y =
+		*(struct store_dring_write *const *)b;
 	uint64_t xo = x->off + x->written, yo = y->off + y->written;
 
 	if (x->fd != y->fd) {
@@ -167,7 +169,8 @@ static bool dring_joins(const struct dring_vec *v,
 		return false;
 	}
 	last = v->w[v->n - 1];
-	return last->fd == w->fd && last->off + last->len == w->off + w->written &&
+	return last->fd == w->fd &&
+	       last->off + last->len == w->off + w->written &&
 	       v->total + (w->len - w->written) <= STORE_DRING_MAX_BYTES;
 }
 
@@ -206,9 +209,8 @@ static void dring_vec_submit(struct store_dring *r, struct dring_vec *v)
  * Puts the @n writes of @list into writevs while the depth allows, in
  * (descriptor, offset) order; returns the ones left for the next round.
  */
-static struct store_dring_write *dring_plan(struct store_dring *r,
-					    struct store_dring_write *list,
-					    size_t n)
+static struct store_dring_write *
+dring_plan(struct store_dring *r, struct store_dring_write *list, size_t n)
 {
 	struct store_dring_write *left = NULL, **leftp = &left;
 	struct dring_vec *v = NULL;
@@ -314,7 +316,7 @@ static void dring_reap(struct store_dring *r, struct store_dring_write **again)
 
 /* @a then @b, as one list. */
 static struct store_dring_write *dring_concat(struct store_dring_write *a,
-					     struct store_dring_write *b)
+					      struct store_dring_write *b)
 {
 	struct store_dring_write **p = &a;
 

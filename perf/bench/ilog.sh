@@ -32,8 +32,12 @@
 # Each run: a fresh server (ganesha: one for the whole run), a prefill,
 # then perf stat on the server's syscalls over ramp + measured window:
 #   flush/wr  flushes per stable write: fsync + fdatasync + log batch
-#             writes (pwrite64 on the log's descriptor), over the data
-#             writes (pwrite64 + pwritev not on the log)
+#             writes (pwrite64 on the log's descriptor) + direct writes
+#             (pwritev2 with RWF_DSYNC, and writevs submitted through
+#             io_uring, each with RWF_DSYNC), over the data writes
+#             (pwrite64 + pwritev + pwritev2 not on the log; when the
+#             writes go through io_uring and no syscall names them, the
+#             client's writes over ramp + window)
 #   sys/wr    all the server's syscalls over the data writes
 #   CPU us/wr the server's CPU time over the data writes
 # Then per cell the medians and the ratios.  Needs root (namespaces, perf).
@@ -166,7 +170,9 @@ ilog_run() {
 	lpid=$BENCH_BG_PID
 	bench_wait_line "$BENCH_TMP/dsload.log" 'paused before' "$lpid" ||
 		bench_die "dsload: $(tail -3 "$BENCH_TMP/dsload.log")"
+	# IORING_OP_WRITEV is 2: the ring's direct writes (store/dring.c).
 	perf stat -x, -e syscalls:sys_enter_pwrite64 --filter "fd == $logfd" \
+		-e io_uring:io_uring_submit_req --filter "opcode == 2" \
 		-e "$EVENTS" -p "$spid" -o "$BENCH_TMP/perf.txt" &
 	ppid=$!
 	BENCH_PIDS+=("$ppid")
@@ -199,8 +205,11 @@ for l in open(sys.argv[2]):
         else:
             n[f[2].split(":")[1].replace("sys_enter_", "")] = v
 logpw = n.get("logpw", 0)
-direct = n.get("pwritev2", 0)
-data = max(n.get("pwrite64", 0) + n.get("pwritev", 0) + direct - logpw, 1)
+direct = n.get("pwritev2", 0) + n.get("io_uring_submit_req", 0)
+# The client's writes over ramp (1 s) + window, for writes no syscall names.
+client = tot["write"]["ios"] * (1 + p["window_s"]) / p["window_s"]
+data = max(n.get("pwrite64", 0) + n.get("pwritev", 0) +
+           n.get("pwritev2", 0) - logpw, client, 1)
 flushes = n.get("fsync", 0) + n.get("fdatasync", 0) + logpw + direct
 row = (sys.argv[3], sys.argv[4], tot["write"]["ios"] / p["window_s"],
        tot["write"]["bytes"] / p["window_s"] / 2**20, tot["lat"]["p99_ms"],

@@ -95,8 +95,8 @@ static struct my_write *mk(struct fix *f, int i, uint64_t blk, unsigned nblk,
 {
 	struct my_write *m = calloc(1, sizeof(*m));
 
-	assert_int_equal(posix_memalign((void **)&m->mem, BLK,
-					nblk * BLK + BLK), 0);
+	assert_int_equal(
+		posix_memalign((void **)&m->mem, BLK, nblk * BLK + BLK), 0);
 	memset(m->mem + skew, byte, nblk * BLK);
 	m->w.fd = f->fd[i];
 	m->w.off = blk * BLK;
@@ -152,7 +152,8 @@ static void meeting_writes_land_as_one(void **state)
 	for (int k = 0; k < 8; k++) {
 		int blk = (k * 5) % 8;
 
-		m[k] = mk(f, 0, (uint64_t)blk * 16, 16, 'a' + blk, k % 2 ? 3 : 0);
+		m[k] = mk(f, 0, (uint64_t)blk * 16, 16, 'a' + blk,
+			  k % 2 ? 3 : 0);
 	}
 	for (int k = 0; k < 8; k++) {
 		store_dring_submit(f->r, &m[k]->w);

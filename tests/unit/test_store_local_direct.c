@@ -309,8 +309,7 @@ static void test_async_direct_through_the_ring(void **state)
 	assert_true(w.after_set);
 	assert_int_equal(w.after.size_bytes, 2 * BIG);
 	assert_int_equal(write_async_at(f, obj, BIG, 'c', BIG, 0, &w), 0);
-	assert_int_equal(write_async_at(f, obj, 512, 'u', BIG, 0, &w),
-			 -EAGAIN);
+	assert_int_equal(write_async_at(f, obj, 512, 'u', BIG, 0, &w), -EAGAIN);
 	assert_int_equal(write_async_at(f, obj, BIG, 'e', 2 * BIG, 0, &w),
 			 -EAGAIN); /* past the end */
 	store_dring_stats(x->ilog->dring, &rs);

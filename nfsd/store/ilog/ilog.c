@@ -295,8 +295,7 @@ int64_t store__ilog_append_synced(struct store_ilog *ilog,
 }
 
 /* Queues @w to be done when a flush reaches @end.  With the lock. */
-static void store_ilog_async_queue_locked(struct store_ilog *ilog,
-					  uint64_t end,
+static void store_ilog_async_queue_locked(struct store_ilog *ilog, uint64_t end,
 					  struct store_write_wait *w,
 					  store_write_done_fn done, void *arg)
 {

@@ -353,8 +353,8 @@ void store_ilog_close(struct store_ilog *ilog)
 		 ilog->path, ilog->stats.records, ilog->stats.flushes,
 		 ilog->stats.checkpoints, ilog->stats.full_waits,
 		 ilog->stats.inplace_writes, ilog->stats.direct_writes,
-		 ring.ring_writes, ring.ring_writevs, ilog->stats.synced_records,
-		 ilog->stats.bytes);
+		 ring.ring_writes, ring.ring_writevs,
+		 ilog->stats.synced_records, ilog->stats.bytes);
 	pthread_mutex_unlock(&ilog->lock);
 	store_ilog_free(ilog);
 }

@@ -174,7 +174,8 @@ int store__local_inplace_buffered(struct store *st, struct local_obj *obj,
 	*upto_lsn = atomic_load(&obj->ilog_lsn);
 	pthread_mutex_unlock(&obj->ilog_order);
 	return err ? err
-		   : store_local_sync(st, obj, fd, STORE_DATA_SYNC, sync_failed);
+		   : store_local_sync(st, obj, fd, STORE_DATA_SYNC,
+				      sync_failed);
 }
 
 /*
