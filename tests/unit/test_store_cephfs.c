@@ -5,10 +5,14 @@
  * cluster (a second gateway) resolves to the same file, a removed file's
  * handle is STALE, FILE_SYNC writes read back, READ's eof, used bytes
  * counted in RADOS objects for a sparse file (not its size), and READDIR
- * cookies that the other store resumes from.  The cluster is the one
+ * cookies that the other store resumes from, a SETATTR of the size that
+ * outlives the gateway that answered it.  The cluster is the one
  * DSNFS_CEPH_CONF names (tests/run.sh starts one for the suite); without
  * it every test is skipped.
  */
+/* First: it sets what libcephfs.h needs of the libc headers. */
+#include "nfsd/store/cephfs/cephfs_int.h"
+
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -313,6 +317,75 @@ static void test_cephfs_open_names_datastore_and_cluster(void **state)
 	assert_non_null(strstr(err, conf));
 }
 
+/* Evicts @st's CephFS client through @by's mount (an MDS "client evict",
+ * which blocklists it): what a takeover does to a gateway that died, so
+ * that the MDS drops its session and caps with whatever it had not
+ * flushed.  Then @st closes as a fenced gateway does (no flush). */
+static void crash_gateway(struct store *st, struct store *by)
+{
+	struct store_cephfs *sc = store__cephfs(st);
+	char cmd_buf[128];
+	const char *cmd[] = { cmd_buf };
+	char *out = NULL, *outs = NULL;
+	size_t out_len = 0, outs_len = 0;
+
+	snprintf(cmd_buf, sizeof(cmd_buf),
+		 "{\"prefix\": \"client evict\", \"filters\": "
+		 "[\"id=%llu\"]}",
+		 (unsigned long long)ceph_get_instance_id(sc->cm));
+	assert_int_equal(ceph_mds_command(store__cephfs(by)->cm, "*", cmd, 1,
+					  "", 0, &out, &out_len, &outs,
+					  &outs_len),
+			 0);
+	ceph_buffer_free(out);
+	ceph_buffer_free(outs);
+	atomic_store(&st->fenced, true);
+	st->ops->close(st);
+}
+
+/* RFC 1813 3.3.2: SETATTR is stable when answered.  libcephfs sets a
+ * larger size it holds the file's exclusive caps for in its own cache
+ * (a cap flush later): the size must reach the MDS before the reply, or
+ * a gateway that dies after it loses it (t2114 found it: a file read
+ * back shorter than an answered SETATTR made it). */
+static void test_cephfs_setattr_size_outlives_the_gateway(void **state)
+{
+	struct fixture *f = *state;
+	const char *conf = getenv("DSNFS_CEPH_CONF");
+	struct store_sattr grow = { .set_size = true,
+				    .size_bytes = 3 * MIB + 5 };
+	struct store_obj *obj, *dir_c, *other;
+	struct store *c = NULL;
+	struct store_fh fh;
+	bool sync_failed;
+	char err[512] = "";
+
+	need_cluster(f);
+	assert_int_equal(
+		store_cephfs_open("c1", TEST_EXPORT_ID, conf, "/", "admin", "",
+				  test_cephfs_state(conf, sdir, sizeof(sdir)),
+				  8, &c, err, sizeof(err)),
+		0);
+	f->a->ops->obj_fh(f->dir_a, &fh);
+	assert_int_equal(c->ops->resolve(c, &fh, &dir_c), 0);
+	assert_int_equal(c->ops->create(c, dir_c, "grown",
+					STORE_CREATE_UNCHECKED, NULL, NULL,
+					NULL, &obj),
+			 0);
+	assert_int_equal(c->ops->write(c, obj, 0, "twelve bytes", 12,
+				       STORE_FILE_SYNC, &sync_failed),
+			 0);
+	assert_int_equal(c->ops->setattr(c, obj, &grow, NULL), 0);
+	assert_int_equal(attr_of(c, obj).size_bytes, 3 * MIB + 5);
+	c->ops->obj_fh(obj, &fh);
+	c->ops->obj_unref(obj);
+	c->ops->obj_unref(dir_c);
+	crash_gateway(c, f->a);
+	assert_int_equal(f->b->ops->resolve(f->b, &fh, &other), 0);
+	assert_int_equal(attr_of(f->b, other).size_bytes, 3 * MIB + 5);
+	f->b->ops->obj_unref(other);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -324,6 +397,7 @@ int main(void)
 		T(test_cephfs_used_of_a_small_file_is_its_blocks),
 		T(test_cephfs_readdir_cookie_resumes_on_the_other),
 		T(test_cephfs_open_names_datastore_and_cluster),
+		T(test_cephfs_setattr_size_outlives_the_gateway),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

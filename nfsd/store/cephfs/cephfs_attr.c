@@ -8,7 +8,8 @@
  * local backend.  used_bytes is not st_blocks (CephFS reports a sparse
  * file's st_blocks as its size): cephfs_used.c counts the file's RADOS
  * objects.  SETATTR applies owner and group, mode, size and times in one
- * ceph_ll_setattr (the MDS orders them); a symlink's mode is left alone.
+ * ceph_ll_setattr (the MDS orders them), then ceph_ll_sync_inode: it is
+ * stable when answered; a symlink's mode is left alone.
  */
 #include "nfsd/store/cephfs/cephfs_rlog.h"
 
@@ -123,6 +124,13 @@ int store__cephfs_sattr_apply(struct store_cephfs *sc, struct cephfs_obj *o,
 	rc = ceph_ll_setattr(sc->cm, o->in, &stx, mask, sc->root_perms);
 	if (!rc && sattr->set_size) {
 		store__cephfs_used_forget(o);
+	}
+	/* Stable when answered (RFC 1813 3.3.2): libcephfs applies a
+	 * change it holds the caps for (a larger size, the times, the mode)
+	 * in its cache alone, and a gateway that dies before the next cap
+	 * flush would lose it.  The inode's sync sends it to the MDS. */
+	if (!rc) {
+		rc = ceph_ll_sync_inode(sc->cm, o->in, 0);
 	}
 	return store__cephfs_err(rc);
 }

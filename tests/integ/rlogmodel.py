@@ -1,0 +1,323 @@
+# SPDX-License-Identifier: Apache-2.0
+"""What may be read back after a gateway dies under a mixed NFSv3 load
+(t2114, t2115; the load itself is rlogload.py's).
+
+The load: WRITEs FILE_SYNC, DATA_SYNC and UNSTABLE, COMMITs, SETATTRs of
+the size (shorter and longer), writes that extend the files, and writes
+that overlap writes still in flight.  Each op gets two times on one
+clock of the client's: when it was sent and when its reply was read
+(None: never).  The client is one thread, so "Y was sent after X's reply
+was read" is exactly Y.sent > X.replied.
+
+Durable (the server promised it; RFC 1813 3.3.7, 3.3.21):
+  - a WRITE answered NFS3_OK with committed DATA_SYNC or FILE_SYNC;
+  - an UNSTABLE WRITE answered NFS3_OK with verifier V, whose reply was
+    read before a COMMIT of its file was sent, that COMMIT answered
+    NFS3_OK with the same V (a COMMIT is not promised to cover a write
+    still in flight when it is sent; another verifier means the server
+    may have lost it);
+  - a SETATTR of the size answered NFS3_OK (RFC 1813 3.3.2: every
+    procedure but an UNSTABLE WRITE is stable when answered).  The load
+    sends one only when nothing else of that file is in flight, and
+    nothing of that file until it is answered: it orders the file's ops.
+
+What each byte of a file may hold after the crash, the acknowledged-last
+rule: a source X of the byte (the round's starting content, a WRITE
+covering it, a SETATTR that cut the file below it: zeros) may be read
+unless some durable Y covering the byte was sent after X's reply was
+read (Y.sent > X.replied); the starting content counts as replied before
+everything.  So a durable write is read unless a durable write sent
+after its reply covers it; two writes in flight together may either be
+read, byte by byte; a write never answered or not durable may be read or
+not; nothing else may (no zeros where a durable write is, no byte of a
+write over which a later durable one was sent).
+The size: after the last SETATTR S of the round (none: the round's
+starting size) at least max(S.size, the end of every durable write sent
+after S) and at most max(S.size, the end of every write sent after S)
+(a write that was not durable may land in part: a RADOS object of it).
+A SETATTR in flight at the crash may have been done or not: either
+reading passes.
+After a check the bytes and size read become the next round's start:
+the gateway that read them has replayed and fsynced, and they are what
+the cluster holds.
+"""
+import struct
+from array import array
+
+UNSTABLE, DATA_SYNC, FILE_SYNC = 0, 1, 2
+KIND = {UNSTABLE: "UNSTABLE", DATA_SYNC: "DATA_SYNC", FILE_SYNC: "FILE_SYNC"}
+NEVER = float("inf")
+UNIT = struct.Struct("<II")  # a 16-byte unit: write id, unit index
+
+
+def op_data(op_id, off, n, salt):
+    """The n bytes of write op_id at file offset off: 16-byte units, each
+    (op_id, its unit index in the file) and a word of the run's salt."""
+    u0, u1 = off // 16, (off + n + 15) // 16
+    a = array("Q", bytes(16 * (u1 - u0)))
+    a[0::2] = array("Q", range(op_id + (u0 << 32), op_id + (u1 << 32),
+                               1 << 32))
+    a[1::2] = array("Q", [salt ^ op_id]) * (u1 - u0)
+    b = a.tobytes()
+    return b[off - u0 * 16:off - u0 * 16 + n]
+
+
+def who(buf, pos, file_off):
+    """Which write the 16-byte unit around buf[pos] (file offset
+    file_off) came from, for a FAIL line."""
+    start = pos - file_off % 16
+    if start < 0 or start + 16 > len(buf):
+        return "?"
+    op_id, unit = UNIT.unpack_from(buf, start)
+    if op_id == 0 and unit == 0:
+        return "zeros"
+    if unit != (file_off // 16) & 0xFFFFFFFF:
+        return "foreign(%d@%d)" % (op_id, unit)
+    return "op %d" % op_id
+
+
+class Op:
+    """A WRITE ("W"), COMMIT ("C") or SETATTR of the size ("S")."""
+
+    def __init__(self, kind, op_id, f, off=0, n=0, stable=FILE_SYNC,
+                 size=0, salt=0):
+        self.kind, self.id, self.f = kind, op_id, f
+        self.off, self.n, self.stable, self.size = off, n, stable, size
+        self.end = off + n
+        self.data = op_data(op_id, off, n, salt) if kind == "W" else b""
+        self.sent = self.replied = None
+        self.ok = False  # answered NFS3_OK as asked
+        self.committed = None  # a WRITE's stable_how in its reply
+        self.verf = None
+        self.durable = False
+
+    def when_replied(self):
+        return NEVER if self.replied is None else self.replied
+
+    def __repr__(self):
+        if self.kind == "W":
+            return "op %d (%s WRITE file %d %d+%d)" % (
+                self.id, KIND[self.stable], self.f, self.off, self.n)
+        if self.kind == "S":
+            return "op %d (SETATTR file %d size %d)" % (self.id, self.f,
+                                                          self.size)
+        return "op %d (COMMIT file %d)" % (self.id, self.f)
+
+
+class Model:
+    """The files' content at the round's start and the round's ops, per
+    file, and the choice of the next op (seeded)."""
+
+    def __init__(self, rng, salt, files, file_max, mix=True):
+        self.rng, self.salt, self.files, self.file_max = (rng, salt, files,
+                                                          file_max)
+        self.mix = mix  # False: FILE_SYNC and DATA_SYNC writes only
+        self.base = [bytes(file_max) for _ in range(files)]
+        self.base_size = [0] * files
+        self.hist = [[] for _ in range(files)]
+        self.end = [0] * files  # the size the next ops are placed by
+        self.unstable = [[] for _ in range(files)]  # not yet committed
+        self.ops = {}
+        self.next_id = 1
+        self.clock = 0
+        self.stats = dict.fromkeys(
+            ("FILE_SYNC", "DATA_SYNC", "UNSTABLE+COMMIT", "UNSTABLE",
+             "COMMIT", "truncate", "extend", "overlapping", "bytes"), 0)
+
+    def tick(self):
+        self.clock += 1
+        return self.clock
+
+    def _new(self, kind, f, **kw):
+        op = Op(kind, self.next_id, f, salt=self.salt, **kw)
+        self.next_id += 1
+        self.ops[op.id] = op
+        self.hist[f].append(op)
+        return op
+
+    def next_op(self, inflight, barred):
+        """The next op on a file not in @barred (a SETATTR of it in
+        flight) -> an Op, or None when every file is barred."""
+        rng = self.rng
+        files = [f for f in range(self.files) if f not in barred]
+        if not files:
+            return None
+        f = rng.choice(files)
+        x = rng.random()
+        if self.mix and x < 0.025 and self.end[f] > 0:
+            if rng.random() < 0.6:  # shorter, sometimes to 0
+                size = rng.choice((0, rng.randrange(self.end[f]),
+                                   4096 * rng.randrange(
+                                       self.end[f] // 4096 + 1)))
+            else:  # longer, by up to 1 MiB
+                size = min(self.file_max,
+                           self.end[f] + rng.randint(1, 1 << 20))
+            op = self._new("S", f, size=size)
+            op.grow = size > self.end[f]
+            self.end[f] = size
+            return op
+        if self.mix and x < 0.07 and self.unstable[f]:
+            return self._new("C", f)
+        stable = FILE_SYNC
+        if self.mix:
+            y = rng.random()
+            stable = (FILE_SYNC if y < 0.45 else
+                      DATA_SYNC if y < 0.65 else UNSTABLE)
+        elif rng.random() < 0.3:
+            stable = DATA_SYNC
+        if rng.random() < 0.5:
+            n = 4096 * rng.randint(1, 16)
+        else:
+            n = rng.randint(4096, 65536)
+        end = self.end[f]
+        over = [o for o in inflight if o.kind == "W" and o.f == f]
+        kind = rng.random()
+        if over and kind < 0.25:  # over part of a write in flight
+            o = rng.choice(over)
+            off = max(0, o.off + rng.randint(-n + 1, o.n - 1))
+        elif kind < 0.45 and end + n <= self.file_max:
+            off = end  # extends the file
+        elif kind < 0.55 and end + 8192 + n <= self.file_max:
+            off = end + rng.randint(1, 8192)  # past a hole
+        elif end < n or kind < 0.8:
+            off = 4096 * rng.randrange(
+                max(1, min(end, self.file_max - n) // 4096))
+        else:
+            off = rng.randrange(end - n + 1)  # unaligned overwrite
+        off = min(off, self.file_max - n)
+        op = self._new("W", f, off=off, n=n, stable=stable)
+        self.end[f] = max(self.end[f], op.end)
+        if stable == UNSTABLE:
+            self.unstable[f].append(op)
+        return op
+
+    def sent(self, op, inflight):
+        op.sent = self.tick()
+        if op.kind == "W" and any(o.kind == "W" and o.f == op.f and
+                                  o.off < op.end and op.off < o.end
+                                  for o in inflight):
+            self.stats["overlapping"] += 1
+
+    def replied(self, op, ok, committed=None, verf=None):
+        """Notes @op's reply: @ok when NFS3_OK as asked."""
+        op.replied = self.tick()
+        op.ok, op.committed, op.verf = ok, committed, verf
+        if not ok:
+            return
+        if op.kind == "W" and committed == UNSTABLE:
+            self.stats["UNSTABLE"] += 1
+        elif op.kind == "W":
+            op.durable = True
+            self.stats[KIND[max(op.stable, DATA_SYNC)]] += 1
+            self.stats["bytes"] += op.n
+        elif op.kind == "S":
+            op.durable = True
+            self.stats["extend" if op.grow else "truncate"] += 1
+        elif op.kind == "C":
+            self.stats["COMMIT"] += 1
+            for w in self.unstable[op.f]:
+                if (w.ok and w.committed == UNSTABLE and not w.durable and
+                        w.replied is not None and w.replied < op.sent and
+                        w.verf == verf):
+                    w.durable = True
+                    self.stats["UNSTABLE+COMMIT"] += 1
+                    self.stats["bytes"] += w.n
+            self.unstable[op.f] = [w for w in self.unstable[op.f]
+                                   if not w.durable]
+
+    def durable_writes(self):
+        return sum(self.stats[k] for k in ("FILE_SYNC", "DATA_SYNC",
+                                           "UNSTABLE+COMMIT"))
+
+    def check(self, f, got, size):
+        """Checks file @f read back as @got (its bytes to EOF) with size
+        @size -> (bad bytes, first failure named or None).  Then the
+        round starts again from what was read."""
+        hist = self.hist[f]
+        alts = [hist]
+        if hist and hist[-1].kind == "S" and hist[-1].replied is None:
+            alts.append(hist[:-1])  # the SETATTR in flight: done or not
+        best = min((self._check(f, h, got, size) for h in alts),
+                   key=lambda r: r[0])
+        self.base[f] = bytes(got[:size]) + bytes(self.file_max - size)
+        self.base_size[f] = size
+        self.end[f] = size
+        self.hist[f] = []
+        self.unstable[f] = []
+        return best
+
+    def _size_bounds(self, f, hist):
+        """-> (least size, greatest size, the op that sets the least)."""
+        lo, why = self.base_size[f], "the round's start"
+        after = hist
+        for i, op in enumerate(hist):
+            if op.kind == "S":
+                lo, why, after = op.size, repr(op), hist[i + 1:]
+        hi = lo
+        for op in after:
+            if op.kind == "W":
+                hi = max(hi, op.end)
+                if op.durable and op.end > lo:
+                    lo, why = op.end, repr(op)
+        return lo, hi, why
+
+    def _sources(self, f, hist, p, q):
+        """The sources that may be read in [p, q) (no op starts or ends
+        inside it) -> [(label, bytes)]."""
+        cover = []
+        for op in hist:
+            if op.kind == "W" and op.off <= p and q <= op.end:
+                cover.append(op)
+            elif op.kind == "S" and op.size <= p:
+                cover.append(op)
+        # A SETATTR in flight at the crash counts as done here (the
+        # other alternative leaves it out).
+        last = max((op.sent for op in cover
+                    if op.durable or (op.kind == "S" and
+                                      op.replied is None)), default=None)
+        out = []
+        if last is None:
+            out.append(("the round's start", self.base[f][p:q]))
+        for op in cover:
+            if last is not None and op.when_replied() < last:
+                continue  # a durable op sent after its reply covers it
+            if op.kind == "W":
+                out.append((repr(op), op.data[p - op.off:q - op.off]))
+            else:
+                out.append((repr(op), bytes(q - p)))
+        return out
+
+    def _check(self, f, hist, got, size):
+        lo, hi, why = self._size_bounds(f, hist)
+        if not lo <= size <= hi or len(got) != size:
+            return (max(1, abs(len(got) - size)),
+                    "file %d: size %d (read %d bytes), may be %d (%s) "
+                    "to %d" % (f, size, len(got), lo, why, hi))
+        pts = {0, size, min(size, self.base_size[f])}
+        for op in hist:
+            for x in ((op.off, op.end) if op.kind == "W" else (op.size,)):
+                pts.add(min(max(x, 0), size))
+        pts = sorted(pts)
+        bad, first = 0, None
+        for p, q in zip(pts, pts[1:]):
+            src = self._sources(f, hist, p, q)
+            seg = got[p:q]
+            if any(seg == b for _, b in src):
+                continue
+            for i in range(q - p):
+                if any(seg[i] == b[i] for _, b in src):
+                    continue
+                bad += 1
+                if first is None:
+                    first = ("file %d offset %d: read %s; may be %s" %
+                             (f, p + i, self._name(who(got, p + i, p + i)),
+                              " or ".join(
+                                  "%s (%s)" % (l, who(b, i, p + i))
+                                  for l, b in src)))
+        return bad, first
+
+    def _name(self, label):
+        if label.startswith("op "):
+            op = self.ops.get(int(label[3:]))
+            return repr(op) if op else label
+        return label
