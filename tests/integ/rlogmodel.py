@@ -35,8 +35,8 @@ The size: after the last SETATTR S of the round (none: the round's
 starting size) at least max(S.size, the end of every durable write sent
 after S) and at most max(S.size, the end of every write sent after S)
 (a write that was not durable may land in part: a RADOS object of it).
-A SETATTR in flight at the crash may have been done or not: either
-reading passes.
+A SETATTR in flight at the crash, or answered with an error, may have
+been done or not: either reading passes.
 After a check the bytes and size read become the next round's start:
 the gateway that read them has replayed and fsynced, and they are what
 the cluster holds.
@@ -90,6 +90,7 @@ class Op:
         self.committed = None  # a WRITE's stable_how in its reply
         self.verf = None
         self.durable = False
+        self.assumed = False  # a SETATTR taken as done (Model.check)
 
     def when_replied(self):
         return NEVER if self.replied is None else self.replied
@@ -235,8 +236,12 @@ class Model:
         round starts again from what was read."""
         hist = self.hist[f]
         alts = [hist]
-        if hist and hist[-1].kind == "S" and hist[-1].replied is None:
-            alts.append(hist[:-1])  # the SETATTR in flight: done or not
+        last = hist[-1] if hist else None
+        if last and last.kind == "S" and not last.ok:
+            # In flight at the crash, or refused (a fenced gateway's
+            # JUKEBOX): done or not.
+            last.assumed = True
+            alts.append(hist[:-1])
         best = min((self._check(f, h, got, size) for h in alts),
                    key=lambda r: r[0])
         self.base[f] = bytes(got[:size]) + bytes(self.file_max - size)
@@ -251,7 +256,7 @@ class Model:
         lo, why = self.base_size[f], "the round's start"
         after = hist
         for i, op in enumerate(hist):
-            if op.kind == "S":
+            if op.kind == "S" and (op.ok or op.assumed):
                 lo, why, after = op.size, repr(op), hist[i + 1:]
         hi = lo
         for op in after:
@@ -270,11 +275,10 @@ class Model:
                 cover.append(op)
             elif op.kind == "S" and op.size <= p:
                 cover.append(op)
-        # A SETATTR in flight at the crash counts as done here (the
-        # other alternative leaves it out).
-        last = max((op.sent for op in cover
-                    if op.durable or (op.kind == "S" and
-                                      op.replied is None)), default=None)
+        # A SETATTR in flight at the crash or refused counts as done
+        # here (the other alternative leaves it out).
+        last = max((op.sent for op in cover if op.durable or op.assumed),
+                   default=None)
         out = []
         if last is None:
             out.append(("the round's start", self.base[f][p:q]))
