@@ -771,12 +771,20 @@ unsigned config_work_threads(const struct config *cfg)
 	if (cfg->work_threads) {
 		return cfg->work_threads;
 	}
+	unsigned n = CONFIG_WORK_THREADS_LOCAL;
+
 	for (size_t i = 0; i < cfg->ndatastores; i++) {
-		if (cfg->datastores[i].backend == CONFIG_BACKEND_CEPHFS) {
-			return CONFIG_WORK_THREADS_CEPHFS;
+		const struct config_datastore *ds = &cfg->datastores[i];
+
+		if (ds->backend != CONFIG_BACKEND_CEPHFS) {
+			continue;
 		}
+		if (!strcmp(ds->intent_log, "rados")) {
+			return CONFIG_WORK_THREADS_RLOG;
+		}
+		n = CONFIG_WORK_THREADS_CEPHFS;
 	}
-	return CONFIG_WORK_THREADS_LOCAL;
+	return n;
 }
 
 int config_add_export_arg(struct config *cfg, const char *arg, char *errbuf,

@@ -182,11 +182,18 @@ int config_add_export_arg(struct config *cfg, const char *arg, char *errbuf,
  * every call, not only syncs, waits on a thread for a network round trip,
  * and a stable write holds its thread through its sync: 16 capped the
  * writes in flight at 8 and halved FILE_SYNC rates; docs/ceph.md "CPU per
- * I/O"), else CONFIG_WORK_THREADS_LOCAL.  Read once at start: a cephfs
+ * I/O"; CONFIG_WORK_THREADS_RLOG when one of them logs in RADOS), else
+ * CONFIG_WORK_THREADS_LOCAL.  Read once at start: a cephfs
  * datastore added by SIGHUP finds the threads the start made.
  */
 #define CONFIG_WORK_THREADS_LOCAL 16
 #define CONFIG_WORK_THREADS_CEPHFS 64
+/* With a cephfs datastore on a RADOS intent log: a stable write holds its
+ * thread (and one of the datastore's work_threads / 2 places) until a log
+ * write covers its record, so the places bound the records per log write.
+ * 64 places let 16 hosts x 4 in flight share one: 30 records a write
+ * instead of 15, 5,767 IOPS instead of 3,673 (docs/ceph.md). */
+#define CONFIG_WORK_THREADS_RLOG 128
 unsigned config_work_threads(const struct config *cfg);
 
 /* Checks what single keys cannot: at least one datastore, unique names and

@@ -258,6 +258,8 @@ run_dsnfsd() {
 	kill "$SRV_PID"
 	wait "$SRV_PID"
 	SRV_PID=""
+	# The RADOS log's counts (records, flushes: records per RADOS write).
+	grep -ho 'rlog: .* closed.*' "$TMP/dsnfsd.log" >&2
 }
 
 # The nfs-ganesha side: its corners into $TMP/ganesha.

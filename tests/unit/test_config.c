@@ -629,7 +629,8 @@ static void test_config_cephfs_keys(void **state)
 }
 
 /* work_threads unset: 64 once a datastore is on cephfs (every call there
- * waits on a work thread), 16 with local ones only; a value set wins. */
+ * waits on a work thread), 128 when one logs in RADOS, 16 with local ones
+ * only; a value set wins. */
 static void test_config_work_threads_follow_backends(void **state)
 {
 	struct fixture *f = *state;
@@ -641,6 +642,12 @@ static void test_config_work_threads_follow_backends(void **state)
 			 0);
 	assert_int_equal(config_work_threads(&f->cfg), 64);
 	assert_int_equal(CONFIG_WORK_THREADS_CEPHFS, 64);
+	/* A RADOS intent log: 128, though l and c come first. */
+	assert_int_equal(load(f, "[datastore r]\nbackend = cephfs\n"
+				 "ceph_conf = /c.conf\nceph_path = /r\n"
+				 "intent_log = rados\n"),
+			 0);
+	assert_int_equal(config_work_threads(&f->cfg), 128);
 	assert_int_equal(load(f, "[server]\nwork_threads = 12\n"), 0);
 	assert_int_equal(config_work_threads(&f->cfg), 12);
 }

@@ -5,7 +5,9 @@
  * in libcephfs, a connection error that marks the store down, calls refused at
  * once while it is down, the way back up (only once the calls that waited came
  * back and the probe answers), and an eviction, after which the store asks for
- * a new mount instead.  The probe is the test's.
+ * a new mount instead; calls waiting for a place get one each as places
+ * come back, and are answered at once when the store goes down.  The probe
+ * is the test's.
  */
 #include "nfsd/store/cephfs/cephfs_int.h"
 
@@ -151,6 +153,113 @@ static void test_health_cap_waits_while_others_come_back(void **state)
 	assert_int_equal(atomic_load(&f->sc.health.refused), 0);
 }
 
+struct enter_waiter {
+	struct store_cephfs *sc;
+	unsigned slot;
+	_Atomic int rc; /* 1 while waiting */
+	pthread_t t;
+};
+
+static void *enter_waiter_thread(void *arg)
+{
+	struct enter_waiter *w = arg;
+
+	atomic_store(&w->rc, store__cephfs_call_enter(w->sc, &w->slot));
+	return NULL;
+}
+
+static unsigned entered(struct enter_waiter *w, unsigned n)
+{
+	unsigned in = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		in += atomic_load(&w[i].rc) == 0;
+	}
+	return in;
+}
+
+/* Up to 2 s for @want of @n waiters to be in. */
+static bool wait_entered(struct enter_waiter *w, unsigned n, unsigned want)
+{
+	for (int i = 0; i < 200 && entered(w, n) < want; i++) {
+		usleep(10000);
+	}
+	return entered(w, n) == want;
+}
+
+/* Calls waiting for a place get one each as places come back (a leave
+ * wakes one of them, not all), well before SLOW_MS. */
+static void test_health_each_place_freed_lets_one_in(void **state)
+{
+	struct fixture *f = *state;
+	struct enter_waiter w[4];
+	unsigned a, b;
+	double t0 = now_s();
+
+	assert_int_equal(store__cephfs_call_enter(&f->sc, &a), 0);
+	assert_int_equal(store__cephfs_call_enter(&f->sc, &b), 0);
+	for (unsigned i = 0; i < 4; i++) {
+		w[i].sc = &f->sc;
+		atomic_store(&w[i].rc, 1);
+		assert_int_equal(pthread_create(&w[i].t, NULL,
+						enter_waiter_thread, &w[i]),
+				 0);
+	}
+	usleep(100000);
+	assert_int_equal(entered(w, 4), 0);
+	assert_int_equal(store__cephfs_call_leave(&f->sc, a, 0), 0);
+	assert_true(wait_entered(w, 4, 1));
+	assert_int_equal(store__cephfs_call_leave(&f->sc, b, 0), 0);
+	assert_true(wait_entered(w, 4, 2));
+	/* The two in leave: the last two get their places. */
+	for (unsigned i = 0, left = 0; i < 4 && left < 2; i++) {
+		if (atomic_load(&w[i].rc) == 0) {
+			pthread_join(w[i].t, NULL);
+			assert_int_equal(
+				store__cephfs_call_leave(&f->sc, w[i].slot, 0),
+				0);
+			atomic_store(&w[i].rc, 2); /* left */
+			left++;
+		}
+	}
+	for (unsigned i = 0; i < 4; i++) {
+		if (atomic_load(&w[i].rc) != 2) {
+			pthread_join(w[i].t, NULL);
+			assert_int_equal(atomic_load(&w[i].rc), 0);
+			assert_int_equal(
+				store__cephfs_call_leave(&f->sc, w[i].slot, 0),
+				0);
+		}
+	}
+	assert_true(now_s() - t0 < STORE_CEPHFS_SLOW_MS / 1000.0);
+	assert_int_equal(atomic_load(&f->sc.health.refused), 0);
+	assert_int_equal(f->sc.health.inflight, 0);
+	assert_int_equal(f->sc.health.waiting, 0);
+}
+
+/* The store going down answers the calls waiting for a place at once. */
+static void test_health_down_answers_waiters_at_once(void **state)
+{
+	struct fixture *f = *state;
+	struct enter_waiter w = { .sc = &f->sc };
+	unsigned a, b;
+	double t0;
+
+	assert_int_equal(store__cephfs_call_enter(&f->sc, &a), 0);
+	assert_int_equal(store__cephfs_call_enter(&f->sc, &b), 0);
+	atomic_store(&w.rc, 1);
+	assert_int_equal(pthread_create(&w.t, NULL, enter_waiter_thread, &w),
+			 0);
+	usleep(100000);
+	t0 = now_s();
+	assert_int_equal(store__cephfs_call_leave(&f->sc, a, -ENOTCONN),
+			 -EAGAIN);
+	pthread_join(w.t, NULL);
+	assert_int_equal(atomic_load(&w.rc), -EAGAIN);
+	assert_true(now_s() - t0 < 0.5);
+	assert_int_equal(store__cephfs_call_leave(&f->sc, b, 0), 0);
+}
+
 static void test_health_connection_error_marks_down(void **state)
 {
 	struct fixture *f = *state;
@@ -249,6 +358,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_health_cap_refuses_past_it_when_calls_stall),
 		T(test_health_cap_waits_while_others_come_back),
+		T(test_health_each_place_freed_lets_one_in),
+		T(test_health_down_answers_waiters_at_once),
 		T(test_health_connection_error_marks_down),
 		T(test_health_up_again_once_probe_answers),
 		T(test_health_no_probe_while_a_call_still_waits),

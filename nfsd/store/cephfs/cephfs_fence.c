@@ -107,9 +107,7 @@ int store__cephfs_rlog_fence_poll(struct store_rlog *rl)
 		if (!rl->err) {
 			rl->err = -ESHUTDOWN;
 		}
-		pthread_cond_broadcast(&rl->flush_cv);
-		pthread_cond_broadcast(&rl->space_cv);
-		pthread_cond_broadcast(&rl->flusher_cv);
+		store__cephfs_rlog_wake_failed(rl);
 		pthread_mutex_unlock(&rl->lock);
 	}
 	return rc;

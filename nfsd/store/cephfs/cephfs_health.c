@@ -84,6 +84,7 @@ static void store_cephfs_mark_down(struct store_cephfs *sc, const char *why,
 	h->down_since_ns = store_cephfs_now_ns();
 	h->outages++;
 	pthread_cond_broadcast(&h->wake);
+	pthread_cond_broadcast(&h->room); /* they answer -EAGAIN now */
 	/* @err 0: a call has waited the bound. */
 	if (err) {
 		log_error("cephfs: %s: cluster %s does not answer (%s: %s): "
@@ -198,7 +199,9 @@ int store__cephfs_call_enter(struct store_cephfs *sc, unsigned *slot)
 		}
 		struct timespec until = store_cephfs_deadline(50);
 
-		pthread_cond_timedwait(&h->wake, &h->lock, &until);
+		h->waiting++;
+		pthread_cond_timedwait(&h->room, &h->lock, &until);
+		h->waiting--;
 	}
 	pthread_mutex_unlock(&h->lock);
 	if (rc) {
@@ -219,7 +222,14 @@ int store__cephfs_call_leave(struct store_cephfs *sc, unsigned slot, int rc)
 		store_cephfs_mark_down(sc, "a call failed", rc);
 	}
 	store_cephfs_evicted(sc, rc);
-	pthread_cond_broadcast(&h->wake);
+	/* One place: one waiter.  The monitor waits for the last call
+	 * back only while down (it probes then). */
+	if (h->waiting) {
+		pthread_cond_signal(&h->room);
+	}
+	if (!h->inflight && atomic_load(&sc->base.unavailable)) {
+		pthread_cond_broadcast(&h->wake);
+	}
 	pthread_mutex_unlock(&h->lock);
 	return store__cephfs_conn_err(rc) ? -EAGAIN : rc;
 }
@@ -325,17 +335,24 @@ int store__cephfs_health_start(struct store_cephfs *sc, unsigned cap)
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	err = pthread_cond_init(&h->wake, &attr);
+	if (err) {
+		pthread_condattr_destroy(&attr);
+		goto out_lock;
+	}
+	err = pthread_cond_init(&h->room, &attr);
 	pthread_condattr_destroy(&attr);
 	if (err) {
-		goto out_lock;
+		goto out_wake;
 	}
 	err = pthread_create(&h->monitor, NULL, store_cephfs_monitor, sc);
 	if (err) {
-		goto out_cond;
+		goto out_room;
 	}
 	return 0;
 
-out_cond:
+out_room:
+	pthread_cond_destroy(&h->room);
+out_wake:
 	pthread_cond_destroy(&h->wake);
 out_lock:
 	pthread_mutex_destroy(&h->lock);
@@ -356,6 +373,7 @@ void store__cephfs_health_stop(struct store_cephfs *sc)
 			 " calls answered NFS3ERR_JUKEBOX",
 			 sc->base.name, h->outages, atomic_load(&h->refused));
 	}
+	pthread_cond_destroy(&h->room);
 	pthread_cond_destroy(&h->wake);
 	pthread_mutex_destroy(&h->lock);
 }

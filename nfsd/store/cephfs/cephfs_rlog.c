@@ -79,6 +79,12 @@ void store__cephfs_rlog_fail(struct store_rlog *rl, int err, const char *what)
 			  rl->sc->base.name, rl->pool, rl->oid, what,
 			  strerror(-err));
 	}
+	store__cephfs_rlog_wake_failed(rl);
+}
+
+void store__cephfs_rlog_wake_failed(struct store_rlog *rl)
+{
+	lsnwait_fail(&rl->durable);
 	pthread_cond_broadcast(&rl->flush_cv);
 	pthread_cond_broadcast(&rl->space_cv);
 	pthread_cond_broadcast(&rl->flusher_cv);
@@ -150,20 +156,26 @@ static int64_t store_rlog_append_locked(struct store_rlog *rl,
 	return (int64_t)rl->tail_lsn;
 }
 
-/* Waits until the log is durable up to @end (or a checkpoint passed it).
- * Lock held.  0 or the log's -errno. */
-static int store_rlog_wait_locked(struct store_rlog *rl, uint64_t end)
+/* Waits until the write of buffer @b (or a checkpoint) made the log
+ * durable up to @end; without the lock.  0 or the log's -errno. */
+static int store_rlog_wait(struct store_rlog *rl, unsigned b, uint64_t end)
 {
-	while (!rl->err && rl->flushed_lsn < end && rl->head_lsn < end) {
-		pthread_cond_wait(&rl->flush_cv, &rl->lock);
+	int err;
+
+	if (lsnwait_wait(&rl->durable, b, end)) {
+		return 0;
 	}
-	return rl->flushed_lsn >= end || rl->head_lsn >= end ? 0 : rl->err;
+	pthread_mutex_lock(&rl->lock);
+	err = rl->err;
+	pthread_mutex_unlock(&rl->lock);
+	return err;
 }
 
 int store__cephfs_rlog_write(struct store_rlog *rl, struct cephfs_obj *o,
 			     struct Fh *fh, uint64_t off_bytes, const void *buf,
 			     uint32_t count, bool *sync_failed)
 {
+	unsigned b;
 	int64_t end;
 	int err;
 
@@ -177,9 +189,10 @@ int store__cephfs_rlog_write(struct store_rlog *rl, struct cephfs_obj *o,
 	}
 	pthread_mutex_lock(&rl->lock);
 	end = store_rlog_append_locked(rl, o, off_bytes, buf, count);
+	b = rl->fill; /* the buffer that took the record */
 	pthread_mutex_unlock(&o->rlog_order);
-	err = end < 0 ? (int)end : store_rlog_wait_locked(rl, (uint64_t)end);
 	pthread_mutex_unlock(&rl->lock);
+	err = end < 0 ? (int)end : store_rlog_wait(rl, b, (uint64_t)end);
 	*sync_failed = err != 0;
 	return err;
 }
@@ -211,7 +224,7 @@ void *store__cephfs_rlog_flusher_main(void *arg)
 	pthread_mutex_lock(&rl->lock);
 	for (;;) {
 		if (!rl->err && rl->tail_lsn > rl->buf_lsn) {
-			uint8_t *b = rl->buf[rl->fill];
+			unsigned b = rl->fill;
 			uint64_t start = rl->buf_lsn;
 			uint64_t end = rl->tail_lsn;
 			int err;
@@ -221,7 +234,8 @@ void *store__cephfs_rlog_flusher_main(void *arg)
 			rl->fill = (rl->fill + 1) % STORE_RLOG_NBUF;
 			rl->buf_lsn = end;
 			pthread_mutex_unlock(&rl->lock);
-			err = store__cephfs_rlog_put(rl, b, end - start, start);
+			err = store__cephfs_rlog_put(rl, rl->buf[b],
+						     end - start, start);
 			pthread_mutex_lock(&rl->lock);
 			if (err) {
 				store__cephfs_rlog_fail(rl, err,
@@ -230,7 +244,14 @@ void *store__cephfs_rlog_flusher_main(void *arg)
 			}
 			rl->flushed_lsn = end;
 			rl->stats.flushes++;
+			lsnwait_advance(&rl->durable, end);
+			/* Writers waiting for a place in a full batch. */
 			pthread_cond_broadcast(&rl->flush_cv);
+			pthread_mutex_unlock(&rl->lock);
+			/* Only the writers of this buffer: those of the one
+			 * filling wait for its own write. */
+			lsnwait_wake(&rl->durable, b);
+			pthread_mutex_lock(&rl->lock);
 			continue;
 		}
 		if (rl->stop) {
@@ -323,6 +344,10 @@ void store__cephfs_rlog_checkpoint_locked(struct store_rlog *rl)
 		rl->head_lsn = upto;
 	}
 	rl->stats.checkpoints++;
+	/* The records before @upto are in their files, fsynced: stable,
+	 * flushed to the log or not. */
+	lsnwait_advance(&rl->durable, upto);
+	lsnwait_wake_all(&rl->durable);
 	pthread_cond_broadcast(&rl->space_cv);
 	pthread_cond_broadcast(&rl->flush_cv);
 }

@@ -20,12 +20,15 @@
 #ifndef DSNFS_STORE_CEPHFS_RLOG_H
 #define DSNFS_STORE_CEPHFS_RLOG_H
 
+/* cephfs_int.h first: it sets _FILE_OFFSET_BITS for libcephfs. */
 #include "nfsd/store/cephfs/cephfs_int.h"
+
+#include "nfsd/base/lsnwait.h"
 #include "nfsd/store/cephfs/rlog.h"
 #include "nfsd/store/store_ilog.h"
 
-/* Buffers: one in flight, one filling. */
-#define STORE_RLOG_NBUF 2
+/* Buffers: one in flight, one filling; a waiting lane each. */
+#define STORE_RLOG_NBUF LSNWAIT_LANES
 
 struct store_rlog {
 	struct store_cephfs *sc; /* borrowed: the store owns the log */
@@ -37,7 +40,10 @@ struct store_rlog {
 	uint32_t checkpoint_ms;
 
 	pthread_mutex_t lock;
-	pthread_cond_t flush_cv; /* flushed_lsn or head_lsn moved, or err */
+	pthread_cond_t flush_cv; /* a batch written (room to fill), or err */
+	/* A writer waits for its record here, without the lock: lane b is
+	 * woken when buffer b's write returns (lsnwait.h says why). */
+	struct lsnwait durable;
 	pthread_cond_t space_cv; /* a checkpoint ended */
 	pthread_cond_t flusher_cv; /* records to flush, or stop */
 	pthread_cond_t ckpt_cv; /* the checkpoint thread has work */
@@ -119,6 +125,8 @@ int store__cephfs_rlog_put_header(struct store_rlog *rl, const uint8_t *hdr);
 /* Keeps the first failure (logged with @what) and wakes every waiter;
  * lock held. */
 void store__cephfs_rlog_fail(struct store_rlog *rl, int err, const char *what);
+/* rl->err is set (fenced, abandoned): wakes every waiter; lock held. */
+void store__cephfs_rlog_wake_failed(struct store_rlog *rl);
 /* The threads' bodies (@arg: the log). */
 void *store__cephfs_rlog_flusher_main(void *arg);
 void *store__cephfs_rlog_ckpt_main(void *arg);

@@ -383,6 +383,7 @@ static int store_rlog_start(struct store_rlog *rl, uint64_t seq)
 
 static int store_rlog_init(struct store_rlog *rl)
 {
+	lsnwait_init(&rl->durable);
 	if (pthread_mutex_init(&rl->lock, NULL) ||
 	    pthread_cond_init(&rl->flush_cv, NULL) ||
 	    pthread_cond_init(&rl->space_cv, NULL) ||
@@ -390,7 +391,7 @@ static int store_rlog_init(struct store_rlog *rl)
 	    pthread_cond_init(&rl->ckpt_cv, NULL)) {
 		return -ENOMEM;
 	}
-	for (int i = 0; i < STORE_RLOG_NBUF; i++) {
+	for (unsigned i = 0; i < STORE_RLOG_NBUF; i++) {
 		rl->buf[i] = malloc(STORE_ILOG_BATCH_BYTES);
 		if (!rl->buf[i]) {
 			return -ENOMEM;
@@ -415,7 +416,7 @@ static void store_rlog_free(struct store_rlog *rl)
 		rados_ioctx_destroy(rl->io);
 		rados_shutdown(rl->rados);
 	}
-	for (int i = 0; i < STORE_RLOG_NBUF; i++) {
+	for (unsigned i = 0; i < STORE_RLOG_NBUF; i++) {
 		free(rl->buf[i]);
 	}
 	pthread_cond_destroy(&rl->ckpt_cv);
@@ -553,8 +554,7 @@ void store__cephfs_rlog_abandon(struct store_rlog *rl)
 	}
 	pthread_mutex_lock(&rl->lock);
 	rl->err = -ECANCELED;
-	pthread_cond_broadcast(&rl->flush_cv);
-	pthread_cond_broadcast(&rl->space_cv);
+	store__cephfs_rlog_wake_failed(rl);
 	pthread_mutex_unlock(&rl->lock);
 	store_rlog_stop(rl);
 	store_rlog_free(rl);
