@@ -53,6 +53,39 @@ check "records on /metrics" [ "$(metric dsnfs_intent_log_records_total)" -ge 1 ]
 check "flushes on /metrics" [ "$(metric dsnfs_intent_log_flushes_total)" -ge 1 ]
 check "checkpoints on /metrics" [ -n "$(metric dsnfs_intent_log_checkpoints_total)" ]
 check "in-place writes on /metrics" [ "$(metric dsnfs_intent_log_inplace_writes_total)" -ge 1 ]
+# 16 WRITEs of 64 KiB in flight over written blocks, one after the other
+# in the file: the ring takes them together and merges those that meet.
+before_w=$(metric dsnfs_intent_log_ring_writes_total)
+before_v=$(metric dsnfs_intent_log_ring_writevs_total)
+check "16 FILE_SYNC writes in flight, all stable and read back" python3 -c '
+import struct, sys; sys.dont_write_bytecode = True; sys.path.insert(0, sys.argv[1])
+from nfs3wire import *
+m = MountClient(("127.0.0.1", int(sys.argv[3]))); root = m.mnt("/ds1").fhandle
+c = Nfs3Client(("127.0.0.1", int(sys.argv[2])))
+fh = c.lookup(root, "f").object
+K = 65536
+bad = c.write(fh, 0, bytes(16 * K), stable=FILE_SYNC).status != NFS3_OK
+msgs, xids = b"", []
+for n in range(16):
+    c.xid += 1; xids.append(c.xid)
+    msgs += record_frame(call_header(c.xid, NFS_PROGRAM, NFS_V3, 7, c.cred) +
+                         encode_args(7, fh, n * K, bytes([n + 1]) * K, FILE_SYNC))
+c.sock.sendall(msgs)
+for _ in range(16):
+    data = c.recv_message()
+    xid = struct.unpack(">I", data[:4])[0]
+    u = parse_reply(data, xid); st = u.u32(); r = decode_write(u, st)
+    bad |= st != NFS3_OK or r["committed"] != FILE_SYNC or r["count"] != K
+for n in range(16):
+    bad |= c.read(fh, n * K, K).data != bytes([n + 1]) * K
+sys.exit(bad)
+' "$(dirname "$0")" "$NFS_PORT" "$MOUNT_PORT"
+after_w=$(metric dsnfs_intent_log_ring_writes_total)
+after_v=$(metric dsnfs_intent_log_ring_writevs_total)
+echo "  ring: $((after_w - before_w)) writes in $((after_v - before_v)) writevs"
+check "the ring took the 16 writes" [ $((after_w - before_w)) -ge 16 ]
+check "and merged some: fewer writevs than writes" \
+	[ $((after_v - before_v)) -lt $((after_w - before_w)) ]
 check "ring writes on /metrics" [ "$(metric dsnfs_intent_log_ring_writes_total)" -ge 1 ]
 check "their writevs on /metrics" [ "$(metric dsnfs_intent_log_ring_writevs_total)" -ge 1 ]
 check "full waits on /metrics" [ "$(metric dsnfs_intent_log_full_waits_total)" = 0 ]

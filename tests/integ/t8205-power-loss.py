@@ -30,7 +30,11 @@ Which must survive: operation n was acknowledged before the client sent
 operation n + 1; if any byte of n + 1 reached the disk (its tag is in the
 log) before the flush, the flush came after n's acknowledgement, and n's
 data (made durable before it was acknowledged) is below it.  So: every n
-whose successor's first tag precedes the crash point.  Checked also: the
+whose successor's first tag precedes the crash point.  Each image is
+also the disk just before the *next* flush ended, with every write since
+this one lost in its volatile cache: so the successor's tag may precede
+that next flush, not only this one.  A write acknowledged after it
+reached the disk but before a flush covered it is caught that way.  Checked also: the
 files' handles still resolve (no STALE), and the write verifier differs
 from the one before the cut (the client resends what was not committed).
 """
@@ -243,17 +247,21 @@ def read_log(path):
     return recs, first
 
 
-def must_survive(acked, first, crash):
-    """The operations whose successor's data reached the log before the
-    record index crash (a flush)."""
-    # The earliest any later operation's tag shows, per operation.
+def must_survive(acked, first, crash, depth=1):
+    """The operations acknowledged before the record index crash (a
+    flush): those with a later operation sent only after their reply
+    (the @depth-th after, for a client that keeps @depth in flight and
+    sends operation n + depth once n is answered) whose data reached
+    the log before it."""
+    # The earliest the tag of any operation @depth or more later shows.
     later = [None] * len(acked)
     best = None
     for n in range(len(acked) - 1, -1, -1):
-        later[n] = best
-        f = first.get(n)
+        m = n + depth
+        f = first.get(m) if m < len(acked) else None
         if f is not None and (best is None or f < best):
             best = f
+        later[n] = best
     return [n for n in range(len(acked))
             if later[n] is not None and later[n] < crash]
 
@@ -358,11 +366,12 @@ def sync_image(src, dst):
         os.close(s)
 
 
-def crash_points(binary, scratch, conf, base, log, done, points):
+def crash_points(binary, scratch, conf, base, log, done, points, depth=1):
     """Replays the disk's log (recs, first, flushes) onto @base up to
     @points of its flushes and checks each image (check_point) for the
-    run's (handles, acked, verifier): (the points, how many were checked,
-    the operations checked in all, [(point, its first problems)])."""
+    run's (handles, acked, verifier), its client @depth writes in flight
+    (must_survive): (the points, how many were checked, the operations
+    checked in all, [(point, its first problems)])."""
     recs, first, flushes = log
     fh, acked, verf = done
     picks = sorted({flushes[(len(flushes) - 1) * k // max(points - 1, 1)]
@@ -380,7 +389,13 @@ def crash_points(binary, scratch, conf, base, log, done, points):
                 os.pwrite(fd, data, off)
         applied = point
         sync_image(work, crash)
-        need = must_survive(acked, first, point)
+        # The image is also the disk just before the next flush ended,
+        # with everything written since this one lost (a volatile cache):
+        # what was acknowledged before that flush began must be there.
+        k = bisect.bisect_right(flushes, point)
+        need = must_survive(acked, first,
+                            flushes[k] if k < len(flushes) else len(recs),
+                            depth)
         needed_total += len(need)
         problems = check_point(binary, scratch, conf, crash, fh, acked,
                                need, verf, leaks=point == picks[-1])

@@ -78,4 +78,7 @@ fi
 check "power cuts under sequential and random FILE_SYNC writes, the stream rule on" \
 	python3 "$(dirname "$0")/t8207-power-loss-mixed.py" "$DSNFS_BIN/dsnfsd" \
 	"$TEST_TMP/power" "${POWER_POINTS:-100}" "${POWER_OPS:-400}"
+check "power cuts under a stream of FILE_SYNC writes, 4 in flight (the ring merges them)" \
+	python3 "$(dirname "$0")/t8207-power-loss-mixed.py" "$DSNFS_BIN/dsnfsd" \
+	"$TEST_TMP/power4" "${POWER_POINTS:-100}" "${POWER_OPS:-400}" 4
 test_done
