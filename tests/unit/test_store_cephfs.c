@@ -6,12 +6,13 @@
  * handle is STALE, FILE_SYNC writes read back, READ's eof, used bytes
  * counted in RADOS objects for a sparse file (not its size), and READDIR
  * cookies that the other store resumes from, a SETATTR of the size that
- * outlives the gateway that answered it.  The cluster is the one
+ * outlives the gateway that answered it, and the RADOS intent log's
+ * records settled by inode before a size change.  The cluster is the one
  * DSNFS_CEPH_CONF names (tests/run.sh starts one for the suite); without
  * it every test is skipped.
  */
 /* First: it sets what libcephfs.h needs of the libc headers. */
-#include "nfsd/store/cephfs/cephfs_int.h"
+#include "nfsd/store/cephfs/cephfs_rlog.h"
 
 #include <errno.h>
 #include <setjmp.h>
@@ -386,6 +387,66 @@ static void test_cephfs_setattr_size_outlives_the_gateway(void **state)
 	f->b->ops->obj_unref(other);
 }
 
+/* The RADOS intent log settles a file's records by its inode, not by the
+ * object the store had when it wrote them: the object cache may drop an
+ * object still in use (FIFO, 4096 entries) and make another for the same
+ * file.  A size change through the new one must still checkpoint the
+ * records first, or a replay after a crash would put them back over it. */
+static void test_cephfs_rlog_size_change_settles_a_dropped_object(void **state)
+{
+	struct fixture *f = *state;
+	const char *conf = getenv("DSNFS_CEPH_CONF");
+	struct store_sattr cut = { .set_size = true, .size_bytes = 0 };
+	static char data[64 * 1024];
+	struct store_obj *obj, *dir_c, *again;
+	struct store_rlog *rl;
+	struct store *c = NULL;
+	struct store_fh fh;
+	uintptr_t first;
+	bool sync_failed;
+	char err[512] = "";
+	char gw[64];
+	uint64_t head, tail;
+
+	need_cluster(f);
+	assert_int_equal(
+		store_cephfs_open("c1", TEST_EXPORT_ID, conf, "/", "admin", "",
+				  test_cephfs_state(conf, sdir, sizeof(sdir)),
+				  8, &c, err, sizeof(err)),
+		0);
+	snprintf(gw, sizeof(gw), "unit-%d", (int)getpid());
+	assert_int_equal(store_cephfs_rlog_open(c, conf, "admin", gw, 8 * MIB,
+						3600000, err, sizeof(err)),
+			 0);
+	rl = store__cephfs(c)->rlog;
+	f->a->ops->obj_fh(f->dir_a, &fh);
+	assert_int_equal(c->ops->resolve(c, &fh, &dir_c), 0);
+	assert_int_equal(c->ops->create(c, dir_c, "settled",
+					STORE_CREATE_UNCHECKED, NULL, NULL,
+					NULL, &obj),
+			 0);
+	memset(data, 'r', sizeof(data));
+	assert_int_equal(c->ops->write(c, obj, 0, data, sizeof(data),
+				       STORE_FILE_SYNC, &sync_failed),
+			 0);
+	c->ops->obj_fh(obj, &fh);
+	first = (uintptr_t)obj;
+	/* The cache drops it (the log's list of written files keeps it). */
+	store__cephfs_cache_drop(store__cephfs(c), store__cephfs_obj(obj)->ino);
+	c->ops->obj_unref(obj);
+	assert_int_equal(c->ops->resolve(c, &fh, &again), 0);
+	assert_true((uintptr_t)again != first);
+	assert_int_equal(c->ops->setattr(c, again, &cut, NULL), 0);
+	pthread_mutex_lock(&rl->lock);
+	head = rl->head_lsn;
+	tail = rl->tail_lsn;
+	pthread_mutex_unlock(&rl->lock);
+	assert_int_equal(head, tail);
+	c->ops->obj_unref(again);
+	c->ops->obj_unref(dir_c);
+	c->ops->close(c);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -398,6 +459,7 @@ int main(void)
 		T(test_cephfs_readdir_cookie_resumes_on_the_other),
 		T(test_cephfs_open_names_datastore_and_cluster),
 		T(test_cephfs_setattr_size_outlives_the_gateway),
+		T(test_cephfs_rlog_size_change_settles_a_dropped_object),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

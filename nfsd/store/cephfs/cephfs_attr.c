@@ -114,14 +114,18 @@ int store__cephfs_sattr_apply(struct store_cephfs *sc, struct cephfs_obj *o,
 		return 0;
 	}
 	/* A size change must not be undone by a replay of older records
-	 * (cephfs_rlog.h): they are checkpointed first. */
+	 * (cephfs_rlog.h): they are checkpointed first, and no stable write
+	 * of the file lands between that and the change. */
 	if (sattr->set_size && sc->rlog) {
-		rc = store__cephfs_rlog_settle(sc->rlog, o);
+		rc = store__cephfs_rlog_size_begin(sc->rlog, o);
 		if (rc) {
 			return rc;
 		}
 	}
 	rc = ceph_ll_setattr(sc->cm, o->in, &stx, mask, sc->root_perms);
+	if (sattr->set_size && sc->rlog) {
+		store__cephfs_rlog_size_end(sc->rlog, o);
+	}
 	if (!rc && sattr->set_size) {
 		store__cephfs_used_forget(o);
 	}

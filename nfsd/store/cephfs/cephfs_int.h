@@ -154,11 +154,9 @@ struct cephfs_obj {
 	uint64_t used_nbits; /* objects the bitmap covers */
 	uint64_t used_objects; /* bits set */
 	uint32_t object_bytes; /* the file's layout object size */
-	/* The RADOS intent log's (cephfs_rlog.h): held across a stable
-	 * write's ceph_ll_write and its record; the end LSN of its newest
-	 * record; on the log's dirty list (a reference), under its lock. */
-	pthread_mutex_t rlog_order;
-	_Atomic uint64_t rlog_lsn;
+	/* The RADOS intent log's (cephfs_rlog.h; a file's order and newest
+	 * record are its inode's, kept by the log): on the log's dirty list
+	 * (a reference), under its lock. */
 	bool rlog_dirty;
 	struct cephfs_obj *rlog_next;
 	/* cephfs_obj.c's cache, under sc->cache_lock */

@@ -58,7 +58,6 @@ void store__cephfs_obj_unref(struct store_obj *obj)
 	}
 	ceph_ll_put(o->sc->cm, o->in);
 	store__syncgroup_fini(&o->sync);
-	pthread_mutex_destroy(&o->rlog_order);
 	pthread_mutex_destroy(&o->lock);
 	free(o->used_bits);
 	free(o);
@@ -204,16 +203,8 @@ int store__cephfs_obj_get(struct store_cephfs *sc, Inode *in,
 		free(o);
 		return -err;
 	}
-	err = pthread_mutex_init(&o->rlog_order, NULL);
-	if (err) {
-		pthread_mutex_destroy(&o->lock);
-		ceph_ll_put(sc->cm, in);
-		free(o);
-		return -err;
-	}
 	err = store__syncgroup_init(&o->sync);
 	if (err) {
-		pthread_mutex_destroy(&o->rlog_order);
 		pthread_mutex_destroy(&o->lock);
 		ceph_ll_put(sc->cm, in);
 		free(o);

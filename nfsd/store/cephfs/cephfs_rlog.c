@@ -118,6 +118,13 @@ static int store_rlog_reserve_locked(struct store_rlog *rl, uint32_t rec_len)
 	}
 }
 
+/* The stripe of @o's inode (cephfs_rlog.h): Fibonacci hashing. */
+static unsigned store_rlog_stripe(const struct cephfs_obj *o)
+{
+	return (unsigned)((o->ino * UINT64_C(0x9e3779b97f4a7c15)) >> 56) %
+	       STORE_RLOG_STRIPES;
+}
+
 /* Appends the record of a write of @o's file; lock held.  Its end LSN, or
  * -errno. */
 static int64_t store_rlog_append_locked(struct store_rlog *rl,
@@ -140,7 +147,7 @@ static int64_t store_rlog_append_locked(struct store_rlog *rl,
 			       off_bytes, buf, count);
 	rl->tail_lsn += rec_len;
 	rl->stats.records++;
-	atomic_store(&o->rlog_lsn, rl->tail_lsn);
+	rl->stripe_lsn[store_rlog_stripe(o)] = rl->tail_lsn;
 	if (!o->rlog_dirty) {
 		o->rlog_dirty = true;
 		store__cephfs_obj_ref(store__cephfs_pub(o));
@@ -175,22 +182,23 @@ int store__cephfs_rlog_write(struct store_rlog *rl, struct cephfs_obj *o,
 			     struct Fh *fh, uint64_t off_bytes, const void *buf,
 			     uint32_t count, bool *sync_failed)
 {
+	pthread_mutex_t *order = &rl->order[store_rlog_stripe(o)];
 	unsigned b;
 	int64_t end;
 	int err;
 
 	/* The file and the log see a file's writes in the same order:
 	 * replay puts them back in the order they were acknowledged. */
-	pthread_mutex_lock(&o->rlog_order);
+	pthread_mutex_lock(order);
 	err = store__cephfs_write_all(rl->sc, fh, off_bytes, buf, count);
 	if (err) {
-		pthread_mutex_unlock(&o->rlog_order);
+		pthread_mutex_unlock(order);
 		return err;
 	}
 	pthread_mutex_lock(&rl->lock);
 	end = store_rlog_append_locked(rl, o, off_bytes, buf, count);
 	b = rl->fill; /* the buffer that took the record */
-	pthread_mutex_unlock(&o->rlog_order);
+	pthread_mutex_unlock(order);
 	pthread_mutex_unlock(&rl->lock);
 	err = end < 0 ? (int)end : store_rlog_wait(rl, b, (uint64_t)end);
 	*sync_failed = err != 0;
@@ -199,10 +207,11 @@ int store__cephfs_rlog_write(struct store_rlog *rl, struct cephfs_obj *o,
 
 int store__cephfs_rlog_settle(struct store_rlog *rl, struct cephfs_obj *o)
 {
-	uint64_t end = atomic_load(&o->rlog_lsn);
+	uint64_t end;
 	int err = 0;
 
 	pthread_mutex_lock(&rl->lock);
+	end = rl->stripe_lsn[store_rlog_stripe(o)];
 	if (end > rl->head_lsn && rl->ckpt_want < end) {
 		rl->ckpt_want = end;
 		pthread_cond_signal(&rl->ckpt_cv);
@@ -215,6 +224,26 @@ int store__cephfs_rlog_settle(struct store_rlog *rl, struct cephfs_obj *o)
 	}
 	pthread_mutex_unlock(&rl->lock);
 	return err;
+}
+
+int store__cephfs_rlog_size_begin(struct store_rlog *rl, struct cephfs_obj *o)
+{
+	pthread_mutex_t *order = &rl->order[store_rlog_stripe(o)];
+	int err;
+
+	/* A stable write of the file between the checkpoint and the size
+	 * change would be replayed over it after a crash. */
+	pthread_mutex_lock(order);
+	err = store__cephfs_rlog_settle(rl, o);
+	if (err) {
+		pthread_mutex_unlock(order);
+	}
+	return err;
+}
+
+void store__cephfs_rlog_size_end(struct store_rlog *rl, struct cephfs_obj *o)
+{
+	pthread_mutex_unlock(&rl->order[store_rlog_stripe(o)]);
 }
 
 void *store__cephfs_rlog_flusher_main(void *arg)

@@ -29,6 +29,10 @@
 
 /* Buffers: one in flight, one filling; a waiting lane each. */
 #define STORE_RLOG_NBUF LSNWAIT_LANES
+/* A file's records are ordered and settled by its inode's stripe, not by
+ * its cephfs_obj: the object cache (FIFO) may drop an object still in use
+ * and make another for the same file. */
+#define STORE_RLOG_STRIPES 256u
 
 struct store_rlog {
 	struct store_cephfs *sc; /* borrowed: the store owns the log */
@@ -60,6 +64,12 @@ struct store_rlog {
 	uint64_t ckpt_want; /* a caller needs head_lsn >= this */
 	struct cephfs_obj *dirty; /* files with records since the head */
 	size_t ndirty;
+	/* Held across a stable write's ceph_ll_write and its record, and
+	 * across a size change's checkpoint and ceph_ll_setattr: a file's
+	 * writes, size changes and records keep one order. */
+	pthread_mutex_t order[STORE_RLOG_STRIPES];
+	/* The end LSN of the newest record of a file of the stripe. */
+	uint64_t stripe_lsn[STORE_RLOG_STRIPES];
 	int err; /* sticky: the first failure */
 
 	/* cephfs_fence.c's read of the header after an eviction (the
@@ -111,9 +121,15 @@ void store__cephfs_rlog_abandon(struct store_rlog *rl);
 int store__cephfs_rlog_write(struct store_rlog *rl, struct cephfs_obj *o,
 			     struct Fh *fh, uint64_t off_bytes, const void *buf,
 			     uint32_t count, bool *sync_failed);
-/* Before COMMIT or a size change of @o: waits for a checkpoint covering
- * its records, when it has any after the head.  0 or the log's -errno. */
+/* Before COMMIT of @o: waits for a checkpoint covering its file's
+ * records (those of its inode's stripe), when any lie after the head.
+ * 0 or the log's -errno. */
 int store__cephfs_rlog_settle(struct store_rlog *rl, struct cephfs_obj *o);
+/* Around a size change of @o: begin holds the file's order (no stable
+ * write of it lands in between) and settles; end lets go.  Begin returns
+ * 0 (end must follow) or the log's -errno (nothing held). */
+int store__cephfs_rlog_size_begin(struct store_rlog *rl, struct cephfs_obj *o);
+void store__cephfs_rlog_size_end(struct store_rlog *rl, struct cephfs_obj *o);
 
 /* Writes @len bytes of @buf at ring LSN @lsn (split at the ring's end, in
  * one atomic write op). */

@@ -391,6 +391,11 @@ static int store_rlog_init(struct store_rlog *rl)
 	    pthread_cond_init(&rl->ckpt_cv, NULL)) {
 		return -ENOMEM;
 	}
+	for (unsigned i = 0; i < STORE_RLOG_STRIPES; i++) {
+		if (pthread_mutex_init(&rl->order[i], NULL)) {
+			return -ENOMEM;
+		}
+	}
 	for (unsigned i = 0; i < STORE_RLOG_NBUF; i++) {
 		rl->buf[i] = malloc(STORE_ILOG_BATCH_BYTES);
 		if (!rl->buf[i]) {
@@ -424,6 +429,11 @@ static void store_rlog_free(struct store_rlog *rl)
 	pthread_cond_destroy(&rl->space_cv);
 	pthread_cond_destroy(&rl->flush_cv);
 	pthread_mutex_destroy(&rl->lock);
+	/* Never-initialized mutexes are zeros: destroying them is a no-op
+	 * in glibc, as for the conds above. */
+	for (unsigned i = 0; i < STORE_RLOG_STRIPES; i++) {
+		pthread_mutex_destroy(&rl->order[i]);
+	}
 	free(rl);
 }
 
