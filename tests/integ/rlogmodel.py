@@ -39,7 +39,9 @@ A SETATTR in flight at the crash, or answered with an error, may have
 been done or not: either reading passes.
 After a check the bytes and size read become the next round's start:
 the gateway that read them has replayed and fsynced, and they are what
-the cluster holds.
+the cluster holds.  self_test() runs the model on made-up histories
+(a write lost, a COMMITted write lost, a truncate undone, ...): the
+tests check it first.
 """
 import struct
 from array import array
@@ -325,3 +327,107 @@ class Model:
             op = self.ops.get(int(label[3:]))
             return repr(op) if op else label
         return label
+
+
+def self_test():
+    """The model against made-up histories of one file -> the cases it
+    judged wrongly (none: it is strict where the protocol is, and lets
+    through what the protocol allows).  A model that let everything
+    through would pass every crash test."""
+    wrong = []
+
+    def case(name, want_ok, build):
+        m = Model(None, 7, 1, 1 << 16)
+        got, size = build(m)
+        bad = m.check(0, got, size)[0]
+        if (bad == 0) != want_ok:
+            wrong.append(name)
+
+    def write(m, off, n, stable, answer=True, committed=None):
+        op = m._new("W", 0, off=off, n=n, stable=stable)
+        if stable == UNSTABLE:
+            m.unstable[0].append(op)
+        m.sent(op, [])
+        if answer:
+            m.replied(op, True, stable if committed is None else committed,
+                      b"v")
+        return op
+
+    def commit(m, verf=b"v"):
+        op = m._new("C", 0)
+        m.sent(op, [])
+        m.replied(op, True, verf=verf)
+
+    def setattr_(m, size, answer=True):
+        op = m._new("S", 0, size=size)
+        op.grow = False
+        m.sent(op, [])
+        if answer:
+            m.replied(op, True)
+
+    def w1_then_u(m, commit_verf=None):
+        w1 = write(m, 0, 8192, FILE_SYNC)
+        u = write(m, 4096, 8192, UNSTABLE)
+        if commit_verf:
+            commit(m, commit_verf)
+        return w1, u
+
+    def lost_u(m, verf):
+        w1, u = w1_then_u(m, verf)
+        return w1.data, 8192
+
+    def landed_u(m, verf):
+        w1, u = w1_then_u(m, verf)
+        return w1.data[:4096] + u.data, 12288
+
+    case("a FILE_SYNC write lost", False,
+         lambda m: (bytes(8192), 8192) if write(m, 0, 8192, FILE_SYNC)
+         else None)
+    case("an UNSTABLE write not committed, lost", True,
+         lambda m: lost_u(m, None))
+    case("an UNSTABLE write committed with another verifier, lost", True,
+         lambda m: lost_u(m, b"x"))
+    case("an UNSTABLE write committed, lost", False,
+         lambda m: lost_u(m, b"v"))
+    case("an UNSTABLE write committed, read", True,
+         lambda m: landed_u(m, b"v"))
+
+    def superseded(m):
+        w1 = write(m, 0, 4096, FILE_SYNC)
+        write(m, 0, 4096, DATA_SYNC)
+        return w1.data, 4096
+    case("a write over which a later one was acknowledged", False,
+         superseded)
+
+    def in_flight(m):
+        w1 = write(m, 0, 4096, FILE_SYNC, answer=False)
+        w2 = m._new("W", 0, off=0, n=4096, stable=FILE_SYNC)
+        m.sent(w2, [w1])
+        m.replied(w2, True, FILE_SYNC, b"v")
+        m.replied(w1, True, FILE_SYNC, b"v")
+        return w1.data, 4096
+    case("two overlapping writes in flight together: the first read",
+         True, in_flight)
+
+    def truncated(m, done):
+        w1 = write(m, 0, 8192, FILE_SYNC)
+        setattr_(m, 100)
+        return (w1.data[:100], 100) if done else (w1.data, 8192)
+    case("a truncate answered, undone", False,
+         lambda m: truncated(m, False))
+    case("a truncate answered, done", True, lambda m: truncated(m, True))
+
+    def truncate_in_flight(m):
+        w1 = write(m, 0, 8192, FILE_SYNC)
+        setattr_(m, 100, answer=False)
+        return w1.data, 8192
+    case("a truncate in flight, not done", True, truncate_in_flight)
+
+    def extended(m, size):
+        write(m, 0, 100, FILE_SYNC)
+        op = m.hist[0][0]
+        setattr_(m, 5000)
+        return op.data + bytes(size - 100), size
+    case("an extend answered, lost", False, lambda m: extended(m, 100))
+    case("an extend answered, kept", True, lambda m: extended(m, 5000))
+    return wrong

@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nfs3wire import Checks, create_retry  # noqa: E402
 from rlogload import (Gateway, Writer, ops_pending, read_back,  # noqa: E402
                       stats_line)
-from rlogmodel import Model  # noqa: E402
+from rlogmodel import Model, self_test  # noqa: E402
 
 DSNFSD, TMP, CONF, CEPH_CONF, DS, GW = sys.argv[1:7]
 POINTS, SEED = int(sys.argv[7]), int(sys.argv[8])
@@ -99,6 +99,9 @@ def main():
     print("seed %d (KILL_SEED=%d reproduces the kill points and the ops), "
           "%d kill points" % (SEED, SEED, POINTS))
     t0 = time.monotonic()
+    wrong = self_test()
+    ck.check("the model refuses what it must and lets through what it may "
+             "(its self-test)", not wrong, "judged wrongly: %s" % wrong)
     try:
         run(ck, model, rng)
     finally:

@@ -36,7 +36,7 @@ from nfs3wire import (NFS3ERR_JUKEBOX, FILE_SYNC,  # noqa: E402
                       Checks, create_retry, status_name)
 from rlogload import (Gateway, Writer, ops_pending, rados_objects,  # noqa
                       read_back, stats_line)
-from rlogmodel import Model  # noqa: E402
+from rlogmodel import Model, self_test  # noqa: E402
 
 DSNFSD, TMP, CONF, CEPH_CONF, DS, GW = sys.argv[1:7]
 SEED = int(sys.argv[7])
@@ -58,6 +58,9 @@ def main():
     model = Model(random.Random(SEED), random.Random(SEED).getrandbits(64),
                   FILES, FILE_MAX)
     print("seed %d (TAKEOVER_SEED=%d reproduces the ops)" % (SEED, SEED))
+    wrong = self_test()
+    ck.check("the model refuses what it must and lets through what it may "
+             "(its self-test)", not wrong, "judged wrongly: %s" % wrong)
     try:
         run(ck, model)
     finally:
