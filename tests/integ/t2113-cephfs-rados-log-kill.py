@@ -31,11 +31,11 @@ import struct
 import subprocess
 import sys
 import time
-from array import array
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nfs3wire import *  # noqa: E402,F401,F403
+from rlogmodel import UNIT, op_data, who  # noqa: E402
 
 DSNFSD, TMP, CONF, CEPH_CONF, DS, GW = sys.argv[1:7]
 POINTS, SEED = int(sys.argv[7]), int(sys.argv[8])
@@ -44,7 +44,6 @@ FILES = 3
 FILE_MAX = 5 << 20  # past the first 4 MiB object of each file
 CONNS, DEPTH = 3, 3  # up to 9 WRITEs in flight
 READ_CHUNK = 64 << 10
-UNIT = struct.Struct("<II")  # a 16-byte unit: write id, unit index
 RUN = [0]
 GATEWAYS = []  # those running, killed if the test ends early
 
@@ -91,32 +90,6 @@ class Gateway:
         if self.p.poll() is None:
             self.p.send_signal(signal.SIGTERM)
         return self.p.wait(60)
-
-
-def op_data(op_id, off, n, salt):
-    """The n bytes of write op_id at file offset off: 16-byte units, each
-    (op_id, its unit index in the file) and a word of the run's salt."""
-    u0, u1 = off // 16, (off + n + 15) // 16
-    a = array("Q", bytes(16 * (u1 - u0)))
-    a[0::2] = array("Q", range(op_id + (u0 << 32), op_id + (u1 << 32),
-                               1 << 32))
-    a[1::2] = array("Q", [salt ^ op_id]) * (u1 - u0)
-    b = a.tobytes()
-    return b[off - u0 * 16:off - u0 * 16 + n]
-
-
-def who(buf, pos, file_off):
-    """Which write the 16-byte unit around buf[pos] (file offset file_off)
-    came from, for a FAIL line."""
-    start = pos - file_off % 16
-    if start < 0 or start + 16 > len(buf):
-        return "?"
-    op_id, unit = UNIT.unpack_from(buf, start)
-    if op_id == 0 and unit == 0:
-        return "zeros"
-    if unit != (file_off // 16) & 0xFFFFFFFF:
-        return "foreign(%d@%d)" % (op_id, unit)
-    return "write %d" % op_id
 
 
 class Op:
@@ -207,8 +180,9 @@ class Model:
         return bad, named, new, torn
 
     def name(self, label):
-        """"write N" with its file and range, for a FAIL line."""
-        m = re.fullmatch(r"write (\d+)", label)
+        """"op N" (rlogmodel.who) with its file and range, for a FAIL
+        line."""
+        m = re.fullmatch(r"op (\d+)", label)
         op = self.ops.get(int(m.group(1))) if m else None
         return repr(op) if op else label
 
