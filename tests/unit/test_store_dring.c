@@ -6,10 +6,12 @@
  * down as one writev (counted), writes that do not meet (a gap, another
  * file) do not merge; bytes at any address (copied to an aligned buffer)
  * and at an aligned one; more writes than the ring's depth at once; a bad
- * descriptor and an unaligned length each fail their own write only;
- * drain waits for the hooks; free with nothing queued.
+ * descriptor and an unaligned length each fail their own write only; a
+ * short writev's rest goes again; drain waits for the hooks; free with
+ * nothing queued.
  */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -253,6 +256,46 @@ static void failures_stay_their_own(void **state)
 	drop(unaligned);
 }
 
+/* A writev that writes less than asked (RLIMIT_FSIZE cuts it at the
+ * limit): the writes it covered are done, the rest goes again and ends
+ * with the error the next try meets (EFBIG), each hook once. */
+static void a_short_writev_goes_again(void **state)
+{
+	struct fix *f = *state;
+	const uint64_t limit_blk = 256; /* 1 MiB */
+	struct rlimit old, lim;
+	struct my_write *a = mk(f, 0, limit_blk - 2, 2, 'a', 0);
+	struct my_write *b = mk(f, 0, limit_blk, 4, 'b', 0);
+	struct my_write *c = mk(f, 0, limit_blk - 4, 2, 'c', 0);
+	void (*old_sig)(int) = signal(SIGXFSZ, SIG_IGN);
+	struct store_dring_stats before = stats(f);
+
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = limit_blk * BLK + 2 * BLK;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	/* c, a, b meet: one writev of 8 blocks, cut after 6. */
+	store_dring_submit(f->r, &c->w);
+	store_dring_submit(f->r, &a->w);
+	store_dring_submit(f->r, &b->w);
+	store_dring_drain(f->r);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, old_sig);
+	assert_int_equal(c->calls, 1);
+	assert_int_equal(c->err, 0);
+	assert_int_equal(a->calls, 1);
+	assert_int_equal(a->err, 0);
+	assert_int_equal(b->calls, 1);
+	assert_int_equal(b->err, -EFBIG);
+	expect_bytes(f, 0, limit_blk - 4, 2, 'c');
+	expect_bytes(f, 0, limit_blk - 2, 2, 'a');
+	expect_bytes(f, 0, limit_blk, 2, 'b'); /* what the cut let in */
+	assert_true(stats(f).short_writes > before.short_writes);
+	drop(a);
+	drop(b);
+	drop(c);
+}
+
 static void drain_with_nothing_queued(void **state)
 {
 	struct fix *f = *state;
@@ -273,6 +316,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(failures_stay_their_own, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(a_short_writev_goes_again,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(drain_with_nothing_queued,
 						setup, teardown),
 	};
