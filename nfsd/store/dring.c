@@ -202,7 +202,9 @@ static void dring_vec_submit(struct store_dring *r, struct dring_vec *v)
 	sqe->rw_flags = RWF_DSYNC;
 	io_uring_sqe_set_data(sqe, v);
 	r->inflight++;
+	pthread_mutex_lock(&r->lock); /* store_dring_stats reads it */
 	r->stats.writevs++;
+	pthread_mutex_unlock(&r->lock);
 }
 
 /*
@@ -269,7 +271,9 @@ static void dring_complete(struct store_dring *r, struct dring_vec *v, int res,
 
 	r->inflight--;
 	if (res >= 0 && (uint32_t)res < v->total) {
+		pthread_mutex_lock(&r->lock);
 		r->stats.short_writes++;
+		pthread_mutex_unlock(&r->lock);
 	}
 	for (unsigned k = 0; k < v->n; k++) {
 		struct store_dring_write *w = v->w[k];
