@@ -16,12 +16,17 @@ int store_read_sized(struct store *st, struct store_obj *obj,
 	struct store_file_ref ref;
 	int err;
 
+	/* The size the caller's attributes say: no stat per READ. */
+	count = store_read_sized_max(st, size_bytes, off_bytes, count);
 	if (!st->ops->read_ref) {
+		if (st->ops->read_sized) {
+			return st->ops->read_sized(st, obj, size_bytes,
+						   off_bytes, buf, count, nread,
+						   eof);
+		}
 		return st->ops->read(st, obj, off_bytes, buf, count, nread,
 				     eof);
 	}
-	/* The size the caller's attributes say: no stat per READ. */
-	count = store_read_sized_max(st, size_bytes, off_bytes, count);
 	err = st->ops->read_ref(st, obj, &ref);
 	if (err) {
 		return err;

@@ -295,6 +295,15 @@ struct store_ops {
 	int (*ref_pread)(struct store *st, const struct store_file_ref *ref,
 			 uint64_t off_bytes, void *buf, uint32_t count,
 			 uint32_t *nread);
+	/* Optional (may be NULL: store_read_sized uses read): read for a
+	 * caller that has just taken the file's attributes, so that a READ
+	 * costs one stat, not two: up to @count bytes at @off_bytes (the
+	 * caller bounds @count by @size_bytes), *eof when the read came
+	 * short or reached @size_bytes; no stat of its own.  Unused when
+	 * read_ref is set. */
+	int (*read_sized)(struct store *st, struct store_obj *obj,
+			  uint64_t size_bytes, uint64_t off_bytes, void *buf,
+			  uint32_t count, uint32_t *nread, bool *eof);
 	/* Optional (may be NULL: the backend keeps no descriptors): bounds
 	 * the store's cache of resolved files to @max_entries, each holding
 	 * up to two descriptors; the least recently used past the bound are
@@ -603,7 +612,8 @@ static inline int store_read_ref(struct store *st, struct store_obj *obj,
  * caller took with its attributes: with a descriptor (read_ref), at most
  * @size_bytes - @off_bytes bytes of @count, read without a stat, and *eof
  * when the read reached that size or the file ended sooner; else the
- * backend's read, which says eof itself (read.c).
+ * backend's read_sized (the same, through the backend's own read), or its
+ * read, which says eof itself (read.c).
  */
 int store_read_sized(struct store *st, struct store_obj *obj,
 		     uint64_t size_bytes, uint64_t off_bytes, void *buf,
@@ -615,7 +625,7 @@ static inline uint32_t store_read_sized_max(const struct store *st,
 					    uint64_t size_bytes,
 					    uint64_t off_bytes, uint32_t count)
 {
-	if (!st->ops->read_ref) {
+	if (!st->ops->read_ref && !st->ops->read_sized) {
 		return count;
 	}
 	if (off_bytes >= size_bytes) {

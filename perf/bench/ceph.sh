@@ -13,12 +13,17 @@
 #   BENCH_VMDK    [256m] the test file
 #   BENCH_HOSTS   [1]    emulated hosts, one TCP connection (flow) each
 #   BENCH_PERF    [0]    1: `perf record -g` of the NFS server during each
-#                        write corner, the top functions printed after,
+#                        corner, the top functions printed after,
 #                        the recordings kept in BENCH_OUT
 #   BENCH_PERF_GRAPH [fp] perf's --call-graph (dwarf: through libraries
 #                        built without frame pointers, as libcephfs)
 #   BENCH_CORNERS [all]  the corners to run, e.g. "rand-write file-sync-rand"
-#   BENCH_SERVERS [dsnfsd ganesha rados] which to run
+#   BENCH_SERVERS [dsnfsd ganesha rados] which to run, in this order
+#                        ("base": BENCH_BASE's dsnfsd)
+#   BENCH_BASE           another build dir: its dsnfsd is server "base"
+#                        (same settings, a directory of its own), so that
+#                        before and after run on one cluster, e.g.
+#                        BENCH_SERVERS="base dsnfsd ganesha"
 #   BENCH_DSNFSD_CONF    lines added to dsnfsd's config (e.g. its
 #                        [datastore ds1] section: "work_threads = 64" goes
 #                        before it, in [server])
@@ -64,6 +69,7 @@ SERVERS=" ${BENCH_SERVERS:-dsnfsd ganesha rados} "
 RAMP=1
 OUT=${BENCH_OUT:-$BUILD/bench}
 DSNFSD=$BUILD/bin/dsnfsd
+BASE=${BENCH_BASE:-}
 DSLOAD=$BUILD/bin/dsload
 TMP=$(mktemp -d /tmp/dsnfs-bench-ceph.XXXXXX)
 mkdir -p "$OUT"
@@ -96,7 +102,8 @@ for _ in $(seq 1 100); do
 	grep -q "$TMP/mnt fuse" /proc/mounts && break
 	sleep 0.1
 done
-mkdir -p "$TMP/mnt/bench-dsnfsd" "$TMP/mnt/bench-ganesha" || exit 1
+mkdir -p "$TMP/mnt/bench-dsnfsd" "$TMP/mnt/bench-base" \
+	"$TMP/mnt/bench-ganesha" || exit 1
 
 # cpu_ticks PID[,PID...]...: user + system clock ticks of each argument
 # (every thread; a comma-joined group summed, as the OSDs of a cluster of
@@ -149,7 +156,7 @@ dsload_run() {
 	fi
 	before=$(cpu_ticks "${pids[@]}" "$dl")
 	after=$before
-	if [ "$PERF" = 1 ] && [[ " $* " != *" --read-pct=100 "* ]]; then
+	if [ "$PERF" = 1 ]; then
 		prof=$TMP/perf-$SERVER-$CORNER.data
 		perf record -q --call-graph "$PERF_GRAPH" -o "$prof" \
 			-p "$SRV_PID" >/dev/null 2>&1 &
@@ -221,45 +228,55 @@ corners() {
 	done <<<"$CORNERS"
 }
 
-# The dsnfsd side: its corners into $TMP/dsnfsd.
-run_dsnfsd() {
-	cat >"$TMP/dsnfsd.conf" <<-CONF
+# NAME BINARY: a dsnfsd, its corners into $TMP/NAME.
+run_dsnfsd_as() {
+	local name=$1 bin=$2
+	cat >"$TMP/$name.conf" <<-CONF
 	[server]
 	listen = 127.0.0.1
 	nfs_port = 2049
 	mount_port = 20048
 	portmap_port = off
 	admin_port = off
-	state_dir = $TMP/state
+	state_dir = $TMP/state-$name
 	${BENCH_DSNFSD_CONF:-}
 	[datastore ds1]
 	backend = cephfs
-	ceph_conf = $TMP/dsnfsd-ceph.conf
-	ceph_path = /bench-dsnfsd
+	ceph_conf = $TMP/$name-ceph.conf
+	ceph_path = /bench-$name
 	${BENCH_DSNFSD_DS:-}
 	CONF
 	{
 		cat "$CONF"
 		printf '[client.admin]\n%s\n' "${BENCH_DSNFSD_CEPH:-}"
-	} >"$TMP/dsnfsd-ceph.conf"
+	} >"$TMP/$name-ceph.conf"
 	# dsload binds unprivileged ports and writes as uid 0: the labs' access
 	# (perf/bench/lib.sh, bench_access), as Ganesha's No_Root_Squash below.
 	. perf/lablib.sh
-	lab_access ds1 >>"$TMP/dsnfsd.conf"
-	mkdir -p "$TMP/state"
-	"$DSNFSD" -f -c "$TMP/dsnfsd.conf" >"$TMP/dsnfsd.out" 2>"$TMP/dsnfsd.log" &
+	lab_access ds1 >>"$TMP/$name.conf"
+	mkdir -p "$TMP/state-$name"
+	"$bin" -f -c "$TMP/$name.conf" >"$TMP/$name.out" 2>"$TMP/$name.log" &
 	SRV_PID=$!
 	for _ in $(seq 1 100); do
-		grep -q listening "$TMP/dsnfsd.out" && break
+		grep -q listening "$TMP/$name.out" && break
 		sleep 0.1
 	done
-	echo "dsnfsd (cephfs backend):" >&2
-	corners dsnfsd
+	echo "$name: $bin (cephfs backend):" >&2
+	corners "$name"
 	kill "$SRV_PID"
 	wait "$SRV_PID"
 	SRV_PID=""
 	# The RADOS log's counts (records, flushes: records per RADOS write).
-	grep -ho 'rlog: .* closed.*' "$TMP/dsnfsd.log" >&2
+	grep -ho 'rlog: .* closed.*' "$TMP/$name.log" >&2
+}
+
+run_dsnfsd() {
+	run_dsnfsd_as dsnfsd "$DSNFSD"
+}
+
+run_base() {
+	[ -n "$BASE" ] || { echo "bench-ceph: base needs BENCH_BASE" >&2; exit 1; }
+	run_dsnfsd_as base "$BASE/bin/dsnfsd"
 }
 
 # The nfs-ganesha side: its corners into $TMP/ganesha.
@@ -342,9 +359,11 @@ run_rados() {
 : >"$TMP/ganesha"
 : >"$TMP/rados"
 : >"$TMP/dsnfsd.cpu"
+: >"$TMP/base"
+: >"$TMP/base.cpu"
 : >"$TMP/ganesha.cpu"
-for s in dsnfsd ganesha rados; do
-	[[ "$SERVERS" == *" $s "* ]] && run_$s
+for s in $SERVERS; do
+	case $s in dsnfsd | base | ganesha | rados) run_$s ;; esac
 done
 
 {
@@ -361,7 +380,7 @@ done
 		"depth $DEPTH, ${SECS} s a run;" \
 		"load average $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo
-	python3 - "$TMP/dsnfsd" "$TMP/ganesha" "$TMP/rados" <<'PY'
+	python3 - "$TMP/dsnfsd" "$TMP/ganesha" "$TMP/rados" "$TMP/base" <<'PY'
 import sys
 def load(p):
     d = {}
@@ -370,9 +389,10 @@ def load(p):
         # a run with errors or mismatches counts as nothing
         d[f[0]] = (0.0, 0.0) if len(f) > 3 else (float(f[1]), float(f[2]))
     return d
-d, g, r = (load(p) for p in sys.argv[1:4])
+d, g, r, b = (load(p) for p in sys.argv[1:5])
 print("%-16s %10s %10s %10s %8s %12s %8s" % ("corner", "dsnfsd", "ganesha",
-      "rados", "d/g", "d/rados", "unit"))
+      "rados", "d/g", "d/rados", "unit") +
+      ("%10s %8s %8s" % ("base", "base/g", "d/base") if b else ""))
 for k in ["seq-read", "seq-write", "rand-read", "rand-write",
           "file-sync-write", "file-sync-rand"]:
     big = k.startswith("seq") or k == "file-sync-write"
@@ -382,12 +402,17 @@ for k in ["seq-read", "seq-write", "rand-read", "rand-write",
     rv = r.get(k, (0, 0))[i] if k in r else None
     ratio = "%.2f" % (dv / gv) if gv else "-"
     rr = "%.2f" % (dv / rv) if rv else "-"
-    print("%-16s %10.1f %10.1f %10s %8s %12s %8s" % (k, dv, gv,
-          "%.1f" % rv if rv is not None else "-", ratio, rr, unit))
+    line = "%-16s %10.1f %10.1f %10s %8s %12s %8s" % (k, dv, gv,
+           "%.1f" % rv if rv is not None else "-", ratio, rr, unit)
+    if b:
+        bv = b.get(k, (0, 0))[i]
+        line += "%10.1f %8s %8s" % (bv, "%.2f" % (bv / gv) if gv else "-",
+                                    "%.2f" % (dv / bv) if bv else "-")
+    print(line)
 PY
 	echo
 	echo "CPU per I/O, microseconds (user + system, every thread):"
-	python3 - "$TMP/dsnfsd.cpu" "$TMP/ganesha.cpu" <<'PY'
+	python3 - "$TMP/dsnfsd.cpu" "$TMP/ganesha.cpu" "$TMP/base.cpu" <<'PY'
 import sys
 def load(p):
     d = {}
@@ -396,12 +421,12 @@ def load(p):
         if len(f) == 6:
             d[f[0]] = [int(x) for x in f[1:]]
     return d
-d, g = load(sys.argv[1]), load(sys.argv[2])
+d, g, b = load(sys.argv[1]), load(sys.argv[2]), load(sys.argv[3])
 cols = ("server", "osd", "mds", "mon", "client")
 print("%-16s %-8s" % ("corner", "server") +
       "".join("%9s" % c for c in cols) + "%9s" % "total")
-for k in d:
-    for name, t in (("dsnfsd", d), ("ganesha", g)):
+for k in dict.fromkeys(list(d) + list(b) + list(g)):
+    for name, t in (("dsnfsd", d), ("base", b), ("ganesha", g)):
         if k in t:
             v = t[k]
             print("%-16s %-8s" % (k, name) + "".join("%9d" % x for x in v) +

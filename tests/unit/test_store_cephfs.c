@@ -3,7 +3,8 @@
  * test_store_cephfs: the CephFS store (nfsd/store/cephfs/cephfs*.c) on a real
  * cluster, through its ops: handles that a second store on the same
  * cluster (a second gateway) resolves to the same file, a removed file's
- * handle is STALE, FILE_SYNC writes read back, READ's eof, used bytes
+ * handle is STALE, FILE_SYNC writes read back, READ's eof (from the
+ * store's stat, and from the caller's size: read_sized), used bytes
  * counted in RADOS objects for a sparse file (not its size), and READDIR
  * cookies that the other store resumes from, a SETATTR of the size that
  * outlives the gateway that answered it, and the RADOS intent log's
@@ -178,6 +179,54 @@ static void test_cephfs_handle_is_valid_on_the_other_gateway(void **state)
 	f->a->ops->obj_unref(obj);
 }
 
+/* READ's copy (store_read_sized) takes eof from the size the caller's
+ * attributes gave, with no stat of its own: a read within that size is
+ * not at the end, one reaching it is, one past it reads nothing; a file
+ * shrunk meanwhile (through the other gateway) ends short, with eof. */
+static void test_cephfs_read_sized_eof_from_the_callers_size(void **state)
+{
+	struct fixture *f = *state;
+	struct store_sattr shrink = { .set_size = true, .size_bytes = 5 };
+	struct store_obj *obj, *other;
+	struct store_fh fh;
+	bool sync_failed;
+	char buf[16];
+	uint32_t n;
+	bool eof;
+
+	need_cluster(f);
+	assert_non_null(f->b->ops->read_sized);
+	obj = make_file(f, "sized");
+	assert_int_equal(f->a->ops->write(f->a, obj, 0, "hello cephfs", 12,
+					  STORE_FILE_SYNC, &sync_failed),
+			 0);
+	f->a->ops->obj_fh(obj, &fh);
+	assert_int_equal(f->b->ops->resolve(f->b, &fh, &other), 0);
+	assert_int_equal(store_read_sized(f->b, other, 12, 0, buf, 4, &n, &eof),
+			 0);
+	assert_int_equal(n, 4);
+	assert_false(eof);
+	assert_int_equal(store_read_sized(f->b, other, 12, 4, buf, sizeof(buf),
+					  &n, &eof),
+			 0);
+	assert_int_equal(n, 8);
+	assert_true(eof);
+	assert_memory_equal(buf, "o cephfs", 8);
+	assert_int_equal(store_read_sized(f->b, other, 12, 20, buf, sizeof(buf),
+					  &n, &eof),
+			 0);
+	assert_int_equal(n, 0);
+	assert_true(eof);
+	assert_int_equal(f->a->ops->setattr(f->a, obj, &shrink, NULL), 0);
+	assert_int_equal(
+		store_read_sized(f->b, other, 12, 0, buf, 12, &n, &eof), 0);
+	assert_int_equal(n, 5);
+	assert_true(eof);
+	assert_memory_equal(buf, "hello", 5);
+	f->b->ops->obj_unref(other);
+	f->a->ops->obj_unref(obj);
+}
+
 static void test_cephfs_removed_file_is_stale_forged_is_bad(void **state)
 {
 	struct fixture *f = *state;
@@ -318,6 +367,52 @@ static void test_cephfs_open_names_datastore_and_cluster(void **state)
 	assert_non_null(strstr(err, conf));
 }
 
+/* The log levels left at Ceph's default go to 0/0 (no entries formatted
+ * per call for the in-memory ring); a level that ceph.conf sets stays. */
+static void test_cephfs_default_log_levels_quiet_set_ones_kept(void **state)
+{
+	struct fixture *f = *state;
+	const char *conf = getenv("DSNFS_CEPH_CONF");
+	char path[700], cur[32], line[512];
+	struct store *st = NULL;
+	char err[512] = "";
+	FILE *in, *out;
+
+	need_cluster(f);
+	assert_int_equal(ceph_conf_get(store__cephfs(f->a)->cm, "debug_client",
+				       cur, sizeof(cur)),
+			 0);
+	assert_string_equal(cur, "0/0");
+	assert_int_equal(ceph_conf_get(store__cephfs(f->a)->cm,
+				       "debug_objectcacher", cur, sizeof(cur)),
+			 0);
+	assert_string_equal(cur, "0/0");
+	snprintf(path, sizeof(path), "%s/loud-%d.conf", sdir, (int)getpid());
+	in = fopen(conf, "r");
+	out = fopen(path, "w");
+	assert_non_null(in);
+	assert_non_null(out);
+	while (fgets(line, sizeof(line), in)) {
+		fputs(line, out);
+	}
+	fputs("[client]\ndebug_client = 1/7\n", out);
+	fclose(in);
+	fclose(out);
+	assert_int_equal(store_cephfs_open("c3", 79, path, "/", "admin", "",
+					   sdir, 8, &st, err, sizeof(err)),
+			 0);
+	assert_int_equal(ceph_conf_get(store__cephfs(st)->cm, "debug_client",
+				       cur, sizeof(cur)),
+			 0);
+	assert_string_equal(cur, "1/7");
+	assert_int_equal(ceph_conf_get(store__cephfs(st)->cm, "debug_objecter",
+				       cur, sizeof(cur)),
+			 0);
+	assert_string_equal(cur, "0/0");
+	st->ops->close(st);
+	unlink(path);
+}
+
 /* Evicts @st's CephFS client through @by's mount (an MDS "client evict",
  * which blocklists it): what a takeover does to a gateway that died, so
  * that the MDS drops its session and caps with whatever it had not
@@ -453,11 +548,13 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_cephfs_handle_is_valid_on_the_other_gateway),
+		T(test_cephfs_read_sized_eof_from_the_callers_size),
 		T(test_cephfs_removed_file_is_stale_forged_is_bad),
 		T(test_cephfs_used_counts_objects_of_a_sparse_file),
 		T(test_cephfs_used_of_a_small_file_is_its_blocks),
 		T(test_cephfs_readdir_cookie_resumes_on_the_other),
 		T(test_cephfs_open_names_datastore_and_cluster),
+		T(test_cephfs_default_log_levels_quiet_set_ones_kept),
 		T(test_cephfs_setattr_size_outlives_the_gateway),
 		T(test_cephfs_rlog_size_change_settles_a_dropped_object),
 	};

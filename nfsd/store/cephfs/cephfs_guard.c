@@ -102,6 +102,20 @@ static int guard_read(struct store *st, struct store_obj *obj,
 						   count, nread, eof));
 }
 
+static int guard_read_sized(struct store *st, struct store_obj *obj,
+			    uint64_t size_bytes, uint64_t off_bytes, void *buf,
+			    uint32_t count, uint32_t *nread, bool *eof)
+{
+	unsigned slot;
+	int rc = guard_enter(st, &slot);
+
+	return rc ? rc
+		  : guard_leave(st, slot,
+				store__cephfs_read_sized(st, obj, size_bytes,
+							 off_bytes, buf, count,
+							 nread, eof));
+}
+
 static int guard_write(struct store *st, struct store_obj *obj,
 		       uint64_t off_bytes, const void *buf, uint32_t count,
 		       enum store_stable stable, bool *sync_failed)
@@ -274,6 +288,7 @@ const struct store_ops store__cephfs_ops = {
 	.fsstat = guard_fsstat,
 	.close = store__cephfs_close,
 	.resolve_attr = guard_resolve_attr,
+	.read_sized = guard_read_sized,
 	/* The admin API's (clones, reservations, snapshots), on its own
 	 * threads rather than the NFS work threads: not guarded. */
 	.tree_open = store__cephfs_tree_open,

@@ -309,6 +309,10 @@ int store__cephfs_fsstat(struct store *st, struct store_fsstat *fs);
 int store__cephfs_read(struct store *st, struct store_obj *obj,
 		       uint64_t off_bytes, void *buf, uint32_t count,
 		       uint32_t *nread, bool *eof);
+/* ops->read_sized: eof from the caller's @size_bytes, no getattr. */
+int store__cephfs_read_sized(struct store *st, struct store_obj *obj,
+			     uint64_t size_bytes, uint64_t off_bytes, void *buf,
+			     uint32_t count, uint32_t *nread, bool *eof);
 int store__cephfs_write(struct store *st, struct store_obj *obj,
 			uint64_t off_bytes, const void *buf, uint32_t count,
 			enum store_stable stable, bool *sync_failed);

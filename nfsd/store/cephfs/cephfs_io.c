@@ -20,24 +20,27 @@
 #include <errno.h>
 #include <stdint.h>
 
-int store__cephfs_read(struct store *st, struct store_obj *obj,
-		       uint64_t off_bytes, void *buf, uint32_t count,
-		       uint32_t *nread, bool *eof)
+/*
+ * Up to @count bytes at @off_bytes into @buf, over short reads until
+ * @count or the end of the file (a read of 0): the count in *nread; *end
+ * when the read stopped short (it met the end) or at INT64_MAX.
+ */
+static int store_cephfs_read_at(struct store_cephfs *sc, struct cephfs_obj *o,
+				uint64_t off_bytes, void *buf, uint32_t count,
+				uint32_t *nread, bool *end)
 {
-	struct store_cephfs *sc = store__cephfs(st);
-	struct cephfs_obj *o = store__cephfs_obj(obj);
-	struct ceph_statx stx;
 	uint32_t done = 0;
 	struct Fh *fh;
 	int rc;
 
 	*nread = 0;
+	*end = false;
 	rc = store__cephfs_obj_io(o, &fh);
 	if (rc) {
 		return rc;
 	}
 	if (off_bytes >= INT64_MAX) {
-		*eof = true;
+		*end = true;
 		return 0;
 	}
 	if (count > INT64_MAX - off_bytes) {
@@ -54,6 +57,31 @@ int store__cephfs_read(struct store *st, struct store_obj *obj,
 		}
 		done += (uint32_t)rc;
 	}
+	*nread = done;
+	*end = done < count || off_bytes + done >= INT64_MAX;
+	return 0;
+}
+
+int store__cephfs_read(struct store *st, struct store_obj *obj,
+		       uint64_t off_bytes, void *buf, uint32_t count,
+		       uint32_t *nread, bool *eof)
+{
+	struct store_cephfs *sc = store__cephfs(st);
+	struct cephfs_obj *o = store__cephfs_obj(obj);
+	struct ceph_statx stx;
+	uint32_t done;
+	bool end;
+	int rc;
+
+	*nread = 0;
+	rc = store_cephfs_read_at(sc, o, off_bytes, buf, count, &done, &end);
+	if (rc) {
+		return rc;
+	}
+	if (off_bytes >= INT64_MAX) {
+		*eof = true;
+		return 0;
+	}
 	rc = ceph_ll_getattr(sc->cm, o->in, &stx, CEPH_STATX_SIZE, 0,
 			     sc->root_perms);
 	if (rc) {
@@ -61,6 +89,24 @@ int store__cephfs_read(struct store *st, struct store_obj *obj,
 	}
 	*nread = done;
 	*eof = off_bytes + done >= stx.stx_size;
+	return 0;
+}
+
+int store__cephfs_read_sized(struct store *st, struct store_obj *obj,
+			     uint64_t size_bytes, uint64_t off_bytes, void *buf,
+			     uint32_t count, uint32_t *nread, bool *eof)
+{
+	bool end;
+	int rc;
+
+	rc = store_cephfs_read_at(store__cephfs(st), store__cephfs_obj(obj),
+				  off_bytes, buf, count, nread, &end);
+	if (rc) {
+		return rc;
+	}
+	/* A file that shrank since the caller's stat ends sooner (a short
+	 * read); one that grew is read up to the size the caller reports. */
+	*eof = end || off_bytes + *nread >= size_bytes;
 	return 0;
 }
 
