@@ -628,9 +628,9 @@ static void test_config_cephfs_keys(void **state)
 	assert_int_equal(config_validate(&f->cfg, f->err, sizeof(f->err)), 0);
 }
 
-/* work_threads unset: 64 once a datastore is on cephfs (every call there
- * waits on a work thread), 128 when one logs in RADOS, 16 with local ones
- * only; a value set wins. */
+/* work_threads unset: 128 once a datastore is on cephfs (every call there
+ * waits on a work thread), 128 too when one logs in RADOS, 16 with local
+ * ones only; a value set wins. */
 static void test_config_work_threads_follow_backends(void **state)
 {
 	struct fixture *f = *state;
@@ -640,8 +640,8 @@ static void test_config_work_threads_follow_backends(void **state)
 	assert_int_equal(load(f, "[datastore c]\nbackend = cephfs\n"
 				 "ceph_conf = /c.conf\nceph_path = /\n"),
 			 0);
-	assert_int_equal(config_work_threads(&f->cfg), 64);
-	assert_int_equal(CONFIG_WORK_THREADS_CEPHFS, 64);
+	assert_int_equal(config_work_threads(&f->cfg), 128);
+	assert_int_equal(CONFIG_WORK_THREADS_CEPHFS, 128);
 	/* A RADOS intent log: 128, though l and c come first. */
 	assert_int_equal(load(f, "[datastore r]\nbackend = cephfs\n"
 				 "ceph_conf = /c.conf\nceph_path = /r\n"
