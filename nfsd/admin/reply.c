@@ -54,6 +54,27 @@ void admin__reply_json(struct admin_reply *reply, unsigned status, json_t *doc)
 	reply_set(reply, status, REPLY_CONTENT_JSON, body, len);
 }
 
+/*
+ * {"error": @msg}.  A message may quote a caller's bytes (the JSON
+ * parser's error names the text where it stopped), and a JSON string
+ * takes only UTF-8: when @msg is not, its bytes outside printable ASCII
+ * become '?', so the error is still answered with its status.
+ */
+static json_t *reply_error_json(char *msg)
+{
+	json_t *doc = json_pack("{s:s}", "error", msg);
+
+	if (doc) {
+		return doc;
+	}
+	for (char *p = msg; *p; p++) {
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f) {
+			*p = '?';
+		}
+	}
+	return json_pack("{s:s}", "error", msg);
+}
+
 void admin__reply_error(struct admin_reply *reply, unsigned status,
 			const char *fmt, ...)
 {
@@ -63,7 +84,7 @@ void admin__reply_error(struct admin_reply *reply, unsigned status,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	admin__reply_json(reply, status, json_pack("{s:s}", "error", msg));
+	admin__reply_json(reply, status, reply_error_json(msg));
 }
 
 void admin__reply_text(struct admin_reply *reply, unsigned status,

@@ -82,14 +82,6 @@ void store__cephfs_rlog_fail(struct store_rlog *rl, int err, const char *what)
 	store__cephfs_rlog_wake_failed(rl);
 }
 
-void store__cephfs_rlog_wake_failed(struct store_rlog *rl)
-{
-	lsnwait_fail(&rl->durable);
-	pthread_cond_broadcast(&rl->flush_cv);
-	pthread_cond_broadcast(&rl->space_cv);
-	pthread_cond_broadcast(&rl->flusher_cv);
-}
-
 /* Waits until the ring and the batch being filled take @rec_len bytes;
  * lock held.  0 or the log's -errno. */
 static int store_rlog_reserve_locked(struct store_rlog *rl, uint32_t rec_len)

@@ -141,8 +141,16 @@ int store__cephfs_rlog_put_header(struct store_rlog *rl, const uint8_t *hdr);
 /* Keeps the first failure (logged with @what) and wakes every waiter;
  * lock held. */
 void store__cephfs_rlog_fail(struct store_rlog *rl, int err, const char *what);
-/* rl->err is set (fenced, abandoned): wakes every waiter; lock held. */
-void store__cephfs_rlog_wake_failed(struct store_rlog *rl);
+/* rl->err is set (fenced, abandoned): wakes every waiter; lock held.
+ * Inline: the fence (cephfs_fence.c) calls it too, and the log calls the
+ * fence, so a call across would tie the two files in a circle. */
+static inline void store__cephfs_rlog_wake_failed(struct store_rlog *rl)
+{
+	lsnwait_fail(&rl->durable);
+	pthread_cond_broadcast(&rl->flush_cv);
+	pthread_cond_broadcast(&rl->space_cv);
+	pthread_cond_broadcast(&rl->flusher_cv);
+}
 /* The threads' bodies (@arg: the log). */
 void *store__cephfs_rlog_flusher_main(void *arg);
 void *store__cephfs_rlog_ckpt_main(void *arg);

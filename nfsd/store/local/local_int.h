@@ -299,8 +299,13 @@ int store__local_write_direct_async(struct store *st, struct local_obj *obj,
 				    const void *buf, uint32_t count,
 				    struct store_write_wait *w,
 				    store_write_done_fn done, void *arg);
+/* local_wsync.c: fsync (STORE_FILE_SYNC) or fdatasync of @obj's file
+ * through @fd, shared by the file's writers in flight (its sync group).
+ * 0 or -errno (*@sync_failed when it failed). */
+int store__local_wsync(struct store *st, struct local_obj *obj, int fd,
+		       enum store_stable level, bool *sync_failed);
 /*
- * local_io.c: an in-place stable write the buffered way: pwrite under
+ * local_wsync.c: an in-place stable write the buffered way: pwrite under
  * the file's ilog_order, *@upto_lsn read there, then the file's shared
  * fdatasync.  0 or -errno (*@sync_failed when the sync failed).
  */

@@ -114,27 +114,6 @@ int store__local_ref_pread(struct store *st, const struct store_file_ref *ref,
 	return store_file_ref_pread(ref, off_bytes, buf, count, nread);
 }
 
-/* store_sync_fn on the object's read/write descriptor. */
-static int store_local_sync_fd(void *arg, enum store_stable level)
-{
-	int fd = (int)(intptr_t)arg;
-	int rc;
-
-	rc = level == STORE_FILE_SYNC ? fsync(fd) : fdatasync(fd);
-	return rc != 0 ? -errno : 0;
-}
-
-static int store_local_sync(struct store *st, struct local_obj *obj, int fd,
-			    enum store_stable level, bool *sync_failed)
-{
-	int err = store__syncgroup_sync(&obj->sync, level, st->group_commit,
-					store_local_sync_fd,
-					(void *)(intptr_t)fd);
-
-	*sync_failed = err != 0;
-	return err;
-}
-
 /*
  * A stable write with the intent log on: the data to the file (page cache),
  * its record to the log, in the same order for the file and the log (the
@@ -160,22 +139,6 @@ static int store_local_write_logged(struct store *st, struct local_obj *obj,
 	err = end < 0 ? (int)end : store__ilog_wait(st->ilog, end);
 	*sync_failed = err != 0;
 	return err;
-}
-
-int store__local_inplace_buffered(struct store *st, struct local_obj *obj,
-				  int fd, uint64_t off_bytes, const void *buf,
-				  uint32_t count, uint64_t *upto_lsn,
-				  bool *sync_failed)
-{
-	int err;
-
-	pthread_mutex_lock(&obj->ilog_order);
-	err = store__pwrite_full(fd, buf, count, off_bytes);
-	*upto_lsn = atomic_load(&obj->ilog_lsn);
-	pthread_mutex_unlock(&obj->ilog_order);
-	return err ? err
-		   : store_local_sync(st, obj, fd, STORE_DATA_SYNC,
-				      sync_failed);
 }
 
 /*
@@ -291,7 +254,7 @@ int store__local_write(struct store *st, struct store_obj *sobj,
 	if (err || logged || stable == STORE_UNSTABLE) {
 		return err;
 	}
-	return store_local_sync(st, obj, fd, stable, sync_failed);
+	return store__local_wsync(st, obj, fd, stable, sync_failed);
 }
 
 int store__local_write_async(struct store *st, struct store_obj *sobj,
@@ -364,5 +327,5 @@ int store__local_commit(struct store *st, struct store_obj *sobj,
 			return err;
 		}
 	}
-	return store_local_sync(st, obj, fd, STORE_DATA_SYNC, sync_failed);
+	return store__local_wsync(st, obj, fd, STORE_DATA_SYNC, sync_failed);
 }
