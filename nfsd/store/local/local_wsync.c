@@ -47,5 +47,5 @@ int store__local_inplace_buffered(struct store *st, struct local_obj *obj,
 	pthread_mutex_unlock(&obj->ilog_order);
 	return err ? err
 		   : store__local_wsync(st, obj, fd, STORE_DATA_SYNC,
-				      sync_failed);
+					sync_failed);
 }
