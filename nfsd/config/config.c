@@ -766,27 +766,6 @@ int config_load_string(struct config *cfg, const char *name, const char *text,
 	return config_parse_result(rc, name, &p, errbuf, errlen);
 }
 
-unsigned config_work_threads(const struct config *cfg)
-{
-	if (cfg->work_threads) {
-		return cfg->work_threads;
-	}
-	unsigned n = CONFIG_WORK_THREADS_LOCAL;
-
-	for (size_t i = 0; i < cfg->ndatastores; i++) {
-		const struct config_datastore *ds = &cfg->datastores[i];
-
-		if (ds->backend != CONFIG_BACKEND_CEPHFS) {
-			continue;
-		}
-		if (!strcmp(ds->intent_log, "rados")) {
-			return CONFIG_WORK_THREADS_RLOG;
-		}
-		n = CONFIG_WORK_THREADS_CEPHFS;
-	}
-	return n;
-}
-
 int config_add_export_arg(struct config *cfg, const char *arg, char *errbuf,
 			  size_t errlen)
 {
