@@ -471,7 +471,8 @@ enum nfs3_write_outcome nfs3__write_run(struct request *req,
 		nfs3__file_release(&f);
 		return NFS3_WRITE_WOULD_BLOCK;
 	}
-	if (!wcc.after.attributes_follow) {
+	/* A write the store does later stats the file itself, after it. */
+	if (!wcc.after.attributes_follow && !(park && park->wait.after_later)) {
 		nfs3__wcc_post(&f, &wcc);
 	}
 	res->status = nfs3__status_from_errno(err);

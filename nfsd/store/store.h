@@ -170,6 +170,10 @@ struct store_write_wait {
 	 * after the write, for the reply (the caller's stat was too early). */
 	bool after_set;
 	struct store_attr after;
+	/* Set by write_async before it returns when the bytes go in later
+	 * (after_set then says whether the attributes came): the caller
+	 * skips a stat that would only be overwritten. */
+	bool after_later;
 };
 
 /*

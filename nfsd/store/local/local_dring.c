@@ -111,6 +111,7 @@ int store__local_write_direct_async(struct store *st, struct local_obj *obj,
 	d->done = done;
 	d->arg = arg;
 	w->after_set = false;
+	w->after_later = true;
 	store__obj_ref(obj);
 	store_dring_submit(ring, &d->dw);
 	return 0;
