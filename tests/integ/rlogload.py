@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Gateways and a mixed NFSv3 load for the RADOS intent log's crash and
-takeover tests (t2114, t2115); what may be read back is rlogmodel.py's.
+takeover tests (t2114, t2115, t2116); what may be read back is
+rlogmodel.py's.
 
 Gateway   one dsnfsd on 127.0.0.1 (ports 0: any) with a state directory
           of its own name (its handle key: a takeover copies it)
@@ -130,14 +131,16 @@ def op_message(xid, cred, fh, op):
 class Writer:
     """Sends the model's ops over CONNS connections, at most DEPTH in
     flight on each; a SETATTR waits until nothing of its file is in
-    flight and bars the file until it is answered.  @fired(op) is called
+    flight and bars the file until it is answered, unless @concurrent
+    (t2116: SETATTRs among the writes in flight).  @fired(op) is called
     on each reply: the round's kill trigger."""
 
-    def __init__(self, gw, fhs, model, ck, fired=None):
+    def __init__(self, gw, fhs, model, ck, fired=None, concurrent=False):
         self.conns = [gw.client() for _ in range(CONNS)]
         self.out = [dict() for _ in range(CONNS)]  # xid -> op
         self.fhs, self.model, self.ck = fhs, model, ck
         self.fired = fired
+        self.concurrent = concurrent
         self.barred = set()
         self.errors = 0
         self.sent_bytes = 0
@@ -197,8 +200,9 @@ class Writer:
         """Sends @op once there is room (and, for a SETATTR, nothing of
         its file in flight) -> @op."""
         while True:
-            busy = op.f in self.barred or (
-                op.kind == "S" and any(o.f == op.f for o in self.inflight()))
+            busy = not self.concurrent and (op.f in self.barred or (
+                op.kind == "S" and any(o.f == op.f
+                                       for o in self.inflight())))
             free = [i for i in range(CONNS) if len(self.out[i]) < DEPTH]
             if not busy and free:
                 break
@@ -209,7 +213,7 @@ class Writer:
         self.model.sent(op, self.inflight())
         c.send_message(op_message(c.xid, c.cred, self.fhs[op.f], op))
         self.out[i][c.xid] = op
-        if op.kind == "S":
+        if op.kind == "S" and not self.concurrent:
             self.barred.add(op.f)
         self.sent_bytes += op.n
         self.poll(0)
@@ -243,6 +247,41 @@ class Writer:
             c.close()
 
 
+def kill_at(ck, gw, fhs, model, how, give_up, concurrent=False):
+    """Runs the model's load on @gw until the kill point @how = (kind,
+    bytes, ops after): after @bytes sent, at once ("bytes") or once a
+    SETATTR ("S"; "T": one that truncates) or COMMIT ("C") is answered,
+    then @ops after more ops; without its event by @give_up bytes,
+    anyway.  SIGKILLs @gw -> (bytes sent, the ops left in flight, the
+    Writer's errors)."""
+    kind, point, after = how
+    state = {"fired": kind == "bytes", "left": after}
+    w = None
+
+    def fired(op):
+        k = "T" if op.kind == "S" and not op.grow else op.kind
+        if (kind in (op.kind, k) and op.ok and w is not None and
+                w.sent_bytes >= point):
+            state["fired"] = True
+
+    w = Writer(gw, fhs, model, ck, fired, concurrent)
+    try:
+        while True:
+            w.step()
+            if w.sent_bytes < point and w.sent_bytes < give_up:
+                continue
+            if state["fired"] or w.sent_bytes >= give_up:
+                if state["left"] <= 0:
+                    break
+                state["left"] -= 1
+    except (OSError, EOFError) as e:
+        ck.check("the load goes on until the kill", False, str(e))
+    gw.kill()
+    maybe = w.drain()
+    w.close()
+    return w.sent_bytes, maybe, w.errors
+
+
 def read_file(c, fh, limit):
     """-> (the bytes of @fh to EOF, at most @limit, its size by GETATTR),
     retrying JUKEBOX (a gateway catching up)."""
@@ -263,16 +302,17 @@ def read_file(c, fh, limit):
     return bytes(got), size
 
 
-def read_back(gw, fhs, model):
-    """Reads every file through @gw and checks it -> (bad bytes, the
-    first failures named, bytes read, [(size, bytes)] as read)."""
+def read_back(gw, fhs, model, nofault=False):
+    """Reads every file through @gw and checks it (@nofault: as
+    Model.check) -> (bad bytes, the first failures named, bytes read,
+    [(size, bytes)] as read)."""
     c = gw.client()
     bad, named, nread, seen = 0, [], 0, []
     for f, fh in enumerate(fhs):
         got, size = read_file(c, fh, model.file_max)
         nread += len(got)
         seen.append((size, got))
-        b, first = model.check(f, got, size)
+        b, first = model.check(f, got, size, nofault)
         bad += b
         if first:
             named.append(first)

@@ -18,8 +18,9 @@ Durable (the server promised it; RFC 1813 3.3.7, 3.3.21):
     may have lost it);
   - a SETATTR of the size answered NFS3_OK (RFC 1813 3.3.2: every
     procedure but an UNSTABLE WRITE is stable when answered).  The load
-    sends one only when nothing else of that file is in flight, and
-    nothing of that file until it is answered: it orders the file's ops.
+    of t2114/t2115 sends one only when nothing else of that file is in
+    flight, and nothing of that file until it is answered; t2116's sends
+    them among the file's writes in flight (concurrent=True).
 
 What each byte of a file may hold after the crash, the acknowledged-last
 rule: a source X of the byte (the round's starting content, a WRITE
@@ -31,12 +32,19 @@ after its reply covers it; two writes in flight together may either be
 read, byte by byte; a write never answered or not durable may be read or
 not; nothing else may (no zeros where a durable write is, no byte of a
 write over which a later durable one was sent).
-The size: after the last SETATTR S of the round (none: the round's
-starting size) at least max(S.size, the end of every durable write sent
-after S) and at most max(S.size, the end of every write sent after S)
-(a write that was not durable may land in part: a RADOS object of it).
+The size: NFS orders nothing sent together, so any SETATTR S that no
+durable SETATTR sent after S's reply follows may have been applied last
+(none: the round's starting size, while no SETATTR is durable).  For
+such an S the size is at least max(S.size, the end of every durable
+write sent after S's reply) and at most max(S.size, the end of every
+write not answered before S was sent) (a write that was not durable may
+land in part: a RADOS object of it); the size read must fit one such S.
 A SETATTR in flight at the crash, or answered with an error, may have
 been done or not: either reading passes.
+With no fault (check(nofault=True): every op answered, nothing lost),
+every op answered NFS3_OK is applied, UNSTABLE writes too, and the size
+must be exactly one that some order of them gives: max(S.size, the ends
+of the writes that must follow S, and of any one that may).
 After a check the bytes and size read become the next round's start:
 the gateway that read them has replayed and fsynced, and they are what
 the cluster holds.  self_test() runs the model on made-up histories
@@ -111,10 +119,12 @@ class Model:
     """The files' content at the round's start and the round's ops, per
     file, and the choice of the next op (seeded)."""
 
-    def __init__(self, rng, salt, files, file_max, mix=True):
+    def __init__(self, rng, salt, files, file_max, mix=True,
+                 setattr_p=0.025):
         self.rng, self.salt, self.files, self.file_max = (rng, salt, files,
                                                           file_max)
         self.mix = mix  # False: FILE_SYNC and DATA_SYNC writes only
+        self.setattr_p = setattr_p  # of the ops, SETATTRs of the size
         self.base = [bytes(file_max) for _ in range(files)]
         self.base_size = [0] * files
         self.hist = [[] for _ in range(files)]
@@ -125,7 +135,8 @@ class Model:
         self.clock = 0
         self.stats = dict.fromkeys(
             ("FILE_SYNC", "DATA_SYNC", "UNSTABLE+COMMIT", "UNSTABLE",
-             "COMMIT", "truncate", "extend", "overlapping", "bytes"), 0)
+             "COMMIT", "truncate", "extend", "overlapping", "raced",
+             "bytes"), 0)
 
     def tick(self):
         self.clock += 1
@@ -147,7 +158,7 @@ class Model:
             return None
         f = rng.choice(files)
         x = rng.random()
-        if self.mix and x < 0.025 and self.end[f] > 0:
+        if self.mix and x < self.setattr_p and self.end[f] > 0:
             if rng.random() < 0.6:  # shorter, sometimes to 0
                 size = rng.choice((0, rng.randrange(self.end[f]),
                                    4096 * rng.randrange(
@@ -159,7 +170,7 @@ class Model:
             op.grow = size > self.end[f]
             self.end[f] = size
             return op
-        if self.mix and x < 0.07 and self.unstable[f]:
+        if self.mix and x < self.setattr_p + 0.045 and self.unstable[f]:
             return self._new("C", f)
         stable = FILE_SYNC
         if self.mix:
@@ -200,6 +211,11 @@ class Model:
                                   o.off < op.end and op.off < o.end
                                   for o in inflight):
             self.stats["overlapping"] += 1
+        # A SETATTR and a WRITE of one file in flight together (t2116).
+        if op.kind in "WS" and any(o.f == op.f and o.kind in "WS" and
+                                   "S" in (o.kind, op.kind)
+                                   for o in inflight):
+            self.stats["raced"] += 1
 
     def replied(self, op, ok, committed=None, verf=None):
         """Notes @op's reply: @ok when NFS3_OK as asked."""
@@ -232,11 +248,15 @@ class Model:
         return sum(self.stats[k] for k in ("FILE_SYNC", "DATA_SYNC",
                                            "UNSTABLE+COMMIT"))
 
-    def check(self, f, got, size):
+    def check(self, f, got, size, nofault=False):
         """Checks file @f read back as @got (its bytes to EOF) with size
-        @size -> (bad bytes, first failure named or None).  Then the
+        @size -> (bad bytes, first failure named or None); @nofault: no
+        gateway died, every op was answered (all applied).  Then the
         round starts again from what was read."""
         hist = self.hist[f]
+        if nofault:
+            for op in hist:
+                op.durable = op.durable or (op.ok and op.kind in "WS")
         alts = [hist]
         last = hist[-1] if hist else None
         if last and last.kind == "S" and not last.ok:
@@ -244,7 +264,7 @@ class Model:
             # JUKEBOX): done or not.
             last.assumed = True
             alts.append(hist[:-1])
-        best = min((self._check(f, h, got, size) for h in alts),
+        best = min((self._check(f, h, got, size, nofault) for h in alts),
                    key=lambda r: r[0])
         self.base[f] = bytes(got[:size]) + bytes(self.file_max - size)
         self.base_size[f] = size
@@ -253,20 +273,33 @@ class Model:
         self.unstable[f] = []
         return best
 
-    def _size_bounds(self, f, hist):
-        """-> (least size, greatest size, the op that sets the least)."""
-        lo, why = self.base_size[f], "the round's start"
-        after = hist
-        for i, op in enumerate(hist):
-            if op.kind == "S" and (op.ok or op.assumed):
-                lo, why, after = op.size, repr(op), hist[i + 1:]
-        hi = lo
-        for op in after:
-            if op.kind == "W":
-                hi = max(hi, op.end)
-                if op.durable and op.end > lo:
+    def _size_choices(self, f, hist):
+        """One per SETATTR that may have been applied last (None: none
+        was) -> [(least size, greatest size, the sizes one order of the
+        answered ops gives, what sets the least)]."""
+        sets = [op for op in hist if op.kind == "S"]
+        done = [op for op in sets if op.ok or op.assumed]
+        lasts = [s for s in sets if not any(
+            t.sent > s.when_replied() for t in done)]
+        if not done:
+            lasts.append(None)
+        out = []
+        for s in lasts:
+            lo, why = ((s.size, repr(s)) if s else
+                       (self.base_size[f], "the round's start"))
+            sent = s.sent if s else 0
+            after = s.when_replied() if s else 0
+            may = []
+            for op in hist:
+                if op.kind != "W" or op.when_replied() < sent:
+                    continue  # answered before s: s sets the size
+                if op.durable and op.sent > after and op.end > lo:
                     lo, why = op.end, repr(op)
-        return lo, hi, why
+                elif not (op.durable and op.sent > after):
+                    may.append(op.end)
+            sizes = {lo} | {max(lo, e) for e in may}
+            out.append((lo, max(sizes), sizes, why))
+        return out
 
     def _sources(self, f, hist, p, q):
         """The sources that may be read in [p, q) (no op starts or ends
@@ -293,12 +326,17 @@ class Model:
                 out.append((repr(op), bytes(q - p)))
         return out
 
-    def _check(self, f, hist, got, size):
-        lo, hi, why = self._size_bounds(f, hist)
-        if not lo <= size <= hi or len(got) != size:
+    def _check(self, f, hist, got, size, nofault=False):
+        choices = self._size_choices(f, hist)
+        if len(got) != size or not any(
+                size in sizes if nofault else lo <= size <= hi
+                for lo, hi, sizes, _ in choices):
             return (max(1, abs(len(got) - size)),
-                    "file %d: size %d (read %d bytes), may be %d (%s) "
-                    "to %d" % (f, size, len(got), lo, why, hi))
+                    "file %d: size %d (read %d bytes), may be %s" % (
+                        f, size, len(got), " or ".join(
+                            "%s (%s)" % (sorted(sizes) if nofault else
+                                         "%d to %d" % (lo, hi), why)
+                            for lo, hi, sizes, why in choices)))
         pts = {0, size, min(size, self.base_size[f])}
         for op in hist:
             for x in ((op.off, op.end) if op.kind == "W" else (op.size,)):
@@ -336,10 +374,10 @@ def self_test():
     through would pass every crash test."""
     wrong = []
 
-    def case(name, want_ok, build):
+    def case(name, want_ok, build, nofault=False):
         m = Model(None, 7, 1, 1 << 16)
         got, size = build(m)
-        bad = m.check(0, got, size)[0]
+        bad = m.check(0, got, size, nofault)[0]
         if (bad == 0) != want_ok:
             wrong.append(name)
 
@@ -430,4 +468,76 @@ def self_test():
         return op.data + bytes(size - 100), size
     case("an extend answered, lost", False, lambda m: extended(m, 100))
     case("an extend answered, kept", True, lambda m: extended(m, 5000))
+    concurrent_cases(case, write, setattr_)
     return wrong
+
+
+def concurrent_cases(case, write, setattr_):
+    """self_test()'s SETATTRs sent among writes in flight (t2116)."""
+    def send(m, kind, **kw):
+        op = m._new(kind, 0, **kw)
+        op.grow = False
+        m.sent(op, [])
+        return op
+
+    def reply(m, op):
+        m.replied(op, True, FILE_SYNC if op.kind == "W" else None, b"v")
+
+    def racing(m, got):
+        """A truncate to 0 and a FILE_SYNC write of 8 KiB at 0 in flight
+        together; @got: "write" (it came last), "cut" (the truncate
+        did), "half" (4 KiB of it: no order gives that)."""
+        w = send(m, "W", off=0, n=8192, stable=FILE_SYNC)
+        t = send(m, "S", size=0)
+        reply(m, t)
+        reply(m, w)
+        return {"write": (w.data, 8192), "cut": (b"", 0),
+                "half": (w.data[:4096], 4096)}[got]
+
+    for nofault in (False, True):
+        how = " (no fault)" if nofault else ""
+        case("a truncate and a write in flight together, the write last" +
+             how, True, lambda m: racing(m, "write"), nofault)
+        case("a truncate and a write in flight together, the truncate "
+             "last" + how, True, lambda m: racing(m, "cut"), nofault)
+    case("a truncate and a write in flight together: a size no order "
+         "gives (no fault)", False, lambda m: racing(m, "half"), True)
+
+    def after_truncate(m):
+        setattr_(m, 0)
+        w = write(m, 0, 8192, FILE_SYNC)
+        return (b"", 0) if w else None
+    case("a write sent after a truncate was answered, cut by it", False,
+         after_truncate)
+
+    def resurrected(m):
+        w = write(m, 0, 8192, FILE_SYNC)
+        t = send(m, "S", size=0)
+        late = send(m, "W", off=16384, n=4096, stable=FILE_SYNC)
+        reply(m, t)
+        reply(m, late)
+        setattr_(m, 8192)
+        return w.data, 8192
+    case("bytes of a write a later truncate cut, back after an extend "
+         "(a write in flight beside the truncate)", False, resurrected)
+
+    def two_sizes(m, size):
+        write(m, 0, 8192, FILE_SYNC)
+        a = send(m, "S", size=0)
+        b = send(m, "S", size=12288)
+        reply(m, b)
+        reply(m, a)
+        return bytes(size), size
+    case("two SETATTRs in flight together, either last", True,
+         lambda m: two_sizes(m, 0), True)
+    case("two SETATTRs in flight together, the other last", True,
+         lambda m: two_sizes(m, 12288), True)
+    case("two SETATTRs in flight together, a size neither gives", False,
+         lambda m: two_sizes(m, 4096), True)
+
+    def unstable_lost(m):
+        write(m, 0, 4096, FILE_SYNC)
+        write(m, 4096, 4096, UNSTABLE)
+        return m.hist[0][0].data, 4096
+    case("an UNSTABLE write answered, lost with no fault", False,
+         unstable_lost, True)

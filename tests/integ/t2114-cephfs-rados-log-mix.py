@@ -27,7 +27,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nfs3wire import Checks, create_retry  # noqa: E402
-from rlogload import (Gateway, Writer, ops_pending, read_back,  # noqa: E402
+from rlogload import (Gateway, kill_at, ops_pending, read_back,  # noqa: E402
                       stats_line)
 from rlogmodel import Model, self_test  # noqa: E402
 
@@ -57,38 +57,13 @@ def trigger(rng, rnd):
 def kill_round(ck, gw, fhs, model, rng, rnd):
     """Runs the load until the round's kill point, SIGKILLs the gateway
     -> (bytes sent, the ops left in flight, the round's ops)."""
-    kind, point, after = trigger(rng, rnd)
-    state = {"fired": kind == "bytes", "left": after}
-    w = None
-
-    def fired(op):
-        if (op.kind == kind and op.ok and w is not None and
-                w.sent_bytes >= point):
-            state["fired"] = True
-
-    w = Writer(gw, fhs, model, ck, fired)
+    kind, point, after = how = trigger(rng, rnd)
     # Without its event within three rings more, it is killed anyway.
-    give_up = point + 3 * RING
-    try:
-        while True:
-            w.step()
-            if w.sent_bytes < point and w.sent_bytes < give_up:
-                continue
-            if state["fired"] or w.sent_bytes >= give_up:
-                if state["left"] <= 0:
-                    break
-                state["left"] -= 1
-    except (OSError, EOFError) as e:
-        ck.check("round %d: the load goes on until the kill" % rnd, False,
-                 str(e))
-    gw.kill()
+    sent, maybe, errors = kill_at(ck, gw, fhs, model, how, point + 3 * RING)
     LIVE.remove(gw)
-    maybe = w.drain()
-    w.close()
     ck.check("round %d: every op before the kill answered as asked" % rnd,
-             w.errors == 0, "%d did not" % w.errors)
-    return w.sent_bytes, maybe, "%s %d KiB +%d" % (kind, point >> 10,
-                                                  after)
+             errors == 0, "%d did not" % errors)
+    return sent, maybe, "%s %d KiB +%d" % (kind, point >> 10, after)
 
 
 def main():
