@@ -392,6 +392,14 @@ static int config_datastore_ceph_key(struct config_datastore *ds,
 			       : -EINVAL;
 	} else if (!strcmp(key, "ceph_fs")) {
 		err = config_copy(ds->ceph_fs, sizeof(ds->ceph_fs), value);
+	} else if (!strcmp(key, "ceph_readahead_mib")) {
+		unsigned long v;
+
+		err = config_parse_uint(value, CONFIG_CEPH_READAHEAD_MAX_MIB,
+					&v);
+		if (!err) {
+			ds->ceph_readahead_mib = (uint32_t)v;
+		}
 	}
 	if (!err && !ds->ceph_line) {
 		ds->ceph_line = line;
@@ -563,6 +571,7 @@ static struct config_datastore *config_datastore_get(struct config *cfg,
 	ds->anon_gid = EXPORT_ANON_ID;
 	ds->snapshot_dir = true;
 	snprintf(ds->ceph_user, sizeof(ds->ceph_user), "admin");
+	ds->ceph_readahead_mib = CONFIG_CEPH_READAHEAD_MIB;
 	return ds;
 }
 

@@ -27,7 +27,8 @@
  *                       snapshot_weekly, snapshot_monthly (policy.h);
  *                       backend (local|cephfs; default local) and,
  *                       for cephfs, ceph_conf, ceph_path, ceph_user
- *                       (default admin), ceph_fs
+ *                       (default admin), ceph_fs, ceph_readahead_mib
+ *                       (0-64, default 8)
  *
  * Sections this module does not know, and the keys of [datastore NAME] it
  * does not know (pool, quota, throughput_mibps), are handed to
@@ -46,6 +47,9 @@
 
 #define CONFIG_MAX_DATASTORES 64
 #define CONFIG_PORT_OFF (-1)
+/* A cephfs datastore's readahead (store/readahead.h): default, most. */
+#define CONFIG_CEPH_READAHEAD_MIB 8
+#define CONFIG_CEPH_READAHEAD_MAX_MIB 64
 
 /* Where a datastore's files live (backend = ...). */
 enum config_backend {
@@ -61,6 +65,8 @@ struct config_datastore {
 	char ceph_path[4096]; /* the CephFS directory served (cephfs) */
 	char ceph_user[64]; /* client id, "admin" unless set */
 	char ceph_fs[64]; /* file system name; "": the cluster's default */
+	/* How far ahead of files read in order (MiB, 0: off; default 8) */
+	uint32_t ceph_readahead_mib;
 	/* The lines that set these keys (0: not set), so that a check made
 	 * once the section is read names the key's own line. */
 	int path_line, backend_line, ceph_line, intent_log_line;

@@ -26,6 +26,7 @@ static void server_store_params(const struct server *srv,
 	p->ceph_path = ds->ceph_path;
 	p->ceph_user = ds->ceph_user;
 	p->ceph_fs = ds->ceph_fs;
+	p->ceph_readahead_bytes = (uint64_t)ds->ceph_readahead_mib << 20;
 	/* Half the work threads: a lost cluster's calls, waiting in
 	 * libcephfs, leave the other half to the other datastores. */
 	p->call_cap = srv->fd_inputs.work_threads / 2;

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "nfsd/store/cephfs/cephfs.h"
 #include "nfsd/store/local/local.h"
@@ -22,6 +23,15 @@ static int store_open_cephfs(const struct store_params *p, struct store **out,
 	err = store_cephfs_open(p->name, p->export_id, p->ceph_conf,
 				p->ceph_path, p->ceph_user, p->ceph_fs,
 				p->state_dir, p->call_cap, &st, errbuf, errlen);
+	if (!err) {
+		err = store_cephfs_readahead(st, p->ceph_readahead_bytes);
+		if (err) {
+			snprintf(errbuf, errlen, "%s: readahead threads: %s",
+				 p->name, strerror(-err));
+			st->ops->close(st);
+			return err;
+		}
+	}
 	if (err || !p->rlog_gateway) {
 		*out = err ? NULL : st;
 		return err;

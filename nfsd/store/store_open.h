@@ -37,6 +37,9 @@ struct store_params {
 	/* cephfs: the most calls waiting in libcephfs at once, i.e. the
 	 * work threads a lost cluster can hold (0: 1) */
 	unsigned call_cap;
+	/* cephfs: how far ahead of files read in order to read (0: not;
+	 * store/readahead.h) */
+	uint64_t ceph_readahead_bytes;
 	/* cephfs: non-NULL logs DATA_SYNC and FILE_SYNC writes in RADOS
 	 * (intent_log = rados; store/cephfs/cephfs_rlog.h), in the object of
 	 * this gateway name, with a ring of rlog_ring_bytes (at most 64 MiB)

@@ -31,6 +31,7 @@
 #                        "intent_log = rados")
 #   BENCH_DSNFSD_CEPH    lines added to dsnfsd's copy of ceph.conf, in
 #                        [client.admin] (e.g. "client_oc = false")
+#   BENCH_BASE_CEPH      the same for server "base" [BENCH_DSNFSD_CEPH]
 #   BENCH_OUT     [BUILD_DIR/bench] where ceph-STAMP.txt goes
 #   CEPH_OSDS     [1]    3: three OSDs, size 3 (tests/ceph/cluster.sh)
 #
@@ -230,7 +231,8 @@ corners() {
 
 # NAME BINARY: a dsnfsd, its corners into $TMP/NAME.
 run_dsnfsd_as() {
-	local name=$1 bin=$2
+	local name=$1 bin=$2 ceph_extra=${BENCH_DSNFSD_CEPH:-}
+	[ "$name" = base ] && ceph_extra=${BENCH_BASE_CEPH-$ceph_extra}
 	cat >"$TMP/$name.conf" <<-CONF
 	[server]
 	listen = 127.0.0.1
@@ -248,7 +250,7 @@ run_dsnfsd_as() {
 	CONF
 	{
 		cat "$CONF"
-		printf '[client.admin]\n%s\n' "${BENCH_DSNFSD_CEPH:-}"
+		printf '[client.admin]\n%s\n' "$ceph_extra"
 	} >"$TMP/$name-ceph.conf"
 	# dsload binds unprivileged ports and writes as uid 0: the labs' access
 	# (perf/bench/lib.sh, bench_access), as Ganesha's No_Root_Squash below.

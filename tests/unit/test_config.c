@@ -610,6 +610,7 @@ static void test_config_cephfs_keys(void **state)
 				 "[datastore d]\nbackend = cephfs\n"
 				 "ceph_conf = /c.conf\nceph_path = /\n"
 				 "ceph_user = dsnfs\nceph_fs = fs2\n"
+				 "ceph_readahead_mib = 0\n"
 				 "intent_log = rados\n"
 				 "intent_log_gateway = gw-a_1\n"),
 			 0);
@@ -620,12 +621,39 @@ static void test_config_cephfs_keys(void **state)
 	assert_string_equal(ds->ceph_path, "/vols/c");
 	assert_string_equal(ds->ceph_user, "admin");
 	assert_string_equal(ds->ceph_fs, "");
+	assert_int_equal(ds->ceph_readahead_mib, 8);
 	ds = &f->cfg.datastores[2];
 	assert_string_equal(ds->ceph_user, "dsnfs");
 	assert_string_equal(ds->ceph_fs, "fs2");
+	assert_int_equal(ds->ceph_readahead_mib, 0);
 	assert_string_equal(ds->intent_log, "rados");
 	assert_string_equal(ds->intent_log_gateway, "gw-a_1");
 	assert_int_equal(config_validate(&f->cfg, f->err, sizeof(f->err)), 0);
+}
+
+/* ceph_readahead_mib: 0 to 64 MiB, a number. */
+static void test_config_ceph_readahead_bounds(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const bad[] = { "65", "-1", "8m", "" };
+
+	assert_int_equal(load(f, "[datastore c]\nbackend = cephfs\n"
+				 "ceph_conf = /c.conf\nceph_path = /\n"
+				 "ceph_readahead_mib = 64\n"),
+			 0);
+	assert_int_equal(f->cfg.datastores[0].ceph_readahead_mib, 64);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[256];
+
+		snprintf(text, sizeof(text),
+			 "[datastore c]\nbackend = cephfs\n"
+			 "ceph_conf = /c.conf\nceph_path = /\n"
+			 "ceph_readahead_mib = %s\n",
+			 bad[i]);
+		config_defaults(&f->cfg);
+		assert_int_equal(load(f, text), -EINVAL);
+		assert_non_null(strstr(f->err, "ceph_readahead_mib"));
+	}
 }
 
 /* work_threads unset: 128 once a datastore is on cephfs (every call there
@@ -726,6 +754,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_config_defaults),
 		T(test_config_cephfs_keys),
+		T(test_config_ceph_readahead_bounds),
 		T(test_config_work_threads_follow_backends),
 		T(test_config_cephfs_errors_name_line_and_key),
 		T(test_config_full_file_loads),

@@ -45,6 +45,8 @@ void store__cephfs_close(struct store *st)
 {
 	struct store_cephfs *sc = store__cephfs(st);
 
+	/* Its reads go through the guard: before the monitor. */
+	store__cephfs_prefetch_stop(sc);
 	/* The monitor probes through the mount and the root, and reads the
 	 * log after an eviction: first. */
 	store__cephfs_health_stop(sc);
@@ -289,6 +291,13 @@ int store_cephfs_open(const char *name, uint32_t export_id,
 	if (err) {
 		store_cephfs_err(errbuf, errlen, name, sc->cluster,
 				 "monitor thread", err);
+		goto out_root;
+	}
+	err = store__cephfs_prefetch_start(sc, STORE_CEPHFS_PREFETCH_AHEAD);
+	if (err) {
+		store__cephfs_health_stop(sc);
+		store_cephfs_err(errbuf, errlen, name, sc->cluster,
+				 "prefetch threads", err);
 		goto out_root;
 	}
 	/* The session id is what a failover fences (ceph tell mds.* client

@@ -35,6 +35,14 @@ int store_cephfs_open(const char *name, uint32_t export_id,
 		      struct store **out, char *errbuf, size_t errlen);
 
 /*
+ * Reads files of cephfs store @st that are read in order up to
+ * @ahead_bytes ahead of their readers, into libcephfs's cache
+ * (store/readahead.h); 0: not at all.  A store opens with 8 MiB.  Before
+ * @st serves.  Returns 0 or -errno (threads).
+ */
+int store_cephfs_readahead(struct store *st, uint64_t ahead_bytes);
+
+/*
  * Logs the stable writes of cephfs store @st in RADOS (cephfs_rlog.h):
  * the object "dsnfs.ilog.<datastore>.<@gateway>" of the file system's
  * data pool, through a librados client of @ceph_conf as @ceph_user, ring

@@ -35,7 +35,7 @@
 
 #include "nfsd/base/log.h"
 
-static uint64_t store_cephfs_now_ns(void)
+uint64_t store__cephfs_now_ns(void)
 {
 	struct timespec ts;
 
@@ -46,7 +46,7 @@ static uint64_t store_cephfs_now_ns(void)
 /* An absolute CLOCK_MONOTONIC time @ms from now, for the condvar. */
 static struct timespec store_cephfs_deadline(uint64_t ms)
 {
-	uint64_t t = store_cephfs_now_ns() + ms * 1000000ull;
+	uint64_t t = store__cephfs_now_ns() + ms * 1000000ull;
 
 	return (struct timespec){ .tv_sec = (time_t)(t / 1000000000ull),
 				  .tv_nsec = (long)(t % 1000000000ull) };
@@ -81,7 +81,7 @@ static void store_cephfs_mark_down(struct store_cephfs *sc, const char *why,
 		return;
 	}
 	atomic_store(&sc->base.unavailable, true);
-	h->down_since_ns = store_cephfs_now_ns();
+	h->down_since_ns = store__cephfs_now_ns();
 	h->outages++;
 	pthread_cond_broadcast(&h->wake);
 	pthread_cond_broadcast(&h->room); /* they answer -EAGAIN now */
@@ -174,7 +174,7 @@ int store__cephfs_call_enter(struct store_cephfs *sc, unsigned *slot)
 		if (h->inflight < h->cap) {
 			for (unsigned i = 0; i < h->cap; i++) {
 				if (!h->start_ns[i]) {
-					h->start_ns[i] = store_cephfs_now_ns();
+					h->start_ns[i] = store__cephfs_now_ns();
 					*slot = i;
 					break;
 				}
@@ -190,7 +190,7 @@ int store__cephfs_call_enter(struct store_cephfs *sc, unsigned *slot)
 		 * only load, and JUKEBOX for it would stall the client for
 		 * seconds (the Linux client waits 5 s before it retries). */
 		oldest = store_cephfs_oldest(h);
-		now = store_cephfs_now_ns();
+		now = store__cephfs_now_ns();
 		if (oldest &&
 		    now - oldest >= STORE_CEPHFS_SLOW_MS * 1000000ull &&
 		    now - h->last_leave_ns >=
@@ -217,7 +217,7 @@ int store__cephfs_call_leave(struct store_cephfs *sc, unsigned slot, int rc)
 	pthread_mutex_lock(&h->lock);
 	h->start_ns[slot] = 0;
 	h->inflight--;
-	h->last_leave_ns = store_cephfs_now_ns();
+	h->last_leave_ns = store__cephfs_now_ns();
 	if (store__cephfs_conn_err(rc)) {
 		store_cephfs_mark_down(sc, "a call failed", rc);
 	}
@@ -269,7 +269,7 @@ static void *store_cephfs_monitor(void *arg)
 		if (h->stopping) {
 			break;
 		}
-		now = store_cephfs_now_ns();
+		now = store__cephfs_now_ns();
 		if (!atomic_load(&sc->base.unavailable)) {
 			oldest = store_cephfs_oldest(h);
 			if (oldest && now - oldest >= STORE_CEPHFS_BOUND_MS *
@@ -306,7 +306,7 @@ static void *store_cephfs_monitor(void *arg)
 		log_info("cephfs: %s: cluster %s answers again after %" PRIu64
 			 " ms: serving",
 			 sc->base.name, sc->cluster,
-			 (store_cephfs_now_ns() - h->down_since_ns) / 1000000);
+			 (store__cephfs_now_ns() - h->down_since_ns) / 1000000);
 	}
 	pthread_mutex_unlock(&h->lock);
 	return NULL;

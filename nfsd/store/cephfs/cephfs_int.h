@@ -31,6 +31,7 @@
 #include <rados/librados.h>
 
 #include "nfsd/store/cephfs/cephfs.h"
+#include "nfsd/store/readahead.h"
 #include "nfsd/store/store_obj.h"
 #include "nfsd/store/store_int.h"
 
@@ -57,6 +58,7 @@
 #define STORE_CEPHFS_WANT (CEPH_STATX_BASIC_STATS)
 
 struct cephfs_obj;
+struct cephfs_prefetch;
 struct store_cephfs;
 struct store_rlog;
 
@@ -71,6 +73,18 @@ struct store_rlog;
 #define STORE_CEPHFS_TICK_MS 250
 /* The most calls of one store in libcephfs at once, whatever the cap. */
 #define STORE_CEPHFS_CALLS_MAX 256
+
+/* The readahead of files read in order (cephfs_prefetch.c, readahead.h):
+ * reads within 1 MiB of each other (16 READs of 64 KiB in flight) are one
+ * run; after 8 of them the run is read ahead, a CephFS object (4 MiB by
+ * default) at a time; a read the prefetch served takes less than 300 us
+ * (one from the cache: tens of us; from an OSD: a network round trip
+ * and the OSD's read). */
+#define STORE_CEPHFS_PREFETCH_NEAR (1ull << 20)
+#define STORE_CEPHFS_PREFETCH_STREAK 8
+#define STORE_CEPHFS_PREFETCH_CHUNK (4ull << 20)
+#define STORE_CEPHFS_PREFETCH_HIT_US 300
+#define STORE_CEPHFS_PREFETCH_AHEAD (8ull << 20)
 
 /* cephfs_health.c's; the state itself is store.unavailable. */
 struct store_cephfs_health {
@@ -124,6 +138,9 @@ struct store_cephfs {
 	size_t cached;
 
 	struct store_cephfs_health health;
+	/* NULL, or the readahead of files read in order
+	 * (cephfs_prefetch.c): started before serving, stopped first. */
+	struct cephfs_prefetch *prefetch;
 	/* NULL, or the RADOS intent log of its stable writes
 	 * (cephfs_rlog.h): set before serving, closed first. */
 	struct store_rlog *rlog;
@@ -159,6 +176,10 @@ struct cephfs_obj {
 	 * (a reference), under its lock. */
 	bool rlog_dirty;
 	struct cephfs_obj *rlog_next;
+	/* cephfs_prefetch.c's, under its lock: the reads' run, and the
+	 * prefetch queue's link */
+	struct store_ra ra;
+	struct cephfs_obj *ra_next;
 	/* cephfs_obj.c's cache, under sc->cache_lock */
 	bool cached;
 	struct cephfs_obj *hash_next;
@@ -231,6 +252,27 @@ void store__cephfs_fenced(struct store_cephfs *sc, const char *why);
  * again.
  */
 int store__cephfs_rlog_fence_poll(struct store_rlog *rl);
+/* ---- readahead (cephfs_prefetch.c) ---- */
+
+/* Starts @sc's prefetch threads, keeping runs read @ahead_bytes ahead;
+ * 0: none.  Before serving.  Returns 0 or -errno. */
+int store__cephfs_prefetch_start(struct store_cephfs *sc, uint64_t ahead_bytes);
+/* Stops them (waits for reads in flight); after the last READ. */
+void store__cephfs_prefetch_stop(struct store_cephfs *sc);
+/* What the prefetch did, since the store opened. */
+struct store_cephfs_prefetch_stats {
+	uint64_t reads; /* pieces read ahead */
+	uint64_t bytes;
+	uint64_t runs_stopped; /* reads read ahead were no faster */
+};
+void store__cephfs_prefetch_stats(struct store_cephfs *sc,
+				  struct store_cephfs_prefetch_stats *out);
+/* A READ of @n bytes at @off of @o took @took_ns: may queue a prefetch. */
+void store__cephfs_prefetch_note(struct cephfs_obj *o, uint64_t off, uint32_t n,
+				 uint64_t took_ns);
+
+/* CLOCK_MONOTONIC now, in ns. */
+uint64_t store__cephfs_now_ns(void);
 /* True for the errors of a cluster that is not there (not of a file). */
 bool store__cephfs_conn_err(int rc);
 /* The ops table: each op through call_enter/_leave. */

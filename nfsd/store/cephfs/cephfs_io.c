@@ -30,6 +30,7 @@ static int store_cephfs_read_at(struct store_cephfs *sc, struct cephfs_obj *o,
 				uint32_t *nread, bool *end)
 {
 	uint32_t done = 0;
+	uint64_t t0;
 	struct Fh *fh;
 	int rc;
 
@@ -46,6 +47,7 @@ static int store_cephfs_read_at(struct store_cephfs *sc, struct cephfs_obj *o,
 	if (count > INT64_MAX - off_bytes) {
 		count = (uint32_t)(INT64_MAX - off_bytes);
 	}
+	t0 = store__cephfs_now_ns();
 	while (done < count) {
 		rc = ceph_ll_read(sc->cm, fh, (int64_t)(off_bytes + done),
 				  count - done, (char *)buf + done);
@@ -57,6 +59,8 @@ static int store_cephfs_read_at(struct store_cephfs *sc, struct cephfs_obj *o,
 		}
 		done += (uint32_t)rc;
 	}
+	store__cephfs_prefetch_note(o, off_bytes, done,
+				    store__cephfs_now_ns() - t0);
 	*nread = done;
 	*end = done < count || off_bytes + done >= INT64_MAX;
 	return 0;
