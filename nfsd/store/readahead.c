@@ -4,11 +4,12 @@
  */
 #include "nfsd/store/readahead.h"
 
-/* A read far from the run's furthest end starts a new run. */
-static void store_ra_new_run(struct store_ra *ra, uint64_t end)
+/* A read of @n bytes far from the run's furthest end starts a new run. */
+static void store_ra_new_run(struct store_ra *ra, uint64_t end, uint32_t n)
 {
 	ra->run++;
 	ra->hi = end;
+	ra->run_bytes = n;
 	ra->streak = 1;
 	ra->ahead_start = 0;
 	ra->ahead_end = 0;
@@ -36,6 +37,23 @@ static void store_ra_probe(struct store_ra *ra, const struct store_ra_params *p,
 	ra->slow = 0;
 }
 
+/* How far the run may be read ahead: @ahead_bytes past its furthest
+ * read, and no more than it has read itself. */
+static uint64_t store_ra_limit(const struct store_ra *ra,
+			       const struct store_ra_params *p)
+{
+	return ra->hi + (ra->run_bytes < p->ahead_bytes ? ra->run_bytes
+							: p->ahead_bytes);
+}
+
+/* Whether the run is one to read ahead at all. */
+static bool store_ra_wanted(const struct store_ra *ra,
+			    const struct store_ra_params *p)
+{
+	return !ra->stopped && !ra->at_eof && ra->streak >= p->streak &&
+	       ra->run_bytes >= p->start_bytes;
+}
+
 bool store_ra_note(struct store_ra *ra, const struct store_ra_params *p,
 		   uint64_t off, uint32_t n, uint64_t took_ns)
 {
@@ -43,9 +61,10 @@ bool store_ra_note(struct store_ra *ra, const struct store_ra_params *p,
 
 	if (ra->streak == 0 || off > ra->hi + p->near_bytes ||
 	    end + p->near_bytes < ra->hi) {
-		store_ra_new_run(ra, end);
+		store_ra_new_run(ra, end, n);
 	} else {
 		ra->streak++;
+		ra->run_bytes += n;
 		if (end > ra->hi) {
 			ra->hi = end;
 		}
@@ -54,8 +73,8 @@ bool store_ra_note(struct store_ra *ra, const struct store_ra_params *p,
 	    end <= ra->ahead_end) {
 		store_ra_probe(ra, p, took_ns);
 	}
-	if (ra->busy || ra->stopped || ra->at_eof || ra->streak < p->streak ||
-	    ra->ahead_end >= ra->hi + p->ahead_bytes) {
+	if (ra->busy || !store_ra_wanted(ra, p) ||
+	    ra->ahead_end >= store_ra_limit(ra, p)) {
 		return false;
 	}
 	ra->busy = true;
@@ -68,11 +87,11 @@ bool store_ra_next(struct store_ra *ra, const struct store_ra_params *p,
 	uint64_t from = ra->ahead_end > ra->hi ? ra->ahead_end : ra->hi;
 
 	/* A new run started meanwhile: read ahead only once it is one. */
-	if (ra->stopped || ra->at_eof || ra->streak < p->streak ||
-	    from >= ra->hi + p->ahead_bytes) {
+	if (!store_ra_wanted(ra, p) || from >= store_ra_limit(ra, p)) {
 		ra->busy = false;
 		return false;
 	}
+	/* Whole pieces, to the next chunk boundary: one OSD read each. */
 	*off = from;
 	*len = (from / p->chunk_bytes + 1) * p->chunk_bytes - from;
 	*run = ra->run;

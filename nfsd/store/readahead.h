@@ -8,9 +8,13 @@
  * and every 64 KiB READ becomes one OSD read (docs/ceph.md, "Sequential
  * READ").  Here a run is a stream of reads each within @near_bytes of
  * the furthest end seen (the order inside that window does not matter);
- * once a run is @streak reads long, a prefetch keeps the file read up to
- * @ahead_bytes past it, in @chunk_bytes pieces aligned to the chunk (the
- * backend's object size: one OSD read each).
+ * once a run is @streak reads and @start_bytes long, a prefetch keeps
+ * the file read up to @ahead_bytes past it, in pieces that end on a
+ * @chunk_bytes boundary (the backend's object size: one OSD read each).
+ * A piece starts no further ahead than the run has read: the window
+ * grows with the run, as Linux's does, so that a client's few small
+ * READs cannot make the gateway read much from the cluster (a run is
+ * read ahead at most its own bytes and one chunk more).
  *
  * Whether it helped is measured, not assumed: a prefetch only fills the
  * backend's cache, which it keeps only while it may (CephFS's Fc
@@ -35,6 +39,7 @@
 struct store_ra_params {
 	uint64_t near_bytes; /* how far out of order a run's read may be */
 	uint32_t streak; /* reads of a run before it is read ahead */
+	uint64_t start_bytes; /* and bytes */
 	uint64_t ahead_bytes; /* how far past the run to keep read */
 	uint64_t chunk_bytes; /* one prefetch read, aligned to its size */
 	uint64_t hit_ns; /* a read the prefetch served takes less */
@@ -44,6 +49,7 @@ struct store_ra_params {
 struct store_ra {
 	uint64_t run; /* counts runs: a new one on a read far from @hi */
 	uint64_t hi; /* the furthest end a read of the run reached */
+	uint64_t run_bytes; /* read by the run */
 	uint32_t streak; /* reads in the run */
 	uint64_t ahead_start; /* the run's prefetched range, done */
 	uint64_t ahead_end;

@@ -3,7 +3,8 @@
  * test_readahead: when a file is read ahead (nfsd/store/readahead.c).
  * Reads in order, even out of order inside the near window, make a run
  * that is read ahead once it is long enough, in chunk-aligned pieces up
- * to the window and no further; random reads never are; a far read
+ * to the window and no further, the window growing with the run (small
+ * READs read little ahead); random reads never are; a far read
  * starts a new run and a piece of the old run counts for nothing; a
  * prefetch that does not make reads faster stops the run, one that does
  * keeps it; the end of the file and a failed read stop it; one prefetch
@@ -25,6 +26,7 @@
 static const struct store_ra_params params = {
 	.near_bytes = 1 * MIB,
 	.streak = 8,
+	.start_bytes = 1 * MIB,
 	.ahead_bytes = 8 * MIB,
 	.chunk_bytes = 4 * MIB,
 	.hit_ns = 300000,
@@ -68,29 +70,57 @@ static void test_in_order_run_is_read_ahead(void **state)
 	uint64_t off, len, run;
 
 	(void)state;
-	/* Seven reads are not a run yet; the eighth is. */
-	assert_false(read_in_order(&ra, 0, 7, 1000000));
+	/* 15 reads of 64 KiB are not a run yet; the 16th (1 MiB) is. */
+	assert_false(read_in_order(&ra, 0, 15, 1000000));
 	assert_true(
-		store_ra_note(&ra, &params, 7 * 64 * KIB, 64 * KIB, 1000000));
+		store_ra_note(&ra, &params, 15 * 64 * KIB, 64 * KIB, 1000000));
 	assert_true(ra.busy);
 	/* Queued once: the next reads do not queue again. */
-	assert_false(read_in_order(&ra, 8 * 64 * KIB, 4, 1000000));
+	assert_false(read_in_order(&ra, 16 * 64 * KIB, 4, 1000000));
 	/* From the furthest end, up to the next chunk boundary. */
 	assert_true(store_ra_next(&ra, &params, &off, &len, &run));
-	assert_int_equal(off, 12 * 64 * KIB);
+	assert_int_equal(off, 20 * 64 * KIB);
 	assert_int_equal(off + len, 4 * MIB);
 	store_ra_done(&ra, run, off, len, len, false);
-	/* Then whole chunks, until 8 MiB past the readers. */
-	assert_int_equal(prefetch_all(&ra), 2);
-	assert_int_equal(ra.ahead_start, 12 * 64 * KIB);
-	assert_int_equal(ra.ahead_end, 12 * MIB);
-	/* Readers moving on, served fast, ask for more once the window
-	 * falls short of 8 MiB ahead of them. */
-	assert_false(read_in_order(&ra, 12 * 64 * KIB, 52, 20000));
-	assert_true(read_in_order(&ra, 4 * MIB, 2, 20000));
+	/* No piece starts further ahead than the run has read (1.25 MiB). */
+	assert_int_equal(prefetch_all(&ra), 0);
+	assert_int_equal(ra.ahead_start, 20 * 64 * KIB);
+	assert_int_equal(ra.ahead_end, 4 * MIB);
+	/* Readers moving on, served fast, grow the window with them. */
+	assert_true(read_in_order(&ra, 20 * 64 * KIB, 44, 20000));
 	assert_int_equal(prefetch_all(&ra), 1);
+	assert_int_equal(ra.ahead_end, 8 * MIB);
+	assert_true(read_in_order(&ra, 4 * MIB, 64, 20000));
+	assert_int_equal(prefetch_all(&ra), 2);
 	assert_int_equal(ra.ahead_end, 16 * MIB);
+	/* Past 8 MiB read, the window stays 8 MiB (and a chunk) ahead. */
+	assert_true(read_in_order(&ra, 8 * MIB, 128, 20000));
+	assert_int_equal(prefetch_all(&ra), 2);
+	assert_int_equal(ra.ahead_end, 24 * MIB);
 	assert_false(ra.stopped);
+}
+
+/* A client's small READs make it read little: nothing before 1 MiB is
+ * read, then at most the run's bytes and one chunk ahead. */
+static void test_small_reads_read_little_ahead(void **state)
+{
+	struct store_ra ra = { 0 };
+	uint64_t ahead = 0;
+	uint64_t off, len, run;
+
+	(void)state;
+	for (unsigned i = 0; i < 255; i++) {
+		assert_false(store_ra_note(&ra, &params, i * 4 * KIB, 4 * KIB,
+					   1000000));
+	}
+	assert_true(
+		store_ra_note(&ra, &params, 255 * 4 * KIB, 4 * KIB, 1000000));
+	while (store_ra_next(&ra, &params, &off, &len, &run)) {
+		store_ra_done(&ra, run, off, len, len, false);
+		ahead += len;
+	}
+	assert_true(ahead <= ra.run_bytes + params.chunk_bytes);
+	assert_int_equal(ahead, 3 * MIB);
 }
 
 static void test_out_of_order_inside_window(void **state)
@@ -142,7 +172,7 @@ static void test_far_read_starts_new_run(void **state)
 	uint64_t off, len, run;
 
 	(void)state;
-	assert_true(read_in_order(&ra, 0, 8, 1000000));
+	assert_true(read_in_order(&ra, 0, 16, 1000000));
 	assert_true(store_ra_next(&ra, &params, &off, &len, &run));
 	/* While that piece is read, a reader jumps 100 MiB on. */
 	assert_false(store_ra_note(&ra, &params, 100 * MIB, 64 * KIB, 1000000));
@@ -155,9 +185,9 @@ static void test_far_read_starts_new_run(void **state)
 	 * read while a run was read ahead reads nothing ahead). */
 	assert_false(store_ra_next(&ra, &params, &off, &len, &run));
 	assert_false(ra.busy);
-	assert_true(read_in_order(&ra, 100 * MIB + 64 * KIB, 7, 1000000));
+	assert_true(read_in_order(&ra, 100 * MIB + 64 * KIB, 15, 1000000));
 	assert_true(store_ra_next(&ra, &params, &off, &len, &run));
-	assert_int_equal(off, 100 * MIB + 8 * 64 * KIB);
+	assert_int_equal(off, 100 * MIB + 16 * 64 * KIB);
 }
 
 static void test_slow_prefetched_reads_stop_run(void **state)
@@ -165,20 +195,21 @@ static void test_slow_prefetched_reads_stop_run(void **state)
 	struct store_ra ra = { 0 };
 
 	(void)state;
-	assert_true(read_in_order(&ra, 0, 8, 1000000));
-	prefetch_all(&ra);
+	assert_true(read_in_order(&ra, 0, 16, 1000000));
+	assert_int_equal(prefetch_all(&ra), 1);
 	/* 15 slow reads inside the prefetched range: not yet. */
-	read_in_order(&ra, 8 * 64 * KIB, STORE_RA_PROBES - 1, 1000000);
+	read_in_order(&ra, 1 * MIB, STORE_RA_PROBES - 1, 1000000);
 	assert_false(ra.stopped);
 	/* The 16th slow one: the cache does not keep the data here. */
-	read_in_order(&ra, (8 + STORE_RA_PROBES - 1) * 64 * KIB, 1, 1000000);
+	read_in_order(&ra, 1 * MIB + (STORE_RA_PROBES - 1) * 64 * KIB, 1,
+		      1000000);
 	assert_true(ra.stopped);
 	/* A stopped run is never queued again... */
-	assert_false(read_in_order(&ra, 24 * 64 * KIB, 200, 1000));
+	assert_false(read_in_order(&ra, 2 * MIB, 200, 1000));
 	/* ...until a new run starts, which is probed afresh. */
 	assert_false(store_ra_note(&ra, &params, 900 * MIB, 64 * KIB, 1000));
 	assert_false(ra.stopped);
-	assert_true(read_in_order(&ra, 900 * MIB + 64 * KIB, 7, 1000000));
+	assert_true(read_in_order(&ra, 900 * MIB + 64 * KIB, 15, 1000000));
 }
 
 static void test_one_fast_read_keeps_run(void **state)
@@ -186,10 +217,11 @@ static void test_one_fast_read_keeps_run(void **state)
 	struct store_ra ra = { 0 };
 
 	(void)state;
-	assert_true(read_in_order(&ra, 0, 8, 1000000));
+	assert_true(read_in_order(&ra, 0, 16, 1000000));
 	prefetch_all(&ra);
-	read_in_order(&ra, 8 * 64 * KIB, STORE_RA_PROBES - 1, 1000000);
-	read_in_order(&ra, (8 + STORE_RA_PROBES - 1) * 64 * KIB, 1, 50000);
+	read_in_order(&ra, 1 * MIB, STORE_RA_PROBES - 1, 1000000);
+	read_in_order(&ra, 1 * MIB + (STORE_RA_PROBES - 1) * 64 * KIB, 1,
+		      50000);
 	assert_false(ra.stopped);
 	/* Reads outside the prefetched range are not probes: misses
 	 * before the window begins prove nothing. */
@@ -202,18 +234,18 @@ static void test_end_of_file_and_failure_stop(void **state)
 	uint64_t off, len, run;
 
 	(void)state;
-	assert_true(read_in_order(&ra, 0, 8, 1000000));
+	assert_true(read_in_order(&ra, 0, 16, 1000000));
 	assert_true(store_ra_next(&ra, &params, &off, &len, &run));
 	/* A short piece: the end of the file. */
 	store_ra_done(&ra, run, off, len, 1 * MIB, false);
 	assert_true(ra.at_eof);
 	assert_int_equal(ra.ahead_end, off + 1 * MIB);
 	assert_false(store_ra_next(&ra, &params, &off, &len, &run));
-	assert_false(read_in_order(&ra, 8 * 64 * KIB, 8, 1000000));
+	assert_false(read_in_order(&ra, 16 * 64 * KIB, 8, 1000000));
 
 	struct store_ra bad = { 0 };
 
-	assert_true(read_in_order(&bad, 0, 8, 1000000));
+	assert_true(read_in_order(&bad, 0, 16, 1000000));
 	assert_true(store_ra_next(&bad, &params, &off, &len, &run));
 	store_ra_done(&bad, run, off, len, 0, true);
 	assert_true(bad.stopped);
@@ -227,17 +259,17 @@ static void test_overtaken_prefetch_restarts_at_readers(void **state)
 	uint64_t off, len, run;
 
 	(void)state;
-	assert_true(read_in_order(&ra, 0, 8, 1000000));
+	assert_true(read_in_order(&ra, 0, 16, 1000000));
 	assert_true(store_ra_next(&ra, &params, &off, &len, &run));
 	store_ra_done(&ra, run, off, len, len, false);
 	/* Readers ran past the window before the thread came back (the
 	 * prefetch still busy: none queued): the next piece starts where
 	 * they are, a range anew. */
-	assert_false(read_in_order(&ra, 8 * 64 * KIB, 136, 20000));
+	assert_false(read_in_order(&ra, 1 * MIB, 136, 20000));
 	assert_true(store_ra_next(&ra, &params, &off, &len, &run));
-	assert_int_equal(off, 9 * MIB);
+	assert_int_equal(off, 9 * MIB + 512 * KIB);
 	store_ra_done(&ra, run, off, len, len, false);
-	assert_int_equal(ra.ahead_start, 9 * MIB);
+	assert_int_equal(ra.ahead_start, 9 * MIB + 512 * KIB);
 	assert_int_equal(ra.ahead_end, 12 * MIB);
 }
 
@@ -246,16 +278,17 @@ static void test_cancel_lets_next_read_queue(void **state)
 	struct store_ra ra = { 0 };
 
 	(void)state;
-	assert_true(read_in_order(&ra, 0, 8, 1000000));
-	assert_false(read_in_order(&ra, 8 * 64 * KIB, 1, 1000000));
+	assert_true(read_in_order(&ra, 0, 16, 1000000));
+	assert_false(read_in_order(&ra, 16 * 64 * KIB, 1, 1000000));
 	store_ra_cancel(&ra);
-	assert_true(read_in_order(&ra, 9 * 64 * KIB, 1, 1000000));
+	assert_true(read_in_order(&ra, 17 * 64 * KIB, 1, 1000000));
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_in_order_run_is_read_ahead),
+		cmocka_unit_test(test_small_reads_read_little_ahead),
 		cmocka_unit_test(test_out_of_order_inside_window),
 		cmocka_unit_test(test_random_reads_never_queue),
 		cmocka_unit_test(test_far_read_starts_new_run),

@@ -76,12 +76,13 @@ struct store_rlog;
 
 /* The readahead of files read in order (cephfs_prefetch.c, readahead.h):
  * reads within 1 MiB of each other (16 READs of 64 KiB in flight) are one
- * run; after 8 of them the run is read ahead, a CephFS object (4 MiB by
- * default) at a time; a read the prefetch served takes less than 300 us
- * (one from the cache: tens of us; from an OSD: a network round trip
- * and the OSD's read). */
+ * run; once 8 of them have read 1 MiB the run is read ahead, to the next
+ * CephFS object boundary (4 MiB objects by default) at a time; a read the
+ * prefetch served takes less than 300 us (one from the cache: tens of
+ * us; from an OSD: a network round trip and the OSD's read). */
 #define STORE_CEPHFS_PREFETCH_NEAR (1ull << 20)
 #define STORE_CEPHFS_PREFETCH_STREAK 8
+#define STORE_CEPHFS_PREFETCH_START (1ull << 20)
 #define STORE_CEPHFS_PREFETCH_CHUNK (4ull << 20)
 #define STORE_CEPHFS_PREFETCH_HIT_US 300
 #define STORE_CEPHFS_PREFETCH_AHEAD (8ull << 20)

@@ -150,6 +150,7 @@ int store__cephfs_prefetch_start(struct store_cephfs *sc, uint64_t ahead_bytes)
 	pf->params = (struct store_ra_params){
 		.near_bytes = STORE_CEPHFS_PREFETCH_NEAR,
 		.streak = STORE_CEPHFS_PREFETCH_STREAK,
+		.start_bytes = STORE_CEPHFS_PREFETCH_START,
 		.ahead_bytes = ahead_bytes,
 		.chunk_bytes = STORE_CEPHFS_PREFETCH_CHUNK,
 		.hit_ns = STORE_CEPHFS_PREFETCH_HIT_US * 1000ull,
