@@ -22,6 +22,12 @@
 #   tests/ceph/cluster.sh signal DIR DAEMON SIG
 #                                     send SIG (STOP, CONT, ...) to one
 #                                     daemon of the cluster, e.g. osd.1
+#   tests/ceph/cluster.sh respawn DIR DAEMON
+#                                     SIGKILL one daemon (mds.a, osd.0)
+#                                     if it runs, and start it again from
+#                                     its data (an MDS is failed first:
+#                                     its rank goes to the new process at
+#                                     once, not after the beacon grace)
 #   tests/ceph/cluster.sh wait-clean DIR
 #                                     wait until the file system is active
 #                                     and every PG active+clean again
@@ -34,7 +40,7 @@ set -u
 cmd=${1:-}
 dir=${2:-}
 if [ -z "$cmd" ] || [ -z "$dir" ]; then
-	echo "usage: $0 start|stop|kill|revive|signal|wait-clean DIR" >&2
+	echo "usage: $0 start|stop|kill|revive|signal|respawn|wait-clean DIR" >&2
 	exit 2
 fi
 
@@ -255,6 +261,35 @@ signal_daemon() {
 	kill -"$2" "$pid"
 }
 
+respawn_daemon() {
+	local name=$1 pid i
+	pid=$(awk -v n="$name" '$1 == n { print $2 }' "$dir/daemons" 2>/dev/null)
+	[ -n "$pid" ] || {
+		echo "ceph: $dir: no daemon $name started here" >&2
+		return 1
+	}
+	kill -KILL "$pid" 2>/dev/null
+	for i in $(seq 1 50); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	awk -v n="$name" '$1 != n' "$dir/daemons" >"$dir/daemons.new" &&
+		mv "$dir/daemons.new" "$dir/daemons"
+	awk -v p="$pid" '$1 != p' "$dir/pids" >"$dir/pids.new" &&
+		mv "$dir/pids.new" "$dir/pids"
+	case $name in
+	mds.*)
+		c mds fail "${name#mds.}" >/dev/null 2>&1
+		spawn "$name" ceph-mds -c "$dir/ceph.conf" -i "${name#mds.}"
+		;;
+	osd.*) spawn "$name" ceph-osd -c "$dir/ceph.conf" -i "${name#osd.}" ;;
+	*)
+		echo "ceph: respawn: $name: only an mds or an osd" >&2
+		return 1
+		;;
+	esac
+}
+
 wait_clean() {
 	local t0=$SECONDS i
 	for i in $(seq 1 240); do
@@ -285,9 +320,10 @@ revive)
 	}
 	;;
 signal) signal_daemon "${3:-}" "${4:-}" ;;
+respawn) respawn_daemon "${3:-}" ;;
 wait-clean) wait_clean ;;
 *)
-	echo "usage: $0 start|stop|kill|revive|signal|wait-clean DIR" >&2
+	echo "usage: $0 start|stop|kill|revive|signal|respawn|wait-clean DIR" >&2
 	exit 2
 	;;
 esac

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -416,8 +417,8 @@ static void test_cephfs_default_log_levels_quiet_set_ones_kept(void **state)
 /* Evicts @st's CephFS client through @by's mount (an MDS "client evict",
  * which blocklists it): what a takeover does to a gateway that died, so
  * that the MDS drops its session and caps with whatever it had not
- * flushed.  Then @st closes as a fenced gateway does (no flush). */
-static void crash_gateway(struct store *st, struct store *by)
+ * flushed. */
+static void evict_client(struct store *st, struct store *by)
 {
 	struct store_cephfs *sc = store__cephfs(st);
 	char cmd_buf[128];
@@ -435,6 +436,12 @@ static void crash_gateway(struct store *st, struct store *by)
 			 0);
 	ceph_buffer_free(out);
 	ceph_buffer_free(outs);
+}
+
+/* evict_client(), then @st closes as a fenced gateway does (no flush). */
+static void crash_gateway(struct store *st, struct store *by)
+{
+	evict_client(st, by);
 	atomic_store(&st->fenced, true);
 	st->ops->close(st);
 }
@@ -480,6 +487,57 @@ static void test_cephfs_setattr_size_outlives_the_gateway(void **state)
 	assert_int_equal(f->b->ops->resolve(f->b, &fh, &other), 0);
 	assert_int_equal(attr_of(f->b, other).size_bytes, 3 * MIB + 5);
 	f->b->ops->obj_unref(other);
+}
+
+/* A sync's 0 is no proof for a gateway fenced while it waited: libcephfs
+ * drops the caps it was flushing (a new size with them) and wakes the
+ * waiter.  The getattr after each sync must then fail, -ESHUTDOWN, and
+ * not answer from caps the client no longer has (t2117 catches a
+ * SETATTR inside its sync; here the client is evicted between two). */
+static void test_cephfs_sync_confirm_fails_once_evicted(void **state)
+{
+	struct fixture *f = *state;
+	const char *conf = getenv("DSNFS_CEPH_CONF");
+	struct timespec pause = { 0, 50 * 1000000 };
+	struct store_obj *obj, *dir_c;
+	struct store *c = NULL;
+	struct store_fh fh;
+	bool sync_failed;
+	char err[512] = "";
+	int rc = 0;
+
+	need_cluster(f);
+	assert_int_equal(
+		store_cephfs_open("c1", TEST_EXPORT_ID, conf, "/", "admin", "",
+				  test_cephfs_state(conf, sdir, sizeof(sdir)),
+				  8, &c, err, sizeof(err)),
+		0);
+	f->a->ops->obj_fh(f->dir_a, &fh);
+	assert_int_equal(c->ops->resolve(c, &fh, &dir_c), 0);
+	assert_int_equal(c->ops->create(c, dir_c, "confirmed",
+					STORE_CREATE_UNCHECKED, NULL, NULL,
+					NULL, &obj),
+			 0);
+	assert_int_equal(c->ops->write(c, obj, 0, "twelve bytes", 12,
+				       STORE_FILE_SYNC, &sync_failed),
+			 0);
+	assert_int_equal(store__cephfs_sync_confirm(store__cephfs(c),
+						    store__cephfs_obj(obj)),
+			 0);
+	evict_client(c, f->a);
+	/* The client learns it from the MDS or the OSD map: bounded. */
+	for (int i = 0; i < 200 && !rc; i++) {
+		rc = store__cephfs_sync_confirm(store__cephfs(c),
+						store__cephfs_obj(obj));
+		if (!rc) {
+			nanosleep(&pause, NULL);
+		}
+	}
+	assert_int_equal(rc, -ESHUTDOWN);
+	c->ops->obj_unref(obj);
+	c->ops->obj_unref(dir_c);
+	atomic_store(&c->fenced, true);
+	c->ops->close(c);
 }
 
 /* The RADOS intent log settles a file's records by its inode, not by the
@@ -556,6 +614,7 @@ int main(void)
 		T(test_cephfs_open_names_datastore_and_cluster),
 		T(test_cephfs_default_log_levels_quiet_set_ones_kept),
 		T(test_cephfs_setattr_size_outlives_the_gateway),
+		T(test_cephfs_sync_confirm_fails_once_evicted),
 		T(test_cephfs_rlog_size_change_settles_a_dropped_object),
 	};
 

@@ -8,8 +8,9 @@
  * local backend.  used_bytes is not st_blocks (CephFS reports a sparse
  * file's st_blocks as its size): cephfs_used.c counts the file's RADOS
  * objects.  SETATTR applies owner and group, mode, size and times in one
- * ceph_ll_setattr (the MDS orders them), then ceph_ll_sync_inode: it is
- * stable when answered; a symlink's mode is left alone.
+ * ceph_ll_setattr (the MDS orders them), then ceph_ll_sync_inode and a
+ * getattr that proves the sync was one (store__cephfs_sync_confirm): it
+ * is stable when answered; a symlink's mode is left alone.
  */
 #include "nfsd/store/cephfs/cephfs_rlog.h"
 
@@ -57,6 +58,21 @@ int store__cephfs_getattr(struct store *st, struct store_obj *obj,
 	}
 	store__cephfs_attr_from_statx(sc, o, &stx, attr);
 	return 0;
+}
+
+int store__cephfs_sync_confirm(struct store_cephfs *sc, struct cephfs_obj *o)
+{
+	struct ceph_statx stx;
+	int rc;
+
+	/* With the session up the caps answer at once.  Torn down, the
+	 * caps are gone and the MDS is asked, which a blocklisted client
+	 * cannot reach: -ESHUTDOWN once libcephfs has seen the OSD map
+	 * that blocklists it, -EPERM when its new session is refused
+	 * first (the same fact). */
+	rc = store__cephfs_err(ceph_ll_getattr(
+		sc->cm, o->in, &stx, CEPH_STATX_SIZE, 0, sc->root_perms));
+	return rc == -EPERM ? -ESHUTDOWN : rc;
 }
 
 int store__cephfs_sattr_apply(struct store_cephfs *sc, struct cephfs_obj *o,
@@ -132,11 +148,13 @@ int store__cephfs_sattr_apply(struct store_cephfs *sc, struct cephfs_obj *o,
 	/* Stable when answered (RFC 1813 3.3.2): libcephfs applies a
 	 * change it holds the caps for (a larger size, the times, the mode)
 	 * in its cache alone, and a gateway that dies before the next cap
-	 * flush would lose it.  The inode's sync sends it to the MDS. */
+	 * flush would lose it.  The inode's sync sends it to the MDS; its 0
+	 * is not proof when this gateway was fenced meanwhile. */
 	if (!rc) {
 		rc = ceph_ll_sync_inode(sc->cm, o->in, 0);
 	}
-	return store__cephfs_err(rc);
+	rc = store__cephfs_err(rc);
+	return rc ? rc : store__cephfs_sync_confirm(sc, o);
 }
 
 int store__cephfs_setattr(struct store *st, struct store_obj *obj,

@@ -340,6 +340,16 @@ int store__cephfs_getattr(struct store *st, struct store_obj *obj,
 int store__cephfs_setattr(struct store *st, struct store_obj *obj,
 			  const struct store_sattr *sattr,
 			  const struct store_cred *cred);
+/*
+ * After a ceph_ll_sync_inode or ceph_ll_fsync of @o that returned 0:
+ * whether the session it waited on still stands.  libcephfs returns 0
+ * too when that session was torn down (this client blocklisted: the
+ * caps it was flushing are dropped, a new size or mtime with them, and
+ * the waiter woken; docs/ceph-rlog.md, "A SETATTR fenced in its sync").
+ * 0, or -ESHUTDOWN (Ceph's EBLOCKLISTED) or another -errno: what was
+ * synced may be lost.
+ */
+int store__cephfs_sync_confirm(struct store_cephfs *sc, struct cephfs_obj *o);
 /* Applies @sattr to @o (SETATTR, and the attributes of a new object). */
 int store__cephfs_sattr_apply(struct store_cephfs *sc, struct cephfs_obj *o,
 			      const struct store_sattr *sattr);

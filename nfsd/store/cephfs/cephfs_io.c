@@ -118,9 +118,12 @@ int store__cephfs_read_sized(struct store *st, struct store_obj *obj,
 static int store_cephfs_sync_fh(void *arg, enum store_stable level)
 {
 	struct cephfs_obj *o = arg;
-
-	return store__cephfs_err(
+	int rc = store__cephfs_err(
 		ceph_ll_fsync(o->sc->cm, o->io, level == STORE_DATA_SYNC));
+
+	/* The size and mtime go with the caps, which a fenced gateway's
+	 * fsync drops with a 0. */
+	return rc ? rc : store__cephfs_sync_confirm(o->sc, o);
 }
 
 static int store_cephfs_sync(struct store *st, struct cephfs_obj *o,

@@ -284,13 +284,15 @@ void *store__cephfs_rlog_flusher_main(void *arg)
 	return NULL;
 }
 
-/* ceph_ll_fsync of a dirty file at a checkpoint: data and size. */
+/* ceph_ll_fsync of a dirty file at a checkpoint: data and size (a fenced
+ * gateway's fsync drops the size with a 0: the records must stay). */
 static int store_rlog_sync_fh(void *arg, enum store_stable level)
 {
 	struct cephfs_obj *o = arg;
+	int rc = store__cephfs_err(ceph_ll_fsync(o->sc->cm, o->io, 0));
 
 	(void)level;
-	return store__cephfs_err(ceph_ll_fsync(o->sc->cm, o->io, 0));
+	return rc ? rc : store__cephfs_sync_confirm(o->sc, o);
 }
 
 /* Fsyncs the @n files of @files (through their sync groups: the sticky
