@@ -41,23 +41,9 @@
 # per I/O, unlike the rates, holds on a machine that other work loads.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. perf/bench/ceph-lib.sh
 BUILD=${1:-build}
-if [ -z "${BENCH_CEPH_NETNS:-}" ]; then
-	[ "$(id -u)" = 0 ] || { echo "bench-ceph: needs root" >&2; exit 1; }
-	for p in nfs-ganesha nfs-ganesha-ceph; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
-			grep -q 'ok installed' && continue
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-			--no-install-recommends "$p" >/dev/null || exit 1
-	done
-	# Ganesha registers with rpcbind or dies: a private /run (mount
-	# namespace) keeps that rpcbind's socket and state from the host's.
-	BENCH_CEPH_NETNS=1 exec unshare -n -m --propagation private \
-		bash "$0" "$@"
-fi
-ip link set lo up || exit 1
-mount -t tmpfs -o mode=0755 bench-ceph-run /run || exit 1
-mkdir -p /run/rpcbind /run/ganesha
+bench_ceph_netns "$@"
 
 SECS=${BENCH_SECONDS:-5}
 DEPTH=${BENCH_DEPTH:-16}
@@ -72,68 +58,10 @@ OUT=${BENCH_OUT:-$BUILD/bench}
 DSNFSD=$BUILD/bin/dsnfsd
 BASE=${BENCH_BASE:-}
 DSLOAD=$BUILD/bin/dsload
-TMP=$(mktemp -d /tmp/dsnfs-bench-ceph.XXXXXX)
 mkdir -p "$OUT"
 STAMP=$(date -u +%Y%m%d-%H%M%S)
 TABLE=$OUT/ceph-$STAMP.txt
-SRV_PID=""
-FUSE_PID=""
-RPCBIND_PID=""
-
-cleanup() {
-	[ -n "$SRV_PID" ] && kill "$SRV_PID" 2>/dev/null && wait "$SRV_PID"
-	[ -n "$RPCBIND_PID" ] && kill "$RPCBIND_PID" 2>/dev/null &&
-		wait "$RPCBIND_PID"
-	if [ -n "$FUSE_PID" ]; then
-		umount "$TMP/mnt" 2>/dev/null
-		wait "$FUSE_PID" 2>/dev/null
-	fi
-	tests/ceph/cluster.sh stop "$TMP/ceph"
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-tests/ceph/cluster.sh start "$TMP/ceph" >&2 || exit 1
-CONF=$TMP/ceph/ceph.conf
-mkdir -p "$TMP/mnt"
-ceph-fuse -f -c "$CONF" "$TMP/mnt" >"$TMP/fuse.log" 2>&1 &
-FUSE_PID=$!
-for _ in $(seq 1 100); do
-	grep -q "$TMP/mnt fuse" /proc/mounts && break
-	sleep 0.1
-done
-mkdir -p "$TMP/mnt/bench-dsnfsd" "$TMP/mnt/bench-base" \
-	"$TMP/mnt/bench-ganesha" || exit 1
-
-# cpu_ticks PID[,PID...]...: user + system clock ticks of each argument
-# (every thread; a comma-joined group summed, as the OSDs of a cluster of
-# three), space-separated; 0 for one that is gone.
-cpu_ticks() {
-	local group pid line t sum out=()
-	for group in "$@"; do
-		sum=0
-		for pid in ${group//,/ }; do
-			line=$(cat /proc/"$pid"/stat 2>/dev/null) || continue
-			# Fields after the command name (which may hold spaces).
-			line=${line##*) }
-			# A zombie's times are gone: "-" (the caller keeps its last).
-			t=$(echo "$line" | awk '{ print $1 == "Z" ? "-" : $12 + $13 }')
-			[ "$t" = - ] && { sum=-; break; }
-			sum=$((sum + t))
-		done
-		out+=("$sum")
-	done
-	echo "${out[*]}"
-}
-
-# The PIDs whose CPU counts: the server, the OSDs (one group), the MDS,
-# the MON.
-cpu_pids() {
-	echo "$SRV_PID $(awk '$1 ~ /^osd/ { printf "%s%s", n++ ? "," : "", $2 }' "$TMP/ceph/daemons")" \
-		"$(awk '$1 ~ /^mds/ { print $2; exit }' "$TMP/ceph/daemons")" \
-		"$(awk '$1 ~ /^mon/ { print $2; exit }' "$TMP/ceph/daemons")"
-}
+bench_ceph_start || exit 1
 
 # name kind args...: one dsload run against the server on ports 2049 /
 # 20048 -> "MiB/s IOPS" on stdout, and "us-per-op of server osd mds mon
@@ -231,43 +159,11 @@ corners() {
 
 # NAME BINARY: a dsnfsd, its corners into $TMP/NAME.
 run_dsnfsd_as() {
-	local name=$1 bin=$2 ceph_extra=${BENCH_DSNFSD_CEPH:-}
-	[ "$name" = base ] && ceph_extra=${BENCH_BASE_CEPH-$ceph_extra}
-	cat >"$TMP/$name.conf" <<-CONF
-	[server]
-	listen = 127.0.0.1
-	nfs_port = 2049
-	mount_port = 20048
-	portmap_port = off
-	admin_port = off
-	state_dir = $TMP/state-$name
-	${BENCH_DSNFSD_CONF:-}
-	[datastore ds1]
-	backend = cephfs
-	ceph_conf = $TMP/$name-ceph.conf
-	ceph_path = /bench-$name
-	${BENCH_DSNFSD_DS:-}
-	CONF
-	{
-		cat "$CONF"
-		printf '[client.admin]\n%s\n' "$ceph_extra"
-	} >"$TMP/$name-ceph.conf"
-	# dsload binds unprivileged ports and writes as uid 0: the labs' access
-	# (perf/bench/lib.sh, bench_access), as Ganesha's No_Root_Squash below.
-	. perf/lablib.sh
-	lab_access ds1 >>"$TMP/$name.conf"
-	mkdir -p "$TMP/state-$name"
-	"$bin" -f -c "$TMP/$name.conf" >"$TMP/$name.out" 2>"$TMP/$name.log" &
-	SRV_PID=$!
-	for _ in $(seq 1 100); do
-		grep -q listening "$TMP/$name.out" && break
-		sleep 0.1
-	done
+	local name=$1 bin=$2
+	bench_dsnfsd_up "$name" "$bin" || exit 1
 	echo "$name: $bin (cephfs backend):" >&2
 	corners "$name"
-	kill "$SRV_PID"
-	wait "$SRV_PID"
-	SRV_PID=""
+	bench_server_down
 	# The RADOS log's counts (records, flushes: records per RADOS write).
 	grep -ho 'rlog: .* closed.*' "$TMP/$name.log" >&2
 }
@@ -283,56 +179,10 @@ run_base() {
 
 # The nfs-ganesha side: its corners into $TMP/ganesha.
 run_ganesha() {
-	cat >"$TMP/ganesha.conf" <<-CONF
-	NFS_CORE_PARAM {
-		Protocols = 3;
-		NFS_Port = 2049;
-		MNT_Port = 20048;
-		Enable_NLM = false;
-		Enable_RQUOTA = false;
-		Enable_UDP = false;
-		mount_path_pseudo = true;
-		Plugins_Dir = /usr/lib/x86_64-linux-gnu/ganesha;
-	}
-	NFS_KRB5 { Active_krb5 = false; }
-	NFSV4 { Graceless = true; RecoveryBackend = fs; RecoveryRoot = $TMP/ganesha-state; }
-	CEPH { Ceph_Conf = $CONF; }
-	EXPORT {
-		Export_Id = 1;
-		Path = /bench-ganesha;
-		Pseudo = /ds1;
-		Access_Type = RW;
-		Squash = No_Root_Squash;
-		SecType = sys;
-		Protocols = 3;
-		Transports = TCP;
-		FSAL { Name = CEPH; User_Id = "admin"; }
-	}
-	LOG { Default_Log_Level = WARN; }
-	CONF
-	mkdir -p "$TMP/ganesha-state"
-	rpcbind -f &
-	RPCBIND_PID=$!
-	sleep 0.5
-	ganesha.nfsd -F -f "$TMP/ganesha.conf" -L "$TMP/ganesha.log" \
-		-p "$TMP/ganesha.pid" &
-	SRV_PID=$!
-	for _ in $(seq 1 200); do
-		(exec 3<>/dev/tcp/127.0.0.1/2049) 2>/dev/null && break
-		kill -0 "$SRV_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -0 "$SRV_PID" 2>/dev/null || {
-		grep -E 'CRIT|MAJ|FATAL' "$TMP/ganesha.log" | grep -v DBUS >&2
-		echo "bench-ceph: nfs-ganesha did not start" >&2
-		exit 1
-	}
-	sleep 1
+	bench_ganesha_up || exit 1
 	echo "nfs-ganesha FSAL_CEPH:" >&2
 	corners ganesha
-	kill "$SRV_PID"
-	wait "$SRV_PID"
-	SRV_PID=""
+	bench_server_down
 }
 
 # librados alone: 16 ops in flight, the block sizes of the corners.
