@@ -243,12 +243,13 @@ static void test_file_read_in_order_is_read_ahead(void **state)
 	obj = make_file(f);
 	assert_int_equal(read_in_order(f->a, obj, 1), 0);
 	s = stats_of(f->a);
-	/* Read ahead from the 8th READ on: the first piece at least (the
-	 * readers may outrun the rest on a loaded machine), never past the
-	 * end of the file. */
+	/* Read ahead once a MiB was read: the first piece at least (the
+	 * readers may outrun the rest on a loaded machine).  A reader
+	 * descheduled long enough starts a new run, read ahead again, so
+	 * the bytes may pass the file's, but not twice over. */
 	assert_true(s.reads >= 1);
 	assert_true(s.bytes >= 1ull * MIB);
-	assert_true(s.bytes <= (uint64_t)FILE_MIB * MIB);
+	assert_true(s.bytes <= 2ull * FILE_MIB * MIB);
 	f->a->ops->obj_unref(obj);
 }
 
@@ -303,7 +304,7 @@ static void test_file_open_on_another_gateway_reads_right(void **state)
 	obj = make_file_by(f, f->b);
 	assert_int_equal(read_in_order(f->a, obj, 1), 0);
 	s = stats_of(f->a);
-	assert_true(s.bytes <= (uint64_t)FILE_MIB * MIB);
+	assert_true(s.bytes <= 2ull * FILE_MIB * MIB);
 	fprintf(stderr,
 		"shared file: read ahead %llu MiB in %llu reads, "
 		"%llu runs stopped\n",

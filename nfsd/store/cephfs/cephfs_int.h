@@ -75,12 +75,13 @@ struct store_rlog;
 #define STORE_CEPHFS_CALLS_MAX 256
 
 /* The readahead of files read in order (cephfs_prefetch.c, readahead.h):
- * reads within 1 MiB of each other (16 READs of 64 KiB in flight) are one
- * run; once 8 of them have read 1 MiB the run is read ahead, to the next
- * CephFS object boundary (4 MiB objects by default) at a time; a read the
- * prefetch served takes less than 300 us (one from the cache: tens of
- * us; from an OSD: a network round trip and the OSD's read). */
-#define STORE_CEPHFS_PREFETCH_NEAR (1ull << 20)
+ * reads within 4 MiB of each other are one run (16 READs of 64 KiB in
+ * flight span 1 MiB; ESXi may keep more, and a work thread descheduled
+ * a while falls further behind); once 8 of them have read 1 MiB the run is read
+ * ahead, to the next CephFS object boundary (4 MiB objects by default) at a
+ * time; a read the prefetch served takes less than 300 us (one from the cache:
+ * tens of us; from an OSD: a network round trip and the OSD's read). */
+#define STORE_CEPHFS_PREFETCH_NEAR (4ull << 20)
 #define STORE_CEPHFS_PREFETCH_STREAK 8
 #define STORE_CEPHFS_PREFETCH_START (1ull << 20)
 #define STORE_CEPHFS_PREFETCH_CHUNK (4ull << 20)
