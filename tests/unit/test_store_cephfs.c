@@ -280,6 +280,44 @@ static void test_cephfs_used_counts_objects_of_a_sparse_file(void **state)
 	f->a->ops->obj_unref(obj);
 }
 
+/* This gateway's size changes keep its count without looking again:
+ * objects past a cut are gone at once, a grown tail is a hole, a write
+ * there counts. */
+static void test_cephfs_used_follows_size_changes(void **state)
+{
+	struct fixture *f = *state;
+	struct store_sattr size = { .set_size = true };
+	static char block[65536];
+	struct store_obj *obj;
+	bool sync_failed;
+
+	need_cluster(f);
+	obj = make_file(f, "resized.vmdk");
+	assert_int_equal(f->a->ops->write(f->a, obj, 0, block, sizeof(block),
+					  STORE_FILE_SYNC, &sync_failed),
+			 0);
+	assert_int_equal(f->a->ops->write(f->a, obj, 12ull * MIB, block,
+					  sizeof(block), STORE_FILE_SYNC,
+					  &sync_failed),
+			 0);
+	assert_int_equal(attr_of(f->a, obj).used_bytes, 8ull * MIB);
+	size.size_bytes = 6ull * MIB; /* object 3 goes */
+	assert_int_equal(f->a->ops->setattr(f->a, obj, &size, NULL), 0);
+	assert_int_equal(attr_of(f->a, obj).used_bytes, 4ull * MIB);
+	size.size_bytes = 40ull * MIB; /* a hole up to 40 MiB */
+	assert_int_equal(f->a->ops->setattr(f->a, obj, &size, NULL), 0);
+	assert_int_equal(attr_of(f->a, obj).used_bytes, 4ull * MIB);
+	assert_int_equal(f->a->ops->write(f->a, obj, 32ull * MIB, block,
+					  sizeof(block), STORE_FILE_SYNC,
+					  &sync_failed),
+			 0);
+	assert_int_equal(attr_of(f->a, obj).used_bytes, 8ull * MIB);
+	size.size_bytes = 1ull * MIB; /* object 0 left, counted to 1 MiB */
+	assert_int_equal(f->a->ops->setattr(f->a, obj, &size, NULL), 0);
+	assert_int_equal(attr_of(f->a, obj).used_bytes, 1ull * MIB);
+	f->a->ops->obj_unref(obj);
+}
+
 /* A small file is used up to its size rounded to 4 KiB, not a whole
  * object. */
 static void test_cephfs_used_of_a_small_file_is_its_blocks(void **state)
@@ -610,6 +648,7 @@ int main(void)
 		T(test_cephfs_removed_file_is_stale_forged_is_bad),
 		T(test_cephfs_used_counts_objects_of_a_sparse_file),
 		T(test_cephfs_used_of_a_small_file_is_its_blocks),
+		T(test_cephfs_used_follows_size_changes),
 		T(test_cephfs_readdir_cookie_resumes_on_the_other),
 		T(test_cephfs_open_names_datastore_and_cluster),
 		T(test_cephfs_default_log_levels_quiet_set_ones_kept),

@@ -143,7 +143,7 @@ int store__cephfs_sattr_apply(struct store_cephfs *sc, struct cephfs_obj *o,
 		store__cephfs_rlog_size_end(sc->rlog, o);
 	}
 	if (!rc && sattr->set_size) {
-		store__cephfs_used_forget(o);
+		store__cephfs_used_resized(o, sattr->size_bytes);
 	}
 	/* Stable when answered (RFC 1813 3.3.2): libcephfs applies a
 	 * change it holds the caps for (a larger size, the times, the mode)

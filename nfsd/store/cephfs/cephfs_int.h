@@ -430,8 +430,9 @@ uint64_t store__cephfs_used_bytes(struct store_cephfs *sc, struct cephfs_obj *o,
 /* A write of [@off_bytes, +@len) went to @o: its objects exist now. */
 void store__cephfs_used_wrote(struct cephfs_obj *o, uint64_t off_bytes,
 			      uint64_t len);
-/* A size change: the next look counts again. */
-void store__cephfs_used_forget(struct cephfs_obj *o);
+/* @o's size became @size_bytes through this gateway: the objects past
+ * it are gone, a new tail is a hole (no stat needed). */
+void store__cephfs_used_resized(struct cephfs_obj *o, uint64_t size_bytes);
 /* Whether object @k of regular file @o (@size_bytes long) exists in its
  * data pool, measured as store__cephfs_used_bytes() does: 1, 0, or
  * -EOPNOTSUPP (no librados, not a regular file) or -errno; sets

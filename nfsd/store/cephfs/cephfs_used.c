@@ -11,7 +11,9 @@
  *
  * The objects are looked at once per file per gateway (one rados stat per
  * object the size spans, 256 in flight), then this gateway's writes set
- * the bits of the objects they touch; a size change forgets the bitmap.
+ * the bits of the objects they touch, and its size changes clear the bits
+ * past a new end (CephFS removes those objects) or add clear ones (a file
+ * grown by a SETATTR is a hole there): a SETATTR costs no stat.
  * Writes made through another gateway are seen when this gateway next
  * looks (after a size change here, or once the object left its cache).
  */
@@ -200,11 +202,42 @@ uint64_t store__cephfs_used_bytes(struct store_cephfs *sc, struct cephfs_obj *o,
 	return used < cap ? used : cap;
 }
 
+/* Makes @o's bitmap cover @n objects: bits past @n are cleared (and
+ * uncounted), new ones are clear.  Under o->lock; false (the bitmap then
+ * forgotten) when it cannot grow. */
+static bool store_cephfs_bits_cover(struct cephfs_obj *o, uint64_t n)
+{
+	uint8_t *bits;
+
+	for (uint64_t k = n; k < o->used_nbits; k++) {
+		if (o->used_bits[k / 8] & (1u << (k % 8))) {
+			o->used_bits[k / 8] &= (uint8_t) ~(1u << (k % 8));
+			o->used_objects--;
+		}
+	}
+	if (n <= o->used_nbits) {
+		o->used_nbits = n;
+		return true;
+	}
+	bits = n <= STORE_CEPHFS_USED_MAX_OBJECTS
+		       ? realloc(o->used_bits, (size_t)(n / 8 + 1))
+		       : NULL;
+	if (bits == NULL) {
+		o->used_known = false;
+		return false;
+	}
+	memset(bits + o->used_nbits / 8 + 1, 0,
+	       (size_t)(n / 8 - o->used_nbits / 8));
+	/* the rest of the old last byte is already zero */
+	o->used_bits = bits;
+	o->used_nbits = n;
+	return true;
+}
+
 void store__cephfs_used_wrote(struct cephfs_obj *o, uint64_t off_bytes,
 			      uint64_t len)
 {
-	uint64_t first, last, n;
-	uint8_t *bits;
+	uint64_t first, last;
 
 	if (len == 0) {
 		return;
@@ -216,21 +249,9 @@ void store__cephfs_used_wrote(struct cephfs_obj *o, uint64_t off_bytes,
 	}
 	first = off_bytes / o->object_bytes;
 	last = (off_bytes + len - 1) / o->object_bytes;
-	if (last >= o->used_nbits) {
-		n = last + 1;
-		bits = n <= STORE_CEPHFS_USED_MAX_OBJECTS
-			       ? realloc(o->used_bits, (size_t)(n / 8 + 1))
-			       : NULL;
-		if (bits == NULL) {
-			o->used_known = false;
-			pthread_mutex_unlock(&o->lock);
-			return;
-		}
-		memset(bits + o->used_nbits / 8 + 1, 0,
-		       (size_t)(n / 8 - o->used_nbits / 8));
-		/* the rest of the old last byte is already zero */
-		o->used_bits = bits;
-		o->used_nbits = n;
+	if (last >= o->used_nbits && !store_cephfs_bits_cover(o, last + 1)) {
+		pthread_mutex_unlock(&o->lock);
+		return;
 	}
 	for (uint64_t k = first; k <= last; k++) {
 		store_cephfs_bit_set(o, k);
@@ -238,10 +259,13 @@ void store__cephfs_used_wrote(struct cephfs_obj *o, uint64_t off_bytes,
 	pthread_mutex_unlock(&o->lock);
 }
 
-void store__cephfs_used_forget(struct cephfs_obj *o)
+void store__cephfs_used_resized(struct cephfs_obj *o, uint64_t size_bytes)
 {
 	pthread_mutex_lock(&o->lock);
-	o->used_known = false;
+	if (o->used_known) {
+		(void)store_cephfs_bits_cover(o, (size_bytes + o->object_bytes -
+						  1) / o->object_bytes);
+	}
 	pthread_mutex_unlock(&o->lock);
 }
 
