@@ -28,6 +28,7 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/test_cephfs_dir.h"
 #include "tests/unit/test_cephfs_state.h"
 
 /* The state directory of every store opened here. */
@@ -80,39 +81,11 @@ static int setup(void **state)
 	return 0;
 }
 
-/* Removes what a test left in its directory (one level), then it. */
-static int clean_cb(void *arg, const char *name, uint64_t fileid,
-		    uint64_t cookie)
-{
-	struct fixture *f = arg;
-
-	(void)fileid;
-	(void)cookie;
-	if (strcmp(name, ".") && strcmp(name, "..")) {
-		f->a->ops->remove(f->a, f->dir_a, name);
-	}
-	return 0;
-}
-
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	struct store_obj *root;
 
-	if (f->dir_a) {
-		f->a->ops->readdir(f->a, f->dir_a, 0, clean_cb, f);
-		f->a->ops->obj_unref(f->dir_a);
-		if (!f->a->ops->root(f->a, &root)) {
-			f->a->ops->rmdir(f->a, root, f->dir);
-			f->a->ops->obj_unref(root);
-		}
-	}
-	if (f->b) {
-		f->b->ops->close(f->b);
-	}
-	if (f->a) {
-		f->a->ops->close(f->a);
-	}
+	test_cephfs_dir_end(f->a, f->b, f->dir_a, f->dir);
 	free(f);
 	return 0;
 }

@@ -27,6 +27,7 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/test_cephfs_dir.h"
 #include "tests/unit/test_cephfs_state.h"
 
 #define TEST_EXPORT_ID 78
@@ -85,22 +86,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	struct store_obj *root;
 
-	if (f->dir_a) {
-		f->a->ops->remove(f->a, f->dir_a, "f");
-		f->a->ops->obj_unref(f->dir_a);
-		if (!f->a->ops->root(f->a, &root)) {
-			f->a->ops->rmdir(f->a, root, f->dir);
-			f->a->ops->obj_unref(root);
-		}
-	}
-	if (f->b) {
-		f->b->ops->close(f->b);
-	}
-	if (f->a) {
-		f->a->ops->close(f->a);
-	}
+	test_cephfs_dir_end(f->a, f->b, f->dir_a, f->dir);
 	free(f);
 	return 0;
 }
