@@ -51,8 +51,6 @@ static int setup(void **state)
 {
 	const char *conf = getenv("DSNFS_CEPH_CONF");
 	struct fixture *f = calloc(1, sizeof(*f));
-	struct store_obj *root;
-	char err[512] = "";
 
 	if (!f) {
 		return -1;
@@ -61,24 +59,12 @@ static int setup(void **state)
 	if (!conf || !conf[0] || access(conf, R_OK) != 0) {
 		return 0;
 	}
-	if (store_cephfs_open("c1", TEST_EXPORT_ID, conf, "/", "admin", "",
-			      test_cephfs_state(conf, sdir, sizeof(sdir)), 8,
-			      &f->a, err, sizeof(err)) ||
-	    store_cephfs_open("c1", TEST_EXPORT_ID, conf, "/", "admin", "",
-			      test_cephfs_state(conf, sdir, sizeof(sdir)), 8,
-			      &f->b, err, sizeof(err))) {
-		fprintf(stderr, "store_cephfs_open: %s\n", err);
+	if (test_cephfs_gateway("c1", TEST_EXPORT_ID, &f->a) ||
+	    test_cephfs_gateway("c1", TEST_EXPORT_ID, &f->b)) {
 		return -1;
 	}
-	snprintf(f->dir, sizeof(f->dir), "test_store_cephfs-%d", getpid());
-	if (f->a->ops->root(f->a, &root)) {
-		return -1;
-	}
-	if (f->a->ops->mkdir(f->a, root, f->dir, NULL, NULL, &f->dir_a)) {
-		return -1;
-	}
-	f->a->ops->obj_unref(root);
-	return 0;
+	return test_cephfs_dir_begin(f->a, "test_store_cephfs", f->dir,
+				     sizeof(f->dir), &f->dir_a);
 }
 
 static int teardown(void **state)
@@ -399,7 +385,8 @@ static void test_cephfs_default_log_levels_quiet_set_ones_kept(void **state)
 				       "debug_objectcacher", cur, sizeof(cur)),
 			 0);
 	assert_string_equal(cur, "0/0");
-	snprintf(path, sizeof(path), "%s/loud-%d.conf", sdir, (int)getpid());
+	snprintf(path, sizeof(path), "%s/loud-%d.conf",
+		 test_cephfs_state(conf, sdir, sizeof(sdir)), (int)getpid());
 	in = fopen(conf, "r");
 	out = fopen(path, "w");
 	assert_non_null(in);
@@ -465,21 +452,15 @@ static void crash_gateway(struct store *st, struct store *by)
 static void test_cephfs_setattr_size_outlives_the_gateway(void **state)
 {
 	struct fixture *f = *state;
-	const char *conf = getenv("DSNFS_CEPH_CONF");
 	struct store_sattr grow = { .set_size = true,
 				    .size_bytes = 3 * MIB + 5 };
 	struct store_obj *obj, *dir_c, *other;
 	struct store *c = NULL;
 	struct store_fh fh;
 	bool sync_failed;
-	char err[512] = "";
 
 	need_cluster(f);
-	assert_int_equal(
-		store_cephfs_open("c1", TEST_EXPORT_ID, conf, "/", "admin", "",
-				  test_cephfs_state(conf, sdir, sizeof(sdir)),
-				  8, &c, err, sizeof(err)),
-		0);
+	assert_int_equal(test_cephfs_gateway("c1", TEST_EXPORT_ID, &c), 0);
 	f->a->ops->obj_fh(f->dir_a, &fh);
 	assert_int_equal(c->ops->resolve(c, &fh, &dir_c), 0);
 	assert_int_equal(c->ops->create(c, dir_c, "grown",
@@ -508,21 +489,15 @@ static void test_cephfs_setattr_size_outlives_the_gateway(void **state)
 static void test_cephfs_sync_confirm_fails_once_evicted(void **state)
 {
 	struct fixture *f = *state;
-	const char *conf = getenv("DSNFS_CEPH_CONF");
 	struct timespec pause = { 0, 50 * 1000000 };
 	struct store_obj *obj, *dir_c;
 	struct store *c = NULL;
 	struct store_fh fh;
 	bool sync_failed;
-	char err[512] = "";
 	int rc = 0;
 
 	need_cluster(f);
-	assert_int_equal(
-		store_cephfs_open("c1", TEST_EXPORT_ID, conf, "/", "admin", "",
-				  test_cephfs_state(conf, sdir, sizeof(sdir)),
-				  8, &c, err, sizeof(err)),
-		0);
+	assert_int_equal(test_cephfs_gateway("c1", TEST_EXPORT_ID, &c), 0);
 	f->a->ops->obj_fh(f->dir_a, &fh);
 	assert_int_equal(c->ops->resolve(c, &fh, &dir_c), 0);
 	assert_int_equal(c->ops->create(c, dir_c, "confirmed",
@@ -573,11 +548,7 @@ static void test_cephfs_rlog_size_change_settles_a_dropped_object(void **state)
 	uint64_t head, tail;
 
 	need_cluster(f);
-	assert_int_equal(
-		store_cephfs_open("c1", TEST_EXPORT_ID, conf, "/", "admin", "",
-				  test_cephfs_state(conf, sdir, sizeof(sdir)),
-				  8, &c, err, sizeof(err)),
-		0);
+	assert_int_equal(test_cephfs_gateway("c1", TEST_EXPORT_ID, &c), 0);
 	snprintf(gw, sizeof(gw), "unit-%d", (int)getpid());
 	assert_int_equal(store_cephfs_rlog_open(c, conf, "admin", gw, 8 * MIB,
 						3600000, err, sizeof(err)),

@@ -40,29 +40,18 @@ struct fixture {
 	struct store *a, *b; /* two gateways on the same directory */
 	struct store_obj *dir_a;
 	char dir[64];
-	char sdir[600];
 };
 
 /* A gateway on the suite's cluster: 0, or -1 with the reason printed. */
-static int gateway_open(struct fixture *f, struct store **out)
+static int gateway_open(struct store **out)
 {
-	const char *conf = getenv("DSNFS_CEPH_CONF");
-	char err[512] = "";
-
-	if (store_cephfs_open("c1", TEST_EXPORT_ID, conf, "/", "admin", "",
-			      test_cephfs_state(conf, f->sdir, sizeof(f->sdir)),
-			      8, out, err, sizeof(err))) {
-		fprintf(stderr, "store_cephfs_open: %s\n", err);
-		return -1;
-	}
-	return 0;
+	return test_cephfs_gateway("c1", TEST_EXPORT_ID, out);
 }
 
 static int setup(void **state)
 {
 	const char *conf = getenv("DSNFS_CEPH_CONF");
 	struct fixture *f = calloc(1, sizeof(*f));
-	struct store_obj *root;
 
 	if (!f) {
 		return -1;
@@ -71,16 +60,11 @@ static int setup(void **state)
 	if (!conf || !conf[0] || access(conf, R_OK) != 0) {
 		return 0;
 	}
-	if (gateway_open(f, &f->a) || gateway_open(f, &f->b)) {
+	if (gateway_open(&f->a) || gateway_open(&f->b)) {
 		return -1;
 	}
-	snprintf(f->dir, sizeof(f->dir), "test_prefetch-%d", getpid());
-	if (f->a->ops->root(f->a, &root) ||
-	    f->a->ops->mkdir(f->a, root, f->dir, NULL, NULL, &f->dir_a)) {
-		return -1;
-	}
-	f->a->ops->obj_unref(root);
-	return 0;
+	return test_cephfs_dir_begin(f->a, "test_prefetch", f->dir,
+				     sizeof(f->dir), &f->dir_a);
 }
 
 static int teardown(void **state)
@@ -151,7 +135,7 @@ static struct store_obj *make_file(struct fixture *f)
 	struct store_obj *obj;
 	struct store *w;
 
-	assert_int_equal(gateway_open(f, &w), 0);
+	assert_int_equal(gateway_open(&w), 0);
 	obj = make_file_by(f, w);
 	w->ops->close(w);
 	return obj;
