@@ -2,8 +2,7 @@
 /*
  * test_cephfs_dir: the gateways and the directory of a CephFS unit test
  * (test_store_cephfs*.c): a gateway on the root of the suite's cluster,
- * the test's own directory made through one, and at the end what the
- * test left in it (one level), the directory, then the gateways.
+ * and a cmocka fixture of two gateways on a directory made for the test.
  */
 #ifndef DSNFS_TEST_CEPHFS_DIR_H
 #define DSNFS_TEST_CEPHFS_DIR_H
@@ -36,64 +35,78 @@ static inline int test_cephfs_gateway(const char *name, uint32_t export_id,
 	return 0;
 }
 
-/* Makes the test's directory "@prefix-PID" (into @dir, @len bytes) in
- * @a's root: 0 with *dir_a, or -1. */
-static inline int test_cephfs_dir_begin(struct store *a, const char *prefix,
-					char *dir, size_t len,
-					struct store_obj **dir_a)
-{
-	struct store_obj *root;
-	int rc;
-
-	snprintf(dir, len, "%s-%d", prefix, (int)getpid());
-	if (a->ops->root(a, &root)) {
-		return -1;
-	}
-	rc = a->ops->mkdir(a, root, dir, NULL, NULL, dir_a);
-	a->ops->obj_unref(root);
-	return rc ? -1 : 0;
-}
-
-struct test_cephfs_dir {
-	struct store *a;
-	struct store_obj *dir_a;
+/* Two gateways on the same directory, made for the test in a's root. */
+struct test_cephfs_pair {
+	struct store *a, *b; /* NULL without a cluster: the tests skip */
+	struct store_obj *dir_a; /* the test's directory, in a */
+	char dir[64];
 };
 
-static inline int test_cephfs_dir_clean_cb(void *arg, const char *name,
-					   uint64_t fileid, uint64_t cookie)
+static inline int test_cephfs_pair_clean_cb(void *arg, const char *name,
+					    uint64_t fileid, uint64_t cookie)
 {
-	struct test_cephfs_dir *d = arg;
+	struct test_cephfs_pair *p = arg;
 
 	(void)fileid;
 	(void)cookie;
 	if (strcmp(name, ".") && strcmp(name, "..")) {
-		d->a->ops->remove(d->a, d->dir_a, name);
+		p->a->ops->remove(p->a, p->dir_a, name);
 	}
 	return 0;
 }
 
-/* Removes @dir (@dir_a in @a, a reference given up) and what is in it,
- * then closes @b and @a (either may be NULL). */
-static inline void test_cephfs_dir_end(struct store *a, struct store *b,
-				       struct store_obj *dir_a, const char *dir)
+/* cmocka setup: *state a pair with gateways of export @export_id and
+ * the directory "@prefix-PID"; without DSNFS_CEPH_CONF, an empty pair. */
+static inline int test_cephfs_pair_setup(void **state, uint32_t export_id,
+					 const char *prefix)
 {
-	struct test_cephfs_dir d = { .a = a, .dir_a = dir_a };
+	const char *conf = getenv("DSNFS_CEPH_CONF");
+	struct test_cephfs_pair *p = calloc(1, sizeof(*p));
+	struct store_obj *root;
+	int rc;
+
+	*state = p;
+	if (!p) {
+		return -1;
+	}
+	if (!conf || !conf[0] || access(conf, R_OK) != 0) {
+		return 0;
+	}
+	if (test_cephfs_gateway("c1", export_id, &p->a) ||
+	    test_cephfs_gateway("c1", export_id, &p->b) ||
+	    p->a->ops->root(p->a, &root)) {
+		return -1;
+	}
+	snprintf(p->dir, sizeof(p->dir), "%s-%d", prefix, (int)getpid());
+	rc = p->a->ops->mkdir(p->a, root, p->dir, NULL, NULL, &p->dir_a);
+	p->a->ops->obj_unref(root);
+	return rc ? -1 : 0;
+}
+
+/* cmocka teardown: what the test left in its directory (one level) goes,
+ * then the directory, then the gateways. */
+static inline int test_cephfs_pair_teardown(void **state)
+{
+	struct test_cephfs_pair *p = *state;
 	struct store_obj *root;
 
-	if (dir_a) {
-		a->ops->readdir(a, dir_a, 0, test_cephfs_dir_clean_cb, &d);
-		a->ops->obj_unref(dir_a);
-		if (!a->ops->root(a, &root)) {
-			a->ops->rmdir(a, root, dir);
-			a->ops->obj_unref(root);
+	if (p && p->dir_a) {
+		p->a->ops->readdir(p->a, p->dir_a, 0, test_cephfs_pair_clean_cb,
+				   p);
+		p->a->ops->obj_unref(p->dir_a);
+		if (!p->a->ops->root(p->a, &root)) {
+			p->a->ops->rmdir(p->a, root, p->dir);
+			p->a->ops->obj_unref(root);
 		}
 	}
-	if (b) {
-		b->ops->close(b);
+	if (p && p->b) {
+		p->b->ops->close(p->b);
 	}
-	if (a) {
-		a->ops->close(a);
+	if (p && p->a) {
+		p->a->ops->close(p->a);
 	}
+	free(p);
+	return 0;
 }
 
 #endif

@@ -41,49 +41,20 @@ static char sdir[600];
 #define TEST_EXPORT_ID 77
 #define MIB (1024u * 1024u)
 
-struct fixture {
-	struct store *a, *b; /* two gateways on the same directory */
-	struct store_obj *dir_a; /* this test's directory, in a */
-	char dir[64];
-};
-
 static int setup(void **state)
 {
-	const char *conf = getenv("DSNFS_CEPH_CONF");
-	struct fixture *f = calloc(1, sizeof(*f));
-
-	if (!f) {
-		return -1;
-	}
-	*state = f;
-	if (!conf || !conf[0] || access(conf, R_OK) != 0) {
-		return 0;
-	}
-	if (test_cephfs_gateway("c1", TEST_EXPORT_ID, &f->a) ||
-	    test_cephfs_gateway("c1", TEST_EXPORT_ID, &f->b)) {
-		return -1;
-	}
-	return test_cephfs_dir_begin(f->a, "test_store_cephfs", f->dir,
-				     sizeof(f->dir), &f->dir_a);
+	return test_cephfs_pair_setup(state, TEST_EXPORT_ID,
+				      "test_store_cephfs");
 }
 
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	test_cephfs_dir_end(f->a, f->b, f->dir_a, f->dir);
-	free(f);
-	return 0;
-}
-
-static void need_cluster(struct fixture *f)
+static void need_cluster(struct test_cephfs_pair *f)
 {
 	if (!f->a) {
 		skip();
 	}
 }
 
-static struct store_obj *make_file(struct fixture *f, const char *name)
+static struct store_obj *make_file(struct test_cephfs_pair *f, const char *name)
 {
 	struct store_obj *obj = NULL;
 	const uint8_t verf[8] = { 0 };
@@ -105,7 +76,7 @@ static struct store_attr attr_of(struct store *st, struct store_obj *obj)
 
 static void test_cephfs_handle_is_valid_on_the_other_gateway(void **state)
 {
-	struct fixture *f = *state;
+	struct test_cephfs_pair *f = *state;
 	struct store_obj *obj, *other;
 	struct store_fh fh, fh2;
 	struct store_attr a, b;
@@ -145,7 +116,7 @@ static void test_cephfs_handle_is_valid_on_the_other_gateway(void **state)
  * shrunk meanwhile (through the other gateway) ends short, with eof. */
 static void test_cephfs_read_sized_eof_from_the_callers_size(void **state)
 {
-	struct fixture *f = *state;
+	struct test_cephfs_pair *f = *state;
 	struct store_sattr shrink = { .set_size = true, .size_bytes = 5 };
 	struct store_obj *obj, *other;
 	struct store_fh fh;
@@ -189,7 +160,7 @@ static void test_cephfs_read_sized_eof_from_the_callers_size(void **state)
 
 static void test_cephfs_removed_file_is_stale_forged_is_bad(void **state)
 {
-	struct fixture *f = *state;
+	struct test_cephfs_pair *f = *state;
 	struct store_obj *obj, *other = NULL;
 	struct store_fh fh;
 
@@ -210,7 +181,7 @@ static void test_cephfs_removed_file_is_stale_forged_is_bad(void **state)
  * count the same once they look. */
 static void test_cephfs_used_counts_objects_of_a_sparse_file(void **state)
 {
-	struct fixture *f = *state;
+	struct test_cephfs_pair *f = *state;
 	struct store_sattr grow = { .set_size = true,
 				    .size_bytes = 1024ull * MIB };
 	struct store_obj *obj, *other;
@@ -244,7 +215,7 @@ static void test_cephfs_used_counts_objects_of_a_sparse_file(void **state)
  * there counts. */
 static void test_cephfs_used_follows_size_changes(void **state)
 {
-	struct fixture *f = *state;
+	struct test_cephfs_pair *f = *state;
 	struct store_sattr size = { .set_size = true };
 	static char block[65536];
 	struct store_obj *obj;
@@ -281,7 +252,7 @@ static void test_cephfs_used_follows_size_changes(void **state)
  * object. */
 static void test_cephfs_used_of_a_small_file_is_its_blocks(void **state)
 {
-	struct fixture *f = *state;
+	struct test_cephfs_pair *f = *state;
 	struct store_obj *obj;
 	bool sync_failed;
 
@@ -319,7 +290,7 @@ static int list_cb(void *arg, const char *name, uint64_t fileid,
  * with every name once. */
 static void test_cephfs_readdir_cookie_resumes_on_the_other(void **state)
 {
-	struct fixture *f = *state;
+	struct test_cephfs_pair *f = *state;
 	struct listing first = { .stop_after = 10 }, rest = { 0 };
 	struct store_obj *dir_b;
 	struct store_fh fh;
@@ -349,7 +320,7 @@ static void test_cephfs_readdir_cookie_resumes_on_the_other(void **state)
 
 static void test_cephfs_open_names_datastore_and_cluster(void **state)
 {
-	struct fixture *f = *state;
+	struct test_cephfs_pair *f = *state;
 	const char *conf = getenv("DSNFS_CEPH_CONF");
 	struct store *st = NULL;
 	char err[512] = "";
@@ -369,7 +340,7 @@ static void test_cephfs_open_names_datastore_and_cluster(void **state)
  * per call for the in-memory ring); a level that ceph.conf sets stays. */
 static void test_cephfs_default_log_levels_quiet_set_ones_kept(void **state)
 {
-	struct fixture *f = *state;
+	struct test_cephfs_pair *f = *state;
 	const char *conf = getenv("DSNFS_CEPH_CONF");
 	char path[700], cur[32], line[512];
 	struct store *st = NULL;
@@ -451,7 +422,7 @@ static void crash_gateway(struct store *st, struct store *by)
  * back shorter than an answered SETATTR made it). */
 static void test_cephfs_setattr_size_outlives_the_gateway(void **state)
 {
-	struct fixture *f = *state;
+	struct test_cephfs_pair *f = *state;
 	struct store_sattr grow = { .set_size = true,
 				    .size_bytes = 3 * MIB + 5 };
 	struct store_obj *obj, *dir_c, *other;
@@ -488,7 +459,7 @@ static void test_cephfs_setattr_size_outlives_the_gateway(void **state)
  * SETATTR inside its sync; here the client is evicted between two). */
 static void test_cephfs_sync_confirm_fails_once_evicted(void **state)
 {
-	struct fixture *f = *state;
+	struct test_cephfs_pair *f = *state;
 	struct timespec pause = { 0, 50 * 1000000 };
 	struct store_obj *obj, *dir_c;
 	struct store *c = NULL;
@@ -533,7 +504,7 @@ static void test_cephfs_sync_confirm_fails_once_evicted(void **state)
  * records first, or a replay after a crash would put them back over it. */
 static void test_cephfs_rlog_size_change_settles_a_dropped_object(void **state)
 {
-	struct fixture *f = *state;
+	struct test_cephfs_pair *f = *state;
 	const char *conf = getenv("DSNFS_CEPH_CONF");
 	struct store_sattr cut = { .set_size = true, .size_bytes = 0 };
 	static char data[64 * 1024];
@@ -582,7 +553,8 @@ static void test_cephfs_rlog_size_change_settles_a_dropped_object(void **state)
 	c->ops->close(c);
 }
 
-#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+#define T(name)                                                                \
+	cmocka_unit_test_setup_teardown(name, setup, test_cephfs_pair_teardown)
 
 int main(void)
 {

@@ -36,44 +36,9 @@
 #define FILE_MIB 24u
 #define READERS 4
 
-struct fixture {
-	struct store *a, *b; /* two gateways on the same directory */
-	struct store_obj *dir_a;
-	char dir[64];
-};
-
-/* A gateway on the suite's cluster: 0, or -1 with the reason printed. */
-static int gateway_open(struct store **out)
-{
-	return test_cephfs_gateway("c1", TEST_EXPORT_ID, out);
-}
-
 static int setup(void **state)
 {
-	const char *conf = getenv("DSNFS_CEPH_CONF");
-	struct fixture *f = calloc(1, sizeof(*f));
-
-	if (!f) {
-		return -1;
-	}
-	*state = f;
-	if (!conf || !conf[0] || access(conf, R_OK) != 0) {
-		return 0;
-	}
-	if (gateway_open(&f->a) || gateway_open(&f->b)) {
-		return -1;
-	}
-	return test_cephfs_dir_begin(f->a, "test_prefetch", f->dir,
-				     sizeof(f->dir), &f->dir_a);
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	test_cephfs_dir_end(f->a, f->b, f->dir_a, f->dir);
-	free(f);
-	return 0;
+	return test_cephfs_pair_setup(state, TEST_EXPORT_ID, "test_prefetch");
 }
 
 /* The 8 bytes at @off (a multiple of 8) of generation @gen. */
@@ -103,7 +68,8 @@ static bool holds(const uint64_t *buf, uint64_t off, size_t len, uint64_t gen)
 /* Makes f of FILE_MIB MiB of generation 1 through gateway @w, stable,
  * and returns it as a sees it: a's cache holds none of it.  While @w
  * keeps it open, a is not given the capability to cache it. */
-static struct store_obj *make_file_by(struct fixture *f, struct store *w)
+static struct store_obj *make_file_by(struct test_cephfs_pair *f,
+				      struct store *w)
 {
 	static uint64_t buf[MIB / 8];
 	struct store_obj *dir_w, *obj_w = NULL, *obj;
@@ -130,12 +96,12 @@ static struct store_obj *make_file_by(struct fixture *f, struct store *w)
 }
 
 /* The same through a gateway closed at once: a alone has it open. */
-static struct store_obj *make_file(struct fixture *f)
+static struct store_obj *make_file(struct test_cephfs_pair *f)
 {
 	struct store_obj *obj;
 	struct store *w;
 
-	assert_int_equal(gateway_open(&w), 0);
+	assert_int_equal(test_cephfs_gateway("c1", TEST_EXPORT_ID, &w), 0);
 	obj = make_file_by(f, w);
 	w->ops->close(w);
 	return obj;
@@ -204,7 +170,7 @@ static struct store_cephfs_prefetch_stats stats_of(struct store *st)
 
 static void test_file_read_in_order_is_read_ahead(void **state)
 {
-	struct fixture *f = *state;
+	struct test_cephfs_pair *f = *state;
 	struct store_cephfs_prefetch_stats s;
 	struct store_obj *obj;
 
@@ -226,7 +192,7 @@ static void test_file_read_in_order_is_read_ahead(void **state)
 
 static void test_other_gateways_write_is_read_after_readahead(void **state)
 {
-	struct fixture *f = *state;
+	struct test_cephfs_pair *f = *state;
 	static uint64_t buf[MIB / 8];
 	struct store_obj *obj, *other;
 	struct store_fh fh;
@@ -265,7 +231,7 @@ static void test_other_gateways_write_is_read_after_readahead(void **state)
  * the probe's bound); either way it reads the file only ahead. */
 static void test_file_open_on_another_gateway_reads_right(void **state)
 {
-	struct fixture *f = *state;
+	struct test_cephfs_pair *f = *state;
 	struct store_cephfs_prefetch_stats s;
 	struct store_obj *obj;
 
@@ -287,7 +253,7 @@ static void test_file_open_on_another_gateway_reads_right(void **state)
 
 static void test_random_reads_are_not_read_ahead(void **state)
 {
-	struct fixture *f = *state;
+	struct test_cephfs_pair *f = *state;
 	uint64_t buf[8192 / 8];
 	struct store_obj *obj;
 	uint64_t before;
@@ -314,7 +280,7 @@ static void test_random_reads_are_not_read_ahead(void **state)
 
 static void test_readahead_zero_reads_nothing_ahead(void **state)
 {
-	struct fixture *f = *state;
+	struct test_cephfs_pair *f = *state;
 	struct store_cephfs_prefetch_stats s;
 	struct store_obj *obj;
 
@@ -332,7 +298,8 @@ static void test_readahead_zero_reads_nothing_ahead(void **state)
 	f->a->ops->obj_unref(obj);
 }
 
-#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+#define T(name)                                                                \
+	cmocka_unit_test_setup_teardown(name, setup, test_cephfs_pair_teardown)
 
 int main(void)
 {
