@@ -66,6 +66,22 @@ static struct store_obj *make_file(struct test_cephfs_pair *f, const char *name)
 	return obj;
 }
 
+/* Creates @name in the test's directory through another gateway @c. */
+static struct store_obj *create_through(struct test_cephfs_pair *f,
+					struct store *c, const char *name)
+{
+	struct store_obj *dir_c, *obj = NULL;
+	struct store_fh fh;
+
+	f->a->ops->obj_fh(f->dir_a, &fh);
+	assert_int_equal(c->ops->resolve(c, &fh, &dir_c), 0);
+	assert_int_equal(c->ops->create(c, dir_c, name, STORE_CREATE_UNCHECKED,
+					NULL, NULL, NULL, &obj),
+			 0);
+	c->ops->obj_unref(dir_c);
+	return obj;
+}
+
 static struct store_attr attr_of(struct store *st, struct store_obj *obj)
 {
 	struct store_attr a;
@@ -425,19 +441,14 @@ static void test_cephfs_setattr_size_outlives_the_gateway(void **state)
 	struct test_cephfs_pair *f = *state;
 	struct store_sattr grow = { .set_size = true,
 				    .size_bytes = 3 * MIB + 5 };
-	struct store_obj *obj, *dir_c, *other;
+	struct store_obj *obj, *other;
 	struct store *c = NULL;
 	struct store_fh fh;
 	bool sync_failed;
 
 	need_cluster(f);
 	assert_int_equal(test_cephfs_gateway("c1", TEST_EXPORT_ID, &c), 0);
-	f->a->ops->obj_fh(f->dir_a, &fh);
-	assert_int_equal(c->ops->resolve(c, &fh, &dir_c), 0);
-	assert_int_equal(c->ops->create(c, dir_c, "grown",
-					STORE_CREATE_UNCHECKED, NULL, NULL,
-					NULL, &obj),
-			 0);
+	obj = create_through(f, c, "grown");
 	assert_int_equal(c->ops->write(c, obj, 0, "twelve bytes", 12,
 				       STORE_FILE_SYNC, &sync_failed),
 			 0);
@@ -445,7 +456,6 @@ static void test_cephfs_setattr_size_outlives_the_gateway(void **state)
 	assert_int_equal(attr_of(c, obj).size_bytes, 3 * MIB + 5);
 	c->ops->obj_fh(obj, &fh);
 	c->ops->obj_unref(obj);
-	c->ops->obj_unref(dir_c);
 	crash_gateway(c, f->a);
 	assert_int_equal(f->b->ops->resolve(f->b, &fh, &other), 0);
 	assert_int_equal(attr_of(f->b, other).size_bytes, 3 * MIB + 5);
@@ -461,20 +471,14 @@ static void test_cephfs_sync_confirm_fails_once_evicted(void **state)
 {
 	struct test_cephfs_pair *f = *state;
 	struct timespec pause = { 0, 50 * 1000000 };
-	struct store_obj *obj, *dir_c;
+	struct store_obj *obj;
 	struct store *c = NULL;
-	struct store_fh fh;
 	bool sync_failed;
 	int rc = 0;
 
 	need_cluster(f);
 	assert_int_equal(test_cephfs_gateway("c1", TEST_EXPORT_ID, &c), 0);
-	f->a->ops->obj_fh(f->dir_a, &fh);
-	assert_int_equal(c->ops->resolve(c, &fh, &dir_c), 0);
-	assert_int_equal(c->ops->create(c, dir_c, "confirmed",
-					STORE_CREATE_UNCHECKED, NULL, NULL,
-					NULL, &obj),
-			 0);
+	obj = create_through(f, c, "confirmed");
 	assert_int_equal(c->ops->write(c, obj, 0, "twelve bytes", 12,
 				       STORE_FILE_SYNC, &sync_failed),
 			 0);
@@ -492,7 +496,6 @@ static void test_cephfs_sync_confirm_fails_once_evicted(void **state)
 	}
 	assert_int_equal(rc, -ESHUTDOWN);
 	c->ops->obj_unref(obj);
-	c->ops->obj_unref(dir_c);
 	atomic_store(&c->fenced, true);
 	c->ops->close(c);
 }
@@ -508,7 +511,7 @@ static void test_cephfs_rlog_size_change_settles_a_dropped_object(void **state)
 	const char *conf = getenv("DSNFS_CEPH_CONF");
 	struct store_sattr cut = { .set_size = true, .size_bytes = 0 };
 	static char data[64 * 1024];
-	struct store_obj *obj, *dir_c, *again;
+	struct store_obj *obj, *again;
 	struct store_rlog *rl;
 	struct store *c = NULL;
 	struct store_fh fh;
@@ -525,12 +528,7 @@ static void test_cephfs_rlog_size_change_settles_a_dropped_object(void **state)
 						3600000, err, sizeof(err)),
 			 0);
 	rl = store__cephfs(c)->rlog;
-	f->a->ops->obj_fh(f->dir_a, &fh);
-	assert_int_equal(c->ops->resolve(c, &fh, &dir_c), 0);
-	assert_int_equal(c->ops->create(c, dir_c, "settled",
-					STORE_CREATE_UNCHECKED, NULL, NULL,
-					NULL, &obj),
-			 0);
+	obj = create_through(f, c, "settled");
 	memset(data, 'r', sizeof(data));
 	assert_int_equal(c->ops->write(c, obj, 0, data, sizeof(data),
 				       STORE_FILE_SYNC, &sync_failed),
@@ -549,7 +547,6 @@ static void test_cephfs_rlog_size_change_settles_a_dropped_object(void **state)
 	pthread_mutex_unlock(&rl->lock);
 	assert_int_equal(head, tail);
 	c->ops->obj_unref(again);
-	c->ops->obj_unref(dir_c);
 	c->ops->close(c);
 }
 
