@@ -60,21 +60,6 @@ int store__cephfs_getattr(struct store *st, struct store_obj *obj,
 	return 0;
 }
 
-int store__cephfs_sync_confirm(struct store_cephfs *sc, struct cephfs_obj *o)
-{
-	struct ceph_statx stx;
-	int rc;
-
-	/* With the session up the caps answer at once.  Torn down, the
-	 * caps are gone and the MDS is asked, which a blocklisted client
-	 * cannot reach: -ESHUTDOWN once libcephfs has seen the OSD map
-	 * that blocklists it, -EPERM when its new session is refused
-	 * first (the same fact). */
-	rc = store__cephfs_err(ceph_ll_getattr(
-		sc->cm, o->in, &stx, CEPH_STATX_SIZE, 0, sc->root_perms));
-	return rc == -EPERM ? -ESHUTDOWN : rc;
-}
-
 int store__cephfs_sattr_apply(struct store_cephfs *sc, struct cephfs_obj *o,
 			      const struct store_sattr *sattr)
 {

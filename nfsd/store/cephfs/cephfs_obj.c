@@ -251,6 +251,21 @@ int store__cephfs_obj_io(struct cephfs_obj *o, struct Fh **out)
 	return store__cephfs_err(rc);
 }
 
+int store__cephfs_sync_confirm(struct store_cephfs *sc, struct cephfs_obj *o)
+{
+	struct ceph_statx stx;
+	int rc;
+
+	/* With the session up the caps answer at once.  Torn down, the
+	 * caps are gone and the MDS is asked, which a blocklisted client
+	 * cannot reach: -ESHUTDOWN once libcephfs has seen the OSD map
+	 * that blocklists it, -EPERM when its new session is refused
+	 * first (the same fact). */
+	rc = store__cephfs_err(ceph_ll_getattr(
+		sc->cm, o->in, &stx, CEPH_STATX_SIZE, 0, sc->root_perms));
+	return rc == -EPERM ? -ESHUTDOWN : rc;
+}
+
 int store__cephfs_write_all(struct store_cephfs *sc, struct Fh *fh,
 			    uint64_t off_bytes, const void *buf, uint32_t count)
 {
