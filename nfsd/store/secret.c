@@ -18,6 +18,8 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "nfsd/base/log.h"
+
 static void store_key_err(char *errbuf, size_t errlen, const char *dir,
 			  const char *file, const char *why)
 {
@@ -190,6 +192,13 @@ int store__key_load(const char *state_dir, const char *file, uint8_t *out,
 	if (err == -ENOENT && create) {
 		err = store_key_create(dirfd, state_dir, file, out, len, seed,
 				       errbuf, errlen);
+		/* Said once: a key made anew (a state directory lost or
+		 * replaced) is why the handles clients hold go BADHANDLE. */
+		if (err == 0) {
+			log_info("store: %s/%s made: a new key (handles signed "
+				 "with another are refused)",
+				 state_dir, file);
+		}
 		if (err == -EEXIST) {
 			err = store_key_read(dirfd, state_dir, file, out, len,
 					     errbuf, errlen);

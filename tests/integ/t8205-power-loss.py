@@ -383,7 +383,7 @@ def crash_points(binary, scratch, conf, base, log, done, points, depth=1):
     crash = os.path.join(scratch, "crash.img")
     shutil.copyfile(base, crash)
     checked, lost_points, needed_total = 0, [], 0
-    for point in picks:
+    for pick, point in enumerate(picks):
         for kind, off, data in recs[applied:point]:
             if kind == b"W":
                 os.pwrite(fd, data, off)
@@ -401,7 +401,13 @@ def crash_points(binary, scratch, conf, base, log, done, points, depth=1):
                                need, verf, leaks=point == picks[-1])
         checked += 1
         if problems:
-            lost_points.append((point, problems[:3]))
+            # This point's own lines of dsnfsd's log, to read the cause
+            # (a CI log is all that is left of a run).
+            with open(os.path.join(scratch, "replay.log")) as log_f:
+                tail = [line.strip() for line in log_f.readlines()[-6:]]
+            lost_points.append(("point %d (%d of %d), %d problems" %
+                                (point, pick + 1, len(picks), len(problems)),
+                                problems[:3], tail))
     os.close(fd)
     return picks, checked, needed_total, lost_points
 
