@@ -301,9 +301,7 @@ class RpcClient:
         if addr is not None:
             self.addr = addr
         if self.src_port is not None:
-            self.sock = self._bound_socket()
-            self.sock.settimeout(self.timeout)
-            self.sock.connect(self.addr)
+            self.sock = self._bound_connected()
         elif self.proto == "tcp":
             self.sock = socket.create_connection(self.addr, timeout=self.timeout)
         else:
@@ -312,8 +310,12 @@ class RpcClient:
             self.sock.settimeout(self.timeout)
             self.sock.connect(self.addr)
 
-    def _bound_socket(self):
-        """A socket bound to src_port (or a free privileged port)."""
+    def _bound_connected(self):
+        """A socket bound to src_port (or a free privileged port) and
+        connected.  SO_REUSEADDR lets a port with a connection in
+        TIME_WAIT bind, but connecting it to the same server then fails
+        (EADDRNOTAVAIL): with "priv" another port is tried."""
+        import errno
         import random
         kind = socket.SOCK_STREAM if self.proto == "tcp" else socket.SOCK_DGRAM
         ports = ([self.src_port] if self.src_port != "priv"
@@ -323,10 +325,14 @@ class RpcClient:
             s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             try:
                 s.bind(("", port))
+                s.settimeout(self.timeout)
+                s.connect(self.addr)
                 return s
-            except OSError:
+            except OSError as e:
                 s.close()
-                if self.src_port != "priv":
+                if self.src_port != "priv" or e.errno not in (
+                        errno.EADDRINUSE, errno.EADDRNOTAVAIL,
+                        errno.EACCES):
                     raise
         raise OSError("no free privileged port")
 
