@@ -315,11 +315,17 @@ static int read_kdmv_desc(struct open_ctx *c, struct vmdk *v, int fd,
  * descriptor qemu-img had just written (its grep found the extents) held
  * bytes after its NUL, which QEMU opens and a stricter reader refused.
  * Binary data (a control byte other than tab, CR or LF in the text) is
- * not a descriptor.
+ * not a descriptor, nor some text with no line end: random bytes hold a
+ * NUL after a few others often enough (one file in 29) that such a text
+ * is taken for binary too.  An empty text is an empty descriptor (it
+ * says it has no version line).
  */
 static bool descriptor_text(const char *text, size_t len, size_t *n)
 {
 	*n = strnlen(text, len);
+	if (*n > 0 && !memchr(text, '\n', *n)) {
+		return false;
+	}
 	for (size_t i = 0; i < *n; i++) {
 		unsigned char ch = (unsigned char)text[i];
 

@@ -21,7 +21,9 @@ says() {
 le32() { printf "\\x$(printf %02x $(($1 & 255)))\\x$(printf %02x $((($1 >> 8) & 255)))\\x$(printf %02x $((($1 >> 16) & 255)))\\x$(printf %02x $((($1 >> 24) & 255)))"; }
 poke32() { le32 "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none; }
 
-head -c 4096 /dev/urandom >garbage.vmdk
+# Random, and binary from its first byte (random bytes alone look like
+# a line of text before a NUL now and then; that case is a unit test's).
+{ printf '\001'; head -c 4095 /dev/urandom; } >garbage.vmdk
 check "garbage is not a VMDK" says "garbage.vmdk: not a VMDK" "$D" info garbage.vmdk
 : >empty.vmdk
 check "an empty file has no descriptor" says "empty.vmdk: no version line" "$D" info empty.vmdk

@@ -8,7 +8,7 @@
  * with -EINVAL (-ELOOP for the symlink under vmdk_io_beneath) and the
  * reason, promptly (an alarm fails a test that blocks), and a full clone
  * of such a disk makes nothing.  And what a descriptor file holds: its
- * text up to the first NUL, binary data refused.
+ * text up to the first NUL, binary data (and bytes with no line) refused.
  */
 #include "tests/unit/test_vmdk.h"
 
@@ -240,6 +240,20 @@ static void test_binary_descriptor_is_refused(void **state)
 	refused(t, NULL, -EINVAL, "binary data where a descriptor should be");
 }
 
+/* Random bytes that happen to hold no control byte before their first
+ * NUL (one file in 29) are no line of text: refused as binary, not
+ * parsed as a descriptor (t5006's garbage did that once). */
+static void test_bytes_without_a_line_are_refused(void **state)
+{
+	struct tdir *t = *state;
+	static const unsigned char bytes[] = { 'g',  'Z',  0xe9, 'e',  0xf1,
+					       'u',  'n',  0xb7, 0x00, 0x13,
+					       0x7f, 0x00, 0x42 };
+
+	write_bytes(tp(t, "d.vmdk"), bytes, sizeof(bytes));
+	refused(t, NULL, -EINVAL, "binary data where a descriptor should be");
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, ft_setup, ft_teardown)
@@ -253,6 +267,7 @@ int main(void)
 		T(test_full_clone_of_a_device_makes_nothing),
 		T(test_descriptor_bytes_after_its_nul_are_ignored),
 		T(test_binary_descriptor_is_refused),
+		T(test_bytes_without_a_line_are_refused),
 	};
 #undef T
 
