@@ -36,9 +36,17 @@
 #define FILE_MIB 24u
 #define READERS 4
 
+/* Gateway a reads ahead 8 MiB, dsnfsd.conf's default. */
 static int setup(void **state)
 {
-	return test_cephfs_pair_setup(state, TEST_EXPORT_ID, "test_prefetch");
+	struct test_cephfs_pair *f;
+	int rc = test_cephfs_pair_setup(state, TEST_EXPORT_ID, "test_prefetch");
+
+	f = *state;
+	if (rc || !f->a) {
+		return rc;
+	}
+	return store_cephfs_readahead(f->a, 8ull * MIB) ? -1 : 0;
 }
 
 /* The 8 bytes at @off (a multiple of 8) of generation @gen. */

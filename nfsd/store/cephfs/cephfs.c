@@ -293,13 +293,6 @@ int store_cephfs_open(const char *name, uint32_t export_id,
 				 "monitor thread", err);
 		goto out_root;
 	}
-	err = store__cephfs_prefetch_start(sc, STORE_CEPHFS_PREFETCH_AHEAD);
-	if (err) {
-		store__cephfs_health_stop(sc);
-		store_cephfs_err(errbuf, errlen, name, sc->cluster,
-				 "prefetch threads", err);
-		goto out_root;
-	}
 	/* The session id is what a failover fences (ceph tell mds.* client
 	 * evict id=N) before another gateway takes this one's address. */
 	log_info("cephfs: %s: mounted %s of %s as client.%s, session %llu, "

@@ -37,8 +37,9 @@ int store_cephfs_open(const char *name, uint32_t export_id,
 /*
  * Reads files of cephfs store @st that are read in order up to
  * @ahead_bytes ahead of their readers, into libcephfs's cache
- * (store/readahead.h); 0: not at all.  A store opens with 8 MiB.  Before
- * @st serves.  Returns 0 or -errno (threads).
+ * (store/readahead.h); 0: not at all.  A store opens without (the server
+ * sets dsnfsd.conf's ceph_readahead_mib, store_open.c).  Before @st
+ * serves.  Returns 0 or -errno (threads).
  */
 int store_cephfs_readahead(struct store *st, uint64_t ahead_bytes);
 

@@ -86,7 +86,6 @@ struct store_rlog;
 #define STORE_CEPHFS_PREFETCH_START (1ull << 20)
 #define STORE_CEPHFS_PREFETCH_CHUNK (4ull << 20)
 #define STORE_CEPHFS_PREFETCH_HIT_US 300
-#define STORE_CEPHFS_PREFETCH_AHEAD (8ull << 20)
 
 /* cephfs_health.c's; the state itself is store.unavailable. */
 struct store_cephfs_health {
@@ -351,6 +350,13 @@ int store__cephfs_setattr(struct store *st, struct store_obj *obj,
  * synced may be lost.
  */
 int store__cephfs_sync_confirm(struct store_cephfs *sc, struct cephfs_obj *o);
+/*
+ * store_sync_fn on @arg, a regular file's cephfs_obj with its open file:
+ * ceph_ll_fsync (data only for STORE_DATA_SYNC), confirmed as above.
+ * Every fsync of the backend goes through it (COMMIT and stable writes,
+ * the RADOS log's checkpoints and its replay), over one sync group.
+ */
+int store__cephfs_sync_fh(void *arg, enum store_stable level);
 /* Applies @sattr to @o (SETATTR, and the attributes of a new object). */
 int store__cephfs_sattr_apply(struct store_cephfs *sc, struct cephfs_obj *o,
 			      const struct store_sattr *sattr);

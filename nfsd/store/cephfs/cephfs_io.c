@@ -114,23 +114,11 @@ int store__cephfs_read_sized(struct store *st, struct store_obj *obj,
 	return 0;
 }
 
-/* store_sync_fn on a ceph open file. */
-static int store_cephfs_sync_fh(void *arg, enum store_stable level)
-{
-	struct cephfs_obj *o = arg;
-	int rc = store__cephfs_err(
-		ceph_ll_fsync(o->sc->cm, o->io, level == STORE_DATA_SYNC));
-
-	/* The size and mtime go with the caps, which a fenced gateway's
-	 * fsync drops with a 0. */
-	return rc ? rc : store__cephfs_sync_confirm(o->sc, o);
-}
-
 static int store_cephfs_sync(struct store *st, struct cephfs_obj *o,
 			     enum store_stable level, bool *sync_failed)
 {
 	int err = store__syncgroup_sync(&o->sync, level, st->group_commit,
-					store_cephfs_sync_fh, o);
+					store__cephfs_sync_fh, o);
 
 	*sync_failed = err != 0;
 	return err;

@@ -266,6 +266,17 @@ int store__cephfs_sync_confirm(struct store_cephfs *sc, struct cephfs_obj *o)
 	return rc == -EPERM ? -ESHUTDOWN : rc;
 }
 
+int store__cephfs_sync_fh(void *arg, enum store_stable level)
+{
+	struct cephfs_obj *o = arg;
+	int rc = store__cephfs_err(
+		ceph_ll_fsync(o->sc->cm, o->io, level == STORE_DATA_SYNC));
+
+	/* The size and mtime go with the caps, which a fenced gateway's
+	 * fsync drops with a 0. */
+	return rc ? rc : store__cephfs_sync_confirm(o->sc, o);
+}
+
 int store__cephfs_write_all(struct store_cephfs *sc, struct Fh *fh,
 			    uint64_t off_bytes, const void *buf, uint32_t count)
 {

@@ -211,9 +211,6 @@ int store_cephfs_readahead(struct store *st, uint64_t ahead_bytes)
 {
 	struct store_cephfs *sc = store__cephfs(st);
 
-	if (sc->prefetch && sc->prefetch->params.ahead_bytes == ahead_bytes) {
-		return 0;
-	}
 	store__cephfs_prefetch_stop(sc);
 	return store__cephfs_prefetch_start(sc, ahead_bytes);
 }

@@ -284,17 +284,6 @@ void *store__cephfs_rlog_flusher_main(void *arg)
 	return NULL;
 }
 
-/* ceph_ll_fsync of a dirty file at a checkpoint: data and size (a fenced
- * gateway's fsync drops the size with a 0: the records must stay). */
-static int store_rlog_sync_fh(void *arg, enum store_stable level)
-{
-	struct cephfs_obj *o = arg;
-	int rc = store__cephfs_err(ceph_ll_fsync(o->sc->cm, o->io, 0));
-
-	(void)level;
-	return rc ? rc : store__cephfs_sync_confirm(o->sc, o);
-}
-
 /* Fsyncs the @n files of @files (through their sync groups: the sticky
  * error rule holds) and drops the list's references. */
 static int store_rlog_sync_files(struct store_rlog *rl,
@@ -309,7 +298,7 @@ static int store_rlog_sync_files(struct store_rlog *rl,
 
 		if (!err) {
 			err = store__syncgroup_sync(&o->sync, STORE_FILE_SYNC,
-						    true, store_rlog_sync_fh,
+						    true, store__cephfs_sync_fh,
 						    o);
 		}
 		if (err && !first) {

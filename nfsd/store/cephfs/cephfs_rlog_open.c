@@ -232,9 +232,9 @@ static int store_rlog_replay_sync(struct store_rlog_replay *rp)
 		rp->files = o->rlog_next;
 		o->rlog_dirty = false;
 		o->rlog_next = NULL;
-		rc = ceph_ll_fsync(rp->rl->sc->cm, o->io, 0);
-		if (rc < 0 && !first) {
-			first = store__cephfs_err(rc);
+		rc = store__cephfs_sync_fh(o, STORE_FILE_SYNC);
+		if (rc && !first) {
+			first = rc;
 		}
 		store__cephfs_obj_unref(store__cephfs_pub(o));
 	}
