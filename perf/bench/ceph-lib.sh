@@ -202,3 +202,29 @@ cpu_pids() {
 		"$(awk '$1 ~ /^mds/ { print $2; exit }' "$TMP/ceph/daemons")" \
 		"$(awk '$1 ~ /^mon/ { print $2; exit }' "$TMP/ceph/daemons")"
 }
+
+# osd_counters: the OSDs' own counts, summed over every OSD of the
+# cluster, from their admin sockets: "writes write-bytes reads read-bytes
+# deferred-writes" (a deferred write goes through RocksDB's log first:
+# bluestore's path for small writes, written twice).
+osd_counters() {
+	local sock
+	for sock in "$TMP"/ceph/run/osd.*.asok; do
+		ceph --admin-daemon "$sock" perf dump 2>/dev/null
+	done | python3 -c '
+import json, sys
+dec = json.JSONDecoder()
+text, at, tot = sys.stdin.read(), 0, [0] * 5
+while True:
+    while at < len(text) and text[at].isspace():
+        at += 1
+    if at >= len(text):
+        break
+    d, at = dec.raw_decode(text, at)
+    o, b = d.get("osd", {}), d.get("bluestore", {})
+    for i, v in enumerate((o.get("op_w", 0), o.get("op_w_in_bytes", 0),
+                           o.get("op_r", 0), o.get("op_r_out_bytes", 0),
+                           b.get("deferred_write_ops", 0))):
+        tot[i] += v
+print(" ".join(str(x) for x in tot))'
+}

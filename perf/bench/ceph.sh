@@ -68,7 +68,7 @@ bench_ceph_start || exit 1
 # client" in $TMP/cpu.  A prefill is left out of the CPU (dsload pauses
 # after it); the ramp is in it, so its I/Os count: IOPS x (ramp + run).
 dsload_run() {
-	local pids before after now dl prof="" rc
+	local pids before after now dl prof="" rc osd_before osd_after
 	# shellcheck disable=SC2207
 	pids=($(cpu_pids))
 	"$DSLOAD" run -s 127.0.0.1 --nfs-port 2049 --mount-port 20048 -D ds1 \
@@ -85,6 +85,7 @@ dsload_run() {
 	fi
 	before=$(cpu_ticks "${pids[@]}" "$dl")
 	after=$before
+	osd_before=$(osd_counters)
 	if [ "$PERF" = 1 ]; then
 		prof=$TMP/perf-$SERVER-$CORNER.data
 		perf record -q --call-graph "$PERF_GRAPH" -o "$prof" \
@@ -101,6 +102,7 @@ dsload_run() {
 	wait "$dl"
 	rc=$?
 	after="$(cpu_ticks "${pids[@]}") ${after##* }"
+	osd_after=$(osd_counters)
 	if [ -n "$prof" ]; then
 		pkill -INT -f "perf record -q --call-graph $PERF_GRAPH -o $prof" \
 			2>/dev/null
@@ -112,7 +114,8 @@ dsload_run() {
 		return
 	fi
 	python3 - "$TMP/run.json" "$before" "$after" "$(getconf CLK_TCK)" \
-		"$RAMP" "$SECS" "$TMP/cpu" <<'PY'
+		"$RAMP" "$SECS" "$TMP/cpu" "$osd_before" "$osd_after" \
+		"$TMP/osdops" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
 rows = [r for r in j["phases"][-1]["rows"] if r["level"] == "total"]
@@ -125,6 +128,15 @@ hz, ramp, secs = float(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])
 ops = t["iops"] * (ramp + secs)
 us = [(y - x) / hz * 1e6 / ops if ops else 0 for x, y in zip(b, a)]
 open(sys.argv[7], "w").write(" ".join("%.0f" % u for u in us) + "\n")
+# What reached the OSDs per I/O: writes, KiB a write, reads, KiB a read,
+# deferred writes (the ramp counts, as in the CPU).
+ob = [int(x) for x in sys.argv[8].split()]
+oa = [int(x) for x in sys.argv[9].split()]
+w, wb, r, rb, dfr = (y - x for x, y in zip(ob, oa))
+per = lambda n: n / ops if ops else 0
+open(sys.argv[10], "w").write("%.2f %.0f %.2f %.0f %.2f\n" % (
+    per(w), wb / w / 1024 if w else 0, per(r), rb / r / 1024 if r else 0,
+    per(dfr)))
 PY
 }
 
@@ -148,9 +160,11 @@ corners() {
 		[ -z "$ONLY" ] || [[ " $ONLY " == *" $name "* ]] || continue
 		CORNER=$name
 		: >"$TMP/cpu"
+		: >"$TMP/osdops"
 		# shellcheck disable=SC2086
 		echo "$name $(dsload_run ${args//,/ })" >>"$TMP/$server"
 		echo "$name $(cat "$TMP/cpu")" >>"$TMP/$server.cpu"
+		echo "$name $server $(cat "$TMP/osdops")" >>"$TMP/osdops.all"
 		echo "  $server $name: $(tail -1 "$TMP/$server")," \
 			"CPU us/op (server osd mds mon client):" \
 			"$(cat "$TMP/cpu")" >&2
@@ -214,6 +228,7 @@ run_rados() {
 : >"$TMP/base"
 : >"$TMP/base.cpu"
 : >"$TMP/ganesha.cpu"
+: >"$TMP/osdops.all"
 for s in $SERVERS; do
 	case $s in dsnfsd | base | ganesha | rados) run_$s ;; esac
 done
@@ -284,6 +299,12 @@ for k in dict.fromkeys(list(d) + list(b) + list(g)):
             print("%-16s %-8s" % (k, name) + "".join("%9d" % x for x in v) +
                   "%9d" % sum(v))
 PY
+	echo
+	echo "What reached the OSDs per I/O (their perf counters):"
+	awk 'BEGIN { printf "%-16s %-8s %9s %9s %9s %9s %9s\n", "corner",
+		"server", "writes", "KiB/w", "reads", "KiB/r", "deferred" }
+	     NF == 7 { printf "%-16s %-8s %9s %9s %9s %9s %9s\n", $1, $2, $3,
+		$4, $5, $6, $7 }' "$TMP/osdops.all"
 	if [ "$PERF" = 1 ]; then
 		for f in "$TMP"/perf-*.data; do
 			[ -s "$f" ] || continue
