@@ -83,7 +83,11 @@ bench_ceph_start() {
 
 bench_dsnfsd_up() {
 	local name=$1 bin=$2 ceph_extra=${BENCH_DSNFSD_CEPH:-}
-	[ "$name" = base ] && ceph_extra=${BENCH_BASE_CEPH-$ceph_extra}
+	local server_extra=${BENCH_DSNFSD_CONF:-}
+	if [ "$name" = base ]; then
+		ceph_extra=${BENCH_BASE_CEPH-$ceph_extra}
+		server_extra=${BENCH_BASE_CONF-$server_extra}
+	fi
 	cat >"$TMP/$name.conf" <<-CONF
 	[server]
 	listen = 127.0.0.1
@@ -92,7 +96,7 @@ bench_dsnfsd_up() {
 	portmap_port = off
 	admin_port = off
 	state_dir = $TMP/state-$name
-	${BENCH_DSNFSD_CONF:-}
+	$server_extra
 	[datastore ds1]
 	backend = cephfs
 	ceph_conf = $TMP/$name-ceph.conf

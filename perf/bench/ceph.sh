@@ -32,6 +32,9 @@
 #   BENCH_DSNFSD_CEPH    lines added to dsnfsd's copy of ceph.conf, in
 #                        [client.admin] (e.g. "client_oc = false")
 #   BENCH_BASE_CEPH      the same for server "base" [BENCH_DSNFSD_CEPH]
+#   BENCH_BASE_CONF      server "base"'s own [server] lines
+#                        [BENCH_DSNFSD_CONF]; with BENCH_BASE=BUILD_DIR,
+#                        one binary under two settings
 #   BENCH_OUT     [BUILD_DIR/bench] where ceph-STAMP.txt goes
 #   CEPH_OSDS     [1]    3: three OSDs, size 3 (tests/ceph/cluster.sh)
 #
