@@ -113,7 +113,8 @@ static void store_cephfs_reopen(struct store_cephfs *sc)
  * every call of this mount fails so from now on (measured: write, fsync,
  * getattr, lookup, mkdir at once; statfs still answers).  With a RADOS
  * log, another gateway may have taken the datastore over (cephfs_fence.c):
- * the monitor asks the log before anything is mounted anew.  Under lock. */
+ * the monitor asks the log (cephfs_rlog_fence.c) before anything is
+ * mounted anew.  Under lock. */
 static void store_cephfs_evicted(struct store_cephfs *sc, int rc)
 {
 	struct store_cephfs_health *h = &sc->health;

@@ -107,7 +107,7 @@ struct store_cephfs_health {
 	bool stopping;
 	/* Evicted with a RADOS log: whether another gateway took it over
 	 * (fenced) or the MDS alone evicted us (mounted anew) is not known
-	 * yet; the monitor asks the log (cephfs_fence.c). */
+	 * yet; the monitor asks the log (cephfs_rlog_fence.c). */
 	bool fence_pending;
 	pthread_t monitor;
 	/* Whether the cluster answers again: 0 or -errno.  NULL at start:

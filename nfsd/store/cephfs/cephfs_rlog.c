@@ -29,6 +29,14 @@ static void store_rlog_put_done(struct store_rlog *rl, int rc)
 	}
 }
 
+void store__cephfs_rlog_wake_failed(struct store_rlog *rl)
+{
+	lsnwait_fail(&rl->durable);
+	pthread_cond_broadcast(&rl->flush_cv);
+	pthread_cond_broadcast(&rl->space_cv);
+	pthread_cond_broadcast(&rl->flusher_cv);
+}
+
 int store__cephfs_rlog_put(struct store_rlog *rl, const uint8_t *buf,
 			   size_t len, uint64_t lsn)
 {

@@ -106,7 +106,7 @@ int store__cephfs_rlog_open(struct store_cephfs *sc,
  * one) and frees it; after the last write.  Skipped on a failed log (its
  * records stay for the next start). */
 void store__cephfs_rlog_close(struct store_rlog *rl);
-/* Cancels cephfs_fence.c's read of the header, if any; before the
+/* Cancels cephfs_rlog_fence.c's read of the header, if any; before the
  * librados client goes. */
 void store__cephfs_rlog_fence_drop(struct store_rlog *rl);
 /* Tests: stops as a crash would (no checkpoint, not marked clean). */
@@ -141,16 +141,8 @@ int store__cephfs_rlog_put_header(struct store_rlog *rl, const uint8_t *hdr);
 /* Keeps the first failure (logged with @what) and wakes every waiter;
  * lock held. */
 void store__cephfs_rlog_fail(struct store_rlog *rl, int err, const char *what);
-/* rl->err is set (fenced, abandoned): wakes every waiter; lock held.
- * Inline: the fence (cephfs_fence.c) calls it too, and the log calls the
- * fence, so a call across would tie the two files in a circle. */
-static inline void store__cephfs_rlog_wake_failed(struct store_rlog *rl)
-{
-	lsnwait_fail(&rl->durable);
-	pthread_cond_broadcast(&rl->flush_cv);
-	pthread_cond_broadcast(&rl->space_cv);
-	pthread_cond_broadcast(&rl->flusher_cv);
-}
+/* rl->err is set (fenced, abandoned): wakes every waiter; lock held. */
+void store__cephfs_rlog_wake_failed(struct store_rlog *rl);
 /* The threads' bodies (@arg: the log). */
 void *store__cephfs_rlog_flusher_main(void *arg);
 void *store__cephfs_rlog_ckpt_main(void *arg);
