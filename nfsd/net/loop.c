@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * loop: the worker threads, one libev loop each.  Other threads reach a
- * worker only through its locked hand-off queues and its ev_async: new
- * connections from the accepting loop, finished deferred requests from the
- * blocking-work threads, and the stop signal.
+ * worker only through its locked hand-off queues and its ev_async
+ * (handoff.c): new connections from the accepting loop, finished deferred
+ * requests from the blocking-work threads, and the stop signal.
  */
 #include <errno.h>
 #include <malloc.h>
@@ -13,7 +13,6 @@
 
 #include "nfsd/base/base.h"
 #include "nfsd/base/log.h"
-#include "nfsd/base/sockaddr.h"
 #include "nfsd/net/net_int.h"
 #include "nfsd/rpc/pool.h"
 
@@ -86,43 +85,9 @@ static void worker_wake_cb(struct ev_loop *loop, ev_async *a, int revents)
 		while (w->conns) {
 			net__conn_close(w->conns);
 		}
-		ev_timer_stop(loop, &w->trim_timer);
+		net__worker_trim_stop(w);
 		ev_break(loop, EVBREAK_ALL);
 	}
-}
-
-/*
- * The loop went quiet after a close (a burst of abusive clients ends by
- * closing): what the free lists hold past the low-water mark goes back to
- * the heap, then malloc_trim() returns the heap's free pages to the
- * system, in every arena (glibc keeps a worker thread's freed blocks in
- * its arena otherwise, and RSS stays at the burst's peak).
- */
-static void worker_trim_cb(struct ev_loop *loop, ev_timer *t, int revents)
-{
-	struct worker *w = container_of(t, struct worker, trim_timer);
-	size_t freed = rpc_pool_trim(w->pool, RPC_POOL_LOW_WATER_BYTES) +
-		       net__lent_trim(w);
-
-	(void)revents;
-	ev_timer_stop(loop, t);
-#ifdef __GLIBC__
-	malloc_trim(0);
-#endif
-	log_debug("net: loop %u quiet: %zu bytes of its pool back to the heap, "
-		  "heap trimmed",
-		  w->id, freed);
-}
-
-void net__worker_trim_arm(struct worker *w)
-{
-	uint32_t ms = w->net->limits.memory_trim_ms;
-
-	if (ms == 0) {
-		return;
-	}
-	w->trim_timer.repeat = ms / 1000.0;
-	ev_timer_again(w->loop, &w->trim_timer);
 }
 
 static void *worker_main(void *arg)
@@ -131,91 +96,6 @@ static void *worker_main(void *arg)
 
 	ev_run(w->loop, 0);
 	return NULL;
-}
-
-void net_worker_defer_done(struct worker *w, struct rpc_call *call)
-{
-	call->next = NULL;
-	pthread_mutex_lock(&w->lock);
-	if (w->done_tail) {
-		w->done_tail->next = call;
-	} else {
-		w->done_head = call;
-	}
-	w->done_tail = call;
-	pthread_mutex_unlock(&w->lock);
-	ev_async_send(w->loop, &w->wake);
-}
-
-/* Asks the worker holding the victim @ev names to close it; a failure
- * leaves the count past max_conns, by at most NET_EVICT_SLACK. */
-static void net_evict_post(struct net *net, const struct net_evict_order *ev,
-			   const struct sockaddr *for_peer)
-{
-	struct worker *w = &net->workers[ev->worker];
-	struct net_evict *e = calloc(1, sizeof(*e));
-
-	if (!e) {
-		return;
-	}
-	memcpy(e->addr, ev->addr, sizeof(e->addr));
-	e->host_conns = ev->host_conns;
-	sockaddr_format_host(for_peer, e->for_peer, sizeof(e->for_peer));
-	pthread_mutex_lock(&w->lock);
-	e->next = w->evicts;
-	w->evicts = e;
-	pthread_mutex_unlock(&w->lock);
-	ev_async_send(w->loop, &w->wake);
-}
-
-/* Gives an accepted socket to the next worker (takes @fd). */
-void net__handoff(struct net *net, int fd, const struct sockaddr *peer,
-		  socklen_t peer_len, unsigned spread)
-{
-	struct worker *w = &net->workers[net__place_conn(net, spread)];
-	struct net_evict_order ev;
-	enum net_admit_verdict verdict;
-	struct net_handoff *h;
-
-	verdict = net__admit_conn(net, peer, w->id, spread, &ev);
-	if (verdict == NET_ADMIT_REFUSED) {
-		ev_tstamp now = ev_now(net->main_loop);
-
-		close(fd);
-		/* One line a second at most: a flood must not flood the log. */
-		if (now - net->last_refusal_log >= 1.0) {
-			log_warn(
-				"net: connection refused: limit of %u per host "
-				"reached, or of %u in total with no idle "
-				"connection to close (%llu refused so far)",
-				net->limits.max_conns_per_host,
-				net->limits.max_conns,
-				(unsigned long long)net->refused_conns);
-			net->last_refusal_log = now;
-		}
-		return;
-	}
-	if (verdict == NET_ADMIT_EVICT) {
-		net_evict_post(net, &ev, peer);
-	}
-	h = calloc(1, sizeof(*h));
-	if (!h) {
-		close(fd);
-		net__release_conn(net, peer, w->id, spread);
-		return;
-	}
-	h->fd = fd;
-	h->spread = spread;
-	if (peer_len > sizeof(h->peer)) {
-		peer_len = sizeof(h->peer);
-	}
-	memcpy(&h->peer, peer, peer_len);
-	h->peer_len = peer_len;
-	pthread_mutex_lock(&w->lock);
-	h->next = w->incoming;
-	w->incoming = h;
-	pthread_mutex_unlock(&w->lock);
-	ev_async_send(w->loop, &w->wake);
 }
 
 static int worker_start(struct net *net, struct worker *w, unsigned id)
@@ -236,7 +116,7 @@ static int worker_start(struct net *net, struct worker *w, unsigned id)
 	pthread_mutex_init(&w->lock, NULL);
 	ev_async_init(&w->wake, worker_wake_cb);
 	ev_async_start(w->loop, &w->wake);
-	ev_init(&w->trim_timer, worker_trim_cb);
+	net__worker_trim_init(w);
 	err = pthread_create(&w->thread, NULL, worker_main, w);
 	if (err) {
 		return -err;

@@ -166,11 +166,14 @@ struct conn {
 void net__conn_open(struct worker *w, int fd, const struct sockaddr *peer,
 		    socklen_t peer_len, unsigned spread);
 
-/* A conn of @w closed: memory_trim_ms from now, unless another closes
- * meanwhile, @w's pool keeps only its low-water mark and the heap gives
- * its free pages back: a burst's memory must not stay.
+/* trim.c.  A conn of @w closed: memory_trim_ms from now, unless another
+ * closes meanwhile, @w's pool keeps only its low-water mark and the heap
+ * gives its free pages back: a burst's memory must not stay.
  * Worker thread. */
 void net__worker_trim_arm(struct worker *w);
+/* Sets @w's trim timer up (not armed); stops it (the loop is stopping). */
+void net__worker_trim_init(struct worker *w);
+void net__worker_trim_stop(struct worker *w);
 
 /*
  * lent.c.  Lends one of @w's buffers (taken: give it back with
@@ -238,8 +241,8 @@ void net__flows_cancel(struct conn *c);
  * calls have all finished. */
 void net__flows_free(struct conn *c);
 
-/* Gives an accepted socket (takes @fd) of the listener numbered @spread
- * to the worker net__place_conn picks.  Main loop. */
+/* handoff.c.  Gives an accepted socket (takes @fd) of the listener
+ * numbered @spread to the worker net__place_conn picks.  Main loop. */
 void net__handoff(struct net *net, int fd, const struct sockaddr *peer,
 		  socklen_t peer_len, unsigned spread);
 

@@ -141,8 +141,10 @@ def power_on(scratch):
 
 def power_cut(proc, pfs, disk, fuse):
     """The cut: dsnfsd killed (nothing more written, nothing flushed by a
-    clean stop), the disk and powerfs gone."""
-    stop(proc, signal.SIGKILL)
+    clean stop), the disk and powerfs gone (also after a run that failed
+    before dsnfsd started: proc None)."""
+    if proc is not None:
+        stop(proc, signal.SIGKILL)
     try:
         disk.close()
     finally:
@@ -157,71 +159,77 @@ def live_run(binary, scratch, conf, ops):
     (file, offset, count) of durable operation n, in order; for a CREATE,
     (2, its handle, 0)."""
     pfs, disk, fuse = power_on(scratch)
-    with open(os.path.join(disk.mnt, "ds1", "p"), "wb") as thick:
-        thick.write(bytes(THICK_BLOCKS * BLOCK))
-        thick.flush()
-        os.fsync(thick.fileno())
-    run("sync", "-f", disk.mnt)
-    proc, nfs_port, mount_port = start_dsnfsd(
-        binary, disk.mnt, conf(disk.mnt),
-        os.path.join(scratch, "dsnfsd.log"))
-    m = MountClient((HOST, mount_port))
-    root = m.mnt("/ds1").fhandle
-    m.close()
-    c = Nfs3Client((HOST, nfs_port))
-    fh = [c.create(root, name).object for name in ("a", "b")]
-    fh += [None, c.lookup(root, "p").object]
-    acked, verf = [], None
-    off = [0, 0]
-    at_p = 0
-    for n in range(ops):
-        if n % 25 == 24:
-            r = c.create(root, "c%d" % n)
-            if r.status != NFS3_OK:
-                raise RuntimeError("CREATE: %d" % r.status)
-            acked.append((2, r.object, 0))
-        elif n % 8 == 0 and off[0] >= BIG_BLOCKS // 2 * BLOCK:
-            at = off[0] - BIG_BLOCKS // 2 * BLOCK
-            data = b"".join(block(0, n, k) for k in range(BIG_BLOCKS))
-            r = c.write(fh[0], at, data, stable=FILE_SYNC)
-            if r.status != NFS3_OK or r.committed != FILE_SYNC:
-                raise RuntimeError("large FILE_SYNC WRITE: %d" % r.status)
-            verf = r.verf
-            acked.append((0, at, BIG_BLOCKS))
-            off[0] = at + BIG_BLOCKS * BLOCK
-        elif n % 8 in (4, 6):
-            # p: a 64 KiB overwrite over half the last, or 4 KiB inside
-            # it (logged) that the next one covers.
-            if n % 8 == 4:
-                at_p = (at_p + BIG_BLOCKS // 2) % (THICK_BLOCKS - BIG_BLOCKS)
-                at, count = at_p * BLOCK, BIG_BLOCKS
-            else:
-                at, count = (at_p + BIG_BLOCKS - 4) * BLOCK, 1
-            data = b"".join(block(3, n, k) for k in range(count))
-            r = c.write(fh[3], at, data, stable=FILE_SYNC)
-            if r.status != NFS3_OK or r.committed != FILE_SYNC:
-                raise RuntimeError("FILE_SYNC WRITE of p: %d" % r.status)
-            verf = r.verf
-            acked.append((3, at, count))
-        elif n % 2 == 0:
-            r = c.write(fh[0], off[0], block(0, n, 0), stable=FILE_SYNC)
-            if r.status != NFS3_OK or r.committed != FILE_SYNC:
-                raise RuntimeError("FILE_SYNC WRITE: %d" % r.status)
-            verf = r.verf
-            acked.append((0, off[0], 1))
-            off[0] += BLOCK
-        else:
-            for k in range(2):
-                r = c.write(fh[1], off[1] + k * BLOCK, block(1, n, k),
-                            stable=UNSTABLE)
+    proc = None
+    try:
+        with open(os.path.join(disk.mnt, "ds1", "p"), "wb") as thick:
+            thick.write(bytes(THICK_BLOCKS * BLOCK))
+            thick.flush()
+            os.fsync(thick.fileno())
+        run("sync", "-f", disk.mnt)
+        proc, nfs_port, mount_port = start_dsnfsd(
+            binary, disk.mnt, conf(disk.mnt),
+            os.path.join(scratch, "dsnfsd.log"))
+        m = MountClient((HOST, mount_port))
+        root = m.mnt("/ds1").fhandle
+        m.close()
+        c = Nfs3Client((HOST, nfs_port))
+        fh = [c.create(root, name).object for name in ("a", "b")]
+        fh += [None, c.lookup(root, "p").object]
+        acked, verf = [], None
+        off = [0, 0]
+        at_p = 0
+        for n in range(ops):
+            if n % 25 == 24:
+                r = c.create(root, "c%d" % n)
                 if r.status != NFS3_OK:
-                    raise RuntimeError("UNSTABLE WRITE: %d" % r.status)
-            cr = c.commit(fh[1], off[1], 2 * BLOCK)
-            if cr.status != NFS3_OK or cr.verf != r.verf:
-                raise RuntimeError("COMMIT: %d" % cr.status)
-            acked.append((1, off[1], 2))
-            off[1] += 2 * BLOCK
-    c.close()
+                    raise RuntimeError("CREATE: %d" % r.status)
+                acked.append((2, r.object, 0))
+            elif n % 8 == 0 and off[0] >= BIG_BLOCKS // 2 * BLOCK:
+                at = off[0] - BIG_BLOCKS // 2 * BLOCK
+                data = b"".join(block(0, n, k) for k in range(BIG_BLOCKS))
+                r = c.write(fh[0], at, data, stable=FILE_SYNC)
+                if r.status != NFS3_OK or r.committed != FILE_SYNC:
+                    raise RuntimeError("large FILE_SYNC WRITE: %d" % r.status)
+                verf = r.verf
+                acked.append((0, at, BIG_BLOCKS))
+                off[0] = at + BIG_BLOCKS * BLOCK
+            elif n % 8 in (4, 6):
+                # p: a 64 KiB overwrite over half the last, or 4 KiB inside
+                # it (logged) that the next one covers.
+                if n % 8 == 4:
+                    at_p = (at_p + BIG_BLOCKS // 2) % (THICK_BLOCKS - BIG_BLOCKS)
+                    at, count = at_p * BLOCK, BIG_BLOCKS
+                else:
+                    at, count = (at_p + BIG_BLOCKS - 4) * BLOCK, 1
+                data = b"".join(block(3, n, k) for k in range(count))
+                r = c.write(fh[3], at, data, stable=FILE_SYNC)
+                if r.status != NFS3_OK or r.committed != FILE_SYNC:
+                    raise RuntimeError("FILE_SYNC WRITE of p: %d" % r.status)
+                verf = r.verf
+                acked.append((3, at, count))
+            elif n % 2 == 0:
+                r = c.write(fh[0], off[0], block(0, n, 0), stable=FILE_SYNC)
+                if r.status != NFS3_OK or r.committed != FILE_SYNC:
+                    raise RuntimeError("FILE_SYNC WRITE: %d" % r.status)
+                verf = r.verf
+                acked.append((0, off[0], 1))
+                off[0] += BLOCK
+            else:
+                for k in range(2):
+                    r = c.write(fh[1], off[1] + k * BLOCK, block(1, n, k),
+                                stable=UNSTABLE)
+                    if r.status != NFS3_OK:
+                        raise RuntimeError("UNSTABLE WRITE: %d" % r.status)
+                cr = c.commit(fh[1], off[1], 2 * BLOCK)
+                if cr.status != NFS3_OK or cr.verf != r.verf:
+                    raise RuntimeError("COMMIT: %d" % cr.status)
+                acked.append((1, off[1], 2))
+                off[1] += 2 * BLOCK
+        c.close()
+    except BaseException:
+        # A failed run leaves no mount, loop device or powerfs behind.
+        power_cut(proc, pfs, disk, fuse)
+        raise
     power_cut(proc, pfs, disk, fuse)
     return fh, acked, verf
 
