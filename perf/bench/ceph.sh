@@ -19,6 +19,10 @@
 #                        built without frame pointers, as libcephfs)
 #   BENCH_CORNERS [all]  the corners to run, e.g. "rand-write file-sync-rand"
 #   BENCH_SERVERS [dsnfsd ganesha rados] which to run, in this order
+#   BENCH_ROUNDS  [1]    runs of that list, one after the other: the
+#                        table gives each corner's median, and the range
+#                        of the ratios of the rounds' runs (a server
+#                        named twice in the list counts twice too)
 #                        ("base": BENCH_BASE's dsnfsd)
 #   BENCH_BASE           another build dir: its dsnfsd is server "base"
 #                        (same settings, a directory of its own), so that
@@ -112,7 +116,12 @@ dsload_run() {
 		sleep 1
 	fi
 	if [ $rc != 0 ]; then
+		# What failed, said by both sides (the scratch goes at exit).
+		grep -i -m 8 'STOPPED\|NFS3ERR\|error' "$TMP/dsload.out" >&2
 		tail -5 "$TMP/dsload.out" >&2
+		echo "  the server's log ends (kept whole in $OUT/$SERVER-$STAMP.log):" >&2
+		tail -8 "$TMP/$SERVER.log" >&2
+		cp "$TMP/$SERVER.log" "$OUT/$SERVER-$STAMP.log" 2>/dev/null
 		echo "0 0"
 		return
 	fi
@@ -150,12 +159,10 @@ rand-write:--bs=8k,--read-pct=0,--random-pct=100,--stable=unstable
 file-sync-write:--bs=64k,--read-pct=0,--random-pct=0,--stable=file_sync
 file-sync-rand:--bs=8k,--read-pct=0,--random-pct=100,--stable=file_sync"
 
-# server: runs every corner, "corner MiB/s IOPS" lines into $TMP/$server,
-# "corner us-per-op..." into $TMP/$server.cpu.
+# server: runs every corner, "corner MiB/s IOPS" lines added to
+# $TMP/$server, "corner us-per-op..." to $TMP/$server.cpu.
 corners() {
 	local server=$1 line name args
-	: >"$TMP/$server"
-	: >"$TMP/$server.cpu"
 	SERVER=$server
 	while IFS= read -r line; do
 		name=${line%%:*}
@@ -220,7 +227,7 @@ run_rados() {
 		echo "seq-read $(rados_bench 65536 seq)"
 		echo "rand-write $(rados_bench 8192 write)"
 		echo "rand-read $(rados_bench 8192 rand)"
-	} >"$TMP/rados"
+	} >>"$TMP/rados"
 	rados -c "$CONF" -p cephfs_data cleanup >/dev/null 2>&1
 }
 
@@ -232,8 +239,10 @@ run_rados() {
 : >"$TMP/base.cpu"
 : >"$TMP/ganesha.cpu"
 : >"$TMP/osdops.all"
-for s in $SERVERS; do
-	case $s in dsnfsd | base | ganesha | rados) run_$s ;; esac
+for _ in $(seq 1 "${BENCH_ROUNDS:-1}"); do
+	for s in $SERVERS; do
+		case $s in dsnfsd | base | ganesha | rados) run_$s ;; esac
+	done
 done
 
 {
@@ -251,46 +260,67 @@ done
 		"load average $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo
 	python3 - "$TMP/dsnfsd" "$TMP/ganesha" "$TMP/rados" "$TMP/base" <<'PY'
-import sys
+import statistics, sys
 def load(p):
+    """corner -> [(MiB/s, IOPS)], a pair per run, in order."""
     d = {}
     for line in open(p):
         f = line.split()
         # a run with errors or mismatches counts as nothing
-        d[f[0]] = (0.0, 0.0) if len(f) > 3 else (float(f[1]), float(f[2]))
+        d.setdefault(f[0], []).append(
+            (0.0, 0.0) if len(f) > 3 else (float(f[1]), float(f[2])))
     return d
+def med(runs, i):
+    return statistics.median(r[i] for r in runs) if runs else 0.0
+def spread(a, b, i):
+    """The ratios of a's and b's runs taken in turn: "lo-hi", or ""."""
+    rs = [x[i] / y[i] for x, y in zip(a, b) if y[i]]
+    return "%.2f-%.2f" % (min(rs), max(rs)) if len(rs) > 1 else ""
 d, g, r, b = (load(p) for p in sys.argv[1:5])
+rounds = max([len(v) for t in (d, g, b) for v in t.values()] or [1])
+if rounds > 1:
+    print("medians of %d runs a server; \"runs\": the ratios of the runs "
+          "taken in turn" % rounds)
 print("%-16s %10s %10s %10s %8s %12s %8s" % ("corner", "dsnfsd", "ganesha",
       "rados", "d/g", "d/rados", "unit") +
-      ("%10s %8s %8s" % ("base", "base/g", "d/base") if b else ""))
+      ("%12s" % "d/g runs" if rounds > 1 else "") +
+      ("%10s %8s %8s" % ("base", "base/g", "d/base") if b else "") +
+      ("%12s" % "d/base runs" if b and rounds > 1 else ""))
 for k in ["seq-read", "seq-write", "rand-read", "rand-write",
           "file-sync-write", "file-sync-rand"]:
     big = k.startswith("seq") or k == "file-sync-write"
     i = 0 if big else 1
     unit = "MiB/s" if big else "IOPS"
-    dv, gv = d.get(k, (0, 0))[i], g.get(k, (0, 0))[i]
-    rv = r.get(k, (0, 0))[i] if k in r else None
+    dr, gr, br = d.get(k, []), g.get(k, []), b.get(k, [])
+    dv, gv = med(dr, i), med(gr, i)
+    rv = med(r[k], i) if k in r else None
     ratio = "%.2f" % (dv / gv) if gv else "-"
     rr = "%.2f" % (dv / rv) if rv else "-"
     line = "%-16s %10.1f %10.1f %10s %8s %12s %8s" % (k, dv, gv,
            "%.1f" % rv if rv is not None else "-", ratio, rr, unit)
+    if rounds > 1:
+        line += "%12s" % spread(dr, gr, i)
     if b:
-        bv = b.get(k, (0, 0))[i]
+        bv = med(br, i)
         line += "%10.1f %8s %8s" % (bv, "%.2f" % (bv / gv) if gv else "-",
                                     "%.2f" % (dv / bv) if bv else "-")
+        if rounds > 1:
+            line += "%12s" % spread(dr, br, i)
     print(line)
 PY
 	echo
 	echo "CPU per I/O, microseconds (user + system, every thread):"
 	python3 - "$TMP/dsnfsd.cpu" "$TMP/ganesha.cpu" "$TMP/base.cpu" <<'PY'
-import sys
+import statistics, sys
 def load(p):
-    d = {}
+    """corner -> the median of each column over its runs."""
+    runs = {}
     for line in open(p):
         f = line.split()
         if len(f) == 6:
-            d[f[0]] = [int(x) for x in f[1:]]
-    return d
+            runs.setdefault(f[0], []).append([int(x) for x in f[1:]])
+    return {k: [int(statistics.median(c)) for c in zip(*v)]
+            for k, v in runs.items()}
 d, g, b = load(sys.argv[1]), load(sys.argv[2]), load(sys.argv[3])
 cols = ("server", "osd", "mds", "mon", "client")
 print("%-16s %-8s" % ("corner", "server") +
