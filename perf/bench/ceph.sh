@@ -175,9 +175,12 @@ corners() {
 		echo "$name $(dsload_run ${args//,/ })" >>"$TMP/$server"
 		echo "$name $(cat "$TMP/cpu")" >>"$TMP/$server.cpu"
 		echo "$name $server $(cat "$TMP/osdops")" >>"$TMP/osdops.all"
+		# How many COMMITs the run's UNSTABLE writes got answered: a
+		# client waits for one before it sends the next.
 		echo "  $server $name: $(tail -1 "$TMP/$server")," \
 			"CPU us/op (server osd mds mon client):" \
-			"$(cat "$TMP/cpu")" >&2
+			"$(cat "$TMP/cpu")" \
+			"$(grep -o 'commits [0-9]*' "$TMP/dsload.out")" >&2
 	done <<<"$CORNERS"
 }
 

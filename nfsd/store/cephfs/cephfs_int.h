@@ -164,6 +164,14 @@ struct cephfs_obj {
 	pthread_mutex_t lock;
 	struct Fh *io;
 	struct store_syncgroup sync;
+	/* A COMMIT holds it (write) through its sync, writes into the cache
+	 * (read) through ceph_ll_write: writes that arrive during a COMMIT
+	 * wait, which RFC 1813 allows (a COMMIT covers the writes before
+	 * it).  With writes of the file flowing, Pacific's ceph_ll_fsync ran
+	 * past STORE_CEPHFS_BOUND_MS and returned only once they stopped
+	 * (docs/ceph.md, "A COMMIT starved by writes").  Writers first: a
+	 * waiting COMMIT holds back new writes. */
+	pthread_rwlock_t commit_gate;
 	/* cephfs_used.c's, under @lock: which of the file's RADOS objects
 	 * exist (a bit each), measured on first need and kept up to date by
 	 * this gateway's writes; forgotten by a size change. */

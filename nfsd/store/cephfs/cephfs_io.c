@@ -153,7 +153,9 @@ int store__cephfs_write(struct store *st, struct store_obj *obj,
 		}
 		return rc;
 	}
+	pthread_rwlock_rdlock(&o->commit_gate);
 	rc = store__cephfs_write_all(sc, fh, off_bytes, buf, count);
+	pthread_rwlock_unlock(&o->commit_gate);
 	if (rc) {
 		return rc;
 	}
@@ -178,14 +180,20 @@ int store__cephfs_commit(struct store *st, struct store_obj *obj,
 	if (rc || o->snapid != CEPH_NOSNAP) {
 		return rc; /* a snapshot holds nothing unstable */
 	}
+	/* The file's new writes wait until this one's sync is done
+	 * (cephfs_int.h, commit_gate). */
+	pthread_rwlock_wrlock(&o->commit_gate);
 	/* Newer UNSTABLE bytes over logged ones: once they are stable a
 	 * replay of the old records would undo them. */
 	if (o->sc->rlog) {
 		rc = store__cephfs_rlog_settle(o->sc->rlog, o);
 		if (rc) {
 			*sync_failed = true;
-			return rc;
 		}
 	}
-	return store_cephfs_sync(st, o, STORE_FILE_SYNC, sync_failed);
+	if (!rc) {
+		rc = store_cephfs_sync(st, o, STORE_FILE_SYNC, sync_failed);
+	}
+	pthread_rwlock_unlock(&o->commit_gate);
+	return rc;
 }
