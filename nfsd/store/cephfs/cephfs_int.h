@@ -149,6 +149,12 @@ struct store_cephfs {
 
 /* One resolved inode: the head every backend shares (store_obj.h: its
  * reference count and handle), then what this backend keeps. */
+/* A COMMIT of a file in its sync (cephfs_io.c). */
+struct cephfs_commit {
+	uint64_t since_ns;
+	struct cephfs_commit *next;
+};
+
 struct cephfs_obj {
 	struct store_obj base;
 	struct store_cephfs *sc;
@@ -164,14 +170,13 @@ struct cephfs_obj {
 	pthread_mutex_t lock;
 	struct Fh *io;
 	struct store_syncgroup sync;
-	/* A COMMIT holds it (write) through its sync, writes into the cache
-	 * (read) through ceph_ll_write: writes that arrive during a COMMIT
-	 * wait, which RFC 1813 allows (a COMMIT covers the writes before
-	 * it).  With writes of the file flowing, Pacific's ceph_ll_fsync ran
-	 * past STORE_CEPHFS_BOUND_MS and returned only once they stopped
-	 * (docs/ceph.md, "A COMMIT starved by writes").  Writers first: a
-	 * waiting COMMIT holds back new writes. */
-	pthread_rwlock_t commit_gate;
+	/* COMMITs of the file in their sync (changed under @lock, read
+	 * without it first), and each one's start (a list under @lock, on
+	 * the COMMITs' stacks); writes held back by one that waited too
+	 * long wait on @commit_done (cephfs_io.c, store_cephfs_commit_fair). */
+	_Atomic unsigned commits;
+	struct cephfs_commit *commit_list;
+	pthread_cond_t commit_done;
 	/* cephfs_used.c's, under @lock: which of the file's RADOS objects
 	 * exist (a bit each), measured on first need and kept up to date by
 	 * this gateway's writes; forgotten by a size change. */

@@ -58,23 +58,10 @@ void store__cephfs_obj_unref(struct store_obj *obj)
 	}
 	ceph_ll_put(o->sc->cm, o->in);
 	store__syncgroup_fini(&o->sync);
-	pthread_rwlock_destroy(&o->commit_gate);
+	pthread_cond_destroy(&o->commit_done);
 	pthread_mutex_destroy(&o->lock);
 	free(o->used_bits);
 	free(o);
-}
-
-/* A COMMIT waiting for the gate holds back writes that come after it
- * (glibc's default lets a stream of readers starve a writer). */
-static void store_cephfs_gate_init(pthread_rwlock_t *gate)
-{
-	pthread_rwlockattr_t attr;
-
-	pthread_rwlockattr_init(&attr);
-	pthread_rwlockattr_setkind_np(
-		&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-	pthread_rwlock_init(gate, &attr);
-	pthread_rwlockattr_destroy(&attr);
 }
 
 struct cephfs_obj *store__cephfs_cache_find(struct store_cephfs *sc,
@@ -224,7 +211,7 @@ int store__cephfs_obj_get(struct store_cephfs *sc, Inode *in,
 		free(o);
 		return err;
 	}
-	store_cephfs_gate_init(&o->commit_gate);
+	pthread_cond_init(&o->commit_done, NULL);
 	pthread_mutex_lock(&sc->cache_lock);
 	had = store__cephfs_cache_find(sc, o->ino, o->snapid);
 	old = had ? NULL : store_cephfs_cache_put(sc, o);
