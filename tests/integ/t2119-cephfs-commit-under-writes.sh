@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # A COMMIT of a cephfs datastore's file while UNSTABLE writes of the same
-# file keep coming (store/cephfs/cephfs_io.c, store_cephfs_commit_fair):
+# file keep coming (store/cephfs/cephfs_obj.c, store__cephfs_write_fair):
 # four dsload hosts each keep 16 random 8 KiB UNSTABLE writes in flight on
 # a VMDK of their own and send a COMMIT every 64 of them, every block
 # verified.  Pacific's ceph_ll_fsync returned only once the file's writes

@@ -114,77 +114,6 @@ int store__cephfs_read_sized(struct store *st, struct store_obj *obj,
 	return 0;
 }
 
-/*
- * A COMMIT's sync against the file's new writes.  With writes of the file
- * flowing, Pacific's ceph_ll_fsync returned only once they stopped: 5 s
- * and more, past STORE_CEPHFS_BOUND_MS, so a healthy cluster was marked
- * down (docs/ceph.md, "A COMMIT starved by writes").  Holding every write
- * back through every COMMIT cost a quarter of the writes (0.76x
- * nfs-ganesha at 8 KiB random, 0.90x at 64 KiB sequential, measured):
- * writes go on beside a COMMIT, and wait only while one has waited
- * COMMIT_FAIR_MS, until that one is done (1.21x and 1.17x; 200 ms gave
- * 1.41x and 1.19x for half the COMMITs answered).  RFC 1813 lets them
- * wait: a COMMIT covers the writes before it.
- */
-#define STORE_CEPHFS_COMMIT_FAIR_MS 50
-
-static void store_cephfs_commit_begin(struct cephfs_obj *o,
-				      struct cephfs_commit *c)
-{
-	c->since_ns = store__cephfs_now_ns();
-	pthread_mutex_lock(&o->lock);
-	c->next = o->commit_list;
-	o->commit_list = c;
-	atomic_fetch_add(&o->commits, 1);
-	pthread_mutex_unlock(&o->lock);
-}
-
-static void store_cephfs_commit_end(struct cephfs_obj *o,
-				    struct cephfs_commit *c)
-{
-	struct cephfs_commit **at;
-
-	pthread_mutex_lock(&o->lock);
-	for (at = &o->commit_list; *at != c; at = &(*at)->next) {
-	}
-	*at = c->next;
-	atomic_fetch_sub(&o->commits, 1);
-	pthread_cond_broadcast(&o->commit_done);
-	pthread_mutex_unlock(&o->lock);
-}
-
-/* Whether a COMMIT of @o in its sync has waited its share; under lock.
- * The oldest one decides: a stream of new COMMITs holds no write back
- * longer than the old ones take (each is quick once writes wait). */
-static bool store_cephfs_commit_starved(const struct cephfs_obj *o,
-					uint64_t now_ns)
-{
-	const uint64_t fair_ns = STORE_CEPHFS_COMMIT_FAIR_MS * 1000000ull;
-
-	for (const struct cephfs_commit *c = o->commit_list; c; c = c->next) {
-		if (now_ns - c->since_ns >= fair_ns) {
-			return true;
-		}
-	}
-	return false;
-}
-
-/* Before a write into the cache: waits while a COMMIT of the file has
- * waited its share. */
-static void store_cephfs_commit_fair(struct cephfs_obj *o)
-{
-	/* The common case, no COMMIT: no lock.  One that begins meanwhile
-	 * has not waited yet. */
-	if (atomic_load_explicit(&o->commits, memory_order_relaxed) == 0) {
-		return;
-	}
-	pthread_mutex_lock(&o->lock);
-	while (store_cephfs_commit_starved(o, store__cephfs_now_ns())) {
-		pthread_cond_wait(&o->commit_done, &o->lock);
-	}
-	pthread_mutex_unlock(&o->lock);
-}
-
 static int store_cephfs_sync(struct store *st, struct cephfs_obj *o,
 			     enum store_stable level, bool *sync_failed)
 {
@@ -224,7 +153,7 @@ int store__cephfs_write(struct store *st, struct store_obj *obj,
 		}
 		return rc;
 	}
-	store_cephfs_commit_fair(o);
+	store__cephfs_write_fair(o);
 	rc = store__cephfs_write_all(sc, fh, off_bytes, buf, count);
 	if (rc) {
 		return rc;
@@ -240,7 +169,6 @@ int store__cephfs_commit(struct store *st, struct store_obj *obj,
 			 uint64_t off_bytes, uint32_t count, bool *sync_failed)
 {
 	struct cephfs_obj *o = store__cephfs_obj(obj);
-	struct cephfs_commit c;
 	struct Fh *fh;
 	int rc;
 
@@ -251,18 +179,14 @@ int store__cephfs_commit(struct store *st, struct store_obj *obj,
 	if (rc || o->snapid != CEPH_NOSNAP) {
 		return rc; /* a snapshot holds nothing unstable */
 	}
-	store_cephfs_commit_begin(o, &c);
 	/* Newer UNSTABLE bytes over logged ones: once they are stable a
 	 * replay of the old records would undo them. */
 	if (o->sc->rlog) {
 		rc = store__cephfs_rlog_settle(o->sc->rlog, o);
 		if (rc) {
 			*sync_failed = true;
+			return rc;
 		}
 	}
-	if (!rc) {
-		rc = store_cephfs_sync(st, o, STORE_FILE_SYNC, sync_failed);
-	}
-	store_cephfs_commit_end(o, &c);
-	return rc;
+	return store_cephfs_sync(st, o, STORE_FILE_SYNC, sync_failed);
 }

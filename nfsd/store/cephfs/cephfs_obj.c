@@ -58,7 +58,7 @@ void store__cephfs_obj_unref(struct store_obj *obj)
 	}
 	ceph_ll_put(o->sc->cm, o->in);
 	store__syncgroup_fini(&o->sync);
-	pthread_cond_destroy(&o->commit_done);
+	pthread_cond_destroy(&o->fsync_done);
 	pthread_mutex_destroy(&o->lock);
 	free(o->used_bits);
 	free(o);
@@ -211,7 +211,7 @@ int store__cephfs_obj_get(struct store_cephfs *sc, Inode *in,
 		free(o);
 		return err;
 	}
-	pthread_cond_init(&o->commit_done, NULL);
+	pthread_cond_init(&o->fsync_done, NULL);
 	pthread_mutex_lock(&sc->cache_lock);
 	had = store__cephfs_cache_find(sc, o->ino, o->snapid);
 	old = had ? NULL : store_cephfs_cache_put(sc, o);
@@ -268,12 +268,59 @@ int store__cephfs_sync_confirm(struct store_cephfs *sc, struct cephfs_obj *o)
 	return rc == -EPERM ? -ESHUTDOWN : rc;
 }
 
+/* Whether an fsync of @o has waited its share; under lock.  The oldest
+ * decides: a stream of new fsyncs holds no write back longer than the
+ * old ones take (each is quick once writes wait). */
+static bool store_cephfs_fsync_starved(const struct cephfs_obj *o,
+				       uint64_t now_ns)
+{
+	const uint64_t fair_ns = STORE_CEPHFS_FSYNC_FAIR_MS * 1000000ull;
+
+	for (const struct cephfs_fsync *f = o->fsyncs; f; f = f->next) {
+		if (now_ns - f->since_ns >= fair_ns) {
+			return true;
+		}
+	}
+	return false;
+}
+
+void store__cephfs_write_fair(struct cephfs_obj *o)
+{
+	/* No fsync, the common case: no lock.  One that begins meanwhile
+	 * has not waited yet. */
+	if (atomic_load_explicit(&o->fsyncs, memory_order_relaxed) == NULL) {
+		return;
+	}
+	pthread_mutex_lock(&o->lock);
+	while (store_cephfs_fsync_starved(o, store__cephfs_now_ns())) {
+		pthread_cond_wait(&o->fsync_done, &o->lock);
+	}
+	pthread_mutex_unlock(&o->lock);
+}
+
 int store__cephfs_sync_fh(void *arg, enum store_stable level)
 {
 	struct cephfs_obj *o = arg;
-	int rc = store__cephfs_err(
-		ceph_ll_fsync(o->sc->cm, o->io, level == STORE_DATA_SYNC));
+	struct cephfs_fsync me = { .since_ns = store__cephfs_now_ns() };
+	struct cephfs_fsync **at;
+	int rc;
 
+	pthread_mutex_lock(&o->lock);
+	me.next = o->fsyncs;
+	atomic_store(&o->fsyncs, &me);
+	pthread_mutex_unlock(&o->lock);
+	rc = store__cephfs_err(
+		ceph_ll_fsync(o->sc->cm, o->io, level == STORE_DATA_SYNC));
+	pthread_mutex_lock(&o->lock);
+	if (o->fsyncs == &me) {
+		atomic_store(&o->fsyncs, me.next);
+	} else {
+		for (at = &o->fsyncs->next; *at != &me; at = &(*at)->next) {
+		}
+		*at = me.next;
+	}
+	pthread_cond_broadcast(&o->fsync_done);
+	pthread_mutex_unlock(&o->lock);
 	/* The size and mtime go with the caps, which a fenced gateway's
 	 * fsync drops with a 0. */
 	return rc ? rc : store__cephfs_sync_confirm(o->sc, o);
