@@ -77,7 +77,6 @@ static void mount_peer_host(const struct request *req, char *buf, size_t len)
 	sockaddr_format_host((const struct sockaddr *)&req->peer, buf, len);
 }
 
-/* Copies the root handle of @exp's store into @fh. */
 /* "/ds1" + "sub//dir/" -> "/ds1/sub/dir": one spelling per directory in
  * the mount list, whatever slashes the client sent. */
 static void mount_canonical_path(const struct export *exp, const char *rest,
@@ -102,9 +101,17 @@ static void mount_canonical_path(const struct export *exp, const char *rest,
 	}
 }
 
-static mountstat3 mount_errno_stat(int err)
+/* A store error as MNT's status.  -EAGAIN, a cephfs datastore whose
+ * cluster does not answer now, has no MOUNT status of its own (MOUNT has
+ * no JUKEBOX): SERVERFAULT, said in the log; the client mounts again. */
+static mountstat3 mount_errno_stat(const struct export *exp, int err)
 {
 	switch (err) {
+	case -EAGAIN:
+		log_warn("mount: %s: its cluster does not answer now; MNT "
+			 "refused, to be tried again",
+			 exp->name);
+		return MNT3ERR_SERVERFAULT;
 	case -ENOENT:
 	case -ESTALE:
 		return MNT3ERR_NOENT;
@@ -168,7 +175,7 @@ static mountstat3 mount_dir_fh(const struct export *exp, const char *rest,
 	if (err) {
 		log_error("mount: %s: cannot open the datastore root: %s",
 			  exp->name, strerror(-err));
-		return mount_errno_stat(err);
+		return mount_errno_stat(exp, err);
 	}
 	while (*rest) {
 		size_t len = strcspn(rest, "/");
@@ -192,7 +199,7 @@ static mountstat3 mount_dir_fh(const struct export *exp, const char *rest,
 		err = store_lookup(st, obj, name, &next);
 		store_obj_unref(st, obj);
 		if (err) {
-			return mount_errno_stat(err);
+			return mount_errno_stat(exp, err);
 		}
 		obj = next;
 		walked = true;
@@ -207,7 +214,7 @@ static mountstat3 mount_dir_fh(const struct export *exp, const char *rest,
 	}
 	store_obj_unref(st, obj);
 	if (err) {
-		return mount_errno_stat(err);
+		return mount_errno_stat(exp, err);
 	}
 	if (fh->len == 0 || fh->len > FHSIZE3) {
 		log_error("mount: %s: handle of %u bytes", exp->name, fh->len);
@@ -516,6 +523,30 @@ static const struct rpc_proc mount_procs[] = {
 				.trace_res = mount_trace_export_res },
 };
 
+/*
+ * MNT walks its path with the store's lookups, which on a cephfs store may
+ * wait on the cluster's MDS: such a MNT runs on a work thread, so that a
+ * stuck cluster holds its own mounts back, not MOUNT for every datastore
+ * nor the NFS calls that share the loop.  The export is found again by the
+ * handler (a lookup in a table whose slots never move).
+ */
+static bool mount_offload(struct request *req, const void *args)
+{
+	const struct mount_service *svc = req->svc;
+	const char *path;
+	const char *rest;
+	const struct export *exp;
+	const struct store *st;
+
+	if (req->proc != MOUNTPROC3_MNT) {
+		return false;
+	}
+	path = *(const dirpath *)args;
+	exp = path ? export_find_by_prefix(svc->exports, path, &rest) : NULL;
+	st = exp ? export_store(exp) : NULL;
+	return st && st->blocking;
+}
+
 void mount_program_init(struct rpc_program *prog, struct mount_service *svc)
 {
 	memset(prog, 0, sizeof(*prog));
@@ -525,4 +556,5 @@ void mount_program_init(struct rpc_program *prog, struct mount_service *svc)
 	prog->procs = mount_procs;
 	prog->nprocs = ARRAY_SIZE(mount_procs);
 	prog->ctx = svc;
+	prog->offload = mount_offload;
 }

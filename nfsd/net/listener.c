@@ -4,9 +4,10 @@
  * the worker holding the fewest live connections of its listener
  * (net__place_conn: each TCP listener has its number).  UDP (the portmapper,
  * MOUNT and NFS, which old clients and ESXi's discovery may use) is answered on
- * the main loop: portmapper and MOUNT calls are small and never block; an NFS
- * call that defers its work (COMMIT, a stable WRITE, READDIR: request_defer)
- * runs it on the work threads, which hand the request back through the
+ * the main loop: portmapper and MOUNT calls are small and do not block,
+ * except a MNT whose lookups wait on a cluster (a cephfs datastore); that
+ * MNT, and an NFS call that defers its work (COMMIT, a stable WRITE,
+ * READDIR: request_defer), run on the work threads, which hand the request back through the
  * listener's queue and ev_async, so a sync never stalls the main loop.  NFS
  * over UDP goes through the duplicate request cache like TCP (a retransmitted
  * datagram gets the first reply); its READ and WRITE sizes fit a datagram

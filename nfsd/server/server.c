@@ -142,6 +142,9 @@ static int server_open_services(struct server *srv, const struct config *cfg)
 	 * READ/WRITE within a datagram, no io_offload (no backlog) and no
 	 * traffic admission (flows are TCP connections). */
 	srv->nfs_udp_dispatcher.work_pool = srv->work_pool;
+	/* A MNT of a cephfs datastore waits on its MDS (mount_offload): on
+	 * these threads too, not on the main loop. */
+	srv->udp_dispatcher.work_pool = srv->work_pool;
 	srv->nfs_udp_dispatcher.max_payload_bytes = NFS3_UDP_MAX_PAYLOAD_BYTES;
 	srv->dispatcher.io_offload =
 		cfg->io_offload_auto ? RPC_IO_OFFLOAD_AUTO : RPC_IO_OFFLOAD_OFF;

@@ -15,106 +15,24 @@ sees JUKEBOX).  Every acknowledged write reads back.
 import os
 import subprocess
 import sys
-import threading
 import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nfs3wire import *  # noqa: E402,F401,F403
+from syncwriter import SyncWriter, probe_while  # noqa: E402
 
 NFS_PORT, MOUNT_PORT = int(sys.argv[1]), int(sys.argv[2])
 CLUSTER_SH, CEPH_DIR = sys.argv[3], sys.argv[4]
 ADDR = "127.0.0.1"
-BLOCK = 65536
 BOUND_S = 5.0  # STORE_CEPHFS_BOUND_MS: a stuck call answers JUKEBOX then
 DOWN_S = 30.0  # mark-down (heartbeat grace 5 s) and peering, with margin
 HUNG_S = 10.0  # how long two OSDs stay hung
 
 
-pattern = tag_pattern
-
 
 def root(path):
     return mount_root((ADDR, MOUNT_PORT), path)
-
-
-class Writer:
-    """64 KiB FILE_SYNC writes in a loop; notes each reply's time."""
-
-    def __init__(self, dir_fh):
-        c = Nfs3Client((ADDR, NFS_PORT), timeout=300)
-        self.fh = create_retry(c, dir_fh, "osd-stop.bin")
-        c.close()
-        self.stop = False
-        self.lock = threading.Lock()
-        self.acked = {}  # offset -> tag
-        self.ok_at = []  # reply time of each acknowledged write
-        self.jukebox_at = []  # (sent, replied) of each JUKEBOX
-        self.errors = []
-        # A daemon: a check that raises must not leave it writing on.
-        self.thread = threading.Thread(target=self.run, daemon=True)
-
-    def run(self):
-        c = Nfs3Client((ADDR, NFS_PORT), timeout=300)
-        off, tag = 0, 1
-        while not self.stop:
-            sent = time.time()
-            r = c.write(self.fh, off, pattern(tag, BLOCK), stable=FILE_SYNC)
-            now = time.time()
-            if r.status == NFS3ERR_JUKEBOX:
-                with self.lock:
-                    self.jukebox_at.append((sent, now))
-                time.sleep(0.1)
-                continue
-            if r.status != NFS3_OK:
-                self.errors.append(status_name(r.status))
-                return
-            with self.lock:
-                self.acked[off] = tag
-                self.ok_at.append(now)
-            off += BLOCK
-            tag += 1
-        c.close()
-
-    def oks_after(self, t):
-        with self.lock:
-            return sum(1 for x in self.ok_at if x > t)
-
-    def wait_oks_after(self, t, n, limit_s):
-        """Seconds from t to the n-th write acknowledged after it, or
-        None when that takes longer than limit_s."""
-        deadline = t + limit_s
-        while time.time() < deadline:
-            with self.lock:
-                later = [x for x in self.ok_at if x > t]
-            if len(later) >= n:
-                return later[n - 1] - t
-            time.sleep(0.1)
-        return None
-
-
-def probe_while(fh, until, replies):
-    """Until time `until`, a 4 KiB FILE_SYNC write on a connection of its
-    own every 0.5 s, each in its thread (it may wait in libcephfs);
-    appends (sent, replied, status) to replies.  -> the threads."""
-    def one(n):
-        sent = time.time()
-        try:
-            with Nfs3Client((ADDR, NFS_PORT), timeout=300) as c:
-                st = c.write(fh, n * 4096, pattern(n, 4096),
-                             stable=FILE_SYNC).status
-        except (ConnectionClosed, OSError) as e:
-            st = "error %r" % e
-        replies.append((sent, time.time(), st))
-
-    threads, n = [], 0
-    while time.time() < until:
-        t = threading.Thread(target=one, args=(n,), daemon=True)
-        t.start()
-        threads.append(t)
-        n += 1
-        time.sleep(0.5)
-    return threads
 
 
 def cluster(*args):
@@ -132,8 +50,8 @@ def osds_up():
 
 def main():
     ck = Checks()
-    w = Writer(root("/cephds"))
-    w.thread.start()
+    w = SyncWriter((ADDR, NFS_PORT), root("/cephds"), "osd-stop.bin")
+    w.start()
     time.sleep(3.0)
     ck.check("the writer runs on a healthy cluster", w.oks_after(0) > 0,
              "%d writes" % w.oks_after(0))
@@ -163,7 +81,8 @@ def main():
     cluster("signal", "osd.1", "STOP")
     cluster("signal", "osd.2", "STOP")
     probes = []
-    probe_threads = probe_while(pfh, stopped + HUNG_S, probes)
+    probe_threads = probe_while((ADDR, NFS_PORT), pfh, stopped + HUNG_S,
+                                probes)
     resumed = time.time()
     cluster("signal", "osd.1", "CONT")
     cluster("signal", "osd.2", "CONT")
@@ -186,16 +105,9 @@ def main():
               "writes %.1f s after SIGCONT" % (HUNG_S, first_jb, took))
     cluster("wait-clean")
 
-    w.stop = True
-    w.thread.join(300)
+    w.finish()
     ck.check("no error but JUKEBOX", not w.errors, repr(w.errors[:5]))
-    c = Nfs3Client((ADDR, NFS_PORT), timeout=60)
-    lost = 0
-    for off, tag in w.acked.items():
-        r, _ = retry_jukebox(lambda: c.read(w.fh, off, BLOCK))
-        if r.status != NFS3_OK or r.data != pattern(tag, BLOCK):
-            lost += 1
-    c.close()
+    lost = w.lost()
     ck.check("every acknowledged FILE_SYNC write reads back",
              lost == 0, "%d of %d lost" % (lost, len(w.acked)))
     ck.exit()

@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: Apache-2.0
+"""A FILE_SYNC writer for the fault tests of cephfs datastores (t2108,
+t2120): 64 KiB writes at rising offsets of one file, each sent again on
+NFS3ERR_JUKEBOX as the kernel client does, with the time of every reply,
+so that a test can say when writes stopped and went on, and what was
+acknowledged, to read it back; and the probes that tell how soon new
+calls are answered while the writer's own call waits in libcephfs.
+"""
+import threading
+import time
+
+from nfs3wire import (FILE_SYNC, NFS3_OK, NFS3ERR_JUKEBOX, ConnectionClosed,
+                      Nfs3Client, create_retry, retry_jukebox, status_name,
+                      tag_pattern)
+
+BLOCK = 65536
+
+
+class SyncWriter:
+    """FILE_SYNC writes of `name` in `dir_fh` on a thread of its own."""
+
+    def __init__(self, addr, dir_fh, name):
+        self.addr = addr
+        c = Nfs3Client(addr, timeout=300)
+        self.fh = create_retry(c, dir_fh, name)
+        c.close()
+        self.stop = False
+        self.lock = threading.Lock()
+        self.acked = {}  # offset -> tag
+        self.ok_at = []  # reply time of each acknowledged write
+        self.jukebox_at = []  # (sent, replied) of each JUKEBOX
+        self.errors = []
+        # A daemon: a check that raises must not leave it writing on.
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def start(self):
+        self.thread.start()
+
+    def finish(self):
+        self.stop = True
+        self.thread.join(300)
+
+    def run(self):
+        c = Nfs3Client(self.addr, timeout=300)
+        off, tag = 0, 1
+        while not self.stop:
+            sent = time.time()
+            r = c.write(self.fh, off, tag_pattern(tag, BLOCK),
+                        stable=FILE_SYNC)
+            now = time.time()
+            if r.status == NFS3ERR_JUKEBOX:
+                with self.lock:
+                    self.jukebox_at.append((sent, now))
+                time.sleep(0.1)
+                continue
+            if r.status != NFS3_OK:
+                self.errors.append(status_name(r.status))
+                return
+            with self.lock:
+                self.acked[off] = tag
+                self.ok_at.append(now)
+            off += BLOCK
+            tag += 1
+        c.close()
+
+    def oks_after(self, t):
+        with self.lock:
+            return sum(1 for x in self.ok_at if x > t)
+
+    def wait_oks_after(self, t, n, limit_s):
+        """Seconds from t to the n-th write acknowledged after it, or
+        None when that takes longer than limit_s."""
+        deadline = t + limit_s
+        while time.time() < deadline:
+            with self.lock:
+                later = [x for x in self.ok_at if x > t]
+            if len(later) >= n:
+                return later[n - 1] - t
+            time.sleep(0.1)
+        return None
+
+    def lost(self):
+        """How many acknowledged writes do not read back as written."""
+        c = Nfs3Client(self.addr, timeout=60)
+        lost = 0
+        for off, tag in self.acked.items():
+            r, _ = retry_jukebox(lambda: c.read(self.fh, off, BLOCK))
+            if r.status != NFS3_OK or r.data != tag_pattern(tag, BLOCK):
+                lost += 1
+        c.close()
+        return lost
+
+
+def probe_while(addr, fh, until, replies):
+    """Until time `until`, a 4 KiB FILE_SYNC write on a connection of its
+    own every 0.5 s, each in its thread (it may wait in libcephfs: a call
+    there is never abandoned, only new ones answer JUKEBOX); appends
+    (sent, replied, status) to replies.  -> the threads."""
+    def one(n):
+        sent = time.time()
+        try:
+            with Nfs3Client(addr, timeout=300) as c:
+                st = c.write(fh, n * 4096, tag_pattern(n, 4096),
+                             stable=FILE_SYNC).status
+        except (ConnectionClosed, OSError) as e:
+            st = "error %r" % e
+        replies.append((sent, time.time(), st))
+
+    threads, n = [], 0
+    while time.time() < until:
+        t = threading.Thread(target=one, args=(n,), daemon=True)
+        t.start()
+        threads.append(t)
+        n += 1
+        time.sleep(0.5)
+    return threads
