@@ -7,11 +7,11 @@
  * the main loop: portmapper and MOUNT calls are small and do not block,
  * except a MNT whose lookups wait on a cluster (a cephfs datastore); that
  * MNT, and an NFS call that defers its work (COMMIT, a stable WRITE,
- * READDIR: request_defer), run on the work threads, which hand the request back through the
- * listener's queue and ev_async, so a sync never stalls the main loop.  NFS
- * over UDP goes through the duplicate request cache like TCP (a retransmitted
- * datagram gets the first reply); its READ and WRITE sizes fit a datagram
- * (the dispatcher's max_payload_bytes).
+ * READDIR: request_defer), run on the work threads, which hand the request back
+ * through the listener's queue and ev_async, so a sync never stalls the main
+ * loop.  NFS over UDP goes through the duplicate request cache like TCP (a
+ * retransmitted datagram gets the first reply); its READ and WRITE sizes fit a
+ * datagram (the dispatcher's max_payload_bytes).
  */
 #include <arpa/inet.h>
 #include <errno.h>
