@@ -17,11 +17,13 @@ BLOCK = 65536
 
 
 class SyncWriter:
-    """FILE_SYNC writes of `name` in `dir_fh` on a thread of its own."""
+    """FILE_SYNC writes of `name` in `dir_fh` on a thread of its own;
+    `connect()` makes each connection (the server at `addr` when None:
+    a test in another network namespace makes its sockets there)."""
 
-    def __init__(self, addr, dir_fh, name):
-        self.addr = addr
-        c = Nfs3Client(addr, timeout=300)
+    def __init__(self, addr, dir_fh, name, connect=None):
+        self.connect = connect or (lambda: Nfs3Client(addr, timeout=300))
+        c = self.connect()
         self.fh = create_retry(c, dir_fh, name)
         c.close()
         self.stop = False
@@ -41,7 +43,7 @@ class SyncWriter:
         self.thread.join(300)
 
     def run(self):
-        c = Nfs3Client(self.addr, timeout=300)
+        c = self.connect()
         off, tag = 0, 1
         while not self.stop:
             sent = time.time()
@@ -81,7 +83,7 @@ class SyncWriter:
 
     def lost(self):
         """How many acknowledged writes do not read back as written."""
-        c = Nfs3Client(self.addr, timeout=60)
+        c = self.connect()
         lost = 0
         for off, tag in self.acked.items():
             r, _ = retry_jukebox(lambda: c.read(self.fh, off, BLOCK))
@@ -91,15 +93,17 @@ class SyncWriter:
         return lost
 
 
-def probe_while(addr, fh, until, replies):
+def probe_while(addr, fh, until, replies, connect=None):
     """Until time `until`, a 4 KiB FILE_SYNC write on a connection of its
     own every 0.5 s, each in its thread (it may wait in libcephfs: a call
     there is never abandoned, only new ones answer JUKEBOX); appends
     (sent, replied, status) to replies.  -> the threads."""
+    connect = connect or (lambda: Nfs3Client(addr, timeout=300))
+
     def one(n):
         sent = time.time()
         try:
-            with Nfs3Client(addr, timeout=300) as c:
+            with connect() as c:
                 st = c.write(fh, n * 4096, tag_pattern(n, 4096),
                              stable=FILE_SYNC).status
         except (ConnectionClosed, OSError) as e:

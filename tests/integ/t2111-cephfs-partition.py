@@ -5,6 +5,11 @@
     t2111-cephfs-partition.py DSNFSD TMP CONF CEPH_CONF NETNS HOST_IF DS GW \
         SEED
 
+First a brief cut (BRIEF_S) with no other gateway, FILE_SYNC writes
+through a gateway in NETNS: new calls answer JUKEBOX within the bound, it
+serves again by itself on the same session, and nothing acknowledged is
+lost (brief_cut).  Then the partition:
+
 Gateway A runs in the network namespace NETNS (10.99.0.2), its only link
 to the cluster a veth whose other end, HOST_IF (10.99.0.1), is in the
 test's namespace with the cluster and gateway B.  A client on A's side of
@@ -39,6 +44,7 @@ from nfs3wire import *  # noqa: E402,F401,F403
 from rlogload import (Writer, ops_pending, rados_objects,  # noqa: E402
                       read_back, stats_line)
 from rlogmodel import Model  # noqa: E402
+from syncwriter import SyncWriter, probe_while  # noqa: E402
 
 DSNFSD, TMP, CONF, CEPH_CONF, NETNS, HOST_IF, DS, GW = sys.argv[1:9]
 SEED = int(sys.argv[9])
@@ -48,6 +54,8 @@ NBLOCKS = 32
 LOAD_FILES = 3
 LOAD_MAX = 1 << 20  # each load file
 LOAD_BYTES = 2 << 20  # with the 32 blocks, below half the 8 MiB ring
+BRIEF_S = 10.0  # a cut the cluster sits out: its sessions stay
+BOUND_S = 5.0  # STORE_CEPHFS_BOUND_MS
 PIDS = os.path.join(TMP, "gw.pids")  # the shell's trap kills what is left
 LIBC = ctypes.CDLL(None, use_errno=True)
 CLONE_NEWNET = 0x40000000
@@ -182,8 +190,73 @@ def reply_status(c, xid, seconds):
     return None
 
 
+def share_key(gw, name):
+    """Copies @gw's handle key into the state directory of the gateway
+    @name, to be started: the datastore's handles are signed with it."""
+    state = os.path.join(TMP, "state-" + name)
+    os.makedirs(state, mode=0o700, exist_ok=True)
+    with open(os.path.join(gw.state, "cephfs.key"), "rb") as src:
+        key = src.read()
+    fd = os.open(os.path.join(state, "cephfs.key"),
+                 os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.write(fd, key)
+    os.close(fd)
+
+
+def brief_cut(ck, a):
+    """The link down for BRIEF_S under FILE_SYNC writes through A, then up,
+    and no other gateway: new calls answer JUKEBOX within the bound, A
+    serves again by itself, on the same session (neither evicted nor
+    fenced), and every acknowledged write reads back."""
+    def connect():
+        return in_netns(lambda: Nfs3Client((A_ADDR, a.nfs), timeout=300))
+    root = a.root()
+    w = SyncWriter(None, root, "brief.bin", connect=connect)
+    with connect() as c:
+        pfh = c.create(root, "brief-probe.bin").object
+    w.start()
+    time.sleep(2.0)
+    link("down")
+    cut = time.time()
+    probes = []
+    threads = probe_while(None, pfh, cut + BRIEF_S, probes, connect=connect)
+    link("up")
+    up = time.time()
+    for t in threads:
+        t.join(120)
+    took = w.wait_oks_after(up, 20, 60)
+    w.finish()
+    jb = [rep - cut for _, rep, st in probes if st == NFS3ERR_JUKEBOX]
+    odd = [st for _, _, st in probes if st not in (NFS3_OK, NFS3ERR_JUKEBOX)]
+    ck.check("a brief cut (%.0f s): new calls answer NFS3ERR_JUKEBOX within "
+             "the bound" % BRIEF_S, jb and min(jb) <= BOUND_S + 2.0,
+             "first after %s s; %d probes; %s" % (
+                 min(jb) if jb else None, len(probes), odd[:3]))
+    ck.check("the link back, A's writes go on by themselves (20 within "
+             "60 s)", took is not None and not w.errors,
+             "took %s s; %s" % (took, w.errors[:3]))
+    t = a.text()
+    ck.check("A kept its session: neither evicted nor fenced",
+             "evicted" not in t and "fenced" not in t and
+             "answers again" in t, t[-800:])
+    lost = w.lost()
+    ck.check("every FILE_SYNC write A acknowledged reads back (%d of %d "
+             "lost)" % (lost, len(w.acked)), lost == 0)
+    if took is not None and jb:
+        print("    brief cut: first JUKEBOX %.1f s after it, 20 writes "
+              "%.1f s after the link came back" % (min(jb), took))
+
+
 def main():
     ck = Checks()
+    # The brief cut first, through a gateway of its own that then stops
+    # cleanly: its log closes empty, so B's replay below holds only the
+    # partition's records.
+    a0 = Gateway("a0", A_ADDR, netns=True)
+    brief_cut(ck, a0)
+    ck.check("that gateway stops cleanly, its log closed",
+             a0.stop(60) and "closed: " in a0.text(), a0.text()[-600:])
+    share_key(a0, "a")
     a = Gateway("a", A_ADDR, netns=True)
     t = a.text()
     ck.check("A logs its stable writes in RADOS as gateway %s" % GW,
@@ -232,16 +305,7 @@ def main():
         SEED, stats_line(model), len(maybe)))
 
     # B takes A's name over, fences A, replays its log.
-    for f in os.listdir(a.state):
-        if f == "cephfs.key":
-            os.makedirs(os.path.join(TMP, "state-b"), mode=0o700,
-                        exist_ok=True)
-            with open(os.path.join(a.state, f), "rb") as src:
-                key = src.read()
-            dst = os.path.join(TMP, "state-b", f)
-            fd = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            os.write(fd, key)
-            os.close(fd)
+    share_key(a, "b")
     b = Gateway("b", "127.0.0.1")
     t = b.text()
     ck.check("B fences A's clients before it replays",

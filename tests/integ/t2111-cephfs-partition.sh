@@ -5,7 +5,9 @@
 # its own (netns.sh), with a cluster of its own bound to 10.99.0.1, the
 # end of a veth pair whose other end, 10.99.0.2, is the only link of the
 # namespace $ns where gateway A runs (intent_log = rados).  The test
-# (t2111-cephfs-partition.py) writes through A, cuts the link with a
+# (t2111-cephfs-partition.py) first cuts the link for 10 s with no other
+# gateway (JUKEBOX within the bound, then service again on the same
+# session, every acknowledged write read back); then writes through A, cuts the link with a
 # load in flight (rlogload.py; PARTITION_SEED reproduces it), starts B
 # with A's intent_log_gateway (it fences A and replays its log), moves the
 # client to B, brings the link back, and checks that none of A's late
@@ -66,7 +68,7 @@ check "A cut off, B takes over: A fenced, none of its late writes land" \
 	"$TEST_TMP" "$TEST_TMP/gw.conf" "$CEPH_CONF" "$ns" "$host_if" ds1 "$gw" \
 	"${PARTITION_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}"
 if [ "$FAILS" -gt 0 ]; then
-	for g in a b; do
+	for g in a0 a b; do
 		echo "gateway $g's log (cephfs, rlog, export lines):"
 		grep -E 'cephfs|rlog|export' "$TEST_TMP/gw-$g.log" | tail -30
 	done
