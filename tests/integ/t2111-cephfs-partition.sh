@@ -7,11 +7,12 @@
 # namespace $ns where gateway A runs (intent_log = rados).  The test
 # (t2111-cephfs-partition.py) first cuts the link for 10 s with no other
 # gateway (JUKEBOX within the bound, then service again on the same
-# session, every acknowledged write read back); then writes through A, cuts the link with a
-# load in flight (rlogload.py; PARTITION_SEED reproduces it), starts B
-# with A's intent_log_gateway (it fences A and replays its log), moves the
-# client to B, brings the link back, and checks that none of A's late
-# writes land and that A stops serving the datastore, fenced.
+# session, every acknowledged write read back); then writes through A,
+# cuts the link with a load in flight (rlogload.py; PARTITION_SEED
+# reproduces it), starts B with A's intent_log_gateway (it fences A and
+# replays its log), moves the client to B, brings the link back, and
+# checks that none of A's late writes land and that A stops serving the
+# datastore, fenced.
 . "$(dirname "$0")/netns.sh"
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../ceph/lib.sh"
