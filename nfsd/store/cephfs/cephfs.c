@@ -63,6 +63,7 @@ void store__cephfs_close(struct store *st)
 		ceph_unmount(sc->cm);
 	}
 	ceph_release(sc->cm);
+	store__cephfs_statfs_destroy(&sc->statfs);
 	pthread_mutex_destroy(&sc->cache_lock);
 	explicit_bzero(&sc->secret, sizeof(sc->secret));
 	free(sc);
@@ -271,6 +272,7 @@ int store_cephfs_open(const char *name, uint32_t export_id,
 		err = -err;
 		goto out_free;
 	}
+	store__cephfs_statfs_init(&sc->statfs);
 	err = store_cephfs_mount(sc, name, ceph_conf, ceph_path,
 				 ceph_user && ceph_user[0] ? ceph_user
 							   : "admin",
@@ -313,6 +315,7 @@ out_unmount:
 	ceph_unmount(sc->cm);
 	ceph_release(sc->cm);
 out_lock:
+	store__cephfs_statfs_destroy(&sc->statfs);
 	pthread_mutex_destroy(&sc->cache_lock);
 out_free:
 	explicit_bzero(&sc->secret, sizeof(sc->secret));

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * cephfs_attr: attributes of the cephfs backend: GETATTR, SETATTR,
- * READLINK and FSSTAT (RFC 1813 3.3.1, 3.3.2, 3.3.5, 3.3.18), through
- * ceph_ll_getattr / ceph_ll_setattr / ceph_ll_readlink / ceph_ll_statfs.
+ * cephfs_attr: attributes of the cephfs backend: GETATTR, SETATTR and
+ * READLINK (RFC 1813 3.3.1, 3.3.2, 3.3.5), through ceph_ll_getattr /
+ * ceph_ll_setattr / ceph_ll_readlink (FSSTAT: cephfs_statfs.c).
  *
  * fileid is the CephFS inode number and fsid the export id, as on the
  * local backend.  used_bytes is not st_blocks (CephFS reports a sparse
@@ -175,19 +175,5 @@ int store__cephfs_readlink(struct store *st, struct store_obj *obj, char *buf,
 	}
 	memcpy(buf, target, (size_t)rc);
 	*len = (size_t)rc;
-	return 0;
-}
-
-int store__cephfs_fsstat(struct store *st, struct store_fsstat *fs)
-{
-	struct store_cephfs *sc = store__cephfs(st);
-	struct statvfs sv;
-	int rc;
-
-	rc = ceph_ll_statfs(sc->cm, sc->root->in, &sv);
-	if (rc) {
-		return store__cephfs_err(rc);
-	}
-	store__fsstat_from_statvfs(&sv, fs);
 	return 0;
 }

@@ -4,8 +4,9 @@
  * reach the cluster runs between store__cephfs_call_enter() and _leave()
  * (cephfs_health.c): a store whose cluster does not answer answers -EAGAIN
  * at once, and no store holds more than its cap of work threads.  root,
- * obj_fh and the references touch only what the gateway holds; the admin
- * API's trees and snapshots run on its own threads, not guarded.
+ * obj_fh and the references touch only what the gateway holds; fsstat
+ * asks the mon with a bound of its own (cephfs_statfs.c); the admin API's
+ * trees and snapshots run on its own threads, not guarded.
  */
 #include "nfsd/store/cephfs/cephfs_int.h"
 
@@ -255,14 +256,6 @@ static int guard_readdir(struct store *st, struct store_obj *dir,
 			    store__cephfs_readdir(st, dir, cookie, cb, arg));
 }
 
-static int guard_fsstat(struct store *st, struct store_fsstat *fs)
-{
-	unsigned slot;
-	int rc = guard_enter(st, &slot);
-
-	return rc ? rc : guard_leave(st, slot, store__cephfs_fsstat(st, fs));
-}
-
 const struct store_ops store__cephfs_ops = {
 	.resolve = guard_resolve,
 	.obj_ref = store__cephfs_obj_ref,
@@ -285,7 +278,7 @@ const struct store_ops store__cephfs_ops = {
 	.rename = guard_rename,
 	.link = guard_link,
 	.readdir = guard_readdir,
-	.fsstat = guard_fsstat,
+	.fsstat = store__cephfs_fsstat, /* asks the mon: its own bound */
 	.close = store__cephfs_close,
 	.resolve_attr = guard_resolve_attr,
 	.read_sized = guard_read_sized,

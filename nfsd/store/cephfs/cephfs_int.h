@@ -26,6 +26,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/statvfs.h>
 
 #include <cephfs/libcephfs.h>
 #include <rados/librados.h>
@@ -115,6 +116,15 @@ struct store_cephfs_health {
 	int (*probe)(struct store_cephfs *sc);
 };
 
+/* The last statfs the mon answered, for FSSTATs while it does not
+ * (cephfs_statfs.c). */
+struct cephfs_statfs {
+	pthread_mutex_t lock;
+	bool asking; /* a thread waits in ceph_ll_statfs */
+	bool have_last;
+	struct statvfs last;
+};
+
 struct store_cephfs {
 	struct store base;
 	struct ceph_mount_info *cm;
@@ -139,6 +149,7 @@ struct store_cephfs {
 	size_t cached;
 
 	struct store_cephfs_health health;
+	struct cephfs_statfs statfs;
 	/* NULL, or the readahead of files read in order
 	 * (cephfs_prefetch.c): started before serving, stopped first. */
 	struct cephfs_prefetch *prefetch;
@@ -389,6 +400,13 @@ int store__cephfs_sattr_apply(struct store_cephfs *sc, struct cephfs_obj *o,
 			      const struct store_sattr *sattr);
 int store__cephfs_readlink(struct store *st, struct store_obj *obj, char *buf,
 			   size_t buflen, size_t *len);
+
+/* ---- FSSTAT (cephfs_statfs.c) ------------------------------------------ */
+
+void store__cephfs_statfs_init(struct cephfs_statfs *sf);
+void store__cephfs_statfs_destroy(struct cephfs_statfs *sf);
+/* ops->fsstat, not through the guard: the mon's wait marks nothing down;
+ * while one thread asks it, the others get its last answer. */
 int store__cephfs_fsstat(struct store *st, struct store_fsstat *fs);
 
 /* ---- I/O (cephfs_io.c) ------------------------------------------------- */

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""A hung MDS, and back (t2120-*.sh).
+"""A hung MDS, then a hung mon, and back (t2120-*.sh).
 
-    t2120-cephfs-mds-stop.py NFS_PORT MOUNT_PORT CLUSTER_SH CEPH_DIR
+    t2120-cephfs-mds-mon-stop.py NFS_PORT MOUNT_PORT CLUSTER_SH CEPH_DIR
 
 A writer does 64 KiB FILE_SYNC writes on /cephds (syncwriter.py).  The
 MDS is SIGSTOPped for HUNG_S.  Meanwhile a MNT of /cephds/by-tcp (TCP)
@@ -11,7 +11,9 @@ up, wait on the MDS; MOUNT's other calls and the local /ds2's NFS calls
 must still answer at once, and the cephfs datastore's calls answer
 NFS3ERR_JUKEBOX within the bound.  Then SIGCONT: the two MNTs are
 answered with their handles, a new MNT works, the writes go on by
-themselves and every acknowledged one reads back.
+themselves.  Then the mon is SIGSTOPped for MON_HUNG_S: the writes, which
+do not need it, go on without a JUKEBOX; FSSTATs, which ask it, answer
+with its last figures.  Every acknowledged write reads back.
 """
 import os
 import subprocess
@@ -29,6 +31,10 @@ CLUSTER_SH, CEPH_DIR = sys.argv[3], sys.argv[4]
 ADDR = "127.0.0.1"
 BOUND_S = 5.0  # STORE_CEPHFS_BOUND_MS: a stuck call answers JUKEBOX then
 HUNG_S = 20.0  # past the mon's beacon grace (15 s): the MDS is laggy
+# Below the MDS's beacon grace (15 s): past it the MDS, without the mon's
+# replies, takes itself for laggy and holds its clients' requests, and
+# the datastore goes down as with a hung MDS (measured: 12 s in).
+MON_HUNG_S = 10.0
 PROMPT_S = 2.0  # what "at once" allows on a loaded machine
 
 
@@ -102,6 +108,60 @@ def local_calls(ck, lroot):
              not slow, repr(slow))
 
 
+def fsstat(croot, out):
+    """An FSSTAT of cephds on a connection of its own: appends (status,
+    seconds) to out."""
+    def call():
+        with Nfs3Client((ADDR, NFS_PORT), timeout=120) as c:
+            return c.fsstat(croot).status
+    out.append(timed(call))
+
+
+def mon_stop(ck, w, croot):
+    """The mon hung for MON_HUNG_S: the data path does not need it, so the
+    writes go on and the datastore is not taken for down; FSSTAT, which
+    asks the mon, answers with the last figures it gave."""
+    before = []
+    fsstat(croot, before)
+    ck.check("FSSTAT of cephds answers with the mon up", before[0][0] == 0,
+             repr(before))
+    stopped = time.time()
+    cluster("signal", "mon.a", "STOP")
+    during = []
+    threads = []
+    while time.time() < stopped + MON_HUNG_S:
+        t = threading.Thread(target=fsstat, args=(croot, during),
+                             daemon=True)
+        t.start()
+        threads.append(t)
+        time.sleep(2.0)
+    oks = w.oks_after(stopped)
+    with w.lock:
+        jb = [rep for _, rep in w.jukebox_at if rep > stopped]
+    resumed = time.time()
+    cluster("signal", "mon.a", "CONT")
+    for t in threads:
+        t.join(120)
+    ck.check("the mon hung %.0f s: the writes go on (%d acknowledged, %d "
+             "JUKEBOX)" % (MON_HUNG_S, oks, len(jb)), oks >= 20 and not jb)
+    # One at a time asks the mon and waits out its timeout (the client's
+    # client_mount_timeout, 10 s here); the others answer at once.
+    asked = [took for st, took in during if took > PROMPT_S]
+    ck.check("FSSTATs meanwhile answer OK: %d at once, %d that asked the "
+             "mon within its timeout" % (len(during) - len(asked),
+                                         len(asked)),
+             all(st == 0 for st, _ in during) and
+             len(asked) <= MON_HUNG_S / 10 + 1 and
+             all(took <= 10 + PROMPT_S for took in asked), repr(during))
+    after = []
+    fsstat(croot, after)
+    ck.check("FSSTAT after SIGCONT answers (%.2f s)" % after[0][1],
+             after[0][0] == 0, repr(after))
+    print("    mon hung %.0f s: %d writes acknowledged meanwhile, 20 more "
+          "%.1f s after SIGCONT" % (MON_HUNG_S, oks,
+                                    w.wait_oks_after(resumed, 20, 60) or -1))
+
+
 def main():
     ck = Checks()
     croot = mount_root((ADDR, MOUNT_PORT), "/cephds")
@@ -171,6 +231,7 @@ def main():
     if took is not None and mounted is not None:
         print("    MDS hung %.0f s: MNT again %.1f s and 20 writes %.1f s "
               "after SIGCONT" % (HUNG_S, mounted, took))
+    mon_stop(ck, w, croot)
     w.finish()
     ck.check("no error but JUKEBOX", not w.errors, repr(w.errors[:5]))
     lost = w.lost()

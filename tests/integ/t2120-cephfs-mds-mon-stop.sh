@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # A cephfs datastore whose MDS hangs (SIGSTOP: its sockets stay open) for
 # 20 s under a verified FILE_SYNC write load, beside the local ds2
-# (t2120-cephfs-mds-stop.py): a MNT whose lookup waits on the MDS, over
+# (t2120-cephfs-mds-mon-stop.py): a MNT whose lookup waits on the MDS, over
 # TCP and over UDP, holds back no other MOUNT call and no NFS call of the
 # local datastore; the cephfs datastore's calls answer NFS3ERR_JUKEBOX
 # within the bound; once the MDS resumes, the waiting MNTs are answered,
@@ -27,7 +27,7 @@ ceph_fuse_mount || exit 1
 mkdir "$CEPH_MNT/by-tcp" "$CEPH_MNT/by-udp" || exit 1
 sync
 cluster_sh=$(cd "$(dirname "$0")/../ceph" && pwd)/cluster.sh
-python3 "$(dirname "$0")/t2120-cephfs-mds-stop.py" "$NFS_PORT" \
+python3 "$(dirname "$0")/t2120-cephfs-mds-mon-stop.py" "$NFS_PORT" \
 	"$MOUNT_PORT" "$cluster_sh" "$CEPH_OWN_DIR"
 check "the load's checks pass" [ $? -eq 0 ]
 check "the log says the MDS's wait and the return" bash -c \
@@ -37,4 +37,8 @@ check "a MNT refused meanwhile says why" grep -q \
 	"mount: cephds: its cluster does not answer now; MNT refused" \
 	"$TEST_TMP/dsnfsd.log"
 check "server exits cleanly" dsnfsd_stop
+if [ "$FAILS" -gt 0 ]; then
+	echo "dsnfsd's log (cephfs, mount and export lines):"
+	grep -E 'cephfs|mount|export' "$TEST_TMP/dsnfsd.log" | tail -30
+fi
 test_done
