@@ -500,6 +500,38 @@ static void test_cephfs_sync_confirm_fails_once_evicted(void **state)
 	c->ops->close(c);
 }
 
+/* FSSTAT asks the mon, one thread at a time per store: while one asks,
+ * the others answer with the last figures it gave (JUKEBOX before the
+ * first), and nothing of it touches the store's health. */
+static void test_cephfs_fsstat_answers_last_while_the_mon_is_asked(void **state)
+{
+	struct test_cephfs_pair *f = *state;
+	struct store_fsstat first, meanwhile;
+	struct store_cephfs *sc;
+
+	need_cluster(f);
+	sc = store__cephfs(f->a);
+	assert_int_equal(f->a->ops->fsstat(f->a, &first), 0);
+	assert_true(first.total_bytes > 0);
+	/* Another thread waits on the mon: its last answer, at once. */
+	sc->statfs.asking = true;
+	memset(&meanwhile, 0xff, sizeof(meanwhile));
+	assert_int_equal(f->a->ops->fsstat(f->a, &meanwhile), 0);
+	assert_int_equal(meanwhile.total_bytes, first.total_bytes);
+	assert_int_equal(meanwhile.total_files, first.total_files);
+	/* None yet: try again later. */
+	sc->statfs.have_last = false;
+	assert_int_equal(f->a->ops->fsstat(f->a, &meanwhile), -EAGAIN);
+	sc->statfs.asking = false;
+	assert_int_equal(f->a->ops->fsstat(f->a, &meanwhile), 0);
+	assert_true(sc->statfs.have_last);
+	assert_false(atomic_load(&f->a->unavailable));
+	/* Down: refused without the cluster, as every call. */
+	atomic_store(&f->a->unavailable, true);
+	assert_int_equal(f->a->ops->fsstat(f->a, &meanwhile), -EAGAIN);
+	atomic_store(&f->a->unavailable, false);
+}
+
 /* The RADOS intent log settles a file's records by its inode, not by the
  * object the store had when it wrote them: the object cache may drop an
  * object still in use (FIFO, 4096 entries) and make another for the same
@@ -567,6 +599,7 @@ int main(void)
 		T(test_cephfs_default_log_levels_quiet_set_ones_kept),
 		T(test_cephfs_setattr_size_outlives_the_gateway),
 		T(test_cephfs_sync_confirm_fails_once_evicted),
+		T(test_cephfs_fsstat_answers_last_while_the_mon_is_asked),
 		T(test_cephfs_rlog_size_change_settles_a_dropped_object),
 	};
 
