@@ -81,6 +81,16 @@ class SyncWriter:
             time.sleep(0.1)
         return None
 
+    def finish_checked(self, ck):
+        """Stops it, then checks that it met no error but JUKEBOX and that
+        every write it had acknowledged reads back."""
+        self.finish()
+        ck.check("no error but JUKEBOX", not self.errors,
+                 repr(self.errors[:5]))
+        lost = self.lost()
+        ck.check("every acknowledged FILE_SYNC write reads back",
+                 lost == 0, "%d of %d lost" % (lost, len(self.acked)))
+
     def lost(self):
         """How many acknowledged writes do not read back as written."""
         c = self.connect()
@@ -118,3 +128,19 @@ def probe_while(addr, fh, until, replies, connect=None):
         n += 1
         time.sleep(0.5)
     return threads
+
+
+def check_probes(ck, what, probes, since, bound_s):
+    """Checks what probe_while() got: OK or JUKEBOX only, the first
+    JUKEBOX within bound_s of `since` (2 s more on a loaded machine).
+    -> seconds from `since` to it, or None."""
+    jb = [rep - since for _, rep, st in probes if st == NFS3ERR_JUKEBOX]
+    odd = [st for _, _, st in probes if st not in (NFS3_OK, NFS3ERR_JUKEBOX)]
+    first = min(jb) if jb else None
+    ck.check("%s: new calls answer NFS3ERR_JUKEBOX within the bound "
+             "(%.0f s)" % (what, bound_s),
+             first is not None and first <= bound_s + 2.0,
+             "first after %s s; %d probes" % (first, len(probes)))
+    ck.check("%s: the probes get OK or JUKEBOX, nothing else" % what,
+             not odd, repr(odd[:5]))
+    return first

@@ -20,7 +20,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nfs3wire import *  # noqa: E402,F401,F403
-from syncwriter import SyncWriter, probe_while  # noqa: E402
+from syncwriter import SyncWriter, check_probes, probe_while  # noqa: E402
 
 NFS_PORT, MOUNT_PORT = int(sys.argv[1]), int(sys.argv[2])
 CLUSTER_SH, CEPH_DIR = sys.argv[3], sys.argv[4]
@@ -89,15 +89,8 @@ def main():
     took = w.wait_oks_after(resumed, 20, 60)
     for t in probe_threads:
         t.join(300)
-    jb = [rep for sent, rep, st in probes if st == NFS3ERR_JUKEBOX]
-    first_jb = min(jb) - stopped if jb else None
-    odd = [st for _, _, st in probes if st not in (NFS3_OK, NFS3ERR_JUKEBOX)]
-    ck.check("two OSDs of three hung: calls answer NFS3ERR_JUKEBOX within "
-             "the bound (%.0f s)" % BOUND_S,
-             first_jb is not None and first_jb <= BOUND_S + 2.0,
-             "first after %s s; %d probes" % (first_jb, len(probes)))
-    ck.check("the probes get OK or JUKEBOX, nothing else", not odd,
-             repr(odd[:5]))
+    first_jb = check_probes(ck, "two OSDs of three hung", probes, stopped,
+                            BOUND_S)
     ck.check("they resume: the writes go on by themselves (20 within "
              "60 s)", took is not None, "took %s s" % took)
     if took is not None and first_jb is not None:
@@ -105,11 +98,7 @@ def main():
               "writes %.1f s after SIGCONT" % (HUNG_S, first_jb, took))
     cluster("wait-clean")
 
-    w.finish()
-    ck.check("no error but JUKEBOX", not w.errors, repr(w.errors[:5]))
-    lost = w.lost()
-    ck.check("every acknowledged FILE_SYNC write reads back",
-             lost == 0, "%d of %d lost" % (lost, len(w.acked)))
+    w.finish_checked(ck)
     ck.exit()
 
 

@@ -24,7 +24,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nfs3wire import *  # noqa: E402,F401,F403
-from syncwriter import SyncWriter, probe_while  # noqa: E402
+from syncwriter import SyncWriter, check_probes, probe_while  # noqa: E402
 
 NFS_PORT, MOUNT_PORT = int(sys.argv[1]), int(sys.argv[2])
 CLUSTER_SH, CEPH_DIR = sys.argv[3], sys.argv[4]
@@ -200,14 +200,7 @@ def main():
     cluster("signal", "mds.a", "CONT")
     for t in probe_threads + [tcp.thread, udp.thread]:
         t.join(120)
-    jb = [rep - stopped for _, rep, st in probes if st == NFS3ERR_JUKEBOX]
-    odd = [st for _, _, st in probes if st not in (NFS3_OK, NFS3ERR_JUKEBOX)]
-    ck.check("new calls of cephds answer NFS3ERR_JUKEBOX within the bound "
-             "(%.0f s)" % BOUND_S, jb and min(jb) <= BOUND_S + 2.0,
-             "first after %s s; %d probes" % (min(jb) if jb else None,
-                                              len(probes)))
-    ck.check("the probes get OK or JUKEBOX, nothing else", not odd,
-             repr(odd[:5]))
+    check_probes(ck, "the MDS hung", probes, stopped, BOUND_S)
     for m in (tcp, udp):
         st = m.result[0] if m.result else None
         ck.check("the MNT of %s over %s is answered once the MDS is back"
@@ -232,11 +225,7 @@ def main():
         print("    MDS hung %.0f s: MNT again %.1f s and 20 writes %.1f s "
               "after SIGCONT" % (HUNG_S, mounted, took))
     mon_stop(ck, w, croot)
-    w.finish()
-    ck.check("no error but JUKEBOX", not w.errors, repr(w.errors[:5]))
-    lost = w.lost()
-    ck.check("every acknowledged FILE_SYNC write reads back",
-             lost == 0, "%d of %d lost" % (lost, len(w.acked)))
+    w.finish_checked(ck)
     ck.exit()
 
 
