@@ -37,6 +37,7 @@ static void server_store_params(const struct server *srv,
 					  : srv->hostname;
 		p->rlog_ring_bytes = srv->ilog_ring_bytes;
 		p->rlog_checkpoint_ms = srv->ilog_checkpoint_ms;
+		p->rlog_inplace_min_bytes = srv->ilog_inplace_min;
 	}
 }
 

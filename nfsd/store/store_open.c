@@ -36,9 +36,16 @@ static int store_open_cephfs(const struct store_params *p, struct store **out,
 		*out = err ? NULL : st;
 		return err;
 	}
-	err = store_cephfs_rlog_open(st, p->ceph_conf, p->ceph_user,
-				     p->rlog_gateway, p->rlog_ring_bytes,
-				     p->rlog_checkpoint_ms, errbuf, errlen);
+	err = store_cephfs_rlog_open(
+		st,
+		&(const struct store_rlog_params){
+			.ceph_conf = p->ceph_conf,
+			.ceph_user = p->ceph_user,
+			.gateway = p->rlog_gateway,
+			.ring_bytes = p->rlog_ring_bytes,
+			.checkpoint_ms = p->rlog_checkpoint_ms,
+			.inplace_min_bytes = p->rlog_inplace_min_bytes },
+		errbuf, errlen);
 	if (err) {
 		st->ops->close(st);
 		return err;

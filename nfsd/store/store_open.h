@@ -43,11 +43,14 @@ struct store_params {
 	/* cephfs: non-NULL logs DATA_SYNC and FILE_SYNC writes in RADOS
 	 * (intent_log = rados; store/cephfs/cephfs_rlog.h), in the object of
 	 * this gateway name, with a ring of rlog_ring_bytes (at most 64 MiB)
-	 * and a checkpoint at least every rlog_checkpoint_ms (0: by size only).
+	 * and a checkpoint at least every rlog_checkpoint_ms (0: by size only);
+	 * a stable write of rlog_inplace_min_bytes or more goes in place (0:
+	 * none does).
 	 */
 	const char *rlog_gateway;
 	uint64_t rlog_ring_bytes;
 	uint32_t rlog_checkpoint_ms;
+	uint32_t rlog_inplace_min_bytes;
 };
 
 /*

@@ -17,7 +17,10 @@ dir=/t-$$-rlogmix
 mkdir -p "$CEPH_MNT$dir/ds1" || exit 1
 CEPH_DS1_PATH=$dir/ds1
 ceph_rlog_conf "$dir/ds1" "t2114-$$" "$(lab_access)" |
-	sed 's/^intent_log_checkpoint_ms = .*/intent_log_checkpoint_ms = 300/' \
+	# Every stable write into the log (none in place): the log's ring
+	# must wrap within the kill points.
+	sed -e 's/^intent_log_checkpoint_ms = .*/intent_log_checkpoint_ms = 300/' \
+		-e '/^\[server\]/a intent_log_inplace_min_bytes = 0' \
 		>"$TEST_TMP/gw.conf"
 seed=${KILL_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 check "RADOS intent log, mixed load: ${KILL_POINTS:-10} kill points, 0 bytes outside the model" \

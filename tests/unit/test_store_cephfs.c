@@ -556,9 +556,15 @@ static void test_cephfs_rlog_size_change_settles_a_dropped_object(void **state)
 	need_cluster(f);
 	assert_int_equal(test_cephfs_gateway("c1", TEST_EXPORT_ID, &c), 0);
 	snprintf(gw, sizeof(gw), "unit-%d", (int)getpid());
-	assert_int_equal(store_cephfs_rlog_open(c, conf, "admin", gw, 8 * MIB,
-						3600000, err, sizeof(err)),
-			 0);
+	assert_int_equal(
+		store_cephfs_rlog_open(c,
+				       &(const struct store_rlog_params){
+					       .ceph_conf = conf,
+					       .gateway = gw,
+					       .ring_bytes = 8 * MIB,
+					       .checkpoint_ms = 3600000 },
+				       err, sizeof(err)),
+		0);
 	rl = store__cephfs(c)->rlog;
 	obj = create_through(f, c, "settled");
 	memset(data, 'r', sizeof(data));

@@ -43,18 +43,27 @@ int store_cephfs_open(const char *name, uint32_t export_id,
  */
 int store_cephfs_readahead(struct store *st, uint64_t ahead_bytes);
 
+/* The RADOS log of a cephfs store (store_open.h's rlog fields). */
+struct store_rlog_params {
+	const char *ceph_conf;
+	const char *ceph_user; /* NULL or "": admin */
+	const char *gateway; /* names the log's object with the datastore */
+	uint64_t ring_bytes; /* at most 64 MiB */
+	uint32_t checkpoint_ms; /* a checkpoint at least this often; 0: none */
+	/* A stable write of at least this many bytes goes in place, not
+	 * into the log (cephfs_io.c); 0: every one into the log. */
+	uint32_t inplace_min_bytes;
+};
+
 /*
  * Logs the stable writes of cephfs store @st in RADOS (cephfs_rlog.h):
- * the object "dsnfs.ilog.<datastore>.<@gateway>" of the file system's
- * data pool, through a librados client of @ceph_conf as @ceph_user, ring
- * @ring_bytes (at most 64 MiB), a checkpoint at least every
- * @checkpoint_ms.  A log its last owner did not close is fenced
- * (blocklist) and replayed first.  Before @st serves.  Returns 0 or
- * -errno with the reason in @errbuf (@st stays open, without a log).
+ * the object "dsnfs.ilog.<datastore>.<gateway>" of the file system's
+ * data pool, through a librados client of @p's ceph_conf as its
+ * ceph_user.  A log its last owner did not close is fenced (blocklist)
+ * and replayed first.  Before @st serves.  Returns 0 or -errno with the
+ * reason in @errbuf (@st stays open, without a log).
  */
-int store_cephfs_rlog_open(struct store *st, const char *ceph_conf,
-			   const char *ceph_user, const char *gateway,
-			   uint64_t ring_bytes, uint32_t checkpoint_ms,
+int store_cephfs_rlog_open(struct store *st, const struct store_rlog_params *p,
 			   char *errbuf, size_t errlen);
 
 #endif

@@ -12,8 +12,9 @@
  * file share one sync (syncgroup.h), with the same sticky error: after a
  * failed sync no caller of that open file is told its data is stable.
  * With the RADOS intent log (intent_log = rados; cephfs_rlog.h) a
- * DATA_SYNC or FILE_SYNC write is stable once its record is in the log,
- * and COMMIT first waits for a checkpoint of the file's records.
+ * DATA_SYNC or FILE_SYNC write below intent_log_inplace_min_bytes is
+ * stable once its record is in the log; a larger one goes in place, as
+ * COMMIT does: after a checkpoint of the file's records, then synced.
  */
 #include "nfsd/store/cephfs/cephfs_rlog.h"
 
@@ -114,12 +115,21 @@ int store__cephfs_read_sized(struct store *st, struct store_obj *obj,
 	return 0;
 }
 
+/* @o's data (and with FILE_SYNC its metadata) stable; with a RADOS log,
+ * after a checkpoint of the file's records: newer bytes written over
+ * logged ones must not be undone by a replay of them once stable. */
 static int store_cephfs_sync(struct store *st, struct cephfs_obj *o,
 			     enum store_stable level, bool *sync_failed)
 {
-	int err = store__syncgroup_sync(&o->sync, level, st->group_commit,
-					store__cephfs_sync_fh, o);
+	int err = 0;
 
+	if (o->sc->rlog) {
+		err = store__cephfs_rlog_settle(o->sc->rlog, o);
+	}
+	if (!err) {
+		err = store__syncgroup_sync(&o->sync, level, st->group_commit,
+					    store__cephfs_sync_fh, o);
+	}
 	*sync_failed = err != 0;
 	return err;
 }
@@ -145,7 +155,8 @@ int store__cephfs_write(struct store *st, struct store_obj *obj,
 	if (off_bytes > INT64_MAX || count > INT64_MAX - off_bytes) {
 		return -EFBIG;
 	}
-	if (stable != STORE_UNSTABLE && sc->rlog) {
+	if (stable != STORE_UNSTABLE && sc->rlog &&
+	    store__cephfs_rlog_takes(sc->rlog, count)) {
 		rc = store__cephfs_rlog_write(sc->rlog, o, fh, off_bytes, buf,
 					      count, sync_failed);
 		if (!rc) {
@@ -178,15 +189,6 @@ int store__cephfs_commit(struct store *st, struct store_obj *obj,
 	rc = store__cephfs_obj_io(o, &fh);
 	if (rc || o->snapid != CEPH_NOSNAP) {
 		return rc; /* a snapshot holds nothing unstable */
-	}
-	/* Newer UNSTABLE bytes over logged ones: once they are stable a
-	 * replay of the old records would undo them. */
-	if (o->sc->rlog) {
-		rc = store__cephfs_rlog_settle(o->sc->rlog, o);
-		if (rc) {
-			*sync_failed = true;
-			return rc;
-		}
 	}
 	return store_cephfs_sync(st, o, STORE_FILE_SYNC, sync_failed);
 }

@@ -205,6 +205,17 @@ int store__cephfs_rlog_write(struct store_rlog *rl, struct cephfs_obj *o,
 	return err;
 }
 
+bool store__cephfs_rlog_takes(struct store_rlog *rl, uint32_t count)
+{
+	if (rl->inplace_min_bytes == 0 || count < rl->inplace_min_bytes) {
+		return true;
+	}
+	pthread_mutex_lock(&rl->lock);
+	rl->stats.inplace_writes++;
+	pthread_mutex_unlock(&rl->lock);
+	return false;
+}
+
 int store__cephfs_rlog_settle(struct store_rlog *rl, struct cephfs_obj *o)
 {
 	uint64_t end;

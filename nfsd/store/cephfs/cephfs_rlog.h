@@ -42,6 +42,7 @@ struct store_rlog {
 	char pool[128];
 	uint64_t ring_bytes;
 	uint32_t checkpoint_ms;
+	uint32_t inplace_min_bytes; /* store_rlog_params's */
 
 	pthread_mutex_t lock;
 	pthread_cond_t flush_cv; /* a batch written (room to fill), or err */
@@ -82,15 +83,6 @@ struct store_rlog {
 	struct store_ilog_stats stats;
 };
 
-/* What store_open() hands over (store_open.h's rlog fields). */
-struct store_rlog_params {
-	const char *ceph_conf;
-	const char *ceph_user;
-	const char *gateway; /* names the log's object with the datastore */
-	uint64_t ring_bytes;
-	uint32_t checkpoint_ms;
-};
-
 /*
  * Opens the RADOS log of @sc (its object in the file system's default
  * data pool), fencing the old owner when it did not close cleanly, and
@@ -121,6 +113,17 @@ void store__cephfs_rlog_abandon(struct store_rlog *rl);
 int store__cephfs_rlog_write(struct store_rlog *rl, struct cephfs_obj *o,
 			     struct Fh *fh, uint64_t off_bytes, const void *buf,
 			     uint32_t count, bool *sync_failed);
+/*
+ * Whether the log takes a stable write of @count bytes.  One of
+ * inplace_min_bytes or more goes in place instead (counted, for the close
+ * line), as an UNSTABLE write and a COMMIT at its level (cephfs_io.c):
+ * its bytes go once, not twice (the log, then the file at the
+ * checkpoint), and one fsync is shared by the file's stable writes in
+ * flight.  The local log's rule, at the same size; measured with the
+ * RADOS log, 64 KiB FILE_SYNC at 1.30x logging it (docs/ceph-rlog.md).
+ */
+bool store__cephfs_rlog_takes(struct store_rlog *rl, uint32_t count);
+
 /* Before COMMIT of @o: waits for a checkpoint covering its file's
  * records (those of its inode's stripe), when any lie after the head.
  * 0 or the log's -errno. */

@@ -469,6 +469,7 @@ int store__cephfs_rlog_open(struct store_cephfs *sc,
 				 ? p->ring_bytes
 				 : STORE_RLOG_RING_MAX;
 	rl->checkpoint_ms = p->checkpoint_ms;
+	rl->inplace_min_bytes = p->inplace_min_bytes;
 	err = store__rlog_oid(rl->oid, sizeof(rl->oid), sc->base.name,
 			      p->gateway);
 	if (!err) {
@@ -550,10 +551,12 @@ void store__cephfs_rlog_close(struct store_rlog *rl)
 		err = store__cephfs_rlog_put_header(rl, hdr);
 	}
 	log_info("rlog: %s: %s/%s closed%s: %" PRIu64 " records, %" PRIu64
-		 " flushes, %" PRIu64 " checkpoints, %" PRIu64 " full waits",
+		 " flushes, %" PRIu64 " checkpoints, %" PRIu64
+		 " full waits; %" PRIu64 " stable writes in place",
 		 rl->sc->base.name, rl->pool, rl->oid,
 		 err ? " (not clean: the next start replays it)" : "",
-		 st.records, st.flushes, st.checkpoints, st.full_waits);
+		 st.records, st.flushes, st.checkpoints, st.full_waits,
+		 st.inplace_writes);
 	store_rlog_free(rl);
 }
 
@@ -570,18 +573,13 @@ void store__cephfs_rlog_abandon(struct store_rlog *rl)
 	store_rlog_free(rl);
 }
 
-int store_cephfs_rlog_open(struct store *st, const char *ceph_conf,
-			   const char *ceph_user, const char *gateway,
-			   uint64_t ring_bytes, uint32_t checkpoint_ms,
+int store_cephfs_rlog_open(struct store *st, const struct store_rlog_params *p,
 			   char *errbuf, size_t errlen)
 {
-	struct store_rlog_params p = {
-		.ceph_conf = ceph_conf,
-		.ceph_user = ceph_user && ceph_user[0] ? ceph_user : "admin",
-		.gateway = gateway,
-		.ring_bytes = ring_bytes,
-		.checkpoint_ms = checkpoint_ms,
-	};
+	struct store_rlog_params q = *p;
 
-	return store__cephfs_rlog_open(store__cephfs(st), &p, errbuf, errlen);
+	if (!q.ceph_user || !q.ceph_user[0]) {
+		q.ceph_user = "admin";
+	}
+	return store__cephfs_rlog_open(store__cephfs(st), &q, errbuf, errlen);
 }
