@@ -8,8 +8,10 @@
 # within the bound; once the MDS resumes, the waiting MNTs are answered,
 # the datastore serves again by itself and every acknowledged write reads
 # back.  The subdirectories the MNTs name are made by another client
-# (ceph-fuse), so that the gateway must ask the MDS for them.  A cluster
-# of its own (the suite's is shared by other tests).
+# (ceph-fuse), so that the gateway must ask the MDS for them.  Then the
+# mon hangs 10 s: the writes go on.  Last, an MDS that evicts without
+# blocklisting is said in the log at mount.  A cluster of its own (the
+# suite's is shared by other tests).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../ceph/lib.sh"
 
@@ -35,6 +37,17 @@ check "the log says the MDS's wait and the return" bash -c \
 	 grep -q 'cephfs: cephds: cluster .* answers again after' '$TEST_TMP/dsnfsd.log'"
 check "a MNT refused meanwhile says why" grep -q \
 	"mount: cephds: its cluster does not answer now; MNT refused" \
+	"$TEST_TMP/dsnfsd.log"
+check "nothing said of evictions while the cluster blocklists" bash -c \
+	"! grep -q 'evicts clients without blocklisting' '$TEST_TMP/dsnfsd.log'"
+check "server exits cleanly" dsnfsd_stop
+
+# An MDS that evicts without blocklisting leaves an evicted gateway's
+# calls waiting for good (docs/ceph.md): said at mount.
+ceph -c "$CEPH_CONF" config set mds mds_session_blocklist_on_evict false
+dsnfsd_start -c "$TEST_TMP/mds-stop.conf" || exit 1
+check "an MDS that evicts without blocklisting is said at mount" grep -q \
+	"cephfs: cephds: cluster .* evicts clients without blocklisting them" \
 	"$TEST_TMP/dsnfsd.log"
 check "server exits cleanly" dsnfsd_stop
 if [ "$FAILS" -gt 0 ]; then

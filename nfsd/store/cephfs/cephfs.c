@@ -289,6 +289,7 @@ int store_cephfs_open(const char *name, uint32_t export_id,
 	sc->rados_ok = store__cephfs_rados_open(
 		sc, ceph_conf, ceph_user && ceph_user[0] ? ceph_user : "admin");
 	sc->base.max_file_bytes = store__cephfs_max_file_bytes(sc, ceph_fs);
+	store__cephfs_evict_cfg_check(sc);
 	err = store__cephfs_health_start(sc, call_cap);
 	if (err) {
 		store_cephfs_err(errbuf, errlen, name, sc->cluster,

@@ -461,13 +461,16 @@ int store__cephfs_readdir(struct store *st, struct store_obj *dir,
 
 /* Connects librados with @conf as @user (for counting objects); false
  * when it cannot (used bytes then fall back to the size). */
+bool store__cephfs_rados_open(struct store_cephfs *sc, const char *conf,
+			      const char *user);
 /* The largest file its CephFS (@fs_name, or the default one) takes
  * (mdsmap max_file_size), read from the monitors; CephFS's default 1 TiB
  * when they do not say (cephfs_limits.c). */
 uint64_t store__cephfs_max_file_bytes(struct store_cephfs *sc,
 				      const char *fs_name);
-bool store__cephfs_rados_open(struct store_cephfs *sc, const char *conf,
-			      const char *user);
+/* Says in the log when the cluster evicts without blocklisting, which
+ * the gateway cannot see (cephfs_evict_cfg.c). */
+void store__cephfs_evict_cfg_check(struct store_cephfs *sc);
 void store__cephfs_rados_close(struct store_cephfs *sc);
 /*
  * The bytes regular file @o holds in its data pool: the number of its
