@@ -35,14 +35,6 @@
 
 #include "nfsd/base/log.h"
 
-uint64_t store__cephfs_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* An absolute CLOCK_MONOTONIC time @ms from now, for the condvar. */
 static struct timespec store_cephfs_deadline(uint64_t ms)
 {
