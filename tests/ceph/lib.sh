@@ -14,6 +14,9 @@
 # ceph_ds1_setup       ds1 on CephFS: a directory of its own (/t-PID-NAME/ds1),
 #                      $TEST_TMP/ds1 a symlink to it through the mount, and
 #                      $TEST_TMP/ceph-ds1.conf the [datastore ds1] section
+# ceph_ds_conf NAME CONF PATH
+#                      prints a [datastore NAME] section on CephFS PATH of
+#                      the cluster of ceph.conf CONF, with the lab's access
 # ceph_rlog_conf PATH GW ACCESS
 #                      prints a config of ds1 on CephFS PATH with the RADOS
 #                      intent log of gateway GW (8 MiB, a checkpoint an hour
@@ -83,6 +86,16 @@ ceph_ds1_setup() {
 backend = cephfs
 ceph_conf = $CEPH_CONF
 ceph_path = $dir/ds1
+CONF
+}
+
+ceph_ds_conf() {
+	cat <<CONF
+[datastore $1]
+backend = cephfs
+ceph_conf = $2
+ceph_path = $3
+$(lab_access)
 CONF
 }
 

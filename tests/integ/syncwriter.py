@@ -3,9 +3,12 @@
 t2120): 64 KiB writes at rising offsets of one file, each sent again on
 NFS3ERR_JUKEBOX as the kernel client does, with the time of every reply,
 so that a test can say when writes stopped and went on, and what was
-acknowledged, to read it back; and the probes that tell how soon new
-calls are answered while the writer's own call waits in libcephfs.
+acknowledged, to read it back; the probes that tell how soon new calls
+are answered while the writer's own call waits in libcephfs; and the
+call of tests/ceph/cluster.sh that makes the fault.
 """
+import subprocess
+import sys
 import threading
 import time
 
@@ -144,3 +147,10 @@ def check_probes(ck, what, probes, since, bound_s):
     ck.check("%s: the probes get OK or JUKEBOX, nothing else" % what,
              not odd, repr(odd[:5]))
     return first
+
+
+def cluster(cluster_sh, ceph_dir, *args):
+    """cluster.sh CMD CEPH_DIR ARGS...: signal, wait-clean, kill, revive."""
+    subprocess.run([cluster_sh, args[0], ceph_dir] + list(args[1:]),
+                   check=True, stdout=sys.stdout, stderr=sys.stderr,
+                   timeout=180)

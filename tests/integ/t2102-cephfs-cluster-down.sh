@@ -24,13 +24,7 @@ auth service required = none
 auth client required = none
 log file = $TEST_TMP/down/client.log
 CONF
-cat >"$TEST_TMP/down.conf" <<CONF
-[datastore cephdown]
-backend = cephfs
-ceph_conf = $TEST_TMP/down/ceph.conf
-ceph_path = /
-$(lab_access)
-CONF
+ceph_ds_conf cephdown "$TEST_TMP/down/ceph.conf" / >"$TEST_TMP/down.conf"
 start=$SECONDS
 dsnfsd_start -c "$TEST_TMP/down.conf" || exit 1
 took=$((SECONDS - start))
@@ -80,13 +74,7 @@ auth service required = none
 auth client required = none
 log file = $TEST_TMP/late-client.log
 CONF
-cat >>"$TEST_TMP/down.conf" <<CONF
-[datastore cephlate]
-backend = cephfs
-ceph_conf = $CEPH_OWN_DIR/ceph.conf
-ceph_path = /
-$(lab_access)
-CONF
+ceph_ds_conf cephlate "$CEPH_OWN_DIR/ceph.conf" / >>"$TEST_TMP/down.conf"
 kill -HUP "$DSNFSD_PID"
 for _ in $(seq 1 300); do
 	grep -q "config: reload" "$TEST_TMP/dsnfsd.log" && break

@@ -14,13 +14,7 @@ ceph_fuse_mount || exit 1
 dir=/t-$$-gw
 mkdir -p "$CEPH_MNT$dir/ds1" || exit 1
 CEPH_DS1_PATH=$dir/ds1
-cat >"$TEST_TMP/gw.conf" <<CONF
-[datastore ds1]
-backend = cephfs
-ceph_conf = $CEPH_CONF
-ceph_path = $dir/ds1
-$(lab_access)
-CONF
+ceph_ds_conf ds1 "$CEPH_CONF" "$dir/ds1" >"$TEST_TMP/gw.conf"
 check "two gateways and a failover" \
 	python3 "$(dirname "$0")/t2103-cephfs-gateways.py" "$DSNFS_BIN/dsnfsd" \
 	"$TEST_TMP" "$TEST_TMP/gw.conf" "$CEPH_CONF"

@@ -31,13 +31,7 @@ auth service required = none
 auth client required = none
 log file = $TEST_TMP/client.log
 CONF
-cat >"$TEST_TMP/cephds.conf" <<CONF
-[datastore cephds]
-backend = cephfs
-ceph_conf = $CEPH_OWN_DIR/ceph.conf
-ceph_path = /
-$(lab_access)
-CONF
+ceph_ds_conf cephds "$CEPH_OWN_DIR/ceph.conf" "/" >"$TEST_TMP/cephds.conf"
 
 # dsnfsd_start waits 10 s for the listening line: the mount timeout is as
 # long, so wait here for the rest.

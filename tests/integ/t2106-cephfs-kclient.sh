@@ -19,13 +19,7 @@ KCLIENT=$(cd "$(dirname "$0")/../kclient" && pwd)
 ceph_fuse_mount || exit 1
 dir=/t-$$-kc
 mkdir -p "$CEPH_MNT$dir/ds1" || exit 1
-cat >"$TEST_TMP/gw.conf" <<CONF
-[datastore ds1]
-backend = cephfs
-ceph_conf = $CEPH_CONF
-ceph_path = $dir/ds1
-$(lab_access)
-CONF
+ceph_ds_conf ds1 "$CEPH_CONF" "$dir/ds1" >"$TEST_TMP/gw.conf"
 
 # gateway NAME NFS_PORT MOUNT_PORT: dsnfsd on 127.0.0.1 (ports 0: any);
 # sets GW_PID, GW_NFS, GW_MOUNT, GW_SESSION.

@@ -12,6 +12,7 @@ writes go on once they resume (the writer's own call waits it out; a
 probe, a 4 KiB FILE_SYNC write on a connection of its own every 0.5 s,
 sees JUKEBOX).  Every acknowledged write reads back.
 """
+import functools
 import os
 import subprocess
 import sys
@@ -20,6 +21,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nfs3wire import *  # noqa: E402,F401,F403
+import syncwriter  # noqa: E402
 from syncwriter import SyncWriter, check_probes, probe_while  # noqa: E402
 
 NFS_PORT, MOUNT_PORT = int(sys.argv[1]), int(sys.argv[2])
@@ -35,10 +37,7 @@ def root(path):
     return mount_root((ADDR, MOUNT_PORT), path)
 
 
-def cluster(*args):
-    subprocess.run([CLUSTER_SH, args[0], CEPH_DIR] + list(args[1:]),
-                   check=True, stdout=sys.stdout, stderr=sys.stderr,
-                   timeout=180)
+cluster = functools.partial(syncwriter.cluster, CLUSTER_SH, CEPH_DIR)
 
 
 def osds_up():

@@ -18,13 +18,7 @@
 
 unset DSNFS_CEPH_CONF
 CEPH_OSDS=3 ceph_up || exit 1
-cat >"$TEST_TMP/cephds.conf" <<CONF
-[datastore cephds]
-backend = cephfs
-ceph_conf = $CEPH_CONF
-ceph_path = /
-$(lab_access)
-CONF
+ceph_ds_conf cephds "$CEPH_CONF" "/" >"$TEST_TMP/cephds.conf"
 dsnfsd_start -c "$TEST_TMP/cephds.conf" || exit 1
 cluster_sh=$(cd "$(dirname "$0")/../ceph" && pwd)/cluster.sh
 python3 "$(dirname "$0")/t2108-cephfs-osd-stop.py" "$NFS_PORT" \

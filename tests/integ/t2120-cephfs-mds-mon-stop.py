@@ -15,8 +15,8 @@ themselves.  Then the mon is SIGSTOPped for MON_HUNG_S: the writes, which
 do not need it, go on without a JUKEBOX; FSSTATs, which ask it, answer
 with its last figures.  Every acknowledged write reads back.
 """
+import functools
 import os
-import subprocess
 import sys
 import threading
 import time
@@ -24,6 +24,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nfs3wire import *  # noqa: E402,F401,F403
+import syncwriter  # noqa: E402
 from syncwriter import SyncWriter, check_probes, probe_while  # noqa: E402
 
 NFS_PORT, MOUNT_PORT = int(sys.argv[1]), int(sys.argv[2])
@@ -38,10 +39,7 @@ MON_HUNG_S = 10.0
 PROMPT_S = 2.0  # what "at once" allows on a loaded machine
 
 
-def cluster(*args):
-    subprocess.run([CLUSTER_SH, args[0], CEPH_DIR] + list(args[1:]),
-                   check=True, stdout=sys.stdout, stderr=sys.stderr,
-                   timeout=180)
+cluster = functools.partial(syncwriter.cluster, CLUSTER_SH, CEPH_DIR)
 
 
 class PendingMnt:

@@ -17,13 +17,7 @@
 
 unset DSNFS_CEPH_CONF
 ceph_up || exit 1
-cat >"$TEST_TMP/mds-stop.conf" <<CONF
-[datastore cephds]
-backend = cephfs
-ceph_conf = $CEPH_CONF
-ceph_path = /
-$(lab_access)
-CONF
+ceph_ds_conf cephds "$CEPH_CONF" "/" >"$TEST_TMP/mds-stop.conf"
 dsnfsd_start -c "$TEST_TMP/mds-stop.conf" || exit 1
 ceph_fuse_mount || exit 1
 mkdir "$CEPH_MNT/by-tcp" "$CEPH_MNT/by-udp" || exit 1

@@ -147,14 +147,22 @@ static void store_cephfs_fence_step(struct store_cephfs *sc)
 	}
 }
 
+bool store__cephfs_refused_down(struct store_cephfs *sc)
+{
+	if (!atomic_load(&sc->base.unavailable)) {
+		return false;
+	}
+	atomic_fetch_add(&sc->health.refused, 1);
+	return true;
+}
+
 int store__cephfs_call_enter(struct store_cephfs *sc, unsigned *slot)
 {
 	struct store_cephfs_health *h = &sc->health;
 	int rc = -EAGAIN;
 
 	/* Down: answered without the lock or the cluster. */
-	if (atomic_load(&sc->base.unavailable)) {
-		atomic_fetch_add(&h->refused, 1);
+	if (store__cephfs_refused_down(sc)) {
 		return -EAGAIN;
 	}
 	pthread_mutex_lock(&h->lock);

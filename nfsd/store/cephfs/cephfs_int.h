@@ -257,6 +257,9 @@ int store__cephfs_key_load(struct store_cephfs *sc, Inode *root,
 int store__cephfs_health_start(struct store_cephfs *sc, unsigned cap);
 /* Stops the monitor (waits for a probe in flight); before the unmount. */
 void store__cephfs_health_stop(struct store_cephfs *sc);
+/* True, counted as refused, while the store is marked down: its calls
+ * answer -EAGAIN at once, touching nothing of the cluster. */
+bool store__cephfs_refused_down(struct store_cephfs *sc);
 /* Before a call into libcephfs: 0 with *slot taken, or -EAGAIN (down, or
  * at the cap while the calls in it do not move). */
 int store__cephfs_call_enter(struct store_cephfs *sc, unsigned *slot);

@@ -43,6 +43,7 @@ struct store_rlog {
 	uint64_t ring_bytes;
 	uint32_t checkpoint_ms;
 	uint32_t inplace_min_bytes; /* store_rlog_params's */
+	_Atomic uint64_t inplace_writes; /* stable writes it did not take */
 
 	pthread_mutex_t lock;
 	pthread_cond_t flush_cv; /* a batch written (room to fill), or err */

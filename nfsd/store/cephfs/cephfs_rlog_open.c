@@ -556,7 +556,7 @@ void store__cephfs_rlog_close(struct store_rlog *rl)
 		 rl->sc->base.name, rl->pool, rl->oid,
 		 err ? " (not clean: the next start replays it)" : "",
 		 st.records, st.flushes, st.checkpoints, st.full_waits,
-		 st.inplace_writes);
+		 (uint64_t)atomic_load(&rl->inplace_writes));
 	store_rlog_free(rl);
 }
 

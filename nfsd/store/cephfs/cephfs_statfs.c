@@ -50,8 +50,7 @@ int store__cephfs_fsstat(struct store *st, struct store_fsstat *fs)
 	int rc;
 
 	/* Down: as every call, answered without touching the cluster. */
-	if (atomic_load(&sc->base.unavailable)) {
-		atomic_fetch_add(&sc->health.refused, 1);
+	if (store__cephfs_refused_down(sc)) {
 		return -EAGAIN;
 	}
 	pthread_mutex_lock(&sf->lock);
