@@ -16,6 +16,7 @@
 #include "nfsd/store/cephfs/cephfs_rlog.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -500,6 +501,96 @@ static void test_cephfs_sync_confirm_fails_once_evicted(void **state)
 	c->ops->close(c);
 }
 
+/* Sets the MDSs' mds_session_blocklist_on_evict through @by's mount (a
+ * command to the daemons: in force when it returns). */
+static void blocklist_on_evict(struct store *by, bool on)
+{
+	char cmd_buf[160];
+	const char *cmd[] = { cmd_buf };
+	char *out = NULL, *outs = NULL;
+	size_t out_len = 0, outs_len = 0;
+	int rc;
+
+	snprintf(cmd_buf, sizeof(cmd_buf),
+		 "{\"prefix\": \"config set\", \"var\": "
+		 "\"mds_session_blocklist_on_evict\", \"val\": [\"%s\"]}",
+		 on ? "true" : "false");
+	rc = ceph_mds_command(store__cephfs(by)->cm, "*", cmd, 1, "", 0, &out,
+			      &out_len, &outs, &outs_len);
+	ceph_buffer_free(out);
+	ceph_buffer_free(outs);
+	assert_int_equal(rc, 0);
+}
+
+struct commit_call {
+	struct store *st;
+	struct store_obj *obj;
+	_Atomic int rc;
+	_Atomic bool done;
+};
+
+static void *commit_thread(void *arg)
+{
+	struct commit_call *c = arg;
+	bool sync_failed;
+
+	atomic_store(&c->rc,
+		     c->st->ops->commit(c->st, c->obj, 0, 0, &sync_failed));
+	atomic_store(&c->done, true);
+	return NULL;
+}
+
+/* An MDS that evicts without blocklisting tells the client nothing, and a
+ * COMMIT of its UNSTABLE data waits for good (measured: over 400 s).  The
+ * monitor finds the eviction in the MDS's session list and blocklists the
+ * mount itself (cephfs_evict.c): the COMMIT answers -EAGAIN (JUKEBOX),
+ * bounded, the mount is blocklisted, and the store asks for a new mount. */
+static void test_cephfs_eviction_without_blocklist_is_found(void **state)
+{
+	struct test_cephfs_pair *f = *state;
+	struct timespec tick = { 0, 100 * 1000000 };
+	struct commit_call call = { 0 };
+	static char block[65536];
+	struct store *c = NULL;
+	bool sync_failed;
+	pthread_t t;
+	int waited;
+
+	need_cluster(f);
+	/* A COMMIT that never comes back must fail the test, not hang it. */
+	alarm(120);
+	assert_int_equal(test_cephfs_gateway("c1", TEST_EXPORT_ID, &c), 0);
+	call.st = c;
+	call.obj = create_through(f, c, "evicted-unstable");
+	memset(block, 'u', sizeof(block));
+	for (int i = 0; i < 16; i++) {
+		assert_int_equal(c->ops->write(c, call.obj, i * sizeof(block),
+					       block, sizeof(block),
+					       STORE_UNSTABLE, &sync_failed),
+				 0);
+	}
+	blocklist_on_evict(f->a, false);
+	evict_client(c, f->a);
+	blocklist_on_evict(f->a, true);
+	assert_int_equal(pthread_create(&t, NULL, commit_thread, &call), 0);
+	/* The bound, two asks of the MDS, the blocklist's OSD map. */
+	for (waited = 0; waited < 300 && !atomic_load(&call.done); waited++) {
+		nanosleep(&tick, NULL);
+	}
+	assert_true(atomic_load(&call.done));
+	pthread_join(t, NULL);
+	alarm(0);
+	assert_int_equal(atomic_load(&call.rc), -EAGAIN);
+	assert_true(atomic_load(&c->reopen));
+	assert_true(log_capture_contains(
+		"evicted this gateway's session without blocklisting it: "
+		"blocklisted its own client"));
+	/* Another mount reads what the file holds: nothing of the old one's
+	 * cache reaches it later (blocklisted), whatever it had flushed. */
+	c->ops->obj_unref(call.obj);
+	c->ops->close(c);
+}
+
 /* FSSTAT asks the mon, one thread at a time per store: while one asks,
  * the others answer with the last figures it gave (JUKEBOX before the
  * first), and nothing of it touches the store's health. */
@@ -605,6 +696,7 @@ int main(void)
 		T(test_cephfs_default_log_levels_quiet_set_ones_kept),
 		T(test_cephfs_setattr_size_outlives_the_gateway),
 		T(test_cephfs_sync_confirm_fails_once_evicted),
+		T(test_cephfs_eviction_without_blocklist_is_found),
 		T(test_cephfs_fsstat_answers_last_while_the_mon_is_asked),
 		T(test_cephfs_rlog_size_change_settles_a_dropped_object),
 	};

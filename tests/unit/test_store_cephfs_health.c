@@ -6,8 +6,9 @@
  * once while it is down, the way back up (only once the calls that waited came
  * back and the probe answers), and an eviction, after which the store asks for
  * a new mount instead; calls waiting for a place get one each as places
- * come back, and are answered at once when the store goes down.  The probe
- * is the test's.
+ * come back, and are answered at once when the store goes down; an
+ * eviction without a blocklist, found by asking the MDS for the session.
+ * The probe, the MDS's answer and the blocklist are the test's.
  */
 #include "nfsd/store/cephfs/cephfs_int.h"
 
@@ -28,6 +29,10 @@ struct fixture {
 	struct store_cephfs sc;
 	_Atomic int probe_rc;
 	_Atomic int probes;
+	_Atomic int listed_rc; /* what the MDS says of the session */
+	_Atomic int asks;
+	_Atomic int blocklist_rc;
+	_Atomic int blocklists;
 };
 
 static int fake_probe(struct store_cephfs *sc)
@@ -36,6 +41,22 @@ static int fake_probe(struct store_cephfs *sc)
 
 	atomic_fetch_add(&f->probes, 1);
 	return atomic_load(&f->probe_rc);
+}
+
+static int fake_session_listed(struct store_cephfs *sc)
+{
+	struct fixture *f = (struct fixture *)sc;
+
+	atomic_fetch_add(&f->asks, 1);
+	return atomic_load(&f->listed_rc);
+}
+
+static int fake_blocklist_self(struct store_cephfs *sc)
+{
+	struct fixture *f = (struct fixture *)sc;
+
+	atomic_fetch_add(&f->blocklists, 1);
+	return atomic_load(&f->blocklist_rc);
 }
 
 static int setup(void **state)
@@ -48,7 +69,10 @@ static int setup(void **state)
 	snprintf(f->sc.base.name, sizeof(f->sc.base.name), "c1");
 	snprintf(f->sc.cluster, sizeof(f->sc.cluster), "test.conf");
 	f->sc.health.probe = fake_probe;
+	f->sc.health.session_listed = fake_session_listed;
+	f->sc.health.blocklist_self = fake_blocklist_self;
 	atomic_store(&f->probe_rc, -ENOTCONN);
+	atomic_store(&f->listed_rc, 1);
 	if (store__cephfs_health_start(&f->sc, 2)) {
 		free(f);
 		return -1;
@@ -351,6 +375,79 @@ static void test_health_eviction_asks_for_a_new_mount(void **state)
 	assert_int_equal(atomic_load(&f->probes), 0);
 }
 
+/* Waits up to @s seconds for @counter to reach @n. */
+static bool wait_count(_Atomic int *counter, int n, double s)
+{
+	struct timespec tick = { 0, 20 * 1000000 };
+
+	for (double t0 = now_s(); now_s() - t0 < s;) {
+		if (atomic_load(counter) >= n) {
+			return true;
+		}
+		nanosleep(&tick, NULL);
+	}
+	return atomic_load(counter) >= n;
+}
+
+/* Evicted without a blocklist (cephfs_evict.c): a call waits past the
+ * bound; the MDS is asked for the session.  Listed (the call waits on an
+ * OSD) or an MDS that cannot say: nothing is fenced.  Two answers in a
+ * row without it: the mount blocklists itself once and asks for a new
+ * mount, before the stuck call came back. */
+static void test_health_unlisted_session_blocklists_itself(void **state)
+{
+	struct fixture *f = *state;
+	double asked_every = STORE_CEPHFS_UNLISTED_MS / 1000.0;
+	unsigned stuck;
+	int asks;
+
+	assert_int_equal(store__cephfs_call_enter(&f->sc, &stuck), 0);
+	assert_true(wait_state(f, true, STORE_CEPHFS_BOUND_MS / 1000.0 + 1));
+	assert_true(wait_count(&f->asks, 2, 2 * asked_every + 1));
+	atomic_store(&f->listed_rc, -EACCES);
+	assert_true(wait_count(&f->asks, 3, asked_every + 1));
+	atomic_store(&f->listed_rc, 0);
+	asks = atomic_load(&f->asks);
+
+	assert_true(wait_count(&f->asks, asks + 1, asked_every + 1));
+	assert_int_equal(atomic_load(&f->blocklists), 0);
+	assert_false(atomic_load(&f->sc.base.reopen));
+	/* The second answer without it. */
+	assert_true(wait_count(&f->blocklists, 1, asked_every + 1));
+	assert_true(atomic_load(&f->sc.base.reopen));
+	assert_true(log_capture_contains(
+		"cephfs: c1: cluster test.conf evicted this gateway's session "
+		"without blocklisting it: blocklisted its own client"));
+	/* Done for: never asked nor blocklisted again. */
+	asks = atomic_load(&f->asks);
+	assert_false(wait_count(&f->blocklists, 2, asked_every + 0.5));
+	assert_int_equal(atomic_load(&f->asks), asks);
+	/* The stuck call fails as a blocklisted client's do. */
+	assert_int_equal(store__cephfs_call_leave(&f->sc, stuck, -ESHUTDOWN),
+			 -EAGAIN);
+	assert_false(wait_state(f, false, 1.0));
+}
+
+/* A blocklist the mon refuses leaves the store down, said, not reopened
+ * (the old mount could still write behind a new one). */
+static void test_health_unlisted_session_unfenced_stays_down(void **state)
+{
+	struct fixture *f = *state;
+	double asked_every = STORE_CEPHFS_UNLISTED_MS / 1000.0;
+	unsigned stuck;
+
+	atomic_store(&f->listed_rc, 0);
+	atomic_store(&f->blocklist_rc, -EACCES);
+	assert_int_equal(store__cephfs_call_enter(&f->sc, &stuck), 0);
+	assert_true(wait_count(&f->blocklists, 1,
+			       STORE_CEPHFS_BOUND_MS / 1000.0 +
+				       2 * asked_every + 1));
+	assert_true(log_capture_contains("cannot blocklist itself"));
+	assert_false(atomic_load(&f->sc.base.reopen));
+	assert_true(atomic_load(&f->sc.base.unavailable));
+	assert_int_equal(store__cephfs_call_leave(&f->sc, stuck, 0), 0);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -365,6 +462,8 @@ int main(void)
 		T(test_health_no_probe_while_a_call_still_waits),
 		T(test_health_stalled_call_marks_down_after_bound),
 		T(test_health_eviction_asks_for_a_new_mount),
+		T(test_health_unlisted_session_blocklists_itself),
+		T(test_health_unlisted_session_unfenced_stays_down),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,7 +19,11 @@
  *   - evicted (-ESHUTDOWN, Ceph's EBLOCKLISTED): this mount is done for;
  *     store.reopen asks the server for a new store (server/recovery.c),
  *     unless another gateway took the datastore's RADOS log over: then
- *     store.fenced, down for good (cephfs_fence.c).
+ *     store.fenced, down for good (cephfs_fence.c);
+ *   - evicted without a blocklist: no call fails, they wait; while down
+ *     with a call stuck the monitor asks the MDS whether it still lists
+ *     this mount's session, and when it does not, blocklists the mount
+ *     itself, which makes it the case above (cephfs_evict.c).
  *
  * Calls waiting in libcephfs are never abandoned: when the cluster is
  * back they complete and their replies go out, so nothing acknowledged is
@@ -121,6 +125,59 @@ static void store_cephfs_evicted(struct store_cephfs *sc, int rc)
 		return;
 	}
 	store_cephfs_reopen(sc);
+}
+
+/* Down with a call stuck past the bound: asks the MDS whether it still
+ * lists this mount's session (cephfs_evict.c), at most every
+ * STORE_CEPHFS_UNLISTED_MS.  After two answers without it, the mount
+ * blocklists itself: its waiting calls then fail with -ESHUTDOWN, and it
+ * is taken for evicted at once, should one of them not come back.  A
+ * session listed, or an MDS that cannot say, starts the count again.
+ * Under lock, dropped for the ask and the blocklist (both may wait on
+ * the cluster). */
+static void store_cephfs_unlisted_step(struct store_cephfs *sc, uint64_t now)
+{
+	struct store_cephfs_health *h = &sc->health;
+	uint64_t oldest = store_cephfs_oldest(h);
+	int rc;
+
+	if (h->self_fenced || !oldest ||
+	    now - oldest < STORE_CEPHFS_BOUND_MS * 1000000ull ||
+	    now - h->session_ask_ns < STORE_CEPHFS_UNLISTED_MS * 1000000ull) {
+		return;
+	}
+	pthread_mutex_unlock(&h->lock);
+	rc = h->session_listed(sc);
+	pthread_mutex_lock(&h->lock);
+	h->session_ask_ns = store__cephfs_now_ns();
+	if (rc != 0) {
+		if (rc < 0) {
+			log_debug("cephfs: %s: session ls of the MDS: %s",
+				  sc->base.name, strerror(-rc));
+		}
+		h->unlisted = 0;
+		return;
+	}
+	if (++h->unlisted < 2) {
+		return;
+	}
+	h->self_fenced = true;
+	pthread_mutex_unlock(&h->lock);
+	rc = h->blocklist_self(sc);
+	pthread_mutex_lock(&h->lock);
+	if (rc) {
+		log_error("cephfs: %s: cluster %s evicted this gateway's "
+			  "session without blocklisting it, and the gateway "
+			  "cannot blocklist itself (%s): the datastore stays "
+			  "down until dsnfsd restarts",
+			  sc->base.name, sc->cluster, strerror(-rc));
+		return;
+	}
+	log_error("cephfs: %s: cluster %s evicted this gateway's session "
+		  "without blocklisting it: blocklisted its own client, so "
+		  "that the calls that wait fail",
+		  sc->base.name, sc->cluster);
+	store_cephfs_evicted(sc, -ESHUTDOWN);
 }
 
 /* The monitor's step while an eviction's cause is not known; under lock,
@@ -286,6 +343,10 @@ static void *store_cephfs_monitor(void *arg)
 			continue;
 		}
 		/* Evicted or fenced: this mount never answers again. */
+		if (h->inflight && !atomic_load(&sc->base.reopen) &&
+		    !atomic_load(&sc->base.fenced)) {
+			store_cephfs_unlisted_step(sc, now);
+		}
 		if (h->inflight || atomic_load(&sc->base.reopen) ||
 		    atomic_load(&sc->base.fenced) ||
 		    now - h->probe_ns < 1000000000ull) {
@@ -328,6 +389,12 @@ int store__cephfs_health_start(struct store_cephfs *sc, unsigned cap)
 	h->cap = cap;
 	if (!h->probe) {
 		h->probe = store_cephfs_probe;
+	}
+	if (!h->session_listed) {
+		h->session_listed = store__cephfs_session_listed;
+	}
+	if (!h->blocklist_self) {
+		h->blocklist_self = store__cephfs_blocklist_self;
 	}
 	err = pthread_mutex_init(&h->lock, NULL);
 	if (err) {

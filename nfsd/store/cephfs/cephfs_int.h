@@ -73,6 +73,14 @@ struct store_rlog;
  * a stall). */
 #define STORE_CEPHFS_SLOW_MS 1000
 #define STORE_CEPHFS_TICK_MS 250
+/* While down with a call stuck, the MDS is asked for this mount's session
+ * this often; two answers without it are an eviction (cephfs_evict.c). */
+#define STORE_CEPHFS_UNLISTED_MS 2000
+/* How long a fenced client stays blocklisted: longer than any call of a
+ * cut-off gateway can wait (its mount's and its OSD ops' timeouts). */
+#define STORE_CEPHFS_FENCE_S 3600u
+/* A client's address list ("[v2:a/n,v1:a/n]"), with its NUL. */
+#define STORE_CEPHFS_ADDRS_MAX 256u
 /* The most calls of one store in libcephfs at once, whatever the cap. */
 #define STORE_CEPHFS_CALLS_MAX 256
 
@@ -113,8 +121,17 @@ struct store_cephfs_health {
 	bool fence_pending;
 	pthread_t monitor;
 	/* Whether the cluster answers again: 0 or -errno.  NULL at start:
-	 * the real one (a test sets its own before). */
+	 * the real one (a test sets its own before), as the two below. */
 	int (*probe)(struct store_cephfs *sc);
+	/* An eviction without a blocklist (cephfs_evict.c): whether the MDS
+	 * lists this mount's session, asked while down with a call stuck
+	 * (the last ask, the answers without it in a row), and the mount's
+	 * own blocklist once it does not (done: never again). */
+	int (*session_listed)(struct store_cephfs *sc);
+	int (*blocklist_self)(struct store_cephfs *sc);
+	uint64_t session_ask_ns;
+	unsigned unlisted;
+	bool self_fenced;
 };
 
 /* The last statfs the mon answered, for FSSTATs while it does not
@@ -479,9 +496,22 @@ bool store__cephfs_rados_open(struct store_cephfs *sc, const char *conf,
  * when they do not say (cephfs_limits.c). */
 uint64_t store__cephfs_max_file_bytes(struct store_cephfs *sc,
 				      const char *fs_name);
-/* Says in the log when the cluster evicts without blocklisting, which
- * the gateway cannot see (cephfs_evict_cfg.c). */
+/* ---- evictions the cluster does not blocklist (cephfs_evict.c) -------- */
+
+/* Says in the log when the cluster evicts without blocklisting. */
 void store__cephfs_evict_cfg_check(struct store_cephfs *sc);
+/* Whether the MDS of rank 0 lists this mount's session: 1, 0, or -errno
+ * when it cannot say (no rank 0 up, a key without mds 'allow *'). */
+int store__cephfs_session_listed(struct store_cephfs *sc);
+/* Whether `session ls`'s JSON @json lists session @id: 1, 0, or -EINVAL
+ * when it is not a list. */
+int store__cephfs_sessions_have(const char *json, size_t len, uint64_t id);
+/* Blocklists, for @secs, every address of the list @addrs ("[v2:a/n,v1:a/n]"
+ * or "a/n"); on an error, the address refused is in @bad. */
+int store__cephfs_blocklist(rados_t rados, const char *addrs, unsigned secs,
+			    char *bad, size_t badlen);
+/* Blocklists this mount's own client (through the backend's librados). */
+int store__cephfs_blocklist_self(struct store_cephfs *sc);
 void store__cephfs_rados_close(struct store_cephfs *sc);
 /*
  * The bytes regular file @o holds in its data pool: the number of its

@@ -23,9 +23,6 @@
 
 #include "nfsd/base/log.h"
 
-/* How long a fenced client stays blocklisted: longer than any call of a
- * cut-off gateway can wait (its mount's and its OSD ops' timeouts). */
-#define STORE_RLOG_FENCE_S 3600u
 /* Replay reads the ring in pieces of this size. */
 #define STORE_RLOG_READ_BYTES (4u << 20)
 
@@ -93,27 +90,21 @@ static int store_rlog_connect(struct store_rlog *rl,
 	return 0;
 }
 
-/* Blocklists every address of the list @addrs ("[v2:a/n,v1:a/n]" or
- * "a/n"). */
+/* Blocklists every address of the list @addrs. */
 static int store_rlog_fence_list(struct store_rlog *rl, const char *addrs,
 				 char *errbuf, size_t errlen)
 {
-	char copy[STORE_RLOG_ADDR_MAX];
-	char *save = NULL;
+	char bad[STORE_CEPHFS_ADDRS_MAX];
+	int rc = store__cephfs_blocklist(rl->rados, addrs, STORE_CEPHFS_FENCE_S,
+					 bad, sizeof(bad));
 
-	snprintf(copy, sizeof(copy), "%s", addrs);
-	for (char *a = strtok_r(copy, "[], ", &save); a;
-	     a = strtok_r(NULL, "[], ", &save)) {
-		int rc = rados_blocklist_add(rl->rados, a, STORE_RLOG_FENCE_S);
-
-		if (rc < 0) {
-			return store_rlog_refuse(
-				errbuf, errlen, rl, rc,
-				"cannot fence the last owner's client %s "
-				"(rados_blocklist_add: %s; the log is not "
-				"replayed while it may still write): refused",
-				a, strerror(-rc));
-		}
+	if (rc < 0) {
+		return store_rlog_refuse(
+			errbuf, errlen, rl, rc,
+			"cannot fence the last owner's client %s "
+			"(rados_blocklist_add: %s; the log is not "
+			"replayed while it may still write): refused",
+			bad, strerror(-rc));
 	}
 	return 0;
 }
@@ -140,7 +131,7 @@ static int store_rlog_fence(struct store_rlog *rl,
 		 "s) before the replay",
 		 rl->sc->base.name, rl->pool, rl->oid, old->gateway,
 		 old->addr[0][0] ? old->addr[0] : "-",
-		 old->addr[1][0] ? old->addr[1] : "-", STORE_RLOG_FENCE_S);
+		 old->addr[1][0] ? old->addr[1] : "-", STORE_CEPHFS_FENCE_S);
 	return 0;
 }
 
