@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Runs the whole suite: unit tests, integration tests, then each fuzz target
+# Runs the whole suite: unit tests, integration tests, and each fuzz target
 # briefly.  Usage: tests/run.sh [--unit-only] BUILD_DIR [FUZZ_BUILD_DIR]
 # Ends with one line "N passed, N failed" and exits non-zero on a failure.
 #
 # Two lanes at once (docs/testing.md, "Two lanes"): lane 2 takes the long
-# tests that mostly wait (a QEMU guest, a Ceph cluster, a deb build:
-# LANE2 below) and the suite's Ceph cluster with the tests that use it, so
-# those run one at a time; lane 1 the other unit and integration tests, in
-# order.  Each lane prints whole lines, under a lock.  TEST_LANES=1: one
-# lane, the old order.
+# tests that mostly wait (a QEMU guest, a Ceph cluster: in_lane2 below)
+# and the suite's Ceph cluster with the tests that use it, so those run
+# one at a time; lane 1 the other unit and integration tests, in order,
+# then the fuzz targets beside the rest of lane 2.  Each lane prints
+# whole lines, under a lock.  TEST_LANES=1: one lane, the old order.
 #
 # TEST_FUZZ_BUILD=CMD: the command that builds FUZZ_BUILD_DIR (make test
 # passes its fuzz build); it runs at nice 19 beside the tests, and the
@@ -29,8 +29,8 @@ run_t0=$SECONDS
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-# Lane 2: the unit tests of the cephfs backend (they use the suite's
-# cluster), the deb package (t0005), every CephFS test (t21xx: the suite's
+# Lane 2: the unit tests of the cephfs backend that use the suite's
+# cluster, every CephFS test (t21xx: the suite's
 # cluster, one test at a time), QEMU on CephFS (t3101), the kernel client
 # in a guest (t4xxx: t4001, the replication drill t4002), the admin
 # endpoint's walls (t6105), ESXi's APD
@@ -39,8 +39,9 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # portmapper), as are lane 1's; their files are under mktemp -d.
 in_lane2() {
 	case "$1" in
+	test_store_cephfs_health) return 1 ;; # no cluster: its fakes
 	test_store_cephfs | test_store_cephfs_*) return 0 ;;
-	t0005-* | t21[0-9][0-9]-* | t3101-* | t4[0-9][0-9][0-9]-* | t6105-* | t7007-*) return 0 ;;
+	t21[0-9][0-9]-* | t3101-* | t4[0-9][0-9][0-9]-* | t6105-* | t7007-*) return 0 ;;
 	esac
 	return 1
 }
@@ -154,22 +155,17 @@ lane() {
 	say '== %sdone in %ds\n' "$label" $((SECONDS - start))
 }
 
-if [ $unit_only = 1 ] || [ "$lanes" = 1 ]; then
-	lane all
-else
-	lane 2 </dev/null &
-	lane_pids=$!
-	lane 1
-	wait "$lane_pids"
-	lane_pids=""
-fi
-
-if [ $unit_only = 0 ]; then
-	ceph_stop
+# The fuzz targets, briefly, once their build is done: two at a time
+# (each is one busy core for a fixed time and needs no port, so the pair
+# takes the time of one), at nice 19, so that beside lane 2 its tests,
+# which mostly wait on a cluster or a guest, come first.
+fuzz_briefly() {
+	local start first pair
+	[ $unit_only = 0 ] || return 0
 	if [ -n "$fuzz_build_pid" ]; then
 		start=$SECONDS
 		if wait "$fuzz_build_pid"; then
-			say 'fuzz build done (%ds more after the tests)\n' $((SECONDS - start))
+			say 'fuzz build done (%ds more after lane 1)\n' $((SECONDS - start))
 		else
 			say 'FAIL %-44s\n%s\n' fuzz-build \
 				"$(tail -40 "$logdir/fuzz-build.log" | sed 's/^/    | /')"
@@ -178,26 +174,39 @@ if [ $unit_only = 0 ]; then
 		fi
 		fuzz_build_pid=""
 	fi
-	if [ -n "$fuzz_build" ]; then
-		echo "== fuzz targets, briefly ($fuzz_build/fuzz)"
-		# Two at a time: each is one busy core for a fixed time and
-		# needs no port, so the pair takes the time of one.
-		set -- "$fuzz_build"/fuzz/fuzz_*
-		while [ $# -gt 0 ]; do
-			[ -x "$1" ] || { shift; continue; }
-			first=$1
+	[ -n "$fuzz_build" ] || return 0
+	say '== fuzz targets, briefly (%s/fuzz)\n' "$fuzz_build"
+	set -- "$fuzz_build"/fuzz/fuzz_*
+	while [ $# -gt 0 ]; do
+		[ -x "$1" ] || { shift; continue; }
+		first=$1
+		shift
+		pair=""
+		if [ $# -gt 0 ] && [ -x "$1" ]; then
+			run_one "$(basename "$1")" nice -n 19 tests/fuzz/run.sh \
+				--one "$1" "${FUZZ_SECONDS_BRIEF:-10}" &
+			pair=$!
 			shift
-			if [ $# -gt 0 ] && [ -x "$1" ]; then
-				run_one "$(basename "$1")" tests/fuzz/run.sh --one \
-					"$1" "${FUZZ_SECONDS_BRIEF:-10}" &
-				shift
-			fi
-			run_one "$(basename "$first")" tests/fuzz/run.sh \
-				--one "$first" "${FUZZ_SECONDS_BRIEF:-10}"
-			wait
-		done
-	fi
+		fi
+		run_one "$(basename "$first")" nice -n 19 tests/fuzz/run.sh \
+			--one "$first" "${FUZZ_SECONDS_BRIEF:-10}"
+		# Not a bare wait: lane 2 is a job of this shell too.
+		[ -z "$pair" ] || wait "$pair"
+	done
+}
+
+if [ $unit_only = 1 ] || [ "$lanes" = 1 ]; then
+	lane all
+	fuzz_briefly
+else
+	lane 2 </dev/null &
+	lane_pids=$!
+	lane 1
+	fuzz_briefly
+	wait "$lane_pids"
+	lane_pids=""
 fi
+ceph_stop
 
 touch "$logdir/results"
 passed=$(grep -c '^PASS' "$logdir/results")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# A one-node Ceph cluster for the tests: one mon, one mgr, CEPH_OSDS OSDs
+# A one-node Ceph cluster for the tests: CEPH_MONS mons (1 or 3: a quorum
+# that outlives one), one mgr, CEPH_OSDS OSDs
 # (default 1; bluestore each on a sparse file of its own, never memstore:
 # memstore keeps the whole size of a truncated object in RAM) and one MDS
 # on 127.0.0.1, with a CephFS named "cephfs".  With 3 OSDs the pools keep
@@ -33,7 +34,8 @@
 #                                     and every PG active+clean again
 #
 # Authentication is off (auth_*_required = none): the cluster listens on
-# loopback only.  CEPH_MON_PORT picks the mon's port (default: a free one);
+# loopback only.  The mons are a, b, c.  CEPH_MON_PORT picks the first
+# mon's port (default: a free one; the others always take free ones);
 # CEPH_ADDR the address every daemon binds (default 127.0.0.1: another one
 # only inside a network namespace of a test's own, t2111).
 set -u
@@ -102,9 +104,26 @@ c() {
 	timeout 60 ceph -c "$dir/ceph.conf" "$@"
 }
 
+# The ids of @1 mons.
+mon_ids() {
+	case "$1" in
+	3) echo a b c ;;
+	*) echo a ;;
+	esac
+}
+
+# Starts the mons start made (DIR/mons: how many).
+spawn_mons() {
+	local id
+	for id in $(mon_ids "$(cat "$dir/mons" 2>/dev/null || echo 1)"); do
+		spawn "mon.$id" ceph-mon -c "$dir/ceph.conf" -i "$id"
+	done
+}
+
 start() {
 	local t0=$SECONDS port fsid i osds=${CEPH_OSDS:-1} size min_size
-	local addr=${CEPH_ADDR:-127.0.0.1}
+	local addr=${CEPH_ADDR:-127.0.0.1} mons=${CEPH_MONS:-1} id hosts=""
+	local monmap_args=()
 	mkdir -p "$dir"
 	dir=$(cd "$dir" && pwd)
 	if [ -f "$dir/pids" ]; then
@@ -120,14 +139,27 @@ start() {
 		return 1
 		;;
 	esac
+	case "$mons" in
+	1 | 3) ;;
+	*)
+		echo "ceph: CEPH_MONS must be 1 or 3, not $mons" >&2
+		return 1
+		;;
+	esac
 	mkdir -p "$dir/mon" "$dir/osd" "$dir/mds/ceph-a" "$dir/mgr/ceph-x" \
 		"$dir/run" "$dir/log"
 	port=${CEPH_MON_PORT:-$(free_port)}
+	for id in $(mon_ids "$mons"); do
+		monmap_args+=(--addv "$id" "[v2:$addr:$port]")
+		hosts="$hosts${hosts:+,}[v2:$addr:$port]"
+		port=$(free_port)
+	done
+	echo "$mons" >"$dir/mons"
 	fsid=$(cat /proc/sys/kernel/random/uuid)
 	cat >"$dir/ceph.conf" <<CONF
 [global]
 fsid = $fsid
-mon host = [v2:$addr:$port]
+mon host = $hosts
 public addr = $addr
 auth cluster required = none
 auth service required = none
@@ -179,14 +211,17 @@ CONF
 	ceph-authtool "$dir/keyring" --gen-key -n client.admin \
 		--cap mon 'allow *' --cap osd 'allow *' --cap mds 'allow *' \
 		--cap mgr 'allow *' >/dev/null || return 1
-	monmaptool --create --clobber --addv a "[v2:$addr:$port]" --fsid "$fsid" \
+	monmaptool --create --clobber "${monmap_args[@]}" --fsid "$fsid" \
 		"$dir/monmap" >/dev/null || return 1
-	ceph-mon -c "$dir/ceph.conf" --mkfs -i a --monmap "$dir/monmap" \
-		--keyring "$dir/keyring" >"$dir/log/mon-mkfs.out" 2>&1 || {
-		cat "$dir/log/mon-mkfs.out" >&2
-		return 1
-	}
-	spawn mon.a ceph-mon -c "$dir/ceph.conf" -i a
+	for id in $(mon_ids "$mons"); do
+		ceph-mon -c "$dir/ceph.conf" --mkfs -i "$id" \
+			--monmap "$dir/monmap" --keyring "$dir/keyring" \
+			>"$dir/log/mon-mkfs.out" 2>&1 || {
+			cat "$dir/log/mon-mkfs.out" >&2
+			return 1
+		}
+	done
+	spawn_mons
 	spawn mgr.x ceph-mgr -c "$dir/ceph.conf" -i x
 	for i in $(seq 1 "$osds"); do
 		osd_create || return 1
@@ -232,7 +267,7 @@ revive() {
 		echo "ceph: $dir: no cluster made there" >&2
 		return 1
 	}
-	spawn mon.a ceph-mon -c "$dir/ceph.conf" -i a
+	spawn_mons
 	spawn mgr.x ceph-mgr -c "$dir/ceph.conf" -i x
 	for osd in $osds; do
 		spawn "osd.$osd" ceph-osd -c "$dir/ceph.conf" -i "$osd"

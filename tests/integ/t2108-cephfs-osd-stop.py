@@ -10,12 +10,16 @@ SIGSTOPped: writes must go on once the cluster marks it down; then two
 of three (below min_size): calls answer JUKEBOX within the bound and the
 writes go on once they resume (the writer's own call waits it out; a
 probe, a 4 KiB FILE_SYNC write on a connection of its own every 0.5 s,
-sees JUKEBOX).  Every acknowledged write reads back.
+sees JUKEBOX).  Then the leader of the three mons hangs: the others
+elect a leader and the writes go on.  Every acknowledged write reads
+back.
 """
 import functools
+import json
 import os
 import subprocess
 import sys
+import threading
 import time
 
 sys.dont_write_bytecode = True
@@ -30,6 +34,7 @@ ADDR = "127.0.0.1"
 BOUND_S = 5.0  # STORE_CEPHFS_BOUND_MS: a stuck call answers JUKEBOX then
 DOWN_S = 30.0  # mark-down (heartbeat grace 5 s) and peering, with margin
 HUNG_S = 10.0  # how long two OSDs stay hung
+MON_HUNG_S = 20.0  # past the MDS's beacon grace (15 s)
 
 
 
@@ -45,6 +50,64 @@ def osds_up():
                           "osd", "stat"], capture_output=True, text=True,
                          timeout=60).stdout
     return out.strip()
+
+
+def quorum():
+    """-> (leader, members) of the mons' quorum (the CLI hunts to a mon
+    that answers)."""
+    out = subprocess.run(["ceph", "-c", os.path.join(CEPH_DIR, "ceph.conf"),
+                          "quorum_status"], capture_output=True, text=True,
+                         timeout=60).stdout
+    q = json.loads(out)
+    return q["quorum_leader_name"], sorted(q["quorum_names"])
+
+
+def fsstat(croot, out):
+    """An FSSTAT of cephds on a connection of its own: appends (status,
+    seconds) to out."""
+    t0 = time.time()
+    with Nfs3Client((ADDR, NFS_PORT), timeout=120) as c:
+        st = c.fsstat(croot).status
+    out.append((st, time.time() - t0))
+
+
+def mon_leader_stop(ck, w):
+    """3. The leader of three mons hung for MON_HUNG_S, past the MDS's
+    beacon grace: the two others elect a new leader, the MDS and the
+    gateway's clients hunt to them, the writes go on; FSSTAT, which asks
+    a mon, answers."""
+    croot = root("/cephds")
+    leader, members = quorum()
+    ck.check("three mons in quorum", members == ["a", "b", "c"],
+             repr(members))
+    stopped = time.time()
+    cluster("signal", "mon." + leader, "STOP")
+    during, threads = [], []
+    while time.time() < stopped + MON_HUNG_S:
+        t = threading.Thread(target=fsstat, args=(croot, during),
+                             daemon=True)
+        t.start()
+        threads.append(t)
+        time.sleep(2.0)
+    new_leader, left = quorum()
+    oks = w.oks_after(stopped)
+    with w.lock:
+        jb = [rep for _, rep in w.jukebox_at if rep > stopped]
+    resumed = time.time()
+    cluster("signal", "mon." + leader, "CONT")
+    for t in threads:
+        t.join(120)
+    ck.check("the two other mons elect a leader (%s, then %s of %s)"
+             % (leader, new_leader, left),
+             new_leader != leader and leader not in left)
+    ck.check("mon.%s hung %.0f s: the writes go on (%d acknowledged, %d "
+             "JUKEBOX)" % (leader, MON_HUNG_S, oks, len(jb)), oks >= 20)
+    ck.check("FSSTATs meanwhile answer OK (%d, the longest %.1f s)"
+             % (len(during), max(took for _, took in during)),
+             all(st == NFS3_OK for st, _ in during), repr(during))
+    took = w.wait_oks_after(resumed, 20, 60)
+    ck.check("after SIGCONT the writes go on", took is not None)
+    cluster("wait-clean")
 
 
 def main():
@@ -97,6 +160,7 @@ def main():
               "writes %.1f s after SIGCONT" % (HUNG_S, first_jb, took))
     cluster("wait-clean")
 
+    mon_leader_stop(ck, w)
     w.finish_checked(ck)
     ck.exit()
 

@@ -9,15 +9,19 @@
 #  2. two OSDs of three SIGSTOPped (below min_size: every write of theirs
 #     waits): calls answer NFS3ERR_JUKEBOX within the bound, and once the
 #     OSDs resume the writes go on by themselves;
+#  3. the leader of three mons (CEPH_MONS=3) SIGSTOPped 20 s, past the
+#     MDS's beacon grace: the two others elect a leader, the writes go
+#     on, FSSTATs (a mon's figures) answer;
 # then every acknowledged write reads back.  Last, the whole cluster is
 # SIGKILLed under a FILE_SYNC write and dsnfsd gets SIGTERM: it ends within
 # its stop grace (10 s) and says why, instead of waiting for the cluster.
-# A cluster of its own (the suite's has one OSD), stopped at exit.
+# A cluster of its own (the suite's has one OSD and one mon), stopped at
+# exit.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../ceph/lib.sh"
 
 unset DSNFS_CEPH_CONF
-CEPH_OSDS=3 ceph_up || exit 1
+CEPH_MONS=3 CEPH_OSDS=3 ceph_up || exit 1
 ceph_ds_conf cephds "$CEPH_CONF" "/" >"$TEST_TMP/cephds.conf"
 dsnfsd_start -c "$TEST_TMP/cephds.conf" || exit 1
 cluster_sh=$(cd "$(dirname "$0")/../ceph" && pwd)/cluster.sh
