@@ -133,6 +133,40 @@ def probe_while(addr, fh, until, replies, connect=None):
     return threads
 
 
+def fsstats_while(addr, fh, until):
+    """Until time `until`, an FSSTAT of fh on a connection of its own
+    every 2 s, each in its thread (one may wait on a hung mon).  -> (the
+    list it appends (status, seconds) to, the threads)."""
+    out, threads = [], []
+
+    def one():
+        t0 = time.time()
+        with Nfs3Client(addr, timeout=120) as c:
+            st = c.fsstat(fh).status
+        out.append((st, time.time() - t0))
+
+    while time.time() < until:
+        t = threading.Thread(target=one, daemon=True)
+        t.start()
+        threads.append(t)
+        time.sleep(2.0)
+    return out, threads
+
+
+def check_fsstats(ck, during, hung_s, prompt_s):
+    """Checks fsstats_while()'s FSSTATs while a mon hung for hung_s: all
+    OK; one at a time asks the mon and waits out its timeout (the client's
+    rados_mon_op_timeout, 10 s here); the others answer within prompt_s
+    with the last figures."""
+    asked = [took for st, took in during if took > prompt_s]
+    ck.check("FSSTATs meanwhile answer OK: %d at once, %d that asked the "
+             "mon within its timeout" % (len(during) - len(asked),
+                                         len(asked)),
+             all(st == NFS3_OK for st, _ in during) and
+             len(asked) <= hung_s / 10 + 1 and
+             all(took <= 10 + prompt_s for took in asked), repr(during))
+
+
 def check_probes(ck, what, probes, since, bound_s):
     """Checks what probe_while() got: OK or JUKEBOX only, the first
     JUKEBOX within bound_s of `since` (2 s more on a loaded machine).

@@ -29,7 +29,8 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nfs3wire import *  # noqa: E402,F401,F403
 import syncwriter  # noqa: E402
-from syncwriter import SyncWriter, check_probes, probe_while  # noqa: E402
+from syncwriter import (SyncWriter, check_fsstats, check_probes,  # noqa: E402
+                        fsstats_while, probe_while)
 
 NFS_PORT, MOUNT_PORT = int(sys.argv[1]), int(sys.argv[2])
 CLUSTER_SH, CEPH_DIR = sys.argv[3], sys.argv[4]
@@ -114,33 +115,26 @@ def local_calls(ck, lroot):
              not slow, repr(slow))
 
 
-def fsstat(croot, out):
-    """An FSSTAT of cephds on a connection of its own: appends (status,
-    seconds) to out."""
+def fsstat(croot):
+    """An FSSTAT of cephds on a connection of its own -> (status,
+    seconds)."""
     def call():
         with Nfs3Client((ADDR, NFS_PORT), timeout=120) as c:
             return c.fsstat(croot).status
-    out.append(timed(call))
+    return timed(call)
 
 
 def mon_stop(ck, w, croot):
     """The mon hung for MON_HUNG_S: the data path does not need it, so the
     writes go on and the datastore is not taken for down; FSSTAT, which
     asks the mon, answers with the last figures it gave."""
-    before = []
-    fsstat(croot, before)
-    ck.check("FSSTAT of cephds answers with the mon up", before[0][0] == 0,
+    before = fsstat(croot)
+    ck.check("FSSTAT of cephds answers with the mon up", before[0] == 0,
              repr(before))
     stopped = time.time()
     cluster("signal", "mon.a", "STOP")
-    during = []
-    threads = []
-    while time.time() < stopped + MON_HUNG_S:
-        t = threading.Thread(target=fsstat, args=(croot, during),
-                             daemon=True)
-        t.start()
-        threads.append(t)
-        time.sleep(2.0)
+    during, threads = fsstats_while((ADDR, NFS_PORT), croot,
+                                    stopped + MON_HUNG_S)
     oks = w.oks_after(stopped)
     with w.lock:
         jb = [rep for _, rep in w.jukebox_at if rep > stopped]
@@ -150,19 +144,10 @@ def mon_stop(ck, w, croot):
         t.join(120)
     ck.check("the mon hung %.0f s: the writes go on (%d acknowledged, %d "
              "JUKEBOX)" % (MON_HUNG_S, oks, len(jb)), oks >= 20 and not jb)
-    # One at a time asks the mon and waits out its timeout (the client's
-    # client_mount_timeout, 10 s here); the others answer at once.
-    asked = [took for st, took in during if took > PROMPT_S]
-    ck.check("FSSTATs meanwhile answer OK: %d at once, %d that asked the "
-             "mon within its timeout" % (len(during) - len(asked),
-                                         len(asked)),
-             all(st == 0 for st, _ in during) and
-             len(asked) <= MON_HUNG_S / 10 + 1 and
-             all(took <= 10 + PROMPT_S for took in asked), repr(during))
-    after = []
-    fsstat(croot, after)
-    ck.check("FSSTAT after SIGCONT answers (%.2f s)" % after[0][1],
-             after[0][0] == 0, repr(after))
+    check_fsstats(ck, during, MON_HUNG_S, PROMPT_S)
+    after = fsstat(croot)
+    ck.check("FSSTAT after SIGCONT answers (%.2f s)" % after[1],
+             after[0] == 0, repr(after))
     print("    mon hung %.0f s: %d writes acknowledged meanwhile, 20 more "
           "%.1f s after SIGCONT" % (MON_HUNG_S, oks,
                                     w.wait_oks_after(resumed, 20, 60) or -1))

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -448,6 +449,37 @@ static void test_health_unlisted_session_unfenced_stays_down(void **state)
 	assert_int_equal(store__cephfs_call_leave(&f->sc, stuck, 0), 0);
 }
 
+/* `session ls`'s JSON, as the MDS gives it (cephfs_evict.c): the session
+ * is found by its id; anything but a list is "cannot say". */
+/* Whether session @id is in @json (a C string). */
+static int sessions_have(const char *json, uint64_t id)
+{
+	return store__cephfs_sessions_have(json, strlen(json), id);
+}
+
+static void test_sessions_have_finds_the_id(void **state)
+{
+	const char *two = "[{\"id\": 4137, \"state\": \"open\"},"
+			  " {\"id\": 9223372036854775807}]";
+
+	(void)state;
+	assert_int_equal(sessions_have(two, 4137), 1);
+	assert_int_equal(sessions_have(two, 9223372036854775807ull), 1);
+	assert_int_equal(sessions_have(two, 4138), 0);
+	assert_int_equal(sessions_have("[]", 4137), 0);
+	/* Not ids: a string, a bare number, an entry without one. */
+	assert_int_equal(
+		sessions_have("[{\"id\": \"4137\"}, 4137, {\"inst\": 1}]",
+			      4137),
+		0);
+	assert_int_equal(sessions_have("{}", 1), -EINVAL);
+	assert_int_equal(sessions_have("[{\"id\": 1", 1), -EINVAL);
+	assert_int_equal(sessions_have("", 1), -EINVAL);
+	/* Past jansson's int64: not read, so "cannot say", never "gone". */
+	assert_int_equal(sessions_have("[{\"id\": 18446744073709551615}]", 1),
+			 -EINVAL);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -464,6 +496,7 @@ int main(void)
 		T(test_health_eviction_asks_for_a_new_mount),
 		T(test_health_unlisted_session_blocklists_itself),
 		T(test_health_unlisted_session_unfenced_stays_down),
+		cmocka_unit_test(test_sessions_have_finds_the_id),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

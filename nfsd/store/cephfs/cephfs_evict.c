@@ -99,11 +99,11 @@ int store__cephfs_session_listed(struct store_cephfs *sc)
 	size_t out_len = 0, outs_len = 0;
 	int rc;
 
-	rc = ceph_mds_command(sc->cm, "0", cmd, 1, "", 0, &out, &out_len,
-			      &outs, &outs_len);
+	rc = ceph_mds_command(sc->cm, "0", cmd, 1, "", 0, &out, &out_len, &outs,
+			      &outs_len);
 	if (!rc) {
-		rc = store__cephfs_sessions_have(
-			out, out_len, ceph_get_instance_id(sc->cm));
+		rc = store__cephfs_sessions_have(out, out_len,
+						 ceph_get_instance_id(sc->cm));
 	}
 	ceph_buffer_free(out);
 	ceph_buffer_free(outs);
