@@ -112,12 +112,21 @@ mon_ids() {
 	esac
 }
 
-# Starts the mons start made (DIR/mons: how many).
+# Starts the mons start made (DIR/mons: how many) and waits for their
+# quorum: three elect a leader first, which on a loaded machine took longer
+# than one command's client_mount_timeout (10 s), and start's next command
+# is not retried.
 spawn_mons() {
-	local id
+	local id i
 	for id in $(mon_ids "$(cat "$dir/mons" 2>/dev/null || echo 1)"); do
 		spawn "mon.$id" ceph-mon -c "$dir/ceph.conf" -i "$id"
 	done
+	for i in $(seq 1 12); do
+		c quorum_status >/dev/null 2>&1 && return 0
+		sleep 0.5
+	done
+	echo "ceph: $dir: the mons formed no quorum" >&2
+	return 1
 }
 
 start() {
@@ -221,7 +230,7 @@ CONF
 			return 1
 		}
 	done
-	spawn_mons
+	spawn_mons || return 1
 	spawn mgr.x ceph-mgr -c "$dir/ceph.conf" -i x
 	for i in $(seq 1 "$osds"); do
 		osd_create || return 1
@@ -267,7 +276,7 @@ revive() {
 		echo "ceph: $dir: no cluster made there" >&2
 		return 1
 	}
-	spawn_mons
+	spawn_mons || return 1
 	spawn mgr.x ceph-mgr -c "$dir/ceph.conf" -i x
 	for osd in $osds; do
 		spawn "osd.$osd" ceph-osd -c "$dir/ceph.conf" -i "$osd"

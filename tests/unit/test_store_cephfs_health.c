@@ -402,9 +402,14 @@ static void test_health_unlisted_session_blocklists_itself(void **state)
 	unsigned stuck;
 	int asks;
 
+	/* An ask in flight: looked at again each tick, counted as nothing. */
+	atomic_store(&f->listed_rc, -EINPROGRESS);
 	assert_int_equal(store__cephfs_call_enter(&f->sc, &stuck), 0);
 	assert_true(wait_state(f, true, STORE_CEPHFS_BOUND_MS / 1000.0 + 1));
-	assert_true(wait_count(&f->asks, 2, 2 * asked_every + 1));
+	assert_true(wait_count(&f->asks, 3, 1.0));
+	atomic_store(&f->listed_rc, 1);
+	asks = atomic_load(&f->asks);
+	assert_true(wait_count(&f->asks, asks + 2, 2 * asked_every + 1));
 	atomic_store(&f->listed_rc, -EACCES);
 	assert_true(wait_count(&f->asks, 3, asked_every + 1));
 	atomic_store(&f->listed_rc, 0);
@@ -480,6 +485,23 @@ static void test_sessions_have_finds_the_id(void **state)
 			 -EINVAL);
 }
 
+/* An absence counts only from rank 0 up:active (not replaying, not
+ * waiting for reconnects). */
+static void test_mds_active_is_rank0_up_active(void **state)
+{
+	const char *active = "{\"whoami\": 0, \"state\": \"up:active\"}";
+	const char *replay = "{\"whoami\": 0, \"state\": \"up:replay\"}";
+	const char *rank1 = "{\"whoami\": 1, \"state\": \"up:active\"}";
+
+	(void)state;
+	assert_int_equal(store__cephfs_mds_active(active, strlen(active)), 1);
+	assert_int_equal(store__cephfs_mds_active(replay, strlen(replay)), 0);
+	assert_int_equal(store__cephfs_mds_active(rank1, strlen(rank1)), 0);
+	assert_int_equal(store__cephfs_mds_active("{}", 2), -EINVAL);
+	assert_int_equal(store__cephfs_mds_active("[]", 2), -EINVAL);
+	assert_int_equal(store__cephfs_mds_active("{\"state", 7), -EINVAL);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -497,6 +519,7 @@ int main(void)
 		T(test_health_unlisted_session_blocklists_itself),
 		T(test_health_unlisted_session_unfenced_stays_down),
 		cmocka_unit_test(test_sessions_have_finds_the_id),
+		cmocka_unit_test(test_mds_active_is_rank0_up_active),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -54,6 +54,7 @@ void store__cephfs_close(struct store *st)
 	store__cephfs_rlog_close(sc->rlog);
 	store__cephfs_cache_clear(sc);
 	store__cephfs_obj_unref(store__cephfs_pub(sc->root));
+	store__cephfs_ask_close(sc);
 	store__cephfs_rados_close(sc);
 	/* Evicted or fenced: nothing of this mount can reach the cluster,
 	 * and an unmount would try to flush. */
@@ -106,7 +107,7 @@ static int store_cephfs_quiet_logs(struct ceph_mount_info *cm)
 /* The ceph.conf options of our mount: the nfs3 layer checks access, a
  * cluster that does not answer fails the mount in bounded time, and no
  * log entries are formatted per call that no one reads. */
-static int store_cephfs_configure(struct ceph_mount_info *cm, const char *conf)
+int store__cephfs_configure(struct ceph_mount_info *cm, const char *conf)
 {
 	int rc;
 
@@ -154,7 +155,7 @@ static int store_cephfs_mount(struct store_cephfs *sc, const char *name,
 				 "ceph_create", rc);
 		return rc;
 	}
-	rc = store_cephfs_configure(sc->cm, conf);
+	rc = store__cephfs_configure(sc->cm, conf);
 	if (rc) {
 		store_cephfs_err(errbuf, errlen, name, sc->cluster,
 				 "cannot read the configuration", rc);
@@ -267,6 +268,9 @@ int store_cephfs_open(const char *name, uint32_t export_id,
 		goto out_free;
 	}
 	strcpy(sc->base.name, name);
+	snprintf(sc->conf_path, sizeof(sc->conf_path), "%s", ceph_conf);
+	snprintf(sc->user, sizeof(sc->user), "%s",
+		 ceph_user && ceph_user[0] ? ceph_user : "admin");
 	err = pthread_mutex_init(&sc->cache_lock, NULL);
 	if (err) {
 		err = -err;
@@ -311,6 +315,7 @@ int store_cephfs_open(const char *name, uint32_t export_id,
 out_root:
 	store__cephfs_cache_clear(sc);
 	store__cephfs_obj_unref(store__cephfs_pub(sc->root));
+	store__cephfs_ask_close(sc);
 	store__cephfs_rados_close(sc);
 out_unmount:
 	ceph_unmount(sc->cm);

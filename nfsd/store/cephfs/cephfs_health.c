@@ -127,14 +127,14 @@ static void store_cephfs_evicted(struct store_cephfs *sc, int rc)
 	store_cephfs_reopen(sc);
 }
 
-/* Down with a call stuck past the bound: asks the MDS whether it still
- * lists this mount's session (cephfs_evict.c), at most every
+/* Down with a call stuck past the bound: has the MDS asked whether it
+ * still lists this mount's session (cephfs_evict.c), at most every
  * STORE_CEPHFS_UNLISTED_MS.  After two answers without it, the mount
  * blocklists itself: its waiting calls then fail with -ESHUTDOWN, and it
  * is taken for evicted at once, should one of them not come back.  A
  * session listed, or an MDS that cannot say, starts the count again.
- * Under lock, dropped for the ask and the blocklist (both may wait on
- * the cluster). */
+ * Under lock, dropped for the blocklist (a mon command, bounded by
+ * rados_mon_op_timeout). */
 static void store_cephfs_unlisted_step(struct store_cephfs *sc, uint64_t now)
 {
 	struct store_cephfs_health *h = &sc->health;
@@ -146,9 +146,12 @@ static void store_cephfs_unlisted_step(struct store_cephfs *sc, uint64_t now)
 	    now - h->session_ask_ns < STORE_CEPHFS_UNLISTED_MS * 1000000ull) {
 		return;
 	}
-	pthread_mutex_unlock(&h->lock);
+	/* It never waits: an ask in flight says -EINPROGRESS, and is looked
+	 * at again at the next tick. */
 	rc = h->session_listed(sc);
-	pthread_mutex_lock(&h->lock);
+	if (rc == -EINPROGRESS) {
+		return;
+	}
 	h->session_ask_ns = store__cephfs_now_ns();
 	if (rc != 0) {
 		if (rc < 0) {

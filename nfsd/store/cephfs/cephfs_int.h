@@ -59,6 +59,7 @@
 /* Attributes every op wants from libcephfs. */
 #define STORE_CEPHFS_WANT (CEPH_STATX_BASIC_STATS)
 
+struct cephfs_ask;
 struct cephfs_obj;
 struct cephfs_prefetch;
 struct store_cephfs;
@@ -76,6 +77,10 @@ struct store_rlog;
 /* While down with a call stuck, the MDS is asked for this mount's session
  * this often; two answers without it are an eviction (cephfs_evict.c). */
 #define STORE_CEPHFS_UNLISTED_MS 2000
+/* An ask of the MDS not answered in this long is given up (its thread
+ * and client let go of), and after this many the gateway asks no more. */
+#define STORE_CEPHFS_ASK_MAX_MS 30000
+#define STORE_CEPHFS_ASKS_ABANDONED_MAX 4
 /* How long a fenced client stays blocklisted: longer than any call of a
  * cut-off gateway can wait (its mount's and its OSD ops' timeouts). */
 #define STORE_CEPHFS_FENCE_S 3600u
@@ -167,6 +172,14 @@ struct store_cephfs {
 	size_t cached;
 
 	struct store_cephfs_health health;
+	/* What its clients were made with: cephfs_evict.c makes one more to
+	 * ask the MDS for its sessions. */
+	char conf_path[4096];
+	char user[128];
+	/* NULL, or that ask while it runs, and the asks it gave up waiting
+	 * for (cephfs_evict.c): the monitor thread's alone. */
+	struct cephfs_ask *ask;
+	unsigned asks_abandoned;
 	struct cephfs_statfs statfs;
 	/* NULL, or the readahead of files read in order
 	 * (cephfs_prefetch.c): started before serving, stopped first. */
@@ -500,18 +513,28 @@ uint64_t store__cephfs_max_file_bytes(struct store_cephfs *sc,
 
 /* Says in the log when the cluster evicts without blocklisting. */
 void store__cephfs_evict_cfg_check(struct store_cephfs *sc);
-/* Whether the MDS of rank 0 lists this mount's session: 1, 0, or -errno
- * when it cannot say (no rank 0 up, a key without mds 'allow *'). */
+/* Whether the MDS of rank 0 lists this mount's session: 1, 0 (and it is
+ * up:active), -EINPROGRESS while it is asked (it never waits), or another
+ * -errno when it cannot say (no rank 0 up or active yet, a key without
+ * mds 'allow *', an ask that did not come back). */
 int store__cephfs_session_listed(struct store_cephfs *sc);
+/* The ceph.conf @conf and the options every client of the backend is made
+ * with (cephfs.c). */
+int store__cephfs_configure(struct ceph_mount_info *cm, const char *conf);
 /* Whether `session ls`'s JSON @json lists session @id: 1, 0, or -EINVAL
  * when it is not a list. */
 int store__cephfs_sessions_have(const char *json, size_t len, uint64_t id);
+/* Whether the MDS `status` JSON @json says up:active as rank 0: 1, 0, or
+ * -EINVAL when it does not say. */
+int store__cephfs_mds_active(const char *json, size_t len);
 /* Blocklists, for @secs, every address of the list @addrs ("[v2:a/n,v1:a/n]"
  * or "a/n"); on an error, the address refused is in @bad. */
 int store__cephfs_blocklist(rados_t rados, const char *addrs, unsigned secs,
 			    char *bad, size_t badlen);
 /* Blocklists this mount's own client (through the backend's librados). */
 int store__cephfs_blocklist_self(struct store_cephfs *sc);
+/* Lets go of the ask in flight, if any (after the monitor). */
+void store__cephfs_ask_close(struct store_cephfs *sc);
 void store__cephfs_rados_close(struct store_cephfs *sc);
 /*
  * The bytes regular file @o holds in its data pool: the number of its
