@@ -44,6 +44,14 @@ kpkg=${KCLIENT_KPKG:-$(apt-cache depends linux-image-cloud-amd64 2>/dev/null |
 [ -n "$kpkg" ] || die "apt knows no linux-image-cloud-amd64 (apt-get update?)"
 kver=${kpkg#linux-image-}
 
+# One build at a time: tests of both lanes use the guest (t2106 in lane
+# 2, t5009 in lane 1), and on a fresh clone two of them built it at once,
+# one removing the kernel tree the other unpacked into.  The second waits,
+# then finds it up to date.
+mkdir -p "$(dirname "$out")"
+exec 9>"$out.lock"
+flock -w 600 9 || die "lock $out.lock busy for 600 s"
+
 # Up to date: same kernel, nothing in tests/kclient newer than the stamp.
 if [ -f "$out/stamp" ] && [ "$(cat "$out/kernel-version" 2>/dev/null)" = "$kver" ] &&
 	[ -z "$(find "$here" -newer "$out/stamp" -type f | head -1)" ]; then

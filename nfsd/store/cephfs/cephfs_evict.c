@@ -241,10 +241,16 @@ int store__cephfs_session_listed(struct store_cephfs *sc)
 	int rc;
 
 	if (a && atomic_load(&a->done)) {
+		/* Asked before this outage: says nothing of it. */
+		bool current = a->started_ns >= sc->health.down_since_ns;
+
 		rc = a->rc;
 		sc->ask = NULL;
 		cephfs_ask_put(a);
-		return rc;
+		if (current) {
+			return rc;
+		}
+		a = NULL;
 	}
 	if (a) {
 		if (store__cephfs_now_ns() - a->started_ns <

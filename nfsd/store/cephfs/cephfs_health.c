@@ -368,6 +368,7 @@ static void *store_cephfs_monitor(void *arg)
 			continue;
 		}
 		atomic_store(&sc->base.unavailable, false);
+		h->unlisted = 0;
 		log_info("cephfs: %s: cluster %s answers again after %" PRIu64
 			 " ms: serving",
 			 sc->base.name, sc->cluster,
