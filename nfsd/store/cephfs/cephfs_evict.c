@@ -302,7 +302,7 @@ int store__cephfs_blocklist(rados_t rados, const char *addrs, unsigned secs,
 
 int store__cephfs_blocklist_self(struct store_cephfs *sc)
 {
-	char bad[STORE_CEPHFS_ADDRS_MAX];
+	char bad[STORE_CEPHFS_ADDRS_MAX] = "";
 	char *addrs = NULL;
 	int rc;
 
@@ -310,10 +310,18 @@ int store__cephfs_blocklist_self(struct store_cephfs *sc)
 		return -ENOTCONN; /* no librados handle to ask the mon with */
 	}
 	rc = ceph_getaddrs(sc->cm, &addrs);
-	if (!rc && addrs) {
+	if (!rc && !addrs) {
+		rc = -ENOENT; /* nothing to blocklist is no fence */
+	}
+	if (!rc) {
 		rc = store__cephfs_blocklist(sc->rados, addrs,
 					     STORE_CEPHFS_FENCE_S, bad,
 					     sizeof(bad));
+	}
+	if (rc) {
+		log_debug("cephfs: %s: blocklisting %s: %s", sc->base.name,
+			  rc == -ENOENT || !bad[0] ? "this mount" : bad,
+			  strerror(-rc));
 	}
 	free(addrs);
 	return rc;
