@@ -153,16 +153,48 @@ def fsstats_while(addr, fh, until):
     return out, threads
 
 
-def check_fsstats(ck, during, hung_s, prompt_s):
+def hang_mon(ck, w, addr, fh, cluster, mon, hung_s, prompt_s,
+             meanwhile=None, laggy_mds=False):
+    """The mon `mon` SIGSTOPped for hung_s under w's writes (t2108, t2120):
+    the data path does not need it, so the writes go on without a JUKEBOX,
+    and FSSTATs of fh, which ask a mon, answer (check_fsstats).
+    laggy_mds: hung_s is past the MDS's beacon grace and the MDS may have
+    beaconed to this mon, which then holds its clients' calls until it
+    hunts to another (Ceph's mon_client_ping_timeout, 30 s): JUKEBOX
+    replies are allowed, nothing else.  meanwhile(), if given, is called
+    once the time is up, before SIGCONT.  -> (the time of SIGCONT, writes
+    acknowledged meanwhile, what meanwhile() returned)."""
+    stopped = time.time()
+    cluster("signal", mon, "STOP")
+    during, threads = fsstats_while(addr, fh, stopped + hung_s)
+    seen = meanwhile() if meanwhile else None
+    oks = w.oks_after(stopped)
+    with w.lock:
+        jb = [rep for _, rep in w.jukebox_at if rep > stopped]
+    resumed = time.time()
+    cluster("signal", mon, "CONT")
+    for t in threads:
+        t.join(120)
+    ck.check("%s hung %.0f s: the writes go on (%d acknowledged, %d "
+             "JUKEBOX)" % (mon, hung_s, oks, len(jb)),
+             oks >= 20 and (laggy_mds or not jb))
+    check_fsstats(ck, during, hung_s, prompt_s, laggy_mds)
+    return resumed, oks, seen
+
+
+def check_fsstats(ck, during, hung_s, prompt_s, jukebox_ok=False):
     """Checks fsstats_while()'s FSSTATs while a mon hung for hung_s: all
-    OK; one at a time asks the mon and waits out its timeout (the client's
+    OK (or JUKEBOX, with jukebox_ok: the datastore down meanwhile); one at
+    a time asks the mon and waits out its timeout (the client's
     rados_mon_op_timeout, 10 s here); the others answer within prompt_s
     with the last figures."""
+    allowed = (NFS3_OK, NFS3ERR_JUKEBOX) if jukebox_ok else (NFS3_OK,)
     asked = [took for st, took in during if took > prompt_s]
-    ck.check("FSSTATs meanwhile answer OK: %d at once, %d that asked the "
-             "mon within its timeout" % (len(during) - len(asked),
-                                         len(asked)),
-             all(st == NFS3_OK for st, _ in during) and
+    ck.check("FSSTATs meanwhile answer %s: %d at once, %d that asked the "
+             "mon within its timeout"
+             % (" or ".join(status_name(a) for a in allowed),
+                len(during) - len(asked), len(asked)),
+             all(st in allowed for st, _ in during) and
              len(asked) <= hung_s / 10 + 1 and
              all(took <= 10 + prompt_s for took in asked), repr(during))
 

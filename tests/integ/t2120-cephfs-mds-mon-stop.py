@@ -29,8 +29,8 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nfs3wire import *  # noqa: E402,F401,F403
 import syncwriter  # noqa: E402
-from syncwriter import (SyncWriter, check_fsstats, check_probes,  # noqa: E402
-                        fsstats_while, probe_while)
+from syncwriter import (SyncWriter, check_probes, hang_mon,  # noqa: E402
+                        probe_while)
 
 NFS_PORT, MOUNT_PORT = int(sys.argv[1]), int(sys.argv[2])
 CLUSTER_SH, CEPH_DIR = sys.argv[3], sys.argv[4]
@@ -131,20 +131,8 @@ def mon_stop(ck, w, croot):
     before = fsstat(croot)
     ck.check("FSSTAT of cephds answers with the mon up", before[0] == 0,
              repr(before))
-    stopped = time.time()
-    cluster("signal", "mon.a", "STOP")
-    during, threads = fsstats_while((ADDR, NFS_PORT), croot,
-                                    stopped + MON_HUNG_S)
-    oks = w.oks_after(stopped)
-    with w.lock:
-        jb = [rep for _, rep in w.jukebox_at if rep > stopped]
-    resumed = time.time()
-    cluster("signal", "mon.a", "CONT")
-    for t in threads:
-        t.join(120)
-    ck.check("the mon hung %.0f s: the writes go on (%d acknowledged, %d "
-             "JUKEBOX)" % (MON_HUNG_S, oks, len(jb)), oks >= 20 and not jb)
-    check_fsstats(ck, during, MON_HUNG_S, PROMPT_S)
+    resumed, oks, _ = hang_mon(ck, w, (ADDR, NFS_PORT), croot, cluster,
+                               "mon.a", MON_HUNG_S, PROMPT_S)
     after = fsstat(croot)
     ck.check("FSSTAT after SIGCONT answers (%.2f s)" % after[1],
              after[0] == 0, repr(after))

@@ -268,18 +268,25 @@ int store_cephfs_open(const char *name, uint32_t export_id,
 		goto out_free;
 	}
 	strcpy(sc->base.name, name);
-	snprintf(sc->conf_path, sizeof(sc->conf_path), "%s", ceph_conf);
-	snprintf(sc->user, sizeof(sc->user), "%s",
-		 ceph_user && ceph_user[0] ? ceph_user : "admin");
+	if (!ceph_user || !ceph_user[0]) {
+		ceph_user = "admin";
+	}
+	if (strlen(ceph_conf) >= sizeof(sc->conf_path) ||
+	    strlen(ceph_user) >= sizeof(sc->user)) {
+		err = -ENAMETOOLONG;
+		store_cephfs_err(errbuf, errlen, name, ceph_conf,
+				 "ceph_conf or ceph_user", err);
+		goto out_free;
+	}
+	strcpy(sc->conf_path, ceph_conf);
+	strcpy(sc->user, ceph_user);
 	err = pthread_mutex_init(&sc->cache_lock, NULL);
 	if (err) {
 		err = -err;
 		goto out_free;
 	}
 	store__cephfs_statfs_init(&sc->statfs);
-	err = store_cephfs_mount(sc, name, ceph_conf, ceph_path,
-				 ceph_user && ceph_user[0] ? ceph_user
-							   : "admin",
+	err = store_cephfs_mount(sc, name, ceph_conf, ceph_path, sc->user,
 				 ceph_fs, errbuf, errlen);
 	if (err) {
 		goto out_lock;
@@ -290,8 +297,7 @@ int store_cephfs_open(const char *name, uint32_t export_id,
 	}
 	/* Without librados, used bytes fall back to st_blocks (logged
 	 * below): the datastore serves anyway. */
-	sc->rados_ok = store__cephfs_rados_open(
-		sc, ceph_conf, ceph_user && ceph_user[0] ? ceph_user : "admin");
+	sc->rados_ok = store__cephfs_rados_open(sc, ceph_conf, sc->user);
 	sc->base.max_file_bytes = store__cephfs_max_file_bytes(sc, ceph_fs);
 	store__cephfs_evict_cfg_check(sc);
 	err = store__cephfs_health_start(sc, call_cap);
@@ -304,8 +310,7 @@ int store_cephfs_open(const char *name, uint32_t export_id,
 	 * evict id=N) before another gateway takes this one's address. */
 	log_info("cephfs: %s: mounted %s of %s as client.%s, session %llu, "
 		 "files up to %llu GiB%s",
-		 name, ceph_path, sc->cluster,
-		 ceph_user && ceph_user[0] ? ceph_user : "admin",
+		 name, ceph_path, sc->cluster, sc->user,
 		 (unsigned long long)ceph_get_instance_id(sc->cm),
 		 (unsigned long long)(sc->base.max_file_bytes >> 30),
 		 sc->rados_ok ? "" : "; no librados: used bytes are st_blocks");

@@ -20,6 +20,8 @@
 #include <string.h>
 #include <sys/statvfs.h>
 
+#include "nfsd/base/log.h"
+
 void store__cephfs_statfs_init(struct cephfs_statfs *sf)
 {
 	memset(sf, 0, sizeof(*sf));
@@ -69,7 +71,11 @@ int store__cephfs_fsstat(struct store *st, struct store_fsstat *fs)
 	if (rc == 0) {
 		sf->last = sv;
 		sf->have_last = true;
-	} else if (store__cephfs_conn_err(rc)) {
+	} else if (sf->have_last || store__cephfs_conn_err(rc)) {
+		/* Whatever the mon said (a connection's error or another):
+		 * the last figures stand, as the head says. */
+		log_debug("cephfs: %s: statfs: %s; the last figures answer",
+			  sc->base.name, strerror(-store__cephfs_err(rc)));
 		rc = store_cephfs_statfs_last(sf, &sv);
 	} else {
 		rc = store__cephfs_err(rc);
