@@ -29,6 +29,11 @@
 #                                     its data (an MDS is failed first:
 #                                     its rank goes to the new process at
 #                                     once, not after the beacon grace)
+#   tests/ceph/cluster.sh power-cut DIR OSD...
+#                                     cut the power of these OSDs (osd.1,
+#                                     or osd.0 osd.1 osd.2 at once): each
+#                                     drops the writes it has not flushed
+#                                     and ends; respawn starts it again
 #   tests/ceph/cluster.sh wait-clean DIR
 #                                     wait until the file system is active
 #                                     and every PG active+clean again
@@ -42,7 +47,7 @@ set -u
 cmd=${1:-}
 dir=${2:-}
 if [ -z "$cmd" ] || [ -z "$dir" ]; then
-	echo "usage: $0 start|stop|kill|revive|signal|respawn|wait-clean DIR" >&2
+	echo "usage: $0 start|stop|kill|revive|signal|respawn|power-cut|wait-clean DIR" >&2
 	exit 2
 fi
 
@@ -294,10 +299,24 @@ revive() {
 	return 1
 }
 
-# Sends @2 to the daemon named @1 (osd.1, mds.a, ...) of this cluster.
+# The PID of the daemon named @1 (osd.1, mds.a, ...) of this cluster, if
+# it runs.
+daemon_pid() {
+	awk -v n="$1" '$1 == n { print $2 }' "$dir/daemons" 2>/dev/null
+}
+
+# Forgets the daemon named @1 of PID @2 (it has ended).
+forget_daemon() {
+	awk -v n="$1" '$1 != n' "$dir/daemons" >"$dir/daemons.new" &&
+		mv "$dir/daemons.new" "$dir/daemons"
+	awk -v p="$2" '$1 != p' "$dir/pids" >"$dir/pids.new" &&
+		mv "$dir/pids.new" "$dir/pids"
+}
+
+# Sends @2 to the daemon named @1 of this cluster.
 signal_daemon() {
 	local pid
-	pid=$(awk -v n="$1" '$1 == n { print $2 }' "$dir/daemons" 2>/dev/null)
+	pid=$(daemon_pid "$1")
 	[ -n "$pid" ] || {
 		echo "ceph: $dir: no daemon $1 started here" >&2
 		return 1
@@ -305,22 +324,64 @@ signal_daemon() {
 	kill -"$2" "$pid"
 }
 
-respawn_daemon() {
-	local name=$1 pid i
-	pid=$(awk -v n="$name" '$1 == n { print $2 }' "$dir/daemons" 2>/dev/null)
-	[ -n "$pid" ] || {
-		echo "ceph: $dir: no daemon $name started here" >&2
-		return 1
-	}
-	kill -KILL "$pid" 2>/dev/null
-	for i in $(seq 1 50); do
-		kill -0 "$pid" 2>/dev/null || break
+# Cuts the power of the OSDs named @@, all at once.  BlueStore's own crash
+# injection (bdev_inject_crash = 1, set at run time): from then on each
+# OSD drops every write to its block file, and at its next flush it ends
+# (_exit, 2 s later).  That is what a disk with a volatile write cache
+# loses when the power goes: what was written since the last flush, never
+# acknowledged.  Waits until each has ended (30 s at most) and forgets it.
+power_cut() {
+	local name pid pids="" tells="" i left
+	for name in "$@"; do
+		pid=$(daemon_pid "$name")
+		case $name in
+		osd.*) [ -n "$pid" ] ;;
+		*) false ;;
+		esac || {
+			echo "ceph: power-cut: $name: not a running osd" >&2
+			return 1
+		}
+		pids="$pids $pid"
+	done
+	for name in "$@"; do
+		c tell "$name" config set bdev_inject_crash 1 >/dev/null &
+		tells="$tells $!"
+	done
+	# shellcheck disable=SC2086
+	wait $tells
+	for i in $(seq 1 300); do
+		left=""
+		for pid in $pids; do
+			kill -0 "$pid" 2>/dev/null && left="$left $pid"
+		done
+		[ -z "$left" ] && break
 		sleep 0.1
 	done
-	awk -v n="$name" '$1 != n' "$dir/daemons" >"$dir/daemons.new" &&
-		mv "$dir/daemons.new" "$dir/daemons"
-	awk -v p="$pid" '$1 != p' "$dir/pids" >"$dir/pids.new" &&
-		mv "$dir/pids.new" "$dir/pids"
+	if [ -n "$left" ]; then
+		echo "ceph: power-cut: PIDs$left still run after 30 s" >&2
+		return 1
+	fi
+	for name in "$@"; do
+		forget_daemon "$name" "$(daemon_pid "$name")"
+	done
+}
+
+# Restarts the daemon named @1 (this file's head); one that has ended by
+# itself (power-cut) is only started.
+respawn_daemon() {
+	local name=$1 pid i
+	pid=$(daemon_pid "$name")
+	if [ -n "$pid" ]; then
+		kill -KILL "$pid" 2>/dev/null
+		for i in $(seq 1 50); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		forget_daemon "$name" "$pid"
+	elif ! [ -d "$dir/${name%%.*}/ceph-${name#*.}" ]; then
+		echo "ceph: $dir: no daemon $name made here" >&2
+		return 1
+	fi
 	case $name in
 	mds.*)
 		c mds fail "${name#mds.}" >/dev/null 2>&1
@@ -365,9 +426,13 @@ revive)
 	;;
 signal) signal_daemon "${3:-}" "${4:-}" ;;
 respawn) respawn_daemon "${3:-}" ;;
+power-cut)
+	shift 2
+	power_cut "$@"
+	;;
 wait-clean) wait_clean ;;
 *)
-	echo "usage: $0 start|stop|kill|revive|signal|respawn|wait-clean DIR" >&2
+	echo "usage: $0 start|stop|kill|revive|signal|respawn|power-cut|wait-clean DIR" >&2
 	exit 2
 	;;
 esac

@@ -1,30 +1,34 @@
 # SPDX-License-Identifier: Apache-2.0
 """A FILE_SYNC writer for the fault tests of cephfs datastores (t2108,
-t2120): 64 KiB writes at rising offsets of one file, each sent again on
-NFS3ERR_JUKEBOX as the kernel client does, with the time of every reply,
-so that a test can say when writes stopped and went on, and what was
-acknowledged, to read it back; the probes that tell how soon new calls
-are answered while the writer's own call waits in libcephfs; and the
-call of tests/ceph/cluster.sh that makes the fault.
+t2120, t2121): 64 KiB writes at rising offsets of one file, each sent
+again on NFS3ERR_JUKEBOX as the kernel client does, with the time of
+every reply, so that a test can say when writes stopped and went on, and
+what was acknowledged, to read it back; the same with UNSTABLE writes and
+COMMITs (CommitWriter); the probes that tell how soon new calls are
+answered while the writer's own call waits in libcephfs; and the call of
+tests/ceph/cluster.sh that makes the fault.
 """
 import subprocess
 import sys
 import threading
 import time
 
-from nfs3wire import (FILE_SYNC, NFS3_OK, NFS3ERR_JUKEBOX, ConnectionClosed,
-                      Nfs3Client, create_retry, retry_jukebox, status_name,
-                      tag_pattern)
+from nfs3wire import (FILE_SYNC, NFS3_OK, NFS3ERR_JUKEBOX, UNSTABLE,
+                      ConnectionClosed, Nfs3Client, create_retry,
+                      retry_jukebox, status_name, tag_pattern)
 
 BLOCK = 65536
 
 
 class SyncWriter:
-    """FILE_SYNC writes of `name` in `dir_fh` on a thread of its own;
-    `connect()` makes each connection (the server at `addr` when None:
-    a test in another network namespace makes its sockets there)."""
+    """FILE_SYNC writes of `block` bytes of `name` in `dir_fh` on a
+    thread of its own, `pause` seconds apart; `connect()` makes each
+    connection (the server at `addr` when None: a test in another network
+    namespace makes its sockets there)."""
 
-    def __init__(self, addr, dir_fh, name, connect=None):
+    def __init__(self, addr, dir_fh, name, connect=None, block=BLOCK,
+                 pause=0.0):
+        self.block, self.pause = block, pause
         self.connect = connect or (lambda: Nfs3Client(addr, timeout=300))
         c = self.connect()
         self.fh = create_retry(c, dir_fh, name)
@@ -49,24 +53,35 @@ class SyncWriter:
         c = self.connect()
         off, tag = 0, 1
         while not self.stop:
-            sent = time.time()
-            r = c.write(self.fh, off, tag_pattern(tag, BLOCK),
-                        stable=FILE_SYNC)
-            now = time.time()
-            if r.status == NFS3ERR_JUKEBOX:
-                with self.lock:
-                    self.jukebox_at.append((sent, now))
-                time.sleep(0.1)
-                continue
-            if r.status != NFS3_OK:
-                self.errors.append(status_name(r.status))
-                return
+            if not self.call(lambda: c.write(self.fh, off, tag_pattern(
+                    tag, self.block), stable=FILE_SYNC)):
+                break
             with self.lock:
                 self.acked[off] = tag
-                self.ok_at.append(now)
-            off += BLOCK
+                self.ok_at.append(time.time())
+            off += self.block
             tag += 1
+            time.sleep(self.pause)
         c.close()
+
+    def call(self, send):
+        """send() until it is answered but JUKEBOX (recorded, then sent
+        again 0.1 s later) -> its reply, or None after another error
+        (recorded: the writer stops)."""
+        while not self.stop:
+            sent = time.time()
+            r = send()
+            if r.status != NFS3ERR_JUKEBOX:
+                break
+            with self.lock:
+                self.jukebox_at.append((sent, time.time()))
+            time.sleep(0.1)
+        else:
+            return None
+        if r.status != NFS3_OK:
+            self.errors.append(status_name(r.status))
+            return None
+        return r
 
     def oks_after(self, t):
         with self.lock:
@@ -84,14 +99,14 @@ class SyncWriter:
             time.sleep(0.1)
         return None
 
-    def finish_checked(self, ck):
+    def finish_checked(self, ck, what="FILE_SYNC"):
         """Stops it, then checks that it met no error but JUKEBOX and that
         every write it had acknowledged reads back."""
         self.finish()
-        ck.check("no error but JUKEBOX", not self.errors,
+        ck.check("%s: no error but JUKEBOX" % what, not self.errors,
                  repr(self.errors[:5]))
         lost = self.lost()
-        ck.check("every acknowledged FILE_SYNC write reads back",
+        ck.check("every acknowledged %s write reads back" % what,
                  lost == 0, "%d of %d lost" % (lost, len(self.acked)))
 
     def lost(self):
@@ -99,11 +114,55 @@ class SyncWriter:
         c = self.connect()
         lost = 0
         for off, tag in self.acked.items():
-            r, _ = retry_jukebox(lambda: c.read(self.fh, off, BLOCK))
-            if r.status != NFS3_OK or r.data != tag_pattern(tag, BLOCK):
+            r, _ = retry_jukebox(lambda: c.read(self.fh, off, self.block))
+            if r.status != NFS3_OK or r.data != tag_pattern(tag,
+                                                            self.block):
                 lost += 1
         c.close()
         return lost
+
+
+class CommitWriter(SyncWriter):
+    """UNSTABLE writes, a COMMIT after every `every` (then the pause): a
+    write counts as acknowledged once a COMMIT answers with the verifier
+    it was written under.  On another verifier (the server lost what it
+    had not committed) the writes since the last COMMIT are sent again,
+    as a client does; `verifiers` counts the verifiers seen."""
+
+    def __init__(self, addr, dir_fh, name, every=16, connect=None,
+                 pause=0.0):
+        super().__init__(addr, dir_fh, name, connect, pause=pause)
+        self.every = every
+        self.verifiers = 0
+
+    def run(self):
+        c = self.connect()
+        off, tag, verf, pending = 0, 1, None, {}
+        while not self.stop:
+            r = self.call(lambda: c.write(self.fh, off, tag_pattern(
+                tag, self.block), stable=UNSTABLE))
+            if not r:
+                break
+            if r.verf != verf:
+                verf, self.verifiers = r.verf, self.verifiers + 1
+            pending[off] = tag
+            off += self.block
+            tag += 1
+            if len(pending) < self.every:
+                continue
+            r = self.call(lambda: c.commit(self.fh))
+            if not r:
+                break
+            if r.verf != verf:  # lost: send them again (new tags)
+                verf, self.verifiers = r.verf, self.verifiers + 1
+                off, pending = min(pending), {}
+                continue
+            with self.lock:
+                self.acked.update(pending)
+                self.ok_at += [time.time()] * len(pending)
+            pending = {}
+            time.sleep(self.pause)
+        c.close()
 
 
 def probe_while(addr, fh, until, replies, connect=None):
