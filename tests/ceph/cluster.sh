@@ -39,7 +39,10 @@
 #                                     and every PG active+clean again
 #
 # Authentication is off (auth_*_required = none): the cluster listens on
-# loopback only.  The mons are a, b, c.  CEPH_MON_PORT picks the first
+# loopback only.  CEPH_AUTH=cephx turns it on, for a test of the caps a
+# gateway's key needs: every daemon's key is made before the mons, in the
+# one keyring DIR/keyring (the mons take them in at mkfs), client.admin's
+# with every cap.  The mons are a, b, c.  CEPH_MON_PORT picks the first
 # mon's port (default: a free one; the others always take free ones);
 # CEPH_ADDR the address every daemon binds (default 127.0.0.1: another one
 # only inside a network namespace of a test's own, t2111).
@@ -109,6 +112,22 @@ c() {
 	timeout 60 ceph -c "$dir/ceph.conf" "$@"
 }
 
+# With cephx: the keys of mgr.x, mds.a and of @1 OSDs (ids 0 up: the mon
+# gives the first free id), with the caps of Ceph's profiles.
+daemon_keys() {
+	local i
+	ceph-authtool "$dir/keyring" --gen-key -n mgr.x --cap mon 'allow profile mgr' \
+		--cap osd 'allow *' --cap mds 'allow *' >/dev/null || return 1
+	ceph-authtool "$dir/keyring" --gen-key -n mds.a --cap mon 'allow profile mds' \
+		--cap osd 'allow rw tag cephfs *=*' --cap mds 'allow' \
+		--cap mgr 'allow profile mds' >/dev/null || return 1
+	for i in $(seq 0 $(($1 - 1))); do
+		ceph-authtool "$dir/keyring" --gen-key -n "osd.$i" \
+			--cap mon 'allow profile osd' --cap mgr 'allow profile osd' \
+			--cap osd 'allow *' >/dev/null || return 1
+	done
+}
+
 # The ids of @1 mons.
 mon_ids() {
 	case "$1" in
@@ -137,7 +156,7 @@ spawn_mons() {
 start() {
 	local t0=$SECONDS port fsid i osds=${CEPH_OSDS:-1} size min_size
 	local addr=${CEPH_ADDR:-127.0.0.1} mons=${CEPH_MONS:-1} id hosts=""
-	local monmap_args=()
+	local auth=${CEPH_AUTH:-none} monmap_args=()
 	mkdir -p "$dir"
 	dir=$(cd "$dir" && pwd)
 	if [ -f "$dir/pids" ]; then
@@ -160,6 +179,13 @@ start() {
 		return 1
 		;;
 	esac
+	case "$auth" in
+	none | cephx) ;;
+	*)
+		echo "ceph: CEPH_AUTH must be none or cephx, not $auth" >&2
+		return 1
+		;;
+	esac
 	mkdir -p "$dir/mon" "$dir/osd" "$dir/mds/ceph-a" "$dir/mgr/ceph-x" \
 		"$dir/run" "$dir/log"
 	port=${CEPH_MON_PORT:-$(free_port)}
@@ -175,9 +201,9 @@ start() {
 fsid = $fsid
 mon host = $hosts
 public addr = $addr
-auth cluster required = none
-auth service required = none
-auth client required = none
+auth cluster required = $auth
+auth service required = $auth
+auth client required = $auth
 osd pool default size = $size
 osd pool default min size = $min_size
 mon allow pool size one = true
@@ -225,6 +251,9 @@ CONF
 	ceph-authtool "$dir/keyring" --gen-key -n client.admin \
 		--cap mon 'allow *' --cap osd 'allow *' --cap mds 'allow *' \
 		--cap mgr 'allow *' >/dev/null || return 1
+	if [ "$auth" = cephx ]; then
+		daemon_keys "$osds" || return 1
+	fi
 	monmaptool --create --clobber "${monmap_args[@]}" --fsid "$fsid" \
 		"$dir/monmap" >/dev/null || return 1
 	for id in $(mon_ids "$mons"); do

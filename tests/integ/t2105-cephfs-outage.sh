@@ -97,6 +97,10 @@ check "the log says the eviction and the new mount" bash -c \
 check "the log says the cluster went and came back" bash -c \
 	"grep -q 'cephfs: cephds: cluster .* does not answer' '$TEST_TMP/dsnfsd.log' &&
 	 grep -q 'cephfs: cephds: cluster .* answers again after' '$TEST_TMP/dsnfsd.log'"
+# Its session with the restarted MDS is reconnected, never stale: the
+# outage is not taken for an eviction without a blocklist.
+check "nothing taken for an eviction without a blocklist" bash -c \
+	"! grep -q 'without blocklisting it' '$TEST_TMP/dsnfsd.log'"
 check "server exits cleanly" dsnfsd_stop
 if [ "$FAILS" -gt 0 ]; then
 	echo "dsnfsd's log (cephfs and export lines):"

@@ -7,18 +7,23 @@
  * back and the probe answers), and an eviction, after which the store asks for
  * a new mount instead; calls waiting for a place get one each as places
  * come back, and are answered at once when the store goes down; an
- * eviction without a blocklist, found by asking the MDS for the session.
- * The probe, the MDS's answer and the blocklist are the test's.
+ * eviction without a blocklist, found by asking the mount's admin socket
+ * for its session (the parser of its answer, and the socket's client
+ * against a fake socket).  The probe, the session's state and the
+ * blocklist are the test's.
  */
 #include "nfsd/store/cephfs/cephfs_int.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -454,52 +459,193 @@ static void test_health_unlisted_session_unfenced_stays_down(void **state)
 	assert_int_equal(store__cephfs_call_leave(&f->sc, stuck, 0), 0);
 }
 
-/* `session ls`'s JSON, as the MDS gives it (cephfs_evict.c): the session
- * is found by its id; anything but a list is "cannot say". */
-/* Whether session @id is in @json (a C string). */
-static int sessions_have(const char *json, uint64_t id)
+/* libcephfs's `mds_sessions` answer (cephfs_evict.c): the session with
+ * rank 0 of this client, stale or not; anything else is "cannot say". */
+static int session_state(const char *json, uint64_t id)
 {
-	return store__cephfs_sessions_have(json, strlen(json), id);
+	return store__cephfs_session_state(json, strlen(json), id);
 }
 
-static void test_sessions_have_finds_the_id(void **state)
+static void test_session_state_reads_rank0_of_this_client(void **state)
 {
-	const char *two = "[{\"id\": 4137, \"state\": \"open\"},"
-			  " {\"id\": 9223372036854775807}]";
+	const char *open = "{\"id\": 4145, \"sessions\": [{\"mds\": 1, "
+			   "\"state\": \"stale\"}, {\"mds\": 0, \"state\": "
+			   "\"open\"}], \"mdsmap_epoch\": 9}";
+	const char *stale = "{\"id\": 4145, \"sessions\": [{\"mds\": 0, "
+			    "\"state\": \"stale\"}]}";
 
 	(void)state;
-	assert_int_equal(sessions_have(two, 4137), 1);
-	assert_int_equal(sessions_have(two, 9223372036854775807ull), 1);
-	assert_int_equal(sessions_have(two, 4138), 0);
-	assert_int_equal(sessions_have("[]", 4137), 0);
-	/* Not ids: a string, a bare number, an entry without one. */
+	assert_int_equal(session_state(open, 4145), 1);
+	assert_int_equal(session_state(stale, 4145), 0);
+	/* Another client's socket says nothing of this one. */
+	assert_int_equal(session_state(stale, 4146), -ESTALE);
+	/* No session with rank 0 now (it failed over): cannot say. */
+	assert_int_equal(session_state("{\"id\": 1, \"sessions\": []}", 1),
+			 -ENOENT);
 	assert_int_equal(
-		sessions_have("[{\"id\": \"4137\"}, 4137, {\"inst\": 1}]",
-			      4137),
-		0);
-	assert_int_equal(sessions_have("{}", 1), -EINVAL);
-	assert_int_equal(sessions_have("[{\"id\": 1", 1), -EINVAL);
-	assert_int_equal(sessions_have("", 1), -EINVAL);
-	/* Past jansson's int64: not read, so "cannot say", never "gone". */
-	assert_int_equal(sessions_have("[{\"id\": 18446744073709551615}]", 1),
-			 -EINVAL);
+		session_state("{\"id\": 1, \"sessions\": [{\"mds\": 0}]}", 1),
+		-EINVAL);
+	assert_int_equal(session_state("{\"sessions\": []}", 1), -EINVAL);
+	assert_int_equal(session_state("{\"id\": 1}", 1), -EINVAL);
+	assert_int_equal(session_state("[]", 1), -EINVAL);
+	assert_int_equal(session_state("{\"id\": 1, \"sess", 1), -EINVAL);
+	assert_int_equal(session_state("", 1), -EINVAL);
 }
 
-/* An absence counts only from rank 0 up:active (not replaying, not
- * waiting for reconnects). */
-static void test_mds_active_is_rank0_up_active(void **state)
+/* A fake admin socket: one connection, the command read up to its NUL,
+ * then @reply (a length and bytes, or less). */
+struct fake_asok {
+	char path[108];
+	int lfd;
+	char got[128];
+	const void *reply;
+	size_t reply_len;
+	pthread_t thread;
+};
+
+static void *fake_asok_run(void *arg)
 {
-	const char *active = "{\"whoami\": 0, \"state\": \"up:active\"}";
-	const char *replay = "{\"whoami\": 0, \"state\": \"up:replay\"}";
-	const char *rank1 = "{\"whoami\": 1, \"state\": \"up:active\"}";
+	struct fake_asok *fa = arg;
+	int fd = accept(fa->lfd, NULL, NULL);
+	size_t n = 0;
+
+	if (fd < 0) {
+		return NULL;
+	}
+	while (n < sizeof(fa->got) - 1 && read(fd, fa->got + n, 1) == 1 &&
+	       fa->got[n] != '\0') {
+		n++;
+	}
+	if (fa->reply_len) {
+		(void)!write(fd, fa->reply, fa->reply_len);
+	}
+	close(fd);
+	return NULL;
+}
+
+static void fake_asok_start(struct fake_asok *fa, const void *reply,
+			    size_t reply_len)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+
+	memset(fa->got, 0, sizeof(fa->got));
+	snprintf(fa->path, sizeof(fa->path), "/tmp/test-asok-%d.asok",
+		 (int)getpid());
+	unlink(fa->path);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", fa->path);
+	fa->lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_true(fa->lfd >= 0);
+	assert_int_equal(bind(fa->lfd, (struct sockaddr *)&addr, sizeof(addr)),
+			 0);
+	assert_int_equal(listen(fa->lfd, 1), 0);
+	fa->reply = reply;
+	fa->reply_len = reply_len;
+	assert_int_equal(pthread_create(&fa->thread, NULL, fake_asok_run, fa),
+			 0);
+}
+
+static void fake_asok_stop(struct fake_asok *fa)
+{
+	pthread_join(fa->thread, NULL);
+	close(fa->lfd);
+	unlink(fa->path);
+}
+
+static void test_asok_command_sends_and_reads_back(void **state)
+{
+	const char body[] = "{\"id\": 7}";
+	unsigned char reply[4 + sizeof(body) - 1];
+	struct fake_asok fa;
+	char *out = NULL;
+	size_t len = 0;
 
 	(void)state;
-	assert_int_equal(store__cephfs_mds_active(active, strlen(active)), 1);
-	assert_int_equal(store__cephfs_mds_active(replay, strlen(replay)), 0);
-	assert_int_equal(store__cephfs_mds_active(rank1, strlen(rank1)), 0);
-	assert_int_equal(store__cephfs_mds_active("{}", 2), -EINVAL);
-	assert_int_equal(store__cephfs_mds_active("[]", 2), -EINVAL);
-	assert_int_equal(store__cephfs_mds_active("{\"state", 7), -EINVAL);
+	reply[0] = reply[1] = reply[2] = 0;
+	reply[3] = (unsigned char)(sizeof(body) - 1);
+	memcpy(reply + 4, body, sizeof(body) - 1);
+	fake_asok_start(&fa, reply, sizeof(reply));
+	assert_int_equal(
+		store__cephfs_asok_command(
+			fa.path, "{\"prefix\": \"mds_sessions\"}", &out, &len),
+		0);
+	fake_asok_stop(&fa);
+	assert_string_equal(fa.got, "{\"prefix\": \"mds_sessions\"}");
+	assert_int_equal(len, sizeof(body) - 1);
+	assert_string_equal(out, body);
+	free(out);
+}
+
+static void test_asok_command_errors_are_bounded(void **state)
+{
+	const unsigned char huge[4] = { 0x7f, 0xff, 0xff, 0xff };
+	const unsigned char short_body[6] = { 0, 0, 0, 9, '{', '}' };
+	struct fake_asok fa;
+	char *out = NULL;
+	size_t len = 0;
+	char big[200];
+
+	(void)state;
+	/* No socket there. */
+	assert_int_equal(store__cephfs_asok_command("/nonexistent/x.asok", "{}",
+						    &out, &len),
+			 -ENOENT);
+	assert_null(out);
+	/* An answer said longer than we take: not read. */
+	fake_asok_start(&fa, huge, sizeof(huge));
+	assert_int_equal(store__cephfs_asok_command(fa.path, "{}", &out, &len),
+			 -EMSGSIZE);
+	fake_asok_stop(&fa);
+	/* The peer closes before the bytes it announced. */
+	fake_asok_start(&fa, short_body, sizeof(short_body));
+	assert_int_equal(store__cephfs_asok_command(fa.path, "{}", &out, &len),
+			 -EPROTO);
+	fake_asok_stop(&fa);
+	/* Or before any length. */
+	fake_asok_start(&fa, NULL, 0);
+	assert_int_equal(store__cephfs_asok_command(fa.path, "{}", &out, &len),
+			 -EPROTO);
+	fake_asok_stop(&fa);
+	assert_null(out);
+	/* A command too long for the request buffer is not sent. */
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	assert_int_equal(store__cephfs_asok_command(fa.path, big, &out, &len),
+			 -E2BIG);
+}
+
+/* The socket's path: in the state directory, one per mount. */
+static void test_asok_set_names_one_per_mount(void **state)
+{
+	struct ceph_mount_info *cm = NULL;
+	struct store_cephfs sc;
+	char first[sizeof(sc.asok)], got[sizeof(sc.asok)];
+	char longdir[200];
+
+	(void)state;
+	memset(&sc, 0, sizeof(sc));
+	snprintf(sc.base.name, sizeof(sc.base.name), "ds1");
+	assert_int_equal(ceph_create(&cm, "admin"), 0);
+	assert_int_equal(store__cephfs_asok_set(&sc, cm, "/var/lib/x"), 0);
+	assert_memory_equal(sc.asok, "/var/lib/x/ceph-ds1-", 20);
+	assert_int_equal(ceph_conf_get(cm, "admin_socket", got, sizeof(got)),
+			 0);
+	assert_string_equal(got, sc.asok);
+	snprintf(first, sizeof(first), "%s", sc.asok);
+	assert_int_equal(store__cephfs_asok_set(&sc, cm, "/var/lib/x"), 0);
+	assert_string_not_equal(sc.asok, first);
+	/* None without a state directory, or past a socket's path. */
+	assert_int_equal(store__cephfs_asok_set(&sc, cm, NULL), 0);
+	assert_string_equal(sc.asok, "");
+	memset(longdir, 'd', sizeof(longdir) - 1);
+	longdir[0] = '/';
+	longdir[sizeof(longdir) - 1] = '\0';
+	assert_int_equal(store__cephfs_asok_set(&sc, cm, longdir), 0);
+	assert_string_equal(sc.asok, "");
+	assert_int_equal(ceph_conf_get(cm, "admin_socket", got, sizeof(got)),
+			 0);
+	assert_string_equal(got, "");
+	assert_true(log_capture_contains("too long a path for a socket"));
+	ceph_release(cm);
 }
 
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -518,8 +664,10 @@ int main(void)
 		T(test_health_eviction_asks_for_a_new_mount),
 		T(test_health_unlisted_session_blocklists_itself),
 		T(test_health_unlisted_session_unfenced_stays_down),
-		cmocka_unit_test(test_sessions_have_finds_the_id),
-		cmocka_unit_test(test_mds_active_is_rank0_up_active),
+		cmocka_unit_test(test_session_state_reads_rank0_of_this_client),
+		cmocka_unit_test(test_asok_command_sends_and_reads_back),
+		cmocka_unit_test(test_asok_command_errors_are_bounded),
+		cmocka_unit_test(test_asok_set_names_one_per_mount),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

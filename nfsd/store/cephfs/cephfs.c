@@ -142,7 +142,8 @@ int store__cephfs_configure(struct ceph_mount_info *cm, const char *conf)
 
 static int store_cephfs_mount(struct store_cephfs *sc, const char *name,
 			      const char *conf, const char *path,
-			      const char *user, const char *fs, char *errbuf,
+			      const char *user, const char *fs,
+			      const char *state_dir, char *errbuf,
 			      size_t errlen)
 {
 	char mon[128] = "";
@@ -156,6 +157,9 @@ static int store_cephfs_mount(struct store_cephfs *sc, const char *name,
 		return rc;
 	}
 	rc = store__cephfs_configure(sc->cm, conf);
+	if (!rc) {
+		rc = store__cephfs_asok_set(sc, sc->cm, state_dir);
+	}
 	if (rc) {
 		store_cephfs_err(errbuf, errlen, name, sc->cluster,
 				 "cannot read the configuration", rc);
@@ -271,14 +275,12 @@ int store_cephfs_open(const char *name, uint32_t export_id,
 	if (!ceph_user || !ceph_user[0]) {
 		ceph_user = "admin";
 	}
-	if (strlen(ceph_conf) >= sizeof(sc->conf_path) ||
-	    strlen(ceph_user) >= sizeof(sc->user)) {
+	if (strlen(ceph_user) >= sizeof(sc->user)) {
 		err = -ENAMETOOLONG;
-		store_cephfs_err(errbuf, errlen, name, ceph_conf,
-				 "ceph_conf or ceph_user", err);
+		store_cephfs_err(errbuf, errlen, name, ceph_conf, "ceph_user",
+				 err);
 		goto out_free;
 	}
-	strcpy(sc->conf_path, ceph_conf);
 	strcpy(sc->user, ceph_user);
 	err = pthread_mutex_init(&sc->cache_lock, NULL);
 	if (err) {
@@ -287,7 +289,7 @@ int store_cephfs_open(const char *name, uint32_t export_id,
 	}
 	store__cephfs_statfs_init(&sc->statfs);
 	err = store_cephfs_mount(sc, name, ceph_conf, ceph_path, sc->user,
-				 ceph_fs, errbuf, errlen);
+				 ceph_fs, state_dir, errbuf, errlen);
 	if (err) {
 		goto out_lock;
 	}

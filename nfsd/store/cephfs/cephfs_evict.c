@@ -9,25 +9,32 @@
  * (over 400 s), and before this file the datastore stayed down until
  * dsnfsd restarted.
  *
- * So while the datastore is down with a call in libcephfs past the bound,
- * the monitor has the MDS of rank 0 asked for its sessions (`session ls`:
- * rank 0 holds the root, which every mount looked up) by a thread and a
- * client of their own (struct cephfs_ask, below), and goes on meanwhile.
- * Two answers in a row, STORE_CEPHFS_UNLISTED_MS apart, without this
- * mount's session, from an MDS up:active: the MDS evicted it, and the
- * gateway blocklists its own mount, as Ceph would have.  Its waiting calls then
- * fail with -ESHUTDOWN (measured: the COMMIT answered 0.4 s after the
- * blocklist) and the eviction path takes over: a new mount and a new write
- * verifier, so clients send their UNSTABLE writes again.  The blocklist comes
- * first because the old mount's cache could otherwise still write to the OSDs
- * behind the new one.  A hung MDS answers nothing and so is never taken for an
- * eviction (an ask not answered in 30 s is given up, at most four per store),
- * and a session the MDS lists proves the stuck call waits on something else (an
- * OSD).
+ * The mount itself sees it, though: the MDS drops the connection of the
+ * session it evicts, and libcephfs marks its session "stale" for good
+ * (its option client_reconnect_stale is off).  So every mount has an
+ * admin socket in the state directory, and while the datastore is down
+ * with a call in libcephfs past the bound, the monitor has a thread ask it
+ * `mds_sessions` (struct cephfs_ask, below), and goes on meanwhile.  It
+ * needs no cap of the cluster, so a key restricted to the datastore's path
+ * will do.  Two answers in a row, STORE_CEPHFS_UNLISTED_MS apart, with the
+ * session of rank 0 (which holds the root every mount looked up) stale:
+ * the MDS evicted it, and the gateway blocklists its own mount, as Ceph
+ * would have (the mon cap `allow command "osd blocklist"`).  Its waiting
+ * calls then fail with -ESHUTDOWN (measured: the COMMIT answered 0.4 s
+ * after the blocklist) and the eviction path takes over: a new mount and a
+ * new write verifier, so clients send their UNSTABLE writes again.  The
+ * blocklist comes first because the old mount's cache could otherwise
+ * still write to the OSDs behind the new one.  A session that is open
+ * (the MDS hung, an OSD that does not answer) or gone (the MDS failed
+ * over) is never taken for an eviction.
+ *
+ * Until stop 44 the gateway asked the MDS (`session ls`) through a client
+ * of its own: that needed mds 'allow *', which `ceph fs authorize` keys
+ * do not have.
  *
  * At mount, the setting is read from the monitors (`config get mds`,
  * through the backend's librados handle) and a false one said in the
- * log: recovery then takes seconds more and needs MDS commands.
+ * log: recovery then takes seconds more.
  */
 #include "nfsd/store/cephfs/cephfs_int.h"
 
@@ -37,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/un.h>
 
 #include "nfsd/base/log.h"
 
@@ -60,34 +68,41 @@ void store__cephfs_evict_cfg_check(struct store_cephfs *sc)
 	} else if (out_len >= 5 && !strncmp(out, "false", 5)) {
 		log_warn("cephfs: %s: cluster %s evicts clients without "
 			 "blocklisting them (mds_session_blocklist_on_evict = "
-			 "false): an eviction of this gateway is found only by "
-			 "asking the MDS for its sessions once a call waits "
-			 "(its key needs mds 'allow *'), then the gateway "
-			 "blocklists itself; set it true, Ceph's default",
+			 "false): an eviction of this gateway is found only "
+			 "once a call waits, then the gateway blocklists "
+			 "itself (its key needs the mon cap allow command "
+			 "\"osd blocklist\"); set it true, Ceph's default",
 			 sc->base.name, sc->cluster);
 	}
 	rados_buffer_free(out);
 	rados_buffer_free(status);
 }
 
-int store__cephfs_sessions_have(const char *json, size_t len, uint64_t id)
+int store__cephfs_session_state(const char *json, size_t len, uint64_t id)
 {
 	json_t *root = json_loadb(json, len, 0, NULL);
+	json_t *sessions = json_object_get(root, "sessions");
+	json_t *self = json_object_get(root, "id");
 	json_t *s;
 	size_t i;
-	int rc = 0;
+	int rc = -ENOENT;
 
-	if (!json_is_array(root)) {
+	if (!json_is_array(sessions) || !json_is_integer(self)) {
 		json_decref(root);
 		return -EINVAL;
 	}
-	json_array_foreach(root, i, s)
+	if ((uint64_t)json_integer_value(self) != id) {
+		json_decref(root);
+		return -ESTALE; /* another client's socket */
+	}
+	json_array_foreach(sessions, i, s)
 	{
-		json_t *sid = json_object_get(s, "id");
+		json_t *mds = json_object_get(s, "mds");
+		const char *state =
+			json_string_value(json_object_get(s, "state"));
 
-		if (json_is_integer(sid) &&
-		    (uint64_t)json_integer_value(sid) == id) {
-			rc = 1;
+		if (json_is_integer(mds) && json_integer_value(mds) == 0) {
+			rc = !state ? -EINVAL : strcmp(state, "stale") ? 1 : 0;
 			break;
 		}
 	}
@@ -95,39 +110,18 @@ int store__cephfs_sessions_have(const char *json, size_t len, uint64_t id)
 	return rc;
 }
 
-int store__cephfs_mds_active(const char *json, size_t len)
-{
-	json_t *root = json_loadb(json, len, 0, NULL);
-	const char *state = json_string_value(json_object_get(root, "state"));
-	json_t *rank = json_object_get(root, "whoami");
-	int rc = -EINVAL;
-
-	if (state && json_is_integer(rank)) {
-		rc = !strcmp(state, "up:active") &&
-		     json_integer_value(rank) == 0;
-	}
-	json_decref(root);
-	return rc;
-}
-
-/* One ask of the MDS, on a thread of its own with a client of its own:
- * made from the datastore's ceph.conf and user, started (ceph_init) but
- * never mounted, released after.  Not the datastore's mount: asked
- * through it while the whole cluster restarted, that mount missed its
- * reconnect to the new MDS, which waited out mds_reconnect_timeout and
- * evicted it (t2105 found it).  Not on the monitor thread: a command sent
- * to an MDS that died before the fsmap said so waits for good in a client
- * that follows no mdsmap (t2105 found that too: the datastore never came
- * back).  The monitor and the thread each hold a reference; the last one
- * frees it, so a store may close, and let go of an ask, while it waits. */
+/* One ask of the mount's own admin socket, on a thread of its own.  The
+ * command takes the libcephfs client's lock, which a call may hold a
+ * while: the monitor never waits for it.  The monitor and the thread each
+ * hold a reference; the last one frees it, so a store may close, and let
+ * go of an ask, while it waits. */
 struct cephfs_ask {
 	_Atomic int refs;
 	_Atomic bool done;
 	int rc; /* session_listed's answer, once done */
 	uint64_t started_ns;
 	uint64_t session; /* the mount's, looked for */
-	char conf[4096];
-	char user[128];
+	char asok[sizeof(((struct sockaddr_un *)0)->sun_path)];
 };
 
 static void cephfs_ask_put(struct cephfs_ask *a)
@@ -137,70 +131,19 @@ static void cephfs_ask_put(struct cephfs_ask *a)
 	}
 }
 
-/* MDS command @json to rank 0 through @cm; its output, to free with
- * ceph_buffer_free, in @out. */
-static int cephfs_ask_rank0(struct ceph_mount_info *cm, const char *json,
-			    char **out, size_t *out_len)
+static void *cephfs_ask_run(void *arg)
 {
-	const char *cmd[] = { json };
-	char *outs = NULL;
-	size_t outs_len = 0;
-	int rc;
-
-	*out = NULL;
-	*out_len = 0;
-	rc = ceph_mds_command(cm, "0", cmd, 1, "", 0, out, out_len, &outs,
-			      &outs_len);
-	ceph_buffer_free(outs);
-	return rc;
-}
-
-/* The session's absence counts only from an MDS that is up:active as
- * rank 0 when asked next: one that replays its journal or waits for its
- * clients' reconnects may not list them yet. */
-static int cephfs_ask_listed(struct ceph_mount_info *cm, uint64_t session)
-{
+	struct cephfs_ask *a = arg;
 	char *out = NULL;
 	size_t out_len = 0;
 	int rc;
 
-	rc = cephfs_ask_rank0(
-		cm, "{\"prefix\": \"session ls\", \"format\": \"json\"}", &out,
-		&out_len);
+	rc = store__cephfs_asok_command(
+		a->asok, "{\"prefix\": \"mds_sessions\"}", &out, &out_len);
 	if (!rc) {
-		rc = store__cephfs_sessions_have(out, out_len, session);
+		rc = store__cephfs_session_state(out, out_len, a->session);
 	}
-	ceph_buffer_free(out);
-	if (rc != 0) {
-		return rc;
-	}
-	rc = cephfs_ask_rank0(cm,
-			      "{\"prefix\": \"status\", \"format\": \"json\"}",
-			      &out, &out_len);
-	if (!rc) {
-		rc = store__cephfs_mds_active(out, out_len);
-		rc = rc == 1 ? 0 : rc == 0 ? -EAGAIN : rc;
-	}
-	ceph_buffer_free(out);
-	return rc;
-}
-
-static void *cephfs_ask_run(void *arg)
-{
-	struct cephfs_ask *a = arg;
-	struct ceph_mount_info *cm = NULL;
-	int rc = ceph_create(&cm, a->user);
-
-	if (!rc) {
-		rc = store__cephfs_configure(cm, a->conf);
-		if (!rc) {
-			rc = ceph_init(cm);
-		}
-		if (!rc) {
-			rc = cephfs_ask_listed(cm, a->session);
-		}
-		ceph_release(cm);
-	}
+	free(out);
 	a->rc = rc;
 	atomic_store(&a->done, true);
 	cephfs_ask_put(a);
@@ -221,8 +164,7 @@ static int cephfs_ask_start(struct store_cephfs *sc)
 	atomic_init(&a->refs, 2);
 	a->started_ns = store__cephfs_now_ns();
 	a->session = ceph_get_instance_id(sc->cm);
-	snprintf(a->conf, sizeof(a->conf), "%s", sc->conf_path);
-	snprintf(a->user, sizeof(a->user), "%s", sc->user);
+	snprintf(a->asok, sizeof(a->asok), "%s", sc->asok);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	err = pthread_create(&t, &attr, cephfs_ask_run, a);
@@ -240,6 +182,9 @@ int store__cephfs_session_listed(struct store_cephfs *sc)
 	struct cephfs_ask *a = sc->ask;
 	int rc;
 
+	if (!sc->asok[0]) {
+		return -ENOTSOCK; /* no admin socket to ask */
+	}
 	if (a && atomic_load(&a->done)) {
 		/* Asked before this outage: says nothing of it. */
 		bool current = a->started_ns >= sc->health.down_since_ns;
@@ -257,13 +202,13 @@ int store__cephfs_session_listed(struct store_cephfs *sc)
 		    STORE_CEPHFS_ASK_MAX_MS * 1000000ull) {
 			return -EINPROGRESS;
 		}
-		/* Stuck: its thread and client are let go of, bounded. */
+		/* Stuck: its thread is let go of, bounded. */
 		sc->ask = NULL;
 		cephfs_ask_put(a);
 		sc->asks_abandoned++;
-		log_warn("cephfs: %s: the MDS of cluster %s did not answer "
-			 "session ls in %d s (%u asks given up)",
-			 sc->base.name, sc->cluster,
+		log_warn("cephfs: %s: the mount's admin socket %s did not "
+			 "answer mds_sessions in %d s (%u asks given up)",
+			 sc->base.name, sc->asok,
 			 STORE_CEPHFS_ASK_MAX_MS / 1000, sc->asks_abandoned);
 	}
 	if (sc->asks_abandoned >= STORE_CEPHFS_ASKS_ABANDONED_MAX) {

@@ -127,12 +127,13 @@ static void store_cephfs_evicted(struct store_cephfs *sc, int rc)
 	store_cephfs_reopen(sc);
 }
 
-/* Down with a call stuck past the bound: has the MDS asked whether it
- * still lists this mount's session (cephfs_evict.c), at most every
- * STORE_CEPHFS_UNLISTED_MS.  After two answers without it, the mount
+/* Down with a call stuck past the bound: has the mount's admin socket
+ * asked whether its session is still its own (cephfs_evict.c), at most
+ * every STORE_CEPHFS_UNLISTED_MS.  After two answers "stale", the mount
  * blocklists itself: its waiting calls then fail with -ESHUTDOWN, and it
  * is taken for evicted at once, should one of them not come back.  A
- * session listed, or an MDS that cannot say, starts the count again.
+ * session still open, or an answer that cannot say, starts the count
+ * again.
  * Under lock, dropped for the blocklist (a mon command, bounded by
  * rados_mon_op_timeout). */
 static void store_cephfs_unlisted_step(struct store_cephfs *sc, uint64_t now)
@@ -155,7 +156,7 @@ static void store_cephfs_unlisted_step(struct store_cephfs *sc, uint64_t now)
 	h->session_ask_ns = store__cephfs_now_ns();
 	if (rc != 0) {
 		if (rc < 0) {
-			log_debug("cephfs: %s: session ls of the MDS: %s",
+			log_debug("cephfs: %s: its session's state: %s",
 				  sc->base.name, strerror(-rc));
 		}
 		h->unlisted = 0;

@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/statvfs.h>
+#include <sys/un.h>
 #include <time.h>
 
 #include <cephfs/libcephfs.h>
@@ -74,11 +75,16 @@ struct store_rlog;
  * a stall). */
 #define STORE_CEPHFS_SLOW_MS 1000
 #define STORE_CEPHFS_TICK_MS 250
-/* While down with a call stuck, the MDS is asked for this mount's session
- * this often; two answers without it are an eviction (cephfs_evict.c). */
+/* While down with a call stuck, the mount's admin socket is asked for
+ * its session this often; two answers "stale" are an eviction
+ * (cephfs_evict.c). */
 #define STORE_CEPHFS_UNLISTED_MS 2000
-/* An ask of the MDS not answered in this long is given up (its thread
- * and client let go of), and after this many the gateway asks no more. */
+/* How long one step of an admin-socket command may wait, and the longest
+ * answer taken (cephfs_asok.c). */
+#define STORE_CEPHFS_ASOK_WAIT_S 10
+#define STORE_CEPHFS_ASOK_MAX_BYTES (1u << 20)
+/* An ask not answered in this long is given up (its thread let go of),
+ * and after this many the gateway asks no more. */
 #define STORE_CEPHFS_ASK_MAX_MS 30000
 #define STORE_CEPHFS_ASKS_ABANDONED_MAX 4
 /* How long a fenced client stays blocklisted: longer than any call of a
@@ -128,10 +134,11 @@ struct store_cephfs_health {
 	/* Whether the cluster answers again: 0 or -errno.  NULL at start:
 	 * the real one (a test sets its own before), as the two below. */
 	int (*probe)(struct store_cephfs *sc);
-	/* An eviction without a blocklist (cephfs_evict.c): whether the MDS
-	 * lists this mount's session, asked while down with a call stuck
-	 * (the last ask, the answers without it in a row), and the mount's
-	 * own blocklist once it does not (done: never again). */
+	/* An eviction without a blocklist (cephfs_evict.c): whether the
+	 * mount's session is still its own, asked of its admin socket while
+	 * down with a call stuck (the last ask, the answers "stale" in a
+	 * row), and the mount's own blocklist once it is not (done: never
+	 * again). */
 	int (*session_listed)(struct store_cephfs *sc);
 	int (*blocklist_self)(struct store_cephfs *sc);
 	uint64_t session_ask_ns;
@@ -172,12 +179,11 @@ struct store_cephfs {
 	size_t cached;
 
 	struct store_cephfs_health health;
-	/* What its clients were made with: cephfs_evict.c makes one more to
-	 * ask the MDS for its sessions. */
-	char conf_path[4096];
-	char user[128];
-	/* NULL, or that ask while it runs, and the asks it gave up waiting
-	 * for (cephfs_evict.c): the monitor thread's alone. */
+	char user[128]; /* the client id its clients were made with */
+	/* The mount's admin socket (cephfs_asok.c), "" when it has none;
+	 * NULL, or the ask of it while it runs, and the asks it gave up
+	 * waiting for (cephfs_evict.c): the monitor thread's alone. */
+	char asok[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct cephfs_ask *ask;
 	unsigned asks_abandoned;
 	struct cephfs_statfs statfs;
@@ -513,20 +519,32 @@ uint64_t store__cephfs_max_file_bytes(struct store_cephfs *sc,
 
 /* Says in the log when the cluster evicts without blocklisting. */
 void store__cephfs_evict_cfg_check(struct store_cephfs *sc);
-/* Whether the MDS of rank 0 lists this mount's session: 1, 0 (and it is
- * up:active), -EINPROGRESS while it is asked (it never waits), or another
- * -errno when it cannot say (no rank 0 up or active yet, a key without
- * mds 'allow *', an ask that did not come back). */
+/* Whether this mount's session with the MDS of rank 0 is still its own:
+ * 1, 0 (libcephfs says it is stale: the MDS evicted it), -EINPROGRESS
+ * while its admin socket is asked (it never waits), or another -errno
+ * when it cannot say (no admin socket, no session with rank 0 now, an ask
+ * that did not come back). */
 int store__cephfs_session_listed(struct store_cephfs *sc);
 /* The ceph.conf @conf and the options every client of the backend is made
  * with (cephfs.c). */
 int store__cephfs_configure(struct ceph_mount_info *cm, const char *conf);
-/* Whether `session ls`'s JSON @json lists session @id: 1, 0, or -EINVAL
- * when it is not a list. */
-int store__cephfs_sessions_have(const char *json, size_t len, uint64_t id);
-/* Whether the MDS `status` JSON @json says up:active as rank 0: 1, 0, or
- * -EINVAL when it does not say. */
-int store__cephfs_mds_active(const char *json, size_t len);
+/* What libcephfs's `mds_sessions` JSON @json says of the session with
+ * rank 0 of client @id: 1 not stale, 0 stale, -ENOENT no such session,
+ * -ESTALE another client's answer, -EINVAL not that JSON. */
+int store__cephfs_session_state(const char *json, size_t len, uint64_t id);
+/* ---- the mount's admin socket (cephfs_asok.c) ------------------------ */
+
+/* Names @sc's admin socket, STATE_DIR/ceph-NAME-N.asok (N counts this
+ * process's mounts: the old mount of a store opened again may still hold
+ * its own), in @sc->asok and in @cm's options, before ceph_init; none
+ * ("") without @state_dir or when the path is too long for a socket. */
+int store__cephfs_asok_set(struct store_cephfs *sc, struct ceph_mount_info *cm,
+			   const char *state_dir);
+/* Admin-socket command @cmd (JSON) to the socket @path -> its answer,
+ * malloc'd and NUL-terminated, in *@out; 0 or -errno (each step waits
+ * STORE_CEPHFS_ASOK_WAIT_S at most). */
+int store__cephfs_asok_command(const char *path, const char *cmd, char **out,
+			       size_t *out_len);
 /* Blocklists, for @secs, every address of the list @addrs ("[v2:a/n,v1:a/n]"
  * or "a/n"); on an error, the address refused is in @bad. */
 int store__cephfs_blocklist(rados_t rados, const char *addrs, unsigned secs,
