@@ -1,11 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""A hung MDS, then a hung mon, and back (t2120-*.sh); with "evict
-CEPH_CONF SESSION", an eviction of the gateway's session without a
-blocklist.
+"""A hung MDS, then a hung mon, and back (t2120-*.sh).
 
-    t2120-cephfs-mds-mon-stop.py NFS_PORT MOUNT_PORT CLUSTER_SH CEPH_DIR \
-        [evict CEPH_CONF SESSION]
+    t2120-cephfs-mds-mon-stop.py NFS_PORT MOUNT_PORT CLUSTER_SH CEPH_DIR
 
 A writer does 64 KiB FILE_SYNC writes on /cephds (syncwriter.py).  The
 MDS is SIGSTOPped for HUNG_S.  Meanwhile a MNT of /cephds/by-tcp (TCP)
@@ -20,7 +17,6 @@ with its last figures.  Every acknowledged write reads back.
 """
 import functools
 import os
-import subprocess
 import sys
 import threading
 import time
@@ -42,9 +38,6 @@ HUNG_S = 20.0  # past the mon's beacon grace (15 s): the MDS is laggy
 # the datastore goes down as with a hung MDS (measured: 12 s in).
 MON_HUNG_S = 10.0
 PROMPT_S = 2.0  # what "at once" allows on a loaded machine
-# An eviction without a blocklist is found within the bound, two asks of
-# the MDS 2 s apart and the blocklist's OSD map: 10 s here, measured.
-EVICT_FOUND_S = 30.0
 BLOCK = syncwriter.BLOCK
 
 
@@ -208,71 +201,5 @@ def main():
     ck.exit()
 
 
-def evicted_without_blocklist(ceph_conf, session):
-    """An MDS that evicts without blocklisting (the shell set
-    mds_session_blocklist_on_evict false): the gateway is evicted holding
-    UNSTABLE writes, and the COMMIT that follows waits in libcephfs.  The
-    gateway finds that the MDS no longer lists its session, blocklists
-    itself and mounts anew: the COMMIT answers JUKEBOX within the bound and
-    two asks, then OK with a new verifier; the client sends its writes
-    again, as RFC 1813 3.3.7 has it, and everything reads back, the
-    FILE_SYNC writes acknowledged before the eviction too."""
-    ck = Checks()
-    croot = mount_root((ADDR, MOUNT_PORT), "/cephds")
-    n = 32
-    with Nfs3Client((ADDR, NFS_PORT), timeout=120) as c:
-        fh = create_retry(c, croot, "evicted.bin")
-        verfs = set()
-        for i in range(n):
-            stable = FILE_SYNC if i < 4 else UNSTABLE
-            r = c.write(fh, i * BLOCK, tag_pattern(i, BLOCK), stable=stable)
-            if r.status != NFS3_OK:
-                raise SystemExit("WRITE %d: %s" % (i, status_name(r.status)))
-            verfs.add(r.verf)
-        ck.check("%d writes (4 FILE_SYNC) answered with one verifier" % n,
-                 len(verfs) == 1, repr(verfs))
-        before = verfs.pop()
-        # The gateway's session alone: ceph-fuse's, evicted so, would
-        # hang as the gateway's mount did.
-        subprocess.run(["ceph", "-c", ceph_conf, "tell", "mds.*", "client",
-                        "evict", "id=%d" % session], check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                       timeout=60)
-        first, took = timed(lambda: c.commit(fh))
-        status = getattr(first, "status", first)
-        ck.check("the COMMIT after the eviction answers JUKEBOX within %.0f s "
-                 "(%.1f s)" % (EVICT_FOUND_S, took),
-                 status == NFS3ERR_JUKEBOX and took <= EVICT_FOUND_S,
-                 repr(first))
-        after, t0 = None, time.time()
-        while time.time() < t0 + 60:
-            r = c.commit(fh)
-            if r.status == NFS3_OK:
-                after = r.verf
-                break
-            time.sleep(0.5)
-        ck.check("COMMIT answers OK on the new mount within 60 s, with a "
-                 "new verifier", after is not None and after != before,
-                 "before %r after %r" % (before, after))
-        for i in range(4, n):
-            r = c.write(fh, i * BLOCK, tag_pattern(i, BLOCK),
-                        stable=UNSTABLE)
-            if r.status != NFS3_OK or r.verf != after:
-                ck.check("the UNSTABLE write %d sent again" % i, False,
-                         repr(r))
-        r = c.commit(fh)
-        ck.check("the writes sent again are committed under that verifier",
-                 r.status == NFS3_OK and r.verf == after, repr(r))
-        bad = [i for i in range(n)
-               if c.read(fh, i * BLOCK, BLOCK).data != tag_pattern(i, BLOCK)]
-        ck.check("all %d blocks read back" % n, not bad, "bad %r" % bad)
-    print("    evicted without a blocklist: COMMIT answered JUKEBOX %.1f s "
-          "after the eviction" % took)
-    ck.exit()
-
-
 if __name__ == "__main__":
-    if len(sys.argv) > 5 and sys.argv[5] == "evict":
-        evicted_without_blocklist(sys.argv[6], int(sys.argv[7]))
-    else:
-        main()
+    main()

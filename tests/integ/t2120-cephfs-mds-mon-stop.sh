@@ -9,11 +9,9 @@
 # the datastore serves again by itself and every acknowledged write reads
 # back.  The subdirectories the MNTs name are made by another client
 # (ceph-fuse), so that the gateway must ask the MDS for them.  Then the
-# mon hangs 10 s: the writes go on.  Last, an MDS that evicts without
-# blocklisting: said in the log at mount, and an eviction with UNSTABLE
-# writes in the gateway's cache is found and recovered from (the COMMIT
-# answered, a new verifier, the writes sent again read back).  A cluster
-# of its own (the suite's is shared by other tests).
+# mon hangs 10 s: the writes go on.  (An MDS that evicts without
+# blocklisting: t2122.)  A cluster of its own (the suite's is shared by
+# other tests).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../ceph/lib.sh"
 
@@ -36,26 +34,6 @@ check "a MNT refused meanwhile says why" grep -q \
 	"$TEST_TMP/dsnfsd.log"
 check "nothing said of evictions while the cluster blocklists" bash -c \
 	"! grep -q 'evicts clients without blocklisting' '$TEST_TMP/dsnfsd.log'"
-check "server exits cleanly" dsnfsd_stop
-
-# An MDS that evicts without blocklisting tells the evicted gateway
-# nothing, and its calls would wait for good: said at mount; an eviction
-# is found (the MDS no longer lists the session), the gateway blocklists
-# itself and mounts anew (cephfs_evict.c).
-ceph -c "$CEPH_CONF" config set mds mds_session_blocklist_on_evict false
-dsnfsd_start -c "$TEST_TMP/mds-stop.conf" || exit 1
-check "an MDS that evicts without blocklisting is said at mount" grep -q \
-	"cephfs: cephds: cluster .* evicts clients without blocklisting them" \
-	"$TEST_TMP/dsnfsd.log"
-session=$(sed -n 's/.*cephfs: cephds: mounted .* session \([0-9]*\),.*/\1/p' \
-	"$TEST_TMP/dsnfsd.log" | tail -1)
-python3 "$(dirname "$0")/t2120-cephfs-mds-mon-stop.py" "$NFS_PORT" \
-	"$MOUNT_PORT" "$cluster_sh" "$CEPH_OWN_DIR" evict "$CEPH_CONF" "$session"
-check "an eviction without a blocklist: the COMMIT answered, the writes \
-sent again read back" [ $? -eq 0 ]
-check "the log says the eviction found and the new mount" bash -c \
-	"grep -q 'cephfs: cephds: cluster .* evicted this gateway.s session without blocklisting it: blocklisted its own client' '$TEST_TMP/dsnfsd.log' &&
-	 grep -q 'export: cephds: mounted anew after an eviction: serving' '$TEST_TMP/dsnfsd.log'"
 check "server exits cleanly" dsnfsd_stop
 if [ "$FAILS" -gt 0 ]; then
 	echo "dsnfsd's log (cephfs, mount and export lines):"

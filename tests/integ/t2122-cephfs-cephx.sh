@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# A cephfs datastore under cephx with the key `ceph fs authorize` gives,
+# restricted to the datastore's directory (the suite's clusters run
+# without auth, so no other test exercises a cap), on a cluster whose MDS
+# evicts without blocklisting (t2122-cephfs-cephx.py):
+#  1. client.dsnfs, with the mon cap `allow command "osd blocklist"`
+#     added: the datastore mounts and serves, reads max_file_size and the
+#     MDS's setting, and an eviction with UNSTABLE writes in its cache is
+#     found through the mount's own admin socket and recovered from (the
+#     COMMIT answered, a new verifier, the writes sent again read back);
+#  2. client.noblock, as `ceph fs authorize` gives it: the same eviction
+#     is found, the blocklist refused and logged, the datastore stays
+#     down (JUKEBOX), and SIGTERM still ends dsnfsd within its grace.
+# A cluster of its own.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../ceph/lib.sh"
+
+unset DSNFS_CEPH_CONF
+CEPH_AUTH=cephx ceph_up || exit 1
+/usr/bin/python3 - "$CEPH_CONF" <<'PY' || exit 1
+import sys
+import cephfs
+fs = cephfs.LibCephFS(conffile=sys.argv[1])
+fs.mount()
+fs.mkdir("/ds", 0o755)
+fs.shutdown()
+PY
+c() { timeout 60 ceph -c "$CEPH_CONF" "$@"; }
+c fs authorize cephfs client.dsnfs /ds rw >"$TEST_TMP/gw.keyring" || exit 1
+c auth caps client.dsnfs mds 'allow rw fsname=cephfs path=/ds' \
+	mon 'allow r fsname=cephfs, allow command "osd blocklist"' \
+	osd 'allow rw tag cephfs data=cephfs' >/dev/null 2>&1 || exit 1
+c fs authorize cephfs client.noblock /ds rw >>"$TEST_TMP/gw.keyring" || exit 1
+c config set mds mds_session_blocklist_on_evict false || exit 1
+# The gateway's ceph.conf names a keyring with these two keys alone.
+sed "s|^keyring = .*|keyring = $TEST_TMP/gw.keyring|" "$CEPH_CONF" \
+	>"$TEST_TMP/gw-ceph.conf"
+gw_conf() {
+	ceph_ds_conf cephds "$TEST_TMP/gw-ceph.conf" /ds
+	echo "ceph_user = $1"
+}
+session() {
+	sed -n 's/.*cephfs: cephds: mounted .* session \([0-9]*\),.*/\1/p' \
+		"$TEST_TMP/dsnfsd.log" | tail -1
+}
+py="$(dirname "$0")/t2122-cephfs-cephx.py"
+
+echo "client.dsnfs (restricted to /ds, may blocklist):"
+gw_conf dsnfs >"$TEST_TMP/dsnfs.conf"
+dsnfsd_start -c "$TEST_TMP/dsnfs.conf" || exit 1
+check "it mounts /ds as client.dsnfs, files up to 64 TiB" grep -q \
+	"cephfs: cephds: mounted /ds of .* as client.dsnfs, session [0-9]*, files up to 65536 GiB" \
+	"$TEST_TMP/dsnfsd.log"
+check "it reads the MDS's setting and says it" grep -q \
+	"cephfs: cephds: cluster .* evicts clients without blocklisting them" \
+	"$TEST_TMP/dsnfsd.log"
+python3 "$py" "$NFS_PORT" "$MOUNT_PORT" recover "$CEPH_CONF" "$(session)"
+check "serves; evicted without a blocklist: found, recovered" [ $? -eq 0 ]
+check "the log says the eviction found and the new mount" bash -c \
+	"grep -q 'cephfs: cephds: cluster .* evicted this gateway.s session without blocklisting it: blocklisted its own client' '$TEST_TMP/dsnfsd.log' &&
+	 grep -q 'export: cephds: mounted anew after an eviction: serving' '$TEST_TMP/dsnfsd.log'"
+check "server exits cleanly" dsnfsd_stop
+
+echo "client.noblock (as ceph fs authorize gives it):"
+gw_conf noblock >"$TEST_TMP/noblock.conf"
+dsnfsd_start -c "$TEST_TMP/noblock.conf" || exit 1
+python3 "$py" "$NFS_PORT" "$MOUNT_PORT" stuck "$CEPH_CONF" "$(session)"
+check "evicted without a blocklist: the datastore stays down" [ $? -eq 0 ]
+check "the log says it cannot blocklist itself, and why" grep -q \
+	"cephfs: cephds: cluster .* evicted this gateway's session without blocklisting it, and the gateway cannot blocklist itself (Permission denied)" \
+	"$TEST_TMP/dsnfsd.log"
+t0=$SECONDS
+check "SIGTERM ends it, status 0" dsnfsd_stop
+check "within its stop grace (10 s, and 5 s more)" [ $((SECONDS - t0)) -le 15 ]
+if [ "$FAILS" -gt 0 ]; then
+	echo "dsnfsd's log (cephfs, mount and export lines):"
+	grep -E 'cephfs|mount|export' "$TEST_TMP/dsnfsd.log" | tail -30
+fi
+test_done
