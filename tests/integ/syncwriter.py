@@ -14,7 +14,7 @@ import threading
 import time
 
 from nfs3wire import (FILE_SYNC, NFS3_OK, NFS3ERR_JUKEBOX, UNSTABLE,
-                      ConnectionClosed, Nfs3Client, create_retry,
+                      ConnectionClosed, Nfs3Client, RpcError, create_retry,
                       retry_jukebox, status_name, tag_pattern)
 
 BLOCK = 65536
@@ -163,6 +163,16 @@ class CommitWriter(SyncWriter):
             pending = {}
             time.sleep(self.pause)
         c.close()
+
+
+def timed(call):
+    """-> (call's result or the error it raised, seconds)."""
+    t0 = time.time()
+    try:
+        r = call()
+    except (ConnectionClosed, OSError, RpcError) as e:
+        r = e
+    return r, time.time() - t0
 
 
 def probe_while(addr, fh, until, replies, connect=None):

@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nfs3wire import *  # noqa: E402,F401,F403
 import syncwriter  # noqa: E402
 from syncwriter import (SyncWriter, check_probes, hang_mon,  # noqa: E402
-                        probe_while)
+                        probe_while, timed)
 
 NFS_PORT, MOUNT_PORT = int(sys.argv[1]), int(sys.argv[2])
 CLUSTER_SH, CEPH_DIR = sys.argv[3], sys.argv[4]
@@ -62,16 +62,6 @@ class PendingMnt:
         except (ConnectionClosed, OSError) as e:
             st = "error %r" % e
         self.result = (st, time.time() - t0)
-
-
-def timed(call):
-    """-> (call's result or the error it raised, seconds)."""
-    t0 = time.time()
-    try:
-        r = call()
-    except (ConnectionClosed, OSError, RpcError) as e:
-        r = e
-    return r, time.time() - t0
 
 
 def local_calls(ck, lroot):

@@ -4,6 +4,7 @@
 that does not blocklist (t2122-*.sh).
 
     t2122-cephfs-cephx.py NFS_PORT MOUNT_PORT recover|stuck CEPH_CONF SESSION
+    t2122-cephfs-cephx.py NFS_PORT MOUNT_PORT rlog-write|rlog-check - - FILE
 
 Both: the datastore serves (CREATE, 4 FILE_SYNC and 28 UNSTABLE WRITEs,
 FSSTAT); then the gateway's session SESSION is evicted (with the admin
@@ -17,7 +18,11 @@ recover: its key may blocklist: it blocklists itself and mounts anew; the
 stuck: its key may not: the COMMIT stays in libcephfs, unanswered; new
   calls answer JUKEBOX within EVICT_FOUND_S, and still STUCK_S later (the
   datastore stays down, the reason logged).
+rlog-write: 8 KiB FILE_SYNC writes (the RADOS log's records) for
+  RLOG_S, the acknowledged ones kept in FILE for rlog-check, which reads
+  them back (after the shell's SIGKILL and restart).
 """
+import json
 import os
 import subprocess
 import sys
@@ -27,9 +32,9 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nfs3wire import (FILE_SYNC, NFS3_OK, NFS3ERR_JUKEBOX,  # noqa: E402
-                      UNSTABLE, Checks, ConnectionClosed, Nfs3Client,
-                      RpcError, create_retry, mount_root, status_name,
-                      tag_pattern)
+                      UNSTABLE, Checks, Nfs3Client, create_retry, mount_root,
+                      status_name, tag_pattern)
+from syncwriter import SyncWriter, timed  # noqa: E402
 
 NFS_PORT, MOUNT_PORT = int(sys.argv[1]), int(sys.argv[2])
 MODE, CEPH_CONF, SESSION = sys.argv[3], sys.argv[4], int(sys.argv[5])
@@ -40,16 +45,8 @@ N = 32  # blocks written, the first 4 FILE_SYNC
 # blocklist's OSD map: 8-10 s here, measured.
 EVICT_FOUND_S = 30.0
 STUCK_S = 15.0
-
-
-def timed(call):
-    """-> (call's result or the error it raised, seconds)."""
-    t0 = time.time()
-    try:
-        r = call()
-    except (ConnectionClosed, OSError, RpcError) as e:
-        r = e
-    return r, time.time() - t0
+RLOG_S = 3.0
+RLOG_BLOCK = 8192  # below intent_log_inplace_min_bytes: logged
 
 
 def write_all(ck, c, fh):
@@ -128,9 +125,32 @@ def stays_down(ck, c, fh, evicted):
              repr(commit))
 
 
+def rlog(ck, root, path):
+    """rlog-write, then (another gateway process) rlog-check."""
+    w = SyncWriter((ADDR, NFS_PORT), root, "logged.bin", block=RLOG_BLOCK)
+    if MODE == "rlog-write":
+        w.start()
+        time.sleep(RLOG_S)
+        w.finish()
+        ck.check("%d writes acknowledged, no error but JUKEBOX"
+                 % len(w.acked), len(w.acked) > 20 and not w.errors,
+                 repr(w.errors[:3]))
+        with open(path, "w") as f:
+            json.dump(w.acked, f)
+    else:
+        with open(path) as f:
+            w.acked = {int(k): v for k, v in json.load(f).items()}
+        lost = w.lost()
+        ck.check("the %d acknowledged writes read back" % len(w.acked),
+                 lost == 0, "%d lost" % lost)
+    ck.exit()
+
+
 def main():
     ck = Checks()
     root = mount_root((ADDR, MOUNT_PORT), "/cephds")
+    if MODE.startswith("rlog-"):
+        rlog(ck, root, sys.argv[6])
     with Nfs3Client((ADDR, NFS_PORT), timeout=120) as c:
         fh = create_retry(c, root, "evicted-%s.bin" % MODE)
         before = write_all(ck, c, fh)

@@ -11,7 +11,12 @@
 #     COMMIT answered, a new verifier, the writes sent again read back);
 #  2. client.noblock, as `ceph fs authorize` gives it: the same eviction
 #     is found, the blocklist refused and logged, the datastore stays
-#     down (JUKEBOX), and SIGTERM still ends dsnfsd within its grace.
+#     down (JUKEBOX), and SIGTERM still ends dsnfsd within its grace;
+#  3. client.dsnfs with the RADOS intent log (/ds/rlog): 8 KiB FILE_SYNC
+#     writes, dsnfsd SIGKILLed, started again: it resets the MDS session
+#     its dead run left (without that, this key's mount waited for the MDS
+#     to time it out: 62 s), fences the dead run's clients, replays its
+#     records, and every acknowledged write reads back.
 # A cluster of its own.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../ceph/lib.sh"
@@ -24,6 +29,7 @@ import cephfs
 fs = cephfs.LibCephFS(conffile=sys.argv[1])
 fs.mount()
 fs.mkdir("/ds", 0o755)
+fs.mkdir("/ds/rlog", 0o755)
 fs.shutdown()
 PY
 c() { timeout 60 ceph -c "$CEPH_CONF" "$@"; }
@@ -73,6 +79,32 @@ check "the log says it cannot blocklist itself, and why" grep -q \
 t0=$SECONDS
 check "SIGTERM ends it, status 0" dsnfsd_stop
 check "within its stop grace (10 s, and 5 s more)" [ $((SECONDS - t0)) -le 15 ]
+echo "client.dsnfs, the RADOS log: SIGKILL, fence, replay:"
+{
+	printf '[server]\nintent_log_mib = 8\nintent_log_checkpoint_ms = 3600000\n'
+	ceph_ds_conf cephds "$TEST_TMP/gw-ceph.conf" /ds/rlog
+	printf 'ceph_user = dsnfs\nintent_log = rados\nintent_log_gateway = t2122\n'
+} >"$TEST_TMP/rlog.conf"
+dsnfsd_start -c "$TEST_TMP/rlog.conf" || exit 1
+python3 "$py" "$NFS_PORT" "$MOUNT_PORT" rlog-write "$CEPH_CONF" 0 \
+	"$TEST_TMP/acked.json"
+check "8 KiB FILE_SYNC writes through the RADOS log" [ $? -eq 0 ]
+kill -KILL "$DSNFSD_PID"
+wait "$DSNFSD_PID" 2>/dev/null
+DSNFSD_PID=""
+mv "$TEST_TMP/dsnfsd.log" "$TEST_TMP/dsnfsd-killed.log"
+dsnfsd_start -c "$TEST_TMP/rlog.conf" || exit 1
+check "started again, it resets the session its dead run left" grep -q \
+	"cephfs: cephds: reset the MDS session dsnfsd-.*-cephds left by this gateway's previous run" \
+	"$TEST_TMP/dsnfsd.log"
+check "it mounts at once, fences the dead run's clients and replays" bash -c \
+	"grep -q 'cephfs: cephds: mounted /ds/rlog ' '$TEST_TMP/dsnfsd.log' &&
+	 grep -q 'rlog: cephds: .* the last owner, gateway t2122, did not close its log: fenced its clients' '$TEST_TMP/dsnfsd.log' &&
+	 grep -q 'rlog: cephds: .* replayed [1-9][0-9]* records' '$TEST_TMP/dsnfsd.log'"
+python3 "$py" "$NFS_PORT" "$MOUNT_PORT" rlog-check "$CEPH_CONF" 0 \
+	"$TEST_TMP/acked.json"
+check "every acknowledged write reads back" [ $? -eq 0 ]
+check "server exits cleanly" dsnfsd_stop
 if [ "$FAILS" -gt 0 ]; then
 	echo "dsnfsd's log (cephfs, mount and export lines):"
 	grep -E 'cephfs|mount|export' "$TEST_TMP/dsnfsd.log" | tail -30

@@ -648,6 +648,36 @@ static void test_asok_set_names_one_per_mount(void **state)
 	ceph_release(cm);
 }
 
+/* A session's name: this gateway's run (host, state directory) and the
+ * datastore; two state directories, or two datastores, never share one. */
+static void test_session_uuid_names_the_run(void **state)
+{
+	char a[128], b[128], c[128], again[128], tiny[24];
+
+	(void)state;
+	assert_int_equal(store__cephfs_session_uuid("vm", "/var/lib/dsnfs",
+						    "ds1", a, sizeof(a)),
+			 0);
+	assert_int_equal(store__cephfs_session_uuid("vm", "/var/lib/dsnfs",
+						    "ds1", again,
+						    sizeof(again)),
+			 0);
+	assert_string_equal(a, again);
+	assert_memory_equal(a, "dsnfsd-vm-", 10);
+	assert_int_equal(strlen(a), strlen("dsnfsd-vm-") + 16 + strlen("-ds1"));
+	assert_int_equal(store__cephfs_session_uuid("vm", "/var/lib/dsnfs2",
+						    "ds1", b, sizeof(b)),
+			 0);
+	assert_string_not_equal(a, b);
+	assert_int_equal(store__cephfs_session_uuid("vm", "/var/lib/dsnfs",
+						    "ds2", c, sizeof(c)),
+			 0);
+	assert_string_not_equal(a, c);
+	assert_int_equal(store__cephfs_session_uuid("vm", "/var/lib/dsnfs",
+						    "ds1", tiny, sizeof(tiny)),
+			 -ENAMETOOLONG);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -668,6 +698,7 @@ int main(void)
 		cmocka_unit_test(test_asok_command_sends_and_reads_back),
 		cmocka_unit_test(test_asok_command_errors_are_bounded),
 		cmocka_unit_test(test_asok_set_names_one_per_mount),
+		cmocka_unit_test(test_session_uuid_names_the_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

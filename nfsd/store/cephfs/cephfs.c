@@ -179,6 +179,7 @@ static int store_cephfs_mount(struct store_cephfs *sc, const char *name,
 				 "cannot connect", rc);
 		goto out_release;
 	}
+	store__cephfs_reclaim(sc, sc->cm, state_dir);
 	rc = ceph_mount(sc->cm, path);
 	if (rc) {
 		store_cephfs_err(errbuf, errlen, name, sc->cluster,

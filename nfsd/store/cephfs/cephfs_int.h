@@ -532,6 +532,18 @@ int store__cephfs_configure(struct ceph_mount_info *cm, const char *conf);
  * rank 0 of client @id: 1 not stale, 0 stale, -ENOENT no such session,
  * -ESTALE another client's answer, -EINVAL not that JSON. */
 int store__cephfs_session_state(const char *json, size_t len, uint64_t id);
+/* ---- the mount's session name (cephfs_reclaim.c) ---------------------- */
+
+/* The name of the session of datastore @name of the gateway whose state
+ * directory is @state_dir (absolute) on @host, in @out: 0 or
+ * -ENAMETOOLONG. */
+int store__cephfs_session_uuid(const char *host, const char *state_dir,
+			       const char *name, char *out, size_t outlen);
+/* Between ceph_init and ceph_mount: resets the MDS session this gateway's
+ * previous run of the datastore left, if any, and names @cm's with the
+ * same name.  Nothing without @state_dir. */
+void store__cephfs_reclaim(struct store_cephfs *sc, struct ceph_mount_info *cm,
+			   const char *state_dir);
 /* ---- the mount's admin socket (cephfs_asok.c) ------------------------ */
 
 /* Names @sc's admin socket, STATE_DIR/ceph-NAME-N.asok (N counts this

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * cephfs_reclaim: the name of a mount's MDS session, and the reclaim of
+ * the session its gateway's previous run left.  A gateway that dies (a
+ * crash, SIGKILL, a power cut) leaves its session open at the MDS with
+ * the capabilities it held, until the MDS times it out (session_timeout,
+ * 60 s).  Measured under cephx with a key restricted to the datastore's
+ * path: the restarted gateway's ceph_mount waited for it, 62 s (with
+ * client.admin it mounted at once).  So every mount names its session
+ * (ceph_set_uuid) and, before it mounts, asks the MDS to reset the
+ * session of that name, should one be left (ceph_start_reclaim with
+ * CEPH_RECLAIM_RESET, as nfs-ganesha's FSAL_CEPH does): the MDS evicts
+ * it at once, blocklisting it as its mds_session_blocklist_on_evict says,
+ * and its capabilities go with it.
+ *
+ * The name is this gateway's run on this machine: the host, the state
+ * directory (two gateways of one machine have two) and the datastore.  A
+ * gateway of another machine never resets it (a takeover's RADOS log
+ * fences the dead one's clients after its mount).
+ */
+#include "nfsd/store/cephfs/cephfs_int.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nfsd/base/log.h"
+
+int store__cephfs_session_uuid(const char *host, const char *state_dir,
+			       const char *name, char *out, size_t outlen)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a, 64 bits */
+	int n;
+
+	for (const char *p = state_dir; *p; p++) {
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	}
+	n = snprintf(out, outlen, "dsnfsd-%s-%016llx-%s", host,
+		     (unsigned long long)h, name);
+	return n < 0 || (size_t)n >= outlen ? -ENAMETOOLONG : 0;
+}
+
+void store__cephfs_reclaim(struct store_cephfs *sc, struct ceph_mount_info *cm,
+			   const char *state_dir)
+{
+	char host[256] = "", dir[PATH_MAX], uuid[512];
+	int rc;
+
+	if (!state_dir || !state_dir[0] || !realpath(state_dir, dir) ||
+	    gethostname(host, sizeof(host) - 1) != 0 ||
+	    store__cephfs_session_uuid(host, dir, sc->base.name, uuid,
+				       sizeof(uuid)) != 0) {
+		return; /* no name: a session like any other */
+	}
+	rc = ceph_start_reclaim(cm, uuid, CEPH_RECLAIM_RESET);
+	if (rc == 0) {
+		log_info("cephfs: %s: reset the MDS session %s left by this "
+			 "gateway's previous run",
+			 sc->base.name, uuid);
+	} else if (rc != -ENOENT) {
+		log_warn("cephfs: %s: the MDS did not reset the session %s "
+			 "of this gateway's previous run (%s): a session it "
+			 "left is timed out by the MDS (session_timeout)",
+			 sc->base.name, uuid, strerror(-rc));
+	}
+	ceph_finish_reclaim(cm);
+	ceph_set_uuid(cm, uuid);
+}
