@@ -545,6 +545,40 @@ static void *commit_thread(void *arg)
  * monitor finds the eviction in the MDS's session list and blocklists the
  * mount itself (cephfs_evict.c): the COMMIT answers -EAGAIN (JUKEBOX),
  * bounded, the mount is blocklisted, and the store asks for a new mount. */
+/* Each mount names its MDS session after the gateway's run
+ * (cephfs_reclaim.c); a second live store of one name in one process (the
+ * fixture's two gateways) mounts unnamed instead of resetting the
+ * first's session, and a store opened again after a clean close takes the
+ * name back, with nothing to reset. */
+static void test_cephfs_session_named_once_per_process(void **state)
+{
+	struct test_cephfs_pair *f = *state;
+	struct store_cephfs *a, *b;
+	char name[sizeof(a->session)];
+	struct store *c = NULL;
+	struct store_obj *root;
+
+	need_cluster(f);
+	a = store__cephfs(f->a);
+	b = store__cephfs(f->b);
+	assert_memory_equal(a->session, "dsnfsd-", 7);
+	assert_string_equal(b->session, "");
+	snprintf(name, sizeof(name), "%s", a->session);
+	/* The fixture's directory is an object of a: looked up again in c. */
+	f->a->ops->obj_unref(f->dir_a);
+	f->dir_a = NULL;
+	f->a->ops->close(f->a);
+	f->a = NULL;
+	log_capture_reset();
+	assert_int_equal(test_cephfs_gateway("c1", TEST_EXPORT_ID, &c), 0);
+	f->a = c;
+	assert_string_equal(store__cephfs(c)->session, name);
+	assert_false(log_capture_contains("reset the MDS session"));
+	assert_int_equal(c->ops->root(c, &root), 0);
+	assert_int_equal(c->ops->lookup(c, root, f->dir, &f->dir_a), 0);
+	c->ops->obj_unref(root);
+}
+
 static void test_cephfs_eviction_without_blocklist_is_found(void **state)
 {
 	struct test_cephfs_pair *f = *state;
@@ -696,6 +730,7 @@ int main(void)
 		T(test_cephfs_default_log_levels_quiet_set_ones_kept),
 		T(test_cephfs_setattr_size_outlives_the_gateway),
 		T(test_cephfs_sync_confirm_fails_once_evicted),
+		T(test_cephfs_session_named_once_per_process),
 		T(test_cephfs_eviction_without_blocklist_is_found),
 		T(test_cephfs_fsstat_answers_last_while_the_mon_is_asked),
 		T(test_cephfs_rlog_size_change_settles_a_dropped_object),

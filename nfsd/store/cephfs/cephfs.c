@@ -64,6 +64,7 @@ void store__cephfs_close(struct store *st)
 		ceph_unmount(sc->cm);
 	}
 	ceph_release(sc->cm);
+	store__cephfs_unname(sc);
 	store__cephfs_statfs_destroy(&sc->statfs);
 	pthread_mutex_destroy(&sc->cache_lock);
 	explicit_bzero(&sc->secret, sizeof(sc->secret));
@@ -193,6 +194,7 @@ static int store_cephfs_mount(struct store_cephfs *sc, const char *name,
 
 out_release:
 	ceph_release(sc->cm);
+	store__cephfs_unname(sc);
 	sc->cm = NULL;
 	return rc;
 }
@@ -328,6 +330,7 @@ out_root:
 out_unmount:
 	ceph_unmount(sc->cm);
 	ceph_release(sc->cm);
+	store__cephfs_unname(sc);
 out_lock:
 	store__cephfs_statfs_destroy(&sc->statfs);
 	pthread_mutex_destroy(&sc->cache_lock);

@@ -184,6 +184,10 @@ struct store_cephfs {
 	 * NULL, or the ask of it while it runs, and the asks it gave up
 	 * waiting for (cephfs_evict.c): the monitor thread's alone. */
 	char asok[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	/* Its MDS session's name, "" when unnamed, and the next store of
+	 * this process with a named session (cephfs_reclaim.c). */
+	char session[384];
+	struct store_cephfs *named_next;
 	struct cephfs_ask *ask;
 	unsigned asks_abandoned;
 	struct cephfs_statfs statfs;
@@ -541,9 +545,12 @@ int store__cephfs_session_uuid(const char *host, const char *state_dir,
 			       const char *name, char *out, size_t outlen);
 /* Between ceph_init and ceph_mount: resets the MDS session this gateway's
  * previous run of the datastore left, if any, and names @cm's with the
- * same name.  Nothing without @state_dir. */
+ * same name (in @sc->session).  Nothing without @state_dir, or when a
+ * live store of this process has that name. */
 void store__cephfs_reclaim(struct store_cephfs *sc, struct ceph_mount_info *cm,
 			   const char *state_dir);
+/* Lets go of @sc's session name (its mount is released). */
+void store__cephfs_unname(struct store_cephfs *sc);
 /* ---- the mount's admin socket (cephfs_asok.c) ------------------------ */
 
 /* Names @sc's admin socket, STATE_DIR/ceph-NAME-N.asok (N counts this

@@ -16,12 +16,16 @@
  * The name is this gateway's run on this machine: the host, the state
  * directory (two gateways of one machine have two) and the datastore.  A
  * gateway of another machine never resets it (a takeover's RADOS log
- * fences the dead one's clients after its mount).
+ * fences the dead one's clients after its mount).  Within one process a
+ * second live store of the same name (a test's two gateways of one
+ * datastore) would reset the first's session: it mounts unnamed.  A store
+ * being replaced after an eviction does not count: its session is gone.
  */
 #include "nfsd/store/cephfs/cephfs_int.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,17 +47,67 @@ int store__cephfs_session_uuid(const char *host, const char *state_dir,
 	return n < 0 || (size_t)n >= outlen ? -ENAMETOOLONG : 0;
 }
 
+/* This process's stores whose sessions have a name, linked through
+ * their named_next. */
+static pthread_mutex_t cephfs_named_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct store_cephfs *cephfs_named;
+
+/* Adds @sc, named @sc->session, unless a live store has that name: true
+ * when added. */
+static bool cephfs_name_take(struct store_cephfs *sc)
+{
+	bool taken = false;
+
+	pthread_mutex_lock(&cephfs_named_lock);
+	for (struct store_cephfs *o = cephfs_named; o; o = o->named_next) {
+		if (!strcmp(o->session, sc->session) &&
+		    !atomic_load(&o->base.reopen)) {
+			taken = true;
+			break;
+		}
+	}
+	if (!taken) {
+		sc->named_next = cephfs_named;
+		cephfs_named = sc;
+	}
+	pthread_mutex_unlock(&cephfs_named_lock);
+	return !taken;
+}
+
+void store__cephfs_unname(struct store_cephfs *sc)
+{
+	pthread_mutex_lock(&cephfs_named_lock);
+	for (struct store_cephfs **p = &cephfs_named; *p;
+	     p = &(*p)->named_next) {
+		if (*p == sc) {
+			*p = sc->named_next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&cephfs_named_lock);
+	sc->session[0] = '\0';
+}
+
 void store__cephfs_reclaim(struct store_cephfs *sc, struct ceph_mount_info *cm,
 			   const char *state_dir)
 {
-	char host[256] = "", dir[PATH_MAX], uuid[512];
+	char host[256] = "", dir[PATH_MAX];
+	const char *uuid = sc->session;
 	int rc;
 
 	if (!state_dir || !state_dir[0] || !realpath(state_dir, dir) ||
 	    gethostname(host, sizeof(host) - 1) != 0 ||
-	    store__cephfs_session_uuid(host, dir, sc->base.name, uuid,
-				       sizeof(uuid)) != 0) {
+	    store__cephfs_session_uuid(host, dir, sc->base.name, sc->session,
+				       sizeof(sc->session)) != 0) {
+		sc->session[0] = '\0';
 		return; /* no name: a session like any other */
+	}
+	if (!cephfs_name_take(sc)) {
+		log_debug("cephfs: %s: session %s is another store's of this "
+			  "process: this one mounts unnamed",
+			  sc->base.name, uuid);
+		sc->session[0] = '\0';
+		return;
 	}
 	rc = ceph_start_reclaim(cm, uuid, CEPH_RECLAIM_RESET);
 	if (rc == 0) {
