@@ -34,8 +34,9 @@ LDFLAGS += $(SANFLAGS)
 LDLIBS := -ltirpc -lev -luring -lxxhash -lnettle -linih -lmicrohttpd -ljansson -lsystemd \
 	-lpthread -lm -lz -lcurl
 # The CephFS backend's libraries: only dsnfsd and the backend's own tests
-# (CEPH_TESTS: test_store_cephfs*) call them; the tools, the fuzzers and
-# the other tests do not link them (TARGET_LIBS, set per target below).
+# (CEPH_TESTS: test_store_cephfs*, fuzz_ceph_*) call them; the tools, the
+# other fuzzers and tests do not link them (TARGET_LIBS, set per target
+# below).
 CEPH_LIBS := -lcephfs -lrados
 
 PROTO_X := $(wildcard nfsd/proto/*.x)
@@ -191,7 +192,8 @@ $(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(LIB_TEST) $(ALL_LIBS) $(LIB_DSLOA
 $(BUILD)/fuzz/%: $(call obj,tests/fuzz/%.c) $(LIB_TEST) $(ALL_LIBS) $(LIB_DSLOAD)
 	@mkdir -p $(@D)
 	$(CC) -fsanitize=fuzzer,address,undefined -o $@ $(filter %.o,$^) \
-		$(TEST_LINK_LIBS)
+		$(TEST_LINK_LIBS) $(TARGET_LIBS)
+$(filter $(BUILD)/fuzz/fuzz_ceph_%,$(FUZZ_BINS)): TARGET_LIBS := $(CEPH_LIBS)
 
 $(BUILD)/man/%: man/%.scd
 	@mkdir -p $(@D)
