@@ -22,7 +22,8 @@ static int store_open_cephfs(const struct store_params *p, struct store **out,
 
 	err = store_cephfs_open(p->name, p->export_id, p->ceph_conf,
 				p->ceph_path, p->ceph_user, p->ceph_fs,
-				p->state_dir, p->call_cap, &st, errbuf, errlen);
+				p->state_dir, p->rlog_gateway, p->call_cap, &st,
+				errbuf, errlen);
 	if (!err) {
 		err = store_cephfs_readahead(st, p->ceph_readahead_bytes);
 		if (err) {

@@ -13,10 +13,12 @@
 #     is found, the blocklist refused and logged, the datastore stays
 #     down (JUKEBOX), and SIGTERM still ends dsnfsd within its grace;
 #  3. client.dsnfs with the RADOS intent log (/ds/rlog): 8 KiB FILE_SYNC
-#     writes, dsnfsd SIGKILLed, started again: it resets the MDS session
-#     its dead run left (without that, this key's mount waited for the MDS
-#     to time it out: 62 s), fences the dead run's clients, replays its
-#     records, and every acknowledged write reads back.
+#     writes, dsnfsd SIGKILLed, and another gateway process (a state
+#     directory of its own, the handle key copied) takes its log over: it
+#     resets the MDS session the dead one left (without that, this key's
+#     mount waited for the MDS to time it out: 60 s), fences the dead
+#     one's clients, replays its records, and every acknowledged write
+#     reads back.
 # A cluster of its own.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../ceph/lib.sh"
@@ -93,11 +95,16 @@ kill -KILL "$DSNFSD_PID"
 wait "$DSNFSD_PID" 2>/dev/null
 DSNFSD_PID=""
 mv "$TEST_TMP/dsnfsd.log" "$TEST_TMP/dsnfsd-killed.log"
-dsnfsd_start -c "$TEST_TMP/rlog.conf" || exit 1
-check "started again, it resets the session its dead run left" grep -q \
-	"cephfs: cephds: reset the MDS session dsnfsd-.*-cephds left by this gateway's previous run" \
+mkdir -m 0700 "$TEST_TMP/state-b"
+cp "$TEST_TMP/state/cephfs.key" "$TEST_TMP/state-b/"
+t0=$SECONDS
+dsnfsd_start -c "$TEST_TMP/rlog.conf" -s "$TEST_TMP/state-b" || exit 1
+check "gateway b resets the session the dead one left" grep -q \
+	"cephfs: cephds: reset the MDS session dsnfsd-gw-t2122-cephds left by a previous run of this gateway" \
 	"$TEST_TMP/dsnfsd.log"
-check "it mounts at once, fences the dead run's clients and replays" bash -c \
+check "it started and mounted in under 10 s, the mount timeout ($((SECONDS - t0)) s)" \
+	[ $((SECONDS - t0)) -lt 10 ]
+check "it mounted, fenced the dead one's clients and replayed" bash -c \
 	"grep -q 'cephfs: cephds: mounted /ds/rlog ' '$TEST_TMP/dsnfsd.log' &&
 	 grep -q 'rlog: cephds: .* the last owner, gateway t2122, did not close its log: fenced its clients' '$TEST_TMP/dsnfsd.log' &&
 	 grep -q 'rlog: cephds: .* replayed [1-9][0-9]* records' '$TEST_TMP/dsnfsd.log'"

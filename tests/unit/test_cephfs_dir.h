@@ -27,8 +27,8 @@ static inline int test_cephfs_gateway(const char *name, uint32_t export_id,
 	char err[512] = "";
 
 	if (store_cephfs_open(name, export_id, conf, "/", "admin", "",
-			      test_cephfs_state(conf, sdir, sizeof(sdir)), 8,
-			      out, err, sizeof(err))) {
+			      test_cephfs_state(conf, sdir, sizeof(sdir)), NULL,
+			      8, out, err, sizeof(err))) {
 		fprintf(stderr, "store_cephfs_open: %s\n", err);
 		return -1;
 	}

@@ -346,7 +346,7 @@ static void test_cephfs_open_names_datastore_and_cluster(void **state)
 	assert_int_equal(
 		store_cephfs_open("c2", 78, conf, "/no/such/dir", "admin", "",
 				  test_cephfs_state(conf, sdir, sizeof(sdir)),
-				  8, &st, err, sizeof(err)),
+				  NULL, 8, &st, err, sizeof(err)),
 		-ENOENT);
 	assert_null(st);
 	assert_non_null(strstr(err, "datastore c2: cephfs cluster "));
@@ -386,7 +386,8 @@ static void test_cephfs_default_log_levels_quiet_set_ones_kept(void **state)
 	fclose(in);
 	fclose(out);
 	assert_int_equal(store_cephfs_open("c3", 79, path, "/", "admin", "",
-					   sdir, 8, &st, err, sizeof(err)),
+					   sdir, NULL, 8, &st, err,
+					   sizeof(err)),
 			 0);
 	assert_int_equal(ceph_conf_get(store__cephfs(st)->cm, "debug_client",
 				       cur, sizeof(cur)),

@@ -649,33 +649,47 @@ static void test_asok_set_names_one_per_mount(void **state)
 }
 
 /* A session's name: this gateway's run (host, state directory) and the
- * datastore; two state directories, or two datastores, never share one. */
+ * datastore; two state directories, or two datastores, never share one.
+ * With a RADOS log, its gateway's name instead: the gateway that takes
+ * over a dead one's log, from another state directory or machine, names
+ * the same session. */
 static void test_session_uuid_names_the_run(void **state)
 {
-	char a[128], b[128], c[128], again[128], tiny[24];
+	char a[128], b[128], c[128], again[128], tiny[24], gw[128];
 
 	(void)state;
 	assert_int_equal(store__cephfs_session_uuid("vm", "/var/lib/dsnfs",
-						    "ds1", a, sizeof(a)),
+						    NULL, "ds1", a, sizeof(a)),
 			 0);
 	assert_int_equal(store__cephfs_session_uuid("vm", "/var/lib/dsnfs",
-						    "ds1", again,
+						    NULL, "ds1", again,
 						    sizeof(again)),
 			 0);
 	assert_string_equal(a, again);
 	assert_memory_equal(a, "dsnfsd-vm-", 10);
 	assert_int_equal(strlen(a), strlen("dsnfsd-vm-") + 16 + strlen("-ds1"));
 	assert_int_equal(store__cephfs_session_uuid("vm", "/var/lib/dsnfs2",
-						    "ds1", b, sizeof(b)),
+						    NULL, "ds1", b, sizeof(b)),
 			 0);
 	assert_string_not_equal(a, b);
 	assert_int_equal(store__cephfs_session_uuid("vm", "/var/lib/dsnfs",
-						    "ds2", c, sizeof(c)),
+						    NULL, "ds2", c, sizeof(c)),
 			 0);
 	assert_string_not_equal(a, c);
 	assert_int_equal(store__cephfs_session_uuid("vm", "/var/lib/dsnfs",
-						    "ds1", tiny, sizeof(tiny)),
+						    NULL, "ds1", tiny,
+						    sizeof(tiny)),
 			 -ENAMETOOLONG);
+	assert_int_equal(store__cephfs_session_uuid("vm", "/var/lib/dsnfs",
+						    "gwa", "ds1", gw,
+						    sizeof(gw)),
+			 0);
+	assert_string_equal(gw, "dsnfsd-gw-gwa-ds1");
+	assert_int_equal(store__cephfs_session_uuid("other", "/srv/state",
+						    "gwa", "ds1", again,
+						    sizeof(again)),
+			 0);
+	assert_string_equal(again, gw);
 }
 
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)

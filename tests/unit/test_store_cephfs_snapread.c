@@ -60,8 +60,8 @@ static int setup(void **state)
 
 	snprintf(f->dir, sizeof(f->dir), "snapread-%d-%d", getpid(), ++seq);
 	if (store_cephfs_open("t1", 91, conf, "/", "admin", "",
-			      test_cephfs_state(conf, sdir, sizeof(sdir)), 8,
-			      &top, err, sizeof(err))) {
+			      test_cephfs_state(conf, sdir, sizeof(sdir)), NULL,
+			      8, &top, err, sizeof(err))) {
 		fprintf(stderr, "cephfs: %s\n", err);
 		return -1;
 	}
@@ -74,8 +74,8 @@ static int setup(void **state)
 	top->ops->close(top);
 	snprintf(sub, sizeof(sub), "/%s", f->dir);
 	if (store_cephfs_open("t2", 92, conf, sub, "admin", "",
-			      test_cephfs_state(conf, sdir, sizeof(sdir)), 8,
-			      &f->st, err, sizeof(err)) ||
+			      test_cephfs_state(conf, sdir, sizeof(sdir)), NULL,
+			      8, &f->st, err, sizeof(err)) ||
 	    f->st->ops->root(f->st, &f->root)) {
 		fprintf(stderr, "cephfs: %s\n", err);
 		return -1;

@@ -61,8 +61,8 @@ static int setup(void **state)
 		return 0;
 	}
 	if (store_cephfs_open("t1", 91, conf, "/", "admin", "",
-			      test_cephfs_state(conf, sdir, sizeof(sdir)), 8,
-			      &f->st, err, sizeof(err)) ||
+			      test_cephfs_state(conf, sdir, sizeof(sdir)), NULL,
+			      8, &f->st, err, sizeof(err)) ||
 	    f->st->ops->tree_open(f->st, &f->t, err, sizeof(err))) {
 		fprintf(stderr, "cephfs: %s\n", err);
 		return -1;
@@ -322,7 +322,7 @@ static void snapshot_dir_reads(struct store *s, const char *conf,
 	assert_int_equal(
 		store_cephfs_open("t2", 92, conf, sub, "admin", "",
 				  test_cephfs_state(conf, sdir, sizeof(sdir)),
-				  8, &other, err, sizeof(err)),
+				  NULL, 8, &other, err, sizeof(err)),
 		0);
 	assert_int_equal(other->ops->resolve(other, &fh, &again), 0);
 	assert_int_equal(
@@ -363,7 +363,7 @@ static void test_snapshots_create_list_restore_delete(void **state)
 	assert_int_equal(
 		store_cephfs_open("t2", 92, conf, sub, "admin", "",
 				  test_cephfs_state(conf, sdir, sizeof(sdir)),
-				  8, &s, err, sizeof(err)),
+				  NULL, 8, &s, err, sizeof(err)),
 		0);
 	so = s->ops->snap;
 	assert_non_null(so);
@@ -399,8 +399,8 @@ static void test_snapshots_create_list_restore_delete(void **state)
 		assert_int_equal(
 			store_cephfs_open(
 				"t3", 93, conf, vm, "admin", "",
-				test_cephfs_state(conf, sdir, sizeof(sdir)), 8,
-				&below, err, sizeof(err)),
+				test_cephfs_state(conf, sdir, sizeof(sdir)),
+				NULL, 8, &below, err, sizeof(err)),
 			0);
 		assert_int_equal(below->ops->snap->list(below, &list, &count),
 				 0);

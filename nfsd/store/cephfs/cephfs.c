@@ -144,8 +144,8 @@ int store__cephfs_configure(struct ceph_mount_info *cm, const char *conf)
 static int store_cephfs_mount(struct store_cephfs *sc, const char *name,
 			      const char *conf, const char *path,
 			      const char *user, const char *fs,
-			      const char *state_dir, char *errbuf,
-			      size_t errlen)
+			      const char *state_dir, const char *gateway,
+			      char *errbuf, size_t errlen)
 {
 	char mon[128] = "";
 	int rc;
@@ -180,7 +180,7 @@ static int store_cephfs_mount(struct store_cephfs *sc, const char *name,
 				 "cannot connect", rc);
 		goto out_release;
 	}
-	store__cephfs_reclaim(sc, sc->cm, state_dir);
+	store__cephfs_reclaim(sc, sc->cm, state_dir, gateway);
 	rc = ceph_mount(sc->cm, path);
 	if (rc) {
 		store_cephfs_err(errbuf, errlen, name, sc->cluster,
@@ -252,8 +252,9 @@ static int store_cephfs_root_open(struct store_cephfs *sc,
 int store_cephfs_open(const char *name, uint32_t export_id,
 		      const char *ceph_conf, const char *ceph_path,
 		      const char *ceph_user, const char *ceph_fs,
-		      const char *state_dir, unsigned call_cap,
-		      struct store **out, char *errbuf, size_t errlen)
+		      const char *state_dir, const char *gateway,
+		      unsigned call_cap, struct store **out, char *errbuf,
+		      size_t errlen)
 {
 	struct store_cephfs *sc;
 	int err;
@@ -292,7 +293,7 @@ int store_cephfs_open(const char *name, uint32_t export_id,
 	}
 	store__cephfs_statfs_init(&sc->statfs);
 	err = store_cephfs_mount(sc, name, ceph_conf, ceph_path, sc->user,
-				 ceph_fs, state_dir, errbuf, errlen);
+				 ceph_fs, state_dir, gateway, errbuf, errlen);
 	if (err) {
 		goto out_lock;
 	}

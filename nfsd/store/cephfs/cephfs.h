@@ -24,15 +24,19 @@
  * client mount timeout (10 s) when the cluster does not answer.  At most
  * @call_cap calls of the store wait in libcephfs at once (the work threads it
  * may hold; 0 is taken as 1); a cluster lost later makes its calls answer
- * -EAGAIN until it is back (cephfs_health.c).  *out returns owned: free with
- * st->ops->close().  Returns 0 or -errno with the datastore and the
- * cluster named in errbuf.
+ * -EAGAIN until it is back (cephfs_health.c).  Its MDS session is named
+ * after the RADOS log's @gateway when the datastore has one (NULL: none),
+ * else after this gateway's host and @state_dir; the session of that name
+ * left by a dead run is reset before the mount (cephfs_reclaim.c).  *out
+ * returns owned: free with st->ops->close().  Returns 0 or -errno with the
+ * datastore and the cluster named in errbuf.
  */
 int store_cephfs_open(const char *name, uint32_t export_id,
 		      const char *ceph_conf, const char *ceph_path,
 		      const char *ceph_user, const char *ceph_fs,
-		      const char *state_dir, unsigned call_cap,
-		      struct store **out, char *errbuf, size_t errlen);
+		      const char *state_dir, const char *gateway,
+		      unsigned call_cap, struct store **out, char *errbuf,
+		      size_t errlen);
 
 /*
  * Reads files of cephfs store @st that are read in order up to

@@ -538,17 +538,19 @@ int store__cephfs_configure(struct ceph_mount_info *cm, const char *conf);
 int store__cephfs_session_state(const char *json, size_t len, uint64_t id);
 /* ---- the mount's session name (cephfs_reclaim.c) ---------------------- */
 
-/* The name of the session of datastore @name of the gateway whose state
- * directory is @state_dir (absolute) on @host, in @out: 0 or
- * -ENAMETOOLONG. */
+/* The name of the session of datastore @name: after its RADOS log's
+ * @gateway when it has one (a gateway that takes over a dead one's log
+ * takes its name), else after the run whose state directory is
+ * @state_dir (absolute) on @host; in @out: 0 or -ENAMETOOLONG. */
 int store__cephfs_session_uuid(const char *host, const char *state_dir,
-			       const char *name, char *out, size_t outlen);
+			       const char *gateway, const char *name, char *out,
+			       size_t outlen);
 /* Between ceph_init and ceph_mount: resets the MDS session this gateway's
  * previous run of the datastore left, if any, and names @cm's with the
  * same name (in @sc->session).  Nothing without @state_dir, or when a
  * live store of this process has that name. */
 void store__cephfs_reclaim(struct store_cephfs *sc, struct ceph_mount_info *cm,
-			   const char *state_dir);
+			   const char *state_dir, const char *gateway);
 /* Lets go of @sc's session name (its mount is released). */
 void store__cephfs_unname(struct store_cephfs *sc);
 /* ---- the mount's admin socket (cephfs_asok.c) ------------------------ */

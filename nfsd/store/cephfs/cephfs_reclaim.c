@@ -13,10 +13,15 @@
  * it at once, blocklisting it as its mds_session_blocklist_on_evict says,
  * and its capabilities go with it.
  *
- * The name is this gateway's run on this machine: the host, the state
- * directory (two gateways of one machine have two) and the datastore.  A
- * gateway of another machine never resets it (a takeover's RADOS log
- * fences the dead one's clients after its mount).  Within one process a
+ * The name is the datastore's and, with a RADOS log, its gateway's
+ * (intent_log_gateway): a gateway that takes over a dead one's log, under
+ * its name, resets the dead one's session too, before its mount (measured
+ * under such a key: that mount waited 60 s for the MDS otherwise), then
+ * fences and replays.  Without a log, the name is this gateway's run on
+ * this machine: the host and the state directory (two gateways of one
+ * machine have two); a gateway of another machine never resets it.  Two
+ * gateways serving one datastore at once must have two names, as their
+ * logs must (dsnfsd.conf(5)).  Within one process a
  * second live store of the same name (a test's two gateways of one
  * datastore) would reset the first's session: it mounts unnamed.  A store
  * being replaced after an eviction does not count: its session is gone.
@@ -34,16 +39,21 @@
 #include "nfsd/base/log.h"
 
 int store__cephfs_session_uuid(const char *host, const char *state_dir,
-			       const char *name, char *out, size_t outlen)
+			       const char *gateway, const char *name, char *out,
+			       size_t outlen)
 {
 	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a, 64 bits */
 	int n;
 
-	for (const char *p = state_dir; *p; p++) {
-		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	if (gateway && gateway[0]) {
+		n = snprintf(out, outlen, "dsnfsd-gw-%s-%s", gateway, name);
+	} else {
+		for (const char *p = state_dir; *p; p++) {
+			h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+		}
+		n = snprintf(out, outlen, "dsnfsd-%s-%016llx-%s", host,
+			     (unsigned long long)h, name);
 	}
-	n = snprintf(out, outlen, "dsnfsd-%s-%016llx-%s", host,
-		     (unsigned long long)h, name);
 	return n < 0 || (size_t)n >= outlen ? -ENAMETOOLONG : 0;
 }
 
@@ -89,7 +99,7 @@ void store__cephfs_unname(struct store_cephfs *sc)
 }
 
 void store__cephfs_reclaim(struct store_cephfs *sc, struct ceph_mount_info *cm,
-			   const char *state_dir)
+			   const char *state_dir, const char *gateway)
 {
 	char host[256] = "", dir[PATH_MAX];
 	const char *uuid = sc->session;
@@ -97,8 +107,8 @@ void store__cephfs_reclaim(struct store_cephfs *sc, struct ceph_mount_info *cm,
 
 	if (!state_dir || !state_dir[0] || !realpath(state_dir, dir) ||
 	    gethostname(host, sizeof(host) - 1) != 0 ||
-	    store__cephfs_session_uuid(host, dir, sc->base.name, sc->session,
-				       sizeof(sc->session)) != 0) {
+	    store__cephfs_session_uuid(host, dir, gateway, sc->base.name,
+				       sc->session, sizeof(sc->session)) != 0) {
 		sc->session[0] = '\0';
 		return; /* no name: a session like any other */
 	}
@@ -111,12 +121,12 @@ void store__cephfs_reclaim(struct store_cephfs *sc, struct ceph_mount_info *cm,
 	}
 	rc = ceph_start_reclaim(cm, uuid, CEPH_RECLAIM_RESET);
 	if (rc == 0) {
-		log_info("cephfs: %s: reset the MDS session %s left by this "
-			 "gateway's previous run",
+		log_info("cephfs: %s: reset the MDS session %s left by a "
+			 "previous run of this gateway",
 			 sc->base.name, uuid);
 	} else if (rc != -ENOENT) {
 		log_warn("cephfs: %s: the MDS did not reset the session %s "
-			 "of this gateway's previous run (%s): a session it "
+			 "of a previous run of this gateway (%s): a session it "
 			 "left is timed out by the MDS (session_timeout)",
 			 sc->base.name, uuid, strerror(-rc));
 	}
