@@ -64,21 +64,33 @@ free_port() {
 # after the other, each with its own wait, a cluster took up to 5 s per
 # daemon.  Only those PIDs: never a daemon of anybody else.
 stop_pids() {
-	local sig=$1 pid i left
+	local sig=$1 left
 	[ -f "$dir/pids" ] || return 0
 	# SIGKILL is a lost cluster: every daemon at the same moment; so is
 	# the stop.
+	# shellcheck disable=SC2046
 	kill -"$sig" $(cat "$dir/pids") 2>/dev/null
-	for i in $(seq 1 50); do
+	# shellcheck disable=SC2046
+	left=$(pids_left 50 $(cat "$dir/pids"))
+	# shellcheck disable=SC2086
+	[ -z "$left" ] || kill -KILL $left 2>/dev/null
+	rm -f "$dir/pids" "$dir/daemons"
+}
+
+# Waits up to @1 tenths of a second for the PIDs @2... to end; prints
+# those still running then.
+pids_left() {
+	local tenths=$1 i pid left=""
+	shift
+	for i in $(seq 1 "$tenths"); do
 		left=""
-		for pid in $(cat "$dir/pids"); do
+		for pid in "$@"; do
 			kill -0 "$pid" 2>/dev/null && left="$left $pid"
 		done
 		[ -n "$left" ] || break
 		sleep 0.1
 	done
-	[ -z "$left" ] || kill -KILL $left 2>/dev/null
-	rm -f "$dir/pids" "$dir/daemons"
+	echo "${left# }"
 }
 
 # Starts @@ in the foreground (-f) as a background job and records its PID.
@@ -360,7 +372,7 @@ signal_daemon() {
 # loses when the power goes: what was written since the last flush, never
 # acknowledged.  Waits until each has ended (30 s at most) and forgets it.
 power_cut() {
-	local name pid pids="" tells="" i left
+	local name pid pids="" tells="" left
 	for name in "$@"; do
 		pid=$(daemon_pid "$name")
 		case $name in
@@ -378,16 +390,10 @@ power_cut() {
 	done
 	# shellcheck disable=SC2086
 	wait $tells
-	for i in $(seq 1 300); do
-		left=""
-		for pid in $pids; do
-			kill -0 "$pid" 2>/dev/null && left="$left $pid"
-		done
-		[ -z "$left" ] && break
-		sleep 0.1
-	done
+	# shellcheck disable=SC2086
+	left=$(pids_left 300 $pids)
 	if [ -n "$left" ]; then
-		echo "ceph: power-cut: PIDs$left still run after 30 s" >&2
+		echo "ceph: power-cut: PIDs $left still run after 30 s" >&2
 		return 1
 	fi
 	for name in "$@"; do
@@ -398,14 +404,11 @@ power_cut() {
 # Restarts the daemon named @1 (this file's head); one that has ended by
 # itself (power-cut) is only started.
 respawn_daemon() {
-	local name=$1 pid i
+	local name=$1 pid
 	pid=$(daemon_pid "$name")
 	if [ -n "$pid" ]; then
 		kill -KILL "$pid" 2>/dev/null
-		for i in $(seq 1 50); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
+		pids_left 50 "$pid" >/dev/null
 		forget_daemon "$name" "$pid"
 	elif ! [ -d "$dir/${name%%.*}/ceph-${name#*.}" ]; then
 		echo "ceph: $dir: no daemon $name made here" >&2

@@ -5,9 +5,10 @@ again on NFS3ERR_JUKEBOX as the kernel client does, with the time of
 every reply, so that a test can say when writes stopped and went on, and
 what was acknowledged, to read it back; the same with UNSTABLE writes and
 COMMITs (CommitWriter); the probes that tell how soon new calls are
-answered while the writer's own call waits in libcephfs; and the call of
-tests/ceph/cluster.sh that makes the fault.
+answered while the writer's own call waits in libcephfs; and the calls of
+tests/ceph/cluster.sh that make the fault and of the ceph CLI.
 """
+import os
 import subprocess
 import sys
 import threading
@@ -282,6 +283,13 @@ def check_probes(ck, what, probes, since, bound_s):
     ck.check("%s: the probes get OK or JUKEBOX, nothing else" % what,
              not odd, repr(odd[:5]))
     return first
+
+
+def ceph_cli(ceph_dir, *args):
+    """The ceph CLI on the cluster of ceph_dir -> its standard output."""
+    return subprocess.run(["ceph", "-c", os.path.join(ceph_dir, "ceph.conf")]
+                          + list(args), capture_output=True, text=True,
+                          timeout=60).stdout
 
 
 def cluster(cluster_sh, ceph_dir, *args):

@@ -19,7 +19,6 @@ back.
 import functools
 import json
 import os
-import subprocess
 import sys
 import time
 
@@ -48,11 +47,7 @@ def root(path):
 cluster = functools.partial(syncwriter.cluster, CLUSTER_SH, CEPH_DIR)
 
 
-def ceph(*args):
-    """The ceph CLI on the test's cluster -> its standard output."""
-    return subprocess.run(["ceph", "-c", os.path.join(CEPH_DIR, "ceph.conf")]
-                          + list(args), capture_output=True, text=True,
-                          timeout=60).stdout
+ceph = functools.partial(syncwriter.ceph_cli, CEPH_DIR)
 
 
 def osds_up():

@@ -53,10 +53,7 @@ def run(*argv, timeout=120):
                           timeout=timeout)
 
 
-def ceph(*args):
-    """The ceph CLI on the test's cluster -> its standard output."""
-    return run("ceph", "-c", os.path.join(CEPH_DIR, "ceph.conf"),
-               *args).stdout
+ceph = functools.partial(syncwriter.ceph_cli, CEPH_DIR)
 
 
 def root(path):
@@ -100,7 +97,8 @@ def deep_scrub_all(ck):
         left = [p["pgid"] for p in now
                 if p["last_deep_scrub_stamp"] == before[p["pgid"]]]
     ck.check("a deep scrub of each of the %d PGs is done (%.0f s)"
-             % (len(before), time.time() - t0), not left, "not scrubbed: %r" % left)
+             % (len(before), time.time() - t0), not left,
+             "not scrubbed: %r" % left)
     bad = []
     for pool in ("cephfs_metadata", "cephfs_data"):
         out = run("rados", "-c", os.path.join(CEPH_DIR, "ceph.conf"),

@@ -108,7 +108,7 @@ static int store_cephfs_quiet_logs(struct ceph_mount_info *cm)
 /* The ceph.conf options of our mount: the nfs3 layer checks access, a
  * cluster that does not answer fails the mount in bounded time, and no
  * log entries are formatted per call that no one reads. */
-int store__cephfs_configure(struct ceph_mount_info *cm, const char *conf)
+static int store_cephfs_configure(struct ceph_mount_info *cm, const char *conf)
 {
 	int rc;
 
@@ -157,7 +157,7 @@ static int store_cephfs_mount(struct store_cephfs *sc, const char *name,
 				 "ceph_create", rc);
 		return rc;
 	}
-	rc = store__cephfs_configure(sc->cm, conf);
+	rc = store_cephfs_configure(sc->cm, conf);
 	if (!rc) {
 		rc = store__cephfs_asok_set(sc, sc->cm, state_dir);
 	}
@@ -279,20 +279,13 @@ int store_cephfs_open(const char *name, uint32_t export_id,
 	if (!ceph_user || !ceph_user[0]) {
 		ceph_user = "admin";
 	}
-	if (strlen(ceph_user) >= sizeof(sc->user)) {
-		err = -ENAMETOOLONG;
-		store_cephfs_err(errbuf, errlen, name, ceph_conf, "ceph_user",
-				 err);
-		goto out_free;
-	}
-	strcpy(sc->user, ceph_user);
 	err = pthread_mutex_init(&sc->cache_lock, NULL);
 	if (err) {
 		err = -err;
 		goto out_free;
 	}
 	store__cephfs_statfs_init(&sc->statfs);
-	err = store_cephfs_mount(sc, name, ceph_conf, ceph_path, sc->user,
+	err = store_cephfs_mount(sc, name, ceph_conf, ceph_path, ceph_user,
 				 ceph_fs, state_dir, gateway, errbuf, errlen);
 	if (err) {
 		goto out_lock;
@@ -303,7 +296,7 @@ int store_cephfs_open(const char *name, uint32_t export_id,
 	}
 	/* Without librados, used bytes fall back to st_blocks (logged
 	 * below): the datastore serves anyway. */
-	sc->rados_ok = store__cephfs_rados_open(sc, ceph_conf, sc->user);
+	sc->rados_ok = store__cephfs_rados_open(sc, ceph_conf, ceph_user);
 	sc->base.max_file_bytes = store__cephfs_max_file_bytes(sc, ceph_fs);
 	store__cephfs_evict_cfg_check(sc);
 	err = store__cephfs_health_start(sc, call_cap);
@@ -316,7 +309,7 @@ int store_cephfs_open(const char *name, uint32_t export_id,
 	 * evict id=N) before another gateway takes this one's address. */
 	log_info("cephfs: %s: mounted %s of %s as client.%s, session %llu, "
 		 "files up to %llu GiB%s",
-		 name, ceph_path, sc->cluster, sc->user,
+		 name, ceph_path, sc->cluster, ceph_user,
 		 (unsigned long long)ceph_get_instance_id(sc->cm),
 		 (unsigned long long)(sc->base.max_file_bytes >> 30),
 		 sc->rados_ok ? "" : "; no librados: used bytes are st_blocks");

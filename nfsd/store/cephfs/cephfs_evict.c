@@ -154,7 +154,6 @@ static void *cephfs_ask_run(void *arg)
 static int cephfs_ask_start(struct store_cephfs *sc)
 {
 	struct cephfs_ask *a = calloc(1, sizeof(*a));
-	pthread_attr_t attr;
 	pthread_t t;
 	int err;
 
@@ -165,14 +164,12 @@ static int cephfs_ask_start(struct store_cephfs *sc)
 	a->started_ns = store__cephfs_now_ns();
 	a->session = ceph_get_instance_id(sc->cm);
 	snprintf(a->asok, sizeof(a->asok), "%s", sc->asok);
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	err = pthread_create(&t, &attr, cephfs_ask_run, a);
-	pthread_attr_destroy(&attr);
+	err = pthread_create(&t, NULL, cephfs_ask_run, a);
 	if (err) {
 		free(a);
 		return -err;
 	}
+	pthread_detach(t); /* its reference frees the ask */
 	sc->ask = a;
 	return 0;
 }

@@ -179,15 +179,15 @@ struct store_cephfs {
 	size_t cached;
 
 	struct store_cephfs_health health;
-	char user[128]; /* the client id its clients were made with */
-	/* The mount's admin socket (cephfs_asok.c), "" when it has none;
-	 * NULL, or the ask of it while it runs, and the asks it gave up
-	 * waiting for (cephfs_evict.c): the monitor thread's alone. */
+	/* The mount's admin socket, "" when it has none (cephfs_asok.c). */
 	char asok[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	/* Its MDS session's name, "" when unnamed, and the next store of
 	 * this process with a named session (cephfs_reclaim.c). */
 	char session[384];
 	struct store_cephfs *named_next;
+	/* NULL, or the ask of the admin socket while it runs, and the asks
+	 * given up waiting for (cephfs_evict.c): the monitor thread's
+	 * alone. */
 	struct cephfs_ask *ask;
 	unsigned asks_abandoned;
 	struct cephfs_statfs statfs;
@@ -529,9 +529,6 @@ void store__cephfs_evict_cfg_check(struct store_cephfs *sc);
  * when it cannot say (no admin socket, no session with rank 0 now, an ask
  * that did not come back). */
 int store__cephfs_session_listed(struct store_cephfs *sc);
-/* The ceph.conf @conf and the options every client of the backend is made
- * with (cephfs.c). */
-int store__cephfs_configure(struct ceph_mount_info *cm, const char *conf);
 /* What libcephfs's `mds_sessions` JSON @json says of the session with
  * rank 0 of client @id: 1 not stale, 0 stale, -ENOENT no such session,
  * -ESTALE another client's answer, -EINVAL not that JSON. */
