@@ -68,7 +68,10 @@ bench_ceph_start() {
 	TMP=$(mktemp -d /tmp/dsnfs-bench-ceph.XXXXXX)
 	trap bench_ceph_cleanup EXIT
 	trap 'exit 130' INT TERM
-	tests/ceph/cluster.sh start "$TMP/ceph" >&2 || return 1
+	# Room for the VMDKs of both servers and rados bench's objects:
+	# a full OSD blocks writes for good.
+	CEPH_OSD_GIB=${CEPH_OSD_GIB:-32} tests/ceph/cluster.sh start \
+		"$TMP/ceph" >&2 || return 1
 	CONF=$TMP/ceph/ceph.conf
 	mkdir -p "$TMP/mnt"
 	ceph-fuse -f -c "$CONF" "$TMP/mnt" >"$TMP/fuse.log" 2>&1 &

@@ -212,7 +212,8 @@ run_ganesha() {
 	bench_server_down
 }
 
-# librados alone: 16 ops in flight, the block sizes of the corners.
+# librados alone: 16 ops in flight, the block sizes of the corners, then
+# whole 4 MiB objects.
 run_rados() {
 	rados_bench() {
 		local bs=$1 mode=$2 size=()
@@ -230,6 +231,10 @@ run_rados() {
 		echo "seq-read $(rados_bench 65536 seq)"
 		echo "rand-write $(rados_bench 8192 write)"
 		echo "rand-read $(rados_bench 8192 rand)"
+		# CephFS's object size: what the cluster takes in and gives
+		# out in the pieces a gateway's cache writes and reads ahead.
+		echo "object-write $(rados_bench 4194304 write)"
+		echo "object-read $(rados_bench 4194304 seq)"
 	} >>"$TMP/rados"
 	rados -c "$CONF" -p cephfs_data cleanup >/dev/null 2>&1
 }
@@ -311,9 +316,16 @@ for k in ["seq-read", "seq-write", "rand-read", "rand-write",
             line += "%12s" % spread(dr, br, i)
     print(line)
 PY
+	awk -v d="$DEPTH" '/^object-write/ { w = $2 } /^object-read/ { r = $2 }
+		END { if (w != "") printf "\nrados bench, 4 MiB objects (CephFS'"'"'s), " \
+			"%d in flight: write %s MiB/s, read %s MiB/s (its last " \
+			"round)\n", d, w, r }' "$TMP/rados"
 	echo
-	echo "CPU per I/O, microseconds (user + system, every thread):"
-	python3 - "$TMP/dsnfsd.cpu" "$TMP/ganesha.cpu" "$TMP/base.cpu" <<'PY'
+	echo "CPU per I/O, microseconds (user + system, every thread);"
+	echo "bound: the I/Os a second the CPUs would give if the server cost"
+	echo "nothing (CPUs / the others' CPU per I/O); rate/bound: how near"
+	echo "the server came to that:"
+	python3 - "$(nproc)" "$TMP"/{dsnfsd,base,ganesha}{.cpu,} <<'PY'
 import statistics, sys
 def load(p):
     """corner -> the median of each column over its runs."""
@@ -324,16 +336,30 @@ def load(p):
             runs.setdefault(f[0], []).append([int(x) for x in f[1:]])
     return {k: [int(statistics.median(c)) for c in zip(*v)]
             for k, v in runs.items()}
-d, g, b = load(sys.argv[1]), load(sys.argv[2]), load(sys.argv[3])
+def iops(p):
+    """corner -> the median IOPS of its runs (failed runs left out)."""
+    runs = {}
+    for line in open(p):
+        f = line.split()
+        if len(f) == 3:
+            runs.setdefault(f[0], []).append(float(f[2]))
+    return {k: statistics.median(v) for k, v in runs.items()}
+cpus = int(sys.argv[1])
+servers = [(name, load(sys.argv[2 + 2 * i]), iops(sys.argv[3 + 2 * i]))
+           for i, name in enumerate(("dsnfsd", "base", "ganesha"))]
 cols = ("server", "osd", "mds", "mon", "client")
 print("%-16s %-8s" % ("corner", "server") +
-      "".join("%9s" % c for c in cols) + "%9s" % "total")
-for k in dict.fromkeys(list(d) + list(b) + list(g)):
-    for name, t in (("dsnfsd", d), ("base", b), ("ganesha", g)):
+      "".join("%9s" % c for c in cols) + "%9s %9s %11s" % (
+          "total", "bound", "rate/bound"))
+for k in dict.fromkeys(k for _, t, _ in servers for k in t):
+    for name, t, rate in servers:
         if k in t:
             v = t[k]
+            others = sum(v) - v[0]
+            bound = cpus * 1e6 / others if others else 0
+            near = "%.2f" % (rate[k] / bound) if bound and k in rate else "-"
             print("%-16s %-8s" % (k, name) + "".join("%9d" % x for x in v) +
-                  "%9d" % sum(v))
+                  "%9d %9.0f %11s" % (sum(v), bound, near))
 PY
 	echo
 	echo "What reached the OSDs per I/O (their perf counters):"

@@ -45,7 +45,8 @@
 # with every cap.  The mons are a, b, c.  CEPH_MON_PORT picks the first
 # mon's port (default: a free one; the others always take free ones);
 # CEPH_ADDR the address every daemon binds (default 127.0.0.1: another one
-# only inside a network namespace of a test's own, t2111).
+# only inside a network namespace of a test's own, t2111).  CEPH_OSD_GIB:
+# each OSD's sparse block file (default 8; a benchmark's writes need more).
 set -u
 cmd=${1:-}
 dir=${2:-}
@@ -240,7 +241,7 @@ mon data avail warn = 1
 mon data avail crit = 0
 osd objectstore = bluestore
 bluestore block create = true
-bluestore block size = 8589934592
+bluestore block size = $((${CEPH_OSD_GIB:-8} << 30))
 bluestore fsck on mkfs = false
 bluestore fsck on mount = false
 osd memory target = 536870912
@@ -257,6 +258,10 @@ mon osd reporter subtree level = osd
 mon osd report timeout = 30
 client mount timeout = 10
 rados mon op timeout = 10
+# A socket for each client process: CLI calls at once (power-cut tells
+# every OSD in parallel) would otherwise fight over one path, and say so.
+[client]
+admin socket = $dir/run/\$name.\$pid.asok
 CONF
 	ceph-authtool --create-keyring "$dir/keyring" --gen-key -n mon. \
 		--cap mon 'allow *' >/dev/null || return 1

@@ -86,10 +86,11 @@ def deep_scrub_all(ck):
     pgs = json.loads(ceph("pg", "ls", "-f", "json"))["pg_stats"]
     before = {p["pgid"]: p["last_deep_scrub_stamp"] for p in pgs}
     # Every PG has a copy on every OSD: one scrub at a time per OSD (the
-    # default) scrubs them one after the other.
+    # default) scrubs them one after the other.  And an OSD starts asked
+    # scrubs only on a third of its ticks (osd_scrub_backoff_ratio).
     ceph("config", "set", "osd", "osd_max_scrubs", "3")
-    for pgid in before:
-        ceph("pg", "deep-scrub", pgid)
+    ceph("config", "set", "osd", "osd_scrub_backoff_ratio", "0")
+    ceph("osd", "pool", "deep-scrub", *ceph("osd", "pool", "ls").split())
     deadline, left = time.time() + 240, list(before)
     while left and time.time() < deadline:
         time.sleep(1.0)
