@@ -9,9 +9,10 @@
 #     MDS's setting; an eviction with UNSTABLE writes in its cache is
 #     found through the mount's own admin socket and recovered from (the
 #     COMMIT answered, a new verifier, the writes sent again read back);
-#     then a snapshot is made, listed and deleted;
-#  2. client.noblock, as `ceph fs authorize ... rw` gives it: a snapshot
-#     is refused, with the reason; the same eviction is found, the
+#     then a snapshot is made, listed and deleted, and one (keep) kept;
+#  2. client.noblock, as `ceph fs authorize ... rw` gives it: a
+#     snapshot's create and delete are refused (422), the reason naming
+#     the `s` flag; the same eviction is found, the
 #     blocklist refused and logged, the datastore stays down (JUKEBOX),
 #     and SIGTERM still ends dsnfsd within its grace;
 #  3. client.dsnfs with the RADOS intent log (/ds/rlog): 8 KiB FILE_SYNC
@@ -24,6 +25,7 @@
 # A cluster of its own.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../ceph/lib.sh"
+. "$(dirname "$0")/repl_lib.sh"
 
 unset DSNFS_CEPH_CONF
 CEPH_AUTH=cephx ceph_up || exit 1
@@ -77,18 +79,23 @@ check "snapshot create with the path's key (its s cap)" \
 check "snapshot list names it" bash -c \
 	"'$DSNFS_BIN/dsnfsctl' -s 127.0.0.1:$ADMIN_PORT snapshot list cephds | grep -q '^s1 '"
 check "snapshot delete" ctl snapshot delete cephds s1
+check "snapshot keep, which client.noblock may not delete" \
+	ctl snapshot create cephds keep
 check "server exits cleanly" dsnfsd_stop
 
 echo "client.noblock (as ceph fs authorize gives it):"
 gw_conf noblock >"$TEST_TMP/noblock.conf"
 dsnfsd_start -c "$TEST_TMP/noblock.conf" || exit 1
+# nosnap VERB NAME: refused with 422, the reason naming the cap.
 nosnap() {
 	local out
-	out=$(ctl snapshot create cephds s2 2>&1) && return 1
+	out=$(ctl snapshot "$1" cephds "$2" 2>&1) && return 1
 	echo "    $out"
-	[ -n "$out" ]
+	has "$out" "mds cap needs the 's' flag" &&
+		ctl --json operations | python3 -c 'import json,sys; o=json.load(sys.stdin)["operations"]; sys.exit(not any(x["target"]==sys.argv[1] and x["state"]=="failed" and x["status"]==422 for x in o))' "$2"
 }
-check "a key without the s cap: snapshot create fails, and says why" nosnap
+check "a key without the s cap: snapshot create fails (422), and says why" nosnap create s2
+check "... and delete" nosnap delete keep
 python3 "$py" "$NFS_PORT" "$MOUNT_PORT" stuck "$CEPH_CONF" "$(session)"
 check "evicted without a blocklist: the datastore stays down" [ $? -eq 0 ]
 check "the log says it cannot blocklist itself, and why" grep -q \
