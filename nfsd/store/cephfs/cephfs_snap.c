@@ -10,9 +10,11 @@
  * restore copies the snapshot back into the live tree (cephfs_restore.c).
  *
  * A file system refuses new snapshots unless `ceph fs set FS
- * allow_new_snaps true` (Pacific's default for a new file system) and the
- * cephx user has the "s" flag ("allow rws"): both are -EPERM from the
- * MDS, answered as -EOPNOTSUPP with that reason.
+ * allow_new_snaps true` (Pacific's default for a new file system): -EPERM
+ * from the MDS; and a cephx user whose mds cap lacks the "s" flag
+ * ("allow rw", not "allow rws") may neither make nor remove one: -EACCES
+ * (t2122).  Both are the cluster's settings, not failures: -EOPNOTSUPP
+ * (the API's 422) with the reason and the setting that allows it.
  */
 #include "nfsd/store/cephfs/cephfs_int.h"
 
@@ -69,6 +71,25 @@ static int cephfs_snap_check(struct store *st, const char *name, bool exists,
 	return 0;
 }
 
+/* @err of ceph_mksnap/ceph_rmsnap (@verb) as the caller's answer, with
+ * its reason in @errbuf (see the head of this file). */
+static int snap_fail(const struct store *st, const char *name, const char *verb,
+		     int err, char *errbuf, size_t errlen)
+{
+	if (err == -EACCES) {
+		snprintf(errbuf, errlen,
+			 "volume %s: snapshot %s: %s: Permission denied: the "
+			 "gateway's cephx user may not make or remove "
+			 "snapshots here: its mds cap needs the 's' flag "
+			 "(`ceph fs authorize FS client.USER PATH rws`)",
+			 st->name, name, verb);
+		return -EOPNOTSUPP;
+	}
+	snprintf(errbuf, errlen, "volume %s: snapshot %s: %s: %s", st->name,
+		 name, verb, strerror(-err));
+	return err;
+}
+
 static int cephfs_snap_create(struct store *st, const char *name,
 			      struct snap_stats *out, char *errbuf,
 			      size_t errlen)
@@ -94,9 +115,7 @@ static int cephfs_snap_create(struct store *st, const char *name,
 		return -EOPNOTSUPP;
 	}
 	if (err) {
-		snprintf(errbuf, errlen, "volume %s: snapshot %s: mksnap: %s",
-			 st->name, name, strerror(-err));
-		return err;
+		return snap_fail(st, name, "mksnap", err, errbuf, errlen);
 	}
 	if (out) {
 		memset(out, 0, sizeof(*out));
@@ -115,11 +134,7 @@ static int cephfs_snap_remove(struct store *st, const char *name, char *errbuf,
 		return err;
 	}
 	err = store__cephfs_err(ceph_rmsnap(sc->cm, "/", name));
-	if (err) {
-		snprintf(errbuf, errlen, "volume %s: snapshot %s: rmsnap: %s",
-			 st->name, name, strerror(-err));
-	}
-	return err;
+	return err ? snap_fail(st, name, "rmsnap", err, errbuf, errlen) : 0;
 }
 
 /* When snapshot @name was made: its metadata, else its directory's
