@@ -12,7 +12,8 @@
 # bench_ceph_start           TMP (removed at exit), the cluster (CONF; its
 #                            dir $TMP/ceph, CEPH_OSDS as cluster.sh),
 #                            ceph-fuse on $TMP/mnt, the servers' dirs
-#                            /bench-dsnfsd, /bench-base, /bench-ganesha
+#                            /bench-dsnfsd, /bench-base, /bench-ganesha,
+#                            /bench-libcephfs
 # bench_dsnfsd_up NAME BIN   dsnfsd BIN with ds1 on /bench-NAME: SRV_PID,
 #                            its log $TMP/NAME.log (BENCH_DSNFSD_CONF,
 #                            BENCH_DSNFSD_DS, BENCH_DSNFSD_CEPH: lines
@@ -81,7 +82,7 @@ bench_ceph_start() {
 		sleep 0.1
 	done
 	mkdir -p "$TMP/mnt/bench-dsnfsd" "$TMP/mnt/bench-base" \
-		"$TMP/mnt/bench-ganesha"
+		"$TMP/mnt/bench-ganesha" "$TMP/mnt/bench-libcephfs"
 }
 
 bench_dsnfsd_up() {

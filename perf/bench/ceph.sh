@@ -18,7 +18,10 @@
 #   BENCH_PERF_GRAPH [fp] perf's --call-graph (dwarf: through libraries
 #                        built without frame pointers, as libcephfs)
 #   BENCH_CORNERS [all]  the corners to run, e.g. "rand-write file-sync-rand"
-#   BENCH_SERVERS [dsnfsd ganesha rados] which to run, in this order
+#   BENCH_SERVERS [dsnfsd ganesha rados libcephfs] which to run, in this
+#                        order ("libcephfs": the corners as libcephfs calls
+#                        in one process, perf/bench/cephfloor.c: the floor
+#                        under any gateway on it)
 #   BENCH_ROUNDS  [1]    runs of that list, one after the other: the
 #                        table gives each corner's median, and the range
 #                        of the ratios of the rounds' runs (a server
@@ -59,7 +62,7 @@ HOSTS=${BENCH_HOSTS:-1}
 PERF=${BENCH_PERF:-0}
 PERF_GRAPH=${BENCH_PERF_GRAPH:-fp}
 ONLY=${BENCH_CORNERS:-}
-SERVERS=" ${BENCH_SERVERS:-dsnfsd ganesha rados} "
+SERVERS=" ${BENCH_SERVERS:-dsnfsd ganesha rados libcephfs} "
 RAMP=1
 OUT=${BENCH_OUT:-$BUILD/bench}
 DSNFSD=$BUILD/bin/dsnfsd
@@ -204,6 +207,88 @@ run_base() {
 	run_dsnfsd_as base "$BASE/bin/dsnfsd"
 }
 
+# libcephfs alone (perf/bench/cephfloor.c): the same corners as calls in
+# one process, no NFS: what any gateway on libcephfs pays at least.  Its
+# CPU is the "server" column (client 0); its corners into $TMP/libcephfs.
+FLOOR=$BUILD/bench/cephfloor
+floor_run() {
+	local mode=$1 bs=$2 fifo=$TMP/floor.in out=$TMP/floor.out pid
+	local before after pids osd_before osd_after
+	rm -f "$fifo"
+	mkfifo "$fifo"
+	"$FLOOR" "$CONF" /bench-libcephfs "$mode" "$bs" "$HOSTS" "$DEPTH" \
+		"$SECS" "${VMDK%m}" <"$fifo" >"$out" 2>"$TMP/floor.err" &
+	pid=$!
+	exec 7>"$fifo"
+	while ! grep -q 'cephfloor: ready' "$TMP/floor.err"; do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	SRV_PID=$pid
+	# shellcheck disable=SC2207
+	pids=($(cpu_pids))
+	before=$(cpu_ticks "${pids[@]}")
+	osd_before=$(osd_counters)
+	echo go >&7
+	while ! grep -q '^ops=' "$out"; do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	after=$(cpu_ticks "${pids[@]}")
+	osd_after=$(osd_counters)
+	echo unmount >&7
+	exec 7>&-
+	wait "$pid"
+	SRV_PID=""
+	python3 - "$out" "$before" "$after" "$(getconf CLK_TCK)" "$TMP/cpu" \
+		"$osd_before" "$osd_after" "$TMP/osdops" <<'PY'
+import sys
+f = dict(kv.split("=") for kv in open(sys.argv[1]).read().split())
+ops = float(f["ops"])
+bad = int(f["errors"])
+print("%s %s%s" % (f["mib_per_s"], f["iops"], " ERR" if bad else ""))
+b = [int(x) for x in sys.argv[2].split()]
+a = [int(x) for x in sys.argv[3].split()]
+hz = float(sys.argv[4])
+us = [(y - x) / hz * 1e6 / ops if ops else 0 for x, y in zip(b, a)]
+open(sys.argv[5], "w").write(" ".join("%.0f" % u for u in us) + " 0\n")
+ob = [int(x) for x in sys.argv[6].split()]
+oa = [int(x) for x in sys.argv[7].split()]
+w, wb, r, rb, dfr = (y - x for x, y in zip(ob, oa))
+per = lambda n: n / ops if ops else 0
+open(sys.argv[8], "w").write("%.2f %.0f %.2f %.0f %.2f\n" % (
+    per(w), wb / w / 1024 if w else 0, per(r), rb / r / 1024 if r else 0,
+    per(dfr)))
+PY
+}
+
+run_libcephfs() {
+	local line name bs
+	case $VMDK in *m) ;; *)
+		echo "bench-ceph: libcephfs needs BENCH_VMDK in MiB (256m)" >&2
+		exit 1 ;;
+	esac
+	mkdir -p "$BUILD/bench"
+	cc -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
+		-D_FILE_OFFSET_BITS=64 -o "$FLOOR" perf/bench/cephfloor.c \
+		-lcephfs -lpthread || exit 1
+	echo "libcephfs alone ($FLOOR):" >&2
+	SERVER=libcephfs
+	while IFS= read -r line; do
+		name=${line%%:*}
+		[ -z "$ONLY" ] || [[ " $ONLY " == *" $name "* ]] || continue
+		bs=${line#*--bs=}
+		bs=$((${bs%%k*} * 1024))
+		: >"$TMP/cpu"
+		: >"$TMP/osdops"
+		echo "$name $(floor_run "$name" "$bs")" >>"$TMP/libcephfs"
+		echo "$name $(cat "$TMP/cpu")" >>"$TMP/libcephfs.cpu"
+		echo "$name libcephfs $(cat "$TMP/osdops")" >>"$TMP/osdops.all"
+		echo "  libcephfs $name: $(tail -1 "$TMP/libcephfs")," \
+			"CPU us/op (process osd mds mon):" "$(cat "$TMP/cpu")" >&2
+	done <<<"$CORNERS"
+}
+
 # The nfs-ganesha side: its corners into $TMP/ganesha.
 run_ganesha() {
 	bench_ganesha_up || exit 1
@@ -247,9 +332,11 @@ run_rados() {
 : >"$TMP/base.cpu"
 : >"$TMP/ganesha.cpu"
 : >"$TMP/osdops.all"
+: >"$TMP/libcephfs"
+: >"$TMP/libcephfs.cpu"
 for _ in $(seq 1 "${BENCH_ROUNDS:-1}"); do
 	for s in $SERVERS; do
-		case $s in dsnfsd | base | ganesha | rados) run_$s ;; esac
+		case $s in dsnfsd | base | ganesha | rados | libcephfs) run_$s ;; esac
 	done
 done
 
@@ -267,7 +354,8 @@ done
 		"depth $DEPTH, ${SECS} s a run;" \
 		"load average $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo
-	python3 - "$TMP/dsnfsd" "$TMP/ganesha" "$TMP/rados" "$TMP/base" <<'PY'
+	python3 - "$TMP/dsnfsd" "$TMP/ganesha" "$TMP/rados" "$TMP/base" \
+		"$TMP/libcephfs" <<'PY'
 import statistics, sys
 def load(p):
     """corner -> [(MiB/s, IOPS)], a pair per run, in order."""
@@ -284,8 +372,8 @@ def spread(a, b, i):
     """The ratios of a's and b's runs taken in turn: "lo-hi", or ""."""
     rs = [x[i] / y[i] for x, y in zip(a, b) if y[i]]
     return "%.2f-%.2f" % (min(rs), max(rs)) if len(rs) > 1 else ""
-d, g, r, b = (load(p) for p in sys.argv[1:5])
-rounds = max([len(v) for t in (d, g, b) for v in t.values()] or [1])
+d, g, r, b, f = (load(p) for p in sys.argv[1:6])
+rounds = max([len(v) for t in (d, g, b, f) for v in t.values()] or [1])
 if rounds > 1:
     print("medians of %d runs a server; \"runs\": the ratios of the runs "
           "taken in turn" % rounds)
@@ -293,7 +381,8 @@ print("%-16s %10s %10s %10s %8s %12s %8s" % ("corner", "dsnfsd", "ganesha",
       "rados", "d/g", "d/rados", "unit") +
       ("%12s" % "d/g runs" if rounds > 1 else "") +
       ("%10s %8s %8s" % ("base", "base/g", "d/base") if b else "") +
-      ("%12s" % "d/base runs" if b and rounds > 1 else ""))
+      ("%12s" % "d/base runs" if b and rounds > 1 else "") +
+      ("%10s %8s" % ("libcephfs", "d/lib") if f else ""))
 for k in ["seq-read", "seq-write", "rand-read", "rand-write",
           "file-sync-write", "file-sync-rand"]:
     big = k.startswith("seq") or k == "file-sync-write"
@@ -314,6 +403,9 @@ for k in ["seq-read", "seq-write", "rand-read", "rand-write",
                                     "%.2f" % (dv / bv) if bv else "-")
         if rounds > 1:
             line += "%12s" % spread(dr, br, i)
+    if f:
+        fv = med(f.get(k, []), i)
+        line += "%10.1f %8s" % (fv, "%.2f" % (dv / fv) if fv else "-")
     print(line)
 PY
 	awk -v d="$DEPTH" '/^object-write/ { w = $2 } /^object-read/ { r = $2 }
@@ -325,7 +417,7 @@ PY
 	echo "bound: the I/Os a second the CPUs would give if the server cost"
 	echo "nothing (CPUs / the others' CPU per I/O); rate/bound: how near"
 	echo "the server came to that:"
-	python3 - "$(nproc)" "$TMP"/{dsnfsd,base,ganesha}{.cpu,} <<'PY'
+	python3 - "$(nproc)" "$TMP"/{dsnfsd,base,ganesha,libcephfs}{.cpu,} <<'PY'
 import statistics, sys
 def load(p):
     """corner -> the median of each column over its runs."""
@@ -346,9 +438,10 @@ def iops(p):
     return {k: statistics.median(v) for k, v in runs.items()}
 cpus = int(sys.argv[1])
 servers = [(name, load(sys.argv[2 + 2 * i]), iops(sys.argv[3 + 2 * i]))
-           for i, name in enumerate(("dsnfsd", "base", "ganesha"))]
+           for i, name in enumerate(("dsnfsd", "base", "ganesha",
+                                     "libcephfs"))]
 cols = ("server", "osd", "mds", "mon", "client")
-print("%-16s %-8s" % ("corner", "server") +
+print("%-16s %-9s" % ("corner", "server") +
       "".join("%9s" % c for c in cols) + "%9s %9s %11s" % (
           "total", "bound", "rate/bound"))
 for k in dict.fromkeys(k for _, t, _ in servers for k in t):
@@ -358,14 +451,14 @@ for k in dict.fromkeys(k for _, t, _ in servers for k in t):
             others = sum(v) - v[0]
             bound = cpus * 1e6 / others if others else 0
             near = "%.2f" % (rate[k] / bound) if bound and k in rate else "-"
-            print("%-16s %-8s" % (k, name) + "".join("%9d" % x for x in v) +
+            print("%-16s %-9s" % (k, name) + "".join("%9d" % x for x in v) +
                   "%9d %9.0f %11s" % (sum(v), bound, near))
 PY
 	echo
 	echo "What reached the OSDs per I/O (their perf counters):"
-	awk 'BEGIN { printf "%-16s %-8s %9s %9s %9s %9s %9s\n", "corner",
+	awk 'BEGIN { printf "%-16s %-9s %9s %9s %9s %9s %9s\n", "corner",
 		"server", "writes", "KiB/w", "reads", "KiB/r", "deferred" }
-	     NF == 7 { printf "%-16s %-8s %9s %9s %9s %9s %9s\n", $1, $2, $3,
+	     NF == 7 { printf "%-16s %-9s %9s %9s %9s %9s %9s\n", $1, $2, $3,
 		$4, $5, $6, $7 }' "$TMP/osdops.all"
 	if [ "$PERF" = 1 ]; then
 		for f in "$TMP"/perf-*.data; do
