@@ -52,7 +52,7 @@ enum mode { SEQ_READ, RAND_READ, SEQ_WRITE, RAND_WRITE, SYNC_WRITE, SYNC_RAND };
 
 struct file {
 	int fd;
-	_Atomic uint64_t next;	  /* the next sequential offset */
+	_Atomic uint64_t next; /* the next sequential offset */
 	_Atomic uint64_t written; /* buffered writes, for the COMMIT */
 };
 
@@ -158,9 +158,10 @@ static void *worker_main(void *arg)
 
 static int parse_mode(const char *s, enum mode *out)
 {
-	static const char *const names[] = { "seq-read",	"rand-read",
-					     "seq-write",	"rand-write",
-					     "file-sync-write", "file-sync-rand" };
+	static const char *const names[] = {
+		"seq-read",   "rand-read",	 "seq-write",
+		"rand-write", "file-sync-write", "file-sync-rand"
+	};
 
 	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (!strcmp(s, names[i])) {
@@ -173,7 +174,8 @@ static int parse_mode(const char *s, enum mode *out)
 
 static struct ceph_mount_info *mount_dir(const char *conf, const char *dir)
 {
-	static const char *const quiet[] = { "debug_client", "debug_objectcacher",
+	static const char *const quiet[] = { "debug_client",
+					     "debug_objectcacher",
 					     "debug_objecter" };
 	struct ceph_mount_info *cm;
 	int rc;
@@ -189,7 +191,8 @@ static struct ceph_mount_info *mount_dir(const char *conf, const char *dir)
 		rc = ceph_mount(cm, dir);
 	}
 	if (rc) {
-		fprintf(stderr, "cephfloor: mount %s: %s\n", dir, strerror(-rc));
+		fprintf(stderr, "cephfloor: mount %s: %s\n", dir,
+			strerror(-rc));
 		ceph_release(cm);
 		return NULL;
 	}
@@ -208,10 +211,11 @@ static int fill(struct run *r, unsigned nfiles)
 	}
 	memset(buf, 0xa5, piece);
 	for (unsigned f = 0; f < nfiles && !rc; f++) {
-		for (uint64_t off = 0; off < r->file_bytes && !rc; off += piece) {
-			uint64_t n = r->file_bytes - off < piece ?
-					     r->file_bytes - off :
-					     piece;
+		for (uint64_t off = 0; off < r->file_bytes && !rc;
+		     off += piece) {
+			uint64_t n = r->file_bytes - off < piece
+					     ? r->file_bytes - off
+					     : piece;
 			int w = ceph_write(r->cm, r->files[f].fd, buf,
 					   (int64_t)n, (int64_t)off);
 			rc = w < 0 ? w : (uint64_t)w != n ? -EIO : 0;
