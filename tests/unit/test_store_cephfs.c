@@ -7,10 +7,11 @@
  * store's stat, and from the caller's size: read_sized), used bytes
  * counted in RADOS objects for a sparse file (not its size), and READDIR
  * cookies that the other store resumes from, a SETATTR of the size that
- * outlives the gateway that answered it, and the RADOS intent log's
- * records settled by inode before a size change.  The cluster is the one
- * DSNFS_CEPH_CONF names (tests/run.sh starts one for the suite); without
- * it every test is skipped.
+ * outlives the gateway that answered it, an eviction without a blocklist
+ * (after a snapshot, too) that answers the COMMIT it held, and the RADOS
+ * intent log's records settled by inode before a size change.  The
+ * cluster is the one DSNFS_CEPH_CONF names (tests/run.sh starts one for
+ * the suite); without it every test is skipped.
  */
 /* First: it sets what libcephfs.h needs of the libc headers. */
 #include "nfsd/store/cephfs/cephfs_rlog.h"
@@ -37,6 +38,7 @@ static char sdir[600];
 
 #include "nfsd/store/cephfs/cephfs.h"
 #include "nfsd/store/store.h"
+#include "nfsd/store/store_tree.h"
 #include "tests/lib/log_capture.h"
 
 #define TEST_EXPORT_ID 77
@@ -541,11 +543,6 @@ static void *commit_thread(void *arg)
 	return NULL;
 }
 
-/* An MDS that evicts without blocklisting tells the client nothing, and a
- * COMMIT of its UNSTABLE data waits for good (measured: over 400 s).  The
- * monitor finds the eviction in the MDS's session list and blocklists the
- * mount itself (cephfs_evict.c): the COMMIT answers -EAGAIN (JUKEBOX),
- * bounded, the mount is blocklisted, and the store asks for a new mount. */
 /* Each mount names its MDS session after the gateway's run
  * (cephfs_reclaim.c); a second live store of one name in one process (the
  * fixture's two gateways) mounts unnamed instead of resetting the
@@ -580,13 +577,19 @@ static void test_cephfs_session_named_once_per_process(void **state)
 	c->ops->obj_unref(root);
 }
 
-static void test_cephfs_eviction_without_blocklist_is_found(void **state)
+/* An MDS that evicts without blocklisting tells the client nothing, and a
+ * COMMIT of its UNSTABLE data waits for good (measured: over 400 s).  The
+ * monitor finds the eviction through the mount's admin socket and
+ * blocklists the mount itself (cephfs_evict.c): the COMMIT answers
+ * -EAGAIN (JUKEBOX), bounded, the mount is blocklisted, and the store asks
+ * for a new mount.  With @snapshot, a snapshot is made and deleted first. */
+static void evicted_commit_answers(struct test_cephfs_pair *f, bool snapshot)
 {
-	struct test_cephfs_pair *f = *state;
 	struct timespec tick = { 0, 100 * 1000000 };
 	struct commit_call call = { 0 };
 	static char block[65536];
 	struct store *c = NULL;
+	char errbuf[256];
 	bool sync_failed;
 	pthread_t t;
 	int waited;
@@ -595,6 +598,14 @@ static void test_cephfs_eviction_without_blocklist_is_found(void **state)
 	/* A COMMIT that never comes back must fail the test, not hang it. */
 	alarm(120);
 	assert_int_equal(test_cephfs_gateway("c1", TEST_EXPORT_ID, &c), 0);
+	if (snapshot) {
+		assert_int_equal(store_snap(c)->create(c, "s1", NULL, errbuf,
+						       sizeof(errbuf)),
+				 0);
+		assert_int_equal(
+			store_snap(c)->remove(c, "s1", errbuf, sizeof(errbuf)),
+			0);
+	}
 	call.st = c;
 	call.obj = create_through(f, c, "evicted-unstable");
 	memset(block, 'u', sizeof(block));
@@ -624,6 +635,22 @@ static void test_cephfs_eviction_without_blocklist_is_found(void **state)
 	 * cache reaches it later (blocklisted), whatever it had flushed. */
 	c->ops->obj_unref(call.obj);
 	c->ops->close(c);
+}
+
+static void test_cephfs_eviction_without_blocklist_is_found(void **state)
+{
+	evicted_commit_answers(*state, false);
+}
+
+/* The same after a snapshot made and deleted: the OSD map of its removal
+ * is the one the idle mount is sent after the MDS dropped it, the
+ * blocklist's never comes, and the COMMIT waited for the MDS to
+ * acknowledge its caps' flush for good (t2122 found it).  The mount,
+ * told to drop its stale session, drops those caps and the COMMIT fails:
+ * -EAGAIN, never 0. */
+static void test_cephfs_eviction_after_a_snapshot_is_found(void **state)
+{
+	evicted_commit_answers(*state, true);
 }
 
 /* FSSTAT asks the mon, one thread at a time per store: while one asks,
@@ -733,6 +760,7 @@ int main(void)
 		T(test_cephfs_sync_confirm_fails_once_evicted),
 		T(test_cephfs_session_named_once_per_process),
 		T(test_cephfs_eviction_without_blocklist_is_found),
+		T(test_cephfs_eviction_after_a_snapshot_is_found),
 		T(test_cephfs_fsstat_answers_last_while_the_mon_is_asked),
 		T(test_cephfs_rlog_size_change_settles_a_dropped_object),
 	};
