@@ -83,7 +83,7 @@ check "the log says the eviction found and the new mount" bash -c \
 	 grep -q 'export: cephds: mounted anew after an eviction: serving' '$TEST_TMP/dsnfsd.log'"
 if grep -q 'cephfs: cephds: calls still wait in the blocklisted mount: telling it to drop its stale MDS session' \
 	"$TEST_TMP/dsnfsd.log"; then
-	echo "    the COMMIT was kicked out of the old mount's stale session"
+	echo "    the old mount, a call still in it, was told to drop its stale MDS session"
 fi
 t0=$SECONDS
 check "server exits cleanly" dsnfsd_stop

@@ -8,7 +8,8 @@
  * counted in RADOS objects for a sparse file (not its size), and READDIR
  * cookies that the other store resumes from, a SETATTR of the size that
  * outlives the gateway that answered it, an eviction without a blocklist
- * (after a snapshot, too) that answers the COMMIT it held, and the RADOS
+ * (after a snapshot, or with another OSD map before the gateway's own
+ * blocklist) that answers the COMMIT it held, and the RADOS
  * intent log's records settled by inode before a size change.  The
  * cluster is the one DSNFS_CEPH_CONF names (tests/run.sh starts one for
  * the suite); without it every test is skipped.
@@ -582,9 +583,14 @@ static void test_cephfs_session_named_once_per_process(void **state)
  * monitor finds the eviction through the mount's admin socket and
  * blocklists the mount itself (cephfs_evict.c): the COMMIT answers
  * -EAGAIN (JUKEBOX), bounded, the mount is blocklisted, and the store asks
- * for a new mount.  With @snapshot, a snapshot is made and deleted first. */
-static void evicted_commit_answers(struct test_cephfs_pair *f, bool snapshot)
+ * for a new mount.  Before the eviction, a snapshot made and deleted
+ * (EVICT_SNAPSHOT), or another OSD map epoch after it (EVICT_MAP_BETWEEN). */
+enum evict_extra { EVICT_PLAIN, EVICT_SNAPSHOT, EVICT_MAP_BETWEEN };
+
+static void evicted_commit_answers(struct test_cephfs_pair *f,
+				   enum evict_extra extra)
 {
+	struct timespec settle = { 1, 0 };
 	struct timespec tick = { 0, 100 * 1000000 };
 	struct commit_call call = { 0 };
 	static char block[65536];
@@ -598,7 +604,7 @@ static void evicted_commit_answers(struct test_cephfs_pair *f, bool snapshot)
 	/* A COMMIT that never comes back must fail the test, not hang it. */
 	alarm(120);
 	assert_int_equal(test_cephfs_gateway("c1", TEST_EXPORT_ID, &c), 0);
-	if (snapshot) {
+	if (extra == EVICT_SNAPSHOT) {
 		assert_int_equal(store_snap(c)->create(c, "s1", NULL, errbuf,
 						       sizeof(errbuf)),
 				 0);
@@ -618,6 +624,15 @@ static void evicted_commit_answers(struct test_cephfs_pair *f, bool snapshot)
 	blocklist_on_evict(f->a, false);
 	evict_client(c, f->a);
 	blocklist_on_evict(f->a, true);
+	if (extra == EVICT_MAP_BETWEEN) {
+		/* Once the mount asked for the next epoch (when the MDS
+		 * dropped it), an entry for an address no one has makes it. */
+		nanosleep(&settle, NULL);
+		assert_true(store__cephfs(f->a)->rados_ok);
+		assert_int_equal(rados_blocklist_add(store__cephfs(f->a)->rados,
+						     "127.0.0.2:0/1", 60),
+				 0);
+	}
 	assert_int_equal(pthread_create(&t, NULL, commit_thread, &call), 0);
 	/* The bound, two asks of the MDS, the blocklist's OSD map. */
 	for (waited = 0; waited < 300 && !atomic_load(&call.done); waited++) {
@@ -639,18 +654,25 @@ static void evicted_commit_answers(struct test_cephfs_pair *f, bool snapshot)
 
 static void test_cephfs_eviction_without_blocklist_is_found(void **state)
 {
-	evicted_commit_answers(*state, false);
+	evicted_commit_answers(*state, EVICT_PLAIN);
 }
 
-/* The same after a snapshot made and deleted: the OSD map of its removal
- * is the one the idle mount is sent after the MDS dropped it, the
- * blocklist's never comes, and the COMMIT waited for the MDS to
- * acknowledge its caps' flush for good (t2122 found it).  The mount,
+/* The same after a snapshot made and deleted: the OSD map that queues
+ * its removal may be the one the idle mount is sent after the MDS dropped
+ * it, the blocklist's then never comes, and the COMMIT waited for the MDS
+ * to acknowledge its caps' flush for good (t2122 found it).  The mount,
  * told to drop its stale session, drops those caps and the COMMIT fails:
  * -EAGAIN, never 0. */
 static void test_cephfs_eviction_after_a_snapshot_is_found(void **state)
 {
-	evicted_commit_answers(*state, true);
+	evicted_commit_answers(*state, EVICT_SNAPSHOT);
+}
+
+/* The snapshot's case made certain: whatever makes the next OSD map
+ * epoch after the MDS dropped the mount hides the blocklist from it. */
+static void test_cephfs_eviction_with_a_map_between_is_found(void **state)
+{
+	evicted_commit_answers(*state, EVICT_MAP_BETWEEN);
 }
 
 /* FSSTAT asks the mon, one thread at a time per store: while one asks,
@@ -761,6 +783,7 @@ int main(void)
 		T(test_cephfs_session_named_once_per_process),
 		T(test_cephfs_eviction_without_blocklist_is_found),
 		T(test_cephfs_eviction_after_a_snapshot_is_found),
+		T(test_cephfs_eviction_with_a_map_between_is_found),
 		T(test_cephfs_fsstat_answers_last_while_the_mon_is_asked),
 		T(test_cephfs_rlog_size_change_settles_a_dropped_object),
 	};
