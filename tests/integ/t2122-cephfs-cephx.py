@@ -72,7 +72,7 @@ def evict():
                    timeout=60)
 
 
-def recovered(ck, c, fh, before):
+def recovered(ck, c, fh, before, evicted):
     """The COMMIT answers OK on the new mount with a new verifier; the
     writes sent again under it all read back."""
     after, t0 = None, time.time()
@@ -83,7 +83,8 @@ def recovered(ck, c, fh, before):
             break
         time.sleep(0.5)
     ck.check("COMMIT answers OK on the new mount within 60 s, with a new "
-             "verifier", after is not None and after != before,
+             "verifier (%.1f s after the eviction)" % (time.time() - evicted),
+             after is not None and after != before,
              "before %r after %r" % (before, after))
     for i in range(4, N):
         r = c.write(fh, i * BLOCK, tag_pattern(i, BLOCK), stable=UNSTABLE)
@@ -170,7 +171,7 @@ def main():
                  repr(first))
         print("    evicted without a blocklist: COMMIT answered JUKEBOX "
               "%.1f s after the eviction" % took)
-        recovered(ck, c, fh, before)
+        recovered(ck, c, fh, before, evicted)
     ck.exit()
 
 

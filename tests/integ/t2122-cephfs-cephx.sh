@@ -6,10 +6,13 @@
 # evicts without blocklisting (t2122-cephfs-cephx.py):
 #  1. client.dsnfs (rws), with the mon cap `allow command "osd blocklist"`
 #     added: the datastore mounts and serves, reads max_file_size and the
-#     MDS's setting; an eviction with UNSTABLE writes in its cache is
-#     found through the mount's own admin socket and recovered from (the
-#     COMMIT answered, a new verifier, the writes sent again read back);
-#     then a snapshot is made, listed and deleted, and one (keep) kept;
+#     MDS's setting; a snapshot is made, listed and deleted; then an
+#     eviction with UNSTABLE writes in its cache is found through the
+#     mount's own admin socket and recovered from (the COMMIT answered
+#     JUKEBOX within 30 s though the snapshot's OSD map hid the blocklist
+#     from the old mount, a new verifier, the writes sent again read
+#     back); a snapshot (keep) is made and kept, and SIGTERM ends dsnfsd
+#     at once;
 #  2. client.noblock, as `ceph fs authorize ... rw` gives it: a
 #     snapshot's create and delete are refused (422), the reason naming
 #     the `s` flag; keep is restored (a file rewritten since reads its
@@ -100,24 +103,33 @@ check "it mounts /ds as client.dsnfs, files up to 64 TiB" grep -q \
 check "it reads the MDS's setting and says it" grep -q \
 	"cephfs: cephds: cluster .* evicts clients without blocklisting them" \
 	"$TEST_TMP/dsnfsd.log"
-python3 "$py" "$NFS_PORT" "$MOUNT_PORT" recover "$CEPH_CONF" "$(session)"
-check "serves; evicted without a blocklist: found, recovered" [ $? -eq 0 ]
-check "the log says the eviction found and the new mount" bash -c \
-	"grep -q 'cephfs: cephds: cluster .* evicted this gateway.s session without blocklisting it: blocklisted its own client' '$TEST_TMP/dsnfsd.log' &&
-	 grep -q 'export: cephds: mounted anew after an eviction: serving' '$TEST_TMP/dsnfsd.log'"
-# After the eviction: a snapshot made and deleted before one, the COMMIT
-# that waits is not woken by the blocklist (docs/ceph.md, "Not covered").
+# Before the eviction: the OSD map of the snapshot's removal is the one
+# the idle old mount is sent once its MDS dropped it, and the COMMIT
+# waited for good until the gateway told that mount to drop its stale
+# session (docs/ceph.md, "Evicted without a blocklist").
 check "snapshot create with the path's key (its s cap)" \
 	ctl snapshot create cephds s1
 check "snapshot list names it" bash -c \
 	"'$DSNFS_BIN/dsnfsctl' -s 127.0.0.1:$ADMIN_PORT snapshot list cephds | grep -q '^s1 '"
 check "snapshot delete" ctl snapshot delete cephds s1
+python3 "$py" "$NFS_PORT" "$MOUNT_PORT" recover "$CEPH_CONF" "$(session)"
+check "serves; evicted without a blocklist: found, recovered" [ $? -eq 0 ]
+check "the log says the eviction found and the new mount" bash -c \
+	"grep -q 'cephfs: cephds: cluster .* evicted this gateway.s session without blocklisting it: blocklisted its own client' '$TEST_TMP/dsnfsd.log' &&
+	 grep -q 'export: cephds: mounted anew after an eviction: serving' '$TEST_TMP/dsnfsd.log'"
+if grep -q 'cephfs: cephds: calls still wait in the blocklisted mount: telling it to drop its stale MDS session' \
+	"$TEST_TMP/dsnfsd.log"; then
+	echo "    the old mount, a call still in it, was told to drop its stale MDS session"
+fi
 echo before >"$TEST_TMP/note.txt"
 check "a note over NFS" bash -c \
 	"nfs-cp '$TEST_TMP/note.txt' '$(nfs_url cephds note.txt)' >/dev/null"
 check "snapshot keep, which client.noblock may not delete but restores" \
 	ctl snapshot create cephds keep
+t0=$SECONDS
 check "server exits cleanly" dsnfsd_stop
+check "at once: nothing left waiting in the old mount ($((SECONDS - t0)) s)" \
+	[ $((SECONDS - t0)) -lt 5 ]
 
 # The replication destination, for both keys.
 mkdir -p "$TEST_TMP/dfs/dsr" "$TEST_TMP/dfs/dsr2"

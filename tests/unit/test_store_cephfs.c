@@ -7,10 +7,12 @@
  * store's stat, and from the caller's size: read_sized), used bytes
  * counted in RADOS objects for a sparse file (not its size), and READDIR
  * cookies that the other store resumes from, a SETATTR of the size that
- * outlives the gateway that answered it, and the RADOS intent log's
- * records settled by inode before a size change.  The cluster is the one
- * DSNFS_CEPH_CONF names (tests/run.sh starts one for the suite); without
- * it every test is skipped.
+ * outlives the gateway that answered it, an eviction without a blocklist
+ * (after a snapshot, or with another OSD map before the gateway's own
+ * blocklist) that answers the COMMIT it held, and the RADOS
+ * intent log's records settled by inode before a size change.  The
+ * cluster is the one DSNFS_CEPH_CONF names (tests/run.sh starts one for
+ * the suite); without it every test is skipped.
  */
 /* First: it sets what libcephfs.h needs of the libc headers. */
 #include "nfsd/store/cephfs/cephfs_rlog.h"
@@ -37,6 +39,7 @@ static char sdir[600];
 
 #include "nfsd/store/cephfs/cephfs.h"
 #include "nfsd/store/store.h"
+#include "nfsd/store/store_tree.h"
 #include "tests/lib/log_capture.h"
 
 #define TEST_EXPORT_ID 77
@@ -541,11 +544,6 @@ static void *commit_thread(void *arg)
 	return NULL;
 }
 
-/* An MDS that evicts without blocklisting tells the client nothing, and a
- * COMMIT of its UNSTABLE data waits for good (measured: over 400 s).  The
- * monitor finds the eviction in the MDS's session list and blocklists the
- * mount itself (cephfs_evict.c): the COMMIT answers -EAGAIN (JUKEBOX),
- * bounded, the mount is blocklisted, and the store asks for a new mount. */
 /* Each mount names its MDS session after the gateway's run
  * (cephfs_reclaim.c); a second live store of one name in one process (the
  * fixture's two gateways) mounts unnamed instead of resetting the
@@ -580,13 +578,24 @@ static void test_cephfs_session_named_once_per_process(void **state)
 	c->ops->obj_unref(root);
 }
 
-static void test_cephfs_eviction_without_blocklist_is_found(void **state)
+/* An MDS that evicts without blocklisting tells the client nothing, and a
+ * COMMIT of its UNSTABLE data waits for good (measured: over 400 s).  The
+ * monitor finds the eviction through the mount's admin socket and
+ * blocklists the mount itself (cephfs_evict.c): the COMMIT answers
+ * -EAGAIN (JUKEBOX), bounded, the mount is blocklisted, and the store asks
+ * for a new mount.  Before the eviction, a snapshot made and deleted
+ * (EVICT_SNAPSHOT), or another OSD map epoch after it (EVICT_MAP_BETWEEN). */
+enum evict_extra { EVICT_PLAIN, EVICT_SNAPSHOT, EVICT_MAP_BETWEEN };
+
+static void evicted_commit_answers(struct test_cephfs_pair *f,
+				   enum evict_extra extra)
 {
-	struct test_cephfs_pair *f = *state;
+	struct timespec settle = { 1, 0 };
 	struct timespec tick = { 0, 100 * 1000000 };
 	struct commit_call call = { 0 };
 	static char block[65536];
 	struct store *c = NULL;
+	char errbuf[256];
 	bool sync_failed;
 	pthread_t t;
 	int waited;
@@ -595,6 +604,14 @@ static void test_cephfs_eviction_without_blocklist_is_found(void **state)
 	/* A COMMIT that never comes back must fail the test, not hang it. */
 	alarm(120);
 	assert_int_equal(test_cephfs_gateway("c1", TEST_EXPORT_ID, &c), 0);
+	if (extra == EVICT_SNAPSHOT) {
+		assert_int_equal(store_snap(c)->create(c, "s1", NULL, errbuf,
+						       sizeof(errbuf)),
+				 0);
+		assert_int_equal(
+			store_snap(c)->remove(c, "s1", errbuf, sizeof(errbuf)),
+			0);
+	}
 	call.st = c;
 	call.obj = create_through(f, c, "evicted-unstable");
 	memset(block, 'u', sizeof(block));
@@ -607,6 +624,15 @@ static void test_cephfs_eviction_without_blocklist_is_found(void **state)
 	blocklist_on_evict(f->a, false);
 	evict_client(c, f->a);
 	blocklist_on_evict(f->a, true);
+	if (extra == EVICT_MAP_BETWEEN) {
+		/* Once the mount asked for the next epoch (when the MDS
+		 * dropped it), an entry for an address no one has makes it. */
+		nanosleep(&settle, NULL);
+		assert_true(store__cephfs(f->a)->rados_ok);
+		assert_int_equal(rados_blocklist_add(store__cephfs(f->a)->rados,
+						     "127.0.0.2:0/1", 60),
+				 0);
+	}
 	assert_int_equal(pthread_create(&t, NULL, commit_thread, &call), 0);
 	/* The bound, two asks of the MDS, the blocklist's OSD map. */
 	for (waited = 0; waited < 300 && !atomic_load(&call.done); waited++) {
@@ -624,6 +650,29 @@ static void test_cephfs_eviction_without_blocklist_is_found(void **state)
 	 * cache reaches it later (blocklisted), whatever it had flushed. */
 	c->ops->obj_unref(call.obj);
 	c->ops->close(c);
+}
+
+static void test_cephfs_eviction_without_blocklist_is_found(void **state)
+{
+	evicted_commit_answers(*state, EVICT_PLAIN);
+}
+
+/* The same after a snapshot made and deleted: the OSD map that queues
+ * its removal may be the one the idle mount is sent after the MDS dropped
+ * it, the blocklist's then never comes, and the COMMIT waited for the MDS
+ * to acknowledge its caps' flush for good (t2122 found it).  The mount,
+ * told to drop its stale session, drops those caps and the COMMIT fails:
+ * -EAGAIN, never 0. */
+static void test_cephfs_eviction_after_a_snapshot_is_found(void **state)
+{
+	evicted_commit_answers(*state, EVICT_SNAPSHOT);
+}
+
+/* The snapshot's case made certain: whatever makes the next OSD map
+ * epoch after the MDS dropped the mount hides the blocklist from it. */
+static void test_cephfs_eviction_with_a_map_between_is_found(void **state)
+{
+	evicted_commit_answers(*state, EVICT_MAP_BETWEEN);
 }
 
 /* FSSTAT asks the mon, one thread at a time per store: while one asks,
@@ -733,6 +782,8 @@ int main(void)
 		T(test_cephfs_sync_confirm_fails_once_evicted),
 		T(test_cephfs_session_named_once_per_process),
 		T(test_cephfs_eviction_without_blocklist_is_found),
+		T(test_cephfs_eviction_after_a_snapshot_is_found),
+		T(test_cephfs_eviction_with_a_map_between_is_found),
 		T(test_cephfs_fsstat_answers_last_while_the_mon_is_asked),
 		T(test_cephfs_rlog_size_change_settles_a_dropped_object),
 	};

@@ -9,8 +9,9 @@
  * come back, and are answered at once when the store goes down; an
  * eviction without a blocklist, found by asking the mount's admin socket
  * for its session (the parser of its answer, and the socket's client
- * against a fake socket).  The probe, the session's state and the
- * blocklist are the test's.
+ * against a fake socket), after which the calls that still wait are kicked
+ * out of the dead mount and answer -EAGAIN whatever they return.  The
+ * probe, the session's state, the blocklist and the kick are the test's.
  */
 #include "nfsd/store/cephfs/cephfs_int.h"
 
@@ -39,6 +40,7 @@ struct fixture {
 	_Atomic int asks;
 	_Atomic int blocklist_rc;
 	_Atomic int blocklists;
+	_Atomic int kicks;
 };
 
 static int fake_probe(struct store_cephfs *sc)
@@ -65,6 +67,14 @@ static int fake_blocklist_self(struct store_cephfs *sc)
 	return atomic_load(&f->blocklist_rc);
 }
 
+static int fake_kick_stale(struct store_cephfs *sc)
+{
+	struct fixture *f = (struct fixture *)sc;
+
+	atomic_fetch_add(&f->kicks, 1);
+	return 0;
+}
+
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
@@ -77,6 +87,7 @@ static int setup(void **state)
 	f->sc.health.probe = fake_probe;
 	f->sc.health.session_listed = fake_session_listed;
 	f->sc.health.blocklist_self = fake_blocklist_self;
+	f->sc.health.kick_stale = fake_kick_stale;
 	atomic_store(&f->probe_rc, -ENOTCONN);
 	atomic_store(&f->listed_rc, 1);
 	if (store__cephfs_health_start(&f->sc, 2)) {
@@ -439,6 +450,52 @@ static void test_health_unlisted_session_blocklists_itself(void **state)
 	assert_false(wait_state(f, false, 1.0));
 }
 
+/* Blocklisted by the gateway, a mount whose calls still wait is told to
+ * drop its stale session (at the next tick, then every ask's interval
+ * while one waits, and no more once none does); what a call brings back
+ * from it then, a 0 included (a sync whose caps were dropped), answers
+ * -EAGAIN: never an OK under the verifier of the writes it lost. */
+static void test_health_blocklisted_mount_kicks_its_waiting_calls(void **state)
+{
+	struct fixture *f = *state;
+	double asked_every = STORE_CEPHFS_UNLISTED_MS / 1000.0;
+	unsigned stuck, other;
+	int kicks;
+
+	atomic_store(&f->listed_rc, 0);
+	assert_int_equal(store__cephfs_call_enter(&f->sc, &stuck), 0);
+	assert_int_equal(store__cephfs_call_enter(&f->sc, &other), 0);
+	assert_true(wait_count(&f->blocklists, 1,
+			       STORE_CEPHFS_BOUND_MS / 1000.0 +
+				       2 * asked_every + 1));
+	assert_true(wait_count(&f->kicks, 1, 1.0));
+	assert_true(log_capture_contains("telling it to drop its stale MDS "
+					 "session"));
+	assert_true(wait_count(&f->kicks, 2, asked_every + 1));
+	/* A 0 from the dead mount, and an error that is no connection's. */
+	assert_int_equal(store__cephfs_call_leave(&f->sc, other, 0), -EAGAIN);
+	assert_int_equal(store__cephfs_call_leave(&f->sc, stuck, -EPERM),
+			 -EAGAIN);
+	kicks = atomic_load(&f->kicks);
+	assert_false(wait_count(&f->kicks, kicks + 1, asked_every + 0.5));
+	assert_true(atomic_load(&f->sc.base.reopen));
+}
+
+/* An evicted or fenced mount's late 0 is no answer either. */
+static void test_health_dead_mount_answers_eagain(void **state)
+{
+	struct fixture *f = *state;
+	unsigned a, b;
+
+	assert_int_equal(store__cephfs_call_enter(&f->sc, &a), 0);
+	assert_int_equal(store__cephfs_call_enter(&f->sc, &b), 0);
+	assert_int_equal(store__cephfs_call_leave(&f->sc, a, -ESHUTDOWN),
+			 -EAGAIN);
+	assert_true(atomic_load(&f->sc.base.reopen));
+	assert_int_equal(store__cephfs_call_leave(&f->sc, b, 0), -EAGAIN);
+	assert_int_equal(atomic_load(&f->kicks), 0); /* not blocklisted here */
+}
+
 /* A blocklist the mon refuses leaves the store down, said, not reopened
  * (the old mount could still write behind a new one). */
 static void test_health_unlisted_session_unfenced_stays_down(void **state)
@@ -613,6 +670,34 @@ static void test_asok_command_errors_are_bounded(void **state)
 			 -E2BIG);
 }
 
+/* The kick goes to the mount's own socket, on a thread of its own: in
+ * progress until it answered, then 0; nothing without a socket. */
+static void test_kick_stale_asks_the_mount_once_answered(void **state)
+{
+	const unsigned char empty[6] = { 0, 0, 0, 2, '{', '}' };
+	struct timespec tick = { 0, 10 * 1000000 };
+	struct store_cephfs sc;
+	struct fake_asok fa;
+	int rc = -EINPROGRESS;
+
+	(void)state;
+	memset(&sc, 0, sizeof(sc));
+	snprintf(sc.base.name, sizeof(sc.base.name), "c1");
+	assert_int_equal(store__cephfs_kick_stale(&sc), -ENOTSOCK);
+	fake_asok_start(&fa, empty, sizeof(empty));
+	snprintf(sc.asok, sizeof(sc.asok), "%s", fa.path);
+	assert_int_equal(store__cephfs_kick_stale(&sc), -EINPROGRESS);
+	for (int i = 0; i < 500 && rc == -EINPROGRESS; i++) {
+		nanosleep(&tick, NULL);
+		rc = store__cephfs_kick_stale(&sc);
+	}
+	fake_asok_stop(&fa);
+	assert_int_equal(rc, 0);
+	assert_string_equal(fa.got, "{\"prefix\": \"kick_stale_sessions\"}");
+	assert_null(sc.ask);
+	store__cephfs_ask_close(&sc);
+}
+
 /* The socket's path: in the state directory, one per mount. */
 static void test_asok_set_names_one_per_mount(void **state)
 {
@@ -708,6 +793,9 @@ int main(void)
 		T(test_health_eviction_asks_for_a_new_mount),
 		T(test_health_unlisted_session_blocklists_itself),
 		T(test_health_unlisted_session_unfenced_stays_down),
+		T(test_health_blocklisted_mount_kicks_its_waiting_calls),
+		T(test_health_dead_mount_answers_eagain),
+		cmocka_unit_test(test_kick_stale_asks_the_mount_once_answered),
 		cmocka_unit_test(test_session_state_reads_rank0_of_this_client),
 		cmocka_unit_test(test_asok_command_sends_and_reads_back),
 		cmocka_unit_test(test_asok_command_errors_are_bounded),

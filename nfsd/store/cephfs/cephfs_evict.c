@@ -19,14 +19,29 @@
  * will do.  Two answers in a row, STORE_CEPHFS_UNLISTED_MS apart, with the
  * session of rank 0 (which holds the root every mount looked up) stale:
  * the MDS evicted it, and the gateway blocklists its own mount, as Ceph
- * would have (the mon cap `allow command "osd blocklist"`).  Its waiting
- * calls then fail with -ESHUTDOWN (measured: the COMMIT answered 0.4 s
- * after the blocklist) and the eviction path takes over: a new mount and a
- * new write verifier, so clients send their UNSTABLE writes again.  The
- * blocklist comes first because the old mount's cache could otherwise
- * still write to the OSDs behind the new one.  A session that is open
- * (the MDS hung, an OSD that does not answer) or gone (the MDS failed
- * over) is never taken for an eviction.
+ * would have (the mon cap `allow command "osd blocklist"`), and the
+ * eviction path takes over: a new mount and a new write verifier, so
+ * clients send their UNSTABLE writes again.  The blocklist comes first
+ * because the old mount's cache could otherwise still write to the OSDs
+ * behind the new one.  A session that is open (the MDS hung, an OSD that
+ * does not answer) or gone (the MDS failed over) is never taken for an
+ * eviction.
+ *
+ * The calls waiting in the old mount must still come back.  libcephfs
+ * learns of its blocklist from an OSD map, and asks for one map, once,
+ * when the MDS drops its connection: most often the blocklist's (the
+ * COMMIT answered 0.4 s after it).  After a snapshot was deleted, though,
+ * the map that queued its removal came first (2.5-3.5 s after the
+ * rmsnap, in t2122), the mount asked for none after it, and a COMMIT
+ * whose fsync waited for the MDS to acknowledge its caps' flush waited
+ * for good (past 120 s; gdb and the client log: Client::wait_sync_caps).
+ * So once blocklisted, while calls still wait, the mount is told
+ * `kick_stale_sessions` through the same socket: it drops the stale
+ * session and its caps, whose waiters wake; the fsync's confirming
+ * getattr opens a new session, which the MDS refuses (blocklisted), and
+ * the call fails (measured: 0.46 s after the blocklist).  Whatever a call
+ * of the dead mount returns, a 0 included, answers -EAGAIN
+ * (cephfs_health.c).
  *
  * Until stop 44 the gateway asked the MDS (`session ls`) through a client
  * of its own: that needed mds 'allow *', which `ceph fs authorize` keys
@@ -110,6 +125,10 @@ int store__cephfs_session_state(const char *json, size_t len, uint64_t id)
 	return rc;
 }
 
+/* The commands the monitor sends the mount's admin socket. */
+static const char cephfs_cmd_sessions[] = "{\"prefix\": \"mds_sessions\"}";
+static const char cephfs_cmd_kick[] = "{\"prefix\": \"kick_stale_sessions\"}";
+
 /* One ask of the mount's own admin socket, on a thread of its own.  The
  * command takes the libcephfs client's lock, which a call may hold a
  * while: the monitor never waits for it.  The monitor and the thread each
@@ -118,9 +137,10 @@ int store__cephfs_session_state(const char *json, size_t len, uint64_t id)
 struct cephfs_ask {
 	_Atomic int refs;
 	_Atomic bool done;
-	int rc; /* session_listed's answer, once done */
+	const char *cmd; /* one of the two above */
+	int rc; /* the answer (session_listed's for mds_sessions), once done */
 	uint64_t started_ns;
-	uint64_t session; /* the mount's, looked for */
+	uint64_t session; /* the mount's, looked for (mds_sessions) */
 	char asok[sizeof(((struct sockaddr_un *)0)->sun_path)];
 };
 
@@ -138,9 +158,8 @@ static void *cephfs_ask_run(void *arg)
 	size_t out_len = 0;
 	int rc;
 
-	rc = store__cephfs_asok_command(
-		a->asok, "{\"prefix\": \"mds_sessions\"}", &out, &out_len);
-	if (!rc) {
+	rc = store__cephfs_asok_command(a->asok, a->cmd, &out, &out_len);
+	if (!rc && a->cmd == cephfs_cmd_sessions) {
 		rc = store__cephfs_session_state(out, out_len, a->session);
 	}
 	free(out);
@@ -150,8 +169,8 @@ static void *cephfs_ask_run(void *arg)
 	return NULL;
 }
 
-/* Starts an ask; -errno when no thread could be made. */
-static int cephfs_ask_start(struct store_cephfs *sc)
+/* Starts an ask of @cmd; -errno when no thread could be made. */
+static int cephfs_ask_start(struct store_cephfs *sc, const char *cmd)
 {
 	struct cephfs_ask *a = calloc(1, sizeof(*a));
 	pthread_t t;
@@ -161,8 +180,11 @@ static int cephfs_ask_start(struct store_cephfs *sc)
 		return -ENOMEM;
 	}
 	atomic_init(&a->refs, 2);
+	a->cmd = cmd;
 	a->started_ns = store__cephfs_now_ns();
-	a->session = ceph_get_instance_id(sc->cm);
+	if (cmd == cephfs_cmd_sessions) {
+		a->session = ceph_get_instance_id(sc->cm);
+	}
 	snprintf(a->asok, sizeof(a->asok), "%s", sc->asok);
 	err = pthread_create(&t, NULL, cephfs_ask_run, a);
 	if (err) {
@@ -174,7 +196,9 @@ static int cephfs_ask_start(struct store_cephfs *sc)
 	return 0;
 }
 
-int store__cephfs_session_listed(struct store_cephfs *sc)
+/* @cmd's answer once its ask is done, -EINPROGRESS while one runs (of
+ * @cmd or not: one at a time), else -errno; it never waits. */
+static int cephfs_ask_step(struct store_cephfs *sc, const char *cmd)
 {
 	struct cephfs_ask *a = sc->ask;
 	int rc;
@@ -183,8 +207,10 @@ int store__cephfs_session_listed(struct store_cephfs *sc)
 		return -ENOTSOCK; /* no admin socket to ask */
 	}
 	if (a && atomic_load(&a->done)) {
-		/* Asked before this outage: says nothing of it. */
-		bool current = a->started_ns >= sc->health.down_since_ns;
+		/* Asked before this outage, or something else: says nothing
+		 * of it. */
+		bool current = a->started_ns >= sc->health.down_since_ns &&
+			       a->cmd == cmd;
 
 		rc = a->rc;
 		sc->ask = NULL;
@@ -200,19 +226,31 @@ int store__cephfs_session_listed(struct store_cephfs *sc)
 			return -EINPROGRESS;
 		}
 		/* Stuck: its thread is let go of, bounded. */
-		sc->ask = NULL;
-		cephfs_ask_put(a);
 		sc->asks_abandoned++;
 		log_warn("cephfs: %s: the mount's admin socket %s did not "
-			 "answer mds_sessions in %d s (%u asks given up)",
+			 "answer %s in %d s (%u asks given up)",
 			 sc->base.name, sc->asok,
+			 a->cmd == cephfs_cmd_kick ? "kick_stale_sessions"
+						   : "mds_sessions",
 			 STORE_CEPHFS_ASK_MAX_MS / 1000, sc->asks_abandoned);
+		sc->ask = NULL;
+		cephfs_ask_put(a);
 	}
 	if (sc->asks_abandoned >= STORE_CEPHFS_ASKS_ABANDONED_MAX) {
 		return -EDEADLK;
 	}
-	rc = cephfs_ask_start(sc);
+	rc = cephfs_ask_start(sc, cmd);
 	return rc ? rc : -EINPROGRESS;
+}
+
+int store__cephfs_session_listed(struct store_cephfs *sc)
+{
+	return cephfs_ask_step(sc, cephfs_cmd_sessions);
+}
+
+int store__cephfs_kick_stale(struct store_cephfs *sc)
+{
+	return cephfs_ask_step(sc, cephfs_cmd_kick);
 }
 
 void store__cephfs_ask_close(struct store_cephfs *sc)

@@ -21,13 +21,18 @@
  *     unless another gateway took the datastore's RADOS log over: then
  *     store.fenced, down for good (cephfs_fence.c);
  *   - evicted without a blocklist: no call fails, they wait; while down
- *     with a call stuck the monitor asks the MDS whether it still lists
- *     this mount's session, and when it does not, blocklists the mount
- *     itself, which makes it the case above (cephfs_evict.c).
+ *     with a call stuck the monitor asks the mount whether its session
+ *     with the MDS is still open, and when it is not, blocklists the
+ *     mount itself, which makes it the case above, and tells the mount
+ *     to drop its stale session, which wakes calls that wait for its
+ *     caps (cephfs_evict.c).
  *
  * Calls waiting in libcephfs are never abandoned: when the cluster is
  * back they complete and their replies go out, so nothing acknowledged is
- * lost and nothing is acknowledged that is not done.
+ * lost and nothing is acknowledged that is not done.  A call that comes
+ * back from a mount that is done for (evicted, fenced, blocklisted by the
+ * gateway) answers -EAGAIN whatever it returned: the client asks again,
+ * of the new mount.
  */
 #include "nfsd/store/cephfs/cephfs_int.h"
 
@@ -177,11 +182,49 @@ static void store_cephfs_unlisted_step(struct store_cephfs *sc, uint64_t now)
 			  sc->base.name, sc->cluster, strerror(-rc));
 		return;
 	}
+	h->blocklisted = true;
 	log_error("cephfs: %s: cluster %s evicted this gateway's session "
 		  "without blocklisting it: blocklisted its own client, so "
 		  "that the calls that wait fail",
 		  sc->base.name, sc->cluster);
 	store_cephfs_evicted(sc, -ESHUTDOWN);
+}
+
+/* The mount blocklisted itself (above), yet calls still wait in it.
+ * libcephfs learns of a blocklist from an OSD map, and an idle mount is
+ * sent one map after its MDS dropped it, then none: when that one was
+ * another's (measured: after a snapshot was deleted, its removal made the
+ * next epoch), the blocklist's never comes, and a COMMIT waiting for the
+ * MDS to acknowledge its caps' flush waited for good.  Told to drop its
+ * stale session (`kick_stale_sessions`), the mount drops those caps and
+ * wakes their waiters: the fsync returns, the getattr that confirms it
+ * opens a new session, which the MDS refuses (blocklisted), and the call
+ * fails.  Again every STORE_CEPHFS_UNLISTED_MS while one waits.  Under
+ * lock; it never waits. */
+static void store_cephfs_kick_step(struct store_cephfs *sc, uint64_t now)
+{
+	struct store_cephfs_health *h = &sc->health;
+	int rc;
+
+	if (now - h->kick_ns < STORE_CEPHFS_UNLISTED_MS * 1000000ull) {
+		return;
+	}
+	rc = h->kick_stale(sc);
+	if (!h->kicked) {
+		h->kicked = true;
+		log_info("cephfs: %s: calls still wait in the blocklisted "
+			 "mount: telling it to drop its stale MDS session, so "
+			 "that they fail",
+			 sc->base.name);
+	}
+	if (rc == -EINPROGRESS) {
+		return;
+	}
+	h->kick_ns = now;
+	if (rc) {
+		log_debug("cephfs: %s: dropping its stale MDS session: %s",
+			  sc->base.name, strerror(-rc));
+	}
 }
 
 /* The monitor's step while an eviction's cause is not known; under lock,
@@ -275,6 +318,7 @@ int store__cephfs_call_enter(struct store_cephfs *sc, unsigned *slot)
 int store__cephfs_call_leave(struct store_cephfs *sc, unsigned slot, int rc)
 {
 	struct store_cephfs_health *h = &sc->health;
+	bool done_for;
 
 	pthread_mutex_lock(&h->lock);
 	h->start_ns[slot] = 0;
@@ -292,8 +336,14 @@ int store__cephfs_call_leave(struct store_cephfs *sc, unsigned slot, int rc)
 	if (!h->inflight && atomic_load(&sc->base.unavailable)) {
 		pthread_cond_broadcast(&h->wake);
 	}
+	/* What a dead mount answers rests on a session the cluster dropped:
+	 * a sync whose caps' flush was never acknowledged returns 0 once
+	 * they are dropped (store_cephfs_kick_step), and a 0 must not reach
+	 * a client under the write verifier of its lost UNSTABLE writes. */
+	done_for = h->blocklisted || atomic_load(&sc->base.reopen) ||
+		   atomic_load(&sc->base.fenced);
 	pthread_mutex_unlock(&h->lock);
-	return store__cephfs_conn_err(rc) ? -EAGAIN : rc;
+	return done_for || store__cephfs_conn_err(rc) ? -EAGAIN : rc;
 }
 
 /* The root's attributes and a statfs (one mon round trip, bounded by
@@ -342,6 +392,9 @@ static void *store_cephfs_monitor(void *arg)
 		}
 		/* Down: calls still in libcephfs hold on to what they were
 		 * given; back up only when all of them have come back. */
+		if (h->inflight && h->blocklisted) {
+			store_cephfs_kick_step(sc, now);
+		}
 		if (h->fence_pending) {
 			store_cephfs_fence_step(sc);
 			continue;
@@ -400,6 +453,9 @@ int store__cephfs_health_start(struct store_cephfs *sc, unsigned cap)
 	}
 	if (!h->blocklist_self) {
 		h->blocklist_self = store__cephfs_blocklist_self;
+	}
+	if (!h->kick_stale) {
+		h->kick_stale = store__cephfs_kick_stale;
 	}
 	err = pthread_mutex_init(&h->lock, NULL);
 	if (err) {

@@ -144,6 +144,15 @@ struct store_cephfs_health {
 	uint64_t session_ask_ns;
 	unsigned unlisted;
 	bool self_fenced;
+	/* The blocklist above done: every call of this mount answers
+	 * -EAGAIN from then on, and while calls still wait in it, its admin
+	 * socket is told to drop its stale session, whose caps they may wait
+	 * on (cephfs_evict.c), every STORE_CEPHFS_UNLISTED_MS (the last
+	 * answer; said in the log once). */
+	bool blocklisted;
+	int (*kick_stale)(struct store_cephfs *sc);
+	uint64_t kick_ns;
+	bool kicked;
 };
 
 /* The last statfs the mon answered, for FSSTATs while it does not
@@ -529,6 +538,12 @@ void store__cephfs_evict_cfg_check(struct store_cephfs *sc);
  * when it cannot say (no admin socket, no session with rank 0 now, an ask
  * that did not come back). */
 int store__cephfs_session_listed(struct store_cephfs *sc);
+/* Tells this mount, through its admin socket, to drop its stale MDS
+ * sessions (`kick_stale_sessions`: their caps go, and the calls waiting
+ * for them are woken): 0 once it answered, -EINPROGRESS while it is told
+ * (it never waits), or another -errno (no admin socket, an ask that did
+ * not come back). */
+int store__cephfs_kick_stale(struct store_cephfs *sc);
 /* What libcephfs's `mds_sessions` JSON @json says of the session with
  * rank 0 of client @id: 1 not stale, 0 stale, -ENOENT no such session,
  * -ESTALE another client's answer, -EINVAL not that JSON. */
