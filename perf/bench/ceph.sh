@@ -128,31 +128,19 @@ dsload_run() {
 		echo "0 0"
 		return
 	fi
-	python3 - "$TMP/run.json" "$before" "$after" "$(getconf CLK_TCK)" \
-		"$RAMP" "$SECS" "$TMP/cpu" "$osd_before" "$osd_after" \
-		"$TMP/osdops" <<'PY'
+	# The I/Os: the ramp's count too, as the CPU's window holds it.
+	python3 - "$TMP/run.json" "$RAMP" "$SECS" "$TMP/ops" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
 rows = [r for r in j["phases"][-1]["rows"] if r["level"] == "total"]
 t = rows[0]
 bad = t["errors"] + t["mismatches"]
 print("%.1f %.0f%s" % (t["mib_per_s"], t["iops"], "" if not bad else " ERR"))
-b = [int(x) for x in sys.argv[2].split()]
-a = [int(x) for x in sys.argv[3].split()]
-hz, ramp, secs = float(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])
-ops = t["iops"] * (ramp + secs)
-us = [(y - x) / hz * 1e6 / ops if ops else 0 for x, y in zip(b, a)]
-open(sys.argv[7], "w").write(" ".join("%.0f" % u for u in us) + "\n")
-# What reached the OSDs per I/O: writes, KiB a write, reads, KiB a read,
-# deferred writes (the ramp counts, as in the CPU).
-ob = [int(x) for x in sys.argv[8].split()]
-oa = [int(x) for x in sys.argv[9].split()]
-w, wb, r, rb, dfr = (y - x for x, y in zip(ob, oa))
-per = lambda n: n / ops if ops else 0
-open(sys.argv[10], "w").write("%.2f %.0f %.2f %.0f %.2f\n" % (
-    per(w), wb / w / 1024 if w else 0, per(r), rb / r / 1024 if r else 0,
-    per(dfr)))
+open(sys.argv[4], "w").write(
+    "%f\n" % (t["iops"] * (float(sys.argv[2]) + float(sys.argv[3]))))
 PY
+	python3 perf/bench/ceph_costs.py "$(cat "$TMP/ops")" "$before" "$after" \
+		"$TMP/cpu" "$osd_before" "$osd_after" "$TMP/osdops"
 }
 
 CORNERS="seq-read:--bs=64k,--read-pct=100,--random-pct=0,--prefill
@@ -240,26 +228,15 @@ floor_run() {
 	exec 7>&-
 	wait "$pid"
 	SRV_PID=""
-	python3 - "$out" "$before" "$after" "$(getconf CLK_TCK)" "$TMP/cpu" \
-		"$osd_before" "$osd_after" "$TMP/osdops" <<'PY'
+	python3 - "$out" <<'PY'
 import sys
 f = dict(kv.split("=") for kv in open(sys.argv[1]).read().split())
-ops = float(f["ops"])
-bad = int(f["errors"])
-print("%s %s%s" % (f["mib_per_s"], f["iops"], " ERR" if bad else ""))
-b = [int(x) for x in sys.argv[2].split()]
-a = [int(x) for x in sys.argv[3].split()]
-hz = float(sys.argv[4])
-us = [(y - x) / hz * 1e6 / ops if ops else 0 for x, y in zip(b, a)]
-open(sys.argv[5], "w").write(" ".join("%.0f" % u for u in us) + " 0\n")
-ob = [int(x) for x in sys.argv[6].split()]
-oa = [int(x) for x in sys.argv[7].split()]
-w, wb, r, rb, dfr = (y - x for x, y in zip(ob, oa))
-per = lambda n: n / ops if ops else 0
-open(sys.argv[8], "w").write("%.2f %.0f %.2f %.0f %.2f\n" % (
-    per(w), wb / w / 1024 if w else 0, per(r), rb / r / 1024 if r else 0,
-    per(dfr)))
+print("%s %s%s" % (f["mib_per_s"], f["iops"], " ERR" if int(f["errors"]) else ""))
 PY
+	# No client process: its column is 0.
+	python3 perf/bench/ceph_costs.py "$(sed 's/^ops=\([0-9]*\).*/\1/' "$out")" \
+		"$before 0" "$after 0" "$TMP/cpu" "$osd_before" "$osd_after" \
+		"$TMP/osdops"
 }
 
 run_libcephfs() {
