@@ -19,6 +19,16 @@ from nfs3wire import (FILE_SYNC, NFS3_OK, NFS3ERR_JUKEBOX, UNSTABLE,
                       retry_jukebox, status_name, tag_pattern)
 
 BLOCK = 65536
+ADDR = "127.0.0.1"
+# STORE_CEPHFS_BOUND_MS: past it a call stuck in libcephfs marks the
+# datastore down, and new calls answer JUKEBOX.
+BOUND_S = 5.0
+
+
+def fault_test_args():
+    """A fault test's arguments: its NFS and MOUNT ports, cluster.sh and
+    the cluster's directory."""
+    return int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
 
 
 class SyncWriter:

@@ -26,13 +26,10 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nfs3wire import *  # noqa: E402,F401,F403
 import syncwriter  # noqa: E402
-from syncwriter import (SyncWriter, check_probes, hang_mon,  # noqa: E402
-                        probe_while)
+from syncwriter import (  # noqa: E402
+    ADDR, BOUND_S, SyncWriter, check_probes, hang_mon, probe_while)
 
-NFS_PORT, MOUNT_PORT = int(sys.argv[1]), int(sys.argv[2])
-CLUSTER_SH, CEPH_DIR = sys.argv[3], sys.argv[4]
-ADDR = "127.0.0.1"
-BOUND_S = 5.0  # STORE_CEPHFS_BOUND_MS: a stuck call answers JUKEBOX then
+NFS_PORT, MOUNT_PORT, CLUSTER_SH, CEPH_DIR = syncwriter.fault_test_args()
 DOWN_S = 30.0  # mark-down (heartbeat grace 5 s) and peering, with margin
 HUNG_S = 10.0  # how long two OSDs stay hung
 MON_HUNG_S = 20.0  # past the MDS's beacon grace (15 s)

@@ -25,13 +25,10 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nfs3wire import *  # noqa: E402,F401,F403
 import syncwriter  # noqa: E402
-from syncwriter import (SyncWriter, check_probes, hang_mon,  # noqa: E402
-                        probe_while, timed)
+from syncwriter import (  # noqa: E402
+    ADDR, BOUND_S, SyncWriter, check_probes, hang_mon, probe_while, timed)
 
-NFS_PORT, MOUNT_PORT = int(sys.argv[1]), int(sys.argv[2])
-CLUSTER_SH, CEPH_DIR = sys.argv[3], sys.argv[4]
-ADDR = "127.0.0.1"
-BOUND_S = 5.0  # STORE_CEPHFS_BOUND_MS: a stuck call answers JUKEBOX then
+NFS_PORT, MOUNT_PORT, CLUSTER_SH, CEPH_DIR = syncwriter.fault_test_args()
 HUNG_S = 20.0  # past the mon's beacon grace (15 s): the MDS is laggy
 # Below the MDS's beacon grace (15 s): past it the MDS, without the mon's
 # replies, takes itself for laggy and holds its clients' requests, and

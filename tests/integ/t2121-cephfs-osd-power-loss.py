@@ -35,14 +35,11 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nfs3wire import Checks, Nfs3Client, create_retry, mount_root  # noqa: E402
 import syncwriter  # noqa: E402
-from syncwriter import (CommitWriter, SyncWriter, check_probes,  # noqa: E402
-                        probe_while)
+from syncwriter import (  # noqa: E402
+    ADDR, BOUND_S, CommitWriter, SyncWriter, check_probes, probe_while)
 
-NFS_PORT, MOUNT_PORT = int(sys.argv[1]), int(sys.argv[2])
-CLUSTER_SH, CEPH_DIR = sys.argv[3], sys.argv[4]
-ADDR = "127.0.0.1"
+NFS_PORT, MOUNT_PORT, CLUSTER_SH, CEPH_DIR = syncwriter.fault_test_args()
 OSDS = ("osd.0", "osd.1", "osd.2")
-BOUND_S = 5.0  # STORE_CEPHFS_BOUND_MS: a stuck call answers JUKEBOX then
 DOWN_S = 60.0  # mark-down (heartbeat grace 5 s), peering, with margin
 
 cluster = functools.partial(syncwriter.cluster, CLUSTER_SH, CEPH_DIR)
